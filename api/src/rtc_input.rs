@@ -1,0 +1,165 @@
+//! Validation of NVRTC arguments shared by both backends, so bad input gets NVRTC's error
+//! instead of reaching a vendor compiler that might crash on it.
+
+use crate::nvrtc::nvrtcResult;
+use crate::rtc_headers::{builtin_headers, RtcTarget};
+use core::ffi::{c_char, c_int};
+use std::ffi::{CStr, CString};
+
+/// The header list handed to the vendor compiler: the caller's headers, then anycuda's built-in
+/// ones that the caller did not override (same include name).
+#[derive(Debug)]
+pub struct Headers {
+    /// Include names, parallel to `sources`.
+    pub names: Vec<*const c_char>,
+    /// Header sources.
+    pub sources: Vec<*const c_char>,
+    _owned: Vec<CString>,
+}
+
+impl Headers {
+    /// The count as the C API wants it.
+    pub fn len(&self) -> c_int {
+        // Bounded by the caller's c_int count plus a few dozen built-ins.
+        self.names.len() as c_int
+    }
+    /// Whether there are no headers at all.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    /// Pointer to the include-name array, null when empty.
+    pub fn names_ptr(&self) -> *const *const c_char {
+        if self.names.is_empty() {
+            core::ptr::null()
+        } else {
+            self.names.as_ptr()
+        }
+    }
+    /// Pointer to the source array, null when empty.
+    pub fn sources_ptr(&self) -> *const *const c_char {
+        if self.sources.is_empty() {
+            core::ptr::null()
+        } else {
+            self.sources.as_ptr()
+        }
+    }
+}
+
+/// Validates `nvrtcCreateProgram`'s header arrays and merges in the built-in headers.
+///
+/// # Errors
+/// `NVRTC_ERROR_INVALID_INPUT` for a negative count, a null array with a positive count, or a
+/// null entry.
+///
+/// # Safety
+/// When non-null, `headers` and `include_names` must point to `num_headers` pointers, each null
+/// or a NUL-terminated string.
+pub unsafe fn merge_headers(
+    target: RtcTarget,
+    num_headers: c_int,
+    headers: *const *const c_char,
+    include_names: *const *const c_char,
+) -> Result<Headers, nvrtcResult> {
+    let invalid = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
+    let n = usize::try_from(num_headers).map_err(|_| invalid)?;
+    if n > 0 && (headers.is_null() || include_names.is_null()) {
+        return Err(invalid);
+    }
+    let mut names = Vec::with_capacity(n);
+    let mut sources = Vec::with_capacity(n);
+    let mut user_names: Vec<&CStr> = Vec::with_capacity(n);
+    for i in 0..n {
+        // SAFETY: both arrays hold n entries (caller contract, non-null checked above).
+        let (src, name) = unsafe { (*headers.add(i), *include_names.add(i)) };
+        if src.is_null() || name.is_null() {
+            return Err(invalid);
+        }
+        // SAFETY: non-null entries are NUL-terminated strings (caller contract).
+        user_names.push(unsafe { CStr::from_ptr(name) });
+        names.push(name);
+        sources.push(src);
+    }
+    let mut owned = Vec::new();
+    for (name, src) in builtin_headers(target) {
+        if user_names.iter().any(|u| u.to_bytes() == name.as_bytes()) {
+            continue;
+        }
+        let (Ok(cn), Ok(cs)) = (CString::new(*name), CString::new(*src)) else {
+            continue; // built-ins are ours and NUL-free; skip rather than fail if one is not
+        };
+        names.push(cn.as_ptr());
+        sources.push(cs.as_ptr());
+        owned.push(cn);
+        owned.push(cs);
+    }
+    Ok(Headers {
+        names,
+        sources,
+        _owned: owned,
+    })
+}
+
+/// Validates `nvrtcCompileProgram`'s option array.
+///
+/// # Errors
+/// `NVRTC_ERROR_INVALID_INPUT` for a negative count, a null array with a positive count, or a
+/// null option.
+///
+/// # Safety
+/// When non-null, `options` must point to `num_options` pointers, each null or a NUL-terminated
+/// string that outlives the returned slice.
+pub unsafe fn options<'a>(
+    num_options: c_int,
+    options: *const *const c_char,
+) -> Result<Vec<&'a CStr>, nvrtcResult> {
+    let invalid = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
+    let n = usize::try_from(num_options).map_err(|_| invalid)?;
+    if n > 0 && options.is_null() {
+        return Err(invalid);
+    }
+    (0..n)
+        .map(|i| {
+            // SAFETY: the array holds n entries (caller contract).
+            let p = unsafe { *options.add(i) };
+            if p.is_null() {
+                Err(invalid)
+            } else {
+                // SAFETY: non-null entries are NUL-terminated (caller contract).
+                Ok(unsafe { CStr::from_ptr(p) })
+            }
+        })
+        .collect()
+}
+
+/// Copies `data` to a caller buffer.
+///
+/// # Errors
+/// `NVRTC_ERROR_INVALID_INPUT` when `out` is null.
+///
+/// # Safety
+/// A non-null `out` must have room for `data.len()` bytes (the size the matching `*Size` call
+/// reported).
+pub unsafe fn copy_out(data: &[u8], out: *mut c_char) -> Result<(), nvrtcResult> {
+    if out.is_null() {
+        return Err(nvrtcResult::NVRTC_ERROR_INVALID_INPUT);
+    }
+    // SAFETY: room for data.len() bytes (caller contract); regions cannot overlap (ours is owned).
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), out.cast::<u8>(), data.len()) };
+    Ok(())
+}
+
+/// Writes a size to a caller pointer.
+///
+/// # Errors
+/// `NVRTC_ERROR_INVALID_INPUT` when `out` is null.
+///
+/// # Safety
+/// A non-null `out` must be writable.
+pub unsafe fn write_size(size: usize, out: *mut usize) -> Result<(), nvrtcResult> {
+    if out.is_null() {
+        return Err(nvrtcResult::NVRTC_ERROR_INVALID_INPUT);
+    }
+    // SAFETY: non-null and writable (caller contract).
+    unsafe { *out = size };
+    Ok(())
+}

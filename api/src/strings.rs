@@ -1,0 +1,129 @@
+//! Error names and descriptions as static C strings, from the generated tables.
+//!
+//! CUDA hands out `const char*` that live forever. The tables hold Rust `&str`, so each string is
+//! turned into a C string once and kept (interned); the set is bounded by the constants that
+//! exist plus [`MAX_SYNTHESIZED`] names made up for HIP codes unknown to the tables.
+
+use crate::driver::CUresult;
+use crate::enums::CudaEnum;
+use crate::hallucinated::{classify, Invented};
+use crate::nvrtc::nvrtcResult;
+use crate::runtime::cudaError_t;
+use core::ffi::c_char;
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::sync::{Mutex, OnceLock};
+
+/// How many names for unknown HIP codes are kept before a generic name is returned instead.
+pub const MAX_SYNTHESIZED: usize = 4096;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Name,
+    Description,
+}
+
+type Key = (&'static str, i64, Kind);
+
+fn intern(key: Key, make: impl FnOnce() -> Option<String>) -> Option<&'static CStr> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, &'static CStr>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(s) = map.get(&key) {
+        return Some(s);
+    }
+    if map.len() >= 4 * MAX_SYNTHESIZED {
+        return None;
+    }
+    // Interior NULs cannot come from the tables; strip them rather than fail.
+    let s = make()?.replace('\0', "");
+    let leaked: &'static CStr = Box::leak(CString::new(s).ok()?.into_boxed_c_str());
+    map.insert(key, leaked);
+    Some(leaked)
+}
+
+/// The name of a code: its constant's name, or for a HIP code unknown to the tables a made-up
+/// name carrying the raw code (`<prefix>1234`). `None` for any other unknown value.
+fn name_of<E: CudaEnum>(e: E, unknown_prefix: &str) -> Option<&'static CStr> {
+    let v = e.to_i64();
+    intern((E::TYPE_NAME, v, Kind::Name), || {
+        match (e.name(), classify(v)) {
+            (Some(n), _) => Some(n.to_string()),
+            (None, Some(Invented::Unknown(raw))) => Some(format!("{unknown_prefix}{raw}")),
+            _ => None,
+        }
+    })
+}
+
+fn description_of<E: CudaEnum>(e: E) -> Option<&'static CStr> {
+    let v = e.to_i64();
+    intern((E::TYPE_NAME, v, Kind::Description), || {
+        match (e.info(), classify(v)) {
+            (Some(c), _) if !c.description.is_empty() => Some(c.description.to_string()),
+            (Some(c), _) => Some(c.name.to_string()),
+            (None, Some(Invented::Unknown(raw))) => Some(format!(
+                "HIP error code {raw}, unknown when anycuda's tables were generated"
+            )),
+            _ => None,
+        }
+    })
+}
+
+unsafe fn write_out(
+    p: *mut *const c_char,
+    s: Option<&'static CStr>,
+    invalid: CUresult,
+) -> CUresult {
+    if p.is_null() {
+        return invalid;
+    }
+    match s {
+        Some(s) => {
+            // SAFETY: caller passes a writable `const char**` (checked non-null above).
+            unsafe { *p = s.as_ptr() };
+            CUresult::CUDA_SUCCESS
+        }
+        None => {
+            // CUDA's behaviour for an unrecognised code: NULL and CUDA_ERROR_INVALID_VALUE.
+            unsafe { *p = core::ptr::null() };
+            invalid
+        }
+    }
+}
+
+/// `cuGetErrorName` semantics over the generated tables.
+///
+/// # Safety
+/// `p` must be null or point to writable storage for one pointer.
+pub unsafe fn error_name(e: CUresult, p: *mut *const c_char, invalid: CUresult) -> CUresult {
+    unsafe { write_out(p, name_of(e, "CUDA_ERROR_HIP_UNKNOWN_"), invalid) }
+}
+
+/// `cuGetErrorString` semantics over the generated tables.
+///
+/// # Safety
+/// `p` must be null or point to writable storage for one pointer.
+pub unsafe fn error_string(e: CUresult, p: *mut *const c_char, invalid: CUresult) -> CUresult {
+    unsafe { write_out(p, description_of(e), invalid) }
+}
+
+const UNRECOGNIZED: &CStr = c"unrecognized error code";
+
+/// `cudaGetErrorName` semantics: never null.
+pub fn runtime_error_name(e: cudaError_t) -> *const c_char {
+    name_of(e, "cudaErrorHipUnknown")
+        .unwrap_or(UNRECOGNIZED)
+        .as_ptr()
+}
+
+/// `cudaGetErrorString` semantics: never null.
+pub fn runtime_error_string(e: cudaError_t) -> *const c_char {
+    description_of(e).unwrap_or(UNRECOGNIZED).as_ptr()
+}
+
+/// `nvrtcGetErrorString` semantics: NVRTC returns the code's name; never null.
+pub fn nvrtc_error_string(e: nvrtcResult) -> *const c_char {
+    name_of(e, "NVRTC_ERROR_HIP_UNKNOWN_")
+        .unwrap_or(c"NVRTC_ERROR unknown")
+        .as_ptr()
+}

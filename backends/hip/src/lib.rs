@@ -1,0 +1,192 @@
+//! anycuda-hip: the HIP backend. CUDA calls are served by AMD's libraries (libamdhip64, hipRTC)
+//! with CUDA's signatures and values: every enum crossing the boundary goes through the
+//! generated translation tables for the loaded HIP version (`conv`).
+//!
+//! It also runs on HIP's own NVIDIA platform (a libamdhip64 built from HIP's `nvidia_detail`
+//! headers over CUDA): there `hipRuntimeGetVersion` reports a CUDA version, the values are HIP
+//! 5.2's, and hipRTC is NVRTC underneath, so options pass through unchanged.
+//!
+//! The file set mirrors `anycuda-cuda` (wgpu-hal's sibling-backend layout).
+
+#![warn(missing_docs)]
+
+pub mod conv;
+pub mod driver;
+mod loader;
+pub use loader::version_string;
+pub mod rtc;
+pub mod rtc_options;
+pub mod runtime;
+
+#[allow(missing_docs, non_snake_case, non_camel_case_types, clippy::all)]
+mod generated;
+
+pub use anycuda_api::loader::Loaded;
+pub use conv::ConvTables;
+pub use generated::table::{HipTable, HiprtcTable};
+/// HIP's own types (raw integers for enums: their values depend on the HIP version).
+pub use generated::types as hip_types;
+
+use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
+use anycuda_api::driver::{CUdevice, CUresult};
+use anycuda_api::error::{DriverError, LoadError};
+use anycuda_api::handles::Registry;
+use anycuda_api::traits::Api;
+use anycuda_api::CudaEnum;
+use core::ffi::CStr;
+
+/// Which platform the loaded HIP library runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// ROCm on AMD GPUs.
+    Amd,
+    /// HIP's NVIDIA platform: HIP over CUDA (`hipRuntimeGetVersion` reports a CUDA version).
+    Nvidia,
+}
+
+/// The HIP backend: its libraries, or why each is unusable, and the tables for its version.
+#[derive(Debug)]
+pub struct HipBackend {
+    hip: Result<Loaded<HipTable>, LoadError>,
+    rtc: Result<Loaded<HiprtcTable>, LoadError>,
+    conv: &'static ConvTables,
+    platform: Platform,
+    /// Live NVRTC programs (boxed `rtc::Program`s), so a bogus handle is an error, not UB.
+    programs: Registry,
+}
+
+impl HipBackend {
+    /// Loads libamdhip64 and hipRTC (inside libamdhip64 on ROCm 5, libhiprtc on ROCm 6+).
+    /// Never fails as a whole: an unusable library is recorded with its reason.
+    pub fn load() -> Self {
+        let hip = loader::load_hip();
+        let rtc = loader::load_hiprtc(&hip);
+        let version = hip.as_ref().map_or(0, |l| l.version);
+        let platform = if version > 0 && version < loader::FIRST_HIP_VERSION_ENCODING {
+            Platform::Nvidia
+        } else {
+            Platform::Amd
+        };
+        let conv = conv::tables_for(version);
+        let backend = Self {
+            hip,
+            rtc,
+            conv,
+            platform,
+            programs: Registry::new(),
+        };
+        for r in backend.libraries() {
+            match &r.status {
+                Ok(l) => log::debug!("hip {}: {} ({})", r.role, l.path, l.version),
+                Err(e) => log::debug!("hip {}: unavailable: {e}", r.role),
+            }
+        }
+        log::debug!("hip: platform {platform:?}, translation tables chosen for version {version}");
+        backend
+    }
+
+    /// Native escape hatch: the raw HIP runtime entry points (HIP signatures and values).
+    pub fn native_hip(&self) -> Option<&HipTable> {
+        self.hip.as_ref().ok().map(|l| &l.table)
+    }
+    /// Native escape hatch: the raw hipRTC entry points.
+    pub fn native_hiprtc(&self) -> Option<&HiprtcTable> {
+        self.rtc.as_ref().ok().map(|l| &l.table)
+    }
+    /// The translation tables in use (chosen from `hipRuntimeGetVersion`).
+    pub fn conv(&self) -> &'static ConvTables {
+        self.conv
+    }
+    /// The platform the HIP library runs on.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+    /// `hipRuntimeGetVersion` as loaded (0 when libamdhip64 did not load).
+    pub fn hip_version(&self) -> i32 {
+        self.hip.as_ref().map_or(0, |l| l.version)
+    }
+    /// Translates a HIP error into the CUDA Driver API's code.
+    fn cu(&self, e: hip_types::hipError_t) -> CUresult {
+        translate(&self.conv.CUresult, e as i64, CUresult::CUDA_ERROR_UNKNOWN)
+    }
+}
+
+/// A value coming back from HIP in CUDA's vocabulary; `fallback` only for a raw code outside
+/// the representable range (no HIP version has one).
+fn translate<E: CudaEnum>(map: &conv::EnumMap, raw: i64, fallback: E) -> E {
+    map.to_cuda(raw).map_or(fallback, E::from_i64)
+}
+
+fn report<T>(
+    role: &'static str,
+    l: &Result<Loaded<T>, LoadError>,
+    fmt: fn(i32) -> String,
+) -> LibraryReport {
+    LibraryReport {
+        role,
+        status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
+            path: l.path.clone(),
+            version: fmt(l.version),
+        }),
+    }
+}
+
+impl Api for HipBackend {
+    const KIND: BackendKind = BackendKind::Hip;
+
+    fn libraries(&self) -> Vec<LibraryReport> {
+        vec![
+            report("hip", &self.hip, loader::version_string),
+            report("hiprtc", &self.rtc, |v| {
+                format!("{}.{}", v / 1000, v % 1000)
+            }),
+        ]
+    }
+
+    fn device_arch(&self, dev: CUdevice) -> Result<String, DriverError> {
+        let t = self
+            .native_hip()
+            .ok_or(DriverError(CUresult::CUDA_ERROR_NOT_INITIALIZED))?;
+        let v = self.hip_version();
+        // The gcnArchName field sits in a struct whose layout changed in ROCm 6 (R0600).
+        // SAFETY: zeroed POD structs, filled by HIP for the layout matching the entry point.
+        let name = unsafe {
+            if v >= 60_000_000 {
+                let f = t
+                    .hipGetDevicePropertiesR0600
+                    .ok_or(DriverError(CUresult::CUDA_ERROR_NOT_SUPPORTED))?;
+                let mut p: hip_types::hipDeviceProp_tR0600 = core::mem::zeroed();
+                self.cu(f(&mut p, dev)).result()?;
+                arch_name(&p.gcnArchName)
+            } else {
+                let f = t
+                    .hipGetDeviceProperties
+                    .ok_or(DriverError(CUresult::CUDA_ERROR_NOT_SUPPORTED))?;
+                let mut p: hip_types::hipDeviceProp_t = core::mem::zeroed();
+                self.cu(f(&mut p, dev)).result()?;
+                arch_name(&p.gcnArchName)
+            }
+        };
+        if !name.is_empty() {
+            return Ok(name);
+        }
+        // HIP's NVIDIA platform leaves gcnArchName empty: the target is the CUDA one.
+        let (mut major, mut minor) = (0, 0);
+        let f = t
+            .hipDeviceComputeCapability
+            .ok_or(DriverError(CUresult::CUDA_ERROR_NOT_SUPPORTED))?;
+        // SAFETY: valid out-pointers.
+        self.cu(unsafe { f(&mut major, &mut minor, dev) })
+            .result()?;
+        Ok(format!("sm_{major}{minor}"))
+    }
+}
+
+/// The NUL-terminated name in a fixed `char` array (empty if there is no NUL).
+fn arch_name(chars: &[core::ffi::c_char]) -> String {
+    // SAFETY: c_char and u8 have the same size and alignment.
+    let bytes = unsafe { core::slice::from_raw_parts(chars.as_ptr().cast::<u8>(), chars.len()) };
+    CStr::from_bytes_until_nul(bytes)
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

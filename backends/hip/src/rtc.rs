@@ -1,0 +1,316 @@
+//! `Rtc` for HIP: NVRTC's API over hipRTC.
+//!
+//! - CUDA options are translated (`rtc_options`); every option without a HIP meaning is noted
+//!   at the top of the program log, and the target is validated before hipRTC sees it (hipRTC
+//!   5.2.3 aborts the process on an unknown target).
+//! - `nvrtcGetPTX`/`nvrtcGetCUBIN` return the AMD code object (`hiprtcGetCode`), which
+//!   `cuModuleLoadData` on HIP accepts; `nvrtcGetLTOIR` returns the LLVM bitcode.
+//! - An `nvrtcProgram` is a boxed [`Program`] tracked in a registry, so a null, foreign or
+//!   destroyed handle gets `NVRTC_ERROR_INVALID_PROGRAM` instead of undefined behaviour.
+
+#![allow(non_snake_case)]
+
+use crate::hip_types::{hiprtcProgram, hiprtcResult};
+use crate::loader::call;
+use crate::rtc_options::{self, ArchContext};
+use crate::{HipBackend, Platform};
+use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
+use anycuda_api::rtc_headers::RtcTarget;
+use anycuda_api::rtc_input;
+use anycuda_api::traits::{Api, Rtc};
+use core::ffi::{c_char, c_int};
+use std::sync::Mutex;
+
+const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
+const INVALID_INPUT: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
+const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
+
+/// What an `nvrtcProgram` points to on HIP.
+#[derive(Debug)]
+pub struct Program {
+    raw: hiprtcProgram,
+    /// anycuda's notes (option translation), shown before hipRTC's own log.
+    notes: Mutex<String>,
+}
+
+impl Program {
+    /// The hipRTC program handle (native escape hatch).
+    pub fn raw(&self) -> hiprtcProgram {
+        self.raw
+    }
+}
+
+/// Returns early with `NVRTC_ERROR_INVALID_INPUT` when a pointer is null.
+macro_rules! non_null {
+    ($($p:expr),+) => {
+        if $($p.is_null())||+ {
+            return INVALID_INPUT;
+        }
+    };
+}
+
+impl HipBackend {
+    /// Translates a hipRTC result into NVRTC's code.
+    fn nv(&self, r: hiprtcResult) -> nvrtcResult {
+        crate::translate(
+            &self.conv.nvrtcResult,
+            r as i64,
+            nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR,
+        )
+    }
+
+    /// The live program behind a handle.
+    fn program(&self, prog: nvrtcProgram) -> Option<&Program> {
+        if !self.programs.contains(prog as usize) {
+            return None;
+        }
+        // SAFETY: registered handles are `Box<Program>`s we created and have not freed.
+        Some(unsafe { &*(prog as *const Program) })
+    }
+
+    /// The header set for this platform's compiler (hipRTC is NVRTC on HIP's NVIDIA platform).
+    fn header_target(&self) -> RtcTarget {
+        match self.platform {
+            Platform::Amd => RtcTarget::Hiprtc,
+            Platform::Nvidia => RtcTarget::Nvrtc,
+        }
+    }
+
+    /// The current device's target, if there is a device.
+    fn current_arch(&self) -> Option<String> {
+        let t = self.native_hip()?;
+        let mut dev = 0;
+        // SAFETY: valid out-pointer.
+        if unsafe { t.hipGetDevice?(&mut dev) } != 0 {
+            return None;
+        }
+        self.device_arch(dev).ok()
+    }
+
+    /// The full log: anycuda's notes, then hipRTC's log, NUL-terminated.
+    fn full_log(&self, p: &Program) -> Result<Vec<u8>, nvrtcResult> {
+        let mut out = p
+            .notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .into_bytes();
+        let mut n = 0usize;
+        let r = unsafe {
+            call!(
+                self.rtc,
+                NS,
+                NS,
+                |r| self.nv(r),
+                hiprtcGetProgramLogSize(p.raw, &mut n)
+            )
+        };
+        r.result().map_err(|e| e.code())?;
+        if n > 0 {
+            let mut buf = vec![0u8; n];
+            let r = unsafe {
+                call!(
+                    self.rtc,
+                    NS,
+                    NS,
+                    |r| self.nv(r),
+                    hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())
+                )
+            };
+            r.result().map_err(|e| e.code())?;
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            out.extend_from_slice(&buf[..end]);
+        }
+        out.push(0);
+        Ok(out)
+    }
+
+    /// The CUDA compute capabilities HIP devices of the supported targets report
+    /// (gfx90a → 9.0 → 90, gfx1030 → 10.3 → 103), sorted and unique.
+    fn supported_ccs(&self) -> Vec<c_int> {
+        let mut v: Vec<c_int> = rtc_options::supported_archs(self.hip_version())
+            .iter()
+            .filter_map(|a| cc_of_gfx(a))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// `gfxMMms` → `MM * 10 + m` (the last two characters are minor and stepping, in hex).
+fn cc_of_gfx(arch: &str) -> Option<c_int> {
+    let digits = arch.strip_prefix("gfx")?.split(':').next()?;
+    if digits.len() < 3 {
+        return None;
+    }
+    let (major, rest) = digits.split_at(digits.len() - 2);
+    let major: c_int = major.parse().ok()?;
+    let minor = rest.chars().next()?.to_digit(16)? as c_int;
+    Some(major * 10 + minor)
+}
+
+anycuda_api::served! { RTC_SERVED;
+impl Rtc for HipBackend {
+    unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
+        non_null!(major, minor);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcVersion(major, minor)) }
+    }
+    unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
+        non_null!(numArchs);
+        if self.platform == Platform::Nvidia || self.rtc.is_err() {
+            return NS;
+        }
+        unsafe { *numArchs = self.supported_ccs().len() as c_int };
+        nvrtcResult::NVRTC_SUCCESS
+    }
+    unsafe fn nvrtcGetSupportedArchs(&self, supportedArchs: *mut c_int) -> nvrtcResult {
+        non_null!(supportedArchs);
+        if self.platform == Platform::Nvidia || self.rtc.is_err() {
+            return NS;
+        }
+        let v = self.supported_ccs();
+        // SAFETY: the caller sized the array with nvrtcGetNumSupportedArchs.
+        unsafe { core::ptr::copy_nonoverlapping(v.as_ptr(), supportedArchs, v.len()) };
+        nvrtcResult::NVRTC_SUCCESS
+    }
+    unsafe fn nvrtcCreateProgram(
+        &self,
+        prog: *mut nvrtcProgram,
+        src: *const c_char,
+        name: *const c_char,
+        numHeaders: c_int,
+        headers: *const *const c_char,
+        includeNames: *const *const c_char,
+    ) -> nvrtcResult {
+        non_null!(prog, src);
+        let merged = match unsafe { rtc_input::merge_headers(self.header_target(), numHeaders, headers, includeNames) } {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        // NVRTC's name for an unnamed program; hipRTC needs one.
+        let name = if name.is_null() { c"default_program".as_ptr() } else { name };
+        let mut raw: hiprtcProgram = core::ptr::null_mut();
+        let r = unsafe {
+            call!(self.rtc, NS, NS, |r| self.nv(r),
+                hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
+        };
+        if r != nvrtcResult::NVRTC_SUCCESS {
+            return r;
+        }
+        let p = Box::into_raw(Box::new(Program { raw, notes: Mutex::new(String::new()) }));
+        self.programs.insert(p as usize);
+        // SAFETY: non-null out-pointer (checked).
+        unsafe { *prog = p as nvrtcProgram };
+        r
+    }
+    unsafe fn nvrtcDestroyProgram(&self, prog: *mut nvrtcProgram) -> nvrtcResult {
+        non_null!(prog);
+        // SAFETY: non-null pointer to a handle (caller contract).
+        let handle = unsafe { *prog };
+        if !self.programs.remove(handle as usize) {
+            return INVALID_PROGRAM;
+        }
+        // SAFETY: it was registered, so it is a Box<Program> of ours, now unregistered.
+        let mut p = unsafe { Box::from_raw(handle as *mut Program) };
+        let r = unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcDestroyProgram(&mut p.raw)) };
+        unsafe { *prog = core::ptr::null_mut() };
+        r
+    }
+    unsafe fn nvrtcCompileProgram(&self, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        let opts = match unsafe { rtc_input::options(numOptions, options) } {
+            Ok(o) => o,
+            Err(e) => return e,
+        };
+        let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
+        let (args, lines) = if self.platform == Platform::Nvidia {
+            // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
+            let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
+            (kept.into_iter().map(|o| o.to_owned()).collect::<Vec<_>>(), lines)
+        } else {
+            let arch = self.current_arch();
+            let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
+            match rtc_options::translate(&opts, &ctx) {
+                Ok(t) => (t.args, t.notes),
+                Err(e) => {
+                    *notes = format!("anycuda: {e}\n");
+                    return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+                }
+            }
+        };
+        *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
+        drop(notes);
+        let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        unsafe {
+            call!(self.rtc, NS, NS, |r| self.nv(r),
+                hiprtcCompileProgram(p.raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut()))
+        }
+    }
+    unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(ptxSizeRet);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
+    }
+    unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(ptx);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetCode(p.raw, ptx)) }
+    }
+    unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
+        unsafe { self.nvrtcGetPTXSize(prog, cubinSizeRet) }
+    }
+    unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
+        unsafe { self.nvrtcGetPTX(prog, cubin) }
+    }
+    unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(LTOIRSizeRet);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
+    }
+    unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(LTOIR);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetBitcode(p.raw, LTOIR)) }
+    }
+    unsafe fn nvrtcGetProgramLogSize(&self, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        let log = match self.full_log(p) {
+            Ok(l) => l,
+            Err(e) => return e,
+        };
+        match unsafe { rtc_input::write_size(log.len(), logSizeRet) } {
+            Ok(()) => nvrtcResult::NVRTC_SUCCESS,
+            Err(e) => e,
+        }
+    }
+    unsafe fn nvrtcGetProgramLog(&self, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        let text = match self.full_log(p) {
+            Ok(l) => l,
+            Err(e) => return e,
+        };
+        match unsafe { rtc_input::copy_out(&text, log) } {
+            Ok(()) => nvrtcResult::NVRTC_SUCCESS,
+            Err(e) => e,
+        }
+    }
+    unsafe fn nvrtcAddNameExpression(&self, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(name_expression);
+        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcAddNameExpression(p.raw, name_expression)) }
+    }
+    unsafe fn nvrtcGetLoweredName(
+        &self,
+        prog: nvrtcProgram,
+        name_expression: *const c_char,
+        lowered_name: *mut *const c_char,
+    ) -> nvrtcResult {
+        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
+        non_null!(name_expression, lowered_name);
+        unsafe {
+            call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
+        }
+    }
+}
+}

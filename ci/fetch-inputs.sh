@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Fetches the pinned inputs of anycuda-codegen (and the CUDA test libraries CI uses) into
+# <repo>/.cache/inputs, which is git-ignored. Idempotent: a second run only checks what is there.
+#
+#   bash ci/fetch-inputs.sh
+#
+# Layout afterwards:
+#   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
+#   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13 (test libraries)
+#   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
+#   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
+set -euo pipefail
+
+# ---- pinned versions (the only place they are written; codegen reads the same pins) ----------
+CUDA_RUNTIME_VERSION="13.0.96"   # PyPI nvidia-cuda-runtime
+CUDA_NVRTC_VERSION="13.0.88"     # PyPI nvidia-cuda-nvrtc
+CUBECL_HIP_SYS_VERSION="7.14.6085001"
+DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+INPUTS="$ROOT/.cache/inputs"
+CUDA_DIR="$INPUTS/cuda"
+WHEELS_DIR="$INPUTS/wheels"
+CUBECL_DIR="$INPUTS/cubecl"
+mkdir -p "$CUDA_DIR" "$WHEELS_DIR" "$CUBECL_DIR"
+
+log() { printf 'fetch-inputs: %s\n' "$*" >&2; }
+
+# ---- CUDA headers and libraries from the PyPI wheels ----------------------------------------
+fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
+    local name="$1" version="$2" marker="$3"
+    local stamp="$CUDA_DIR/.${name}-${version}.done"
+    if [[ -f "$stamp" && -e "$CUDA_DIR/$marker" ]]; then
+        return
+    fi
+    local whl
+    whl="$(ls "$WHEELS_DIR"/"${name//-/_}"-"$version"-*.whl 2>/dev/null | head -n1 || true)"
+    if [[ -z "$whl" ]]; then
+        local pip=(python3 -m pip)
+        command -v python3 >/dev/null || pip=(pip)
+        log "downloading $name==$version"
+        "${pip[@]}" download --quiet --no-deps --only-binary=:all: \
+            --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
+            --platform manylinux2010_x86_64 --platform manylinux_2_12_x86_64 \
+            --python-version 3.12 --implementation py --abi none \
+            --dest "$WHEELS_DIR" "$name==$version"
+        whl="$(ls "$WHEELS_DIR"/"${name//-/_}"-"$version"-*.whl | head -n1)"
+    fi
+    log "unpacking $(basename "$whl")"
+    if command -v unzip >/dev/null; then
+        unzip -q -o "$whl" -d "$CUDA_DIR"
+    else
+        python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$CUDA_DIR"
+    fi
+    touch "$stamp"
+}
+fetch_wheel nvidia-cuda-runtime "$CUDA_RUNTIME_VERSION" nvidia/cu13/include/cuda.h
+fetch_wheel nvidia-cuda-nvrtc "$CUDA_NVRTC_VERSION" nvidia/cu13/include/nvrtc.h
+
+# ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=()
+    [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+    log "installing ${missing[*]}"
+    if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+        "${sudo[@]}" apt-get update
+        "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+# ---- cubecl-hip-sys (HIP 6.x/7.x bindings) via cargo vendor --------------------------------
+CUBECL_CRATE="$CUBECL_DIR/cubecl-hip-sys"
+CUBECL_STAMP="$CUBECL_DIR/.cubecl-hip-sys-$CUBECL_HIP_SYS_VERSION.done"
+if [[ ! -f "$CUBECL_STAMP" || ! -d "$CUBECL_CRATE/src/bindings" ]]; then
+    log "vendoring cubecl-hip-sys =$CUBECL_HIP_SYS_VERSION"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf "$tmp"' EXIT
+    mkdir -p "$tmp/src"
+    : >"$tmp/src/lib.rs"
+    cat >"$tmp/Cargo.toml" <<TOML
+[package]
+name = "fetch-cubecl"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+cubecl-hip-sys = { version = "=$CUBECL_HIP_SYS_VERSION", default-features = false }
+[workspace]
+TOML
+    (cd "$tmp" && cargo vendor --quiet --versioned-dirs vendor >/dev/null)
+    rm -rf "$CUBECL_CRATE"
+    cp -r "$tmp/vendor/cubecl-hip-sys-$CUBECL_HIP_SYS_VERSION" "$CUBECL_CRATE"
+    touch "$CUBECL_STAMP"
+fi
+
+echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
+echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"
+echo "HIP headers:     /usr/include/hip (Debian libamdhip64-dev $(dpkg-query -W -f='${Version}' libamdhip64-dev))"
+echo "cubecl-hip-sys:  $CUBECL_CRATE"

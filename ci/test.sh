@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The test command the README gives: installs (or checks) the real libraries the tests use, then
+# runs every test of the workspace against them.
+#   - Debian's ROCm 5.2.3 (libamdhip64-5, libamdhip64-dev, libhiprtc-builtins5): hipRTC, HIP.
+#   - NVRTC and the CUDA runtime 13.0 from PyPI, unpacked into .cache/inputs (not system-wide).
+# Under CI=true a test whose library is missing fails instead of skipping.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash ci/fetch-inputs.sh
+
+# anycuda finds NVRTC and libcudart through CUDA_PATH (see README, "Library search").
+export CUDA_PATH="$ROOT/.cache/inputs/cuda/nvidia/cu13"
+
+cargo test --workspace --locked "$@"

@@ -1,0 +1,177 @@
+//! `anycuda compile`: one source, one or more arches, with the chosen backend's compiler.
+
+use super::Emit;
+use anycuda::rtc::Program;
+use anycuda::{Backend, BackendKind, Driver};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The compile command's arguments.
+pub struct Args {
+    pub file: PathBuf,
+    pub backend: Option<super::BackendArg>,
+    pub archs: Vec<String>,
+    pub output: Option<PathBuf>,
+    pub emit: Emit,
+    pub name_expressions: Vec<String>,
+    pub options: Vec<String>,
+}
+
+fn pick_backend(arg: Option<super::BackendArg>) -> Result<Backend, String> {
+    let b = match arg {
+        Some(k) => Backend::load(k.into()).map_err(|e| e.to_string())?,
+        None => anycuda::backend().map_err(|e| e.to_string())?.backend,
+    };
+    if !b.compiler_loaded() {
+        let why: Vec<String> = b
+            .libraries()
+            .into_iter()
+            .filter(|l| matches!(l.role, "nvrtc" | "hiprtc"))
+            .filter_map(|l| l.status.err().map(|e| e.to_string()))
+            .collect();
+        return Err(format!(
+            "the {} backend's compiler is unavailable: {}",
+            b.kind(),
+            why.join("; ")
+        ));
+    }
+    Ok(b)
+}
+
+fn device_arch(b: Backend) -> Result<String, String> {
+    let mut n = 0;
+    let mut dev = 0;
+    // SAFETY: valid out-pointers.
+    let found = unsafe {
+        b.cuInit(0).result().is_ok()
+            && b.cuDeviceGetCount(&mut n).result().is_ok()
+            && n > 0
+            && b.cuDeviceGet(&mut dev, 0).result().is_ok()
+    };
+    if !found {
+        let example = if b.kind() == BackendKind::Cuda {
+            "sm_90"
+        } else {
+            "gfx90a"
+        };
+        return Err(format!(
+            "no {} device to take the arch from; name one with --arch (e.g. --arch {example})",
+            b.kind()
+        ));
+    }
+    b.device_arch(dev).map_err(|e| e.to_string())
+}
+
+/// What kind of code `bytes` is, as a file extension.
+fn extension(bytes: &[u8]) -> &'static str {
+    const EM_CUDA: u16 = 190;
+    const EM_AMDGPU: u16 = 224;
+    if bytes.len() > 20 && bytes.starts_with(b"\x7fELF") {
+        match u16::from_le_bytes([bytes[18], bytes[19]]) {
+            EM_AMDGPU => "hsaco",
+            EM_CUDA => "cubin",
+            _ => "elf",
+        }
+    } else {
+        "ptx"
+    }
+}
+
+fn output_path(a: &Args, arch: &str, ext: &str) -> PathBuf {
+    let safe_arch: String = arch
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let stem = a
+        .file
+        .file_stem()
+        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+    let default_name = format!("{stem}.{safe_arch}.{ext}");
+    match &a.output {
+        Some(o) if a.archs.len() <= 1 => o.clone(),
+        Some(dir) => dir.join(default_name),
+        None => a.file.parent().unwrap_or(Path::new(".")).join(default_name),
+    }
+}
+
+/// Runs `anycuda compile`.
+///
+/// # Errors
+/// Unreadable input, no usable compiler, unwritable output. A failed compilation prints its
+/// log and returns exit code 1.
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    let src = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let src =
+        String::from_utf8(src).map_err(|_| format!("{}: not UTF-8 text", a.file.display()))?;
+    let name = a
+        .file
+        .file_name()
+        .map_or_else(|| "kernel.cu".into(), |s| s.to_string_lossy().into_owned());
+    let b = pick_backend(a.backend)?;
+    let archs = if a.archs.is_empty() {
+        vec![device_arch(b)?]
+    } else {
+        a.archs.clone()
+    };
+    if let Some(dir) = a.output.as_ref().filter(|_| archs.len() > 1) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut failed = false;
+    for arch in &archs {
+        let mut prog = Program::new(b, &src, &name, &[]).map_err(|e| e.to_string())?;
+        for e in &a.name_expressions {
+            prog.add_name_expression(e)
+                .map_err(|err| format!("name expression {e:?}: {err}"))?;
+        }
+        let mut opts: Vec<&str> = a.options.iter().map(String::as_str).collect();
+        let arch_opt = format!("--gpu-architecture={arch}");
+        opts.push(&arch_opt);
+        if let Err(e) = prog.compile(&opts) {
+            eprintln!("{name} [{} {arch}]: compilation failed: {e}", b.kind());
+            failed = true;
+            continue;
+        }
+        let log = prog.log().unwrap_or_default();
+        if !log.trim().is_empty() {
+            eprintln!("{name} [{} {arch}] log:\n{}", b.kind(), log.trim_end());
+        }
+        let code = match (a.emit, b.kind()) {
+            (Emit::Ptx, _) | (Emit::Auto, BackendKind::Hip) => prog.ptx(),
+            (Emit::Cubin, _) => prog.cubin(),
+            (Emit::Auto, BackendKind::Cuda) if arch.starts_with("sm_") => prog.cubin(),
+            (Emit::Auto, BackendKind::Cuda) => prog.ptx(),
+        }
+        .map_err(|e| e.to_string())?;
+        if code.is_empty() {
+            return Err(format!(
+                "{arch}: the compiler produced no {:?} output (a cubin needs an sm_XX arch)",
+                a.emit
+            ));
+        }
+        let path = output_path(&a, arch, extension(&code));
+        std::fs::write(&path, &code).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!(
+            "{name} [{} {arch}] -> {} ({} bytes)",
+            b.kind(),
+            path.display(),
+            code.len()
+        );
+        for e in &a.name_expressions {
+            match prog.lowered_name(e) {
+                Ok(l) => println!("  {e} -> {l}"),
+                Err(err) => println!("  {e}: {err}"),
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

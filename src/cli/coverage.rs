@@ -1,0 +1,96 @@
+//! `anycuda coverage`: what of the CUDA API is known, served, and refused, per backend.
+//!
+//! Every number is derived from code: the function catalogue generated from the headers, the
+//! trait methods (`*_METHODS`) and each backend's `served!` impl lists.
+
+use anycuda::{served_by, BackendKind, CudaApi};
+use serde_json::{json, Value};
+use std::process::ExitCode;
+use strum::IntoEnumIterator;
+
+/// Runs `anycuda coverage`.
+///
+/// # Errors
+/// None in practice.
+pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
+    let mut out = serde_json::Map::new();
+    for api in CudaApi::iter() {
+        let a = (
+            api.catalogue(),
+            api.exposed(),
+            served_by(BackendKind::Cuda, api),
+            served_by(BackendKind::Hip, api),
+        );
+        let (known, exposed, cuda, hip) = a;
+        let known: Vec<&str> = known.iter().map(|f| f.name).collect();
+        let hip_unsupported: Option<Vec<&str>> =
+            hip.map(|h| exposed.iter().copied().filter(|m| !h.contains(m)).collect());
+        let not_exposed: Vec<&str> = known
+            .iter()
+            .copied()
+            .filter(|f| !exposed.contains(f))
+            .collect();
+        let mut v = json!({
+            "cuda_total": known.len(),
+            "exposed": exposed.len(),
+            "cuda_backend": cuda.map(<[_]>::len),
+            "hip_backend": hip.map(<[_]>::len),
+            "hip_unsupported": hip_unsupported.as_ref().map(Vec::len),
+            "not_exposed": not_exposed.len(),
+        });
+        if verbose {
+            v["names"] = json!({
+                "cuda_backend": cuda,
+                "hip_backend": hip,
+                "hip_unsupported": hip_unsupported,
+                "not_exposed": not_exposed,
+            });
+        }
+        out.insert(api.to_string(), v);
+    }
+    let out = Value::Object(out);
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let n = |v: &Value| {
+        v.as_u64()
+            .map_or_else(|| "-".to_string(), |n| n.to_string())
+    };
+    println!(
+        "{:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
+        "API", "CUDA total", "exposed", "CUDA backend", "HIP backend", "HIP unsupported"
+    );
+    for key in ["driver", "runtime", "nvrtc"] {
+        let v = &out[key];
+        println!(
+            "{key:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
+            n(&v["cuda_total"]),
+            n(&v["exposed"]),
+            n(&v["cuda_backend"]),
+            n(&v["hip_backend"]),
+            n(&v["hip_unsupported"])
+        );
+    }
+    println!("\nexposed: CUDA functions callable through anycuda; the rest of the catalogue is not exposed yet.");
+    println!(
+        "HIP unsupported: exposed functions that answer the API's not-supported error on HIP."
+    );
+    if verbose {
+        for key in ["driver", "runtime", "nvrtc"] {
+            for (label, list) in out[key]["names"].as_object().into_iter().flatten() {
+                let names: Vec<&str> = list
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                println!("\n{key} {label} ({}):\n  {}", names.len(), names.join(" "));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

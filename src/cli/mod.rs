@@ -1,0 +1,142 @@
+//! Command-line parsing and dispatch.
+
+mod compile;
+mod coverage;
+mod info;
+mod mapping;
+
+use anycuda::BackendKind;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Run CUDA host code unchanged on NVIDIA (CUDA) and AMD (HIP/ROCm) GPUs.
+#[derive(Parser, Debug)]
+#[command(name = "anycuda", version, about)]
+pub struct Cli {
+    /// More log output (-v: backend decisions, -vv: library search).
+    #[arg(short = 'v', long = "log-verbose", action = clap::ArgAction::Count, global = true)]
+    pub log_verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// A backend named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// NVIDIA CUDA (aliases: nvidia).
+    #[value(alias = "nvidia")]
+    Cuda,
+    /// AMD HIP/ROCm (aliases: rocm, amd).
+    #[value(alias = "rocm", alias = "amd")]
+    Hip,
+}
+
+impl From<BackendArg> for BackendKind {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Cuda => BackendKind::Cuda,
+            BackendArg::Hip => BackendKind::Hip,
+        }
+    }
+}
+
+/// What the compile command writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// A cubin for `sm_XX`, PTX for `compute_XX`, the code object on HIP.
+    Auto,
+    /// PTX (on HIP: the code object, as `nvrtcGetPTX` returns it).
+    Ptx,
+    /// A cubin (on HIP: the code object).
+    Cubin,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Show the compiled-in backends, the libraries found (paths, versions) and the devices.
+    Info {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compile a CUDA source file with the backend's runtime compiler (NVRTC or hipRTC).
+    Compile {
+        /// The CUDA source file.
+        file: PathBuf,
+        /// The backend whose compiler to use (default: the active backend).
+        #[arg(long, value_enum)]
+        backend: Option<BackendArg>,
+        /// Target arch, repeatable: sm_90 / compute_90 on CUDA, gfx90a etc. on HIP. Default:
+        /// the device's arch.
+        #[arg(long = "arch")]
+        archs: Vec<String>,
+        /// Output file (one arch) or directory (several). Default: next to FILE, named
+        /// FILE.ARCH.{ptx,cubin,hsaco}.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = Emit::Auto)]
+        emit: Emit,
+        /// A name expression to lower (e.g. `scale<float>`), repeatable; printed after compiling.
+        #[arg(long = "name-expression")]
+        name_expressions: Vec<String>,
+        /// Options for the compiler, as NVRTC takes them (translated on HIP).
+        #[arg(last = true)]
+        options: Vec<String>,
+    },
+    /// Show how CUDA constants map to HIP's, per enum: pairs, CUDA-only, HIP-only (hallucinated).
+    Mapping {
+        /// Only this enum (CUDA or HIP type name, e.g. CUresult, hipDeviceAttribute_t).
+        r#enum: Option<String>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Use the tables of this HIP version (e.g. 60342134); default: the newest.
+        #[arg(long)]
+        hip_version: Option<i32>,
+    },
+    /// Count the CUDA functions known, served on each backend, and not supported on HIP.
+    Coverage {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// List the function names.
+        #[arg(long)]
+        verbose: bool,
+    },
+}
+
+/// Runs a parsed command.
+///
+/// # Errors
+/// A message for the user; the exit code is then 1.
+pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Info { json } => info::run(json),
+        Command::Compile {
+            file,
+            backend,
+            archs,
+            output,
+            emit,
+            name_expressions,
+            options,
+        } => compile::run(compile::Args {
+            file,
+            backend,
+            archs,
+            output,
+            emit,
+            name_expressions,
+            options,
+        }),
+        Command::Mapping {
+            r#enum,
+            json,
+            hip_version,
+        } => mapping::run(r#enum.as_deref(), json, hip_version),
+        Command::Coverage { json, verbose } => coverage::run(json, verbose),
+    }
+}

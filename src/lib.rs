@@ -1,0 +1,277 @@
+//! anycuda: CUDA host code that runs unchanged on NVIDIA (CUDA) and AMD (HIP/ROCm) GPUs.
+//!
+//! Write against [`driver`], [`runtime`] and [`nvrtc`] exactly as against CUDA's C API: CUDA
+//! names, CUDA signatures, CUDA values. Each call goes to the active backend, chosen once per
+//! process by [`select`], else the `ANYCUDA_BACKEND` environment variable (`cuda`, `hip`,
+//! `auto`; aliases `nvidia`, `rocm`, `amd`), else `auto`. [`backend()`] reports what was chosen
+//! and why; [`Backend::load`] opens a specific backend alongside the active one.
+//!
+//! ```no_run
+//! use anycuda::nvrtc::*;
+//! let mut prog: nvrtcProgram = std::ptr::null_mut();
+//! let src = c"extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }";
+//! unsafe {
+//!     nvrtcCreateProgram(&mut prog, src.as_ptr(), c"k.cu".as_ptr(), 0, std::ptr::null(), std::ptr::null())
+//!         .result()?;
+//!     nvrtcDestroyProgram(&mut prog).result()?;
+//! }
+//! # Ok::<(), anycuda::NvrtcError>(())
+//! ```
+
+#![warn(missing_docs)]
+#![allow(non_snake_case)]
+
+#[macro_use]
+mod dispatch;
+pub mod rtc;
+mod select;
+
+pub use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
+pub use anycuda_api::enums::{ConstInfo, CudaEnum, Origin};
+pub use anycuda_api::error::{DriverError, LoadError, NvrtcError, RuntimeError};
+pub use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
+pub use anycuda_api::{functions, hallucinated};
+pub use select::{backend, device_count, select, BackendChoice, SelectError, Selected, ENV_VAR};
+
+use std::sync::OnceLock;
+
+/// A loaded backend. `Copy`: backends load once per process and are never unloaded.
+///
+/// It implements [`Driver`], [`Runtime`] and [`Rtc`] by dispatching to the backend it holds
+/// (an enum over the compiled-in backends, not a trait object).
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    /// NVIDIA's libraries.
+    #[cfg(feature = "backend-cuda")]
+    Cuda(&'static anycuda_cuda::CudaBackend),
+    /// AMD's libraries (or HIP's NVIDIA platform).
+    #[cfg(feature = "backend-hip")]
+    Hip(&'static anycuda_hip::HipBackend),
+}
+
+/// The backends compiled into this build, in `auto` preference order.
+pub fn compiled_in() -> Vec<BackendKind> {
+    let mut v = Vec::new();
+    #[cfg(feature = "backend-cuda")]
+    v.push(BackendKind::Cuda);
+    #[cfg(feature = "backend-hip")]
+    v.push(BackendKind::Hip);
+    v
+}
+
+impl Backend {
+    /// Loads a backend (once per process; later calls return the same one). Loading itself
+    /// does not fail for missing libraries: see [`Backend::libraries`] for what loaded.
+    ///
+    /// # Errors
+    /// [`LoadError::NotCompiledIn`] when the backend's cargo feature is off.
+    pub fn load(kind: BackendKind) -> Result<Backend, LoadError> {
+        match kind {
+            #[cfg(feature = "backend-cuda")]
+            BackendKind::Cuda => {
+                static CUDA: OnceLock<anycuda_cuda::CudaBackend> = OnceLock::new();
+                Ok(Backend::Cuda(
+                    CUDA.get_or_init(anycuda_cuda::CudaBackend::load),
+                ))
+            }
+            #[cfg(feature = "backend-hip")]
+            BackendKind::Hip => {
+                static HIP: OnceLock<anycuda_hip::HipBackend> = OnceLock::new();
+                Ok(Backend::Hip(HIP.get_or_init(anycuda_hip::HipBackend::load)))
+            }
+            #[allow(unreachable_patterns)]
+            other => Err(LoadError::NotCompiledIn(other.into())),
+        }
+    }
+
+    /// Which backend this is.
+    pub fn kind(self) -> BackendKind {
+        dispatch_api!(self, b => api_kind(b))
+    }
+
+    /// Each library of this backend: path and version, or why it could not be used.
+    pub fn libraries(self) -> Vec<LibraryReport> {
+        dispatch_api!(self, b => b.libraries())
+    }
+
+    /// Whether this backend's runtime compiler (NVRTC or hipRTC) loaded.
+    pub fn compiler_loaded(self) -> bool {
+        self.libraries()
+            .iter()
+            .any(|l| matches!(l.role, "nvrtc" | "hiprtc") && l.status.is_ok())
+    }
+
+    /// The device's compiler target: `sm_90` on NVIDIA, e.g. `gfx90a:sramecc+:xnack-` on AMD.
+    ///
+    /// # Errors
+    /// The driver error of the underlying query.
+    pub fn device_arch(self, dev: driver::CUdevice) -> Result<String, DriverError> {
+        dispatch_api!(self, b => b.device_arch(dev))
+    }
+
+    /// Native escape hatch: the CUDA backend, with its raw entry points, if this is it.
+    #[cfg(feature = "backend-cuda")]
+    pub fn as_cuda(self) -> Option<&'static anycuda_cuda::CudaBackend> {
+        #[allow(unreachable_patterns)]
+        match self {
+            Backend::Cuda(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Native escape hatch: the HIP backend, with its raw `hip*`/`hiprtc*` entry points and
+    /// translation tables, if this is it.
+    #[cfg(feature = "backend-hip")]
+    pub fn as_hip(self) -> Option<&'static anycuda_hip::HipBackend> {
+        #[allow(unreachable_patterns)]
+        match self {
+            Backend::Hip(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// One of the three CUDA APIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::Display, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
+pub enum CudaApi {
+    /// The Driver API (`cu*`).
+    Driver,
+    /// The Runtime API (`cuda*`).
+    Runtime,
+    /// NVRTC (`nvrtc*`).
+    Nvrtc,
+}
+
+impl CudaApi {
+    /// Every function of this API in the pinned CUDA headers.
+    pub fn catalogue(self) -> &'static [anycuda_api::FnInfo] {
+        match self {
+            Self::Driver => functions::DRIVER_FUNCTIONS,
+            Self::Runtime => functions::RUNTIME_FUNCTIONS,
+            Self::Nvrtc => functions::NVRTC_FUNCTIONS,
+        }
+    }
+    /// The functions of this API that anycuda exposes (the trait's methods).
+    pub fn exposed(self) -> &'static [&'static str] {
+        use anycuda_api::traits::{DRIVER_METHODS, RTC_METHODS, RUNTIME_METHODS};
+        match self {
+            Self::Driver => DRIVER_METHODS,
+            Self::Runtime => RUNTIME_METHODS,
+            Self::Nvrtc => RTC_METHODS,
+        }
+    }
+}
+
+/// The functions of `api` that a backend serves (derived from its impl), or `None` when the
+/// backend is not compiled in.
+pub fn served_by(kind: BackendKind, api: CudaApi) -> Option<&'static [&'static str]> {
+    match kind {
+        #[cfg(feature = "backend-cuda")]
+        BackendKind::Cuda => Some(match api {
+            CudaApi::Driver => anycuda_cuda::driver::DRIVER_SERVED,
+            CudaApi::Runtime => anycuda_cuda::runtime::RUNTIME_SERVED,
+            CudaApi::Nvrtc => anycuda_cuda::rtc::RTC_SERVED,
+        }),
+        #[cfg(feature = "backend-hip")]
+        BackendKind::Hip => Some(match api {
+            CudaApi::Driver => anycuda_hip::driver::DRIVER_SERVED,
+            CudaApi::Runtime => anycuda_hip::runtime::RUNTIME_SERVED,
+            CudaApi::Nvrtc => anycuda_hip::rtc::RTC_SERVED,
+        }),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+fn api_kind<A: Api>(_: &A) -> BackendKind {
+    A::KIND
+}
+
+/// Native escape hatch: the backend crates themselves, for raw HIP or CUDA entry points.
+pub mod native {
+    #[cfg(feature = "backend-cuda")]
+    pub use anycuda_cuda as cuda;
+    #[cfg(feature = "backend-hip")]
+    pub use anycuda_hip as hip;
+}
+
+/// The CUDA Driver API (`cu*`): CUDA's types and functions, served by the active backend.
+pub mod driver {
+    pub use anycuda_api::driver::*;
+    use core::ffi::{c_char, c_int, c_uint};
+
+    surface! {
+        Driver, none = CUresult::CUDA_ERROR_NOT_INITIALIZED;
+        unsafe fn cuInit(Flags: c_uint) -> CUresult;
+        unsafe fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult;
+        unsafe fn cuDeviceGetCount(count: *mut c_int) -> CUresult;
+        unsafe fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult;
+        unsafe fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
+        unsafe fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult;
+        unsafe fn cuDeviceTotalMem(bytes: *mut usize, dev: CUdevice) -> CUresult;
+        unsafe fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult;
+        unsafe fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult;
+            else anycuda_api::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE);
+        unsafe fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult;
+            else anycuda_api::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE);
+    }
+    /// `cuDeviceTotalMem_v2`: the versioned symbol name of [`cuDeviceTotalMem`].
+    pub use self::cuDeviceTotalMem as cuDeviceTotalMem_v2;
+}
+
+/// The CUDA Runtime API (`cuda*`): CUDA's types and functions, served by the active backend.
+pub mod runtime {
+    pub use anycuda_api::runtime::*;
+    use core::ffi::{c_char, c_int};
+
+    surface! {
+        Runtime, none = cudaError_t::cudaErrorInitializationError;
+        unsafe fn cudaDriverGetVersion(driverVersion: *mut c_int) -> cudaError_t;
+        unsafe fn cudaRuntimeGetVersion(runtimeVersion: *mut c_int) -> cudaError_t;
+        unsafe fn cudaGetDeviceCount(count: *mut c_int) -> cudaError_t;
+        unsafe fn cudaGetDevice(device: *mut c_int) -> cudaError_t;
+        unsafe fn cudaSetDevice(device: c_int) -> cudaError_t;
+        unsafe fn cudaDeviceGetAttribute(value: *mut c_int, attr: cudaDeviceAttr, device: c_int) -> cudaError_t;
+        fn cudaGetErrorName(error: cudaError_t) -> *const c_char;
+            else anycuda_api::strings::runtime_error_name(error);
+        fn cudaGetErrorString(error: cudaError_t) -> *const c_char;
+            else anycuda_api::strings::runtime_error_string(error);
+    }
+}
+
+/// NVRTC (`nvrtc*`): NVRTC's types and functions, served by the active backend's compiler
+/// (NVRTC, or hipRTC with CUDA options translated and the AMD code object returned as "PTX").
+pub mod nvrtc {
+    pub use anycuda_api::nvrtc::*;
+    use core::ffi::{c_char, c_int, c_void};
+
+    surface! {
+        Rtc, none = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
+        fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char;
+            else anycuda_api::strings::nvrtc_error_string(result);
+        unsafe fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;
+        unsafe fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult;
+        unsafe fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult;
+        unsafe fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult;
+        unsafe fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult;
+        unsafe fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult;
+        unsafe fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult;
+        unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult;
+        unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult;
+        unsafe fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult;
+        unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
+    }
+}

@@ -1,0 +1,241 @@
+//! Choosing the backend: a programmatic choice before first use, else `ANYCUDA_BACKEND`, else
+//! `auto`. Backends are loaded at most once per process and never unloaded (vendor runtimes do
+//! not all survive `dlclose`), so a `Backend` is a cheap `Copy` handle.
+
+use crate::Backend;
+use anycuda_api::backend::BackendKind;
+use anycuda_api::error::LoadError;
+use anycuda_api::traits::Driver;
+use std::str::FromStr;
+use std::sync::{Mutex, OnceLock};
+
+/// The environment variable that chooses the backend at run time.
+pub const ENV_VAR: &str = "ANYCUDA_BACKEND";
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendChoice {
+    /// The first compiled-in backend with a device (CUDA first); with no device anywhere, the
+    /// first whose compiler loads, so compile-only work still runs.
+    Auto,
+    /// A specific backend.
+    Only(BackendKind),
+}
+
+impl FromStr for BackendChoice {
+    type Err = SelectError;
+    /// Parses `cuda|nvidia`, `hip|rocm|amd`, `auto` (case-insensitive, surrounding spaces ignored).
+    fn from_str(s: &str) -> Result<Self, SelectError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(Self::Auto),
+            "cuda" | "nvidia" => Ok(Self::Only(BackendKind::Cuda)),
+            "hip" | "rocm" | "amd" => Ok(Self::Only(BackendKind::Hip)),
+            _ => Err(SelectError::InvalidChoice(s.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Auto => f.write_str("auto"),
+            Self::Only(k) => write!(f, "{k}"),
+        }
+    }
+}
+
+/// Why no backend could be chosen, or a choice was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// `ANYCUDA_BACKEND` (or a parsed string) named no backend.
+    #[error("unknown backend {0:?}: expected cuda (or nvidia), hip (or rocm, amd), or auto")]
+    InvalidChoice(String),
+    /// `select` was called after the backend had already been chosen differently.
+    #[error("the {active} backend is already in use; select() must be called before first use")]
+    AlreadyChosen {
+        /// The backend in use.
+        active: BackendKind,
+    },
+    /// The requested backend is not compiled in.
+    #[error(transparent)]
+    NotCompiledIn(LoadError),
+    /// No library of the requested backend(s) could be used; every reason is listed.
+    #[error("no usable GPU backend:{}", .0.iter().map(|(k, e)| format!("\n  {k}: {e}")).collect::<String>())]
+    NothingUsable(Vec<(BackendKind, String)>),
+}
+
+/// The chosen backend and why it was chosen.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    /// The backend every free function dispatches to.
+    pub backend: Backend,
+    /// What was asked for.
+    pub choice: BackendChoice,
+    /// Where the choice came from (`select()`, `ANYCUDA_BACKEND`, default) and why this backend.
+    pub reason: String,
+}
+
+impl Selected {
+    /// The active backend's kind.
+    pub fn kind(&self) -> BackendKind {
+        self.backend.kind()
+    }
+}
+
+static OVERRIDE: Mutex<Option<BackendChoice>> = Mutex::new(None);
+static ACTIVE: OnceLock<Result<Selected, SelectError>> = OnceLock::new();
+
+/// Chooses the backend programmatically. Overrides `ANYCUDA_BACKEND`.
+///
+/// # Errors
+/// [`SelectError::AlreadyChosen`] once a different backend is in use (the first API call fixes
+/// it); choosing the same one again is fine.
+pub fn select(choice: BackendChoice) -> Result<(), SelectError> {
+    let mut slot = OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Ok(sel)) = ACTIVE.get() {
+        return match choice {
+            BackendChoice::Only(k) if k != sel.kind() => {
+                Err(SelectError::AlreadyChosen { active: sel.kind() })
+            }
+            _ => Ok(()),
+        };
+    }
+    *slot = Some(choice);
+    Ok(())
+}
+
+/// The active backend, choosing and loading it on first use.
+///
+/// # Errors
+/// The reason no backend can be used (every library tried, by backend), or an invalid
+/// `ANYCUDA_BACKEND`.
+pub fn backend() -> Result<&'static Selected, &'static SelectError> {
+    ACTIVE.get_or_init(choose).as_ref()
+}
+
+/// The active backend for dispatch, if any (the error is logged once, by `choose`).
+#[inline]
+pub(crate) fn active() -> Option<Backend> {
+    match ACTIVE.get() {
+        Some(r) => r.as_ref().ok().map(|s| s.backend),
+        None => backend().ok().map(|s| s.backend),
+    }
+}
+
+fn choose() -> Result<Selected, SelectError> {
+    let overridden = *OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
+    let env = std::env::var(ENV_VAR).ok();
+    let (choice, source) = match (overridden, env) {
+        (Some(c), _) => (c, "select()".to_string()),
+        (None, Some(v)) => match v.parse() {
+            Ok(c) => (c, format!("{ENV_VAR}={v}")),
+            Err(e) => {
+                log::error!("anycuda: {e}");
+                return Err(e);
+            }
+        },
+        (None, None) => (BackendChoice::Auto, "default (auto)".to_string()),
+    };
+    let r = resolve(choice, &source);
+    match &r {
+        Ok(s) => log::info!("anycuda: using the {} backend: {}", s.kind(), s.reason),
+        Err(e) => log::error!("anycuda: {e}"),
+    }
+    r
+}
+
+fn resolve(choice: BackendChoice, source: &str) -> Result<Selected, SelectError> {
+    match choice {
+        BackendChoice::Only(kind) => {
+            let b = Backend::load(kind).map_err(SelectError::NotCompiledIn)?;
+            let loaded: Vec<_> = b
+                .libraries()
+                .into_iter()
+                .filter(|l| l.status.is_ok())
+                .collect();
+            if loaded.is_empty() {
+                return Err(SelectError::NothingUsable(vec![(kind, failures(b))]));
+            }
+            Ok(Selected {
+                backend: b,
+                choice,
+                reason: format!("requested by {source}"),
+            })
+        }
+        BackendChoice::Auto => {
+            let mut failed = Vec::new();
+            let mut compile_only = None;
+            for kind in crate::compiled_in() {
+                let b = match Backend::load(kind) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        failed.push((kind, e.to_string()));
+                        continue;
+                    }
+                };
+                match device_count(b) {
+                    Ok(n) if n > 0 => {
+                        let reason = format!("{source}: first backend with a device ({n} found)");
+                        return Ok(Selected {
+                            backend: b,
+                            choice,
+                            reason,
+                        });
+                    }
+                    Ok(_) => failed.push((kind, "no device".to_string())),
+                    Err(e) => failed.push((kind, e)),
+                }
+                if compile_only.is_none() && b.compiler_loaded() {
+                    compile_only = Some(b);
+                }
+            }
+            match compile_only {
+                Some(b) => {
+                    let why: Vec<_> = failed.iter().map(|(k, e)| format!("{k}: {e}")).collect();
+                    let reason = format!(
+                        "{source}: no GPU found ({}); first backend whose compiler loads",
+                        why.join("; ")
+                    );
+                    Ok(Selected {
+                        backend: b,
+                        choice,
+                        reason,
+                    })
+                }
+                None => Err(SelectError::NothingUsable(failed)),
+            }
+        }
+    }
+}
+
+/// Every library failure of a backend, joined for people.
+fn failures(b: Backend) -> String {
+    b.libraries()
+        .into_iter()
+        .filter_map(|l| l.status.err().map(|e| format!("{}: {e}", l.role)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Devices a backend sees through its driver API (`cuInit` + `cuDeviceGetCount`).
+///
+/// # Errors
+/// The missing driver library, or the failing call with its CUDA error.
+pub fn device_count(b: Backend) -> Result<i32, String> {
+    if let Some(l) = b
+        .libraries()
+        .into_iter()
+        .find(|l| matches!(l.role, "driver" | "hip") && l.status.is_err())
+    {
+        return Err(format!("no {} library", l.role));
+    }
+    let mut n = 0;
+    // SAFETY: valid out-pointer.
+    unsafe {
+        b.cuInit(0).result().map_err(|e| format!("cuInit: {e}"))?;
+        b.cuDeviceGetCount(&mut n)
+            .result()
+            .map_err(|e| format!("cuDeviceGetCount: {e}"))?;
+    }
+    Ok(n)
+}

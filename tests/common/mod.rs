@@ -1,0 +1,127 @@
+//! Shared test support: real libraries only. A missing library fails the test under `CI=true`
+//! (CI installs them all) and is skipped with a notice elsewhere.
+
+#![allow(dead_code)]
+
+use anycuda::{Backend, BackendKind};
+use std::path::{Path, PathBuf};
+
+/// Whether we run under CI, where every library must be present.
+pub fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The backend with its runtime compiler loaded, or `None` (skip) off CI.
+///
+/// # Panics
+/// Under `CI=true` when the compiler library is missing, naming every path tried.
+pub fn compiler(kind: BackendKind) -> Option<Backend> {
+    let Ok(b) = Backend::load(kind) else {
+        eprintln!("SKIP: the {kind} backend is not compiled into this build");
+        return None;
+    };
+    if b.compiler_loaded() {
+        return Some(b);
+    }
+    let why: Vec<String> = b
+        .libraries()
+        .into_iter()
+        .filter_map(|l| l.status.err().map(|e| format!("{}: {e}", l.role)))
+        .collect();
+    let msg = format!("{kind} compiler unavailable: {}", why.join("; "));
+    assert!(
+        !on_ci(),
+        "{msg} (CI=true: install it with `bash ci/fetch-inputs.sh`)"
+    );
+    eprintln!("SKIP: {msg}");
+    None
+}
+
+/// One kernel source of the corpus and what it must produce.
+#[derive(Debug)]
+pub struct Kernel {
+    pub path: PathBuf,
+    pub source: String,
+    pub kernels: Vec<String>,
+    pub name_expressions: Vec<String>,
+    pub options: Vec<String>,
+    pub expect_error: Option<String>,
+}
+
+fn parse(path: &Path) -> Kernel {
+    let source = std::fs::read_to_string(path).unwrap();
+    let field = |key: &str| -> Vec<String> {
+        source
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix(&format!("// anycuda-{key}:"))
+                    .map(|v| v.trim().to_string())
+            })
+            .collect()
+    };
+    Kernel {
+        path: path.to_path_buf(),
+        kernels: field("kernel"),
+        name_expressions: field("name-expression"),
+        options: field("options"),
+        expect_error: field("expect-error").into_iter().next(),
+        source,
+    }
+}
+
+/// Every `.cu` file directly in `dir` (relative to the crate root), sorted.
+pub fn corpus(dir: &str) -> Vec<Kernel> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    files.iter().map(|p| parse(p)).collect()
+}
+
+/// `e_machine` of an ELF file, if it is one.
+pub fn elf_machine(b: &[u8]) -> Option<u16> {
+    (b.len() > 64 && b.starts_with(b"\x7fELF")).then(|| u16::from_le_bytes([b[18], b[19]]))
+}
+
+/// The names in an ELF64 file's symbol tables (`.symtab` and `.dynsym`).
+pub fn elf_symbols(b: &[u8]) -> Vec<String> {
+    let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
+    let section = |i: usize| shoff + i * shentsize;
+    let mut out = Vec::new();
+    for i in 0..shnum {
+        let sh = section(i);
+        let kind = u32_at(sh + 4);
+        if kind != 2 && kind != 11 {
+            continue; // SHT_SYMTAB, SHT_DYNSYM
+        }
+        let (off, size, link, entsize) = (
+            u64_at(sh + 0x18),
+            u64_at(sh + 0x20),
+            u32_at(sh + 0x28),
+            u64_at(sh + 0x38),
+        );
+        let str_off = u64_at(section(link) + 0x18);
+        for s in (off..off + size).step_by(entsize.max(1)) {
+            let name = str_off + u32_at(s);
+            let end = b[name..]
+                .iter()
+                .position(|&c| c == 0)
+                .map_or(b.len(), |e| name + e);
+            let n = String::from_utf8_lossy(&b[name..end]).into_owned();
+            if !n.is_empty() && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// ELF machine numbers.
+pub const EM_AMDGPU: u16 = 224;
+pub const EM_CUDA: u16 = 190;

@@ -1,0 +1,352 @@
+//! Bad input to the NVRTC API gets NVRTC's error on both backends, never a crash.
+
+mod common;
+
+use anycuda::nvrtc::{nvrtcProgram, nvrtcResult as R};
+use anycuda::rtc::Program;
+use anycuda::{Backend, BackendKind, Rtc};
+use common::compiler;
+use core::ffi::{c_char, CStr};
+use std::ptr::{null, null_mut};
+
+const SAXPY: &CStr =
+    c"extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }";
+const TEMPLATE: &CStr =
+    c"template <typename T> __global__ void scale(T *p, T f) { p[threadIdx.x] *= f; }";
+
+fn arch(kind: BackendKind) -> &'static str {
+    match kind {
+        BackendKind::Cuda => "--gpu-architecture=sm_90",
+        BackendKind::Hip => "--gpu-architecture=gfx90a",
+    }
+}
+
+fn create(b: Backend, src: &CStr, name: *const c_char) -> nvrtcProgram {
+    let mut p = null_mut();
+    let r = unsafe { b.nvrtcCreateProgram(&mut p, src.as_ptr(), name, 0, null(), null()) };
+    assert_eq!(r, R::NVRTC_SUCCESS);
+    p
+}
+
+fn compile(b: Backend, p: nvrtcProgram, opts: &[&CStr]) -> R {
+    let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    unsafe { b.nvrtcCompileProgram(p, ptrs.len() as i32, ptrs.as_ptr()) }
+}
+
+fn log(b: Backend, p: nvrtcProgram) -> String {
+    let mut n = 0;
+    assert_eq!(
+        unsafe { b.nvrtcGetProgramLogSize(p, &mut n) },
+        R::NVRTC_SUCCESS
+    );
+    let mut buf = vec![0u8; n];
+    assert_eq!(
+        unsafe { b.nvrtcGetProgramLog(p, buf.as_mut_ptr().cast()) },
+        R::NVRTC_SUCCESS
+    );
+    assert_eq!(buf.last(), Some(&0), "the log is NUL-terminated");
+    String::from_utf8_lossy(&buf[..n - 1]).into_owned()
+}
+
+fn destroy(b: Backend, mut p: nvrtcProgram) {
+    assert_eq!(unsafe { b.nvrtcDestroyProgram(&mut p) }, R::NVRTC_SUCCESS);
+}
+
+fn null_and_destroyed_programs(kind: BackendKind) {
+    let Some(b) = compiler(kind) else { return };
+    let mut n = 0usize;
+    unsafe {
+        assert_eq!(compile(b, null_mut(), &[]), R::NVRTC_ERROR_INVALID_PROGRAM);
+        assert_eq!(
+            b.nvrtcGetPTXSize(null_mut(), &mut n),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+        assert_eq!(
+            b.nvrtcGetProgramLogSize(null_mut(), &mut n),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+        assert_eq!(
+            b.nvrtcDestroyProgram(null_mut()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        let mut none: nvrtcProgram = null_mut();
+        assert_eq!(
+            b.nvrtcDestroyProgram(&mut none),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+        // A made-up handle is refused without being dereferenced.
+        let bogus = 0xdead_bee0usize as nvrtcProgram;
+        assert_eq!(
+            b.nvrtcGetPTXSize(bogus, &mut n),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+        // A destroyed handle is refused, and a second destroy too.
+        let p = create(b, SAXPY, c"saxpy.cu".as_ptr());
+        let mut stale = p;
+        destroy(b, p);
+        assert_eq!(compile(b, stale, &[]), R::NVRTC_ERROR_INVALID_PROGRAM);
+        assert_eq!(
+            b.nvrtcGetPTXSize(stale, &mut n),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+        assert_eq!(
+            b.nvrtcDestroyProgram(&mut stale),
+            R::NVRTC_ERROR_INVALID_PROGRAM
+        );
+    }
+}
+
+#[test]
+fn null_and_destroyed_programs_nvrtc() {
+    null_and_destroyed_programs(BackendKind::Cuda);
+}
+#[test]
+fn null_and_destroyed_programs_hiprtc() {
+    null_and_destroyed_programs(BackendKind::Hip);
+}
+
+fn null_arguments(kind: BackendKind) {
+    let Some(b) = compiler(kind) else { return };
+    unsafe {
+        let mut p = null_mut();
+        assert_eq!(
+            b.nvrtcCreateProgram(null_mut(), SAXPY.as_ptr(), null(), 0, null(), null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            b.nvrtcCreateProgram(&mut p, null(), null(), 0, null(), null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            b.nvrtcCreateProgram(&mut p, SAXPY.as_ptr(), null(), -1, null(), null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            b.nvrtcCreateProgram(&mut p, SAXPY.as_ptr(), null(), 1, null(), null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        let hdr = [null::<c_char>()];
+        let name = [c"h.h".as_ptr()];
+        assert_eq!(
+            b.nvrtcCreateProgram(
+                &mut p,
+                SAXPY.as_ptr(),
+                null(),
+                1,
+                hdr.as_ptr(),
+                name.as_ptr()
+            ),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        // A null name is NVRTC's "default_program".
+        let p = create(b, SAXPY, null());
+        assert_eq!(
+            b.nvrtcCompileProgram(p, 1, null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            b.nvrtcCompileProgram(p, -1, null()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        let opts = [null::<c_char>()];
+        assert_eq!(
+            b.nvrtcCompileProgram(p, 1, opts.as_ptr()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            compile(b, p, &[&std::ffi::CString::new(arch(kind)).unwrap()]),
+            R::NVRTC_SUCCESS
+        );
+        assert_eq!(
+            b.nvrtcGetPTXSize(p, null_mut()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(b.nvrtcGetPTX(p, null_mut()), R::NVRTC_ERROR_INVALID_INPUT);
+        assert_eq!(
+            b.nvrtcGetProgramLogSize(p, null_mut()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        assert_eq!(
+            b.nvrtcGetLoweredName(p, c"x".as_ptr(), null_mut()),
+            R::NVRTC_ERROR_INVALID_INPUT
+        );
+        destroy(b, p);
+    }
+}
+
+#[test]
+fn null_arguments_nvrtc() {
+    null_arguments(BackendKind::Cuda);
+}
+#[test]
+fn null_arguments_hiprtc() {
+    null_arguments(BackendKind::Hip);
+}
+
+fn bad_option(kind: BackendKind) {
+    let Some(b) = compiler(kind) else { return };
+    let p = create(b, SAXPY, c"saxpy.cu".as_ptr());
+    let arch = std::ffi::CString::new(arch(kind)).unwrap();
+    assert_eq!(
+        compile(b, p, &[&arch, c"--no-such-option"]),
+        R::NVRTC_ERROR_INVALID_OPTION
+    );
+    assert!(
+        log(b, p).contains("no-such-option"),
+        "{kind}: log: {}",
+        log(b, p)
+    );
+    // The program stays usable after a refused option.
+    assert_eq!(compile(b, p, &[&arch]), R::NVRTC_SUCCESS);
+    destroy(b, p);
+}
+
+#[test]
+fn bad_option_nvrtc() {
+    bad_option(BackendKind::Cuda);
+}
+#[test]
+fn bad_option_hiprtc() {
+    bad_option(BackendKind::Hip);
+}
+
+/// Unknown arches are refused with a clear log; on HIP this includes the targets that make
+/// hipRTC 5.2.3 abort the whole process, so reaching the end of this test proves the check.
+fn unknown_arch(kind: BackendKind, arches: &[&CStr], must_mention: &str) {
+    let Some(b) = compiler(kind) else { return };
+    for a in arches {
+        let p = create(b, SAXPY, c"saxpy.cu".as_ptr());
+        assert_eq!(
+            compile(b, p, &[a]),
+            R::NVRTC_ERROR_INVALID_OPTION,
+            "{kind} {a:?}"
+        );
+        let l = log(b, p);
+        assert!(
+            l.contains(must_mention),
+            "{kind} {a:?}: log lacks {must_mention:?}: {l}"
+        );
+        destroy(b, p);
+    }
+}
+
+#[test]
+fn unknown_arch_nvrtc() {
+    unknown_arch(
+        BackendKind::Cuda,
+        &[c"--gpu-architecture=sm_9999", c"--gpu-architecture=gfx90a"],
+        "gpu-architecture",
+    );
+}
+#[cfg(feature = "backend-hip")]
+#[test]
+fn unknown_arch_hiprtc() {
+    let Some(b) = compiler(BackendKind::Hip) else {
+        return;
+    };
+    let v = b.as_hip().unwrap().hip_version();
+    let mut arches = vec![
+        c"--gpu-architecture=gfx9999",
+        c"--anycuda-hip-arch=gfx9999",
+        c"--gpu-architecture=sm_90x",
+    ];
+    if v < 60_000_000 {
+        // Known to abort hipRTC 5.2.3 in-process when not caught first.
+        arches.extend([
+            c"--gpu-architecture=gfx942",
+            c"--gpu-architecture=gfx1100",
+            c"--offload-arch=gfx90a:xnack",
+        ]);
+    }
+    unknown_arch(BackendKind::Hip, &arches, "gfx");
+}
+
+fn name_expressions(kind: BackendKind) {
+    let Some(b) = compiler(kind) else { return };
+    let arch = std::ffi::CString::new(arch(kind)).unwrap();
+    unsafe {
+        let p = create(b, TEMPLATE, c"t.cu".as_ptr());
+        assert_eq!(
+            b.nvrtcAddNameExpression(p, c"scale<float>".as_ptr()),
+            R::NVRTC_SUCCESS
+        );
+        let mut lowered: *const c_char = null();
+        assert_eq!(
+            b.nvrtcGetLoweredName(p, c"scale<float>".as_ptr(), &mut lowered),
+            R::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION
+        );
+        assert_eq!(compile(b, p, &[&arch]), R::NVRTC_SUCCESS);
+        assert_eq!(
+            b.nvrtcGetLoweredName(p, c"scale<float>".as_ptr(), &mut lowered),
+            R::NVRTC_SUCCESS
+        );
+        assert_eq!(
+            CStr::from_ptr(lowered).to_str().unwrap(),
+            "_Z5scaleIfEvPT_S0_"
+        );
+        assert_eq!(
+            b.nvrtcGetLoweredName(p, c"scale<double>".as_ptr(), &mut lowered),
+            R::NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID
+        );
+        assert_eq!(
+            b.nvrtcAddNameExpression(p, c"scale<int>".as_ptr()),
+            R::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION
+        );
+        destroy(b, p);
+        // An expression naming nothing fails the compilation with a log, not the process.
+        let p = create(b, TEMPLATE, c"t.cu".as_ptr());
+        assert_eq!(
+            b.nvrtcAddNameExpression(p, c"no_such_kernel<float>".as_ptr()),
+            R::NVRTC_SUCCESS
+        );
+        assert_eq!(compile(b, p, &[&arch]), R::NVRTC_ERROR_COMPILATION);
+        assert!(
+            log(b, p).contains("no_such_kernel"),
+            "{kind}: {}",
+            log(b, p)
+        );
+        destroy(b, p);
+    }
+}
+
+#[test]
+fn name_expressions_nvrtc() {
+    name_expressions(BackendKind::Cuda);
+}
+#[test]
+fn name_expressions_hiprtc() {
+    name_expressions(BackendKind::Hip);
+}
+
+fn non_utf8_source_name(kind: BackendKind) {
+    let Some(b) = compiler(kind) else { return };
+    let name = b"k\xff\xfe\x80.cu\0";
+    let p = create(b, SAXPY, name.as_ptr().cast());
+    let arch = std::ffi::CString::new(arch(kind)).unwrap();
+    assert_eq!(compile(b, p, &[&arch]), R::NVRTC_SUCCESS);
+    destroy(b, p);
+    // And a compile error in such a file still yields a log.
+    let p = create(b, c"__global__ void k() { nope(); }", name.as_ptr().cast());
+    assert_eq!(compile(b, p, &[&arch]), R::NVRTC_ERROR_COMPILATION);
+    assert!(log(b, p).contains("nope"));
+    destroy(b, p);
+}
+
+#[test]
+fn non_utf8_source_name_nvrtc() {
+    non_utf8_source_name(BackendKind::Cuda);
+}
+#[test]
+fn non_utf8_source_name_hiprtc() {
+    non_utf8_source_name(BackendKind::Hip);
+}
+
+#[test]
+fn safe_layer_refuses_interior_nul() {
+    let Some(b) = compiler(BackendKind::Cuda).or_else(|| compiler(BackendKind::Hip)) else {
+        return;
+    };
+    let e = Program::new(b, "a\0b", "x.cu", &[]).unwrap_err();
+    assert_eq!(e.0, R::NVRTC_ERROR_INVALID_INPUT);
+}
