@@ -35,6 +35,13 @@ pub const fn classify(value: i64) -> Option<Invented> {
     }
 }
 
+/// Whether a value lies in a range anycuda reserves (its own constants, hallucinated ones, or
+/// unknown HIP codes): such a value means nothing to a vendor library and is answered by
+/// anycuda's tables.
+pub const fn is_reserved(value: i64) -> bool {
+    value >= ANYCUDA_BASE && value < ANYCUDA_BASE + RANGE || classify(value).is_some()
+}
+
 /// The value a raw HIP code unknown to the tables becomes, or `None` when it is outside the
 /// representable range (negative or `>= RANGE`; no HIP version has such a code).
 pub const fn for_unknown(raw: i64) -> Option<i64> {

@@ -197,6 +197,20 @@ pub fn api_module(
         }
     }
     items.extend(cast_macros(headers, b, &known)?);
+    // Every enum's constants, for tests and reports that walk all enums of the module.
+    let mut tables = Vec::new();
+    for it in &b.items {
+        if let Item::Enum(tag) = it {
+            let n = ident(b.enums[tag].user_name());
+            let s = b.enums[tag].user_name();
+            tables.push(quote!((#s, #n::__CONSTANTS)));
+        }
+    }
+    items.push(syn::parse_quote! {
+        /// `(type name, constants)` of every enum in this module, in header order.
+        #[doc(hidden)]
+        pub static ENUM_CONSTANTS: &[(&str, &[crate::ConstInfo])] = &[#(#tables),*];
+    });
     let text: String = items.iter().map(|i| quote!(#i).to_string()).collect();
     if let Some(u) = ffi_use(&text) {
         items.insert(0, u);

@@ -125,17 +125,12 @@ pub fn norm(rest: &str) -> String {
         .into_iter()
         .map(|w| match w.to_ascii_lowercase().as_str() {
             // CUDA spells out what HIP abbreviates (and vice versa).
-            "maximum" => "max".to_string(),
-            "minimum" => "min".to_string(),
             "mem" => "memory".to_string(),
-            "multiprocessor" | "multi" => "mp".to_string(),
             o => o.to_string(),
         })
         .collect();
-    w.concat()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect()
+    let s: String = w.concat().chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    s.replace("maximum", "max").replace("minimum", "min")
 }
 
 /// One exception line of `mapping-exceptions.txt`.
@@ -509,11 +504,11 @@ pub fn build(
                 .filter(|v| paired_hip.contains(v.name.as_str()))
                 .map(|v| v.value)
                 .collect();
-            // A HIP-only name sharing its value with an earlier HIP-only name of this version is
-            // an alias (e.g. `...AmdSpecificBegin`): it gets no constant of its own.
+            // HIP names sharing a value: the last in header order is the real one, earlier ones
+            // are range markers such as `...AmdSpecificBegin`, which get no constant of their own.
             let mut first_of_value: BTreeMap<i64, &str> = BTreeMap::new();
             for v in &e.variants {
-                first_of_value.entry(v.value).or_insert(v.name.as_str());
+                first_of_value.insert(v.value, v.name.as_str());
             }
             for v in &e.variants {
                 if first_of_value.get(&v.value) != Some(&v.name.as_str()) {

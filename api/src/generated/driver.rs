@@ -2317,18 +2317,6 @@ impl CUdevice_attribute {
         147,
     );
     pub const CU_DEVICE_ATTRIBUTE_MAX: CUdevice_attribute = CUdevice_attribute(148);
-    /// HIP-only: hipDeviceAttributeAccessPolicyMaxWindowSize (HIP value 1) has no CUDA counterpart. Cuda only. The maximum size of the window policy in bytes.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_ACCESS_POLICY_MAX_WINDOW_SIZE: CUdevice_attribute = CUdevice_attribute(
-        1073741825,
-    );
-    /// HIP-only: hipDeviceAttributeDeviceOverlap (HIP value 12) has no CUDA counterpart. Device can concurrently copy memory and execute a kernel. Deprecated. Use instead asyncEngineCount.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_DEVICE_OVERLAP: CUdevice_attribute = CUdevice_attribute(
-        1073741836,
-    );
-    /// HIP-only: hipDeviceAttributeIsMultiGpuBoard (HIP value 17) has no CUDA counterpart. Multiple GPU devices.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_IS_MULTI_GPU_BOARD: CUdevice_attribute = CUdevice_attribute(
-        1073741841,
-    );
     /// HIP-only: hipDeviceAttributeLuid (HIP value 21) has no CUDA counterpart. 8-byte locally unique identifier in 8 bytes. Undefined on TCC and non-Windows platforms
     pub const CU_DEVICE_ATTRIBUTE_HIP_LUID: CUdevice_attribute = CUdevice_attribute(
         1073741845,
@@ -2336,14 +2324,6 @@ impl CUdevice_attribute {
     /// HIP-only: hipDeviceAttributeLuidDeviceNodeMask (HIP value 22) has no CUDA counterpart. Luid device node mask. Undefined on TCC and non-Windows platforms
     pub const CU_DEVICE_ATTRIBUTE_HIP_LUID_DEVICE_NODE_MASK: CUdevice_attribute = CUdevice_attribute(
         1073741846,
-    );
-    /// HIP-only: hipDeviceAttributeMaxBlocksPerMultiProcessor (HIP value 25) has no CUDA counterpart. Max block size per multiprocessor
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_BLOCKS_PER_MULTI_PROCESSOR: CUdevice_attribute = CUdevice_attribute(
-        1073741849,
-    );
-    /// HIP-only: hipDeviceAttributeMaxSurface1D (HIP value 32) has no CUDA counterpart. Maximum size of 1D surface.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE1D: CUdevice_attribute = CUdevice_attribute(
-        1073741856,
     );
     /// HIP-only: hipDeviceAttributeMaxSurface1DLayered (HIP value 33) has no CUDA counterpart. Cuda only. Maximum dimensions of 1D layered surface.
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE1D_LAYERED: CUdevice_attribute = CUdevice_attribute(
@@ -2361,10 +2341,6 @@ impl CUdevice_attribute {
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE3D: CUdevice_attribute = CUdevice_attribute(
         1073741860,
     );
-    /// HIP-only: hipDeviceAttributeMaxSurfaceCubemap (HIP value 37) has no CUDA counterpart. Cuda only. Maximum dimensions of Cubemap surface.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE_CUBEMAP: CUdevice_attribute = CUdevice_attribute(
-        1073741861,
-    );
     /// HIP-only: hipDeviceAttributeMaxSurfaceCubemapLayered (HIP value 38) has no CUDA counterpart. Cuda only. Maximum dimension of Cubemap layered surface.
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE_CUBEMAP_LAYERED: CUdevice_attribute = CUdevice_attribute(
         1073741862,
@@ -2372,14 +2348,6 @@ impl CUdevice_attribute {
     /// HIP-only: hipDeviceAttributeMaxTexture1DLayered (HIP value 40) has no CUDA counterpart. Maximum dimensions of 1D layered texture.
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE1D_LAYERED: CUdevice_attribute = CUdevice_attribute(
         1073741864,
-    );
-    /// HIP-only: hipDeviceAttributeMaxTexture1DLinear (HIP value 41) has no CUDA counterpart. Maximum number of elements allocatable in a 1D linear texture. Use cudaDeviceGetTexture1DLinearMaxWidth() instead on Cuda.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE1D_LINEAR: CUdevice_attribute = CUdevice_attribute(
-        1073741865,
-    );
-    /// HIP-only: hipDeviceAttributeMaxTexture1DMipmap (HIP value 42) has no CUDA counterpart. Maximum size of 1D mipmapped texture.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE1D_MIPMAP: CUdevice_attribute = CUdevice_attribute(
-        1073741866,
     );
     /// HIP-only: hipDeviceAttributeMaxTexture2DGather (HIP value 45) has no CUDA counterpart. Maximum dimensions of 2D texture if gather operations performed.
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE2D_GATHER: CUdevice_attribute = CUdevice_attribute(
@@ -2401,10 +2369,6 @@ impl CUdevice_attribute {
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE3D_ALT: CUdevice_attribute = CUdevice_attribute(
         1073741876,
     );
-    /// HIP-only: hipDeviceAttributeMaxTextureCubemap (HIP value 53) has no CUDA counterpart. Maximum dimensions of Cubemap texture
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE_CUBEMAP: CUdevice_attribute = CUdevice_attribute(
-        1073741877,
-    );
     /// HIP-only: hipDeviceAttributeMaxTextureCubemapLayered (HIP value 54) has no CUDA counterpart. Maximum dimensions of Cubemap layered texture.
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE_CUBEMAP_LAYERED: CUdevice_attribute = CUdevice_attribute(
         1073741878,
@@ -2413,25 +2377,13 @@ impl CUdevice_attribute {
     pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_THREADS_DIM: CUdevice_attribute = CUdevice_attribute(
         1073741879,
     );
-    /// HIP-only: hipDeviceAttributeMaxThreadsPerMultiProcessor (HIP value 57) has no CUDA counterpart. Maximum resident threads per multiprocessor.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MAX_THREADS_PER_MULTI_PROCESSOR: CUdevice_attribute = CUdevice_attribute(
-        1073741881,
-    );
-    /// HIP-only: hipDeviceAttributeMemoryBusWidth (HIP value 59) has no CUDA counterpart. Global memory bus width in bits.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MEMORY_BUS_WIDTH: CUdevice_attribute = CUdevice_attribute(
-        1073741883,
-    );
     /// HIP-only: hipDeviceAttributeUnused1 (HIP value 64) has no CUDA counterpart. Previously hipDeviceAttributeName HIP 5.2.21153 calls value 64 hipDeviceAttributeName.
     pub const CU_DEVICE_ATTRIBUTE_HIP_UNUSED1: CUdevice_attribute = CUdevice_attribute(
         1073741888,
     );
-    /// HIP-only: hipDeviceAttributePersistingL2CacheMaxSize (HIP value 70) has no CUDA counterpart. Maximum l2 persisting lines capacity in bytes
-    pub const CU_DEVICE_ATTRIBUTE_HIP_PERSISTING_L2CACHE_MAX_SIZE: CUdevice_attribute = CUdevice_attribute(
-        1073741894,
-    );
-    /// HIP-only: hipDeviceAttributeSharedMemPerBlockOptin (HIP value 75) has no CUDA counterpart. Maximum shared memory per block usable by special opt in.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_SHARED_MEM_PER_BLOCK_OPTIN: CUdevice_attribute = CUdevice_attribute(
-        1073741899,
+    /// HIP-only: hipDeviceAttributePciDomainID (HIP value 69) has no CUDA counterpart. PCI Domain ID.
+    pub const CU_DEVICE_ATTRIBUTE_HIP_PCI_DOMAIN_ID: CUdevice_attribute = CUdevice_attribute(
+        1073741893,
     );
     /// HIP-only: hipDeviceAttributeSharedMemPerMultiprocessor (HIP value 76) has no CUDA counterpart. Shared memory available per multiprocessor.
     pub const CU_DEVICE_ATTRIBUTE_HIP_SHARED_MEM_PER_MULTIPROCESSOR: CUdevice_attribute = CUdevice_attribute(
@@ -2445,20 +2397,12 @@ impl CUdevice_attribute {
     pub const CU_DEVICE_ATTRIBUTE_HIP_UNUSED2: CUdevice_attribute = CUdevice_attribute(
         1073741910,
     );
-    /// HIP-only: hipDeviceAttributeMemoryPoolSupportedHandleTypes (HIP value 91) has no CUDA counterpart. Supported handle mask for HIP Stream Ordered Memory Allocator
-    pub const CU_DEVICE_ATTRIBUTE_HIP_MEMORY_POOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute = CUdevice_attribute(
-        1073741915,
-    );
-    /// HIP-only: hipDeviceAttributeGPUDirectRDMAWithHipVMMSupported (HIP value 94) has no CUDA counterpart. GPU Direct RDMA with HIP VMM is supported (requires DMA-Buf and HIP virtual memory management)
-    pub const CU_DEVICE_ATTRIBUTE_HIP_GPU_DIRECT_RDMA_WITH_HIP_VMM_SUPPORTED: CUdevice_attribute = CUdevice_attribute(
-        1073741918,
-    );
     /// HIP-only: hipDeviceAttributeCudaCompatibleEnd (HIP value 9999) has no CUDA counterpart.
     pub const CU_DEVICE_ATTRIBUTE_HIP_CUDA_COMPATIBLE_END: CUdevice_attribute = CUdevice_attribute(
         1073751823,
     );
-    /// HIP-only: hipDeviceAttributeAmdSpecificBegin (HIP value 10000) has no CUDA counterpart.
-    pub const CU_DEVICE_ATTRIBUTE_HIP_AMD_SPECIFIC_BEGIN: CUdevice_attribute = CUdevice_attribute(
+    /// HIP-only: hipDeviceAttributeClockInstructionRate (HIP value 10000) has no CUDA counterpart.
+    pub const CU_DEVICE_ATTRIBUTE_HIP_CLOCK_INSTRUCTION_RATE: CUdevice_attribute = CUdevice_attribute(
         1073751824,
     );
     /// HIP-only: hipDeviceAttributeUnused3 (HIP value 10001) has no CUDA counterpart. Previously hipDeviceAttributeArch HIP 5.2.21153 calls value 10001 hipDeviceAttributeArch.
@@ -3480,30 +3424,6 @@ impl CUdevice_attribute {
             origin: crate::Origin::Cuda,
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_ACCESS_POLICY_MAX_WINDOW_SIZE",
-            value: 1073741825,
-            description: "HIP-only: hipDeviceAttributeAccessPolicyMaxWindowSize (HIP value 1) has no CUDA counterpart. Cuda only. The maximum size of the window policy in bytes.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeAccessPolicyMaxWindowSize",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_DEVICE_OVERLAP",
-            value: 1073741836,
-            description: "HIP-only: hipDeviceAttributeDeviceOverlap (HIP value 12) has no CUDA counterpart. Device can concurrently copy memory and execute a kernel. Deprecated. Use instead asyncEngineCount.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeDeviceOverlap",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_IS_MULTI_GPU_BOARD",
-            value: 1073741841,
-            description: "HIP-only: hipDeviceAttributeIsMultiGpuBoard (HIP value 17) has no CUDA counterpart. Multiple GPU devices.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeIsMultiGpuBoard",
-            },
-        },
-        crate::ConstInfo {
             name: "CU_DEVICE_ATTRIBUTE_HIP_LUID",
             value: 1073741845,
             description: "HIP-only: hipDeviceAttributeLuid (HIP value 21) has no CUDA counterpart. 8-byte locally unique identifier in 8 bytes. Undefined on TCC and non-Windows platforms",
@@ -3517,22 +3437,6 @@ impl CUdevice_attribute {
             description: "HIP-only: hipDeviceAttributeLuidDeviceNodeMask (HIP value 22) has no CUDA counterpart. Luid device node mask. Undefined on TCC and non-Windows platforms",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipDeviceAttributeLuidDeviceNodeMask",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_BLOCKS_PER_MULTI_PROCESSOR",
-            value: 1073741849,
-            description: "HIP-only: hipDeviceAttributeMaxBlocksPerMultiProcessor (HIP value 25) has no CUDA counterpart. Max block size per multiprocessor",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxBlocksPerMultiProcessor",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE1D",
-            value: 1073741856,
-            description: "HIP-only: hipDeviceAttributeMaxSurface1D (HIP value 32) has no CUDA counterpart. Maximum size of 1D surface.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxSurface1D",
             },
         },
         crate::ConstInfo {
@@ -3568,14 +3472,6 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE_CUBEMAP",
-            value: 1073741861,
-            description: "HIP-only: hipDeviceAttributeMaxSurfaceCubemap (HIP value 37) has no CUDA counterpart. Cuda only. Maximum dimensions of Cubemap surface.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxSurfaceCubemap",
-            },
-        },
-        crate::ConstInfo {
             name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_SURFACE_CUBEMAP_LAYERED",
             value: 1073741862,
             description: "HIP-only: hipDeviceAttributeMaxSurfaceCubemapLayered (HIP value 38) has no CUDA counterpart. Cuda only. Maximum dimension of Cubemap layered surface.",
@@ -3589,22 +3485,6 @@ impl CUdevice_attribute {
             description: "HIP-only: hipDeviceAttributeMaxTexture1DLayered (HIP value 40) has no CUDA counterpart. Maximum dimensions of 1D layered texture.",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipDeviceAttributeMaxTexture1DLayered",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE1D_LINEAR",
-            value: 1073741865,
-            description: "HIP-only: hipDeviceAttributeMaxTexture1DLinear (HIP value 41) has no CUDA counterpart. Maximum number of elements allocatable in a 1D linear texture. Use cudaDeviceGetTexture1DLinearMaxWidth() instead on Cuda.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTexture1DLinear",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE1D_MIPMAP",
-            value: 1073741866,
-            description: "HIP-only: hipDeviceAttributeMaxTexture1DMipmap (HIP value 42) has no CUDA counterpart. Maximum size of 1D mipmapped texture.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTexture1DMipmap",
             },
         },
         crate::ConstInfo {
@@ -3648,14 +3528,6 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE_CUBEMAP",
-            value: 1073741877,
-            description: "HIP-only: hipDeviceAttributeMaxTextureCubemap (HIP value 53) has no CUDA counterpart. Maximum dimensions of Cubemap texture",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTextureCubemap",
-            },
-        },
-        crate::ConstInfo {
             name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_TEXTURE_CUBEMAP_LAYERED",
             value: 1073741878,
             description: "HIP-only: hipDeviceAttributeMaxTextureCubemapLayered (HIP value 54) has no CUDA counterpart. Maximum dimensions of Cubemap layered texture.",
@@ -3672,22 +3544,6 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MAX_THREADS_PER_MULTI_PROCESSOR",
-            value: 1073741881,
-            description: "HIP-only: hipDeviceAttributeMaxThreadsPerMultiProcessor (HIP value 57) has no CUDA counterpart. Maximum resident threads per multiprocessor.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxThreadsPerMultiProcessor",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MEMORY_BUS_WIDTH",
-            value: 1073741883,
-            description: "HIP-only: hipDeviceAttributeMemoryBusWidth (HIP value 59) has no CUDA counterpart. Global memory bus width in bits.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMemoryBusWidth",
-            },
-        },
-        crate::ConstInfo {
             name: "CU_DEVICE_ATTRIBUTE_HIP_UNUSED1",
             value: 1073741888,
             description: "HIP-only: hipDeviceAttributeUnused1 (HIP value 64) has no CUDA counterpart. Previously hipDeviceAttributeName HIP 5.2.21153 calls value 64 hipDeviceAttributeName.",
@@ -3696,19 +3552,11 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_PERSISTING_L2CACHE_MAX_SIZE",
-            value: 1073741894,
-            description: "HIP-only: hipDeviceAttributePersistingL2CacheMaxSize (HIP value 70) has no CUDA counterpart. Maximum l2 persisting lines capacity in bytes",
+            name: "CU_DEVICE_ATTRIBUTE_HIP_PCI_DOMAIN_ID",
+            value: 1073741893,
+            description: "HIP-only: hipDeviceAttributePciDomainID (HIP value 69) has no CUDA counterpart. PCI Domain ID.",
             origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributePersistingL2CacheMaxSize",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_SHARED_MEM_PER_BLOCK_OPTIN",
-            value: 1073741899,
-            description: "HIP-only: hipDeviceAttributeSharedMemPerBlockOptin (HIP value 75) has no CUDA counterpart. Maximum shared memory per block usable by special opt in.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeSharedMemPerBlockOptin",
+                hip_name: "hipDeviceAttributePciDomainID",
             },
         },
         crate::ConstInfo {
@@ -3736,22 +3584,6 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_MEMORY_POOL_SUPPORTED_HANDLE_TYPES",
-            value: 1073741915,
-            description: "HIP-only: hipDeviceAttributeMemoryPoolSupportedHandleTypes (HIP value 91) has no CUDA counterpart. Supported handle mask for HIP Stream Ordered Memory Allocator",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMemoryPoolSupportedHandleTypes",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_GPU_DIRECT_RDMA_WITH_HIP_VMM_SUPPORTED",
-            value: 1073741918,
-            description: "HIP-only: hipDeviceAttributeGPUDirectRDMAWithHipVMMSupported (HIP value 94) has no CUDA counterpart. GPU Direct RDMA with HIP VMM is supported (requires DMA-Buf and HIP virtual memory management)",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeGPUDirectRDMAWithHipVMMSupported",
-            },
-        },
-        crate::ConstInfo {
             name: "CU_DEVICE_ATTRIBUTE_HIP_CUDA_COMPATIBLE_END",
             value: 1073751823,
             description: "HIP-only: hipDeviceAttributeCudaCompatibleEnd (HIP value 9999) has no CUDA counterpart.",
@@ -3760,11 +3592,11 @@ impl CUdevice_attribute {
             },
         },
         crate::ConstInfo {
-            name: "CU_DEVICE_ATTRIBUTE_HIP_AMD_SPECIFIC_BEGIN",
+            name: "CU_DEVICE_ATTRIBUTE_HIP_CLOCK_INSTRUCTION_RATE",
             value: 1073751824,
-            description: "HIP-only: hipDeviceAttributeAmdSpecificBegin (HIP value 10000) has no CUDA counterpart.",
+            description: "HIP-only: hipDeviceAttributeClockInstructionRate (HIP value 10000) has no CUDA counterpart.",
             origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeAmdSpecificBegin",
+                hip_name: "hipDeviceAttributeClockInstructionRate",
             },
         },
         crate::ConstInfo {
@@ -4542,18 +4374,6 @@ impl CUsharedconfig {
     pub const CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE: CUsharedconfig = CUsharedconfig(
         2,
     );
-    /// HIP-only: hipSharedMemBankSizeDefault (HIP value 0) has no CUDA counterpart. The compiler selects a device-specific value for the banking.
-    pub const CU_SHARED_MEM_CONFIG_HIP_DEFAULT: CUsharedconfig = CUsharedconfig(
-        1073741824,
-    );
-    /// HIP-only: hipSharedMemBankSizeFourByte (HIP value 1) has no CUDA counterpart. Shared mem is banked at 4-bytes intervals and performs best when adjacent threads access data 4 bytes apart.
-    pub const CU_SHARED_MEM_CONFIG_HIP_FOUR_BYTE: CUsharedconfig = CUsharedconfig(
-        1073741825,
-    );
-    /// HIP-only: hipSharedMemBankSizeEightByte (HIP value 2) has no CUDA counterpart. Shared mem is banked at 8-byte intervals and performs best when adjacent threads access data 4 bytes apart.
-    pub const CU_SHARED_MEM_CONFIG_HIP_EIGHT_BYTE: CUsharedconfig = CUsharedconfig(
-        1073741826,
-    );
     /// Every named constant of `CUsharedconfig`, for [`crate::CudaEnum`].
     const __CONSTANTS: &'static [crate::ConstInfo] = &[
         crate::ConstInfo {
@@ -4573,30 +4393,6 @@ impl CUsharedconfig {
             value: 2,
             description: "set shared memory bank width to eight bytes",
             origin: crate::Origin::Cuda,
-        },
-        crate::ConstInfo {
-            name: "CU_SHARED_MEM_CONFIG_HIP_DEFAULT",
-            value: 1073741824,
-            description: "HIP-only: hipSharedMemBankSizeDefault (HIP value 0) has no CUDA counterpart. The compiler selects a device-specific value for the banking.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipSharedMemBankSizeDefault",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_SHARED_MEM_CONFIG_HIP_FOUR_BYTE",
-            value: 1073741825,
-            description: "HIP-only: hipSharedMemBankSizeFourByte (HIP value 1) has no CUDA counterpart. Shared mem is banked at 4-bytes intervals and performs best when adjacent threads access data 4 bytes apart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipSharedMemBankSizeFourByte",
-            },
-        },
-        crate::ConstInfo {
-            name: "CU_SHARED_MEM_CONFIG_HIP_EIGHT_BYTE",
-            value: 1073741826,
-            description: "HIP-only: hipSharedMemBankSizeEightByte (HIP value 2) has no CUDA counterpart. Shared mem is banked at 8-byte intervals and performs best when adjacent threads access data 4 bytes apart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipSharedMemBankSizeEightByte",
-            },
         },
     ];
 }
@@ -8467,14 +8263,6 @@ impl CUresult {
     pub const CUDA_ERROR_HIP_PRIOR_LAUNCH_FAILURE: CUresult = CUresult(1073741877);
     /// HIP-only: hipErrorInvalidDeviceFunction (HIP value 98) has no CUDA counterpart. Invalid device function
     pub const CUDA_ERROR_HIP_INVALID_DEVICE_FUNCTION: CUresult = CUresult(1073741922);
-    /// HIP-only: hipErrorECCNotCorrectable (HIP value 214) has no CUDA counterpart.
-    pub const CUDA_ERROR_HIP_ECC_NOT_CORRECTABLE: CUresult = CUresult(1073742038);
-    /// HIP-only: hipErrorInvalidKernelFile (HIP value 218) has no CUDA counterpart. In CUDA DRV, it is CUDA_ERROR_INVALID_PTX
-    pub const CUDA_ERROR_HIP_INVALID_KERNEL_FILE: CUresult = CUresult(1073742042);
-    /// HIP-only: hipErrorSetOnActiveProcess (HIP value 708) has no CUDA counterpart. The process is active.
-    pub const CUDA_ERROR_HIP_SET_ON_ACTIVE_PROCESS: CUresult = CUresult(1073742532);
-    /// HIP-only: hipErrorLaunchFailure (HIP value 719) has no CUDA counterpart. An exception occurred on the device while executing a kernel.
-    pub const CUDA_ERROR_HIP_LAUNCH_FAILURE: CUresult = CUresult(1073742543);
     /// HIP-only: hipErrorInvalidChannelDescriptor (HIP value 911) has no CUDA counterpart. Invalid channel descriptor.
     pub const CUDA_ERROR_HIP_INVALID_CHANNEL_DESCRIPTOR: CUresult = CUresult(1073742735);
     /// HIP-only: hipErrorInvalidTexture (HIP value 912) has no CUDA counterpart. Invalid texture.
@@ -9165,38 +8953,6 @@ impl CUresult {
             description: "HIP-only: hipErrorInvalidDeviceFunction (HIP value 98) has no CUDA counterpart. Invalid device function",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipErrorInvalidDeviceFunction",
-            },
-        },
-        crate::ConstInfo {
-            name: "CUDA_ERROR_HIP_ECC_NOT_CORRECTABLE",
-            value: 1073742038,
-            description: "HIP-only: hipErrorECCNotCorrectable (HIP value 214) has no CUDA counterpart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorECCNotCorrectable",
-            },
-        },
-        crate::ConstInfo {
-            name: "CUDA_ERROR_HIP_INVALID_KERNEL_FILE",
-            value: 1073742042,
-            description: "HIP-only: hipErrorInvalidKernelFile (HIP value 218) has no CUDA counterpart. In CUDA DRV, it is CUDA_ERROR_INVALID_PTX",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorInvalidKernelFile",
-            },
-        },
-        crate::ConstInfo {
-            name: "CUDA_ERROR_HIP_SET_ON_ACTIVE_PROCESS",
-            value: 1073742532,
-            description: "HIP-only: hipErrorSetOnActiveProcess (HIP value 708) has no CUDA counterpart. The process is active.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorSetOnActiveProcess",
-            },
-        },
-        crate::ConstInfo {
-            name: "CUDA_ERROR_HIP_LAUNCH_FAILURE",
-            value: 1073742543,
-            description: "HIP-only: hipErrorLaunchFailure (HIP value 719) has no CUDA counterpart. An exception occurred on the device while executing a kernel.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorLaunchFailure",
             },
         },
         crate::ConstInfo {
@@ -14123,3 +13879,124 @@ pub const CU_LAUNCH_PARAM_BUFFER_SIZE: *mut c_void = (CU_LAUNCH_PARAM_BUFFER_SIZ
 pub const CU_DEVICE_CPU: CUdevice = -1;
 /// `#define CU_DEVICE_INVALID ((CUdevice)-2)`
 pub const CU_DEVICE_INVALID: CUdevice = -2;
+/// `(type name, constants)` of every enum in this module, in header order.
+#[doc(hidden)]
+pub static ENUM_CONSTANTS: &[(&str, &[crate::ConstInfo])] = &[
+    ("CUipcMem_flags", CUipcMem_flags::__CONSTANTS),
+    ("CUmemAttach_flags", CUmemAttach_flags::__CONSTANTS),
+    ("CUctx_flags", CUctx_flags::__CONSTANTS),
+    ("CUevent_sched_flags", CUevent_sched_flags::__CONSTANTS),
+    ("cl_event_flags", cl_event_flags::__CONSTANTS),
+    ("cl_context_flags", cl_context_flags::__CONSTANTS),
+    ("CUstream_flags", CUstream_flags::__CONSTANTS),
+    ("CUevent_flags", CUevent_flags::__CONSTANTS),
+    ("CUevent_record_flags", CUevent_record_flags::__CONSTANTS),
+    ("CUevent_wait_flags", CUevent_wait_flags::__CONSTANTS),
+    ("CUstreamWaitValue_flags", CUstreamWaitValue_flags::__CONSTANTS),
+    ("CUstreamWriteValue_flags", CUstreamWriteValue_flags::__CONSTANTS),
+    ("CUstreamBatchMemOpType", CUstreamBatchMemOpType::__CONSTANTS),
+    ("CUstreamMemoryBarrier_flags", CUstreamMemoryBarrier_flags::__CONSTANTS),
+    ("CUoccupancy_flags", CUoccupancy_flags::__CONSTANTS),
+    (
+        "CUstreamUpdateCaptureDependencies_flags",
+        CUstreamUpdateCaptureDependencies_flags::__CONSTANTS,
+    ),
+    ("CUasyncNotificationType", CUasyncNotificationType::__CONSTANTS),
+    ("CUarray_format", CUarray_format::__CONSTANTS),
+    ("CUaddress_mode", CUaddress_mode::__CONSTANTS),
+    ("CUfilter_mode", CUfilter_mode::__CONSTANTS),
+    ("CUdevice_attribute", CUdevice_attribute::__CONSTANTS),
+    ("CUpointer_attribute", CUpointer_attribute::__CONSTANTS),
+    ("CUfunction_attribute", CUfunction_attribute::__CONSTANTS),
+    ("CUfunc_cache", CUfunc_cache::__CONSTANTS),
+    ("CUsharedconfig", CUsharedconfig::__CONSTANTS),
+    ("CUshared_carveout", CUshared_carveout::__CONSTANTS),
+    ("CUmemorytype", CUmemorytype::__CONSTANTS),
+    ("CUcomputemode", CUcomputemode::__CONSTANTS),
+    ("CUmem_advise", CUmem_advise::__CONSTANTS),
+    ("CUmem_range_attribute", CUmem_range_attribute::__CONSTANTS),
+    ("CUjit_option", CUjit_option::__CONSTANTS),
+    ("CUjit_target", CUjit_target::__CONSTANTS),
+    ("CUjit_fallback", CUjit_fallback::__CONSTANTS),
+    ("CUjit_cacheMode", CUjit_cacheMode::__CONSTANTS),
+    ("CUjitInputType", CUjitInputType::__CONSTANTS),
+    ("CUgraphicsRegisterFlags", CUgraphicsRegisterFlags::__CONSTANTS),
+    ("CUgraphicsMapResourceFlags", CUgraphicsMapResourceFlags::__CONSTANTS),
+    ("CUarray_cubemap_face", CUarray_cubemap_face::__CONSTANTS),
+    ("CUlimit", CUlimit::__CONSTANTS),
+    ("CUresourcetype", CUresourcetype::__CONSTANTS),
+    ("CUaccessProperty", CUaccessProperty::__CONSTANTS),
+    ("CUgraphConditionalNodeType", CUgraphConditionalNodeType::__CONSTANTS),
+    ("CUgraphNodeType", CUgraphNodeType::__CONSTANTS),
+    ("CUgraphDependencyType", CUgraphDependencyType::__CONSTANTS),
+    ("CUgraphInstantiateResult", CUgraphInstantiateResult::__CONSTANTS),
+    ("CUsynchronizationPolicy", CUsynchronizationPolicy::__CONSTANTS),
+    ("CUclusterSchedulingPolicy", CUclusterSchedulingPolicy::__CONSTANTS),
+    ("CUlaunchMemSyncDomain", CUlaunchMemSyncDomain::__CONSTANTS),
+    ("CUlaunchAttributeID", CUlaunchAttributeID::__CONSTANTS),
+    ("CUstreamCaptureStatus", CUstreamCaptureStatus::__CONSTANTS),
+    ("CUstreamCaptureMode", CUstreamCaptureMode::__CONSTANTS),
+    ("CUdriverProcAddress_flags", CUdriverProcAddress_flags::__CONSTANTS),
+    ("CUdriverProcAddressQueryResult", CUdriverProcAddressQueryResult::__CONSTANTS),
+    ("CUexecAffinityType", CUexecAffinityType::__CONSTANTS),
+    ("CUcigDataType", CUcigDataType::__CONSTANTS),
+    ("CUlibraryOption", CUlibraryOption::__CONSTANTS),
+    ("CUresult", CUresult::__CONSTANTS),
+    ("CUdevice_P2PAttribute", CUdevice_P2PAttribute::__CONSTANTS),
+    ("CUatomicOperation", CUatomicOperation::__CONSTANTS),
+    ("CUatomicOperationCapability", CUatomicOperationCapability::__CONSTANTS),
+    ("CUresourceViewFormat", CUresourceViewFormat::__CONSTANTS),
+    ("CUtensorMapDataType", CUtensorMapDataType::__CONSTANTS),
+    ("CUtensorMapInterleave", CUtensorMapInterleave::__CONSTANTS),
+    ("CUtensorMapSwizzle", CUtensorMapSwizzle::__CONSTANTS),
+    ("CUtensorMapL2promotion", CUtensorMapL2promotion::__CONSTANTS),
+    ("CUtensorMapFloatOOBfill", CUtensorMapFloatOOBfill::__CONSTANTS),
+    ("CUtensorMapIm2ColWideMode", CUtensorMapIm2ColWideMode::__CONSTANTS),
+    (
+        "CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS",
+        CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS::__CONSTANTS,
+    ),
+    ("CUexternalMemoryHandleType", CUexternalMemoryHandleType::__CONSTANTS),
+    ("CUexternalSemaphoreHandleType", CUexternalSemaphoreHandleType::__CONSTANTS),
+    ("CUmemAllocationHandleType", CUmemAllocationHandleType::__CONSTANTS),
+    ("CUmemAccess_flags", CUmemAccess_flags::__CONSTANTS),
+    ("CUmemLocationType", CUmemLocationType::__CONSTANTS),
+    ("CUmemAllocationType", CUmemAllocationType::__CONSTANTS),
+    ("CUmemAllocationGranularity_flags", CUmemAllocationGranularity_flags::__CONSTANTS),
+    ("CUmemRangeHandleType", CUmemRangeHandleType::__CONSTANTS),
+    ("CUmemRangeFlags", CUmemRangeFlags::__CONSTANTS),
+    ("CUarraySparseSubresourceType", CUarraySparseSubresourceType::__CONSTANTS),
+    ("CUmemOperationType", CUmemOperationType::__CONSTANTS),
+    ("CUmemHandleType", CUmemHandleType::__CONSTANTS),
+    ("CUmemAllocationCompType", CUmemAllocationCompType::__CONSTANTS),
+    ("CUmulticastGranularity_flags", CUmulticastGranularity_flags::__CONSTANTS),
+    ("CUgraphExecUpdateResult", CUgraphExecUpdateResult::__CONSTANTS),
+    ("CUmemPool_attribute", CUmemPool_attribute::__CONSTANTS),
+    ("CUmemcpyFlags", CUmemcpyFlags::__CONSTANTS),
+    ("CUmemcpySrcAccessOrder", CUmemcpySrcAccessOrder::__CONSTANTS),
+    ("CUmemcpy3DOperandType", CUmemcpy3DOperandType::__CONSTANTS),
+    ("CUgraphMem_attribute", CUgraphMem_attribute::__CONSTANTS),
+    ("CUgraphChildGraphNodeOwnership", CUgraphChildGraphNodeOwnership::__CONSTANTS),
+    (
+        "CUflushGPUDirectRDMAWritesOptions",
+        CUflushGPUDirectRDMAWritesOptions::__CONSTANTS,
+    ),
+    ("CUGPUDirectRDMAWritesOrdering", CUGPUDirectRDMAWritesOrdering::__CONSTANTS),
+    ("CUflushGPUDirectRDMAWritesScope", CUflushGPUDirectRDMAWritesScope::__CONSTANTS),
+    ("CUflushGPUDirectRDMAWritesTarget", CUflushGPUDirectRDMAWritesTarget::__CONSTANTS),
+    ("CUgraphDebugDot_flags", CUgraphDebugDot_flags::__CONSTANTS),
+    ("CUuserObject_flags", CUuserObject_flags::__CONSTANTS),
+    ("CUuserObjectRetain_flags", CUuserObjectRetain_flags::__CONSTANTS),
+    ("CUgraphInstantiate_flags", CUgraphInstantiate_flags::__CONSTANTS),
+    ("CUdeviceNumaConfig", CUdeviceNumaConfig::__CONSTANTS),
+    ("CUprocessState", CUprocessState::__CONSTANTS),
+    ("CUmoduleLoadingMode", CUmoduleLoadingMode::__CONSTANTS),
+    ("CUmemDecompressAlgorithm", CUmemDecompressAlgorithm::__CONSTANTS),
+    ("CUfunctionLoadingState", CUfunctionLoadingState::__CONSTANTS),
+    ("CUcoredumpSettings", CUcoredumpSettings::__CONSTANTS),
+    ("CUCoredumpGenerationFlags", CUCoredumpGenerationFlags::__CONSTANTS),
+    ("CUgreenCtxCreate_flags", CUgreenCtxCreate_flags::__CONSTANTS),
+    ("CUdevSmResourceSplit_flags", CUdevSmResourceSplit_flags::__CONSTANTS),
+    ("CUdevResourceType", CUdevResourceType::__CONSTANTS),
+    ("CUlogLevel", CUlogLevel::__CONSTANTS),
+];

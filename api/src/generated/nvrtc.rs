@@ -186,3 +186,8 @@ pub struct _nvrtcProgram {
 /// created first with ::nvrtcCreateProgram, then compiled with
 /// ::nvrtcCompileProgram.
 pub type nvrtcProgram = *mut _nvrtcProgram;
+/// `(type name, constants)` of every enum in this module, in header order.
+#[doc(hidden)]
+pub static ENUM_CONSTANTS: &[(&str, &[crate::ConstInfo])] = &[
+    ("nvrtcResult", nvrtcResult::__CONSTANTS),
+];

@@ -1161,26 +1161,8 @@ impl cudaError_t {
     /// \deprecated
     /// This error return is deprecated as of CUDA 4.1.
     pub const cudaErrorApiFailureBase: cudaError_t = cudaError_t(10000);
-    /// HIP-only: hipErrorDeinitialized (HIP value 4) has no CUDA counterpart. Deinitialized
-    pub const cudaErrorHipDeinitialized: cudaError_t = cudaError_t(1073741828);
-    /// HIP-only: hipErrorInvalidImage (HIP value 200) has no CUDA counterpart. Invalid image
-    pub const cudaErrorHipInvalidImage: cudaError_t = cudaError_t(1073742024);
-    /// HIP-only: hipErrorInvalidContext (HIP value 201) has no CUDA counterpart. Produced when input context is invalid.
-    pub const cudaErrorHipInvalidContext: cudaError_t = cudaError_t(1073742025);
     /// HIP-only: hipErrorContextAlreadyCurrent (HIP value 202) has no CUDA counterpart.
     pub const cudaErrorHipContextAlreadyCurrent: cudaError_t = cudaError_t(1073742026);
-    /// HIP-only: hipErrorUnmapFailed (HIP value 206) has no CUDA counterpart.
-    pub const cudaErrorHipUnmapFailed: cudaError_t = cudaError_t(1073742030);
-    /// HIP-only: hipErrorNoBinaryForGpu (HIP value 209) has no CUDA counterpart.
-    pub const cudaErrorHipNoBinaryForGpu: cudaError_t = cudaError_t(1073742033);
-    /// HIP-only: hipErrorECCNotCorrectable (HIP value 214) has no CUDA counterpart.
-    pub const cudaErrorHipEccNotCorrectable: cudaError_t = cudaError_t(1073742038);
-    /// HIP-only: hipErrorContextAlreadyInUse (HIP value 216) has no CUDA counterpart. The context is already in use
-    pub const cudaErrorHipContextAlreadyInUse: cudaError_t = cudaError_t(1073742040);
-    /// HIP-only: hipErrorInvalidKernelFile (HIP value 218) has no CUDA counterpart. In CUDA DRV, it is CUDA_ERROR_INVALID_PTX
-    pub const cudaErrorHipInvalidKernelFile: cudaError_t = cudaError_t(1073742042);
-    /// HIP-only: hipErrorNotFound (HIP value 500) has no CUDA counterpart. Not found
-    pub const cudaErrorHipNotFound: cudaError_t = cudaError_t(1073742324);
     /// HIP-only: hipErrorStreamDetached (HIP value 916) has no CUDA counterpart. The stream is detached.
     pub const cudaErrorHipStreamDetached: cudaError_t = cudaError_t(1073742740);
     /// HIP-only: hipErrorRuntimeMemory (HIP value 1052) has no CUDA counterpart. HSA runtime memory call returned error. Typically not seen in production systems.
@@ -1996,83 +1978,11 @@ impl cudaError_t {
             origin: crate::Origin::Cuda,
         },
         crate::ConstInfo {
-            name: "cudaErrorHipDeinitialized",
-            value: 1073741828,
-            description: "HIP-only: hipErrorDeinitialized (HIP value 4) has no CUDA counterpart. Deinitialized",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorDeinitialized",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipInvalidImage",
-            value: 1073742024,
-            description: "HIP-only: hipErrorInvalidImage (HIP value 200) has no CUDA counterpart. Invalid image",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorInvalidImage",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipInvalidContext",
-            value: 1073742025,
-            description: "HIP-only: hipErrorInvalidContext (HIP value 201) has no CUDA counterpart. Produced when input context is invalid.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorInvalidContext",
-            },
-        },
-        crate::ConstInfo {
             name: "cudaErrorHipContextAlreadyCurrent",
             value: 1073742026,
             description: "HIP-only: hipErrorContextAlreadyCurrent (HIP value 202) has no CUDA counterpart.",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipErrorContextAlreadyCurrent",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipUnmapFailed",
-            value: 1073742030,
-            description: "HIP-only: hipErrorUnmapFailed (HIP value 206) has no CUDA counterpart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorUnmapFailed",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipNoBinaryForGpu",
-            value: 1073742033,
-            description: "HIP-only: hipErrorNoBinaryForGpu (HIP value 209) has no CUDA counterpart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorNoBinaryForGpu",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipEccNotCorrectable",
-            value: 1073742038,
-            description: "HIP-only: hipErrorECCNotCorrectable (HIP value 214) has no CUDA counterpart.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorECCNotCorrectable",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipContextAlreadyInUse",
-            value: 1073742040,
-            description: "HIP-only: hipErrorContextAlreadyInUse (HIP value 216) has no CUDA counterpart. The context is already in use",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorContextAlreadyInUse",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipInvalidKernelFile",
-            value: 1073742042,
-            description: "HIP-only: hipErrorInvalidKernelFile (HIP value 218) has no CUDA counterpart. In CUDA DRV, it is CUDA_ERROR_INVALID_PTX",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorInvalidKernelFile",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaErrorHipNotFound",
-            value: 1073742324,
-            description: "HIP-only: hipErrorNotFound (HIP value 500) has no CUDA counterpart. Not found",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipErrorNotFound",
             },
         },
         crate::ConstInfo {
@@ -4926,28 +4836,16 @@ impl cudaDeviceAttr {
         147,
     );
     pub const cudaDevAttrMax: cudaDeviceAttr = cudaDeviceAttr(148);
-    /// HIP-only: hipDeviceAttributeAccessPolicyMaxWindowSize (HIP value 1) has no CUDA counterpart. Cuda only. The maximum size of the window policy in bytes.
-    pub const cudaDevAttrHipAccessPolicyMaxWindowSize: cudaDeviceAttr = cudaDeviceAttr(
-        1073741825,
-    );
     /// HIP-only: hipDeviceAttributeCooperativeMultiDeviceLaunch (HIP value 11) has no CUDA counterpart. Support cooperative launch on multiple devices
     pub const cudaDevAttrHipCooperativeMultiDeviceLaunch: cudaDeviceAttr = cudaDeviceAttr(
         1073741835,
     );
-    /// HIP-only: hipDeviceAttributeDeviceOverlap (HIP value 12) has no CUDA counterpart. Device can concurrently copy memory and execute a kernel. Deprecated. Use instead asyncEngineCount.
-    pub const cudaDevAttrHipDeviceOverlap: cudaDeviceAttr = cudaDeviceAttr(1073741836);
     /// HIP-only: hipDeviceAttributeLuid (HIP value 21) has no CUDA counterpart. 8-byte locally unique identifier in 8 bytes. Undefined on TCC and non-Windows platforms
     pub const cudaDevAttrHipLuid: cudaDeviceAttr = cudaDeviceAttr(1073741845);
     /// HIP-only: hipDeviceAttributeLuidDeviceNodeMask (HIP value 22) has no CUDA counterpart. Luid device node mask. Undefined on TCC and non-Windows platforms
     pub const cudaDevAttrHipLuidDeviceNodeMask: cudaDeviceAttr = cudaDeviceAttr(
         1073741846,
     );
-    /// HIP-only: hipDeviceAttributeMaxBlocksPerMultiProcessor (HIP value 25) has no CUDA counterpart. Max block size per multiprocessor
-    pub const cudaDevAttrHipMaxBlocksPerMultiProcessor: cudaDeviceAttr = cudaDeviceAttr(
-        1073741849,
-    );
-    /// HIP-only: hipDeviceAttributeMaxSurface1D (HIP value 32) has no CUDA counterpart. Maximum size of 1D surface.
-    pub const cudaDevAttrHipMaxSurface1D: cudaDeviceAttr = cudaDeviceAttr(1073741856);
     /// HIP-only: hipDeviceAttributeMaxSurface1DLayered (HIP value 33) has no CUDA counterpart. Cuda only. Maximum dimensions of 1D layered surface.
     pub const cudaDevAttrHipMaxSurface1DLayered: cudaDeviceAttr = cudaDeviceAttr(
         1073741857,
@@ -4960,10 +4858,6 @@ impl cudaDeviceAttr {
     );
     /// HIP-only: hipDeviceAttributeMaxSurface3D (HIP value 36) has no CUDA counterpart. Maximum dimension (width, height, depth) of 3D surface.
     pub const cudaDevAttrHipMaxSurface3D: cudaDeviceAttr = cudaDeviceAttr(1073741860);
-    /// HIP-only: hipDeviceAttributeMaxSurfaceCubemap (HIP value 37) has no CUDA counterpart. Cuda only. Maximum dimensions of Cubemap surface.
-    pub const cudaDevAttrHipMaxSurfaceCubemap: cudaDeviceAttr = cudaDeviceAttr(
-        1073741861,
-    );
     /// HIP-only: hipDeviceAttributeMaxSurfaceCubemapLayered (HIP value 38) has no CUDA counterpart. Cuda only. Maximum dimension of Cubemap layered surface.
     pub const cudaDevAttrHipMaxSurfaceCubemapLayered: cudaDeviceAttr = cudaDeviceAttr(
         1073741862,
@@ -4971,14 +4865,6 @@ impl cudaDeviceAttr {
     /// HIP-only: hipDeviceAttributeMaxTexture1DLayered (HIP value 40) has no CUDA counterpart. Maximum dimensions of 1D layered texture.
     pub const cudaDevAttrHipMaxTexture1DLayered: cudaDeviceAttr = cudaDeviceAttr(
         1073741864,
-    );
-    /// HIP-only: hipDeviceAttributeMaxTexture1DLinear (HIP value 41) has no CUDA counterpart. Maximum number of elements allocatable in a 1D linear texture. Use cudaDeviceGetTexture1DLinearMaxWidth() instead on Cuda.
-    pub const cudaDevAttrHipMaxTexture1DLinear: cudaDeviceAttr = cudaDeviceAttr(
-        1073741865,
-    );
-    /// HIP-only: hipDeviceAttributeMaxTexture1DMipmap (HIP value 42) has no CUDA counterpart. Maximum size of 1D mipmapped texture.
-    pub const cudaDevAttrHipMaxTexture1DMipmap: cudaDeviceAttr = cudaDeviceAttr(
-        1073741866,
     );
     /// HIP-only: hipDeviceAttributeMaxTexture2DGather (HIP value 45) has no CUDA counterpart. Maximum dimensions of 2D texture if gather operations performed.
     pub const cudaDevAttrHipMaxTexture2DGather: cudaDeviceAttr = cudaDeviceAttr(
@@ -4998,32 +4884,16 @@ impl cudaDeviceAttr {
     );
     /// HIP-only: hipDeviceAttributeMaxTexture3DAlt (HIP value 52) has no CUDA counterpart. Maximum dimensions of alternate 3D texture.
     pub const cudaDevAttrHipMaxTexture3DAlt: cudaDeviceAttr = cudaDeviceAttr(1073741876);
-    /// HIP-only: hipDeviceAttributeMaxTextureCubemap (HIP value 53) has no CUDA counterpart. Maximum dimensions of Cubemap texture
-    pub const cudaDevAttrHipMaxTextureCubemap: cudaDeviceAttr = cudaDeviceAttr(
-        1073741877,
-    );
     /// HIP-only: hipDeviceAttributeMaxTextureCubemapLayered (HIP value 54) has no CUDA counterpart. Maximum dimensions of Cubemap layered texture.
     pub const cudaDevAttrHipMaxTextureCubemapLayered: cudaDeviceAttr = cudaDeviceAttr(
         1073741878,
     );
     /// HIP-only: hipDeviceAttributeMaxThreadsDim (HIP value 55) has no CUDA counterpart. Maximum dimension of a block
     pub const cudaDevAttrHipMaxThreadsDim: cudaDeviceAttr = cudaDeviceAttr(1073741879);
-    /// HIP-only: hipDeviceAttributeMemoryBusWidth (HIP value 59) has no CUDA counterpart. Global memory bus width in bits.
-    pub const cudaDevAttrHipMemoryBusWidth: cudaDeviceAttr = cudaDeviceAttr(1073741883);
-    /// HIP-only: hipDeviceAttributeMultiprocessorCount (HIP value 63) has no CUDA counterpart. Number of multi-processors. When the GPU works in Compute Unit (CU) mode, this value equals the number of CUs; when in Workgroup Processor (WGP) mode, this value equels half of CUs, because a single WGP contains two CUs.
-    pub const cudaDevAttrHipMultiprocessorCount: cudaDeviceAttr = cudaDeviceAttr(
-        1073741887,
-    );
     /// HIP-only: hipDeviceAttributeUnused1 (HIP value 64) has no CUDA counterpart. Previously hipDeviceAttributeName HIP 5.2.21153 calls value 64 hipDeviceAttributeName.
     pub const cudaDevAttrHipUnused1: cudaDeviceAttr = cudaDeviceAttr(1073741888);
-    /// HIP-only: hipDeviceAttributePersistingL2CacheMaxSize (HIP value 70) has no CUDA counterpart. Maximum l2 persisting lines capacity in bytes
-    pub const cudaDevAttrHipPersistingL2CacheMaxSize: cudaDeviceAttr = cudaDeviceAttr(
-        1073741894,
-    );
-    /// HIP-only: hipDeviceAttributeSharedMemPerBlockOptin (HIP value 75) has no CUDA counterpart. Maximum shared memory per block usable by special opt in.
-    pub const cudaDevAttrHipSharedMemPerBlockOptin: cudaDeviceAttr = cudaDeviceAttr(
-        1073741899,
-    );
+    /// HIP-only: hipDeviceAttributePciDomainID (HIP value 69) has no CUDA counterpart. PCI Domain ID.
+    pub const cudaDevAttrHipPciDomainId: cudaDeviceAttr = cudaDeviceAttr(1073741893);
     /// HIP-only: hipDeviceAttributeSharedMemPerMultiprocessor (HIP value 76) has no CUDA counterpart. Shared memory available per multiprocessor.
     pub const cudaDevAttrHipSharedMemPerMultiprocessor: cudaDeviceAttr = cudaDeviceAttr(
         1073741900,
@@ -5050,8 +4920,8 @@ impl cudaDeviceAttr {
     pub const cudaDevAttrHipCudaCompatibleEnd: cudaDeviceAttr = cudaDeviceAttr(
         1073751823,
     );
-    /// HIP-only: hipDeviceAttributeAmdSpecificBegin (HIP value 10000) has no CUDA counterpart.
-    pub const cudaDevAttrHipAmdSpecificBegin: cudaDeviceAttr = cudaDeviceAttr(
+    /// HIP-only: hipDeviceAttributeClockInstructionRate (HIP value 10000) has no CUDA counterpart.
+    pub const cudaDevAttrHipClockInstructionRate: cudaDeviceAttr = cudaDeviceAttr(
         1073751824,
     );
     /// HIP-only: hipDeviceAttributeUnused3 (HIP value 10001) has no CUDA counterpart. Previously hipDeviceAttributeArch HIP 5.2.21153 calls value 10001 hipDeviceAttributeArch.
@@ -5951,27 +5821,11 @@ impl cudaDeviceAttr {
             origin: crate::Origin::Cuda,
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipAccessPolicyMaxWindowSize",
-            value: 1073741825,
-            description: "HIP-only: hipDeviceAttributeAccessPolicyMaxWindowSize (HIP value 1) has no CUDA counterpart. Cuda only. The maximum size of the window policy in bytes.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeAccessPolicyMaxWindowSize",
-            },
-        },
-        crate::ConstInfo {
             name: "cudaDevAttrHipCooperativeMultiDeviceLaunch",
             value: 1073741835,
             description: "HIP-only: hipDeviceAttributeCooperativeMultiDeviceLaunch (HIP value 11) has no CUDA counterpart. Support cooperative launch on multiple devices",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipDeviceAttributeCooperativeMultiDeviceLaunch",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipDeviceOverlap",
-            value: 1073741836,
-            description: "HIP-only: hipDeviceAttributeDeviceOverlap (HIP value 12) has no CUDA counterpart. Device can concurrently copy memory and execute a kernel. Deprecated. Use instead asyncEngineCount.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeDeviceOverlap",
             },
         },
         crate::ConstInfo {
@@ -5988,22 +5842,6 @@ impl cudaDeviceAttr {
             description: "HIP-only: hipDeviceAttributeLuidDeviceNodeMask (HIP value 22) has no CUDA counterpart. Luid device node mask. Undefined on TCC and non-Windows platforms",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipDeviceAttributeLuidDeviceNodeMask",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipMaxBlocksPerMultiProcessor",
-            value: 1073741849,
-            description: "HIP-only: hipDeviceAttributeMaxBlocksPerMultiProcessor (HIP value 25) has no CUDA counterpart. Max block size per multiprocessor",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxBlocksPerMultiProcessor",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipMaxSurface1D",
-            value: 1073741856,
-            description: "HIP-only: hipDeviceAttributeMaxSurface1D (HIP value 32) has no CUDA counterpart. Maximum size of 1D surface.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxSurface1D",
             },
         },
         crate::ConstInfo {
@@ -6039,14 +5877,6 @@ impl cudaDeviceAttr {
             },
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipMaxSurfaceCubemap",
-            value: 1073741861,
-            description: "HIP-only: hipDeviceAttributeMaxSurfaceCubemap (HIP value 37) has no CUDA counterpart. Cuda only. Maximum dimensions of Cubemap surface.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxSurfaceCubemap",
-            },
-        },
-        crate::ConstInfo {
             name: "cudaDevAttrHipMaxSurfaceCubemapLayered",
             value: 1073741862,
             description: "HIP-only: hipDeviceAttributeMaxSurfaceCubemapLayered (HIP value 38) has no CUDA counterpart. Cuda only. Maximum dimension of Cubemap layered surface.",
@@ -6060,22 +5890,6 @@ impl cudaDeviceAttr {
             description: "HIP-only: hipDeviceAttributeMaxTexture1DLayered (HIP value 40) has no CUDA counterpart. Maximum dimensions of 1D layered texture.",
             origin: crate::Origin::Hallucinated {
                 hip_name: "hipDeviceAttributeMaxTexture1DLayered",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipMaxTexture1DLinear",
-            value: 1073741865,
-            description: "HIP-only: hipDeviceAttributeMaxTexture1DLinear (HIP value 41) has no CUDA counterpart. Maximum number of elements allocatable in a 1D linear texture. Use cudaDeviceGetTexture1DLinearMaxWidth() instead on Cuda.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTexture1DLinear",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipMaxTexture1DMipmap",
-            value: 1073741866,
-            description: "HIP-only: hipDeviceAttributeMaxTexture1DMipmap (HIP value 42) has no CUDA counterpart. Maximum size of 1D mipmapped texture.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTexture1DMipmap",
             },
         },
         crate::ConstInfo {
@@ -6119,14 +5933,6 @@ impl cudaDeviceAttr {
             },
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipMaxTextureCubemap",
-            value: 1073741877,
-            description: "HIP-only: hipDeviceAttributeMaxTextureCubemap (HIP value 53) has no CUDA counterpart. Maximum dimensions of Cubemap texture",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMaxTextureCubemap",
-            },
-        },
-        crate::ConstInfo {
             name: "cudaDevAttrHipMaxTextureCubemapLayered",
             value: 1073741878,
             description: "HIP-only: hipDeviceAttributeMaxTextureCubemapLayered (HIP value 54) has no CUDA counterpart. Maximum dimensions of Cubemap layered texture.",
@@ -6143,22 +5949,6 @@ impl cudaDeviceAttr {
             },
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipMemoryBusWidth",
-            value: 1073741883,
-            description: "HIP-only: hipDeviceAttributeMemoryBusWidth (HIP value 59) has no CUDA counterpart. Global memory bus width in bits.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMemoryBusWidth",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipMultiprocessorCount",
-            value: 1073741887,
-            description: "HIP-only: hipDeviceAttributeMultiprocessorCount (HIP value 63) has no CUDA counterpart. Number of multi-processors. When the GPU works in Compute Unit (CU) mode, this value equals the number of CUs; when in Workgroup Processor (WGP) mode, this value equels half of CUs, because a single WGP contains two CUs.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeMultiprocessorCount",
-            },
-        },
-        crate::ConstInfo {
             name: "cudaDevAttrHipUnused1",
             value: 1073741888,
             description: "HIP-only: hipDeviceAttributeUnused1 (HIP value 64) has no CUDA counterpart. Previously hipDeviceAttributeName HIP 5.2.21153 calls value 64 hipDeviceAttributeName.",
@@ -6167,19 +5957,11 @@ impl cudaDeviceAttr {
             },
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipPersistingL2CacheMaxSize",
-            value: 1073741894,
-            description: "HIP-only: hipDeviceAttributePersistingL2CacheMaxSize (HIP value 70) has no CUDA counterpart. Maximum l2 persisting lines capacity in bytes",
+            name: "cudaDevAttrHipPciDomainId",
+            value: 1073741893,
+            description: "HIP-only: hipDeviceAttributePciDomainID (HIP value 69) has no CUDA counterpart. PCI Domain ID.",
             origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributePersistingL2CacheMaxSize",
-            },
-        },
-        crate::ConstInfo {
-            name: "cudaDevAttrHipSharedMemPerBlockOptin",
-            value: 1073741899,
-            description: "HIP-only: hipDeviceAttributeSharedMemPerBlockOptin (HIP value 75) has no CUDA counterpart. Maximum shared memory per block usable by special opt in.",
-            origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeSharedMemPerBlockOptin",
+                hip_name: "hipDeviceAttributePciDomainID",
             },
         },
         crate::ConstInfo {
@@ -6247,11 +6029,11 @@ impl cudaDeviceAttr {
             },
         },
         crate::ConstInfo {
-            name: "cudaDevAttrHipAmdSpecificBegin",
+            name: "cudaDevAttrHipClockInstructionRate",
             value: 1073751824,
-            description: "HIP-only: hipDeviceAttributeAmdSpecificBegin (HIP value 10000) has no CUDA counterpart.",
+            description: "HIP-only: hipDeviceAttributeClockInstructionRate (HIP value 10000) has no CUDA counterpart.",
             origin: crate::Origin::Hallucinated {
-                hip_name: "hipDeviceAttributeAmdSpecificBegin",
+                hip_name: "hipDeviceAttributeClockInstructionRate",
             },
         },
         crate::ConstInfo {
@@ -11304,3 +11086,99 @@ pub const cudaStreamPerThread: cudaStream_t = (0x2) as usize as cudaStream_t;
 pub const cudaCpuDeviceId: c_int = -1;
 /// `#define cudaInvalidDeviceId ((int)-2)`
 pub const cudaInvalidDeviceId: c_int = -2;
+/// `(type name, constants)` of every enum in this module, in header order.
+#[doc(hidden)]
+pub static ENUM_CONSTANTS: &[(&str, &[crate::ConstInfo])] = &[
+    ("cudaRoundMode", cudaRoundMode::__CONSTANTS),
+    ("cudaError_t", cudaError_t::__CONSTANTS),
+    ("cudaChannelFormatKind", cudaChannelFormatKind::__CONSTANTS),
+    ("cudaMemoryType", cudaMemoryType::__CONSTANTS),
+    ("cudaMemcpyKind", cudaMemcpyKind::__CONSTANTS),
+    ("cudaAccessProperty", cudaAccessProperty::__CONSTANTS),
+    ("cudaStreamCaptureStatus", cudaStreamCaptureStatus::__CONSTANTS),
+    ("cudaStreamCaptureMode", cudaStreamCaptureMode::__CONSTANTS),
+    ("cudaSynchronizationPolicy", cudaSynchronizationPolicy::__CONSTANTS),
+    ("cudaClusterSchedulingPolicy", cudaClusterSchedulingPolicy::__CONSTANTS),
+    (
+        "cudaStreamUpdateCaptureDependenciesFlags",
+        cudaStreamUpdateCaptureDependenciesFlags::__CONSTANTS,
+    ),
+    ("cudaUserObjectFlags", cudaUserObjectFlags::__CONSTANTS),
+    ("cudaUserObjectRetainFlags", cudaUserObjectRetainFlags::__CONSTANTS),
+    ("cudaGraphicsRegisterFlags", cudaGraphicsRegisterFlags::__CONSTANTS),
+    ("cudaGraphicsMapFlags", cudaGraphicsMapFlags::__CONSTANTS),
+    ("cudaGraphicsCubeFace", cudaGraphicsCubeFace::__CONSTANTS),
+    ("cudaResourceType", cudaResourceType::__CONSTANTS),
+    ("cudaResourceViewFormat", cudaResourceViewFormat::__CONSTANTS),
+    ("cudaFuncAttribute", cudaFuncAttribute::__CONSTANTS),
+    ("cudaFuncCache", cudaFuncCache::__CONSTANTS),
+    ("cudaSharedMemConfig", cudaSharedMemConfig::__CONSTANTS),
+    ("cudaSharedCarveout", cudaSharedCarveout::__CONSTANTS),
+    ("cudaComputeMode", cudaComputeMode::__CONSTANTS),
+    ("cudaLimit", cudaLimit::__CONSTANTS),
+    ("cudaMemoryAdvise", cudaMemoryAdvise::__CONSTANTS),
+    ("cudaMemRangeAttribute", cudaMemRangeAttribute::__CONSTANTS),
+    (
+        "cudaFlushGPUDirectRDMAWritesOptions",
+        cudaFlushGPUDirectRDMAWritesOptions::__CONSTANTS,
+    ),
+    ("cudaGPUDirectRDMAWritesOrdering", cudaGPUDirectRDMAWritesOrdering::__CONSTANTS),
+    (
+        "cudaFlushGPUDirectRDMAWritesScope",
+        cudaFlushGPUDirectRDMAWritesScope::__CONSTANTS,
+    ),
+    (
+        "cudaFlushGPUDirectRDMAWritesTarget",
+        cudaFlushGPUDirectRDMAWritesTarget::__CONSTANTS,
+    ),
+    ("cudaDeviceAttr", cudaDeviceAttr::__CONSTANTS),
+    ("cudaMemPoolAttr", cudaMemPoolAttr::__CONSTANTS),
+    ("cudaMemLocationType", cudaMemLocationType::__CONSTANTS),
+    ("cudaMemAccessFlags", cudaMemAccessFlags::__CONSTANTS),
+    ("cudaMemAllocationType", cudaMemAllocationType::__CONSTANTS),
+    ("cudaMemAllocationHandleType", cudaMemAllocationHandleType::__CONSTANTS),
+    ("cudaGraphMemAttributeType", cudaGraphMemAttributeType::__CONSTANTS),
+    ("cudaMemcpyFlags", cudaMemcpyFlags::__CONSTANTS),
+    ("cudaMemcpySrcAccessOrder", cudaMemcpySrcAccessOrder::__CONSTANTS),
+    ("cudaMemcpy3DOperandType", cudaMemcpy3DOperandType::__CONSTANTS),
+    ("cudaDeviceP2PAttr", cudaDeviceP2PAttr::__CONSTANTS),
+    ("cudaAtomicOperation", cudaAtomicOperation::__CONSTANTS),
+    ("cudaAtomicOperationCapability", cudaAtomicOperationCapability::__CONSTANTS),
+    ("cudaExternalMemoryHandleType", cudaExternalMemoryHandleType::__CONSTANTS),
+    ("cudaExternalSemaphoreHandleType", cudaExternalSemaphoreHandleType::__CONSTANTS),
+    ("cudaJitOption", cudaJitOption::__CONSTANTS),
+    ("cudaLibraryOption", cudaLibraryOption::__CONSTANTS),
+    ("cudaJit_CacheMode", cudaJit_CacheMode::__CONSTANTS),
+    ("cudaJit_Fallback", cudaJit_Fallback::__CONSTANTS),
+    ("cudaCGScope", cudaCGScope::__CONSTANTS),
+    ("cudaGraphConditionalHandleFlags", cudaGraphConditionalHandleFlags::__CONSTANTS),
+    ("cudaGraphConditionalNodeType", cudaGraphConditionalNodeType::__CONSTANTS),
+    ("cudaGraphNodeType", cudaGraphNodeType::__CONSTANTS),
+    ("cudaGraphChildGraphNodeOwnership", cudaGraphChildGraphNodeOwnership::__CONSTANTS),
+    ("cudaGraphDependencyType", cudaGraphDependencyType::__CONSTANTS),
+    ("cudaGraphExecUpdateResult", cudaGraphExecUpdateResult::__CONSTANTS),
+    ("cudaGraphInstantiateResult", cudaGraphInstantiateResult::__CONSTANTS),
+    ("cudaGraphKernelNodeField", cudaGraphKernelNodeField::__CONSTANTS),
+    ("cudaGetDriverEntryPointFlags", cudaGetDriverEntryPointFlags::__CONSTANTS),
+    ("cudaDriverEntryPointQueryResult", cudaDriverEntryPointQueryResult::__CONSTANTS),
+    ("cudaGraphDebugDotFlags", cudaGraphDebugDotFlags::__CONSTANTS),
+    ("cudaGraphInstantiateFlags", cudaGraphInstantiateFlags::__CONSTANTS),
+    ("cudaLaunchMemSyncDomain", cudaLaunchMemSyncDomain::__CONSTANTS),
+    ("cudaLaunchAttributeID", cudaLaunchAttributeID::__CONSTANTS),
+    ("cudaDeviceNumaConfig", cudaDeviceNumaConfig::__CONSTANTS),
+    ("cudaAsyncNotificationType", cudaAsyncNotificationType::__CONSTANTS),
+    ("cudaLogLevel", cudaLogLevel::__CONSTANTS),
+    ("cudaSurfaceBoundaryMode", cudaSurfaceBoundaryMode::__CONSTANTS),
+    ("cudaSurfaceFormatMode", cudaSurfaceFormatMode::__CONSTANTS),
+    ("cudaTextureAddressMode", cudaTextureAddressMode::__CONSTANTS),
+    ("cudaTextureFilterMode", cudaTextureFilterMode::__CONSTANTS),
+    ("cudaTextureReadMode", cudaTextureReadMode::__CONSTANTS),
+    ("cudaDataType", cudaDataType::__CONSTANTS),
+    ("cudaEmulationStrategy", cudaEmulationStrategy::__CONSTANTS),
+    ("cudaEmulationMantissaControl", cudaEmulationMantissaControl::__CONSTANTS),
+    (
+        "cudaEmulationSpecialValuesSupport",
+        cudaEmulationSpecialValuesSupport::__CONSTANTS,
+    ),
+    ("libraryPropertyType", libraryPropertyType::__CONSTANTS),
+];

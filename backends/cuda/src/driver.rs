@@ -5,7 +5,7 @@
 use crate::loader::call;
 use crate::CudaBackend;
 use anycuda_api::driver::{CUdevice, CUdevice_attribute, CUresult};
-use anycuda_api::hallucinated::classify;
+use anycuda_api::hallucinated::is_reserved;
 use anycuda_api::traits::Driver;
 use anycuda_api::CudaEnum;
 use core::ffi::{c_char, c_int, c_uint};
@@ -75,7 +75,7 @@ impl Driver for CudaBackend {
     unsafe fn cuGetErrorName(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
         // The driver's own answer for its codes; anycuda's tables for invented ones, or when
         // there is no driver.
-        if classify(error.to_i64()).is_none() {
+        if !is_reserved(error.to_i64()) {
             let r = unsafe { call!(self.driver, NO_LIB, NO_FN, cuGetErrorName(error, pStr)) };
             if r == CUresult::CUDA_SUCCESS {
                 return r;
@@ -84,7 +84,7 @@ impl Driver for CudaBackend {
         unsafe { anycuda_api::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE) }
     }
     unsafe fn cuGetErrorString(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
-        if classify(error.to_i64()).is_none() {
+        if !is_reserved(error.to_i64()) {
             let r = unsafe { call!(self.driver, NO_LIB, NO_FN, cuGetErrorString(error, pStr)) };
             if r == CUresult::CUDA_SUCCESS {
                 return r;

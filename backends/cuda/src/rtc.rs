@@ -5,7 +5,7 @@
 
 use crate::loader::call;
 use crate::CudaBackend;
-use anycuda_api::hallucinated::classify;
+use anycuda_api::hallucinated::is_reserved;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input;
@@ -40,7 +40,7 @@ impl Rtc for CudaBackend {
     unsafe fn nvrtcGetErrorString(&self, result: nvrtcResult) -> *const c_char {
         match self.native_nvrtc().and_then(|t| t.nvrtcGetErrorString) {
             // SAFETY: takes a value, returns a static string.
-            Some(f) if classify(result.to_i64()).is_none() && result.name().is_some() => unsafe {
+            Some(f) if !is_reserved(result.to_i64()) && result.name().is_some() => unsafe {
                 f(result)
             },
             _ => anycuda_api::strings::nvrtc_error_string(result),

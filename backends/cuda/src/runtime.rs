@@ -4,7 +4,7 @@
 
 use crate::loader::call;
 use crate::CudaBackend;
-use anycuda_api::hallucinated::classify;
+use anycuda_api::hallucinated::is_reserved;
 use anycuda_api::runtime::{cudaDeviceAttr, cudaError_t};
 use anycuda_api::traits::Runtime;
 use anycuda_api::CudaEnum;
@@ -65,14 +65,14 @@ impl Runtime for CudaBackend {
         // The runtime's own answer for its codes; anycuda's tables for invented ones.
         match self.native_runtime().and_then(|t| t.cudaGetErrorName) {
             // SAFETY: takes a value, returns a static string.
-            Some(f) if classify(error.to_i64()).is_none() => unsafe { f(error) },
+            Some(f) if !is_reserved(error.to_i64()) => unsafe { f(error) },
             _ => anycuda_api::strings::runtime_error_name(error),
         }
     }
     unsafe fn cudaGetErrorString(&self, error: cudaError_t) -> *const c_char {
         match self.native_runtime().and_then(|t| t.cudaGetErrorString) {
             // SAFETY: takes a value, returns a static string.
-            Some(f) if classify(error.to_i64()).is_none() => unsafe { f(error) },
+            Some(f) if !is_reserved(error.to_i64()) => unsafe { f(error) },
             _ => anycuda_api::strings::runtime_error_string(error),
         }
     }

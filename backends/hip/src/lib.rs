@@ -53,6 +53,8 @@ pub struct HipBackend {
     platform: Platform,
     /// Live NVRTC programs (boxed `rtc::Program`s), so a bogus handle is an error, not UB.
     programs: Registry,
+    /// Serialises hipRTC calls (see `rtc.rs`: hipRTC 5.2.3 is not thread-safe).
+    rtc_lock: std::sync::Mutex<()>,
 }
 
 impl HipBackend {
@@ -74,6 +76,7 @@ impl HipBackend {
             conv,
             platform,
             programs: Registry::new(),
+            rtc_lock: Default::default(),
         };
         for r in backend.libraries() {
             match &r.status {

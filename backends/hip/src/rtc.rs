@@ -19,6 +19,7 @@ use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input;
 use anycuda_api::traits::{Api, Rtc};
 use core::ffi::{c_char, c_int};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
@@ -31,6 +32,9 @@ pub struct Program {
     raw: hiprtcProgram,
     /// anycuda's notes (option translation), shown before hipRTC's own log.
     notes: Mutex<String>,
+    /// Whether hipRTC has compiled it: NVRTC's name-expression rules depend on it and hipRTC
+    /// reports them with different codes.
+    compiled: AtomicBool,
 }
 
 impl Program {
@@ -38,6 +42,19 @@ impl Program {
     pub fn raw(&self) -> hiprtcProgram {
         self.raw
     }
+}
+
+/// Calls a hipRTC entry point under the backend's hipRTC lock, translating the result.
+///
+/// hipRTC 5.2.3 is not thread-safe: concurrent calls on different programs crash inside
+/// `hiprtcAddNameExpression` (seen in this repository's tests). NVRTC is thread-safe, so the CUDA
+/// backend takes no lock. Compilation dominates the cost, so serialising costs nothing that
+/// matters.
+macro_rules! rtc {
+    ($self:ident, $f:ident($($a:expr),* $(,)?)) => {{
+        let _serial = $self.rtc_lock.lock().unwrap_or_else(|e| e.into_inner());
+        call!($self.rtc, NS, NS, |r| $self.nv(r), $f($($a),*))
+    }};
 }
 
 /// Returns early with `NVRTC_ERROR_INVALID_INPUT` when a pointer is null.
@@ -97,24 +114,14 @@ impl HipBackend {
             .into_bytes();
         let mut n = 0usize;
         let r = unsafe {
-            call!(
-                self.rtc,
-                NS,
-                NS,
-                |r| self.nv(r),
-                hiprtcGetProgramLogSize(p.raw, &mut n)
+            rtc!(self, hiprtcGetProgramLogSize(p.raw, &mut n)
             )
         };
         r.result().map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
             let r = unsafe {
-                call!(
-                    self.rtc,
-                    NS,
-                    NS,
-                    |r| self.nv(r),
-                    hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())
+                rtc!(self, hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())
                 )
             };
             r.result().map_err(|e| e.code())?;
@@ -154,7 +161,7 @@ anycuda_api::served! { RTC_SERVED;
 impl Rtc for HipBackend {
     unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
         non_null!(major, minor);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcVersion(major, minor)) }
+        unsafe { rtc!(self, hiprtcVersion(major, minor)) }
     }
     unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
         non_null!(numArchs);
@@ -192,13 +199,12 @@ impl Rtc for HipBackend {
         let name = if name.is_null() { c"default_program".as_ptr() } else { name };
         let mut raw: hiprtcProgram = core::ptr::null_mut();
         let r = unsafe {
-            call!(self.rtc, NS, NS, |r| self.nv(r),
-                hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
+            rtc!(self, hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
         };
         if r != nvrtcResult::NVRTC_SUCCESS {
             return r;
         }
-        let p = Box::into_raw(Box::new(Program { raw, notes: Mutex::new(String::new()) }));
+        let p = Box::into_raw(Box::new(Program { raw, notes: Mutex::new(String::new()), compiled: AtomicBool::new(false) }));
         self.programs.insert(p as usize);
         // SAFETY: non-null out-pointer (checked).
         unsafe { *prog = p as nvrtcProgram };
@@ -213,7 +219,7 @@ impl Rtc for HipBackend {
         }
         // SAFETY: it was registered, so it is a Box<Program> of ours, now unregistered.
         let mut p = unsafe { Box::from_raw(handle as *mut Program) };
-        let r = unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcDestroyProgram(&mut p.raw)) };
+        let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut p.raw)) };
         unsafe { *prog = core::ptr::null_mut() };
         r
     }
@@ -242,20 +248,23 @@ impl Rtc for HipBackend {
         *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
         drop(notes);
         let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
-        unsafe {
-            call!(self.rtc, NS, NS, |r| self.nv(r),
-                hiprtcCompileProgram(p.raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut()))
+        let r = unsafe {
+            rtc!(self, hiprtcCompileProgram(p.raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut()))
+        };
+        if matches!(r, nvrtcResult::NVRTC_SUCCESS | nvrtcResult::NVRTC_ERROR_COMPILATION) {
+            p.compiled.store(true, Ordering::Release);
         }
+        r
     }
     unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(ptxSizeRet);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
+        unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
     }
     unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(ptx);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetCode(p.raw, ptx)) }
+        unsafe { rtc!(self, hiprtcGetCode(p.raw, ptx)) }
     }
     unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
         unsafe { self.nvrtcGetPTXSize(prog, cubinSizeRet) }
@@ -266,12 +275,12 @@ impl Rtc for HipBackend {
     unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(LTOIRSizeRet);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
+        unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
     }
     unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(LTOIR);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetBitcode(p.raw, LTOIR)) }
+        unsafe { rtc!(self, hiprtcGetBitcode(p.raw, LTOIR)) }
     }
     unsafe fn nvrtcGetProgramLogSize(&self, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
@@ -298,7 +307,10 @@ impl Rtc for HipBackend {
     unsafe fn nvrtcAddNameExpression(&self, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(name_expression);
-        unsafe { call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcAddNameExpression(p.raw, name_expression)) }
+        if p.compiled.load(Ordering::Acquire) {
+            return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
+        }
+        unsafe { rtc!(self, hiprtcAddNameExpression(p.raw, name_expression)) }
     }
     unsafe fn nvrtcGetLoweredName(
         &self,
@@ -308,8 +320,11 @@ impl Rtc for HipBackend {
     ) -> nvrtcResult {
         let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
         non_null!(name_expression, lowered_name);
+        if !p.compiled.load(Ordering::Acquire) {
+            return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
+        }
         unsafe {
-            call!(self.rtc, NS, NS, |r| self.nv(r), hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
+            rtc!(self, hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
         }
     }
 }

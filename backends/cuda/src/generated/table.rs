@@ -12,8 +12,8 @@
     rustdoc::all
 )]
 mod driver_table {
-    use anycuda_api::driver::*;
     use core::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
+    use anycuda_api::driver::*;
     /// The CUDA Driver API entry points, one `Option<unsafe extern "C" fn>` per function of [`anycuda_api::functions::DRIVER_FUNCTIONS`] (`None`: not provided by the loaded library).
     #[derive(Clone, Copy)]
     pub struct DriverTable {
@@ -72,24 +72,37 @@ mod driver_table {
         >,
         /// `cuCheckpointProcessCheckpoint`, `cuGetProcAddress` version 12080: Checkpoint a CUDA process's GPU memory contents
         pub cuCheckpointProcessCheckpoint: Option<
-            unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult,
+            unsafe extern "C" fn(
+                pid: c_int,
+                args: *mut CUcheckpointCheckpointArgs,
+            ) -> CUresult,
         >,
         /// `cuCheckpointProcessGetRestoreThreadId`, `cuGetProcAddress` version 12080: Returns the restore thread ID for a CUDA process
-        pub cuCheckpointProcessGetRestoreThreadId:
-            Option<unsafe extern "C" fn(pid: c_int, tid: *mut c_int) -> CUresult>,
+        pub cuCheckpointProcessGetRestoreThreadId: Option<
+            unsafe extern "C" fn(pid: c_int, tid: *mut c_int) -> CUresult,
+        >,
         /// `cuCheckpointProcessGetState`, `cuGetProcAddress` version 12080: Returns the process state of a CUDA process
-        pub cuCheckpointProcessGetState:
-            Option<unsafe extern "C" fn(pid: c_int, state: *mut CUprocessState) -> CUresult>,
+        pub cuCheckpointProcessGetState: Option<
+            unsafe extern "C" fn(pid: c_int, state: *mut CUprocessState) -> CUresult,
+        >,
         /// `cuCheckpointProcessLock`, `cuGetProcAddress` version 12080: Lock a running CUDA process
-        pub cuCheckpointProcessLock:
-            Option<unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult>,
+        pub cuCheckpointProcessLock: Option<
+            unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult,
+        >,
         /// `cuCheckpointProcessRestore`, `cuGetProcAddress` version 12080: Restore a CUDA process's GPU memory contents from its last checkpoint
         pub cuCheckpointProcessRestore: Option<
-            unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult,
+            unsafe extern "C" fn(
+                pid: c_int,
+                args: *mut CUcheckpointRestoreArgs,
+            ) -> CUresult,
         >,
         /// `cuCheckpointProcessUnlock`, `cuGetProcAddress` version 12080: Unlock a CUDA process to allow CUDA API calls
-        pub cuCheckpointProcessUnlock:
-            Option<unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult>,
+        pub cuCheckpointProcessUnlock: Option<
+            unsafe extern "C" fn(
+                pid: c_int,
+                args: *mut CUcheckpointUnlockArgs,
+            ) -> CUresult,
+        >,
         /// `cuCoredumpGetAttribute`, `cuGetProcAddress` version 12010: Allows caller to fetch a coredump attribute value for the current context
         pub cuCoredumpGetAttribute: Option<
             unsafe extern "C" fn(
@@ -123,8 +136,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuCtxAttach`, `cuGetProcAddress` version 2000: Increment a context's usage-count
-        pub cuCtxAttach:
-            Option<unsafe extern "C" fn(pctx: *mut CUcontext, flags: c_uint) -> CUresult>,
+        pub cuCtxAttach: Option<
+            unsafe extern "C" fn(pctx: *mut CUcontext, flags: c_uint) -> CUresult,
+        >,
         /// `cuCtxCreate` (symbol `cuCtxCreate_v4`), `cuGetProcAddress` version 12050
         pub cuCtxCreate: Option<
             unsafe extern "C" fn(
@@ -139,22 +153,29 @@ mod driver_table {
         /// `cuCtxDetach`, `cuGetProcAddress` version 2000: Decrement a context's usage-count
         pub cuCtxDetach: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
         /// `cuCtxDisablePeerAccess`, `cuGetProcAddress` version 4000: Disables direct access to memory allocations in a peer context and unregisters any registered allocations.
-        pub cuCtxDisablePeerAccess:
-            Option<unsafe extern "C" fn(peerContext: CUcontext) -> CUresult>,
+        pub cuCtxDisablePeerAccess: Option<
+            unsafe extern "C" fn(peerContext: CUcontext) -> CUresult,
+        >,
         /// `cuCtxEnablePeerAccess`, `cuGetProcAddress` version 4000: Enables direct access to memory allocations in a peer context.
-        pub cuCtxEnablePeerAccess:
-            Option<unsafe extern "C" fn(peerContext: CUcontext, Flags: c_uint) -> CUresult>,
+        pub cuCtxEnablePeerAccess: Option<
+            unsafe extern "C" fn(peerContext: CUcontext, Flags: c_uint) -> CUresult,
+        >,
         /// `cuCtxFromGreenCtx`, `cuGetProcAddress` version 12040: Converts a green context into the primary context
-        pub cuCtxFromGreenCtx:
-            Option<unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult>,
+        pub cuCtxFromGreenCtx: Option<
+            unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult,
+        >,
         /// `cuCtxGetApiVersion`, `cuGetProcAddress` version 3020: Gets the context's API version.
-        pub cuCtxGetApiVersion:
-            Option<unsafe extern "C" fn(ctx: CUcontext, version: *mut c_uint) -> CUresult>,
+        pub cuCtxGetApiVersion: Option<
+            unsafe extern "C" fn(ctx: CUcontext, version: *mut c_uint) -> CUresult,
+        >,
         /// `cuCtxGetCacheConfig`, `cuGetProcAddress` version 3020: Returns the preferred cache configuration for the current context.
-        pub cuCtxGetCacheConfig:
-            Option<unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult>,
+        pub cuCtxGetCacheConfig: Option<
+            unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult,
+        >,
         /// `cuCtxGetCurrent`, `cuGetProcAddress` version 4000: Returns the CUDA context bound to the calling CPU thread.
-        pub cuCtxGetCurrent: Option<unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult>,
+        pub cuCtxGetCurrent: Option<
+            unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult,
+        >,
         /// `cuCtxGetDevResource`, `cuGetProcAddress` version 12040: Get context resources
         pub cuCtxGetDevResource: Option<
             unsafe extern "C" fn(
@@ -164,10 +185,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuCtxGetDevice`, `cuGetProcAddress` version 2000: Returns the device handle for the current context
-        pub cuCtxGetDevice: Option<unsafe extern "C" fn(device: *mut CUdevice) -> CUresult>,
+        pub cuCtxGetDevice: Option<
+            unsafe extern "C" fn(device: *mut CUdevice) -> CUresult,
+        >,
         /// `cuCtxGetDevice_v2`, `cuGetProcAddress` version 13000: Returns the device handle for the specified context
-        pub cuCtxGetDevice_v2:
-            Option<unsafe extern "C" fn(device: *mut CUdevice, ctx: CUcontext) -> CUresult>,
+        pub cuCtxGetDevice_v2: Option<
+            unsafe extern "C" fn(device: *mut CUdevice, ctx: CUcontext) -> CUresult,
+        >,
         /// `cuCtxGetExecAffinity`, `cuGetProcAddress` version 11040: Returns the execution affinity setting for the current context.
         pub cuCtxGetExecAffinity: Option<
             unsafe extern "C" fn(
@@ -178,14 +202,17 @@ mod driver_table {
         /// `cuCtxGetFlags`, `cuGetProcAddress` version 7000: Returns the flags for the current context
         pub cuCtxGetFlags: Option<unsafe extern "C" fn(flags: *mut c_uint) -> CUresult>,
         /// `cuCtxGetId`, `cuGetProcAddress` version 12000: Returns the unique Id associated with the context supplied
-        pub cuCtxGetId:
-            Option<unsafe extern "C" fn(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult>,
+        pub cuCtxGetId: Option<
+            unsafe extern "C" fn(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult,
+        >,
         /// `cuCtxGetLimit`, `cuGetProcAddress` version 3010: Returns resource limits
-        pub cuCtxGetLimit:
-            Option<unsafe extern "C" fn(pvalue: *mut usize, limit: CUlimit) -> CUresult>,
+        pub cuCtxGetLimit: Option<
+            unsafe extern "C" fn(pvalue: *mut usize, limit: CUlimit) -> CUresult,
+        >,
         /// `cuCtxGetSharedMemConfig`, `cuGetProcAddress` version 4020: Returns the current shared memory configuration for the current context.
-        pub cuCtxGetSharedMemConfig:
-            Option<unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult>,
+        pub cuCtxGetSharedMemConfig: Option<
+            unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult,
+        >,
         /// `cuCtxGetStreamPriorityRange`, `cuGetProcAddress` version 5050: Returns numerical values that correspond to the least and greatest stream priorities.
         pub cuCtxGetStreamPriorityRange: Option<
             unsafe extern "C" fn(
@@ -194,38 +221,51 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuCtxPopCurrent` (symbol `cuCtxPopCurrent_v2`), `cuGetProcAddress` version 4000
-        pub cuCtxPopCurrent: Option<unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult>,
+        pub cuCtxPopCurrent: Option<
+            unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult,
+        >,
         /// `cuCtxPushCurrent` (symbol `cuCtxPushCurrent_v2`), `cuGetProcAddress` version 4000
         pub cuCtxPushCurrent: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
         /// `cuCtxRecordEvent`, `cuGetProcAddress` version 12050: Records an event.
-        pub cuCtxRecordEvent:
-            Option<unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult>,
+        pub cuCtxRecordEvent: Option<
+            unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult,
+        >,
         /// `cuCtxResetPersistingL2Cache`, `cuGetProcAddress` version 11000: Resets all persisting lines in cache to normal status.
         pub cuCtxResetPersistingL2Cache: Option<unsafe extern "C" fn() -> CUresult>,
         /// `cuCtxSetCacheConfig`, `cuGetProcAddress` version 3020: Sets the preferred cache configuration for the current context.
-        pub cuCtxSetCacheConfig: Option<unsafe extern "C" fn(config: CUfunc_cache) -> CUresult>,
+        pub cuCtxSetCacheConfig: Option<
+            unsafe extern "C" fn(config: CUfunc_cache) -> CUresult,
+        >,
         /// `cuCtxSetCurrent`, `cuGetProcAddress` version 4000: Binds the specified CUDA context to the calling CPU thread
         pub cuCtxSetCurrent: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
         /// `cuCtxSetFlags`, `cuGetProcAddress` version 12010: Sets the flags for the current context
         pub cuCtxSetFlags: Option<unsafe extern "C" fn(flags: c_uint) -> CUresult>,
         /// `cuCtxSetLimit`, `cuGetProcAddress` version 3010: Set resource limits
-        pub cuCtxSetLimit: Option<unsafe extern "C" fn(limit: CUlimit, value: usize) -> CUresult>,
+        pub cuCtxSetLimit: Option<
+            unsafe extern "C" fn(limit: CUlimit, value: usize) -> CUresult,
+        >,
         /// `cuCtxSetSharedMemConfig`, `cuGetProcAddress` version 4020: Sets the shared memory configuration for the current context.
-        pub cuCtxSetSharedMemConfig:
-            Option<unsafe extern "C" fn(config: CUsharedconfig) -> CUresult>,
+        pub cuCtxSetSharedMemConfig: Option<
+            unsafe extern "C" fn(config: CUsharedconfig) -> CUresult,
+        >,
         /// `cuCtxSynchronize`, `cuGetProcAddress` version 2000: Block for the current context's tasks to complete
         pub cuCtxSynchronize: Option<unsafe extern "C" fn() -> CUresult>,
         /// `cuCtxSynchronize_v2`, `cuGetProcAddress` version 13000: Block for the specified context's tasks to complete
-        pub cuCtxSynchronize_v2: Option<unsafe extern "C" fn(ctx: CUcontext) -> CUresult>,
+        pub cuCtxSynchronize_v2: Option<
+            unsafe extern "C" fn(ctx: CUcontext) -> CUresult,
+        >,
         /// `cuCtxWaitEvent`, `cuGetProcAddress` version 12050: Make a context wait on an event
-        pub cuCtxWaitEvent:
-            Option<unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult>,
+        pub cuCtxWaitEvent: Option<
+            unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult,
+        >,
         /// `cuDestroyExternalMemory`, `cuGetProcAddress` version 10000: Destroys an external memory object.
-        pub cuDestroyExternalMemory:
-            Option<unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult>,
+        pub cuDestroyExternalMemory: Option<
+            unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult,
+        >,
         /// `cuDestroyExternalSemaphore`, `cuGetProcAddress` version 10000: Destroys an external semaphore
-        pub cuDestroyExternalSemaphore:
-            Option<unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult>,
+        pub cuDestroyExternalSemaphore: Option<
+            unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult,
+        >,
         /// `cuDevResourceGenerateDesc`, `cuGetProcAddress` version 12040: Generate a resource descriptor
         pub cuDevResourceGenerateDesc: Option<
             unsafe extern "C" fn(
@@ -255,11 +295,16 @@ mod driver_table {
         >,
         /// `cuDeviceComputeCapability`, `cuGetProcAddress` version 2000: Returns the compute capability of the device
         pub cuDeviceComputeCapability: Option<
-            unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult,
+            unsafe extern "C" fn(
+                major: *mut c_int,
+                minor: *mut c_int,
+                dev: CUdevice,
+            ) -> CUresult,
         >,
         /// `cuDeviceGet`, `cuGetProcAddress` version 2000: Returns a handle to a compute device
-        pub cuDeviceGet:
-            Option<unsafe extern "C" fn(device: *mut CUdevice, ordinal: c_int) -> CUresult>,
+        pub cuDeviceGet: Option<
+            unsafe extern "C" fn(device: *mut CUdevice, ordinal: c_int) -> CUresult,
+        >,
         /// `cuDeviceGetAttribute`, `cuGetProcAddress` version 2000: Returns information about the device
         pub cuDeviceGetAttribute: Option<
             unsafe extern "C" fn(
@@ -269,13 +314,17 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuDeviceGetByPCIBusId`, `cuGetProcAddress` version 4010: Returns a handle to a compute device
-        pub cuDeviceGetByPCIBusId:
-            Option<unsafe extern "C" fn(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult>,
+        pub cuDeviceGetByPCIBusId: Option<
+            unsafe extern "C" fn(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult,
+        >,
         /// `cuDeviceGetCount`, `cuGetProcAddress` version 2000: Returns the number of compute-capable devices
-        pub cuDeviceGetCount: Option<unsafe extern "C" fn(count: *mut c_int) -> CUresult>,
+        pub cuDeviceGetCount: Option<
+            unsafe extern "C" fn(count: *mut c_int) -> CUresult,
+        >,
         /// `cuDeviceGetDefaultMemPool`, `cuGetProcAddress` version 11020: Returns the default mempool of a device
-        pub cuDeviceGetDefaultMemPool:
-            Option<unsafe extern "C" fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
+        pub cuDeviceGetDefaultMemPool: Option<
+            unsafe extern "C" fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDeviceGetDevResource`, `cuGetProcAddress` version 12040: Get device resources
         pub cuDeviceGetDevResource: Option<
             unsafe extern "C" fn(
@@ -318,11 +367,17 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuDeviceGetMemPool`, `cuGetProcAddress` version 11020: Gets the current mempool for a device
-        pub cuDeviceGetMemPool:
-            Option<unsafe extern "C" fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult>,
+        pub cuDeviceGetMemPool: Option<
+            unsafe extern "C" fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDeviceGetName`, `cuGetProcAddress` version 2000: Returns an identifier string for the device
-        pub cuDeviceGetName:
-            Option<unsafe extern "C" fn(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult>,
+        pub cuDeviceGetName: Option<
+            unsafe extern "C" fn(
+                name: *mut c_char,
+                len: c_int,
+                dev: CUdevice,
+            ) -> CUresult,
+        >,
         /// `cuDeviceGetNvSciSyncAttributes`, `cuGetProcAddress` version 10020: Return NvSciSync attributes that this device can support.
         pub cuDeviceGetNvSciSyncAttributes: Option<
             unsafe extern "C" fn(
@@ -352,11 +407,16 @@ mod driver_table {
         >,
         /// `cuDeviceGetPCIBusId`, `cuGetProcAddress` version 4010: Returns a PCI Bus Id string for the device
         pub cuDeviceGetPCIBusId: Option<
-            unsafe extern "C" fn(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult,
+            unsafe extern "C" fn(
+                pciBusId: *mut c_char,
+                len: c_int,
+                dev: CUdevice,
+            ) -> CUresult,
         >,
         /// `cuDeviceGetProperties`, `cuGetProcAddress` version 2000: Returns properties for a selected device
-        pub cuDeviceGetProperties:
-            Option<unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult>,
+        pub cuDeviceGetProperties: Option<
+            unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDeviceGetTexture1DLinearMaxWidth`, `cuGetProcAddress` version 11010: Returns the maximum number of elements allocatable in a 1D linear texture for a given texture element size.
         pub cuDeviceGetTexture1DLinearMaxWidth: Option<
             unsafe extern "C" fn(
@@ -367,24 +427,37 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuDeviceGetUuid` (symbol `cuDeviceGetUuid_v2`), `cuGetProcAddress` version 11040
-        pub cuDeviceGetUuid:
-            Option<unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult>,
+        pub cuDeviceGetUuid: Option<
+            unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDeviceGraphMemTrim`, `cuGetProcAddress` version 11040: Free unused memory that was cached on the specified device for use with graphs back to the OS.
-        pub cuDeviceGraphMemTrim: Option<unsafe extern "C" fn(device: CUdevice) -> CUresult>,
+        pub cuDeviceGraphMemTrim: Option<
+            unsafe extern "C" fn(device: CUdevice) -> CUresult,
+        >,
         /// `cuDevicePrimaryCtxGetState`, `cuGetProcAddress` version 7000: Get the state of the primary context
         pub cuDevicePrimaryCtxGetState: Option<
-            unsafe extern "C" fn(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult,
+            unsafe extern "C" fn(
+                dev: CUdevice,
+                flags: *mut c_uint,
+                active: *mut c_int,
+            ) -> CUresult,
         >,
         /// `cuDevicePrimaryCtxRelease` (symbol `cuDevicePrimaryCtxRelease_v2`), `cuGetProcAddress` version 11000
-        pub cuDevicePrimaryCtxRelease: Option<unsafe extern "C" fn(dev: CUdevice) -> CUresult>,
+        pub cuDevicePrimaryCtxRelease: Option<
+            unsafe extern "C" fn(dev: CUdevice) -> CUresult,
+        >,
         /// `cuDevicePrimaryCtxReset` (symbol `cuDevicePrimaryCtxReset_v2`), `cuGetProcAddress` version 11000
-        pub cuDevicePrimaryCtxReset: Option<unsafe extern "C" fn(dev: CUdevice) -> CUresult>,
+        pub cuDevicePrimaryCtxReset: Option<
+            unsafe extern "C" fn(dev: CUdevice) -> CUresult,
+        >,
         /// `cuDevicePrimaryCtxRetain`, `cuGetProcAddress` version 7000: Retain the primary context on the GPU
-        pub cuDevicePrimaryCtxRetain:
-            Option<unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult>,
+        pub cuDevicePrimaryCtxRetain: Option<
+            unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDevicePrimaryCtxSetFlags` (symbol `cuDevicePrimaryCtxSetFlags_v2`), `cuGetProcAddress` version 11000
-        pub cuDevicePrimaryCtxSetFlags:
-            Option<unsafe extern "C" fn(dev: CUdevice, flags: c_uint) -> CUresult>,
+        pub cuDevicePrimaryCtxSetFlags: Option<
+            unsafe extern "C" fn(dev: CUdevice, flags: c_uint) -> CUresult,
+        >,
         /// `cuDeviceRegisterAsyncNotification`, `cuGetProcAddress` version 12040: Registers a callback function to receive async notifications
         pub cuDeviceRegisterAsyncNotification: Option<
             unsafe extern "C" fn(
@@ -403,20 +476,28 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuDeviceSetMemPool`, `cuGetProcAddress` version 11020: Sets the current memory pool of a device
-        pub cuDeviceSetMemPool:
-            Option<unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult>,
+        pub cuDeviceSetMemPool: Option<
+            unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult,
+        >,
         /// `cuDeviceTotalMem` (symbol `cuDeviceTotalMem_v2`), `cuGetProcAddress` version 3020
-        pub cuDeviceTotalMem:
-            Option<unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult>,
+        pub cuDeviceTotalMem: Option<
+            unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult,
+        >,
         /// `cuDeviceUnregisterAsyncNotification`, `cuGetProcAddress` version 12040: Unregisters an async notification callback
         pub cuDeviceUnregisterAsyncNotification: Option<
-            unsafe extern "C" fn(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult,
+            unsafe extern "C" fn(
+                device: CUdevice,
+                callback: CUasyncCallbackHandle,
+            ) -> CUresult,
         >,
         /// `cuDriverGetVersion`, `cuGetProcAddress` version 2020: Returns the latest CUDA version supported by driver
-        pub cuDriverGetVersion: Option<unsafe extern "C" fn(driverVersion: *mut c_int) -> CUresult>,
+        pub cuDriverGetVersion: Option<
+            unsafe extern "C" fn(driverVersion: *mut c_int) -> CUresult,
+        >,
         /// `cuEventCreate`, `cuGetProcAddress` version 2000: Creates an event
-        pub cuEventCreate:
-            Option<unsafe extern "C" fn(phEvent: *mut CUevent, Flags: c_uint) -> CUresult>,
+        pub cuEventCreate: Option<
+            unsafe extern "C" fn(phEvent: *mut CUevent, Flags: c_uint) -> CUresult,
+        >,
         /// `cuEventDestroy` (symbol `cuEventDestroy_v2`), `cuGetProcAddress` version 4000
         pub cuEventDestroy: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
         /// `cuEventElapsedTime` (symbol `cuEventElapsedTime_v2`), `cuGetProcAddress` version 12080
@@ -430,14 +511,21 @@ mod driver_table {
         /// `cuEventQuery`, `cuGetProcAddress` version 2000: Queries an event's status
         pub cuEventQuery: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
         /// `cuEventRecord`, `cuGetProcAddress` version 2000: Records an event
-        pub cuEventRecord:
-            Option<unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult>,
+        pub cuEventRecord: Option<
+            unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult,
+        >,
         /// `cuEventRecordWithFlags`, `cuGetProcAddress` version 11010: Records an event
         pub cuEventRecordWithFlags: Option<
-            unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hEvent: CUevent,
+                hStream: CUstream,
+                flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuEventSynchronize`, `cuGetProcAddress` version 2000: Waits for an event to complete
-        pub cuEventSynchronize: Option<unsafe extern "C" fn(hEvent: CUevent) -> CUresult>,
+        pub cuEventSynchronize: Option<
+            unsafe extern "C" fn(hEvent: CUevent) -> CUresult,
+        >,
         /// `cuExternalMemoryGetMappedBuffer`, `cuGetProcAddress` version 10000: Maps a buffer onto an imported memory object
         pub cuExternalMemoryGetMappedBuffer: Option<
             unsafe extern "C" fn(
@@ -470,11 +558,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuFuncGetModule`, `cuGetProcAddress` version 11000: Returns a module handle
-        pub cuFuncGetModule:
-            Option<unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult>,
+        pub cuFuncGetModule: Option<
+            unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult,
+        >,
         /// `cuFuncGetName`, `cuGetProcAddress` version 12030: Returns the function name for a ::CUfunction handle
-        pub cuFuncGetName:
-            Option<unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUfunction) -> CUresult>,
+        pub cuFuncGetName: Option<
+            unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUfunction) -> CUresult,
+        >,
         /// `cuFuncGetParamInfo`, `cuGetProcAddress` version 12040: Returns the offset and size of a kernel parameter in the device-side parameter layout
         pub cuFuncGetParamInfo: Option<
             unsafe extern "C" fn(
@@ -503,23 +593,33 @@ mod driver_table {
         >,
         /// `cuFuncSetBlockShape`, `cuGetProcAddress` version 2000: Sets the block-dimensions for the function
         pub cuFuncSetBlockShape: Option<
-            unsafe extern "C" fn(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult,
+            unsafe extern "C" fn(
+                hfunc: CUfunction,
+                x: c_int,
+                y: c_int,
+                z: c_int,
+            ) -> CUresult,
         >,
         /// `cuFuncSetCacheConfig`, `cuGetProcAddress` version 3000: Sets the preferred cache configuration for a device function
-        pub cuFuncSetCacheConfig:
-            Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUfunc_cache) -> CUresult>,
+        pub cuFuncSetCacheConfig: Option<
+            unsafe extern "C" fn(hfunc: CUfunction, config: CUfunc_cache) -> CUresult,
+        >,
         /// `cuFuncSetSharedMemConfig`, `cuGetProcAddress` version 4020: Sets the shared memory configuration for a device function.
-        pub cuFuncSetSharedMemConfig:
-            Option<unsafe extern "C" fn(hfunc: CUfunction, config: CUsharedconfig) -> CUresult>,
+        pub cuFuncSetSharedMemConfig: Option<
+            unsafe extern "C" fn(hfunc: CUfunction, config: CUsharedconfig) -> CUresult,
+        >,
         /// `cuFuncSetSharedSize`, `cuGetProcAddress` version 2000: Sets the dynamic shared-memory size for the function
-        pub cuFuncSetSharedSize:
-            Option<unsafe extern "C" fn(hfunc: CUfunction, bytes: c_uint) -> CUresult>,
+        pub cuFuncSetSharedSize: Option<
+            unsafe extern "C" fn(hfunc: CUfunction, bytes: c_uint) -> CUresult,
+        >,
         /// `cuGetErrorName`, `cuGetProcAddress` version 6000: Gets the string representation of an error code enum name
-        pub cuGetErrorName:
-            Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const c_char) -> CUresult>,
+        pub cuGetErrorName: Option<
+            unsafe extern "C" fn(error: CUresult, pStr: *mut *const c_char) -> CUresult,
+        >,
         /// `cuGetErrorString`, `cuGetProcAddress` version 6000: Gets the string description of an error code
-        pub cuGetErrorString:
-            Option<unsafe extern "C" fn(error: CUresult, pStr: *mut *const c_char) -> CUresult>,
+        pub cuGetErrorString: Option<
+            unsafe extern "C" fn(error: CUresult, pStr: *mut *const c_char) -> CUresult,
+        >,
         /// `cuGetExportTable`, `cuGetProcAddress` version 3000
         pub cuGetExportTable: Option<
             unsafe extern "C" fn(
@@ -704,11 +804,15 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphChildGraphNodeGetGraph`, `cuGetProcAddress` version 10000: Gets a handle to the embedded graph of a child graph node
-        pub cuGraphChildGraphNodeGetGraph:
-            Option<unsafe extern "C" fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult>,
+        pub cuGraphChildGraphNodeGetGraph: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult,
+        >,
         /// `cuGraphClone`, `cuGetProcAddress` version 10000: Clones a graph
         pub cuGraphClone: Option<
-            unsafe extern "C" fn(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult,
+            unsafe extern "C" fn(
+                phGraphClone: *mut CUgraph,
+                originalGraph: CUgraph,
+            ) -> CUresult,
         >,
         /// `cuGraphConditionalHandleCreate`, `cuGetProcAddress` version 12030: Create a conditional handle
         pub cuGraphConditionalHandleCreate: Option<
@@ -721,28 +825,39 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphCreate`, `cuGetProcAddress` version 10000: Creates a graph
-        pub cuGraphCreate:
-            Option<unsafe extern "C" fn(phGraph: *mut CUgraph, flags: c_uint) -> CUresult>,
+        pub cuGraphCreate: Option<
+            unsafe extern "C" fn(phGraph: *mut CUgraph, flags: c_uint) -> CUresult,
+        >,
         /// `cuGraphDebugDotPrint`, `cuGetProcAddress` version 11030: Write a DOT file describing graph structure
         pub cuGraphDebugDotPrint: Option<
-            unsafe extern "C" fn(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hGraph: CUgraph,
+                path: *const c_char,
+                flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuGraphDestroy`, `cuGetProcAddress` version 10000: Destroys a graph
         pub cuGraphDestroy: Option<unsafe extern "C" fn(hGraph: CUgraph) -> CUresult>,
         /// `cuGraphDestroyNode`, `cuGetProcAddress` version 10000: Remove a node from the graph
-        pub cuGraphDestroyNode: Option<unsafe extern "C" fn(hNode: CUgraphNode) -> CUresult>,
+        pub cuGraphDestroyNode: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode) -> CUresult,
+        >,
         /// `cuGraphEventRecordNodeGetEvent`, `cuGetProcAddress` version 11010: Returns the event associated with an event record node
-        pub cuGraphEventRecordNodeGetEvent:
-            Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
+        pub cuGraphEventRecordNodeGetEvent: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult,
+        >,
         /// `cuGraphEventRecordNodeSetEvent`, `cuGetProcAddress` version 11010: Sets an event record node's event
-        pub cuGraphEventRecordNodeSetEvent:
-            Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
+        pub cuGraphEventRecordNodeSetEvent: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult,
+        >,
         /// `cuGraphEventWaitNodeGetEvent`, `cuGetProcAddress` version 11010: Returns the event associated with an event wait node
-        pub cuGraphEventWaitNodeGetEvent:
-            Option<unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult>,
+        pub cuGraphEventWaitNodeGetEvent: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult,
+        >,
         /// `cuGraphEventWaitNodeSetEvent`, `cuGetProcAddress` version 11010: Sets an event wait node's event
-        pub cuGraphEventWaitNodeSetEvent:
-            Option<unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult>,
+        pub cuGraphEventWaitNodeSetEvent: Option<
+            unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult,
+        >,
         /// `cuGraphExecBatchMemOpNodeSetParams`, `cuGetProcAddress` version 11070: Sets the parameters for a batch mem op node in the given graphExec
         pub cuGraphExecBatchMemOpNodeSetParams: Option<
             unsafe extern "C" fn(
@@ -760,7 +875,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphExecDestroy`, `cuGetProcAddress` version 10000: Destroys an executable graph
-        pub cuGraphExecDestroy: Option<unsafe extern "C" fn(hGraphExec: CUgraphExec) -> CUresult>,
+        pub cuGraphExecDestroy: Option<
+            unsafe extern "C" fn(hGraphExec: CUgraphExec) -> CUresult,
+        >,
         /// `cuGraphExecEventRecordNodeSetEvent`, `cuGetProcAddress` version 11010: Sets the event for an event record node in the given graphExec
         pub cuGraphExecEventRecordNodeSetEvent: Option<
             unsafe extern "C" fn(
@@ -795,7 +912,10 @@ mod driver_table {
         >,
         /// `cuGraphExecGetFlags`, `cuGetProcAddress` version 12000: Query the instantiation flags of an executable graph
         pub cuGraphExecGetFlags: Option<
-            unsafe extern "C" fn(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult,
+            unsafe extern "C" fn(
+                hGraphExec: CUgraphExec,
+                flags: *mut cuuint64_t,
+            ) -> CUresult,
         >,
         /// `cuGraphExecHostNodeSetParams`, `cuGetProcAddress` version 10020: Sets the parameters for a host node in the given graphExec.
         pub cuGraphExecHostNodeSetParams: Option<
@@ -940,8 +1060,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphKernelNodeCopyAttributes`, `cuGetProcAddress` version 11000: Copies attributes from source node to destination node.
-        pub cuGraphKernelNodeCopyAttributes:
-            Option<unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult>,
+        pub cuGraphKernelNodeCopyAttributes: Option<
+            unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult,
+        >,
         /// `cuGraphKernelNodeGetAttribute`, `cuGetProcAddress` version 11000: Queries node attribute.
         pub cuGraphKernelNodeGetAttribute: Option<
             unsafe extern "C" fn(
@@ -973,8 +1094,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphLaunch`, `cuGetProcAddress` version 10000: Launches an executable graph in a stream
-        pub cuGraphLaunch:
-            Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
+        pub cuGraphLaunch: Option<
+            unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult,
+        >,
         /// `cuGraphMemAllocNodeGetParams`, `cuGetProcAddress` version 11040: Returns a memory alloc node's parameters
         pub cuGraphMemAllocNodeGetParams: Option<
             unsafe extern "C" fn(
@@ -984,15 +1106,24 @@ mod driver_table {
         >,
         /// `cuGraphMemFreeNodeGetParams`, `cuGetProcAddress` version 11040: Returns a memory free node's parameters
         pub cuGraphMemFreeNodeGetParams: Option<
-            unsafe extern "C" fn(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult,
+            unsafe extern "C" fn(
+                hNode: CUgraphNode,
+                dptr_out: *mut CUdeviceptr,
+            ) -> CUresult,
         >,
         /// `cuGraphMemcpyNodeGetParams`, `cuGetProcAddress` version 10000: Returns a memcpy node's parameters
         pub cuGraphMemcpyNodeGetParams: Option<
-            unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult,
+            unsafe extern "C" fn(
+                hNode: CUgraphNode,
+                nodeParams: *mut CUDA_MEMCPY3D,
+            ) -> CUresult,
         >,
         /// `cuGraphMemcpyNodeSetParams`, `cuGetProcAddress` version 10000: Sets a memcpy node's parameters
         pub cuGraphMemcpyNodeSetParams: Option<
-            unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult,
+            unsafe extern "C" fn(
+                hNode: CUgraphNode,
+                nodeParams: *const CUDA_MEMCPY3D,
+            ) -> CUresult,
         >,
         /// `cuGraphMemsetNodeGetParams`, `cuGetProcAddress` version 10000: Returns a memset node's parameters
         pub cuGraphMemsetNodeGetParams: Option<
@@ -1044,7 +1175,10 @@ mod driver_table {
         >,
         /// `cuGraphNodeGetType`, `cuGetProcAddress` version 10000: Returns a node's type
         pub cuGraphNodeGetType: Option<
-            unsafe extern "C" fn(hNode: CUgraphNode, type_: *mut CUgraphNodeType) -> CUresult,
+            unsafe extern "C" fn(
+                hNode: CUgraphNode,
+                type_: *mut CUgraphNodeType,
+            ) -> CUresult,
         >,
         /// `cuGraphNodeSetEnabled`, `cuGetProcAddress` version 11060: Enables or disables the specified node in the given graphExec
         pub cuGraphNodeSetEnabled: Option<
@@ -1063,7 +1197,11 @@ mod driver_table {
         >,
         /// `cuGraphReleaseUserObject`, `cuGetProcAddress` version 11030: Release a user object reference from a graph
         pub cuGraphReleaseUserObject: Option<
-            unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                graph: CUgraph,
+                object: CUuserObject,
+                count: c_uint,
+            ) -> CUresult,
         >,
         /// `cuGraphRemoveDependencies` (symbol `cuGraphRemoveDependencies_v2`), `cuGetProcAddress` version 12030
         pub cuGraphRemoveDependencies: Option<
@@ -1085,8 +1223,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphUpload`, `cuGetProcAddress` version 11010: Uploads an executable graph in a stream
-        pub cuGraphUpload:
-            Option<unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult>,
+        pub cuGraphUpload: Option<
+            unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult,
+        >,
         /// `cuGraphicsMapResources`, `cuGetProcAddress` version 3000: Map graphics resources for access by CUDA
         pub cuGraphicsMapResources: Option<
             unsafe extern "C" fn(
@@ -1111,8 +1250,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphicsResourceSetMapFlags` (symbol `cuGraphicsResourceSetMapFlags_v2`), `cuGetProcAddress` version 6050
-        pub cuGraphicsResourceSetMapFlags:
-            Option<unsafe extern "C" fn(resource: CUgraphicsResource, flags: c_uint) -> CUresult>,
+        pub cuGraphicsResourceSetMapFlags: Option<
+            unsafe extern "C" fn(resource: CUgraphicsResource, flags: c_uint) -> CUresult,
+        >,
         /// `cuGraphicsSubResourceGetMappedArray`, `cuGetProcAddress` version 3000: Get an array through which to access a subresource of a mapped graphics resource.
         pub cuGraphicsSubResourceGetMappedArray: Option<
             unsafe extern "C" fn(
@@ -1131,8 +1271,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGraphicsUnregisterResource`, `cuGetProcAddress` version 3000: Unregisters a graphics resource for access by CUDA
-        pub cuGraphicsUnregisterResource:
-            Option<unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult>,
+        pub cuGraphicsUnregisterResource: Option<
+            unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult,
+        >,
         /// `cuGreenCtxCreate`, `cuGetProcAddress` version 12040: Creates a green context with a specified set of resources.
         pub cuGreenCtxCreate: Option<
             unsafe extern "C" fn(
@@ -1143,7 +1284,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGreenCtxDestroy`, `cuGetProcAddress` version 12040: Destroys a green context
-        pub cuGreenCtxDestroy: Option<unsafe extern "C" fn(hCtx: CUgreenCtx) -> CUresult>,
+        pub cuGreenCtxDestroy: Option<
+            unsafe extern "C" fn(hCtx: CUgreenCtx) -> CUresult,
+        >,
         /// `cuGreenCtxGetDevResource`, `cuGetProcAddress` version 12040: Get green context resources
         pub cuGreenCtxGetDevResource: Option<
             unsafe extern "C" fn(
@@ -1154,11 +1297,15 @@ mod driver_table {
         >,
         /// `cuGreenCtxGetId`, `cuGetProcAddress` version 12090: Returns the unique Id associated with the green context supplied
         pub cuGreenCtxGetId: Option<
-            unsafe extern "C" fn(greenCtx: CUgreenCtx, greenCtxId: *mut c_ulonglong) -> CUresult,
+            unsafe extern "C" fn(
+                greenCtx: CUgreenCtx,
+                greenCtxId: *mut c_ulonglong,
+            ) -> CUresult,
         >,
         /// `cuGreenCtxRecordEvent`, `cuGetProcAddress` version 12040: Records an event.
-        pub cuGreenCtxRecordEvent:
-            Option<unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult>,
+        pub cuGreenCtxRecordEvent: Option<
+            unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult,
+        >,
         /// `cuGreenCtxStreamCreate`, `cuGetProcAddress` version 12050: Create a stream for use in the green context
         pub cuGreenCtxStreamCreate: Option<
             unsafe extern "C" fn(
@@ -1169,8 +1316,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuGreenCtxWaitEvent`, `cuGetProcAddress` version 12040: Make a green context wait on an event
-        pub cuGreenCtxWaitEvent:
-            Option<unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult>,
+        pub cuGreenCtxWaitEvent: Option<
+            unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult,
+        >,
         /// `cuImportExternalMemory`, `cuGetProcAddress` version 10000: Imports an external memory object
         pub cuImportExternalMemory: Option<
             unsafe extern "C" fn(
@@ -1188,18 +1336,29 @@ mod driver_table {
         /// `cuInit`, `cuGetProcAddress` version 2000: Initialize the CUDA driver API Initializes the driver API and must be called before any other function from the driver API in the current process. Currently, the \p Flags parameter must be 0. If ::cuInit() has not been called, any function from the driver API will return ::CUDA_ERROR_NOT_INITIALIZED.
         pub cuInit: Option<unsafe extern "C" fn(Flags: c_uint) -> CUresult>,
         /// `cuIpcCloseMemHandle`, `cuGetProcAddress` version 4010: Attempts to close memory mapped with ::cuIpcOpenMemHandle
-        pub cuIpcCloseMemHandle: Option<unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult>,
+        pub cuIpcCloseMemHandle: Option<
+            unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult,
+        >,
         /// `cuIpcGetEventHandle`, `cuGetProcAddress` version 4010: Gets an interprocess handle for a previously allocated event
         pub cuIpcGetEventHandle: Option<
-            unsafe extern "C" fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult,
+            unsafe extern "C" fn(
+                pHandle: *mut CUipcEventHandle,
+                event: CUevent,
+            ) -> CUresult,
         >,
         /// `cuIpcGetMemHandle`, `cuGetProcAddress` version 4010: Gets an interprocess memory handle for an existing device memory allocation
         pub cuIpcGetMemHandle: Option<
-            unsafe extern "C" fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult,
+            unsafe extern "C" fn(
+                pHandle: *mut CUipcMemHandle,
+                dptr: CUdeviceptr,
+            ) -> CUresult,
         >,
         /// `cuIpcOpenEventHandle`, `cuGetProcAddress` version 4010: Opens an interprocess event handle for use in the current process
         pub cuIpcOpenEventHandle: Option<
-            unsafe extern "C" fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult,
+            unsafe extern "C" fn(
+                phEvent: *mut CUevent,
+                handle: CUipcEventHandle,
+            ) -> CUresult,
         >,
         /// `cuIpcOpenMemHandle` (symbol `cuIpcOpenMemHandle_v2`), `cuGetProcAddress` version 11000
         pub cuIpcOpenMemHandle: Option<
@@ -1219,14 +1378,17 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuKernelGetFunction`, `cuGetProcAddress` version 12000: Returns a function handle
-        pub cuKernelGetFunction:
-            Option<unsafe extern "C" fn(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult>,
+        pub cuKernelGetFunction: Option<
+            unsafe extern "C" fn(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult,
+        >,
         /// `cuKernelGetLibrary`, `cuGetProcAddress` version 12050: Returns a library handle
-        pub cuKernelGetLibrary:
-            Option<unsafe extern "C" fn(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult>,
+        pub cuKernelGetLibrary: Option<
+            unsafe extern "C" fn(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult,
+        >,
         /// `cuKernelGetName`, `cuGetProcAddress` version 12030: Returns the function name for a ::CUkernel handle
-        pub cuKernelGetName:
-            Option<unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUkernel) -> CUresult>,
+        pub cuKernelGetName: Option<
+            unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUkernel) -> CUresult,
+        >,
         /// `cuKernelGetParamInfo`, `cuGetProcAddress` version 12040: Returns the offset and size of a kernel parameter in the device-side parameter layout
         pub cuKernelGetParamInfo: Option<
             unsafe extern "C" fn(
@@ -1247,7 +1409,11 @@ mod driver_table {
         >,
         /// `cuKernelSetCacheConfig`, `cuGetProcAddress` version 12000: Sets the preferred cache configuration for a device kernel.
         pub cuKernelSetCacheConfig: Option<
-            unsafe extern "C" fn(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult,
+            unsafe extern "C" fn(
+                kernel: CUkernel,
+                config: CUfunc_cache,
+                dev: CUdevice,
+            ) -> CUresult,
         >,
         /// `cuLaunch`, `cuGetProcAddress` version 2000: Launches a CUDA function
         pub cuLaunch: Option<unsafe extern "C" fn(f: CUfunction) -> CUresult>,
@@ -1276,7 +1442,11 @@ mod driver_table {
         >,
         /// `cuLaunchGrid`, `cuGetProcAddress` version 2000: Launches a CUDA function
         pub cuLaunchGrid: Option<
-            unsafe extern "C" fn(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult,
+            unsafe extern "C" fn(
+                f: CUfunction,
+                grid_width: c_int,
+                grid_height: c_int,
+            ) -> CUresult,
         >,
         /// `cuLaunchGridAsync`, `cuGetProcAddress` version 2000: Launches a CUDA function
         pub cuLaunchGridAsync: Option<
@@ -1346,8 +1516,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuLibraryGetKernelCount`, `cuGetProcAddress` version 12040: Returns the number of kernels within a library
-        pub cuLibraryGetKernelCount:
-            Option<unsafe extern "C" fn(count: *mut c_uint, lib: CUlibrary) -> CUresult>,
+        pub cuLibraryGetKernelCount: Option<
+            unsafe extern "C" fn(count: *mut c_uint, lib: CUlibrary) -> CUresult,
+        >,
         /// `cuLibraryGetManaged`, `cuGetProcAddress` version 12000: Returns a pointer to managed memory
         pub cuLibraryGetManaged: Option<
             unsafe extern "C" fn(
@@ -1358,8 +1529,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuLibraryGetModule`, `cuGetProcAddress` version 12000: Returns a module handle
-        pub cuLibraryGetModule:
-            Option<unsafe extern "C" fn(pMod: *mut CUmodule, library: CUlibrary) -> CUresult>,
+        pub cuLibraryGetModule: Option<
+            unsafe extern "C" fn(pMod: *mut CUmodule, library: CUlibrary) -> CUresult,
+        >,
         /// `cuLibraryGetUnifiedFunction`, `cuGetProcAddress` version 12000: Returns a pointer to a unified function
         pub cuLibraryGetUnifiedFunction: Option<
             unsafe extern "C" fn(
@@ -1395,7 +1567,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuLibraryUnload`, `cuGetProcAddress` version 12000: Unloads a library
-        pub cuLibraryUnload: Option<unsafe extern "C" fn(library: CUlibrary) -> CUresult>,
+        pub cuLibraryUnload: Option<
+            unsafe extern "C" fn(library: CUlibrary) -> CUresult,
+        >,
         /// `cuLinkAddData` (symbol `cuLinkAddData_v2`), `cuGetProcAddress` version 6050
         pub cuLinkAddData: Option<
             unsafe extern "C" fn(
@@ -1441,7 +1615,10 @@ mod driver_table {
         pub cuLinkDestroy: Option<unsafe extern "C" fn(state: CUlinkState) -> CUresult>,
         /// `cuLogsCurrent`, `cuGetProcAddress` version 12090: Sets log iterator to point to the end of log buffer, where the next message would be written.
         pub cuLogsCurrent: Option<
-            unsafe extern "C" fn(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                iterator_out: *mut CUlogIterator,
+                flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuLogsDumpToFile`, `cuGetProcAddress` version 12090: Dump accumulated driver logs into a file
         pub cuLogsDumpToFile: Option<
@@ -1469,11 +1646,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuLogsUnregisterCallback`, `cuGetProcAddress` version 12090: Unregister a log message callback
-        pub cuLogsUnregisterCallback:
-            Option<unsafe extern "C" fn(callback: CUlogsCallbackHandle) -> CUresult>,
+        pub cuLogsUnregisterCallback: Option<
+            unsafe extern "C" fn(callback: CUlogsCallbackHandle) -> CUresult,
+        >,
         /// `cuMemAddressFree`, `cuGetProcAddress` version 10020: Free an address range reservation.
-        pub cuMemAddressFree:
-            Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
+        pub cuMemAddressFree: Option<
+            unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult,
+        >,
         /// `cuMemAddressReserve`, `cuGetProcAddress` version 10020: Allocate an address range reservation.
         pub cuMemAddressReserve: Option<
             unsafe extern "C" fn(
@@ -1494,8 +1673,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemAlloc` (symbol `cuMemAlloc_v2`), `cuGetProcAddress` version 3020
-        pub cuMemAlloc:
-            Option<unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult>,
+        pub cuMemAlloc: Option<
+            unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult,
+        >,
         /// `cuMemAllocAsync`, `cuGetProcAddress` version 11020: Allocates memory with stream ordered semantics
         pub cuMemAllocAsync: Option<
             unsafe extern "C" fn(
@@ -1514,8 +1694,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemAllocHost` (symbol `cuMemAllocHost_v2`), `cuGetProcAddress` version 3020
-        pub cuMemAllocHost:
-            Option<unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize) -> CUresult>,
+        pub cuMemAllocHost: Option<
+            unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize) -> CUresult,
+        >,
         /// `cuMemAllocManaged`, `cuGetProcAddress` version 6000: Allocates memory that will be automatically managed by the Unified Memory system
         pub cuMemAllocManaged: Option<
             unsafe extern "C" fn(
@@ -1588,8 +1769,9 @@ mod driver_table {
         /// `cuMemFree` (symbol `cuMemFree_v2`), `cuGetProcAddress` version 3020
         pub cuMemFree: Option<unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult>,
         /// `cuMemFreeAsync`, `cuGetProcAddress` version 11020: Frees memory with stream ordered semantics
-        pub cuMemFreeAsync:
-            Option<unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult>,
+        pub cuMemFreeAsync: Option<
+            unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult,
+        >,
         /// `cuMemFreeHost`, `cuGetProcAddress` version 2000: Frees page-locked host memory
         pub cuMemFreeHost: Option<unsafe extern "C" fn(p: *mut c_void) -> CUresult>,
         /// `cuMemGetAccess`, `cuGetProcAddress` version 10020: Get the access \p flags set for the given \p location and \p ptr
@@ -1642,8 +1824,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemGetInfo` (symbol `cuMemGetInfo_v2`), `cuGetProcAddress` version 3020
-        pub cuMemGetInfo:
-            Option<unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> CUresult>,
+        pub cuMemGetInfo: Option<
+            unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> CUresult,
+        >,
         /// `cuMemGetMemPool`, `cuGetProcAddress` version 13000: Gets the current memory pool for a memory location and of a particular allocation type
         pub cuMemGetMemPool: Option<
             unsafe extern "C" fn(
@@ -1654,7 +1837,11 @@ mod driver_table {
         >,
         /// `cuMemHostAlloc`, `cuGetProcAddress` version 2020: Allocates page-locked host memory
         pub cuMemHostAlloc: Option<
-            unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                pp: *mut *mut c_void,
+                bytesize: usize,
+                Flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuMemHostGetDevicePointer` (symbol `cuMemHostGetDevicePointer_v2`), `cuGetProcAddress` version 3020
         pub cuMemHostGetDevicePointer: Option<
@@ -1665,14 +1852,21 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemHostGetFlags`, `cuGetProcAddress` version 2030: Passes back flags that were used for a pinned allocation
-        pub cuMemHostGetFlags:
-            Option<unsafe extern "C" fn(pFlags: *mut c_uint, p: *mut c_void) -> CUresult>,
+        pub cuMemHostGetFlags: Option<
+            unsafe extern "C" fn(pFlags: *mut c_uint, p: *mut c_void) -> CUresult,
+        >,
         /// `cuMemHostRegister` (symbol `cuMemHostRegister_v2`), `cuGetProcAddress` version 6050
         pub cuMemHostRegister: Option<
-            unsafe extern "C" fn(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                p: *mut c_void,
+                bytesize: usize,
+                Flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuMemHostUnregister`, `cuGetProcAddress` version 4000: Unregisters a memory range that was registered with cuMemHostRegister.
-        pub cuMemHostUnregister: Option<unsafe extern "C" fn(p: *mut c_void) -> CUresult>,
+        pub cuMemHostUnregister: Option<
+            unsafe extern "C" fn(p: *mut c_void) -> CUresult,
+        >,
         /// `cuMemImportFromShareableHandle`, `cuGetProcAddress` version 10020: Imports an allocation from a requested shareable handle type.
         pub cuMemImportFromShareableHandle: Option<
             unsafe extern "C" fn(
@@ -1707,7 +1901,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemPoolDestroy`, `cuGetProcAddress` version 11020: Destroys the specified memory pool
-        pub cuMemPoolDestroy: Option<unsafe extern "C" fn(pool: CUmemoryPool) -> CUresult>,
+        pub cuMemPoolDestroy: Option<
+            unsafe extern "C" fn(pool: CUmemoryPool) -> CUresult,
+        >,
         /// `cuMemPoolExportPointer`, `cuGetProcAddress` version 11020: Export data to share a memory pool allocation between processes.
         pub cuMemPoolExportPointer: Option<
             unsafe extern "C" fn(
@@ -1774,8 +1970,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemPoolTrimTo`, `cuGetProcAddress` version 11020: Tries to release memory back to the OS
-        pub cuMemPoolTrimTo:
-            Option<unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult>,
+        pub cuMemPoolTrimTo: Option<
+            unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult,
+        >,
         /// `cuMemPrefetchAsync` (symbol `cuMemPrefetchAsync_v2`), `cuGetProcAddress` version 12020
         pub cuMemPrefetchAsync: Option<
             unsafe extern "C" fn(
@@ -1821,8 +2018,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemRelease`, `cuGetProcAddress` version 10020: Release a memory handle representing a memory allocation which was previously allocated through cuMemCreate.
-        pub cuMemRelease:
-            Option<unsafe extern "C" fn(handle: CUmemGenericAllocationHandle) -> CUresult>,
+        pub cuMemRelease: Option<
+            unsafe extern "C" fn(handle: CUmemGenericAllocationHandle) -> CUresult,
+        >,
         /// `cuMemRetainAllocationHandle`, `cuGetProcAddress` version 11000: Given an address \p addr, returns the allocation handle of the backing memory allocation.
         pub cuMemRetainAllocationHandle: Option<
             unsafe extern "C" fn(
@@ -1848,25 +2046,42 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemUnmap`, `cuGetProcAddress` version 10020: Unmap the backing memory of a given address range.
-        pub cuMemUnmap: Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
+        pub cuMemUnmap: Option<
+            unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult,
+        >,
         /// `cuMemcpy`, `cuGetProcAddress` version 4000: Copies memory
         pub cuMemcpy: Option<
-            unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult,
+            unsafe extern "C" fn(
+                dst: CUdeviceptr,
+                src: CUdeviceptr,
+                ByteCount: usize,
+            ) -> CUresult,
         >,
         /// `cuMemcpy2D` (symbol `cuMemcpy2D_v2`), `cuGetProcAddress` version 3020
-        pub cuMemcpy2D: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
+        pub cuMemcpy2D: Option<
+            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult,
+        >,
         /// `cuMemcpy2DAsync` (symbol `cuMemcpy2DAsync_v2`), `cuGetProcAddress` version 3020
         pub cuMemcpy2DAsync: Option<
-            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult,
+            unsafe extern "C" fn(
+                pCopy: *const CUDA_MEMCPY2D,
+                hStream: CUstream,
+            ) -> CUresult,
         >,
         /// `cuMemcpy2DUnaligned` (symbol `cuMemcpy2DUnaligned_v2`), `cuGetProcAddress` version 3020
-        pub cuMemcpy2DUnaligned:
-            Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
+        pub cuMemcpy2DUnaligned: Option<
+            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult,
+        >,
         /// `cuMemcpy3D` (symbol `cuMemcpy3D_v2`), `cuGetProcAddress` version 3020
-        pub cuMemcpy3D: Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult>,
+        pub cuMemcpy3D: Option<
+            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult,
+        >,
         /// `cuMemcpy3DAsync` (symbol `cuMemcpy3DAsync_v2`), `cuGetProcAddress` version 3020
         pub cuMemcpy3DAsync: Option<
-            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult,
+            unsafe extern "C" fn(
+                pCopy: *const CUDA_MEMCPY3D,
+                hStream: CUstream,
+            ) -> CUresult,
         >,
         /// `cuMemcpy3DBatchAsync` (symbol `cuMemcpy3DBatchAsync_v2`), `cuGetProcAddress` version 13000
         pub cuMemcpy3DBatchAsync: Option<
@@ -1878,11 +2093,15 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemcpy3DPeer`, `cuGetProcAddress` version 4000: Copies memory between contexts
-        pub cuMemcpy3DPeer:
-            Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult>,
+        pub cuMemcpy3DPeer: Option<
+            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult,
+        >,
         /// `cuMemcpy3DPeerAsync`, `cuGetProcAddress` version 4000: Copies memory between contexts asynchronously.
         pub cuMemcpy3DPeerAsync: Option<
-            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult,
+            unsafe extern "C" fn(
+                pCopy: *const CUDA_MEMCPY3D_PEER,
+                hStream: CUstream,
+            ) -> CUresult,
         >,
         /// `cuMemcpyAsync`, `cuGetProcAddress` version 4000: Copies memory asynchronously
         pub cuMemcpyAsync: Option<
@@ -2046,7 +2265,11 @@ mod driver_table {
         >,
         /// `cuMemsetD16` (symbol `cuMemsetD16_v2`), `cuGetProcAddress` version 3020
         pub cuMemsetD16: Option<
-            unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult,
+            unsafe extern "C" fn(
+                dstDevice: CUdeviceptr,
+                us: c_ushort,
+                N: usize,
+            ) -> CUresult,
         >,
         /// `cuMemsetD16Async`, `cuGetProcAddress` version 3020: Sets device memory
         pub cuMemsetD16Async: Option<
@@ -2121,8 +2344,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemsetD32` (symbol `cuMemsetD32_v2`), `cuGetProcAddress` version 3020
-        pub cuMemsetD32:
-            Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult>,
+        pub cuMemsetD32: Option<
+            unsafe extern "C" fn(
+                dstDevice: CUdeviceptr,
+                ui: c_uint,
+                N: usize,
+            ) -> CUresult,
+        >,
         /// `cuMemsetD32Async`, `cuGetProcAddress` version 3020: Sets device memory
         pub cuMemsetD32Async: Option<
             unsafe extern "C" fn(
@@ -2133,8 +2361,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMemsetD8` (symbol `cuMemsetD8_v2`), `cuGetProcAddress` version 3020
-        pub cuMemsetD8:
-            Option<unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult>,
+        pub cuMemsetD8: Option<
+            unsafe extern "C" fn(
+                dstDevice: CUdeviceptr,
+                uc: c_uchar,
+                N: usize,
+            ) -> CUresult,
+        >,
         /// `cuMemsetD8Async`, `cuGetProcAddress` version 3020: Sets device memory
         pub cuMemsetD8Async: Option<
             unsafe extern "C" fn(
@@ -2153,8 +2386,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuMipmappedArrayDestroy`, `cuGetProcAddress` version 5000: Destroys a CUDA mipmapped array
-        pub cuMipmappedArrayDestroy:
-            Option<unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult>,
+        pub cuMipmappedArrayDestroy: Option<
+            unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult,
+        >,
         /// `cuMipmappedArrayGetLevel`, `cuGetProcAddress` version 5000: Gets a mipmap level of a CUDA mipmapped array
         pub cuMipmappedArrayGetLevel: Option<
             unsafe extern "C" fn(
@@ -2195,8 +2429,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuModuleGetFunctionCount`, `cuGetProcAddress` version 12040: Returns the number of functions within a module
-        pub cuModuleGetFunctionCount:
-            Option<unsafe extern "C" fn(count: *mut c_uint, mod_: CUmodule) -> CUresult>,
+        pub cuModuleGetFunctionCount: Option<
+            unsafe extern "C" fn(count: *mut c_uint, mod_: CUmodule) -> CUresult,
+        >,
         /// `cuModuleGetGlobal` (symbol `cuModuleGetGlobal_v2`), `cuGetProcAddress` version 3020
         pub cuModuleGetGlobal: Option<
             unsafe extern "C" fn(
@@ -2207,8 +2442,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuModuleGetLoadingMode`, `cuGetProcAddress` version 11070: Query lazy loading mode
-        pub cuModuleGetLoadingMode:
-            Option<unsafe extern "C" fn(mode: *mut CUmoduleLoadingMode) -> CUresult>,
+        pub cuModuleGetLoadingMode: Option<
+            unsafe extern "C" fn(mode: *mut CUmoduleLoadingMode) -> CUresult,
+        >,
         /// `cuModuleGetSurfRef`, `cuGetProcAddress` version 3000: Returns a handle to a surface reference
         pub cuModuleGetSurfRef: Option<
             unsafe extern "C" fn(
@@ -2226,11 +2462,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuModuleLoad`, `cuGetProcAddress` version 2000: Loads a compute module
-        pub cuModuleLoad:
-            Option<unsafe extern "C" fn(module: *mut CUmodule, fname: *const c_char) -> CUresult>,
+        pub cuModuleLoad: Option<
+            unsafe extern "C" fn(module: *mut CUmodule, fname: *const c_char) -> CUresult,
+        >,
         /// `cuModuleLoadData`, `cuGetProcAddress` version 2000: Load a module's data
-        pub cuModuleLoadData:
-            Option<unsafe extern "C" fn(module: *mut CUmodule, image: *const c_void) -> CUresult>,
+        pub cuModuleLoadData: Option<
+            unsafe extern "C" fn(module: *mut CUmodule, image: *const c_void) -> CUresult,
+        >,
         /// `cuModuleLoadDataEx`, `cuGetProcAddress` version 2010: Load a module's data with options
         pub cuModuleLoadDataEx: Option<
             unsafe extern "C" fn(
@@ -2243,13 +2481,19 @@ mod driver_table {
         >,
         /// `cuModuleLoadFatBinary`, `cuGetProcAddress` version 2000: Load a module's data
         pub cuModuleLoadFatBinary: Option<
-            unsafe extern "C" fn(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult,
+            unsafe extern "C" fn(
+                module: *mut CUmodule,
+                fatCubin: *const c_void,
+            ) -> CUresult,
         >,
         /// `cuModuleUnload`, `cuGetProcAddress` version 2000: Unloads a module
         pub cuModuleUnload: Option<unsafe extern "C" fn(hmod: CUmodule) -> CUresult>,
         /// `cuMulticastAddDevice`, `cuGetProcAddress` version 12010: Associate a device to a multicast object.
         pub cuMulticastAddDevice: Option<
-            unsafe extern "C" fn(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult,
+            unsafe extern "C" fn(
+                mcHandle: CUmemGenericAllocationHandle,
+                dev: CUdevice,
+            ) -> CUresult,
         >,
         /// `cuMulticastBindAddr`, `cuGetProcAddress` version 12010: Bind a memory allocation represented by a virtual address to a multicast object.
         pub cuMulticastBindAddr: Option<
@@ -2364,18 +2608,32 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuParamSetSize`, `cuGetProcAddress` version 2000: Sets the parameter size for the function
-        pub cuParamSetSize:
-            Option<unsafe extern "C" fn(hfunc: CUfunction, numbytes: c_uint) -> CUresult>,
+        pub cuParamSetSize: Option<
+            unsafe extern "C" fn(hfunc: CUfunction, numbytes: c_uint) -> CUresult,
+        >,
         /// `cuParamSetTexRef`, `cuGetProcAddress` version 2000: Adds a texture-reference to the function's argument list
         pub cuParamSetTexRef: Option<
-            unsafe extern "C" fn(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult,
+            unsafe extern "C" fn(
+                hfunc: CUfunction,
+                texunit: c_int,
+                hTexRef: CUtexref,
+            ) -> CUresult,
         >,
         /// `cuParamSetf`, `cuGetProcAddress` version 2000: Adds a floating-point parameter to the function's argument list
-        pub cuParamSetf:
-            Option<unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult>,
+        pub cuParamSetf: Option<
+            unsafe extern "C" fn(
+                hfunc: CUfunction,
+                offset: c_int,
+                value: f32,
+            ) -> CUresult,
+        >,
         /// `cuParamSeti`, `cuGetProcAddress` version 2000: Adds an integer parameter to the function's argument list
         pub cuParamSeti: Option<
-            unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hfunc: CUfunction,
+                offset: c_int,
+                value: c_uint,
+            ) -> CUresult,
         >,
         /// `cuParamSetv`, `cuGetProcAddress` version 2000: Adds arbitrary data to the function's argument list
         pub cuParamSetv: Option<
@@ -2448,8 +2706,12 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuStreamBeginCapture` (symbol `cuStreamBeginCapture_v2`), `cuGetProcAddress` version 10010
-        pub cuStreamBeginCapture:
-            Option<unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult>,
+        pub cuStreamBeginCapture: Option<
+            unsafe extern "C" fn(
+                hStream: CUstream,
+                mode: CUstreamCaptureMode,
+            ) -> CUresult,
+        >,
         /// `cuStreamBeginCaptureToGraph`, `cuGetProcAddress` version 12030: Begins graph capture on a stream to an existing graph
         pub cuStreamBeginCaptureToGraph: Option<
             unsafe extern "C" fn(
@@ -2462,11 +2724,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuStreamCopyAttributes`, `cuGetProcAddress` version 11000: Copies attributes from source stream to destination stream.
-        pub cuStreamCopyAttributes:
-            Option<unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult>,
+        pub cuStreamCopyAttributes: Option<
+            unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult,
+        >,
         /// `cuStreamCreate`, `cuGetProcAddress` version 2000: Create a stream
-        pub cuStreamCreate:
-            Option<unsafe extern "C" fn(phStream: *mut CUstream, Flags: c_uint) -> CUresult>,
+        pub cuStreamCreate: Option<
+            unsafe extern "C" fn(phStream: *mut CUstream, Flags: c_uint) -> CUresult,
+        >,
         /// `cuStreamCreateWithPriority`, `cuGetProcAddress` version 5050: Create a stream with the given priority
         pub cuStreamCreateWithPriority: Option<
             unsafe extern "C" fn(
@@ -2478,8 +2742,9 @@ mod driver_table {
         /// `cuStreamDestroy` (symbol `cuStreamDestroy_v2`), `cuGetProcAddress` version 4000
         pub cuStreamDestroy: Option<unsafe extern "C" fn(hStream: CUstream) -> CUresult>,
         /// `cuStreamEndCapture`, `cuGetProcAddress` version 10000: Ends capture on a stream, returning the captured graph
-        pub cuStreamEndCapture:
-            Option<unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult>,
+        pub cuStreamEndCapture: Option<
+            unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult,
+        >,
         /// `cuStreamGetAttribute`, `cuGetProcAddress` version 11000: Queries stream attribute.
         pub cuStreamGetAttribute: Option<
             unsafe extern "C" fn(
@@ -2501,8 +2766,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuStreamGetCtx`, `cuGetProcAddress` version 9020: Query the context associated with a stream
-        pub cuStreamGetCtx:
-            Option<unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult>,
+        pub cuStreamGetCtx: Option<
+            unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult,
+        >,
         /// `cuStreamGetCtx_v2`, `cuGetProcAddress` version 12050: Query the contexts associated with a stream
         pub cuStreamGetCtx_v2: Option<
             unsafe extern "C" fn(
@@ -2512,20 +2778,28 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuStreamGetDevice`, `cuGetProcAddress` version 12080: Returns the device handle of the stream
-        pub cuStreamGetDevice:
-            Option<unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult>,
+        pub cuStreamGetDevice: Option<
+            unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult,
+        >,
         /// `cuStreamGetFlags`, `cuGetProcAddress` version 5050: Query the flags of a given stream
-        pub cuStreamGetFlags:
-            Option<unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult>,
+        pub cuStreamGetFlags: Option<
+            unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult,
+        >,
         /// `cuStreamGetGreenCtx`, `cuGetProcAddress` version 12040: Query the green context associated with a stream
-        pub cuStreamGetGreenCtx:
-            Option<unsafe extern "C" fn(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult>,
+        pub cuStreamGetGreenCtx: Option<
+            unsafe extern "C" fn(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult,
+        >,
         /// `cuStreamGetId`, `cuGetProcAddress` version 12000: Returns the unique Id associated with the stream handle supplied
-        pub cuStreamGetId:
-            Option<unsafe extern "C" fn(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult>,
+        pub cuStreamGetId: Option<
+            unsafe extern "C" fn(
+                hStream: CUstream,
+                streamId: *mut c_ulonglong,
+            ) -> CUresult,
+        >,
         /// `cuStreamGetPriority`, `cuGetProcAddress` version 5050: Query the priority of a given stream
-        pub cuStreamGetPriority:
-            Option<unsafe extern "C" fn(hStream: CUstream, priority: *mut c_int) -> CUresult>,
+        pub cuStreamGetPriority: Option<
+            unsafe extern "C" fn(hStream: CUstream, priority: *mut c_int) -> CUresult,
+        >,
         /// `cuStreamIsCapturing`, `cuGetProcAddress` version 10000: Returns a stream's capture status
         pub cuStreamIsCapturing: Option<
             unsafe extern "C" fn(
@@ -2544,7 +2818,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuStreamSynchronize`, `cuGetProcAddress` version 2000: Wait until a stream's tasks are completed
-        pub cuStreamSynchronize: Option<unsafe extern "C" fn(hStream: CUstream) -> CUresult>,
+        pub cuStreamSynchronize: Option<
+            unsafe extern "C" fn(hStream: CUstream) -> CUresult,
+        >,
         /// `cuStreamUpdateCaptureDependencies` (symbol `cuStreamUpdateCaptureDependencies_v2`), `cuGetProcAddress` version 12030
         pub cuStreamUpdateCaptureDependencies: Option<
             unsafe extern "C" fn(
@@ -2557,7 +2833,11 @@ mod driver_table {
         >,
         /// `cuStreamWaitEvent`, `cuGetProcAddress` version 3020: Make a compute stream wait on an event
         pub cuStreamWaitEvent: Option<
-            unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hStream: CUstream,
+                hEvent: CUevent,
+                Flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuStreamWaitValue32` (symbol `cuStreamWaitValue32_v2`), `cuGetProcAddress` version 11070
         pub cuStreamWaitValue32: Option<
@@ -2603,7 +2883,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuSurfObjectDestroy`, `cuGetProcAddress` version 5000: Destroys a surface object
-        pub cuSurfObjectDestroy: Option<unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult>,
+        pub cuSurfObjectDestroy: Option<
+            unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult,
+        >,
         /// `cuSurfObjectGetResourceDesc`, `cuGetProcAddress` version 5000: Returns a surface object's resource descriptor
         pub cuSurfObjectGetResourceDesc: Option<
             unsafe extern "C" fn(
@@ -2612,11 +2894,16 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuSurfRefGetArray`, `cuGetProcAddress` version 3000: Passes back the CUDA array bound to a surface reference.
-        pub cuSurfRefGetArray:
-            Option<unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult>,
+        pub cuSurfRefGetArray: Option<
+            unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult,
+        >,
         /// `cuSurfRefSetArray`, `cuGetProcAddress` version 3000: Sets the CUDA array for a surface reference.
         pub cuSurfRefSetArray: Option<
-            unsafe extern "C" fn(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hSurfRef: CUsurfref,
+                hArray: CUarray,
+                Flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuTensorMapEncodeIm2col`, `cuGetProcAddress` version 12000: Create a tensor map descriptor object representing im2col memory region
         pub cuTensorMapEncodeIm2col: Option<
@@ -2693,7 +2980,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuTexObjectDestroy`, `cuGetProcAddress` version 5000: Destroys a texture object
-        pub cuTexObjectDestroy: Option<unsafe extern "C" fn(texObject: CUtexObject) -> CUresult>,
+        pub cuTexObjectDestroy: Option<
+            unsafe extern "C" fn(texObject: CUtexObject) -> CUresult,
+        >,
         /// `cuTexObjectGetResourceDesc`, `cuGetProcAddress` version 5000: Returns a texture object's resource descriptor
         pub cuTexObjectGetResourceDesc: Option<
             unsafe extern "C" fn(
@@ -2716,12 +3005,15 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuTexRefCreate`, `cuGetProcAddress` version 2000: Creates a texture reference
-        pub cuTexRefCreate: Option<unsafe extern "C" fn(pTexRef: *mut CUtexref) -> CUresult>,
+        pub cuTexRefCreate: Option<
+            unsafe extern "C" fn(pTexRef: *mut CUtexref) -> CUresult,
+        >,
         /// `cuTexRefDestroy`, `cuGetProcAddress` version 2000: Destroys a texture reference
         pub cuTexRefDestroy: Option<unsafe extern "C" fn(hTexRef: CUtexref) -> CUresult>,
         /// `cuTexRefGetAddress` (symbol `cuTexRefGetAddress_v2`), `cuGetProcAddress` version 3020
-        pub cuTexRefGetAddress:
-            Option<unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetAddress: Option<
+            unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetAddressMode`, `cuGetProcAddress` version 2000: Gets the addressing mode used by a texture reference
         pub cuTexRefGetAddressMode: Option<
             unsafe extern "C" fn(
@@ -2731,17 +3023,21 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuTexRefGetArray`, `cuGetProcAddress` version 2000: Gets the array bound to a texture reference
-        pub cuTexRefGetArray:
-            Option<unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetArray: Option<
+            unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetBorderColor`, `cuGetProcAddress` version 8000: Gets the border color used by a texture reference
-        pub cuTexRefGetBorderColor:
-            Option<unsafe extern "C" fn(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetBorderColor: Option<
+            unsafe extern "C" fn(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetFilterMode`, `cuGetProcAddress` version 2000: Gets the filter-mode used by a texture reference
-        pub cuTexRefGetFilterMode:
-            Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetFilterMode: Option<
+            unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetFlags`, `cuGetProcAddress` version 2000: Gets the flags used by a texture reference
-        pub cuTexRefGetFlags:
-            Option<unsafe extern "C" fn(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetFlags: Option<
+            unsafe extern "C" fn(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetFormat`, `cuGetProcAddress` version 2000: Gets the format used by a texture reference
         pub cuTexRefGetFormat: Option<
             unsafe extern "C" fn(
@@ -2751,14 +3047,17 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuTexRefGetMaxAnisotropy`, `cuGetProcAddress` version 5000: Gets the maximum anisotropy for a texture reference
-        pub cuTexRefGetMaxAnisotropy:
-            Option<unsafe extern "C" fn(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetMaxAnisotropy: Option<
+            unsafe extern "C" fn(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetMipmapFilterMode`, `cuGetProcAddress` version 5000: Gets the mipmap filtering mode for a texture reference
-        pub cuTexRefGetMipmapFilterMode:
-            Option<unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetMipmapFilterMode: Option<
+            unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetMipmapLevelBias`, `cuGetProcAddress` version 5000: Gets the mipmap level bias for a texture reference
-        pub cuTexRefGetMipmapLevelBias:
-            Option<unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult>,
+        pub cuTexRefGetMipmapLevelBias: Option<
+            unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult,
+        >,
         /// `cuTexRefGetMipmapLevelClamp`, `cuGetProcAddress` version 5000: Gets the min/max mipmap level clamps for a texture reference
         pub cuTexRefGetMipmapLevelClamp: Option<
             unsafe extern "C" fn(
@@ -2794,21 +3093,32 @@ mod driver_table {
         >,
         /// `cuTexRefSetAddressMode`, `cuGetProcAddress` version 2000: Sets the addressing mode for a texture reference
         pub cuTexRefSetAddressMode: Option<
-            unsafe extern "C" fn(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult,
+            unsafe extern "C" fn(
+                hTexRef: CUtexref,
+                dim: c_int,
+                am: CUaddress_mode,
+            ) -> CUresult,
         >,
         /// `cuTexRefSetArray`, `cuGetProcAddress` version 2000: Binds an array as a texture reference
         pub cuTexRefSetArray: Option<
-            unsafe extern "C" fn(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult,
+            unsafe extern "C" fn(
+                hTexRef: CUtexref,
+                hArray: CUarray,
+                Flags: c_uint,
+            ) -> CUresult,
         >,
         /// `cuTexRefSetBorderColor`, `cuGetProcAddress` version 8000: Sets the border color for a texture reference
-        pub cuTexRefSetBorderColor:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult>,
+        pub cuTexRefSetBorderColor: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult,
+        >,
         /// `cuTexRefSetFilterMode`, `cuGetProcAddress` version 2000: Sets the filtering mode for a texture reference
-        pub cuTexRefSetFilterMode:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
+        pub cuTexRefSetFilterMode: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult,
+        >,
         /// `cuTexRefSetFlags`, `cuGetProcAddress` version 2000: Sets the flags for a texture reference
-        pub cuTexRefSetFlags:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, Flags: c_uint) -> CUresult>,
+        pub cuTexRefSetFlags: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, Flags: c_uint) -> CUresult,
+        >,
         /// `cuTexRefSetFormat`, `cuGetProcAddress` version 2000: Sets the format for a texture reference
         pub cuTexRefSetFormat: Option<
             unsafe extern "C" fn(
@@ -2818,14 +3128,17 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuTexRefSetMaxAnisotropy`, `cuGetProcAddress` version 5000: Sets the maximum anisotropy for a texture reference
-        pub cuTexRefSetMaxAnisotropy:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult>,
+        pub cuTexRefSetMaxAnisotropy: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult,
+        >,
         /// `cuTexRefSetMipmapFilterMode`, `cuGetProcAddress` version 5000: Sets the mipmap filtering mode for a texture reference
-        pub cuTexRefSetMipmapFilterMode:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult>,
+        pub cuTexRefSetMipmapFilterMode: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult,
+        >,
         /// `cuTexRefSetMipmapLevelBias`, `cuGetProcAddress` version 5000: Sets the mipmap level bias for a texture reference
-        pub cuTexRefSetMipmapLevelBias:
-            Option<unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult>,
+        pub cuTexRefSetMipmapLevelBias: Option<
+            unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult,
+        >,
         /// `cuTexRefSetMipmapLevelClamp`, `cuGetProcAddress` version 5000: Sets the mipmap min/max mipmap level clamps for a texture reference
         pub cuTexRefSetMipmapLevelClamp: Option<
             unsafe extern "C" fn(
@@ -2843,8 +3156,9 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuThreadExchangeStreamCaptureMode`, `cuGetProcAddress` version 10010: Swaps the stream capture interaction mode for a thread
-        pub cuThreadExchangeStreamCaptureMode:
-            Option<unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult>,
+        pub cuThreadExchangeStreamCaptureMode: Option<
+            unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult,
+        >,
         /// `cuUserObjectCreate`, `cuGetProcAddress` version 11030: Create a user object
         pub cuUserObjectCreate: Option<
             unsafe extern "C" fn(
@@ -2856,11 +3170,13 @@ mod driver_table {
             ) -> CUresult,
         >,
         /// `cuUserObjectRelease`, `cuGetProcAddress` version 11030: Release a reference to a user object
-        pub cuUserObjectRelease:
-            Option<unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult>,
+        pub cuUserObjectRelease: Option<
+            unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult,
+        >,
         /// `cuUserObjectRetain`, `cuGetProcAddress` version 11030: Retain a reference to a user object
-        pub cuUserObjectRetain:
-            Option<unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult>,
+        pub cuUserObjectRetain: Option<
+            unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult,
+        >,
         /// `cuWaitExternalSemaphoresAsync`, `cuGetProcAddress` version 10000: Waits on a set of external semaphore objects
         pub cuWaitExternalSemaphoresAsync: Option<
             unsafe extern "C" fn(
@@ -2983,7 +3299,9 @@ mod driver_table {
                 cuCheckpointProcessGetRestoreThreadId: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pid: c_int, tid: *mut c_int) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(pid: c_int, tid: *mut c_int) -> CUresult,
+                        >,
                     >(resolve(&list[9usize]))
                 },
                 cuCheckpointProcessGetState: unsafe {
@@ -3082,7 +3400,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pctx: *mut CUcontext, flags: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                pctx: *mut CUcontext,
+                                flags: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[18usize]))
                 },
@@ -3121,7 +3442,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(peerContext: CUcontext, Flags: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                peerContext: CUcontext,
+                                Flags: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[23usize]))
                 },
@@ -3140,14 +3464,19 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(ctx: CUcontext, version: *mut c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                ctx: CUcontext,
+                                version: *mut c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[25usize]))
                 },
                 cuCtxGetCacheConfig: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult,
+                        >,
                     >(resolve(&list[26usize]))
                 },
                 cuCtxGetCurrent: unsafe {
@@ -3178,7 +3507,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(device: *mut CUdevice, ctx: CUcontext) -> CUresult,
+                            unsafe extern "C" fn(
+                                device: *mut CUdevice,
+                                ctx: CUcontext,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[30usize]))
                 },
@@ -3214,14 +3546,21 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pvalue: *mut usize, limit: CUlimit) -> CUresult,
+                            unsafe extern "C" fn(
+                                pvalue: *mut usize,
+                                limit: CUlimit,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[34usize]))
                 },
                 cuCtxGetSharedMemConfig: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                pConfig: *mut CUsharedconfig,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[35usize]))
                 },
                 cuCtxGetStreamPriorityRange: unsafe {
@@ -3250,13 +3589,19 @@ mod driver_table {
                 cuCtxRecordEvent: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hCtx: CUcontext,
+                                hEvent: CUevent,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[39usize]))
                 },
                 cuCtxResetPersistingL2Cache: unsafe {
-                    ::core::mem::transmute::<*mut c_void, Option<unsafe extern "C" fn() -> CUresult>>(
-                        resolve(&list[40usize]),
-                    )
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<unsafe extern "C" fn() -> CUresult>,
+                    >(resolve(&list[40usize]))
                 },
                 cuCtxSetCacheConfig: unsafe {
                     ::core::mem::transmute::<
@@ -3279,7 +3624,12 @@ mod driver_table {
                 cuCtxSetLimit: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(limit: CUlimit, value: usize) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                limit: CUlimit,
+                                value: usize,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[44usize]))
                 },
                 cuCtxSetSharedMemConfig: unsafe {
@@ -3289,9 +3639,10 @@ mod driver_table {
                     >(resolve(&list[45usize]))
                 },
                 cuCtxSynchronize: unsafe {
-                    ::core::mem::transmute::<*mut c_void, Option<unsafe extern "C" fn() -> CUresult>>(
-                        resolve(&list[46usize]),
-                    )
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<unsafe extern "C" fn() -> CUresult>,
+                    >(resolve(&list[46usize]))
                 },
                 cuCtxSynchronize_v2: unsafe {
                     ::core::mem::transmute::<
@@ -3302,19 +3653,28 @@ mod driver_table {
                 cuCtxWaitEvent: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hCtx: CUcontext,
+                                hEvent: CUevent,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[48usize]))
                 },
                 cuDestroyExternalMemory: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult,
+                        >,
                     >(resolve(&list[49usize]))
                 },
                 cuDestroyExternalSemaphore: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult,
+                        >,
                     >(resolve(&list[50usize]))
                 },
                 cuDevResourceGenerateDesc: unsafe {
@@ -3372,7 +3732,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(device: *mut CUdevice, ordinal: c_int) -> CUresult,
+                            unsafe extern "C" fn(
+                                device: *mut CUdevice,
+                                ordinal: c_int,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[55usize]))
                 },
@@ -3555,7 +3918,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult,
+                            unsafe extern "C" fn(
+                                prop: *mut CUdevprop,
+                                dev: CUdevice,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[71usize]))
                 },
@@ -3575,7 +3941,12 @@ mod driver_table {
                 cuDeviceGetUuid: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                uuid: *mut CUuuid,
+                                dev: CUdevice,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[73usize]))
                 },
                 cuDeviceGraphMemTrim: unsafe {
@@ -3612,14 +3983,22 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult,
+                            unsafe extern "C" fn(
+                                pctx: *mut CUcontext,
+                                dev: CUdevice,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[78usize]))
                 },
                 cuDevicePrimaryCtxSetFlags: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(dev: CUdevice, flags: c_uint) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                dev: CUdevice,
+                                flags: c_uint,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[79usize]))
                 },
                 cuDeviceRegisterAsyncNotification: unsafe {
@@ -3650,13 +4029,23 @@ mod driver_table {
                 cuDeviceSetMemPool: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                dev: CUdevice,
+                                pool: CUmemoryPool,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[82usize]))
                 },
                 cuDeviceTotalMem: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                bytes: *mut usize,
+                                dev: CUdevice,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[83usize]))
                 },
                 cuDeviceUnregisterAsyncNotification: unsafe {
@@ -3673,14 +4062,19 @@ mod driver_table {
                 cuDriverGetVersion: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(driverVersion: *mut c_int) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(driverVersion: *mut c_int) -> CUresult,
+                        >,
                     >(resolve(&list[85usize]))
                 },
                 cuEventCreate: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(phEvent: *mut CUevent, Flags: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                phEvent: *mut CUevent,
+                                Flags: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[86usize]))
                 },
@@ -3712,7 +4106,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult,
+                            unsafe extern "C" fn(
+                                hEvent: CUevent,
+                                hStream: CUstream,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[90usize]))
                 },
@@ -3883,7 +4280,12 @@ mod driver_table {
                 cuFuncSetSharedSize: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hfunc: CUfunction, bytes: c_uint) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hfunc: CUfunction,
+                                bytes: c_uint,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[106usize]))
                 },
                 cuGetErrorName: unsafe {
@@ -4207,7 +4609,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(phGraph: *mut CUgraph, flags: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                phGraph: *mut CUgraph,
+                                flags: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[131usize]))
                 },
@@ -4250,7 +4655,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult,
+                            unsafe extern "C" fn(
+                                hNode: CUgraphNode,
+                                event: CUevent,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[136usize]))
                 },
@@ -4269,7 +4677,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult,
+                            unsafe extern "C" fn(
+                                hNode: CUgraphNode,
+                                event: CUevent,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[138usize]))
                 },
@@ -4580,7 +4991,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult,
+                            unsafe extern "C" fn(
+                                dst: CUgraphNode,
+                                src: CUgraphNode,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[165usize]))
                 },
@@ -4915,7 +5329,11 @@ mod driver_table {
                 cuGraphicsUnregisterResource: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                resource: CUgraphicsResource,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[194usize]))
                 },
                 cuGreenCtxCreate: unsafe {
@@ -4963,7 +5381,12 @@ mod driver_table {
                 cuGreenCtxRecordEvent: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hCtx: CUgreenCtx,
+                                hEvent: CUevent,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[199usize]))
                 },
                 cuGreenCtxStreamCreate: unsafe {
@@ -4982,7 +5405,12 @@ mod driver_table {
                 cuGreenCtxWaitEvent: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hCtx: CUgreenCtx,
+                                hEvent: CUevent,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[201usize]))
                 },
                 cuImportExternalMemory: unsafe {
@@ -5296,7 +5724,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(count: *mut c_uint, lib: CUlibrary) -> CUresult,
+                            unsafe extern "C" fn(
+                                count: *mut c_uint,
+                                lib: CUlibrary,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[228usize]))
                 },
@@ -5490,13 +5921,22 @@ mod driver_table {
                 cuLogsUnregisterCallback: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(callback: CUlogsCallbackHandle) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                callback: CUlogsCallbackHandle,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[244usize]))
                 },
                 cuMemAddressFree: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                ptr: CUdeviceptr,
+                                size: usize,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[245usize]))
                 },
                 cuMemAddressReserve: unsafe {
@@ -5566,7 +6006,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize) -> CUresult,
+                            unsafe extern "C" fn(
+                                pp: *mut *mut c_void,
+                                bytesize: usize,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[251usize]))
                 },
@@ -5677,7 +6120,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult,
+                            unsafe extern "C" fn(
+                                dptr: CUdeviceptr,
+                                hStream: CUstream,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[260usize]))
                 },
@@ -5764,7 +6210,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> CUresult,
+                            unsafe extern "C" fn(
+                                free: *mut usize,
+                                total: *mut usize,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[268usize]))
                 },
@@ -5808,7 +6257,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pFlags: *mut c_uint, p: *mut c_void) -> CUresult,
+                            unsafe extern "C" fn(
+                                pFlags: *mut c_uint,
+                                p: *mut c_void,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[272usize]))
                 },
@@ -6057,7 +6509,9 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(handle: CUmemGenericAllocationHandle) -> CUresult,
+                            unsafe extern "C" fn(
+                                handle: CUmemGenericAllocationHandle,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[293usize]))
                 },
@@ -6100,7 +6554,12 @@ mod driver_table {
                 cuMemUnmap: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                ptr: CUdeviceptr,
+                                size: usize,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[297usize]))
                 },
                 cuMemcpy: unsafe {
@@ -6118,7 +6577,9 @@ mod driver_table {
                 cuMemcpy2D: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult,
+                        >,
                     >(resolve(&list[299usize]))
                 },
                 cuMemcpy2DAsync: unsafe {
@@ -6135,13 +6596,17 @@ mod driver_table {
                 cuMemcpy2DUnaligned: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult,
+                        >,
                     >(resolve(&list[301usize]))
                 },
                 cuMemcpy3D: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult,
+                        >,
                     >(resolve(&list[302usize]))
                 },
                 cuMemcpy3DAsync: unsafe {
@@ -6171,7 +6636,11 @@ mod driver_table {
                 cuMemcpy3DPeer: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                pCopy: *const CUDA_MEMCPY3D_PEER,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[305usize]))
                 },
                 cuMemcpy3DPeerAsync: unsafe {
@@ -6590,7 +7059,11 @@ mod driver_table {
                 cuMipmappedArrayDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hMipmappedArray: CUmipmappedArray,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[337usize]))
                 },
                 cuMipmappedArrayGetLevel: unsafe {
@@ -6656,7 +7129,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(count: *mut c_uint, mod_: CUmodule) -> CUresult,
+                            unsafe extern "C" fn(
+                                count: *mut c_uint,
+                                mod_: CUmodule,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[343usize]))
                 },
@@ -6676,7 +7152,11 @@ mod driver_table {
                 cuModuleGetLoadingMode: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(mode: *mut CUmoduleLoadingMode) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                mode: *mut CUmoduleLoadingMode,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[345usize]))
                 },
                 cuModuleGetSurfRef: unsafe {
@@ -6931,7 +7411,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hfunc: CUfunction, numbytes: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                hfunc: CUfunction,
+                                numbytes: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[366usize]))
                 },
@@ -7102,7 +7585,12 @@ mod driver_table {
                 cuStreamCopyAttributes: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                dst: CUstream,
+                                src: CUstream,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[380usize]))
                 },
                 cuStreamCreate: unsafe {
@@ -7211,7 +7699,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                hStream: CUstream,
+                                flags: *mut c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[390usize]))
                 },
@@ -7375,7 +7866,9 @@ mod driver_table {
                 cuSurfObjectDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult,
+                        >,
                     >(resolve(&list[405usize]))
                 },
                 cuSurfObjectGetResourceDesc: unsafe {
@@ -7662,7 +8155,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult,
+                            unsafe extern "C" fn(
+                                pbias: *mut f32,
+                                hTexRef: CUtexref,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[429usize]))
                 },
@@ -7754,14 +8250,22 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult,
+                            unsafe extern "C" fn(
+                                hTexRef: CUtexref,
+                                fm: CUfilter_mode,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[437usize]))
                 },
                 cuTexRefSetFlags: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hTexRef: CUtexref, Flags: c_uint) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hTexRef: CUtexref,
+                                Flags: c_uint,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[438usize]))
                 },
                 cuTexRefSetFormat: unsafe {
@@ -7780,7 +8284,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                hTexRef: CUtexref,
+                                maxAniso: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[440usize]))
                 },
@@ -7788,14 +8295,22 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult,
+                            unsafe extern "C" fn(
+                                hTexRef: CUtexref,
+                                fm: CUfilter_mode,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[441usize]))
                 },
                 cuTexRefSetMipmapLevelBias: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                hTexRef: CUtexref,
+                                bias: f32,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[442usize]))
                 },
                 cuTexRefSetMipmapLevelClamp: unsafe {
@@ -7825,7 +8340,11 @@ mod driver_table {
                 cuThreadExchangeStreamCaptureMode: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                mode: *mut CUstreamCaptureMode,
+                            ) -> CUresult,
+                        >,
                     >(resolve(&list[445usize]))
                 },
                 cuUserObjectCreate: unsafe {
@@ -7846,7 +8365,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                object: CUuserObject,
+                                count: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[447usize]))
                 },
@@ -7854,7 +8376,10 @@ mod driver_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult,
+                            unsafe extern "C" fn(
+                                object: CUuserObject,
+                                count: c_uint,
+                            ) -> CUresult,
                         >,
                     >(resolve(&list[448usize]))
                 },
@@ -8020,10 +8545,8 @@ mod driver_table {
                 self.cuGraphExecDestroy.is_some(),
                 self.cuGraphExecEventRecordNodeSetEvent.is_some(),
                 self.cuGraphExecEventWaitNodeSetEvent.is_some(),
-                self.cuGraphExecExternalSemaphoresSignalNodeSetParams
-                    .is_some(),
-                self.cuGraphExecExternalSemaphoresWaitNodeSetParams
-                    .is_some(),
+                self.cuGraphExecExternalSemaphoresSignalNodeSetParams.is_some(),
+                self.cuGraphExecExternalSemaphoresWaitNodeSetParams.is_some(),
                 self.cuGraphExecGetFlags.is_some(),
                 self.cuGraphExecHostNodeSetParams.is_some(),
                 self.cuGraphExecKernelNodeSetParams.is_some(),
@@ -8239,8 +8762,7 @@ mod driver_table {
                 self.cuMulticastUnbind.is_some(),
                 self.cuOccupancyAvailableDynamicSMemPerBlock.is_some(),
                 self.cuOccupancyMaxActiveBlocksPerMultiprocessor.is_some(),
-                self.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
-                    .is_some(),
+                self.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.is_some(),
                 self.cuOccupancyMaxActiveClusters.is_some(),
                 self.cuOccupancyMaxPotentialBlockSize.is_some(),
                 self.cuOccupancyMaxPotentialBlockSizeWithFlags.is_some(),
@@ -8330,9 +8852,9 @@ mod driver_table {
                 self.cuUserObjectRetain.is_some(),
                 self.cuWaitExternalSemaphoresAsync.is_some(),
             ]
-            .iter()
-            .filter(|b| **b)
-            .count()
+                .iter()
+                .filter(|b| **b)
+                .count()
         }
     }
     impl ::core::fmt::Debug for DriverTable {
@@ -8345,8 +8867,8 @@ mod driver_table {
     }
 }
 mod runtime_table {
-    use anycuda_api::runtime::*;
     use core::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
+    use anycuda_api::runtime::*;
     /// The CUDA Runtime API entry points, one `Option<unsafe extern "C" fn>` per function of [`anycuda_api::functions::RUNTIME_FUNCTIONS`] (`None`: not provided by the loaded library).
     #[derive(Clone, Copy)]
     pub struct RuntimeTable {
@@ -8384,7 +8906,10 @@ mod runtime_table {
         >,
         /// `cudaChooseDevice`: Select compute-device which best matches criteria
         pub cudaChooseDevice: Option<
-            unsafe extern "C" fn(device: *mut c_int, prop: *const cudaDeviceProp) -> cudaError_t,
+            unsafe extern "C" fn(
+                device: *mut c_int,
+                prop: *const cudaDeviceProp,
+            ) -> cudaError_t,
         >,
         /// `cudaCreateChannelDesc`: Returns a channel descriptor using the specified format
         pub cudaCreateChannelDesc: Option<
@@ -8415,17 +8940,21 @@ mod runtime_table {
         /// `cudaCtxResetPersistingL2Cache`: Resets all persisting lines in cache to normal status.
         pub cudaCtxResetPersistingL2Cache: Option<unsafe extern "C" fn() -> cudaError_t>,
         /// `cudaDestroyExternalMemory`: Destroys an external memory object.
-        pub cudaDestroyExternalMemory:
-            Option<unsafe extern "C" fn(extMem: cudaExternalMemory_t) -> cudaError_t>,
+        pub cudaDestroyExternalMemory: Option<
+            unsafe extern "C" fn(extMem: cudaExternalMemory_t) -> cudaError_t,
+        >,
         /// `cudaDestroyExternalSemaphore`: Destroys an external semaphore
-        pub cudaDestroyExternalSemaphore:
-            Option<unsafe extern "C" fn(extSem: cudaExternalSemaphore_t) -> cudaError_t>,
+        pub cudaDestroyExternalSemaphore: Option<
+            unsafe extern "C" fn(extSem: cudaExternalSemaphore_t) -> cudaError_t,
+        >,
         /// `cudaDestroySurfaceObject`: Destroys a surface object
-        pub cudaDestroySurfaceObject:
-            Option<unsafe extern "C" fn(surfObject: cudaSurfaceObject_t) -> cudaError_t>,
+        pub cudaDestroySurfaceObject: Option<
+            unsafe extern "C" fn(surfObject: cudaSurfaceObject_t) -> cudaError_t,
+        >,
         /// `cudaDestroyTextureObject`: Destroys a texture object
-        pub cudaDestroyTextureObject:
-            Option<unsafe extern "C" fn(texObject: cudaTextureObject_t) -> cudaError_t>,
+        pub cudaDestroyTextureObject: Option<
+            unsafe extern "C" fn(texObject: cudaTextureObject_t) -> cudaError_t,
+        >,
         /// `cudaDeviceCanAccessPeer`: Queries if a device may directly access a peer device's memory.
         pub cudaDeviceCanAccessPeer: Option<
             unsafe extern "C" fn(
@@ -8435,11 +8964,13 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaDeviceDisablePeerAccess`: Disables direct access to memory allocations on a peer device.
-        pub cudaDeviceDisablePeerAccess:
-            Option<unsafe extern "C" fn(peerDevice: c_int) -> cudaError_t>,
+        pub cudaDeviceDisablePeerAccess: Option<
+            unsafe extern "C" fn(peerDevice: c_int) -> cudaError_t,
+        >,
         /// `cudaDeviceEnablePeerAccess`: Enables direct access to memory allocations on a peer device.
-        pub cudaDeviceEnablePeerAccess:
-            Option<unsafe extern "C" fn(peerDevice: c_int, flags: c_uint) -> cudaError_t>,
+        pub cudaDeviceEnablePeerAccess: Option<
+            unsafe extern "C" fn(peerDevice: c_int, flags: c_uint) -> cudaError_t,
+        >,
         /// `cudaDeviceFlushGPUDirectRDMAWrites`
         pub cudaDeviceFlushGPUDirectRDMAWrites: Option<
             unsafe extern "C" fn(
@@ -8457,14 +8988,22 @@ mod runtime_table {
         >,
         /// `cudaDeviceGetByPCIBusId`: Returns a handle to a compute device
         pub cudaDeviceGetByPCIBusId: Option<
-            unsafe extern "C" fn(device: *mut c_int, pciBusId: *const c_char) -> cudaError_t,
+            unsafe extern "C" fn(
+                device: *mut c_int,
+                pciBusId: *const c_char,
+            ) -> cudaError_t,
         >,
         /// `cudaDeviceGetCacheConfig`: Returns the preferred cache configuration for the current device.
-        pub cudaDeviceGetCacheConfig:
-            Option<unsafe extern "C" fn(pCacheConfig: *mut cudaFuncCache) -> cudaError_t>,
+        pub cudaDeviceGetCacheConfig: Option<
+            unsafe extern "C" fn(pCacheConfig: *mut cudaFuncCache) -> cudaError_t,
+        >,
         /// `cudaDeviceGetDefaultMemPool`: Returns the default mempool of a device
-        pub cudaDeviceGetDefaultMemPool:
-            Option<unsafe extern "C" fn(memPool: *mut cudaMemPool_t, device: c_int) -> cudaError_t>,
+        pub cudaDeviceGetDefaultMemPool: Option<
+            unsafe extern "C" fn(
+                memPool: *mut cudaMemPool_t,
+                device: c_int,
+            ) -> cudaError_t,
+        >,
         /// `cudaDeviceGetGraphMemAttribute`
         pub cudaDeviceGetGraphMemAttribute: Option<
             unsafe extern "C" fn(
@@ -8483,11 +9022,16 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaDeviceGetLimit`: Return resource limits
-        pub cudaDeviceGetLimit:
-            Option<unsafe extern "C" fn(pValue: *mut usize, limit: cudaLimit) -> cudaError_t>,
+        pub cudaDeviceGetLimit: Option<
+            unsafe extern "C" fn(pValue: *mut usize, limit: cudaLimit) -> cudaError_t,
+        >,
         /// `cudaDeviceGetMemPool`: Gets the current mempool for a device
-        pub cudaDeviceGetMemPool:
-            Option<unsafe extern "C" fn(memPool: *mut cudaMemPool_t, device: c_int) -> cudaError_t>,
+        pub cudaDeviceGetMemPool: Option<
+            unsafe extern "C" fn(
+                memPool: *mut cudaMemPool_t,
+                device: c_int,
+            ) -> cudaError_t,
+        >,
         /// `cudaDeviceGetNvSciSyncAttributes`: Return NvSciSync attributes that this device can support.
         pub cudaDeviceGetNvSciSyncAttributes: Option<
             unsafe extern "C" fn(
@@ -8517,11 +9061,16 @@ mod runtime_table {
         >,
         /// `cudaDeviceGetPCIBusId`: Returns a PCI Bus Id string for the device
         pub cudaDeviceGetPCIBusId: Option<
-            unsafe extern "C" fn(pciBusId: *mut c_char, len: c_int, device: c_int) -> cudaError_t,
+            unsafe extern "C" fn(
+                pciBusId: *mut c_char,
+                len: c_int,
+                device: c_int,
+            ) -> cudaError_t,
         >,
         /// `cudaDeviceGetSharedMemConfig`: Returns the shared memory configuration for the current device.
-        pub cudaDeviceGetSharedMemConfig:
-            Option<unsafe extern "C" fn(pConfig: *mut cudaSharedMemConfig) -> cudaError_t>,
+        pub cudaDeviceGetSharedMemConfig: Option<
+            unsafe extern "C" fn(pConfig: *mut cudaSharedMemConfig) -> cudaError_t,
+        >,
         /// `cudaDeviceGetStreamPriorityRange`: Returns numerical values that correspond to the least and greatest stream priorities.
         pub cudaDeviceGetStreamPriorityRange: Option<
             unsafe extern "C" fn(
@@ -8538,7 +9087,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaDeviceGraphMemTrim`
-        pub cudaDeviceGraphMemTrim: Option<unsafe extern "C" fn(device: c_int) -> cudaError_t>,
+        pub cudaDeviceGraphMemTrim: Option<
+            unsafe extern "C" fn(device: c_int) -> cudaError_t,
+        >,
         /// `cudaDeviceRegisterAsyncNotification`: Registers a callback function to receive async notifications
         pub cudaDeviceRegisterAsyncNotification: Option<
             unsafe extern "C" fn(
@@ -8551,8 +9102,9 @@ mod runtime_table {
         /// `cudaDeviceReset`: Destroy all allocations and reset all state on the current device in the current process.
         pub cudaDeviceReset: Option<unsafe extern "C" fn() -> cudaError_t>,
         /// `cudaDeviceSetCacheConfig`: Sets the preferred cache configuration for the current device.
-        pub cudaDeviceSetCacheConfig:
-            Option<unsafe extern "C" fn(cacheConfig: cudaFuncCache) -> cudaError_t>,
+        pub cudaDeviceSetCacheConfig: Option<
+            unsafe extern "C" fn(cacheConfig: cudaFuncCache) -> cudaError_t,
+        >,
         /// `cudaDeviceSetGraphMemAttribute`
         pub cudaDeviceSetGraphMemAttribute: Option<
             unsafe extern "C" fn(
@@ -8562,39 +9114,58 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaDeviceSetLimit`: Set resource limits
-        pub cudaDeviceSetLimit:
-            Option<unsafe extern "C" fn(limit: cudaLimit, value: usize) -> cudaError_t>,
+        pub cudaDeviceSetLimit: Option<
+            unsafe extern "C" fn(limit: cudaLimit, value: usize) -> cudaError_t,
+        >,
         /// `cudaDeviceSetMemPool`: Sets the current memory pool of a device
-        pub cudaDeviceSetMemPool:
-            Option<unsafe extern "C" fn(device: c_int, memPool: cudaMemPool_t) -> cudaError_t>,
+        pub cudaDeviceSetMemPool: Option<
+            unsafe extern "C" fn(device: c_int, memPool: cudaMemPool_t) -> cudaError_t,
+        >,
         /// `cudaDeviceSetSharedMemConfig`: Sets the shared memory configuration for the current device.
-        pub cudaDeviceSetSharedMemConfig:
-            Option<unsafe extern "C" fn(config: cudaSharedMemConfig) -> cudaError_t>,
+        pub cudaDeviceSetSharedMemConfig: Option<
+            unsafe extern "C" fn(config: cudaSharedMemConfig) -> cudaError_t,
+        >,
         /// `cudaDeviceSynchronize`: Wait for compute device to finish
         pub cudaDeviceSynchronize: Option<unsafe extern "C" fn() -> cudaError_t>,
         /// `cudaDeviceUnregisterAsyncNotification`: Unregisters an async notification callback
         pub cudaDeviceUnregisterAsyncNotification: Option<
-            unsafe extern "C" fn(device: c_int, callback: cudaAsyncCallbackHandle_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                device: c_int,
+                callback: cudaAsyncCallbackHandle_t,
+            ) -> cudaError_t,
         >,
         /// `cudaDriverGetVersion`: Returns the latest version of CUDA supported by the driver
-        pub cudaDriverGetVersion:
-            Option<unsafe extern "C" fn(driverVersion: *mut c_int) -> cudaError_t>,
+        pub cudaDriverGetVersion: Option<
+            unsafe extern "C" fn(driverVersion: *mut c_int) -> cudaError_t,
+        >,
         /// `cudaEventCreate`: Creates an event object
-        pub cudaEventCreate: Option<unsafe extern "C" fn(event: *mut cudaEvent_t) -> cudaError_t>,
+        pub cudaEventCreate: Option<
+            unsafe extern "C" fn(event: *mut cudaEvent_t) -> cudaError_t,
+        >,
         /// `cudaEventCreateWithFlags`: Creates an event object with the specified flags
-        pub cudaEventCreateWithFlags:
-            Option<unsafe extern "C" fn(event: *mut cudaEvent_t, flags: c_uint) -> cudaError_t>,
+        pub cudaEventCreateWithFlags: Option<
+            unsafe extern "C" fn(event: *mut cudaEvent_t, flags: c_uint) -> cudaError_t,
+        >,
         /// `cudaEventDestroy`: Destroys an event object
-        pub cudaEventDestroy: Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
+        pub cudaEventDestroy: Option<
+            unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t,
+        >,
         /// `cudaEventElapsedTime`: Computes the elapsed time between events
         pub cudaEventElapsedTime: Option<
-            unsafe extern "C" fn(ms: *mut f32, start: cudaEvent_t, end: cudaEvent_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                ms: *mut f32,
+                start: cudaEvent_t,
+                end: cudaEvent_t,
+            ) -> cudaError_t,
         >,
         /// `cudaEventQuery`: Queries an event's status
-        pub cudaEventQuery: Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
+        pub cudaEventQuery: Option<
+            unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t,
+        >,
         /// `cudaEventRecord`: Records an event
-        pub cudaEventRecord:
-            Option<unsafe extern "C" fn(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t>,
+        pub cudaEventRecord: Option<
+            unsafe extern "C" fn(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaEventRecordWithFlags`
         pub cudaEventRecordWithFlags: Option<
             unsafe extern "C" fn(
@@ -8604,7 +9175,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaEventSynchronize`: Waits for an event to complete
-        pub cudaEventSynchronize: Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
+        pub cudaEventSynchronize: Option<
+            unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t,
+        >,
         /// `cudaExternalMemoryGetMappedBuffer`: Maps a buffer onto an imported memory object
         pub cudaExternalMemoryGetMappedBuffer: Option<
             unsafe extern "C" fn(
@@ -8624,22 +9197,35 @@ mod runtime_table {
         /// `cudaFree`: Frees memory on the device
         pub cudaFree: Option<unsafe extern "C" fn(devPtr: *mut c_void) -> cudaError_t>,
         /// `cudaFreeArray`: Frees an array on the device
-        pub cudaFreeArray: Option<unsafe extern "C" fn(array: cudaArray_t) -> cudaError_t>,
+        pub cudaFreeArray: Option<
+            unsafe extern "C" fn(array: cudaArray_t) -> cudaError_t,
+        >,
         /// `cudaFreeAsync`: Frees memory with stream ordered semantics
-        pub cudaFreeAsync:
-            Option<unsafe extern "C" fn(devPtr: *mut c_void, hStream: cudaStream_t) -> cudaError_t>,
+        pub cudaFreeAsync: Option<
+            unsafe extern "C" fn(
+                devPtr: *mut c_void,
+                hStream: cudaStream_t,
+            ) -> cudaError_t,
+        >,
         /// `cudaFreeHost`: Frees page-locked memory
         pub cudaFreeHost: Option<unsafe extern "C" fn(ptr: *mut c_void) -> cudaError_t>,
         /// `cudaFreeMipmappedArray`: Frees a mipmapped array on the device
-        pub cudaFreeMipmappedArray:
-            Option<unsafe extern "C" fn(mipmappedArray: cudaMipmappedArray_t) -> cudaError_t>,
+        pub cudaFreeMipmappedArray: Option<
+            unsafe extern "C" fn(mipmappedArray: cudaMipmappedArray_t) -> cudaError_t,
+        >,
         /// `cudaFuncGetAttributes`: Find out attributes for a given function
         pub cudaFuncGetAttributes: Option<
-            unsafe extern "C" fn(attr: *mut cudaFuncAttributes, func: *const c_void) -> cudaError_t,
+            unsafe extern "C" fn(
+                attr: *mut cudaFuncAttributes,
+                func: *const c_void,
+            ) -> cudaError_t,
         >,
         /// `cudaFuncGetName`: Returns the function name for a device entry function pointer.
         pub cudaFuncGetName: Option<
-            unsafe extern "C" fn(name: *mut *const c_char, func: *const c_void) -> cudaError_t,
+            unsafe extern "C" fn(
+                name: *mut *const c_char,
+                func: *const c_void,
+            ) -> cudaError_t,
         >,
         /// `cudaFuncGetParamInfo`: Returns the offset and size of a kernel parameter in the device-side parameter layout.
         pub cudaFuncGetParamInfo: Option<
@@ -8660,11 +9246,17 @@ mod runtime_table {
         >,
         /// `cudaFuncSetCacheConfig`: Sets the preferred cache configuration for a device function
         pub cudaFuncSetCacheConfig: Option<
-            unsafe extern "C" fn(func: *const c_void, cacheConfig: cudaFuncCache) -> cudaError_t,
+            unsafe extern "C" fn(
+                func: *const c_void,
+                cacheConfig: cudaFuncCache,
+            ) -> cudaError_t,
         >,
         /// `cudaFuncSetSharedMemConfig`: Sets the shared memory configuration for a device function
         pub cudaFuncSetSharedMemConfig: Option<
-            unsafe extern "C" fn(func: *const c_void, config: cudaSharedMemConfig) -> cudaError_t,
+            unsafe extern "C" fn(
+                func: *const c_void,
+                config: cudaSharedMemConfig,
+            ) -> cudaError_t,
         >,
         /// `cudaGetChannelDesc`: Get the channel descriptor of an array
         pub cudaGetChannelDesc: Option<
@@ -8674,14 +9266,21 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGetDevice`: Returns which device is currently being used
-        pub cudaGetDevice: Option<unsafe extern "C" fn(device: *mut c_int) -> cudaError_t>,
+        pub cudaGetDevice: Option<
+            unsafe extern "C" fn(device: *mut c_int) -> cudaError_t,
+        >,
         /// `cudaGetDeviceCount`: Returns the number of compute-capable devices
-        pub cudaGetDeviceCount: Option<unsafe extern "C" fn(count: *mut c_int) -> cudaError_t>,
+        pub cudaGetDeviceCount: Option<
+            unsafe extern "C" fn(count: *mut c_int) -> cudaError_t,
+        >,
         /// `cudaGetDeviceFlags`: Gets the flags for the current device
-        pub cudaGetDeviceFlags: Option<unsafe extern "C" fn(flags: *mut c_uint) -> cudaError_t>,
+        pub cudaGetDeviceFlags: Option<
+            unsafe extern "C" fn(flags: *mut c_uint) -> cudaError_t,
+        >,
         /// `cudaGetDeviceProperties`: Returns information about the compute-device
-        pub cudaGetDeviceProperties:
-            Option<unsafe extern "C" fn(prop: *mut cudaDeviceProp, device: c_int) -> cudaError_t>,
+        pub cudaGetDeviceProperties: Option<
+            unsafe extern "C" fn(prop: *mut cudaDeviceProp, device: c_int) -> cudaError_t,
+        >,
         /// `cudaGetDriverEntryPoint`
         pub cudaGetDriverEntryPoint: Option<
             unsafe extern "C" fn(
@@ -8702,9 +9301,13 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGetErrorName`: Returns the string representation of an error code enum name
-        pub cudaGetErrorName: Option<unsafe extern "C" fn(error: cudaError_t) -> *const c_char>,
+        pub cudaGetErrorName: Option<
+            unsafe extern "C" fn(error: cudaError_t) -> *const c_char,
+        >,
         /// `cudaGetErrorString`: Returns the description string for an error code
-        pub cudaGetErrorString: Option<unsafe extern "C" fn(error: cudaError_t) -> *const c_char>,
+        pub cudaGetErrorString: Option<
+            unsafe extern "C" fn(error: cudaError_t) -> *const c_char,
+        >,
         /// `cudaGetExportTable`: \cond impl_private
         pub cudaGetExportTable: Option<
             unsafe extern "C" fn(
@@ -8745,11 +9348,15 @@ mod runtime_table {
         >,
         /// `cudaGetSymbolAddress`: Finds the address associated with a CUDA symbol
         pub cudaGetSymbolAddress: Option<
-            unsafe extern "C" fn(devPtr: *mut *mut c_void, symbol: *const c_void) -> cudaError_t,
+            unsafe extern "C" fn(
+                devPtr: *mut *mut c_void,
+                symbol: *const c_void,
+            ) -> cudaError_t,
         >,
         /// `cudaGetSymbolSize`: Finds the size of the object associated with a CUDA symbol
-        pub cudaGetSymbolSize:
-            Option<unsafe extern "C" fn(size: *mut usize, symbol: *const c_void) -> cudaError_t>,
+        pub cudaGetSymbolSize: Option<
+            unsafe extern "C" fn(size: *mut usize, symbol: *const c_void) -> cudaError_t,
+        >,
         /// `cudaGetTextureObjectResourceDesc`: Returns a texture object's resource descriptor
         pub cudaGetTextureObjectResourceDesc: Option<
             unsafe extern "C" fn(
@@ -8954,7 +9561,10 @@ mod runtime_table {
         >,
         /// `cudaGraphChildGraphNodeGetGraph`: Gets a handle to the embedded graph of a child graph node
         pub cudaGraphChildGraphNodeGetGraph: Option<
-            unsafe extern "C" fn(node: cudaGraphNode_t, pGraph: *mut cudaGraph_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                pGraph: *mut cudaGraph_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphClone`: Clones a graph
         pub cudaGraphClone: Option<
@@ -8973,8 +9583,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGraphCreate`: Creates a graph
-        pub cudaGraphCreate:
-            Option<unsafe extern "C" fn(pGraph: *mut cudaGraph_t, flags: c_uint) -> cudaError_t>,
+        pub cudaGraphCreate: Option<
+            unsafe extern "C" fn(pGraph: *mut cudaGraph_t, flags: c_uint) -> cudaError_t,
+        >,
         /// `cudaGraphDebugDotPrint`: Write a DOT file describing graph structure
         pub cudaGraphDebugDotPrint: Option<
             unsafe extern "C" fn(
@@ -8984,24 +9595,41 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGraphDestroy`: Destroys a graph
-        pub cudaGraphDestroy: Option<unsafe extern "C" fn(graph: cudaGraph_t) -> cudaError_t>,
+        pub cudaGraphDestroy: Option<
+            unsafe extern "C" fn(graph: cudaGraph_t) -> cudaError_t,
+        >,
         /// `cudaGraphDestroyNode`: Remove a node from the graph
-        pub cudaGraphDestroyNode:
-            Option<unsafe extern "C" fn(node: cudaGraphNode_t) -> cudaError_t>,
+        pub cudaGraphDestroyNode: Option<
+            unsafe extern "C" fn(node: cudaGraphNode_t) -> cudaError_t,
+        >,
         /// `cudaGraphEventRecordNodeGetEvent`
         pub cudaGraphEventRecordNodeGetEvent: Option<
-            unsafe extern "C" fn(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                event_out: *mut cudaEvent_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphEventRecordNodeSetEvent`
-        pub cudaGraphEventRecordNodeSetEvent:
-            Option<unsafe extern "C" fn(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t>,
+        pub cudaGraphEventRecordNodeSetEvent: Option<
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                event: cudaEvent_t,
+            ) -> cudaError_t,
+        >,
         /// `cudaGraphEventWaitNodeGetEvent`
         pub cudaGraphEventWaitNodeGetEvent: Option<
-            unsafe extern "C" fn(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                event_out: *mut cudaEvent_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphEventWaitNodeSetEvent`
-        pub cudaGraphEventWaitNodeSetEvent:
-            Option<unsafe extern "C" fn(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t>,
+        pub cudaGraphEventWaitNodeSetEvent: Option<
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                event: cudaEvent_t,
+            ) -> cudaError_t,
+        >,
         /// `cudaGraphExecChildGraphNodeSetParams`
         pub cudaGraphExecChildGraphNodeSetParams: Option<
             unsafe extern "C" fn(
@@ -9011,8 +9639,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGraphExecDestroy`: Destroys an executable graph
-        pub cudaGraphExecDestroy:
-            Option<unsafe extern "C" fn(graphExec: cudaGraphExec_t) -> cudaError_t>,
+        pub cudaGraphExecDestroy: Option<
+            unsafe extern "C" fn(graphExec: cudaGraphExec_t) -> cudaError_t,
+        >,
         /// `cudaGraphExecEventRecordNodeSetEvent`
         pub cudaGraphExecEventRecordNodeSetEvent: Option<
             unsafe extern "C" fn(
@@ -9229,7 +9858,10 @@ mod runtime_table {
         >,
         /// `cudaGraphKernelNodeCopyAttributes`: Copies attributes from source node to destination node.
         pub cudaGraphKernelNodeCopyAttributes: Option<
-            unsafe extern "C" fn(hDst: cudaGraphNode_t, hSrc: cudaGraphNode_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                hDst: cudaGraphNode_t,
+                hSrc: cudaGraphNode_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphKernelNodeGetAttribute`: Queries node attribute.
         pub cudaGraphKernelNodeGetAttribute: Option<
@@ -9263,7 +9895,10 @@ mod runtime_table {
         >,
         /// `cudaGraphLaunch`: Launches an executable graph in a stream
         pub cudaGraphLaunch: Option<
-            unsafe extern "C" fn(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                graphExec: cudaGraphExec_t,
+                stream: cudaStream_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphMemAllocNodeGetParams`
         pub cudaGraphMemAllocNodeGetParams: Option<
@@ -9274,7 +9909,10 @@ mod runtime_table {
         >,
         /// `cudaGraphMemFreeNodeGetParams`
         pub cudaGraphMemFreeNodeGetParams: Option<
-            unsafe extern "C" fn(node: cudaGraphNode_t, dptr_out: *mut c_void) -> cudaError_t,
+            unsafe extern "C" fn(
+                node: cudaGraphNode_t,
+                dptr_out: *mut c_void,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphMemcpyNodeGetParams`: Returns a memcpy node's parameters
         pub cudaGraphMemcpyNodeGetParams: Option<
@@ -9421,7 +10059,10 @@ mod runtime_table {
         >,
         /// `cudaGraphUpload`
         pub cudaGraphUpload: Option<
-            unsafe extern "C" fn(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                graphExec: cudaGraphExec_t,
+                stream: cudaStream_t,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphicsMapResources`: Map graphics resources for access by CUDA
         pub cudaGraphicsMapResources: Option<
@@ -9448,7 +10089,10 @@ mod runtime_table {
         >,
         /// `cudaGraphicsResourceSetMapFlags`: Set usage flags for mapping a graphics resource
         pub cudaGraphicsResourceSetMapFlags: Option<
-            unsafe extern "C" fn(resource: cudaGraphicsResource_t, flags: c_uint) -> cudaError_t,
+            unsafe extern "C" fn(
+                resource: cudaGraphicsResource_t,
+                flags: c_uint,
+            ) -> cudaError_t,
         >,
         /// `cudaGraphicsSubResourceGetMappedArray`: Get an array through which to access a subresource of a mapped graphics resource.
         pub cudaGraphicsSubResourceGetMappedArray: Option<
@@ -9468,8 +10112,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaGraphicsUnregisterResource`: Unregisters a graphics resource for access by CUDA
-        pub cudaGraphicsUnregisterResource:
-            Option<unsafe extern "C" fn(resource: cudaGraphicsResource_t) -> cudaError_t>,
+        pub cudaGraphicsUnregisterResource: Option<
+            unsafe extern "C" fn(resource: cudaGraphicsResource_t) -> cudaError_t,
+        >,
         /// `cudaHostAlloc`: Allocates page-locked memory on the host
         pub cudaHostAlloc: Option<
             unsafe extern "C" fn(
@@ -9487,14 +10132,21 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaHostGetFlags`: Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc
-        pub cudaHostGetFlags:
-            Option<unsafe extern "C" fn(pFlags: *mut c_uint, pHost: *mut c_void) -> cudaError_t>,
+        pub cudaHostGetFlags: Option<
+            unsafe extern "C" fn(pFlags: *mut c_uint, pHost: *mut c_void) -> cudaError_t,
+        >,
         /// `cudaHostRegister`: Registers an existing host memory range for use by CUDA
         pub cudaHostRegister: Option<
-            unsafe extern "C" fn(ptr: *mut c_void, size: usize, flags: c_uint) -> cudaError_t,
+            unsafe extern "C" fn(
+                ptr: *mut c_void,
+                size: usize,
+                flags: c_uint,
+            ) -> cudaError_t,
         >,
         /// `cudaHostUnregister`: Unregisters a memory range that was registered with cudaHostRegister
-        pub cudaHostUnregister: Option<unsafe extern "C" fn(ptr: *mut c_void) -> cudaError_t>,
+        pub cudaHostUnregister: Option<
+            unsafe extern "C" fn(ptr: *mut c_void) -> cudaError_t,
+        >,
         /// `cudaImportExternalMemory`: Imports an external memory object
         pub cudaImportExternalMemory: Option<
             unsafe extern "C" fn(
@@ -9511,10 +10163,16 @@ mod runtime_table {
         >,
         /// `cudaInitDevice`: Initialize device to be used for GPU executions
         pub cudaInitDevice: Option<
-            unsafe extern "C" fn(device: c_int, deviceFlags: c_uint, flags: c_uint) -> cudaError_t,
+            unsafe extern "C" fn(
+                device: c_int,
+                deviceFlags: c_uint,
+                flags: c_uint,
+            ) -> cudaError_t,
         >,
         /// `cudaIpcCloseMemHandle`: Attempts to close memory mapped with cudaIpcOpenMemHandle
-        pub cudaIpcCloseMemHandle: Option<unsafe extern "C" fn(devPtr: *mut c_void) -> cudaError_t>,
+        pub cudaIpcCloseMemHandle: Option<
+            unsafe extern "C" fn(devPtr: *mut c_void) -> cudaError_t,
+        >,
         /// `cudaIpcGetEventHandle`: Gets an interprocess handle for a previously allocated event
         pub cudaIpcGetEventHandle: Option<
             unsafe extern "C" fn(
@@ -9617,8 +10275,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaLibraryGetKernelCount`: Returns the number of kernels within a library
-        pub cudaLibraryGetKernelCount:
-            Option<unsafe extern "C" fn(count: *mut c_uint, lib: cudaLibrary_t) -> cudaError_t>,
+        pub cudaLibraryGetKernelCount: Option<
+            unsafe extern "C" fn(count: *mut c_uint, lib: cudaLibrary_t) -> cudaError_t,
+        >,
         /// `cudaLibraryGetManaged`: Returns a pointer to managed memory
         pub cudaLibraryGetManaged: Option<
             unsafe extern "C" fn(
@@ -9663,10 +10322,15 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaLibraryUnload`: Unloads a library
-        pub cudaLibraryUnload: Option<unsafe extern "C" fn(library: cudaLibrary_t) -> cudaError_t>,
+        pub cudaLibraryUnload: Option<
+            unsafe extern "C" fn(library: cudaLibrary_t) -> cudaError_t,
+        >,
         /// `cudaLogsCurrent`: Sets log iterator to point to the end of log buffer, where the next message would be written.
         pub cudaLogsCurrent: Option<
-            unsafe extern "C" fn(iterator_out: *mut cudaLogIterator, flags: c_uint) -> cudaError_t,
+            unsafe extern "C" fn(
+                iterator_out: *mut cudaLogIterator,
+                flags: c_uint,
+            ) -> cudaError_t,
         >,
         /// `cudaLogsDumpToFile`: Dump accumulated driver logs into a file
         pub cudaLogsDumpToFile: Option<
@@ -9694,11 +10358,13 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaLogsUnregisterCallback`: Unregister a log message callback
-        pub cudaLogsUnregisterCallback:
-            Option<unsafe extern "C" fn(callback: cudaLogsCallbackHandle) -> cudaError_t>,
+        pub cudaLogsUnregisterCallback: Option<
+            unsafe extern "C" fn(callback: cudaLogsCallbackHandle) -> cudaError_t,
+        >,
         /// `cudaMalloc`: Allocate memory on the device
-        pub cudaMalloc:
-            Option<unsafe extern "C" fn(devPtr: *mut *mut c_void, size: usize) -> cudaError_t>,
+        pub cudaMalloc: Option<
+            unsafe extern "C" fn(devPtr: *mut *mut c_void, size: usize) -> cudaError_t,
+        >,
         /// `cudaMalloc3D`: Allocates logical 1D, 2D, or 3D memory objects on the device
         pub cudaMalloc3D: Option<
             unsafe extern "C" fn(
@@ -9743,8 +10409,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaMallocHost`: Allocates page-locked memory on the host
-        pub cudaMallocHost:
-            Option<unsafe extern "C" fn(ptr: *mut *mut c_void, size: usize) -> cudaError_t>,
+        pub cudaMallocHost: Option<
+            unsafe extern "C" fn(ptr: *mut *mut c_void, size: usize) -> cudaError_t,
+        >,
         /// `cudaMallocManaged`
         pub cudaMallocManaged: Option<
             unsafe extern "C" fn(
@@ -9813,8 +10480,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaMemGetInfo`: Gets free and total device memory
-        pub cudaMemGetInfo:
-            Option<unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> cudaError_t>,
+        pub cudaMemGetInfo: Option<
+            unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> cudaError_t,
+        >,
         /// `cudaMemGetMemPool`: Gets the current memory pool for a given memory location and allocation type
         pub cudaMemGetMemPool: Option<
             unsafe extern "C" fn(
@@ -9831,7 +10499,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaMemPoolDestroy`: Destroys the specified memory pool
-        pub cudaMemPoolDestroy: Option<unsafe extern "C" fn(memPool: cudaMemPool_t) -> cudaError_t>,
+        pub cudaMemPoolDestroy: Option<
+            unsafe extern "C" fn(memPool: cudaMemPool_t) -> cudaError_t,
+        >,
         /// `cudaMemPoolExportPointer`: Export data to share a memory pool allocation between processes.
         pub cudaMemPoolExportPointer: Option<
             unsafe extern "C" fn(
@@ -9899,7 +10569,10 @@ mod runtime_table {
         >,
         /// `cudaMemPoolTrimTo`: Tries to release memory back to the OS
         pub cudaMemPoolTrimTo: Option<
-            unsafe extern "C" fn(memPool: cudaMemPool_t, minBytesToKeep: usize) -> cudaError_t,
+            unsafe extern "C" fn(
+                memPool: cudaMemPool_t,
+                minBytesToKeep: usize,
+            ) -> cudaError_t,
         >,
         /// `cudaMemPrefetchAsync`: Prefetches memory to the specified destination location
         pub cudaMemPrefetchAsync: Option<
@@ -10056,10 +10729,15 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaMemcpy3D`: Copies data between 3D objects
-        pub cudaMemcpy3D: Option<unsafe extern "C" fn(p: *const cudaMemcpy3DParms) -> cudaError_t>,
+        pub cudaMemcpy3D: Option<
+            unsafe extern "C" fn(p: *const cudaMemcpy3DParms) -> cudaError_t,
+        >,
         /// `cudaMemcpy3DAsync`: Copies data between 3D objects
         pub cudaMemcpy3DAsync: Option<
-            unsafe extern "C" fn(p: *const cudaMemcpy3DParms, stream: cudaStream_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                p: *const cudaMemcpy3DParms,
+                stream: cudaStream_t,
+            ) -> cudaError_t,
         >,
         /// `cudaMemcpy3DBatchAsync`: Performs a batch of 3D memory copies asynchronously.
         pub cudaMemcpy3DBatchAsync: Option<
@@ -10071,8 +10749,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaMemcpy3DPeer`: Copies memory between devices
-        pub cudaMemcpy3DPeer:
-            Option<unsafe extern "C" fn(p: *const cudaMemcpy3DPeerParms) -> cudaError_t>,
+        pub cudaMemcpy3DPeer: Option<
+            unsafe extern "C" fn(p: *const cudaMemcpy3DPeerParms) -> cudaError_t,
+        >,
         /// `cudaMemcpy3DPeerAsync`: Copies memory between devices asynchronously.
         pub cudaMemcpy3DPeerAsync: Option<
             unsafe extern "C" fn(
@@ -10227,7 +10906,11 @@ mod runtime_table {
         >,
         /// `cudaMemset`: Initializes or sets device memory to a value
         pub cudaMemset: Option<
-            unsafe extern "C" fn(devPtr: *mut c_void, value: c_int, count: usize) -> cudaError_t,
+            unsafe extern "C" fn(
+                devPtr: *mut c_void,
+                value: c_int,
+                count: usize,
+            ) -> cudaError_t,
         >,
         /// `cudaMemset2D`: Initializes or sets device memory to a value
         pub cudaMemset2D: Option<
@@ -10345,15 +11028,19 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaRuntimeGetVersion`: Returns the CUDA Runtime version
-        pub cudaRuntimeGetVersion:
-            Option<unsafe extern "C" fn(runtimeVersion: *mut c_int) -> cudaError_t>,
+        pub cudaRuntimeGetVersion: Option<
+            unsafe extern "C" fn(runtimeVersion: *mut c_int) -> cudaError_t,
+        >,
         /// `cudaSetDevice`: Set device to be used for GPU executions
         pub cudaSetDevice: Option<unsafe extern "C" fn(device: c_int) -> cudaError_t>,
         /// `cudaSetDeviceFlags`: Sets flags to be used for device executions
-        pub cudaSetDeviceFlags: Option<unsafe extern "C" fn(flags: c_uint) -> cudaError_t>,
+        pub cudaSetDeviceFlags: Option<
+            unsafe extern "C" fn(flags: c_uint) -> cudaError_t,
+        >,
         /// `cudaSetValidDevices`: Set a list of devices that can be used for CUDA
-        pub cudaSetValidDevices:
-            Option<unsafe extern "C" fn(device_arr: *mut c_int, len: c_int) -> cudaError_t>,
+        pub cudaSetValidDevices: Option<
+            unsafe extern "C" fn(device_arr: *mut c_int, len: c_int) -> cudaError_t,
+        >,
         /// `cudaSignalExternalSemaphoresAsync`: Signals a set of external semaphore objects
         pub cudaSignalExternalSemaphoresAsync: Option<
             unsafe extern "C" fn(
@@ -10383,7 +11070,10 @@ mod runtime_table {
         >,
         /// `cudaStreamBeginCapture`: Begins graph capture on a stream
         pub cudaStreamBeginCapture: Option<
-            unsafe extern "C" fn(stream: cudaStream_t, mode: cudaStreamCaptureMode) -> cudaError_t,
+            unsafe extern "C" fn(
+                stream: cudaStream_t,
+                mode: cudaStreamCaptureMode,
+            ) -> cudaError_t,
         >,
         /// `cudaStreamBeginCaptureToGraph`: Begins graph capture on a stream to an existing graph
         pub cudaStreamBeginCaptureToGraph: Option<
@@ -10397,14 +11087,20 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaStreamCopyAttributes`: Copies attributes from source stream to destination stream.
-        pub cudaStreamCopyAttributes:
-            Option<unsafe extern "C" fn(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t>,
+        pub cudaStreamCopyAttributes: Option<
+            unsafe extern "C" fn(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaStreamCreate`: Create an asynchronous stream
-        pub cudaStreamCreate:
-            Option<unsafe extern "C" fn(pStream: *mut cudaStream_t) -> cudaError_t>,
+        pub cudaStreamCreate: Option<
+            unsafe extern "C" fn(pStream: *mut cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaStreamCreateWithFlags`: Create an asynchronous stream
-        pub cudaStreamCreateWithFlags:
-            Option<unsafe extern "C" fn(pStream: *mut cudaStream_t, flags: c_uint) -> cudaError_t>,
+        pub cudaStreamCreateWithFlags: Option<
+            unsafe extern "C" fn(
+                pStream: *mut cudaStream_t,
+                flags: c_uint,
+            ) -> cudaError_t,
+        >,
         /// `cudaStreamCreateWithPriority`: Create an asynchronous stream with the specified priority
         pub cudaStreamCreateWithPriority: Option<
             unsafe extern "C" fn(
@@ -10414,10 +11110,15 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaStreamDestroy`: Destroys and cleans up an asynchronous stream
-        pub cudaStreamDestroy: Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
+        pub cudaStreamDestroy: Option<
+            unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaStreamEndCapture`: Ends capture on a stream, returning the captured graph
         pub cudaStreamEndCapture: Option<
-            unsafe extern "C" fn(stream: cudaStream_t, pGraph: *mut cudaGraph_t) -> cudaError_t,
+            unsafe extern "C" fn(
+                stream: cudaStream_t,
+                pGraph: *mut cudaGraph_t,
+            ) -> cudaError_t,
         >,
         /// `cudaStreamGetAttribute`: Queries stream attribute.
         pub cudaStreamGetAttribute: Option<
@@ -10440,18 +11141,32 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaStreamGetDevice`: Query the device of a stream
-        pub cudaStreamGetDevice:
-            Option<unsafe extern "C" fn(hStream: cudaStream_t, device: *mut c_int) -> cudaError_t>,
+        pub cudaStreamGetDevice: Option<
+            unsafe extern "C" fn(
+                hStream: cudaStream_t,
+                device: *mut c_int,
+            ) -> cudaError_t,
+        >,
         /// `cudaStreamGetFlags`: Query the flags of a stream
-        pub cudaStreamGetFlags:
-            Option<unsafe extern "C" fn(hStream: cudaStream_t, flags: *mut c_uint) -> cudaError_t>,
+        pub cudaStreamGetFlags: Option<
+            unsafe extern "C" fn(
+                hStream: cudaStream_t,
+                flags: *mut c_uint,
+            ) -> cudaError_t,
+        >,
         /// `cudaStreamGetId`: Query the Id of a stream
         pub cudaStreamGetId: Option<
-            unsafe extern "C" fn(hStream: cudaStream_t, streamId: *mut c_ulonglong) -> cudaError_t,
+            unsafe extern "C" fn(
+                hStream: cudaStream_t,
+                streamId: *mut c_ulonglong,
+            ) -> cudaError_t,
         >,
         /// `cudaStreamGetPriority`: Query the priority of a stream
         pub cudaStreamGetPriority: Option<
-            unsafe extern "C" fn(hStream: cudaStream_t, priority: *mut c_int) -> cudaError_t,
+            unsafe extern "C" fn(
+                hStream: cudaStream_t,
+                priority: *mut c_int,
+            ) -> cudaError_t,
         >,
         /// `cudaStreamIsCapturing`: Returns a stream's capture status
         pub cudaStreamIsCapturing: Option<
@@ -10461,7 +11176,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaStreamQuery`: Queries an asynchronous stream for completion status
-        pub cudaStreamQuery: Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
+        pub cudaStreamQuery: Option<
+            unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaStreamSetAttribute`: Sets stream attribute.
         pub cudaStreamSetAttribute: Option<
             unsafe extern "C" fn(
@@ -10471,8 +11188,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaStreamSynchronize`: Waits for stream tasks to complete
-        pub cudaStreamSynchronize:
-            Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
+        pub cudaStreamSynchronize: Option<
+            unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t,
+        >,
         /// `cudaStreamUpdateCaptureDependencies`: Update the set of dependencies in a capturing stream
         pub cudaStreamUpdateCaptureDependencies: Option<
             unsafe extern "C" fn(
@@ -10492,8 +11210,9 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaThreadExchangeStreamCaptureMode`: Swaps the stream capture interaction mode for a thread
-        pub cudaThreadExchangeStreamCaptureMode:
-            Option<unsafe extern "C" fn(mode: *mut cudaStreamCaptureMode) -> cudaError_t>,
+        pub cudaThreadExchangeStreamCaptureMode: Option<
+            unsafe extern "C" fn(mode: *mut cudaStreamCaptureMode) -> cudaError_t,
+        >,
         /// `cudaUserObjectCreate`: Create a user object
         pub cudaUserObjectCreate: Option<
             unsafe extern "C" fn(
@@ -10505,11 +11224,13 @@ mod runtime_table {
             ) -> cudaError_t,
         >,
         /// `cudaUserObjectRelease`: Release a reference to a user object
-        pub cudaUserObjectRelease:
-            Option<unsafe extern "C" fn(object: cudaUserObject_t, count: c_uint) -> cudaError_t>,
+        pub cudaUserObjectRelease: Option<
+            unsafe extern "C" fn(object: cudaUserObject_t, count: c_uint) -> cudaError_t,
+        >,
         /// `cudaUserObjectRetain`: Retain a reference to a user object
-        pub cudaUserObjectRetain:
-            Option<unsafe extern "C" fn(object: cudaUserObject_t, count: c_uint) -> cudaError_t>,
+        pub cudaUserObjectRetain: Option<
+            unsafe extern "C" fn(object: cudaUserObject_t, count: c_uint) -> cudaError_t,
+        >,
         /// `cudaWaitExternalSemaphoresAsync`: Waits on a set of external semaphore objects
         pub cudaWaitExternalSemaphoresAsync: Option<
             unsafe extern "C" fn(
@@ -10602,8 +11323,7 @@ mod runtime_table {
                                 z: c_int,
                                 w: c_int,
                                 f: cudaChannelFormatKind,
-                            )
-                                -> cudaChannelFormatDesc,
+                            ) -> cudaChannelFormatDesc,
                         >,
                     >(resolve(&list[5usize]))
                 },
@@ -10640,14 +11360,20 @@ mod runtime_table {
                 cudaDestroyExternalMemory: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(extMem: cudaExternalMemory_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                extMem: cudaExternalMemory_t,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[9usize]))
                 },
                 cudaDestroyExternalSemaphore: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(extSem: cudaExternalSemaphore_t) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                extSem: cudaExternalSemaphore_t,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[10usize]))
                 },
@@ -10655,14 +11381,20 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(surfObject: cudaSurfaceObject_t) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                surfObject: cudaSurfaceObject_t,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[11usize]))
                 },
                 cudaDestroyTextureObject: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(texObject: cudaTextureObject_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                texObject: cudaTextureObject_t,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[12usize]))
                 },
                 cudaDeviceCanAccessPeer: unsafe {
@@ -10687,7 +11419,10 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(peerDevice: c_int, flags: c_uint) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                peerDevice: c_int,
+                                flags: c_uint,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[15usize]))
                 },
@@ -10729,7 +11464,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pCacheConfig: *mut cudaFuncCache) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                pCacheConfig: *mut cudaFuncCache,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[19usize]))
                 },
@@ -10846,7 +11583,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(pConfig: *mut cudaSharedMemConfig) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                pConfig: *mut cudaSharedMemConfig,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[29usize]))
                 },
@@ -10901,7 +11640,11 @@ mod runtime_table {
                 cudaDeviceSetCacheConfig: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(cacheConfig: cudaFuncCache) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                cacheConfig: cudaFuncCache,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[35usize]))
                 },
                 cudaDeviceSetGraphMemAttribute: unsafe {
@@ -10919,7 +11662,12 @@ mod runtime_table {
                 cudaDeviceSetLimit: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(limit: cudaLimit, value: usize) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                limit: cudaLimit,
+                                value: usize,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[37usize]))
                 },
                 cudaDeviceSetMemPool: unsafe {
@@ -10936,7 +11684,11 @@ mod runtime_table {
                 cudaDeviceSetSharedMemConfig: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(config: cudaSharedMemConfig) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                config: cudaSharedMemConfig,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[39usize]))
                 },
                 cudaDeviceSynchronize: unsafe {
@@ -10959,13 +11711,19 @@ mod runtime_table {
                 cudaDriverGetVersion: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(driverVersion: *mut c_int) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                driverVersion: *mut c_int,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[42usize]))
                 },
                 cudaEventCreate: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(event: *mut cudaEvent_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(event: *mut cudaEvent_t) -> cudaError_t,
+                        >,
                     >(resolve(&list[43usize]))
                 },
                 cudaEventCreateWithFlags: unsafe {
@@ -11676,7 +12434,9 @@ mod runtime_table {
                 cudaGraphDestroyNode: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(node: cudaGraphNode_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(node: cudaGraphNode_t) -> cudaError_t,
+                        >,
                     >(resolve(&list[107usize]))
                 },
                 cudaGraphEventRecordNodeGetEvent: unsafe {
@@ -11738,7 +12498,11 @@ mod runtime_table {
                 cudaGraphExecDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(graphExec: cudaGraphExec_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                graphExec: cudaGraphExec_t,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[113usize]))
                 },
                 cudaGraphExecEventRecordNodeSetEvent: unsafe {
@@ -12446,7 +13210,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(resource: cudaGraphicsResource_t) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                resource: cudaGraphicsResource_t,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[172usize]))
                 },
@@ -12765,7 +13531,9 @@ mod runtime_table {
                 cudaLibraryUnload: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(library: cudaLibrary_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(library: cudaLibrary_t) -> cudaError_t,
+                        >,
                     >(resolve(&list[199usize]))
                 },
                 cudaLogsCurrent: unsafe {
@@ -12820,7 +13588,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(callback: cudaLogsCallbackHandle) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                callback: cudaLogsCallbackHandle,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[204usize]))
                 },
@@ -12902,7 +13672,10 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(ptr: *mut *mut c_void, size: usize) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                ptr: *mut *mut c_void,
+                                size: usize,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[211usize]))
                 },
@@ -13038,7 +13811,9 @@ mod runtime_table {
                 cudaMemPoolDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(memPool: cudaMemPool_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(memPool: cudaMemPool_t) -> cudaError_t,
+                        >,
                     >(resolve(&list[222usize]))
                 },
                 cudaMemPoolExportPointer: unsafe {
@@ -13358,7 +14133,11 @@ mod runtime_table {
                 cudaMemcpy3D: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(p: *const cudaMemcpy3DParms) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                p: *const cudaMemcpy3DParms,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[245usize]))
                 },
                 cudaMemcpy3DAsync: unsafe {
@@ -13389,7 +14168,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(p: *const cudaMemcpy3DPeerParms) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                p: *const cudaMemcpy3DPeerParms,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[248usize]))
                 },
@@ -13787,7 +14568,11 @@ mod runtime_table {
                 cudaRuntimeGetVersion: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(runtimeVersion: *mut c_int) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                runtimeVersion: *mut c_int,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[278usize]))
                 },
                 cudaSetDevice: unsafe {
@@ -13806,7 +14591,10 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(device_arr: *mut c_int, len: c_int) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                device_arr: *mut c_int,
+                                len: c_int,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[281usize]))
                 },
@@ -13889,7 +14677,11 @@ mod runtime_table {
                 cudaStreamCreate: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(pStream: *mut cudaStream_t) -> cudaError_t>,
+                        Option<
+                            unsafe extern "C" fn(
+                                pStream: *mut cudaStream_t,
+                            ) -> cudaError_t,
+                        >,
                     >(resolve(&list[288usize]))
                 },
                 cudaStreamCreateWithFlags: unsafe {
@@ -14069,7 +14861,9 @@ mod runtime_table {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<
-                            unsafe extern "C" fn(mode: *mut cudaStreamCaptureMode) -> cudaError_t,
+                            unsafe extern "C" fn(
+                                mode: *mut cudaStreamCaptureMode,
+                            ) -> cudaError_t,
                         >,
                     >(resolve(&list[305usize]))
                 },
@@ -14243,10 +15037,8 @@ mod runtime_table {
                 self.cudaGraphExecDestroy.is_some(),
                 self.cudaGraphExecEventRecordNodeSetEvent.is_some(),
                 self.cudaGraphExecEventWaitNodeSetEvent.is_some(),
-                self.cudaGraphExecExternalSemaphoresSignalNodeSetParams
-                    .is_some(),
-                self.cudaGraphExecExternalSemaphoresWaitNodeSetParams
-                    .is_some(),
+                self.cudaGraphExecExternalSemaphoresSignalNodeSetParams.is_some(),
+                self.cudaGraphExecExternalSemaphoresWaitNodeSetParams.is_some(),
                 self.cudaGraphExecGetFlags.is_some(),
                 self.cudaGraphExecHostNodeSetParams.is_some(),
                 self.cudaGraphExecKernelNodeSetParams.is_some(),
@@ -14257,10 +15049,8 @@ mod runtime_table {
                 self.cudaGraphExecMemsetNodeSetParams.is_some(),
                 self.cudaGraphExecNodeSetParams.is_some(),
                 self.cudaGraphExecUpdate.is_some(),
-                self.cudaGraphExternalSemaphoresSignalNodeGetParams
-                    .is_some(),
-                self.cudaGraphExternalSemaphoresSignalNodeSetParams
-                    .is_some(),
+                self.cudaGraphExternalSemaphoresSignalNodeGetParams.is_some(),
+                self.cudaGraphExternalSemaphoresSignalNodeSetParams.is_some(),
                 self.cudaGraphExternalSemaphoresWaitNodeGetParams.is_some(),
                 self.cudaGraphExternalSemaphoresWaitNodeSetParams.is_some(),
                 self.cudaGraphGetEdges.is_some(),
@@ -14404,8 +15194,7 @@ mod runtime_table {
                 self.cudaMipmappedArrayGetSparseProperties.is_some(),
                 self.cudaOccupancyAvailableDynamicSMemPerBlock.is_some(),
                 self.cudaOccupancyMaxActiveBlocksPerMultiprocessor.is_some(),
-                self.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
-                    .is_some(),
+                self.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.is_some(),
                 self.cudaOccupancyMaxActiveClusters.is_some(),
                 self.cudaOccupancyMaxPotentialClusterSize.is_some(),
                 self.cudaPeekAtLastError.is_some(),
@@ -14443,9 +15232,9 @@ mod runtime_table {
                 self.cudaUserObjectRetain.is_some(),
                 self.cudaWaitExternalSemaphoresAsync.is_some(),
             ]
-            .iter()
-            .filter(|b| **b)
-            .count()
+                .iter()
+                .filter(|b| **b)
+                .count()
         }
     }
     impl ::core::fmt::Debug for RuntimeTable {
@@ -14458,14 +15247,17 @@ mod runtime_table {
     }
 }
 mod nvrtc_table {
-    use anycuda_api::nvrtc::*;
     use core::ffi::{c_char, c_int, c_void};
+    use anycuda_api::nvrtc::*;
     /// The NVRTC entry points, one `Option<unsafe extern "C" fn>` per function of [`anycuda_api::functions::NVRTC_FUNCTIONS`] (`None`: not provided by the loaded library).
     #[derive(Clone, Copy)]
     pub struct NvrtcTable {
         /// `nvrtcAddNameExpression`: \ingroup compilation nvrtcAddNameExpression notes the given name expression denoting the address of a __global__ function or __device__/__constant__ variable.
         pub nvrtcAddNameExpression: Option<
-            unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult,
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                name_expression: *const c_char,
+            ) -> nvrtcResult,
         >,
         /// `nvrtcCompileProgram`: \ingroup compilation nvrtcCompileProgram compiles the given program.
         pub nvrtcCompileProgram: Option<
@@ -14487,23 +15279,34 @@ mod nvrtc_table {
             ) -> nvrtcResult,
         >,
         /// `nvrtcDestroyProgram`: \ingroup compilation nvrtcDestroyProgram destroys the given program.
-        pub nvrtcDestroyProgram:
-            Option<unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult>,
+        pub nvrtcDestroyProgram: Option<
+            unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult,
+        >,
         /// `nvrtcGetCUBIN`: \ingroup compilation nvrtcGetCUBIN stores the cubin generated by the previous compilation of \p prog in the memory pointed by \p cubin. No cubin is available if the value specified to \c -arch is a virtual architecture instead of an actual architecture.
-        pub nvrtcGetCUBIN:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult>,
+        pub nvrtcGetCUBIN: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult,
+        >,
         /// `nvrtcGetCUBINSize`: \ingroup compilation nvrtcGetCUBINSize sets the value of \p cubinSizeRet with the size of the cubin generated by the previous compilation of \p prog. The value of cubinSizeRet is set to 0 if the value specified to \c -arch is a virtual architecture instead of an actual architecture.
         pub nvrtcGetCUBINSize: Option<
-            unsafe extern "C" fn(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult,
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                cubinSizeRet: *mut usize,
+            ) -> nvrtcResult,
         >,
         /// `nvrtcGetErrorString`: \ingroup error nvrtcGetErrorString is a helper function that returns a string describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to \c "NVRTC_SUCCESS". For unrecognized enumeration values, it returns \c "NVRTC_ERROR unknown".
-        pub nvrtcGetErrorString: Option<unsafe extern "C" fn(result: nvrtcResult) -> *const c_char>,
+        pub nvrtcGetErrorString: Option<
+            unsafe extern "C" fn(result: nvrtcResult) -> *const c_char,
+        >,
         /// `nvrtcGetLTOIR`: \ingroup compilation nvrtcGetLTOIR stores the LTO IR generated by the previous compilation of \p prog in the memory pointed by \p LTOIR. No LTO IR is available if the program was compiled without \c -dlto.
-        pub nvrtcGetLTOIR:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult>,
+        pub nvrtcGetLTOIR: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult,
+        >,
         /// `nvrtcGetLTOIRSize`: \ingroup compilation nvrtcGetLTOIRSize sets the value of \p LTOIRSizeRet with the size of the LTO IR generated by the previous compilation of \p prog. The value of LTOIRSizeRet is set to 0 if the program was not compiled with \c -dlto.
         pub nvrtcGetLTOIRSize: Option<
-            unsafe extern "C" fn(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult,
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                LTOIRSizeRet: *mut usize,
+            ) -> nvrtcResult,
         >,
         /// `nvrtcGetLoweredName`: \ingroup compilation nvrtcGetLoweredName extracts the lowered (mangled) name for a __global__ function or __device__/__constant__ variable, and updates *lowered_name to point to it. The memory containing the name is released when the NVRTC program is destroyed by nvrtcDestroyProgram. The identical name expression must have been previously provided to nvrtcAddNameExpression.
         pub nvrtcGetLoweredName: Option<
@@ -14514,38 +15317,58 @@ mod nvrtc_table {
             ) -> nvrtcResult,
         >,
         /// `nvrtcGetNumSupportedArchs`: \ingroup query nvrtcGetNumSupportedArchs sets the output parameter \p numArchs with the number of architectures supported by NVRTC. This can then be used to pass an array to ::nvrtcGetSupportedArchs to get the supported architectures.
-        pub nvrtcGetNumSupportedArchs:
-            Option<unsafe extern "C" fn(numArchs: *mut c_int) -> nvrtcResult>,
+        pub nvrtcGetNumSupportedArchs: Option<
+            unsafe extern "C" fn(numArchs: *mut c_int) -> nvrtcResult,
+        >,
         /// `nvrtcGetOptiXIR`: \ingroup compilation nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation of \p prog in the memory pointed by \p optixir. No OptiX IR is available if the program was compiled with options incompatible with OptiX IR generation.
-        pub nvrtcGetOptiXIR:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult>,
+        pub nvrtcGetOptiXIR: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult,
+        >,
         /// `nvrtcGetOptiXIRSize`: \ingroup compilation nvrtcGetOptiXIRSize sets the value of \p optixirSizeRet with the size of the OptiX IR generated by the previous compilation of \p prog. The value of nvrtcGetOptiXIRSize is set to 0 if the program was compiled with options incompatible with OptiX IR generation.
         pub nvrtcGetOptiXIRSize: Option<
-            unsafe extern "C" fn(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult,
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                optixirSizeRet: *mut usize,
+            ) -> nvrtcResult,
         >,
         /// `nvrtcGetPCHCreateStatus`: \ingroup precompiled_header returns the PCH creation status.
-        pub nvrtcGetPCHCreateStatus:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram) -> nvrtcResult>,
+        pub nvrtcGetPCHCreateStatus: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram) -> nvrtcResult,
+        >,
         /// `nvrtcGetPCHHeapSize`: \ingroup precompiled_header retrieve the current size of the PCH Heap.
-        pub nvrtcGetPCHHeapSize: Option<unsafe extern "C" fn(ret: *mut usize) -> nvrtcResult>,
+        pub nvrtcGetPCHHeapSize: Option<
+            unsafe extern "C" fn(ret: *mut usize) -> nvrtcResult,
+        >,
         /// `nvrtcGetPCHHeapSizeRequired`: \ingroup precompiled_header retrieve the required size of the PCH heap required to compile the given program.
-        pub nvrtcGetPCHHeapSizeRequired:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult>,
+        pub nvrtcGetPCHHeapSizeRequired: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult,
+        >,
         /// `nvrtcGetPTX`: \ingroup compilation nvrtcGetPTX stores the PTX generated by the previous compilation of \p prog in the memory pointed by \p ptx.
-        pub nvrtcGetPTX:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult>,
+        pub nvrtcGetPTX: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult,
+        >,
         /// `nvrtcGetPTXSize`: \ingroup compilation nvrtcGetPTXSize sets the value of \p ptxSizeRet with the size of the PTX generated by the previous compilation of \p prog (including the trailing \c NULL).
-        pub nvrtcGetPTXSize:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult>,
+        pub nvrtcGetPTXSize: Option<
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                ptxSizeRet: *mut usize,
+            ) -> nvrtcResult,
+        >,
         /// `nvrtcGetProgramLog`: \ingroup compilation nvrtcGetProgramLog stores the log generated by the previous compilation of \p prog in the memory pointed by \p log.
-        pub nvrtcGetProgramLog:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult>,
+        pub nvrtcGetProgramLog: Option<
+            unsafe extern "C" fn(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult,
+        >,
         /// `nvrtcGetProgramLogSize`: \ingroup compilation nvrtcGetProgramLogSize sets \p logSizeRet with the size of the log generated by the previous compilation of \p prog (including the trailing \c NULL).
-        pub nvrtcGetProgramLogSize:
-            Option<unsafe extern "C" fn(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult>,
+        pub nvrtcGetProgramLogSize: Option<
+            unsafe extern "C" fn(
+                prog: nvrtcProgram,
+                logSizeRet: *mut usize,
+            ) -> nvrtcResult,
+        >,
         /// `nvrtcGetSupportedArchs`: \ingroup query nvrtcGetSupportedArchs populates the array passed via the output parameter \p supportedArchs with the architectures supported by NVRTC. The array is sorted in the ascending order. The size of the array to be passed can be determined using ::nvrtcGetNumSupportedArchs.
-        pub nvrtcGetSupportedArchs:
-            Option<unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult>,
+        pub nvrtcGetSupportedArchs: Option<
+            unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult,
+        >,
         /// `nvrtcSetFlowCallback`: \ingroup compilation nvrtcSetFlowCallback registers a callback function that the compiler will invoke at different points during a call to nvrtcCompileProgram, and the callback function can decide whether to cancel compilation by returning specific values.
         pub nvrtcSetFlowCallback: Option<
             unsafe extern "C" fn(
@@ -14557,10 +15380,13 @@ mod nvrtc_table {
             ) -> nvrtcResult,
         >,
         /// `nvrtcSetPCHHeapSize`: \ingroup precompiled_header set the size of the PCH Heap.
-        pub nvrtcSetPCHHeapSize: Option<unsafe extern "C" fn(size: usize) -> nvrtcResult>,
+        pub nvrtcSetPCHHeapSize: Option<
+            unsafe extern "C" fn(size: usize) -> nvrtcResult,
+        >,
         /// `nvrtcVersion`: \ingroup query nvrtcVersion sets the output parameters \p major and \p minor with the CUDA Runtime Compilation version number.
-        pub nvrtcVersion:
-            Option<unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int) -> nvrtcResult>,
+        pub nvrtcVersion: Option<
+            unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int) -> nvrtcResult,
+        >,
     }
     impl NvrtcTable {
         /// Resolves every entry point, calling `resolve` once per catalogue entry, in
@@ -14616,7 +15442,9 @@ mod nvrtc_table {
                 nvrtcDestroyProgram: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult>,
+                        Option<
+                            unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult,
+                        >,
                     >(resolve(&list[3usize]))
                 },
                 nvrtcGetCUBIN: unsafe {
@@ -14644,7 +15472,9 @@ mod nvrtc_table {
                 nvrtcGetErrorString: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(result: nvrtcResult) -> *const c_char>,
+                        Option<
+                            unsafe extern "C" fn(result: nvrtcResult) -> *const c_char,
+                        >,
                     >(resolve(&list[6usize]))
                 },
                 nvrtcGetLTOIR: unsafe {
@@ -14779,7 +15609,11 @@ mod nvrtc_table {
                 nvrtcGetSupportedArchs: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
-                        Option<unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult>,
+                        Option<
+                            unsafe extern "C" fn(
+                                supportedArchs: *mut c_int,
+                            ) -> nvrtcResult,
+                        >,
                     >(resolve(&list[20usize]))
                 },
                 nvrtcSetFlowCallback: unsafe {
@@ -14792,8 +15626,7 @@ mod nvrtc_table {
                                     unsafe extern "C" fn(
                                         arg1: *mut c_void,
                                         arg2: *mut c_void,
-                                    )
-                                        -> c_int,
+                                    ) -> c_int,
                                 >,
                                 payload: *mut c_void,
                             ) -> nvrtcResult,
@@ -14847,9 +15680,9 @@ mod nvrtc_table {
                 self.nvrtcSetPCHHeapSize.is_some(),
                 self.nvrtcVersion.is_some(),
             ]
-            .iter()
-            .filter(|b| **b)
-            .count()
+                .iter()
+                .filter(|b| **b)
+                .count()
         }
     }
     impl ::core::fmt::Debug for NvrtcTable {
@@ -14862,5 +15695,5 @@ mod nvrtc_table {
     }
 }
 pub use driver_table::DriverTable;
-pub use nvrtc_table::NvrtcTable;
 pub use runtime_table::RuntimeTable;
+pub use nvrtc_table::NvrtcTable;
