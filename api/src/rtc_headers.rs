@@ -24,12 +24,12 @@
 //! # Merge rule (for the `nvrtcCreateProgram` implementation)
 //!
 //! The headers a user passes to `nvrtcCreateProgram` override built-ins of the same include name;
-//! built-ins are appended only for names the user did not supply. Both compilers give in-memory
-//! headers priority over `-I` directories (probed on NVRTC 13.0), so on NVRTC a built-in is also
-//! dropped when a user `-I` directory contains a file of that name: a user pointing NVRTC at a real
-//! CUDA toolkit gets NVIDIA's headers, not ours. [`select_builtins`] implements exactly this rule.
-
-use std::path::Path;
+//! built-ins are appended only for names the user did not supply (`rtc_input::merge_headers`).
+//! Both compilers give in-memory headers priority over `-I` directories (probed on NVRTC 13.0),
+//! and NVRTC's API fixes the headers at `nvrtcCreateProgram`, before the `-I` options of the
+//! compile are known, so a built-in cannot step aside for a file found through `-I`. Code that
+//! compiles against a real CUDA toolkit's headers sets `ANYCUDA_BUILTIN_HEADERS=0` to turn the
+//! built-ins off.
 
 /// Which runtime compiler the built-in headers are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,27 +51,6 @@ pub fn builtin_headers(target: RtcTarget) -> &'static [(&'static str, &'static s
     }
 }
 
-/// Applies the merge rule from the module docs: the built-ins for `target` minus those whose name
-/// is in `user_header_names`, and (NVRTC only) minus those found as files under one of
-/// `include_dirs` (the `-I`/`--include-path` values of the compile).
-///
-/// The result is meant to be appended after the user's own headers.
-pub fn select_builtins(
-    target: RtcTarget,
-    user_header_names: &[&str],
-    include_dirs: &[&Path],
-) -> Vec<(&'static str, &'static str)> {
-    builtin_headers(target)
-        .iter()
-        .filter(|(name, _)| !user_header_names.contains(name))
-        .filter(|(name, _)| {
-            // hipRTC always needs our mapping (a CUDA header found on disk would not compile
-            // there); NVRTC should use a real toolkit header when the user points at one.
-            target == RtcTarget::Hiprtc || !include_dirs.iter().any(|d| d.join(name).is_file())
-        })
-        .copied()
-        .collect()
-}
 
 const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", NVRTC_CUDA_RUNTIME_H),
@@ -737,7 +716,7 @@ mod tests {
     /// is compiled for real by the backends' tests).
     #[test]
     fn corpus_includes_are_covered() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return; // crate built outside the workspace
         };
@@ -788,26 +767,5 @@ mod tests {
         assert!(hip("stdint.h").contains("typedef unsigned long long uint64_t;"));
         assert!(nv("stdint.h").contains("typedef unsigned long uint64_t;"));
         assert!(nv("stdint.h").contains("#define UINT8_MAX 255"));
-    }
-
-    #[test]
-    fn user_headers_and_include_dirs_override() {
-        let all = builtin_headers(RtcTarget::Nvrtc).len();
-        let got = select_builtins(RtcTarget::Nvrtc, &["cuda_fp16.h"], &[]);
-        assert_eq!(got.len(), all - 1);
-        assert!(got.iter().all(|(n, _)| *n != "cuda_fp16.h"));
-
-        let dir = std::env::temp_dir().join(format!("anycuda-rtc-headers-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("cooperative_groups")).unwrap();
-        std::fs::write(dir.join("cuda_bf16.h"), "// toolkit\n").unwrap();
-        std::fs::write(dir.join("cooperative_groups/reduce.h"), "// toolkit\n").unwrap();
-        let nv = select_builtins(RtcTarget::Nvrtc, &[], &[dir.as_path()]);
-        let hip = select_builtins(RtcTarget::Hiprtc, &[], &[dir.as_path()]);
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(nv.len(), all - 2);
-        assert!(nv
-            .iter()
-            .all(|(n, _)| *n != "cuda_bf16.h" && *n != "cooperative_groups/reduce.h"));
-        assert_eq!(hip.len(), builtin_headers(RtcTarget::Hiprtc).len());
     }
 }

@@ -494,6 +494,10 @@ pub fn build(
         let paired_hip: BTreeSet<&str> = name_pairs.iter().map(|(_, h)| h.as_str()).collect();
         let mut halluc: BTreeMap<String, (String, i64, String)> = BTreeMap::new(); // hip -> (cuda name, value, doc)
         let real_values: BTreeSet<i64> = cval.values().copied().collect();
+        // Values coming back from HIP are classified by range: no real value may sit there.
+        if let Some(v) = real_values.iter().find(|v| (ranges.named_base..ranges.unknown_base + ranges.range).contains(*v)) {
+            bail!("{}: real CUDA value {v} lies in the reserved hallucination ranges", tp.cuda);
+        }
         let mut hip_aliases: BTreeSet<String> = BTreeSet::new();
         let mut by_value: BTreeMap<i64, String> = BTreeMap::new(); // hallucinated value -> owning HIP name
         for (vi, e) in hv.iter().enumerate().rev() {
