@@ -13,7 +13,9 @@ const SRC: &str = "template <typename T> __global__ void scale(T *p, T f) { p[th
 fn concurrent_compiles_on_both_compilers() {
     let mut jobs = Vec::new();
     for (kind, arch) in [(BackendKind::Cuda, "sm_90"), (BackendKind::Hip, "gfx90a")] {
-        let Some(b) = common::compiler(kind) else { continue };
+        let Some(b) = common::compiler(kind) else {
+            continue;
+        };
         for t in 0..6 {
             jobs.push(std::thread::spawn(move || {
                 for i in 0..3 {

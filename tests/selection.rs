@@ -16,7 +16,10 @@ const LIBRARY_VARS: &[&str] = &[
 ];
 
 fn anycuda(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_anycuda"));
+    // ANYCUDA_BIN: the CLI's path when the tests run from a bundle on another machine.
+    let bin =
+        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let mut c = Command::new(bin);
     c.args(args)
         .env_remove("ANYCUDA_BACKEND")
         .env_remove("RUST_LOG");

@@ -28,4 +28,6 @@ pub struct LoadedLibrary {
     pub path: String,
     /// The version it reports, formatted for people (e.g. `13.0`, `5.2.21153`).
     pub version: String,
+    /// Entry points resolved, of those the pinned headers declare.
+    pub entry_points: (usize, usize),
 }

@@ -51,7 +51,6 @@ pub fn builtin_headers(target: RtcTarget) -> &'static [(&'static str, &'static s
     }
 }
 
-
 const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", NVRTC_CUDA_RUNTIME_H),
     ("cuda_runtime_api.h", NVRTC_CUDA_RUNTIME_H),
@@ -577,6 +576,11 @@ const COOPERATIVE_GROUPS_H: &str = r#"// anycuda built-in cooperative_groups.h (
 // tiled_partition<N>(thread_block). Grid groups, coalesced groups and dynamic partitions are not
 // provided (using them is a compile error).
 #pragma once
+#if defined(__HIPCC_RTC__) && defined(HIP_VERSION_MAJOR) && (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR) >= 507
+// hipRTC 5.7 and later pre-include HIP's own cooperative groups (probed on Ubuntu's 5.7.1;
+// Debian's 5.2.3 has none): use those. 5.3 to 5.6 were not probed and get this shim.
+#define ANYCUDA_CG_FROM_HIP 1
+#else
 namespace cooperative_groups {
 
 class thread_block {
@@ -656,6 +660,7 @@ template <unsigned int Size>
 __device__ inline void sync(const thread_block_tile<Size>& g) { g.sync(); }
 
 } // namespace cooperative_groups
+#endif
 "#;
 
 /// `cg::reduce` over static tiles with CUDA's function objects.
@@ -672,10 +677,11 @@ template <typename T> struct bit_and { __device__ T operator()(const T& a, const
 template <typename T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
 template <typename T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
 
-template <unsigned int Size, typename T, typename Op>
-__device__ T reduce(const thread_block_tile<Size>& g, T val, Op op)
+// Generic over the group so it also takes HIP's own tiles (hipRTC 5.7+ lacks cg::reduce).
+template <typename Group, typename T, typename Op>
+__device__ T reduce(const Group& g, T val, Op op)
 {
-    for (unsigned int m = Size / 2; m > 0; m /= 2) {
+    for (unsigned int m = g.size() / 2; m > 0; m /= 2) {
         val = op(val, g.shfl_xor(val, m));
     }
     return val;

@@ -80,7 +80,11 @@ pub unsafe fn merge_headers(
         sources.push(src);
     }
     let mut owned = Vec::new();
-    let builtins = if builtins_enabled() { builtin_headers(target) } else { &[] };
+    let builtins = if builtins_enabled() {
+        builtin_headers(target)
+    } else {
+        &[]
+    };
     for (name, src) in builtins {
         if user_names.iter().any(|u| u.to_bytes() == name.as_bytes()) {
             continue;
@@ -105,8 +109,12 @@ pub const BUILTIN_HEADERS_ENV: &str = "ANYCUDA_BUILTIN_HEADERS";
 
 /// Whether built-in headers are merged in (read at each `nvrtcCreateProgram`).
 pub fn builtins_enabled() -> bool {
-    std::env::var(BUILTIN_HEADERS_ENV)
-        .map_or(true, |v| !matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"))
+    std::env::var(BUILTIN_HEADERS_ENV).map_or(true, |v| {
+        !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "off" | "no"
+        )
+    })
 }
 
 /// Validates `nvrtcCompileProgram`'s option array.
@@ -184,10 +192,19 @@ mod tests {
         let name = CString::new(all[0].0).unwrap();
         let src = c"// mine";
         let (names, srcs) = ([name.as_ptr()], [src.as_ptr()]);
-        let h = unsafe { merge_headers(RtcTarget::Nvrtc, 1, srcs.as_ptr(), names.as_ptr()) }.unwrap();
-        assert_eq!(h.len() as usize, all.len(), "the user's header replaces the built-in one");
+        let h =
+            unsafe { merge_headers(RtcTarget::Nvrtc, 1, srcs.as_ptr(), names.as_ptr()) }.unwrap();
+        assert_eq!(
+            h.len() as usize,
+            all.len(),
+            "the user's header replaces the built-in one"
+        );
         assert_eq!(h.sources[0], src.as_ptr());
-        let got: Vec<&CStr> = h.names.iter().map(|p| unsafe { CStr::from_ptr(*p) }).collect();
+        let got: Vec<&CStr> = h
+            .names
+            .iter()
+            .map(|p| unsafe { CStr::from_ptr(*p) })
+            .collect();
         assert_eq!(got.iter().filter(|n| **n == name.as_c_str()).count(), 1);
     }
 
@@ -195,10 +212,20 @@ mod tests {
     fn bad_header_arrays_are_invalid_input() {
         let bad = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
         let null = core::ptr::null();
-        assert_eq!(unsafe { merge_headers(RtcTarget::Hiprtc, -1, null, null) }.unwrap_err(), bad);
-        assert_eq!(unsafe { merge_headers(RtcTarget::Hiprtc, 2, null, null) }.unwrap_err(), bad);
+        assert_eq!(
+            unsafe { merge_headers(RtcTarget::Hiprtc, -1, null, null) }.unwrap_err(),
+            bad
+        );
+        assert_eq!(
+            unsafe { merge_headers(RtcTarget::Hiprtc, 2, null, null) }.unwrap_err(),
+            bad
+        );
         let entries = [core::ptr::null::<c_char>()];
-        assert_eq!(unsafe { merge_headers(RtcTarget::Hiprtc, 1, entries.as_ptr(), entries.as_ptr()) }.unwrap_err(), bad);
+        assert_eq!(
+            unsafe { merge_headers(RtcTarget::Hiprtc, 1, entries.as_ptr(), entries.as_ptr()) }
+                .unwrap_err(),
+            bad
+        );
         assert_eq!(unsafe { options(1, entries.as_ptr()) }.unwrap_err(), bad);
         assert_eq!(unsafe { options(-3, null) }.unwrap_err(), bad);
     }

@@ -25,19 +25,35 @@ fn every_enum_is_listed_and_named() {
         let mut names = HashSet::new();
         for c in consts.iter() {
             assert!(!c.name.is_empty(), "{ty}: empty constant name");
-            assert!(names.insert(c.name), "{ty}: duplicate constant name {}", c.name);
+            assert!(
+                names.insert(c.name),
+                "{ty}: duplicate constant name {}",
+                c.name
+            );
         }
     }
-    for ty in ["CUresult", "CUdevice_attribute", "cudaError_t", "cudaMemcpyKind", "nvrtcResult"] {
-        assert!(tables.iter().any(|(t, _)| *t == ty), "{ty} is not generated");
+    for ty in [
+        "CUresult",
+        "CUdevice_attribute",
+        "cudaError_t",
+        "cudaMemcpyKind",
+        "nvrtcResult",
+    ] {
+        assert!(
+            tables.iter().any(|(t, _)| *t == ty),
+            "{ty} is not generated"
+        );
     }
 }
 
 #[test]
 fn invented_constants_are_in_their_ranges_and_distinct() {
     for (ty, consts) in all_tables() {
-        let real: BTreeSet<i64> =
-            consts.iter().filter(|c| c.origin == Origin::Cuda).map(|c| c.value).collect();
+        let real: BTreeSet<i64> = consts
+            .iter()
+            .filter(|c| c.origin == Origin::Cuda)
+            .map(|c| c.value)
+            .collect();
         // Where values are invented (or come back from HIP), no real value may sit in a
         // reserved range, or a classified value would be ambiguous. (Flag enums such as
         // CUstreamWaitValue_flags legitimately use high bits; they never carry invented values.)
@@ -60,12 +76,27 @@ fn invented_constants_are_in_their_ranges_and_distinct() {
             );
         }
         for c in consts.iter().filter(|c| c.origin != Origin::Cuda) {
-            assert!(!real.contains(&c.value), "{ty}::{} collides with a real value", c.name);
-            assert!(invented.insert(c.value), "{ty}::{} collides with another invented value", c.name);
-            assert!(!c.description.is_empty(), "{ty}::{} has no description", c.name);
+            assert!(
+                !real.contains(&c.value),
+                "{ty}::{} collides with a real value",
+                c.name
+            );
+            assert!(
+                invented.insert(c.value),
+                "{ty}::{} collides with another invented value",
+                c.name
+            );
+            assert!(
+                !c.description.is_empty(),
+                "{ty}::{} has no description",
+                c.name
+            );
             match c.origin {
                 Origin::Hallucinated { hip_name } => {
-                    assert!(hip_name.starts_with("hip") || hip_name.starts_with("HIP"), "{hip_name}");
+                    assert!(
+                        hip_name.starts_with("hip") || hip_name.starts_with("HIP"),
+                        "{hip_name}"
+                    );
                     let Some(Invented::Named(hip_value)) = hallucinated::classify(c.value) else {
                         panic!("{ty}::{} = {} is not in the named range", c.name, c.value);
                     };
@@ -77,7 +108,11 @@ fn invented_constants_are_in_their_ranges_and_distinct() {
                         c.name,
                         c.description
                     );
-                    assert!(c.name.contains("HIP") || c.name.contains("Hip"), "{ty}::{}", c.name);
+                    assert!(
+                        c.name.contains("HIP") || c.name.contains("Hip"),
+                        "{ty}::{}",
+                        c.name
+                    );
                 }
                 Origin::Anycuda => {
                     let base = hallucinated::ANYCUDA_BASE;
@@ -99,15 +134,32 @@ fn check_type<E: CudaEnum + std::fmt::Display>() {
     let consts = E::CONSTANTS;
     let distinct: BTreeSet<i64> = consts.iter().map(|c| c.value).collect();
     let set: HashSet<E> = consts.iter().map(|c| E::from_i64(c.value)).collect();
-    assert_eq!(set.len(), distinct.len(), "{}: Eq/Hash disagree with the values", E::TYPE_NAME);
+    assert_eq!(
+        set.len(),
+        distinct.len(),
+        "{}: Eq/Hash disagree with the values",
+        E::TYPE_NAME
+    );
     let mut first_name: HashMap<i64, &str> = HashMap::new();
     for c in consts {
         first_name.entry(c.value).or_insert(c.name);
     }
     for c in consts {
         let v = E::from_i64(c.value);
-        assert_eq!(v.to_i64(), c.value, "{}::{} does not round-trip its value", E::TYPE_NAME, c.name);
-        assert_eq!(E::from_name(c.name), Some(v), "{}::{} from_name", E::TYPE_NAME, c.name);
+        assert_eq!(
+            v.to_i64(),
+            c.value,
+            "{}::{} does not round-trip its value",
+            E::TYPE_NAME,
+            c.name
+        );
+        assert_eq!(
+            E::from_name(c.name),
+            Some(v),
+            "{}::{} from_name",
+            E::TYPE_NAME,
+            c.name
+        );
         let canonical = first_name[&c.value];
         assert_eq!(v.name(), Some(canonical));
         assert_eq!(format!("{v:?}"), canonical);
@@ -125,7 +177,10 @@ fn check_type<E: CudaEnum + std::fmt::Display>() {
     let unknown = E::from_i64(raw);
     assert_eq!(unknown.name(), None);
     assert_eq!(format!("{unknown:?}"), format!("{}({raw})", E::TYPE_NAME));
-    assert_eq!(hallucinated::classify(unknown.to_i64()), Some(Invented::Unknown(0x0123_4567)));
+    assert_eq!(
+        hallucinated::classify(unknown.to_i64()),
+        Some(Invented::Unknown(0x0123_4567))
+    );
 }
 
 #[test]
@@ -155,17 +210,31 @@ fn result_types_have_their_invented_constants() {
     let c = driver::CUresult::CUDA_ERROR_HIP_RUNTIME_MEMORY;
     assert_eq!(
         c.info().map(|i| i.origin),
-        Some(Origin::Hallucinated { hip_name: "hipErrorRuntimeMemory" })
+        Some(Origin::Hallucinated {
+            hip_name: "hipErrorRuntimeMemory"
+        })
     );
     assert_eq!(format!("{c}"), "CUDA_ERROR_HIP_RUNTIME_MEMORY");
-    assert_eq!(hallucinated::classify(c.to_i64()), Some(Invented::Named(1052)));
+    assert_eq!(
+        hallucinated::classify(c.to_i64()),
+        Some(Invented::Named(1052))
+    );
 
     let r = runtime::cudaError_t::cudaErrorHipRuntimeMemory;
-    assert_eq!(r.to_i64(), c.to_i64(), "same HIP code, same invented value in both APIs");
+    assert_eq!(
+        r.to_i64(),
+        c.to_i64(),
+        "same HIP code, same invented value in both APIs"
+    );
     assert_eq!(format!("{r:?}"), "cudaErrorHipRuntimeMemory");
 
     let n = nvrtc::nvrtcResult::NVRTC_ERROR_HIP_LINKING;
-    assert_eq!(n.info().map(|i| i.origin), Some(Origin::Hallucinated { hip_name: "HIPRTC_ERROR_LINKING" }));
+    assert_eq!(
+        n.info().map(|i| i.origin),
+        Some(Origin::Hallucinated {
+            hip_name: "HIPRTC_ERROR_LINKING"
+        })
+    );
 
     let ns = nvrtc::nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
     assert_eq!(ns.to_i64(), hallucinated::ANYCUDA_BASE);
@@ -182,7 +251,10 @@ fn header_facts() {
     assert!(driver::CU_LAUNCH_PARAM_END.is_null());
     assert_eq!(driver::CU_LAUNCH_PARAM_BUFFER_POINTER as usize, 1);
     assert_eq!(driver::CU_LAUNCH_PARAM_BUFFER_SIZE as usize, 2);
-    assert_eq!(driver::CUDA_VERSION, anycuda_api::functions::CUDA_HEADERS_VERSION);
+    assert_eq!(
+        driver::CUDA_VERSION,
+        anycuda_api::functions::CUDA_HEADERS_VERSION
+    );
     // Aliases of the C typedef/tag names resolve to the same newtype.
     let _: driver::cudaError_enum = driver::CUresult::CUDA_SUCCESS;
     let _: runtime::cudaError = runtime::cudaError_t::cudaSuccess;
@@ -192,14 +264,22 @@ fn header_facts() {
 fn function_catalogue_is_sorted_and_versioned() {
     use anycuda_api::functions::{DRIVER_FUNCTIONS, NVRTC_FUNCTIONS, RUNTIME_FUNCTIONS};
     for list in [DRIVER_FUNCTIONS, RUNTIME_FUNCTIONS, NVRTC_FUNCTIONS] {
-        assert!(list.windows(2).all(|w| w[0].name < w[1].name), "catalogue not sorted/unique");
+        assert!(
+            list.windows(2).all(|w| w[0].name < w[1].name),
+            "catalogue not sorted/unique"
+        );
     }
     let find = |n: &str| DRIVER_FUNCTIONS.iter().find(|f| f.name == n).copied();
     let alloc = find("cuMemAlloc").expect("cuMemAlloc");
     assert_eq!((alloc.symbol, alloc.version), ("cuMemAlloc_v2", 3020));
     let init = find("cuInit").expect("cuInit");
     assert_eq!((init.symbol, init.version), ("cuInit", 2000));
-    assert!(DRIVER_FUNCTIONS.iter().all(|f| f.version > 0), "every driver entry has a version");
+    assert!(
+        DRIVER_FUNCTIONS.iter().all(|f| f.version > 0),
+        "every driver entry has a version"
+    );
     assert!(RUNTIME_FUNCTIONS.iter().all(|f| f.version == 0));
-    assert!(NVRTC_FUNCTIONS.iter().any(|f| f.name == "nvrtcCompileProgram"));
+    assert!(NVRTC_FUNCTIONS
+        .iter()
+        .any(|f| f.name == "nvrtcCompileProgram"));
 }

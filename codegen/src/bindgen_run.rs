@@ -37,8 +37,20 @@ pub fn run(job: &Job<'_>, include_dir: &Path) -> Result<String> {
     for f in job.allow_files {
         b = b.allowlist_file(*f);
     }
-    let out = b
-        .generate()
-        .map_err(|e| anyhow!("bindgen failed on {:?}: {e}", job.includes))?;
+    // bindgen panics (rather than erroring) when libclang cannot be loaded; turn that into an
+    // error that says how to fix it.
+    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.generate()))
+        .map_err(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            anyhow!(
+                "bindgen could not run on {:?} ({msg}); is libclang installed? `bash ci/fetch-inputs.sh` installs libclang-dev",
+                job.includes
+            )
+        })?;
+    let out = generated.map_err(|e| anyhow!("bindgen failed on {:?}: {e}", job.includes))?;
     Ok(out.to_string())
 }

@@ -25,6 +25,9 @@ pub fn render(inputs: &str, module_doc: &str, items: &[syn::Item]) -> anyhow::Re
     let mut file: syn::File = syn::parse_str(&src)?;
     file.items = items.to_vec();
     let body = prettyplease::unparse(&file);
+    // prettyplease prints macro arguments (our size assertions) token by token; tidy those.
+    let re = regex::Regex::new(r"size_of:: < (\w+) > \(\)")?;
+    let body = re.replace_all(&body, "size_of::<$1>()");
     Ok(format!("{}\n{}", banner(inputs), body))
 }
 

@@ -133,12 +133,4 @@ impl Inputs {
         }
         Ok(v.into_iter().map(|(_, p)| p).collect())
     }
-
-    /// The text every generated file's first line names as its inputs.
-    pub fn banner_inputs(&self) -> String {
-        format!(
-            "nvidia-cuda-runtime {}, nvidia-cuda-nvrtc {}, HIP {} headers (Debian libamdhip64-dev), cubecl-hip-sys {}",
-            self.cuda_runtime_version, self.cuda_nvrtc_version, self.hip_523_version, self.cubecl_version
-        )
-    }
 }

@@ -165,7 +165,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     let mut versions = vec![hip::HipVer {
         hip_version: hip::HipVer::declared_version(&hip523)
             .context("no HIP_VERSION in the HIP 5.2.3 headers")?,
-        source: format!("Debian libamdhip64-dev headers"),
+        source: "Debian libamdhip64-dev headers".to_string(),
         b: hip523,
     }];
     for f in inp.cubecl_files()? {
@@ -349,7 +349,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.push((
         PathBuf::from("backends/cuda/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated function tables.\npub mod table;\n",
+            "{}\n//! Generated function tables.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod table;\n",
             emit::banner(&both_in)
         ),
     ));

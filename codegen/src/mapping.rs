@@ -129,7 +129,11 @@ pub fn norm(rest: &str) -> String {
             o => o.to_string(),
         })
         .collect();
-    let s: String = w.concat().chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let s: String = w
+        .concat()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
     s.replace("maximum", "max").replace("minimum", "min")
 }
 
@@ -278,32 +282,6 @@ fn type_pairs(
         }
     }
     Ok(out)
-}
-
-/// One enumerator pair of one HIP version.
-#[derive(Debug, Clone)]
-pub struct Pair {
-    /// CUDA name.
-    pub cuda: String,
-    /// CUDA value.
-    pub cuda_value: i64,
-    /// HIP name.
-    pub hip: String,
-    /// HIP value in this version.
-    pub hip_value: i64,
-}
-
-/// A HIP-only enumerator of one version and the CUDA constant invented for it.
-#[derive(Debug, Clone)]
-pub struct HipOnly {
-    /// HIP name.
-    pub hip: String,
-    /// HIP value in this version.
-    pub hip_value: i64,
-    /// Hallucinated CUDA name.
-    pub cuda: String,
-    /// Hallucinated CUDA value.
-    pub cuda_value: i64,
 }
 
 /// The map of one enum pair in one HIP version.
@@ -495,8 +473,14 @@ pub fn build(
         let mut halluc: BTreeMap<String, (String, i64, String)> = BTreeMap::new(); // hip -> (cuda name, value, doc)
         let real_values: BTreeSet<i64> = cval.values().copied().collect();
         // Values coming back from HIP are classified by range: no real value may sit there.
-        if let Some(v) = real_values.iter().find(|v| (ranges.named_base..ranges.unknown_base + ranges.range).contains(*v)) {
-            bail!("{}: real CUDA value {v} lies in the reserved hallucination ranges", tp.cuda);
+        if let Some(v) = real_values
+            .iter()
+            .find(|v| (ranges.named_base..ranges.unknown_base + ranges.range).contains(*v))
+        {
+            bail!(
+                "{}: real CUDA value {v} lies in the reserved hallucination ranges",
+                tp.cuda
+            );
         }
         let mut hip_aliases: BTreeSet<String> = BTreeSet::new();
         let mut by_value: BTreeMap<i64, String> = BTreeMap::new(); // hallucinated value -> owning HIP name

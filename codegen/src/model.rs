@@ -381,8 +381,3 @@ fn fn_decl(sig: &syn::Signature, attrs: &[syn::Attribute]) -> Result<FnDecl> {
         variadic: sig.variadic.is_some(),
     })
 }
-
-/// Tokens of a type as a compact string (for comparisons and keys).
-pub fn ty_str(t: &syn::Type) -> String {
-    quote::quote!(#t).to_string()
-}

@@ -81,7 +81,10 @@ fn backend_report(kind: BackendKind) -> Value {
         .libraries()
         .into_iter()
         .map(|l| match l.status {
-            Ok(ok) => json!({ "role": l.role, "path": ok.path, "version": ok.version }),
+            Ok(ok) => json!({
+                "role": l.role, "path": ok.path, "version": ok.version,
+                "entry_points": ok.entry_points.0, "entry_points_declared": ok.entry_points.1,
+            }),
             Err(e) => json!({ "role": l.role, "error": e.to_string() }),
         })
         .collect();
@@ -171,9 +174,11 @@ fn print_human(r: &Value) {
             let role = l["role"].as_str().unwrap_or("?");
             match l["path"].as_str() {
                 Some(p) => println!(
-                    "  {role:<8} {} ({})",
+                    "  {role:<8} {} ({}, {}/{} entry points)",
                     p,
-                    l["version"].as_str().unwrap_or("?")
+                    l["version"].as_str().unwrap_or("?"),
+                    l["entry_points"],
+                    l["entry_points_declared"]
                 ),
                 None => println!(
                     "  {role:<8} unavailable: {}",

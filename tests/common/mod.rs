@@ -69,9 +69,16 @@ fn parse(path: &Path) -> Kernel {
     }
 }
 
-/// Every `.cu` file directly in `dir` (relative to the crate root), sorted.
+/// The repository root: `ANYCUDA_REPO_ROOT` when the tests run from a bundle on another machine
+/// (ci/bundle-for-gpu.sh), else where they were built.
+pub fn repo_root() -> PathBuf {
+    std::env::var_os("ANYCUDA_REPO_ROOT")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+}
+
+/// Every `.cu` file directly in `dir` (relative to the repository root), sorted.
 pub fn corpus(dir: &str) -> Vec<Kernel> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let dir = repo_root().join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -215,7 +215,7 @@ pub type CUgreenCtx = *mut CUgreenCtx_st;
 pub struct CUuuid_st {
     pub bytes: [c_char; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUuuid_st > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<CUuuid_st>() == 16usize);
 pub type CUuuid = CUuuid_st;
 /// Fabric handle - An opaque handle representing a memory allocation
 /// that can be exported to processes in same or different nodes. For IPC
@@ -226,7 +226,7 @@ pub type CUuuid = CUuuid_st;
 pub struct CUmemFabricHandle_st {
     pub data: [c_uchar; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemFabricHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<CUmemFabricHandle_st>() == 64usize);
 /// Fabric handle - An opaque handle representing a memory allocation
 /// that can be exported to processes in same or different nodes. For IPC
 /// between processes on different nodes they must be connected via the
@@ -243,7 +243,7 @@ pub type CUmemFabricHandle = CUmemFabricHandle_v1;
 pub struct CUipcEventHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUipcEventHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<CUipcEventHandle_st>() == 64usize);
 /// CUDA IPC event handle
 pub type CUipcEventHandle_v1 = CUipcEventHandle_st;
 /// CUDA IPC event handle
@@ -254,7 +254,7 @@ pub type CUipcEventHandle = CUipcEventHandle_v1;
 pub struct CUipcMemHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUipcMemHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<CUipcMemHandle_st>() == 64usize);
 /// CUDA IPC mem handle
 pub type CUipcMemHandle_v1 = CUipcMemHandle_st;
 /// CUDA IPC mem handle
@@ -946,7 +946,7 @@ pub union CUstreamBatchMemOpParams_union {
     pub pad: [cuuint64_t; 6usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUstreamBatchMemOpParams_union > () == 48usize
+    ::core::mem::size_of::<CUstreamBatchMemOpParams_union>() == 48usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1039,7 +1039,7 @@ pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st > () == 32usize
+    ::core::mem::size_of::<CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st>() == 32usize
 );
 /// Batch memory operation node parameters
 ///
@@ -1065,7 +1065,7 @@ pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st > () == 32usize
+    ::core::mem::size_of::<CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st>() == 32usize
 );
 /// Batch memory operation node parameters
 pub type CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 = CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st;
@@ -1172,7 +1172,7 @@ pub struct CUasyncNotificationInfo_st {
     pub info: CUasyncNotificationInfo_st__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUasyncNotificationInfo_st > () == 16usize
+    ::core::mem::size_of::<CUasyncNotificationInfo_st>() == 16usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1181,7 +1181,7 @@ pub union CUasyncNotificationInfo_st__bindgen_ty_1 {
     pub overBudget: CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUasyncNotificationInfo_st__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<CUasyncNotificationInfo_st__bindgen_ty_1>() == 8usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -1190,7 +1190,7 @@ pub struct CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1 {
     pub bytesOverBudget: c_ulonglong,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1 > ()
+    ::core::mem::size_of::<CUasyncNotificationInfo_st__bindgen_ty_1__bindgen_ty_1>()
     == 8usize
 );
 /// Information passed to the user via the async notification callback
@@ -3815,7 +3815,7 @@ pub struct CUdevprop_st {
     /// Alignment requirement for textures
     pub textureAlign: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < CUdevprop_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<CUdevprop_st>() == 56usize);
 /// Legacy device properties
 pub type CUdevprop_v1 = CUdevprop_st;
 /// Legacy device properties
@@ -6181,7 +6181,7 @@ pub struct CUaccessPolicyWindow_st {
     /// ::CUaccessProperty set for miss. Must be either NORMAL or STREAMING
     pub missProp: CUaccessProperty,
 }
-const _: () = assert!(::core::mem::size_of:: < CUaccessPolicyWindow_st > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<CUaccessPolicyWindow_st>() == 32usize);
 /// Specifies an access policy for a window, a contiguous extent of memory
 /// beginning at base_ptr and ending at base_ptr + num_bytes.
 /// num_bytes is limited by CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE.
@@ -6221,7 +6221,7 @@ pub struct CUDA_KERNEL_NODE_PARAMS_st {
     pub extra: *mut *mut c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_KERNEL_NODE_PARAMS_st > () == 56usize
+    ::core::mem::size_of::<CUDA_KERNEL_NODE_PARAMS_st>() == 56usize
 );
 /// GPU kernel node parameters
 pub type CUDA_KERNEL_NODE_PARAMS_v1 = CUDA_KERNEL_NODE_PARAMS_st;
@@ -6255,7 +6255,7 @@ pub struct CUDA_KERNEL_NODE_PARAMS_v2_st {
     pub ctx: CUcontext,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_KERNEL_NODE_PARAMS_v2_st > () == 72usize
+    ::core::mem::size_of::<CUDA_KERNEL_NODE_PARAMS_v2_st>() == 72usize
 );
 /// GPU kernel node parameters
 pub type CUDA_KERNEL_NODE_PARAMS_v2 = CUDA_KERNEL_NODE_PARAMS_v2_st;
@@ -6291,7 +6291,7 @@ pub struct CUDA_KERNEL_NODE_PARAMS_v3_st {
     pub ctx: CUcontext,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_KERNEL_NODE_PARAMS_v3_st > () == 72usize
+    ::core::mem::size_of::<CUDA_KERNEL_NODE_PARAMS_v3_st>() == 72usize
 );
 /// GPU kernel node parameters
 pub type CUDA_KERNEL_NODE_PARAMS_v3 = CUDA_KERNEL_NODE_PARAMS_v3_st;
@@ -6313,7 +6313,7 @@ pub struct CUDA_MEMSET_NODE_PARAMS_st {
     pub height: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEMSET_NODE_PARAMS_st > () == 40usize
+    ::core::mem::size_of::<CUDA_MEMSET_NODE_PARAMS_st>() == 40usize
 );
 /// Memset node parameters
 pub type CUDA_MEMSET_NODE_PARAMS_v1 = CUDA_MEMSET_NODE_PARAMS_st;
@@ -6339,7 +6339,7 @@ pub struct CUDA_MEMSET_NODE_PARAMS_v2_st {
     pub ctx: CUcontext,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEMSET_NODE_PARAMS_v2_st > () == 48usize
+    ::core::mem::size_of::<CUDA_MEMSET_NODE_PARAMS_v2_st>() == 48usize
 );
 /// Memset node parameters
 pub type CUDA_MEMSET_NODE_PARAMS_v2 = CUDA_MEMSET_NODE_PARAMS_v2_st;
@@ -6352,7 +6352,7 @@ pub struct CUDA_HOST_NODE_PARAMS_st {
     /// Argument to pass to the function
     pub userData: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_HOST_NODE_PARAMS_st > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_HOST_NODE_PARAMS_st>() == 16usize);
 /// Host node parameters
 pub type CUDA_HOST_NODE_PARAMS_v1 = CUDA_HOST_NODE_PARAMS_st;
 /// Host node parameters
@@ -6367,7 +6367,7 @@ pub struct CUDA_HOST_NODE_PARAMS_v2_st {
     pub userData: *mut c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_HOST_NODE_PARAMS_v2_st > () == 16usize
+    ::core::mem::size_of::<CUDA_HOST_NODE_PARAMS_v2_st>() == 16usize
 );
 /// Host node parameters
 pub type CUDA_HOST_NODE_PARAMS_v2 = CUDA_HOST_NODE_PARAMS_v2_st;
@@ -6453,7 +6453,7 @@ pub struct CUDA_CONDITIONAL_NODE_PARAMS {
     pub ctx: CUcontext,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_CONDITIONAL_NODE_PARAMS > () == 32usize
+    ::core::mem::size_of::<CUDA_CONDITIONAL_NODE_PARAMS>() == 32usize
 );
 /// Graph node types
 #[repr(transparent)]
@@ -6730,7 +6730,7 @@ pub struct CUgraphEdgeData_st {
     /// compatibility if additional fields are added in the future.
     pub reserved: [c_uchar; 5usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUgraphEdgeData_st > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<CUgraphEdgeData_st>() == 8usize);
 /// Optional annotation for edges in a CUDA graph. Note, all edges implicitly have annotations and
 /// default to a zero-initialized value if not specified. A zero-initialized struct indicates a
 /// standard full serialization of two nodes with memory visibility.
@@ -6836,7 +6836,7 @@ pub struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
     pub result_out: CUgraphInstantiateResult,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_GRAPH_INSTANTIATE_PARAMS_st > () == 32usize
+    ::core::mem::size_of::<CUDA_GRAPH_INSTANTIATE_PARAMS_st>() == 32usize
 );
 /// Graph instantiation parameters
 pub type CUDA_GRAPH_INSTANTIATE_PARAMS = CUDA_GRAPH_INSTANTIATE_PARAMS_st;
@@ -6996,7 +6996,7 @@ pub struct CUlaunchMemSyncDomainMap_st {
     pub remote: c_uchar,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchMemSyncDomainMap_st > () == 2usize
+    ::core::mem::size_of::<CUlaunchMemSyncDomainMap_st>() == 2usize
 );
 /// Memory Synchronization Domain map
 ///
@@ -7386,7 +7386,7 @@ pub union CUlaunchAttributeValue_union {
     pub nvlinkUtilCentricScheduling: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union > () == 64usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union>() == 64usize
 );
 /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION that
 /// represents the desired cluster dimensions for the kernel. Opaque type
@@ -7405,7 +7405,7 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_1 {
     pub z: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union__bindgen_ty_1 > () == 12usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union__bindgen_ty_1>() == 12usize
 );
 /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT
 /// with the following fields:
@@ -7420,7 +7420,7 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_2 {
     pub triggerAtBlockStart: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union__bindgen_ty_2 > () == 16usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union__bindgen_ty_2>() == 16usize
 );
 /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT
 /// with the following fields:
@@ -7433,7 +7433,7 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_3 {
     pub flags: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union__bindgen_ty_3 > () == 16usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union__bindgen_ty_3>() == 16usize
 );
 /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION
 /// that represents the desired preferred cluster dimensions for the kernel.
@@ -7454,7 +7454,7 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_4 {
     pub z: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union__bindgen_ty_4 > () == 12usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union__bindgen_ty_4>() == 12usize
 );
 /// Value of launch attribute ::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE.
 /// with the following fields:
@@ -7467,7 +7467,7 @@ pub struct CUlaunchAttributeValue_union__bindgen_ty_5 {
     pub devNode: CUgraphDeviceNode,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlaunchAttributeValue_union__bindgen_ty_5 > () == 16usize
+    ::core::mem::size_of::<CUlaunchAttributeValue_union__bindgen_ty_5>() == 16usize
 );
 /// Launch attributes union; used as value field of ::CUlaunchAttribute
 pub type CUlaunchAttributeValue = CUlaunchAttributeValue_union;
@@ -7481,7 +7481,7 @@ pub struct CUlaunchAttribute_st {
     /// Value of the attribute
     pub value: CUlaunchAttributeValue,
 }
-const _: () = assert!(::core::mem::size_of:: < CUlaunchAttribute_st > () == 72usize);
+const _: () = assert!(::core::mem::size_of::<CUlaunchAttribute_st>() == 72usize);
 /// Launch attribute
 pub type CUlaunchAttribute = CUlaunchAttribute_st;
 /// CUDA extensible launch configuration
@@ -7509,7 +7509,7 @@ pub struct CUlaunchConfig_st {
     /// Number of attributes populated in ::CUlaunchConfig::attrs
     pub numAttrs: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUlaunchConfig_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<CUlaunchConfig_st>() == 56usize);
 /// CUDA extensible launch configuration
 pub type CUlaunchConfig = CUlaunchConfig_st;
 pub type CUkernelNodeAttrID = CUlaunchAttributeID;
@@ -7736,7 +7736,7 @@ pub struct CUexecAffinitySmCount_st {
     /// The number of SMs the context is limited to use.
     pub val: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUexecAffinitySmCount_st > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<CUexecAffinitySmCount_st>() == 4usize);
 /// Value for ::CU_EXEC_AFFINITY_TYPE_SM_COUNT
 pub type CUexecAffinitySmCount_v1 = CUexecAffinitySmCount_st;
 /// Value for ::CU_EXEC_AFFINITY_TYPE_SM_COUNT
@@ -7748,14 +7748,14 @@ pub struct CUexecAffinityParam_st {
     pub type_: CUexecAffinityType,
     pub param: CUexecAffinityParam_st__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < CUexecAffinityParam_st > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<CUexecAffinityParam_st>() == 8usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUexecAffinityParam_st__bindgen_ty_1 {
     pub smCount: CUexecAffinitySmCount,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUexecAffinityParam_st__bindgen_ty_1 > () == 4usize
+    ::core::mem::size_of::<CUexecAffinityParam_st__bindgen_ty_1>() == 4usize
 );
 /// Execution Affinity Parameters
 pub type CUexecAffinityParam_v1 = CUexecAffinityParam_st;
@@ -7795,7 +7795,7 @@ pub struct CUctxCigParam_st {
     pub sharedDataType: CUcigDataType,
     pub sharedData: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < CUctxCigParam_st > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<CUctxCigParam_st>() == 16usize);
 /// CIG Context Create Params
 pub type CUctxCigParam = CUctxCigParam_st;
 /// Params for creating CUDA context
@@ -7808,7 +7808,7 @@ pub struct CUctxCreateParams_st {
     pub numExecAffinityParams: c_int,
     pub cigParams: *mut CUctxCigParam,
 }
-const _: () = assert!(::core::mem::size_of:: < CUctxCreateParams_st > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<CUctxCreateParams_st>() == 24usize);
 /// Params for creating CUDA context
 /// Exactly one of execAffinityParams and cigParams
 /// must be non-NULL.
@@ -7873,7 +7873,7 @@ pub struct CUlibraryHostUniversalFunctionAndDataTable_st {
     pub dataWindowSize: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUlibraryHostUniversalFunctionAndDataTable_st > () ==
+    ::core::mem::size_of::<CUlibraryHostUniversalFunctionAndDataTable_st>() ==
     32usize
 );
 pub type CUlibraryHostUniversalFunctionAndDataTable = CUlibraryHostUniversalFunctionAndDataTable_st;
@@ -9338,7 +9338,7 @@ pub struct CUDA_MEMCPY2D_st {
     /// Height of 2D memory copy
     pub Height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_MEMCPY2D_st > () == 128usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_MEMCPY2D_st>() == 128usize);
 /// 2D memory copy parameters
 pub type CUDA_MEMCPY2D_v2 = CUDA_MEMCPY2D_st;
 /// 2D memory copy parameters
@@ -9398,7 +9398,7 @@ pub struct CUDA_MEMCPY3D_st {
     /// Depth of 3D memory copy
     pub Depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_MEMCPY3D_st > () == 200usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_MEMCPY3D_st>() == 200usize);
 /// 3D memory copy parameters
 pub type CUDA_MEMCPY3D_v2 = CUDA_MEMCPY3D_st;
 /// 3D memory copy parameters
@@ -9458,7 +9458,7 @@ pub struct CUDA_MEMCPY3D_PEER_st {
     /// Depth of 3D memory copy
     pub Depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_MEMCPY3D_PEER_st > () == 200usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_MEMCPY3D_PEER_st>() == 200usize);
 /// 3D memory cross-context copy parameters
 pub type CUDA_MEMCPY3D_PEER_v1 = CUDA_MEMCPY3D_PEER_st;
 /// 3D memory cross-context copy parameters
@@ -9477,7 +9477,7 @@ pub struct CUDA_MEMCPY_NODE_PARAMS_st {
     pub copyParams: CUDA_MEMCPY3D,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEMCPY_NODE_PARAMS_st > () == 216usize
+    ::core::mem::size_of::<CUDA_MEMCPY_NODE_PARAMS_st>() == 216usize
 );
 /// Memcpy node parameters
 pub type CUDA_MEMCPY_NODE_PARAMS = CUDA_MEMCPY_NODE_PARAMS_st;
@@ -9494,7 +9494,7 @@ pub struct CUDA_ARRAY_DESCRIPTOR_st {
     /// Channels per array element
     pub NumChannels: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_ARRAY_DESCRIPTOR_st > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_ARRAY_DESCRIPTOR_st>() == 24usize);
 /// Array descriptor
 pub type CUDA_ARRAY_DESCRIPTOR_v2 = CUDA_ARRAY_DESCRIPTOR_st;
 /// Array descriptor
@@ -9517,7 +9517,7 @@ pub struct CUDA_ARRAY3D_DESCRIPTOR_st {
     pub Flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_ARRAY3D_DESCRIPTOR_st > () == 40usize
+    ::core::mem::size_of::<CUDA_ARRAY3D_DESCRIPTOR_st>() == 40usize
 );
 /// 3D array descriptor
 pub type CUDA_ARRAY3D_DESCRIPTOR_v2 = CUDA_ARRAY3D_DESCRIPTOR_st;
@@ -9537,7 +9537,7 @@ pub struct CUDA_ARRAY_SPARSE_PROPERTIES_st {
     pub reserved: [c_uint; 4usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_ARRAY_SPARSE_PROPERTIES_st > () == 48usize
+    ::core::mem::size_of::<CUDA_ARRAY_SPARSE_PROPERTIES_st>() == 48usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -9550,7 +9550,7 @@ pub struct CUDA_ARRAY_SPARSE_PROPERTIES_st__bindgen_ty_1 {
     pub depth: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_ARRAY_SPARSE_PROPERTIES_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUDA_ARRAY_SPARSE_PROPERTIES_st__bindgen_ty_1>() ==
     12usize
 );
 /// CUDA array sparse properties
@@ -9568,7 +9568,7 @@ pub struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
     pub reserved: [c_uint; 4usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_ARRAY_MEMORY_REQUIREMENTS_st > () == 32usize
+    ::core::mem::size_of::<CUDA_ARRAY_MEMORY_REQUIREMENTS_st>() == 32usize
 );
 /// CUDA array memory requirements
 pub type CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 = CUDA_ARRAY_MEMORY_REQUIREMENTS_st;
@@ -9584,7 +9584,7 @@ pub struct CUDA_RESOURCE_DESC_st {
     /// Flags (must be zero)
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_RESOURCE_DESC_st > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_RESOURCE_DESC_st>() == 144usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
@@ -9595,7 +9595,7 @@ pub union CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
     pub reserved: CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1 > () == 128usize
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1>() == 128usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -9604,7 +9604,7 @@ pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 {
     pub hArray: CUarray,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1>() ==
     8usize
 );
 #[repr(C)]
@@ -9614,7 +9614,7 @@ pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 {
     pub hMipmappedArray: CUmipmappedArray,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2>() ==
     8usize
 );
 #[repr(C)]
@@ -9630,7 +9630,7 @@ pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
     pub sizeInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 > () ==
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3>() ==
     24usize
 );
 #[repr(C)]
@@ -9650,7 +9650,7 @@ pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
     pub pitchInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 > () ==
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4>() ==
     40usize
 );
 #[repr(C)]
@@ -9659,7 +9659,7 @@ pub struct CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 {
     pub reserved: [c_int; 32usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 > () ==
+    ::core::mem::size_of::<CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5>() ==
     128usize
 );
 /// CUDA Resource descriptor
@@ -9690,7 +9690,7 @@ pub struct CUDA_TEXTURE_DESC_st {
     pub borderColor: [f32; 4usize],
     pub reserved: [c_int; 12usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_TEXTURE_DESC_st > () == 104usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_TEXTURE_DESC_st>() == 104usize);
 /// Texture descriptor
 pub type CUDA_TEXTURE_DESC_v1 = CUDA_TEXTURE_DESC_st;
 /// Texture descriptor
@@ -10081,7 +10081,7 @@ pub struct CUDA_RESOURCE_VIEW_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_RESOURCE_VIEW_DESC_st > () == 112usize
+    ::core::mem::size_of::<CUDA_RESOURCE_VIEW_DESC_st>() == 112usize
 );
 /// Resource view descriptor
 pub type CUDA_RESOURCE_VIEW_DESC_v1 = CUDA_RESOURCE_VIEW_DESC_st;
@@ -10094,7 +10094,7 @@ pub type CUDA_RESOURCE_VIEW_DESC = CUDA_RESOURCE_VIEW_DESC_v1;
 pub struct CUtensorMap_st {
     pub opaque: [cuuint64_t; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUtensorMap_st > () == 128usize);
+const _: () = assert!(::core::mem::size_of::<CUtensorMap_st>() == 128usize);
 /// Tensor map descriptor. Requires compiler support for aligning to 128 bytes.
 pub type CUtensorMap = CUtensorMap_st;
 /// Tensor map data type
@@ -10491,7 +10491,7 @@ pub struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
     pub vaSpaceToken: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st > () == 16usize
+    ::core::mem::size_of::<CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st>() == 16usize
 );
 /// GPU Direct v3 tokens
 pub type CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 = CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st;
@@ -10568,7 +10568,7 @@ pub struct CUDA_LAUNCH_PARAMS_st {
     /// Array of pointers to kernel parameters
     pub kernelParams: *mut *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < CUDA_LAUNCH_PARAMS_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<CUDA_LAUNCH_PARAMS_st>() == 56usize);
 /// Kernel launch parameters
 pub type CUDA_LAUNCH_PARAMS_v1 = CUDA_LAUNCH_PARAMS_st;
 /// Kernel launch parameters
@@ -10692,7 +10692,7 @@ pub struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st > () == 104usize
+    ::core::mem::size_of::<CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st>() == 104usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -10707,7 +10707,7 @@ pub union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 {
     pub nvSciBufObject: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st__bindgen_ty_1>() ==
     16usize
 );
 /// Win32 handle referencing the semaphore object. Valid when
@@ -10753,7 +10753,7 @@ pub struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st > () == 88usize
+    ::core::mem::size_of::<CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st>() == 88usize
 );
 /// External memory buffer descriptor
 pub type CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st;
@@ -10773,7 +10773,7 @@ pub struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st > () ==
+    ::core::mem::size_of::<CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st>() ==
     120usize
 );
 /// External memory mipmap descriptor
@@ -10931,7 +10931,7 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st > () == 96usize
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st>() == 96usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -10946,7 +10946,7 @@ pub union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1 {
     pub nvSciSyncObj: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st__bindgen_ty_1>() ==
     16usize
 );
 /// Win32 handle referencing the semaphore object. Valid when
@@ -10996,7 +10996,7 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st > () == 144usize
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st>() == 144usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -11007,7 +11007,7 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st__bindgen_ty_1 {
     pub reserved: [c_uint; 12usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st__bindgen_ty_1 > ()
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st__bindgen_ty_1>()
     == 72usize
 );
 /// Parameters for fence objects
@@ -11064,7 +11064,7 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st > () == 144usize
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st>() == 144usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -11075,7 +11075,7 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st__bindgen_ty_1 {
     pub reserved: [c_uint; 10usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st__bindgen_ty_1>() ==
     72usize
 );
 /// Parameters for fence objects
@@ -11130,7 +11130,7 @@ pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st > () == 24usize
+    ::core::mem::size_of::<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st>() == 24usize
 );
 /// Semaphore signal node parameters
 pub type CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st;
@@ -11148,7 +11148,7 @@ pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st > () == 24usize
+    ::core::mem::size_of::<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st>() == 24usize
 );
 /// Semaphore signal node parameters
 pub type CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st;
@@ -11164,7 +11164,7 @@ pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXT_SEM_WAIT_NODE_PARAMS_st > () == 24usize
+    ::core::mem::size_of::<CUDA_EXT_SEM_WAIT_NODE_PARAMS_st>() == 24usize
 );
 /// Semaphore wait node parameters
 pub type CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 = CUDA_EXT_SEM_WAIT_NODE_PARAMS_st;
@@ -11182,7 +11182,7 @@ pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st > () == 24usize
+    ::core::mem::size_of::<CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st>() == 24usize
 );
 /// Semaphore wait node parameters
 pub type CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 = CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
@@ -11647,7 +11647,7 @@ pub struct CUarrayMapInfo_st {
     /// Reserved for future use, must be zero now.
     pub reserved: [c_uint; 2usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUarrayMapInfo_st > () == 96usize);
+const _: () = assert!(::core::mem::size_of::<CUarrayMapInfo_st>() == 96usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUarrayMapInfo_st__bindgen_ty_1 {
@@ -11655,7 +11655,7 @@ pub union CUarrayMapInfo_st__bindgen_ty_1 {
     pub array: CUarray,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUarrayMapInfo_st__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<CUarrayMapInfo_st__bindgen_ty_1>() == 8usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -11664,7 +11664,7 @@ pub union CUarrayMapInfo_st__bindgen_ty_2 {
     pub miptail: CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUarrayMapInfo_st__bindgen_ty_2 > () == 32usize
+    ::core::mem::size_of::<CUarrayMapInfo_st__bindgen_ty_2>() == 32usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -11687,7 +11687,7 @@ pub struct CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_1 {
     pub extentDepth: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_1>() ==
     32usize
 );
 #[repr(C)]
@@ -11701,7 +11701,7 @@ pub struct CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_2 {
     pub size: c_ulonglong,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<CUarrayMapInfo_st__bindgen_ty_2__bindgen_ty_2>() ==
     24usize
 );
 #[repr(C)]
@@ -11710,7 +11710,7 @@ pub union CUarrayMapInfo_st__bindgen_ty_3 {
     pub memHandle: CUmemGenericAllocationHandle,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUarrayMapInfo_st__bindgen_ty_3 > () == 8usize
+    ::core::mem::size_of::<CUarrayMapInfo_st__bindgen_ty_3>() == 8usize
 );
 /// Specifies the CUDA array or CUDA mipmapped array memory mapping information
 pub type CUarrayMapInfo_v1 = CUarrayMapInfo_st;
@@ -11725,7 +11725,7 @@ pub struct CUmemLocation_st {
     /// identifier for a given this location's ::CUmemLocationType.
     pub id: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemLocation_st > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<CUmemLocation_st>() == 8usize);
 /// Specifies a memory location.
 pub type CUmemLocation_v1 = CUmemLocation_st;
 /// Specifies a memory location.
@@ -11783,7 +11783,7 @@ pub struct CUmemAllocationProp_st {
     pub win32HandleMetaData: *mut c_void,
     pub allocFlags: CUmemAllocationProp_st__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemAllocationProp_st > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<CUmemAllocationProp_st>() == 32usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct CUmemAllocationProp_st__bindgen_ty_1 {
@@ -11802,7 +11802,7 @@ pub struct CUmemAllocationProp_st__bindgen_ty_1 {
     pub reserved: [c_uchar; 4usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUmemAllocationProp_st__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<CUmemAllocationProp_st__bindgen_ty_1>() == 8usize
 );
 /// Specifies the allocation properties for a allocation.
 pub type CUmemAllocationProp_v1 = CUmemAllocationProp_st;
@@ -11859,7 +11859,7 @@ pub struct CUmulticastObjectProp_st {
     /// Flags for future use, must be zero now
     pub flags: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmulticastObjectProp_st > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<CUmulticastObjectProp_st>() == 32usize);
 /// Specifies the properties for a multicast object.
 pub type CUmulticastObjectProp_v1 = CUmulticastObjectProp_st;
 /// Specifies the properties for a multicast object.
@@ -11873,7 +11873,7 @@ pub struct CUmemAccessDesc_st {
     /// ::CUmemProt accessibility flags to set on the request
     pub flags: CUmemAccess_flags,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemAccessDesc_st > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<CUmemAccessDesc_st>() == 12usize);
 /// Memory access descriptor
 pub type CUmemAccessDesc_v1 = CUmemAccessDesc_st;
 /// Memory access descriptor
@@ -11997,7 +11997,7 @@ pub struct CUgraphExecUpdateResultInfo_st {
     pub errorFromNode: CUgraphNode,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUgraphExecUpdateResultInfo_st > () == 24usize
+    ::core::mem::size_of::<CUgraphExecUpdateResultInfo_st>() == 24usize
 );
 /// Result information returned by cuGraphExecUpdate
 pub type CUgraphExecUpdateResultInfo_v1 = CUgraphExecUpdateResultInfo_st;
@@ -12140,7 +12140,7 @@ pub struct CUmemPoolProps_st {
     /// reserved for future use, must be 0
     pub reserved: [c_uchar; 54usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemPoolProps_st > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<CUmemPoolProps_st>() == 88usize);
 /// Specifies the properties of allocations made from the pool.
 pub type CUmemPoolProps_v1 = CUmemPoolProps_st;
 /// Specifies the properties of allocations made from the pool.
@@ -12152,7 +12152,7 @@ pub struct CUmemPoolPtrExportData_st {
     pub reserved: [c_uchar; 64usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUmemPoolPtrExportData_st > () == 64usize
+    ::core::mem::size_of::<CUmemPoolPtrExportData_st>() == 64usize
 );
 /// Opaque data for exporting a pool allocation
 pub type CUmemPoolPtrExportData_v1 = CUmemPoolPtrExportData_st;
@@ -12324,7 +12324,7 @@ pub struct CUmemcpyAttributes_st {
     /// Additional flags for copies with this attribute. See ::CUmemcpyFlags
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemcpyAttributes_st > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<CUmemcpyAttributes_st>() == 24usize);
 /// Attributes specific to copies within a batch. For more details on usage see ::cuMemcpyBatchAsync.
 pub type CUmemcpyAttributes_v1 = CUmemcpyAttributes_st;
 /// Attributes specific to copies within a batch. For more details on usage see ::cuMemcpyBatchAsync.
@@ -12381,7 +12381,7 @@ pub struct CUoffset3D_st {
     pub y: usize,
     pub z: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < CUoffset3D_st > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<CUoffset3D_st>() == 24usize);
 /// Struct representing offset into a CUarray in elements
 pub type CUoffset3D_v1 = CUoffset3D_st;
 /// Struct representing offset into a CUarray in elements
@@ -12394,7 +12394,7 @@ pub struct CUextent3D_st {
     pub height: usize,
     pub depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < CUextent3D_st > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<CUextent3D_st>() == 24usize);
 /// Struct representing width/height/depth of a CUarray in elements
 pub type CUextent3D_v1 = CUextent3D_st;
 /// Struct representing width/height/depth of a CUarray in elements
@@ -12406,7 +12406,7 @@ pub struct CUmemcpy3DOperand_st {
     pub type_: CUmemcpy3DOperandType,
     pub op: CUmemcpy3DOperand_st__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemcpy3DOperand_st > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<CUmemcpy3DOperand_st>() == 40usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUmemcpy3DOperand_st__bindgen_ty_1 {
@@ -12414,7 +12414,7 @@ pub union CUmemcpy3DOperand_st__bindgen_ty_1 {
     pub array: CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUmemcpy3DOperand_st__bindgen_ty_1 > () == 32usize
+    ::core::mem::size_of::<CUmemcpy3DOperand_st__bindgen_ty_1>() == 32usize
 );
 /// Struct representing an operand when ::CUmemcpy3DOperand::type is ::CU_MEMCPY_OPERAND_TYPE_POINTER
 #[repr(C)]
@@ -12429,7 +12429,7 @@ pub struct CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1 {
     pub locHint: CUmemLocation,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_1>() ==
     32usize
 );
 /// Struct representing an operand when ::CUmemcpy3DOperand::type is ::CU_MEMCPY_OPERAND_TYPE_ARRAY
@@ -12440,7 +12440,7 @@ pub struct CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2 {
     pub offset: CUoffset3D,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<CUmemcpy3DOperand_st__bindgen_ty_1__bindgen_ty_2>() ==
     32usize
 );
 /// Struct representing an operand for copy with ::cuMemcpy3DBatchAsync
@@ -12462,7 +12462,7 @@ pub struct CUDA_MEMCPY3D_BATCH_OP_st {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEMCPY3D_BATCH_OP_st > () == 112usize
+    ::core::mem::size_of::<CUDA_MEMCPY3D_BATCH_OP_st>() == 112usize
 );
 pub type CUDA_MEMCPY3D_BATCH_OP_v1 = CUDA_MEMCPY3D_BATCH_OP_st;
 pub type CUDA_MEMCPY3D_BATCH_OP = CUDA_MEMCPY3D_BATCH_OP_v1;
@@ -12483,7 +12483,7 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
     pub dptr: CUdeviceptr,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEM_ALLOC_NODE_PARAMS_v1_st > () == 120usize
+    ::core::mem::size_of::<CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>() == 120usize
 );
 /// Memory allocation node parameters
 pub type CUDA_MEM_ALLOC_NODE_PARAMS_v1 = CUDA_MEM_ALLOC_NODE_PARAMS_v1_st;
@@ -12506,7 +12506,7 @@ pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
     pub dptr: CUdeviceptr,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEM_ALLOC_NODE_PARAMS_v2_st > () == 120usize
+    ::core::mem::size_of::<CUDA_MEM_ALLOC_NODE_PARAMS_v2_st>() == 120usize
 );
 /// Memory allocation node parameters
 pub type CUDA_MEM_ALLOC_NODE_PARAMS_v2 = CUDA_MEM_ALLOC_NODE_PARAMS_v2_st;
@@ -12518,7 +12518,7 @@ pub struct CUDA_MEM_FREE_NODE_PARAMS_st {
     pub dptr: CUdeviceptr,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_MEM_FREE_NODE_PARAMS_st > () == 8usize
+    ::core::mem::size_of::<CUDA_MEM_FREE_NODE_PARAMS_st>() == 8usize
 );
 /// Memory free node parameters
 pub type CUDA_MEM_FREE_NODE_PARAMS = CUDA_MEM_FREE_NODE_PARAMS_st;
@@ -12643,7 +12643,7 @@ pub struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
     pub ownership: CUgraphChildGraphNodeOwnership,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_CHILD_GRAPH_NODE_PARAMS_st > () == 16usize
+    ::core::mem::size_of::<CUDA_CHILD_GRAPH_NODE_PARAMS_st>() == 16usize
 );
 /// Child graph node parameters
 pub type CUDA_CHILD_GRAPH_NODE_PARAMS = CUDA_CHILD_GRAPH_NODE_PARAMS_st;
@@ -12655,7 +12655,7 @@ pub struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
     pub event: CUevent,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EVENT_RECORD_NODE_PARAMS_st > () == 8usize
+    ::core::mem::size_of::<CUDA_EVENT_RECORD_NODE_PARAMS_st>() == 8usize
 );
 /// Event record node parameters
 pub type CUDA_EVENT_RECORD_NODE_PARAMS = CUDA_EVENT_RECORD_NODE_PARAMS_st;
@@ -12667,7 +12667,7 @@ pub struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
     pub event: CUevent,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUDA_EVENT_WAIT_NODE_PARAMS_st > () == 8usize
+    ::core::mem::size_of::<CUDA_EVENT_WAIT_NODE_PARAMS_st>() == 8usize
 );
 /// Event wait node parameters
 pub type CUDA_EVENT_WAIT_NODE_PARAMS = CUDA_EVENT_WAIT_NODE_PARAMS_st;
@@ -12683,7 +12683,7 @@ pub struct CUgraphNodeParams_st {
     /// Reserved bytes. Must be zero.
     pub reserved2: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < CUgraphNodeParams_st > () == 256usize);
+const _: () = assert!(::core::mem::size_of::<CUgraphNodeParams_st>() == 256usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUgraphNodeParams_st__bindgen_ty_1 {
@@ -12717,7 +12717,7 @@ pub union CUgraphNodeParams_st__bindgen_ty_1 {
     pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUgraphNodeParams_st__bindgen_ty_1 > () == 232usize
+    ::core::mem::size_of::<CUgraphNodeParams_st__bindgen_ty_1>() == 232usize
 );
 /// Graph node parameters.  See ::cuGraphAddNode.
 pub type CUgraphNodeParams = CUgraphNodeParams_st;
@@ -13244,7 +13244,7 @@ pub struct CUcheckpointLockArgs_st {
     /// Reserved for future use, must be zeroed
     pub reserved1: [cuuint64_t; 7usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUcheckpointLockArgs_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<CUcheckpointLockArgs_st>() == 64usize);
 /// CUDA checkpoint optional lock arguments
 pub type CUcheckpointLockArgs = CUcheckpointLockArgs_st;
 /// CUDA checkpoint optional checkpoint arguments
@@ -13255,7 +13255,7 @@ pub struct CUcheckpointCheckpointArgs_st {
     pub reserved: [cuuint64_t; 8usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUcheckpointCheckpointArgs_st > () == 64usize
+    ::core::mem::size_of::<CUcheckpointCheckpointArgs_st>() == 64usize
 );
 /// CUDA checkpoint optional checkpoint arguments
 pub type CUcheckpointCheckpointArgs = CUcheckpointCheckpointArgs_st;
@@ -13268,7 +13268,7 @@ pub struct CUcheckpointGpuPair_st {
     /// UUID of the GPU to restore onto
     pub newUuid: CUuuid,
 }
-const _: () = assert!(::core::mem::size_of:: < CUcheckpointGpuPair_st > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<CUcheckpointGpuPair_st>() == 32usize);
 /// CUDA checkpoint GPU UUID pairs for device remapping during restore
 pub type CUcheckpointGpuPair = CUcheckpointGpuPair_st;
 /// CUDA checkpoint optional restore arguments
@@ -13285,7 +13285,7 @@ pub struct CUcheckpointRestoreArgs_st {
     pub reserved1: cuuint64_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUcheckpointRestoreArgs_st > () == 64usize
+    ::core::mem::size_of::<CUcheckpointRestoreArgs_st>() == 64usize
 );
 /// CUDA checkpoint optional restore arguments
 pub type CUcheckpointRestoreArgs = CUcheckpointRestoreArgs_st;
@@ -13297,7 +13297,7 @@ pub struct CUcheckpointUnlockArgs_st {
     pub reserved: [cuuint64_t; 8usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUcheckpointUnlockArgs_st > () == 64usize
+    ::core::mem::size_of::<CUcheckpointUnlockArgs_st>() == 64usize
 );
 /// CUDA checkpoint optional unlock arguments
 pub type CUcheckpointUnlockArgs = CUcheckpointUnlockArgs_st;
@@ -13414,7 +13414,7 @@ pub struct CUmemDecompressParams_st {
     pub algo: CUmemDecompressAlgorithm,
     pub padding: [c_uchar; 20usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUmemDecompressParams_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<CUmemDecompressParams_st>() == 64usize);
 /// \brief Structure describing the parameters that compose a single
 /// decompression operation.
 pub type CUmemDecompressParams = CUmemDecompressParams_st;
@@ -13749,7 +13749,7 @@ pub struct CUdevSmResource_st {
     /// This is an output parameter only, do not write to this field.
     pub smCoscheduledAlignment: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < CUdevSmResource_st > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<CUdevSmResource_st>() == 12usize);
 /// \struct CUdevSmResource
 /// Data for SM-related resources
 pub type CUdevSmResource = CUdevSmResource_st;
@@ -13774,7 +13774,7 @@ pub struct CUdevResource_st {
     pub _internal_padding: [c_uchar; 92usize],
     pub __bindgen_anon_1: CUdevResource_st__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < CUdevResource_st > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<CUdevResource_st>() == 144usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUdevResource_st__bindgen_ty_1 {
@@ -13783,7 +13783,7 @@ pub union CUdevResource_st__bindgen_ty_1 {
     pub _oversize: [c_uchar; 48usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < CUdevResource_st__bindgen_ty_1 > () == 48usize
+    ::core::mem::size_of::<CUdevResource_st__bindgen_ty_1>() == 48usize
 );
 /// \struct CUdevResource
 /// A tagged union describing different resources identified by the type field. This structure should not be directly modified outside of the API that created it.

@@ -132,13 +132,13 @@ crate::cuda_enum!(cudaRoundMode, c_uint, "cudaRoundMode", cudaRoundMode::__CONST
 pub struct char1 {
     pub x: c_schar,
 }
-const _: () = assert!(::core::mem::size_of:: < char1 > () == 1usize);
+const _: () = assert!(::core::mem::size_of::<char1>() == 1usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uchar1 {
     pub x: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < uchar1 > () == 1usize);
+const _: () = assert!(::core::mem::size_of::<uchar1>() == 1usize);
 #[repr(C)]
 #[repr(align(2))]
 #[derive(Debug, Copy, Clone)]
@@ -146,7 +146,7 @@ pub struct char2 {
     pub x: c_schar,
     pub y: c_schar,
 }
-const _: () = assert!(::core::mem::size_of:: < char2 > () == 2usize);
+const _: () = assert!(::core::mem::size_of::<char2>() == 2usize);
 #[repr(C)]
 #[repr(align(2))]
 #[derive(Debug, Copy, Clone)]
@@ -154,7 +154,7 @@ pub struct uchar2 {
     pub x: c_uchar,
     pub y: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < uchar2 > () == 2usize);
+const _: () = assert!(::core::mem::size_of::<uchar2>() == 2usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct char3 {
@@ -162,7 +162,7 @@ pub struct char3 {
     pub y: c_schar,
     pub z: c_schar,
 }
-const _: () = assert!(::core::mem::size_of:: < char3 > () == 3usize);
+const _: () = assert!(::core::mem::size_of::<char3>() == 3usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uchar3 {
@@ -170,7 +170,7 @@ pub struct uchar3 {
     pub y: c_uchar,
     pub z: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < uchar3 > () == 3usize);
+const _: () = assert!(::core::mem::size_of::<uchar3>() == 3usize);
 #[repr(C)]
 #[repr(align(4))]
 #[derive(Debug, Copy, Clone)]
@@ -180,7 +180,7 @@ pub struct char4 {
     pub z: c_schar,
     pub w: c_schar,
 }
-const _: () = assert!(::core::mem::size_of:: < char4 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<char4>() == 4usize);
 #[repr(C)]
 #[repr(align(4))]
 #[derive(Debug, Copy, Clone)]
@@ -190,19 +190,19 @@ pub struct uchar4 {
     pub z: c_uchar,
     pub w: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < uchar4 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<uchar4>() == 4usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct short1 {
     pub x: c_short,
 }
-const _: () = assert!(::core::mem::size_of:: < short1 > () == 2usize);
+const _: () = assert!(::core::mem::size_of::<short1>() == 2usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ushort1 {
     pub x: c_ushort,
 }
-const _: () = assert!(::core::mem::size_of:: < ushort1 > () == 2usize);
+const _: () = assert!(::core::mem::size_of::<ushort1>() == 2usize);
 #[repr(C)]
 #[repr(align(4))]
 #[derive(Debug, Copy, Clone)]
@@ -210,7 +210,7 @@ pub struct short2 {
     pub x: c_short,
     pub y: c_short,
 }
-const _: () = assert!(::core::mem::size_of:: < short2 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<short2>() == 4usize);
 #[repr(C)]
 #[repr(align(4))]
 #[derive(Debug, Copy, Clone)]
@@ -218,7 +218,7 @@ pub struct ushort2 {
     pub x: c_ushort,
     pub y: c_ushort,
 }
-const _: () = assert!(::core::mem::size_of:: < ushort2 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<ushort2>() == 4usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct short3 {
@@ -226,7 +226,7 @@ pub struct short3 {
     pub y: c_short,
     pub z: c_short,
 }
-const _: () = assert!(::core::mem::size_of:: < short3 > () == 6usize);
+const _: () = assert!(::core::mem::size_of::<short3>() == 6usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ushort3 {
@@ -234,7 +234,7 @@ pub struct ushort3 {
     pub y: c_ushort,
     pub z: c_ushort,
 }
-const _: () = assert!(::core::mem::size_of:: < ushort3 > () == 6usize);
+const _: () = assert!(::core::mem::size_of::<ushort3>() == 6usize);
 #[repr(C)]
 #[repr(align(8))]
 #[derive(Debug, Copy, Clone)]
@@ -244,7 +244,7 @@ pub struct short4 {
     pub z: c_short,
     pub w: c_short,
 }
-const _: () = assert!(::core::mem::size_of:: < short4 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<short4>() == 8usize);
 #[repr(C)]
 #[repr(align(8))]
 #[derive(Debug, Copy, Clone)]
@@ -254,19 +254,19 @@ pub struct ushort4 {
     pub z: c_ushort,
     pub w: c_ushort,
 }
-const _: () = assert!(::core::mem::size_of:: < ushort4 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<ushort4>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct int1 {
     pub x: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < int1 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<int1>() == 4usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uint1 {
     pub x: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < uint1 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<uint1>() == 4usize);
 #[repr(C)]
 #[repr(align(8))]
 #[derive(Debug, Copy, Clone)]
@@ -274,7 +274,7 @@ pub struct int2 {
     pub x: c_int,
     pub y: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < int2 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<int2>() == 8usize);
 #[repr(C)]
 #[repr(align(8))]
 #[derive(Debug, Copy, Clone)]
@@ -282,7 +282,7 @@ pub struct uint2 {
     pub x: c_uint,
     pub y: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < uint2 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<uint2>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct int3 {
@@ -290,7 +290,7 @@ pub struct int3 {
     pub y: c_int,
     pub z: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < int3 > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<int3>() == 12usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uint3 {
@@ -298,7 +298,7 @@ pub struct uint3 {
     pub y: c_uint,
     pub z: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < uint3 > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<uint3>() == 12usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -308,7 +308,7 @@ pub struct int4 {
     pub z: c_int,
     pub w: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < int4 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<int4>() == 16usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -318,19 +318,19 @@ pub struct uint4 {
     pub z: c_uint,
     pub w: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < uint4 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<uint4>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct long1 {
     pub x: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long1 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<long1>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ulong1 {
     pub x: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong1 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<ulong1>() == 8usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -338,7 +338,7 @@ pub struct long2 {
     pub x: c_long,
     pub y: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<long2>() == 16usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -346,7 +346,7 @@ pub struct ulong2 {
     pub x: c_ulong,
     pub y: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<ulong2>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct long3 {
@@ -354,7 +354,7 @@ pub struct long3 {
     pub y: c_long,
     pub z: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long3 > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<long3>() == 24usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ulong3 {
@@ -362,7 +362,7 @@ pub struct ulong3 {
     pub y: c_ulong,
     pub z: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong3 > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<ulong3>() == 24usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -372,7 +372,7 @@ pub struct long4 {
     pub z: c_long,
     pub w: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long4 > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<long4>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -382,7 +382,7 @@ pub struct ulong4 {
     pub z: c_ulong,
     pub w: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong4 > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulong4>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -392,7 +392,7 @@ pub struct long4_16a {
     pub z: c_long,
     pub w: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long4_16a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<long4_16a>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -402,7 +402,7 @@ pub struct ulong4_16a {
     pub z: c_ulong,
     pub w: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong4_16a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulong4_16a>() == 32usize);
 #[repr(C)]
 #[repr(align(32))]
 #[derive(Debug, Copy, Clone)]
@@ -412,7 +412,7 @@ pub struct long4_32a {
     pub z: c_long,
     pub w: c_long,
 }
-const _: () = assert!(::core::mem::size_of:: < long4_32a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<long4_32a>() == 32usize);
 #[repr(C)]
 #[repr(align(32))]
 #[derive(Debug, Copy, Clone)]
@@ -422,13 +422,13 @@ pub struct ulong4_32a {
     pub z: c_ulong,
     pub w: c_ulong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulong4_32a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulong4_32a>() == 32usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct float1 {
     pub x: f32,
 }
-const _: () = assert!(::core::mem::size_of:: < float1 > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<float1>() == 4usize);
 #[repr(C)]
 #[repr(align(8))]
 #[derive(Debug, Copy, Clone)]
@@ -436,7 +436,7 @@ pub struct float2 {
     pub x: f32,
     pub y: f32,
 }
-const _: () = assert!(::core::mem::size_of:: < float2 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<float2>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct float3 {
@@ -444,7 +444,7 @@ pub struct float3 {
     pub y: f32,
     pub z: f32,
 }
-const _: () = assert!(::core::mem::size_of:: < float3 > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<float3>() == 12usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -454,19 +454,19 @@ pub struct float4 {
     pub z: f32,
     pub w: f32,
 }
-const _: () = assert!(::core::mem::size_of:: < float4 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<float4>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct longlong1 {
     pub x: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong1 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<longlong1>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ulonglong1 {
     pub x: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong1 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong1>() == 8usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -474,7 +474,7 @@ pub struct longlong2 {
     pub x: c_longlong,
     pub y: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<longlong2>() == 16usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -482,7 +482,7 @@ pub struct ulonglong2 {
     pub x: c_ulonglong,
     pub y: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong2>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct longlong3 {
@@ -490,7 +490,7 @@ pub struct longlong3 {
     pub y: c_longlong,
     pub z: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong3 > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<longlong3>() == 24usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ulonglong3 {
@@ -498,7 +498,7 @@ pub struct ulonglong3 {
     pub y: c_ulonglong,
     pub z: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong3 > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong3>() == 24usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -508,7 +508,7 @@ pub struct longlong4 {
     pub z: c_longlong,
     pub w: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong4 > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<longlong4>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -518,7 +518,7 @@ pub struct longlong4_16a {
     pub z: c_longlong,
     pub w: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong4_16a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<longlong4_16a>() == 32usize);
 #[repr(C)]
 #[repr(align(32))]
 #[derive(Debug, Copy, Clone)]
@@ -528,7 +528,7 @@ pub struct longlong4_32a {
     pub z: c_longlong,
     pub w: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < longlong4_32a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<longlong4_32a>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -538,7 +538,7 @@ pub struct ulonglong4 {
     pub z: c_ulonglong,
     pub w: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong4 > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong4>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -548,7 +548,7 @@ pub struct ulonglong4_16a {
     pub z: c_ulonglong,
     pub w: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong4_16a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong4_16a>() == 32usize);
 #[repr(C)]
 #[repr(align(32))]
 #[derive(Debug, Copy, Clone)]
@@ -558,13 +558,13 @@ pub struct ulonglong4_32a {
     pub z: c_ulonglong,
     pub w: c_ulonglong,
 }
-const _: () = assert!(::core::mem::size_of:: < ulonglong4_32a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<ulonglong4_32a>() == 32usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct double1 {
     pub x: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double1 > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<double1>() == 8usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -572,7 +572,7 @@ pub struct double2 {
     pub x: f64,
     pub y: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<double2>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct double3 {
@@ -580,7 +580,7 @@ pub struct double3 {
     pub y: f64,
     pub z: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double3 > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<double3>() == 24usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -590,7 +590,7 @@ pub struct double4 {
     pub z: f64,
     pub w: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double4 > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<double4>() == 32usize);
 #[repr(C)]
 #[repr(align(16))]
 #[derive(Debug, Copy, Clone)]
@@ -600,7 +600,7 @@ pub struct double4_16a {
     pub z: f64,
     pub w: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double4_16a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<double4_16a>() == 32usize);
 #[repr(C)]
 #[repr(align(32))]
 #[derive(Debug, Copy, Clone)]
@@ -610,7 +610,7 @@ pub struct double4_32a {
     pub z: f64,
     pub w: f64,
 }
-const _: () = assert!(::core::mem::size_of:: < double4_32a > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<double4_32a>() == 32usize);
 /// *
 /// *
 /// *
@@ -621,7 +621,7 @@ pub struct dim3 {
     pub y: c_uint,
     pub z: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < dim3 > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<dim3>() == 12usize);
 /// CUDA error types
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -2370,7 +2370,7 @@ pub struct cudaChannelFormatDesc {
     /// Channel format kind
     pub f: cudaChannelFormatKind,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaChannelFormatDesc > () == 20usize);
+const _: () = assert!(::core::mem::size_of::<cudaChannelFormatDesc>() == 20usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cudaArray {
@@ -2403,7 +2403,7 @@ pub struct cudaArraySparseProperties {
     pub reserved: [c_uint; 4usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaArraySparseProperties > () == 48usize
+    ::core::mem::size_of::<cudaArraySparseProperties>() == 48usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2416,7 +2416,7 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
     pub depth: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaArraySparseProperties__bindgen_ty_1 > () == 12usize
+    ::core::mem::size_of::<cudaArraySparseProperties__bindgen_ty_1>() == 12usize
 );
 /// CUDA array and CUDA mipmapped array memory requirements
 #[repr(C)]
@@ -2429,7 +2429,7 @@ pub struct cudaArrayMemoryRequirements {
     pub reserved: [c_uint; 4usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaArrayMemoryRequirements > () == 32usize
+    ::core::mem::size_of::<cudaArrayMemoryRequirements>() == 32usize
 );
 /// CUDA memory types
 #[repr(transparent)]
@@ -2570,7 +2570,7 @@ pub struct cudaPitchedPtr {
     /// Logical height of allocation in elements
     pub ysize: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaPitchedPtr > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<cudaPitchedPtr>() == 32usize);
 /// CUDA extent
 ///
 /// \sa ::make_cudaExtent
@@ -2584,7 +2584,7 @@ pub struct cudaExtent {
     /// Depth in elements
     pub depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaExtent > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<cudaExtent>() == 24usize);
 /// CUDA 3D position
 ///
 /// \sa ::make_cudaPos
@@ -2598,7 +2598,7 @@ pub struct cudaPos {
     /// z
     pub z: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaPos > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<cudaPos>() == 24usize);
 /// CUDA 3D memory copying parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2620,7 +2620,7 @@ pub struct cudaMemcpy3DParms {
     /// Type of transfer
     pub kind: cudaMemcpyKind,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpy3DParms > () == 160usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpy3DParms>() == 160usize);
 /// Memcpy node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2632,7 +2632,7 @@ pub struct cudaMemcpyNodeParams {
     /// Parameters for the memory copy
     pub copyParams: cudaMemcpy3DParms,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpyNodeParams > () == 176usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpyNodeParams>() == 176usize);
 /// CUDA 3D cross-device memory copying parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2656,7 +2656,7 @@ pub struct cudaMemcpy3DPeerParms {
     /// Requested memory copy size
     pub extent: cudaExtent,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpy3DPeerParms > () == 168usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpy3DPeerParms>() == 168usize);
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2674,7 +2674,7 @@ pub struct cudaMemsetParams {
     /// Number of rows
     pub height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemsetParams > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemsetParams>() == 40usize);
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2692,7 +2692,7 @@ pub struct cudaMemsetParamsV2 {
     /// Number of rows
     pub height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemsetParamsV2 > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemsetParamsV2>() == 40usize);
 /// Specifies performance hint with ::cudaAccessPolicyWindow for hitProp and missProp members.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -2752,7 +2752,7 @@ pub struct cudaAccessPolicyWindow {
     /// ::CUaccessProperty set for miss. Must be either NORMAL or STREAMING.
     pub missProp: cudaAccessProperty,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaAccessPolicyWindow > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<cudaAccessPolicyWindow>() == 32usize);
 /// CUDA host function
 /// \param userData Argument value passed to the function
 pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
@@ -2765,7 +2765,7 @@ pub struct cudaHostNodeParams {
     /// Argument to pass to the function
     pub userData: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaHostNodeParams > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<cudaHostNodeParams>() == 16usize);
 /// CUDA host node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2775,7 +2775,7 @@ pub struct cudaHostNodeParamsV2 {
     /// Argument to pass to the function
     pub userData: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaHostNodeParamsV2 > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<cudaHostNodeParamsV2>() == 16usize);
 /// Possible stream capture statuses returned by ::cudaStreamIsCapturing
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -3630,7 +3630,7 @@ pub struct cudaResourceDesc {
     /// Flags (must be zero)
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaResourceDesc > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<cudaResourceDesc>() == 144usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union cudaResourceDesc__bindgen_ty_1 {
@@ -3641,7 +3641,7 @@ pub union cudaResourceDesc__bindgen_ty_1 {
     pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1 > () == 128usize
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1>() == 128usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3650,7 +3650,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
     pub array: cudaArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1__bindgen_ty_1>() == 8usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3659,7 +3659,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
     pub mipmap: cudaMipmappedArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 > () == 8usize
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1__bindgen_ty_2>() == 8usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3672,7 +3672,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
     pub sizeInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 > () == 40usize
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1__bindgen_ty_3>() == 40usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3689,7 +3689,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
     pub pitchInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 > () == 56usize
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1__bindgen_ty_4>() == 56usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3697,7 +3697,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
     pub reserved: [c_int; 32usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 > () ==
+    ::core::mem::size_of::<cudaResourceDesc__bindgen_ty_1__bindgen_ty_5>() ==
     128usize
 );
 /// CUDA resource view descriptor
@@ -3723,7 +3723,7 @@ pub struct cudaResourceViewDesc {
     /// Must be zero
     pub reserved: [c_uint; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaResourceViewDesc > () == 112usize);
+const _: () = assert!(::core::mem::size_of::<cudaResourceViewDesc>() == 112usize);
 /// CUDA pointer attributes
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3751,7 +3751,7 @@ pub struct cudaPointerAttributes {
     /// Must be zero
     pub reserved: [c_long; 8usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaPointerAttributes > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<cudaPointerAttributes>() == 88usize);
 /// CUDA function attributes
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3830,7 +3830,7 @@ pub struct cudaFuncAttributes {
     /// Reserved for future use.
     pub reserved: [c_int; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaFuncAttributes > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<cudaFuncAttributes>() == 144usize);
 /// CUDA function attributes that can be set using ::cudaFuncSetAttribute
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -6397,7 +6397,7 @@ pub struct cudaMemLocation {
     /// identifier for a given this location's ::CUmemLocationType.
     pub id: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemLocation > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemLocation>() == 8usize);
 /// Specifies the memory protection flags for mapping.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -6445,7 +6445,7 @@ pub struct cudaMemAccessDesc {
     /// ::CUmemProt accessibility flags to set on the request
     pub flags: cudaMemAccessFlags,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemAccessDesc > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemAccessDesc>() == 12usize);
 /// Defines the allocation types available
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -6584,14 +6584,14 @@ pub struct cudaMemPoolProps {
     /// reserved for future use, must be 0
     pub reserved: [c_uchar; 54usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemPoolProps > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemPoolProps>() == 88usize);
 /// Opaque data for exporting a pool allocation
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cudaMemPoolPtrExportData {
     pub reserved: [c_uchar; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemPoolPtrExportData > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemPoolPtrExportData>() == 64usize);
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -6607,7 +6607,7 @@ pub struct cudaMemAllocNodeParams {
     /// out: address of the allocation returned by CUDA
     pub dptr: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemAllocNodeParams > () == 120usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemAllocNodeParams>() == 120usize);
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -6624,7 +6624,7 @@ pub struct cudaMemAllocNodeParamsV2 {
     pub dptr: *mut c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaMemAllocNodeParamsV2 > () == 120usize
+    ::core::mem::size_of::<cudaMemAllocNodeParamsV2>() == 120usize
 );
 /// Memory free node parameters
 #[repr(C)]
@@ -6633,7 +6633,7 @@ pub struct cudaMemFreeNodeParams {
     /// in: the pointer to free
     pub dptr: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemFreeNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemFreeNodeParams>() == 8usize);
 /// Graph memory attributes
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -6857,7 +6857,7 @@ pub struct cudaMemcpyAttributes {
     /// Additional flags for copies with this attribute. See ::cudaMemcpyFlags.
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpyAttributes > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpyAttributes>() == 24usize);
 /// These flags allow applications to convey the operand type for individual copies specified in ::cudaMemcpy3DBatchAsync.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -6908,7 +6908,7 @@ pub struct cudaOffset3D {
     pub y: usize,
     pub z: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaOffset3D > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<cudaOffset3D>() == 24usize);
 /// Struct representing an operand for copy with ::cudaMemcpy3DBatchAsync
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -6916,7 +6916,7 @@ pub struct cudaMemcpy3DOperand {
     pub type_: cudaMemcpy3DOperandType,
     pub op: cudaMemcpy3DOperand__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpy3DOperand > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpy3DOperand>() == 40usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union cudaMemcpy3DOperand__bindgen_ty_1 {
@@ -6924,7 +6924,7 @@ pub union cudaMemcpy3DOperand__bindgen_ty_1 {
     pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaMemcpy3DOperand__bindgen_ty_1 > () == 32usize
+    ::core::mem::size_of::<cudaMemcpy3DOperand__bindgen_ty_1>() == 32usize
 );
 /// Struct representing an operand when ::cudaMemcpy3DOperand::type is ::cudaMemcpyOperandTypePointer
 #[repr(C)]
@@ -6939,7 +6939,7 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
     pub locHint: cudaMemLocation,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1>() ==
     32usize
 );
 /// Struct representing an operand when ::cudaMemcpy3DOperand::type is ::cudaMemcpyOperandTypeArray
@@ -6950,7 +6950,7 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub offset: cudaOffset3D,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2>() ==
     32usize
 );
 #[repr(C)]
@@ -6967,7 +6967,7 @@ pub struct cudaMemcpy3DBatchOp {
     /// Additional flags for copy from src to dst. See ::cudaMemcpyFlags.
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemcpy3DBatchOp > () == 112usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemcpy3DBatchOp>() == 112usize);
 /// CUDA device P2P attributes
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -7232,7 +7232,7 @@ crate::cuda_enum!(
 pub struct CUuuid_st {
     pub bytes: [c_char; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < CUuuid_st > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<CUuuid_st>() == 16usize);
 pub type CUuuid = CUuuid_st;
 pub type cudaUUID_t = CUuuid_st;
 /// CUDA device properties
@@ -7426,14 +7426,14 @@ pub struct cudaDeviceProp {
     /// Reserved for future use
     pub reserved: [c_int; 56usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaDeviceProp > () == 1008usize);
+const _: () = assert!(::core::mem::size_of::<cudaDeviceProp>() == 1008usize);
 /// CUDA IPC event handle
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cudaIpcEventHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaIpcEventHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<cudaIpcEventHandle_st>() == 64usize);
 /// CUDA IPC event handle
 pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 /// CUDA IPC memory handle
@@ -7442,7 +7442,7 @@ pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
 pub struct cudaIpcMemHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaIpcMemHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<cudaIpcMemHandle_st>() == 64usize);
 /// CUDA IPC memory handle
 pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 #[repr(C)]
@@ -7450,7 +7450,7 @@ pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 pub struct cudaMemFabricHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaMemFabricHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<cudaMemFabricHandle_st>() == 64usize);
 pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 /// External memory handle types
 #[repr(transparent)]
@@ -7560,7 +7560,7 @@ pub struct cudaExternalMemoryHandleDesc {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalMemoryHandleDesc > () == 104usize
+    ::core::mem::size_of::<cudaExternalMemoryHandleDesc>() == 104usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -7575,7 +7575,7 @@ pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
     pub nvSciBufObject: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalMemoryHandleDesc__bindgen_ty_1 > () == 16usize
+    ::core::mem::size_of::<cudaExternalMemoryHandleDesc__bindgen_ty_1>() == 16usize
 );
 /// Win32 handle referencing the semaphore object. Valid when
 /// type is one of the following:
@@ -7617,7 +7617,7 @@ pub struct cudaExternalMemoryBufferDesc {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalMemoryBufferDesc > () == 88usize
+    ::core::mem::size_of::<cudaExternalMemoryBufferDesc>() == 88usize
 );
 /// External memory mipmap descriptor
 #[repr(C)]
@@ -7639,7 +7639,7 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalMemoryMipmappedArrayDesc > () == 128usize
+    ::core::mem::size_of::<cudaExternalMemoryMipmappedArrayDesc>() == 128usize
 );
 /// External semaphore handle types
 #[repr(transparent)]
@@ -7767,7 +7767,7 @@ pub struct cudaExternalSemaphoreHandleDesc {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreHandleDesc > () == 96usize
+    ::core::mem::size_of::<cudaExternalSemaphoreHandleDesc>() == 96usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -7782,7 +7782,7 @@ pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
     pub nvSciSyncObj: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreHandleDesc__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<cudaExternalSemaphoreHandleDesc__bindgen_ty_1>() ==
     16usize
 );
 /// Win32 handle referencing the semaphore object. Valid when
@@ -7828,7 +7828,7 @@ pub struct cudaExternalSemaphoreSignalParams {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreSignalParams > () == 144usize
+    ::core::mem::size_of::<cudaExternalSemaphoreSignalParams>() == 144usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -7839,7 +7839,7 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
     pub reserved: [c_uint; 12usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreSignalParams__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<cudaExternalSemaphoreSignalParams__bindgen_ty_1>() ==
     72usize
 );
 /// Parameters for fence objects
@@ -7892,7 +7892,7 @@ pub struct cudaExternalSemaphoreWaitParams {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreWaitParams > () == 144usize
+    ::core::mem::size_of::<cudaExternalSemaphoreWaitParams>() == 144usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -7903,7 +7903,7 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
     pub reserved: [c_uint; 10usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreWaitParams__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<cudaExternalSemaphoreWaitParams__bindgen_ty_1>() ==
     72usize
 );
 /// Parameters for fence objects
@@ -8418,7 +8418,7 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
     pub dataWindowSize: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudalibraryHostUniversalFunctionAndDataTable > () == 32usize
+    ::core::mem::size_of::<cudalibraryHostUniversalFunctionAndDataTable>() == 32usize
 );
 /// Caching modes for dlcm
 #[repr(transparent)]
@@ -8549,7 +8549,7 @@ pub struct cudaKernelNodeParams {
     /// Pointer to kernel arguments in the "extra" format
     pub extra: *mut *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaKernelNodeParams > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<cudaKernelNodeParams>() == 56usize);
 /// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -8567,7 +8567,7 @@ pub struct cudaKernelNodeParamsV2 {
     /// Pointer to kernel arguments in the "extra" format
     pub extra: *mut *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaKernelNodeParamsV2 > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<cudaKernelNodeParamsV2>() == 56usize);
 /// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -8580,7 +8580,7 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreSignalNodeParams > () == 24usize
+    ::core::mem::size_of::<cudaExternalSemaphoreSignalNodeParams>() == 24usize
 );
 /// External semaphore signal node parameters
 #[repr(C)]
@@ -8594,7 +8594,7 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreSignalNodeParamsV2 > () == 24usize
+    ::core::mem::size_of::<cudaExternalSemaphoreSignalNodeParamsV2>() == 24usize
 );
 /// External semaphore wait node parameters
 #[repr(C)]
@@ -8608,7 +8608,7 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreWaitNodeParams > () == 24usize
+    ::core::mem::size_of::<cudaExternalSemaphoreWaitNodeParams>() == 24usize
 );
 /// External semaphore wait node parameters
 #[repr(C)]
@@ -8622,7 +8622,7 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaExternalSemaphoreWaitNodeParamsV2 > () == 24usize
+    ::core::mem::size_of::<cudaExternalSemaphoreWaitNodeParamsV2>() == 24usize
 );
 /// The C enum `cudaGraphConditionalHandleFlags`.
 #[repr(transparent)]
@@ -8724,7 +8724,7 @@ pub struct cudaConditionalNodeParams {
     pub phGraph_out: *mut cudaGraph_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaConditionalNodeParams > () == 24usize
+    ::core::mem::size_of::<cudaConditionalNodeParams>() == 24usize
 );
 /// CUDA Graph node types
 #[repr(transparent)]
@@ -8973,7 +8973,7 @@ pub struct cudaChildGraphNodeParams {
     /// The ownership relationship of the child graph node.
     pub ownership: cudaGraphChildGraphNodeOwnership,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaChildGraphNodeParams > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<cudaChildGraphNodeParams>() == 16usize);
 /// Event record node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -8981,7 +8981,7 @@ pub struct cudaEventRecordNodeParams {
     /// The event to record when the node executes
     pub event: cudaEvent_t,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaEventRecordNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<cudaEventRecordNodeParams>() == 8usize);
 /// Event wait node parameters
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -8989,7 +8989,7 @@ pub struct cudaEventWaitNodeParams {
     /// The event to wait on from the node
     pub event: cudaEvent_t,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaEventWaitNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<cudaEventWaitNodeParams>() == 8usize);
 /// Graph node parameters.  See ::cudaGraphAddNode.
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -9002,7 +9002,7 @@ pub struct cudaGraphNodeParams {
     /// Reserved bytes. Must be zero.
     pub reserved2: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaGraphNodeParams > () == 256usize);
+const _: () = assert!(::core::mem::size_of::<cudaGraphNodeParams>() == 256usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union cudaGraphNodeParams__bindgen_ty_1 {
@@ -9034,7 +9034,7 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub conditional: cudaConditionalNodeParams,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphNodeParams__bindgen_ty_1 > () == 232usize
+    ::core::mem::size_of::<cudaGraphNodeParams__bindgen_ty_1>() == 232usize
 );
 /// Type annotations that can be applied to graph edges as part of ::cudaGraphEdgeData.
 #[repr(transparent)]
@@ -9108,7 +9108,7 @@ pub struct cudaGraphEdgeData_st {
     /// compatibility if additional fields are added in the future.
     pub reserved: [c_uchar; 5usize],
 }
-const _: () = assert!(::core::mem::size_of:: < cudaGraphEdgeData_st > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<cudaGraphEdgeData_st>() == 8usize);
 /// Optional annotation for edges in a CUDA graph. Note, all edges implicitly have annotations and
 /// default to a zero-initialized value if not specified. A zero-initialized struct indicates a
 /// standard full serialization of two nodes with memory visibility.
@@ -9310,7 +9310,7 @@ pub struct cudaGraphInstantiateParams_st {
     pub result_out: cudaGraphInstantiateResult,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphInstantiateParams_st > () == 32usize
+    ::core::mem::size_of::<cudaGraphInstantiateParams_st>() == 32usize
 );
 /// Graph instantiation parameters
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
@@ -9328,7 +9328,7 @@ pub struct cudaGraphExecUpdateResultInfo_st {
     pub errorFromNode: cudaGraphNode_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphExecUpdateResultInfo_st > () == 24usize
+    ::core::mem::size_of::<cudaGraphExecUpdateResultInfo_st>() == 24usize
 );
 /// Result information returned by cudaGraphExecUpdate
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
@@ -9404,7 +9404,7 @@ pub struct cudaGraphKernelNodeUpdate {
     pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphKernelNodeUpdate > () == 40usize
+    ::core::mem::size_of::<cudaGraphKernelNodeUpdate>() == 40usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -9417,7 +9417,7 @@ pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
     pub isEnabled: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphKernelNodeUpdate__bindgen_ty_1 > () == 24usize
+    ::core::mem::size_of::<cudaGraphKernelNodeUpdate__bindgen_ty_1>() == 24usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -9430,7 +9430,7 @@ pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
     pub size: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 > ()
+    ::core::mem::size_of::<cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1>()
     == 24usize
 );
 /// Flags to specify search options to be used with ::cudaGetDriverEntryPoint
@@ -9765,7 +9765,7 @@ pub struct cudaLaunchMemSyncDomainMap_st {
     pub remote: c_uchar,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchMemSyncDomainMap_st > () == 2usize
+    ::core::mem::size_of::<cudaLaunchMemSyncDomainMap_st>() == 2usize
 );
 /// Memory Synchronization Domain map
 ///
@@ -10157,7 +10157,7 @@ pub union cudaLaunchAttributeValue {
     /// Value of launch attribute ::cudaLaunchAttributeNvlinkUtilCentricScheduling.
     pub nvlinkUtilCentricScheduling: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaLaunchAttributeValue > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<cudaLaunchAttributeValue>() == 64usize);
 /// Value of launch attribute ::cudaLaunchAttributeClusterDimension that
 /// represents the desired cluster dimensions for the kernel. Opaque type
 /// with the following fields:
@@ -10175,7 +10175,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
     pub z: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchAttributeValue__bindgen_ty_1 > () == 12usize
+    ::core::mem::size_of::<cudaLaunchAttributeValue__bindgen_ty_1>() == 12usize
 );
 /// Value of launch attribute ::cudaLaunchAttributeProgrammaticEvent
 /// with the following fields:
@@ -10191,7 +10191,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
     pub triggerAtBlockStart: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchAttributeValue__bindgen_ty_2 > () == 16usize
+    ::core::mem::size_of::<cudaLaunchAttributeValue__bindgen_ty_2>() == 16usize
 );
 /// Value of launch attribute ::cudaLaunchAttributePreferredClusterDimension
 /// that represents the desired preferred cluster dimensions for the kernel.
@@ -10212,7 +10212,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
     pub z: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchAttributeValue__bindgen_ty_3 > () == 12usize
+    ::core::mem::size_of::<cudaLaunchAttributeValue__bindgen_ty_3>() == 12usize
 );
 /// Value of launch attribute ::cudaLaunchAttributeLaunchCompletionEvent
 /// with the following fields:
@@ -10226,7 +10226,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
     pub flags: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchAttributeValue__bindgen_ty_4 > () == 16usize
+    ::core::mem::size_of::<cudaLaunchAttributeValue__bindgen_ty_4>() == 16usize
 );
 /// Value of launch attribute ::cudaLaunchAttributeDeviceUpdatableKernelNode
 /// with the following fields:
@@ -10239,7 +10239,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
     pub devNode: cudaGraphDeviceNode_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaLaunchAttributeValue__bindgen_ty_5 > () == 16usize
+    ::core::mem::size_of::<cudaLaunchAttributeValue__bindgen_ty_5>() == 16usize
 );
 /// Launch attribute
 #[repr(C)]
@@ -10251,7 +10251,7 @@ pub struct cudaLaunchAttribute_st {
     /// Value of the attribute
     pub val: cudaLaunchAttributeValue,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaLaunchAttribute_st > () == 72usize);
+const _: () = assert!(::core::mem::size_of::<cudaLaunchAttribute_st>() == 72usize);
 /// Launch attribute
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 /// CUDA extensible launch configuration
@@ -10271,7 +10271,7 @@ pub struct cudaLaunchConfig_st {
     /// Number of attributes populated in ::cudaLaunchConfig_t::attrs
     pub numAttrs: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaLaunchConfig_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<cudaLaunchConfig_st>() == 56usize);
 /// CUDA extensible launch configuration
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// CUDA device NUMA config
@@ -10347,7 +10347,7 @@ pub struct cudaAsyncNotificationInfo {
     pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaAsyncNotificationInfo > () == 16usize
+    ::core::mem::size_of::<cudaAsyncNotificationInfo>() == 16usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -10356,7 +10356,7 @@ pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
     pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaAsyncNotificationInfo__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<cudaAsyncNotificationInfo__bindgen_ty_1>() == 8usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -10365,7 +10365,7 @@ pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
     pub bytesOverBudget: c_ulonglong,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 > ()
+    ::core::mem::size_of::<cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1>()
     == 8usize
 );
 /// Information describing an async notification event
@@ -10613,7 +10613,7 @@ pub struct cudaTextureDesc {
     /// Enable seamless cube map filtering.
     pub seamlessCubemap: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < cudaTextureDesc > () == 72usize);
+const _: () = assert!(::core::mem::size_of::<cudaTextureDesc>() == 72usize);
 /// An opaque value that represents a CUDA texture object
 pub type cudaTextureObject_t = c_ulonglong;
 /// Type of stream callback functions.

@@ -73,6 +73,9 @@ impl Driver for CudaBackend {
         }
     }
     unsafe fn cuGetErrorName(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
+        if pStr.is_null() {
+            return CUresult::CUDA_ERROR_INVALID_VALUE; // the driver would dereference it
+        }
         // The driver's own answer for its codes; anycuda's tables for invented ones, or when
         // there is no driver.
         if !is_reserved(error.to_i64()) {
@@ -84,6 +87,9 @@ impl Driver for CudaBackend {
         unsafe { anycuda_api::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE) }
     }
     unsafe fn cuGetErrorString(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
+        if pStr.is_null() {
+            return CUresult::CUDA_ERROR_INVALID_VALUE;
+        }
         if !is_reserved(error.to_i64()) {
             let r = unsafe { call!(self.driver, NO_LIB, NO_FN, cuGetErrorString(error, pStr)) };
             if r == CUresult::CUDA_SUCCESS {

@@ -24,6 +24,7 @@ pub use generated::table::{DriverTable, NvrtcTable, RuntimeTable};
 use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
 use anycuda_api::driver::{CUdevice, CUdevice_attribute};
 use anycuda_api::error::{DriverError, LoadError};
+use anycuda_api::functions;
 use anycuda_api::handles::Registry;
 use anycuda_api::traits::{Api, Driver};
 
@@ -70,12 +71,18 @@ impl CudaBackend {
     }
 }
 
-fn report<T>(role: &'static str, l: &Result<Loaded<T>, LoadError>) -> LibraryReport {
+fn report<T>(
+    role: &'static str,
+    l: &Result<Loaded<T>, LoadError>,
+    count: fn(&T) -> usize,
+    total: usize,
+) -> LibraryReport {
     LibraryReport {
         role,
         status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
             path: l.path.clone(),
             version: loader::version_string(l.version),
+            entry_points: (count(&l.table), total),
         }),
     }
 }
@@ -85,9 +92,24 @@ impl Api for CudaBackend {
 
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
-            report("driver", &self.driver),
-            report("runtime", &self.runtime),
-            report("nvrtc", &self.nvrtc),
+            report(
+                "driver",
+                &self.driver,
+                DriverTable::loaded_count,
+                functions::DRIVER_FUNCTIONS.len(),
+            ),
+            report(
+                "runtime",
+                &self.runtime,
+                RuntimeTable::loaded_count,
+                functions::RUNTIME_FUNCTIONS.len(),
+            ),
+            report(
+                "nvrtc",
+                &self.nvrtc,
+                NvrtcTable::loaded_count,
+                functions::NVRTC_FUNCTIONS.len(),
+            ),
         ]
     }
 

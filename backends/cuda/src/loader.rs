@@ -89,7 +89,8 @@ pub fn load_driver() -> Result<Loaded<DriverTable>, LoadError> {
     // that ABI, or fails (null) when the driver is older.
     let table = unsafe {
         DriverTable::load(|f| {
-            let Ok(name) = std::ffi::CString::new(f.name) else {
+            // cuGetProcAddress takes the base name; the version selects the ABI (`_v2` etc.).
+            let Ok(name) = std::ffi::CString::new(base_name(f.name)) else {
                 return core::ptr::null_mut();
             };
             let mut p = core::ptr::null_mut();
@@ -110,6 +111,14 @@ pub fn load_driver() -> Result<Loaded<DriverTable>, LoadError> {
         })
     };
     Ok(Loaded::new(table, path, version, o, Vec::new()))
+}
+
+/// `cuStreamGetCtx_v2` → `cuStreamGetCtx`: the name `cuGetProcAddress` expects.
+fn base_name(name: &str) -> &str {
+    match name.rsplit_once("_v") {
+        Some((base, v)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
 }
 
 /// Opens a library whose entry points are plain exported symbols, checks its version, and
@@ -243,4 +252,18 @@ pub(crate) use call;
 /// `13000` → `13.0`, `12040` → `12.4` (CUDA encodes versions as `1000 * major + 10 * minor`).
 pub fn version_string(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base_names_for_cu_get_proc_address() {
+        assert_eq!(super::base_name("cuStreamGetCtx_v2"), "cuStreamGetCtx");
+        assert_eq!(super::base_name("cuMemAlloc"), "cuMemAlloc");
+        assert_eq!(
+            super::base_name("cuGraphInstantiateWithParams"),
+            "cuGraphInstantiateWithParams"
+        );
+        assert_eq!(super::base_name("cuFoo_vx"), "cuFoo_vx");
+    }
 }

@@ -124,12 +124,15 @@ fn report<T>(
     role: &'static str,
     l: &Result<Loaded<T>, LoadError>,
     fmt: fn(i32) -> String,
+    count: fn(&T) -> usize,
+    total: usize,
 ) -> LibraryReport {
     LibraryReport {
         role,
         status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
             path: l.path.clone(),
             version: fmt(l.version),
+            entry_points: (count(&l.table), total),
         }),
     }
 }
@@ -139,10 +142,20 @@ impl Api for HipBackend {
 
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
-            report("hip", &self.hip, loader::version_string),
-            report("hiprtc", &self.rtc, |v| {
-                format!("{}.{}", v / 1000, v % 1000)
-            }),
+            report(
+                "hip",
+                &self.hip,
+                loader::version_string,
+                HipTable::loaded_count,
+                generated::table::HIP_FUNCTIONS.len(),
+            ),
+            report(
+                "hiprtc",
+                &self.rtc,
+                |v| format!("{}.{}", v / 1000, v % 1000),
+                HiprtcTable::loaded_count,
+                generated::table::HIPRTC_FUNCTIONS.len(),
+            ),
         ]
     }
 

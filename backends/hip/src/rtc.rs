@@ -113,17 +113,11 @@ impl HipBackend {
             .clone()
             .into_bytes();
         let mut n = 0usize;
-        let r = unsafe {
-            rtc!(self, hiprtcGetProgramLogSize(p.raw, &mut n)
-            )
-        };
+        let r = unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw, &mut n)) };
         r.result().map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
-            let r = unsafe {
-                rtc!(self, hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())
-                )
-            };
+            let r = unsafe { rtc!(self, hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())) };
             r.result().map_err(|e| e.code())?;
             let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
             out.extend_from_slice(&buf[..end]);

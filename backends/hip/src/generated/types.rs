@@ -50,7 +50,7 @@ pub struct HIP_ARRAY3D_DESCRIPTOR {
     /// Flags of the array
     pub Flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_ARRAY3D_DESCRIPTOR > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<HIP_ARRAY3D_DESCRIPTOR>() == 40usize);
 /// HIP array descriptor
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -64,7 +64,7 @@ pub struct HIP_ARRAY_DESCRIPTOR {
     /// Number of channels of the array
     pub NumChannels: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_ARRAY_DESCRIPTOR > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<HIP_ARRAY_DESCRIPTOR>() == 24usize);
 /// Layout of C `HIP_LAUNCH_CONFIG` in HIP 7.14.60850 (it differs between HIP versions; see the other `HIP_LAUNCH_CONFIG*` types).
 /// HIP driver extensible launch configuration
 pub type HIP_LAUNCH_CONFIG = HIP_LAUNCH_CONFIG_st;
@@ -100,7 +100,7 @@ pub struct HIP_LAUNCH_CONFIG_st {
     /// Number of attributes
     pub numAttrs: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_LAUNCH_CONFIG_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<HIP_LAUNCH_CONFIG_st>() == 56usize);
 /// Layout of C `HIP_LAUNCH_CONFIG_st` in HIP 7.0.51831 (it differs between HIP versions; see the other `HIP_LAUNCH_CONFIG_st*` types).
 /// HIP driver extensible launch configuration
 #[repr(C)]
@@ -128,7 +128,7 @@ pub struct HIP_LAUNCH_CONFIG_st__hip7_0 {
     pub numAttrs: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_LAUNCH_CONFIG_st__hip7_0 > () == 56usize
+    ::core::mem::size_of::<HIP_LAUNCH_CONFIG_st__hip7_0>() == 56usize
 );
 /// Layout of C `HIP_LAUNCH_CONFIG_st` in HIP 7.1.52802, 7.2.53211 (it differs between HIP versions; see the other `HIP_LAUNCH_CONFIG_st*` types).
 /// HIP driver extensible launch configuration
@@ -157,7 +157,7 @@ pub struct HIP_LAUNCH_CONFIG_st__hip7_1 {
     pub numAttrs: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_LAUNCH_CONFIG_st__hip7_1 > () == 56usize
+    ::core::mem::size_of::<HIP_LAUNCH_CONFIG_st__hip7_1>() == 56usize
 );
 /// Layout of C `HIP_MEMCPY3D` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `HIP_MEMCPY3D*` types).
 /// HIP 3D memory copy
@@ -211,7 +211,7 @@ pub struct HIP_MEMCPY3D {
     /// Depth in bytes of 3D memory copy
     pub Depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_MEMCPY3D > () == 184usize);
+const _: () = assert!(::core::mem::size_of::<HIP_MEMCPY3D>() == 184usize);
 /// Layout of C `HIP_MEMCPY3D` in HIP 5.2.21153 (it differs between HIP versions; see the other `HIP_MEMCPY3D*` types).
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -240,7 +240,7 @@ pub struct HIP_MEMCPY3D__hip5_2 {
     pub Height: c_uint,
     pub Depth: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_MEMCPY3D__hip5_2 > () == 128usize);
+const _: () = assert!(::core::mem::size_of::<HIP_MEMCPY3D__hip5_2>() == 128usize);
 /// Memset node params
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -258,7 +258,7 @@ pub struct HIP_MEMSET_NODE_PARAMS {
     /// Number of rows
     pub height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_MEMSET_NODE_PARAMS > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<HIP_MEMSET_NODE_PARAMS>() == 40usize);
 /// Layout of C `HIP_RESOURCE_DESC` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC*` types).
 /// HIP resource view descriptor struct
 pub type HIP_RESOURCE_DESC = HIP_RESOURCE_DESC_st;
@@ -275,7 +275,7 @@ pub struct HIP_RESOURCE_DESC_st {
     /// Flags (must be zero)
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_RESOURCE_DESC_st > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<HIP_RESOURCE_DESC_st>() == 144usize);
 /// Layout of C `HIP_RESOURCE_DESC_st__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC_st__bindgen_ty_1*` types).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -287,7 +287,7 @@ pub union HIP_RESOURCE_DESC_st__bindgen_ty_1 {
     pub reserved: HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1 > () == 128usize
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1>() == 128usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -296,7 +296,7 @@ pub struct HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 {
     pub hArray: hipArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1>() ==
     8usize
 );
 /// Layout of C `HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2*` types).
@@ -307,7 +307,7 @@ pub struct HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 {
     pub hMipmappedArray: hipMipmappedArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2>() ==
     8usize
 );
 /// Layout of C `HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2` in HIP 5.2.21153 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2*` types).
@@ -333,7 +333,7 @@ pub struct HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
     pub sizeInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 > () ==
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3>() ==
     24usize
 );
 #[repr(C)]
@@ -353,7 +353,7 @@ pub struct HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
     pub pitchInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 > () ==
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4>() ==
     40usize
 );
 #[repr(C)]
@@ -362,7 +362,7 @@ pub struct HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 {
     pub reserved: [c_int; 32usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 > () ==
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5>() ==
     128usize
 );
 /// Layout of C `HIP_RESOURCE_DESC_st__bindgen_ty_1` in HIP 5.2.21153 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC_st__bindgen_ty_1*` types).
@@ -376,7 +376,7 @@ pub union HIP_RESOURCE_DESC_st__bindgen_ty_1__hip5_2 {
     pub reserved: HIP_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__bindgen_ty_1__hip5_2 > () == 128usize
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__bindgen_ty_1__hip5_2>() == 128usize
 );
 /// Layout of C `HIP_RESOURCE_DESC_st` in HIP 5.2.21153 (it differs between HIP versions; see the other `HIP_RESOURCE_DESC_st*` types).
 #[repr(C)]
@@ -387,7 +387,7 @@ pub struct HIP_RESOURCE_DESC_st__hip5_2 {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_DESC_st__hip5_2 > () == 144usize
+    ::core::mem::size_of::<HIP_RESOURCE_DESC_st__hip5_2>() == 144usize
 );
 /// Resource view descriptor
 pub type HIP_RESOURCE_VIEW_DESC = HIP_RESOURCE_VIEW_DESC_st;
@@ -414,7 +414,7 @@ pub struct HIP_RESOURCE_VIEW_DESC_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < HIP_RESOURCE_VIEW_DESC_st > () == 112usize
+    ::core::mem::size_of::<HIP_RESOURCE_VIEW_DESC_st>() == 112usize
 );
 /// HIP texture descriptor
 pub type HIP_TEXTURE_DESC = HIP_TEXTURE_DESC_st;
@@ -442,7 +442,7 @@ pub struct HIP_TEXTURE_DESC_st {
     pub borderColor: [f32; 4usize],
     pub reserved: [c_int; 12usize],
 }
-const _: () = assert!(::core::mem::size_of:: < HIP_TEXTURE_DESC_st > () == 104usize);
+const _: () = assert!(::core::mem::size_of::<HIP_TEXTURE_DESC_st>() == 104usize);
 pub type HIPaddress_mode = HIPaddress_mode_enum;
 /// HIP texture address modes
 pub type HIPaddress_mode_enum = c_uint;
@@ -571,7 +571,7 @@ pub struct dim3 {
     /// z
     pub z: u32,
 }
-const _: () = assert!(::core::mem::size_of:: < dim3 > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<dim3>() == 12usize);
 /// Specifies access policy for a window, a contiguous extent of memory
 /// beginning at base_ptr and ending at base_ptr + num_bytes.
 #[repr(C)]
@@ -588,7 +588,7 @@ pub struct hipAccessPolicyWindow {
     /// Size in bytes of the window policy.
     pub num_bytes: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipAccessPolicyWindow > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipAccessPolicyWindow>() == 32usize);
 /// Specifies performance hint with hipAccessPolicyWindow
 pub type hipAccessProperty = c_uint;
 #[repr(C)]
@@ -621,7 +621,7 @@ pub struct hipArrayMapInfo {
     /// Reserved for future use, must be zero now.
     pub reserved: [c_uint; 2usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipArrayMapInfo > () == 152usize);
+const _: () = assert!(::core::mem::size_of::<hipArrayMapInfo>() == 152usize);
 /// Layout of C `hipArrayMapInfo__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipArrayMapInfo__bindgen_ty_1*` types).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -630,7 +630,7 @@ pub union hipArrayMapInfo__bindgen_ty_1 {
     pub array: hipArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_1 > () == 64usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_1>() == 64usize
 );
 /// Layout of C `hipArrayMapInfo__bindgen_ty_1` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipArrayMapInfo__bindgen_ty_1*` types).
 #[repr(C)]
@@ -640,7 +640,7 @@ pub union hipArrayMapInfo__bindgen_ty_1__hip5_2 {
     pub array: hipArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_1__hip5_2 > () == 64usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_1__hip5_2>() == 64usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -649,7 +649,7 @@ pub union hipArrayMapInfo__bindgen_ty_2 {
     pub miptail: hipArrayMapInfo__bindgen_ty_2__bindgen_ty_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_2 > () == 32usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_2>() == 32usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -672,7 +672,7 @@ pub struct hipArrayMapInfo__bindgen_ty_2__bindgen_ty_1 {
     pub extentDepth: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_2__bindgen_ty_1 > () == 32usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_2__bindgen_ty_1>() == 32usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -685,7 +685,7 @@ pub struct hipArrayMapInfo__bindgen_ty_2__bindgen_ty_2 {
     pub size: c_ulonglong,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_2__bindgen_ty_2 > () == 24usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_2__bindgen_ty_2>() == 24usize
 );
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -693,7 +693,7 @@ pub union hipArrayMapInfo__bindgen_ty_3 {
     pub memHandle: hipMemGenericAllocationHandle_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMapInfo__bindgen_ty_3 > () == 8usize
+    ::core::mem::size_of::<hipArrayMapInfo__bindgen_ty_3>() == 8usize
 );
 /// Layout of C `hipArrayMapInfo` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipArrayMapInfo*` types).
 #[repr(C)]
@@ -711,7 +711,7 @@ pub struct hipArrayMapInfo__hip5_2 {
     pub flags: c_uint,
     pub reserved: [c_uint; 2usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipArrayMapInfo__hip5_2 > () == 152usize);
+const _: () = assert!(::core::mem::size_of::<hipArrayMapInfo__hip5_2>() == 152usize);
 /// Struct representing array memory requirements.
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -720,7 +720,7 @@ pub struct hipArrayMemoryRequirements {
     pub size: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipArrayMemoryRequirements > () == 16usize
+    ::core::mem::size_of::<hipArrayMemoryRequirements>() == 16usize
 );
 /// Subresource types for sparse arrays
 pub type hipArraySparseSubresourceType = c_uint;
@@ -760,7 +760,7 @@ pub struct hipBatchMemOpNodeParams {
     pub paramArray: *mut hipStreamBatchMemOpParams,
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipBatchMemOpNodeParams > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipBatchMemOpNodeParams>() == 32usize);
 /// HIP channel format descriptor
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -772,7 +772,7 @@ pub struct hipChannelFormatDesc {
     /// Channel format kind
     pub f: hipChannelFormatKind,
 }
-const _: () = assert!(::core::mem::size_of:: < hipChannelFormatDesc > () == 20usize);
+const _: () = assert!(::core::mem::size_of::<hipChannelFormatDesc>() == 20usize);
 /// HIP channel format kinds
 pub type hipChannelFormatKind = c_uint;
 /// Child graph node params
@@ -783,7 +783,7 @@ pub struct hipChildGraphNodeParams {
     /// a handle to the graph possesed by the node used during query
     pub graph: hipGraph_t,
 }
-const _: () = assert!(::core::mem::size_of:: < hipChildGraphNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipChildGraphNodeParams>() == 8usize);
 pub type hipClusterSchedulingPolicy = c_uint;
 pub type hipCtx_t = *mut ihipCtx_t;
 pub type hipDevResource = hipDevResource_st;
@@ -797,7 +797,7 @@ pub struct hipDevResource_st {
     pub __bindgen_anon_1: hipDevResource_st__bindgen_ty_1,
     pub nextResource: *mut hipDevResource_st,
 }
-const _: () = assert!(::core::mem::size_of:: < hipDevResource_st > () == 144usize);
+const _: () = assert!(::core::mem::size_of::<hipDevResource_st>() == 144usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union hipDevResource_st__bindgen_ty_1 {
@@ -807,7 +807,7 @@ pub union hipDevResource_st__bindgen_ty_1 {
     pub _oversize: [c_uchar; 40usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipDevResource_st__bindgen_ty_1 > () == 40usize
+    ::core::mem::size_of::<hipDevResource_st__bindgen_ty_1>() == 40usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -817,7 +817,7 @@ pub struct hipDevSmResource {
     pub smCoscheduledAlignment: c_uint,
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipDevSmResource > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<hipDevSmResource>() == 16usize);
 pub type hipDevSmResourceGroupParams = hipDevSmResourceGroupParams_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -829,7 +829,7 @@ pub struct hipDevSmResourceGroupParams_st {
     pub reserved: [c_uint; 12usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipDevSmResourceGroupParams_st > () == 64usize
+    ::core::mem::size_of::<hipDevSmResourceGroupParams_st>() == 64usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -839,7 +839,7 @@ pub struct hipDevWorkqueueConfigResource {
     pub sharingScope: hipDevWorkqueueConfigScope,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipDevWorkqueueConfigResource > () == 12usize
+    ::core::mem::size_of::<hipDevWorkqueueConfigResource>() == 12usize
 );
 pub type hipDevWorkqueueConfigScope = c_uint;
 #[repr(C)]
@@ -847,7 +847,7 @@ pub type hipDevWorkqueueConfigScope = c_uint;
 pub struct hipDevWorkqueueResource {
     pub reserved: [c_uchar; 40usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipDevWorkqueueResource > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<hipDevWorkqueueResource>() == 40usize);
 /// @defgroup GlobalDefs Global enum and defines
 /// @{
 ///
@@ -1257,7 +1257,7 @@ impl hipDeviceArch_t {
         __bindgen_bitfield_unit
     }
 }
-const _: () = assert!(::core::mem::size_of:: < hipDeviceArch_t > () == 4usize);
+const _: () = assert!(::core::mem::size_of::<hipDeviceArch_t>() == 4usize);
 /// hipDeviceAttribute_t
 /// hipDeviceAttributeUnused number: 5
 pub type hipDeviceAttribute_t = c_uint;
@@ -1321,7 +1321,7 @@ pub struct hipDeviceProp_t {
     pub pageableMemoryAccess: c_int,
     pub pageableMemoryAccessUsesHostPageTables: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < hipDeviceProp_t > () == 792usize);
+const _: () = assert!(::core::mem::size_of::<hipDeviceProp_t>() == 792usize);
 /// hipDeviceProp
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -1568,7 +1568,7 @@ pub struct hipDeviceProp_tR0600 {
     /// Revision of the GPU in this device
     pub asicRevision: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < hipDeviceProp_tR0600 > () == 1472usize);
+const _: () = assert!(::core::mem::size_of::<hipDeviceProp_tR0600>() == 1472usize);
 pub type hipDevice_t = c_int;
 /// @defgroup DriverTypes Driver Types
 /// @{
@@ -1585,7 +1585,7 @@ pub struct hipEventRecordNodeParams {
     /// The event to be recorded when node executes
     pub event: hipEvent_t,
 }
-const _: () = assert!(::core::mem::size_of:: < hipEventRecordNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipEventRecordNodeParams>() == 8usize);
 /// Event record node params
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -1593,7 +1593,7 @@ pub struct hipEventWaitNodeParams {
     /// Event to wait on
     pub event: hipEvent_t,
 }
-const _: () = assert!(::core::mem::size_of:: < hipEventWaitNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipEventWaitNodeParams>() == 8usize);
 pub type hipEvent_t = *mut ihipEvent_t;
 pub type hipExecutionCtx_t = *mut ihipExecutionCtx_t;
 /// @brief Configuration for dynamic data prefetch.
@@ -1615,7 +1615,7 @@ pub struct hipExtDynDataPrefetchConfig {
     pub regions: [hipExtDynDataPrefetchRegion; 2usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExtDynDataPrefetchConfig > () == 72usize
+    ::core::mem::size_of::<hipExtDynDataPrefetchConfig>() == 72usize
 );
 /// @brief Describes one 2D memory region to prefetch into L2 cache.
 ///
@@ -1636,7 +1636,7 @@ pub struct hipExtDynDataPrefetchRegion {
     pub height: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExtDynDataPrefetchRegion > () == 32usize
+    ::core::mem::size_of::<hipExtDynDataPrefetchRegion>() == 32usize
 );
 /// @brief Temporal locality hint for dynamic data prefetch.
 pub type hipExtDynDataPrefetchTemporal = c_uint;
@@ -1648,7 +1648,7 @@ pub struct hipExtent {
     pub height: usize,
     pub depth: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipExtent > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<hipExtent>() == 24usize);
 /// Layout of C `hipExternalMemoryBufferDesc` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalMemoryBufferDesc*` types).
 pub type hipExternalMemoryBufferDesc = hipExternalMemoryBufferDesc_st;
 /// Layout of C `hipExternalMemoryBufferDesc` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipExternalMemoryBufferDesc*` types).
@@ -1663,7 +1663,7 @@ pub struct hipExternalMemoryBufferDesc_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryBufferDesc_st > () == 88usize
+    ::core::mem::size_of::<hipExternalMemoryBufferDesc_st>() == 88usize
 );
 /// Layout of C `hipExternalMemoryBufferDesc_st` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipExternalMemoryBufferDesc_st*` types).
 #[repr(C)]
@@ -1674,7 +1674,7 @@ pub struct hipExternalMemoryBufferDesc_st__hip5_2 {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryBufferDesc_st__hip5_2 > () == 24usize
+    ::core::mem::size_of::<hipExternalMemoryBufferDesc_st__hip5_2>() == 24usize
 );
 /// Layout of C `hipExternalMemoryHandleDesc` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalMemoryHandleDesc*` types).
 pub type hipExternalMemoryHandleDesc = hipExternalMemoryHandleDesc_st;
@@ -1691,7 +1691,7 @@ pub struct hipExternalMemoryHandleDesc_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryHandleDesc_st > () == 104usize
+    ::core::mem::size_of::<hipExternalMemoryHandleDesc_st>() == 104usize
 );
 /// Layout of C `hipExternalMemoryHandleDesc_st__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalMemoryHandleDesc_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -1702,7 +1702,7 @@ pub union hipExternalMemoryHandleDesc_st__bindgen_ty_1 {
     pub nvSciBufObject: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryHandleDesc_st__bindgen_ty_1 > () == 16usize
+    ::core::mem::size_of::<hipExternalMemoryHandleDesc_st__bindgen_ty_1>() == 16usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -1722,7 +1722,7 @@ pub union hipExternalMemoryHandleDesc_st__bindgen_ty_1__hip5_2 {
     pub win32: hipExternalMemoryHandleDesc_st__bindgen_ty_1__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryHandleDesc_st__bindgen_ty_1__hip5_2 > () ==
+    ::core::mem::size_of::<hipExternalMemoryHandleDesc_st__bindgen_ty_1__hip5_2>() ==
     16usize
 );
 /// Layout of C `hipExternalMemoryHandleDesc_st` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipExternalMemoryHandleDesc_st*` types).
@@ -1735,7 +1735,7 @@ pub struct hipExternalMemoryHandleDesc_st__hip5_2 {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryHandleDesc_st__hip5_2 > () == 40usize
+    ::core::mem::size_of::<hipExternalMemoryHandleDesc_st__hip5_2>() == 40usize
 );
 pub type hipExternalMemoryHandleType = hipExternalMemoryHandleType_enum;
 pub type hipExternalMemoryHandleType_enum = c_uint;
@@ -1750,7 +1750,7 @@ pub struct hipExternalMemoryMipmappedArrayDesc_st {
     pub numLevels: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalMemoryMipmappedArrayDesc_st > () == 64usize
+    ::core::mem::size_of::<hipExternalMemoryMipmappedArrayDesc_st>() == 64usize
 );
 pub type hipExternalMemory_t = *mut c_void;
 /// Layout of C `hipExternalSemaphoreHandleDesc` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreHandleDesc*` types).
@@ -1767,7 +1767,7 @@ pub struct hipExternalSemaphoreHandleDesc_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreHandleDesc_st > () == 96usize
+    ::core::mem::size_of::<hipExternalSemaphoreHandleDesc_st>() == 96usize
 );
 /// Layout of C `hipExternalSemaphoreHandleDesc_st__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreHandleDesc_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -1778,7 +1778,7 @@ pub union hipExternalSemaphoreHandleDesc_st__bindgen_ty_1 {
     pub NvSciSyncObj: *const c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreHandleDesc_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<hipExternalSemaphoreHandleDesc_st__bindgen_ty_1>() ==
     16usize
 );
 #[repr(C)]
@@ -1799,7 +1799,7 @@ pub union hipExternalSemaphoreHandleDesc_st__bindgen_ty_1__hip5_2 {
     pub win32: hipExternalSemaphoreHandleDesc_st__bindgen_ty_1__bindgen_ty_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreHandleDesc_st__bindgen_ty_1__hip5_2 > ()
+    ::core::mem::size_of::<hipExternalSemaphoreHandleDesc_st__bindgen_ty_1__hip5_2>()
     == 16usize
 );
 /// Layout of C `hipExternalSemaphoreHandleDesc_st` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipExternalSemaphoreHandleDesc_st*` types).
@@ -1811,7 +1811,7 @@ pub struct hipExternalSemaphoreHandleDesc_st__hip5_2 {
     pub flags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreHandleDesc_st__hip5_2 > () == 32usize
+    ::core::mem::size_of::<hipExternalSemaphoreHandleDesc_st__hip5_2>() == 32usize
 );
 pub type hipExternalSemaphoreHandleType = hipExternalSemaphoreHandleType_enum;
 pub type hipExternalSemaphoreHandleType_enum = c_uint;
@@ -1824,7 +1824,7 @@ pub struct hipExternalSemaphoreSignalNodeParams {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreSignalNodeParams > () == 24usize
+    ::core::mem::size_of::<hipExternalSemaphoreSignalNodeParams>() == 24usize
 );
 /// Layout of C `hipExternalSemaphoreSignalParams` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreSignalParams*` types).
 pub type hipExternalSemaphoreSignalParams = hipExternalSemaphoreSignalParams_st;
@@ -1839,7 +1839,7 @@ pub struct hipExternalSemaphoreSignalParams_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreSignalParams_st > () == 144usize
+    ::core::mem::size_of::<hipExternalSemaphoreSignalParams_st>() == 144usize
 );
 /// Layout of C `hipExternalSemaphoreSignalParams_st__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreSignalParams_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -1851,7 +1851,7 @@ pub struct hipExternalSemaphoreSignalParams_st__bindgen_ty_1 {
     pub reserved: [c_uint; 12usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreSignalParams_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<hipExternalSemaphoreSignalParams_st__bindgen_ty_1>() ==
     72usize
 );
 #[repr(C)]
@@ -1915,7 +1915,7 @@ pub struct hipExternalSemaphoreSignalParams_st__hip5_2 {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreSignalParams_st__hip5_2 > () == 136usize
+    ::core::mem::size_of::<hipExternalSemaphoreSignalParams_st__hip5_2>() == 136usize
 );
 /// External semaphore wait node parameters
 #[repr(C)]
@@ -1926,7 +1926,7 @@ pub struct hipExternalSemaphoreWaitNodeParams {
     pub numExtSems: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreWaitNodeParams > () == 24usize
+    ::core::mem::size_of::<hipExternalSemaphoreWaitNodeParams>() == 24usize
 );
 /// Layout of C `hipExternalSemaphoreWaitParams` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreWaitParams*` types).
 /// External semaphore wait parameters, compatible with driver type
@@ -1943,7 +1943,7 @@ pub struct hipExternalSemaphoreWaitParams_st {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreWaitParams_st > () == 144usize
+    ::core::mem::size_of::<hipExternalSemaphoreWaitParams_st>() == 144usize
 );
 /// Layout of C `hipExternalSemaphoreWaitParams_st__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipExternalSemaphoreWaitParams_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -1955,7 +1955,7 @@ pub struct hipExternalSemaphoreWaitParams_st__bindgen_ty_1 {
     pub reserved: [c_uint; 10usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreWaitParams_st__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<hipExternalSemaphoreWaitParams_st__bindgen_ty_1>() ==
     72usize
 );
 #[repr(C)]
@@ -2008,7 +2008,7 @@ pub struct hipExternalSemaphoreWaitParams_st__bindgen_ty_1__hip5_2 {
     pub reserved: [c_uint; 10usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreWaitParams_st__bindgen_ty_1__hip5_2 > ()
+    ::core::mem::size_of::<hipExternalSemaphoreWaitParams_st__bindgen_ty_1__hip5_2>()
     == 64usize
 );
 /// Layout of C `hipExternalSemaphoreWaitParams_st` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipExternalSemaphoreWaitParams_st*` types).
@@ -2020,7 +2020,7 @@ pub struct hipExternalSemaphoreWaitParams_st__hip5_2 {
     pub reserved: [c_uint; 16usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipExternalSemaphoreWaitParams_st__hip5_2 > () == 136usize
+    ::core::mem::size_of::<hipExternalSemaphoreWaitParams_st__hip5_2>() == 136usize
 );
 pub type hipExternalSemaphore_t = *mut c_void;
 /// @warning On AMD devices and some Nvidia devices, these hints and controls are ignored.
@@ -2039,7 +2039,7 @@ pub struct hipFuncAttributes {
     pub ptxVersion: c_int,
     pub sharedSizeBytes: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipFuncAttributes > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<hipFuncAttributes>() == 56usize);
 /// @warning On AMD devices and some Nvidia devices, these hints and controls are ignored.
 pub type hipFuncCache_t = c_uint;
 /// struct hipFunctionLaunchParams_t
@@ -2070,7 +2070,7 @@ pub struct hipFunctionLaunchParams_t {
     pub kernelParams: *mut *mut c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipFunctionLaunchParams_t > () == 56usize
+    ::core::mem::size_of::<hipFunctionLaunchParams_t>() == 56usize
 );
 pub type hipFunction_attribute = c_uint;
 pub type hipFunction_t = *mut ihipModuleSymbol_t;
@@ -2093,7 +2093,7 @@ pub struct hipGraphEdgeData {
     /// This should be populated with a value from hipGraphDependencyType
     pub type_: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < hipGraphEdgeData > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipGraphEdgeData>() == 8usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipGraphExec {
@@ -2118,7 +2118,7 @@ pub struct hipGraphInstantiateParams {
     pub uploadStream: hipStream_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipGraphInstantiateParams > () == 32usize
+    ::core::mem::size_of::<hipGraphInstantiateParams>() == 32usize
 );
 /// hipGraphInstantiateWithParams results
 pub type hipGraphInstantiateResult = c_uint;
@@ -2137,7 +2137,7 @@ pub struct hipGraphNodeParams {
     pub __bindgen_anon_1: hipGraphNodeParams__bindgen_ty_1,
     pub reserved2: c_longlong,
 }
-const _: () = assert!(::core::mem::size_of:: < hipGraphNodeParams > () == 256usize);
+const _: () = assert!(::core::mem::size_of::<hipGraphNodeParams>() == 256usize);
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union hipGraphNodeParams__bindgen_ty_1 {
@@ -2155,7 +2155,7 @@ pub union hipGraphNodeParams__bindgen_ty_1 {
     pub free: hipMemFreeNodeParams,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipGraphNodeParams__bindgen_ty_1 > () == 232usize
+    ::core::mem::size_of::<hipGraphNodeParams__bindgen_ty_1>() == 232usize
 );
 /// hipGraphNodeType
 pub type hipGraphNodeType = c_uint;
@@ -2172,20 +2172,20 @@ pub struct hipHostNodeParams {
     pub fn_: hipHostFn_t,
     pub userData: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < hipHostNodeParams > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<hipHostNodeParams>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipIpcEventHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipIpcEventHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipIpcEventHandle_st>() == 64usize);
 pub type hipIpcEventHandle_t = hipIpcEventHandle_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipIpcMemHandle_st {
     pub reserved: [c_char; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipIpcMemHandle_st > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipIpcMemHandle_st>() == 64usize);
 pub type hipIpcMemHandle_t = hipIpcMemHandle_st;
 /// hipJitInputType
 pub type hipJitInputType = c_uint;
@@ -2198,7 +2198,7 @@ pub union hipKernelNodeAttrValue {
     pub accessPolicyWindow: hipAccessPolicyWindow,
     pub cooperative: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < hipKernelNodeAttrValue > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipKernelNodeAttrValue>() == 32usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipKernelNodeParams {
@@ -2209,7 +2209,7 @@ pub struct hipKernelNodeParams {
     pub kernelParams: *mut *mut c_void,
     pub sharedMemBytes: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipKernelNodeParams > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipKernelNodeParams>() == 64usize);
 pub type hipKernel_t = *mut ihipKernel_t;
 /// Layout of C `hipLaunchAttribute` in HIP 7.14.60850 (it differs between HIP versions; see the other `hipLaunchAttribute*` types).
 /// Used to specify custom attributes for launching kernels
@@ -2245,7 +2245,7 @@ pub union hipLaunchAttributeValue {
     /// Value of launch attribute ::hipLaunchAttributeExtDynDataPrefetch
     pub dynDataPrefetch: *const hipExtDynDataPrefetchConfig,
 }
-const _: () = assert!(::core::mem::size_of:: < hipLaunchAttributeValue > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipLaunchAttributeValue>() == 64usize);
 /// @brief Specifies the desired cluster dimensions for a kernel launch.
 ///
 /// This opaque type is used as the value for the launch attribute
@@ -2264,7 +2264,7 @@ pub struct hipLaunchAttributeValue__bindgen_ty_1 {
     pub z: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttributeValue__bindgen_ty_1 > () == 12usize
+    ::core::mem::size_of::<hipLaunchAttributeValue__bindgen_ty_1>() == 12usize
 );
 /// Layout of C `hipLaunchAttributeValue` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484 (it differs between HIP versions; see the other `hipLaunchAttributeValue*` types).
 /// Launch Attribute Value
@@ -2281,7 +2281,7 @@ pub union hipLaunchAttributeValue__hip6_2 {
     pub priority: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttributeValue__hip6_2 > () == 32usize
+    ::core::mem::size_of::<hipLaunchAttributeValue__hip6_2>() == 32usize
 );
 /// Layout of C `hipLaunchAttributeValue` in HIP 7.0.51831 (it differs between HIP versions; see the other `hipLaunchAttributeValue*` types).
 /// Launch Attribute Value
@@ -2298,7 +2298,7 @@ pub union hipLaunchAttributeValue__hip7_0 {
     pub priority: c_int,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttributeValue__hip7_0 > () == 64usize
+    ::core::mem::size_of::<hipLaunchAttributeValue__hip7_0>() == 64usize
 );
 /// Layout of C `hipLaunchAttributeValue` in HIP 7.1.52802, 7.2.53211 (it differs between HIP versions; see the other `hipLaunchAttributeValue*` types).
 /// Launch Attribute Value
@@ -2324,7 +2324,7 @@ pub union hipLaunchAttributeValue__hip7_1 {
     pub memSyncDomain: hipLaunchMemSyncDomain,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttributeValue__hip7_1 > () == 64usize
+    ::core::mem::size_of::<hipLaunchAttributeValue__hip7_1>() == 64usize
 );
 /// Layout of C `hipLaunchAttribute` in HIP 7.0.51831 (it differs between HIP versions; see the other `hipLaunchAttribute*` types).
 /// Used to specify custom attributes for launching kernels
@@ -2343,7 +2343,7 @@ pub struct hipLaunchAttribute_st {
     pub pad: [c_char; 4usize],
     pub __bindgen_anon_1: hipLaunchAttribute_st__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < hipLaunchAttribute_st > () == 72usize);
+const _: () = assert!(::core::mem::size_of::<hipLaunchAttribute_st>() == 72usize);
 /// Layout of C `hipLaunchAttribute_st__bindgen_ty_1` in HIP 7.14.60850 (it differs between HIP versions; see the other `hipLaunchAttribute_st__bindgen_ty_1*` types).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -2354,7 +2354,7 @@ pub union hipLaunchAttribute_st__bindgen_ty_1 {
     pub value: hipLaunchAttributeValue,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttribute_st__bindgen_ty_1 > () == 64usize
+    ::core::mem::size_of::<hipLaunchAttribute_st__bindgen_ty_1>() == 64usize
 );
 /// Layout of C `hipLaunchAttribute_st__bindgen_ty_1` in HIP 7.0.51831 (it differs between HIP versions; see the other `hipLaunchAttribute_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -2366,7 +2366,7 @@ pub union hipLaunchAttribute_st__bindgen_ty_1__hip7_0 {
     pub value: hipLaunchAttributeValue__hip7_0,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttribute_st__bindgen_ty_1__hip7_0 > () == 64usize
+    ::core::mem::size_of::<hipLaunchAttribute_st__bindgen_ty_1__hip7_0>() == 64usize
 );
 /// Layout of C `hipLaunchAttribute_st__bindgen_ty_1` in HIP 7.1.52802, 7.2.53211 (it differs between HIP versions; see the other `hipLaunchAttribute_st__bindgen_ty_1*` types).
 #[repr(C)]
@@ -2378,7 +2378,7 @@ pub union hipLaunchAttribute_st__bindgen_ty_1__hip7_1 {
     pub value: hipLaunchAttributeValue__hip7_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttribute_st__bindgen_ty_1__hip7_1 > () == 64usize
+    ::core::mem::size_of::<hipLaunchAttribute_st__bindgen_ty_1__hip7_1>() == 64usize
 );
 /// Layout of C `hipLaunchAttribute_st` in HIP 7.0.51831 (it differs between HIP versions; see the other `hipLaunchAttribute_st*` types).
 /// Used to specify custom attributes for launching kernels
@@ -2392,7 +2392,7 @@ pub struct hipLaunchAttribute_st__hip7_0 {
     pub __bindgen_anon_1: hipLaunchAttribute_st__bindgen_ty_1__hip7_0,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttribute_st__hip7_0 > () == 72usize
+    ::core::mem::size_of::<hipLaunchAttribute_st__hip7_0>() == 72usize
 );
 /// Layout of C `hipLaunchAttribute_st` in HIP 7.1.52802, 7.2.53211 (it differs between HIP versions; see the other `hipLaunchAttribute_st*` types).
 /// Used to specify custom attributes for launching kernels
@@ -2406,7 +2406,7 @@ pub struct hipLaunchAttribute_st__hip7_1 {
     pub __bindgen_anon_1: hipLaunchAttribute_st__bindgen_ty_1__hip7_1,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchAttribute_st__hip7_1 > () == 72usize
+    ::core::mem::size_of::<hipLaunchAttribute_st__hip7_1>() == 72usize
 );
 /// Layout of C `hipLaunchConfig_st` in HIP 7.14.60850 (it differs between HIP versions; see the other `hipLaunchConfig_st*` types).
 /// HIP extensible launch configuration
@@ -2426,7 +2426,7 @@ pub struct hipLaunchConfig_st {
     /// Number of attributes
     pub numAttrs: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipLaunchConfig_st > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<hipLaunchConfig_st>() == 56usize);
 /// Layout of C `hipLaunchConfig_st` in HIP 7.0.51831 (it differs between HIP versions; see the other `hipLaunchConfig_st*` types).
 /// HIP extensible launch configuration
 #[repr(C)]
@@ -2446,7 +2446,7 @@ pub struct hipLaunchConfig_st__hip7_0 {
     pub numAttrs: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchConfig_st__hip7_0 > () == 56usize
+    ::core::mem::size_of::<hipLaunchConfig_st__hip7_0>() == 56usize
 );
 /// Layout of C `hipLaunchConfig_st` in HIP 7.1.52802, 7.2.53211 (it differs between HIP versions; see the other `hipLaunchConfig_st*` types).
 /// HIP extensible launch configuration
@@ -2467,7 +2467,7 @@ pub struct hipLaunchConfig_st__hip7_1 {
     pub numAttrs: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipLaunchConfig_st__hip7_1 > () == 56usize
+    ::core::mem::size_of::<hipLaunchConfig_st__hip7_1>() == 56usize
 );
 /// Layout of C `hipLaunchConfig_t` in HIP 7.14.60850 (it differs between HIP versions; see the other `hipLaunchConfig_t*` types).
 /// HIP extensible launch configuration
@@ -2489,7 +2489,7 @@ pub struct hipLaunchMemSyncDomainMap {
     /// The remote domain ID to use for designated kernels
     pub remote: c_uchar,
 }
-const _: () = assert!(::core::mem::size_of:: < hipLaunchMemSyncDomainMap > () == 2usize);
+const _: () = assert!(::core::mem::size_of::<hipLaunchMemSyncDomainMap>() == 2usize);
 /// struct hipLaunchParams_t
 pub type hipLaunchParams = hipLaunchParams_t;
 /// struct hipLaunchParams_t
@@ -2509,7 +2509,7 @@ pub struct hipLaunchParams_t {
     /// Stream identifier
     pub stream: hipStream_t,
 }
-const _: () = assert!(::core::mem::size_of:: < hipLaunchParams_t > () == 56usize);
+const _: () = assert!(::core::mem::size_of::<hipLaunchParams_t>() == 56usize);
 pub type hipLibraryOption = hipLibraryOption_e;
 pub type hipLibraryOption_e = c_uint;
 pub type hipLibrary_t = *mut ihipLibrary_t;
@@ -2531,7 +2531,7 @@ pub struct hipMemAccessDesc {
     /// Accessibility flags to set
     pub flags: hipMemAccessFlags,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemAccessDesc > () == 12usize);
+const _: () = assert!(::core::mem::size_of::<hipMemAccessDesc>() == 12usize);
 /// Specifies the memory protection flags for mapping
 pub type hipMemAccessFlags = c_uint;
 #[repr(C)]
@@ -2550,7 +2550,7 @@ pub struct hipMemAllocNodeParams {
     /// Returned device address of the allocation
     pub dptr: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemAllocNodeParams > () == 120usize);
+const _: () = assert!(::core::mem::size_of::<hipMemAllocNodeParams>() == 120usize);
 /// Flags for granularity
 pub type hipMemAllocationGranularity_flags = c_uint;
 /// Flags for specifying handle types for memory pool allocations
@@ -2569,7 +2569,7 @@ pub struct hipMemAllocationProp {
     pub win32HandleMetaData: *mut c_void,
     pub allocFlags: hipMemAllocationProp__bindgen_ty_2,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemAllocationProp > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipMemAllocationProp>() == 32usize);
 /// Layout of C `hipMemAllocationProp__bindgen_ty_1` in HIP 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipMemAllocationProp__bindgen_ty_1*` types).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -2580,7 +2580,7 @@ pub union hipMemAllocationProp__bindgen_ty_1 {
     pub requestedHandleTypes: hipMemAllocationHandleType,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemAllocationProp__bindgen_ty_1 > () == 4usize
+    ::core::mem::size_of::<hipMemAllocationProp__bindgen_ty_1>() == 4usize
 );
 /// Layout of C `hipMemAllocationProp__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484 (it differs between HIP versions; see the other `hipMemAllocationProp__bindgen_ty_1*` types).
 #[repr(C)]
@@ -2594,7 +2594,7 @@ pub struct hipMemAllocationProp__bindgen_ty_1__hip6_2 {
     pub usage: c_ushort,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemAllocationProp__bindgen_ty_1__hip6_2 > () == 4usize
+    ::core::mem::size_of::<hipMemAllocationProp__bindgen_ty_1__hip6_2>() == 4usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2607,7 +2607,7 @@ pub struct hipMemAllocationProp__bindgen_ty_2 {
     pub usage: c_ushort,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemAllocationProp__bindgen_ty_2 > () == 4usize
+    ::core::mem::size_of::<hipMemAllocationProp__bindgen_ty_2>() == 4usize
 );
 /// Layout of C `hipMemAllocationProp` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipMemAllocationProp*` types).
 #[repr(C)]
@@ -2621,7 +2621,7 @@ pub struct hipMemAllocationProp__hip5_2 {
     pub win32HandleMetaData: *mut c_void,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemAllocationProp__hip5_2 > () == 32usize
+    ::core::mem::size_of::<hipMemAllocationProp__hip5_2>() == 32usize
 );
 /// Layout of C `hipMemAllocationProp` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484 (it differs between HIP versions; see the other `hipMemAllocationProp*` types).
 /// Memory allocation properties
@@ -2639,7 +2639,7 @@ pub struct hipMemAllocationProp__hip6_2 {
     pub allocFlags: hipMemAllocationProp__bindgen_ty_1__hip6_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemAllocationProp__hip6_2 > () == 32usize
+    ::core::mem::size_of::<hipMemAllocationProp__hip6_2>() == 32usize
 );
 /// Defines the allocation types
 pub type hipMemAllocationType = c_uint;
@@ -2650,7 +2650,7 @@ pub struct hipMemFreeNodeParams {
     /// the pointer to be freed
     pub dptr: *mut c_void,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemFreeNodeParams > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipMemFreeNodeParams>() == 8usize);
 /// Generic handle for memory allocation
 pub type hipMemGenericAllocationHandle_t = *mut ihipMemGenericAllocationHandle;
 /// Memory handle type
@@ -2666,7 +2666,7 @@ pub struct hipMemLocation {
     /// Identifier for the provided location type @p hipMemLocationType
     pub id: c_int,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemLocation > () == 8usize);
+const _: () = assert!(::core::mem::size_of::<hipMemLocation>() == 8usize);
 /// Specifies the type of location
 pub type hipMemLocationType = c_uint;
 /// Memory operation types
@@ -2691,7 +2691,7 @@ pub struct hipMemPoolProps {
     /// Reserved for future use, must be 0
     pub reserved: [c_uchar; 56usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemPoolProps > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<hipMemPoolProps>() == 88usize);
 /// Layout of C `hipMemPoolProps` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipMemPoolProps*` types).
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2702,14 +2702,14 @@ pub struct hipMemPoolProps__hip5_2 {
     pub win32SecurityAttributes: *mut c_void,
     pub reserved: [c_uchar; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemPoolProps__hip5_2 > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<hipMemPoolProps__hip5_2>() == 88usize);
 /// Opaque data structure for exporting a pool allocation
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipMemPoolPtrExportData {
     pub reserved: [c_uchar; 64usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemPoolPtrExportData > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipMemPoolPtrExportData>() == 64usize);
 /// HIP memory pool
 pub type hipMemPool_t = *mut ihipMemPoolHandle_t;
 /// HIP range attributes
@@ -2726,7 +2726,7 @@ pub struct hipMemcpy3DBatchOp {
     pub srcAccessOrder: hipMemcpySrcAccessOrder,
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpy3DBatchOp > () == 112usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpy3DBatchOp>() == 112usize);
 /// Struct representing an operand for copy with hipMemcpy3DBatchAsync.
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -2734,7 +2734,7 @@ pub struct hipMemcpy3DOperand {
     pub type_: hipMemcpy3DOperandType,
     pub op: hipMemcpy3DOperand__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpy3DOperand > () == 40usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpy3DOperand>() == 40usize);
 /// Operand types for individual copies within a batch
 pub type hipMemcpy3DOperandType = c_uint;
 #[repr(C)]
@@ -2744,7 +2744,7 @@ pub union hipMemcpy3DOperand__bindgen_ty_1 {
     pub array: hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemcpy3DOperand__bindgen_ty_1 > () == 32usize
+    ::core::mem::size_of::<hipMemcpy3DOperand__bindgen_ty_1>() == 32usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2758,7 +2758,7 @@ pub struct hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
     pub locHint: hipMemLocation,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 > () ==
+    ::core::mem::size_of::<hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1>() ==
     32usize
 );
 #[repr(C)]
@@ -2770,7 +2770,7 @@ pub struct hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub offset: hipOffset3D,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 > () ==
+    ::core::mem::size_of::<hipMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2>() ==
     32usize
 );
 /// HIP 3D memory copy parameters
@@ -2794,7 +2794,7 @@ pub struct hipMemcpy3DParms {
     /// Kind of 3D memory copy
     pub kind: hipMemcpyKind,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpy3DParms > () == 160usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpy3DParms>() == 160usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipMemcpy3DPeerParms {
@@ -2817,7 +2817,7 @@ pub struct hipMemcpy3DPeerParms {
     /// Requested memory copy size
     pub extent: hipExtent,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpy3DPeerParms > () == 168usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpy3DPeerParms>() == 168usize);
 /// Attributes for copies within a batch.
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2831,7 +2831,7 @@ pub struct hipMemcpyAttributes {
     /// Additional Flags for copies. See hipMemcpyFlags.
     pub flags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpyAttributes > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpyAttributes>() == 24usize);
 pub type hipMemcpyKind = c_uint;
 /// Memcpy node params
 #[repr(C)]
@@ -2844,7 +2844,7 @@ pub struct hipMemcpyNodeParams {
     /// Params set for the memory copy.
     pub copyParams: hipMemcpy3DParms,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemcpyNodeParams > () == 176usize);
+const _: () = assert!(::core::mem::size_of::<hipMemcpyNodeParams>() == 176usize);
 /// Flags to specify order in which source pointer is accessed by Batch memcpy
 pub type hipMemcpySrcAccessOrder = c_uint;
 /// HIP Memory Advise values
@@ -2866,7 +2866,7 @@ pub struct hipMemsetParams {
     pub value: c_uint,
     pub width: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMemsetParams > () == 48usize);
+const _: () = assert!(::core::mem::size_of::<hipMemsetParams>() == 48usize);
 /// Layout of C `hipMipmappedArray` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipMipmappedArray*` types).
 /// HIP mipmapped array
 #[repr(C)]
@@ -2895,7 +2895,7 @@ pub struct hipMipmappedArray {
     /// Number of channels of the mipmapped array
     pub num_channels: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipMipmappedArray > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipMipmappedArray>() == 64usize);
 /// Layout of C `hipMipmappedArray` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipMipmappedArray*` types).
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2912,7 +2912,7 @@ pub struct hipMipmappedArray__hip5_2 {
     pub format: hipArray_Format,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipMipmappedArray__hip5_2 > () == 64usize
+    ::core::mem::size_of::<hipMipmappedArray__hip5_2>() == 64usize
 );
 /// Layout of C `hipMipmappedArray_const_t` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipMipmappedArray_const_t*` types).
 pub type hipMipmappedArray_const_t = *const hipMipmappedArray;
@@ -2932,7 +2932,7 @@ pub struct hipOffset3D {
     pub y: usize,
     pub z: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipOffset3D > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<hipOffset3D>() == 24usize);
 /// HIP pithed pointer
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2946,7 +2946,7 @@ pub struct hipPitchedPtr {
     /// Logical size of the second dimension of allocation in elements
     pub ysize: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipPitchedPtr > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipPitchedPtr>() == 32usize);
 /// Layout of C `hipPointerAttribute_t` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipPointerAttribute_t*` types).
 /// Pointer attributes
 #[repr(C)]
@@ -2959,7 +2959,7 @@ pub struct hipPointerAttribute_t {
     pub isManaged: c_int,
     pub allocationFlags: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipPointerAttribute_t > () == 32usize);
+const _: () = assert!(::core::mem::size_of::<hipPointerAttribute_t>() == 32usize);
 /// Layout of C `hipPointerAttribute_t` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipPointerAttribute_t*` types).
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2972,7 +2972,7 @@ pub struct hipPointerAttribute_t__hip5_2 {
     pub allocationFlags: c_uint,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipPointerAttribute_t__hip5_2 > () == 32usize
+    ::core::mem::size_of::<hipPointerAttribute_t__hip5_2>() == 32usize
 );
 pub type hipPointer_attribute = c_uint;
 /// HIP position
@@ -2986,7 +2986,7 @@ pub struct hipPos {
     /// Z coordinate
     pub z: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hipPos > () == 24usize);
+const _: () = assert!(::core::mem::size_of::<hipPos>() == 24usize);
 /// Layout of C `hipResourceDesc` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipResourceDesc*` types).
 /// HIP resource descriptor
 #[repr(C)]
@@ -2996,7 +2996,7 @@ pub struct hipResourceDesc {
     pub resType: hipResourceType,
     pub res: hipResourceDesc__bindgen_ty_1,
 }
-const _: () = assert!(::core::mem::size_of:: < hipResourceDesc > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipResourceDesc>() == 64usize);
 /// Layout of C `hipResourceDesc__bindgen_ty_1` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipResourceDesc__bindgen_ty_1*` types).
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -3007,7 +3007,7 @@ pub union hipResourceDesc__bindgen_ty_1 {
     pub pitch2D: hipResourceDesc__bindgen_ty_1__bindgen_ty_4,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1 > () == 56usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1>() == 56usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3016,7 +3016,7 @@ pub struct hipResourceDesc__bindgen_ty_1__bindgen_ty_1 {
     pub array: hipArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__bindgen_ty_1 > () == 8usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__bindgen_ty_1>() == 8usize
 );
 /// Layout of C `hipResourceDesc__bindgen_ty_1__bindgen_ty_2` in HIP 6.2.41134, 6.3.42131, 6.3.42133, 6.3.42134, 6.4.43482, 6.4.43483, 6.4.43484, 7.0.51831, 7.1.52802, 7.2.53211, 7.14.60850 (it differs between HIP versions; see the other `hipResourceDesc__bindgen_ty_1__bindgen_ty_2*` types).
 #[repr(C)]
@@ -3026,7 +3026,7 @@ pub struct hipResourceDesc__bindgen_ty_1__bindgen_ty_2 {
     pub mipmap: hipMipmappedArray_t,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__bindgen_ty_2 > () == 8usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__bindgen_ty_2>() == 8usize
 );
 /// Layout of C `hipResourceDesc__bindgen_ty_1__bindgen_ty_2` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipResourceDesc__bindgen_ty_1__bindgen_ty_2*` types).
 #[repr(C)]
@@ -3035,7 +3035,7 @@ pub struct hipResourceDesc__bindgen_ty_1__bindgen_ty_2__hip5_2 {
     pub mipmap: hipMipmappedArray_t__hip5_2,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__bindgen_ty_2__hip5_2 > () ==
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__bindgen_ty_2__hip5_2>() ==
     8usize
 );
 #[repr(C)]
@@ -3049,7 +3049,7 @@ pub struct hipResourceDesc__bindgen_ty_1__bindgen_ty_3 {
     pub sizeInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__bindgen_ty_3 > () == 40usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__bindgen_ty_3>() == 40usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3066,7 +3066,7 @@ pub struct hipResourceDesc__bindgen_ty_1__bindgen_ty_4 {
     pub pitchInBytes: usize,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__bindgen_ty_4 > () == 56usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__bindgen_ty_4>() == 56usize
 );
 /// Layout of C `hipResourceDesc__bindgen_ty_1` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipResourceDesc__bindgen_ty_1*` types).
 #[repr(C)]
@@ -3078,7 +3078,7 @@ pub union hipResourceDesc__bindgen_ty_1__hip5_2 {
     pub pitch2D: hipResourceDesc__bindgen_ty_1__bindgen_ty_4,
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipResourceDesc__bindgen_ty_1__hip5_2 > () == 56usize
+    ::core::mem::size_of::<hipResourceDesc__bindgen_ty_1__hip5_2>() == 56usize
 );
 /// Layout of C `hipResourceDesc` in HIP 5.2.21153 (it differs between HIP versions; see the other `hipResourceDesc*` types).
 #[repr(C)]
@@ -3087,7 +3087,7 @@ pub struct hipResourceDesc__hip5_2 {
     pub resType: hipResourceType,
     pub res: hipResourceDesc__bindgen_ty_1__hip5_2,
 }
-const _: () = assert!(::core::mem::size_of:: < hipResourceDesc__hip5_2 > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipResourceDesc__hip5_2>() == 64usize);
 /// HIP resource types
 pub type hipResourceType = c_uint;
 /// HIP resource view descriptor
@@ -3111,7 +3111,7 @@ pub struct hipResourceViewDesc {
     /// Last layer index
     pub lastLayer: c_uint,
 }
-const _: () = assert!(::core::mem::size_of:: < hipResourceViewDesc > () == 48usize);
+const _: () = assert!(::core::mem::size_of::<hipResourceViewDesc>() == 48usize);
 /// HIP texture resource view formats
 pub type hipResourceViewFormat = c_uint;
 /// @warning On AMD devices and some Nvidia devices, these hints and controls are ignored.
@@ -3196,7 +3196,7 @@ pub union hipStreamBatchMemOpParams_union {
     pub pad: [u64; 6usize],
 }
 const _: () = assert!(
-    ::core::mem::size_of:: < hipStreamBatchMemOpParams_union > () == 48usize
+    ::core::mem::size_of::<hipStreamBatchMemOpParams_union>() == 48usize
 );
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3305,7 +3305,7 @@ pub struct hipTextureDesc {
     pub minMipmapLevelClamp: f32,
     pub maxMipmapLevelClamp: f32,
 }
-const _: () = assert!(::core::mem::size_of:: < hipTextureDesc > () == 64usize);
+const _: () = assert!(::core::mem::size_of::<hipTextureDesc>() == 64usize);
 /// hip texture filter modes
 pub type hipTextureFilterMode = c_uint;
 pub type hipTextureObject_t = *mut __hip_texture;
@@ -3317,7 +3317,7 @@ pub type hipUUID = hipUUID_t;
 pub struct hipUUID_t {
     pub bytes: [c_char; 16usize],
 }
-const _: () = assert!(::core::mem::size_of:: < hipUUID_t > () == 16usize);
+const _: () = assert!(::core::mem::size_of::<hipUUID_t>() == 16usize);
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct hipUserObject {
@@ -3363,7 +3363,7 @@ pub struct hip_Memcpy2D {
     /// Height of the 2D memory copy
     pub Height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hip_Memcpy2D > () == 128usize);
+const _: () = assert!(::core::mem::size_of::<hip_Memcpy2D>() == 128usize);
 /// Layout of C `hip_Memcpy2D` in HIP 5.2.21153 (it differs between HIP versions; see the other `hip_Memcpy2D*` types).
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -3385,7 +3385,7 @@ pub struct hip_Memcpy2D__hip5_2 {
     pub WidthInBytes: usize,
     pub Height: usize,
 }
-const _: () = assert!(::core::mem::size_of:: < hip_Memcpy2D__hip5_2 > () == 128usize);
+const _: () = assert!(::core::mem::size_of::<hip_Memcpy2D__hip5_2>() == 128usize);
 /// hiprtc JIT input type
 pub type hiprtcJITInputType = c_uint;
 /// hiprtc JIT option
@@ -3490,7 +3490,7 @@ pub struct textureReference {
     pub numChannels: c_int,
     pub format: hipArray_Format,
 }
-const _: () = assert!(::core::mem::size_of:: < textureReference > () == 88usize);
+const _: () = assert!(::core::mem::size_of::<textureReference>() == 88usize);
 pub const GENERIC_GRID_LAUNCH: u32 = 1;
 pub const HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE: hiprtcResult = 7;
 pub const HIPRTC_ERROR_COMPILATION: hiprtcResult = 6;

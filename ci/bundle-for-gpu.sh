@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine runs (it has no Rust toolchain): the anycuda CLI, the examples and
+# every test executable, copied with the kernel corpus into .device/ (git-ignored, carried over).
+#   bash ci/bundle-for-gpu.sh [DEST]     # default DEST: .device
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEST="${1:-$ROOT/.device}"
+cd "$ROOT"
+mkdir -p "$DEST/bin" "$DEST/tests"
+rm -f "$DEST"/bin/* "$DEST"/tests/*
+
+cargo build --release --locked --bin anycuda --examples
+cp target/release/anycuda "$DEST/bin/"
+for f in target/release/examples/*; do
+    [[ -f "$f" && -x "$f" && "$f" != *-* ]] && cp "$f" "$DEST/bin/"
+done
+
+# Test executables: cargo names them <test>-<hash>; keep the test name.
+cargo test --release --locked --no-run --message-format=json -p anycuda 2>/dev/null \
+    | python3 -c '
+import json, shutil, sys, os
+dest = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
+' "$DEST/tests"
+rm -rf "$DEST/kernels" && cp -r tests/kernels "$DEST/kernels"
+ls "$DEST/bin" "$DEST/tests"
+du -sh "$DEST"
