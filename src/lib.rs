@@ -50,6 +50,7 @@ pub enum Backend {
 }
 
 /// The backends compiled into this build, in `auto` preference order.
+#[allow(clippy::vec_init_then_push)] // each push is behind its own cfg
 pub fn compiled_in() -> Vec<BackendKind> {
     let mut v = Vec::new();
     #[cfg(feature = "backend-cuda")]

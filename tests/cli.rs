@@ -2,6 +2,7 @@
 
 mod common;
 
+#[cfg(feature = "backend-hip")]
 use anycuda::{CudaEnum, Origin};
 use serde_json::Value;
 use std::process::{Command, Output};

@@ -3,11 +3,11 @@
 
 mod common;
 
-use anycuda::driver::{CUdevice_attribute, CUresult};
+use anycuda::driver::CUresult;
 use anycuda::hallucinated::{for_unknown, UNKNOWN_BASE};
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::runtime::cudaError_t;
-use anycuda::{Backend, BackendKind, CudaEnum, Driver, Origin, Rtc, Runtime};
+use anycuda::{Backend, CudaEnum, Driver, Origin, Rtc, Runtime};
 use core::ffi::{c_char, CStr};
 
 fn backends() -> Vec<Backend> {
@@ -148,6 +148,8 @@ fn free_functions_answer_error_names_even_without_a_backend_choice() {
 #[cfg(feature = "backend-hip")]
 #[test]
 fn hip_errors_arrive_as_cuda_codes() {
+    use anycuda::driver::CUdevice_attribute;
+    use anycuda::BackendKind;
     let b = Backend::load(BackendKind::Hip).unwrap();
     let hip_loaded = b
         .libraries()

@@ -6,7 +6,9 @@ mod common;
 
 use anycuda::rtc::Program;
 use anycuda::{Backend, BackendKind, NvrtcError};
-use common::{compiler, corpus, elf_machine, elf_symbols, Kernel, EM_AMDGPU, EM_CUDA};
+#[cfg(feature = "backend-hip")]
+use common::EM_AMDGPU;
+use common::{compiler, corpus, elf_machine, elf_symbols, Kernel, EM_CUDA};
 
 #[cfg(feature = "backend-hip")]
 /// The arches the issue names for Debian's hipRTC 5.2.3; the whole corpus is built for each.

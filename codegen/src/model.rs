@@ -142,7 +142,7 @@ pub fn doc_lines(doc: &str) -> Vec<String> {
     for l in doc.lines() {
         let t = l.trim().trim_start_matches('<').trim();
         let t = t.replace("```", "'''");
-        if t.is_empty() && out.last().map_or(true, |p| p.is_empty()) {
+        if t.is_empty() && out.last().is_none_or(|p| p.is_empty()) {
             continue;
         }
         out.push(t);

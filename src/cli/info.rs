@@ -64,7 +64,7 @@ fn device(b: Backend, ordinal: i32) -> Value {
     json!({
         "ordinal": ordinal,
         "name": name,
-        "arch": b.device_arch(dev).map_or_else(|e| format!("<{e}>"), |a| a),
+        "arch": b.device_arch(dev).unwrap_or_else(|e| format!("<{e}>")),
         "total_memory_bytes": mem.map_or_else(|e| json!(e.to_string()), |m| json!(m)),
         "attributes": attrs,
     })

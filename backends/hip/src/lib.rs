@@ -110,7 +110,7 @@ impl HipBackend {
     }
     /// Translates a HIP error into the CUDA Driver API's code.
     fn cu(&self, e: hip_types::hipError_t) -> CUresult {
-        translate(&self.conv.CUresult, e as i64, CUresult::CUDA_ERROR_UNKNOWN)
+        translate(self.conv.CUresult, e as i64, CUresult::CUDA_ERROR_UNKNOWN)
     }
 }
 

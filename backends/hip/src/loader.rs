@@ -60,7 +60,7 @@ pub fn load_hip() -> Result<Loaded<HipTable>, LoadError> {
             detail: format!("hipRuntimeGetVersion returned HIP error {r}"),
         });
     }
-    if version >= FIRST_HIP_VERSION_ENCODING && version < MIN_HIP {
+    if (FIRST_HIP_VERSION_ENCODING..MIN_HIP).contains(&version) {
         return Err(LoadError::TooOld {
             library: lib,
             path,

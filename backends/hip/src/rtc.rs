@@ -70,7 +70,7 @@ impl HipBackend {
     /// Translates a hipRTC result into NVRTC's code.
     fn nv(&self, r: hiprtcResult) -> nvrtcResult {
         crate::translate(
-            &self.conv.nvrtcResult,
+            self.conv.nvrtcResult,
             r as i64,
             nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR,
         )

@@ -18,7 +18,7 @@ impl HipBackend {
     /// Translates a HIP error into the CUDA Runtime API's code.
     fn rt(&self, e: crate::hip_types::hipError_t) -> cudaError_t {
         crate::translate(
-            &self.conv.cudaError_t,
+            self.conv.cudaError_t,
             e as i64,
             cudaError_t::cudaErrorUnknown,
         )
