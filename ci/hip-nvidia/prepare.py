@@ -41,7 +41,9 @@ def lit(snippet):
 
 
 # (file, id, reason, regex, replacement, expected number of matches)
-# Each reason is one line: it lands in summary.txt and in README.md's patch list.
+# Each reason is one line: it lands in summary.txt and in README.md's patch list. A replacement is
+# a re.sub template (\1 is a group; write no other backslash) or a function of the match. The
+# expected count makes a different header version fail loudly instead of half-patching.
 PATCHES = [
     (RUNTIME, "cuda-11020-typo",
      "upstream typo `#define CUDA_11010 11020` redefines CUDA_11010 (warning); define CUDA_11020",
@@ -346,9 +348,10 @@ def main():
 
     # Collect the functions to export, then rename them (definitions and internal uses alike).
     exported, skipped, seen = [], [], {}
-    for t in templates:
-        skipped.append((t, "C++ template overload (no C symbol possible; texture<> ones no "
-                           "longer parse under CUDA 12+)"))
+    for t in dict.fromkeys(templates):
+        n = templates.count(t)
+        skipped.append((t, "C++ template overload%s (no C symbol possible; the texture<> ones "
+                           "no longer parse under CUDA 12+)" % (f" x{n}" if n > 1 else "")))
     for fname in (RUNTIME, HIPRTC):
         for name, ret, raw, _ in find_functions(texts[fname]):
             if not name.startswith("hip"):
