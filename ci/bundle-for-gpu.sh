@@ -6,12 +6,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="${1:-$ROOT/.device}"
 cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 mkdir -p "$DEST/bin" "$DEST/tests"
 rm -f "$DEST"/bin/* "$DEST"/tests/*
 
 cargo build --release --locked --bin anycuda --examples
-cp target/release/anycuda "$DEST/bin/"
-for f in target/release/examples/*; do
+cp "$TARGET"/release/anycuda "$DEST/bin/"
+for f in "$TARGET"/release/examples/*; do
     [[ -f "$f" && -x "$f" && "$f" != *-* ]] && cp "$f" "$DEST/bin/"
 done
 
