@@ -13,7 +13,8 @@ rm -f "$DEST"/bin/* "$DEST"/tests/*
 cargo build --release --locked --bin anycuda --examples
 cp "$TARGET"/release/anycuda "$DEST/bin/"
 for f in "$TARGET"/release/examples/*; do
-    [[ -f "$f" && -x "$f" && "$f" != *-* ]] && cp "$f" "$DEST/bin/"
+    n="$(basename "$f")"
+    [[ -f "$f" && -x "$f" && "$n" != *-* ]] && cp "$f" "$DEST/bin/"
 done
 
 # Test executables: cargo names them <test>-<hash>; keep the test name.

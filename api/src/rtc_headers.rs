@@ -576,11 +576,13 @@ const COOPERATIVE_GROUPS_H: &str = r#"// anycuda built-in cooperative_groups.h (
 // tiled_partition<N>(thread_block). Grid groups, coalesced groups and dynamic partitions are not
 // provided (using them is a compile error).
 #pragma once
-#if defined(__HIPCC_RTC__) && defined(HIP_VERSION_MAJOR) && (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR) >= 507
-// hipRTC 5.7 and later pre-include HIP's own cooperative groups (probed on Ubuntu's 5.7.1;
-// Debian's 5.2.3 has none): use those. 5.3 to 5.6 were not probed and get this shim.
-#define ANYCUDA_CG_FROM_HIP 1
-#else
+#if defined(__HIPCC_RTC__)
+// hipRTC 5.7+ pre-declares HIP's own cooperative groups in namespace cooperative_groups (probed
+// on Ubuntu's 5.7.1; Debian's 5.2.3 has none), and its thread_block_tile<N, thread_block> has
+// ambiguous members. This implementation lives in its own namespace so the two coexist on every
+// HIP version; CUDA code naming cooperative_groups gets this one.
+#define cooperative_groups anycuda_cooperative_groups
+#endif
 namespace cooperative_groups {
 
 class thread_block {
@@ -660,7 +662,6 @@ template <unsigned int Size>
 __device__ inline void sync(const thread_block_tile<Size>& g) { g.sync(); }
 
 } // namespace cooperative_groups
-#endif
 "#;
 
 /// `cg::reduce` over static tiles with CUDA's function objects.
@@ -677,7 +678,7 @@ template <typename T> struct bit_and { __device__ T operator()(const T& a, const
 template <typename T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
 template <typename T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
 
-// Generic over the group so it also takes HIP's own tiles (hipRTC 5.7+ lacks cg::reduce).
+// Generic over the group: any tile with size() and shfl_xor().
 template <typename Group, typename T, typename Op>
 __device__ T reduce(const Group& g, T val, Op op)
 {
