@@ -1,6 +1,9 @@
 //! The dispatch macros: one `match` over the compiled-in backends (wgpu's and cpal's pattern).
 
 /// Evaluates `$e` with `$b` bound to the concrete backend inside `$backend`.
+///
+/// Also used by the generated `src/generated/{driver,runtime}.rs` (textual scope: `mod
+/// generated` is declared after `mod dispatch` in `lib.rs`).
 macro_rules! dispatch_api {
     ($backend:expr, $b:ident => $e:expr) => {
         match $backend {
@@ -12,6 +15,9 @@ macro_rules! dispatch_api {
     };
 }
 
+/// NVRTC's surface (the Driver and Runtime surfaces are generated as plain code, see
+/// `codegen/src/emit_traits.rs`: 760 items would exceed this recursive macro's limits).
+///
 /// For each listed CUDA function: implements the trait method on [`crate::Backend`] by
 /// dispatch, and defines the C-named free function that calls the active backend. With no
 /// usable backend the free function returns `none`, or the item's own `else` expression (used

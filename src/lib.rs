@@ -23,6 +23,8 @@
 
 #[macro_use]
 mod dispatch;
+// After `dispatch`: the generated impls use `dispatch_api!`.
+mod generated;
 pub mod rtc;
 mod select;
 
@@ -198,47 +200,20 @@ pub mod native {
 }
 
 /// The CUDA Driver API (`cu*`): CUDA's types and functions, served by the active backend.
+///
+/// Every function of the pinned `cuda.h` (generated, `src/generated/driver.rs`), plus the
+/// versioned symbol names (`cuMemAlloc_v2`, ...) as aliases of the functions they implement.
 pub mod driver {
+    pub use crate::generated::driver::*;
     pub use anycuda_api::driver::*;
-    use core::ffi::{c_char, c_int, c_uint};
-
-    surface! {
-        Driver, none = CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        unsafe fn cuInit(Flags: c_uint) -> CUresult;
-        unsafe fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult;
-        unsafe fn cuDeviceGetCount(count: *mut c_int) -> CUresult;
-        unsafe fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult;
-        unsafe fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
-        unsafe fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult;
-        unsafe fn cuDeviceTotalMem(bytes: *mut usize, dev: CUdevice) -> CUresult;
-        unsafe fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult;
-        unsafe fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult;
-            else anycuda_api::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE);
-        unsafe fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult;
-            else anycuda_api::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE);
-    }
-    /// `cuDeviceTotalMem_v2`: the versioned symbol name of [`cuDeviceTotalMem`].
-    pub use self::cuDeviceTotalMem as cuDeviceTotalMem_v2;
 }
 
 /// The CUDA Runtime API (`cuda*`): CUDA's types and functions, served by the active backend.
+///
+/// Every function of the pinned `cuda_runtime_api.h` (generated, `src/generated/runtime.rs`).
 pub mod runtime {
+    pub use crate::generated::runtime::*;
     pub use anycuda_api::runtime::*;
-    use core::ffi::{c_char, c_int};
-
-    surface! {
-        Runtime, none = cudaError_t::cudaErrorInitializationError;
-        unsafe fn cudaDriverGetVersion(driverVersion: *mut c_int) -> cudaError_t;
-        unsafe fn cudaRuntimeGetVersion(runtimeVersion: *mut c_int) -> cudaError_t;
-        unsafe fn cudaGetDeviceCount(count: *mut c_int) -> cudaError_t;
-        unsafe fn cudaGetDevice(device: *mut c_int) -> cudaError_t;
-        unsafe fn cudaSetDevice(device: c_int) -> cudaError_t;
-        unsafe fn cudaDeviceGetAttribute(value: *mut c_int, attr: cudaDeviceAttr, device: c_int) -> cudaError_t;
-        fn cudaGetErrorName(error: cudaError_t) -> *const c_char;
-            else anycuda_api::strings::runtime_error_name(error);
-        fn cudaGetErrorString(error: cudaError_t) -> *const c_char;
-            else anycuda_api::strings::runtime_error_string(error);
-    }
 }
 
 /// NVRTC (`nvrtc*`): NVRTC's types and functions, served by the active backend's compiler

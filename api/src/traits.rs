@@ -1,6 +1,9 @@
 //! The backend-neutral traits. Every method has the CUDA C name and signature; a backend that
 //! cannot serve one keeps the default body, which returns the API's not-supported error.
 //!
+//! `Driver` and `Runtime` are generated (every function of the pinned headers, see
+//! `codegen/src/emit_traits.rs`); `Rtc` is written here.
+//!
 //! Methods are `unsafe` because they take raw pointers exactly as the C API does: each has the
 //! contract of the CUDA function of the same name (valid pointers of the documented sizes). The
 //! few that take no pointer (error strings) are `unsafe` only so that every method has one shape,
@@ -9,11 +12,15 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::backend::{BackendKind, LibraryReport};
-use crate::driver::{CUdevice, CUdevice_attribute, CUresult};
+use crate::driver::CUdevice;
 use crate::error::DriverError;
 use crate::nvrtc::{nvrtcProgram, nvrtcResult};
-use crate::runtime::{cudaDeviceAttr, cudaError_t};
-use core::ffi::{c_char, c_int, c_uint, c_void};
+use core::ffi::{c_char, c_int, c_void};
+
+/// The CUDA Driver API (`cu*`) and Runtime API (`cuda*`) traits, generated from the pinned
+/// headers (`api/src/generated/traits.rs`): one method per function, CUDA signatures. Defaults
+/// are the API's not-supported error, except those in `codegen/trait-defaults.txt`.
+pub use crate::generated::traits::{Driver, Runtime, DRIVER_METHODS, RUNTIME_METHODS};
 
 /// Defines a CUDA API trait whose methods all have the shape `unsafe fn name(..) -> R { default }`,
 /// plus a const listing the method names (what anycuda exposes of that API).
@@ -29,28 +36,27 @@ macro_rules! api_trait {
         pub const $methods: &[&str] = &[$(stringify!($f)),*];
     };
 }
+// Path-based use by the generated traits (`crate::traits::api_trait!`).
+pub(crate) use api_trait;
 
 /// Implements a CUDA API trait for a backend and lists what the impl overrides, so coverage
 /// reports are derived from the code rather than kept by hand.
 ///
 /// `served!(DRIVER_SERVED; impl Driver for MyBackend { unsafe fn cuInit(&self, ..) -> CUresult {..} })`
+/// (the trait may also be named by path: `impl anycuda_api::traits::Driver for ..`).
 #[macro_export]
 macro_rules! served {
-    ($list:ident; impl $trait:ident for $ty:ty {
+    ($list:ident; impl $($trait:ident)::+ for $ty:ty {
         $($(#[$m:meta])* unsafe fn $f:ident ($($p:tt)*) -> $ret:ty $body:block)*
     }) => {
-        impl $trait for $ty {
+        impl $($trait)::+ for $ty {
             $($(#[$m])* unsafe fn $f($($p)*) -> $ret $body)*
         }
-        #[doc = concat!("The [`", stringify!($trait), "`] functions this backend serves.")]
+        #[doc = concat!("The [`", stringify!($($trait)::+), "`] functions this backend serves.")]
         pub const $list: &[&str] = &[$(stringify!($f)),*];
     };
 }
 
-/// `CUresult::CUDA_ERROR_NOT_SUPPORTED`, the default for driver entry points a backend lacks.
-const DRV_NS: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
-/// `cudaErrorNotSupported`, the default for runtime entry points a backend lacks.
-const RT_NS: cudaError_t = cudaError_t::cudaErrorNotSupported;
 /// anycuda's `NVRTC_ERROR_NOT_SUPPORTED`, the default for NVRTC entry points a backend lacks.
 const RTC_NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
 
@@ -66,119 +72,6 @@ pub trait Api: Driver + Runtime + Rtc + Send + Sync + 'static {
     /// # Errors
     /// The driver error of the underlying query (invalid device, no device, ...).
     fn device_arch(&self, dev: CUdevice) -> Result<String, DriverError>;
-}
-
-api_trait! {
-/// The CUDA Driver API (`cu*`), with CUDA signatures and values.
-    pub trait Driver, DRIVER_METHODS {
-    /// `cuInit`.
-    unsafe fn cuInit(&self, Flags: c_uint) -> CUresult {
-        let _ = Flags;
-        DRV_NS
-    }
-    /// `cuDriverGetVersion`.
-    unsafe fn cuDriverGetVersion(&self, driverVersion: *mut c_int) -> CUresult {
-        let _ = driverVersion;
-        DRV_NS
-    }
-    /// `cuDeviceGetCount`.
-    unsafe fn cuDeviceGetCount(&self, count: *mut c_int) -> CUresult {
-        let _ = count;
-        DRV_NS
-    }
-    /// `cuDeviceGet`.
-    unsafe fn cuDeviceGet(&self, device: *mut CUdevice, ordinal: c_int) -> CUresult {
-        let _ = (device, ordinal);
-        DRV_NS
-    }
-    /// `cuDeviceGetName`.
-    unsafe fn cuDeviceGetName(&self, name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-        let _ = (name, len, dev);
-        DRV_NS
-    }
-    /// `cuDeviceGetAttribute`.
-    unsafe fn cuDeviceGetAttribute(
-        &self,
-        pi: *mut c_int,
-        attrib: CUdevice_attribute,
-        dev: CUdevice,
-    ) -> CUresult {
-        let _ = (pi, attrib, dev);
-        DRV_NS
-    }
-    /// `cuDeviceTotalMem` (the `_v2` ABI, `size_t` bytes).
-    unsafe fn cuDeviceTotalMem(&self, bytes: *mut usize, dev: CUdevice) -> CUresult {
-        let _ = (bytes, dev);
-        DRV_NS
-    }
-    /// `cuDeviceComputeCapability`.
-    unsafe fn cuDeviceComputeCapability(
-        &self,
-        major: *mut c_int,
-        minor: *mut c_int,
-        dev: CUdevice,
-    ) -> CUresult {
-        let _ = (major, minor, dev);
-        DRV_NS
-    }
-    /// `cuGetErrorName`: served from anycuda's generated tables, no GPU needed.
-    unsafe fn cuGetErrorName(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
-        crate::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
-    }
-    /// `cuGetErrorString`: served from anycuda's generated tables, no GPU needed.
-    unsafe fn cuGetErrorString(&self, error: CUresult, pStr: *mut *const c_char) -> CUresult {
-        crate::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
-    }
-    }
-}
-
-api_trait! {
-/// The CUDA Runtime API (`cuda*`), with CUDA signatures and values.
-    pub trait Runtime, RUNTIME_METHODS {
-    /// `cudaDriverGetVersion`.
-    unsafe fn cudaDriverGetVersion(&self, driverVersion: *mut c_int) -> cudaError_t {
-        let _ = driverVersion;
-        RT_NS
-    }
-    /// `cudaRuntimeGetVersion`.
-    unsafe fn cudaRuntimeGetVersion(&self, runtimeVersion: *mut c_int) -> cudaError_t {
-        let _ = runtimeVersion;
-        RT_NS
-    }
-    /// `cudaGetDeviceCount`.
-    unsafe fn cudaGetDeviceCount(&self, count: *mut c_int) -> cudaError_t {
-        let _ = count;
-        RT_NS
-    }
-    /// `cudaGetDevice`.
-    unsafe fn cudaGetDevice(&self, device: *mut c_int) -> cudaError_t {
-        let _ = device;
-        RT_NS
-    }
-    /// `cudaSetDevice`.
-    unsafe fn cudaSetDevice(&self, device: c_int) -> cudaError_t {
-        let _ = device;
-        RT_NS
-    }
-    /// `cudaDeviceGetAttribute`.
-    unsafe fn cudaDeviceGetAttribute(
-        &self,
-        value: *mut c_int,
-        attr: cudaDeviceAttr,
-        device: c_int,
-    ) -> cudaError_t {
-        let _ = (value, attr, device);
-        RT_NS
-    }
-    /// `cudaGetErrorName`: served from anycuda's generated tables, no GPU needed.
-    unsafe fn cudaGetErrorName(&self, error: cudaError_t) -> *const c_char {
-        crate::strings::runtime_error_name(error)
-    }
-    /// `cudaGetErrorString`: served from anycuda's generated tables, no GPU needed.
-    unsafe fn cudaGetErrorString(&self, error: cudaError_t) -> *const c_char {
-        crate::strings::runtime_error_string(error)
-    }
-    }
 }
 
 api_trait! {

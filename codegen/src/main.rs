@@ -4,12 +4,15 @@
 mod bindgen_run;
 mod emit;
 mod emit_cuda;
+mod emit_hip_serve;
+mod emit_traits;
 mod extras;
 mod hip;
 mod inputs;
 mod layout;
 mod mapping;
 mod model;
+mod nvidia_platform;
 
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
@@ -242,6 +245,8 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         &versions,
         &hip_launch_params,
     )?;
+    let cuda_bs = [&driver_b, &runtime_b, &nvrtc_b];
+    let mapping = nvidia_platform::attach(mapping, &inp.hip_include, &cuda_bs, &cuda_consts)?;
     for (k, v) in &mapping.extras {
         extras
             .entry(k.clone())
@@ -338,7 +343,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.push((
         PathBuf::from("api/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated CUDA types and the function catalogue.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod functions;\n#[rustfmt::skip]\npub mod nvrtc;\n#[rustfmt::skip]\npub mod runtime;\n",
+            "{}\n//! Generated CUDA types, the function catalogue and the `Driver`/`Runtime` traits.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod functions;\n#[rustfmt::skip]\npub mod nvrtc;\n#[rustfmt::skip]\npub mod runtime;\n#[rustfmt::skip]\npub mod traits;\n",
             emit::banner(&both_in)
         ),
     ));
@@ -346,10 +351,16 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         PathBuf::from("backends/cuda/src/generated/table.rs"),
         emit_cuda::table_module(&driver_fns, &runtime_fns, &nvrtc_fns, &both_in)?,
     ));
+    out.extend(emit_traits::generate(
+        &inp.root,
+        &driver_fns,
+        &runtime_fns,
+        &both_in,
+    )?);
     out.push((
         PathBuf::from("backends/cuda/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated function tables.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod table;\n",
+            "{}\n//! Generated function tables and the `Driver`/`Runtime` forwarding impls.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod forward;\n#[rustfmt::skip]\npub mod table;\n",
             emit::banner(&both_in)
         ),
     ));
@@ -368,9 +379,22 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         hip::table_module(&hu, &hip_in)?,
     ));
     out.push((
+        PathBuf::from("backends/hip/src/generated/serve.rs"),
+        emit_hip_serve::module(
+            &inp.root,
+            &driver_fns,
+            &driver_b,
+            &runtime_fns,
+            &runtime_b,
+            &hu,
+            &mapping,
+            &hip_in,
+        )?,
+    ));
+    out.push((
         PathBuf::from("backends/hip/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated HIP types, function tables and CUDA<->HIP conversion tables.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod conv;\n#[rustfmt::skip]\npub mod table;\n#[rustfmt::skip]\npub mod types;\n",
+            "{}\n//! Generated HIP types, function tables and CUDA<->HIP conversion tables.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod conv;\n#[rustfmt::skip]\npub mod serve;\n#[rustfmt::skip]\npub mod table;\n#[rustfmt::skip]\npub mod types;\n",
             emit::banner(&hip_in)
         ),
     ));

@@ -328,6 +328,8 @@ pub struct Mapping {
     pub stats: Vec<(String, String, usize, usize, usize, usize)>,
     /// HIP-only values outside the hallucination range (no constant is made for them).
     pub unrepresentable: Vec<String>,
+    /// The tables of HIP's NVIDIA platform (`crate::nvidia_platform`), once attached.
+    pub nvidia_platform: Option<crate::nvidia_platform::NvidiaPlatform>,
 }
 
 fn find_enum<'a>(bs: &[&'a Bindings], user: &str) -> Option<&'a EnumDef> {
@@ -707,6 +709,7 @@ pub fn build(
         extras,
         stats,
         unrepresentable,
+        nvidia_platform: None,
     })
 }
 
@@ -754,8 +757,11 @@ pub fn conv_module(m: &Mapping, versions: &[HipVer], inputs: &str) -> Result<Str
     let mut em_count: BTreeMap<&str, usize> = BTreeMap::new();
     let mut fm_names: BTreeMap<&FlagMapData, String> = BTreeMap::new();
     let mut fm_count: BTreeMap<&str, usize> = BTreeMap::new();
-    for vi in 0..versions.len() {
-        for e in &m.enum_maps[vi] {
+    // The per-version maps, then the NVIDIA platform's (sharing identical statics).
+    let nv = m.nvidia_platform.as_ref();
+    let sets = m.enum_maps.iter().zip(&m.flag_maps);
+    for (ems, fms) in sets.chain(nv.map(|n| (&n.enum_maps, &n.flag_maps))) {
+        for e in ems {
             if em_names.contains_key(e) {
                 continue;
             }
@@ -785,7 +791,7 @@ pub fn conv_module(m: &Mapping, versions: &[HipVer], inputs: &str) -> Result<Str
             });
             em_names.insert(e, name);
         }
-        for f in &m.flag_maps[vi] {
+        for f in fms {
             if fm_names.contains_key(f) {
                 continue;
             }
@@ -855,6 +861,11 @@ pub fn conv_module(m: &Mapping, versions: &[HipVer], inputs: &str) -> Result<Str
         for &vi in vis {
             table_of[vi] = tn.clone();
         }
+    }
+    if let Some(nv) = nv {
+        items.extend(crate::nvidia_platform::tables_items(
+            m, nv, &em_names, &fm_names,
+        )?);
     }
     let tabs = table_of.iter().map(|t| {
         let t = id(t);

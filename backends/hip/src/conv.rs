@@ -15,7 +15,7 @@
 
 use anycuda_api::hallucinated::{self, Invented};
 
-pub use crate::generated::conv::{ConvTables, HIP_VERSIONS, TABLES};
+pub use crate::generated::conv::{ConvTables, HIP_VERSIONS, NVIDIA_PLATFORM, TABLES};
 
 /// The translation of one CUDA enum to one HIP enum, for one set of HIP versions.
 #[derive(Debug)]
@@ -159,18 +159,18 @@ fn translate_bits(value: u64, map: impl Iterator<Item = (u64, u64)>) -> Result<u
     }
 }
 
-/// The HIP version whose tables serve HIP's NVIDIA platform (see [`tables_for`]).
-const HIP_5_2_INDEX: usize = 0;
-
 /// The tables for a HIP runtime reporting `hip_runtime_version` (`hipRuntimeGetVersion`).
 ///
 /// The newest supported version not newer than the given one; older than all → the oldest.
 /// A value below 10 000 000 is not a HIP version at all: HIP's NVIDIA platform reports the
 /// CUDA runtime version there (e.g. 13000). That platform is Debian's HIP 5.2.3 `nvidia_detail`
-/// headers compiled over CUDA, so it speaks the HIP 5.2.3 headers' values: the 5.2.3 tables.
+/// headers compiled over CUDA, where many HIP names are CUDA's (`#define HIP_LAUNCH_PARAM_END
+/// CU_LAUNCH_PARAM_END`, `typedef enum cudaGraphNodeType hipGraphNodeType;`): it gets
+/// [`NVIDIA_PLATFORM`], the 5.2.3 tables with those headers' values substituted (`hipError_t`
+/// and `hipDeviceAttribute_t` keep HIP's values there, as that library converts them itself).
 pub fn tables_for(hip_runtime_version: i32) -> &'static ConvTables {
     if hip_runtime_version < 10_000_000 {
-        return TABLES[HIP_5_2_INDEX];
+        return NVIDIA_PLATFORM;
     }
     let i = HIP_VERSIONS.partition_point(|&v| v <= hip_runtime_version);
     TABLES[i.saturating_sub(1)]

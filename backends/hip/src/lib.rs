@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+mod adapt;
 pub mod conv;
 pub mod driver;
 mod loader;
@@ -31,9 +32,10 @@ use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
 use anycuda_api::driver::{CUdevice, CUresult};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::handles::Registry;
+use anycuda_api::runtime::cudaError_t;
 use anycuda_api::traits::Api;
 use anycuda_api::CudaEnum;
-use core::ffi::CStr;
+use core::ffi::{c_void, CStr};
 
 /// Which platform the loaded HIP library runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,6 +113,62 @@ impl HipBackend {
     /// Translates a HIP error into the CUDA Driver API's code.
     fn cu(&self, e: hip_types::hipError_t) -> CUresult {
         translate(self.conv.CUresult, e as i64, CUresult::CUDA_ERROR_UNKNOWN)
+    }
+    /// Translates a HIP error into the CUDA Runtime API's code.
+    pub(crate) fn rt(&self, e: hip_types::hipError_t) -> cudaError_t {
+        translate(
+            self.conv.cudaError_t,
+            e as i64,
+            cudaError_t::cudaErrorUnknown,
+        )
+    }
+    /// The HIP version whose ABI the loaded library has, for entry points whose ABI changed
+    /// (`HipTable` fields `<name>__hip<major>_<minor>`): `hip_version()`, except on HIP's NVIDIA
+    /// platform (which reports a CUDA version), built from the HIP 5.2.3 headers.
+    pub(crate) fn hip_abi_version(&self) -> i32 {
+        match self.platform {
+            Platform::Nvidia => conv::HIP_VERSIONS[0],
+            Platform::Amd => self.hip_version(),
+        }
+    }
+    /// A CUDA stream handle in HIP's words: CUDA's legacy default stream (`CU_STREAM_LEGACY`,
+    /// `cudaStreamLegacy`, 0x1) is HIP's NULL stream on AMD (which synchronises like it); the
+    /// per-thread handle (0x2) is `hipStreamPerThread` in every HIP version. On HIP's NVIDIA
+    /// platform the handle is CUDA's own and passes unchanged.
+    pub(crate) fn stream_to_hip(&self, s: *mut c_void) -> *mut c_void {
+        if self.platform == Platform::Amd && s as usize == 1 {
+            core::ptr::null_mut()
+        } else {
+            s
+        }
+    }
+}
+
+/// A CUDA flag word in HIP's bits; `Err(true)` when the unmapped bits are CUDA flags this HIP
+/// lacks (not supported), `Err(false)` when they are no flags of the group (invalid value).
+pub(crate) fn flags_to_hip(map: &conv::FlagMap, cuda: u64) -> Result<u64, bool> {
+    map.bits_to_hip(cuda).map_err(|rest| {
+        let known = map
+            .entries
+            .iter()
+            .filter(|e| e.2.is_empty())
+            .fold(0u64, |a, e| a | e.1 as u64);
+        rest & !known == 0
+    })
+}
+
+/// A HIP flag word coming back, in CUDA's bits; HIP bits with no CUDA counterpart are dropped
+/// (flags are never hallucinated).
+pub(crate) fn flags_to_cuda(map: &conv::FlagMap, hip: u64) -> u64 {
+    match map.bits_to_cuda(hip) {
+        Ok(b) => b,
+        Err(rest) => {
+            log::debug!(
+                "{}: HIP flag bits {rest:#x} have no CUDA counterpart",
+                map.group
+            );
+            map.bits_to_cuda(hip & !rest).unwrap_or(0)
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use anycuda_api::hallucinated::{classify, for_unknown, Invented};
 use anycuda_api::{driver, nvrtc, runtime, CudaEnum};
-use anycuda_hip::conv::{tables_for, ConvTables, EnumMap, HIP_VERSIONS, TABLES};
+use anycuda_hip::conv::{tables_for, ConvTables, EnumMap, HIP_VERSIONS, NVIDIA_PLATFORM, TABLES};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -189,10 +189,11 @@ fn tables_for_picks_the_right_version() {
     let oldest = TABLES[0];
     assert!(std::ptr::eq(tables_for(HIP_5_2_3), oldest));
     assert!(oldest.hip_versions.contains(&HIP_5_2_3));
-    // HIP's NVIDIA platform reports the CUDA version: the 5.2.3 headers' tables.
-    assert!(std::ptr::eq(tables_for(13000), oldest));
-    assert!(std::ptr::eq(tables_for(12080), oldest));
-    assert!(std::ptr::eq(tables_for(0), oldest));
+    // HIP's NVIDIA platform reports the CUDA version: its own tables.
+    assert!(std::ptr::eq(tables_for(13000), NVIDIA_PLATFORM));
+    assert!(std::ptr::eq(tables_for(12080), NVIDIA_PLATFORM));
+    assert!(std::ptr::eq(tables_for(0), NVIDIA_PLATFORM));
+    assert!(!std::ptr::eq(NVIDIA_PLATFORM, oldest));
     // Older than every supported version: the oldest.
     assert!(std::ptr::eq(tables_for(40_000_000), oldest));
     // Newer than all: the newest.
@@ -471,4 +472,245 @@ fn deviation_file_parses_even_without_headers() {
         assert!(func.contains("To"), "{func} is not a converter name");
         assert!(!from.is_empty() && !to.is_empty() && reason.len() > 10);
     }
+}
+
+// ---- HIP's NVIDIA platform (hip/nvidia_detail over CUDA; hipRuntimeGetVersion = 13000) ----
+
+/// The CUDA value of an enumerator of any CUDA enum (first type that has the name).
+fn any_cuda_value(name: &str) -> Option<i64> {
+    driver::ENUM_CONSTANTS
+        .iter()
+        .chain(runtime::ENUM_CONSTANTS)
+        .chain(nvrtc::ENUM_CONSTANTS)
+        .flat_map(|(_, c)| c.iter())
+        .find(|c| c.name == name)
+        .map(|c| c.value)
+}
+
+#[test]
+fn nvidia_platform_launch_end_is_cudas() {
+    let t = tables_for(13000);
+    assert!(t.hip_versions.is_empty(), "selected by no HIP_VERSION");
+    let lp = t.cu_launch_params;
+    let end = driver::CU_LAUNCH_PARAM_END_AS_INT as i64;
+    assert_eq!(end, 0);
+    assert_eq!(lp.hip_of("CU_LAUNCH_PARAM_END"), Some(0), "not AMD's 3");
+    assert_eq!(lp.value_to_hip(end), Some(0));
+    assert_eq!(lp.value_to_cuda(0), Some(end));
+    assert_eq!(lp.value_to_cuda(3), None, "3 means nothing there");
+    assert_eq!(lp.value_to_hip(1), Some(1));
+    assert_eq!(lp.value_to_hip(2), Some(2));
+    // AMD's tables keep 3.
+    assert_eq!(
+        tables_for(HIP_5_2_3).cu_launch_params.value_to_hip(end),
+        Some(3)
+    );
+    // CU_CTX_LMEM_RESIZE_TO_MAX: AMD 5.2.3 says 0x16, NVIDIA's header is CUDA's 0x10.
+    assert_eq!(
+        t.cu_ctx_flags.hip_of("CU_CTX_LMEM_RESIZE_TO_MAX"),
+        Some(0x10)
+    );
+}
+
+#[test]
+fn nvidia_platform_aliased_enums_are_cudas() {
+    let t = NVIDIA_PLATFORM;
+    let amd = tables_for(HIP_5_2_3);
+    for ty in [
+        "cudaDeviceP2PAttr",
+        "cudaGraphNodeType",
+        "cudaSurfaceBoundaryMode",
+    ] {
+        let m = map(t, ty);
+        assert!(!m.pairs.is_empty(), "{ty}");
+        for &(cname, cv, hname, hv) in m.pairs {
+            assert_eq!(cv, hv, "{ty}: {cname} <-> {hname}");
+            assert_eq!(m.to_hip(cv), Some(cv), "{ty}: {cname}");
+        }
+        let a = map(amd, ty);
+        assert!(
+            a.pairs.iter().any(|p| p.1 != p.3),
+            "{ty}: AMD's values differ somewhere (else this test proves nothing)"
+        );
+    }
+    let p2p = map(t, "cudaDeviceP2PAttr");
+    let v = runtime::cudaDeviceP2PAttr::cudaDevP2PAttrAccessSupported.0 as i64;
+    assert_eq!(p2p.hip_value("hipDevP2PAttrAccessSupported"), Some(v));
+    let g = map(t, "CUgraphNodeType");
+    let host = driver::CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST.0 as i64;
+    assert_eq!(g.hip_value("hipGraphNodeTypeHost"), Some(host));
+    assert_eq!(g.to_hip(host), Some(host));
+    // hipMemoryAdvise is redeclared there counting from 0 (AMD and CUDA start at 1).
+    let adv = map(t, "cudaMemoryAdvise");
+    assert_eq!(adv.hip_value("hipMemAdviseSetReadMostly"), Some(0));
+    assert_eq!(
+        adv.to_hip(runtime::cudaMemoryAdvise::cudaMemAdviseSetReadMostly.0 as i64),
+        Some(0)
+    );
+}
+
+#[test]
+fn nvidia_platform_keeps_hips_own_enums() {
+    let t = NVIDIA_PLATFORM;
+    let amd = tables_for(HIP_5_2_3);
+    for ty in [
+        "CUresult",
+        "cudaError_t",
+        "CUdevice_attribute",
+        "cudaDeviceAttr",
+        "nvrtcResult",
+    ] {
+        let (n, a) = (map(t, ty), map(amd, ty));
+        assert_eq!(n.to_hip, a.to_hip, "{ty}");
+        assert_eq!(n.to_cuda, a.to_cuda, "{ty}");
+        assert_eq!(n.pairs, a.pairs, "{ty}");
+        assert_eq!(n.hip_only, a.hip_only, "{ty}");
+    }
+    assert_eq!(t.all.len(), amd.all.len());
+    assert_eq!(t.all_flags.len(), amd.all_flags.len());
+}
+
+#[test]
+fn nvidia_platform_maps_round_trip() {
+    let t = NVIDIA_PLATFORM;
+    for m in t.all {
+        assert!(
+            m.to_hip.windows(2).all(|w| w[0].0 < w[1].0),
+            "{}",
+            m.cuda_type
+        );
+        assert!(
+            m.to_cuda.windows(2).all(|w| w[0].0 < w[1].0),
+            "{}",
+            m.cuda_type
+        );
+        for &(cname, cv, hname, hv) in m.pairs {
+            let h = m.to_hip(cv);
+            assert!(h.is_some(), "{}::{cname}", m.cuda_type);
+            assert_eq!(
+                m.to_cuda(h.unwrap_or_default()),
+                Some(cv),
+                "{}::{cname}",
+                m.cuda_type
+            );
+            assert_eq!(
+                m.lookup_cuda(hv).and_then(|c| m.to_hip(c)),
+                Some(hv),
+                "{hname}"
+            );
+        }
+        for &(hname, hv, cname, cv) in m.hip_only {
+            assert!(matches!(classify(cv), Some(Invented::Named(_))), "{cname}");
+            assert_eq!(m.lookup_cuda(hv), Some(cv), "{hname} -> {cname}");
+            assert_eq!(m.to_hip(cv), Some(hv), "{cname} -> {hname}");
+        }
+        for &(cname, cv) in m.cuda_only {
+            assert_eq!(m.to_hip(cv), None, "{}::{cname}", m.cuda_type);
+        }
+    }
+    for f in t.all_flags {
+        for &(cname, cv, hname, hv) in f.entries {
+            if hname.is_empty() || cv == 0 {
+                continue;
+            }
+            if f.group.ends_with("launch_params") {
+                assert_eq!(f.value_to_hip(cv), Some(hv), "{cname}");
+                assert_eq!(f.value_to_cuda(hv), Some(cv), "{hname}");
+                continue;
+            }
+            assert_eq!(
+                f.bits_to_hip(cv as u64),
+                Ok(hv as u64),
+                "{}: {cname}",
+                f.group
+            );
+            assert_eq!(
+                f.bits_to_cuda(hv as u64),
+                Ok(cv as u64),
+                "{}: {hname}",
+                f.group
+            );
+        }
+    }
+}
+
+/// `#define hipX Y` of a header (comments removed, `\`-continued lines joined).
+fn hip_defines(text: &str) -> Vec<(String, String)> {
+    let joined = text.replace("\\\n", " ");
+    let mut out = Vec::new();
+    for line in joined.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        let mut it = line.split_whitespace();
+        if it.next() != Some("#define") {
+            continue;
+        }
+        let (Some(name), Some(rhs), None) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        if name.to_ascii_lowercase().starts_with("hip") && !name.contains('(') {
+            out.push((name.to_string(), rhs.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn nvidia_platform_honours_the_installed_header() {
+    let Some(api) = header("/usr/include/hip/nvidia_detail/nvidia_hip_runtime_api.h") else {
+        return;
+    };
+    let t = tables_for(13000);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (hip, cuda) in hip_defines(&api) {
+        // The CUDA side: an enumerator of a CUDA enum, or a launch marker / flag by name.
+        let cv = any_cuda_value(&cuda).or_else(|| {
+            t.all_flags
+                .iter()
+                .flat_map(|f| f.entries.iter())
+                .find(|e| e.0 == cuda)
+                .map(|e| e.1)
+        });
+        let Some(cv) = cv else { continue };
+        for m in t.all {
+            let Some(hv) = m.hip_value(&hip) else {
+                continue;
+            };
+            checked += 1;
+            if hv != cv {
+                failures.push(format!(
+                    "{}: {hip} is {hv}, but {cuda} is {cv}",
+                    m.cuda_type
+                ));
+            }
+            let own = consts_of(m.cuda_type).is_some_and(|c| c.iter().any(|c| c.name == cuda));
+            if own && (m.to_hip(cv) != Some(hv) || m.lookup_cuda(hv) != Some(cv)) {
+                failures.push(format!(
+                    "{}: {cuda} <-> {hip} does not round trip",
+                    m.cuda_type
+                ));
+            }
+        }
+        for f in t.all_flags {
+            for &(cname, fcv, hname, hv) in f.entries {
+                if hname != hip {
+                    continue;
+                }
+                checked += 1;
+                if hv != cv {
+                    failures.push(format!("{}: {hip} is {hv}, but {cuda} is {cv}", f.group));
+                }
+                if cname == cuda && fcv != hv {
+                    failures.push(format!("{}: {cname} -> {hv}", f.group));
+                }
+            }
+        }
+    }
+    assert!(checked >= 80, "checked only {checked} defines");
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -4,6 +4,8 @@
 #[rustfmt::skip]
 pub mod conv;
 #[rustfmt::skip]
+pub mod serve;
+#[rustfmt::skip]
 pub mod table;
 #[rustfmt::skip]
 pub mod types;

@@ -1,0 +1,578 @@
+//! Contexts: CUDA's per-thread context stack over HIP's (deprecated) context API.
+//!
+//! On AMD a HIP context *is* its device (`hipCtx_t` points at HIP's per-device object), so
+//! every context of a device has the same handle, and HIP's context calls differ from CUDA's:
+//! `hipCtxCreate` does not make the new context's device current, `hipCtxPopCurrent` and
+//! `hipCtxSetCurrent(NULL)` leave the popped device current, `hipCtxGetCurrent` never reports
+//! "no context", `hipCtxSynchronize`/`hipCtxGetFlags` are unimplemented, and
+//! `hipDevicePrimaryCtxSetFlags` always fails. So on AMD anycuda keeps CUDA's stack itself (one
+//! per thread) and keeps HIP's current device equal to the device of the top context
+//! (`hipSetDevice`), which is what HIP's other calls use.
+//!
+//! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
+
+use super::{drv_fn, nvidia, HIP_SUCCESS};
+use crate::hip_types::hipCtx_t;
+use crate::HipBackend;
+use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUctx_flags, CUdevice, CUresult};
+use anycuda_api::runtime::cudaError_t;
+use core::cell::RefCell;
+use core::ffi::{c_int, c_uint};
+use std::sync::Mutex;
+
+thread_local! {
+    /// This thread's CUDA context stack (AMD only): the last entry is the current context.
+    static STACK: RefCell<Vec<CUcontext>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Contexts made by `cuCtxCreate` and not yet destroyed: `(handle, count)`. HIP hands out one
+/// handle per device, and `hipCtxDestroy` releases a reference on HIP's device object, so a
+/// destroy without a matching create would free it under HIP's feet: such a call is refused.
+static CREATED: Mutex<Vec<(usize, u32)>> = Mutex::new(Vec::new());
+
+const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
+const INVALID_CONTEXT: CUresult = CUresult::CUDA_ERROR_INVALID_CONTEXT;
+const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
+
+fn top() -> Option<CUcontext> {
+    STACK.with(|s| s.borrow().last().copied())
+}
+
+/// The CUDA context flags in HIP's words (AMD), validating them as CUDA does.
+pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, CUresult> {
+    if flags & !CUctx_flags::CU_CTX_FLAGS_MASK.0 != 0 {
+        return Err(INVALID_VALUE);
+    }
+    if nvidia(b) {
+        return Ok(flags);
+    }
+    // CU_CTX_MAP_HOST is always in effect on CUDA >= 3.2 (and on HIP); the coredump and
+    // sync-memops flags have no HIP counterpart.
+    b.conv()
+        .cu_ctx_flags
+        .bits_to_hip(u64::from(flags))
+        .map(|h| h as c_uint)
+        .map_err(|_| NOT_SUPPORTED)
+}
+
+/// HIP device flags back in CUDA's words; HIP-only bits are dropped (they describe nothing CUDA
+/// can name).
+fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
+    let map = b.conv().cu_ctx_flags;
+    match map.bits_to_cuda(u64::from(hip)) {
+        Ok(c) => c as c_uint,
+        Err(rest) => map.bits_to_cuda(u64::from(hip) & !rest).unwrap_or(0) as c_uint,
+    }
+}
+
+/// The device of a context (AMD: the ordinal whose primary context has this handle).
+///
+/// `hipDevicePrimaryCtxRetain` on AMD only reads HIP's device table, so scanning it is cheap and
+/// has no side effect.
+unsafe fn device_of(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
+    let t = super::drv_table(b)?;
+    let (Some(count_fn), Some(retain)) = (t.hipGetDeviceCount, t.hipDevicePrimaryCtxRetain) else {
+        return Err(NOT_SUPPORTED);
+    };
+    let mut n: c_int = 0;
+    // SAFETY: valid out-pointer.
+    let e = unsafe { count_fn(&mut n) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    for dev in 0..n {
+        let mut c: hipCtx_t = core::ptr::null_mut();
+        // SAFETY: valid out-pointer, device in range.
+        if unsafe { retain(&mut c, dev) } == HIP_SUCCESS && c.cast() == ctx {
+            return Ok(dev);
+        }
+    }
+    Err(INVALID_CONTEXT)
+}
+
+/// The primary context handle of a device (AMD).
+unsafe fn primary_of(b: &HipBackend, dev: CUdevice) -> Result<CUcontext, CUresult> {
+    let t = super::drv_table(b)?;
+    let retain = t.hipDevicePrimaryCtxRetain.ok_or(NOT_SUPPORTED)?;
+    let mut c: hipCtx_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; HIP validates the ordinal.
+    let e = unsafe { retain(&mut c, dev) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    Ok(c.cast())
+}
+
+/// Makes HIP's current device the device of `ctx` (AMD); returns that device.
+unsafe fn activate(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
+    // SAFETY: forwarded contract.
+    let dev = unsafe { device_of(b, ctx) }?;
+    let set = super::drv_table(b)?.hipSetDevice.ok_or(NOT_SUPPORTED)?;
+    // SAFETY: plain call with a valid ordinal.
+    let e = unsafe { set(dev) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    Ok(dev)
+}
+
+fn code(r: Result<(), CUresult>) -> CUresult {
+    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+}
+
+/// `cuCtxCreate` (CUDA 13, `cuCtxCreate_v4`). `ctxCreateParams` may be NULL; execution-affinity
+/// and CIG parameters have no HIP counterpart (`CUDA_ERROR_NOT_SUPPORTED`). Flags go through the
+/// `cu_ctx_flags` table. On AMD the new context is pushed on anycuda's per-thread stack and its
+/// device made current (HIP's `hipCtxCreate` does not switch the device); contexts of one device
+/// share one handle there.
+pub(crate) unsafe fn cuCtxCreate(
+    b: &HipBackend,
+    pctx: *mut CUcontext,
+    ctxCreateParams: *mut CUctxCreateParams,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    if pctx.is_null() {
+        return INVALID_VALUE;
+    }
+    if !ctxCreateParams.is_null() {
+        // SAFETY: caller passes a valid CUctxCreateParams when non-NULL.
+        let p = unsafe { &*ctxCreateParams };
+        let affinity = !p.execAffinityParams.is_null() && p.numExecAffinityParams > 0;
+        let cig = !p.cigParams.is_null();
+        if affinity || cig {
+            return NOT_SUPPORTED;
+        }
+        // CUDA: exactly one of the two must be given.
+        return INVALID_VALUE;
+    }
+    let hip_flags = match ctx_flags_to_hip(b, flags) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    let create = drv_fn!(b, hipCtxCreate);
+    let mut ctx: hipCtx_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; HIP validates the device.
+    let e = unsafe { create(&mut ctx, hip_flags, dev) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    let ctx: CUcontext = ctx.cast();
+    if !nvidia(b) {
+        {
+            let mut created = CREATED.lock().unwrap_or_else(|e| e.into_inner());
+            match created.iter_mut().find(|(c, _)| *c == ctx as usize) {
+                Some((_, n)) => *n += 1,
+                None => created.push((ctx as usize, 1)),
+            }
+        }
+        STACK.with(|s| s.borrow_mut().push(ctx));
+        let set = drv_fn!(b, hipSetDevice);
+        // SAFETY: plain call; HIP just accepted this ordinal.
+        let e = unsafe { set(dev) };
+        if e != HIP_SUCCESS {
+            return b.cu(e);
+        }
+    }
+    // SAFETY: checked non-NULL.
+    unsafe { *pctx = ctx };
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuCtxDestroy`. On AMD only a context made by `cuCtxCreate` (and not yet destroyed) is
+/// accepted (`CUDA_ERROR_INVALID_CONTEXT` otherwise: HIP would release its device object); if it
+/// is current to this thread it is popped, as CUDA does.
+pub(crate) unsafe fn cuCtxDestroy(b: &HipBackend, ctx: CUcontext) -> CUresult {
+    if ctx.is_null() {
+        return INVALID_VALUE;
+    }
+    let destroy = drv_fn!(b, hipCtxDestroy);
+    if nvidia(b) {
+        // SAFETY: CUDA context handle, CUDA semantics underneath.
+        return b.cu(unsafe { destroy(ctx.cast()) });
+    }
+    {
+        let mut created = CREATED.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = created.iter().position(|(c, _)| *c == ctx as usize) else {
+            return INVALID_CONTEXT;
+        };
+        created[i].1 -= 1;
+        if created[i].1 == 0 {
+            created.swap_remove(i);
+        }
+    }
+    // SAFETY: a handle HIP gave out in cuCtxCreate, with a reference still held.
+    let e = unsafe { destroy(ctx.cast()) };
+    let was_top = STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.last() == Some(&ctx) {
+            s.pop();
+            true
+        } else {
+            false
+        }
+    });
+    if was_top {
+        if let Some(next) = top() {
+            // SAFETY: a context this thread made current before.
+            if let Err(r) = unsafe { activate(b, next) } {
+                return r;
+            }
+        }
+    }
+    b.cu(e)
+}
+
+/// `cuCtxGetCurrent`: NULL when no context is current to this thread, as on CUDA (HIP itself
+/// always reports its current device).
+pub(crate) unsafe fn cuCtxGetCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CUresult {
+    if pctx.is_null() {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        let get = drv_fn!(b, hipCtxGetCurrent);
+        // SAFETY: valid out-pointer (CUcontext and hipCtx_t are both pointers).
+        return b.cu(unsafe { get(pctx.cast()) });
+    }
+    if super::drv_table(b).is_err() {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    }
+    // SAFETY: checked non-NULL.
+    unsafe { *pctx = top().unwrap_or(core::ptr::null_mut()) };
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuCtxSetCurrent`: replaces the top of this thread's stack (NULL pops it), making the
+/// context's device HIP's current device.
+pub(crate) unsafe fn cuCtxSetCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult {
+    if nvidia(b) {
+        let set = drv_fn!(b, hipCtxSetCurrent);
+        // SAFETY: CUDA handle passed through.
+        return b.cu(unsafe { set(ctx.cast()) });
+    }
+    if super::drv_table(b).is_err() {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    }
+    if ctx.is_null() {
+        STACK.with(|s| s.borrow_mut().pop());
+        return match top() {
+            // SAFETY: a context this thread made current before.
+            Some(next) => code(unsafe { activate(b, next) }.map(drop)),
+            None => CUresult::CUDA_SUCCESS,
+        };
+    }
+    // SAFETY: device_of only compares the handle.
+    if let Err(e) = unsafe { activate(b, ctx) } {
+        return e;
+    }
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.last_mut() {
+            Some(t) => *t = ctx,
+            None => s.push(ctx),
+        }
+    });
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuCtxPushCurrent`: pushes on this thread's stack and makes the context's device current.
+pub(crate) unsafe fn cuCtxPushCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult {
+    if ctx.is_null() {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        let push = drv_fn!(b, hipCtxPushCurrent);
+        // SAFETY: CUDA handle passed through.
+        return b.cu(unsafe { push(ctx.cast()) });
+    }
+    // SAFETY: device_of only compares the handle.
+    if let Err(e) = unsafe { activate(b, ctx) } {
+        return e;
+    }
+    STACK.with(|s| s.borrow_mut().push(ctx));
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuCtxPopCurrent`: pops this thread's stack (`CUDA_ERROR_INVALID_CONTEXT` when empty) and
+/// makes the device of the new top current again (HIP leaves the popped one current).
+pub(crate) unsafe fn cuCtxPopCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CUresult {
+    if nvidia(b) {
+        let pop = drv_fn!(b, hipCtxPopCurrent);
+        // SAFETY: out-pointer may be NULL, as CUDA allows.
+        return b.cu(unsafe { pop(pctx.cast()) });
+    }
+    if super::drv_table(b).is_err() {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    }
+    let Some(old) = STACK.with(|s| s.borrow_mut().pop()) else {
+        return INVALID_CONTEXT;
+    };
+    if !pctx.is_null() {
+        // SAFETY: non-NULL out-pointer from the caller.
+        unsafe { *pctx = old };
+    }
+    match top() {
+        // SAFETY: a context this thread made current before.
+        Some(next) => code(unsafe { activate(b, next) }.map(drop)),
+        None => CUresult::CUDA_SUCCESS,
+    }
+}
+
+/// `cuCtxGetDevice`: the device of this thread's current context (`CUDA_ERROR_INVALID_CONTEXT`
+/// when there is none, as on CUDA).
+pub(crate) unsafe fn cuCtxGetDevice(b: &HipBackend, device: *mut CUdevice) -> CUresult {
+    if device.is_null() {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        let get = drv_fn!(b, hipCtxGetDevice);
+        // SAFETY: valid out-pointer.
+        return b.cu(unsafe { get(device) });
+    }
+    if super::drv_table(b).is_err() {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    }
+    let Some(ctx) = top() else {
+        return INVALID_CONTEXT;
+    };
+    // SAFETY: compares handles only.
+    match unsafe { device_of(b, ctx) } {
+        Ok(d) => {
+            // SAFETY: checked non-NULL.
+            unsafe { *device = d };
+            CUresult::CUDA_SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
+/// `cuCtxSynchronize`: `hipDeviceSynchronize` on the current context's device (AMD's
+/// `hipCtxSynchronize` is unimplemented); `CUDA_ERROR_INVALID_CONTEXT` without a current context.
+pub(crate) unsafe fn cuCtxSynchronize(b: &HipBackend) -> CUresult {
+    if nvidia(b) {
+        let sync = drv_fn!(b, hipCtxSynchronize);
+        // SAFETY: no arguments.
+        return b.cu(unsafe { sync() });
+    }
+    let sync = drv_fn!(b, hipDeviceSynchronize);
+    if top().is_none() {
+        return INVALID_CONTEXT;
+    }
+    // SAFETY: no arguments; HIP's current device is the top context's.
+    b.cu(unsafe { sync() })
+}
+
+/// `cuCtxGetDevice_v2` (CUDA 13): the device of `ctx`, or of the current context when `ctx` is
+/// NULL. HIP has no such call: on AMD the device is the one whose context handle this is; on
+/// HIP's NVIDIA platform the context is pushed, queried and popped.
+pub(crate) unsafe fn cuCtxGetDevice_v2(
+    b: &HipBackend,
+    device: *mut CUdevice,
+    ctx: CUcontext,
+) -> CUresult {
+    if ctx.is_null() {
+        // SAFETY: forwarded contract.
+        return unsafe { cuCtxGetDevice(b, device) };
+    }
+    if device.is_null() {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        // SAFETY: CUDA handles; push/pop restore the caller's stack.
+        return unsafe { with_pushed(b, ctx, |b| cuCtxGetDevice(b, device)) };
+    }
+    // SAFETY: compares handles only.
+    match unsafe { device_of(b, ctx) } {
+        Ok(d) => {
+            // SAFETY: checked non-NULL.
+            unsafe { *device = d };
+            CUresult::CUDA_SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
+/// `cuCtxSynchronize_v2` (CUDA 13): waits for `ctx` (NULL: the current context), by making it
+/// current for the call (AMD: synchronising its device) and restoring the caller's stack.
+pub(crate) unsafe fn cuCtxSynchronize_v2(b: &HipBackend, ctx: CUcontext) -> CUresult {
+    if ctx.is_null() {
+        // SAFETY: no pointers.
+        return unsafe { cuCtxSynchronize(b) };
+    }
+    // SAFETY: the handle is the caller's; push/pop restore the stack.
+    unsafe { with_pushed(b, ctx, |b| cuCtxSynchronize(b)) }
+}
+
+/// Runs `f` with `ctx` pushed on this thread's stack, popping it afterwards.
+unsafe fn with_pushed(
+    b: &HipBackend,
+    ctx: CUcontext,
+    f: impl FnOnce(&HipBackend) -> CUresult,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    let r = unsafe { cuCtxPushCurrent(b, ctx) };
+    if r != CUresult::CUDA_SUCCESS {
+        return r;
+    }
+    let out = f(b);
+    // SAFETY: pops what was pushed above (NULL out-pointer allowed).
+    let r = unsafe { cuCtxPopCurrent(b, core::ptr::null_mut()) };
+    if out != CUresult::CUDA_SUCCESS {
+        return out;
+    }
+    r
+}
+
+/// `cuCtxGetFlags`: the current device's flags (`hipGetDeviceFlags`, AMD's `hipCtxGetFlags` is
+/// unimplemented) translated back to CUDA's bits.
+pub(crate) unsafe fn cuCtxGetFlags(b: &HipBackend, flags: *mut c_uint) -> CUresult {
+    if flags.is_null() {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        let get = drv_fn!(b, hipCtxGetFlags);
+        // SAFETY: valid out-pointer.
+        return b.cu(unsafe { get(flags) });
+    }
+    let get = drv_fn!(b, hipGetDeviceFlags);
+    if top().is_none() {
+        return INVALID_CONTEXT;
+    }
+    let mut h: c_uint = 0;
+    // SAFETY: valid out-pointer.
+    let e = unsafe { get(&mut h) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    // SAFETY: checked non-NULL.
+    unsafe { *flags = ctx_flags_to_cuda(b, h) };
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuDevicePrimaryCtxSetFlags` (`_v2`): CUDA accepts new flags for an active primary context;
+/// AMD's `hipDevicePrimaryCtxSetFlags` always fails, so the flags are applied with
+/// `hipSetDeviceFlags` on that device (the current device is restored afterwards).
+pub(crate) unsafe fn cuDevicePrimaryCtxSetFlags(
+    b: &HipBackend,
+    dev: CUdevice,
+    flags: c_uint,
+) -> CUresult {
+    let hip_flags = match ctx_flags_to_hip(b, flags) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    if nvidia(b) {
+        let setf = drv_fn!(b, hipDevicePrimaryCtxSetFlags);
+        // SAFETY: plain values.
+        return b.cu(unsafe { setf(dev, hip_flags) });
+    }
+    let get = drv_fn!(b, hipGetDevice);
+    let set = drv_fn!(b, hipSetDevice);
+    let setf = drv_fn!(b, hipSetDeviceFlags);
+    let mut saved: c_int = 0;
+    // SAFETY: valid out-pointer.
+    let e = unsafe { get(&mut saved) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    // SAFETY: HIP validates the ordinal.
+    let e = unsafe { set(dev) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    // SAFETY: plain value.
+    let r = unsafe { setf(hip_flags) };
+    // SAFETY: restoring the ordinal HIP reported.
+    let e = unsafe { set(saved) };
+    if r != HIP_SUCCESS {
+        return b.cu(r);
+    }
+    b.cu(e)
+}
+
+/// `cuDevicePrimaryCtxGetState`: flags translated back to CUDA's bits (both out-pointers are
+/// required, as on CUDA).
+pub(crate) unsafe fn cuDevicePrimaryCtxGetState(
+    b: &HipBackend,
+    dev: CUdevice,
+    flags: *mut c_uint,
+    active: *mut c_int,
+) -> CUresult {
+    if flags.is_null() || active.is_null() {
+        return INVALID_VALUE;
+    }
+    let get = drv_fn!(b, hipDevicePrimaryCtxGetState);
+    let mut h: c_uint = 0;
+    // SAFETY: valid out-pointers.
+    let e = unsafe { get(dev, &mut h, active) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    let f = if nvidia(b) {
+        h
+    } else {
+        ctx_flags_to_cuda(b, h)
+    };
+    // SAFETY: checked non-NULL.
+    unsafe { *flags = f };
+    CUresult::CUDA_SUCCESS
+}
+
+/// `cuDevicePrimaryCtxReset` (`_v2`): CUDA destroys the primary context's resources; AMD's
+/// `hipDevicePrimaryCtxReset` does nothing, so `hipDeviceReset` runs on that device (the
+/// current device is restored afterwards).
+pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> CUresult {
+    if nvidia(b) {
+        let reset = drv_fn!(b, hipDevicePrimaryCtxReset);
+        // SAFETY: plain value.
+        return b.cu(unsafe { reset(dev) });
+    }
+    let get = drv_fn!(b, hipGetDevice);
+    let set = drv_fn!(b, hipSetDevice);
+    let reset = drv_fn!(b, hipDeviceReset);
+    let mut saved: c_int = 0;
+    // SAFETY: valid out-pointer.
+    let e = unsafe { get(&mut saved) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    // SAFETY: HIP validates the ordinal.
+    let e = unsafe { set(dev) };
+    if e != HIP_SUCCESS {
+        return b.cu(e);
+    }
+    // SAFETY: no arguments.
+    let r = unsafe { reset() };
+    // SAFETY: restoring the ordinal HIP reported.
+    let e = unsafe { set(saved) };
+    if r != HIP_SUCCESS {
+        return b.cu(r);
+    }
+    b.cu(e)
+}
+
+/// `cudaSetDevice`: besides `hipSetDevice`, makes the device's primary context the current
+/// context of this thread (replacing the top of the stack), as the CUDA runtime does, so a later
+/// `cuCtxGetCurrent` sees it.
+pub(crate) unsafe fn cudaSetDevice(b: &HipBackend, device: c_int) -> cudaError_t {
+    let set = super::rt_fn!(b, hipSetDevice);
+    // SAFETY: HIP validates the ordinal.
+    let e = unsafe { set(device) };
+    if e != HIP_SUCCESS || nvidia(b) {
+        return super::rt(b, e);
+    }
+    // SAFETY: valid ordinal (HIP just accepted it).
+    match unsafe { primary_of(b, device) } {
+        Ok(ctx) => {
+            STACK.with(|s| {
+                let mut s = s.borrow_mut();
+                match s.last_mut() {
+                    Some(t) => *t = ctx,
+                    None => s.push(ctx),
+                }
+            });
+            cudaError_t::cudaSuccess
+        }
+        Err(_) => cudaError_t::cudaSuccess,
+    }
+}

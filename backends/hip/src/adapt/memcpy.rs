@@ -1,0 +1,377 @@
+//! Copies described by structs: `CUDA_MEMCPY2D`, `CUDA_MEMCPY3D`, `cudaMemcpy3DParms`.
+//!
+//! AMD: the memory types are renumbered (`CUmemorytype` host 1 is `hipMemoryTypeHost` 0 in HIP
+//! 5.x, 1 in 6.x; array 3 is 2 or 10) and HIP 5.2's `HIP_MEMCPY3D` has 32-bit fields and no
+//! `reserved` pointers, so each descriptor is rebuilt on the stack, field by field.
+//! HIP's NVIDIA platform: `hip_Memcpy2D` is `CUDA_MEMCPY2D`, `HIP_MEMCPY3D` is `CUDA_MEMCPY3D`
+//! and `hipMemcpy3DParms` is `cudaMemcpy3DParms`, so the caller's struct goes through as is.
+
+use super::launch::stream_to_hip;
+use super::{drv_fn, nvidia, pre_r0600, rt_fn};
+use crate::conv::EnumMap;
+use crate::hip_types::{
+    hipMemcpy3DParms, hipMemoryType, hipStream_t, hip_Memcpy2D, hip_Memcpy2D__hip5_2,
+    HIP_MEMCPY3D__hip5_2, HIP_MEMCPY3D,
+};
+use crate::HipBackend;
+use anycuda_api::driver::{CUmemorytype, CUresult, CUstream, CUDA_MEMCPY2D, CUDA_MEMCPY3D};
+use anycuda_api::runtime::{cudaError_t, cudaMemcpy3DParms, cudaMemcpyKind, cudaStream_t};
+use core::ffi::{c_uint, c_void};
+
+/// A CUDA memory type in HIP's words; a value that is not a memory type is invalid, as on CUDA.
+pub(crate) fn memtype_to_hip(map: &EnumMap, t: CUmemorytype) -> Result<hipMemoryType, CUresult> {
+    map.to_hip(i64::from(t.0))
+        .map(|v| v as hipMemoryType)
+        .ok_or(CUresult::CUDA_ERROR_INVALID_VALUE)
+}
+
+fn dptr(p: u64) -> *mut c_void {
+    p as usize as *mut c_void
+}
+
+/// Builds a HIP 2D descriptor (both layouts have the same fields) from CUDA's.
+macro_rules! memcpy2d_to_hip {
+    ($ty:ident, $map:expr, $c:expr) => {{
+        let c: &CUDA_MEMCPY2D = $c;
+        Ok::<$ty, CUresult>($ty {
+            srcXInBytes: c.srcXInBytes,
+            srcY: c.srcY,
+            srcMemoryType: memtype_to_hip($map, c.srcMemoryType)?,
+            srcHost: c.srcHost,
+            srcDevice: dptr(c.srcDevice),
+            srcArray: c.srcArray.cast(),
+            srcPitch: c.srcPitch,
+            dstXInBytes: c.dstXInBytes,
+            dstY: c.dstY,
+            dstMemoryType: memtype_to_hip($map, c.dstMemoryType)?,
+            dstHost: c.dstHost,
+            dstDevice: dptr(c.dstDevice),
+            dstArray: c.dstArray.cast(),
+            dstPitch: c.dstPitch,
+            WidthInBytes: c.WidthInBytes,
+            Height: c.Height,
+        })
+    }};
+}
+
+/// `CUDA_MEMCPY2D` → HIP 6.x+ `hip_Memcpy2D`.
+pub(crate) fn memcpy2d_to_hip(map: &EnumMap, c: &CUDA_MEMCPY2D) -> Result<hip_Memcpy2D, CUresult> {
+    memcpy2d_to_hip!(hip_Memcpy2D, map, c)
+}
+
+/// `CUDA_MEMCPY2D` → HIP 5.2 `hip_Memcpy2D`.
+pub(crate) fn memcpy2d_to_hip52(
+    map: &EnumMap,
+    c: &CUDA_MEMCPY2D,
+) -> Result<hip_Memcpy2D__hip5_2, CUresult> {
+    memcpy2d_to_hip!(hip_Memcpy2D__hip5_2, map, c)
+}
+
+/// `CUDA_MEMCPY3D` → HIP 6.x+ `HIP_MEMCPY3D` (the `reserved` pointers must be NULL, as CUDA
+/// requires).
+pub(crate) fn memcpy3d_to_hip(map: &EnumMap, c: &CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
+    if !c.reserved0.is_null() || !c.reserved1.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+    }
+    Ok(HIP_MEMCPY3D {
+        srcXInBytes: c.srcXInBytes,
+        srcY: c.srcY,
+        srcZ: c.srcZ,
+        srcLOD: c.srcLOD,
+        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
+        srcHost: c.srcHost,
+        srcDevice: dptr(c.srcDevice),
+        srcArray: c.srcArray.cast(),
+        srcPitch: c.srcPitch,
+        srcHeight: c.srcHeight,
+        dstXInBytes: c.dstXInBytes,
+        dstY: c.dstY,
+        dstZ: c.dstZ,
+        dstLOD: c.dstLOD,
+        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
+        dstHost: c.dstHost,
+        dstDevice: dptr(c.dstDevice),
+        dstArray: c.dstArray.cast(),
+        dstPitch: c.dstPitch,
+        dstHeight: c.dstHeight,
+        WidthInBytes: c.WidthInBytes,
+        Height: c.Height,
+        Depth: c.Depth,
+    })
+}
+
+/// `CUDA_MEMCPY3D` → HIP 5.2 `HIP_MEMCPY3D`, whose sizes and offsets are 32-bit: a value that
+/// does not fit is `CUDA_ERROR_NOT_SUPPORTED` (HIP 5.2 cannot express that copy).
+pub(crate) fn memcpy3d_to_hip52(
+    map: &EnumMap,
+    c: &CUDA_MEMCPY3D,
+) -> Result<HIP_MEMCPY3D__hip5_2, CUresult> {
+    if !c.reserved0.is_null() || !c.reserved1.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+    }
+    let n = |v: usize| c_uint::try_from(v).map_err(|_| CUresult::CUDA_ERROR_NOT_SUPPORTED);
+    Ok(HIP_MEMCPY3D__hip5_2 {
+        srcXInBytes: n(c.srcXInBytes)?,
+        srcY: n(c.srcY)?,
+        srcZ: n(c.srcZ)?,
+        srcLOD: n(c.srcLOD)?,
+        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
+        srcHost: c.srcHost,
+        srcDevice: dptr(c.srcDevice),
+        srcArray: c.srcArray.cast(),
+        srcPitch: n(c.srcPitch)?,
+        srcHeight: n(c.srcHeight)?,
+        dstXInBytes: n(c.dstXInBytes)?,
+        dstY: n(c.dstY)?,
+        dstZ: n(c.dstZ)?,
+        dstLOD: n(c.dstLOD)?,
+        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
+        dstHost: c.dstHost,
+        dstDevice: dptr(c.dstDevice),
+        dstArray: c.dstArray.cast(),
+        dstPitch: n(c.dstPitch)?,
+        dstHeight: n(c.dstHeight)?,
+        WidthInBytes: n(c.WidthInBytes)?,
+        Height: n(c.Height)?,
+        Depth: n(c.Depth)?,
+    })
+}
+
+/// `cudaMemcpy3DParms` → `hipMemcpy3DParms` (same fields in every HIP version; the kind goes
+/// through the `cudaMemcpyKind` table, an unknown kind is `cudaErrorInvalidMemcpyDirection`).
+pub(crate) fn memcpy3d_parms_to_hip(
+    kinds: &EnumMap,
+    p: &cudaMemcpy3DParms,
+) -> Result<hipMemcpy3DParms, cudaError_t> {
+    let kind = kinds
+        .to_hip(i64::from(p.kind.0))
+        .ok_or(cudaError_t::cudaErrorInvalidMemcpyDirection)?;
+    Ok(hipMemcpy3DParms {
+        srcArray: p.srcArray.cast(),
+        srcPos: crate::hip_types::hipPos {
+            x: p.srcPos.x,
+            y: p.srcPos.y,
+            z: p.srcPos.z,
+        },
+        srcPtr: crate::hip_types::hipPitchedPtr {
+            ptr: p.srcPtr.ptr,
+            pitch: p.srcPtr.pitch,
+            xsize: p.srcPtr.xsize,
+            ysize: p.srcPtr.ysize,
+        },
+        dstArray: p.dstArray.cast(),
+        dstPos: crate::hip_types::hipPos {
+            x: p.dstPos.x,
+            y: p.dstPos.y,
+            z: p.dstPos.z,
+        },
+        dstPtr: crate::hip_types::hipPitchedPtr {
+            ptr: p.dstPtr.ptr,
+            pitch: p.dstPtr.pitch,
+            xsize: p.dstPtr.xsize,
+            ysize: p.dstPtr.ysize,
+        },
+        extent: crate::hip_types::hipExtent {
+            width: p.extent.width,
+            height: p.extent.height,
+            depth: p.extent.depth,
+        },
+        kind: kind as crate::hip_types::hipMemcpyKind,
+    })
+}
+
+/// Which 2D entry point.
+#[derive(Clone, Copy)]
+enum Copy2D {
+    Sync,
+    Async(hipStream_t),
+    Unaligned,
+}
+
+unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> CUresult {
+    if pCopy.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-NULL descriptor from the caller (CUDA's contract).
+    let c = unsafe { &*pCopy };
+    let map = b.conv().CUmemorytype;
+    if nvidia(b) {
+        // `hip_Memcpy2D` is `CUDA_MEMCPY2D` there: the caller's struct goes through.
+        let p = pCopy.cast::<hip_Memcpy2D__hip5_2>();
+        // SAFETY: same struct on that platform.
+        return b.cu(unsafe {
+            match how {
+                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(p),
+                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
+                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned__hip5_2)(p),
+            }
+        });
+    }
+    if pre_r0600(b) {
+        let h = match memcpy2d_to_hip52(map, c) {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        // SAFETY: `h` lives on the stack for the call; pointers inside are the caller's.
+        b.cu(unsafe {
+            match how {
+                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
+                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
+                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned__hip5_2)(&h),
+            }
+        })
+    } else {
+        let h = match memcpy2d_to_hip(map, c) {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        // SAFETY: as above.
+        b.cu(unsafe {
+            match how {
+                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D)(&h),
+                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync)(&h, s),
+                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned)(&h),
+            }
+        })
+    }
+}
+
+/// `cuMemcpy2D` → `hipMemcpyParam2D`, the descriptor rebuilt for HIP (memory types renumbered).
+pub(crate) unsafe fn cuMemcpy2D(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy2d(b, pCopy, Copy2D::Sync) }
+}
+
+/// `cuMemcpy2DAsync` → `hipMemcpyParam2DAsync`, descriptor rebuilt, `CU_STREAM_LEGACY`
+/// translated.
+pub(crate) unsafe fn cuMemcpy2DAsync(
+    b: &HipBackend,
+    pCopy: *const CUDA_MEMCPY2D,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy2d(b, pCopy, Copy2D::Async(stream_to_hip(b, hStream))) }
+}
+
+/// `cuMemcpy2DUnaligned` → `hipDrvMemcpy2DUnaligned`, descriptor rebuilt.
+pub(crate) unsafe fn cuMemcpy2DUnaligned(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy2d(b, pCopy, Copy2D::Unaligned) }
+}
+
+unsafe fn memcpy3d(
+    b: &HipBackend,
+    pCopy: *const CUDA_MEMCPY3D,
+    s: Option<hipStream_t>,
+) -> CUresult {
+    if pCopy.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-NULL descriptor from the caller.
+    let c = unsafe { &*pCopy };
+    let map = b.conv().CUmemorytype;
+    if nvidia(b) {
+        // `HIP_MEMCPY3D` is `CUDA_MEMCPY3D` there (the 5.2 field type is only a placeholder).
+        let p = pCopy.cast::<HIP_MEMCPY3D__hip5_2>();
+        // SAFETY: same struct on that platform.
+        return b.cu(unsafe {
+            match s {
+                None => drv_fn!(b, hipDrvMemcpy3D__hip5_2)(p),
+                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(p, s),
+            }
+        });
+    }
+    if pre_r0600(b) {
+        let h = match memcpy3d_to_hip52(map, c) {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        // SAFETY: `h` lives for the call.
+        b.cu(unsafe {
+            match s {
+                None => drv_fn!(b, hipDrvMemcpy3D__hip5_2)(&h),
+                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(&h, s),
+            }
+        })
+    } else {
+        let h = match memcpy3d_to_hip(map, c) {
+            Ok(h) => h,
+            Err(e) => return e,
+        };
+        // SAFETY: `h` lives for the call.
+        b.cu(unsafe {
+            match s {
+                None => drv_fn!(b, hipDrvMemcpy3D)(&h),
+                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync)(&h, s),
+            }
+        })
+    }
+}
+
+/// `cuMemcpy3D` → `hipDrvMemcpy3D`: descriptor rebuilt for the loaded HIP's layout (32-bit
+/// fields before HIP 6, no `reserved` pointers), memory types renumbered.
+pub(crate) unsafe fn cuMemcpy3D(b: &HipBackend, pCopy: *const CUDA_MEMCPY3D) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy3d(b, pCopy, None) }
+}
+
+/// `cuMemcpy3DAsync` → `hipDrvMemcpy3DAsync`: as [`cuMemcpy3D`], `CU_STREAM_LEGACY` translated.
+pub(crate) unsafe fn cuMemcpy3DAsync(
+    b: &HipBackend,
+    pCopy: *const CUDA_MEMCPY3D,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy3d(b, pCopy, Some(stream_to_hip(b, hStream))) }
+}
+
+unsafe fn memcpy3d_rt(
+    b: &HipBackend,
+    p: *const cudaMemcpy3DParms,
+    s: Option<hipStream_t>,
+) -> cudaError_t {
+    if p.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    // SAFETY: non-NULL from the caller.
+    let c = unsafe { &*p };
+    if c.kind.0 > cudaMemcpyKind::cudaMemcpyDefault.0
+        && anycuda_api::CudaEnum::name(c.kind).is_none()
+    {
+        return cudaError_t::cudaErrorInvalidMemcpyDirection;
+    }
+    let h = if nvidia(b) {
+        // `hipMemcpy3DParms` is `cudaMemcpy3DParms` there.
+        // SAFETY: same struct on that platform.
+        unsafe { *p.cast::<hipMemcpy3DParms>() }
+    } else {
+        match memcpy3d_parms_to_hip(b.conv().cudaMemcpyKind, c) {
+            Ok(h) => h,
+            Err(e) => return e,
+        }
+    };
+    // SAFETY: `h` lives for the call; pointers inside are the caller's.
+    let e = unsafe {
+        match s {
+            None => rt_fn!(b, hipMemcpy3D)(&h),
+            Some(s) => rt_fn!(b, hipMemcpy3DAsync)(&h, s),
+        }
+    };
+    super::rt(b, e)
+}
+
+/// `cudaMemcpy3D` → `hipMemcpy3D`: the parameters rebuilt with the kind through the table.
+pub(crate) unsafe fn cudaMemcpy3D(b: &HipBackend, p: *const cudaMemcpy3DParms) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy3d_rt(b, p, None) }
+}
+
+/// `cudaMemcpy3DAsync` → `hipMemcpy3DAsync`: as [`cudaMemcpy3D`], `cudaStreamLegacy` translated.
+pub(crate) unsafe fn cudaMemcpy3DAsync(
+    b: &HipBackend,
+    p: *const cudaMemcpy3DParms,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { memcpy3d_rt(b, p, Some(stream_to_hip(b, stream.cast()))) }
+}

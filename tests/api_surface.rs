@@ -1,0 +1,199 @@
+//! The whole Driver and Runtime API is exposed: every function of the pinned headers is a trait
+//! method, the CUDA backend serves each one, and the C-named free functions answer sensibly with
+//! no driver (this machine class has no GPU) and with no backend at all.
+//!
+//! Backend selection is fixed once per process, so the free-function checks run in child
+//! processes of this test binary (`CHILD` names the scenario).
+
+use anycuda::driver::{CUdeviceptr, CUresult};
+use anycuda::functions::{DRIVER_FUNCTIONS, RUNTIME_FUNCTIONS};
+use anycuda::runtime::{cudaChannelFormatDesc, cudaChannelFormatKind, cudaError_t};
+use anycuda::CudaApi;
+use anycuda_api::traits::{DRIVER_METHODS, RUNTIME_METHODS};
+use std::collections::BTreeSet;
+use std::ffi::{c_char, c_void, CStr};
+use std::process::Command;
+
+/// Environment variable naming the scenario a child process runs.
+const CHILD: &str = "ANYCUDA_API_SURFACE_CHILD";
+
+fn set(names: &[&'static str]) -> BTreeSet<&'static str> {
+    names.iter().copied().collect()
+}
+
+fn missing(catalogue: &[anycuda_api::FnInfo], have: &[&'static str]) -> Vec<&'static str> {
+    let have = set(have);
+    catalogue
+        .iter()
+        .map(|f| f.name)
+        .filter(|n| !have.contains(n))
+        .collect()
+}
+
+#[test]
+fn every_catalogue_function_is_a_trait_method() {
+    assert_eq!(
+        missing(DRIVER_FUNCTIONS, DRIVER_METHODS),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        missing(RUNTIME_FUNCTIONS, RUNTIME_METHODS),
+        Vec::<&str>::new()
+    );
+    // And nothing else: the traits are exactly the catalogue, each name once.
+    assert_eq!(DRIVER_METHODS.len(), DRIVER_FUNCTIONS.len());
+    assert_eq!(RUNTIME_METHODS.len(), RUNTIME_FUNCTIONS.len());
+    assert_eq!(set(DRIVER_METHODS).len(), DRIVER_METHODS.len());
+    assert_eq!(set(RUNTIME_METHODS).len(), RUNTIME_METHODS.len());
+    // The pinned CUDA 13.0 headers: 450 driver and 310 runtime functions.
+    assert!(DRIVER_METHODS.len() >= 450, "{}", DRIVER_METHODS.len());
+    assert!(RUNTIME_METHODS.len() >= 310, "{}", RUNTIME_METHODS.len());
+    assert_eq!(CudaApi::Driver.exposed(), DRIVER_METHODS);
+    assert_eq!(CudaApi::Runtime.exposed(), RUNTIME_METHODS);
+}
+
+#[cfg(feature = "backend-cuda")]
+#[test]
+fn the_cuda_backend_serves_every_function() {
+    use anycuda::{served_by, BackendKind};
+    let driver = served_by(BackendKind::Cuda, CudaApi::Driver).unwrap();
+    let runtime = served_by(BackendKind::Cuda, CudaApi::Runtime).unwrap();
+    assert_eq!(missing(DRIVER_FUNCTIONS, driver), Vec::<&str>::new());
+    assert_eq!(missing(RUNTIME_FUNCTIONS, runtime), Vec::<&str>::new());
+    assert_eq!(driver.len(), DRIVER_FUNCTIONS.len());
+    assert_eq!(runtime.len(), RUNTIME_FUNCTIONS.len());
+}
+
+/// Versioned symbol names are aliases of the functions they implement (a compile-time check:
+/// the types must be exactly the C signatures).
+#[test]
+fn versioned_aliases_exist() {
+    type MemAlloc = unsafe fn(*mut CUdeviceptr, usize) -> CUresult;
+    let _: MemAlloc = anycuda::driver::cuMemAlloc_v2;
+    let _: MemAlloc = anycuda::driver::cuMemAlloc;
+    let _: unsafe fn(*mut usize, anycuda::driver::CUdevice) -> CUresult =
+        anycuda::driver::cuDeviceTotalMem_v2;
+    let _: unsafe fn(*mut *mut c_void, usize) -> cudaError_t = anycuda::runtime::cudaMalloc;
+    // Safe: takes values, returns a static string / a value.
+    let _: fn(cudaError_t) -> *const c_char = anycuda::runtime::cudaGetErrorName;
+    // Every `_vN` alias the catalogue implies is a name users can call: spot-check a few.
+    let aliases: BTreeSet<&str> = DRIVER_FUNCTIONS
+        .iter()
+        .filter(|f| f.symbol != f.name)
+        .map(|f| f.symbol)
+        .collect();
+    for a in ["cuMemAlloc_v2", "cuCtxCreate_v4", "cuMemcpyHtoD_v2"] {
+        assert!(aliases.contains(a), "{a} is no versioned symbol any more");
+    }
+    let _ = anycuda::driver::cuMemcpyHtoD_v2;
+}
+
+/// Runs scenario `name` of [`child_scenarios`] in a child process with `backend` as
+/// `ANYCUDA_BACKEND`.
+fn run_child(name: &str, backend: &str) {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(exe)
+        .args([
+            "child_scenarios",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, name)
+        .env("ANYCUDA_BACKEND", backend)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "child {name} failed:\n{text}");
+    assert!(text.contains(&format!("scenario {name} ran")), "{text}");
+}
+
+#[test]
+fn free_functions_with_no_driver() {
+    run_child("no-driver", "cuda");
+}
+
+#[test]
+fn free_functions_with_no_backend() {
+    // An invalid choice leaves no active backend.
+    run_child("no-backend", "no-such-backend");
+}
+
+fn c(p: *const c_char) -> String {
+    assert!(!p.is_null());
+    // SAFETY: non-null static NUL-terminated strings from the error tables.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// Answered without any library, whatever is active.
+fn library_free_answers() {
+    let mut p: *const c_char = std::ptr::null();
+    // SAFETY: valid out-pointer.
+    let r = unsafe { anycuda::driver::cuGetErrorName(CUresult::CUDA_ERROR_OUT_OF_MEMORY, &mut p) };
+    assert_eq!(r, CUresult::CUDA_SUCCESS);
+    assert_eq!(c(p), "CUDA_ERROR_OUT_OF_MEMORY");
+    assert_eq!(
+        c(anycuda::runtime::cudaGetErrorName(
+            cudaError_t::cudaErrorMemoryAllocation
+        )),
+        "cudaErrorMemoryAllocation"
+    );
+    let k = cudaChannelFormatKind::cudaChannelFormatKindFloat;
+    let d: cudaChannelFormatDesc = anycuda::runtime::cudaCreateChannelDesc(32, 0, 0, 0, k);
+    assert_eq!((d.x, d.y, d.z, d.w, d.f), (32, 0, 0, 0, k));
+}
+
+/// The child side of the free-function tests; does nothing in a normal run.
+#[test]
+fn child_scenarios() {
+    let Ok(name) = std::env::var(CHILD) else {
+        return;
+    };
+    let mut dptr: CUdeviceptr = 0;
+    match name.as_str() {
+        "no-driver" => {
+            // The CUDA backend, requested; libcuda may or may not be installed.
+            let have_driver = anycuda::Backend::load(anycuda::BackendKind::Cuda)
+                .map(|b| {
+                    b.libraries()
+                        .iter()
+                        .any(|l| l.role == "driver" && l.status.is_ok())
+                })
+                .unwrap_or(false);
+            // SAFETY: valid out-pointer.
+            let r = unsafe { anycuda::driver::cuMemAlloc(&mut dptr, 16) };
+            // SAFETY: as above.
+            let r2 = unsafe { anycuda::driver::cuMemAlloc_v2(&mut dptr, 16) };
+            assert_eq!(r, r2);
+            if have_driver {
+                // A real driver, no context made current: not a success, never NOT_SUPPORTED.
+                eprintln!("libcuda present: cuMemAlloc without a context -> {r}");
+                assert_ne!(r, CUresult::CUDA_SUCCESS);
+                assert_ne!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED);
+            } else {
+                // The CUDA backend's NO_LIB code (or no backend at all): not initialised.
+                assert_eq!(r, CUresult::CUDA_ERROR_NOT_INITIALIZED);
+                // SAFETY: valid out-pointer.
+                let r = unsafe { anycuda::driver::cuInit(0) };
+                assert_eq!(r, CUresult::CUDA_ERROR_NOT_INITIALIZED);
+            }
+        }
+        "no-backend" => {
+            assert!(anycuda::backend().is_err());
+            // SAFETY: valid out-pointer.
+            let r = unsafe { anycuda::driver::cuMemAlloc(&mut dptr, 16) };
+            assert_eq!(r, CUresult::CUDA_ERROR_NOT_INITIALIZED);
+            let mut p = std::ptr::null_mut();
+            // SAFETY: valid out-pointer.
+            let r = unsafe { anycuda::runtime::cudaMalloc(&mut p, 16) };
+            assert_eq!(r, cudaError_t::cudaErrorInitializationError);
+        }
+        other => panic!("unknown scenario {other}"),
+    }
+    library_free_answers();
+    println!("scenario {name} ran");
+}
