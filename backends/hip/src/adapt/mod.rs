@@ -25,19 +25,25 @@
 #![allow(non_snake_case)]
 
 mod ctx;
+mod driver_more;
 mod launch;
 mod memcpy;
 mod pointer;
 mod props;
+mod runtime_more;
 
 #[cfg(test)]
 mod tests;
 
 pub(crate) use ctx::*;
+#[allow(unused_imports)]
+pub(crate) use driver_more::*;
 pub(crate) use launch::*;
 pub(crate) use memcpy::*;
 pub(crate) use pointer::*;
 pub(crate) use props::*;
+#[allow(unused_imports)]
+pub(crate) use runtime_more::*;
 
 use crate::generated::table::HipTable;
 use crate::hip_types::hipError_t;
