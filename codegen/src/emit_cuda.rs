@@ -158,15 +158,33 @@ fn cast_macros(headers: &[&str], b: &Bindings, known: &BTreeSet<String>) -> Resu
 }
 
 /// Renders one API types module (`driver.rs`, `runtime.rs` or `nvrtc.rs`).
+///
+/// `shared`: another module's bindings and path. A struct tag it also defines is the same C type
+/// (e.g. `struct CUstream_st` behind both `CUstream` and `cudaStream_t`), so it is re-exported
+/// from there instead of defined twice: mixed driver/runtime code then needs no casts.
 pub fn api_module(
     b: &Bindings,
     headers: &[&str],
     extras: &Extras,
     inputs: &str,
     module_doc: &str,
+    shared: Option<(&Bindings, &str)>,
 ) -> Result<String> {
     let mut items: Vec<syn::Item> = Vec::new();
     let mut known: BTreeSet<String> = BTreeSet::new();
+    let shared_names: BTreeSet<String> = shared
+        .map(|(o, _)| {
+            o.items
+                .iter()
+                .filter_map(|it| match it {
+                    Item::Plain(syn::Item::Struct(s)) => Some(s.ident.to_string()),
+                    Item::Plain(syn::Item::Union(u)) => Some(u.ident.to_string()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut reexported: Vec<syn::Ident> = Vec::new();
     for it in &b.items {
         match it {
             Item::Enum(tag) => {
@@ -177,6 +195,15 @@ pub fn api_module(
             Item::Plain(p) => {
                 if let syn::Item::Const(c) = p {
                     known.insert(c.ident.to_string());
+                }
+                let tag = match p {
+                    syn::Item::Struct(s) => Some(s.ident.to_string()),
+                    syn::Item::Union(u) => Some(u.ident.to_string()),
+                    _ => None,
+                };
+                if let Some(t) = tag.filter(|t| shared_names.contains(t)) {
+                    reexported.push(ident(&t));
+                    continue;
                 }
                 items.push(p.clone());
                 let name = match p {
@@ -195,6 +222,16 @@ pub fn api_module(
                 }
             }
         }
+    }
+    if let (Some((_, path)), false) = (shared, reexported.is_empty()) {
+        let path: syn::Path = syn::parse_str(path)?;
+        items.insert(
+            0,
+            syn::parse_quote! {
+                /// Struct tags shared with that module: one C type, one Rust type.
+                pub use #path::{#(#reexported),*};
+            },
+        );
     }
     items.extend(cast_macros(headers, b, &known)?);
     // Every enum's constants, for tests and reports that walk all enums of the module.

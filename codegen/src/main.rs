@@ -298,11 +298,12 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             &extras,
             &format!("{cuda_in} (cuda.h)"),
             "CUDA Driver API types from `cuda.h`.",
+            None,
         )?,
     ));
     out.push((
         PathBuf::from("api/src/generated/runtime.rs"),
-        emit_cuda::api_module(&runtime_b, &rt_refs, &extras, &format!("{cuda_in} (cuda_runtime_api.h, driver_types.h, ...)"), "CUDA Runtime API types from `cuda_runtime_api.h`, `driver_types.h` and the headers they include.")?,
+        emit_cuda::api_module(&runtime_b, &rt_refs, &extras, &format!("{cuda_in} (cuda_runtime_api.h, driver_types.h, ...)"), "CUDA Runtime API types from `cuda_runtime_api.h`, `driver_types.h` and the headers they include.", Some((&driver_b, "crate::generated::driver")))?,
     ));
     out.push((
         PathBuf::from("api/src/generated/nvrtc.rs"),
@@ -312,6 +313,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             &extras,
             &format!("{nvrtc_in} (nvrtc.h)"),
             "NVRTC types from `nvrtc.h`.",
+            None,
         )?,
     ));
 

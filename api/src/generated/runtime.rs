@@ -15,6 +15,12 @@ use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
     c_ulonglong, c_ushort, c_void,
 };
+/// Struct tags shared with that module: one C type, one Rust type.
+pub use crate::generated::driver::{
+    CUuuid_st, CUstream_st, CUevent_st, CUgraph_st, CUgraphNode_st, CUuserObject_st,
+    CUfunc_st, CUkern_st, CUlib_st, CUmemPoolHandle_st, CUgraphExec_st,
+    CUgraphDeviceUpdatableNode_st, CUlogsCallbackEntry_st,
+};
 pub const CUDART_VERSION: u32 = 13000;
 pub const __CUDART_API_VERSION: u32 = 13000;
 pub const cudaHostAllocDefault: u32 = 0;
@@ -7227,12 +7233,6 @@ crate::cuda_enum!(
     cudaAtomicOperationCapability, c_uint, "cudaAtomicOperationCapability",
     cudaAtomicOperationCapability::__CONSTANTS
 );
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUuuid_st {
-    pub bytes: [c_char; 16usize],
-}
-const _: () = assert!(::core::mem::size_of::<CUuuid_st>() == 16usize);
 pub type CUuuid = CUuuid_st;
 pub type cudaUUID_t = CUuuid_st;
 /// CUDA device properties
@@ -7942,18 +7942,8 @@ const _: () = assert!(
     ::core::mem::size_of:: < cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3
     > () == 16usize
 );
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUstream_st {
-    _unused: [u8; 0],
-}
 /// CUDA stream
 pub type cudaStream_t = *mut CUstream_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUevent_st {
-    _unused: [u8; 0],
-}
 /// CUDA event types
 pub type cudaEvent_t = *mut CUevent_st;
 /// CUDA graphics resource types
@@ -7972,41 +7962,16 @@ pub struct CUexternalSemaphore_st {
 }
 /// CUDA external semaphore
 pub type cudaExternalSemaphore_t = *mut CUexternalSemaphore_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUgraph_st {
-    _unused: [u8; 0],
-}
 /// CUDA graph
 pub type cudaGraph_t = *mut CUgraph_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUgraphNode_st {
-    _unused: [u8; 0],
-}
 /// CUDA graph node.
 pub type cudaGraphNode_t = *mut CUgraphNode_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUuserObject_st {
-    _unused: [u8; 0],
-}
 /// CUDA user object for graphs
 pub type cudaUserObject_t = *mut CUuserObject_st;
 /// CUDA handle for conditional graph nodes
 pub type cudaGraphConditionalHandle = c_ulonglong;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUfunc_st {
-    _unused: [u8; 0],
-}
 /// CUDA function
 pub type cudaFunction_t = *mut CUfunc_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUkern_st {
-    _unused: [u8; 0],
-}
 /// CUDA kernel
 pub type cudaKernel_t = *mut CUkern_st;
 /// Online compiler and linker options
@@ -8484,18 +8449,8 @@ impl cudaJit_Fallback {
 crate::cuda_enum!(
     cudaJit_Fallback, c_uint, "cudaJit_Fallback", cudaJit_Fallback::__CONSTANTS
 );
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUlib_st {
-    _unused: [u8; 0],
-}
 /// CUDA library
 pub type cudaLibrary_t = *mut CUlib_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUmemPoolHandle_st {
-    _unused: [u8; 0],
-}
 /// CUDA memory pool
 pub type cudaMemPool_t = *mut CUmemPoolHandle_st;
 /// CUDA cooperative group scope
@@ -9113,11 +9068,6 @@ const _: () = assert!(::core::mem::size_of::<cudaGraphEdgeData_st>() == 8usize);
 /// default to a zero-initialized value if not specified. A zero-initialized struct indicates a
 /// standard full serialization of two nodes with memory visibility.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUgraphExec_st {
-    _unused: [u8; 0],
-}
 /// CUDA executable (launchable) graph
 pub type cudaGraphExec_t = *mut CUgraphExec_st;
 /// CUDA Graph Update error types
@@ -9332,11 +9282,6 @@ const _: () = assert!(
 );
 /// Result information returned by cudaGraphExecUpdate
 pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUgraphDeviceUpdatableNode_st {
-    _unused: [u8; 0],
-}
 /// CUDA device node handle for device-side node update
 pub type cudaGraphDeviceNode_t = *mut CUgraphDeviceUpdatableNode_st;
 /// Specifies the field to update when performing multiple node updates from the device
@@ -10403,11 +10348,6 @@ impl cudaLogLevel {
 crate::cuda_enum!(cudaLogLevel, c_uint, "cudaLogLevel", cudaLogLevel::__CONSTANTS);
 /// C name of [`cudaLogLevel`].
 pub type CUDAlogLevel_enum = cudaLogLevel;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct CUlogsCallbackEntry_st {
-    _unused: [u8; 0],
-}
 pub type cudaLogsCallbackHandle = *mut CUlogsCallbackEntry_st;
 pub type cudaLogIterator = c_uint;
 /// CUDA Surface boundary modes

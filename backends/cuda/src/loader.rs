@@ -89,8 +89,9 @@ pub fn load_driver() -> Result<Loaded<DriverTable>, LoadError> {
     // that ABI, or fails (null) when the driver is older.
     let table = unsafe {
         DriverTable::load(|f| {
-            // cuGetProcAddress takes the base name; the version selects the ABI (`_v2` etc.).
-            let Ok(name) = std::ffi::CString::new(base_name(f.name)) else {
+            // cuGetProcAddress takes the base name of the symbol the header maps the name to
+            // (cuGraphInstantiate is cuGraphInstantiateWithFlags); the version selects the ABI.
+            let Ok(name) = std::ffi::CString::new(base_name(f.symbol)) else {
                 return core::ptr::null_mut();
             };
             let mut p = core::ptr::null_mut();
