@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Benchmarks anycuda's dispatch against the CUDA driver API called directly, in one run on the
+# GPU machine: the C++ baseline (ci/bench/baseline.cu, built here with nvcc), anycuda on the CUDA
+# backend and on the HIP backend (HIP's NVIDIA platform, ci/hip-nvidia), and cuda-python when it
+# is installed. All use ci/bench/kernels.cu compiled with NVRTC and the same methodology.
+#
+# Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh in
+# .device/ (needs .device/bin/bench_dispatch):
+#   bash ci/bench.sh
+# Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_REPEATS (passed
+# to every program), HIPNV_DIR (default /tmp/hipnv; built with ci/hip-nvidia/build.sh if missing
+# and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out.
+# Prints a markdown table (also $OUT/bench.md; raw output in $OUT/bench.log). Exits 1 if a
+# program failed (including a non-zero allocation count in the anycuda loops).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DEV="${GPU_BUNDLE:-$ROOT/.device}"
+RESULTS="${OUT:-$ROOT/bench-results}"
+HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
+WORK="$(mktemp -d /tmp/bench.XXXXXX)"
+mkdir -p "$RESULTS"
+say() { printf 'bench: %s\n' "$*" >&2; }
+FAILED=0
+
+[[ -x "$DEV/bin/bench_dispatch" ]] || { say "error: $DEV/bin/bench_dispatch missing: run ci/bundle-for-gpu.sh"; exit 2; }
+KERNELS="$ROOT/ci/bench/kernels.cu"
+
+say "building the C++ baseline with nvcc"
+if ! nvcc -O2 -std=c++17 -o "$WORK/baseline" ci/bench/baseline.cu -lcuda -lnvrtc \
+        -Xlinker -rpath="$(dirname "$(dirname "$(command -v nvcc)")")/lib64" >"$WORK/nvcc.log" 2>&1; then
+    cat "$WORK/nvcc.log" >&2
+    say "error: the baseline does not build"
+    exit 2
+fi
+
+COLUMNS_=()
+run_col() { # <column> <cmd...>
+    local col="$1"; shift
+    say "running $col"
+    if "$@" >"$WORK/$col.out" 2>&1; then :; else
+        say "$col FAILED (exit $?):"; tail -n 20 "$WORK/$col.out" >&2; FAILED=1
+    fi
+    COLUMNS_+=("$col")
+}
+
+run_col cpp "$WORK/baseline" "$KERNELS"
+ANYCUDA_BACKEND=cuda run_col anycuda-cuda "$DEV/bin/bench_dispatch"
+
+if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
+    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
+    if [[ -n "$DEB" ]]; then
+        say "building the HIP shim into $HIPNV"
+        bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$WORK/hip-shim-build.log" 2>&1 \
+            || { say "HIP shim build failed"; tail -n 20 "$WORK/hip-shim-build.log" >&2; FAILED=1; }
+    fi
+fi
+if [[ -f "$HIPNV/libamdhip64.so" ]]; then
+    ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so" \
+        run_col anycuda-hip "$DEV/bin/bench_dispatch"
+else
+    say "HIP column skipped: no $HIPNV/libamdhip64.so and no libamdhip64-dev .deb in .device/"
+fi
+if [[ "${BENCH_PYTHON:-1}" != 0 ]] && python3 -c 'import cuda.bindings.driver' 2>/dev/null; then
+    PYTHONUNBUFFERED=1 run_col cuda-python python3 ci/bench/cuda_python_bench.py "$KERNELS"
+fi
+
+# One table: metric rows, a column per program, ratios against the C++ baseline.
+python3 - "$WORK" "$RESULTS/bench.md" "${COLUMNS_[@]}" <<'PY'
+import os, sys
+work, out, cols = sys.argv[1], sys.argv[2], sys.argv[3:]
+data = {}
+for c in cols:
+    d = {}
+    for line in open(os.path.join(work, c + ".out"), errors="replace"):
+        if line.startswith("RESULT "):
+            parts = line.split()
+            if len(parts) >= 3:
+                d[parts[1]] = parts[2]
+    data[c] = d
+rows = [
+    ("call_ns", "cuCtxGetDevice, ns/call", "lower"),
+    ("launch_us", "empty launch (submit N, one sync), µs/launch", "lower"),
+    ("saxpy_ms", "SAXPY 2^26 floats, kernel ms (events)", "lower"),
+    ("h2d_pageable_gbps", "H2D pageable 256 MiB, GB/s", "higher"),
+    ("d2h_pageable_gbps", "D2H pageable 256 MiB, GB/s", "higher"),
+    ("h2d_pinned_gbps", "H2D pinned 256 MiB, GB/s", "higher"),
+    ("d2h_pinned_gbps", "D2H pinned 256 MiB, GB/s", "higher"),
+    ("allocs_call", "heap allocations in the timed call loops", "zero"),
+    ("allocs_launch", "heap allocations in the timed launch loops", "zero"),
+]
+names = {"cpp": "C++ driver API", "anycuda-cuda": "anycuda (cuda)",
+         "anycuda-hip": "anycuda (hip via HIP-on-NVIDIA)", "cuda-python": "cuda-python"}
+head = ["metric"]
+for c in cols:
+    head.append(names.get(c, c))
+    if c != "cpp":
+        head.append(f"ratio {names.get(c, c)} / C++")
+lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+base = data.get("cpp", {})
+for key, label, better in rows:
+    cells = [label]
+    for c in cols:
+        v = data[c].get(key)
+        cells.append(v if v is not None else "—")
+        if c != "cpp":
+            b = base.get(key)
+            try:
+                cells.append(f"{float(v) / float(b):.2f}" if better != "zero" else "")
+            except (TypeError, ValueError, ZeroDivisionError):
+                cells.append("—")
+    lines.append("| " + " | ".join(cells) + " |")
+text = "# anycuda dispatch benchmark\n\n" + "\n".join(lines) + "\n\n" + (
+    "Times: lower is better (ratio > 1 means anycuda is slower); bandwidth: higher is better. "
+    "Medians of BENCH_REPEATS runs after warm-up; cuda-python's call loop uses BENCH_PY_CALLS.\n")
+open(out, "w").write(text)
+print(text)
+PY
+{
+    for c in "${COLUMNS_[@]}"; do printf '\n===== %s =====\n' "$c"; cat "$WORK/$c.out"; done
+} >"$RESULTS/bench.log"
+rm -rf "$WORK"
+say "wrote $RESULTS/bench.md and $RESULTS/bench.log"
+exit "$FAILED"

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Runs the examples and the GPU test suite on a GPU machine, on the CUDA backend and on the HIP
+# backend through HIP's NVIDIA platform (ci/hip-nvidia), and tabulates test x backend.
+#
+# Runs ON the GPU machine (no Rust toolchain, no network needed), from the repository root, with
+# the bundle made on the build machine by `bash ci/bundle-for-gpu.sh` in .device/:
+#   .device/bin/{anycuda,<examples>}  .device/tests/gpu_suite  [.device/libamdhip64-dev_*.deb]
+#
+#   bash ci/gpu-test.sh
+#
+# Environment: OUT (results folder; default ./gpu-results), GPU_TEST_BACKENDS ("cuda hip"),
+# GPU_BUNDLE (the bundle folder; default .device),
+# HIPNV_DIR (where the HIP shim is built; default /tmp/hipnv; an existing libamdhip64.so there is
+# reused unless HIPNV_REBUILD=1).
+# Writes $OUT/gpu-results.md (the table) and $OUT/gpu-test.log (every log, concatenated). Exits 1
+# if anything failed, including a HIP shim that does not build.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DEV="${GPU_BUNDLE:-$ROOT/.device}"
+RESULTS="${OUT:-$ROOT/gpu-results}"
+HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
+LOGS="$(mktemp -d /tmp/gpu-test.XXXXXX)"
+mkdir -p "$RESULTS"
+START=$SECONDS
+
+die() { printf 'gpu-test: error: %s\n' "$*" >&2; exit 2; }
+say() { printf 'gpu-test: %s\n' "$*"; }
+
+[[ -x "$DEV/bin/anycuda" ]] || die "no bundle in $DEV: run 'bash ci/bundle-for-gpu.sh' where Rust is"
+[[ -x "$DEV/tests/gpu_suite" ]] || die "$DEV/tests/gpu_suite missing: rebuild the bundle"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
+    | sed 's/^/gpu-test: GPU: /'
+
+declare -A RESULT   # "row|backend" -> PASS / FAIL / SKIP
+ROWS=()
+add_row() { local r; for r in "${ROWS[@]}"; do [[ "$r" == "$1" ]] && return; done; ROWS+=("$1"); }
+record() { add_row "$1"; RESULT["$1|$2"]="$3"; }
+
+# ---- (a) the HIP shim ------------------------------------------------------------------------
+BACKENDS=(${GPU_TEST_BACKENDS:-cuda hip})
+HIP_NOTE=""
+if [[ " ${BACKENDS[*]} " == *" hip "* ]]; then
+    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
+    if [[ -f "$HIPNV/libamdhip64.so" && "${HIPNV_REBUILD:-0}" != 1 ]]; then
+        say "HIP: reusing $HIPNV/libamdhip64.so (HIPNV_REBUILD=1 rebuilds)"
+    elif [[ -z "$DEB" ]]; then
+        HIP_NOTE="HIP skipped: no libamdhip64-dev_*.deb in .device/ (fetch it with ci/hip-nvidia/fetch-deb.sh before bundling)"
+        say "$HIP_NOTE"
+        BACKENDS=("${BACKENDS[@]/hip}")
+    else
+        say "HIP: building HIP's NVIDIA platform into $HIPNV from $(basename "$DEB") ..."
+        t0=$SECONDS
+        if bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$LOGS/hip-shim-build.log" 2>&1; then
+            say "HIP: shim built in $((SECONDS - t0)) s"
+            record "hip shim build" hip PASS
+        else
+            say "HIP: shim build FAILED (log: gpu-test.log, section hip-shim-build)"
+            tail -n 20 "$LOGS/hip-shim-build.log" | sed 's/^/    /'
+            record "hip shim build" hip FAIL
+            HIP_NOTE="HIP shim build failed: HIP tests not run"
+            BACKENDS=("${BACKENDS[@]/hip}")
+        fi
+    fi
+fi
+read -r -a BACKENDS <<<"${BACKENDS[*]}"
+
+# ---- (b) examples and the suite, per backend -------------------------------------------------
+EXAMPLES=()
+for f in "$DEV"/bin/*; do
+    name="$(basename "$f")"
+    [[ -x "$f" && "$name" != anycuda && "$name" != bench_dispatch ]] && EXAMPLES+=("$name")
+done
+
+run_logged() { # <log> <timeout> <cmd...>: runs with the backend's environment, returns its status
+    local log="$1" limit="$2"; shift 2
+    timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+}
+
+for backend in "${BACKENDS[@]}"; do
+    export ANYCUDA_BACKEND="$backend" ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" \
+        ANYCUDA_BIN="$DEV/bin/anycuda" RUST_BACKTRACE=1
+    if [[ "$backend" == hip ]]; then
+        export ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so"
+    else
+        unset ANYCUDA_HIP_LIBRARY
+    fi
+    say "== backend $backend"
+
+    log="$LOGS/$backend-anycuda-info.log"
+    if run_logged "$log" 60 "$DEV/bin/anycuda" info; then r=PASS; else r=FAIL; fi
+    record "anycuda info" "$backend" "$r"
+    say "  anycuda info: $r"
+
+    for ex in "${EXAMPLES[@]}"; do
+        log="$LOGS/$backend-$ex.log"
+        t0=$SECONDS
+        if run_logged "$log" 120 "$DEV/bin/$ex"; then r=PASS; else r="FAIL"; fi
+        # A skip under ANYCUDA_REQUIRE_GPU=1 is a failure, whatever the exit status.
+        grep -q '^skipped: no GPU' "$log" && r=FAIL
+        record "example $ex" "$backend" "$r"
+        say "  example $ex: $r ($((SECONDS - t0)) s)"
+        [[ "$r" == PASS ]] || tail -n 15 "$log" | sed 's/^/      /'
+    done
+
+    # The suite, one process per test: a crash (a wrong ABI is a segfault) fails only its test.
+    mapfile -t TESTS < <("$DEV/tests/gpu_suite" --list 2>/dev/null | sed -n 's/: test$//p')
+    if ((${#TESTS[@]} == 0)); then
+        record "gpu_suite --list" "$backend" FAIL
+        say "  gpu_suite: no tests listed"
+    fi
+    t0=$SECONDS
+    for t in "${TESTS[@]}"; do
+        log="$LOGS/$backend-gpu_suite-$t.log"
+        if run_logged "$log" 120 "$DEV/tests/gpu_suite" --exact "$t" --nocapture --test-threads=1; then
+            r=PASS
+        else
+            r=FAIL
+        fi
+        grep -q 'SKIP (no GPU)' "$log" && r=FAIL
+        record "gpu_suite::$t" "$backend" "$r"
+        if [[ "$r" != PASS ]]; then
+            say "    gpu_suite::$t: FAILED"
+            grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
+        fi
+    done
+    say "  gpu_suite: ${#TESTS[@]} tests in $((SECONDS - t0)) s"
+done
+unset ANYCUDA_BACKEND ANYCUDA_REQUIRE_GPU ANYCUDA_HIP_LIBRARY
+
+# ---- (c) the table ---------------------------------------------------------------------------
+ALL=(cuda hip)
+TABLE="$RESULTS/gpu-results.md"
+FAILED=0
+{
+    echo "# GPU test results"
+    echo
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1), $((SECONDS - START)) s"
+    [[ -n "$HIP_NOTE" ]] && { echo; echo "$HIP_NOTE"; }
+    echo
+    echo "| test | cuda | hip |"
+    echo "|---|---|---|"
+    for row in "${ROWS[@]}"; do
+        line="| $row |"
+        for b in "${ALL[@]}"; do
+            v="${RESULT["$row|$b"]:-—}"
+            [[ "$v" == FAIL ]] && FAILED=$((FAILED + 1))
+            line+=" $v |"
+        done
+        echo "$line"
+    done
+} >"$TABLE"
+echo
+cat "$TABLE"
+
+{
+    for f in "$LOGS"/*.log; do
+        printf '\n===== %s =====\n' "$(basename "$f" .log)"
+        cat "$f"
+    done
+} >"$RESULTS/gpu-test.log"
+rm -rf "$LOGS"
+echo
+say "wrote $TABLE and $RESULTS/gpu-test.log in $((SECONDS - START)) s"
+if ((FAILED > 0)); then
+    say "$FAILED failure(s)"
+    exit 1
+fi
+say "all passed"

@@ -1,0 +1,285 @@
+//! What anycuda's dispatch costs, measured against the same work through the driver API directly
+//! (ci/bench/baseline.cu, same kernels and methodology; ci/bench.sh runs both and tabulates):
+//!
+//! 1. per-call cost of a trivial call (`cuCtxGetDevice`), ns/call;
+//! 2. submission cost of an empty-kernel launch (N launches, then one stream sync), µs/launch;
+//! 3. SAXPY kernel time with events (2^26 elements), ms;
+//! 4. pageable and pinned H2D / D2H bandwidth (256 MiB), GB/s.
+//!
+//! Each figure is the median of several repeats after a warm-up. A counting global allocator
+//! checks that the timed trivial-call and launch loops allocate nothing (must print 0; exits 1
+//! otherwise). Output lines starting with `RESULT` are what ci/bench.sh reads.
+//!
+//! `ANYCUDA_BACKEND=cuda cargo run --release --example bench_dispatch` (or `hip`).
+//! Environment: BENCH_CALLS (10000000), BENCH_LAUNCHES (100000), BENCH_REPEATS (5).
+
+use anycuda::driver::*;
+use anycuda::rtc::Program;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::error::Error;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Counts every allocation (and reallocation) the process makes.
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        System.alloc_zeroed(l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        System.realloc(p, l, n)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const KERNELS: &str = include_str!("../ci/bench/kernels.cu");
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bench_dispatch: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Res<()> {
+    let sel = match anycuda::backend() {
+        Ok(s) => s,
+        Err(e) => {
+            println!("skipped: no GPU: {e}");
+            return Ok(());
+        }
+    };
+    match anycuda::device_count(sel.backend) {
+        Ok(n) if n > 0 => {}
+        Ok(_) => {
+            println!(
+                "skipped: no GPU: the {} backend reports 0 devices",
+                sel.kind()
+            );
+            return Ok(());
+        }
+        Err(e) => {
+            println!("skipped: no GPU: {e}");
+            return Ok(());
+        }
+    }
+    let backend = sel.backend;
+    let calls = env_num("BENCH_CALLS", 10_000_000);
+    let launches = env_num("BENCH_LAUNCHES", 100_000);
+    let repeats = env_num("BENCH_REPEATS", 5).max(1);
+    println!("anycuda bench: backend {} ({})", sel.kind(), sel.reason);
+    println!("RESULT backend {}", sel.kind());
+    let mut alloc_failures = Vec::new();
+    unsafe {
+        cuInit(0).result()?;
+        let mut dev: CUdevice = 0;
+        cuDeviceGet(&mut dev, 0).result()?;
+        let mut ctx: CUcontext = null_mut();
+        cuDevicePrimaryCtxRetain(&mut ctx, dev).result()?;
+        cuCtxSetCurrent(ctx).result()?;
+        let arch = backend.device_arch(dev)?;
+        let mut prog = Program::new(backend, KERNELS, "kernels.cu", &[])?;
+        prog.compile(&[&format!("--gpu-architecture={arch}")])?;
+        let mut code = prog.ptx()?;
+        code.push(0);
+        let mut module: CUmodule = null_mut();
+        cuModuleLoadData(&mut module, code.as_ptr().cast()).result()?;
+        let (mut empty, mut saxpy): (CUfunction, CUfunction) = (null_mut(), null_mut());
+        cuModuleGetFunction(&mut empty, module, c"empty".as_ptr()).result()?;
+        cuModuleGetFunction(&mut saxpy, module, c"saxpy".as_ptr()).result()?;
+        println!("device 0: {arch}; calls {calls}, launches {launches}, repeats {repeats}");
+
+        // 1. Trivial call.
+        let mut d: CUdevice = 0;
+        for _ in 0..100_000 {
+            cuCtxGetDevice(&mut d).result()?;
+        }
+        let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
+        let before = ALLOCS.load(Relaxed);
+        for _ in 0..repeats {
+            let t = Instant::now();
+            for _ in 0..calls {
+                let r = cuCtxGetDevice(&mut d);
+                if r != CUresult::CUDA_SUCCESS {
+                    return Err(format!("cuCtxGetDevice: {r:?}").into());
+                }
+            }
+            samples.push(t.elapsed().as_nanos() as f64 / calls as f64);
+        }
+        let allocs = ALLOCS.load(Relaxed) - before;
+        let ns = median(samples);
+        println!("cuCtxGetDevice: {ns:.2} ns/call (heap allocations in the loop: {allocs})");
+        println!("RESULT call_ns {ns:.3}");
+        println!("RESULT allocs_call {allocs}");
+        if allocs != 0 {
+            alloc_failures.push(format!("{allocs} allocations in the trivial-call loop"));
+        }
+
+        // 2. Empty-kernel launches on one stream, one sync at the end.
+        let mut stream: CUstream = null_mut();
+        cuStreamCreate(&mut stream, CUstream_flags::CU_STREAM_NON_BLOCKING.0).result()?;
+        for _ in 0..1000 {
+            cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, stream, null_mut(), null_mut()).result()?;
+        }
+        cuStreamSynchronize(stream).result()?;
+        let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
+        let before = ALLOCS.load(Relaxed);
+        for _ in 0..repeats {
+            let t = Instant::now();
+            for _ in 0..launches {
+                let r = cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, stream, null_mut(), null_mut());
+                if r != CUresult::CUDA_SUCCESS {
+                    return Err(format!("cuLaunchKernel: {r:?}").into());
+                }
+            }
+            let r = cuStreamSynchronize(stream);
+            if r != CUresult::CUDA_SUCCESS {
+                return Err(format!("cuStreamSynchronize: {r:?}").into());
+            }
+            samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
+        }
+        let allocs = ALLOCS.load(Relaxed) - before;
+        let us = median(samples);
+        println!("empty launch: {us:.3} us/launch (heap allocations in the loop: {allocs})");
+        println!("RESULT launch_us {us:.4}");
+        println!("RESULT allocs_launch {allocs}");
+        if allocs != 0 {
+            alloc_failures.push(format!("{allocs} allocations in the launch loop"));
+        }
+
+        // 3. SAXPY, timed with events.
+        let n: u32 = 1 << 26;
+        let bytes = n as usize * 4;
+        let (mut x, mut y) = (0, 0);
+        cuMemAlloc(&mut x, bytes).result()?;
+        cuMemAlloc(&mut y, bytes).result()?;
+        cuMemsetD32(x, 1.0f32.to_bits(), n as usize).result()?;
+        cuMemsetD32(y, 2.0f32.to_bits(), n as usize).result()?;
+        let (mut e0, mut e1): (CUevent, CUevent) = (null_mut(), null_mut());
+        cuEventCreate(&mut e0, 0).result()?;
+        cuEventCreate(&mut e1, 0).result()?;
+        let mut a = 0.5f32;
+        let mut nn = n;
+        let mut args: [*mut c_void; 4] = [
+            (&mut a as *mut f32).cast(),
+            (&mut x as *mut CUdeviceptr).cast(),
+            (&mut y as *mut CUdeviceptr).cast(),
+            (&mut nn as *mut u32).cast(),
+        ];
+        let block = 256u32;
+        let grid = n.div_ceil(block);
+        let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
+        for i in 0..repeats * 2 + 2 {
+            cuEventRecord(e0, stream).result()?;
+            cuLaunchKernel(
+                saxpy,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                stream,
+                args.as_mut_ptr(),
+                null_mut(),
+            )
+            .result()?;
+            cuEventRecord(e1, stream).result()?;
+            cuEventSynchronize(e1).result()?;
+            let mut ms = 0f32;
+            cuEventElapsedTime(&mut ms, e0, e1).result()?;
+            if i >= 2 {
+                samples.push(f64::from(ms)); // the first two are warm-up
+            }
+        }
+        let ms = median(samples);
+        println!(
+            "saxpy 2^26: {ms:.4} ms ({:.0} GB/s effective)",
+            3.0 * bytes as f64 / (ms / 1e3) / 1e9
+        );
+        println!("RESULT saxpy_ms {ms:.5}");
+        cuMemFree(x).result()?;
+        cuMemFree(y).result()?;
+
+        // 4. Bandwidth: synchronous copies, host clock around copy + context sync.
+        let size = 256usize << 20;
+        let mut dbuf = 0;
+        cuMemAlloc(&mut dbuf, size).result()?;
+        let mut pageable = vec![1u8; size];
+        let mut pinned: *mut c_void = null_mut();
+        cuMemAllocHost(&mut pinned, size).result()?;
+        std::ptr::write_bytes(pinned.cast::<u8>(), 1, size);
+        let cases: [(&str, *mut c_void, bool); 4] = [
+            ("h2d_pageable", pageable.as_mut_ptr().cast(), true),
+            ("d2h_pageable", pageable.as_mut_ptr().cast(), false),
+            ("h2d_pinned", pinned, true),
+            ("d2h_pinned", pinned, false),
+        ];
+        for (name, host, h2d) in cases {
+            let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
+            for i in 0..repeats + 1 {
+                let t = Instant::now();
+                if h2d {
+                    cuMemcpyHtoD(dbuf, host, size).result()?;
+                } else {
+                    cuMemcpyDtoH(host, dbuf, size).result()?;
+                }
+                cuCtxSynchronize().result()?;
+                let s = t.elapsed().as_secs_f64();
+                if i > 0 {
+                    samples.push(size as f64 / s / 1e9);
+                }
+            }
+            let gbps = median(samples);
+            println!("{name}: {gbps:.2} GB/s");
+            println!("RESULT {name}_gbps {gbps:.3}");
+        }
+        cuMemFreeHost(pinned).result()?;
+        cuMemFree(dbuf).result()?;
+        cuEventDestroy(e0).result()?;
+        cuEventDestroy(e1).result()?;
+        cuStreamDestroy(stream).result()?;
+        cuModuleUnload(module).result()?;
+        cuDevicePrimaryCtxRelease(dev).result()?;
+    }
+    if !alloc_failures.is_empty() {
+        return Err(alloc_failures.join("; ").into());
+    }
+    Ok(())
+}
