@@ -3,13 +3,18 @@
 # GPU machine: the C++ baseline (ci/bench/baseline.cu, built here with nvcc), anycuda on the CUDA
 # backend and on the HIP backend (HIP's NVIDIA platform, ci/hip-nvidia), and cuda-python when it
 # is installed. All use ci/bench/kernels.cu compiled with NVRTC and the same methodology.
+# With the HIP library, a second C++ baseline (ci/bench/baseline_hip.cpp, built here with g++,
+# dlopens the same libamdhip64.so) times hipCtxGetDevice and hipModuleLaunchKernel directly, so
+# the table separates HIP-on-NVIDIA's own wrapper cost (C++ (hip) / C++) from anycuda's dispatch
+# (anycuda (hip) / C++ (hip)).
 #
 # Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh in
 # .device/ (needs .device/bin/bench_dispatch):
 #   bash ci/bench.sh
 # Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_REPEATS (passed
 # to every program), HIPNV_DIR (default /tmp/hipnv; built with ci/hip-nvidia/build.sh if missing
-# and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out.
+# and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out, CXX (default g++; nvcc
+# if there is no g++) for the HIP baseline.
 # Prints a markdown table (also $OUT/bench.md; raw output in $OUT/bench.log). Exits 1 if a
 # program failed (including a non-zero allocation count in the anycuda loops).
 set -uo pipefail
@@ -57,7 +62,22 @@ if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
     fi
 fi
 if [[ -f "$HIPNV/libamdhip64.so" ]]; then
-    ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so" \
+    HIPLIB="$HIPNV/libamdhip64.so"
+    # The same library, called directly from C++ (dlopen; no HIP headers, no link to CUDA).
+    CXX_="${CXX:-}"
+    if [[ -z "$CXX_" ]]; then
+        if command -v g++ >/dev/null; then CXX_=g++; else CXX_=nvcc; fi
+    fi
+    say "building the C++ HIP baseline with $CXX_"
+    if "$CXX_" -O2 -std=c++17 -o "$WORK/baseline_hip" ci/bench/baseline_hip.cpp -ldl \
+            >"$WORK/baseline_hip-build.log" 2>&1; then
+        ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col cpp-hip "$WORK/baseline_hip" "$KERNELS" "$HIPLIB"
+    else
+        cat "$WORK/baseline_hip-build.log" >&2
+        say "error: the C++ HIP baseline does not build: its column is left out"
+        FAILED=1
+    fi
+    ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPLIB" \
         run_col anycuda-hip "$DEV/bin/bench_dispatch"
 else
     say "HIP column skipped: no $HIPNV/libamdhip64.so and no libamdhip64-dev .deb in .device/"
@@ -66,7 +86,8 @@ if [[ "${BENCH_PYTHON:-1}" != 0 ]] && python3 -c 'import cuda.bindings.driver' 2
     PYTHONUNBUFFERED=1 run_col cuda-python python3 ci/bench/cuda_python_bench.py "$KERNELS"
 fi
 
-# One table: metric rows, a column per program, ratios against the C++ baseline.
+# One table: metric rows, a column per program, ratios against the C++ baseline; anycuda (hip)
+# also against the C++ HIP baseline (same libamdhip64.so), when that ran.
 python3 - "$WORK" "$RESULTS/bench.md" "${COLUMNS_[@]}" <<'PY'
 import os, sys
 work, out, cols = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -90,30 +111,46 @@ rows = [
     ("allocs_call", "heap allocations in the timed call loops", "zero"),
     ("allocs_launch", "heap allocations in the timed launch loops", "zero"),
 ]
+# Column headers, and the short names the ratio headers use.
 names = {"cpp": "C++ driver API", "anycuda-cuda": "anycuda (cuda)",
+         "cpp-hip": "C++ via the same HIP library",
          "anycuda-hip": "anycuda (hip via HIP-on-NVIDIA)", "cuda-python": "cuda-python"}
+short = {"cpp": "C++", "anycuda-cuda": "anycuda (cuda)", "cpp-hip": "C++ (hip)",
+         "anycuda-hip": "anycuda (hip)", "cuda-python": "cuda-python"}
+# Extra baselines: column -> the column it is also compared with.
+extra = {"anycuda-hip": "cpp-hip"}
+def bases(c):
+    out = [] if c == "cpp" else ["cpp"]
+    if c in extra and extra[c] in data:
+        out.append(extra[c])
+    return out
 head = ["metric"]
 for c in cols:
     head.append(names.get(c, c))
-    if c != "cpp":
-        head.append(f"ratio {names.get(c, c)} / C++")
+    for b in bases(c):
+        head.append(f"ratio {short.get(c, c)} / {short.get(b, b)}")
 lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-base = data.get("cpp", {})
 for key, label, better in rows:
     cells = [label]
     for c in cols:
         v = data[c].get(key)
         cells.append(v if v is not None else "—")
-        if c != "cpp":
-            b = base.get(key)
+        for b in bases(c):
             try:
-                cells.append(f"{float(v) / float(b):.2f}" if better != "zero" else "")
+                cells.append(f"{float(v) / float(data.get(b, {}).get(key)):.2f}"
+                             if better != "zero" else "")
             except (TypeError, ValueError, ZeroDivisionError):
                 cells.append("—")
     lines.append("| " + " | ".join(cells) + " |")
-text = "# anycuda dispatch benchmark\n\n" + "\n".join(lines) + "\n\n" + (
-    "Times: lower is better (ratio > 1 means anycuda is slower); bandwidth: higher is better. "
-    "Medians of BENCH_REPEATS runs after warm-up; cuda-python's call loop uses BENCH_PY_CALLS.\n")
+notes = ("Times: lower is better (ratio > 1 means the first is slower); bandwidth: higher is "
+         "better. Medians of BENCH_REPEATS runs after warm-up; cuda-python's call loop uses "
+         "BENCH_PY_CALLS.")
+if "cpp-hip" in data:
+    notes += (" C++ (hip) calls the libamdhip64.so that anycuda (hip) loads, directly: "
+              "hipCtxGetDevice and hipModuleLaunchKernel (what anycuda (hip) calls for "
+              "cuCtxGetDevice and cuLaunchKernel there); C++ (hip) / C++ is HIP-on-NVIDIA's own "
+              "wrapper cost, anycuda (hip) / C++ (hip) is anycuda's dispatch on top of it.")
+text = "# anycuda dispatch benchmark\n\n" + "\n".join(lines) + "\n\n" + notes + "\n"
 open(out, "w").write(text)
 print(text)
 PY
