@@ -10,12 +10,12 @@
 
 use anycuda::driver::*;
 use anycuda::rtc::Program;
-use std::error::Error;
 use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
 use std::ptr::null_mut;
 
-type Res<T> = Result<T, Box<dyn Error>>;
+mod common;
+use common::{device_or_skip, Res};
 
 const SRC: &str = r#"
 struct testStruct { int a; float b; double c; };
@@ -49,35 +49,6 @@ struct Packed {
     pf: CUdeviceptr,
     s: TestStruct,
     ps: CUdeviceptr,
-}
-
-/// The active backend, or `None` (after printing why) when there is no device to run on.
-fn device_or_skip() -> Res<Option<anycuda::Backend>> {
-    let require = std::env::var("ANYCUDA_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let sel = match anycuda::backend() {
-        Ok(s) => s,
-        Err(e @ anycuda::SelectError::NothingUsable(_)) if !require => {
-            println!("skipped: no GPU: {e}");
-            return Ok(None);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    println!("backend: {} ({})", sel.kind(), sel.reason);
-    match anycuda::device_count(sel.backend) {
-        Ok(n) if n > 0 => Ok(Some(sel.backend)),
-        Ok(_) if !require => {
-            println!(
-                "skipped: no GPU: the {} backend reports 0 devices",
-                sel.kind()
-            );
-            Ok(None)
-        }
-        Err(e) if !require => {
-            println!("skipped: no GPU: {e}");
-            Ok(None)
-        }
-        other => Err(format!("ANYCUDA_REQUIRE_GPU=1 but no device: {other:?}").into()),
-    }
 }
 
 fn main() {

@@ -11,7 +11,6 @@
 
 use anycuda::driver::*;
 use anycuda::nvrtc::*;
-use std::error::Error;
 use std::ffi::{c_void, CStr, CString};
 use std::ptr::{null, null_mut};
 
@@ -27,36 +26,8 @@ void saxpy(float a, float *x, float *y, float *out, size_t n)
 const NUM_THREADS: u32 = 512; // threads per block
 const NUM_BLOCKS: u32 = 32768; // blocks per grid
 
-type Res<T> = Result<T, Box<dyn Error>>;
-
-/// The active backend, or `None` (after printing why) when there is no device to run on.
-fn device_or_skip() -> Res<Option<anycuda::Backend>> {
-    let require = std::env::var("ANYCUDA_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let sel = match anycuda::backend() {
-        Ok(s) => s,
-        Err(e @ anycuda::SelectError::NothingUsable(_)) if !require => {
-            println!("skipped: no GPU: {e}");
-            return Ok(None);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    println!("backend: {} ({})", sel.kind(), sel.reason);
-    match anycuda::device_count(sel.backend) {
-        Ok(n) if n > 0 => Ok(Some(sel.backend)),
-        Ok(_) if !require => {
-            println!(
-                "skipped: no GPU: the {} backend reports 0 devices",
-                sel.kind()
-            );
-            Ok(None)
-        }
-        Err(e) if !require => {
-            println!("skipped: no GPU: {e}");
-            Ok(None)
-        }
-        other => Err(format!("ANYCUDA_REQUIRE_GPU=1 but no device: {other:?}").into()),
-    }
-}
+mod common;
+use common::{device_or_skip, Res};
 
 fn compile(arch: &str) -> Res<Vec<u8>> {
     let arch_opt = CString::new(format!("--gpu-architecture={arch}"))?;

@@ -120,6 +120,30 @@ fn code(r: Result<(), CUresult>) -> CUresult {
     r.err().unwrap_or(CUresult::CUDA_SUCCESS)
 }
 
+/// `cuInit`: `hipInit`, except that ROCm reports a machine without a GPU as
+/// `hipErrorInvalidDevice`, where CUDA's answer is `CUDA_ERROR_NO_DEVICE`; and `Flags` must be 0
+/// as on CUDA.
+pub(crate) unsafe fn cuInit(b: &HipBackend, Flags: c_uint) -> CUresult {
+    let init = drv_fn!(b, hipInit);
+    if Flags != 0 {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: hipInit takes its flags by value.
+    let r = b.cu(unsafe { init(Flags) });
+    if r != CUresult::CUDA_ERROR_INVALID_DEVICE {
+        return r;
+    }
+    let count = drv_fn!(b, hipGetDeviceCount);
+    let mut n: c_int = 0;
+    // SAFETY: valid out-pointer.
+    let counted = unsafe { count(&mut n) };
+    if counted != HIP_SUCCESS || n == 0 {
+        CUresult::CUDA_ERROR_NO_DEVICE
+    } else {
+        r
+    }
+}
+
 /// `cuCtxCreate` (CUDA 13, `cuCtxCreate_v4`). `ctxCreateParams` may be NULL; execution-affinity
 /// and CIG parameters have no HIP counterpart (`CUDA_ERROR_NOT_SUPPORTED`). Flags go through the
 /// `cu_ctx_flags` table. On AMD the new context is pushed on anycuda's per-thread stack and its

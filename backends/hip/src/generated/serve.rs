@@ -339,6 +339,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::cuCtxSetCurrent(self, ctx) }
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuCtxSetFlags(
+        &self,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuCtxSetFlags(self, flags) }
+    }
     /// `cuCtxSetLimit` → `hipDeviceSetLimit`.
     unsafe fn cuCtxSetLimit(
         &self,
@@ -630,6 +637,32 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(pciBusId, len, dev as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuDeviceGetProperties(
+        &self,
+        prop: *mut anycuda_api::driver::CUdevprop,
+        dev: anycuda_api::driver::CUdevice,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuDeviceGetProperties(self, prop, dev) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuDeviceGetTexture1DLinearMaxWidth(
+        &self,
+        maxWidthInElements: *mut usize,
+        format: anycuda_api::driver::CUarray_format,
+        numChannels: ::core::ffi::c_uint,
+        dev: anycuda_api::driver::CUdevice,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuDeviceGetTexture1DLinearMaxWidth(
+                self,
+                maxWidthInElements,
+                format,
+                numChannels,
+                dev,
+            )
+        }
     }
     /// `cuDeviceGetUuid` → `hipDeviceGetUuid`.
     unsafe fn cuDeviceGetUuid(
@@ -958,6 +991,64 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pi, h_attrib, hfunc as _) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncIsLoaded(
+        &self,
+        state: *mut anycuda_api::driver::CUfunctionLoadingState,
+        function: anycuda_api::driver::CUfunction,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncIsLoaded(self, state, function) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncLoad(
+        &self,
+        function: anycuda_api::driver::CUfunction,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncLoad(self, function) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncSetAttribute(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        attrib: anycuda_api::driver::CUfunction_attribute,
+        value: ::core::ffi::c_int,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncSetAttribute(self, hfunc, attrib, value) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncSetBlockShape(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        x: ::core::ffi::c_int,
+        y: ::core::ffi::c_int,
+        z: ::core::ffi::c_int,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncSetBlockShape(self, hfunc, x, y, z) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncSetCacheConfig(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        config: anycuda_api::driver::CUfunc_cache,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncSetCacheConfig(self, hfunc, config) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncSetSharedMemConfig(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        config: anycuda_api::driver::CUsharedconfig,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncSetSharedMemConfig(self, hfunc, config) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuFuncSetSharedSize(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        bytes: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuFuncSetSharedSize(self, hfunc, bytes) }
+    }
     /// `cuGraphAddBatchMemOpNode` → `hipGraphAddBatchMemOpNode`.
     unsafe fn cuGraphAddBatchMemOpNode(
         &self,
@@ -1009,6 +1100,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphAddDependencies(
+        &self,
+        hGraph: anycuda_api::driver::CUgraph,
+        from: *const anycuda_api::driver::CUgraphNode,
+        to: *const anycuda_api::driver::CUgraphNode,
+        edgeData: *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphAddDependencies(
+                self,
+                hGraph,
+                from,
+                to,
+                edgeData,
+                numDependencies,
+            )
+        }
     }
     /// `cuGraphAddEmptyNode` → `hipGraphAddEmptyNode`.
     unsafe fn cuGraphAddEmptyNode(
@@ -1159,6 +1270,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphAddMemAllocNode(
+        &self,
+        phGraphNode: *mut anycuda_api::driver::CUgraphNode,
+        hGraph: anycuda_api::driver::CUgraph,
+        dependencies: *const anycuda_api::driver::CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphAddMemAllocNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                nodeParams,
+            )
+        }
+    }
     /// `cuGraphAddMemFreeNode` → `hipDrvGraphAddMemFreeNode`.
     unsafe fn cuGraphAddMemFreeNode(
         &self,
@@ -1184,6 +1315,28 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphAddMemcpyNode(
+        &self,
+        phGraphNode: *mut anycuda_api::driver::CUgraphNode,
+        hGraph: anycuda_api::driver::CUgraph,
+        dependencies: *const anycuda_api::driver::CUgraphNode,
+        numDependencies: usize,
+        copyParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
+        ctx: anycuda_api::driver::CUcontext,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphAddMemcpyNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                copyParams,
+                ctx,
+            )
+        }
     }
     /// `cuGraphAddMemsetNode` → `hipDrvGraphAddMemsetNode`.
     unsafe fn cuGraphAddMemsetNode(
@@ -1541,6 +1694,24 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, nodeParams as _) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphExecMemcpyNodeSetParams(
+        &self,
+        hGraphExec: anycuda_api::driver::CUgraphExec,
+        hNode: anycuda_api::driver::CUgraphNode,
+        copyParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
+        ctx: anycuda_api::driver::CUcontext,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphExecMemcpyNodeSetParams(
+                self,
+                hGraphExec,
+                hNode,
+                copyParams,
+                ctx,
+            )
+        }
+    }
     /// `cuGraphExecMemsetNodeSetParams` → `hipDrvGraphExecMemsetNodeSetParams`.
     unsafe fn cuGraphExecMemsetNodeSetParams(
         &self,
@@ -1564,6 +1735,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             };
             self.cu(hip_r)
         }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphExecUpdate(
+        &self,
+        hGraphExec: anycuda_api::driver::CUgraphExec,
+        hGraph: anycuda_api::driver::CUgraph,
+        resultInfo: *mut anycuda_api::driver::CUgraphExecUpdateResultInfo,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo) }
     }
     /// `cuGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
     unsafe fn cuGraphExternalSemaphoresSignalNodeGetParams(
@@ -1624,6 +1804,19 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(hNode as _, nodeParams as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphGetEdges(
+        &self,
+        hGraph: anycuda_api::driver::CUgraph,
+        from: *mut anycuda_api::driver::CUgraphNode,
+        to: *mut anycuda_api::driver::CUgraphNode,
+        edgeData: *mut anycuda_api::driver::CUgraphEdgeData,
+        numEdges: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphGetEdges(self, hGraph, from, to, edgeData, numEdges)
+        }
     }
     /// `cuGraphGetNodes` → `hipGraphGetNodes`.
     unsafe fn cuGraphGetNodes(
@@ -1719,6 +1912,22 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(phGraphExec as _, hGraph as _, flags) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphInstantiateWithParams(
+        &self,
+        phGraphExec: *mut anycuda_api::driver::CUgraphExec,
+        hGraph: anycuda_api::driver::CUgraph,
+        instantiateParams: *mut anycuda_api::driver::CUDA_GRAPH_INSTANTIATE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphInstantiateWithParams(
+                self,
+                phGraphExec,
+                hGraph,
+                instantiateParams,
+            )
+        }
+    }
     /// `cuGraphKernelNodeCopyAttributes` → `hipGraphKernelNodeCopyAttributes`.
     unsafe fn cuGraphKernelNodeCopyAttributes(
         &self,
@@ -1754,6 +1963,54 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemAllocNodeGetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        params_out: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemAllocNodeGetParams(self, hNode, params_out) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemFreeNodeGetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        dptr_out: *mut anycuda_api::driver::CUdeviceptr,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemcpyNodeGetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *mut anycuda_api::driver::CUDA_MEMCPY3D,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemcpyNodeSetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemsetNodeGetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *mut anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemsetNodeGetParams(self, hNode, nodeParams) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphMemsetNodeSetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *const anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuGraphMemsetNodeSetParams(self, hNode, nodeParams) }
+    }
     /// `cuGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     unsafe fn cuGraphNodeFindInClone(
         &self,
@@ -1769,6 +2026,42 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(phNode as _, hOriginalNode as _, hClonedGraph as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphNodeGetDependencies(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        dependencies: *mut anycuda_api::driver::CUgraphNode,
+        edgeData: *mut anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphNodeGetDependencies(
+                self,
+                hNode,
+                dependencies,
+                edgeData,
+                numDependencies,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphNodeGetDependentNodes(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        dependentNodes: *mut anycuda_api::driver::CUgraphNode,
+        edgeData: *mut anycuda_api::driver::CUgraphEdgeData,
+        numDependentNodes: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphNodeGetDependentNodes(
+                self,
+                hNode,
+                dependentNodes,
+                edgeData,
+                numDependentNodes,
+            )
+        }
     }
     /// `cuGraphNodeGetEnabled` → `hipGraphNodeGetEnabled`.
     unsafe fn cuGraphNodeGetEnabled(
@@ -1846,6 +2139,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(graph as _, object as _, count) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuGraphRemoveDependencies(
+        &self,
+        hGraph: anycuda_api::driver::CUgraph,
+        from: *const anycuda_api::driver::CUgraphNode,
+        to: *const anycuda_api::driver::CUgraphNode,
+        edgeData: *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuGraphRemoveDependencies(
+                self,
+                hGraph,
+                from,
+                to,
+                edgeData,
+                numDependencies,
+            )
+        }
     }
     /// `cuGraphRetainUserObject` → `hipGraphRetainUserObject`.
     unsafe fn cuGraphRetainUserObject(
@@ -1995,22 +2308,12 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
         }
     }
-    /// `cuInit` → `hipInit`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuInit(
         &self,
         Flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipInit else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        if Flags != 0 {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
-        }
-        let hip_r = unsafe { hip_f(Flags) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::cuInit(self, Flags) }
     }
     /// `cuIpcCloseMemHandle` → `hipIpcCloseMemHandle`.
     unsafe fn cuIpcCloseMemHandle(
@@ -2212,6 +2515,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLaunch(
+        &self,
+        f: anycuda_api::driver::CUfunction,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuLaunch(self, f) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuLaunchCooperativeKernel(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2239,6 +2549,27 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 hStream,
                 kernelParams,
             )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLaunchGrid(
+        &self,
+        f: anycuda_api::driver::CUfunction,
+        grid_width: ::core::ffi::c_int,
+        grid_height: ::core::ffi::c_int,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuLaunchGrid(self, f, grid_width, grid_height) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLaunchGridAsync(
+        &self,
+        f: anycuda_api::driver::CUfunction,
+        grid_width: ::core::ffi::c_int,
+        grid_height: ::core::ffi::c_int,
+        hStream: anycuda_api::driver::CUstream,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuLaunchGridAsync(self, f, grid_width, grid_height, hStream)
         }
     }
     /// `cuLaunchHostFunc` → `hipLaunchHostFunc`.
@@ -2391,6 +2722,54 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(library as _) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLinkAddData(
+        &self,
+        state: anycuda_api::driver::CUlinkState,
+        type_: anycuda_api::driver::CUjitInputType,
+        data: *mut ::core::ffi::c_void,
+        size: usize,
+        name: *const ::core::ffi::c_char,
+        numOptions: ::core::ffi::c_uint,
+        options: *mut anycuda_api::driver::CUjit_option,
+        optionValues: *mut *mut ::core::ffi::c_void,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuLinkAddData(
+                self,
+                state,
+                type_,
+                data,
+                size,
+                name,
+                numOptions,
+                options,
+                optionValues,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLinkAddFile(
+        &self,
+        state: anycuda_api::driver::CUlinkState,
+        type_: anycuda_api::driver::CUjitInputType,
+        path: *const ::core::ffi::c_char,
+        numOptions: ::core::ffi::c_uint,
+        options: *mut anycuda_api::driver::CUjit_option,
+        optionValues: *mut *mut ::core::ffi::c_void,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuLinkAddFile(
+                self,
+                state,
+                type_,
+                path,
+                numOptions,
+                options,
+                optionValues,
+            )
+        }
+    }
     /// `cuLinkComplete` → `hipLinkComplete`.
     unsafe fn cuLinkComplete(
         &self,
@@ -2406,6 +2785,18 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(state as _, cubinOut, sizeOut) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuLinkCreate(
+        &self,
+        numOptions: ::core::ffi::c_uint,
+        options: *mut anycuda_api::driver::CUjit_option,
+        optionValues: *mut *mut ::core::ffi::c_void,
+        stateOut: *mut anycuda_api::driver::CUlinkState,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuLinkCreate(self, numOptions, options, optionValues, stateOut)
+        }
     }
     /// `cuLinkDestroy` → `hipLinkDestroy`.
     unsafe fn cuLinkDestroy(
@@ -2458,6 +2849,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(ptr as _, size, alignment, addr as usize as _, flags)
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemAdvise(
+        &self,
+        devPtr: anycuda_api::driver::CUdeviceptr,
+        count: usize,
+        advice: anycuda_api::driver::CUmem_advise,
+        location: anycuda_api::driver::CUmemLocation,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemAdvise(self, devPtr, count, advice, location) }
     }
     /// `cuMemAlloc` → `hipMalloc`.
     unsafe fn cuMemAlloc(
@@ -2578,6 +2979,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(dptr as _, pPitch, WidthInBytes, Height, ElementSizeBytes)
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemCreate(
+        &self,
+        handle: *mut anycuda_api::driver::CUmemGenericAllocationHandle,
+        size: usize,
+        prop: *const anycuda_api::driver::CUmemAllocationProp,
+        flags: ::core::ffi::c_ulonglong,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemCreate(self, handle, size, prop, flags) }
     }
     /// `cuMemDiscardAndPrefetchBatchAsync` → `hipDrvMemDiscardAndPrefetchBatchAsync`.
     unsafe fn cuMemDiscardAndPrefetchBatchAsync(
@@ -2755,6 +3166,36 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(pbase as _, psize, dptr as usize as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemGetAllocationGranularity(
+        &self,
+        granularity: *mut usize,
+        prop: *const anycuda_api::driver::CUmemAllocationProp,
+        option: anycuda_api::driver::CUmemAllocationGranularity_flags,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuMemGetAllocationGranularity(self, granularity, prop, option)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemGetAllocationPropertiesFromHandle(
+        &self,
+        prop: *mut anycuda_api::driver::CUmemAllocationProp,
+        handle: anycuda_api::driver::CUmemGenericAllocationHandle,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuMemGetAllocationPropertiesFromHandle(self, prop, handle)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemGetDefaultMemPool(
+        &self,
+        pool_out: *mut anycuda_api::driver::CUmemoryPool,
+        location: *mut anycuda_api::driver::CUmemLocation,
+        type_: anycuda_api::driver::CUmemAllocationType,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemGetDefaultMemPool(self, pool_out, location, type_) }
     }
     /// `cuMemGetHandleForAddressRange` → `hipMemGetHandleForAddressRange`.
     unsafe fn cuMemGetHandleForAddressRange(
@@ -2992,6 +3433,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemPoolCreate(
+        &self,
+        pool: *mut anycuda_api::driver::CUmemoryPool,
+        poolProps: *const anycuda_api::driver::CUmemPoolProps,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemPoolCreate(self, pool, poolProps) }
+    }
     /// `cuMemPoolDestroy` → `hipMemPoolDestroy`.
     unsafe fn cuMemPoolDestroy(
         &self,
@@ -3214,6 +3663,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pool as _, minBytesToKeep) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemPrefetchAsync(
+        &self,
+        devPtr: anycuda_api::driver::CUdeviceptr,
+        count: usize,
+        location: anycuda_api::driver::CUmemLocation,
+        flags: ::core::ffi::c_uint,
+        hStream: anycuda_api::driver::CUstream,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuMemPrefetchAsync(
+                self,
+                devPtr,
+                count,
+                location,
+                flags,
+                hStream,
+            )
+        }
+    }
     /// `cuMemPrefetchBatchAsync` → `hipMemPrefetchBatchAsync`.
     unsafe fn cuMemPrefetchBatchAsync(
         &self,
@@ -3397,6 +3866,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpy(
+        &self,
+        dst: anycuda_api::driver::CUdeviceptr,
+        src: anycuda_api::driver::CUdeviceptr,
+        ByteCount: usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemcpy(self, dst, src, ByteCount) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemcpy2D(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
@@ -3432,6 +3910,31 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::cuMemcpy3DAsync(self, pCopy, hStream) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpy3DPeer(
+        &self,
+        pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemcpy3DPeer(self, pCopy) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpy3DPeerAsync(
+        &self,
+        pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
+        hStream: anycuda_api::driver::CUstream,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpyAsync(
+        &self,
+        dst: anycuda_api::driver::CUdeviceptr,
+        src: anycuda_api::driver::CUdeviceptr,
+        ByteCount: usize,
+        hStream: anycuda_api::driver::CUstream,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuMemcpyAsync(self, dst, src, ByteCount, hStream) }
     }
     /// `cuMemcpyAtoA` → `hipMemcpyAtoA`.
     unsafe fn cuMemcpyAtoA(
@@ -3698,6 +4201,48 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpyPeer(
+        &self,
+        dstDevice: anycuda_api::driver::CUdeviceptr,
+        dstContext: anycuda_api::driver::CUcontext,
+        srcDevice: anycuda_api::driver::CUdeviceptr,
+        srcContext: anycuda_api::driver::CUcontext,
+        ByteCount: usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuMemcpyPeer(
+                self,
+                dstDevice,
+                dstContext,
+                srcDevice,
+                srcContext,
+                ByteCount,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuMemcpyPeerAsync(
+        &self,
+        dstDevice: anycuda_api::driver::CUdeviceptr,
+        dstContext: anycuda_api::driver::CUcontext,
+        srcDevice: anycuda_api::driver::CUdeviceptr,
+        srcContext: anycuda_api::driver::CUcontext,
+        ByteCount: usize,
+        hStream: anycuda_api::driver::CUstream,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuMemcpyPeerAsync(
+                self,
+                dstDevice,
+                dstContext,
+                srcDevice,
+                srcContext,
+                ByteCount,
+                hStream,
+            )
+        }
     }
     /// `cuMemsetD16` → `hipMemsetD16`.
     unsafe fn cuMemsetD16(
@@ -4074,6 +4619,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(dptr as _, bytes, hmod as _, name) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuModuleGetLoadingMode(
+        &self,
+        mode: *mut anycuda_api::driver::CUmoduleLoadingMode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuModuleGetLoadingMode(self, mode) }
+    }
     /// `cuModuleGetTexRef` → `hipModuleGetTexRef`.
     unsafe fn cuModuleGetTexRef(
         &self,
@@ -4119,6 +4671,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(module as _, image) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuModuleLoadDataEx(
+        &self,
+        module: *mut anycuda_api::driver::CUmodule,
+        image: *const ::core::ffi::c_void,
+        numOptions: ::core::ffi::c_uint,
+        options: *mut anycuda_api::driver::CUjit_option,
+        optionValues: *mut *mut ::core::ffi::c_void,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuModuleLoadDataEx(
+                self,
+                module,
+                image,
+                numOptions,
+                options,
+                optionValues,
+            )
+        }
     }
     /// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`.
     unsafe fn cuModuleLoadFatBinary(
@@ -4186,6 +4758,88 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(numBlocks, func as _, blockSize, dynamicSMemSize, flags)
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuOccupancyMaxPotentialBlockSize(
+        &self,
+        minGridSize: *mut ::core::ffi::c_int,
+        blockSize: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        blockSizeToDynamicSMemSize: anycuda_api::driver::CUoccupancyB2DSize,
+        dynamicSMemSize: usize,
+        blockSizeLimit: ::core::ffi::c_int,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuOccupancyMaxPotentialBlockSize(
+                self,
+                minGridSize,
+                blockSize,
+                func,
+                blockSizeToDynamicSMemSize,
+                dynamicSMemSize,
+                blockSizeLimit,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+        &self,
+        minGridSize: *mut ::core::ffi::c_int,
+        blockSize: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        blockSizeToDynamicSMemSize: anycuda_api::driver::CUoccupancyB2DSize,
+        dynamicSMemSize: usize,
+        blockSizeLimit: ::core::ffi::c_int,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuOccupancyMaxPotentialBlockSizeWithFlags(
+                self,
+                minGridSize,
+                blockSize,
+                func,
+                blockSizeToDynamicSMemSize,
+                dynamicSMemSize,
+                blockSizeLimit,
+                flags,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuParamSetSize(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        numbytes: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuParamSetSize(self, hfunc, numbytes) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuParamSetf(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        offset: ::core::ffi::c_int,
+        value: f32,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuParamSetf(self, hfunc, offset, value) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuParamSeti(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        offset: ::core::ffi::c_int,
+        value: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuParamSeti(self, hfunc, offset, value) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuParamSetv(
+        &self,
+        hfunc: anycuda_api::driver::CUfunction,
+        offset: ::core::ffi::c_int,
+        ptr: *mut ::core::ffi::c_void,
+        numbytes: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuParamSetv(self, hfunc, offset, ptr, numbytes) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuPointerGetAttribute(
@@ -4268,6 +4922,18 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             self.cu(hip_r)
         } else {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamAddCallback(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        callback: anycuda_api::driver::CUstreamCallback,
+        userData: *mut ::core::ffi::c_void,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuStreamAddCallback(self, hStream, callback, userData, flags)
         }
     }
     /// `cuStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
@@ -4356,6 +5022,28 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, h_mode)
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamBeginCaptureToGraph(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        hGraph: anycuda_api::driver::CUgraph,
+        dependencies: *const anycuda_api::driver::CUgraphNode,
+        dependencyData: *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: usize,
+        mode: anycuda_api::driver::CUstreamCaptureMode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuStreamBeginCaptureToGraph(
+                self,
+                hStream,
+                hGraph,
+                dependencies,
+                dependencyData,
+                numDependencies,
+                mode,
+            )
+        }
     }
     /// `cuStreamCopyAttributes` → `hipStreamCopyAttributes`.
     unsafe fn cuStreamCopyAttributes(
@@ -4459,6 +5147,47 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamGetCaptureInfo(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        captureStatus_out: *mut anycuda_api::driver::CUstreamCaptureStatus,
+        id_out: *mut anycuda_api::driver::cuuint64_t,
+        graph_out: *mut anycuda_api::driver::CUgraph,
+        dependencies_out: *mut *const anycuda_api::driver::CUgraphNode,
+        edgeData_out: *mut *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies_out: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuStreamGetCaptureInfo(
+                self,
+                hStream,
+                captureStatus_out,
+                id_out,
+                graph_out,
+                dependencies_out,
+                edgeData_out,
+                numDependencies_out,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamGetCtx(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        pctx: *mut anycuda_api::driver::CUcontext,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuStreamGetCtx(self, hStream, pctx) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamGetCtx_v2(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        pCtx: *mut anycuda_api::driver::CUcontext,
+        pGreenCtx: *mut anycuda_api::driver::CUgreenCtx,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx) }
     }
     /// `cuStreamGetDevice` → `hipStreamGetDevice`.
     unsafe fn cuStreamGetDevice(
@@ -4611,6 +5340,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamUpdateCaptureDependencies(
+        &self,
+        hStream: anycuda_api::driver::CUstream,
+        dependencies: *mut anycuda_api::driver::CUgraphNode,
+        dependencyData: *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: usize,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::cuStreamUpdateCaptureDependencies(
+                self,
+                hStream,
+                dependencies,
+                dependencyData,
+                numDependencies,
+                flags,
+            )
+        }
+    }
     /// `cuStreamWaitEvent` → `hipStreamWaitEvent`.
     unsafe fn cuStreamWaitEvent(
         &self,
@@ -4635,6 +5384,26 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamWaitValue32(
+        &self,
+        stream: anycuda_api::driver::CUstream,
+        addr: anycuda_api::driver::CUdeviceptr,
+        value: anycuda_api::driver::cuuint32_t,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuStreamWaitValue32(self, stream, addr, value, flags) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuStreamWaitValue64(
+        &self,
+        stream: anycuda_api::driver::CUstream,
+        addr: anycuda_api::driver::CUdeviceptr,
+        value: anycuda_api::driver::cuuint64_t,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuStreamWaitValue64(self, stream, addr, value, flags) }
     }
     /// `cuStreamWriteValue32` → `hipStreamWriteValue32`.
     unsafe fn cuStreamWriteValue32(
@@ -4793,6 +5562,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pdptr as _, hTexRef as _) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefGetAddressMode(
+        &self,
+        pam: *mut anycuda_api::driver::CUaddress_mode,
+        hTexRef: anycuda_api::driver::CUtexref,
+        dim: ::core::ffi::c_int,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
+    }
     /// `cuTexRefGetArray` → `hipTexRefGetArray`.
     unsafe fn cuTexRefGetArray(
         &self,
@@ -4822,6 +5600,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(pBorderColor, hTexRef as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefGetFilterMode(
+        &self,
+        pfm: *mut anycuda_api::driver::CUfilter_mode,
+        hTexRef: anycuda_api::driver::CUtexref,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefGetFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetFlags` → `hipTexRefGetFlags`.
     unsafe fn cuTexRefGetFlags(
@@ -4882,6 +5668,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(pmaxAniso, hTexRef as _) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefGetMipmapFilterMode(
+        &self,
+        pfm: *mut anycuda_api::driver::CUfilter_mode,
+        hTexRef: anycuda_api::driver::CUtexref,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetMipmapLevelBias` → `hipTexRefGetMipmapLevelBias`.
     unsafe fn cuTexRefGetMipmapLevelBias(
@@ -4952,6 +5746,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hTexRef as _, desc as _, dptr as usize as _, Pitch) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefSetAddressMode(
+        &self,
+        hTexRef: anycuda_api::driver::CUtexref,
+        dim: ::core::ffi::c_int,
+        am: anycuda_api::driver::CUaddress_mode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
+    }
     /// `cuTexRefSetArray` → `hipTexRefSetArray`.
     unsafe fn cuTexRefSetArray(
         &self,
@@ -4982,6 +5785,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(hTexRef as _, pBorderColor) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefSetFilterMode(
+        &self,
+        hTexRef: anycuda_api::driver::CUtexref,
+        fm: anycuda_api::driver::CUfilter_mode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefSetFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetFlags` → `hipTexRefSetFlags`.
     unsafe fn cuTexRefSetFlags(
@@ -5040,6 +5851,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hTexRef as _, maxAniso) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuTexRefSetMipmapFilterMode(
+        &self,
+        hTexRef: anycuda_api::driver::CUtexref,
+        fm: anycuda_api::driver::CUfilter_mode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
+    }
     /// `cuTexRefSetMipmapLevelBias` → `hipTexRefSetMipmapLevelBias`.
     unsafe fn cuTexRefSetMipmapLevelBias(
         &self,
@@ -5093,6 +5912,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         } else {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
         }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cuThreadExchangeStreamCaptureMode(
+        &self,
+        mode: *mut anycuda_api::driver::CUstreamCaptureMode,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::cuThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cuUserObjectCreate` → `hipUserObjectCreate`.
     unsafe fn cuUserObjectCreate(
@@ -5216,7 +6042,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuCtxGetId", "no HIP counterpart `hipCtxGetId`"),
     ("cuCtxRecordEvent", "no HIP counterpart `hipCtxRecordEvent`"),
     ("cuCtxResetPersistingL2Cache", "no HIP counterpart `hipCtxResetPersistingL2Cache`"),
-    ("cuCtxSetFlags", "no HIP counterpart `hipCtxSetFlags`"),
     ("cuCtxWaitEvent", "no HIP counterpart `hipCtxWaitEvent`"),
     (
         "cuDevResourceGenerateDesc",
@@ -5247,11 +6072,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuDeviceGetP2PAtomicCapabilities",
         "no HIP counterpart `hipDeviceGetP2PAtomicCapabilities`",
     ),
-    ("cuDeviceGetProperties", "no HIP counterpart `hipDeviceGetProperties`"),
-    (
-        "cuDeviceGetTexture1DLinearMaxWidth",
-        "argument count differs (4 vs 3) (HIP `hipDeviceGetTexture1DLinearMaxWidth`)",
-    ),
     (
         "cuDeviceRegisterAsyncNotification",
         "no HIP counterpart `hipDeviceRegisterAsyncNotification`",
@@ -5268,22 +6088,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
     ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
     ("cuFuncGetParamInfo", "no HIP counterpart `hipFuncGetParamInfo`"),
-    ("cuFuncIsLoaded", "no HIP counterpart `hipFuncIsLoaded`"),
-    ("cuFuncLoad", "no HIP counterpart `hipFuncLoad`"),
-    (
-        "cuFuncSetAttribute",
-        "parameter `hfunc`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipFuncSetAttribute`)",
-    ),
-    ("cuFuncSetBlockShape", "no HIP counterpart `hipFuncSetBlockShape`"),
-    (
-        "cuFuncSetCacheConfig",
-        "parameter `hfunc`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipFuncSetCacheConfig`)",
-    ),
-    (
-        "cuFuncSetSharedMemConfig",
-        "parameter `hfunc`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipFuncSetSharedMemConfig`)",
-    ),
-    ("cuFuncSetSharedSize", "no HIP counterpart `hipFuncSetSharedSize`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
     ("cuGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),
@@ -5292,20 +6096,8 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart with CUDA's behaviour (codegen/hip-names.txt)",
     ),
     (
-        "cuGraphAddDependencies",
-        "argument count differs (5 vs 4) (HIP `hipGraphAddDependencies`)",
-    ),
-    (
         "cuGraphAddKernelNode",
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ in kind, repr or field count (HIP `hipGraphAddKernelNode`)",
-    ),
-    (
-        "cuGraphAddMemAllocNode",
-        "parameter `nodeParams`: struct `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st` vs `hipMemAllocNodeParams`: struct `CUmemPoolProps_st` and `hipMemPoolProps` differ in kind, repr or field count (HIP `hipGraphAddMemAllocNode`)",
-    ),
-    (
-        "cuGraphAddMemcpyNode",
-        "parameter `copyParams`: struct `CUDA_MEMCPY3D_st` and `HIP_MEMCPY3D` differ in kind, repr or field count (HIP `hipDrvGraphAddMemcpyNode`)",
     ),
     ("cuGraphAddNode", "argument count differs (6 vs 5) (HIP `hipGraphAddNode`)"),
     (
@@ -5317,18 +6109,8 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphExecKernelNodeSetParams`)",
     ),
     (
-        "cuGraphExecMemcpyNodeSetParams",
-        "parameter `copyParams`: struct `CUDA_MEMCPY3D_st` and `HIP_MEMCPY3D` differ (HIP `hipDrvGraphExecMemcpyNodeSetParams`)",
-    ),
-    (
         "cuGraphExecNodeSetParams",
         "parameter `nodeParams`: struct `CUgraphNodeParams_st` vs `hipGraphNodeParams`: enum `CUgraphNodeType` inside a pointer/struct: values differ from `hipGraphNodeType` (HIP `hipGraphExecNodeSetParams`)",
-    ),
-    ("cuGraphExecUpdate", "argument count differs (3 vs 4) (HIP `hipGraphExecUpdate`)"),
-    ("cuGraphGetEdges", "argument count differs (5 vs 4) (HIP `hipGraphGetEdges`)"),
-    (
-        "cuGraphInstantiateWithParams",
-        "parameter `instantiateParams`: struct `CUDA_GRAPH_INSTANTIATE_PARAMS_st` vs `hipGraphInstantiateParams`: `u64` vs `* mut hipGraphNode` (HIP `hipGraphInstantiateWithParams`)",
     ),
     (
         "cuGraphKernelNodeGetAttribute",
@@ -5347,44 +6129,8 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeSetParams`)",
     ),
     (
-        "cuGraphMemAllocNodeGetParams",
-        "parameter `params_out`: struct `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st` and `hipMemAllocNodeParams` differ (HIP `hipGraphMemAllocNodeGetParams`)",
-    ),
-    (
-        "cuGraphMemFreeNodeGetParams",
-        "parameter `dptr_out`: `CUdeviceptr` vs `c_void`: not the same handle (HIP `hipGraphMemFreeNodeGetParams`)",
-    ),
-    (
-        "cuGraphMemcpyNodeGetParams",
-        "parameter `nodeParams`: struct `CUDA_MEMCPY3D_st` and `HIP_MEMCPY3D` differ (HIP `hipDrvGraphMemcpyNodeGetParams`)",
-    ),
-    (
-        "cuGraphMemcpyNodeSetParams",
-        "parameter `nodeParams`: struct `CUDA_MEMCPY3D_st` and `HIP_MEMCPY3D` differ (HIP `hipDrvGraphMemcpyNodeSetParams`)",
-    ),
-    (
-        "cuGraphMemsetNodeGetParams",
-        "parameter `nodeParams`: struct `CUDA_MEMSET_NODE_PARAMS_st` and `hipMemsetParams` differ (HIP `hipGraphMemsetNodeGetParams`)",
-    ),
-    (
-        "cuGraphMemsetNodeSetParams",
-        "parameter `nodeParams`: struct `CUDA_MEMSET_NODE_PARAMS_st` and `hipMemsetParams` differ (HIP `hipGraphMemsetNodeSetParams`)",
-    ),
-    (
-        "cuGraphNodeGetDependencies",
-        "argument count differs (4 vs 3) (HIP `hipGraphNodeGetDependencies`)",
-    ),
-    (
-        "cuGraphNodeGetDependentNodes",
-        "argument count differs (4 vs 3) (HIP `hipGraphNodeGetDependentNodes`)",
-    ),
-    (
         "cuGraphNodeSetParams",
         "parameter `nodeParams`: struct `CUgraphNodeParams_st` and `hipGraphNodeParams` differ (HIP `hipGraphNodeSetParams`)",
-    ),
-    (
-        "cuGraphRemoveDependencies",
-        "argument count differs (5 vs 4) (HIP `hipGraphRemoveDependencies`)",
     ),
     (
         "cuGraphicsResourceGetMappedMipmappedArray",
@@ -5409,13 +6155,10 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `semHandleDesc`: struct `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` vs `hipExternalSemaphoreHandleDesc_st`: enum `CUexternalSemaphoreHandleType` inside a pointer/struct: values differ from `hipExternalSemaphoreHandleType` (HIP `hipImportExternalSemaphore`)",
     ),
     ("cuKernelSetCacheConfig", "no HIP counterpart `hipKernelSetCacheConfig`"),
-    ("cuLaunch", "no HIP counterpart `hipLaunch`"),
     (
         "cuLaunchCooperativeKernelMultiDevice",
         "parameter `launchParamsList`: struct `CUDA_LAUNCH_PARAMS_st` and `hipLaunchParams_t` differ in kind, repr or field count (HIP `hipLaunchCooperativeKernelMultiDevice`)",
     ),
-    ("cuLaunchGrid", "no HIP counterpart `hipLaunchGrid`"),
-    ("cuLaunchGridAsync", "no HIP counterpart `hipLaunchGridAsync`"),
     (
         "cuLaunchKernelEx",
         "parameter `config`: struct `CUlaunchConfig_st` vs `HIP_LAUNCH_CONFIG_st`: struct `CUlaunchAttribute_st` vs `hipLaunchAttribute_st`: enum `CUlaunchAttributeID` inside a pointer/struct: values differ from `hipLaunchAttributeID` (HIP `hipDrvLaunchKernelEx`)",
@@ -5430,78 +6173,23 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuLibraryLoadFromFile",
         "parameter `jitOptions`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadFromFile`)",
     ),
-    (
-        "cuLinkAddData",
-        "parameter `options`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLinkAddData`)",
-    ),
-    (
-        "cuLinkAddFile",
-        "parameter `options`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLinkAddFile`)",
-    ),
-    (
-        "cuLinkCreate",
-        "parameter `options`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLinkCreate`)",
-    ),
     ("cuLogsCurrent", "no HIP counterpart `hipLogsCurrent`"),
     ("cuLogsDumpToFile", "no HIP counterpart `hipLogsDumpToFile`"),
     ("cuLogsDumpToMemory", "no HIP counterpart `hipLogsDumpToMemory`"),
     ("cuLogsRegisterCallback", "no HIP counterpart `hipLogsRegisterCallback`"),
     ("cuLogsUnregisterCallback", "no HIP counterpart `hipLogsUnregisterCallback`"),
-    (
-        "cuMemAdvise",
-        "parameter `location`: `CUmemLocation_st` vs `c_int` (HIP `hipMemAdvise`)",
-    ),
     ("cuMemBatchDecompressAsync", "no HIP counterpart `hipMemBatchDecompressAsync`"),
-    (
-        "cuMemCreate",
-        "parameter `prop`: struct `CUmemAllocationProp_st` vs `hipMemAllocationProp`: enum `CUmemAllocationHandleType` vs non-enum `hipMemAllocationProp__bindgen_ty_1` (HIP `hipMemCreate`)",
-    ),
-    (
-        "cuMemGetAllocationGranularity",
-        "parameter `prop`: struct `CUmemAllocationProp_st` and `hipMemAllocationProp` differ (HIP `hipMemGetAllocationGranularity`)",
-    ),
-    (
-        "cuMemGetAllocationPropertiesFromHandle",
-        "parameter `prop`: struct `CUmemAllocationProp_st` and `hipMemAllocationProp` differ (HIP `hipMemGetAllocationPropertiesFromHandle`)",
-    ),
-    ("cuMemGetDefaultMemPool", "no HIP counterpart `hipMemGetDefaultMemPool`"),
     (
         "cuMemMapArrayAsync",
         "parameter `mapInfoList`: struct `CUarrayMapInfo_st` vs `hipArrayMapInfo`: enum `CUresourcetype` is not paired with `hipResourceType` (HIP `hipMemMapArrayAsync`)",
     ),
     (
-        "cuMemPoolCreate",
-        "parameter `poolProps`: struct `CUmemPoolProps_st` and `hipMemPoolProps` differ (HIP `hipMemPoolCreate`)",
-    ),
-    (
-        "cuMemPrefetchAsync",
-        "argument count differs (5 vs 4) (HIP `hipMemPrefetchAsync`)",
-    ),
-    ("cuMemcpy", "argument count differs (3 vs 4) (HIP `hipMemcpy`)"),
-    (
         "cuMemcpy3DBatchAsync",
         "argument count differs (4 vs 5) (HIP `hipMemcpy3DBatchAsync`)",
     ),
     (
-        "cuMemcpy3DPeer",
-        "parameter `pCopy`: struct `CUDA_MEMCPY3D_PEER_st` and `hipMemcpy3DPeerParms` differ in kind, repr or field count (HIP `hipMemcpy3DPeer`)",
-    ),
-    (
-        "cuMemcpy3DPeerAsync",
-        "parameter `pCopy`: struct `CUDA_MEMCPY3D_PEER_st` and `hipMemcpy3DPeerParms` differ (HIP `hipMemcpy3DPeerAsync`)",
-    ),
-    ("cuMemcpyAsync", "argument count differs (4 vs 5) (HIP `hipMemcpyAsync`)"),
-    (
         "cuMemcpyBatchAsync",
         "argument count differs (8 vs 9) (HIP `hipMemcpyBatchAsync`)",
-    ),
-    (
-        "cuMemcpyPeer",
-        "parameter `dstContext`: `CUcontext` vs `c_int`: not the same handle (HIP `hipMemcpyPeer`)",
-    ),
-    (
-        "cuMemcpyPeerAsync",
-        "parameter `dstContext`: `CUcontext` vs `c_int`: not the same handle (HIP `hipMemcpyPeerAsync`)",
     ),
     (
         "cuMipmappedArrayGetMemoryRequirements",
@@ -5512,12 +6200,7 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart `hipMipmappedArrayGetSparseProperties`",
     ),
     ("cuModuleEnumerateFunctions", "no HIP counterpart `hipModuleEnumerateFunctions`"),
-    ("cuModuleGetLoadingMode", "no HIP counterpart `hipModuleGetLoadingMode`"),
     ("cuModuleGetSurfRef", "no HIP counterpart `hipModuleGetSurfRef`"),
-    (
-        "cuModuleLoadDataEx",
-        "parameter `options`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipModuleLoadDataEx`)",
-    ),
     ("cuMulticastAddDevice", "no HIP counterpart `hipMulticastAddDevice`"),
     ("cuMulticastBindAddr", "no HIP counterpart `hipMulticastBindAddr`"),
     ("cuMulticastBindMem", "no HIP counterpart `hipMulticastBindMem`"),
@@ -5533,56 +6216,18 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxActiveClusters`)",
     ),
     (
-        "cuOccupancyMaxPotentialBlockSize",
-        "argument count differs (6 vs 5) (HIP `hipOccupancyMaxPotentialBlockSize`)",
-    ),
-    (
-        "cuOccupancyMaxPotentialBlockSizeWithFlags",
-        "no HIP counterpart `hipOccupancyMaxPotentialBlockSizeWithFlags`",
-    ),
-    (
         "cuOccupancyMaxPotentialClusterSize",
         "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxPotentialClusterSize`)",
     ),
-    ("cuParamSetSize", "no HIP counterpart `hipParamSetSize`"),
     ("cuParamSetTexRef", "no HIP counterpart `hipParamSetTexRef`"),
-    ("cuParamSetf", "no HIP counterpart `hipParamSetf`"),
-    ("cuParamSeti", "no HIP counterpart `hipParamSeti`"),
-    ("cuParamSetv", "no HIP counterpart `hipParamSetv`"),
-    (
-        "cuStreamAddCallback",
-        "parameter `callback`: enum `CUresult` inside a pointer/struct: values differ from `hipError_t` (HIP `hipStreamAddCallback`)",
-    ),
-    (
-        "cuStreamBeginCaptureToGraph",
-        "parameter `dependencyData`: struct `CUgraphEdgeData_st` vs `hipGraphEdgeData`: `c_uchar` vs `[c_uchar ; 5usize]` (HIP `hipStreamBeginCaptureToGraph`)",
-    ),
     (
         "cuStreamGetAttribute",
         "parameter `attr`: `CUstreamAttrID` vs enum `hipLaunchAttributeID` (HIP `hipStreamGetAttribute`)",
     ),
-    (
-        "cuStreamGetCaptureInfo",
-        "argument count differs (7 vs 3) (HIP `hipStreamGetCaptureInfo`)",
-    ),
-    ("cuStreamGetCtx", "no HIP counterpart `hipStreamGetCtx`"),
-    ("cuStreamGetCtx_v2", "no HIP counterpart `hipStreamGetCtx_v2`"),
     ("cuStreamGetGreenCtx", "no HIP counterpart `hipStreamGetGreenCtx`"),
     (
         "cuStreamSetAttribute",
         "parameter `attr`: `CUstreamAttrID` vs enum `hipLaunchAttributeID` (HIP `hipStreamSetAttribute`)",
-    ),
-    (
-        "cuStreamUpdateCaptureDependencies",
-        "argument count differs (5 vs 4) (HIP `hipStreamUpdateCaptureDependencies`)",
-    ),
-    (
-        "cuStreamWaitValue32",
-        "argument count differs (4 vs 5) (HIP `hipStreamWaitValue32`)",
-    ),
-    (
-        "cuStreamWaitValue64",
-        "argument count differs (4 vs 5) (HIP `hipStreamWaitValue64`)",
     ),
     ("cuSurfObjectCreate", "no HIP counterpart `hipSurfObjectCreate`"),
     ("cuSurfObjectDestroy", "no HIP counterpart `hipSurfObjectDestroy`"),
@@ -5595,35 +6240,7 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuTensorMapReplaceAddress", "no HIP counterpart `hipTensorMapReplaceAddress`"),
     ("cuTexRefCreate", "no HIP counterpart `hipTexRefCreate`"),
     ("cuTexRefDestroy", "no HIP counterpart `hipTexRefDestroy`"),
-    (
-        "cuTexRefGetAddressMode",
-        "parameter `pam`: enum `CUaddress_mode` is not paired with `hipTextureAddressMode` (HIP `hipTexRefGetAddressMode`)",
-    ),
-    (
-        "cuTexRefGetFilterMode",
-        "parameter `pfm`: enum `CUfilter_mode` is not paired with `hipTextureFilterMode` (HIP `hipTexRefGetFilterMode`)",
-    ),
-    (
-        "cuTexRefGetMipmapFilterMode",
-        "parameter `pfm`: enum `CUfilter_mode` is not paired with `hipTextureFilterMode` (HIP `hipTexRefGetMipmapFilterMode`)",
-    ),
     ("cuTexRefGetMipmappedArray", "no HIP counterpart `hipTexRefGetMipmappedArray`"),
-    (
-        "cuTexRefSetAddressMode",
-        "parameter `am`: enum `CUaddress_mode` has no conv pair with `hipTextureAddressMode` (HIP `hipTexRefSetAddressMode`)",
-    ),
-    (
-        "cuTexRefSetFilterMode",
-        "parameter `fm`: enum `CUfilter_mode` has no conv pair with `hipTextureFilterMode` (HIP `hipTexRefSetFilterMode`)",
-    ),
-    (
-        "cuTexRefSetMipmapFilterMode",
-        "parameter `fm`: enum `CUfilter_mode` has no conv pair with `hipTextureFilterMode` (HIP `hipTexRefSetMipmapFilterMode`)",
-    ),
-    (
-        "cuThreadExchangeStreamCaptureMode",
-        "parameter `mode`: in-out enum: needs translating in both directions (HIP `hipThreadExchangeStreamCaptureMode`)",
-    ),
 ];
 anycuda_api::served! { RUNTIME_SERVED;
 impl anycuda_api::traits::Runtime for crate::HipBackend {
@@ -5643,6 +6260,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(desc as _, extent as _, flags as _, array as _) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaChooseDevice(
+        &self,
+        device: *mut ::core::ffi::c_int,
+        prop: *const anycuda_api::runtime::cudaDeviceProp,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaChooseDevice(self, device, prop) }
     }
     /// `cudaDestroyExternalMemory` → `hipDestroyExternalMemory`.
     unsafe fn cudaDestroyExternalMemory(
@@ -6418,6 +7043,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
         }
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaFuncGetAttributes(
+        &self,
+        attr: *mut anycuda_api::runtime::cudaFuncAttributes,
+        func: *const ::core::ffi::c_void,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaFuncGetAttributes(self, attr, func) }
+    }
     /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
     unsafe fn cudaFuncSetAttribute(
         &self,
@@ -6679,6 +7312,26 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphAddDependencies(
+        &self,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        from: *const anycuda_api::runtime::cudaGraphNode_t,
+        to: *const anycuda_api::runtime::cudaGraphNode_t,
+        edgeData: *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies: usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphAddDependencies(
+                self,
+                graph,
+                from,
+                to,
+                edgeData,
+                numDependencies,
+            )
+        }
+    }
     /// `cudaGraphAddEmptyNode` → `hipGraphAddEmptyNode`.
     unsafe fn cudaGraphAddEmptyNode(
         &self,
@@ -6827,6 +7480,46 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphAddKernelNode(
+        &self,
+        pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        pDependencies: *const anycuda_api::runtime::cudaGraphNode_t,
+        numDependencies: usize,
+        pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphAddKernelNode(
+                self,
+                pGraphNode,
+                graph,
+                pDependencies,
+                numDependencies,
+                pNodeParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphAddMemAllocNode(
+        &self,
+        pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        pDependencies: *const anycuda_api::runtime::cudaGraphNode_t,
+        numDependencies: usize,
+        nodeParams: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphAddMemAllocNode(
+                self,
+                pGraphNode,
+                graph,
+                pDependencies,
+                numDependencies,
+                nodeParams,
+            )
+        }
     }
     /// `cudaGraphAddMemFreeNode` → `hipGraphAddMemFreeNode`.
     unsafe fn cudaGraphAddMemFreeNode(
@@ -7012,6 +7705,48 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphAddMemsetNode(
+        &self,
+        pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        pDependencies: *const anycuda_api::runtime::cudaGraphNode_t,
+        numDependencies: usize,
+        pMemsetParams: *const anycuda_api::runtime::cudaMemsetParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphAddMemsetNode(
+                self,
+                pGraphNode,
+                graph,
+                pDependencies,
+                numDependencies,
+                pMemsetParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphAddNode(
+        &self,
+        pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        pDependencies: *const anycuda_api::runtime::cudaGraphNode_t,
+        dependencyData: *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies: usize,
+        nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphAddNode(
+                self,
+                pGraphNode,
+                graph,
+                pDependencies,
+                dependencyData,
+                numDependencies,
+                nodeParams,
+            )
+        }
     }
     /// `cudaGraphChildGraphNodeGetGraph` → `hipGraphChildGraphNodeGetGraph`.
     unsafe fn cudaGraphChildGraphNodeGetGraph(
@@ -7290,6 +8025,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, node as _, pNodeParams as _) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphExecKernelNodeSetParams(
+        &self,
+        hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphExecKernelNodeSetParams(
+                self,
+                hGraphExec,
+                node,
+                pNodeParams,
+            )
+        }
+    }
     /// `cudaGraphExecMemcpyNodeSetParams` → `hipGraphExecMemcpyNodeSetParams`.
     unsafe fn cudaGraphExecMemcpyNodeSetParams(
         &self,
@@ -7410,6 +8161,44 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphExecMemsetNodeSetParams(
+        &self,
+        hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphExecMemsetNodeSetParams(
+                self,
+                hGraphExec,
+                node,
+                pNodeParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphExecNodeSetParams(
+        &self,
+        graphExec: anycuda_api::runtime::cudaGraphExec_t,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphExecNodeSetParams(self, graphExec, node, nodeParams)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphExecUpdate(
+        &self,
+        hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
+        hGraph: anycuda_api::runtime::cudaGraph_t,
+        resultInfo: *mut anycuda_api::runtime::cudaGraphExecUpdateResultInfo,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphExecUpdate(self, hGraphExec, hGraph, resultInfo)
+        }
+    }
     /// `cudaGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
     unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
         &self,
@@ -7469,6 +8258,19 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(hNode as _, nodeParams as _) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphGetEdges(
+        &self,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        from: *mut anycuda_api::runtime::cudaGraphNode_t,
+        to: *mut anycuda_api::runtime::cudaGraphNode_t,
+        edgeData: *mut anycuda_api::runtime::cudaGraphEdgeData,
+        numEdges: *mut usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphGetEdges(self, graph, from, to, edgeData, numEdges)
+        }
     }
     /// `cudaGraphGetNodes` → `hipGraphGetNodes`.
     unsafe fn cudaGraphGetNodes(
@@ -7564,6 +8366,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(pGraphExec as _, graph as _, flags) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphInstantiateWithParams(
+        &self,
+        pGraphExec: *mut anycuda_api::runtime::cudaGraphExec_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        instantiateParams: *mut anycuda_api::runtime::cudaGraphInstantiateParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphInstantiateWithParams(
+                self,
+                pGraphExec,
+                graph,
+                instantiateParams,
+            )
+        }
+    }
     /// `cudaGraphKernelNodeCopyAttributes` → `hipGraphKernelNodeCopyAttributes`.
     unsafe fn cudaGraphKernelNodeCopyAttributes(
         &self,
@@ -7578,6 +8396,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(hDst as _, hSrc as _) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphKernelNodeGetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *mut anycuda_api::runtime::cudaKernelNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphKernelNodeGetParams(self, node, pNodeParams) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphKernelNodeSetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphKernelNodeSetParams(self, node, pNodeParams) }
     }
     /// `cudaGraphLaunch` → `hipGraphLaunch`.
     unsafe fn cudaGraphLaunch(
@@ -7598,6 +8432,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphMemAllocNodeGetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        params_out: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphMemAllocNodeGetParams(self, node, params_out) }
     }
     /// `cudaGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`.
     unsafe fn cudaGraphMemFreeNodeGetParams(
@@ -7739,6 +8581,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(node as _, symbol, src, count, offset, h_kind) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphMemsetNodeGetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *mut anycuda_api::runtime::cudaMemsetParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphMemsetNodeGetParams(self, node, pNodeParams) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphMemsetNodeSetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphMemsetNodeSetParams(self, node, pNodeParams) }
+    }
     /// `cudaGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     unsafe fn cudaGraphNodeFindInClone(
         &self,
@@ -7754,6 +8612,42 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(pNode as _, originalNode as _, clonedGraph as _) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphNodeGetDependencies(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pDependencies: *mut anycuda_api::runtime::cudaGraphNode_t,
+        edgeData: *mut anycuda_api::runtime::cudaGraphEdgeData,
+        pNumDependencies: *mut usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphNodeGetDependencies(
+                self,
+                node,
+                pDependencies,
+                edgeData,
+                pNumDependencies,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphNodeGetDependentNodes(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        pDependentNodes: *mut anycuda_api::runtime::cudaGraphNode_t,
+        edgeData: *mut anycuda_api::runtime::cudaGraphEdgeData,
+        pNumDependentNodes: *mut usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphNodeGetDependentNodes(
+                self,
+                node,
+                pDependentNodes,
+                edgeData,
+                pNumDependentNodes,
+            )
+        }
     }
     /// `cudaGraphNodeGetEnabled` → `hipGraphNodeGetEnabled`.
     unsafe fn cudaGraphNodeGetEnabled(
@@ -7816,6 +8710,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, isEnabled) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphNodeSetParams(
+        &self,
+        node: anycuda_api::runtime::cudaGraphNode_t,
+        nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaGraphNodeSetParams(self, node, nodeParams) }
+    }
     /// `cudaGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
     unsafe fn cudaGraphReleaseUserObject(
         &self,
@@ -7831,6 +8733,26 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(graph as _, object as _, count) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaGraphRemoveDependencies(
+        &self,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        from: *const anycuda_api::runtime::cudaGraphNode_t,
+        to: *const anycuda_api::runtime::cudaGraphNode_t,
+        edgeData: *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies: usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaGraphRemoveDependencies(
+                self,
+                graph,
+                from,
+                to,
+                edgeData,
+                numDependencies,
+            )
+        }
     }
     /// `cudaGraphRetainUserObject` → `hipGraphRetainUserObject`.
     unsafe fn cudaGraphRetainUserObject(
@@ -8191,6 +9113,28 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(devPtr, h_handle, flags) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaLaunchCooperativeKernel(
+        &self,
+        func: *const ::core::ffi::c_void,
+        gridDim: anycuda_api::runtime::dim3,
+        blockDim: anycuda_api::runtime::dim3,
+        args: *mut *mut ::core::ffi::c_void,
+        sharedMem: usize,
+        stream: anycuda_api::runtime::cudaStream_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaLaunchCooperativeKernel(
+                self,
+                func,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+            )
+        }
+    }
     /// `cudaLaunchHostFunc` → `hipLaunchHostFunc`.
     unsafe fn cudaLaunchHostFunc(
         &self,
@@ -8243,6 +9187,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaLaunchKernelExC(
+        &self,
+        config: *const anycuda_api::runtime::cudaLaunchConfig_t,
+        func: *const ::core::ffi::c_void,
+        args: *mut *mut ::core::ffi::c_void,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaLaunchKernelExC(self, config, func, args) }
     }
     /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
     unsafe fn cudaLibraryEnumerateKernels(
@@ -8540,6 +9493,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(devPtr, pitch, width, height) };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaMemAdvise(
+        &self,
+        devPtr: *const ::core::ffi::c_void,
+        count: usize,
+        advice: anycuda_api::runtime::cudaMemoryAdvise,
+        location: anycuda_api::runtime::cudaMemLocation,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaMemAdvise(self, devPtr, count, advice, location) }
+    }
     /// `cudaMemDiscardAndPrefetchBatchAsync` → `hipMemDiscardAndPrefetchBatchAsync`.
     unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
         &self,
@@ -8604,6 +9567,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaMemGetDefaultMemPool(
+        &self,
+        memPool: *mut anycuda_api::runtime::cudaMemPool_t,
+        location: *mut anycuda_api::runtime::cudaMemLocation,
+        type_: anycuda_api::runtime::cudaMemAllocationType,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaMemGetDefaultMemPool(self, memPool, location, type_) }
+    }
     /// `cudaMemGetInfo` → `hipMemGetInfo`.
     unsafe fn cudaMemGetInfo(
         &self,
@@ -8645,6 +9617,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(memPool as _, location as _, h_type_) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaMemPoolCreate(
+        &self,
+        memPool: *mut anycuda_api::runtime::cudaMemPool_t,
+        poolProps: *const anycuda_api::runtime::cudaMemPoolProps,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaMemPoolCreate(self, memPool, poolProps) }
     }
     /// `cudaMemPoolDestroy` → `hipMemPoolDestroy`.
     unsafe fn cudaMemPoolDestroy(
@@ -8867,6 +9847,26 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(memPool as _, minBytesToKeep) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaMemPrefetchAsync(
+        &self,
+        devPtr: *const ::core::ffi::c_void,
+        count: usize,
+        location: anycuda_api::runtime::cudaMemLocation,
+        flags: ::core::ffi::c_uint,
+        stream: anycuda_api::runtime::cudaStream_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaMemPrefetchAsync(
+                self,
+                devPtr,
+                count,
+                location,
+                flags,
+                stream,
+            )
+        }
     }
     /// `cudaMemPrefetchBatchAsync` → `hipMemPrefetchBatchAsync`.
     unsafe fn cudaMemPrefetchBatchAsync(
@@ -9778,6 +10778,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaMipmappedArrayGetMemoryRequirements(
+        &self,
+        memoryRequirements: *mut anycuda_api::runtime::cudaArrayMemoryRequirements,
+        mipmap: anycuda_api::runtime::cudaMipmappedArray_t,
+        device: ::core::ffi::c_int,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaMipmappedArrayGetMemoryRequirements(
+                self,
+                memoryRequirements,
+                mipmap,
+                device,
+            )
+        }
+    }
     /// `cudaOccupancyAvailableDynamicSMemPerBlock` → `hipOccupancyAvailableDynamicSMemPerBlock`.
     unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
         &self,
@@ -9937,6 +10953,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
         }
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaStreamAddCallback(
+        &self,
+        stream: anycuda_api::runtime::cudaStream_t,
+        callback: anycuda_api::runtime::cudaStreamCallback_t,
+        userData: *mut ::core::ffi::c_void,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaStreamAddCallback(self, stream, callback, userData, flags)
+        }
+    }
     /// `cudaStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
     unsafe fn cudaStreamAttachMemAsync(
         &self,
@@ -9996,6 +11024,28 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _, h_mode)
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaStreamBeginCaptureToGraph(
+        &self,
+        stream: anycuda_api::runtime::cudaStream_t,
+        graph: anycuda_api::runtime::cudaGraph_t,
+        dependencies: *const anycuda_api::runtime::cudaGraphNode_t,
+        dependencyData: *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies: usize,
+        mode: anycuda_api::runtime::cudaStreamCaptureMode,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaStreamBeginCaptureToGraph(
+                self,
+                stream,
+                graph,
+                dependencies,
+                dependencyData,
+                numDependencies,
+                mode,
+            )
+        }
     }
     /// `cudaStreamCopyAttributes` → `hipStreamCopyAttributes`.
     unsafe fn cudaStreamCopyAttributes(
@@ -10113,6 +11163,39 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaStreamGetAttribute(
+        &self,
+        hStream: anycuda_api::runtime::cudaStream_t,
+        attr: anycuda_api::runtime::cudaLaunchAttributeID,
+        value_out: *mut anycuda_api::runtime::cudaLaunchAttributeValue,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaStreamGetAttribute(self, hStream, attr, value_out) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaStreamGetCaptureInfo(
+        &self,
+        stream: anycuda_api::runtime::cudaStream_t,
+        captureStatus_out: *mut anycuda_api::runtime::cudaStreamCaptureStatus,
+        id_out: *mut ::core::ffi::c_ulonglong,
+        graph_out: *mut anycuda_api::runtime::cudaGraph_t,
+        dependencies_out: *mut *const anycuda_api::runtime::cudaGraphNode_t,
+        edgeData_out: *mut *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies_out: *mut usize,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaStreamGetCaptureInfo(
+                self,
+                stream,
+                captureStatus_out,
+                id_out,
+                graph_out,
+                dependencies_out,
+                edgeData_out,
+                numDependencies_out,
+            )
+        }
     }
     /// `cudaStreamGetDevice` → `hipStreamGetDevice`.
     unsafe fn cudaStreamGetDevice(
@@ -10267,6 +11350,26 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaStreamUpdateCaptureDependencies(
+        &self,
+        stream: anycuda_api::runtime::cudaStream_t,
+        dependencies: *mut anycuda_api::runtime::cudaGraphNode_t,
+        dependencyData: *const anycuda_api::runtime::cudaGraphEdgeData,
+        numDependencies: usize,
+        flags: ::core::ffi::c_uint,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::cudaStreamUpdateCaptureDependencies(
+                self,
+                stream,
+                dependencies,
+                dependencyData,
+                numDependencies,
+                flags,
+            )
+        }
+    }
     /// `cudaStreamWaitEvent` → `hipStreamWaitEvent`.
     unsafe fn cudaStreamWaitEvent(
         &self,
@@ -10291,6 +11394,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    unsafe fn cudaThreadExchangeStreamCaptureMode(
+        &self,
+        mode: *mut anycuda_api::runtime::cudaStreamCaptureMode,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::cudaThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cudaUserObjectCreate` → `hipUserObjectCreate`.
     unsafe fn cudaUserObjectCreate(
@@ -10384,10 +11494,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ),
     ("cudaArrayGetPlane", "no HIP counterpart `hipArrayGetPlane`"),
     ("cudaArrayGetSparseProperties", "no HIP counterpart `hipArrayGetSparseProperties`"),
-    (
-        "cudaChooseDevice",
-        "parameter `prop`: struct `cudaDeviceProp` and `hipDeviceProp_t` differ in kind, repr or field count (HIP `hipChooseDevice`)",
-    ),
     ("cudaCreateChannelDesc", "served by the trait default from anycuda's own tables"),
     (
         "cudaCreateSurfaceObject",
@@ -10429,10 +11535,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "cudaExternalMemoryGetMappedMipmappedArray",
         "parameter `mipmapDesc`: struct `cudaExternalMemoryMipmappedArrayDesc` and `hipExternalMemoryMipmappedArrayDesc_st` differ in kind, repr or field count (HIP `hipExternalMemoryGetMappedMipmappedArray`)",
     ),
-    (
-        "cudaFuncGetAttributes",
-        "parameter `attr`: struct `cudaFuncAttributes` and `hipFuncAttributes` differ in kind, repr or field count (HIP `hipFuncGetAttributes`)",
-    ),
     ("cudaFuncGetName", "no HIP counterpart `hipFuncGetName`"),
     ("cudaFuncGetParamInfo", "no HIP counterpart `hipFuncGetParamInfo`"),
     (
@@ -10464,90 +11566,16 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `pTexDesc`: struct `cudaTextureDesc` and `hipTextureDesc` differ in kind, repr or field count (HIP `hipGetTextureObjectTextureDesc`)",
     ),
     (
-        "cudaGraphAddDependencies",
-        "argument count differs (5 vs 4) (HIP `hipGraphAddDependencies`)",
-    ),
-    (
-        "cudaGraphAddKernelNode",
-        "parameter `pNodeParams`: struct `cudaKernelNodeParams` vs `hipKernelNodeParams`: `* mut c_void` vs `dim3` (HIP `hipGraphAddKernelNode`)",
-    ),
-    (
-        "cudaGraphAddMemAllocNode",
-        "parameter `nodeParams`: struct `cudaMemAllocNodeParams` vs `hipMemAllocNodeParams`: struct `cudaMemPoolProps` and `hipMemPoolProps` differ in kind, repr or field count (HIP `hipGraphAddMemAllocNode`)",
-    ),
-    (
-        "cudaGraphAddMemsetNode",
-        "parameter `pMemsetParams`: struct `cudaMemsetParams` vs `hipMemsetParams`: `usize` vs `c_uint` differ in size or kind (HIP `hipGraphAddMemsetNode`)",
-    ),
-    ("cudaGraphAddNode", "argument count differs (6 vs 5) (HIP `hipGraphAddNode`)"),
-    (
         "cudaGraphConditionalHandleCreate",
         "no HIP counterpart `hipGraphConditionalHandleCreate`",
-    ),
-    (
-        "cudaGraphExecKernelNodeSetParams",
-        "parameter `pNodeParams`: struct `cudaKernelNodeParams` and `hipKernelNodeParams` differ (HIP `hipGraphExecKernelNodeSetParams`)",
-    ),
-    (
-        "cudaGraphExecMemsetNodeSetParams",
-        "parameter `pNodeParams`: struct `cudaMemsetParams` and `hipMemsetParams` differ (HIP `hipGraphExecMemsetNodeSetParams`)",
-    ),
-    (
-        "cudaGraphExecNodeSetParams",
-        "parameter `nodeParams`: struct `cudaGraphNodeParams` vs `hipGraphNodeParams`: enum `cudaGraphNodeType` inside a pointer/struct: values differ from `hipGraphNodeType` (HIP `hipGraphExecNodeSetParams`)",
-    ),
-    (
-        "cudaGraphExecUpdate",
-        "argument count differs (3 vs 4) (HIP `hipGraphExecUpdate`)",
-    ),
-    ("cudaGraphGetEdges", "argument count differs (5 vs 4) (HIP `hipGraphGetEdges`)"),
-    (
-        "cudaGraphInstantiateWithParams",
-        "parameter `instantiateParams`: struct `cudaGraphInstantiateParams_st` vs `hipGraphInstantiateParams`: `c_ulonglong` vs `* mut hipGraphNode` (HIP `hipGraphInstantiateWithParams`)",
     ),
     (
         "cudaGraphKernelNodeGetAttribute",
         "parameter `value_out`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ in kind, repr or field count (HIP `hipGraphKernelNodeGetAttribute`)",
     ),
     (
-        "cudaGraphKernelNodeGetParams",
-        "parameter `pNodeParams`: struct `cudaKernelNodeParams` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeGetParams`)",
-    ),
-    (
         "cudaGraphKernelNodeSetAttribute",
         "parameter `value`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ (HIP `hipGraphKernelNodeSetAttribute`)",
-    ),
-    (
-        "cudaGraphKernelNodeSetParams",
-        "parameter `pNodeParams`: struct `cudaKernelNodeParams` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeSetParams`)",
-    ),
-    (
-        "cudaGraphMemAllocNodeGetParams",
-        "parameter `params_out`: struct `cudaMemAllocNodeParams` and `hipMemAllocNodeParams` differ (HIP `hipGraphMemAllocNodeGetParams`)",
-    ),
-    (
-        "cudaGraphMemsetNodeGetParams",
-        "parameter `pNodeParams`: struct `cudaMemsetParams` and `hipMemsetParams` differ (HIP `hipGraphMemsetNodeGetParams`)",
-    ),
-    (
-        "cudaGraphMemsetNodeSetParams",
-        "parameter `pNodeParams`: struct `cudaMemsetParams` and `hipMemsetParams` differ (HIP `hipGraphMemsetNodeSetParams`)",
-    ),
-    (
-        "cudaGraphNodeGetDependencies",
-        "argument count differs (4 vs 3) (HIP `hipGraphNodeGetDependencies`)",
-    ),
-    (
-        "cudaGraphNodeGetDependentNodes",
-        "argument count differs (4 vs 3) (HIP `hipGraphNodeGetDependentNodes`)",
-    ),
-    (
-        "cudaGraphNodeSetParams",
-        "parameter `nodeParams`: struct `cudaGraphNodeParams` and `hipGraphNodeParams` differ (HIP `hipGraphNodeSetParams`)",
-    ),
-    (
-        "cudaGraphRemoveDependencies",
-        "argument count differs (5 vs 4) (HIP `hipGraphRemoveDependencies`)",
     ),
     (
         "cudaGraphicsResourceGetMappedMipmappedArray",
@@ -10561,14 +11589,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cudaKernelSetAttributeForDevice",
         "no HIP counterpart `hipKernelSetAttributeForDevice`",
-    ),
-    (
-        "cudaLaunchCooperativeKernel",
-        "parameter `sharedMem`: `usize` vs `c_uint` differ in size or kind (HIP `hipLaunchCooperativeKernel`)",
-    ),
-    (
-        "cudaLaunchKernelExC",
-        "parameter `config`: struct `cudaLaunchConfig_st` vs `hipLaunchConfig_st`: struct `cudaLaunchAttribute_st` vs `hipLaunchAttribute_st`: enum `cudaLaunchAttributeID` inside a pointer/struct: values differ from `hipLaunchAttributeID` (HIP `hipLaunchKernelExC`)",
     ),
     (
         "cudaLibraryGetUnifiedFunction",
@@ -10588,19 +11608,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ("cudaLogsRegisterCallback", "no HIP counterpart `hipLogsRegisterCallback`"),
     ("cudaLogsUnregisterCallback", "no HIP counterpart `hipLogsUnregisterCallback`"),
     (
-        "cudaMemAdvise",
-        "parameter `location`: `cudaMemLocation` vs `c_int` (HIP `hipMemAdvise`)",
-    ),
-    ("cudaMemGetDefaultMemPool", "no HIP counterpart `hipMemGetDefaultMemPool`"),
-    (
-        "cudaMemPoolCreate",
-        "parameter `poolProps`: struct `cudaMemPoolProps` and `hipMemPoolProps` differ (HIP `hipMemPoolCreate`)",
-    ),
-    (
-        "cudaMemPrefetchAsync",
-        "argument count differs (5 vs 4) (HIP `hipMemPrefetchAsync`)",
-    ),
-    (
         "cudaMemcpy3DBatchAsync",
         "argument count differs (4 vs 5) (HIP `hipMemcpy3DBatchAsync`)",
     ),
@@ -10612,47 +11619,19 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ("cudaMemcpyFromArrayAsync", "no HIP counterpart `hipMemcpyFromArrayAsync`"),
     ("cudaMemcpyToArrayAsync", "no HIP counterpart `hipMemcpyToArrayAsync`"),
     (
-        "cudaMipmappedArrayGetMemoryRequirements",
-        "parameter `memoryRequirements`: struct `cudaArrayMemoryRequirements` and `hipArrayMemoryRequirements` differ in kind, repr or field count (HIP `hipMipmappedArrayGetMemoryRequirements`)",
-    ),
-    (
         "cudaMipmappedArrayGetSparseProperties",
         "no HIP counterpart `hipMipmappedArrayGetSparseProperties`",
     ),
     (
         "cudaOccupancyMaxActiveClusters",
-        "parameter `launchConfig`: struct `cudaLaunchConfig_st` and `hipLaunchConfig_st` differ (HIP `hipOccupancyMaxActiveClusters`)",
+        "parameter `launchConfig`: struct `cudaLaunchConfig_st` vs `hipLaunchConfig_st`: struct `cudaLaunchAttribute_st` vs `hipLaunchAttribute_st`: enum `cudaLaunchAttributeID` inside a pointer/struct: values differ from `hipLaunchAttributeID` (HIP `hipOccupancyMaxActiveClusters`)",
     ),
     (
         "cudaOccupancyMaxPotentialClusterSize",
         "parameter `launchConfig`: struct `cudaLaunchConfig_st` and `hipLaunchConfig_st` differ (HIP `hipOccupancyMaxPotentialClusterSize`)",
     ),
     (
-        "cudaStreamAddCallback",
-        "parameter `callback`: enum `cudaError_t` inside a pointer/struct: values differ from `hipError_t` (HIP `hipStreamAddCallback`)",
-    ),
-    (
-        "cudaStreamBeginCaptureToGraph",
-        "parameter `dependencyData`: struct `cudaGraphEdgeData_st` vs `hipGraphEdgeData`: `c_uchar` vs `[c_uchar ; 5usize]` (HIP `hipStreamBeginCaptureToGraph`)",
-    ),
-    (
-        "cudaStreamGetAttribute",
-        "parameter `value_out`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ (HIP `hipStreamGetAttribute`)",
-    ),
-    (
-        "cudaStreamGetCaptureInfo",
-        "argument count differs (7 vs 3) (HIP `hipStreamGetCaptureInfo`)",
-    ),
-    (
         "cudaStreamSetAttribute",
         "parameter `value`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ (HIP `hipStreamSetAttribute`)",
-    ),
-    (
-        "cudaStreamUpdateCaptureDependencies",
-        "argument count differs (5 vs 4) (HIP `hipStreamUpdateCaptureDependencies`)",
-    ),
-    (
-        "cudaThreadExchangeStreamCaptureMode",
-        "parameter `mode`: in-out enum: needs translating in both directions (HIP `hipThreadExchangeStreamCaptureMode`)",
     ),
 ];

@@ -1,0 +1,301 @@
+//! CUDA's deprecated execution-control API (`cuFuncSetBlockShape`, `cuParamSet*`, `cuLaunch*`)
+//! and `cuDeviceGetProperties`: HIP has none of them, but both are thin layers over what HIP
+//! has. The per-function launch state CUDA keeps (block shape, dynamic shared size, argument
+//! buffer of at most 4 KiB) is kept here, and a launch is a `cuLaunchKernel` with that buffer
+//! as CUDA's `extra` argument (translated to HIP's markers there).
+
+use super::{INVALID_VALUE, SUCCESS};
+use crate::adapt::{cuDeviceGetAttribute, cuLaunchKernel};
+use crate::HipBackend;
+use anycuda_api::driver::{
+    CUdevice, CUdevice_attribute, CUdevprop, CUfunction, CUresult, CUstream,
+    CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
+    CU_LAUNCH_PARAM_END_AS_INT,
+};
+use core::ffi::{c_int, c_uint, c_void};
+use std::sync::Mutex;
+
+/// CUDA's limit on the legacy argument buffer.
+pub(crate) const PARAM_MAX: usize = 4096;
+
+/// An argument buffer aligned for any kernel argument.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Params([u8; PARAM_MAX]);
+
+/// One function's legacy launch state.
+#[derive(Clone, Copy)]
+struct State {
+    func: usize,
+    block: [c_uint; 3],
+    shared: c_uint,
+    size: usize,
+    params: Params,
+}
+
+/// The legacy state of every function configured so far (a function's state lives as long as
+/// the process; CUDA ties it to the function).
+static STATES: Mutex<Vec<State>> = Mutex::new(Vec::new());
+
+fn with_state<R>(f: CUfunction, g: impl FnOnce(&mut State) -> R) -> Result<R, CUresult> {
+    if f.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+    }
+    let mut v = STATES.lock().unwrap_or_else(|e| e.into_inner());
+    let i = match v.iter().position(|s| s.func == f as usize) {
+        Some(i) => i,
+        None => {
+            v.push(State {
+                func: f as usize,
+                block: [0; 3],
+                shared: 0,
+                size: 0,
+                params: Params([0; PARAM_MAX]),
+            });
+            v.len() - 1
+        }
+    };
+    Ok(g(&mut v[i]))
+}
+
+fn code(r: Result<CUresult, CUresult>) -> CUresult {
+    r.unwrap_or_else(|e| e)
+}
+
+/// `cuFuncSetBlockShape`: recorded for the function's later `cuLaunch*` (no HIP counterpart).
+/// Non-positive dimensions are invalid.
+pub(crate) unsafe fn cuFuncSetBlockShape(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    x: c_int,
+    y: c_int,
+    z: c_int,
+) -> CUresult {
+    if x <= 0 || y <= 0 || z <= 0 {
+        return INVALID_VALUE;
+    }
+    code(with_state(hfunc, |s| {
+        s.block = [x as c_uint, y as c_uint, z as c_uint];
+        SUCCESS
+    }))
+}
+
+/// `cuFuncSetSharedSize`: dynamic shared memory recorded for the function's `cuLaunch*`.
+pub(crate) unsafe fn cuFuncSetSharedSize(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    bytes: c_uint,
+) -> CUresult {
+    code(with_state(hfunc, |s| {
+        s.shared = bytes;
+        SUCCESS
+    }))
+}
+
+/// `cuParamSetSize`: the argument buffer's size (at most 4096 bytes, as on CUDA).
+pub(crate) unsafe fn cuParamSetSize(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    numbytes: c_uint,
+) -> CUresult {
+    if numbytes as usize > PARAM_MAX {
+        return INVALID_VALUE;
+    }
+    code(with_state(hfunc, |s| {
+        s.size = numbytes as usize;
+        SUCCESS
+    }))
+}
+
+/// Copies `bytes` into the function's argument buffer at `offset` (within 4096 bytes).
+fn set_bytes(hfunc: CUfunction, offset: c_int, bytes: &[u8]) -> CUresult {
+    let Ok(off) = usize::try_from(offset) else {
+        return INVALID_VALUE;
+    };
+    if off
+        .checked_add(bytes.len())
+        .is_none_or(|end| end > PARAM_MAX)
+    {
+        return INVALID_VALUE;
+    }
+    code(with_state(hfunc, |s| {
+        s.params.0[off..off + bytes.len()].copy_from_slice(bytes);
+        SUCCESS
+    }))
+}
+
+/// `cuParamSeti`: a 32-bit integer stored in the function's argument buffer.
+pub(crate) unsafe fn cuParamSeti(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    offset: c_int,
+    value: c_uint,
+) -> CUresult {
+    set_bytes(hfunc, offset, &value.to_ne_bytes())
+}
+
+/// `cuParamSetf`: a float stored in the function's argument buffer.
+pub(crate) unsafe fn cuParamSetf(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    offset: c_int,
+    value: f32,
+) -> CUresult {
+    set_bytes(hfunc, offset, &value.to_ne_bytes())
+}
+
+/// `cuParamSetv`: `numbytes` bytes stored in the function's argument buffer.
+pub(crate) unsafe fn cuParamSetv(
+    _b: &HipBackend,
+    hfunc: CUfunction,
+    offset: c_int,
+    ptr: *mut c_void,
+    numbytes: c_uint,
+) -> CUresult {
+    if ptr.is_null() && numbytes > 0 {
+        return INVALID_VALUE;
+    }
+    if numbytes == 0 {
+        return set_bytes(hfunc, offset, &[]);
+    }
+    // SAFETY: caller's buffer of `numbytes` bytes.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), numbytes as usize) };
+    set_bytes(hfunc, offset, bytes)
+}
+
+/// Launches with the function's legacy state: a stack copy of the argument buffer passed as
+/// CUDA's `extra` to `cuLaunchKernel` (which translates the markers for HIP).
+unsafe fn launch(b: &HipBackend, f: CUfunction, gx: c_int, gy: c_int, s: CUstream) -> CUresult {
+    if gx <= 0 || gy <= 0 {
+        return INVALID_VALUE;
+    }
+    if f.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_HANDLE;
+    }
+    let found = {
+        let v = STATES.lock().unwrap_or_else(|e| e.into_inner());
+        v.iter().find(|s| s.func == f as usize).copied()
+    };
+    let Some(st) = found else {
+        // No block shape set: nothing CUDA could launch.
+        return INVALID_VALUE;
+    };
+    if st.block.contains(&0) {
+        // No block shape set: nothing CUDA could launch.
+        return INVALID_VALUE;
+    }
+    let mut params = st.params;
+    let mut size = st.size;
+    let mut extra = [
+        CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+        params.0.as_mut_ptr().cast(),
+        CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+        (&mut size as *mut usize).cast(),
+        CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+    ];
+    let extra_ptr = if st.size == 0 {
+        core::ptr::null_mut()
+    } else {
+        extra.as_mut_ptr()
+    };
+    // SAFETY: buffers live for the call.
+    unsafe {
+        cuLaunchKernel(
+            b,
+            f,
+            gx as c_uint,
+            gy as c_uint,
+            1,
+            st.block[0],
+            st.block[1],
+            st.block[2],
+            st.shared,
+            s,
+            core::ptr::null_mut(),
+            extra_ptr,
+        )
+    }
+}
+
+/// `cuLaunch`: the function on a 1×1 grid with its recorded block shape, shared size and
+/// arguments, on the default stream.
+pub(crate) unsafe fn cuLaunch(b: &HipBackend, f: CUfunction) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { launch(b, f, 1, 1, core::ptr::null_mut()) }
+}
+
+/// `cuLaunchGrid`: as `cuLaunch` on a `grid_width × grid_height` grid.
+pub(crate) unsafe fn cuLaunchGrid(
+    b: &HipBackend,
+    f: CUfunction,
+    grid_width: c_int,
+    grid_height: c_int,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { launch(b, f, grid_width, grid_height, core::ptr::null_mut()) }
+}
+
+/// `cuLaunchGridAsync`: as `cuLaunchGrid` on a stream.
+pub(crate) unsafe fn cuLaunchGridAsync(
+    b: &HipBackend,
+    f: CUfunction,
+    grid_width: c_int,
+    grid_height: c_int,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { launch(b, f, grid_width, grid_height, hStream) }
+}
+
+/// `cuDeviceGetProperties` (deprecated `CUdevprop`): every field read as its device attribute
+/// through `cuDeviceGetAttribute`'s translation.
+pub(crate) unsafe fn cuDeviceGetProperties(
+    b: &HipBackend,
+    prop: *mut CUdevprop,
+    dev: CUdevice,
+) -> CUresult {
+    use CUdevice_attribute as A;
+    if prop.is_null() {
+        return INVALID_VALUE;
+    }
+    let get = |a: A| -> Result<c_int, CUresult> {
+        let mut v = 0;
+        // SAFETY: valid out-pointer.
+        let e = unsafe { cuDeviceGetAttribute(b, &mut v, a, dev) };
+        if e == SUCCESS {
+            Ok(v)
+        } else {
+            Err(e)
+        }
+    };
+    let r = (|| {
+        Ok::<CUdevprop, CUresult>(CUdevprop {
+            maxThreadsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            maxThreadsDim: [
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            maxGridSize: [
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            sharedMemPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            totalConstantMemory: get(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
+            SIMDWidth: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            memPitch: get(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)?,
+            regsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+            clockRate: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
+            textureAlign: get(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?,
+        })
+    })();
+    match r {
+        Ok(p) => {
+            // SAFETY: non-NULL.
+            unsafe { *prop = p };
+            SUCCESS
+        }
+        Err(e) => e,
+    }
+}

@@ -1,0 +1,615 @@
+//! Modules and functions: JIT option arrays, the linker, function settings, occupancy.
+//!
+//! JIT options are hints in CUDA (a driver may ignore any of them), so an option HIP lacks is
+//! dropped rather than refused; its outputs then read as "nothing produced" (empty logs, zero
+//! wall time), never stale input values. An option number outside CUDA's set is invalid.
+
+use super::{enum_to_hip, tri, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
+use crate::adapt::{drv_fn, nvidia, HIP_SUCCESS};
+use crate::hip_types::{hipFunction_t, hipJitOption, hipLinkState_t, hipModule_t};
+use crate::HipBackend;
+use anycuda_api::driver::{
+    CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
+    CUjitInputType, CUjit_option, CUlinkState, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize,
+    CUresult, CUsharedconfig,
+};
+use core::ffi::{c_char, c_int, c_uint, c_void};
+
+/// A CUDA JIT option array in HIP's words.
+#[derive(Debug, Default)]
+pub(crate) struct JitOptions {
+    /// HIP option numbers passed on.
+    pub keys: Vec<hipJitOption>,
+    /// Their values (enum values translated).
+    pub values: Vec<*mut c_void>,
+    /// For each passed option, its index in the caller's arrays.
+    pub src: Vec<usize>,
+    /// Indices (into the caller's arrays) of output options that were dropped.
+    pub dropped_outputs: Vec<usize>,
+}
+
+const INFO_LOG_SIZE: u32 = CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES.0;
+const ERROR_LOG_SIZE: u32 = CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES.0;
+const WALL_TIME: u32 = CUjit_option::CU_JIT_WALL_TIME.0;
+
+/// Translates CUDA's JIT option arrays. On HIP's NVIDIA platform the options are CUDA's and
+/// the table passes them through. On AMD: enum-valued options (fallback, cache mode) have their
+/// values renumbered; the CUDA target (an `sm_XX`) and options HIP lacks are dropped, and so
+/// are the output options (logs, wall time) when `drop_outputs` (AMD's `hipModuleLoadDataEx`
+/// ignores every option, so it would leave them stale).
+///
+/// # Safety
+/// `options`/`values` are NULL or hold `n` entries.
+pub(crate) unsafe fn jit_options(
+    b: &HipBackend,
+    drop_outputs: bool,
+    n: c_uint,
+    options: *const CUjit_option,
+    values: *const *mut c_void,
+) -> Result<JitOptions, CUresult> {
+    let mut out = JitOptions::default();
+    if n == 0 {
+        return Ok(out);
+    }
+    if options.is_null() || values.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let map = b.conv().CUjit_option;
+    for i in 0..n as usize {
+        // SAFETY: caller's arrays of `n` entries.
+        let (o, v) = unsafe { (*options.add(i), *values.add(i)) };
+        if o.0 >= CUjit_option::CU_JIT_NUM_OPTIONS.0 {
+            return Err(INVALID_VALUE);
+        }
+        let output = matches!(o.0, INFO_LOG_SIZE | ERROR_LOG_SIZE | WALL_TIME);
+        let key = if nvidia(b) {
+            map.to_hip(i64::from(o.0))
+        } else if o == CUjit_option::CU_JIT_TARGET || (drop_outputs && output) {
+            None
+        } else {
+            map.to_hip(i64::from(o.0))
+        };
+        let Some(key) = key else {
+            if output {
+                out.dropped_outputs.push(i);
+            }
+            continue;
+        };
+        let value = if nvidia(b) {
+            v
+        } else if o == CUjit_option::CU_JIT_FALLBACK_STRATEGY {
+            let h = enum_to_hip(b.conv().CUjit_fallback, v as usize as u32, INVALID_VALUE)?;
+            h as usize as *mut c_void
+        } else if o == CUjit_option::CU_JIT_CACHE_MODE {
+            let h = enum_to_hip(b.conv().CUjit_cacheMode, v as usize as u32, INVALID_VALUE)?;
+            h as usize as *mut c_void
+        } else {
+            v
+        };
+        out.src.push(i);
+        out.keys.push(key as hipJitOption);
+        out.values.push(value);
+    }
+    Ok(out)
+}
+
+/// Writes "nothing produced" into dropped output options: log sizes 0 (and the log buffers, if
+/// given, NUL-terminated), wall time 0.0.
+///
+/// # Safety
+/// As [`jit_options`]; the arrays are writable.
+unsafe fn finish_dropped(
+    j: &JitOptions,
+    n: c_uint,
+    options: *const CUjit_option,
+    values: *mut *mut c_void,
+) {
+    for &i in &j.dropped_outputs {
+        // SAFETY: caller's arrays.
+        let o = unsafe { *options.add(i) };
+        match o.0 {
+            INFO_LOG_SIZE | ERROR_LOG_SIZE => {
+                let buf_opt = if o.0 == INFO_LOG_SIZE {
+                    CUjit_option::CU_JIT_INFO_LOG_BUFFER
+                } else {
+                    CUjit_option::CU_JIT_ERROR_LOG_BUFFER
+                };
+                // SAFETY: caller's arrays of `n` entries.
+                unsafe {
+                    let cap = *values.add(i) as usize;
+                    for k in 0..n as usize {
+                        let buf = (*values.add(k)).cast::<c_char>();
+                        if *options.add(k) == buf_opt && !buf.is_null() && cap > 0 {
+                            *buf = 0;
+                        }
+                    }
+                    *values.add(i) = core::ptr::null_mut();
+                }
+            }
+            WALL_TIME => {
+                // SAFETY: CUDA passes the float in the pointer-sized slot itself.
+                unsafe { *values.add(i) = core::ptr::null_mut() };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `cuModuleLoadDataEx` → `hipModuleLoadDataEx`: JIT option numbers and enum values
+/// translated; options HIP lacks are dropped (CUDA's options are hints) and their outputs
+/// report nothing.
+pub(crate) unsafe fn cuModuleLoadDataEx(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    image: *const c_void,
+    numOptions: c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut c_void,
+) -> CUresult {
+    if module.is_null() || image.is_null() {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
+    let f = drv_fn!(b, hipModuleLoadDataEx);
+    let mut m: hipModule_t = core::ptr::null_mut();
+    // SAFETY: arrays of `keys.len()` entries living for the call.
+    let e = unsafe {
+        f(
+            &mut m,
+            image,
+            j.keys.len() as c_uint,
+            j.keys.as_mut_ptr(),
+            j.values.as_mut_ptr(),
+        )
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_back(&j, numOptions, options, optionValues) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *module = m.cast() };
+    }
+    b.cu(e)
+}
+
+/// Copies in/out option values HIP wrote back to the caller's array, and marks dropped
+/// outputs as empty.
+///
+/// # Safety
+/// As [`jit_options`]; the arrays are writable.
+unsafe fn copy_back(
+    j: &JitOptions,
+    n: c_uint,
+    options: *const CUjit_option,
+    values: *mut *mut c_void,
+) {
+    for (k, &i) in j.src.iter().enumerate() {
+        // SAFETY: `i` indexes the caller's arrays (it came from them).
+        unsafe {
+            let o = *options.add(i);
+            if matches!(o.0, INFO_LOG_SIZE | ERROR_LOG_SIZE | WALL_TIME)
+                || o == CUjit_option::CU_JIT_THREADS_PER_BLOCK
+            {
+                *values.add(i) = j.values[k];
+            }
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { finish_dropped(j, n, options, values) };
+}
+
+/// `cuLinkCreate` → `hipLinkCreate` (HIP 6.4+): JIT options translated as for
+/// `cuModuleLoadDataEx`.
+pub(crate) unsafe fn cuLinkCreate(
+    b: &HipBackend,
+    numOptions: c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut c_void,
+    stateOut: *mut CUlinkState,
+) -> CUresult {
+    if stateOut.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = drv_fn!(b, hipLinkCreate);
+    // SAFETY: forwarded contract.
+    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
+    let mut s: hipLinkState_t = core::ptr::null_mut();
+    // SAFETY: arrays living for the call. hipRTC's linker keeps no pointer to them after the
+    // call returns other than log buffers, which are the caller's own.
+    let e = unsafe {
+        f(
+            j.keys.len() as c_uint,
+            j.keys.as_mut_ptr(),
+            j.values.as_mut_ptr(),
+            &mut s,
+        )
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_back(&j, numOptions, options, optionValues) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *stateOut = s.cast() };
+    }
+    b.cu(e)
+}
+
+fn input_type(b: &HipBackend, t: CUjitInputType) -> Result<u32, CUresult> {
+    enum_to_hip(b.conv().CUjitInputType, t.0, INVALID_VALUE)
+}
+
+/// `cuLinkAddData` → `hipLinkAddData` (HIP 6.4+): input type and JIT options translated.
+pub(crate) unsafe fn cuLinkAddData(
+    b: &HipBackend,
+    state: CUlinkState,
+    type_: CUjitInputType,
+    data: *mut c_void,
+    size: usize,
+    name: *const c_char,
+    numOptions: c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut c_void,
+) -> CUresult {
+    if state.is_null() || data.is_null() || size == 0 {
+        return INVALID_VALUE;
+    }
+    let t = tri!(input_type(b, type_));
+    let f = drv_fn!(b, hipLinkAddData);
+    // SAFETY: forwarded contract.
+    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
+    // SAFETY: caller's data; arrays living for the call.
+    let e = unsafe {
+        f(
+            state.cast(),
+            t as _,
+            data,
+            size,
+            name,
+            j.keys.len() as c_uint,
+            j.keys.as_mut_ptr(),
+            j.values.as_mut_ptr(),
+        )
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_back(&j, numOptions, options, optionValues) };
+    b.cu(e)
+}
+
+/// `cuLinkAddFile` → `hipLinkAddFile` (HIP 6.4+): input type and JIT options translated.
+pub(crate) unsafe fn cuLinkAddFile(
+    b: &HipBackend,
+    state: CUlinkState,
+    type_: CUjitInputType,
+    path: *const c_char,
+    numOptions: c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut c_void,
+) -> CUresult {
+    if state.is_null() || path.is_null() {
+        return INVALID_VALUE;
+    }
+    let t = tri!(input_type(b, type_));
+    let f = drv_fn!(b, hipLinkAddFile);
+    // SAFETY: forwarded contract.
+    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
+    // SAFETY: caller's path; arrays living for the call.
+    let e = unsafe {
+        f(
+            state.cast(),
+            t as _,
+            path,
+            j.keys.len() as c_uint,
+            j.keys.as_mut_ptr(),
+            j.values.as_mut_ptr(),
+        )
+    };
+    // SAFETY: forwarded contract.
+    unsafe { copy_back(&j, numOptions, options, optionValues) };
+    b.cu(e)
+}
+
+/// Validates a function handle through HIP (`hipFuncGetAttribute`): Ok, or HIP's error in
+/// CUDA's words.
+unsafe fn func_attr(
+    b: &HipBackend,
+    f: CUfunction,
+    attr: CUfunction_attribute,
+) -> Result<c_int, CUresult> {
+    if f.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+    }
+    let a = enum_to_hip(b.conv().CUfunction_attribute, attr.0, NOT_SUPPORTED)?;
+    let g = match crate::adapt::drv_table(b)?.hipFuncGetAttribute {
+        Some(g) => g,
+        None => return Err(NOT_SUPPORTED),
+    };
+    let mut v = 0;
+    // SAFETY: valid out-pointer; HIP validates the handle.
+    let e = unsafe { g(&mut v, a as _, f as hipFunction_t) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    Ok(v)
+}
+
+/// `cuFuncSetCacheConfig` (AMD): the value and the function are validated; AMD GPUs have a
+/// fixed L1/LDS split, where CUDA documents the preference as having no effect, so nothing
+/// else is done. HIP's NVIDIA platform only takes host stubs (`hipFuncSetCacheConfig`): not
+/// supported there.
+pub(crate) unsafe fn cuFuncSetCacheConfig(
+    b: &HipBackend,
+    hfunc: CUfunction,
+    config: CUfunc_cache,
+) -> CUresult {
+    if config.0 > CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL.0 {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        return NOT_SUPPORTED;
+    }
+    // SAFETY: forwarded contract.
+    tri!(unsafe {
+        func_attr(
+            b,
+            hfunc,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+    });
+    SUCCESS
+}
+
+/// `cuFuncSetSharedMemConfig` (AMD): value and function validated; AMD's LDS has one fixed
+/// bank configuration, where CUDA documents the setting as having no effect. Not supported on
+/// HIP's NVIDIA platform (host stubs only).
+pub(crate) unsafe fn cuFuncSetSharedMemConfig(
+    b: &HipBackend,
+    hfunc: CUfunction,
+    config: CUsharedconfig,
+) -> CUresult {
+    if config.0 > CUsharedconfig::CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE.0 {
+        return INVALID_VALUE;
+    }
+    if nvidia(b) {
+        return NOT_SUPPORTED;
+    }
+    // SAFETY: forwarded contract.
+    tri!(unsafe {
+        func_attr(
+            b,
+            hfunc,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+    });
+    SUCCESS
+}
+
+/// `cuFuncSetAttribute` (AMD): HIP's `hipFuncSetAttribute` takes host stubs, and AMD allows
+/// every kernel the device's whole LDS without opting in. So MAX_DYNAMIC_SHARED_SIZE_BYTES is
+/// checked as CUDA does (static + dynamic within the device's per-block maximum, else invalid
+/// value) and then holds by itself; the carveout is a hint (-1..=100) with a fixed split on
+/// AMD; cluster attributes are not supported; read-only attributes are invalid. Not supported
+/// on HIP's NVIDIA platform.
+pub(crate) unsafe fn cuFuncSetAttribute(
+    b: &HipBackend,
+    hfunc: CUfunction,
+    attrib: CUfunction_attribute,
+    value: c_int,
+) -> CUresult {
+    if nvidia(b) {
+        return NOT_SUPPORTED;
+    }
+    match attrib {
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            if value < 0 {
+                return INVALID_VALUE;
+            }
+            // SAFETY: forwarded contract.
+            let stat = tri!(unsafe {
+                func_attr(
+                    b,
+                    hfunc,
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                )
+            });
+            let get_dev = drv_fn!(b, hipGetDevice);
+            let attr = drv_fn!(b, hipDeviceGetAttribute);
+            let a = tri!(enum_to_hip(
+                b.conv().CUdevice_attribute,
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK.0,
+                NOT_SUPPORTED
+            ));
+            let (mut dev, mut max) = (0, 0);
+            // SAFETY: valid out-pointers.
+            let e = unsafe { get_dev(&mut dev) };
+            if e != HIP_SUCCESS {
+                return b.cu(e);
+            }
+            // SAFETY: valid out-pointer, current device.
+            let e = unsafe { attr(&mut max, a as _, dev) };
+            if e != HIP_SUCCESS {
+                return b.cu(e);
+            }
+            if i64::from(stat) + i64::from(value) > i64::from(max) {
+                return INVALID_VALUE;
+            }
+            SUCCESS
+        }
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
+            if !(-1..=100).contains(&value) {
+                return INVALID_VALUE;
+            }
+            // SAFETY: forwarded contract.
+            tri!(unsafe {
+                func_attr(
+                    b,
+                    hfunc,
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                )
+            });
+            SUCCESS
+        }
+        a if (10..=15).contains(&a.0) => NOT_SUPPORTED,
+        _ => INVALID_VALUE,
+    }
+}
+
+/// `cuFuncIsLoaded`: HIP loads a module's code eagerly when the module is loaded, so a valid
+/// function (checked through `hipFuncGetAttribute`) is always loaded.
+pub(crate) unsafe fn cuFuncIsLoaded(
+    b: &HipBackend,
+    state: *mut CUfunctionLoadingState,
+    function: CUfunction,
+) -> CUresult {
+    if state.is_null() {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    tri!(unsafe {
+        func_attr(
+            b,
+            function,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+    });
+    // SAFETY: non-NULL.
+    unsafe { *state = CUfunctionLoadingState::CU_FUNCTION_LOADING_STATE_LOADED };
+    SUCCESS
+}
+
+/// `cuFuncLoad`: the function is validated through HIP; its code was loaded with its module
+/// (HIP loads eagerly), so there is nothing left to load.
+pub(crate) unsafe fn cuFuncLoad(b: &HipBackend, function: CUfunction) -> CUresult {
+    // SAFETY: forwarded contract.
+    tri!(unsafe {
+        func_attr(
+            b,
+            function,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+    });
+    SUCCESS
+}
+
+/// `cuModuleGetLoadingMode`: HIP on AMD has no lazy loading (modules are loaded eagerly);
+/// on HIP's NVIDIA platform CUDA decides (`CUDA_MODULE_LOADING`), which HIP cannot report:
+/// not supported there.
+pub(crate) unsafe fn cuModuleGetLoadingMode(
+    b: &HipBackend,
+    mode: *mut CUmoduleLoadingMode,
+) -> CUresult {
+    if mode.is_null() {
+        return INVALID_VALUE;
+    }
+    if crate::adapt::drv_table(b).is_err() {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    }
+    if nvidia(b) {
+        return NOT_SUPPORTED;
+    }
+    // SAFETY: non-NULL.
+    unsafe { *mode = CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING };
+    SUCCESS
+}
+
+/// Occupancy flags: CUDA's `CU_OCCUPANCY_DEFAULT` (0) and `DISABLE_CACHING_OVERRIDE` (1) have
+/// HIP's values.
+fn occupancy_flags(flags: c_uint) -> Result<c_uint, CUresult> {
+    if flags > 1 {
+        Err(INVALID_VALUE)
+    } else {
+        Ok(flags)
+    }
+}
+
+unsafe fn max_block_size(
+    b: &HipBackend,
+    minGridSize: *mut c_int,
+    blockSize: *mut c_int,
+    func: CUfunction,
+    cb: CUoccupancyB2DSize,
+    dyn_smem: usize,
+    limit: c_int,
+    flags: Option<c_uint>,
+) -> CUresult {
+    if minGridSize.is_null() || blockSize.is_null() {
+        return INVALID_VALUE;
+    }
+    if cb.is_some() {
+        // HIP has no per-block-size shared-memory callback.
+        return NOT_SUPPORTED;
+    }
+    let f = func as hipFunction_t;
+    // SAFETY: valid out-pointers; HIP validates the function.
+    b.cu(unsafe {
+        match flags {
+            None => drv_fn!(b, hipModuleOccupancyMaxPotentialBlockSize)(
+                minGridSize,
+                blockSize,
+                f,
+                dyn_smem,
+                limit,
+            ),
+            Some(fl) => drv_fn!(b, hipModuleOccupancyMaxPotentialBlockSizeWithFlags)(
+                minGridSize,
+                blockSize,
+                f,
+                dyn_smem,
+                limit,
+                fl,
+            ),
+        }
+    })
+}
+
+/// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize` when the
+/// block-size → shared-memory callback is NULL; a callback is not supported (HIP has none).
+pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSize(
+    b: &HipBackend,
+    minGridSize: *mut c_int,
+    blockSize: *mut c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: c_int,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        max_block_size(
+            b,
+            minGridSize,
+            blockSize,
+            func,
+            blockSizeToDynamicSMemSize,
+            dynamicSMemSize,
+            blockSizeLimit,
+            None,
+        )
+    }
+}
+
+/// `cuOccupancyMaxPotentialBlockSizeWithFlags` →
+/// `hipModuleOccupancyMaxPotentialBlockSizeWithFlags` (same flag values), NULL callback only.
+pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    b: &HipBackend,
+    minGridSize: *mut c_int,
+    blockSize: *mut c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: c_int,
+    flags: c_uint,
+) -> CUresult {
+    let fl = tri!(occupancy_flags(flags));
+    // SAFETY: forwarded contract.
+    unsafe {
+        max_block_size(
+            b,
+            minGridSize,
+            blockSize,
+            func,
+            blockSizeToDynamicSMemSize,
+            dynamicSMemSize,
+            blockSizeLimit,
+            Some(fl),
+        )
+    }
+}
