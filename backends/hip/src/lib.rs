@@ -111,11 +111,19 @@ impl HipBackend {
         self.hip.as_ref().map_or(0, |l| l.version)
     }
     /// Translates a HIP error into the CUDA Driver API's code.
+    #[inline]
     fn cu(&self, e: hip_types::hipError_t) -> CUresult {
+        if e == 0 {
+            return CUresult::CUDA_SUCCESS; // the hot path: success is 0 on both sides
+        }
         translate(self.conv.CUresult, e as i64, CUresult::CUDA_ERROR_UNKNOWN)
     }
     /// Translates a HIP error into the CUDA Runtime API's code.
+    #[inline]
     pub(crate) fn rt(&self, e: hip_types::hipError_t) -> cudaError_t {
+        if e == 0 {
+            return cudaError_t::cudaSuccess; // the hot path: success is 0 on both sides
+        }
         translate(
             self.conv.cudaError_t,
             e as i64,

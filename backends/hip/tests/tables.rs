@@ -714,3 +714,28 @@ fn nvidia_platform_honours_the_installed_header() {
         failures.join("\n")
     );
 }
+
+/// `HipBackend::cu`/`rt` answer HIP's 0 with CUDA's success without a table lookup (the hot
+/// path of every call): that is only right while success is 0 on both sides in every table.
+#[test]
+fn success_is_zero_on_both_sides_in_every_table() {
+    use anycuda_hip::conv::{NVIDIA_PLATFORM, TABLES};
+    for t in TABLES.iter().copied().chain([NVIDIA_PLATFORM]) {
+        for m in [t.CUresult, t.cudaError_t, t.nvrtcResult] {
+            assert_eq!(
+                m.to_cuda(0),
+                Some(0),
+                "{} in {:?}",
+                m.cuda_type,
+                t.hip_versions
+            );
+            assert_eq!(
+                m.to_hip(0),
+                Some(0),
+                "{} in {:?}",
+                m.cuda_type,
+                t.hip_versions
+            );
+        }
+    }
+}

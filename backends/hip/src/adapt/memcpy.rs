@@ -203,7 +203,14 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
             match how {
                 Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(p),
                 Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
-                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned__hip5_2)(p),
+                Copy2D::Unaligned => match super::drv_table(b)
+                    .ok()
+                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
+                {
+                    Some(f) => f(p),
+                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
+                    None => drv_fn!(b, hipMemcpyParam2D__hip5_2)(p),
+                },
             }
         });
     }
@@ -217,7 +224,14 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
             match how {
                 Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
                 Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
-                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned__hip5_2)(&h),
+                Copy2D::Unaligned => match super::drv_table(b)
+                    .ok()
+                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
+                {
+                    Some(f) => f(&h),
+                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
+                    None => drv_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
+                },
             }
         })
     } else {
@@ -230,7 +244,14 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
             match how {
                 Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D)(&h),
                 Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync)(&h, s),
-                Copy2D::Unaligned => drv_fn!(b, hipDrvMemcpy2DUnaligned)(&h),
+                Copy2D::Unaligned => match super::drv_table(b)
+                    .ok()
+                    .and_then(|t| t.hipDrvMemcpy2DUnaligned)
+                {
+                    Some(f) => f(&h),
+                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
+                    None => drv_fn!(b, hipMemcpyParam2D)(&h),
+                },
             }
         })
     }
@@ -253,7 +274,9 @@ pub(crate) unsafe fn cuMemcpy2DAsync(
     unsafe { memcpy2d(b, pCopy, Copy2D::Async(stream_to_hip(b, hStream))) }
 }
 
-/// `cuMemcpy2DUnaligned` → `hipDrvMemcpy2DUnaligned`, descriptor rebuilt.
+/// `cuMemcpy2DUnaligned` → `hipDrvMemcpy2DUnaligned`, descriptor rebuilt; where the HIP library
+/// lacks that entry point (HIP's NVIDIA layer), `hipMemcpyParam2D`, which may refuse a pitch the
+/// unaligned copy accepts, with CUDA's error rather than a wrong copy.
 pub(crate) unsafe fn cuMemcpy2DUnaligned(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // SAFETY: forwarded contract.
     unsafe { memcpy2d(b, pCopy, Copy2D::Unaligned) }

@@ -28,6 +28,7 @@ mod ctx;
 mod driver_more;
 mod launch;
 mod memcpy;
+mod memset;
 mod pointer;
 mod props;
 mod runtime_more;
@@ -40,6 +41,7 @@ pub(crate) use ctx::*;
 pub(crate) use driver_more::*;
 pub(crate) use launch::*;
 pub(crate) use memcpy::*;
+pub(crate) use memset::*;
 pub(crate) use pointer::*;
 pub(crate) use props::*;
 #[allow(unused_imports)]

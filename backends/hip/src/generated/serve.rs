@@ -4284,7 +4284,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuMemsetD2D16` → `hipMemsetD2D16`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D16(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4293,18 +4293,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Width: usize,
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D16 else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(dstDevice as usize as _, dstPitch, us, Width, Height)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::cuMemsetD2D16(self, dstDevice, dstPitch, us, Width, Height)
+        }
     }
-    /// `cuMemsetD2D16Async` → `hipMemsetD2D16Async`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D16Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4314,25 +4307,19 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D16Async else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                dstDevice as usize as _,
+        unsafe {
+            crate::adapt::cuMemsetD2D16Async(
+                self,
+                dstDevice,
                 dstPitch,
                 us,
                 Width,
                 Height,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                hStream,
             )
-        };
-        self.cu(hip_r)
+        }
     }
-    /// `cuMemsetD2D32` → `hipMemsetD2D32`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D32(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4341,18 +4328,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Width: usize,
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D32 else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(dstDevice as usize as _, dstPitch, ui, Width, Height)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::cuMemsetD2D32(self, dstDevice, dstPitch, ui, Width, Height)
+        }
     }
-    /// `cuMemsetD2D32Async` → `hipMemsetD2D32Async`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D32Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4362,25 +4342,19 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D32Async else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                dstDevice as usize as _,
+        unsafe {
+            crate::adapt::cuMemsetD2D32Async(
+                self,
+                dstDevice,
                 dstPitch,
                 ui,
                 Width,
                 Height,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                hStream,
             )
-        };
-        self.cu(hip_r)
+        }
     }
-    /// `cuMemsetD2D8` → `hipMemsetD2D8`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D8(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4389,18 +4363,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Width: usize,
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D8 else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(dstDevice as usize as _, dstPitch, uc, Width, Height)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::cuMemsetD2D8(self, dstDevice, dstPitch, uc, Width, Height)
+        }
     }
-    /// `cuMemsetD2D8Async` → `hipMemsetD2D8Async`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     unsafe fn cuMemsetD2D8Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4410,23 +4377,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemsetD2D8Async else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                dstDevice as usize as _,
+        unsafe {
+            crate::adapt::cuMemsetD2D8Async(
+                self,
+                dstDevice,
                 dstPitch,
                 uc,
                 Width,
                 Height,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                hStream,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// `cuMemsetD32` → `hipMemsetD32`.
     unsafe fn cuMemsetD32(
