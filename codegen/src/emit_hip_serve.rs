@@ -1085,6 +1085,7 @@ fn one(
     if adapted.contains(&f.name) {
         let m = quote! {
             #[doc = " Hand-adapted (`codegen/hip-adapted.txt`)."]
+            #[inline]
             unsafe fn #name(&self, #(#sig_params),*) -> #ret_ty {
                 unsafe { crate::adapt::#name(self, #(#arg_names),*) }
             }
@@ -1193,6 +1194,7 @@ fn one(
     let doc = format!(" `{}` → `{hip_name}`.", f.name);
     let m = quote! {
         #[doc = #doc]
+        #[inline]
         unsafe fn #name(&self, #(#sig_params),*) -> #ret_ty {
             let Some(hip_t) = self.native_hip() else { return #no_lib; };
             #body

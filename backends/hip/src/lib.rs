@@ -91,6 +91,7 @@ impl HipBackend {
     }
 
     /// Native escape hatch: the raw HIP runtime entry points (HIP signatures and values).
+    #[inline]
     pub fn native_hip(&self) -> Option<&HipTable> {
         self.hip.as_ref().ok().map(|l| &l.table)
     }

@@ -249,6 +249,7 @@ pub(crate) unsafe fn cuCtxDestroy(b: &HipBackend, ctx: CUcontext) -> CUresult {
 
 /// `cuCtxGetCurrent`: NULL when no context is current to this thread, as on CUDA (HIP itself
 /// always reports its current device).
+#[inline]
 pub(crate) unsafe fn cuCtxGetCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CUresult {
     if pctx.is_null() {
         return INVALID_VALUE;
@@ -344,6 +345,7 @@ pub(crate) unsafe fn cuCtxPopCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CU
 
 /// `cuCtxGetDevice`: the device of this thread's current context (`CUDA_ERROR_INVALID_CONTEXT`
 /// when there is none, as on CUDA).
+#[inline]
 pub(crate) unsafe fn cuCtxGetDevice(b: &HipBackend, device: *mut CUdevice) -> CUresult {
     if device.is_null() {
         return INVALID_VALUE;

@@ -121,6 +121,7 @@ pub(crate) fn stream_to_hip(b: &HipBackend, s: CUstream) -> hipStream_t {
 /// HIP's NULL stream, and `kernelParams` together with `extra` is `CUDA_ERROR_INVALID_VALUE` as
 /// on CUDA. No allocation.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) unsafe fn cuLaunchKernel(
     b: &HipBackend,
     f: CUfunction,

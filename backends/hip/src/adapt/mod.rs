@@ -57,11 +57,13 @@ use anycuda_api::runtime::cudaError_t;
 pub(crate) const HIP_SUCCESS: hipError_t = 0;
 
 /// The loaded HIP table, or the Driver API's code for "no library".
+#[inline]
 fn drv_table(b: &HipBackend) -> Result<&HipTable, CUresult> {
     b.native_hip().ok_or(CUresult::CUDA_ERROR_NOT_INITIALIZED)
 }
 
 /// The loaded HIP table, or the Runtime API's code for "no library".
+#[inline]
 fn rt_table(b: &HipBackend) -> Result<&HipTable, cudaError_t> {
     b.native_hip()
         .ok_or(cudaError_t::cudaErrorInitializationError)
@@ -83,6 +85,7 @@ fn pre_r0600(b: &HipBackend) -> bool {
 }
 
 /// Whether HIP's NVIDIA platform is loaded (CUDA structs and values pass through).
+#[inline]
 fn nvidia(b: &HipBackend) -> bool {
     b.platform() == Platform::Nvidia
 }

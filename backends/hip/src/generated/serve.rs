@@ -21,6 +21,7 @@ use anycuda_api::CudaEnum;
 anycuda_api::served! { DRIVER_SERVED;
 impl anycuda_api::traits::Driver for crate::HipBackend {
     /// `cuArray3DCreate` → `hipArray3DCreate`.
+    #[inline]
     unsafe fn cuArray3DCreate(
         &self,
         pHandle: *mut anycuda_api::driver::CUarray,
@@ -36,6 +37,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuArray3DGetDescriptor` → `hipArray3DGetDescriptor`.
+    #[inline]
     unsafe fn cuArray3DGetDescriptor(
         &self,
         pArrayDescriptor: *mut anycuda_api::driver::CUDA_ARRAY3D_DESCRIPTOR,
@@ -51,6 +53,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuArrayCreate` → `hipArrayCreate`.
+    #[inline]
     unsafe fn cuArrayCreate(
         &self,
         pHandle: *mut anycuda_api::driver::CUarray,
@@ -66,6 +69,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuArrayDestroy` → `hipArrayDestroy`.
+    #[inline]
     unsafe fn cuArrayDestroy(
         &self,
         hArray: anycuda_api::driver::CUarray,
@@ -80,6 +84,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuArrayGetDescriptor` → `hipArrayGetDescriptor`.
+    #[inline]
     unsafe fn cuArrayGetDescriptor(
         &self,
         pArrayDescriptor: *mut anycuda_api::driver::CUDA_ARRAY_DESCRIPTOR,
@@ -95,6 +100,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxCreate(
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
@@ -105,6 +111,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxCreate(self, pctx, ctxCreateParams, flags, dev) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxDestroy(
         &self,
         ctx: anycuda_api::driver::CUcontext,
@@ -112,6 +119,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxDestroy(self, ctx) }
     }
     /// `cuCtxDisablePeerAccess` → `hipCtxDisablePeerAccess`.
+    #[inline]
     unsafe fn cuCtxDisablePeerAccess(
         &self,
         peerContext: anycuda_api::driver::CUcontext,
@@ -126,6 +134,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuCtxEnablePeerAccess` → `hipCtxEnablePeerAccess`.
+    #[inline]
     unsafe fn cuCtxEnablePeerAccess(
         &self,
         peerContext: anycuda_api::driver::CUcontext,
@@ -144,6 +153,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuCtxGetApiVersion` → `hipCtxGetApiVersion`.
+    #[inline]
     unsafe fn cuCtxGetApiVersion(
         &self,
         ctx: anycuda_api::driver::CUcontext,
@@ -168,6 +178,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuCtxGetCacheConfig` → `hipCtxGetCacheConfig`.
+    #[inline]
     unsafe fn cuCtxGetCacheConfig(
         &self,
         pconfig: *mut anycuda_api::driver::CUfunc_cache,
@@ -196,6 +207,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxGetCurrent(
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
@@ -203,6 +215,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxGetCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxGetDevice(
         &self,
         device: *mut anycuda_api::driver::CUdevice,
@@ -210,6 +223,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxGetDevice(self, device) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxGetDevice_v2(
         &self,
         device: *mut anycuda_api::driver::CUdevice,
@@ -218,6 +232,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxGetDevice_v2(self, device, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxGetFlags(
         &self,
         flags: *mut ::core::ffi::c_uint,
@@ -225,6 +240,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxGetFlags(self, flags) }
     }
     /// `cuCtxGetLimit` → `hipDeviceGetLimit`.
+    #[inline]
     unsafe fn cuCtxGetLimit(
         &self,
         pvalue: *mut usize,
@@ -251,6 +267,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuCtxGetSharedMemConfig` → `hipCtxGetSharedMemConfig`.
+    #[inline]
     unsafe fn cuCtxGetSharedMemConfig(
         &self,
         pConfig: *mut anycuda_api::driver::CUsharedconfig,
@@ -279,6 +296,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuCtxGetStreamPriorityRange` → `hipDeviceGetStreamPriorityRange`.
+    #[inline]
     unsafe fn cuCtxGetStreamPriorityRange(
         &self,
         leastPriority: *mut ::core::ffi::c_int,
@@ -294,6 +312,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxPopCurrent(
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
@@ -301,6 +320,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxPopCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxPushCurrent(
         &self,
         ctx: anycuda_api::driver::CUcontext,
@@ -308,6 +328,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxPushCurrent(self, ctx) }
     }
     /// `cuCtxSetCacheConfig` → `hipCtxSetCacheConfig`.
+    #[inline]
     unsafe fn cuCtxSetCacheConfig(
         &self,
         config: anycuda_api::driver::CUfunc_cache,
@@ -333,6 +354,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxSetCurrent(
         &self,
         ctx: anycuda_api::driver::CUcontext,
@@ -340,6 +362,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxSetCurrent(self, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxSetFlags(
         &self,
         flags: ::core::ffi::c_uint,
@@ -347,6 +370,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxSetFlags(self, flags) }
     }
     /// `cuCtxSetLimit` → `hipDeviceSetLimit`.
+    #[inline]
     unsafe fn cuCtxSetLimit(
         &self,
         limit: anycuda_api::driver::CUlimit,
@@ -373,6 +397,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuCtxSetSharedMemConfig` → `hipCtxSetSharedMemConfig`.
+    #[inline]
     unsafe fn cuCtxSetSharedMemConfig(
         &self,
         config: anycuda_api::driver::CUsharedconfig,
@@ -398,10 +423,12 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxSynchronize(&self) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::cuCtxSynchronize(self) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuCtxSynchronize_v2(
         &self,
         ctx: anycuda_api::driver::CUcontext,
@@ -409,6 +436,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuCtxSynchronize_v2(self, ctx) }
     }
     /// `cuDestroyExternalMemory` → `hipDestroyExternalMemory`.
+    #[inline]
     unsafe fn cuDestroyExternalMemory(
         &self,
         extMem: anycuda_api::driver::CUexternalMemory,
@@ -423,6 +451,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDestroyExternalSemaphore` → `hipDestroyExternalSemaphore`.
+    #[inline]
     unsafe fn cuDestroyExternalSemaphore(
         &self,
         extSem: anycuda_api::driver::CUexternalSemaphore,
@@ -437,6 +466,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceCanAccessPeer` → `hipDeviceCanAccessPeer`.
+    #[inline]
     unsafe fn cuDeviceCanAccessPeer(
         &self,
         canAccessPeer: *mut ::core::ffi::c_int,
@@ -453,6 +483,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceComputeCapability` → `hipDeviceComputeCapability`.
+    #[inline]
     unsafe fn cuDeviceComputeCapability(
         &self,
         major: *mut ::core::ffi::c_int,
@@ -469,6 +500,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGet` → `hipDeviceGet`.
+    #[inline]
     unsafe fn cuDeviceGet(
         &self,
         device: *mut anycuda_api::driver::CUdevice,
@@ -484,6 +516,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDeviceGetAttribute(
         &self,
         pi: *mut ::core::ffi::c_int,
@@ -493,6 +526,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuDeviceGetAttribute(self, pi, attrib, dev) }
     }
     /// `cuDeviceGetByPCIBusId` → `hipDeviceGetByPCIBusId`.
+    #[inline]
     unsafe fn cuDeviceGetByPCIBusId(
         &self,
         dev: *mut anycuda_api::driver::CUdevice,
@@ -508,6 +542,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetCount` → `hipGetDeviceCount`.
+    #[inline]
     unsafe fn cuDeviceGetCount(
         &self,
         count: *mut ::core::ffi::c_int,
@@ -522,6 +557,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetDefaultMemPool` → `hipDeviceGetDefaultMemPool`.
+    #[inline]
     unsafe fn cuDeviceGetDefaultMemPool(
         &self,
         pool_out: *mut anycuda_api::driver::CUmemoryPool,
@@ -537,6 +573,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetGraphMemAttribute` → `hipDeviceGetGraphMemAttribute`.
+    #[inline]
     unsafe fn cuDeviceGetGraphMemAttribute(
         &self,
         device: anycuda_api::driver::CUdevice,
@@ -564,6 +601,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetMemPool` → `hipDeviceGetMemPool`.
+    #[inline]
     unsafe fn cuDeviceGetMemPool(
         &self,
         pool: *mut anycuda_api::driver::CUmemoryPool,
@@ -579,6 +617,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetName` → `hipDeviceGetName`.
+    #[inline]
     unsafe fn cuDeviceGetName(
         &self,
         name: *mut ::core::ffi::c_char,
@@ -595,6 +634,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetP2PAttribute` → `hipDeviceGetP2PAttribute`.
+    #[inline]
     unsafe fn cuDeviceGetP2PAttribute(
         &self,
         value: *mut ::core::ffi::c_int,
@@ -623,6 +663,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGetPCIBusId` → `hipDeviceGetPCIBusId`.
+    #[inline]
     unsafe fn cuDeviceGetPCIBusId(
         &self,
         pciBusId: *mut ::core::ffi::c_char,
@@ -639,6 +680,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDeviceGetProperties(
         &self,
         prop: *mut anycuda_api::driver::CUdevprop,
@@ -647,6 +689,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuDeviceGetProperties(self, prop, dev) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDeviceGetTexture1DLinearMaxWidth(
         &self,
         maxWidthInElements: *mut usize,
@@ -665,6 +708,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuDeviceGetUuid` → `hipDeviceGetUuid`.
+    #[inline]
     unsafe fn cuDeviceGetUuid(
         &self,
         uuid: *mut anycuda_api::driver::CUuuid,
@@ -680,6 +724,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceGraphMemTrim` → `hipDeviceGraphMemTrim`.
+    #[inline]
     unsafe fn cuDeviceGraphMemTrim(
         &self,
         device: anycuda_api::driver::CUdevice,
@@ -694,6 +739,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDevicePrimaryCtxGetState(
         &self,
         dev: anycuda_api::driver::CUdevice,
@@ -703,6 +749,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuDevicePrimaryCtxGetState(self, dev, flags, active) }
     }
     /// `cuDevicePrimaryCtxRelease` → `hipDevicePrimaryCtxRelease`.
+    #[inline]
     unsafe fn cuDevicePrimaryCtxRelease(
         &self,
         dev: anycuda_api::driver::CUdevice,
@@ -717,6 +764,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDevicePrimaryCtxReset(
         &self,
         dev: anycuda_api::driver::CUdevice,
@@ -724,6 +772,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuDevicePrimaryCtxReset(self, dev) }
     }
     /// `cuDevicePrimaryCtxRetain` → `hipDevicePrimaryCtxRetain`.
+    #[inline]
     unsafe fn cuDevicePrimaryCtxRetain(
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
@@ -739,6 +788,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuDevicePrimaryCtxSetFlags(
         &self,
         dev: anycuda_api::driver::CUdevice,
@@ -747,6 +797,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuDevicePrimaryCtxSetFlags(self, dev, flags) }
     }
     /// `cuDeviceSetGraphMemAttribute` → `hipDeviceSetGraphMemAttribute`.
+    #[inline]
     unsafe fn cuDeviceSetGraphMemAttribute(
         &self,
         device: anycuda_api::driver::CUdevice,
@@ -774,6 +825,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceSetMemPool` → `hipDeviceSetMemPool`.
+    #[inline]
     unsafe fn cuDeviceSetMemPool(
         &self,
         dev: anycuda_api::driver::CUdevice,
@@ -789,6 +841,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDeviceTotalMem` → `hipDeviceTotalMem`.
+    #[inline]
     unsafe fn cuDeviceTotalMem(
         &self,
         bytes: *mut usize,
@@ -804,6 +857,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuDriverGetVersion` → `hipDriverGetVersion`.
+    #[inline]
     unsafe fn cuDriverGetVersion(
         &self,
         driverVersion: *mut ::core::ffi::c_int,
@@ -818,6 +872,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventCreate` → `hipEventCreateWithFlags`.
+    #[inline]
     unsafe fn cuEventCreate(
         &self,
         phEvent: *mut anycuda_api::driver::CUevent,
@@ -841,6 +896,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventDestroy` → `hipEventDestroy`.
+    #[inline]
     unsafe fn cuEventDestroy(
         &self,
         hEvent: anycuda_api::driver::CUevent,
@@ -855,6 +911,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventElapsedTime` → `hipEventElapsedTime`.
+    #[inline]
     unsafe fn cuEventElapsedTime(
         &self,
         pMilliseconds: *mut f32,
@@ -871,6 +928,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventQuery` → `hipEventQuery`.
+    #[inline]
     unsafe fn cuEventQuery(
         &self,
         hEvent: anycuda_api::driver::CUevent,
@@ -885,6 +943,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventRecord` → `hipEventRecord`.
+    #[inline]
     unsafe fn cuEventRecord(
         &self,
         hEvent: anycuda_api::driver::CUevent,
@@ -905,6 +964,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventRecordWithFlags` → `hipEventRecordWithFlags`.
+    #[inline]
     unsafe fn cuEventRecordWithFlags(
         &self,
         hEvent: anycuda_api::driver::CUevent,
@@ -930,6 +990,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuEventSynchronize` → `hipEventSynchronize`.
+    #[inline]
     unsafe fn cuEventSynchronize(
         &self,
         hEvent: anycuda_api::driver::CUevent,
@@ -944,6 +1005,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuExternalMemoryGetMappedBuffer` → `hipExternalMemoryGetMappedBuffer`.
+    #[inline]
     unsafe fn cuExternalMemoryGetMappedBuffer(
         &self,
         devPtr: *mut anycuda_api::driver::CUdeviceptr,
@@ -965,6 +1027,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuFuncGetAttribute` → `hipFuncGetAttribute`.
+    #[inline]
     unsafe fn cuFuncGetAttribute(
         &self,
         pi: *mut ::core::ffi::c_int,
@@ -992,6 +1055,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncIsLoaded(
         &self,
         state: *mut anycuda_api::driver::CUfunctionLoadingState,
@@ -1000,6 +1064,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncIsLoaded(self, state, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncLoad(
         &self,
         function: anycuda_api::driver::CUfunction,
@@ -1007,6 +1072,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncLoad(self, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncSetAttribute(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -1016,6 +1082,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncSetAttribute(self, hfunc, attrib, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncSetBlockShape(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -1026,6 +1093,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncSetBlockShape(self, hfunc, x, y, z) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncSetCacheConfig(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -1034,6 +1102,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncSetCacheConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncSetSharedMemConfig(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -1042,6 +1111,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncSetSharedMemConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncSetSharedSize(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -1050,6 +1120,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuFuncSetSharedSize(self, hfunc, bytes) }
     }
     /// `cuGraphAddBatchMemOpNode` → `hipGraphAddBatchMemOpNode`.
+    #[inline]
     unsafe fn cuGraphAddBatchMemOpNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1076,6 +1147,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
+    #[inline]
     unsafe fn cuGraphAddChildGraphNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1102,6 +1174,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphAddDependencies(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1122,6 +1195,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphAddEmptyNode` → `hipGraphAddEmptyNode`.
+    #[inline]
     unsafe fn cuGraphAddEmptyNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1141,6 +1215,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddEventRecordNode` → `hipGraphAddEventRecordNode`.
+    #[inline]
     unsafe fn cuGraphAddEventRecordNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1167,6 +1242,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddEventWaitNode` → `hipGraphAddEventWaitNode`.
+    #[inline]
     unsafe fn cuGraphAddEventWaitNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1193,6 +1269,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddExternalSemaphoresSignalNode` → `hipGraphAddExternalSemaphoresSignalNode`.
+    #[inline]
     unsafe fn cuGraphAddExternalSemaphoresSignalNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1219,6 +1296,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddExternalSemaphoresWaitNode` → `hipGraphAddExternalSemaphoresWaitNode`.
+    #[inline]
     unsafe fn cuGraphAddExternalSemaphoresWaitNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1245,6 +1323,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphAddHostNode` → `hipGraphAddHostNode`.
+    #[inline]
     unsafe fn cuGraphAddHostNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1271,6 +1350,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphAddMemAllocNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1291,6 +1371,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphAddMemFreeNode` → `hipDrvGraphAddMemFreeNode`.
+    #[inline]
     unsafe fn cuGraphAddMemFreeNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1317,6 +1398,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphAddMemcpyNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1339,6 +1421,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphAddMemsetNode` → `hipDrvGraphAddMemsetNode`.
+    #[inline]
     unsafe fn cuGraphAddMemsetNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1372,6 +1455,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphBatchMemOpNodeGetParams` → `hipGraphBatchMemOpNodeGetParams`.
+    #[inline]
     unsafe fn cuGraphBatchMemOpNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1387,6 +1471,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphBatchMemOpNodeSetParams` → `hipGraphBatchMemOpNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphBatchMemOpNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1402,6 +1487,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphChildGraphNodeGetGraph` → `hipGraphChildGraphNodeGetGraph`.
+    #[inline]
     unsafe fn cuGraphChildGraphNodeGetGraph(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1417,6 +1503,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphClone` → `hipGraphClone`.
+    #[inline]
     unsafe fn cuGraphClone(
         &self,
         phGraphClone: *mut anycuda_api::driver::CUgraph,
@@ -1432,6 +1519,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphCreate` → `hipGraphCreate`.
+    #[inline]
     unsafe fn cuGraphCreate(
         &self,
         phGraph: *mut anycuda_api::driver::CUgraph,
@@ -1450,6 +1538,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphDebugDotPrint` → `hipGraphDebugDotPrint`.
+    #[inline]
     unsafe fn cuGraphDebugDotPrint(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1466,6 +1555,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphDestroy` → `hipGraphDestroy`.
+    #[inline]
     unsafe fn cuGraphDestroy(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1480,6 +1570,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphDestroyNode` → `hipGraphDestroyNode`.
+    #[inline]
     unsafe fn cuGraphDestroyNode(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1494,6 +1585,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphEventRecordNodeGetEvent` → `hipGraphEventRecordNodeGetEvent`.
+    #[inline]
     unsafe fn cuGraphEventRecordNodeGetEvent(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1509,6 +1601,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphEventRecordNodeSetEvent` → `hipGraphEventRecordNodeSetEvent`.
+    #[inline]
     unsafe fn cuGraphEventRecordNodeSetEvent(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1524,6 +1617,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphEventWaitNodeGetEvent` → `hipGraphEventWaitNodeGetEvent`.
+    #[inline]
     unsafe fn cuGraphEventWaitNodeGetEvent(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1539,6 +1633,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphEventWaitNodeSetEvent` → `hipGraphEventWaitNodeSetEvent`.
+    #[inline]
     unsafe fn cuGraphEventWaitNodeSetEvent(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1554,6 +1649,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecBatchMemOpNodeSetParams` → `hipGraphExecBatchMemOpNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecBatchMemOpNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1570,6 +1666,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecChildGraphNodeSetParams` → `hipGraphExecChildGraphNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecChildGraphNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1586,6 +1683,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecDestroy` → `hipGraphExecDestroy`.
+    #[inline]
     unsafe fn cuGraphExecDestroy(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1600,6 +1698,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecEventRecordNodeSetEvent` → `hipGraphExecEventRecordNodeSetEvent`.
+    #[inline]
     unsafe fn cuGraphExecEventRecordNodeSetEvent(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1616,6 +1715,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecEventWaitNodeSetEvent` → `hipGraphExecEventWaitNodeSetEvent`.
+    #[inline]
     unsafe fn cuGraphExecEventWaitNodeSetEvent(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1632,6 +1732,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecExternalSemaphoresSignalNodeSetParams` → `hipGraphExecExternalSemaphoresSignalNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1648,6 +1749,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecExternalSemaphoresWaitNodeSetParams` → `hipGraphExecExternalSemaphoresWaitNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1664,6 +1766,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecGetFlags` → `hipGraphExecGetFlags`.
+    #[inline]
     unsafe fn cuGraphExecGetFlags(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1679,6 +1782,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExecHostNodeSetParams` → `hipGraphExecHostNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecHostNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1695,6 +1799,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphExecMemcpyNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1713,6 +1818,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphExecMemsetNodeSetParams` → `hipDrvGraphExecMemsetNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExecMemsetNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1737,6 +1843,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphExecUpdate(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1746,6 +1853,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo) }
     }
     /// `cuGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
+    #[inline]
     unsafe fn cuGraphExternalSemaphoresSignalNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1761,6 +1869,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExternalSemaphoresSignalNodeSetParams` → `hipGraphExternalSemaphoresSignalNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExternalSemaphoresSignalNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1776,6 +1885,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExternalSemaphoresWaitNodeGetParams` → `hipGraphExternalSemaphoresWaitNodeGetParams`.
+    #[inline]
     unsafe fn cuGraphExternalSemaphoresWaitNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1791,6 +1901,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphExternalSemaphoresWaitNodeSetParams` → `hipGraphExternalSemaphoresWaitNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphExternalSemaphoresWaitNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1806,6 +1917,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphGetEdges(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1819,6 +1931,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphGetNodes` → `hipGraphGetNodes`.
+    #[inline]
     unsafe fn cuGraphGetNodes(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1835,6 +1948,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphGetRootNodes` → `hipGraphGetRootNodes`.
+    #[inline]
     unsafe fn cuGraphGetRootNodes(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -1851,6 +1965,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphHostNodeGetParams` → `hipGraphHostNodeGetParams`.
+    #[inline]
     unsafe fn cuGraphHostNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1866,6 +1981,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphHostNodeSetParams` → `hipGraphHostNodeSetParams`.
+    #[inline]
     unsafe fn cuGraphHostNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1881,6 +1997,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphInstantiate` → `hipGraphInstantiateWithFlags`.
+    #[inline]
     unsafe fn cuGraphInstantiate(
         &self,
         phGraphExec: *mut anycuda_api::driver::CUgraphExec,
@@ -1897,6 +2014,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`.
+    #[inline]
     unsafe fn cuGraphInstantiateWithFlags(
         &self,
         phGraphExec: *mut anycuda_api::driver::CUgraphExec,
@@ -1913,6 +2031,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphInstantiateWithParams(
         &self,
         phGraphExec: *mut anycuda_api::driver::CUgraphExec,
@@ -1929,6 +2048,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphKernelNodeCopyAttributes` → `hipGraphKernelNodeCopyAttributes`.
+    #[inline]
     unsafe fn cuGraphKernelNodeCopyAttributes(
         &self,
         dst: anycuda_api::driver::CUgraphNode,
@@ -1944,6 +2064,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphLaunch` → `hipGraphLaunch`.
+    #[inline]
     unsafe fn cuGraphLaunch(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1964,6 +2085,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemAllocNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1972,6 +2094,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemAllocNodeGetParams(self, hNode, params_out) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemFreeNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1980,6 +2103,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemcpyNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1988,6 +2112,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemcpyNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -1996,6 +2121,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemsetNodeGetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -2004,6 +2130,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemsetNodeGetParams(self, hNode, nodeParams) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphMemsetNodeSetParams(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -2012,6 +2139,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuGraphMemsetNodeSetParams(self, hNode, nodeParams) }
     }
     /// `cuGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
+    #[inline]
     unsafe fn cuGraphNodeFindInClone(
         &self,
         phNode: *mut anycuda_api::driver::CUgraphNode,
@@ -2028,6 +2156,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphNodeGetDependencies(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -2046,6 +2175,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphNodeGetDependentNodes(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -2064,6 +2194,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphNodeGetEnabled` → `hipGraphNodeGetEnabled`.
+    #[inline]
     unsafe fn cuGraphNodeGetEnabled(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -2080,6 +2211,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphNodeGetType` → `hipGraphNodeGetType`.
+    #[inline]
     unsafe fn cuGraphNodeGetType(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
@@ -2109,6 +2241,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphNodeSetEnabled` → `hipGraphNodeSetEnabled`.
+    #[inline]
     unsafe fn cuGraphNodeSetEnabled(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -2125,6 +2258,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
+    #[inline]
     unsafe fn cuGraphReleaseUserObject(
         &self,
         graph: anycuda_api::driver::CUgraph,
@@ -2141,6 +2275,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphRemoveDependencies(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
@@ -2161,6 +2296,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuGraphRetainUserObject` → `hipGraphRetainUserObject`.
+    #[inline]
     unsafe fn cuGraphRetainUserObject(
         &self,
         graph: anycuda_api::driver::CUgraph,
@@ -2178,6 +2314,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphUpload` → `hipGraphUpload`.
+    #[inline]
     unsafe fn cuGraphUpload(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -2198,6 +2335,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphicsMapResources` → `hipGraphicsMapResources`.
+    #[inline]
     unsafe fn cuGraphicsMapResources(
         &self,
         count: ::core::ffi::c_uint,
@@ -2220,6 +2358,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphicsResourceGetMappedPointer` → `hipGraphicsResourceGetMappedPointer`.
+    #[inline]
     unsafe fn cuGraphicsResourceGetMappedPointer(
         &self,
         pDevPtr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2236,6 +2375,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphicsSubResourceGetMappedArray` → `hipGraphicsSubResourceGetMappedArray`.
+    #[inline]
     unsafe fn cuGraphicsSubResourceGetMappedArray(
         &self,
         pArray: *mut anycuda_api::driver::CUarray,
@@ -2253,6 +2393,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphicsUnmapResources` → `hipGraphicsUnmapResources`.
+    #[inline]
     unsafe fn cuGraphicsUnmapResources(
         &self,
         count: ::core::ffi::c_uint,
@@ -2275,6 +2416,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuGraphicsUnregisterResource` → `hipGraphicsUnregisterResource`.
+    #[inline]
     unsafe fn cuGraphicsUnregisterResource(
         &self,
         resource: anycuda_api::driver::CUgraphicsResource,
@@ -2289,6 +2431,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuImportExternalMemory` → `hipImportExternalMemory`.
+    #[inline]
     unsafe fn cuImportExternalMemory(
         &self,
         extMem_out: *mut anycuda_api::driver::CUexternalMemory,
@@ -2309,6 +2452,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuInit(
         &self,
         Flags: ::core::ffi::c_uint,
@@ -2316,6 +2460,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuInit(self, Flags) }
     }
     /// `cuIpcCloseMemHandle` → `hipIpcCloseMemHandle`.
+    #[inline]
     unsafe fn cuIpcCloseMemHandle(
         &self,
         dptr: anycuda_api::driver::CUdeviceptr,
@@ -2330,6 +2475,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuIpcGetEventHandle` → `hipIpcGetEventHandle`.
+    #[inline]
     unsafe fn cuIpcGetEventHandle(
         &self,
         pHandle: *mut anycuda_api::driver::CUipcEventHandle,
@@ -2345,6 +2491,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuIpcGetMemHandle` → `hipIpcGetMemHandle`.
+    #[inline]
     unsafe fn cuIpcGetMemHandle(
         &self,
         pHandle: *mut anycuda_api::driver::CUipcMemHandle,
@@ -2360,6 +2507,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuIpcOpenEventHandle` → `hipIpcOpenEventHandle`.
+    #[inline]
     unsafe fn cuIpcOpenEventHandle(
         &self,
         phEvent: *mut anycuda_api::driver::CUevent,
@@ -2378,6 +2526,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuIpcOpenMemHandle` → `hipIpcOpenMemHandle`.
+    #[inline]
     unsafe fn cuIpcOpenMemHandle(
         &self,
         pdptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2397,6 +2546,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelGetAttribute` → `hipKernelGetAttribute`.
+    #[inline]
     unsafe fn cuKernelGetAttribute(
         &self,
         pi: *mut ::core::ffi::c_int,
@@ -2425,6 +2575,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelGetFunction` → `hipKernelGetFunction`.
+    #[inline]
     unsafe fn cuKernelGetFunction(
         &self,
         pFunc: *mut anycuda_api::driver::CUfunction,
@@ -2440,6 +2591,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelGetLibrary` → `hipKernelGetLibrary`.
+    #[inline]
     unsafe fn cuKernelGetLibrary(
         &self,
         pLib: *mut anycuda_api::driver::CUlibrary,
@@ -2455,6 +2607,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelGetName` → `hipKernelGetName`.
+    #[inline]
     unsafe fn cuKernelGetName(
         &self,
         name: *mut *const ::core::ffi::c_char,
@@ -2470,6 +2623,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelGetParamInfo` → `hipKernelGetParamInfo`.
+    #[inline]
     unsafe fn cuKernelGetParamInfo(
         &self,
         kernel: anycuda_api::driver::CUkernel,
@@ -2487,6 +2641,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuKernelSetAttribute` → `hipKernelSetAttribute`.
+    #[inline]
     unsafe fn cuKernelSetAttribute(
         &self,
         attrib: anycuda_api::driver::CUfunction_attribute,
@@ -2515,6 +2670,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLaunch(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2522,6 +2678,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuLaunch(self, f) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLaunchCooperativeKernel(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2552,6 +2709,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLaunchGrid(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2561,6 +2719,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuLaunchGrid(self, f, grid_width, grid_height) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLaunchGridAsync(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2573,6 +2732,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuLaunchHostFunc` → `hipLaunchHostFunc`.
+    #[inline]
     unsafe fn cuLaunchHostFunc(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -2596,6 +2756,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLaunchKernel(
         &self,
         f: anycuda_api::driver::CUfunction,
@@ -2628,6 +2789,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
+    #[inline]
     unsafe fn cuLibraryEnumerateKernels(
         &self,
         kernels: *mut anycuda_api::driver::CUkernel,
@@ -2644,6 +2806,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuLibraryGetGlobal` → `hipLibraryGetGlobal`.
+    #[inline]
     unsafe fn cuLibraryGetGlobal(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2661,6 +2824,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuLibraryGetKernel` → `hipLibraryGetKernel`.
+    #[inline]
     unsafe fn cuLibraryGetKernel(
         &self,
         pKernel: *mut anycuda_api::driver::CUkernel,
@@ -2677,6 +2841,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuLibraryGetKernelCount` → `hipLibraryGetKernelCount`.
+    #[inline]
     unsafe fn cuLibraryGetKernelCount(
         &self,
         count: *mut ::core::ffi::c_uint,
@@ -2692,6 +2857,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuLibraryGetManaged` → `hipLibraryGetManaged`.
+    #[inline]
     unsafe fn cuLibraryGetManaged(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2709,6 +2875,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuLibraryUnload` → `hipLibraryUnload`.
+    #[inline]
     unsafe fn cuLibraryUnload(
         &self,
         library: anycuda_api::driver::CUlibrary,
@@ -2723,6 +2890,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLinkAddData(
         &self,
         state: anycuda_api::driver::CUlinkState,
@@ -2749,6 +2917,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLinkAddFile(
         &self,
         state: anycuda_api::driver::CUlinkState,
@@ -2771,6 +2940,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuLinkComplete` → `hipLinkComplete`.
+    #[inline]
     unsafe fn cuLinkComplete(
         &self,
         state: anycuda_api::driver::CUlinkState,
@@ -2787,6 +2957,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuLinkCreate(
         &self,
         numOptions: ::core::ffi::c_uint,
@@ -2799,6 +2970,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuLinkDestroy` → `hipLinkDestroy`.
+    #[inline]
     unsafe fn cuLinkDestroy(
         &self,
         state: anycuda_api::driver::CUlinkState,
@@ -2813,6 +2985,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAddressFree` → `hipMemAddressFree`.
+    #[inline]
     unsafe fn cuMemAddressFree(
         &self,
         ptr: anycuda_api::driver::CUdeviceptr,
@@ -2828,6 +3001,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAddressReserve` → `hipMemAddressReserve`.
+    #[inline]
     unsafe fn cuMemAddressReserve(
         &self,
         ptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2851,6 +3025,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemAdvise(
         &self,
         devPtr: anycuda_api::driver::CUdeviceptr,
@@ -2861,6 +3036,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemAdvise(self, devPtr, count, advice, location) }
     }
     /// `cuMemAlloc` → `hipMalloc`.
+    #[inline]
     unsafe fn cuMemAlloc(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2876,6 +3052,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAllocAsync` → `hipMallocAsync`.
+    #[inline]
     unsafe fn cuMemAllocAsync(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2898,6 +3075,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAllocFromPoolAsync` → `hipMallocFromPoolAsync`.
+    #[inline]
     unsafe fn cuMemAllocFromPoolAsync(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2922,6 +3100,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAllocHost` → `hipMemAllocHost`.
+    #[inline]
     unsafe fn cuMemAllocHost(
         &self,
         pp: *mut *mut ::core::ffi::c_void,
@@ -2937,6 +3116,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAllocManaged` → `hipMallocManaged`.
+    #[inline]
     unsafe fn cuMemAllocManaged(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2961,6 +3141,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemAllocPitch` → `hipMemAllocPitch`.
+    #[inline]
     unsafe fn cuMemAllocPitch(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -2981,6 +3162,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemCreate(
         &self,
         handle: *mut anycuda_api::driver::CUmemGenericAllocationHandle,
@@ -2991,6 +3173,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemCreate(self, handle, size, prop, flags) }
     }
     /// `cuMemDiscardAndPrefetchBatchAsync` → `hipDrvMemDiscardAndPrefetchBatchAsync`.
+    #[inline]
     unsafe fn cuMemDiscardAndPrefetchBatchAsync(
         &self,
         dptrs: *mut anycuda_api::driver::CUdeviceptr,
@@ -3026,6 +3209,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemDiscardBatchAsync` → `hipDrvMemDiscardBatchAsync`.
+    #[inline]
     unsafe fn cuMemDiscardBatchAsync(
         &self,
         dptrs: *mut anycuda_api::driver::CUdeviceptr,
@@ -3055,6 +3239,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemExportToShareableHandle` → `hipMemExportToShareableHandle`.
+    #[inline]
     unsafe fn cuMemExportToShareableHandle(
         &self,
         shareableHandle: *mut ::core::ffi::c_void,
@@ -3088,6 +3273,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemFree` → `hipFree`.
+    #[inline]
     unsafe fn cuMemFree(
         &self,
         dptr: anycuda_api::driver::CUdeviceptr,
@@ -3102,6 +3288,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemFreeAsync` → `hipFreeAsync`.
+    #[inline]
     unsafe fn cuMemFreeAsync(
         &self,
         dptr: anycuda_api::driver::CUdeviceptr,
@@ -3122,6 +3309,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemFreeHost` → `hipHostFree`.
+    #[inline]
     unsafe fn cuMemFreeHost(
         &self,
         p: *mut ::core::ffi::c_void,
@@ -3136,6 +3324,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemGetAccess` → `hipMemGetAccess`.
+    #[inline]
     unsafe fn cuMemGetAccess(
         &self,
         flags: *mut ::core::ffi::c_ulonglong,
@@ -3152,6 +3341,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemGetAddressRange` → `hipMemGetAddressRange`.
+    #[inline]
     unsafe fn cuMemGetAddressRange(
         &self,
         pbase: *mut anycuda_api::driver::CUdeviceptr,
@@ -3168,6 +3358,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemGetAllocationGranularity(
         &self,
         granularity: *mut usize,
@@ -3179,6 +3370,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemGetAllocationPropertiesFromHandle(
         &self,
         prop: *mut anycuda_api::driver::CUmemAllocationProp,
@@ -3189,6 +3381,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemGetDefaultMemPool(
         &self,
         pool_out: *mut anycuda_api::driver::CUmemoryPool,
@@ -3198,6 +3391,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemGetDefaultMemPool(self, pool_out, location, type_) }
     }
     /// `cuMemGetHandleForAddressRange` → `hipMemGetHandleForAddressRange`.
+    #[inline]
     unsafe fn cuMemGetHandleForAddressRange(
         &self,
         handle: *mut ::core::ffi::c_void,
@@ -3232,6 +3426,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemGetInfo` → `hipMemGetInfo`.
+    #[inline]
     unsafe fn cuMemGetInfo(
         &self,
         free: *mut usize,
@@ -3247,6 +3442,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemGetMemPool` → `hipMemGetMemPool`.
+    #[inline]
     unsafe fn cuMemGetMemPool(
         &self,
         pool: *mut anycuda_api::driver::CUmemoryPool,
@@ -3274,6 +3470,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemHostAlloc` → `hipHostMalloc`.
+    #[inline]
     unsafe fn cuMemHostAlloc(
         &self,
         pp: *mut *mut ::core::ffi::c_void,
@@ -3298,6 +3495,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemHostGetDevicePointer` → `hipHostGetDevicePointer`.
+    #[inline]
     unsafe fn cuMemHostGetDevicePointer(
         &self,
         pdptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -3317,6 +3515,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemHostGetFlags` → `hipHostGetFlags`.
+    #[inline]
     unsafe fn cuMemHostGetFlags(
         &self,
         pFlags: *mut ::core::ffi::c_uint,
@@ -3346,6 +3545,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemHostRegister` → `hipHostRegister`.
+    #[inline]
     unsafe fn cuMemHostRegister(
         &self,
         p: *mut ::core::ffi::c_void,
@@ -3370,6 +3570,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemHostUnregister` → `hipHostUnregister`.
+    #[inline]
     unsafe fn cuMemHostUnregister(
         &self,
         p: *mut ::core::ffi::c_void,
@@ -3384,6 +3585,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemImportFromShareableHandle` → `hipMemImportFromShareableHandle`.
+    #[inline]
     unsafe fn cuMemImportFromShareableHandle(
         &self,
         handle: *mut anycuda_api::driver::CUmemGenericAllocationHandle,
@@ -3411,6 +3613,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemMap` → `hipMemMap`.
+    #[inline]
     unsafe fn cuMemMap(
         &self,
         ptr: anycuda_api::driver::CUdeviceptr,
@@ -3434,6 +3637,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemPoolCreate(
         &self,
         pool: *mut anycuda_api::driver::CUmemoryPool,
@@ -3442,6 +3646,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemPoolCreate(self, pool, poolProps) }
     }
     /// `cuMemPoolDestroy` → `hipMemPoolDestroy`.
+    #[inline]
     unsafe fn cuMemPoolDestroy(
         &self,
         pool: anycuda_api::driver::CUmemoryPool,
@@ -3456,6 +3661,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolExportPointer` → `hipMemPoolExportPointer`.
+    #[inline]
     unsafe fn cuMemPoolExportPointer(
         &self,
         shareData_out: *mut anycuda_api::driver::CUmemPoolPtrExportData,
@@ -3471,6 +3677,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolExportToShareableHandle` → `hipMemPoolExportToShareableHandle`.
+    #[inline]
     unsafe fn cuMemPoolExportToShareableHandle(
         &self,
         handle_out: *mut ::core::ffi::c_void,
@@ -3502,6 +3709,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolGetAccess` → `hipMemPoolGetAccess`.
+    #[inline]
     unsafe fn cuMemPoolGetAccess(
         &self,
         flags: *mut anycuda_api::driver::CUmemAccess_flags,
@@ -3532,6 +3740,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolGetAttribute` → `hipMemPoolGetAttribute`.
+    #[inline]
     unsafe fn cuMemPoolGetAttribute(
         &self,
         pool: anycuda_api::driver::CUmemoryPool,
@@ -3559,6 +3768,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolImportFromShareableHandle` → `hipMemPoolImportFromShareableHandle`.
+    #[inline]
     unsafe fn cuMemPoolImportFromShareableHandle(
         &self,
         pool_out: *mut anycuda_api::driver::CUmemoryPool,
@@ -3590,6 +3800,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolImportPointer` → `hipMemPoolImportPointer`.
+    #[inline]
     unsafe fn cuMemPoolImportPointer(
         &self,
         ptr_out: *mut anycuda_api::driver::CUdeviceptr,
@@ -3606,6 +3817,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolSetAccess` → `hipMemPoolSetAccess`.
+    #[inline]
     unsafe fn cuMemPoolSetAccess(
         &self,
         pool: anycuda_api::driver::CUmemoryPool,
@@ -3622,6 +3834,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolSetAttribute` → `hipMemPoolSetAttribute`.
+    #[inline]
     unsafe fn cuMemPoolSetAttribute(
         &self,
         pool: anycuda_api::driver::CUmemoryPool,
@@ -3649,6 +3862,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemPoolTrimTo` → `hipMemPoolTrimTo`.
+    #[inline]
     unsafe fn cuMemPoolTrimTo(
         &self,
         pool: anycuda_api::driver::CUmemoryPool,
@@ -3664,6 +3878,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemPrefetchAsync(
         &self,
         devPtr: anycuda_api::driver::CUdeviceptr,
@@ -3684,6 +3899,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuMemPrefetchBatchAsync` → `hipMemPrefetchBatchAsync`.
+    #[inline]
     unsafe fn cuMemPrefetchBatchAsync(
         &self,
         dptrs: *mut anycuda_api::driver::CUdeviceptr,
@@ -3719,6 +3935,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    #[inline]
     unsafe fn cuMemRangeGetAttribute(
         &self,
         data: *mut ::core::ffi::c_void,
@@ -3750,6 +3967,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    #[inline]
     unsafe fn cuMemRangeGetAttributes(
         &self,
         data: *mut *mut ::core::ffi::c_void,
@@ -3778,6 +3996,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemRelease` → `hipMemRelease`.
+    #[inline]
     unsafe fn cuMemRelease(
         &self,
         handle: anycuda_api::driver::CUmemGenericAllocationHandle,
@@ -3792,6 +4011,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemRetainAllocationHandle` → `hipMemRetainAllocationHandle`.
+    #[inline]
     unsafe fn cuMemRetainAllocationHandle(
         &self,
         handle: *mut anycuda_api::driver::CUmemGenericAllocationHandle,
@@ -3807,6 +4027,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemSetAccess` → `hipMemSetAccess`.
+    #[inline]
     unsafe fn cuMemSetAccess(
         &self,
         ptr: anycuda_api::driver::CUdeviceptr,
@@ -3824,6 +4045,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemSetMemPool` → `hipMemSetMemPool`.
+    #[inline]
     unsafe fn cuMemSetMemPool(
         &self,
         location: *mut anycuda_api::driver::CUmemLocation,
@@ -3851,6 +4073,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemUnmap` → `hipMemUnmap`.
+    #[inline]
     unsafe fn cuMemUnmap(
         &self,
         ptr: anycuda_api::driver::CUdeviceptr,
@@ -3866,6 +4089,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy(
         &self,
         dst: anycuda_api::driver::CUdeviceptr,
@@ -3875,6 +4099,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy(self, dst, src, ByteCount) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy2D(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
@@ -3882,6 +4107,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy2D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy2DAsync(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
@@ -3890,6 +4116,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy2DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy2DUnaligned(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
@@ -3897,6 +4124,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy2DUnaligned(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy3D(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
@@ -3904,6 +4132,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy3D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy3DAsync(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
@@ -3912,6 +4141,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy3DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy3DPeer(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
@@ -3919,6 +4149,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy3DPeer(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpy3DPeerAsync(
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
@@ -3927,6 +4158,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpyAsync(
         &self,
         dst: anycuda_api::driver::CUdeviceptr,
@@ -3937,6 +4169,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuMemcpyAsync(self, dst, src, ByteCount, hStream) }
     }
     /// `cuMemcpyAtoA` → `hipMemcpyAtoA`.
+    #[inline]
     unsafe fn cuMemcpyAtoA(
         &self,
         dstArray: anycuda_api::driver::CUarray,
@@ -3957,6 +4190,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyAtoD` → `hipMemcpyAtoD`.
+    #[inline]
     unsafe fn cuMemcpyAtoD(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -3976,6 +4210,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyAtoH` → `hipMemcpyAtoH`.
+    #[inline]
     unsafe fn cuMemcpyAtoH(
         &self,
         dstHost: *mut ::core::ffi::c_void,
@@ -3993,6 +4228,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyAtoHAsync` → `hipMemcpyAtoHAsync`.
+    #[inline]
     unsafe fn cuMemcpyAtoHAsync(
         &self,
         dstHost: *mut ::core::ffi::c_void,
@@ -4019,6 +4255,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyDtoA` → `hipMemcpyDtoA`.
+    #[inline]
     unsafe fn cuMemcpyDtoA(
         &self,
         dstArray: anycuda_api::driver::CUarray,
@@ -4038,6 +4275,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyDtoD` → `hipMemcpyDtoD`.
+    #[inline]
     unsafe fn cuMemcpyDtoD(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4056,6 +4294,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyDtoDAsync` → `hipMemcpyDtoDAsync`.
+    #[inline]
     unsafe fn cuMemcpyDtoDAsync(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4080,6 +4319,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyDtoH` → `hipMemcpyDtoH`.
+    #[inline]
     unsafe fn cuMemcpyDtoH(
         &self,
         dstHost: *mut ::core::ffi::c_void,
@@ -4096,6 +4336,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyDtoHAsync` → `hipMemcpyDtoHAsync`.
+    #[inline]
     unsafe fn cuMemcpyDtoHAsync(
         &self,
         dstHost: *mut ::core::ffi::c_void,
@@ -4120,6 +4361,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyHtoA` → `hipMemcpyHtoA`.
+    #[inline]
     unsafe fn cuMemcpyHtoA(
         &self,
         dstArray: anycuda_api::driver::CUarray,
@@ -4137,6 +4379,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyHtoAAsync` → `hipMemcpyHtoAAsync`.
+    #[inline]
     unsafe fn cuMemcpyHtoAAsync(
         &self,
         dstArray: anycuda_api::driver::CUarray,
@@ -4163,6 +4406,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyHtoD` → `hipMemcpyHtoD`.
+    #[inline]
     unsafe fn cuMemcpyHtoD(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4179,6 +4423,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemcpyHtoDAsync` → `hipMemcpyHtoDAsync`.
+    #[inline]
     unsafe fn cuMemcpyHtoDAsync(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4203,6 +4448,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpyPeer(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4223,6 +4469,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemcpyPeerAsync(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4245,6 +4492,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuMemsetD16` → `hipMemsetD16`.
+    #[inline]
     unsafe fn cuMemsetD16(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4261,6 +4509,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemsetD16Async` → `hipMemsetD16Async`.
+    #[inline]
     unsafe fn cuMemsetD16Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4285,6 +4534,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D16(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4298,6 +4548,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D16Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4320,6 +4571,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D32(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4333,6 +4585,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D32Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4355,6 +4608,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D8(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4368,6 +4622,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuMemsetD2D8Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4390,6 +4645,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuMemsetD32` → `hipMemsetD32`.
+    #[inline]
     unsafe fn cuMemsetD32(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4406,6 +4662,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemsetD32Async` → `hipMemsetD32Async`.
+    #[inline]
     unsafe fn cuMemsetD32Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4430,6 +4687,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemsetD8` → `hipMemsetD8`.
+    #[inline]
     unsafe fn cuMemsetD8(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4446,6 +4704,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMemsetD8Async` → `hipMemsetD8Async`.
+    #[inline]
     unsafe fn cuMemsetD8Async(
         &self,
         dstDevice: anycuda_api::driver::CUdeviceptr,
@@ -4470,6 +4729,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuMipmappedArrayCreate` → `hipMipmappedArrayCreate`.
+    #[inline]
     unsafe fn cuMipmappedArrayCreate(
         &self,
         pHandle: *mut anycuda_api::driver::CUmipmappedArray,
@@ -4493,6 +4753,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuMipmappedArrayDestroy` → `hipMipmappedArrayDestroy`.
+    #[inline]
     unsafe fn cuMipmappedArrayDestroy(
         &self,
         hMipmappedArray: anycuda_api::driver::CUmipmappedArray,
@@ -4512,6 +4773,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuMipmappedArrayGetLevel` → `hipMipmappedArrayGetLevel`.
+    #[inline]
     unsafe fn cuMipmappedArrayGetLevel(
         &self,
         pLevelArray: *mut anycuda_api::driver::CUarray,
@@ -4533,6 +4795,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuModuleGetFunction` → `hipModuleGetFunction`.
+    #[inline]
     unsafe fn cuModuleGetFunction(
         &self,
         hfunc: *mut anycuda_api::driver::CUfunction,
@@ -4549,6 +4812,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuModuleGetFunctionCount` → `hipModuleGetFunctionCount`.
+    #[inline]
     unsafe fn cuModuleGetFunctionCount(
         &self,
         count: *mut ::core::ffi::c_uint,
@@ -4564,6 +4828,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuModuleGetGlobal` → `hipModuleGetGlobal`.
+    #[inline]
     unsafe fn cuModuleGetGlobal(
         &self,
         dptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -4581,6 +4846,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuModuleGetLoadingMode(
         &self,
         mode: *mut anycuda_api::driver::CUmoduleLoadingMode,
@@ -4588,6 +4854,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuModuleGetLoadingMode(self, mode) }
     }
     /// `cuModuleGetTexRef` → `hipModuleGetTexRef`.
+    #[inline]
     unsafe fn cuModuleGetTexRef(
         &self,
         pTexRef: *mut anycuda_api::driver::CUtexref,
@@ -4604,6 +4871,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuModuleLoad` → `hipModuleLoad`.
+    #[inline]
     unsafe fn cuModuleLoad(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
@@ -4619,6 +4887,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuModuleLoadData` → `hipModuleLoadData`.
+    #[inline]
     unsafe fn cuModuleLoadData(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
@@ -4634,6 +4903,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuModuleLoadDataEx(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
@@ -4654,6 +4924,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`.
+    #[inline]
     unsafe fn cuModuleLoadFatBinary(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
@@ -4669,6 +4940,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuModuleUnload` → `hipModuleUnload`.
+    #[inline]
     unsafe fn cuModuleUnload(
         &self,
         hmod: anycuda_api::driver::CUmodule,
@@ -4683,6 +4955,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+    #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -4700,6 +4973,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -4721,6 +4995,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuOccupancyMaxPotentialBlockSize(
         &self,
         minGridSize: *mut ::core::ffi::c_int,
@@ -4743,6 +5018,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
         &self,
         minGridSize: *mut ::core::ffi::c_int,
@@ -4767,6 +5043,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuParamSetSize(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -4775,6 +5052,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuParamSetSize(self, hfunc, numbytes) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuParamSetf(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -4784,6 +5062,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuParamSetf(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuParamSeti(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -4793,6 +5072,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuParamSeti(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuParamSetv(
         &self,
         hfunc: anycuda_api::driver::CUfunction,
@@ -4803,6 +5083,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuParamSetv(self, hfunc, offset, ptr, numbytes) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuPointerGetAttribute(
         &self,
         data: *mut ::core::ffi::c_void,
@@ -4812,6 +5093,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuPointerGetAttribute(self, data, attribute, ptr) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuPointerGetAttributes(
         &self,
         numAttributes: ::core::ffi::c_uint,
@@ -4830,6 +5112,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuPointerSetAttribute` → `hipPointerSetAttribute`.
+    #[inline]
     unsafe fn cuPointerSetAttribute(
         &self,
         value: *const ::core::ffi::c_void,
@@ -4857,6 +5140,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuSignalExternalSemaphoresAsync` → `hipSignalExternalSemaphoresAsync`.
+    #[inline]
     unsafe fn cuSignalExternalSemaphoresAsync(
         &self,
         extSemArray: *const anycuda_api::driver::CUexternalSemaphore,
@@ -4886,6 +5170,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamAddCallback(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -4898,6 +5183,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
+    #[inline]
     unsafe fn cuStreamAttachMemAsync(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -4930,6 +5216,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamBatchMemOp` → `hipStreamBatchMemOp`.
+    #[inline]
     unsafe fn cuStreamBatchMemOp(
         &self,
         stream: anycuda_api::driver::CUstream,
@@ -4957,6 +5244,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamBeginCapture` → `hipStreamBeginCapture`.
+    #[inline]
     unsafe fn cuStreamBeginCapture(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -4985,6 +5273,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamBeginCaptureToGraph(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5007,6 +5296,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuStreamCopyAttributes` → `hipStreamCopyAttributes`.
+    #[inline]
     unsafe fn cuStreamCopyAttributes(
         &self,
         dst: anycuda_api::driver::CUstream,
@@ -5027,6 +5317,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamCreate` → `hipStreamCreateWithFlags`.
+    #[inline]
     unsafe fn cuStreamCreate(
         &self,
         phStream: *mut anycuda_api::driver::CUstream,
@@ -5050,6 +5341,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamCreateWithPriority` → `hipStreamCreateWithPriority`.
+    #[inline]
     unsafe fn cuStreamCreateWithPriority(
         &self,
         phStream: *mut anycuda_api::driver::CUstream,
@@ -5074,6 +5366,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamDestroy` → `hipStreamDestroy`.
+    #[inline]
     unsafe fn cuStreamDestroy(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5090,6 +5383,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamEndCapture` → `hipStreamEndCapture`.
+    #[inline]
     unsafe fn cuStreamEndCapture(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5110,6 +5404,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamGetCaptureInfo(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5134,6 +5429,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamGetCtx(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5142,6 +5438,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuStreamGetCtx(self, hStream, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamGetCtx_v2(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5151,6 +5448,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx) }
     }
     /// `cuStreamGetDevice` → `hipStreamGetDevice`.
+    #[inline]
     unsafe fn cuStreamGetDevice(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5171,6 +5469,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamGetFlags` → `hipStreamGetFlags`.
+    #[inline]
     unsafe fn cuStreamGetFlags(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5200,6 +5499,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamGetId` → `hipStreamGetId`.
+    #[inline]
     unsafe fn cuStreamGetId(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5217,6 +5517,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamGetPriority` → `hipStreamGetPriority`.
+    #[inline]
     unsafe fn cuStreamGetPriority(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5234,6 +5535,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamIsCapturing` → `hipStreamIsCapturing`.
+    #[inline]
     unsafe fn cuStreamIsCapturing(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5270,6 +5572,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamQuery` → `hipStreamQuery`.
+    #[inline]
     unsafe fn cuStreamQuery(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5286,6 +5589,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamSynchronize` → `hipStreamSynchronize`.
+    #[inline]
     unsafe fn cuStreamSynchronize(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5302,6 +5606,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamUpdateCaptureDependencies(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5322,6 +5627,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuStreamWaitEvent` → `hipStreamWaitEvent`.
+    #[inline]
     unsafe fn cuStreamWaitEvent(
         &self,
         hStream: anycuda_api::driver::CUstream,
@@ -5347,6 +5653,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamWaitValue32(
         &self,
         stream: anycuda_api::driver::CUstream,
@@ -5357,6 +5664,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuStreamWaitValue32(self, stream, addr, value, flags) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuStreamWaitValue64(
         &self,
         stream: anycuda_api::driver::CUstream,
@@ -5367,6 +5675,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuStreamWaitValue64(self, stream, addr, value, flags) }
     }
     /// `cuStreamWriteValue32` → `hipStreamWriteValue32`.
+    #[inline]
     unsafe fn cuStreamWriteValue32(
         &self,
         stream: anycuda_api::driver::CUstream,
@@ -5394,6 +5703,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuStreamWriteValue64` → `hipStreamWriteValue64`.
+    #[inline]
     unsafe fn cuStreamWriteValue64(
         &self,
         stream: anycuda_api::driver::CUstream,
@@ -5421,6 +5731,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexObjectCreate` → `hipTexObjectCreate`.
+    #[inline]
     unsafe fn cuTexObjectCreate(
         &self,
         pTexObject: *mut anycuda_api::driver::CUtexObject,
@@ -5445,6 +5756,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuTexObjectDestroy` → `hipTexObjectDestroy`.
+    #[inline]
     unsafe fn cuTexObjectDestroy(
         &self,
         texObject: anycuda_api::driver::CUtexObject,
@@ -5459,6 +5771,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexObjectGetResourceDesc` → `hipTexObjectGetResourceDesc`.
+    #[inline]
     unsafe fn cuTexObjectGetResourceDesc(
         &self,
         pResDesc: *mut anycuda_api::driver::CUDA_RESOURCE_DESC,
@@ -5479,6 +5792,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// `cuTexObjectGetResourceViewDesc` → `hipTexObjectGetResourceViewDesc`.
+    #[inline]
     unsafe fn cuTexObjectGetResourceViewDesc(
         &self,
         pResViewDesc: *mut anycuda_api::driver::CUDA_RESOURCE_VIEW_DESC,
@@ -5494,6 +5808,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexObjectGetTextureDesc` → `hipTexObjectGetTextureDesc`.
+    #[inline]
     unsafe fn cuTexObjectGetTextureDesc(
         &self,
         pTexDesc: *mut anycuda_api::driver::CUDA_TEXTURE_DESC,
@@ -5509,6 +5824,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefGetAddress` → `hipTexRefGetAddress`.
+    #[inline]
     unsafe fn cuTexRefGetAddress(
         &self,
         pdptr: *mut anycuda_api::driver::CUdeviceptr,
@@ -5524,6 +5840,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefGetAddressMode(
         &self,
         pam: *mut anycuda_api::driver::CUaddress_mode,
@@ -5533,6 +5850,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
     }
     /// `cuTexRefGetArray` → `hipTexRefGetArray`.
+    #[inline]
     unsafe fn cuTexRefGetArray(
         &self,
         phArray: *mut anycuda_api::driver::CUarray,
@@ -5548,6 +5866,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefGetBorderColor` → `hipTexRefGetBorderColor`.
+    #[inline]
     unsafe fn cuTexRefGetBorderColor(
         &self,
         pBorderColor: *mut f32,
@@ -5563,6 +5882,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefGetFilterMode(
         &self,
         pfm: *mut anycuda_api::driver::CUfilter_mode,
@@ -5571,6 +5891,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefGetFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetFlags` → `hipTexRefGetFlags`.
+    #[inline]
     unsafe fn cuTexRefGetFlags(
         &self,
         pFlags: *mut ::core::ffi::c_uint,
@@ -5586,6 +5907,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefGetFormat` → `hipTexRefGetFormat`.
+    #[inline]
     unsafe fn cuTexRefGetFormat(
         &self,
         pFormat: *mut anycuda_api::driver::CUarray_format,
@@ -5616,6 +5938,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefGetMaxAnisotropy` → `hipTexRefGetMaxAnisotropy`.
+    #[inline]
     unsafe fn cuTexRefGetMaxAnisotropy(
         &self,
         pmaxAniso: *mut ::core::ffi::c_int,
@@ -5631,6 +5954,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefGetMipmapFilterMode(
         &self,
         pfm: *mut anycuda_api::driver::CUfilter_mode,
@@ -5639,6 +5963,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetMipmapLevelBias` → `hipTexRefGetMipmapLevelBias`.
+    #[inline]
     unsafe fn cuTexRefGetMipmapLevelBias(
         &self,
         pbias: *mut f32,
@@ -5654,6 +5979,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefGetMipmapLevelClamp` → `hipTexRefGetMipmapLevelClamp`.
+    #[inline]
     unsafe fn cuTexRefGetMipmapLevelClamp(
         &self,
         pminMipmapLevelClamp: *mut f32,
@@ -5672,6 +5998,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetAddress` → `hipTexRefSetAddress`.
+    #[inline]
     unsafe fn cuTexRefSetAddress(
         &self,
         ByteOffset: *mut usize,
@@ -5691,6 +6018,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetAddress2D` → `hipTexRefSetAddress2D`.
+    #[inline]
     unsafe fn cuTexRefSetAddress2D(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5708,6 +6036,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefSetAddressMode(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5717,6 +6046,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
     }
     /// `cuTexRefSetArray` → `hipTexRefSetArray`.
+    #[inline]
     unsafe fn cuTexRefSetArray(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5733,6 +6063,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetBorderColor` → `hipTexRefSetBorderColor`.
+    #[inline]
     unsafe fn cuTexRefSetBorderColor(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5748,6 +6079,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefSetFilterMode(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5756,6 +6088,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefSetFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetFlags` → `hipTexRefSetFlags`.
+    #[inline]
     unsafe fn cuTexRefSetFlags(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5771,6 +6104,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetFormat` → `hipTexRefSetFormat`.
+    #[inline]
     unsafe fn cuTexRefSetFormat(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5798,6 +6132,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetMaxAnisotropy` → `hipTexRefSetMaxAnisotropy`.
+    #[inline]
     unsafe fn cuTexRefSetMaxAnisotropy(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5813,6 +6148,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuTexRefSetMipmapFilterMode(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5821,6 +6157,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetMipmapLevelBias` → `hipTexRefSetMipmapLevelBias`.
+    #[inline]
     unsafe fn cuTexRefSetMipmapLevelBias(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5836,6 +6173,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetMipmapLevelClamp` → `hipTexRefSetMipmapLevelClamp`.
+    #[inline]
     unsafe fn cuTexRefSetMipmapLevelClamp(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5854,6 +6192,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuTexRefSetMipmappedArray` → `hipTexRefSetMipmappedArray`.
+    #[inline]
     unsafe fn cuTexRefSetMipmappedArray(
         &self,
         hTexRef: anycuda_api::driver::CUtexref,
@@ -5875,6 +6214,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuThreadExchangeStreamCaptureMode(
         &self,
         mode: *mut anycuda_api::driver::CUstreamCaptureMode,
@@ -5882,6 +6222,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         unsafe { crate::adapt::cuThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cuUserObjectCreate` → `hipUserObjectCreate`.
+    #[inline]
     unsafe fn cuUserObjectCreate(
         &self,
         object_out: *mut anycuda_api::driver::CUuserObject,
@@ -5905,6 +6246,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuUserObjectRelease` → `hipUserObjectRelease`.
+    #[inline]
     unsafe fn cuUserObjectRelease(
         &self,
         object: anycuda_api::driver::CUuserObject,
@@ -5920,6 +6262,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuUserObjectRetain` → `hipUserObjectRetain`.
+    #[inline]
     unsafe fn cuUserObjectRetain(
         &self,
         object: anycuda_api::driver::CUuserObject,
@@ -5935,6 +6278,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         self.cu(hip_r)
     }
     /// `cuWaitExternalSemaphoresAsync` → `hipWaitExternalSemaphoresAsync`.
+    #[inline]
     unsafe fn cuWaitExternalSemaphoresAsync(
         &self,
         extSemArray: *const anycuda_api::driver::CUexternalSemaphore,
@@ -6206,6 +6550,7 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
 anycuda_api::served! { RUNTIME_SERVED;
 impl anycuda_api::traits::Runtime for crate::HipBackend {
     /// `cudaArrayGetInfo` → `hipArrayGetInfo`.
+    #[inline]
     unsafe fn cudaArrayGetInfo(
         &self,
         desc: *mut anycuda_api::runtime::cudaChannelFormatDesc,
@@ -6223,6 +6568,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaChooseDevice(
         &self,
         device: *mut ::core::ffi::c_int,
@@ -6231,6 +6577,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaChooseDevice(self, device, prop) }
     }
     /// `cudaDestroyExternalMemory` → `hipDestroyExternalMemory`.
+    #[inline]
     unsafe fn cudaDestroyExternalMemory(
         &self,
         extMem: anycuda_api::runtime::cudaExternalMemory_t,
@@ -6245,6 +6592,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDestroyExternalSemaphore` → `hipDestroyExternalSemaphore`.
+    #[inline]
     unsafe fn cudaDestroyExternalSemaphore(
         &self,
         extSem: anycuda_api::runtime::cudaExternalSemaphore_t,
@@ -6259,6 +6607,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDestroySurfaceObject` → `hipDestroySurfaceObject`.
+    #[inline]
     unsafe fn cudaDestroySurfaceObject(
         &self,
         surfObject: anycuda_api::runtime::cudaSurfaceObject_t,
@@ -6273,6 +6622,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDestroyTextureObject` → `hipDestroyTextureObject`.
+    #[inline]
     unsafe fn cudaDestroyTextureObject(
         &self,
         texObject: anycuda_api::runtime::cudaTextureObject_t,
@@ -6287,6 +6637,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceCanAccessPeer` → `hipDeviceCanAccessPeer`.
+    #[inline]
     unsafe fn cudaDeviceCanAccessPeer(
         &self,
         canAccessPeer: *mut ::core::ffi::c_int,
@@ -6303,6 +6654,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceDisablePeerAccess` → `hipDeviceDisablePeerAccess`.
+    #[inline]
     unsafe fn cudaDeviceDisablePeerAccess(
         &self,
         peerDevice: ::core::ffi::c_int,
@@ -6317,6 +6669,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceEnablePeerAccess` → `hipDeviceEnablePeerAccess`.
+    #[inline]
     unsafe fn cudaDeviceEnablePeerAccess(
         &self,
         peerDevice: ::core::ffi::c_int,
@@ -6335,6 +6688,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetAttribute` → `hipDeviceGetAttribute`.
+    #[inline]
     unsafe fn cudaDeviceGetAttribute(
         &self,
         value: *mut ::core::ffi::c_int,
@@ -6362,6 +6716,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetByPCIBusId` → `hipDeviceGetByPCIBusId`.
+    #[inline]
     unsafe fn cudaDeviceGetByPCIBusId(
         &self,
         device: *mut ::core::ffi::c_int,
@@ -6377,6 +6732,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetCacheConfig` → `hipDeviceGetCacheConfig`.
+    #[inline]
     unsafe fn cudaDeviceGetCacheConfig(
         &self,
         pCacheConfig: *mut anycuda_api::runtime::cudaFuncCache,
@@ -6407,6 +6763,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetDefaultMemPool` → `hipDeviceGetDefaultMemPool`.
+    #[inline]
     unsafe fn cudaDeviceGetDefaultMemPool(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -6422,6 +6779,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetGraphMemAttribute` → `hipDeviceGetGraphMemAttribute`.
+    #[inline]
     unsafe fn cudaDeviceGetGraphMemAttribute(
         &self,
         device: ::core::ffi::c_int,
@@ -6449,6 +6807,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetLimit` → `hipDeviceGetLimit`.
+    #[inline]
     unsafe fn cudaDeviceGetLimit(
         &self,
         pValue: *mut usize,
@@ -6475,6 +6834,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetMemPool` → `hipDeviceGetMemPool`.
+    #[inline]
     unsafe fn cudaDeviceGetMemPool(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -6490,6 +6850,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetP2PAttribute` → `hipDeviceGetP2PAttribute`.
+    #[inline]
     unsafe fn cudaDeviceGetP2PAttribute(
         &self,
         value: *mut ::core::ffi::c_int,
@@ -6518,6 +6879,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetPCIBusId` → `hipDeviceGetPCIBusId`.
+    #[inline]
     unsafe fn cudaDeviceGetPCIBusId(
         &self,
         pciBusId: *mut ::core::ffi::c_char,
@@ -6534,6 +6896,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetSharedMemConfig` → `hipDeviceGetSharedMemConfig`.
+    #[inline]
     unsafe fn cudaDeviceGetSharedMemConfig(
         &self,
         pConfig: *mut anycuda_api::runtime::cudaSharedMemConfig,
@@ -6562,6 +6925,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetStreamPriorityRange` → `hipDeviceGetStreamPriorityRange`.
+    #[inline]
     unsafe fn cudaDeviceGetStreamPriorityRange(
         &self,
         leastPriority: *mut ::core::ffi::c_int,
@@ -6577,6 +6941,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceGetTexture1DLinearMaxWidth` → `hipDeviceGetTexture1DLinearMaxWidth`.
+    #[inline]
     unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
         &self,
         maxWidthInElements: *mut usize,
@@ -6598,6 +6963,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaDeviceGraphMemTrim` → `hipDeviceGraphMemTrim`.
+    #[inline]
     unsafe fn cudaDeviceGraphMemTrim(
         &self,
         device: ::core::ffi::c_int,
@@ -6612,6 +6978,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceReset` → `hipDeviceReset`.
+    #[inline]
     unsafe fn cudaDeviceReset(&self) -> anycuda_api::runtime::cudaError_t {
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
@@ -6623,6 +6990,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSetCacheConfig` → `hipDeviceSetCacheConfig`.
+    #[inline]
     unsafe fn cudaDeviceSetCacheConfig(
         &self,
         cacheConfig: anycuda_api::runtime::cudaFuncCache,
@@ -6648,6 +7016,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSetGraphMemAttribute` → `hipDeviceSetGraphMemAttribute`.
+    #[inline]
     unsafe fn cudaDeviceSetGraphMemAttribute(
         &self,
         device: ::core::ffi::c_int,
@@ -6675,6 +7044,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSetLimit` → `hipDeviceSetLimit`.
+    #[inline]
     unsafe fn cudaDeviceSetLimit(
         &self,
         limit: anycuda_api::runtime::cudaLimit,
@@ -6701,6 +7071,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSetMemPool` → `hipDeviceSetMemPool`.
+    #[inline]
     unsafe fn cudaDeviceSetMemPool(
         &self,
         device: ::core::ffi::c_int,
@@ -6716,6 +7087,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSetSharedMemConfig` → `hipDeviceSetSharedMemConfig`.
+    #[inline]
     unsafe fn cudaDeviceSetSharedMemConfig(
         &self,
         config: anycuda_api::runtime::cudaSharedMemConfig,
@@ -6741,6 +7113,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDeviceSynchronize` → `hipDeviceSynchronize`.
+    #[inline]
     unsafe fn cudaDeviceSynchronize(&self) -> anycuda_api::runtime::cudaError_t {
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
@@ -6752,6 +7125,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaDriverGetVersion` → `hipDriverGetVersion`.
+    #[inline]
     unsafe fn cudaDriverGetVersion(
         &self,
         driverVersion: *mut ::core::ffi::c_int,
@@ -6766,6 +7140,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventCreate` → `hipEventCreate`.
+    #[inline]
     unsafe fn cudaEventCreate(
         &self,
         event: *mut anycuda_api::runtime::cudaEvent_t,
@@ -6780,6 +7155,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventCreateWithFlags` → `hipEventCreateWithFlags`.
+    #[inline]
     unsafe fn cudaEventCreateWithFlags(
         &self,
         event: *mut anycuda_api::runtime::cudaEvent_t,
@@ -6803,6 +7179,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventDestroy` → `hipEventDestroy`.
+    #[inline]
     unsafe fn cudaEventDestroy(
         &self,
         event: anycuda_api::runtime::cudaEvent_t,
@@ -6817,6 +7194,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventElapsedTime` → `hipEventElapsedTime`.
+    #[inline]
     unsafe fn cudaEventElapsedTime(
         &self,
         ms: *mut f32,
@@ -6833,6 +7211,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventQuery` → `hipEventQuery`.
+    #[inline]
     unsafe fn cudaEventQuery(
         &self,
         event: anycuda_api::runtime::cudaEvent_t,
@@ -6847,6 +7226,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventRecord` → `hipEventRecord`.
+    #[inline]
     unsafe fn cudaEventRecord(
         &self,
         event: anycuda_api::runtime::cudaEvent_t,
@@ -6867,6 +7247,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventRecordWithFlags` → `hipEventRecordWithFlags`.
+    #[inline]
     unsafe fn cudaEventRecordWithFlags(
         &self,
         event: anycuda_api::runtime::cudaEvent_t,
@@ -6892,6 +7273,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaEventSynchronize` → `hipEventSynchronize`.
+    #[inline]
     unsafe fn cudaEventSynchronize(
         &self,
         event: anycuda_api::runtime::cudaEvent_t,
@@ -6906,6 +7288,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaExternalMemoryGetMappedBuffer` → `hipExternalMemoryGetMappedBuffer`.
+    #[inline]
     unsafe fn cudaExternalMemoryGetMappedBuffer(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -6927,6 +7310,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaFree` → `hipFree`.
+    #[inline]
     unsafe fn cudaFree(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -6941,6 +7325,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFreeArray` → `hipFreeArray`.
+    #[inline]
     unsafe fn cudaFreeArray(
         &self,
         array: anycuda_api::runtime::cudaArray_t,
@@ -6955,6 +7340,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFreeAsync` → `hipFreeAsync`.
+    #[inline]
     unsafe fn cudaFreeAsync(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -6972,6 +7358,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFreeHost` → `hipHostFree`.
+    #[inline]
     unsafe fn cudaFreeHost(
         &self,
         ptr: *mut ::core::ffi::c_void,
@@ -6986,6 +7373,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFreeMipmappedArray` → `hipFreeMipmappedArray`.
+    #[inline]
     unsafe fn cudaFreeMipmappedArray(
         &self,
         mipmappedArray: anycuda_api::runtime::cudaMipmappedArray_t,
@@ -7005,6 +7393,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaFuncGetAttributes(
         &self,
         attr: *mut anycuda_api::runtime::cudaFuncAttributes,
@@ -7013,6 +7402,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaFuncGetAttributes(self, attr, func) }
     }
     /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
+    #[inline]
     unsafe fn cudaFuncSetAttribute(
         &self,
         func: *const ::core::ffi::c_void,
@@ -7040,6 +7430,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFuncSetCacheConfig` → `hipFuncSetCacheConfig`.
+    #[inline]
     unsafe fn cudaFuncSetCacheConfig(
         &self,
         func: *const ::core::ffi::c_void,
@@ -7066,6 +7457,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaFuncSetSharedMemConfig` → `hipFuncSetSharedMemConfig`.
+    #[inline]
     unsafe fn cudaFuncSetSharedMemConfig(
         &self,
         func: *const ::core::ffi::c_void,
@@ -7092,6 +7484,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetChannelDesc` → `hipGetChannelDesc`.
+    #[inline]
     unsafe fn cudaGetChannelDesc(
         &self,
         desc: *mut anycuda_api::runtime::cudaChannelFormatDesc,
@@ -7107,6 +7500,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetDevice` → `hipGetDevice`.
+    #[inline]
     unsafe fn cudaGetDevice(
         &self,
         device: *mut ::core::ffi::c_int,
@@ -7121,6 +7515,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetDeviceCount` → `hipGetDeviceCount`.
+    #[inline]
     unsafe fn cudaGetDeviceCount(
         &self,
         count: *mut ::core::ffi::c_int,
@@ -7135,6 +7530,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetDeviceFlags` → `hipGetDeviceFlags`.
+    #[inline]
     unsafe fn cudaGetDeviceFlags(
         &self,
         flags: *mut ::core::ffi::c_uint,
@@ -7163,6 +7559,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGetDeviceProperties(
         &self,
         prop: *mut anycuda_api::runtime::cudaDeviceProp,
@@ -7171,6 +7568,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGetDeviceProperties(self, prop, device) }
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
+    #[inline]
     unsafe fn cudaGetFuncBySymbol(
         &self,
         functionPtr: *mut anycuda_api::runtime::cudaFunction_t,
@@ -7186,6 +7584,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetLastError` → `hipGetLastError`.
+    #[inline]
     unsafe fn cudaGetLastError(&self) -> anycuda_api::runtime::cudaError_t {
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
@@ -7197,6 +7596,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetMipmappedArrayLevel` → `hipGetMipmappedArrayLevel`.
+    #[inline]
     unsafe fn cudaGetMipmappedArrayLevel(
         &self,
         levelArray: *mut anycuda_api::runtime::cudaArray_t,
@@ -7218,6 +7618,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGetSymbolAddress` → `hipGetSymbolAddress`.
+    #[inline]
     unsafe fn cudaGetSymbolAddress(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -7233,6 +7634,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGetSymbolSize` → `hipGetSymbolSize`.
+    #[inline]
     unsafe fn cudaGetSymbolSize(
         &self,
         size: *mut usize,
@@ -7248,6 +7650,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
+    #[inline]
     unsafe fn cudaGraphAddChildGraphNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7274,6 +7677,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphAddDependencies(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -7294,6 +7698,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphAddEmptyNode` → `hipGraphAddEmptyNode`.
+    #[inline]
     unsafe fn cudaGraphAddEmptyNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7313,6 +7718,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddEventRecordNode` → `hipGraphAddEventRecordNode`.
+    #[inline]
     unsafe fn cudaGraphAddEventRecordNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7339,6 +7745,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddEventWaitNode` → `hipGraphAddEventWaitNode`.
+    #[inline]
     unsafe fn cudaGraphAddEventWaitNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7365,6 +7772,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddExternalSemaphoresSignalNode` → `hipGraphAddExternalSemaphoresSignalNode`.
+    #[inline]
     unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7391,6 +7799,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddExternalSemaphoresWaitNode` → `hipGraphAddExternalSemaphoresWaitNode`.
+    #[inline]
     unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7417,6 +7826,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddHostNode` → `hipGraphAddHostNode`.
+    #[inline]
     unsafe fn cudaGraphAddHostNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7443,6 +7853,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphAddKernelNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7463,6 +7874,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphAddMemAllocNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7483,6 +7895,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphAddMemFreeNode` → `hipGraphAddMemFreeNode`.
+    #[inline]
     unsafe fn cudaGraphAddMemFreeNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7503,6 +7916,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddMemcpyNode` → `hipGraphAddMemcpyNode`.
+    #[inline]
     unsafe fn cudaGraphAddMemcpyNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7529,6 +7943,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddMemcpyNode1D` → `hipGraphAddMemcpyNode1D`.
+    #[inline]
     unsafe fn cudaGraphAddMemcpyNode1D(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7574,6 +7989,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddMemcpyNodeFromSymbol` → `hipGraphAddMemcpyNodeFromSymbol`.
+    #[inline]
     unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7621,6 +8037,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphAddMemcpyNodeToSymbol` → `hipGraphAddMemcpyNodeToSymbol`.
+    #[inline]
     unsafe fn cudaGraphAddMemcpyNodeToSymbol(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7668,6 +8085,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphAddMemsetNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7688,6 +8106,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphAddNode(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -7710,6 +8129,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphChildGraphNodeGetGraph` → `hipGraphChildGraphNodeGetGraph`.
+    #[inline]
     unsafe fn cudaGraphChildGraphNodeGetGraph(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7725,6 +8145,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphClone` → `hipGraphClone`.
+    #[inline]
     unsafe fn cudaGraphClone(
         &self,
         pGraphClone: *mut anycuda_api::runtime::cudaGraph_t,
@@ -7740,6 +8161,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphCreate` → `hipGraphCreate`.
+    #[inline]
     unsafe fn cudaGraphCreate(
         &self,
         pGraph: *mut anycuda_api::runtime::cudaGraph_t,
@@ -7758,6 +8180,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphDebugDotPrint` → `hipGraphDebugDotPrint`.
+    #[inline]
     unsafe fn cudaGraphDebugDotPrint(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -7774,6 +8197,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphDestroy` → `hipGraphDestroy`.
+    #[inline]
     unsafe fn cudaGraphDestroy(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -7788,6 +8212,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphDestroyNode` → `hipGraphDestroyNode`.
+    #[inline]
     unsafe fn cudaGraphDestroyNode(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7802,6 +8227,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphEventRecordNodeGetEvent` → `hipGraphEventRecordNodeGetEvent`.
+    #[inline]
     unsafe fn cudaGraphEventRecordNodeGetEvent(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7817,6 +8243,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphEventRecordNodeSetEvent` → `hipGraphEventRecordNodeSetEvent`.
+    #[inline]
     unsafe fn cudaGraphEventRecordNodeSetEvent(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7832,6 +8259,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphEventWaitNodeGetEvent` → `hipGraphEventWaitNodeGetEvent`.
+    #[inline]
     unsafe fn cudaGraphEventWaitNodeGetEvent(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7847,6 +8275,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphEventWaitNodeSetEvent` → `hipGraphEventWaitNodeSetEvent`.
+    #[inline]
     unsafe fn cudaGraphEventWaitNodeSetEvent(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -7862,6 +8291,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecChildGraphNodeSetParams` → `hipGraphExecChildGraphNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExecChildGraphNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7878,6 +8308,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecDestroy` → `hipGraphExecDestroy`.
+    #[inline]
     unsafe fn cudaGraphExecDestroy(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7892,6 +8323,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecEventRecordNodeSetEvent` → `hipGraphExecEventRecordNodeSetEvent`.
+    #[inline]
     unsafe fn cudaGraphExecEventRecordNodeSetEvent(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7908,6 +8340,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecEventWaitNodeSetEvent` → `hipGraphExecEventWaitNodeSetEvent`.
+    #[inline]
     unsafe fn cudaGraphExecEventWaitNodeSetEvent(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7924,6 +8357,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecExternalSemaphoresSignalNodeSetParams` → `hipGraphExecExternalSemaphoresSignalNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7940,6 +8374,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams` → `hipGraphExecExternalSemaphoresWaitNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7956,6 +8391,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecGetFlags` → `hipGraphExecGetFlags`.
+    #[inline]
     unsafe fn cudaGraphExecGetFlags(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7971,6 +8407,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecHostNodeSetParams` → `hipGraphExecHostNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExecHostNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -7987,6 +8424,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphExecKernelNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8003,6 +8441,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphExecMemcpyNodeSetParams` → `hipGraphExecMemcpyNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExecMemcpyNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8019,6 +8458,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecMemcpyNodeSetParams1D` → `hipGraphExecMemcpyNodeSetParams1D`.
+    #[inline]
     unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8053,6 +8493,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecMemcpyNodeSetParamsFromSymbol` → `hipGraphExecMemcpyNodeSetParamsFromSymbol`.
+    #[inline]
     unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8088,6 +8529,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExecMemcpyNodeSetParamsToSymbol` → `hipGraphExecMemcpyNodeSetParamsToSymbol`.
+    #[inline]
     unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8123,6 +8565,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphExecMemsetNodeSetParams(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8139,6 +8582,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphExecNodeSetParams(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8150,6 +8594,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphExecUpdate(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8161,6 +8606,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
+    #[inline]
     unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
         &self,
         hNode: anycuda_api::runtime::cudaGraphNode_t,
@@ -8176,6 +8622,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExternalSemaphoresSignalNodeSetParams` → `hipGraphExternalSemaphoresSignalNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
         &self,
         hNode: anycuda_api::runtime::cudaGraphNode_t,
@@ -8191,6 +8638,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExternalSemaphoresWaitNodeGetParams` → `hipGraphExternalSemaphoresWaitNodeGetParams`.
+    #[inline]
     unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
         &self,
         hNode: anycuda_api::runtime::cudaGraphNode_t,
@@ -8206,6 +8654,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphExternalSemaphoresWaitNodeSetParams` → `hipGraphExternalSemaphoresWaitNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
         &self,
         hNode: anycuda_api::runtime::cudaGraphNode_t,
@@ -8221,6 +8670,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphGetEdges(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8234,6 +8684,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphGetNodes` → `hipGraphGetNodes`.
+    #[inline]
     unsafe fn cudaGraphGetNodes(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8250,6 +8701,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphGetRootNodes` → `hipGraphGetRootNodes`.
+    #[inline]
     unsafe fn cudaGraphGetRootNodes(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8266,6 +8718,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphHostNodeGetParams` → `hipGraphHostNodeGetParams`.
+    #[inline]
     unsafe fn cudaGraphHostNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8281,6 +8734,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphHostNodeSetParams` → `hipGraphHostNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphHostNodeSetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8296,6 +8750,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphInstantiate` → `hipGraphInstantiateWithFlags`.
+    #[inline]
     unsafe fn cudaGraphInstantiate(
         &self,
         pGraphExec: *mut anycuda_api::runtime::cudaGraphExec_t,
@@ -8312,6 +8767,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`.
+    #[inline]
     unsafe fn cudaGraphInstantiateWithFlags(
         &self,
         pGraphExec: *mut anycuda_api::runtime::cudaGraphExec_t,
@@ -8328,6 +8784,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphInstantiateWithParams(
         &self,
         pGraphExec: *mut anycuda_api::runtime::cudaGraphExec_t,
@@ -8344,6 +8801,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphKernelNodeCopyAttributes` → `hipGraphKernelNodeCopyAttributes`.
+    #[inline]
     unsafe fn cudaGraphKernelNodeCopyAttributes(
         &self,
         hDst: anycuda_api::runtime::cudaGraphNode_t,
@@ -8359,6 +8817,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphKernelNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8367,6 +8826,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphKernelNodeGetParams(self, node, pNodeParams) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphKernelNodeSetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8375,6 +8835,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphKernelNodeSetParams(self, node, pNodeParams) }
     }
     /// `cudaGraphLaunch` → `hipGraphLaunch`.
+    #[inline]
     unsafe fn cudaGraphLaunch(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8395,6 +8856,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphMemAllocNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8403,6 +8865,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphMemAllocNodeGetParams(self, node, params_out) }
     }
     /// `cudaGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`.
+    #[inline]
     unsafe fn cudaGraphMemFreeNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8418,6 +8881,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphMemcpyNodeGetParams` → `hipGraphMemcpyNodeGetParams`.
+    #[inline]
     unsafe fn cudaGraphMemcpyNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8433,6 +8897,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphMemcpyNodeSetParams` → `hipGraphMemcpyNodeSetParams`.
+    #[inline]
     unsafe fn cudaGraphMemcpyNodeSetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8448,6 +8913,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphMemcpyNodeSetParams1D` → `hipGraphMemcpyNodeSetParams1D`.
+    #[inline]
     unsafe fn cudaGraphMemcpyNodeSetParams1D(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8479,6 +8945,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphMemcpyNodeSetParamsFromSymbol` → `hipGraphMemcpyNodeSetParamsFromSymbol`.
+    #[inline]
     unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8511,6 +8978,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphMemcpyNodeSetParamsToSymbol` → `hipGraphMemcpyNodeSetParamsToSymbol`.
+    #[inline]
     unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8543,6 +9011,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphMemsetNodeGetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8551,6 +9020,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphMemsetNodeGetParams(self, node, pNodeParams) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphMemsetNodeSetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8559,6 +9029,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphMemsetNodeSetParams(self, node, pNodeParams) }
     }
     /// `cudaGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
+    #[inline]
     unsafe fn cudaGraphNodeFindInClone(
         &self,
         pNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -8575,6 +9046,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphNodeGetDependencies(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8593,6 +9065,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphNodeGetDependentNodes(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8611,6 +9084,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphNodeGetEnabled` → `hipGraphNodeGetEnabled`.
+    #[inline]
     unsafe fn cudaGraphNodeGetEnabled(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8627,6 +9101,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphNodeGetType` → `hipGraphNodeGetType`.
+    #[inline]
     unsafe fn cudaGraphNodeGetType(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8656,6 +9131,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphNodeSetEnabled` → `hipGraphNodeSetEnabled`.
+    #[inline]
     unsafe fn cudaGraphNodeSetEnabled(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8672,6 +9148,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphNodeSetParams(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -8680,6 +9157,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaGraphNodeSetParams(self, node, nodeParams) }
     }
     /// `cudaGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
+    #[inline]
     unsafe fn cudaGraphReleaseUserObject(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8696,6 +9174,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaGraphRemoveDependencies(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8716,6 +9195,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaGraphRetainUserObject` → `hipGraphRetainUserObject`.
+    #[inline]
     unsafe fn cudaGraphRetainUserObject(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
@@ -8733,6 +9213,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphUpload` → `hipGraphUpload`.
+    #[inline]
     unsafe fn cudaGraphUpload(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8753,6 +9234,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphicsMapResources` → `hipGraphicsMapResources`.
+    #[inline]
     unsafe fn cudaGraphicsMapResources(
         &self,
         count: ::core::ffi::c_int,
@@ -8775,6 +9257,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphicsResourceGetMappedPointer` → `hipGraphicsResourceGetMappedPointer`.
+    #[inline]
     unsafe fn cudaGraphicsResourceGetMappedPointer(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -8791,6 +9274,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphicsSubResourceGetMappedArray` → `hipGraphicsSubResourceGetMappedArray`.
+    #[inline]
     unsafe fn cudaGraphicsSubResourceGetMappedArray(
         &self,
         array: *mut anycuda_api::runtime::cudaArray_t,
@@ -8808,6 +9292,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphicsUnmapResources` → `hipGraphicsUnmapResources`.
+    #[inline]
     unsafe fn cudaGraphicsUnmapResources(
         &self,
         count: ::core::ffi::c_int,
@@ -8830,6 +9315,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaGraphicsUnregisterResource` → `hipGraphicsUnregisterResource`.
+    #[inline]
     unsafe fn cudaGraphicsUnregisterResource(
         &self,
         resource: anycuda_api::runtime::cudaGraphicsResource_t,
@@ -8844,6 +9330,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaHostAlloc` → `hipHostMalloc`.
+    #[inline]
     unsafe fn cudaHostAlloc(
         &self,
         pHost: *mut *mut ::core::ffi::c_void,
@@ -8868,6 +9355,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaHostGetDevicePointer` → `hipHostGetDevicePointer`.
+    #[inline]
     unsafe fn cudaHostGetDevicePointer(
         &self,
         pDevice: *mut *mut ::core::ffi::c_void,
@@ -8887,6 +9375,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaHostGetFlags` → `hipHostGetFlags`.
+    #[inline]
     unsafe fn cudaHostGetFlags(
         &self,
         pFlags: *mut ::core::ffi::c_uint,
@@ -8916,6 +9405,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaHostRegister` → `hipHostRegister`.
+    #[inline]
     unsafe fn cudaHostRegister(
         &self,
         ptr: *mut ::core::ffi::c_void,
@@ -8940,6 +9430,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaHostUnregister` → `hipHostUnregister`.
+    #[inline]
     unsafe fn cudaHostUnregister(
         &self,
         ptr: *mut ::core::ffi::c_void,
@@ -8954,6 +9445,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaImportExternalMemory` → `hipImportExternalMemory`.
+    #[inline]
     unsafe fn cudaImportExternalMemory(
         &self,
         extMem_out: *mut anycuda_api::runtime::cudaExternalMemory_t,
@@ -8974,6 +9466,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaImportExternalSemaphore` → `hipImportExternalSemaphore`.
+    #[inline]
     unsafe fn cudaImportExternalSemaphore(
         &self,
         extSem_out: *mut anycuda_api::runtime::cudaExternalSemaphore_t,
@@ -8994,6 +9487,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaIpcCloseMemHandle` → `hipIpcCloseMemHandle`.
+    #[inline]
     unsafe fn cudaIpcCloseMemHandle(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -9008,6 +9502,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaIpcGetEventHandle` → `hipIpcGetEventHandle`.
+    #[inline]
     unsafe fn cudaIpcGetEventHandle(
         &self,
         handle: *mut anycuda_api::runtime::cudaIpcEventHandle_t,
@@ -9023,6 +9518,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaIpcGetMemHandle` → `hipIpcGetMemHandle`.
+    #[inline]
     unsafe fn cudaIpcGetMemHandle(
         &self,
         handle: *mut anycuda_api::runtime::cudaIpcMemHandle_t,
@@ -9038,6 +9534,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaIpcOpenEventHandle` → `hipIpcOpenEventHandle`.
+    #[inline]
     unsafe fn cudaIpcOpenEventHandle(
         &self,
         event: *mut anycuda_api::runtime::cudaEvent_t,
@@ -9056,6 +9553,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaIpcOpenMemHandle` → `hipIpcOpenMemHandle`.
+    #[inline]
     unsafe fn cudaIpcOpenMemHandle(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -9075,6 +9573,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaLaunchCooperativeKernel(
         &self,
         func: *const ::core::ffi::c_void,
@@ -9097,6 +9596,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaLaunchHostFunc` → `hipLaunchHostFunc`.
+    #[inline]
     unsafe fn cudaLaunchHostFunc(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -9120,6 +9620,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLaunchKernel` → `hipLaunchKernel`.
+    #[inline]
     unsafe fn cudaLaunchKernel(
         &self,
         func: *const ::core::ffi::c_void,
@@ -9150,6 +9651,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaLaunchKernelExC(
         &self,
         config: *const anycuda_api::runtime::cudaLaunchConfig_t,
@@ -9159,6 +9661,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaLaunchKernelExC(self, config, func, args) }
     }
     /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
+    #[inline]
     unsafe fn cudaLibraryEnumerateKernels(
         &self,
         kernels: *mut anycuda_api::runtime::cudaKernel_t,
@@ -9175,6 +9678,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLibraryGetGlobal` → `hipLibraryGetGlobal`.
+    #[inline]
     unsafe fn cudaLibraryGetGlobal(
         &self,
         dptr: *mut *mut ::core::ffi::c_void,
@@ -9192,6 +9696,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLibraryGetKernel` → `hipLibraryGetKernel`.
+    #[inline]
     unsafe fn cudaLibraryGetKernel(
         &self,
         pKernel: *mut anycuda_api::runtime::cudaKernel_t,
@@ -9208,6 +9713,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLibraryGetKernelCount` → `hipLibraryGetKernelCount`.
+    #[inline]
     unsafe fn cudaLibraryGetKernelCount(
         &self,
         count: *mut ::core::ffi::c_uint,
@@ -9223,6 +9729,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLibraryGetManaged` → `hipLibraryGetManaged`.
+    #[inline]
     unsafe fn cudaLibraryGetManaged(
         &self,
         dptr: *mut *mut ::core::ffi::c_void,
@@ -9240,6 +9747,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaLibraryUnload` → `hipLibraryUnload`.
+    #[inline]
     unsafe fn cudaLibraryUnload(
         &self,
         library: anycuda_api::runtime::cudaLibrary_t,
@@ -9254,6 +9762,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMalloc` → `hipMalloc`.
+    #[inline]
     unsafe fn cudaMalloc(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -9269,6 +9778,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMalloc3D` → `hipMalloc3D`.
+    #[inline]
     unsafe fn cudaMalloc3D(
         &self,
         pitchedDevPtr: *mut anycuda_api::runtime::cudaPitchedPtr,
@@ -9287,6 +9797,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMalloc3DArray` → `hipMalloc3DArray`.
+    #[inline]
     unsafe fn cudaMalloc3DArray(
         &self,
         array: *mut anycuda_api::runtime::cudaArray_t,
@@ -9307,6 +9818,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocArray` → `hipMallocArray`.
+    #[inline]
     unsafe fn cudaMallocArray(
         &self,
         array: *mut anycuda_api::runtime::cudaArray_t,
@@ -9325,6 +9837,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocAsync` → `hipMallocAsync`.
+    #[inline]
     unsafe fn cudaMallocAsync(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -9347,6 +9860,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocFromPoolAsync` → `hipMallocFromPoolAsync`.
+    #[inline]
     unsafe fn cudaMallocFromPoolAsync(
         &self,
         ptr: *mut *mut ::core::ffi::c_void,
@@ -9371,6 +9885,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocHost` → `hipMallocHost`.
+    #[inline]
     unsafe fn cudaMallocHost(
         &self,
         ptr: *mut *mut ::core::ffi::c_void,
@@ -9386,6 +9901,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocManaged` → `hipMallocManaged`.
+    #[inline]
     unsafe fn cudaMallocManaged(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -9410,6 +9926,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMallocMipmappedArray` → `hipMallocMipmappedArray`.
+    #[inline]
     unsafe fn cudaMallocMipmappedArray(
         &self,
         mipmappedArray: *mut anycuda_api::runtime::cudaMipmappedArray_t,
@@ -9438,6 +9955,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaMallocPitch` → `hipMallocPitch`.
+    #[inline]
     unsafe fn cudaMallocPitch(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
@@ -9455,6 +9973,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemAdvise(
         &self,
         devPtr: *const ::core::ffi::c_void,
@@ -9465,6 +9984,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaMemAdvise(self, devPtr, count, advice, location) }
     }
     /// `cudaMemDiscardAndPrefetchBatchAsync` → `hipMemDiscardAndPrefetchBatchAsync`.
+    #[inline]
     unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
         &self,
         dptrs: *mut *mut ::core::ffi::c_void,
@@ -9500,6 +10020,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemDiscardBatchAsync` → `hipMemDiscardBatchAsync`.
+    #[inline]
     unsafe fn cudaMemDiscardBatchAsync(
         &self,
         dptrs: *mut *mut ::core::ffi::c_void,
@@ -9529,6 +10050,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemGetDefaultMemPool(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -9538,6 +10060,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaMemGetDefaultMemPool(self, memPool, location, type_) }
     }
     /// `cudaMemGetInfo` → `hipMemGetInfo`.
+    #[inline]
     unsafe fn cudaMemGetInfo(
         &self,
         free: *mut usize,
@@ -9553,6 +10076,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemGetMemPool` → `hipMemGetMemPool`.
+    #[inline]
     unsafe fn cudaMemGetMemPool(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -9580,6 +10104,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemPoolCreate(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -9588,6 +10113,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaMemPoolCreate(self, memPool, poolProps) }
     }
     /// `cudaMemPoolDestroy` → `hipMemPoolDestroy`.
+    #[inline]
     unsafe fn cudaMemPoolDestroy(
         &self,
         memPool: anycuda_api::runtime::cudaMemPool_t,
@@ -9602,6 +10128,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolExportPointer` → `hipMemPoolExportPointer`.
+    #[inline]
     unsafe fn cudaMemPoolExportPointer(
         &self,
         exportData: *mut anycuda_api::runtime::cudaMemPoolPtrExportData,
@@ -9617,6 +10144,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolExportToShareableHandle` → `hipMemPoolExportToShareableHandle`.
+    #[inline]
     unsafe fn cudaMemPoolExportToShareableHandle(
         &self,
         shareableHandle: *mut ::core::ffi::c_void,
@@ -9648,6 +10176,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolGetAccess` → `hipMemPoolGetAccess`.
+    #[inline]
     unsafe fn cudaMemPoolGetAccess(
         &self,
         flags: *mut anycuda_api::runtime::cudaMemAccessFlags,
@@ -9678,6 +10207,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolGetAttribute` → `hipMemPoolGetAttribute`.
+    #[inline]
     unsafe fn cudaMemPoolGetAttribute(
         &self,
         memPool: anycuda_api::runtime::cudaMemPool_t,
@@ -9705,6 +10235,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolImportFromShareableHandle` → `hipMemPoolImportFromShareableHandle`.
+    #[inline]
     unsafe fn cudaMemPoolImportFromShareableHandle(
         &self,
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
@@ -9736,6 +10267,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolImportPointer` → `hipMemPoolImportPointer`.
+    #[inline]
     unsafe fn cudaMemPoolImportPointer(
         &self,
         ptr: *mut *mut ::core::ffi::c_void,
@@ -9752,6 +10284,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolSetAccess` → `hipMemPoolSetAccess`.
+    #[inline]
     unsafe fn cudaMemPoolSetAccess(
         &self,
         memPool: anycuda_api::runtime::cudaMemPool_t,
@@ -9768,6 +10301,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolSetAttribute` → `hipMemPoolSetAttribute`.
+    #[inline]
     unsafe fn cudaMemPoolSetAttribute(
         &self,
         memPool: anycuda_api::runtime::cudaMemPool_t,
@@ -9795,6 +10329,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemPoolTrimTo` → `hipMemPoolTrimTo`.
+    #[inline]
     unsafe fn cudaMemPoolTrimTo(
         &self,
         memPool: anycuda_api::runtime::cudaMemPool_t,
@@ -9810,6 +10345,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemPrefetchAsync(
         &self,
         devPtr: *const ::core::ffi::c_void,
@@ -9830,6 +10366,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaMemPrefetchBatchAsync` → `hipMemPrefetchBatchAsync`.
+    #[inline]
     unsafe fn cudaMemPrefetchBatchAsync(
         &self,
         dptrs: *mut *mut ::core::ffi::c_void,
@@ -9865,6 +10402,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    #[inline]
     unsafe fn cudaMemRangeGetAttribute(
         &self,
         data: *mut ::core::ffi::c_void,
@@ -9894,6 +10432,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    #[inline]
     unsafe fn cudaMemRangeGetAttributes(
         &self,
         data: *mut *mut ::core::ffi::c_void,
@@ -9915,6 +10454,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemSetMemPool` → `hipMemSetMemPool`.
+    #[inline]
     unsafe fn cudaMemSetMemPool(
         &self,
         location: *mut anycuda_api::runtime::cudaMemLocation,
@@ -9942,6 +10482,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy` → `hipMemcpy`.
+    #[inline]
     unsafe fn cudaMemcpy(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -9972,6 +10513,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2D` → `hipMemcpy2D`.
+    #[inline]
     unsafe fn cudaMemcpy2D(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10005,6 +10547,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DArrayToArray` → `hipMemcpy2DArrayToArray`.
+    #[inline]
     unsafe fn cudaMemcpy2DArrayToArray(
         &self,
         dst: anycuda_api::runtime::cudaArray_t,
@@ -10052,6 +10595,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DAsync` → `hipMemcpy2DAsync`.
+    #[inline]
     unsafe fn cudaMemcpy2DAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10097,6 +10641,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DFromArray` → `hipMemcpy2DFromArray`.
+    #[inline]
     unsafe fn cudaMemcpy2DFromArray(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10133,6 +10678,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DFromArrayAsync` → `hipMemcpy2DFromArrayAsync`.
+    #[inline]
     unsafe fn cudaMemcpy2DFromArrayAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10180,6 +10726,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DToArray` → `hipMemcpy2DToArray`.
+    #[inline]
     unsafe fn cudaMemcpy2DToArray(
         &self,
         dst: anycuda_api::runtime::cudaArray_t,
@@ -10216,6 +10763,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy2DToArrayAsync` → `hipMemcpy2DToArrayAsync`.
+    #[inline]
     unsafe fn cudaMemcpy2DToArrayAsync(
         &self,
         dst: anycuda_api::runtime::cudaArray_t,
@@ -10263,6 +10811,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemcpy3D(
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
@@ -10270,6 +10819,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaMemcpy3D(self, p) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMemcpy3DAsync(
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
@@ -10278,6 +10828,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaMemcpy3DAsync(self, p, stream) }
     }
     /// `cudaMemcpy3DPeer` → `hipMemcpy3DPeer`.
+    #[inline]
     unsafe fn cudaMemcpy3DPeer(
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DPeerParms,
@@ -10292,6 +10843,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpy3DPeerAsync` → `hipMemcpy3DPeerAsync`.
+    #[inline]
     unsafe fn cudaMemcpy3DPeerAsync(
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DPeerParms,
@@ -10309,6 +10861,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyAsync` → `hipMemcpyAsync`.
+    #[inline]
     unsafe fn cudaMemcpyAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10348,6 +10901,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyFromArray` → `hipMemcpyFromArray`.
+    #[inline]
     unsafe fn cudaMemcpyFromArray(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10380,6 +10934,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyFromSymbol` → `hipMemcpyFromSymbol`.
+    #[inline]
     unsafe fn cudaMemcpyFromSymbol(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10411,6 +10966,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyFromSymbolAsync` → `hipMemcpyFromSymbolAsync`.
+    #[inline]
     unsafe fn cudaMemcpyFromSymbolAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10452,6 +11008,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyPeer` → `hipMemcpyPeer`.
+    #[inline]
     unsafe fn cudaMemcpyPeer(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10470,6 +11027,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyPeerAsync` → `hipMemcpyPeerAsync`.
+    #[inline]
     unsafe fn cudaMemcpyPeerAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -10498,6 +11056,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyToArray` → `hipMemcpyToArray`.
+    #[inline]
     unsafe fn cudaMemcpyToArray(
         &self,
         dst: anycuda_api::runtime::cudaArray_t,
@@ -10530,6 +11089,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyToSymbol` → `hipMemcpyToSymbol`.
+    #[inline]
     unsafe fn cudaMemcpyToSymbol(
         &self,
         symbol: *const ::core::ffi::c_void,
@@ -10561,6 +11121,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemcpyToSymbolAsync` → `hipMemcpyToSymbolAsync`.
+    #[inline]
     unsafe fn cudaMemcpyToSymbolAsync(
         &self,
         symbol: *const ::core::ffi::c_void,
@@ -10602,6 +11163,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemset` → `hipMemset`.
+    #[inline]
     unsafe fn cudaMemset(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -10618,6 +11180,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemset2D` → `hipMemset2D`.
+    #[inline]
     unsafe fn cudaMemset2D(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -10636,6 +11199,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemset2DAsync` → `hipMemset2DAsync`.
+    #[inline]
     unsafe fn cudaMemset2DAsync(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -10664,6 +11228,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemset3D` → `hipMemset3D`.
+    #[inline]
     unsafe fn cudaMemset3D(
         &self,
         pitchedDevPtr: anycuda_api::runtime::cudaPitchedPtr,
@@ -10686,6 +11251,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemset3DAsync` → `hipMemset3DAsync`.
+    #[inline]
     unsafe fn cudaMemset3DAsync(
         &self,
         pitchedDevPtr: anycuda_api::runtime::cudaPitchedPtr,
@@ -10716,6 +11282,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaMemsetAsync` → `hipMemsetAsync`.
+    #[inline]
     unsafe fn cudaMemsetAsync(
         &self,
         devPtr: *mut ::core::ffi::c_void,
@@ -10740,6 +11307,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaMipmappedArrayGetMemoryRequirements(
         &self,
         memoryRequirements: *mut anycuda_api::runtime::cudaArrayMemoryRequirements,
@@ -10756,6 +11324,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaOccupancyAvailableDynamicSMemPerBlock` → `hipOccupancyAvailableDynamicSMemPerBlock`.
+    #[inline]
     unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
         &self,
         dynamicSmemSize: *mut usize,
@@ -10773,6 +11342,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` → `hipOccupancyMaxActiveBlocksPerMultiprocessor`.
+    #[inline]
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -10790,6 +11360,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    #[inline]
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -10809,6 +11380,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaPeekAtLastError` → `hipPeekAtLastError`.
+    #[inline]
     unsafe fn cudaPeekAtLastError(&self) -> anycuda_api::runtime::cudaError_t {
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
@@ -10820,6 +11392,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaPointerGetAttributes(
         &self,
         attributes: *mut anycuda_api::runtime::cudaPointerAttributes,
@@ -10828,6 +11401,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaPointerGetAttributes(self, attributes, ptr) }
     }
     /// `cudaRuntimeGetVersion` → `hipRuntimeGetVersion`.
+    #[inline]
     unsafe fn cudaRuntimeGetVersion(
         &self,
         runtimeVersion: *mut ::core::ffi::c_int,
@@ -10842,6 +11416,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaSetDevice(
         &self,
         device: ::core::ffi::c_int,
@@ -10849,6 +11424,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaSetDevice(self, device) }
     }
     /// `cudaSetDeviceFlags` → `hipSetDeviceFlags`.
+    #[inline]
     unsafe fn cudaSetDeviceFlags(
         &self,
         flags: ::core::ffi::c_uint,
@@ -10871,6 +11447,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaSetValidDevices` → `hipSetValidDevices`.
+    #[inline]
     unsafe fn cudaSetValidDevices(
         &self,
         device_arr: *mut ::core::ffi::c_int,
@@ -10886,6 +11463,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaSignalExternalSemaphoresAsync` → `hipSignalExternalSemaphoresAsync`.
+    #[inline]
     unsafe fn cudaSignalExternalSemaphoresAsync(
         &self,
         extSemArray: *const anycuda_api::runtime::cudaExternalSemaphore_t,
@@ -10915,6 +11493,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaStreamAddCallback(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -10927,6 +11506,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
+    #[inline]
     unsafe fn cudaStreamAttachMemAsync(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -10959,6 +11539,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamBeginCapture` → `hipStreamBeginCapture`.
+    #[inline]
     unsafe fn cudaStreamBeginCapture(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -10987,6 +11568,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaStreamBeginCaptureToGraph(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11009,6 +11591,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaStreamCopyAttributes` → `hipStreamCopyAttributes`.
+    #[inline]
     unsafe fn cudaStreamCopyAttributes(
         &self,
         dst: anycuda_api::runtime::cudaStream_t,
@@ -11029,6 +11612,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamCreate` → `hipStreamCreate`.
+    #[inline]
     unsafe fn cudaStreamCreate(
         &self,
         pStream: *mut anycuda_api::runtime::cudaStream_t,
@@ -11043,6 +11627,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamCreateWithFlags` → `hipStreamCreateWithFlags`.
+    #[inline]
     unsafe fn cudaStreamCreateWithFlags(
         &self,
         pStream: *mut anycuda_api::runtime::cudaStream_t,
@@ -11066,6 +11651,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamCreateWithPriority` → `hipStreamCreateWithPriority`.
+    #[inline]
     unsafe fn cudaStreamCreateWithPriority(
         &self,
         pStream: *mut anycuda_api::runtime::cudaStream_t,
@@ -11090,6 +11676,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamDestroy` → `hipStreamDestroy`.
+    #[inline]
     unsafe fn cudaStreamDestroy(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11106,6 +11693,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamEndCapture` → `hipStreamEndCapture`.
+    #[inline]
     unsafe fn cudaStreamEndCapture(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11126,6 +11714,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaStreamGetAttribute(
         &self,
         hStream: anycuda_api::runtime::cudaStream_t,
@@ -11135,6 +11724,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaStreamGetAttribute(self, hStream, attr, value_out) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaStreamGetCaptureInfo(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11159,6 +11749,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaStreamGetDevice` → `hipStreamGetDevice`.
+    #[inline]
     unsafe fn cudaStreamGetDevice(
         &self,
         hStream: anycuda_api::runtime::cudaStream_t,
@@ -11179,6 +11770,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamGetFlags` → `hipStreamGetFlags`.
+    #[inline]
     unsafe fn cudaStreamGetFlags(
         &self,
         hStream: anycuda_api::runtime::cudaStream_t,
@@ -11210,6 +11802,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamGetId` → `hipStreamGetId`.
+    #[inline]
     unsafe fn cudaStreamGetId(
         &self,
         hStream: anycuda_api::runtime::cudaStream_t,
@@ -11227,6 +11820,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamGetPriority` → `hipStreamGetPriority`.
+    #[inline]
     unsafe fn cudaStreamGetPriority(
         &self,
         hStream: anycuda_api::runtime::cudaStream_t,
@@ -11244,6 +11838,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamIsCapturing` → `hipStreamIsCapturing`.
+    #[inline]
     unsafe fn cudaStreamIsCapturing(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11280,6 +11875,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamQuery` → `hipStreamQuery`.
+    #[inline]
     unsafe fn cudaStreamQuery(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11296,6 +11892,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaStreamSynchronize` → `hipStreamSynchronize`.
+    #[inline]
     unsafe fn cudaStreamSynchronize(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11312,6 +11909,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaStreamUpdateCaptureDependencies(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11332,6 +11930,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
     }
     /// `cudaStreamWaitEvent` → `hipStreamWaitEvent`.
+    #[inline]
     unsafe fn cudaStreamWaitEvent(
         &self,
         stream: anycuda_api::runtime::cudaStream_t,
@@ -11357,6 +11956,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cudaThreadExchangeStreamCaptureMode(
         &self,
         mode: *mut anycuda_api::runtime::cudaStreamCaptureMode,
@@ -11364,6 +11964,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         unsafe { crate::adapt::cudaThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cudaUserObjectCreate` → `hipUserObjectCreate`.
+    #[inline]
     unsafe fn cudaUserObjectCreate(
         &self,
         object_out: *mut anycuda_api::runtime::cudaUserObject_t,
@@ -11387,6 +11988,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaUserObjectRelease` → `hipUserObjectRelease`.
+    #[inline]
     unsafe fn cudaUserObjectRelease(
         &self,
         object: anycuda_api::runtime::cudaUserObject_t,
@@ -11402,6 +12004,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaUserObjectRetain` → `hipUserObjectRetain`.
+    #[inline]
     unsafe fn cudaUserObjectRetain(
         &self,
         object: anycuda_api::runtime::cudaUserObject_t,
@@ -11417,6 +12020,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         self.rt(hip_r)
     }
     /// `cudaWaitExternalSemaphoresAsync` → `hipWaitExternalSemaphoresAsync`.
+    #[inline]
     unsafe fn cudaWaitExternalSemaphoresAsync(
         &self,
         extSemArray: *const anycuda_api::runtime::cudaExternalSemaphore_t,
