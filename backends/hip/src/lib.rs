@@ -100,14 +100,17 @@ impl HipBackend {
         self.rtc.as_ref().ok().map(|l| &l.table)
     }
     /// The translation tables in use (chosen from `hipRuntimeGetVersion`).
+    #[inline]
     pub fn conv(&self) -> &'static ConvTables {
         self.conv
     }
     /// The platform the HIP library runs on.
+    #[inline]
     pub fn platform(&self) -> Platform {
         self.platform
     }
     /// `hipRuntimeGetVersion` as loaded (0 when libamdhip64 did not load).
+    #[inline]
     pub fn hip_version(&self) -> i32 {
         self.hip.as_ref().map_or(0, |l| l.version)
     }
