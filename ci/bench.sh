@@ -11,7 +11,7 @@
 # Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh in
 # .device/ (needs .device/bin/bench_dispatch):
 #   bash ci/bench.sh
-# Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_REPEATS (passed
+# Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_ROUNDS (default 5), BENCH_REPEATS (passed
 # to every program), HIPNV_DIR (default /tmp/hipnv; built with ci/hip-nvidia/build.sh if missing
 # and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out, CXX (default g++; nvcc
 # if there is no g++) for the HIP baseline.
@@ -41,17 +41,14 @@ if ! nvcc -O2 -std=c++17 -o "$WORK/baseline" ci/bench/baseline.cu -lcuda -lnvrtc
 fi
 
 COLUMNS_=()
-run_col() { # <column> <cmd...>
+run_col() { # <column> <cmd...>: one run, appended to the column's output
     local col="$1"; shift
-    say "running $col"
-    if "$@" >"$WORK/$col.out" 2>&1; then :; else
+    say "round $ROUND: running $col"
+    if "$@" >>"$WORK/$col.out" 2>&1; then :; else
         say "$col FAILED (exit $?):"; tail -n 20 "$WORK/$col.out" >&2; FAILED=1
     fi
-    COLUMNS_+=("$col")
+    [[ " ${COLUMNS_[*]} " == *" $col "* ]] || COLUMNS_+=("$col")
 }
-
-run_col cpp "$WORK/baseline" "$KERNELS"
-ANYCUDA_BACKEND=cuda run_col anycuda-cuda "$DEV/bin/bench_dispatch"
 
 if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
     DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
@@ -61,6 +58,8 @@ if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
             || { say "HIP shim build failed"; tail -n 20 "$WORK/hip-shim-build.log" >&2; FAILED=1; }
     fi
 fi
+HIPLIB=""
+HIP_BASELINE=0
 if [[ -f "$HIPNV/libamdhip64.so" ]]; then
     HIPLIB="$HIPNV/libamdhip64.so"
     # The same library, called directly from C++ (dlopen; no HIP headers, no link to CUDA).
@@ -71,20 +70,36 @@ if [[ -f "$HIPNV/libamdhip64.so" ]]; then
     say "building the C++ HIP baseline with $CXX_"
     if "$CXX_" -O2 -std=c++17 -o "$WORK/baseline_hip" ci/bench/baseline_hip.cpp -ldl \
             >"$WORK/baseline_hip-build.log" 2>&1; then
-        ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col cpp-hip "$WORK/baseline_hip" "$KERNELS" "$HIPLIB"
+        HIP_BASELINE=1
     else
         cat "$WORK/baseline_hip-build.log" >&2
         say "error: the C++ HIP baseline does not build: its column is left out"
         FAILED=1
     fi
-    ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPLIB" \
-        run_col anycuda-hip "$DEV/bin/bench_dispatch"
 else
     say "HIP column skipped: no $HIPNV/libamdhip64.so and no libamdhip64-dev .deb in .device/"
 fi
+PYTHON_BENCH=0
 if [[ "${BENCH_PYTHON:-1}" != 0 ]] && python3 -c 'import cuda.bindings.driver' 2>/dev/null; then
-    PYTHONUNBUFFERED=1 run_col cuda-python python3 ci/bench/cuda_python_bench.py "$KERNELS"
+    PYTHON_BENCH=1
 fi
+
+# Rounds: every program once per round, interleaved, so slow drift of this shared machine hits
+# all columns alike; the table keeps each program's best round (noise only ever adds time).
+ROUNDS="${BENCH_ROUNDS:-5}"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+    run_col cpp "$WORK/baseline" "$KERNELS"
+    ANYCUDA_BACKEND=cuda run_col anycuda-cuda "$DEV/bin/bench_dispatch"
+    if [[ "$HIP_BASELINE" == 1 ]]; then
+        ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col cpp-hip "$WORK/baseline_hip" "$KERNELS" "$HIPLIB"
+    fi
+    if [[ -n "$HIPLIB" ]]; then
+        ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col anycuda-hip "$DEV/bin/bench_dispatch"
+    fi
+    if [[ "$PYTHON_BENCH" == 1 ]]; then
+        PYTHONUNBUFFERED=1 run_col cuda-python python3 ci/bench/cuda_python_bench.py "$KERNELS"
+    fi
+done
 
 # One table: metric rows, a column per program, ratios against the C++ baseline; anycuda (hip)
 # also against the C++ HIP baseline (same libamdhip64.so), when that ran.
@@ -98,7 +113,7 @@ for c in cols:
         if line.startswith("RESULT "):
             parts = line.split()
             if len(parts) >= 3:
-                d[parts[1]] = parts[2]
+                d.setdefault(parts[1], []).append(parts[2])
     data[c] = d
 rows = [
     ("call_ns", "cuCtxGetDevice, ns/call", "lower"),
@@ -119,6 +134,12 @@ short = {"cpp": "C++", "anycuda-cuda": "anycuda (cuda)", "cpp-hip": "C++ (hip)",
          "anycuda-hip": "anycuda (hip)", "cuda-python": "cuda-python"}
 # Extra baselines: column -> the column it is also compared with.
 extra = {"anycuda-hip": "cpp-hip"}
+def best(values, better):
+    """The best round: least time, most bandwidth, most allocations (any is a finding)."""
+    if not values:
+        return None
+    pick = min if better == "lower" else max
+    return pick(values, key=float)
 def bases(c):
     out = [] if c == "cpp" else ["cpp"]
     if c in extra and extra[c] in data:
@@ -133,18 +154,19 @@ lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 for key, label, better in rows:
     cells = [label]
     for c in cols:
-        v = data[c].get(key)
+        v = best(data[c].get(key), better)
         cells.append(v if v is not None else "—")
         for b in bases(c):
             try:
-                cells.append(f"{float(v) / float(data.get(b, {}).get(key)):.2f}"
+                cells.append(f"{float(v) / float(best(data.get(b, {}).get(key), better)):.2f}"
                              if better != "zero" else "")
             except (TypeError, ValueError, ZeroDivisionError):
                 cells.append("—")
     lines.append("| " + " | ".join(cells) + " |")
 notes = ("Times: lower is better (ratio > 1 means the first is slower); bandwidth: higher is "
-         "better. Medians of BENCH_REPEATS runs after warm-up; cuda-python's call loop uses "
-         "BENCH_PY_CALLS.")
+         "better. Each program runs in BENCH_ROUNDS interleaved rounds (each round: the median of "
+         "BENCH_REPEATS repeats after warm-up); the table keeps each program's best round. "
+         "cuda-python's call loop uses BENCH_PY_CALLS.")
 if "cpp-hip" in data:
     notes += (" C++ (hip) calls the libamdhip64.so that anycuda (hip) loads, directly: "
               "hipCtxGetDevice and hipModuleLaunchKernel (what anycuda (hip) calls for "
