@@ -88,18 +88,9 @@ fn run() -> Res<()> {
         let mut kernel: CUfunction = null_mut();
         cuModuleGetFunction(&mut kernel, module, c"kernel_args".as_ptr()).result()?;
 
-        // On HIP's NVIDIA platform (the CI shim), HIP_LAUNCH_PARAM_END keeps AMD's value 3, which
-        // CUDA underneath does not understand (ci/hip-nvidia/README.md): `extra` only works on
-        // real AMD ROCm and on the CUDA backend.
-        let shim = backend.kind() == anycuda::BackendKind::Hip && arch.starts_with("sm_");
-        let mut vias = vec![Via::KernelParams];
-        if shim {
-            println!(
-                "note: `extra` launch not run on HIP's NVIDIA platform (its END marker is AMD's)"
-            );
-        } else {
-            vias.push(Via::Extra);
-        }
+        // Both ways of passing arguments, on every backend: on HIP the `extra` markers are
+        // translated (CUDA's END is 0; AMD's is 3; HIP's NVIDIA platform uses CUDA's).
+        let vias = [Via::KernelParams, Via::Extra];
 
         let (mut d_i, mut d_f, mut d_s): (CUdeviceptr, CUdeviceptr, CUdeviceptr) = (0, 0, 0);
         cuMemAlloc(&mut d_i, size_of::<i32>()).result()?;
