@@ -19,12 +19,13 @@ use core::ffi::c_int;
 macro_rules! copy_fields {
     ($d:ident <- $s:ident: $($f:ident),* $(,)?) => { $( $d.$f = $s.$f; )* };
 }
+pub(crate) use copy_fields;
 
-/// `cudaDeviceProp` from HIP 5.2's `hipDeviceProp_t` (the fields it has; the rest zero).
-pub(crate) fn props_from_hip52(h: &hipDeviceProp_t) -> cudaDeviceProp {
-    // SAFETY: cudaDeviceProp is plain data; all-zero is valid.
-    let mut p: cudaDeviceProp = unsafe { core::mem::zeroed() };
-    copy_fields!(p <- h:
+/// The fields CUDA's `cudaDeviceProp` and HIP 5.2's `hipDeviceProp_t` share by name and
+/// meaning, copied in either direction (`cudaGetDeviceProperties`, `cudaChooseDevice`).
+macro_rules! hip52_shared_fields {
+    ($d:ident <- $s:ident) => {
+        $crate::adapt::props::copy_fields!($d <- $s:
         name, totalGlobalMem, sharedMemPerBlock, regsPerBlock, warpSize, maxThreadsPerBlock,
         maxThreadsDim, maxGridSize, memoryBusWidth, totalConstMem, major, minor,
         multiProcessorCount, l2CacheSize, maxThreadsPerMultiProcessor, concurrentKernels,
@@ -33,7 +34,16 @@ pub(crate) fn props_from_hip52(h: &hipDeviceProp_t) -> cudaDeviceProp {
         textureAlignment, texturePitchAlignment, ECCEnabled, tccDriver, managedMemory,
         directManagedMemAccessFromHost, concurrentManagedAccess, pageableMemoryAccess,
         pageableMemoryAccessUsesHostPageTables,
-    );
+        )
+    };
+}
+pub(crate) use hip52_shared_fields;
+
+/// `cudaDeviceProp` from HIP 5.2's `hipDeviceProp_t` (the fields it has; the rest zero).
+pub(crate) fn props_from_hip52(h: &hipDeviceProp_t) -> cudaDeviceProp {
+    // SAFETY: cudaDeviceProp is plain data; all-zero is valid.
+    let mut p: cudaDeviceProp = unsafe { core::mem::zeroed() };
+    hip52_shared_fields!(p <- h);
     p.sharedMemPerMultiprocessor = h.maxSharedMemoryPerMultiProcessor;
     p
 }

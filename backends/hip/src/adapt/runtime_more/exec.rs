@@ -2,6 +2,7 @@
 //! device choice.
 
 use crate::adapt::launch::stream_to_hip;
+use crate::adapt::props::{copy_fields, hip52_shared_fields};
 use crate::adapt::{nvidia, pre_r0600, rt, rt_fn};
 use crate::hip_types::{
     dim3 as hip_dim3, hipDeviceProp_t, hipDeviceProp_tR0600, hipFuncAttributes,
@@ -31,11 +32,6 @@ pub(crate) fn dim3_to_cuda(d: hip_dim3) -> dim3 {
     }
 }
 
-/// Copies same-named fields.
-macro_rules! copy_fields {
-    ($d:ident <- $s:ident: $($f:ident),* $(,)?) => { $( $d.$f = $s.$f; )* };
-}
-
 /// `cudaFuncAttributes` from HIP's (the cluster fields stay zero: no cluster requirement, as
 /// for a kernel without `__cluster_dims__`; HIP has no clusters).
 pub(crate) fn func_attrs_from_hip(h: &hipFuncAttributes) -> cudaFuncAttributes {
@@ -52,16 +48,7 @@ pub(crate) fn func_attrs_from_hip(h: &hipFuncAttributes) -> cudaFuncAttributes {
 pub(crate) fn props_to_hip52(p: &cudaDeviceProp) -> hipDeviceProp_t {
     // SAFETY: plain data; all-zero is valid.
     let mut h: hipDeviceProp_t = unsafe { core::mem::zeroed() };
-    copy_fields!(h <- p:
-        name, totalGlobalMem, sharedMemPerBlock, regsPerBlock, warpSize, maxThreadsPerBlock,
-        maxThreadsDim, maxGridSize, memoryBusWidth, totalConstMem, major, minor,
-        multiProcessorCount, l2CacheSize, maxThreadsPerMultiProcessor, concurrentKernels,
-        pciDomainID, pciBusID, pciDeviceID, isMultiGpuBoard, canMapHostMemory, integrated,
-        cooperativeLaunch, maxTexture1D, maxTexture2D, maxTexture3D, memPitch,
-        textureAlignment, texturePitchAlignment, ECCEnabled, tccDriver, managedMemory,
-        directManagedMemAccessFromHost, concurrentManagedAccess, pageableMemoryAccess,
-        pageableMemoryAccessUsesHostPageTables,
-    );
+    hip52_shared_fields!(h <- p);
     h.maxSharedMemoryPerMultiProcessor = p.sharedMemPerMultiprocessor;
     h
 }
