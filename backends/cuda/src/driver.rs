@@ -5,7 +5,6 @@
 
 #![allow(non_snake_case)]
 
-use crate::loader::call;
 use crate::CudaBackend;
 use anycuda_api::driver::CUresult;
 use anycuda_api::hallucinated::is_reserved;
@@ -19,9 +18,35 @@ pub(crate) const NO_LIB: CUresult = CUresult::CUDA_ERROR_NOT_INITIALIZED;
 /// The installed driver predates this entry point.
 pub(crate) const NO_FN: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
 
-/// `cuGetErrorName`: the driver's own answer for its codes; anycuda's tables for invented
-/// (reserved-range) ones, or when there is no driver. A NULL `pStr` is refused (the driver
-/// would dereference it).
+/// The signature of `cuGetErrorName`/`cuGetErrorString` (and of anycuda's table versions).
+type ErrorText = unsafe extern "C" fn(CUresult, *mut *const c_char) -> CUresult;
+type TableText = unsafe fn(CUresult, *mut *const c_char, CUresult) -> CUresult;
+
+/// The driver's own answer for its codes; anycuda's tables for invented (reserved-range) ones,
+/// or when there is no driver. A NULL `pStr` is refused (the driver would dereference it).
+///
+/// # Safety
+/// `pStr` is NULL or valid for one pointer write.
+unsafe fn error_text(
+    driver: Option<ErrorText>,
+    tables: TableText,
+    error: CUresult,
+    pStr: *mut *const c_char,
+) -> CUresult {
+    if pStr.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    if let Some(f) = driver.filter(|_| !is_reserved(error.to_i64())) {
+        // SAFETY: `pStr` is non-null and valid by the caller's contract.
+        if unsafe { f(error, pStr) } == CUresult::CUDA_SUCCESS {
+            return CUresult::CUDA_SUCCESS;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { tables(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE) }
+}
+
+/// `cuGetErrorName`: see [`error_text`].
 ///
 /// # Safety
 /// `pStr` is NULL or valid for one pointer write.
@@ -31,21 +56,12 @@ pub(crate) unsafe fn cuGetErrorName(
     error: CUresult,
     pStr: *mut *const c_char,
 ) -> CUresult {
-    if pStr.is_null() {
-        return CUresult::CUDA_ERROR_INVALID_VALUE;
-    }
-    if !is_reserved(error.to_i64()) {
-        // SAFETY: `pStr` is non-null and valid by the caller's contract.
-        let r = unsafe { call!(b.driver, NO_LIB, NO_FN, cuGetErrorName(error, pStr)) };
-        if r == CUresult::CUDA_SUCCESS {
-            return r;
-        }
-    }
-    // SAFETY: as above.
-    unsafe { anycuda_api::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE) }
+    let driver = b.native_driver().and_then(|t| t.cuGetErrorName);
+    // SAFETY: forwarded contract.
+    unsafe { error_text(driver, anycuda_api::strings::error_name, error, pStr) }
 }
 
-/// `cuGetErrorString`: as [`cuGetErrorName`], for the description.
+/// `cuGetErrorString`: see [`error_text`].
 ///
 /// # Safety
 /// `pStr` is NULL or valid for one pointer write.
@@ -55,16 +71,7 @@ pub(crate) unsafe fn cuGetErrorString(
     error: CUresult,
     pStr: *mut *const c_char,
 ) -> CUresult {
-    if pStr.is_null() {
-        return CUresult::CUDA_ERROR_INVALID_VALUE;
-    }
-    if !is_reserved(error.to_i64()) {
-        // SAFETY: `pStr` is non-null and valid by the caller's contract.
-        let r = unsafe { call!(b.driver, NO_LIB, NO_FN, cuGetErrorString(error, pStr)) };
-        if r == CUresult::CUDA_SUCCESS {
-            return r;
-        }
-    }
-    // SAFETY: as above.
-    unsafe { anycuda_api::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE) }
+    let driver = b.native_driver().and_then(|t| t.cuGetErrorString);
+    // SAFETY: forwarded contract.
+    unsafe { error_text(driver, anycuda_api::strings::error_string, error, pStr) }
 }
