@@ -6,6 +6,17 @@ use crate::rtc_headers::{builtin_headers, RtcTarget};
 use core::ffi::{c_char, c_int};
 use std::ffi::{CStr, CString};
 
+/// Returns `NVRTC_ERROR_INVALID_INPUT` from the enclosing function when any pointer is null
+/// (the check NVRTC itself skips before dereferencing an out-pointer).
+#[macro_export]
+macro_rules! nvrtc_non_null {
+    ($($p:expr),+) => {
+        if $($p.is_null())||+ {
+            return $crate::nvrtc::nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
+        }
+    };
+}
+
 /// The header list handed to the vendor compiler: the caller's headers, then anycuda's built-in
 /// ones that the caller did not override (same include name).
 #[derive(Debug)]

@@ -7,6 +7,7 @@ use crate::loader::call;
 use crate::CudaBackend;
 use anycuda_api::hallucinated::is_reserved;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
+use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input;
 use anycuda_api::traits::Rtc;
@@ -15,7 +16,6 @@ use core::ffi::{c_char, c_int, c_void};
 
 /// No libnvrtc, or one that predates the entry point.
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
-const INVALID_INPUT: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
 const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
 
 /// Returns early with `NVRTC_ERROR_INVALID_PROGRAM` unless `prog` is a live program.
@@ -23,14 +23,6 @@ macro_rules! live {
     ($self:ident, $prog:expr) => {
         if !$self.programs.contains($prog as usize) {
             return INVALID_PROGRAM;
-        }
-    };
-}
-/// Returns early with `NVRTC_ERROR_INVALID_INPUT` when an out-pointer is null.
-macro_rules! non_null {
-    ($($p:expr),+) => {
-        if $($p.is_null())||+ {
-            return INVALID_INPUT;
         }
     };
 }

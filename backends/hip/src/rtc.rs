@@ -15,6 +15,7 @@ use crate::loader::call;
 use crate::rtc_options::{self, ArchContext};
 use crate::{HipBackend, Platform};
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
+use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input;
 use anycuda_api::traits::{Api, Rtc};
@@ -23,7 +24,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
-const INVALID_INPUT: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
 const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
 
 /// What an `nvrtcProgram` points to on HIP.
@@ -55,15 +55,6 @@ macro_rules! rtc {
         let _serial = $self.rtc_lock.lock().unwrap_or_else(|e| e.into_inner());
         call!($self.rtc, NS, NS, |r| $self.nv(r), $f($($a),*))
     }};
-}
-
-/// Returns early with `NVRTC_ERROR_INVALID_INPUT` when a pointer is null.
-macro_rules! non_null {
-    ($($p:expr),+) => {
-        if $($p.is_null())||+ {
-            return INVALID_INPUT;
-        }
-    };
 }
 
 impl HipBackend {
