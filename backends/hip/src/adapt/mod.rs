@@ -37,14 +37,12 @@ mod runtime_more;
 mod tests;
 
 pub(crate) use ctx::*;
-#[allow(unused_imports)]
 pub(crate) use driver_more::*;
 pub(crate) use launch::*;
 pub(crate) use memcpy::*;
 pub(crate) use memset::*;
 pub(crate) use pointer::*;
 pub(crate) use props::*;
-#[allow(unused_imports)]
 pub(crate) use runtime_more::*;
 
 use crate::generated::table::HipTable;
