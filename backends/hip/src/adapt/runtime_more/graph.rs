@@ -241,21 +241,17 @@ pub(crate) unsafe fn cudaGraphKernelNodeGetParams(
     pNodeParams: *mut cudaKernelNodeParams,
 ) -> cudaError_t {
     let f = rt_fn!(b, hipGraphKernelNodeGetParams);
-    if pNodeParams.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
+    // SAFETY: forwarded contract.
+    unsafe {
+        node_get_params(
+            b,
+            f,
+            node,
+            pNodeParams,
+            zero_kernel(),
+            kernel_params_to_cuda,
+        )
     }
-    if nvidia(b) {
-        // SAFETY: same struct on that platform.
-        return rt(b, unsafe { f(node.cast(), pNodeParams.cast()) });
-    }
-    let mut h = zero_kernel();
-    // SAFETY: valid out-struct.
-    let e = unsafe { f(node.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL out-pointer.
-        unsafe { pNodeParams.write(kernel_params_to_cuda(&h)) };
-    }
-    rt(b, e)
 }
 
 /// `cudaGraphKernelNodeSetParams` → `hipGraphKernelNodeSetParams`, parameters rebuilt.
@@ -382,21 +378,17 @@ pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
     pNodeParams: *mut cudaMemsetParams,
 ) -> cudaError_t {
     let f = rt_fn!(b, hipGraphMemsetNodeGetParams);
-    if pNodeParams.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
+    // SAFETY: forwarded contract.
+    unsafe {
+        node_get_params(
+            b,
+            f,
+            node,
+            pNodeParams,
+            zero_memset(),
+            memset_params_to_cuda,
+        )
     }
-    if nvidia(b) {
-        // SAFETY: same struct on that platform.
-        return rt(b, unsafe { f(node.cast(), pNodeParams.cast()) });
-    }
-    let mut h = zero_memset();
-    // SAFETY: valid out-struct.
-    let e = unsafe { f(node.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL out-pointer.
-        unsafe { pNodeParams.write(memset_params_to_cuda(&h)) };
-    }
-    rt(b, e)
 }
 
 /// `cudaGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams`, parameters rebuilt.
@@ -899,4 +891,36 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
             _ => cudaError_t::cudaErrorNotSupported,
         }
     }
+}
+
+/// The `*NodeGetParams` shape: HIP fills its own struct, copied out in CUDA's field order; on HIP's
+/// NVIDIA platform the two are one struct and HIP writes the caller's directly.
+///
+/// # Safety
+/// `out` is NULL or valid for one write; `f` is the HIP getter for `H`.
+unsafe fn node_get_params<H, C>(
+    b: &HipBackend,
+    f: unsafe extern "C" fn(
+        crate::hip_types::hipGraphNode_t,
+        *mut H,
+    ) -> crate::hip_types::hipError_t,
+    node: cudaGraphNode_t,
+    out: *mut C,
+    mut h: H,
+    to_cuda: fn(&H) -> C,
+) -> cudaError_t {
+    if out.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if nvidia(b) {
+        // SAFETY: same struct on that platform.
+        return rt(b, unsafe { f(node.cast(), out.cast()) });
+    }
+    // SAFETY: valid out-struct.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL out-pointer.
+        unsafe { out.write(to_cuda(&h)) };
+    }
+    rt(b, e)
 }
