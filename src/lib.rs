@@ -24,6 +24,7 @@
 #[macro_use]
 mod dispatch;
 // After `dispatch`: the generated impls use `dispatch_api!`.
+pub mod core;
 mod generated;
 pub mod rtc;
 mod select;

@@ -1,0 +1,172 @@
+//! The safe layer's one error type: the CUDA code (invented HIP codes included), the call that
+//! failed, and the compile log where there is one.
+
+use crate::driver::CUresult;
+use crate::nvrtc::nvrtcResult;
+use crate::runtime::cudaError_t;
+use crate::{DriverError, NvrtcError, RuntimeError};
+use std::fmt;
+
+/// The code of a failed call, from whichever raw API the call used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A Driver API code (`CUresult`).
+    Driver(CUresult),
+    /// A Runtime API code (`cudaError_t`).
+    Runtime(cudaError_t),
+    /// An NVRTC code (`nvrtcResult`).
+    Nvrtc(nvrtcResult),
+    /// The safe layer refused the call before any library saw it (a wrong argument count, a
+    /// buffer of another device, a size that overflows); the text says why.
+    Usage,
+}
+
+/// A failed safe-layer operation.
+///
+/// Carries the CUDA code (hallucinated HIP codes keep their invented value and name), the raw
+/// call that failed (`"cuMemAlloc"`), and for compiles the compiler's log.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CoreError {
+    code: ErrorCode,
+    call: &'static str,
+    detail: Option<Box<str>>,
+}
+
+/// The safe layer's `Result`.
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+impl CoreError {
+    /// An error from a Driver API call.
+    #[cold]
+    pub fn driver(call: &'static str, code: CUresult) -> Self {
+        Self {
+            code: ErrorCode::Driver(code),
+            call,
+            detail: None,
+        }
+    }
+    /// An error from a Runtime API call.
+    #[cold]
+    pub fn runtime(call: &'static str, code: cudaError_t) -> Self {
+        Self {
+            code: ErrorCode::Runtime(code),
+            call,
+            detail: None,
+        }
+    }
+    /// An error from an NVRTC call, with the program log where there is one.
+    #[cold]
+    pub fn nvrtc(call: &'static str, code: nvrtcResult, log: Option<String>) -> Self {
+        Self {
+            code: ErrorCode::Nvrtc(code),
+            call,
+            detail: log.map(String::into_boxed_str),
+        }
+    }
+    /// A misuse the safe layer caught itself, before any library call. `call` names the safe
+    /// operation (`"launch"`).
+    #[cold]
+    pub fn usage(call: &'static str, why: impl Into<String>) -> Self {
+        Self {
+            code: ErrorCode::Usage,
+            call,
+            detail: Some(why.into().into_boxed_str()),
+        }
+    }
+    /// Adds (or replaces) the detail text: a compile log, or what the safe layer checked.
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into().into_boxed_str());
+        self
+    }
+
+    /// The code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+    /// The raw call (or safe operation) that failed.
+    pub fn call(&self) -> &'static str {
+        self.call
+    }
+    /// The compile log, or the safe layer's explanation of a refused call.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+    /// The Driver code, if the failed call was a Driver API call.
+    pub fn driver_code(&self) -> Option<CUresult> {
+        match self.code {
+            ErrorCode::Driver(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// Whether this is the backend's "not supported" answer, in any of the three APIs.
+    pub fn is_not_supported(&self) -> bool {
+        match self.code {
+            ErrorCode::Driver(c) => c == CUresult::CUDA_ERROR_NOT_SUPPORTED,
+            ErrorCode::Runtime(c) => c == cudaError_t::cudaErrorNotSupported,
+            ErrorCode::Nvrtc(c) => c == nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED,
+            ErrorCode::Usage => false,
+        }
+    }
+    /// For a code invented for HIP (hallucinated or unknown), the raw HIP value.
+    pub fn hip_code(&self) -> Option<i64> {
+        match self.code {
+            ErrorCode::Driver(c) => DriverError(c).hip_code(),
+            ErrorCode::Runtime(c) => RuntimeError(c).hip_code(),
+            ErrorCode::Nvrtc(c) => NvrtcError(c).hip_code(),
+            ErrorCode::Usage => None,
+        }
+    }
+}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.code {
+            ErrorCode::Driver(c) => write!(f, "{} failed: {}", self.call, DriverError(c))?,
+            ErrorCode::Runtime(c) => write!(f, "{} failed: {}", self.call, RuntimeError(c))?,
+            ErrorCode::Nvrtc(c) => write!(f, "{} failed: {}", self.call, NvrtcError(c))?,
+            ErrorCode::Usage => write!(f, "{}: refused", self.call)?,
+        }
+        match &self.detail {
+            Some(d) if !d.is_empty() => write!(f, "\n{d}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CoreError")
+            .field("code", &self.code)
+            .field("call", &self.call)
+            .field("detail", &self.detail)
+            .finish()
+    }
+}
+
+impl std::error::Error for CoreError {}
+
+/// `Ok(())` on success, else a [`CoreError`] naming `call`. The layer's one choke point for
+/// Driver codes.
+///
+/// # Errors
+/// Every code but `CUDA_SUCCESS`.
+#[inline]
+pub fn check(call: &'static str, code: CUresult) -> Result<()> {
+    match code.result() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(CoreError::driver(call, e.0)),
+    }
+}
+
+/// [`check`] for Runtime codes.
+///
+/// # Errors
+/// Every code but `cudaSuccess`.
+#[inline]
+pub fn check_rt(call: &'static str, code: cudaError_t) -> Result<()> {
+    match code.result() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(CoreError::runtime(call, e.0)),
+    }
+}
