@@ -104,28 +104,32 @@ for backend in "${BACKENDS[@]}"; do
         [[ "$r" == PASS ]] || tail -n 15 "$log" | sed 's/^/      /'
     done
 
-    # The suite, one process per test: a crash (a wrong ABI is a segfault) fails only its test.
-    mapfile -t TESTS < <("$DEV/tests/gpu_suite" --list 2>/dev/null | sed -n 's/: test$//p')
-    if ((${#TESTS[@]} == 0)); then
-        record "gpu_suite --list" "$backend" FAIL
-        say "  gpu_suite: no tests listed"
-    fi
-    t0=$SECONDS
-    for t in "${TESTS[@]}"; do
-        log="$LOGS/$backend-gpu_suite-$t.log"
-        if run_logged "$log" 120 "$DEV/tests/gpu_suite" --exact "$t" --nocapture --test-threads=1; then
-            r=PASS
-        else
-            r=FAIL
+    # The GPU tests (#[ignore]d on machines without one): gpu_suite and every *gpu* test binary,
+    # one process per test, so a crash (a wrong ABI is a segfault) fails only its test.
+    for bin in "$DEV"/tests/*; do
+        suite="$(basename "$bin")"
+        [[ -x "$bin" && ( "$suite" == gpu_suite || "$suite" == *gpu* ) ]] || continue
+        mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+        if ((${#TESTS[@]} == 0)); then
+            record "$suite --list" "$backend" FAIL
+            say "  $suite: no GPU tests listed"
         fi
-        grep -q 'SKIP (no GPU)' "$log" && r=FAIL
-        record "gpu_suite::$t" "$backend" "$r"
-        if [[ "$r" != PASS ]]; then
-            say "    gpu_suite::$t: FAILED"
-            grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
-        fi
+        t0=$SECONDS
+        for t in "${TESTS[@]}"; do
+            log="$LOGS/$backend-$suite-$t.log"
+            if run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1; then
+                r=PASS
+            else
+                r=FAIL
+            fi
+            record "$suite::$t" "$backend" "$r"
+            if [[ "$r" != PASS ]]; then
+                say "    $suite::$t: FAILED"
+                grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
+            fi
+        done
+        say "  $suite: ${#TESTS[@]} tests in $((SECONDS - t0)) s"
     done
-    say "  gpu_suite: ${#TESTS[@]} tests in $((SECONDS - t0)) s"
 done
 unset ANYCUDA_BACKEND ANYCUDA_REQUIRE_GPU ANYCUDA_HIP_LIBRARY
 

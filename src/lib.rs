@@ -29,12 +29,14 @@ mod generated;
 pub mod rtc;
 mod select;
 
-pub use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
+pub use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
 pub use anycuda_api::enums::{ConstInfo, CudaEnum, Origin};
 pub use anycuda_api::error::{DriverError, LoadError, NvrtcError, RuntimeError};
 pub use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
 pub use anycuda_api::{functions, hallucinated};
-pub use select::{backend, device_count, select, BackendChoice, SelectError, Selected, ENV_VAR};
+pub use select::{
+    backend, device_count, select, BackendChoice, DeviceCountError, SelectError, Selected, ENV_VAR,
+};
 
 use std::sync::OnceLock;
 
@@ -102,7 +104,7 @@ impl Backend {
     pub fn compiler_loaded(self) -> bool {
         self.libraries()
             .iter()
-            .any(|l| matches!(l.role, "nvrtc" | "hiprtc") && l.status.is_ok())
+            .any(|l| l.role.is_compiler() && l.status.is_ok())
     }
 
     /// The device's compiler target: `sm_90` on NVIDIA, e.g. `gfx90a:sramecc+:xnack-` on AMD.

@@ -3,8 +3,9 @@
 //! not all survive `dlclose`), so a `Backend` is a cheap `Copy` handle.
 
 use crate::Backend;
-use anycuda_api::backend::BackendKind;
-use anycuda_api::error::LoadError;
+use anycuda_api::backend::{BackendKind, LibraryRole};
+use anycuda_api::driver::CUresult;
+use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::traits::Driver;
 use std::str::FromStr;
 use std::sync::{Mutex, OnceLock};
@@ -183,7 +184,7 @@ fn resolve(choice: BackendChoice, source: &str) -> Result<Selected, SelectError>
                         });
                     }
                     Ok(_) => failed.push((kind, "no device".to_string())),
-                    Err(e) => failed.push((kind, e)),
+                    Err(e) => failed.push((kind, e.to_string())),
                 }
                 if compile_only.is_none() && b.compiler_loaded() {
                     compile_only = Some(b);
@@ -217,25 +218,49 @@ fn failures(b: Backend) -> String {
         .join("; ")
 }
 
+/// Why [`device_count`] could not count devices.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceCountError {
+    /// The backend's driver library (libcuda, or HIP) did not load.
+    #[error("no {role} library: {error}")]
+    MissingLibrary {
+        /// The library that is missing.
+        role: LibraryRole,
+        /// Why it could not be used.
+        error: LoadError,
+    },
+    /// `cuInit` or `cuDeviceGetCount` failed.
+    #[error("{call}: {error}")]
+    Call {
+        /// The failing call.
+        call: &'static str,
+        /// Its CUDA error.
+        error: DriverError,
+    },
+}
+
 /// Devices a backend sees through its driver API (`cuInit` + `cuDeviceGetCount`).
 ///
 /// # Errors
 /// The missing driver library, or the failing call with its CUDA error.
-pub fn device_count(b: Backend) -> Result<i32, String> {
-    if let Some(l) = b
-        .libraries()
-        .into_iter()
-        .find(|l| matches!(l.role, "driver" | "hip") && l.status.is_err())
-    {
-        return Err(format!("no {} library", l.role));
+pub fn device_count(b: Backend) -> Result<i32, DeviceCountError> {
+    for l in b.libraries() {
+        if let (true, Err(error)) = (l.role.is_driver(), l.status) {
+            return Err(DeviceCountError::MissingLibrary {
+                role: l.role,
+                error,
+            });
+        }
     }
+    let call = |call, r: CUresult| {
+        r.result()
+            .map_err(|error| DeviceCountError::Call { call, error })
+    };
     let mut n = 0;
     // SAFETY: valid out-pointer.
     unsafe {
-        b.cuInit(0).result().map_err(|e| format!("cuInit: {e}"))?;
-        b.cuDeviceGetCount(&mut n)
-            .result()
-            .map_err(|e| format!("cuDeviceGetCount: {e}"))?;
+        call("cuInit", b.cuInit(0))?;
+        call("cuDeviceGetCount", b.cuDeviceGetCount(&mut n))?;
     }
     Ok(n)
 }

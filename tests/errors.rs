@@ -154,7 +154,7 @@ fn hip_errors_arrive_as_cuda_codes() {
     let hip_loaded = b
         .libraries()
         .iter()
-        .any(|l| l.role == "hip" && l.status.is_ok());
+        .any(|l| l.role == anycuda::LibraryRole::Hip && l.status.is_ok());
     if !hip_loaded {
         assert!(!common::on_ci(), "libamdhip64 must load on CI");
         return;

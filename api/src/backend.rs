@@ -12,11 +12,40 @@ pub enum BackendKind {
     Hip,
 }
 
+/// What a library does for its backend.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum LibraryRole {
+    /// The CUDA driver, `libcuda`: the Driver API and the devices.
+    Driver,
+    /// The CUDA runtime, `libcudart`.
+    Runtime,
+    /// NVIDIA's runtime compiler, `libnvrtc`.
+    Nvrtc,
+    /// HIP, `libamdhip64`: the Driver and Runtime APIs and the devices.
+    Hip,
+    /// AMD's runtime compiler, hipRTC (inside `libamdhip64` before ROCm 6, `libhiprtc` after).
+    Hiprtc,
+}
+
+impl LibraryRole {
+    /// Whether this library is the runtime compiler (NVRTC or hipRTC).
+    pub fn is_compiler(self) -> bool {
+        matches!(self, Self::Nvrtc | Self::Hiprtc)
+    }
+    /// Whether this library serves the Driver API and sees the devices (libcuda or HIP).
+    pub fn is_driver(self) -> bool {
+        matches!(self, Self::Driver | Self::Hip)
+    }
+}
+
 /// One library a backend uses, and how loading it went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LibraryReport {
-    /// Its role: `driver`, `runtime`, `nvrtc`, `hip`, `hiprtc`.
-    pub role: &'static str,
+    /// Its role.
+    pub role: LibraryRole,
     /// Where it was loaded from and its version, or why it could not be used.
     pub status: Result<LoadedLibrary, crate::error::LoadError>,
 }

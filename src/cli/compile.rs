@@ -26,7 +26,7 @@ fn pick_backend(arg: Option<super::BackendArg>) -> Result<Backend, String> {
         let why: Vec<String> = b
             .libraries()
             .into_iter()
-            .filter(|l| matches!(l.role, "nvrtc" | "hiprtc"))
+            .filter(|l| l.role.is_compiler())
             .filter_map(|l| l.status.err().map(|e| e.to_string()))
             .collect();
         return Err(format!(

@@ -1,7 +1,7 @@
 //! `anycuda info`: backends, libraries, devices.
 
 use anycuda::driver::{CUdevice, CUdevice_attribute as A};
-use anycuda::{Backend, BackendKind, Driver};
+use anycuda::{Backend, BackendKind, DeviceCountError, Driver, LibraryReport};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
@@ -30,11 +30,42 @@ const ATTRS: &[(&str, A)] = &[
     ("pci_bus_id", A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
 ];
 
-fn device(b: Backend, ordinal: i32) -> Value {
+/// One device as `info` shows it.
+struct DeviceInfo {
+    ordinal: i32,
+    /// The device, or the error of `cuDeviceGet`.
+    detail: Result<DeviceDetail, String>,
+}
+
+struct DeviceDetail {
+    name: String,
+    arch: String,
+    total_memory: Result<usize, String>,
+    /// Label, and the value or the CUDA error code of the query.
+    attributes: Vec<(&'static str, Result<i32, String>)>,
+}
+
+/// One compiled-in backend as `info` shows it.
+struct BackendInfo {
+    kind: BackendKind,
+    /// `Err` when the backend is not compiled in.
+    body: Result<BackendBody, String>,
+}
+
+struct BackendBody {
+    libraries: Vec<LibraryReport>,
+    compiler_loaded: bool,
+    devices: Result<Vec<DeviceInfo>, DeviceCountError>,
+}
+
+fn device(b: Backend, ordinal: i32) -> DeviceInfo {
     let mut dev: CUdevice = 0;
     // SAFETY: valid out-pointer.
     if let Err(e) = unsafe { b.cuDeviceGet(&mut dev, ordinal) }.result() {
-        return json!({ "ordinal": ordinal, "error": e.to_string() });
+        return DeviceInfo {
+            ordinal,
+            detail: Err(e.to_string()),
+        };
     }
     let mut name = [0 as core::ffi::c_char; 256];
     // SAFETY: the buffer holds `len` bytes.
@@ -48,63 +79,157 @@ fn device(b: Backend, ordinal: i32) -> Value {
         };
     let mut mem = 0usize;
     // SAFETY: valid out-pointer.
-    let mem = unsafe { b.cuDeviceTotalMem(&mut mem, dev) }
+    let total_memory = unsafe { b.cuDeviceTotalMem(&mut mem, dev) }
         .result()
-        .map(|_| mem);
-    let mut attrs = serde_json::Map::new();
-    for (label, a) in ATTRS {
-        let mut v = 0;
-        // SAFETY: valid out-pointer.
-        let r = unsafe { b.cuDeviceGetAttribute(&mut v, *a, dev) }.result();
-        attrs.insert(
-            label.to_string(),
-            r.map_or_else(|e| json!(format!("n/a ({})", e.code())), |_| json!(v)),
-        );
-    }
-    json!({
-        "ordinal": ordinal,
-        "name": name,
-        "arch": b.device_arch(dev).unwrap_or_else(|e| format!("<{e}>")),
-        "total_memory_bytes": mem.map_or_else(|e| json!(e.to_string()), |m| json!(m)),
-        "attributes": attrs,
-    })
-}
-
-fn backend_report(kind: BackendKind) -> Value {
-    let b = match Backend::load(kind) {
-        Ok(b) => b,
-        Err(e) => {
-            return json!({ "backend": kind.to_string(), "compiled_in": false, "error": e.to_string() })
-        }
-    };
-    let libs: Vec<Value> = b
-        .libraries()
-        .into_iter()
-        .map(|l| match l.status {
-            Ok(ok) => json!({
-                "role": l.role, "path": ok.path, "version": ok.version,
-                "entry_points": ok.entry_points.0, "entry_points_declared": ok.entry_points.1,
-            }),
-            Err(e) => json!({ "role": l.role, "error": e.to_string() }),
+        .map(|_| mem)
+        .map_err(|e| e.to_string());
+    let attributes = ATTRS
+        .iter()
+        .map(|&(label, a)| {
+            let mut v = 0;
+            // SAFETY: valid out-pointer.
+            let r = unsafe { b.cuDeviceGetAttribute(&mut v, a, dev) }.result();
+            (
+                label,
+                r.map(|_| v).map_err(|e| format!("n/a ({})", e.code())),
+            )
         })
         .collect();
-    let (devices, device_error) = match devices(b) {
-        Ok(d) => (d, Value::Null),
-        Err(e) => (Vec::new(), json!(e)),
-    };
-    json!({
-        "backend": kind.to_string(),
-        "compiled_in": true,
-        "libraries": libs,
-        "compiler_loaded": b.compiler_loaded(),
-        "devices": devices,
-        "device_error": device_error,
-    })
+    DeviceInfo {
+        ordinal,
+        detail: Ok(DeviceDetail {
+            name,
+            arch: b.device_arch(dev).unwrap_or_else(|e| format!("<{e}>")),
+            total_memory,
+            attributes,
+        }),
+    }
 }
 
-fn devices(b: Backend) -> Result<Vec<Value>, String> {
-    let n = anycuda::device_count(b)?;
-    Ok((0..n).map(|i| device(b, i)).collect())
+fn backend_info(kind: BackendKind) -> BackendInfo {
+    let body = Backend::load(kind)
+        .map_err(|e| e.to_string())
+        .map(|b| BackendBody {
+            libraries: b.libraries(),
+            compiler_loaded: b.compiler_loaded(),
+            devices: anycuda::device_count(b).map(|n| (0..n).map(|i| device(b, i)).collect()),
+        });
+    BackendInfo { kind, body }
+}
+
+impl DeviceInfo {
+    fn to_json(&self) -> Value {
+        let d = match &self.detail {
+            Ok(d) => d,
+            Err(e) => return json!({ "ordinal": self.ordinal, "error": e }),
+        };
+        let attrs: serde_json::Map<String, Value> = d
+            .attributes
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    v.as_ref().map_or_else(|e| json!(e), |v| json!(v)),
+                )
+            })
+            .collect();
+        json!({
+            "ordinal": self.ordinal,
+            "name": d.name,
+            "arch": d.arch,
+            "total_memory_bytes": d.total_memory.as_ref().map_or_else(|e| json!(e), |m| json!(m)),
+            "attributes": attrs,
+        })
+    }
+}
+
+impl BackendInfo {
+    fn to_json(&self) -> Value {
+        let b = match &self.body {
+            Ok(b) => b,
+            Err(e) => {
+                return json!({ "backend": self.kind.to_string(), "compiled_in": false, "error": e })
+            }
+        };
+        let libs: Vec<Value> = b
+            .libraries
+            .iter()
+            .map(|l| match &l.status {
+                Ok(ok) => json!({
+                    "role": l.role.to_string(), "path": ok.path, "version": ok.version,
+                    "entry_points": ok.entry_points.0, "entry_points_declared": ok.entry_points.1,
+                }),
+                Err(e) => json!({ "role": l.role.to_string(), "error": e.to_string() }),
+            })
+            .collect();
+        let (devices, device_error) = match &b.devices {
+            Ok(d) => (d.iter().map(DeviceInfo::to_json).collect(), Value::Null),
+            Err(e) => (Vec::new(), json!(e.to_string())),
+        };
+        json!({
+            "backend": self.kind.to_string(),
+            "compiled_in": true,
+            "libraries": libs,
+            "compiler_loaded": b.compiler_loaded,
+            "devices": devices,
+            "device_error": device_error,
+        })
+    }
+
+    fn has_device(&self) -> bool {
+        self.body
+            .as_ref()
+            .is_ok_and(|b| b.devices.as_ref().is_ok_and(|d| !d.is_empty()))
+    }
+
+    fn print_human(&self) {
+        println!();
+        let b = match &self.body {
+            Ok(b) => b,
+            Err(_) => return println!("[{}] not compiled in", self.kind),
+        };
+        println!("[{}]", self.kind);
+        for l in &b.libraries {
+            let role = l.role.to_string();
+            match &l.status {
+                Ok(ok) => println!(
+                    "  {role:<8} {} ({}, {}/{} entry points)",
+                    ok.path, ok.version, ok.entry_points.0, ok.entry_points.1
+                ),
+                Err(e) => println!("  {role:<8} unavailable: {e}"),
+            }
+        }
+        let devs = match &b.devices {
+            Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
+            Ok(d) => d,
+            Err(e) => return println!("  devices: none ({e})"),
+        };
+        for d in devs {
+            let detail = match &d.detail {
+                Ok(x) => x,
+                Err(e) => {
+                    println!("  device {}: {e}", d.ordinal);
+                    continue;
+                }
+            };
+            println!(
+                "  device {}: {} [{}], {} MiB",
+                d.ordinal,
+                detail.name,
+                detail.arch,
+                detail
+                    .total_memory
+                    .as_ref()
+                    .map_or_else(|_| "?".into(), |m| (m >> 20).to_string())
+            );
+            for (k, v) in &detail.attributes {
+                match v {
+                    Ok(v) => println!("      {k:<24} {v}"),
+                    Err(e) => println!("      {k:<24} {e}"),
+                }
+            }
+        }
+    }
 }
 
 /// Runs `anycuda info`.
@@ -112,106 +237,50 @@ fn devices(b: Backend) -> Result<Vec<Value>, String> {
 /// # Errors
 /// None in practice: every failure is part of the report.
 pub fn run(as_json: bool) -> Result<ExitCode, String> {
-    let backends: Vec<Value> = [BackendKind::Cuda, BackendKind::Hip]
+    let backends: Vec<BackendInfo> = [BackendKind::Cuda, BackendKind::Hip]
         .into_iter()
-        .map(backend_report)
+        .map(backend_info)
         .collect();
-    let active = match anycuda::backend() {
-        Ok(s) => {
-            json!({ "backend": s.kind().to_string(), "choice": s.choice.to_string(), "reason": s.reason })
-        }
-        Err(e) => json!({ "error": e.to_string() }),
-    };
-    let any_device = backends
+    let active = anycuda::backend();
+    let gpu_found = backends.iter().any(BackendInfo::has_device);
+    let compiled: Vec<String> = anycuda::compiled_in()
         .iter()
-        .any(|b| b["devices"].as_array().is_some_and(|d| !d.is_empty()));
-    let report = json!({
-        "anycuda": env!("CARGO_PKG_VERSION"),
-        "compiled_in": anycuda::compiled_in().iter().map(|k| k.to_string()).collect::<Vec<_>>(),
-        "active": active,
-        "backends": backends,
-        "gpu_found": any_device,
-    });
+        .map(|k| k.to_string())
+        .collect();
     if as_json {
+        let active = match &active {
+            Ok(s) => {
+                json!({ "backend": s.kind().to_string(), "choice": s.choice.to_string(), "reason": s.reason })
+            }
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        let report = json!({
+            "anycuda": env!("CARGO_PKG_VERSION"),
+            "compiled_in": compiled,
+            "active": active,
+            "backends": backends.iter().map(BackendInfo::to_json).collect::<Vec<_>>(),
+            "gpu_found": gpu_found,
+        });
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
-    } else {
-        print_human(&report);
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_human(r: &Value) {
-    println!("anycuda {}", r["anycuda"].as_str().unwrap_or("?"));
-    let compiled: Vec<&str> = r["compiled_in"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    println!("anycuda {}", env!("CARGO_PKG_VERSION"));
     println!("compiled-in backends: {}", compiled.join(", "));
-    match r["active"]["backend"].as_str() {
-        Some(k) => println!(
-            "active backend: {k} ({})",
-            r["active"]["reason"].as_str().unwrap_or("")
-        ),
-        None => println!(
-            "active backend: none: {}",
-            r["active"]["error"].as_str().unwrap_or("")
-        ),
+    match &active {
+        Ok(s) => println!("active backend: {} ({})", s.kind(), s.reason),
+        Err(e) => println!("active backend: none: {e}"),
     }
-    for b in r["backends"].as_array().into_iter().flatten() {
-        println!();
-        let name = b["backend"].as_str().unwrap_or("?");
-        if b["compiled_in"] == json!(false) {
-            println!("[{name}] not compiled in");
-            continue;
-        }
-        println!("[{name}]");
-        for l in b["libraries"].as_array().into_iter().flatten() {
-            let role = l["role"].as_str().unwrap_or("?");
-            match l["path"].as_str() {
-                Some(p) => println!(
-                    "  {role:<8} {} ({}, {}/{} entry points)",
-                    p,
-                    l["version"].as_str().unwrap_or("?"),
-                    l["entry_points"],
-                    l["entry_points_declared"]
-                ),
-                None => println!(
-                    "  {role:<8} unavailable: {}",
-                    l["error"].as_str().unwrap_or("?")
-                ),
-            }
-        }
-        let devs = b["devices"].as_array().cloned().unwrap_or_default();
-        if devs.is_empty() {
-            println!(
-                "  devices: none ({})",
-                b["device_error"].as_str().unwrap_or("0 found")
-            );
-        }
-        for d in devs {
-            println!(
-                "  device {}: {} [{}], {} MiB",
-                d["ordinal"],
-                d["name"].as_str().unwrap_or("?"),
-                d["arch"].as_str().unwrap_or("?"),
-                d["total_memory_bytes"]
-                    .as_u64()
-                    .map_or_else(|| "?".into(), |m| (m >> 20).to_string())
-            );
-            for (k, v) in d["attributes"].as_object().into_iter().flatten() {
-                println!("      {k:<24} {v}");
-            }
-        }
+    for b in &backends {
+        b.print_human();
     }
-    if r["gpu_found"] != json!(true) {
+    if !gpu_found {
         println!();
         println!("No GPU found. anycuda still works for compilation: `anycuda compile kernel.cu --backend cuda --arch sm_90`");
         println!("or `--backend hip --arch gfx90a` compiles with NVRTC or hipRTC when their libraries load.");
         println!("To run kernels, install an NVIDIA driver (libcuda) or ROCm (libamdhip64) with a GPU present.");
     }
+    Ok(ExitCode::SUCCESS)
 }

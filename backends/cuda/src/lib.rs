@@ -21,7 +21,7 @@ mod generated;
 pub use anycuda_api::loader::Loaded;
 pub use generated::table::{DriverTable, NvrtcTable, RuntimeTable};
 
-use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
+use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
 use anycuda_api::driver::{CUdevice, CUdevice_attribute};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::functions;
@@ -72,7 +72,7 @@ impl CudaBackend {
 }
 
 fn report<T>(
-    role: &'static str,
+    role: LibraryRole,
     l: &Result<Loaded<T>, LoadError>,
     count: fn(&T) -> usize,
     total: usize,
@@ -93,19 +93,19 @@ impl Api for CudaBackend {
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
             report(
-                "driver",
+                LibraryRole::Driver,
                 &self.driver,
                 DriverTable::loaded_count,
                 functions::DRIVER_FUNCTIONS.len(),
             ),
             report(
-                "runtime",
+                LibraryRole::Runtime,
                 &self.runtime,
                 RuntimeTable::loaded_count,
                 functions::RUNTIME_FUNCTIONS.len(),
             ),
             report(
-                "nvrtc",
+                LibraryRole::Nvrtc,
                 &self.nvrtc,
                 NvrtcTable::loaded_count,
                 functions::NVRTC_FUNCTIONS.len(),

@@ -28,7 +28,7 @@ pub use generated::table::{HipTable, HiprtcTable};
 /// HIP's own types (raw integers for enums: their values depend on the HIP version).
 pub use generated::types as hip_types;
 
-use anycuda_api::backend::{BackendKind, LibraryReport, LoadedLibrary};
+use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
 use anycuda_api::driver::{CUdevice, CUresult};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::handles::Registry;
@@ -191,7 +191,7 @@ fn translate<E: CudaEnum>(map: &conv::EnumMap, raw: i64, fallback: E) -> E {
 }
 
 fn report<T>(
-    role: &'static str,
+    role: LibraryRole,
     l: &Result<Loaded<T>, LoadError>,
     fmt: fn(i32) -> String,
     count: fn(&T) -> usize,
@@ -213,14 +213,14 @@ impl Api for HipBackend {
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
             report(
-                "hip",
+                LibraryRole::Hip,
                 &self.hip,
                 loader::version_string,
                 HipTable::loaded_count,
                 generated::table::HIP_FUNCTIONS.len(),
             ),
             report(
-                "hiprtc",
+                LibraryRole::Hiprtc,
                 &self.rtc,
                 |v| format!("{}.{}", v / 1000, v % 1000),
                 HiprtcTable::loaded_count,

@@ -21,7 +21,7 @@ fn hip() -> Option<HipBackend> {
     let loaded = b
         .libraries()
         .iter()
-        .any(|l| l.role == "hip" && l.status.is_ok());
+        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
     if !loaded {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),

@@ -16,7 +16,7 @@ fn hip() -> Option<HipBackend> {
     if !b
         .libraries()
         .iter()
-        .any(|l| l.role == "hip" && l.status.is_ok())
+        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
     {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
