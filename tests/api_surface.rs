@@ -8,7 +8,6 @@
 use anycuda::driver::{CUdeviceptr, CUresult};
 use anycuda::functions::{DRIVER_FUNCTIONS, RUNTIME_FUNCTIONS};
 use anycuda::runtime::{cudaChannelFormatDesc, cudaChannelFormatKind, cudaError_t};
-use anycuda::CudaApi;
 use anycuda_api::traits::{DRIVER_METHODS, RUNTIME_METHODS};
 use std::collections::BTreeSet;
 use std::ffi::{c_char, c_void, CStr};
@@ -166,7 +165,7 @@ fn the_catalogue_is_the_headers() {
 #[cfg(feature = "backend-cuda")]
 #[test]
 fn the_cuda_backend_serves_every_function() {
-    use anycuda::{served_by, BackendKind};
+    use anycuda::{served_by, BackendKind, CudaApi};
     let driver = served_by(BackendKind::Cuda, CudaApi::Driver).unwrap();
     let runtime = served_by(BackendKind::Cuda, CudaApi::Runtime).unwrap();
     assert_eq!(missing(DRIVER_FUNCTIONS, driver), Vec::<&str>::new());
