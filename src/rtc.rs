@@ -2,6 +2,8 @@
 //!
 //! It works the same on both backends: on HIP, "PTX" and "CUBIN" are the AMD code object.
 
+pub use anycuda_api::rtc_input::{COMPILE_STACK, MAX_NESTING};
+
 use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::{Backend, NvrtcError, Rtc};
 use core::ffi::{c_char, c_int};
