@@ -25,6 +25,8 @@ use std::sync::Mutex;
 /// No libnvrtc, or one that predates the entry point.
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
 const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
+const RESTRICT_NOTE: &str = "anycuda: warning: NVRTC 13.0 keeps '-restrict' for every later \
+     program of this process (kernels compiled afterwards get __restrict__ pointers)\n";
 
 /// NVRTC's own program handle; NVRTC programs may be used from any thread.
 #[derive(Debug, Clone, Copy)]
@@ -211,6 +213,11 @@ impl Rtc for CudaBackend {
                 *notes = rtc_input::too_deep_note(p.depth);
                 p.refused.store(true, Ordering::Release);
                 return nvrtcResult::NVRTC_ERROR_COMPILATION;
+            }
+            if opts.iter().any(|o| matches!(o.to_bytes(), b"-restrict" | b"--restrict")) {
+                // An NVRTC 13.0 bug (tests/rtc_restrict.rs): say so where the user looks.
+                notes.push_str(RESTRICT_NOTE);
+                log::warn!("{}", RESTRICT_NOTE.trim_end());
             }
             drop(notes);
             let (kept, filtered) = anycuda_api::rtc_options::filter(&opts);
