@@ -153,6 +153,15 @@ impl Program {
         self.fetch(Rtc::nvrtcGetCUBINSize, Rtc::nvrtcGetCUBIN)
     }
 
+    /// `nvrtcGetLTOIR`: the LTO IR of a `-dlto` compile (empty otherwise). On HIP: LLVM
+    /// bitcode.
+    ///
+    /// # Errors
+    /// The NVRTC error.
+    pub fn ltoir(&self) -> Result<Vec<u8>, NvrtcError> {
+        self.fetch(Rtc::nvrtcGetLTOIRSize, Rtc::nvrtcGetLTOIR)
+    }
+
     /// `nvrtcGetLoweredName`.
     ///
     /// # Errors

@@ -29,10 +29,17 @@ fn nc_loads(kind: BackendKind, b: anycuda::Backend, extra: &[&str]) -> bool {
 #[test]
 fn restrict_leaks_into_later_programs_on_nvrtc_only() {
     if let Some(b) = common::compiler(BackendKind::Cuda) {
-        assert!(!nc_loads(BackendKind::Cuda, b, &[]), "plain: coherent loads");
-        assert!(nc_loads(BackendKind::Cuda, b, &["-restrict"]), "-restrict: nc loads");
+        assert!(
+            !nc_loads(BackendKind::Cuda, b, &[]),
+            "plain: coherent loads"
+        );
+        assert!(
+            nc_loads(BackendKind::Cuda, b, &["-restrict"]),
+            "-restrict: nc loads"
+        );
         let mut p = Program::new(b, SRC, "k.cu", &[]).unwrap();
-        p.compile(&["--gpu-architecture=compute_90", "-restrict"]).unwrap();
+        p.compile(&["--gpu-architecture=compute_90", "-restrict"])
+            .unwrap();
         let log = p.log().unwrap();
         assert!(log.contains("keeps '-restrict'"), "the user is told: {log}");
         assert!(
@@ -43,7 +50,8 @@ fn restrict_leaks_into_later_programs_on_nvrtc_only() {
     if let Some(b) = common::compiler(BackendKind::Hip) {
         // The HIP backend never passes -restrict on (hipRTC has no such option): no leak.
         let mut p = Program::new(b, SRC, "k.cu", &[]).unwrap();
-        p.compile(&["--gpu-architecture=gfx90a", "-restrict"]).unwrap();
+        p.compile(&["--gpu-architecture=gfx90a", "-restrict"])
+            .unwrap();
         let log = p.log().unwrap();
         assert!(log.contains("ignoring '-restrict'"), "{log}");
     }
