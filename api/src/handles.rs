@@ -44,7 +44,7 @@ impl<T> Handles<T> {
     pub fn new() -> Self {
         // A per-table random salt, so handles of one table mean nothing to another and a guessed
         // integer is very unlikely to be live.
-        let salt = RandomState::new().hash_one(0x616e_7963_7564_61u64);
+        let salt = RandomState::new().hash_one(0x0061_6e79_6375_6461_u64);
         Self {
             inner: Mutex::new(Inner {
                 live: HashMap::new(),
