@@ -222,35 +222,6 @@ pub mod runtime {
 /// NVRTC (`nvrtc*`): NVRTC's types and functions, served by the active backend's compiler
 /// (NVRTC, or hipRTC with CUDA options translated and the AMD code object returned as "PTX").
 pub mod nvrtc {
+    pub use crate::generated::nvrtc::*;
     pub use anycuda_api::nvrtc::*;
-    use core::ffi::{c_char, c_int, c_void};
-
-    surface! {
-        Rtc, none = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
-        fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char;
-            else anycuda_api::strings::nvrtc_error_string(result);
-        unsafe fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;
-        unsafe fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult;
-        unsafe fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult;
-        unsafe fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult;
-        unsafe fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult;
-        unsafe fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult;
-        unsafe fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult;
-        unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult;
-        unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult;
-        unsafe fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult;
-        unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
-    }
 }

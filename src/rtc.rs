@@ -2,6 +2,8 @@
 //!
 //! It works the same on both backends: on HIP, "PTX" and "CUBIN" are the AMD code object.
 
+pub use anycuda_api::rtc_input::{COMPILE_STACK, MAX_NESTING};
+
 use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::{Backend, NvrtcError, Rtc};
 use core::ffi::{c_char, c_int};
@@ -149,6 +151,15 @@ impl Program {
     /// The NVRTC error.
     pub fn cubin(&self) -> Result<Vec<u8>, NvrtcError> {
         self.fetch(Rtc::nvrtcGetCUBINSize, Rtc::nvrtcGetCUBIN)
+    }
+
+    /// `nvrtcGetLTOIR`: the LTO IR of a `-dlto` compile (empty otherwise). On HIP: LLVM
+    /// bitcode.
+    ///
+    /// # Errors
+    /// The NVRTC error.
+    pub fn ltoir(&self) -> Result<Vec<u8>, NvrtcError> {
+        self.fetch(Rtc::nvrtcGetLTOIRSize, Rtc::nvrtcGetLTOIR)
     }
 
     /// `nvrtcGetLoweredName`.

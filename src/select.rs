@@ -125,7 +125,8 @@ pub(crate) fn active() -> Option<Backend> {
 
 fn choose() -> Result<Selected, SelectError> {
     let overridden = *OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
-    let env = std::env::var(ENV_VAR).ok();
+    // A value that is not UTF-8 is an invalid choice, not "unset".
+    let env = std::env::var_os(ENV_VAR).map(|v| v.to_string_lossy().into_owned());
     let (choice, source) = match (overridden, env) {
         (Some(c), _) => (c, "select()".to_string()),
         (None, Some(v)) => match v.parse() {

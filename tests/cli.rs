@@ -220,3 +220,185 @@ fn compile_error_exits_non_zero_with_the_log() {
         );
     }
 }
+
+/// A temporary source file for one test.
+fn temp_source(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("anycuda-cli-bad-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Issue 11 item 7: the arch came after the user's options, so `-- -I` swallowed it (the PTX
+/// silently targeted sm_75) and `-- -D` made "invalid macro definition: --gpu-architecture=...".
+#[test]
+fn user_options_cannot_swallow_the_arch() {
+    if common::compiler(anycuda::BackendKind::Cuda).is_none() {
+        return;
+    }
+    let src = temp_source("k.cu", b"extern \"C\" __global__ void k() {}");
+    let out = src.with_extension("ptx");
+    for trailing in ["-I", "-D"] {
+        let o = anycuda(&[
+            "compile",
+            src.to_str().unwrap(),
+            "--backend",
+            "cuda",
+            "--arch",
+            "compute_90",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            trailing,
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("--gpu-architecture=compute_90"),
+            "{trailing}: {err}"
+        );
+        if o.status.success() {
+            let ptx = std::fs::read_to_string(&out).unwrap();
+            assert!(
+                ptx.contains(".target sm_90"),
+                "{trailing}: the arch was swallowed"
+            );
+        }
+    }
+}
+
+#[test]
+fn nul_bytes_and_empty_sources_get_clear_answers() {
+    let nul = temp_source("nul.cu", b"__global__ void k() {}\0 junk");
+    let empty = temp_source("empty.cu", b"");
+    for (backend, arch) in [("cuda", "sm_90"), ("hip", "gfx90a")] {
+        let kind = if backend == "cuda" {
+            anycuda::BackendKind::Cuda
+        } else {
+            anycuda::BackendKind::Hip
+        };
+        if common::compiler(kind).is_none() {
+            continue;
+        }
+        let o = anycuda(&[
+            "compile",
+            nul.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--arch",
+            arch,
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("a NUL byte at offset 22"), "{backend}: {err}");
+        // NVRTC compiles an empty source; so does the HIP backend now.
+        let out = empty.with_extension(backend);
+        let o = anycuda(&[
+            "compile",
+            empty.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--arch",
+            arch,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// `-dlto` makes LTO IR, no cubin; the message said "a cubin needs an sm_XX arch".
+#[test]
+fn dlto_writes_lto_ir() {
+    if common::compiler(anycuda::BackendKind::Cuda).is_none() {
+        return;
+    }
+    let src = temp_source(
+        "lto.cu",
+        b"extern \"C\" __global__ void k(float *p) { p[0] = 1; }",
+    );
+    let o = anycuda(&[
+        "compile",
+        src.to_str().unwrap(),
+        "--backend",
+        "cuda",
+        "--arch",
+        "sm_90",
+        "--",
+        "-dlto",
+    ]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains(".ltoir"), "{out}");
+    assert!(!err.contains("needs an sm_XX"), "{err}");
+}
+
+/// Control characters from a source echoed in the log are escaped, not written raw.
+#[test]
+fn logs_are_printed_without_raw_control_characters() {
+    let src = temp_source("ctl.cu", b"__global__ void k() { int x = \x01\x1b[31m; }");
+    for (backend, arch) in [("cuda", "sm_90"), ("hip", "gfx90a")] {
+        let kind = if backend == "cuda" {
+            anycuda::BackendKind::Cuda
+        } else {
+            anycuda::BackendKind::Hip
+        };
+        if common::compiler(kind).is_none() {
+            continue;
+        }
+        let o = anycuda(&[
+            "compile",
+            src.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--arch",
+            arch,
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            !o.stderr
+                .iter()
+                .any(|&b| b < 0x20 && b != b'\n' && b != b'\t'),
+            "{backend}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[cfg(feature = "backend-hip")]
+#[test]
+fn mapping_refuses_a_hip_version_that_is_not_one() {
+    for v in ["0", "-5", "13000"] {
+        let o = anycuda(&["mapping", &format!("--hip-version={v}")]);
+        assert!(!o.status.success(), "{v}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("not a HIP version"), "{v}: {err}");
+    }
+    assert!(anycuda(&["mapping", "--hip-version=50221153"])
+        .status
+        .success());
+}
+
+/// A non-UTF-8 ANYCUDA_BACKEND was silently taken as auto.
+#[test]
+fn non_utf8_backend_choice_is_an_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let src = temp_source("env.cu", b"__global__ void k() {}");
+    let bin =
+        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let o = Command::new(bin)
+        .args(["compile", src.to_str().unwrap(), "--arch", "sm_90"])
+        .env("ANYCUDA_BACKEND", std::ffi::OsStr::from_bytes(b"cuda\xff"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown backend"), "{err}");
+}

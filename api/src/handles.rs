@@ -1,36 +1,154 @@
-//! A registry of live handles, so a null or destroyed handle gets an error instead of UB.
+//! Handle tables: a handle given to the user is a key, never a pointer, so a null, made-up or
+//! destroyed handle gets an error instead of UB.
+//!
+//! - **Never reused.** Each handle is a fresh 64-bit key (a counter, scrambled by a per-table
+//!   salt), so a stale handle cannot name a program created later, even when the vendor library
+//!   reuses the freed address (hipRTC does in most destroy-then-create pairs).
+//! - **Check and use are one step.** [`Handles::with`] holds the entry's read lock for the whole
+//!   use; [`Handles::remove`] unlinks the entry and then takes its write lock, so it waits for
+//!   uses in flight and no use can start on a removed entry: there is no window between the
+//!   check and the use.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-/// Addresses of the handles a backend has handed out and not yet destroyed.
+/// One live object; `None` once removed.
+type Entry<T> = Arc<RwLock<Option<T>>>;
+
+/// The live objects behind the handles a backend handed out.
 ///
-/// Checking costs one uncontended lock; it guards only calls that are heavy anyway (program
-/// compilation), never a hot path.
-#[derive(Debug, Default)]
-pub struct Registry {
-    live: Mutex<HashSet<usize>>,
+/// Looking a handle up costs one uncontended lock; it guards only calls that are heavy anyway
+/// (program compilation), never a hot path.
+#[derive(Debug)]
+pub struct Handles<T> {
+    inner: Mutex<Inner<T>>,
+    salt: u64,
 }
 
-impl Registry {
-    /// An empty registry.
+#[derive(Debug)]
+struct Inner<T> {
+    live: HashMap<u64, Entry<T>>,
+    next: u64,
+}
+
+impl<T> Default for Handles<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Handles<T> {
+    /// An empty table.
     pub fn new() -> Self {
-        Self::default()
+        // A per-table random salt, so handles of one table mean nothing to another and a guessed
+        // integer is very unlikely to be live.
+        let salt = RandomState::new().hash_one(0x0061_6e79_6375_6461_u64);
+        Self {
+            inner: Mutex::new(Inner {
+                live: HashMap::new(),
+                next: 0,
+            }),
+            salt,
+        }
     }
-    /// Records a new handle.
-    pub fn insert(&self, addr: usize) {
-        self.lock().insert(addr);
+
+    /// Stores `value` and returns its new handle (never 0, never one handed out before).
+    pub fn insert(&self, value: T) -> usize {
+        let mut inner = self.lock();
+        loop {
+            inner.next += 1;
+            // A bijection of the counter: distinct counters give distinct keys; u64 does not wrap
+            // in practice (one handle per nanosecond lasts 584 years).
+            let key = inner.next.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ self.salt;
+            let key = key as usize as u64; // the key must survive a round trip through a pointer
+            if key != 0 && !inner.live.contains_key(&key) {
+                inner.live.insert(key, Arc::new(RwLock::new(Some(value))));
+                return key as usize;
+            }
+        }
     }
-    /// Whether the handle is live (null never is).
-    pub fn contains(&self, addr: usize) -> bool {
-        addr != 0 && self.lock().contains(&addr)
+
+    /// Runs `f` on the live object behind `handle`, holding it against removal meanwhile;
+    /// `None` when the handle is not live.
+    pub fn with<R>(&self, handle: usize, f: impl FnOnce(&T) -> R) -> Option<R> {
+        let entry = self.lock().live.get(&(handle as u64)).cloned()?;
+        let guard = entry.read().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().map(f)
     }
-    /// Forgets a handle; returns whether it was live.
-    pub fn remove(&self, addr: usize) -> bool {
-        self.lock().remove(&addr)
+
+    /// Whether `handle` is live now.
+    pub fn contains(&self, handle: usize) -> bool {
+        self.lock().live.contains_key(&(handle as u64))
     }
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<usize>> {
-        // A poisoned set is still a valid set: a panic elsewhere must not turn into an abort here.
-        self.live.lock().unwrap_or_else(|p| p.into_inner())
+
+    /// Unlinks `handle` and returns its object once no use is in flight; `None` when the handle
+    /// is not live (already removed, or never handed out).
+    pub fn remove(&self, handle: usize) -> Option<T> {
+        let entry = self.lock().live.remove(&(handle as u64))?;
+        let mut guard = entry.write().unwrap_or_else(|p| p.into_inner());
+        guard.take()
+    }
+
+    /// How many handles are live.
+    pub fn len(&self) -> usize {
+        self.lock().live.len()
+    }
+
+    /// Whether no handle is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner<T>> {
+        // A poisoned table is still a valid table: a panic elsewhere must not become an abort.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn handles_are_never_reused_and_stale_ones_are_refused() {
+        let t = Handles::new();
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..10_000 {
+            let h = t.insert(i);
+            assert_ne!(h, 0);
+            assert!(seen.insert(h), "handle {h:#x} handed out twice");
+            assert_eq!(t.remove(h), Some(i));
+            assert_eq!(t.remove(h), None, "a destroyed handle is dead");
+            assert_eq!(t.with(h, |v| *v), None);
+        }
+        assert!(t.is_empty());
+        assert_eq!(t.with(0, |v| *v), None);
+    }
+
+    #[test]
+    fn remove_waits_for_a_use_in_flight() {
+        let t = Arc::new(Handles::new());
+        let h = t.insert(String::from("live"));
+        let in_use = Arc::new(AtomicBool::new(false));
+        let (t2, in_use2) = (t.clone(), in_use.clone());
+        let user = std::thread::spawn(move || {
+            t2.with(h, |s| {
+                in_use2.store(true, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                // Still ours: remove() has not taken it away mid-use.
+                s.clone()
+            })
+        });
+        while !in_use.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(t.remove(h).as_deref(), Some("live"));
+        assert!(started.elapsed() >= std::time::Duration::from_millis(100));
+        assert_eq!(user.join().unwrap().as_deref(), Some("live"));
+        assert_eq!(t.with(h, |s| s.clone()), None);
     }
 }

@@ -1,6 +1,13 @@
 //! Finding and opening the vendor libraries: sonames first, then the environment's install dirs.
 //!
 //! Loading never panics: every failure becomes a [`LoadError`] naming what was tried.
+//!
+//! # Trust
+//! A library named by the environment (`ANYCUDA_*_LIBRARY`, `CUDA_PATH`/`CUDA_HOME`,
+//! `ROCM_PATH`/`HIP_PATH`) or found on the loader's path is **trusted**: loading it runs its
+//! initialisers, and its entry points are called with CUDA's or HIP's ABI on the caller's
+//! pointers. anycuda checks that the symbols exist and the version is new enough, nothing
+//! more; whoever can set those variables can run code in the process, as with `LD_PRELOAD`.
 
 use crate::error::LoadError;
 use libloading::Library;

@@ -160,6 +160,97 @@ pub unsafe fn options<'a>(
         .collect()
 }
 
+/// The deepest bracket nesting anycuda lets a vendor compiler see: `(`, `[` and `{` together.
+///
+/// Measured with NVRTC 13.0 (x86-64) on threads of known stack size: about 1 KiB of stack per
+/// level of `((...))` inside a function, so 256 MiB overflows at 300,000 levels and 1 GiB at
+/// 1,000,000; a 2 MiB thread (Rust's default) overflows below 1,000. [`COMPILE_STACK`] with
+/// this limit leaves a margin of three. hipRTC stops at 256 levels by itself.
+pub const MAX_NESTING: usize = 100_000;
+
+/// The stack reserved for the thread every compile runs on: 1 GiB of address space, which costs
+/// memory only for the pages a deep program touches.
+pub const COMPILE_STACK: usize = 1 << 30;
+
+/// The deepest nesting of `(`, `[` and `{` in `src` (counted together, comments and literals
+/// included: an over-estimate errs on the side of refusing).
+pub fn nesting_depth(src: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for &b in src {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The deepest nesting over a program's source and its headers.
+///
+/// # Safety
+/// `src` and every entry of `headers.sources` must be NUL-terminated strings.
+pub unsafe fn program_depth(src: *const c_char, headers: &Headers) -> usize {
+    core::iter::once(src)
+        .chain(headers.sources.iter().copied())
+        // SAFETY: NUL-terminated (caller contract).
+        .map(|p| nesting_depth(unsafe { CStr::from_ptr(p) }.to_bytes()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The log line for a program nested deeper than [`MAX_NESTING`].
+pub fn too_deep_note(depth: usize) -> String {
+    format!(
+        "anycuda: error: brackets nest {depth} levels deep; the limit is {MAX_NESTING} \
+         (deeper input overflows the compiler's stack)\n"
+    )
+}
+
+/// Runs `f` (a compile) on a fresh thread with a [`COMPILE_STACK`] stack, so the depth a
+/// compiler reaches does not depend on the caller's thread; NVRTC on a 2 MiB thread aborts on
+/// inputs it handles on the main thread. When no such thread can be made (address space
+/// exhausted), `f` runs on the caller's thread. `None` only if `f` panicked (the caller reports
+/// `NVRTC_ERROR_INTERNAL_ERROR`).
+pub fn on_compile_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Option<R> {
+    let mut f = Some(f);
+    let ran = std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("anycuda-compile".into())
+            .stack_size(COMPILE_STACK)
+            .spawn_scoped(s, || f.take().map(|f| f()));
+        match spawned {
+            Ok(h) => Some(h.join().ok().flatten()),
+            Err(e) => {
+                log::warn!("no {COMPILE_STACK}-byte compile thread ({e}); compiling inline");
+                None
+            }
+        }
+    });
+    match ran {
+        Some(r) => r,
+        None => f.map(|f| f()),
+    }
+}
+
+/// Carries raw pointers into the compile thread of [`on_compile_stack`]; sound because that
+/// thread is joined before the call that made the pointers returns.
+#[derive(Debug)]
+pub struct AssertSend<T>(pub T);
+
+// SAFETY: see the type's doc: the pointers are used only while their owner waits for the thread.
+unsafe impl<T> Send for AssertSend<T> {}
+
+impl<T> AssertSend<T> {
+    /// The value (a method, so a closure captures the whole wrapper, not its field).
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
 /// Copies `data` to a caller buffer.
 ///
 /// # Errors

@@ -2,8 +2,9 @@
 //! list, so one option list works on both backends.
 //!
 //! `--anycuda-hip-arch=...` and `--anycuda-hip-option=...` steer the HIP backend's compiler and
-//! mean nothing to NVRTC, which would reject them. Everything else goes to NVRTC untouched:
-//! NVRTC validates its own options and reports `NVRTC_ERROR_INVALID_OPTION` itself.
+//! mean nothing to NVRTC, which would reject them. Everything else goes to NVRTC after
+//! [`validate`], which refuses the few spellings that make NVRTC 13.0 abort the process; NVRTC
+//! validates the rest itself and reports `NVRTC_ERROR_INVALID_OPTION`.
 
 use std::ffi::CStr;
 
@@ -29,9 +30,88 @@ pub fn filter<'a>(options: &[&'a CStr]) -> (Vec<&'a CStr>, Vec<String>) {
     (kept, notes)
 }
 
+/// Options whose empty or whitespace-only `=value` makes NVRTC 13.0 throw `std::out_of_range`
+/// out of `nvrtcCompileProgram`, which aborts the process. Found by probing every value-taking
+/// option with the values `""`, `" "`, `"\t"`, `"\n"`, `"\r"`, `"\x0b"`, `"\x0c"`, `","` and
+/// `"x"` in child processes; only these five spellings abort, and only on blank values
+/// (`--Xnvvm=`, `--nvvm-options=`, `-Xptxas -v` as two options and all other options are fine).
+const ABORT_ON_BLANK_VALUE: &[&[u8]] = &[
+    b"--ptxas-options=",
+    b"-Xptxas=",
+    b"-dopt=",
+    b"--dopt=",
+    b"-Xnvvm=",
+];
+
+/// An option refused before the compiler sees it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("option {index} '{option}': {reason}")]
+pub struct InvalidOption {
+    /// Its position in the option list.
+    pub index: usize,
+    /// The option, lossily decoded.
+    pub option: String,
+    /// Why it is refused.
+    pub reason: &'static str,
+}
+
+/// Checks options that would crash a compiler instead of being reported by it; both backends
+/// call it before anything else looks at the list (the HIP backend may run NVRTC underneath,
+/// on HIP's NVIDIA platform).
+///
+/// # Errors
+/// The first [`InvalidOption`]; the caller returns `NVRTC_ERROR_INVALID_OPTION`.
+pub fn validate(options: &[&CStr]) -> Result<(), InvalidOption> {
+    for (index, opt) in options.iter().enumerate() {
+        let bytes = opt.to_bytes();
+        let blank = ABORT_ON_BLANK_VALUE.iter().any(|p| {
+            bytes
+                .strip_prefix(*p)
+                .is_some_and(|v| v.iter().all(|b| b.is_ascii_whitespace() || *b == 0x0b))
+        });
+        if blank {
+            return Err(InvalidOption {
+                index,
+                option: opt.to_string_lossy().into_owned(),
+                reason: "expects a value",
+            });
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_values_of_the_aborting_options_are_refused() {
+        for bad in [
+            c"--ptxas-options=",
+            c"-Xptxas=",
+            c"--ptxas-options= ",
+            c"-dopt=",
+            c"--dopt=\t",
+            c"-Xnvvm=",
+            c"-Xnvvm=\x0b\x0c\r\n",
+        ] {
+            let e = validate(&[c"-arch=sm_90", bad]).unwrap_err();
+            assert_eq!(e.index, 1, "{bad:?}");
+            assert!(e.to_string().contains("expects a value"), "{e}");
+        }
+        for good in [
+            c"--ptxas-options=-v",
+            c"-Xptxas= -v",
+            c"-dopt=on",
+            c"-Xnvvm=x",
+            c"-Xptxas",
+            c"--Xnvvm=",
+            c"-D=",
+            c"",
+        ] {
+            assert_eq!(validate(&[good]), Ok(()), "{good:?}");
+        }
+    }
 
     #[test]
     fn removes_only_anycuda_hip_options() {

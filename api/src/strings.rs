@@ -25,20 +25,35 @@ enum Kind {
 
 type Key = (&'static str, i64, Kind);
 
-fn intern(key: Key, make: impl FnOnce() -> Option<String>) -> Option<&'static CStr> {
-    static CACHE: OnceLock<Mutex<HashMap<Key, &'static CStr>>> = OnceLock::new();
+#[derive(Default)]
+struct Cache {
+    map: HashMap<Key, &'static CStr>,
+    /// Entries made up for unknown codes: the only ones that are bounded.
+    synthesized: usize,
+}
+
+/// The interned string for `key`. Strings of the tables (`synthesized == false`) are always
+/// kept: there are finitely many. Made-up ones stop at [`MAX_SYNTHESIZED`] (per name and
+/// description), so a flood of unknown codes cannot grow memory or crowd out a real name.
+fn intern(
+    key: Key,
+    synthesized: bool,
+    make: impl FnOnce() -> Option<String>,
+) -> Option<&'static CStr> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(s) = map.get(&key) {
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(s) = cache.map.get(&key) {
         return Some(s);
     }
-    if map.len() >= 4 * MAX_SYNTHESIZED {
+    if synthesized && cache.synthesized >= 2 * MAX_SYNTHESIZED {
         return None;
     }
     // Interior NULs cannot come from the tables; strip them rather than fail.
     let s = make()?.replace('\0', "");
     let leaked: &'static CStr = Box::leak(CString::new(s).ok()?.into_boxed_c_str());
-    map.insert(key, leaked);
+    cache.map.insert(key, leaked);
+    cache.synthesized += usize::from(synthesized);
     Some(leaked)
 }
 
@@ -46,27 +61,31 @@ fn intern(key: Key, make: impl FnOnce() -> Option<String>) -> Option<&'static CS
 /// name carrying the raw code (`<prefix>1234`). `None` for any other unknown value.
 fn name_of<E: CudaEnum>(e: E, unknown_prefix: &str) -> Option<&'static CStr> {
     let v = e.to_i64();
-    intern((E::TYPE_NAME, v, Kind::Name), || {
-        match (e.name(), classify(v)) {
+    intern(
+        (E::TYPE_NAME, v, Kind::Name),
+        e.name().is_none(),
+        || match (e.name(), classify(v)) {
             (Some(n), _) => Some(n.to_string()),
             (None, Some(Invented::Unknown(raw))) => Some(format!("{unknown_prefix}{raw}")),
             _ => None,
-        }
-    })
+        },
+    )
 }
 
 fn description_of<E: CudaEnum>(e: E) -> Option<&'static CStr> {
     let v = e.to_i64();
-    intern((E::TYPE_NAME, v, Kind::Description), || {
-        match (e.info(), classify(v)) {
+    intern(
+        (E::TYPE_NAME, v, Kind::Description),
+        e.info().is_none(),
+        || match (e.info(), classify(v)) {
             (Some(c), _) if !c.description.is_empty() => Some(c.description.to_string()),
             (Some(c), _) => Some(c.name.to_string()),
             (None, Some(Invented::Unknown(raw))) => Some(format!(
                 "HIP error code {raw}, unknown when anycuda's tables were generated"
             )),
             _ => None,
-        }
-    })
+        },
+    )
 }
 
 unsafe fn write_out(
@@ -126,4 +145,55 @@ pub fn nvrtc_error_string(e: nvrtcResult) -> *const c_char {
     name_of(e, "NVRTC_ERROR_HIP_UNKNOWN_")
         .unwrap_or(c"NVRTC_ERROR unknown")
         .as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 20,000 unknown codes used to fill the cache so that real names came back as
+    /// "unrecognized error code" and `cuGetErrorName` as INVALID_VALUE with NULL.
+    #[test]
+    fn unknown_codes_never_crowd_out_real_names() {
+        for raw in 0..20_000i64 {
+            let code = crate::hallucinated::for_unknown(raw).unwrap() as u32;
+            runtime_error_name(cudaError_t(code));
+            runtime_error_string(cudaError_t(code));
+            nvrtc_error_string(nvrtcResult(code));
+            let mut p = core::ptr::null();
+            unsafe { error_name(CUresult(code), &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
+            unsafe { error_string(CUresult(code), &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
+        }
+        // The made-up entries are bounded: late unknown codes get the generic string.
+        let late = crate::hallucinated::for_unknown(19_999).unwrap() as u32;
+        assert_eq!(
+            unsafe { CStr::from_ptr(runtime_error_name(cudaError_t(late))) },
+            c"unrecognized error code"
+        );
+        let s = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+        assert_eq!(
+            s(runtime_error_name(cudaError_t::cudaErrorMemoryAllocation)),
+            "cudaErrorMemoryAllocation"
+        );
+        assert_ne!(
+            s(runtime_error_string(cudaError_t::cudaErrorMemoryAllocation)),
+            "unrecognized error code"
+        );
+        assert_eq!(
+            s(nvrtc_error_string(nvrtcResult::NVRTC_ERROR_COMPILATION)),
+            "NVRTC_ERROR_COMPILATION"
+        );
+        for e in [
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+            CUresult::CUDA_ERROR_NOT_FOUND,
+        ] {
+            let mut p = core::ptr::null();
+            let r = unsafe { error_name(e, &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
+            assert_eq!(r, CUresult::CUDA_SUCCESS);
+            assert_eq!(s(p), e.name().unwrap());
+            let r = unsafe { error_string(e, &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
+            assert_eq!(r, CUresult::CUDA_SUCCESS);
+            assert!(!p.is_null());
+        }
+    }
 }

@@ -1,11 +1,14 @@
-//! Emission of the whole Driver and Runtime API surface from the function catalogue:
-//! - `api/src/generated/traits.rs`: the `Driver` and `Runtime` traits (one default method per
-//!   CUDA function, through `api_trait!`);
+//! Emission of the whole Driver, Runtime and NVRTC API surface from the function catalogue:
+//! - `api/src/generated/traits.rs`: the `Driver`, `Runtime` and `Rtc` traits (one default
+//!   method per CUDA function, through `api_trait!`);
 //! - `backends/cuda/src/generated/forward.rs`: the CUDA backend's impls (through `served!`),
 //!   each method one `call!` into the function table, except the hand-written overrides listed
 //!   in `codegen/cuda-overrides.txt`;
-//! - `src/generated/{driver,runtime}.rs`: the facade's `impl Driver/Runtime for Backend`
-//!   (enum dispatch) and the C-named free functions, plus the versioned-symbol aliases.
+//! - `src/generated/{driver,runtime,nvrtc}.rs`: the facade's `impl Driver/Runtime/Rtc for
+//!   Backend` (enum dispatch) and the C-named free functions, plus the versioned-symbol aliases.
+//!
+//! The HIP backend's `Rtc` impl is written by hand (`backends/hip/src/rtc.rs`): every NVRTC
+//! function there is an adaptation to hipRTC.
 //!
 //! Defaults that are not the API's not-supported error come from `codegen/trait-defaults.txt`.
 //!
@@ -106,9 +109,13 @@ struct ApiDesc<'a> {
     methods: &'static str,
     /// `DRIVER_SERVED` / `RUNTIME_SERVED`.
     served: &'static str,
-    /// `driver` / `runtime`: the anycuda-api types module, the CudaBackend field and the CUDA
-    /// backend's hand-written module.
+    /// `driver` / `runtime` / `nvrtc`: the anycuda-api types module, and the facade's.
     module: &'static str,
+    /// The `CudaBackend` field holding the library (`driver`, `runtime`, `nvrtc`).
+    field: &'static str,
+    /// The CUDA backend's hand-written module: overrides, `NO_LIB`, `NO_FN` (`driver`,
+    /// `runtime`, `rtc`).
+    backend_module: &'static str,
     /// The API's error type.
     err: &'static str,
     /// Trait default for an error-code function.
@@ -256,7 +263,8 @@ impl ApiDesc<'_> {
 
     /// `impl X for crate::CudaBackend { ... }` (to be wrapped in `served!`).
     fn forward_item(&self, data: &Data) -> Result<syn::Item> {
-        let m = ident(self.module);
+        let m = ident(self.backend_module);
+        let field = ident(self.field);
         let mut methods: Vec<TokenStream> = Vec::new();
         for f in self.fns {
             let ps = params(f)?;
@@ -267,11 +275,11 @@ impl ApiDesc<'_> {
                 quote!(unsafe { crate::#m::#name(self, #(#pn),*) })
             } else if let Some(d) = data.defaults.get(&f.name) {
                 let e: syn::Expr = syn::parse_str(&api_paths(&d.expr))?;
-                quote!(unsafe { crate::loader::call!(self.#m, #e, #e, #name(#(#pn),*)) })
+                quote!(unsafe { crate::loader::call!(self.#field, #e, #e, #name(#(#pn),*)) })
             } else {
                 self.default_expr(f, data)?;
                 quote!(unsafe {
-                    crate::loader::call!(self.#m, crate::#m::NO_LIB, crate::#m::NO_FN, #name(#(#pn),*))
+                    crate::loader::call!(self.#field, crate::#m::NO_LIB, crate::#m::NO_FN, #name(#(#pn),*))
                 })
             };
             methods.push(quote! {
@@ -473,12 +481,18 @@ pub fn generate(
     root: &Path,
     driver: &[CudaFn],
     runtime: &[CudaFn],
+    nvrtc: &[CudaFn],
     inputs: &str,
 ) -> Result<Vec<(PathBuf, String)>> {
     let data = load_data(root)?;
     for n in data.defaults.keys().chain(data.overrides.iter()) {
-        if !driver.iter().chain(runtime).any(|f| &f.name == n) {
-            bail!("codegen data names {n}, which is no Driver or Runtime function");
+        if !driver
+            .iter()
+            .chain(runtime)
+            .chain(nvrtc)
+            .any(|f| &f.name == n)
+        {
+            bail!("codegen data names {n}, which is no Driver, Runtime or NVRTC function");
         }
     }
     let apis = [
@@ -487,6 +501,8 @@ pub fn generate(
             methods: "DRIVER_METHODS",
             served: "DRIVER_SERVED",
             module: "driver",
+            field: "driver",
+            backend_module: "driver",
             err: "CUresult",
             not_supported: "CUresult::CUDA_ERROR_NOT_SUPPORTED",
             no_backend: "CUresult::CUDA_ERROR_NOT_INITIALIZED",
@@ -498,18 +514,33 @@ pub fn generate(
             methods: "RUNTIME_METHODS",
             served: "RUNTIME_SERVED",
             module: "runtime",
+            field: "runtime",
+            backend_module: "runtime",
             err: "cudaError_t",
             not_supported: "cudaError_t::cudaErrorNotSupported",
             no_backend: "cudaError_t::cudaErrorInitializationError",
             doc: " The CUDA Runtime API (`cuda*`), with CUDA signatures and values: one method per function of [`crate::functions::RUNTIME_FUNCTIONS`].",
             fns: runtime,
         },
+        ApiDesc {
+            trait_name: "Rtc",
+            methods: "RTC_METHODS",
+            served: "RTC_SERVED",
+            module: "nvrtc",
+            field: "nvrtc",
+            backend_module: "rtc",
+            err: "nvrtcResult",
+            not_supported: "nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED",
+            no_backend: "nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED",
+            doc: " NVRTC (`nvrtc*`), with CUDA signatures and values: one method per function of [`crate::functions::NVRTC_FUNCTIONS`].",
+            fns: nvrtc,
+        },
     ];
 
     // ---- api/src/generated/traits.rs ----
     let mut traits = header(
         inputs,
-        "The `Driver` and `Runtime` traits: every function of the pinned headers, CUDA signatures.\nA method's default body is the API's not-supported error, or the default listed in\n`codegen/trait-defaults.txt`.",
+        "The `Driver`, `Runtime` and `Rtc` traits: every function of the pinned headers, CUDA signatures.\nA method's default body is the API's not-supported error, or the default listed in\n`codegen/trait-defaults.txt`.",
     );
     let mut reexports = Vec::new();
     for a in &apis {
@@ -534,7 +565,7 @@ pub fn generate(
     // ---- backends/cuda/src/generated/forward.rs ----
     let mut forward = header(
         inputs,
-        "The CUDA backend's `Driver` and `Runtime` impls: every method calls the entry point of the\nsame name in the function table, except the hand-written overrides listed in\n`codegen/cuda-overrides.txt`.",
+        "The CUDA backend's `Driver`, `Runtime` and `Rtc` impls: every method calls the entry point of the\nsame name in the function table, except the hand-written overrides listed in\n`codegen/cuda-overrides.txt`.",
     );
     let mut reexports = Vec::new();
     for a in &apis {
@@ -587,7 +618,7 @@ pub fn generate(
     out.push((
         PathBuf::from("src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated API surface of the facade.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod runtime;\n",
+            "{}\n//! Generated API surface of the facade.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod nvrtc;\n#[rustfmt::skip]\npub mod runtime;\n",
             banner(inputs)
         ),
     ));

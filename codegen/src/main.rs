@@ -345,7 +345,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.push((
         PathBuf::from("api/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated CUDA types, the function catalogue and the `Driver`/`Runtime` traits.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod functions;\n#[rustfmt::skip]\npub mod nvrtc;\n#[rustfmt::skip]\npub mod runtime;\n#[rustfmt::skip]\npub mod traits;\n",
+            "{}\n//! Generated CUDA types, the function catalogue and the `Driver`/`Runtime`/`Rtc` traits.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod driver;\n#[rustfmt::skip]\npub mod functions;\n#[rustfmt::skip]\npub mod nvrtc;\n#[rustfmt::skip]\npub mod runtime;\n#[rustfmt::skip]\npub mod traits;\n",
             emit::banner(&both_in)
         ),
     ));
@@ -357,12 +357,13 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         &inp.root,
         &driver_fns,
         &runtime_fns,
+        &nvrtc_fns,
         &both_in,
     )?);
     out.push((
         PathBuf::from("backends/cuda/src/generated/mod.rs"),
         format!(
-            "{}\n//! Generated function tables and the `Driver`/`Runtime` forwarding impls.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod forward;\n#[rustfmt::skip]\npub mod table;\n",
+            "{}\n//! Generated function tables and the `Driver`/`Runtime`/`Rtc` forwarding impls.\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod forward;\n#[rustfmt::skip]\npub mod table;\n",
             emit::banner(&both_in)
         ),
     ));

@@ -62,6 +62,26 @@ fn device_arch(b: Backend) -> Result<String, String> {
     b.device_arch(dev).map_err(|e| e.to_string())
 }
 
+/// Whether an NVRTC option asks for LTO IR instead of PTX or a cubin.
+fn is_lto(opt: &str) -> bool {
+    matches!(
+        opt,
+        "-dlto" | "--dlink-time-opt" | "-gen-opt-lto" | "--gen-opt-lto"
+    )
+}
+
+/// Compiler output made safe for a terminal: NUL and other control characters (except newline
+/// and tab) are shown as `\u{..}` escapes instead of being written raw.
+pub(crate) fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// What kind of code `bytes` is, as a file extension.
 fn extension(bytes: &[u8]) -> &'static str {
     const EM_CUDA: u16 = 190;
@@ -107,6 +127,12 @@ fn output_path(a: &Args, arch: &str, ext: &str) -> PathBuf {
 /// log and returns exit code 1.
 pub fn run(a: Args) -> Result<ExitCode, String> {
     let src = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    if let Some(at) = src.iter().position(|&b| b == 0) {
+        return Err(format!(
+            "{}: a NUL byte at offset {at}; NVRTC takes the source as a NUL-terminated string",
+            a.file.display()
+        ));
+    }
     let src =
         String::from_utf8(src).map_err(|_| format!("{}: not UTF-8 text", a.file.display()))?;
     let name = a
@@ -129,19 +155,31 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             prog.add_name_expression(e)
                 .map_err(|err| format!("name expression {e:?}: {err}"))?;
         }
-        let mut opts: Vec<&str> = a.options.iter().map(String::as_str).collect();
+        // The arch goes first: an option that takes the next one as its value (`-I`, `-D` at
+        // the end of the user's list) must not swallow it.
         let arch_opt = format!("--gpu-architecture={arch}");
-        opts.push(&arch_opt);
+        let mut opts: Vec<&str> = vec![&arch_opt];
+        opts.extend(a.options.iter().map(String::as_str));
         if let Err(e) = prog.compile(&opts) {
-            eprintln!("{name} [{} {arch}]: compilation failed: {e}", b.kind());
+            eprintln!(
+                "{name} [{} {arch}]: compilation failed: {}",
+                b.kind(),
+                printable(&e.to_string())
+            );
             failed = true;
             continue;
         }
         let log = prog.log().unwrap_or_default();
         if !log.trim().is_empty() {
-            eprintln!("{name} [{} {arch}] log:\n{}", b.kind(), log.trim_end());
+            eprintln!(
+                "{name} [{} {arch}] log:\n{}",
+                b.kind(),
+                printable(log.trim_end())
+            );
         }
+        let lto = b.kind() == BackendKind::Cuda && a.options.iter().any(|o| is_lto(o));
         let code = match (a.emit, b.kind()) {
+            (Emit::Auto, BackendKind::Cuda) if lto => prog.ltoir(),
             (Emit::Ptx, _) | (Emit::Auto, BackendKind::Hip) => prog.ptx(),
             (Emit::Cubin, _) => prog.cubin(),
             (Emit::Auto, BackendKind::Cuda) if arch.starts_with("sm_") => prog.cubin(),
@@ -149,12 +187,24 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         }
         .map_err(|e| e.to_string())?;
         if code.is_empty() {
+            let why = if lto {
+                "-dlto makes LTO IR only; use the default --emit auto to write it"
+            } else if a.emit == Emit::Cubin && !arch.starts_with("sm_") {
+                "a cubin needs an sm_XX arch"
+            } else {
+                "the options asked for another kind of output"
+            };
             return Err(format!(
-                "{arch}: the compiler produced no {:?} output (a cubin needs an sm_XX arch)",
+                "{arch}: the compiler produced no {:?} output ({why})",
                 a.emit
             ));
         }
-        let path = output_path(&a, arch, extension(&code));
+        let ext = if lto && a.emit == Emit::Auto {
+            "ltoir"
+        } else {
+            extension(&code)
+        };
+        let path = output_path(&a, arch, ext);
         std::fs::write(&path, &code).map_err(|e| format!("{}: {e}", path.display()))?;
         println!(
             "{name} [{} {arch}] -> {} ({} bytes)",

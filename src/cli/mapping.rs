@@ -30,6 +30,13 @@ pub fn run(
     use serde_json::{json, Value};
 
     let t = match hip_version {
+        // tables_for takes a small value as HIP's NVIDIA platform, which has no HIP version.
+        Some(v) if v < 10_000_000 => {
+            return Err(format!(
+                "--hip-version {v}: not a HIP version; give hipRuntimeGetVersion's value, \
+                 e.g. 50221153 for ROCm 5.2.3 or 60443483 for 6.4.3"
+            ))
+        }
         Some(v) => tables_for(v),
         None => *TABLES
             .last()

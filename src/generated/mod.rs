@@ -4,4 +4,6 @@
 #[rustfmt::skip]
 pub mod driver;
 #[rustfmt::skip]
+pub mod nvrtc;
+#[rustfmt::skip]
 pub mod runtime;

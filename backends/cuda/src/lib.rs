@@ -25,7 +25,6 @@ use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrar
 use anycuda_api::driver::{CUdevice, CUdevice_attribute};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::functions;
-use anycuda_api::handles::Registry;
 use anycuda_api::traits::{Api, Driver};
 
 /// The CUDA backend: each of its three libraries loaded, or the reason it is not.
@@ -35,7 +34,7 @@ pub struct CudaBackend {
     runtime: Result<Loaded<RuntimeTable>, LoadError>,
     nvrtc: Result<Loaded<NvrtcTable>, LoadError>,
     /// Live NVRTC programs, so a destroyed or bogus handle gets an error instead of UB.
-    programs: Registry,
+    programs: rtc::Programs,
 }
 
 impl CudaBackend {
@@ -46,7 +45,7 @@ impl CudaBackend {
             driver: loader::load_driver(),
             runtime: loader::load_runtime(),
             nvrtc: loader::load_nvrtc(),
-            programs: Registry::new(),
+            programs: rtc::Programs::new(),
         };
         for r in backend.libraries() {
             match &r.status {

@@ -1,4 +1,6 @@
 //! Finding NVIDIA's libraries and resolving their entry points once.
+//!
+//! The files it opens are trusted: see `anycuda_api::loader` ("Trust").
 
 use crate::generated::table::{DriverTable, NvrtcTable, RuntimeTable};
 use anycuda_api::driver::CUresult;

@@ -1,268 +1,472 @@
-//! `Rtc` for CUDA: forwarding to libnvrtc, with the argument checks NVRTC itself skips (a null or
-//! destroyed program, null arrays) so bad input gets an error instead of a crash.
+//! `Rtc` for CUDA: forwarding to libnvrtc, with the checks NVRTC itself skips so bad input gets
+//! an error instead of a crash:
+//! - a handle is a key into [`Handles`], never NVRTC's pointer: a null, made-up or destroyed
+//!   handle is `NVRTC_ERROR_INVALID_PROGRAM`, and a destroy waits for calls in flight;
+//! - null arrays and options that make NVRTC 13.0 abort (`rtc_options::validate`) are refused;
+//! - compiles run on a thread with a large stack, and sources nested deeper than
+//!   [`rtc_input::MAX_NESTING`] are refused, so deep input is an error on every thread.
 
 #![allow(non_snake_case)]
 
 use crate::loader::call;
 use crate::CudaBackend;
 use anycuda_api::hallucinated::is_reserved;
+use anycuda_api::handles::Handles;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
-use anycuda_api::rtc_input;
-use anycuda_api::traits::Rtc;
+use anycuda_api::rtc_input::{self, AssertSend};
 use anycuda_api::CudaEnum;
 use core::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// No libnvrtc, or one that predates the entry point.
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
-const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
+/// No libnvrtc (generated forwarding).
+pub(crate) const NO_LIB: nvrtcResult = NS;
+/// An entry point this libnvrtc lacks (generated forwarding).
+pub(crate) const NO_FN: nvrtcResult = NS;
 
-/// Returns early with `NVRTC_ERROR_INVALID_PROGRAM` unless `prog` is a live program.
-macro_rules! live {
-    ($self:ident, $prog:expr) => {
-        if !$self.programs.contains($prog as usize) {
-            return INVALID_PROGRAM;
+pub use crate::generated::forward::RTC_SERVED;
+const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
+const RESTRICT_NOTE: &str = "anycuda: warning: NVRTC 13.0 keeps '-restrict' for every later \
+     program of this process (kernels compiled afterwards get __restrict__ pointers)\n";
+
+/// NVRTC's own program handle; NVRTC programs may be used from any thread.
+#[derive(Debug, Clone, Copy)]
+struct Raw(nvrtcProgram);
+// SAFETY: NVRTC is thread-safe; the handle is only passed to NVRTC.
+unsafe impl Send for Raw {}
+// SAFETY: as above.
+unsafe impl Sync for Raw {}
+
+/// What an `nvrtcProgram` names on CUDA.
+#[derive(Debug)]
+pub struct NvProgram {
+    raw: Raw,
+    /// The deepest bracket nesting of the source and headers.
+    depth: usize,
+    /// anycuda's own log lines (a refused compile), shown before NVRTC's log.
+    notes: Mutex<String>,
+    /// Whether a compile was refused as NVRTC refuses a failed compilation (no more name
+    /// expressions then).
+    refused: AtomicBool,
+}
+
+/// The program table of the CUDA backend.
+pub type Programs = Handles<NvProgram>;
+
+impl CudaBackend {
+    /// Native escape hatch: NVRTC's own handle behind an anycuda `nvrtcProgram`, for calling
+    /// libnvrtc directly (it stays valid until the anycuda handle is destroyed).
+    pub fn native_program(&self, prog: nvrtcProgram) -> Option<nvrtcProgram> {
+        self.programs.with(prog as usize, |p| p.raw.0)
+    }
+
+    /// Runs `f` on the live program behind `prog`, held against a concurrent destroy.
+    fn with_program(
+        &self,
+        prog: nvrtcProgram,
+        f: impl FnOnce(&NvProgram) -> nvrtcResult,
+    ) -> nvrtcResult {
+        self.programs
+            .with(prog as usize, f)
+            .unwrap_or(INVALID_PROGRAM)
+    }
+
+    /// anycuda's notes, then NVRTC's log, NUL-terminated.
+    fn full_log(&self, p: &NvProgram) -> Result<Vec<u8>, nvrtcResult> {
+        let mut out = p
+            .notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .into_bytes();
+        let mut n = 0usize;
+        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetProgramLogSize(p.raw.0, &mut n)) }
+            .result()
+            .map_err(|e| e.code())?;
+        if n > 0 {
+            let mut buf = vec![0u8; n];
+            unsafe {
+                call!(
+                    self.nvrtc,
+                    NS,
+                    NS,
+                    nvrtcGetProgramLog(p.raw.0, buf.as_mut_ptr().cast())
+                )
+            }
+            .result()
+            .map_err(|e| e.code())?;
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            out.extend_from_slice(&buf[..end]);
         }
+        out.push(0);
+        Ok(out)
+    }
+}
+
+/// `return` the body of `with_program`: the program behind `$prog`, or INVALID_PROGRAM.
+macro_rules! with {
+    ($b:ident, $prog:expr, |$p:ident| $body:expr) => {
+        return $b.with_program($prog, |$p| $body)
     };
 }
 
-anycuda_api::served! { RTC_SERVED;
-impl Rtc for CudaBackend {
-    unsafe fn nvrtcGetErrorString(&self, result: nvrtcResult) -> *const c_char {
-        match self.native_nvrtc().and_then(|t| t.nvrtcGetErrorString) {
-            // SAFETY: takes a value, returns a static string.
-            Some(f) if !is_reserved(result.to_i64()) && result.name().is_some() => unsafe {
-                f(result)
-            },
-            _ => anycuda_api::strings::nvrtc_error_string(result),
-        }
+/// `nvrtcGetErrorString` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetErrorString(b: &CudaBackend, result: nvrtcResult) -> *const c_char {
+    match b.native_nvrtc().and_then(|t| t.nvrtcGetErrorString) {
+        // SAFETY: takes a value, returns a static string.
+        Some(f) if !is_reserved(result.to_i64()) && result.name().is_some() => unsafe { f(result) },
+        _ => anycuda_api::strings::nvrtc_error_string(result),
     }
-    unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-        non_null!(major, minor);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcVersion(major, minor)) }
-    }
-    unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
-        non_null!(numArchs);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetNumSupportedArchs(numArchs)) }
-    }
-    unsafe fn nvrtcGetSupportedArchs(&self, supportedArchs: *mut c_int) -> nvrtcResult {
-        non_null!(supportedArchs);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetSupportedArchs(supportedArchs)) }
-    }
-    unsafe fn nvrtcCreateProgram(
-        &self,
-        prog: *mut nvrtcProgram,
-        src: *const c_char,
-        name: *const c_char,
-        numHeaders: c_int,
-        headers: *const *const c_char,
-        includeNames: *const *const c_char,
-    ) -> nvrtcResult {
-        non_null!(prog, src);
-        let merged = match unsafe {
-            rtc_input::merge_headers(RtcTarget::Nvrtc, numHeaders, headers, includeNames)
-        } {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
-        let r = unsafe {
-            call!(
-                self.nvrtc,
-                NS,
-                NS,
-                nvrtcCreateProgram(
-                    prog,
-                    src,
-                    name,
-                    merged.len(),
-                    merged.sources_ptr(),
-                    merged.names_ptr()
-                )
+}
+/// `nvrtcVersion` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcVersion(
+    b: &CudaBackend,
+    major: *mut c_int,
+    minor: *mut c_int,
+) -> nvrtcResult {
+    non_null!(major, minor);
+    unsafe { call!(b.nvrtc, NS, NS, nvrtcVersion(major, minor)) }
+}
+/// `nvrtcGetNumSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetNumSupportedArchs(
+    b: &CudaBackend,
+    numArchs: *mut c_int,
+) -> nvrtcResult {
+    non_null!(numArchs);
+    unsafe { call!(b.nvrtc, NS, NS, nvrtcGetNumSupportedArchs(numArchs)) }
+}
+/// `nvrtcGetSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetSupportedArchs(
+    b: &CudaBackend,
+    supportedArchs: *mut c_int,
+) -> nvrtcResult {
+    non_null!(supportedArchs);
+    unsafe { call!(b.nvrtc, NS, NS, nvrtcGetSupportedArchs(supportedArchs)) }
+}
+/// `nvrtcCreateProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcCreateProgram(
+    b: &CudaBackend,
+    prog: *mut nvrtcProgram,
+    src: *const c_char,
+    name: *const c_char,
+    numHeaders: c_int,
+    headers: *const *const c_char,
+    includeNames: *const *const c_char,
+) -> nvrtcResult {
+    non_null!(prog, src);
+    let merged = match unsafe {
+        rtc_input::merge_headers(RtcTarget::Nvrtc, numHeaders, headers, includeNames)
+    } {
+        Ok(h) => h,
+        Err(e) => return e,
+    };
+    let r = unsafe {
+        call!(
+            b.nvrtc,
+            NS,
+            NS,
+            nvrtcCreateProgram(
+                prog,
+                src,
+                name,
+                merged.len(),
+                merged.sources_ptr(),
+                merged.names_ptr()
             )
-        };
-        if r == nvrtcResult::NVRTC_SUCCESS {
-            // SAFETY: NVRTC wrote the new handle through the (non-null) pointer.
-            self.programs.insert(unsafe { *prog } as usize);
-        }
-        r
+        )
+    };
+    if r == nvrtcResult::NVRTC_SUCCESS {
+        // SAFETY: NVRTC wrote the new handle through the (non-null) pointer; src and the
+        // headers are NUL-terminated (caller contract, NVRTC read them too).
+        let (raw, depth) = unsafe { (*prog, rtc_input::program_depth(src, &merged)) };
+        let handle = b.programs.insert(NvProgram {
+            raw: Raw(raw),
+            depth,
+            notes: Mutex::new(String::new()),
+            refused: AtomicBool::new(false),
+        });
+        // SAFETY: non-null out-pointer (checked).
+        unsafe { *prog = handle as nvrtcProgram };
     }
-    unsafe fn nvrtcDestroyProgram(&self, prog: *mut nvrtcProgram) -> nvrtcResult {
-        non_null!(prog);
-        // SAFETY: non-null pointer to a handle (caller contract).
-        let handle = unsafe { *prog };
-        if !self.programs.remove(handle as usize) {
-            return INVALID_PROGRAM;
-        }
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcDestroyProgram(prog)) }
-    }
-    unsafe fn nvrtcCompileProgram(
-        &self,
-        prog: nvrtcProgram,
-        numOptions: c_int,
-        options: *const *const c_char,
-    ) -> nvrtcResult {
-        live!(self, prog);
+    r
+}
+/// `nvrtcDestroyProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgram) -> nvrtcResult {
+    non_null!(prog);
+    // SAFETY: non-null pointer to a handle (caller contract).
+    let handle = unsafe { *prog };
+    // Waits for calls in flight on this program; later calls find it gone.
+    let Some(p) = b.programs.remove(handle as usize) else {
+        return INVALID_PROGRAM;
+    };
+    let mut raw = p.raw.0;
+    let r = unsafe { call!(b.nvrtc, NS, NS, nvrtcDestroyProgram(&mut raw)) };
+    // SAFETY: non-null (checked); NVRTC nulls the handle it destroys, so do we.
+    unsafe { *prog = core::ptr::null_mut() };
+    r
+}
+/// `nvrtcCompileProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcCompileProgram(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    numOptions: c_int,
+    options: *const *const c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         let opts = match unsafe { rtc_input::options(numOptions, options) } {
             Ok(o) => o,
             Err(e) => return e,
         };
-        let (kept, notes) = anycuda_api::rtc_options::filter(&opts);
-        for n in &notes {
+        let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
+        notes.clear();
+        if let Err(e) = anycuda_api::rtc_options::validate(&opts) {
+            *notes = format!("anycuda: error: {e} (NVRTC 13.0 aborts the process on it)\n");
+            return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+        }
+        if p.depth > rtc_input::MAX_NESTING {
+            *notes = rtc_input::too_deep_note(p.depth);
+            p.refused.store(true, Ordering::Release);
+            return nvrtcResult::NVRTC_ERROR_COMPILATION;
+        }
+        if opts
+            .iter()
+            .any(|o| matches!(o.to_bytes(), b"-restrict" | b"--restrict"))
+        {
+            // An NVRTC 13.0 bug (tests/rtc_restrict.rs): say so where the user looks.
+            notes.push_str(RESTRICT_NOTE);
+            log::warn!("{}", RESTRICT_NOTE.trim_end());
+        }
+        drop(notes);
+        let (kept, filtered) = anycuda_api::rtc_options::filter(&opts);
+        for n in &filtered {
             log::debug!("nvrtcCompileProgram: {n}");
         }
         let ptrs: Vec<*const c_char> = kept.iter().map(|o| o.as_ptr()).collect();
         let n = ptrs.len() as c_int; // at most numOptions
-        unsafe {
-            call!(
-                self.nvrtc,
-                NS,
-                NS,
-                nvrtcCompileProgram(prog, n, ptrs.as_ptr())
-            )
-        }
-    }
-    unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-        live!(self, prog);
+        let args = AssertSend((p.raw, ptrs));
+        rtc_input::on_compile_stack(|| {
+            let (raw, ptrs) = args.into_inner();
+            // SAFETY: a live program and `n` option strings that outlive the joined thread.
+            unsafe {
+                call!(
+                    b.nvrtc,
+                    NS,
+                    NS,
+                    nvrtcCompileProgram(raw.0, n, ptrs.as_ptr())
+                )
+            }
+        })
+        .unwrap_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR)
+    })
+}
+/// `nvrtcGetPTXSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetPTXSize(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    ptxSizeRet: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(ptxSizeRet);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetPTXSize(prog, ptxSizeRet)) }
-    }
-    unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTXSize(p.raw.0, ptxSizeRet)) }
+    })
+}
+/// `nvrtcGetPTX` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetPTX(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    ptx: *mut c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(ptx);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetPTX(prog, ptx)) }
-    }
-    unsafe fn nvrtcGetCUBINSize(
-        &self,
-        prog: nvrtcProgram,
-        cubinSizeRet: *mut usize,
-    ) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTX(p.raw.0, ptx)) }
+    })
+}
+/// `nvrtcGetCUBINSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetCUBINSize(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    cubinSizeRet: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(cubinSizeRet);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetCUBINSize(prog, cubinSizeRet)) }
-    }
-    unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBINSize(p.raw.0, cubinSizeRet)) }
+    })
+}
+/// `nvrtcGetCUBIN` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetCUBIN(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    cubin: *mut c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(cubin);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetCUBIN(prog, cubin)) }
-    }
-    unsafe fn nvrtcGetLTOIRSize(
-        &self,
-        prog: nvrtcProgram,
-        LTOIRSizeRet: *mut usize,
-    ) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBIN(p.raw.0, cubin)) }
+    })
+}
+/// `nvrtcGetLTOIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetLTOIRSize(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    LTOIRSizeRet: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(LTOIRSizeRet);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetLTOIRSize(prog, LTOIRSizeRet)) }
-    }
-    unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIRSize(p.raw.0, LTOIRSizeRet)) }
+    })
+}
+/// `nvrtcGetLTOIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetLTOIR(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    LTOIR: *mut c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(LTOIR);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetLTOIR(prog, LTOIR)) }
-    }
-    unsafe fn nvrtcGetOptiXIRSize(
-        &self,
-        prog: nvrtcProgram,
-        optixirSizeRet: *mut usize,
-    ) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIR(p.raw.0, LTOIR)) }
+    })
+}
+/// `nvrtcGetOptiXIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetOptiXIRSize(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    optixirSizeRet: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(optixirSizeRet);
         unsafe {
             call!(
-                self.nvrtc,
+                b.nvrtc,
                 NS,
                 NS,
-                nvrtcGetOptiXIRSize(prog, optixirSizeRet)
+                nvrtcGetOptiXIRSize(p.raw.0, optixirSizeRet)
             )
         }
-    }
-    unsafe fn nvrtcGetOptiXIR(&self, prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-        live!(self, prog);
+    })
+}
+/// `nvrtcGetOptiXIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetOptiXIR(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    optixir: *mut c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(optixir);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetOptiXIR(prog, optixir)) }
-    }
-    unsafe fn nvrtcGetProgramLogSize(
-        &self,
-        prog: nvrtcProgram,
-        logSizeRet: *mut usize,
-    ) -> nvrtcResult {
-        live!(self, prog);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetOptiXIR(p.raw.0, optixir)) }
+    })
+}
+/// `nvrtcGetProgramLogSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetProgramLogSize(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    logSizeRet: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(logSizeRet);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetProgramLogSize(prog, logSizeRet)) }
-    }
-    unsafe fn nvrtcGetProgramLog(&self, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-        live!(self, prog);
+        match b.full_log(p) {
+            // SAFETY: non-null (checked) and writable (caller contract).
+            Ok(log) => unsafe { rtc_input::write_size(log.len(), logSizeRet) }
+                .err()
+                .unwrap_or(nvrtcResult::NVRTC_SUCCESS),
+            Err(e) => e,
+        }
+    })
+}
+/// `nvrtcGetProgramLog` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetProgramLog(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    log: *mut c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(log);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetProgramLog(prog, log)) }
-    }
-    unsafe fn nvrtcAddNameExpression(
-        &self,
-        prog: nvrtcProgram,
-        name_expression: *const c_char,
-    ) -> nvrtcResult {
-        live!(self, prog);
+        match b.full_log(p) {
+            // SAFETY: the caller sized `log` with nvrtcGetProgramLogSize.
+            Ok(text) => unsafe { rtc_input::copy_out(&text, log) }
+                .err()
+                .unwrap_or(nvrtcResult::NVRTC_SUCCESS),
+            Err(e) => e,
+        }
+    })
+}
+/// `nvrtcAddNameExpression` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcAddNameExpression(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    name_expression: *const c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(name_expression);
+        if p.refused.load(Ordering::Acquire) {
+            return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
+        }
         unsafe {
             call!(
-                self.nvrtc,
+                b.nvrtc,
                 NS,
                 NS,
-                nvrtcAddNameExpression(prog, name_expression)
+                nvrtcAddNameExpression(p.raw.0, name_expression)
             )
         }
-    }
-    unsafe fn nvrtcGetLoweredName(
-        &self,
-        prog: nvrtcProgram,
-        name_expression: *const c_char,
-        lowered_name: *mut *const c_char,
-    ) -> nvrtcResult {
-        live!(self, prog);
+    })
+}
+/// `nvrtcGetLoweredName` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetLoweredName(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    name_expression: *const c_char,
+    lowered_name: *mut *const c_char,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
         non_null!(name_expression, lowered_name);
         unsafe {
             call!(
-                self.nvrtc,
+                b.nvrtc,
                 NS,
                 NS,
-                nvrtcGetLoweredName(prog, name_expression, lowered_name)
+                nvrtcGetLoweredName(p.raw.0, name_expression, lowered_name)
             )
         }
-    }
-    unsafe fn nvrtcGetPCHHeapSize(&self, ret: *mut usize) -> nvrtcResult {
-        non_null!(ret);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetPCHHeapSize(ret)) }
-    }
-    unsafe fn nvrtcSetPCHHeapSize(&self, size: usize) -> nvrtcResult {
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcSetPCHHeapSize(size)) }
-    }
-    unsafe fn nvrtcGetPCHCreateStatus(&self, prog: nvrtcProgram) -> nvrtcResult {
-        live!(self, prog);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetPCHCreateStatus(prog)) }
-    }
-    unsafe fn nvrtcGetPCHHeapSizeRequired(
-        &self,
-        prog: nvrtcProgram,
-        size: *mut usize,
-    ) -> nvrtcResult {
-        live!(self, prog);
-        non_null!(size);
-        unsafe { call!(self.nvrtc, NS, NS, nvrtcGetPCHHeapSizeRequired(prog, size)) }
-    }
-    unsafe fn nvrtcSetFlowCallback(
-        &self,
-        prog: nvrtcProgram,
-        callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
-        payload: *mut c_void,
-    ) -> nvrtcResult {
-        live!(self, prog);
-        unsafe {
-            call!(
-                self.nvrtc,
-                NS,
-                NS,
-                nvrtcSetFlowCallback(prog, callback, payload)
-            )
-        }
-    }
+    })
 }
+/// `nvrtcGetPCHHeapSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetPCHHeapSize(b: &CudaBackend, ret: *mut usize) -> nvrtcResult {
+    non_null!(ret);
+    unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSize(ret)) }
+}
+/// `nvrtcGetPCHCreateStatus` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetPCHCreateStatus(b: &CudaBackend, prog: nvrtcProgram) -> nvrtcResult {
+    with!(b, prog, |p| unsafe {
+        call!(b.nvrtc, NS, NS, nvrtcGetPCHCreateStatus(p.raw.0))
+    })
+}
+/// `nvrtcGetPCHHeapSizeRequired` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    size: *mut usize,
+) -> nvrtcResult {
+    with!(b, prog, |p| {
+        non_null!(size);
+        unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSizeRequired(p.raw.0, size)) }
+    })
+}
+/// `nvrtcSetFlowCallback` on NVRTC (listed in codegen/cuda-overrides.txt).
+pub(crate) unsafe fn nvrtcSetFlowCallback(
+    b: &CudaBackend,
+    prog: nvrtcProgram,
+    callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
+    payload: *mut c_void,
+) -> nvrtcResult {
+    with!(b, prog, |p| unsafe {
+        call!(
+            b.nvrtc,
+            NS,
+            NS,
+            nvrtcSetFlowCallback(p.raw.0, callback, payload)
+        )
+    })
 }

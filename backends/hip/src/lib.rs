@@ -31,7 +31,6 @@ pub use generated::types as hip_types;
 use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
 use anycuda_api::driver::{CUdevice, CUresult};
 use anycuda_api::error::{DriverError, LoadError};
-use anycuda_api::handles::Registry;
 use anycuda_api::runtime::cudaError_t;
 use anycuda_api::traits::Api;
 use anycuda_api::CudaEnum;
@@ -53,8 +52,9 @@ pub struct HipBackend {
     rtc: Result<Loaded<HiprtcTable>, LoadError>,
     conv: &'static ConvTables,
     platform: Platform,
-    /// Live NVRTC programs (boxed `rtc::Program`s), so a bogus handle is an error, not UB.
-    programs: Registry,
+    /// Live NVRTC programs, keyed by unforgeable handles, so a bogus or stale handle is an
+    /// error, not UB.
+    programs: rtc::Programs,
     /// Serialises hipRTC calls (see `rtc.rs`: hipRTC 5.2.3 is not thread-safe).
     rtc_lock: std::sync::Mutex<()>,
 }
@@ -77,7 +77,7 @@ impl HipBackend {
             rtc,
             conv,
             platform,
-            programs: Registry::new(),
+            programs: rtc::Programs::new(),
             rtc_lock: Default::default(),
         };
         for r in backend.libraries() {

@@ -1,4 +1,6 @@
 //! Finding AMD's libraries and resolving their entry points once.
+//!
+//! The files it opens are trusted: see `anycuda_api::loader` ("Trust").
 
 use crate::generated::table::{HipTable, HiprtcTable};
 use crate::hip_types::{hipError_t, hiprtcResult};

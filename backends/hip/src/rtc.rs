@@ -5,8 +5,15 @@
 //!   5.2.3 aborts the process on an unknown target).
 //! - `nvrtcGetPTX`/`nvrtcGetCUBIN` return the AMD code object (`hiprtcGetCode`), which
 //!   `cuModuleLoadData` on HIP accepts; `nvrtcGetLTOIR` returns the LLVM bitcode.
-//! - An `nvrtcProgram` is a boxed [`Program`] tracked in a registry, so a null, foreign or
-//!   destroyed handle gets `NVRTC_ERROR_INVALID_PROGRAM` instead of undefined behaviour.
+//! - An `nvrtcProgram` is a key into [`Handles`] (never reused, never a pointer), so a null,
+//!   foreign or destroyed handle gets `NVRTC_ERROR_INVALID_PROGRAM` instead of undefined
+//!   behaviour, and a destroy waits for calls in flight.
+//! - NVRTC's rules are kept where hipRTC differs: an empty source compiles; an empty name
+//!   expression is accepted and then fails the compile; before a successful compile the code
+//!   is empty (PTX: one NUL byte, CUBIN and LTO IR: 0 bytes) and lowered names are
+//!   `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (probed on NVRTC 13.0).
+//! - Compiles run on a large-stack thread after the shared checks (`rtc_options::validate`,
+//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's.
 
 #![allow(non_snake_case)]
 
@@ -14,33 +21,55 @@ use crate::hip_types::{hiprtcProgram, hiprtcResult};
 use crate::loader::call;
 use crate::rtc_options::{self, ArchContext};
 use crate::{HipBackend, Platform};
+use anycuda_api::handles::Handles;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
-use anycuda_api::rtc_input;
+use anycuda_api::rtc_input::{self, AssertSend};
 use anycuda_api::traits::{Api, Rtc};
 use core::ffi::{c_char, c_int};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
 const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
 
-/// What an `nvrtcProgram` points to on HIP.
+/// Compile states, as NVRTC's name-expression and code rules see them.
+const FRESH: u8 = 0;
+/// A compile ran and failed (`NVRTC_ERROR_COMPILATION`): no code, no more name expressions.
+const FAILED: u8 = 1;
+/// A compile succeeded.
+const COMPILED: u8 = 2;
+
+/// What an `nvrtcProgram` names on HIP.
 #[derive(Debug)]
 pub struct Program {
     raw: hiprtcProgram,
+    /// The deepest bracket nesting of the source and headers.
+    depth: usize,
     /// anycuda's notes (option translation), shown before hipRTC's own log.
     notes: Mutex<String>,
-    /// Whether hipRTC has compiled it: NVRTC's name-expression rules depend on it and hipRTC
-    /// reports them with different codes.
-    compiled: AtomicBool,
+    /// [`FRESH`], [`FAILED`] or [`COMPILED`].
+    state: AtomicU8,
+    /// Whether a blank name expression was added: NVRTC accepts it, then fails the compile.
+    blank_name: AtomicBool,
 }
+
+// SAFETY: the hipRTC handle is used only under the backend's hipRTC lock (`rtc!`).
+unsafe impl Send for Program {}
+// SAFETY: as above; the other fields are thread-safe.
+unsafe impl Sync for Program {}
+
+/// The program table of the HIP backend.
+pub type Programs = Handles<Program>;
 
 impl Program {
     /// The hipRTC program handle (native escape hatch).
     pub fn raw(&self) -> hiprtcProgram {
         self.raw
+    }
+    fn compiled(&self) -> bool {
+        self.state.load(Ordering::Acquire) == COMPILED
     }
 }
 
@@ -67,13 +96,45 @@ impl HipBackend {
         )
     }
 
-    /// The live program behind a handle.
-    fn program(&self, prog: nvrtcProgram) -> Option<&Program> {
-        if !self.programs.contains(prog as usize) {
+    /// Native escape hatch: the hipRTC program behind an anycuda `nvrtcProgram` (valid until
+    /// the anycuda handle is destroyed; hipRTC 5.2.3 is not thread-safe, see `rtc!`).
+    pub fn native_program(&self, prog: nvrtcProgram) -> Option<hiprtcProgram> {
+        self.programs.with(prog as usize, |p| p.raw)
+    }
+
+    /// Runs `f` on the live program behind `prog`, held against a concurrent destroy.
+    fn with_program(
+        &self,
+        prog: nvrtcProgram,
+        f: impl FnOnce(&Program) -> nvrtcResult,
+    ) -> nvrtcResult {
+        self.programs
+            .with(prog as usize, f)
+            .unwrap_or(INVALID_PROGRAM)
+    }
+
+    /// NVRTC's answer for code asked of a program without a successful compile: empty PTX (one
+    /// NUL byte), empty CUBIN and LTO IR.
+    fn empty_code(
+        &self,
+        p: &Program,
+        nul: bool,
+        size: *mut usize,
+        out: *mut c_char,
+    ) -> Option<nvrtcResult> {
+        if p.compiled() {
             return None;
         }
-        // SAFETY: registered handles are `Box<Program>`s we created and have not freed.
-        Some(unsafe { &*(prog as *const Program) })
+        let data: &[u8] = if nul { &[0] } else { &[] };
+        // SAFETY: caller-checked non-null pointers, sized by the matching *Size call.
+        let r = unsafe {
+            if size.is_null() {
+                rtc_input::copy_out(data, out)
+            } else {
+                rtc_input::write_size(data.len(), size)
+            }
+        };
+        Some(r.err().unwrap_or(nvrtcResult::NVRTC_SUCCESS))
     }
 
     /// The header set for this platform's compiler (hipRTC is NVRTC on HIP's NVIDIA platform).
@@ -182,6 +243,9 @@ impl Rtc for HipBackend {
         };
         // NVRTC's name for an unnamed program; hipRTC needs one.
         let name = if name.is_null() { c"default_program".as_ptr() } else { name };
+        // NVRTC compiles an empty source; hipRTC refuses to create one.
+        // SAFETY: non-null and NUL-terminated (caller contract).
+        let src = if unsafe { *src } == 0 { c"\n".as_ptr() } else { src };
         let mut raw: hiprtcProgram = core::ptr::null_mut();
         let r = unsafe {
             rtc!(self, hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
@@ -189,113 +253,180 @@ impl Rtc for HipBackend {
         if r != nvrtcResult::NVRTC_SUCCESS {
             return r;
         }
-        let p = Box::into_raw(Box::new(Program { raw, notes: Mutex::new(String::new()), compiled: AtomicBool::new(false) }));
-        self.programs.insert(p as usize);
+        // SAFETY: NUL-terminated source and headers (caller contract).
+        let depth = unsafe { rtc_input::program_depth(src, &merged) };
+        let handle = self.programs.insert(Program {
+            raw,
+            depth,
+            notes: Mutex::new(String::new()),
+            state: AtomicU8::new(FRESH),
+            blank_name: AtomicBool::new(false),
+        });
         // SAFETY: non-null out-pointer (checked).
-        unsafe { *prog = p as nvrtcProgram };
+        unsafe { *prog = handle as nvrtcProgram };
         r
     }
     unsafe fn nvrtcDestroyProgram(&self, prog: *mut nvrtcProgram) -> nvrtcResult {
         non_null!(prog);
         // SAFETY: non-null pointer to a handle (caller contract).
         let handle = unsafe { *prog };
-        if !self.programs.remove(handle as usize) {
+        // Waits for calls in flight on this program; later calls find it gone.
+        let Some(mut p) = self.programs.remove(handle as usize) else {
             return INVALID_PROGRAM;
-        }
-        // SAFETY: it was registered, so it is a Box<Program> of ours, now unregistered.
-        let mut p = unsafe { Box::from_raw(handle as *mut Program) };
+        };
         let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut p.raw)) };
         unsafe { *prog = core::ptr::null_mut() };
         r
     }
     unsafe fn nvrtcCompileProgram(&self, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        let opts = match unsafe { rtc_input::options(numOptions, options) } {
-            Ok(o) => o,
-            Err(e) => return e,
-        };
-        let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
-        let (args, lines) = if self.platform == Platform::Nvidia {
-            // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
-            let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
-            (kept.into_iter().map(|o| o.to_owned()).collect::<Vec<_>>(), lines)
-        } else {
-            let arch = self.current_arch();
-            let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
-            match rtc_options::translate(&opts, &ctx) {
-                Ok(t) => (t.args, t.notes),
-                Err(e) => {
-                    *notes = format!("anycuda: {e}\n");
-                    return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-                }
+        self.with_program(prog, |p| {
+            let opts = match unsafe { rtc_input::options(numOptions, options) } {
+                Ok(o) => o,
+                Err(e) => return e,
+            };
+            let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
+            notes.clear();
+            if let Err(e) = anycuda_api::rtc_options::validate(&opts) {
+                *notes = format!("anycuda: error: {e}\n");
+                return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
             }
-        };
-        *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
-        drop(notes);
-        let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
-        let r = unsafe {
-            rtc!(self, hiprtcCompileProgram(p.raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut()))
-        };
-        if matches!(r, nvrtcResult::NVRTC_SUCCESS | nvrtcResult::NVRTC_ERROR_COMPILATION) {
-            p.compiled.store(true, Ordering::Release);
-        }
-        r
+            let (args, lines) = if self.platform == Platform::Nvidia {
+                // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
+                let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
+                (kept.into_iter().map(|o| o.to_owned()).collect::<Vec<_>>(), lines)
+            } else {
+                let arch = self.current_arch();
+                let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
+                match rtc_options::translate(&opts, &ctx) {
+                    Ok(t) => (t.args, t.notes),
+                    Err(e) => {
+                        *notes = format!("anycuda: {e}\n");
+                        return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+                    }
+                }
+            };
+            *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
+            // NVRTC's failures that hipRTC would not report the same way.
+            if p.depth > rtc_input::MAX_NESTING {
+                notes.push_str(&rtc_input::too_deep_note(p.depth));
+                p.state.store(FAILED, Ordering::Release);
+                return nvrtcResult::NVRTC_ERROR_COMPILATION;
+            }
+            if p.blank_name.load(Ordering::Acquire) {
+                notes.push_str("anycuda: error: Error in parsing name expression for lowered name lookup. Input name expression was blank\n");
+                p.state.store(FAILED, Ordering::Release);
+                return nvrtcResult::NVRTC_ERROR_COMPILATION;
+            }
+            drop(notes);
+            let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+            let call = AssertSend((p.raw, ptrs));
+            let r = rtc_input::on_compile_stack(|| {
+                let (raw, ptrs) = call.into_inner();
+                // SAFETY: a live program; the option strings outlive the joined thread.
+                unsafe { rtc!(self, hiprtcCompileProgram(raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut())) }
+            })
+            .unwrap_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR);
+            match r {
+                nvrtcResult::NVRTC_SUCCESS => p.state.store(COMPILED, Ordering::Release),
+                nvrtcResult::NVRTC_ERROR_COMPILATION => p.state.store(FAILED, Ordering::Release),
+                _ => {}
+            }
+            r
+        })
     }
     unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(ptxSizeRet);
-        unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
+        self.with_program(prog, |p| {
+            non_null!(ptxSizeRet);
+            if let Some(r) = self.empty_code(p, true, ptxSizeRet, core::ptr::null_mut()) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
+        })
     }
     unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(ptx);
-        unsafe { rtc!(self, hiprtcGetCode(p.raw, ptx)) }
+        self.with_program(prog, |p| {
+            non_null!(ptx);
+            if let Some(r) = self.empty_code(p, true, core::ptr::null_mut(), ptx) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetCode(p.raw, ptx)) }
+        })
     }
     unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-        unsafe { self.nvrtcGetPTXSize(prog, cubinSizeRet) }
+        self.with_program(prog, |p| {
+            non_null!(cubinSizeRet);
+            if let Some(r) = self.empty_code(p, false, cubinSizeRet, core::ptr::null_mut()) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, cubinSizeRet)) }
+        })
     }
     unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-        unsafe { self.nvrtcGetPTX(prog, cubin) }
+        self.with_program(prog, |p| {
+            non_null!(cubin);
+            if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), cubin) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetCode(p.raw, cubin)) }
+        })
     }
     unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(LTOIRSizeRet);
-        unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
+        self.with_program(prog, |p| {
+            non_null!(LTOIRSizeRet);
+            if let Some(r) = self.empty_code(p, false, LTOIRSizeRet, core::ptr::null_mut()) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
+        })
     }
     unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(LTOIR);
-        unsafe { rtc!(self, hiprtcGetBitcode(p.raw, LTOIR)) }
+        self.with_program(prog, |p| {
+            non_null!(LTOIR);
+            if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), LTOIR) {
+                return r;
+            }
+            unsafe { rtc!(self, hiprtcGetBitcode(p.raw, LTOIR)) }
+        })
     }
     unsafe fn nvrtcGetProgramLogSize(&self, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        let log = match self.full_log(p) {
-            Ok(l) => l,
-            Err(e) => return e,
-        };
-        match unsafe { rtc_input::write_size(log.len(), logSizeRet) } {
-            Ok(()) => nvrtcResult::NVRTC_SUCCESS,
-            Err(e) => e,
-        }
+        self.with_program(prog, |p| {
+            let log = match self.full_log(p) {
+                Ok(l) => l,
+                Err(e) => return e,
+            };
+            match unsafe { rtc_input::write_size(log.len(), logSizeRet) } {
+                Ok(()) => nvrtcResult::NVRTC_SUCCESS,
+                Err(e) => e,
+            }
+        })
     }
     unsafe fn nvrtcGetProgramLog(&self, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        let text = match self.full_log(p) {
-            Ok(l) => l,
-            Err(e) => return e,
-        };
-        match unsafe { rtc_input::copy_out(&text, log) } {
-            Ok(()) => nvrtcResult::NVRTC_SUCCESS,
-            Err(e) => e,
-        }
+        self.with_program(prog, |p| {
+            let text = match self.full_log(p) {
+                Ok(l) => l,
+                Err(e) => return e,
+            };
+            match unsafe { rtc_input::copy_out(&text, log) } {
+                Ok(()) => nvrtcResult::NVRTC_SUCCESS,
+                Err(e) => e,
+            }
+        })
     }
     unsafe fn nvrtcAddNameExpression(&self, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(name_expression);
-        if p.compiled.load(Ordering::Acquire) {
-            return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
-        }
-        unsafe { rtc!(self, hiprtcAddNameExpression(p.raw, name_expression)) }
+        self.with_program(prog, |p| {
+            non_null!(name_expression);
+            if p.state.load(Ordering::Acquire) != FRESH {
+                return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
+            }
+            // SAFETY: non-null and NUL-terminated (caller contract).
+            let text = unsafe { core::ffi::CStr::from_ptr(name_expression) }.to_bytes();
+            if text.iter().all(|b| b.is_ascii_whitespace()) {
+                // NVRTC accepts it here and fails the compile; hipRTC refuses it here.
+                p.blank_name.store(true, Ordering::Release);
+                return nvrtcResult::NVRTC_SUCCESS;
+            }
+            unsafe { rtc!(self, hiprtcAddNameExpression(p.raw, name_expression)) }
+        })
     }
     unsafe fn nvrtcGetLoweredName(
         &self,
@@ -303,14 +434,15 @@ impl Rtc for HipBackend {
         name_expression: *const c_char,
         lowered_name: *mut *const c_char,
     ) -> nvrtcResult {
-        let Some(p) = self.program(prog) else { return INVALID_PROGRAM };
-        non_null!(name_expression, lowered_name);
-        if !p.compiled.load(Ordering::Acquire) {
-            return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
-        }
-        unsafe {
-            rtc!(self, hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
-        }
+        self.with_program(prog, |p| {
+            non_null!(name_expression, lowered_name);
+            if !p.compiled() {
+                return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
+            }
+            unsafe {
+                rtc!(self, hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
+            }
+        })
     }
 }
 }
