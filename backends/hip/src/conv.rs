@@ -13,7 +13,12 @@
 //!   tables were generated maps to [`anycuda_api::hallucinated::for_unknown`], so the raw code
 //!   is always recoverable through [`anycuda_api::hallucinated::classify`].
 
+use crate::hip_types::{hipError_t, hipStream_t};
+use crate::Platform;
+use anycuda_api::driver::{CUgraphEdgeData, CUresult};
 use anycuda_api::hallucinated::{self, Invented};
+use anycuda_api::runtime::{cudaError_t, cudaGraphEdgeData};
+use anycuda_api::CudaEnum;
 
 pub use crate::generated::conv::{ConvTables, HIP_VERSIONS, NVIDIA_PLATFORM, TABLES};
 
@@ -175,3 +180,256 @@ pub fn tables_for(hip_runtime_version: i32) -> &'static ConvTables {
     let i = HIP_VERSIONS.partition_point(|&v| v <= hip_runtime_version);
     TABLES[i.saturating_sub(1)]
 }
+
+// ---------------------------------------------------------------- the conversion rules
+//
+// Every CUDA↔HIP translation rule the generated `serve.rs` and the hand-written adaptations use
+// is defined here once: result codes, enum values, flag words, stream handles, graph edge data.
+
+/// Why a CUDA argument cannot be given to HIP: the two answers CUDA itself gives to a bad or an
+/// unservable request. Each API turns it into its own code (`From`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The argument is outside CUDA's own set (`CUDA_ERROR_INVALID_VALUE`,
+    /// `cudaErrorInvalidValue`).
+    InvalidValue,
+    /// The argument is valid CUDA that this HIP cannot express (`CUDA_ERROR_NOT_SUPPORTED`,
+    /// `cudaErrorNotSupported`).
+    NotSupported,
+    /// The argument names no device (`CUDA_ERROR_INVALID_DEVICE`, `cudaErrorInvalidDevice`).
+    InvalidDevice,
+}
+
+impl From<Refusal> for CUresult {
+    #[inline]
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::InvalidValue => CUresult::CUDA_ERROR_INVALID_VALUE,
+            Refusal::NotSupported => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+            Refusal::InvalidDevice => CUresult::CUDA_ERROR_INVALID_DEVICE,
+        }
+    }
+}
+
+impl From<Refusal> for cudaError_t {
+    #[inline]
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::InvalidValue => cudaError_t::cudaErrorInvalidValue,
+            Refusal::NotSupported => cudaError_t::cudaErrorNotSupported,
+            Refusal::InvalidDevice => cudaError_t::cudaErrorInvalidDevice,
+        }
+    }
+}
+
+/// A CUDA API's result type (`CUresult`, `cudaError_t`), so one adaptation can serve both APIs.
+pub(crate) trait ApiResult: Copy + PartialEq + From<Refusal> {
+    /// Success (0 on both sides).
+    const SUCCESS: Self;
+    /// The answer when libamdhip64 did not load.
+    const NO_LIBRARY: Self;
+    /// The answer when the loaded HIP lacks the entry point.
+    const NOT_SUPPORTED: Self;
+    /// The HIP error `e` in this API's vocabulary: the one rule for "HIP result → CUDA result".
+    fn from_hip(t: &ConvTables, e: hipError_t) -> Self;
+}
+
+impl ApiResult for CUresult {
+    const SUCCESS: Self = CUresult::CUDA_SUCCESS;
+    const NO_LIBRARY: Self = CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    const NOT_SUPPORTED: Self = CUresult::CUDA_ERROR_NOT_SUPPORTED;
+    #[inline]
+    fn from_hip(t: &ConvTables, e: hipError_t) -> Self {
+        if e == 0 {
+            return Self::SUCCESS; // the hot path: success is 0 on both sides
+        }
+        translate(t.CUresult, i64::from(e), CUresult::CUDA_ERROR_UNKNOWN)
+    }
+}
+
+impl ApiResult for cudaError_t {
+    const SUCCESS: Self = cudaError_t::cudaSuccess;
+    const NO_LIBRARY: Self = cudaError_t::cudaErrorInitializationError;
+    const NOT_SUPPORTED: Self = cudaError_t::cudaErrorNotSupported;
+    #[inline]
+    fn from_hip(t: &ConvTables, e: hipError_t) -> Self {
+        if e == 0 {
+            return Self::SUCCESS; // the hot path: success is 0 on both sides
+        }
+        translate(t.cudaError_t, i64::from(e), cudaError_t::cudaErrorUnknown)
+    }
+}
+
+/// A value coming back from HIP in CUDA's vocabulary; `fallback` only for a raw code outside
+/// the representable range (no HIP version has one).
+pub(crate) fn translate<E: CudaEnum>(map: &EnumMap, raw: i64, fallback: E) -> E {
+    map.to_cuda(raw).map_or(fallback, E::from_i64)
+}
+
+/// A CUDA enum argument in HIP's words; `None` when HIP cannot express it (the caller answers
+/// not supported or invalid value, as CUDA would). A negative HIP value is given as C passes it.
+pub(crate) fn enum_to_hip(map: &EnumMap, cuda: u32) -> Option<u32> {
+    let v = map.to_hip(i64::from(cuda))?;
+    u32::try_from(v)
+        .ok()
+        .or_else(|| i32::try_from(v).ok().map(|v| v as u32))
+}
+
+/// A HIP enum value coming back, in CUDA's words (an unknown one keeps the reserved "unknown"
+/// encoding with its raw code; the raw value itself only outside the representable range,
+/// which no HIP version reaches, as the generated forwarding does).
+pub(crate) fn enum_to_cuda(map: &EnumMap, hip: u32) -> u32 {
+    map.to_cuda(i64::from(hip))
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(hip)
+}
+
+/// A CUDA flag word in HIP's bits.
+///
+/// # Errors
+/// [`Refusal::NotSupported`] when the unmapped bits are CUDA flags this HIP lacks,
+/// [`Refusal::InvalidValue`] when they are no flags of the group.
+pub(crate) fn flags_to_hip(map: &FlagMap, cuda: u64) -> Result<u64, Refusal> {
+    map.bits_to_hip(cuda).map_err(|rest| {
+        let known = map
+            .entries
+            .iter()
+            .filter(|e| e.2.is_empty())
+            .fold(0u64, |a, e| a | e.1 as u64);
+        if rest & !known == 0 {
+            Refusal::NotSupported
+        } else {
+            Refusal::InvalidValue
+        }
+    })
+}
+
+/// A HIP flag word coming back, in CUDA's bits; HIP bits with no CUDA counterpart are dropped
+/// (flags are never hallucinated).
+pub(crate) fn flags_to_cuda(map: &FlagMap, hip: u64) -> u64 {
+    match map.bits_to_cuda(hip) {
+        Ok(b) => b,
+        Err(rest) => {
+            log::debug!(
+                "{}: HIP flag bits {rest:#x} have no CUDA counterpart",
+                map.group
+            );
+            map.bits_to_cuda(hip & !rest).unwrap_or(0)
+        }
+    }
+}
+
+/// A CUDA stream handle (`CUstream`, `cudaStream_t`: one type) in HIP's words: CUDA's legacy
+/// default stream (`CU_STREAM_LEGACY`, `cudaStreamLegacy`, 0x1) is HIP's NULL stream on AMD
+/// (which synchronises like it); the per-thread handle (0x2) is `hipStreamPerThread` in every
+/// HIP version. On HIP's NVIDIA platform the handle is CUDA's own and passes unchanged.
+#[inline]
+pub(crate) fn stream_to_hip(platform: Platform, s: anycuda_api::driver::CUstream) -> hipStream_t {
+    if platform == Platform::Amd && s == anycuda_api::driver::CU_STREAM_LEGACY {
+        core::ptr::null_mut()
+    } else {
+        s.cast()
+    }
+}
+
+/// CUDA's graph edge data (`CUgraphEdgeData`, `cudaGraphEdgeData`: one layout, two types).
+/// HIP graphs only have the default edge (full completion, no ports).
+pub(crate) trait EdgeData: Copy {
+    /// The default edge: every byte zero.
+    const DEFAULT: Self;
+    /// `(from_port, to_port, type, reserved)`.
+    fn parts(&self) -> (u8, u8, u8, [u8; 5]);
+}
+
+macro_rules! edge_data {
+    ($($t:ty),*) => {$(
+        impl EdgeData for $t {
+            const DEFAULT: Self = Self { from_port: 0, to_port: 0, type_: 0, reserved: [0; 5] };
+            fn parts(&self) -> (u8, u8, u8, [u8; 5]) {
+                (self.from_port, self.to_port, self.type_, self.reserved)
+            }
+        }
+    )*};
+}
+edge_data!(CUgraphEdgeData, cudaGraphEdgeData);
+
+/// Checks CUDA edge data on input: `Ok(())` when `data` is NULL or every edge is the default
+/// one (what HIP's edge-less entry points mean).
+///
+/// # Errors
+/// [`Refusal::InvalidValue`] for non-zero reserved bytes (CUDA requires them zero),
+/// [`Refusal::NotSupported`] for a programmatic or ported edge.
+///
+/// # Safety
+/// `data` is NULL or points to `n` edges.
+pub(crate) unsafe fn check_default_edges<E: EdgeData>(
+    data: *const E,
+    n: usize,
+) -> Result<(), Refusal> {
+    if data.is_null() || n == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's array of `n` edges.
+    let edges = unsafe { core::slice::from_raw_parts(data, n) };
+    for e in edges {
+        let (from, to, kind, reserved) = e.parts();
+        if reserved != [0; 5] {
+            return Err(Refusal::InvalidValue);
+        }
+        if from != 0 || to != 0 || kind != 0 {
+            return Err(Refusal::NotSupported);
+        }
+    }
+    Ok(())
+}
+
+/// Fills a caller's edge-data array of capacity `cap` with default edges: the entries for the
+/// edges returned, and (as CUDA sets the unused node entries to NULL) the rest as zeroes.
+///
+/// # Safety
+/// `out` is NULL or points to `cap` writable edges.
+pub(crate) unsafe fn fill_default_edges<E: EdgeData>(out: *mut E, cap: usize) {
+    if out.is_null() {
+        return;
+    }
+    for i in 0..cap {
+        // SAFETY: within the caller's array of `cap` entries.
+        unsafe { out.add(i).write(E::DEFAULT) };
+    }
+}
+
+/// `hipCpuDeviceId`: the host as a device ordinal (`cudaCpuDeviceId` on NVIDIA).
+pub(crate) const HIP_CPU_DEVICE_ID: core::ffi::c_int = -1;
+
+/// A CUDA 13 memory location (`CUmemLocation`, `cudaMemLocation`: one layout, the same type
+/// values) as the device ordinal HIP's advice and prefetch take: a device is its ordinal, the
+/// host is `hipCpuDeviceId`.
+///
+/// # Errors
+/// [`Refusal::InvalidDevice`] for a negative device, [`Refusal::NotSupported`] for host NUMA
+/// nodes (no HIP counterpart), [`Refusal::InvalidValue`] for any other type, as on CUDA.
+pub(crate) fn location_to_device(
+    type_: u32,
+    id: core::ffi::c_int,
+) -> Result<core::ffi::c_int, Refusal> {
+    use anycuda_api::driver::CUmemLocationType as T;
+    match T(type_) {
+        T::CU_MEM_LOCATION_TYPE_DEVICE if id < 0 => Err(Refusal::InvalidDevice),
+        T::CU_MEM_LOCATION_TYPE_DEVICE => Ok(id),
+        T::CU_MEM_LOCATION_TYPE_HOST => Ok(HIP_CPU_DEVICE_ID),
+        T::CU_MEM_LOCATION_TYPE_HOST_NUMA | T::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT => {
+            Err(Refusal::NotSupported)
+        }
+        _ => Err(Refusal::InvalidValue),
+    }
+}
+
+// The Runtime's location types have the Driver's values (one rule serves both).
+const _: () = {
+    use anycuda_api::driver::CUmemLocationType as D;
+    use anycuda_api::runtime::cudaMemLocationType as R;
+    assert!(D::CU_MEM_LOCATION_TYPE_DEVICE.0 == R::cudaMemLocationTypeDevice.0);
+    assert!(D::CU_MEM_LOCATION_TYPE_HOST.0 == R::cudaMemLocationTypeHost.0);
+    assert!(D::CU_MEM_LOCATION_TYPE_HOST_NUMA.0 == R::cudaMemLocationTypeHostNuma.0);
+    assert!(D::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT.0 == R::cudaMemLocationTypeHostNumaCurrent.0);
+};

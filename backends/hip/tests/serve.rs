@@ -99,18 +99,30 @@ fn no_trait_default_is_overridden() {
 }
 
 #[test]
-fn every_hip_adapted_entry_is_served() {
+fn every_hip_adapted_entry_is_served_from_its_room() {
     let text = include_str!("../../../codegen/hip-adapted.txt");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut n = 0;
     for l in text.lines().map(str::trim) {
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let name = l.split('|').next().unwrap_or("").trim();
+        let mut fields = l.split('|').next().unwrap_or("").split_whitespace();
+        let (name, file) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         assert!(
             DRIVER_SERVED.contains(&name) || RUNTIME_SERVED.contains(&name),
             "{name} is listed in codegen/hip-adapted.txt but not served"
         );
+        assert!(file.starts_with("adapt/"), "{name}: `{file}` is no adapt/ room");
+        let room = std::fs::read_to_string(src.join(file))
+            .unwrap_or_else(|e| panic!("{name}: codegen/hip-adapted.txt names {file}: {e}"));
+        assert!(
+            room.contains(&format!("fn {name}(")) || room.contains(&format!("{name},")),
+            "{name} is filed under {file} but not defined there"
+        );
+        n += 1;
     }
+    assert!(n > 100, "only {n} adapted entries read");
 }
 
 /// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library

@@ -1,28 +1,138 @@
 //! Graphs: CUDA 12.3+ edge data, kernel/memset/memcpy/alloc node parameters (other field
 //! orders in HIP), generic node parameters, instantiation with parameters, executable update.
 
-use super::exec::{dim3_to_cuda, dim3_to_hip};
-use super::mem::{access_desc_to_hip, pool_props_to_hip};
-use super::{check_default_edges, enum_to_cuda, fill_default_edges};
-use crate::adapt::launch::stream_to_hip;
-use crate::adapt::memcpy::memcpy3d_parms_to_hip;
-use crate::adapt::{nvidia, pre_r0600, rt, rt_fn, HIP_SUCCESS};
+use super::launch::{dim3_to_cuda, dim3_to_hip};
+use super::memcpy::{memcpy3d_parms_to_hip, memcpy3d_to_hip};
+use super::memory::access_desc_to_hip;
+use super::memory::{pool_props_to_cuda, pool_props_to_hip, rt_pool_props_to_hip};
+use super::support::{hip_fn, nvidia, pre_r0600, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{
+    check_default_edges, enum_to_cuda, fill_default_edges, stream_to_hip, ApiResult, EdgeData,
+    EnumMap, Refusal,
+};
 use crate::hip_types::{
-    hipGraphInstantiateParams, hipKernelNodeParams, hipMemAccessDesc, hipMemAllocNodeParams,
-    hipMemcpy3DParms, hipMemsetParams,
+    hipGraphInstantiateParams, hipGraphNode_t, hipKernelNodeParams, hipMemAccessDesc,
+    hipMemAllocNodeParams, hipMemcpy3DParms, hipMemsetParams, HIP_MEMCPY3D,
 };
 use crate::HipBackend;
+use anycuda_api::driver::{
+    CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
+    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUmemorytype, CUresult,
+    CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+    CUDA_MEM_ALLOC_NODE_PARAMS,
+};
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResult, cudaGraphExecUpdateResultInfo,
     cudaGraphExec_t, cudaGraphInstantiateParams, cudaGraphInstantiateResult, cudaGraphNodeParams,
     cudaGraphNodeType, cudaGraphNode_t, cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams,
     cudaMemcpy3DParms, cudaMemsetParams,
 };
+use core::ffi::c_void;
+use core::ptr::null_mut;
 
-// ---------------------------------------------------------------- edge data
+// ---------------------------------------------------------------- edges (both APIs)
+//
+// HIP graphs only have default edges (full completion, no ports). One implementation serves
+// the Driver and the Runtime entry points: CUDA 12.3+ edge data on input must be default, and
+// edge data asked for on output is filled with default edges. `R` is the API's result type,
+// `E` its edge-data type (`CUgraphNode` and `cudaGraphNode_t` are one type, as are the graphs).
+
+/// Adds or removes dependencies (`add`): default (or absent) edge data only.
+///
+/// # Safety
+/// CUDA's contract: `from`, `to` and `edge_data` (if not NULL) hold `n` entries.
+unsafe fn change_dependencies<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    add: bool,
+    graph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edge_data: *const E,
+    n: usize,
+) -> R {
+    // SAFETY: CUDA's contract: `n` edges or NULL.
+    if let Err(e) = unsafe { check_default_edges(edge_data, n) } {
+        return e.into();
+    }
+    let f = if add {
+        hip_fn!(b, hipGraphAddDependencies)
+    } else {
+        hip_fn!(b, hipGraphRemoveDependencies)
+    };
+    // SAFETY: forwarded contract; HIP validates the handles.
+    R::from_hip(b.conv(), unsafe {
+        f(graph.cast(), from.cast(), to.cast(), n)
+    })
+}
+
+/// What an edge query asks HIP for.
+#[derive(Clone, Copy)]
+enum EdgeQuery {
+    /// All edges of `graph` (`from` and `to` arrays).
+    Graph(CUgraph),
+    /// The dependencies of a node (`nodes` is `from`).
+    Dependencies(CUgraphNode),
+    /// The dependents of a node (`nodes` is `to`).
+    Dependents(CUgraphNode),
+}
+
+/// An edge query with optional edge data: as CUDA, `count` is required, and edge data needs
+/// the node array(s); the caller's `*count` entries of edge data are filled with default edges
+/// (past the edges returned they stand for none, as CUDA zeroes the unused node entries).
+///
+/// # Safety
+/// CUDA's contract: non-NULL arrays hold `*count` entries.
+unsafe fn query_edges<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    q: EdgeQuery,
+    nodes: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    edge_data: *mut E,
+    count: *mut usize,
+) -> R {
+    let needs_to = matches!(q, EdgeQuery::Graph(_));
+    if count.is_null() || (!edge_data.is_null() && (nodes.is_null() || (needs_to && to.is_null())))
+    {
+        return Refusal::InvalidValue.into();
+    }
+    // SAFETY: non-NULL, from the caller.
+    let cap = unsafe { *count };
+    // SAFETY: forwarded contract; HIP validates the handles.
+    let e = unsafe {
+        match q {
+            EdgeQuery::Graph(g) => {
+                hip_fn!(b, hipGraphGetEdges)(g.cast(), nodes.cast(), to.cast(), count)
+            }
+            EdgeQuery::Dependencies(n) => {
+                hip_fn!(b, hipGraphNodeGetDependencies)(n.cast(), nodes.cast(), count)
+            }
+            EdgeQuery::Dependents(n) => {
+                hip_fn!(b, hipGraphNodeGetDependentNodes)(n.cast(), nodes.cast(), count)
+            }
+        }
+    };
+    if e == HIP_SUCCESS && !nodes.is_null() {
+        // SAFETY: the caller's edge-data array holds `cap` entries.
+        unsafe { fill_default_edges(edge_data, cap) };
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphAddDependencies` (with edge data) → `hipGraphAddDependencies`: default edges only.
+pub(crate) unsafe fn cuGraphAddDependencies(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, true, hGraph, from, to, edgeData, numDependencies) }
+}
 
 /// `cudaGraphAddDependencies` (CUDA 13, with edge data) → `hipGraphAddDependencies`: default
-/// (or absent) edge data only; a programmatic edge is `cudaErrorNotSupported`.
+/// edges only.
 pub(crate) unsafe fn cudaGraphAddDependencies(
     b: &HipBackend,
     graph: cudaGraph_t,
@@ -31,19 +141,26 @@ pub(crate) unsafe fn cudaGraphAddDependencies(
     edgeData: *const cudaGraphEdgeData,
     numDependencies: usize,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphAddDependencies);
-    // SAFETY: CUDA's contract: `numDependencies` entries.
-    if let Err(e) = unsafe { check_default_edges(edgeData, numDependencies) } {
-        return e;
-    }
     // SAFETY: forwarded contract.
-    rt(b, unsafe {
-        f(graph.cast(), from.cast(), to.cast(), numDependencies)
-    })
+    unsafe { change_dependencies(b, true, graph, from, to, edgeData, numDependencies) }
+}
+
+/// `cuGraphRemoveDependencies` (with edge data) → `hipGraphRemoveDependencies`: default edges
+/// only.
+pub(crate) unsafe fn cuGraphRemoveDependencies(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, false, hGraph, from, to, edgeData, numDependencies) }
 }
 
 /// `cudaGraphRemoveDependencies` (CUDA 13, with edge data) → `hipGraphRemoveDependencies`:
-/// default (or absent) edge data only.
+/// default edges only.
 pub(crate) unsafe fn cudaGraphRemoveDependencies(
     b: &HipBackend,
     graph: cudaGraph_t,
@@ -52,29 +169,25 @@ pub(crate) unsafe fn cudaGraphRemoveDependencies(
     edgeData: *const cudaGraphEdgeData,
     numDependencies: usize,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphRemoveDependencies);
-    // SAFETY: CUDA's contract: `numDependencies` entries.
-    if let Err(e) = unsafe { check_default_edges(edgeData, numDependencies) } {
-        return e;
-    }
     // SAFETY: forwarded contract.
-    rt(b, unsafe {
-        f(graph.cast(), from.cast(), to.cast(), numDependencies)
-    })
+    unsafe { change_dependencies(b, false, graph, from, to, edgeData, numDependencies) }
 }
 
-/// Capacity an in-out count holds before the call (0 for NULL).
-unsafe fn capacity(n: *const usize) -> usize {
-    if n.is_null() {
-        0
-    } else {
-        // SAFETY: non-NULL pointer from the caller.
-        unsafe { *n }
-    }
+/// `cuGraphGetEdges` (with edge data) → `hipGraphGetEdges`; edge data filled with defaults.
+pub(crate) unsafe fn cuGraphGetEdges(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numEdges: *mut usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, EdgeQuery::Graph(hGraph), from, to, edgeData, numEdges) }
 }
 
-/// `cudaGraphGetEdges` (CUDA 13, with edge data) → `hipGraphGetEdges`; the requested edge data
-/// is filled with default edges (the only kind a HIP graph has).
+/// `cudaGraphGetEdges` (CUDA 13, with edge data) → `hipGraphGetEdges`; edge data filled with
+/// defaults.
 pub(crate) unsafe fn cudaGraphGetEdges(
     b: &HipBackend,
     graph: cudaGraph_t,
@@ -83,23 +196,24 @@ pub(crate) unsafe fn cudaGraphGetEdges(
     edgeData: *mut cudaGraphEdgeData,
     numEdges: *mut usize,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphGetEdges);
-    if numEdges.is_null() || (!edgeData.is_null() && (from.is_null() || to.is_null())) {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL.
-    let cap = unsafe { capacity(numEdges) };
     // SAFETY: forwarded contract.
-    let e = unsafe { f(graph.cast(), from.cast(), to.cast(), numEdges) };
-    if e == HIP_SUCCESS && !from.is_null() {
-        // SAFETY: the caller's arrays hold `cap` entries.
-        unsafe { fill_default_edges(edgeData, cap) };
-    }
-    rt(b, e)
+    unsafe { query_edges(b, EdgeQuery::Graph(graph), from, to, edgeData, numEdges) }
 }
 
-/// `cudaGraphNodeGetDependencies` (CUDA 13, with edge data) → `hipGraphNodeGetDependencies`;
-/// requested edge data filled with default edges.
+/// `cuGraphNodeGetDependencies` (with edge data) → `hipGraphNodeGetDependencies`.
+pub(crate) unsafe fn cuGraphNodeGetDependencies(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dependencies: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependencies: *mut usize,
+) -> CUresult {
+    let q = EdgeQuery::Dependencies(hNode);
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, q, dependencies, null_mut(), edgeData, numDependencies) }
+}
+
+/// `cudaGraphNodeGetDependencies` (CUDA 13, with edge data) → `hipGraphNodeGetDependencies`.
 pub(crate) unsafe fn cudaGraphNodeGetDependencies(
     b: &HipBackend,
     node: cudaGraphNode_t,
@@ -107,23 +221,35 @@ pub(crate) unsafe fn cudaGraphNodeGetDependencies(
     edgeData: *mut cudaGraphEdgeData,
     pNumDependencies: *mut usize,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphNodeGetDependencies);
-    if pNumDependencies.is_null() || (!edgeData.is_null() && pDependencies.is_null()) {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL.
-    let cap = unsafe { capacity(pNumDependencies) };
+    let q = EdgeQuery::Dependencies(node);
     // SAFETY: forwarded contract.
-    let e = unsafe { f(node.cast(), pDependencies.cast(), pNumDependencies) };
-    if e == HIP_SUCCESS && !pDependencies.is_null() {
-        // SAFETY: the caller's array holds `cap` entries.
-        unsafe { fill_default_edges(edgeData, cap) };
+    unsafe { query_edges(b, q, pDependencies, null_mut(), edgeData, pNumDependencies) }
+}
+
+/// `cuGraphNodeGetDependentNodes` (with edge data) → `hipGraphNodeGetDependentNodes`.
+pub(crate) unsafe fn cuGraphNodeGetDependentNodes(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dependentNodes: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependentNodes: *mut usize,
+) -> CUresult {
+    let q = EdgeQuery::Dependents(hNode);
+    // SAFETY: forwarded contract.
+    unsafe {
+        query_edges(
+            b,
+            q,
+            dependentNodes,
+            null_mut(),
+            edgeData,
+            numDependentNodes,
+        )
     }
-    rt(b, e)
 }
 
 /// `cudaGraphNodeGetDependentNodes` (CUDA 13, with edge data) →
-/// `hipGraphNodeGetDependentNodes`; requested edge data filled with default edges.
+/// `hipGraphNodeGetDependentNodes`.
 pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
     b: &HipBackend,
     node: cudaGraphNode_t,
@@ -131,19 +257,18 @@ pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
     edgeData: *mut cudaGraphEdgeData,
     pNumDependentNodes: *mut usize,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphNodeGetDependentNodes);
-    if pNumDependentNodes.is_null() || (!edgeData.is_null() && pDependentNodes.is_null()) {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL.
-    let cap = unsafe { capacity(pNumDependentNodes) };
+    let q = EdgeQuery::Dependents(node);
     // SAFETY: forwarded contract.
-    let e = unsafe { f(node.cast(), pDependentNodes.cast(), pNumDependentNodes) };
-    if e == HIP_SUCCESS && !pDependentNodes.is_null() {
-        // SAFETY: the caller's array holds `cap` entries.
-        unsafe { fill_default_edges(edgeData, cap) };
+    unsafe {
+        query_edges(
+            b,
+            q,
+            pDependentNodes,
+            null_mut(),
+            edgeData,
+            pNumDependentNodes,
+        )
     }
-    rt(b, e)
 }
 
 // ---------------------------------------------------------------- kernel nodes
@@ -214,7 +339,7 @@ pub(crate) unsafe fn cudaGraphAddKernelNode(
     numDependencies: usize,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphAddKernelNode);
+    let f = hip_fn!(b, hipGraphAddKernelNode);
     let mut buf = zero_kernel();
     // SAFETY: forwarded contract.
     let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
@@ -222,7 +347,7 @@ pub(crate) unsafe fn cudaGraphAddKernelNode(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call; HIP copies the parameters.
-    rt(b, unsafe {
+    b.rt(unsafe {
         f(
             pGraphNode.cast(),
             graph.cast(),
@@ -240,7 +365,7 @@ pub(crate) unsafe fn cudaGraphKernelNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaKernelNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphKernelNodeGetParams);
+    let f = hip_fn!(b, hipGraphKernelNodeGetParams);
     // SAFETY: forwarded contract.
     unsafe {
         node_get_params(
@@ -260,7 +385,7 @@ pub(crate) unsafe fn cudaGraphKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphKernelNodeSetParams);
+    let f = hip_fn!(b, hipGraphKernelNodeSetParams);
     let mut buf = zero_kernel();
     // SAFETY: forwarded contract.
     let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
@@ -268,7 +393,7 @@ pub(crate) unsafe fn cudaGraphKernelNodeSetParams(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call.
-    rt(b, unsafe { f(node.cast(), p) })
+    b.rt(unsafe { f(node.cast(), p) })
 }
 
 /// `cudaGraphExecKernelNodeSetParams` → `hipGraphExecKernelNodeSetParams`, parameters rebuilt.
@@ -278,7 +403,7 @@ pub(crate) unsafe fn cudaGraphExecKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphExecKernelNodeSetParams);
+    let f = hip_fn!(b, hipGraphExecKernelNodeSetParams);
     let mut buf = zero_kernel();
     // SAFETY: forwarded contract.
     let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
@@ -286,7 +411,7 @@ pub(crate) unsafe fn cudaGraphExecKernelNodeSetParams(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call.
-    rt(b, unsafe { f(hGraphExec.cast(), node.cast(), p) })
+    b.rt(unsafe { f(hGraphExec.cast(), node.cast(), p) })
 }
 
 // ---------------------------------------------------------------- memset nodes
@@ -351,7 +476,7 @@ pub(crate) unsafe fn cudaGraphAddMemsetNode(
     numDependencies: usize,
     pMemsetParams: *const cudaMemsetParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphAddMemsetNode);
+    let f = hip_fn!(b, hipGraphAddMemsetNode);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
     let p = match unsafe { memset_in(b, pMemsetParams, &mut buf) } {
@@ -359,7 +484,7 @@ pub(crate) unsafe fn cudaGraphAddMemsetNode(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call.
-    rt(b, unsafe {
+    b.rt(unsafe {
         f(
             pGraphNode.cast(),
             graph.cast(),
@@ -377,7 +502,7 @@ pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemsetParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphMemsetNodeGetParams);
+    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
     // SAFETY: forwarded contract.
     unsafe {
         node_get_params(
@@ -397,7 +522,7 @@ pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphMemsetNodeSetParams);
+    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
     let p = match unsafe { memset_in(b, pNodeParams, &mut buf) } {
@@ -405,7 +530,7 @@ pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call.
-    rt(b, unsafe { f(node.cast(), p) })
+    b.rt(unsafe { f(node.cast(), p) })
 }
 
 /// `cudaGraphExecMemsetNodeSetParams` → `hipGraphExecMemsetNodeSetParams`, parameters rebuilt.
@@ -415,7 +540,7 @@ pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphExecMemsetNodeSetParams);
+    let f = hip_fn!(b, hipGraphExecMemsetNodeSetParams);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
     let p = match unsafe { memset_in(b, pNodeParams, &mut buf) } {
@@ -423,7 +548,7 @@ pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
         Err(e) => return e,
     };
     // SAFETY: `buf` lives for the call.
-    rt(b, unsafe { f(hGraphExec.cast(), node.cast(), p) })
+    b.rt(unsafe { f(hGraphExec.cast(), node.cast(), p) })
 }
 
 // ---------------------------------------------------------------- update, instantiate
@@ -437,7 +562,7 @@ pub(crate) unsafe fn cudaGraphExecUpdate(
     hGraph: cudaGraph_t,
     resultInfo: *mut cudaGraphExecUpdateResultInfo,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphExecUpdate);
+    let f = hip_fn!(b, hipGraphExecUpdate);
     if resultInfo.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
@@ -448,7 +573,7 @@ pub(crate) unsafe fn cudaGraphExecUpdate(
     let result = if nvidia(b) {
         res
     } else {
-        enum_to_cuda(b.conv().cudaGraphExecUpdateResult, res, res)
+        enum_to_cuda(b.conv().cudaGraphExecUpdateResult, res)
     };
     // SAFETY: non-NULL out-pointer.
     unsafe {
@@ -458,7 +583,7 @@ pub(crate) unsafe fn cudaGraphExecUpdate(
             errorFromNode: core::ptr::null_mut(),
         })
     };
-    rt(b, e)
+    b.rt(e)
 }
 
 /// `cudaGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (HIP 6+): the struct
@@ -469,7 +594,7 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
     graph: cudaGraph_t,
     instantiateParams: *mut cudaGraphInstantiateParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphInstantiateWithParams);
+    let f = hip_fn!(b, hipGraphInstantiateWithParams);
     if pGraphExec.is_null() || instantiateParams.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
@@ -490,7 +615,7 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
         errNode_out: core::ptr::null_mut(),
         flags,
         result_out: 0,
-        uploadStream: stream_to_hip(b, c.uploadStream.cast()),
+        uploadStream: stream_to_hip(b.platform(), c.uploadStream.cast()),
     };
     // SAFETY: `h` lives for the call.
     let e = unsafe { f(pGraphExec.cast(), graph.cast(), &mut h) };
@@ -498,9 +623,8 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
     c.result_out = cudaGraphInstantiateResult(enum_to_cuda(
         b.conv().cudaGraphInstantiateResult,
         h.result_out,
-        h.result_out,
     ));
-    rt(b, e)
+    b.rt(e)
 }
 
 // ---------------------------------------------------------------- memory nodes
@@ -519,13 +643,13 @@ pub(crate) unsafe fn cudaGraphAddMemAllocNode(
     numDependencies: usize,
     nodeParams: *mut cudaMemAllocNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphAddMemAllocNode);
+    let f = hip_fn!(b, hipGraphAddMemAllocNode);
     if nodeParams.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
     if nvidia(b) {
         // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
-        return rt(b, unsafe {
+        return b.rt(unsafe {
             f(
                 pGraphNode.cast(),
                 graph.cast(),
@@ -553,7 +677,7 @@ pub(crate) unsafe fn cudaGraphAddMemAllocNode(
             Err(e) => return e,
         }
     }
-    let props = match pool_props_to_hip(b.conv(), &c.poolProps, pre_r0600(b)) {
+    let props = match rt_pool_props_to_hip(b.conv(), &c.poolProps, pre_r0600(b)) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -581,7 +705,7 @@ pub(crate) unsafe fn cudaGraphAddMemAllocNode(
     if e == HIP_SUCCESS {
         c.dptr = h.dptr;
     }
-    rt(b, e)
+    b.rt(e)
 }
 
 /// `cudaGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams`: pool properties
@@ -593,20 +717,20 @@ pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
     node: cudaGraphNode_t,
     params_out: *mut cudaMemAllocNodeParams,
 ) -> cudaError_t {
-    let f = rt_fn!(b, hipGraphMemAllocNodeGetParams);
+    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
     if params_out.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
     if nvidia(b) {
         // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
-        return rt(b, unsafe { f(node.cast(), params_out.cast()) });
+        return b.rt(unsafe { f(node.cast(), params_out.cast()) });
     }
     // SAFETY: plain data; all-zero is valid.
     let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
     // SAFETY: valid out-struct.
     let e = unsafe { f(node.cast(), &mut h) };
     if e != HIP_SUCCESS {
-        return rt(b, e);
+        return b.rt(e);
     }
     let conv = b.conv();
     let same =
@@ -629,19 +753,17 @@ pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
     while rest != 0 {
         let bit = rest & rest.wrapping_neg();
         rest &= !bit;
-        handles |= enum_to_cuda(conv.cudaMemAllocationHandleType, bit, bit);
+        handles |= enum_to_cuda(conv.cudaMemAllocationHandleType, bit);
     }
     // SAFETY: plain data; all-zero is valid.
     let mut props: anycuda_api::runtime::cudaMemPoolProps = unsafe { core::mem::zeroed() };
     props.allocType = anycuda_api::runtime::cudaMemAllocationType(enum_to_cuda(
         conv.cudaMemAllocationType,
         p.allocType,
-        p.allocType,
     ));
     props.handleTypes = anycuda_api::runtime::cudaMemAllocationHandleType(handles);
     props.location.type_ = anycuda_api::runtime::cudaMemLocationType(enum_to_cuda(
         conv.cudaMemLocationType,
-        p.location.type_,
         p.location.type_,
     ));
     props.location.id = p.location.id;
@@ -689,7 +811,7 @@ pub(crate) unsafe fn cudaGraphAddNode(
     }
     // SAFETY: CUDA's contract: `numDependencies` entries.
     if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
-        return e;
+        return e.into();
     }
     // SAFETY: non-NULL from the caller.
     let np = unsafe { &*nodeParams };
@@ -736,34 +858,43 @@ pub(crate) unsafe fn cudaGraphAddNode(
                     Ok(h) => h,
                     Err(e) => return e,
                 };
-                rt(b, rt_fn!(b, hipGraphAddMemcpyNode)(out, g, deps, n, &h))
+                b.rt(hip_fn!(b, hipGraphAddMemcpyNode)(out, g, deps, n, &h))
             }
             cudaGraphNodeType::cudaGraphNodeTypeEmpty => {
-                rt(b, rt_fn!(b, hipGraphAddEmptyNode)(out, g, deps, n))
+                b.rt(hip_fn!(b, hipGraphAddEmptyNode)(out, g, deps, n))
             }
             cudaGraphNodeType::cudaGraphNodeTypeGraph => {
                 let c = &np.__bindgen_anon_1.graph;
                 if c.ownership.0 != 0 {
                     return cudaError_t::cudaErrorNotSupported;
                 }
-                rt(
-                    b,
-                    rt_fn!(b, hipGraphAddChildGraphNode)(out, g, deps, n, c.graph.cast()),
-                )
+                b.rt(hip_fn!(b, hipGraphAddChildGraphNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    c.graph.cast(),
+                ))
             }
             cudaGraphNodeType::cudaGraphNodeTypeEventRecord => {
                 let ev = np.__bindgen_anon_1.eventRecord.event;
-                rt(
-                    b,
-                    rt_fn!(b, hipGraphAddEventRecordNode)(out, g, deps, n, ev.cast()),
-                )
+                b.rt(hip_fn!(b, hipGraphAddEventRecordNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    ev.cast(),
+                ))
             }
             cudaGraphNodeType::cudaGraphNodeTypeWaitEvent => {
                 let ev = np.__bindgen_anon_1.eventWait.event;
-                rt(
-                    b,
-                    rt_fn!(b, hipGraphAddEventWaitNode)(out, g, deps, n, ev.cast()),
-                )
+                b.rt(hip_fn!(b, hipGraphAddEventWaitNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    ev.cast(),
+                ))
             }
             t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
             _ => cudaError_t::cudaErrorNotSupported,
@@ -820,7 +951,7 @@ pub(crate) unsafe fn cudaGraphNodeSetParams(
                     Ok(h) => h,
                     Err(e) => return e,
                 };
-                rt(b, rt_fn!(b, hipGraphMemcpyNodeSetParams)(node.cast(), &h))
+                b.rt(hip_fn!(b, hipGraphMemcpyNodeSetParams)(node.cast(), &h))
             }
             t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
             _ => cudaError_t::cudaErrorNotSupported,
@@ -878,14 +1009,11 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
                     Ok(h) => h,
                     Err(e) => return e,
                 };
-                rt(
-                    b,
-                    rt_fn!(b, hipGraphExecMemcpyNodeSetParams)(
-                        graphExec.cast(),
-                        node.cast(),
-                        &mut h,
-                    ),
-                )
+                b.rt(hip_fn!(b, hipGraphExecMemcpyNodeSetParams)(
+                    graphExec.cast(),
+                    node.cast(),
+                    &mut h,
+                ))
             }
             t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
             _ => cudaError_t::cudaErrorNotSupported,
@@ -914,7 +1042,7 @@ unsafe fn node_get_params<H, C>(
     }
     if nvidia(b) {
         // SAFETY: same struct on that platform.
-        return rt(b, unsafe { f(node.cast(), out.cast()) });
+        return b.rt(unsafe { f(node.cast(), out.cast()) });
     }
     // SAFETY: valid out-struct.
     let e = unsafe { f(node.cast(), &mut h) };
@@ -922,5 +1050,384 @@ unsafe fn node_get_params<H, C>(
         // SAFETY: non-NULL out-pointer.
         unsafe { out.write(to_cuda(&h)) };
     }
-    rt(b, e)
+    b.rt(e)
+}
+
+// ------------------------------------------------------------ Driver
+
+/// `cuGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate`: the result
+/// translated; HIP does not report the "from" node of a failing edge (NULL).
+pub(crate) unsafe fn cuGraphExecUpdate(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hGraph: CUgraph,
+    resultInfo: *mut CUgraphExecUpdateResultInfo,
+) -> CUresult {
+    if resultInfo.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphExecUpdate);
+    let mut node: hipGraphNode_t = core::ptr::null_mut();
+    let mut res = 0;
+    // SAFETY: valid out-pointers; HIP validates the handles.
+    let e = unsafe { f(hGraphExec.cast(), hGraph.cast(), &mut node, &mut res) };
+    // SAFETY: non-NULL.
+    unsafe {
+        *resultInfo = CUgraphExecUpdateResultInfo {
+            result: CUgraphExecUpdateResult(enum_to_cuda(b.conv().CUgraphExecUpdateResult, res)),
+            errorNode: node.cast(),
+            errorFromNode: core::ptr::null_mut(),
+        };
+    }
+    b.cu(e)
+}
+
+/// `CUDA_MEMSET_NODE_PARAMS` → HIP's `hipMemsetParams` (same fields, another order).
+pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> hipMemsetParams {
+    hipMemsetParams {
+        dst: c.dst as usize as *mut c_void,
+        elementSize: c.elementSize,
+        height: c.height,
+        pitch: c.pitch,
+        value: c.value,
+        width: c.width,
+    }
+}
+
+/// HIP's `hipMemsetParams` → `CUDA_MEMSET_NODE_PARAMS`.
+pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
+    CUDA_MEMSET_NODE_PARAMS {
+        dst: h.dst as usize as CUdeviceptr,
+        pitch: h.pitch,
+        value: h.value,
+        elementSize: h.elementSize,
+        width: h.width,
+        height: h.height,
+    }
+}
+
+/// `cuGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams`: HIP's struct (other field
+/// order on AMD; CUDA's own on HIP's NVIDIA platform) rebuilt as CUDA's.
+pub(crate) unsafe fn cuGraphMemsetNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    if nodeParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
+    if nvidia(b) {
+        // SAFETY: `cudaMemsetParams` has CUDA_MEMSET_NODE_PARAMS's layout on that platform.
+        return b.cu(unsafe { f(hNode.cast(), nodeParams.cast()) });
+    }
+    // SAFETY: zeroed POD, filled by HIP.
+    let mut h: hipMemsetParams = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(hNode.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *nodeParams = memset_to_cuda(&h) };
+    }
+    b.cu(e)
+}
+
+/// `cuGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams`: the struct rebuilt in HIP's
+/// field order (AMD).
+pub(crate) unsafe fn cuGraphMemsetNodeSetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    if nodeParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
+    if nvidia(b) {
+        // SAFETY: same layout on that platform.
+        return b.cu(unsafe { f(hNode.cast(), nodeParams.cast()) });
+    }
+    // SAFETY: non-NULL.
+    let h = memset_to_hip(unsafe { &*nodeParams });
+    // SAFETY: `h` lives for the call.
+    b.cu(unsafe { f(hNode.cast(), &h) })
+}
+
+/// `cuGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`: HIP writes a `void*`, CUDA
+/// wants a `CUdeviceptr` (same width): NULL is refused first.
+pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dptr_out: *mut CUdeviceptr,
+) -> CUresult {
+    if dptr_out.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphMemFreeNodeGetParams);
+    let mut p: *mut c_void = core::ptr::null_mut();
+    // SAFETY: HIP stores a pointer into `p`.
+    let e = unsafe { f(hNode.cast(), (&mut p as *mut *mut c_void).cast()) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *dptr_out = p as usize as CUdeviceptr };
+    }
+    b.cu(e)
+}
+
+fn memtype_to_cuda(map: &EnumMap, t: crate::hip_types::hipMemoryType) -> CUmemorytype {
+    CUmemorytype(enum_to_cuda(map, t))
+}
+
+/// HIP 6+ `HIP_MEMCPY3D` → `CUDA_MEMCPY3D` (memory types renumbered back).
+pub(crate) fn memcpy3d_to_cuda(map: &EnumMap, h: &HIP_MEMCPY3D) -> CUDA_MEMCPY3D {
+    CUDA_MEMCPY3D {
+        srcXInBytes: h.srcXInBytes,
+        srcY: h.srcY,
+        srcZ: h.srcZ,
+        srcLOD: h.srcLOD,
+        srcMemoryType: memtype_to_cuda(map, h.srcMemoryType),
+        srcHost: h.srcHost,
+        srcDevice: h.srcDevice as usize as CUdeviceptr,
+        srcArray: h.srcArray.cast(),
+        reserved0: core::ptr::null_mut(),
+        srcPitch: h.srcPitch,
+        srcHeight: h.srcHeight,
+        dstXInBytes: h.dstXInBytes,
+        dstY: h.dstY,
+        dstZ: h.dstZ,
+        dstLOD: h.dstLOD,
+        dstMemoryType: memtype_to_cuda(map, h.dstMemoryType),
+        dstHost: h.dstHost,
+        dstDevice: h.dstDevice as usize as CUdeviceptr,
+        dstArray: h.dstArray.cast(),
+        reserved1: core::ptr::null_mut(),
+        dstPitch: h.dstPitch,
+        dstHeight: h.dstHeight,
+        WidthInBytes: h.WidthInBytes,
+        Height: h.Height,
+        Depth: h.Depth,
+    }
+}
+
+/// The descriptor in HIP 6+'s layout (the `hipDrvGraph*Memcpy*` calls exist from HIP 6.2).
+unsafe fn copy_params(b: &HipBackend, p: *const CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: non-NULL descriptor.
+    memcpy3d_to_hip(b.conv().CUmemorytype, unsafe { &*p })
+}
+
+/// `cuGraphAddMemcpyNode` → `hipDrvGraphAddMemcpyNode` (HIP 6.2+): descriptor rebuilt as in
+/// `cuMemcpy3D` (memory types renumbered, `reserved` pointers checked).
+pub(crate) unsafe fn cuGraphAddMemcpyNode(
+    b: &HipBackend,
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
+    if phGraphNode.is_null() {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, copyParams) });
+    let f = hip_fn!(b, hipDrvGraphAddMemcpyNode);
+    // SAFETY: `h` lives for the call; caller's handles.
+    b.cu(unsafe {
+        f(
+            phGraphNode.cast(),
+            hGraph.cast(),
+            dependencies.cast(),
+            numDependencies,
+            &h,
+            ctx.cast(),
+        )
+    })
+}
+
+/// `cuGraphMemcpyNodeSetParams` → `hipDrvGraphMemcpyNodeSetParams` (HIP 6.3+), descriptor
+/// rebuilt.
+pub(crate) unsafe fn cuGraphMemcpyNodeSetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMCPY3D,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, nodeParams) });
+    let f = hip_fn!(b, hipDrvGraphMemcpyNodeSetParams);
+    // SAFETY: `h` lives for the call.
+    b.cu(unsafe { f(hNode.cast(), &h) })
+}
+
+/// `cuGraphExecMemcpyNodeSetParams` → `hipDrvGraphExecMemcpyNodeSetParams` (HIP 6.3+),
+/// descriptor rebuilt.
+pub(crate) unsafe fn cuGraphExecMemcpyNodeSetParams(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, copyParams) });
+    let f = hip_fn!(b, hipDrvGraphExecMemcpyNodeSetParams);
+    // SAFETY: `h` lives for the call.
+    b.cu(unsafe { f(hGraphExec.cast(), hNode.cast(), &h, ctx.cast()) })
+}
+
+/// `cuGraphMemcpyNodeGetParams` → `hipDrvGraphMemcpyNodeGetParams` (HIP 6.3+): HIP's
+/// descriptor rebuilt as CUDA's (memory types renumbered back).
+pub(crate) unsafe fn cuGraphMemcpyNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMCPY3D,
+) -> CUresult {
+    if nodeParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipDrvGraphMemcpyNodeGetParams);
+    // SAFETY: zeroed POD, filled by HIP.
+    let mut h: HIP_MEMCPY3D = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(hNode.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *nodeParams = memcpy3d_to_cuda(b.conv().CUmemorytype, &h) };
+    }
+    b.cu(e)
+}
+
+/// `cuGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (HIP 6.2+): the struct
+/// rebuilt in HIP's field order, the flags translated bit by bit, the upload stream
+/// translated, and the result and error node copied back in CUDA's words.
+pub(crate) unsafe fn cuGraphInstantiateWithParams(
+    b: &HipBackend,
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
+    if phGraphExec.is_null() || instantiateParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphInstantiateWithParams);
+    // SAFETY: non-NULL.
+    let p = unsafe { &mut *instantiateParams };
+    let map = b.conv().CUgraphInstantiate_flags;
+    let mut flags = 0u64;
+    for bit in 0..64 {
+        let m = 1u64 << bit;
+        if p.flags & m != 0 {
+            match map.to_hip(m as i64) {
+                Some(h) => flags |= h as u64,
+                None => return INVALID_VALUE,
+            }
+        }
+    }
+    let mut h = hipGraphInstantiateParams {
+        errNode_out: core::ptr::null_mut(),
+        flags,
+        result_out: 0,
+        uploadStream: stream_to_hip(b.platform(), p.hUploadStream),
+    };
+    // SAFETY: `h` lives for the call; caller's handles.
+    let e = unsafe { f(phGraphExec.cast(), hGraph.cast(), &mut h) };
+    p.hErrNode_out = h.errNode_out.cast();
+    p.result_out = CUgraphInstantiateResult(enum_to_cuda(
+        b.conv().CUgraphInstantiateResult,
+        h.result_out,
+    ));
+    b.cu(e)
+}
+
+// ------------------------------------------------------------ memory allocation nodes (Driver)
+
+/// `cuGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (HIP 6.2+): pool properties rebuilt,
+/// access descriptors checked to use the values HIP shares with CUDA, and the address copied
+/// back as a `CUdeviceptr`.
+pub(crate) unsafe fn cuGraphAddMemAllocNode(
+    b: &HipBackend,
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
+    if phGraphNode.is_null() || nodeParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphAddMemAllocNode);
+    // SAFETY: non-NULL.
+    let c = unsafe { &mut *nodeParams };
+    if c.accessDescCount > 0 && c.accessDescs.is_null() {
+        return INVALID_VALUE;
+    }
+    for i in 0..c.accessDescCount {
+        // SAFETY: caller's array of `accessDescCount` entries.
+        let d = unsafe { &*c.accessDescs.add(i) };
+        let same_loc = b
+            .conv()
+            .CUmemLocationType
+            .to_hip(i64::from(d.location.type_.0))
+            == Some(i64::from(d.location.type_.0));
+        let same_flags =
+            b.conv().CUmemAccess_flags.to_hip(i64::from(d.flags.0)) == Some(i64::from(d.flags.0));
+        if !same_loc || !same_flags {
+            return NOT_SUPPORTED;
+        }
+    }
+    let mut h = hipMemAllocNodeParams {
+        poolProps: tri!(pool_props_to_hip(b, &c.poolProps)),
+        // Same layout and (checked) values.
+        accessDescs: c.accessDescs.cast(),
+        accessDescCount: c.accessDescCount,
+        bytesize: c.bytesize,
+        dptr: core::ptr::null_mut(),
+    };
+    // SAFETY: `h` lives for the call; caller's handles.
+    let e = unsafe {
+        f(
+            phGraphNode.cast(),
+            hGraph.cast(),
+            dependencies.cast(),
+            numDependencies,
+            &mut h,
+        )
+    };
+    if e == HIP_SUCCESS {
+        c.dptr = h.dptr as usize as u64;
+    }
+    b.cu(e)
+}
+
+/// `cuGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (HIP 6.2+): HIP's struct
+/// read back into CUDA's (the access descriptors point at HIP's array, same layout).
+pub(crate) unsafe fn cuGraphMemAllocNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
+    if params_out.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
+    // SAFETY: zeroed POD filled by HIP.
+    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(hNode.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe {
+            *params_out = CUDA_MEM_ALLOC_NODE_PARAMS {
+                poolProps: pool_props_to_cuda(b, &h.poolProps),
+                accessDescs: h.accessDescs.cast(),
+                accessDescCount: h.accessDescCount,
+                bytesize: h.bytesize,
+                dptr: h.dptr as usize as u64,
+            };
+        }
+    }
+    b.cu(e)
 }

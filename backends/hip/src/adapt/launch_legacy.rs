@@ -4,13 +4,12 @@
 //! buffer of at most 4 KiB) is kept here, and a launch is a `cuLaunchKernel` with that buffer
 //! as CUDA's `extra` argument (translated to HIP's markers there).
 
-use super::{INVALID_VALUE, SUCCESS};
-use crate::adapt::{cuDeviceGetAttribute, cuLaunchKernel};
+use super::launch::cuLaunchKernel;
+use super::support::{INVALID_VALUE, SUCCESS};
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUdevice, CUdevice_attribute, CUdevprop, CUfunction, CUresult, CUstream,
-    CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
-    CU_LAUNCH_PARAM_END_AS_INT,
+    CUfunction, CUresult, CUstream, CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+    CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, CU_LAUNCH_PARAM_END_AS_INT,
 };
 use core::ffi::{c_int, c_uint, c_void};
 use std::sync::Mutex;
@@ -245,57 +244,4 @@ pub(crate) unsafe fn cuLaunchGridAsync(
 ) -> CUresult {
     // SAFETY: forwarded contract.
     unsafe { launch(b, f, grid_width, grid_height, hStream) }
-}
-
-/// `cuDeviceGetProperties` (deprecated `CUdevprop`): every field read as its device attribute
-/// through `cuDeviceGetAttribute`'s translation.
-pub(crate) unsafe fn cuDeviceGetProperties(
-    b: &HipBackend,
-    prop: *mut CUdevprop,
-    dev: CUdevice,
-) -> CUresult {
-    use CUdevice_attribute as A;
-    if prop.is_null() {
-        return INVALID_VALUE;
-    }
-    let get = |a: A| -> Result<c_int, CUresult> {
-        let mut v = 0;
-        // SAFETY: valid out-pointer.
-        let e = unsafe { cuDeviceGetAttribute(b, &mut v, a, dev) };
-        if e == SUCCESS {
-            Ok(v)
-        } else {
-            Err(e)
-        }
-    };
-    let r = (|| {
-        Ok::<CUdevprop, CUresult>(CUdevprop {
-            maxThreadsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            maxThreadsDim: [
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-            ],
-            maxGridSize: [
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-            ],
-            sharedMemPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-            totalConstantMemory: get(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
-            SIMDWidth: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            memPitch: get(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)?,
-            regsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
-            clockRate: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
-            textureAlign: get(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?,
-        })
-    })();
-    match r {
-        Ok(p) => {
-            // SAFETY: non-NULL.
-            unsafe { *prop = p };
-            SUCCESS
-        }
-        Err(e) => e,
-    }
 }

@@ -2,21 +2,31 @@
 //! (HIP 5.2's allocation properties have another field order and no `allocFlags` struct; HIP
 //! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
 
-use super::{enum_to_cuda, enum_to_hip, tri, INVALID_VALUE, NOT_SUPPORTED};
-use crate::adapt::{drv_fn, drv_table, nvidia, HIP_SUCCESS};
+use super::memcpy::ptr;
+use super::support::{
+    hip_fn, nvidia, pre_r0600, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED,
+};
+use crate::conv::{enum_to_cuda, enum_to_hip, stream_to_hip, ConvTables};
+use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
 use crate::hip_types::{
-    hipMemAllocNodeParams, hipMemAllocationProp, hipMemAllocationProp__bindgen_ty_1,
-    hipMemAllocationProp__bindgen_ty_1__hip6_2, hipMemAllocationProp__bindgen_ty_2,
-    hipMemAllocationProp__hip5_2, hipMemAllocationProp__hip6_2, hipMemGenericAllocationHandle_t,
-    hipMemLocation, hipMemPoolProps, hipMemPoolProps__hip5_2, hipMemPool_t,
+    hipArrayMemoryRequirements, hipMemAccessDesc, hipMemAllocationProp,
+    hipMemAllocationProp__bindgen_ty_1, hipMemAllocationProp__bindgen_ty_1__hip6_2,
+    hipMemAllocationProp__bindgen_ty_2, hipMemAllocationProp__hip5_2, hipMemAllocationProp__hip6_2,
+    hipMemGenericAllocationHandle_t, hipMemLocation, hipMemPoolProps, hipMemPoolProps__hip5_2,
+    hipMemPool_t,
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUgraph, CUgraphNode, CUmemAllocationGranularity_flags, CUmemAllocationHandleType,
-    CUmemAllocationProp, CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation,
-    CUmemLocationType, CUmemPoolProps, CUmemoryPool, CUresult, CUDA_MEM_ALLOC_NODE_PARAMS,
+    CUdeviceptr, CUmemAllocationGranularity_flags, CUmemAllocationHandleType, CUmemAllocationProp,
+    CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation, CUmemLocationType,
+    CUmemPoolProps, CUmem_advise, CUmemoryPool, CUresult, CUstream,
 };
-use core::ffi::{c_ulonglong, c_void};
+use anycuda_api::runtime::{
+    cudaArrayMemoryRequirements, cudaError_t, cudaMemAccessDesc, cudaMemAllocationType,
+    cudaMemLocation, cudaMemLocationType, cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise,
+    cudaMipmappedArray_t, cudaStream_t,
+};
+use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
 /// CUDA's location in HIP's words.
 pub(crate) fn location_to_hip(
@@ -24,7 +34,7 @@ pub(crate) fn location_to_hip(
     l: &CUmemLocation,
 ) -> Result<hipMemLocation, CUresult> {
     Ok(hipMemLocation {
-        type_: enum_to_hip(b.conv().CUmemLocationType, l.type_.0, NOT_SUPPORTED)?,
+        type_: enum_to_hip(b.conv().CUmemLocationType, l.type_.0).ok_or(NOT_SUPPORTED)?,
         id: l.id,
     })
 }
@@ -84,7 +94,7 @@ pub(crate) fn handle_types_to_hip(
     for bit in 0..32 {
         let m = 1u32 << bit;
         if t.0 & m != 0 {
-            out |= enum_to_hip(map, m, NOT_SUPPORTED)?;
+            out |= enum_to_hip(map, m).ok_or(NOT_SUPPORTED)?;
         }
     }
     Ok(out)
@@ -122,7 +132,7 @@ pub(crate) fn prop_to_hip(b: &HipBackend, p: &CUmemAllocationProp) -> Result<Pro
         return Err(NOT_SUPPORTED);
     }
     Ok(Prop {
-        type_: enum_to_hip(b.conv().CUmemAllocationType, p.type_.0, INVALID_VALUE)?,
+        type_: enum_to_hip(b.conv().CUmemAllocationType, p.type_.0).ok_or(INVALID_VALUE)?,
         handle: handle_types_to_hip(b, p.requestedHandleTypes)?,
         location: location_to_hip(b, &p.location)?,
         win32: p.win32HandleMetaData,
@@ -202,7 +212,7 @@ pub(crate) unsafe fn cuMemCreate(
     if handle.is_null() || prop.is_null() || flags != 0 {
         return INVALID_VALUE;
     }
-    let t = tri!(drv_table(b));
+    let t = tri!(table::<CUresult>(b));
     // SAFETY: non-NULL.
     let p = tri!(prop_to_hip(b, unsafe { &*prop }));
     let mut h: hipMemGenericAllocationHandle_t = core::ptr::null_mut();
@@ -238,12 +248,9 @@ pub(crate) unsafe fn cuMemGetAllocationGranularity(
     if granularity.is_null() || prop.is_null() {
         return INVALID_VALUE;
     }
-    let o = tri!(enum_to_hip(
-        b.conv().CUmemAllocationGranularity_flags,
-        option.0,
-        INVALID_VALUE
-    ));
-    let t = tri!(drv_table(b));
+    let o =
+        tri!(enum_to_hip(b.conv().CUmemAllocationGranularity_flags, option.0).ok_or(INVALID_VALUE));
+    let t = tri!(table::<CUresult>(b));
     // SAFETY: non-NULL.
     let p = tri!(prop_to_hip(b, unsafe { &*prop }));
     // SAFETY: each struct lives for its call; valid out-pointer.
@@ -273,7 +280,7 @@ pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
     if prop.is_null() {
         return INVALID_VALUE;
     }
-    let t = tri!(drv_table(b));
+    let t = tri!(table::<CUresult>(b));
     let h = handle as usize as hipMemGenericAllocationHandle_t;
     // SAFETY: zeroed POD out-structs filled by HIP.
     let (e, p) = unsafe {
@@ -344,7 +351,7 @@ pub(crate) fn pool_props_to_hip(
         return Err(NOT_SUPPORTED);
     }
     Ok(hipMemPoolProps {
-        allocType: enum_to_hip(b.conv().CUmemAllocationType, p.allocType.0, INVALID_VALUE)?,
+        allocType: enum_to_hip(b.conv().CUmemAllocationType, p.allocType.0).ok_or(INVALID_VALUE)?,
         handleTypes: handle_types_to_hip(b, p.handleTypes)?,
         location: location_to_hip(b, &p.location)?,
         win32SecurityAttributes: p.win32SecurityAttributes,
@@ -353,7 +360,7 @@ pub(crate) fn pool_props_to_hip(
     })
 }
 
-fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPoolProps {
+pub(crate) fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPoolProps {
     // SAFETY: zeroed POD.
     let mut c: CUmemPoolProps = unsafe { core::mem::zeroed() };
     c.allocType = CUmemAllocationType(enum_to_cuda(b.conv().CUmemAllocationType, h.allocType));
@@ -375,7 +382,7 @@ pub(crate) unsafe fn cuMemPoolCreate(
     if pool.is_null() || poolProps.is_null() {
         return INVALID_VALUE;
     }
-    let t = tri!(drv_table(b));
+    let t = tri!(table::<CUresult>(b));
     let mut m: hipMemPool_t = core::ptr::null_mut();
     // SAFETY: non-NULL.
     let c = unsafe { &*poolProps };
@@ -414,90 +421,311 @@ pub(crate) unsafe fn cuMemPoolCreate(
     b.cu(e)
 }
 
-/// `cuGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (HIP 6.2+): pool properties rebuilt,
-/// access descriptors checked to use the values HIP shares with CUDA, and the address copied
-/// back as a `CUdeviceptr`.
-pub(crate) unsafe fn cuGraphAddMemAllocNode(
+// ------------------------------------------------------------ prefetch, advice, default pool (Driver)
+
+/// `cuMemPrefetchAsync` (CUDA 13, `CUmemLocation`) → `hipMemPrefetchAsync`: the location
+/// becomes a device ordinal (`hipCpuDeviceId` for the host); `flags` must be 0 as on CUDA.
+pub(crate) unsafe fn cuMemPrefetchAsync(
     b: &HipBackend,
-    phGraphNode: *mut CUgraphNode,
-    hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
-    numDependencies: usize,
-    nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+    devPtr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: c_uint,
+    hStream: CUstream,
 ) -> CUresult {
-    if phGraphNode.is_null() || nodeParams.is_null() {
+    if flags != 0 {
         return INVALID_VALUE;
     }
-    let f = drv_fn!(b, hipGraphAddMemAllocNode);
-    // SAFETY: non-NULL.
-    let c = unsafe { &mut *nodeParams };
-    if c.accessDescCount > 0 && c.accessDescs.is_null() {
+    let dev = tri!(location_to_device(location.type_.0, location.id).map_err(CUresult::from));
+    let f = hip_fn!(b, hipMemPrefetchAsync);
+    let s = stream_to_hip(b.platform(), hStream);
+    // SAFETY: caller's range and stream; HIP validates them.
+    b.cu(unsafe { f(ptr(devPtr), count, dev, s) })
+}
+
+/// `cuMemAdvise` (CUDA 13, `CUmemLocation`) → `hipMemAdvise`: the advice renumbered through
+/// the tables; the location (used by the preferred-location and accessed-by advice) becomes a
+/// device ordinal; for the other advice CUDA ignores it and `hipCpuDeviceId` is passed.
+pub(crate) unsafe fn cuMemAdvise(
+    b: &HipBackend,
+    devPtr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    location: CUmemLocation,
+) -> CUresult {
+    let uses_location = matches!(
+        advice,
+        CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION
+            | CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY
+            | CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY
+    );
+    let a = tri!(enum_to_hip(b.conv().CUmem_advise, advice.0).ok_or(INVALID_VALUE));
+    let dev = if uses_location {
+        tri!(location_to_device(location.type_.0, location.id).map_err(CUresult::from))
+    } else {
+        HIP_CPU_DEVICE_ID
+    };
+    let f = hip_fn!(b, hipMemAdvise);
+    // SAFETY: caller's range; HIP validates it.
+    b.cu(unsafe { f(ptr(devPtr), count, a as _, dev) })
+}
+
+/// `cuMemGetDefaultMemPool` (CUDA 13) → `hipDeviceGetDefaultMemPool`: a device location and
+/// pinned allocations are what HIP has; host locations are not supported.
+pub(crate) unsafe fn cuMemGetDefaultMemPool(
+    b: &HipBackend,
+    pool_out: *mut CUmemoryPool,
+    location: *mut CUmemLocation,
+    type_: CUmemAllocationType,
+) -> CUresult {
+    if pool_out.is_null() || location.is_null() {
         return INVALID_VALUE;
     }
-    for i in 0..c.accessDescCount {
-        // SAFETY: caller's array of `accessDescCount` entries.
-        let d = unsafe { &*c.accessDescs.add(i) };
-        let same_loc = b
-            .conv()
-            .CUmemLocationType
-            .to_hip(i64::from(d.location.type_.0))
-            == Some(i64::from(d.location.type_.0));
-        let same_flags =
-            b.conv().CUmemAccess_flags.to_hip(i64::from(d.flags.0)) == Some(i64::from(d.flags.0));
-        if !same_loc || !same_flags {
-            return NOT_SUPPORTED;
-        }
+    if type_ != CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED {
+        return if type_ == CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED {
+            NOT_SUPPORTED
+        } else {
+            INVALID_VALUE
+        };
     }
-    let mut h = hipMemAllocNodeParams {
-        poolProps: tri!(pool_props_to_hip(b, &c.poolProps)),
-        // Same layout and (checked) values.
-        accessDescs: c.accessDescs.cast(),
-        accessDescCount: c.accessDescCount,
-        bytesize: c.bytesize,
-        dptr: core::ptr::null_mut(),
-    };
-    // SAFETY: `h` lives for the call; caller's handles.
-    let e = unsafe {
-        f(
-            phGraphNode.cast(),
-            hGraph.cast(),
-            dependencies.cast(),
-            numDependencies,
-            &mut h,
-        )
-    };
-    if e == HIP_SUCCESS {
-        c.dptr = h.dptr as usize as u64;
+    // SAFETY: non-NULL location from the caller.
+    let l = unsafe { &*location };
+    if l.type_ != CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE {
+        return if l.type_.0 == 0 || l.type_.0 > 4 {
+            INVALID_VALUE
+        } else {
+            NOT_SUPPORTED
+        };
+    }
+    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
+    let mut p: hipMemPool_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; HIP validates the ordinal.
+    let e = unsafe { f(&mut p, l.id) };
+    if e == super::support::HIP_SUCCESS {
+        // SAFETY: checked non-NULL.
+        unsafe { *pool_out = p.cast() };
     }
     b.cu(e)
 }
 
-/// `cuGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (HIP 6.2+): HIP's struct
-/// read back into CUDA's (the access descriptors point at HIP's array, same layout).
-pub(crate) unsafe fn cuGraphMemAllocNodeGetParams(
+// ------------------------------------------------------------ Runtime
+
+/// A CUDA memory location in HIP's struct (the location type through the table: HIP has
+/// device locations only before 6.x).
+pub(crate) fn rt_location_to_hip(
+    conv: &ConvTables,
+    loc: &cudaMemLocation,
+) -> Result<hipMemLocation, cudaError_t> {
+    if anycuda_api::CudaEnum::name(loc.type_).is_none() {
+        return Err(cudaError_t::cudaErrorInvalidValue);
+    }
+    let t = enum_to_hip(conv.cudaMemLocationType, loc.type_.0)
+        .ok_or(cudaError_t::cudaErrorNotSupported)?;
+    Ok(hipMemLocation {
+        type_: t,
+        id: loc.id,
+    })
+}
+
+/// `cudaMemPoolProps` (CUDA 13) → HIP's (6.x+ layout; HIP 5.2's is the same with `maxSize`
+/// still reserved, so a non-zero `maxSize` is not supported there). `usage` (hardware
+/// decompression pools) has no HIP counterpart.
+pub(crate) fn rt_pool_props_to_hip(
+    conv: &ConvTables,
+    p: &cudaMemPoolProps,
+    hip52: bool,
+) -> Result<hipMemPoolProps, cudaError_t> {
+    if p.usage != 0 || (hip52 && p.maxSize != 0) {
+        return Err(cudaError_t::cudaErrorNotSupported);
+    }
+    if anycuda_api::CudaEnum::name(p.allocType).is_none() {
+        return Err(cudaError_t::cudaErrorInvalidValue);
+    }
+    let alloc = enum_to_hip(conv.cudaMemAllocationType, p.allocType.0)
+        .ok_or(cudaError_t::cudaErrorNotSupported)?;
+    // Handle types are a bit set of single-bit enumerators.
+    let mut handles = 0u32;
+    let mut rest = p.handleTypes.0;
+    while rest != 0 {
+        let bit = rest & rest.wrapping_neg();
+        rest &= !bit;
+        handles |= enum_to_hip(conv.cudaMemAllocationHandleType, bit)
+            .ok_or(cudaError_t::cudaErrorNotSupported)?;
+    }
+    Ok(hipMemPoolProps {
+        allocType: alloc,
+        handleTypes: handles,
+        location: rt_location_to_hip(conv, &p.location)?,
+        win32SecurityAttributes: p.win32SecurityAttributes,
+        maxSize: p.maxSize,
+        reserved: [0; 56],
+    })
+}
+
+/// A CUDA access descriptor in HIP's words (location type and flags through the tables).
+pub(crate) fn access_desc_to_hip(
+    conv: &ConvTables,
+    d: &cudaMemAccessDesc,
+) -> Result<hipMemAccessDesc, cudaError_t> {
+    Ok(hipMemAccessDesc {
+        location: rt_location_to_hip(conv, &d.location)?,
+        flags: enum_to_hip(conv.cudaMemAccessFlags, d.flags.0)
+            .ok_or(cudaError_t::cudaErrorInvalidValue)?,
+    })
+}
+
+/// `cudaMemAdvise` (CUDA 13: a `cudaMemLocation`) → `hipMemAdvise` with the location as a
+/// device ordinal (`hipCpuDeviceId` for the host) and the advice through the table.
+pub(crate) unsafe fn cudaMemAdvise(
     b: &HipBackend,
-    hNode: CUgraphNode,
-    params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
-) -> CUresult {
-    if params_out.is_null() {
-        return INVALID_VALUE;
+    devPtr: *const c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipMemAdvise);
+    if anycuda_api::CudaEnum::name(advice).is_none() {
+        return cudaError_t::cudaErrorInvalidValue;
     }
-    let f = drv_fn!(b, hipGraphMemAllocNodeGetParams);
-    // SAFETY: zeroed POD filled by HIP.
-    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    let e = unsafe { f(hNode.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe {
-            *params_out = CUDA_MEM_ALLOC_NODE_PARAMS {
-                poolProps: pool_props_to_cuda(b, &h.poolProps),
-                accessDescs: h.accessDescs.cast(),
-                accessDescCount: h.accessDescCount,
-                bytesize: h.bytesize,
-                dptr: h.dptr as usize as u64,
-            };
+    let Some(adv) = enum_to_hip(b.conv().cudaMemoryAdvise, advice.0) else {
+        return cudaError_t::cudaErrorNotSupported;
+    };
+    let dev = match location_to_device(location.type_.0, location.id) {
+        Ok(d) => d,
+        Err(e) => return e.into(),
+    };
+    // SAFETY: pointer and range are the caller's (CUDA's contract).
+    b.rt(unsafe { f(devPtr, count, adv, dev) })
+}
+
+/// `cudaMemPrefetchAsync` (CUDA 13: location and flags) → `hipMemPrefetchAsync` with the
+/// location as a device ordinal; `flags` is reserved (non-zero: `cudaErrorInvalidValue`).
+pub(crate) unsafe fn cudaMemPrefetchAsync(
+    b: &HipBackend,
+    devPtr: *const c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipMemPrefetchAsync);
+    if flags != 0 {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    let dev = match location_to_device(location.type_.0, location.id) {
+        Ok(d) => d,
+        Err(e) => return e.into(),
+    };
+    // SAFETY: as CUDA's contract; the stream handle translated.
+    b.rt(unsafe {
+        f(
+            devPtr,
+            count,
+            dev,
+            stream_to_hip(b.platform(), stream.cast()),
+        )
+    })
+}
+
+/// `cudaMemPoolCreate` → `hipMemPoolCreate`: `cudaMemPoolProps` rebuilt (enums through the
+/// tables; HIP 5.2's layout where `maxSize` is reserved). HIP's NVIDIA platform: the struct is
+/// CUDA's and passes unchanged.
+pub(crate) unsafe fn cudaMemPoolCreate(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    poolProps: *const cudaMemPoolProps,
+) -> cudaError_t {
+    if memPool.is_null() || poolProps.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    let out = memPool.cast();
+    if nvidia(b) {
+        let f = hip_fn!(b, hipMemPoolCreate__hip5_2);
+        // SAFETY: `hipMemPoolProps` is `cudaMemPoolProps` on that platform.
+        return b.rt(unsafe { f(out, poolProps.cast()) });
+    }
+    let hip52 = pre_r0600(b);
+    // SAFETY: non-NULL descriptor from the caller.
+    let h = match rt_pool_props_to_hip(b.conv(), unsafe { &*poolProps }, hip52) {
+        Ok(h) => h,
+        Err(e) => return e,
+    };
+    if hip52 {
+        let f = hip_fn!(b, hipMemPoolCreate__hip5_2);
+        // SAFETY: both layouts are 88 bytes with the same leading fields; 5.2's reserved bytes
+        // are `maxSize` (checked zero) and the zeroed reserved tail.
+        let h52: hipMemPoolProps__hip5_2 = unsafe { core::mem::transmute(h) };
+        // SAFETY: `h52` lives for the call.
+        b.rt(unsafe { f(out, &h52) })
+    } else {
+        let f = hip_fn!(b, hipMemPoolCreate);
+        // SAFETY: `h` lives for the call.
+        b.rt(unsafe { f(out, &h) })
+    }
+}
+
+/// `cudaMemGetDefaultMemPool` (CUDA 13, no HIP counterpart under that name) →
+/// `hipDeviceGetDefaultMemPool` for a device location and pinned allocations; host locations
+/// and managed pools have no HIP counterpart (`cudaErrorNotSupported`).
+pub(crate) unsafe fn cudaMemGetDefaultMemPool(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
+    if memPool.is_null() || location.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    match type_ {
+        cudaMemAllocationType::cudaMemAllocationTypePinned => {}
+        cudaMemAllocationType::cudaMemAllocationTypeManaged => {
+            return cudaError_t::cudaErrorNotSupported
         }
+        _ => return cudaError_t::cudaErrorInvalidValue,
     }
-    b.cu(e)
+    // SAFETY: non-NULL from the caller.
+    let loc = unsafe { *location };
+    match loc.type_ {
+        cudaMemLocationType::cudaMemLocationTypeDevice => {}
+        cudaMemLocationType::cudaMemLocationTypeHost
+        | cudaMemLocationType::cudaMemLocationTypeHostNuma
+        | cudaMemLocationType::cudaMemLocationTypeHostNumaCurrent => {
+            return cudaError_t::cudaErrorNotSupported
+        }
+        _ => return cudaError_t::cudaErrorInvalidValue,
+    }
+    // SAFETY: valid out-pointer.
+    b.rt(unsafe { f(memPool.cast(), loc.id) })
+}
+
+/// `cudaMipmappedArrayGetMemoryRequirements` → `hipMipmappedArrayGetMemoryRequirements`:
+/// HIP's struct orders `alignment` before `size` and has no reserved words (zeroed here).
+pub(crate) unsafe fn cudaMipmappedArrayGetMemoryRequirements(
+    b: &HipBackend,
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    mipmap: cudaMipmappedArray_t,
+    device: c_int,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipMipmappedArrayGetMemoryRequirements);
+    if memoryRequirements.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    let mut h = hipArrayMemoryRequirements {
+        alignment: 0,
+        size: 0,
+    };
+    // SAFETY: `h` is a valid out-struct; the handle is the caller's.
+    let e = b.rt(unsafe { f(&mut h, mipmap.cast(), device) });
+    if e == cudaError_t::cudaSuccess {
+        // SAFETY: non-NULL out-pointer from the caller.
+        unsafe {
+            memoryRequirements.write(cudaArrayMemoryRequirements {
+                size: h.size,
+                alignment: h.alignment,
+                reserved: [0; 4],
+            })
+        };
+    }
+    e
 }

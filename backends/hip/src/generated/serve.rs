@@ -3,8 +3,8 @@
 //!
 //! Each served function either forwards to its HIP counterpart with every argument translated
 //! (handles cast, enums and flags through `crate::conv`, HIP errors back to CUDA codes) or, when
-//! listed in `codegen/hip-adapted.txt`, calls the hand-written `crate::adapt` function of the same
-//! name. Everything else keeps the trait default (not supported); `DRIVER_NOT_SERVED` and
+//! listed in `codegen/hip-adapted.txt`, calls the hand-written function of the same name in the
+//! `crate::adapt` room the index names. Everything else keeps the trait default (not supported); `DRIVER_NOT_SERVED` and
 //! `RUNTIME_NOT_SERVED` say why.
 #![allow(
     missing_docs,
@@ -108,7 +108,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxCreate(self, pctx, ctxCreateParams, flags, dev) }
+        unsafe {
+            crate::adapt::context::cuCtxCreate(self, pctx, ctxCreateParams, flags, dev)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -116,7 +118,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxDestroy(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxDestroy(self, ctx) }
     }
     /// `cuCtxDisablePeerAccess` → `hipCtxDisablePeerAccess`.
     #[inline]
@@ -212,7 +214,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetCurrent(self, pctx) }
+        unsafe { crate::adapt::context::cuCtxGetCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -220,7 +222,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         device: *mut anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetDevice(self, device) }
+        unsafe { crate::adapt::context::cuCtxGetDevice(self, device) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -229,7 +231,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         device: *mut anycuda_api::driver::CUdevice,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetDevice_v2(self, device, ctx) }
+        unsafe { crate::adapt::context::cuCtxGetDevice_v2(self, device, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -237,7 +239,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         flags: *mut ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetFlags(self, flags) }
+        unsafe { crate::adapt::context::cuCtxGetFlags(self, flags) }
     }
     /// `cuCtxGetLimit` → `hipDeviceGetLimit`.
     #[inline]
@@ -317,7 +319,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxPopCurrent(self, pctx) }
+        unsafe { crate::adapt::context::cuCtxPopCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -325,7 +327,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxPushCurrent(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxPushCurrent(self, ctx) }
     }
     /// `cuCtxSetCacheConfig` → `hipCtxSetCacheConfig`.
     #[inline]
@@ -359,7 +361,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSetCurrent(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxSetCurrent(self, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -367,7 +369,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSetFlags(self, flags) }
+        unsafe { crate::adapt::context::cuCtxSetFlags(self, flags) }
     }
     /// `cuCtxSetLimit` → `hipDeviceSetLimit`.
     #[inline]
@@ -425,7 +427,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuCtxSynchronize(&self) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSynchronize(self) }
+        unsafe { crate::adapt::context::cuCtxSynchronize(self) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -433,7 +435,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSynchronize_v2(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxSynchronize_v2(self, ctx) }
     }
     /// `cuDestroyExternalMemory` → `hipDestroyExternalMemory`.
     #[inline]
@@ -523,7 +525,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attrib: anycuda_api::driver::CUdevice_attribute,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDeviceGetAttribute(self, pi, attrib, dev) }
+        unsafe { crate::adapt::properties::cuDeviceGetAttribute(self, pi, attrib, dev) }
     }
     /// `cuDeviceGetByPCIBusId` → `hipDeviceGetByPCIBusId`.
     #[inline]
@@ -686,7 +688,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         prop: *mut anycuda_api::driver::CUdevprop,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDeviceGetProperties(self, prop, dev) }
+        unsafe { crate::adapt::properties::cuDeviceGetProperties(self, prop, dev) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -698,7 +700,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuDeviceGetTexture1DLinearMaxWidth(
+            crate::adapt::texture::cuDeviceGetTexture1DLinearMaxWidth(
                 self,
                 maxWidthInElements,
                 format,
@@ -746,7 +748,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: *mut ::core::ffi::c_uint,
         active: *mut ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxGetState(self, dev, flags, active) }
+        unsafe {
+            crate::adapt::context::cuDevicePrimaryCtxGetState(self, dev, flags, active)
+        }
     }
     /// `cuDevicePrimaryCtxRelease` → `hipDevicePrimaryCtxRelease`.
     #[inline]
@@ -769,7 +773,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxReset(self, dev) }
+        unsafe { crate::adapt::context::cuDevicePrimaryCtxReset(self, dev) }
     }
     /// `cuDevicePrimaryCtxRetain` → `hipDevicePrimaryCtxRetain`.
     #[inline]
@@ -794,7 +798,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dev: anycuda_api::driver::CUdevice,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxSetFlags(self, dev, flags) }
+        unsafe { crate::adapt::context::cuDevicePrimaryCtxSetFlags(self, dev, flags) }
     }
     /// `cuDeviceSetGraphMemAttribute` → `hipDeviceSetGraphMemAttribute`.
     #[inline]
@@ -884,13 +888,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipEventCreateWithFlags else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_event_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phEvent as _, h_Flags) };
         self.cu(hip_r)
@@ -958,7 +964,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hEvent as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -983,7 +989,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hEvent as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 flags,
             )
         };
@@ -1061,7 +1067,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         state: *mut anycuda_api::driver::CUfunctionLoadingState,
         function: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncIsLoaded(self, state, function) }
+        unsafe { crate::adapt::module::cuFuncIsLoaded(self, state, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1069,7 +1075,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         function: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncLoad(self, function) }
+        unsafe { crate::adapt::module::cuFuncLoad(self, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1079,7 +1085,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attrib: anycuda_api::driver::CUfunction_attribute,
         value: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetAttribute(self, hfunc, attrib, value) }
+        unsafe { crate::adapt::module::cuFuncSetAttribute(self, hfunc, attrib, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1090,7 +1096,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         y: ::core::ffi::c_int,
         z: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetBlockShape(self, hfunc, x, y, z) }
+        unsafe { crate::adapt::launch_legacy::cuFuncSetBlockShape(self, hfunc, x, y, z) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1099,7 +1105,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         config: anycuda_api::driver::CUfunc_cache,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetCacheConfig(self, hfunc, config) }
+        unsafe { crate::adapt::module::cuFuncSetCacheConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1108,7 +1114,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         config: anycuda_api::driver::CUsharedconfig,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetSharedMemConfig(self, hfunc, config) }
+        unsafe { crate::adapt::module::cuFuncSetSharedMemConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1117,7 +1123,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         bytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetSharedSize(self, hfunc, bytes) }
+        unsafe { crate::adapt::launch_legacy::cuFuncSetSharedSize(self, hfunc, bytes) }
     }
     /// `cuGraphAddBatchMemOpNode` → `hipGraphAddBatchMemOpNode`.
     #[inline]
@@ -1184,7 +1190,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddDependencies(
+            crate::adapt::graph::cuGraphAddDependencies(
                 self,
                 hGraph,
                 from,
@@ -1360,7 +1366,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         nodeParams: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddMemAllocNode(
+            crate::adapt::graph::cuGraphAddMemAllocNode(
                 self,
                 phGraphNode,
                 hGraph,
@@ -1409,7 +1415,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddMemcpyNode(
+            crate::adapt::graph::cuGraphAddMemcpyNode(
                 self,
                 phGraphNode,
                 hGraph,
@@ -1808,7 +1814,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphExecMemcpyNodeSetParams(
+            crate::adapt::graph::cuGraphExecMemcpyNodeSetParams(
                 self,
                 hGraphExec,
                 hNode,
@@ -1850,7 +1856,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hGraph: anycuda_api::driver::CUgraph,
         resultInfo: *mut anycuda_api::driver::CUgraphExecUpdateResultInfo,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo) }
+        unsafe {
+            crate::adapt::graph::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo)
+        }
     }
     /// `cuGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
     #[inline]
@@ -1927,7 +1935,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numEdges: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphGetEdges(self, hGraph, from, to, edgeData, numEdges)
+            crate::adapt::graph::cuGraphGetEdges(
+                self,
+                hGraph,
+                from,
+                to,
+                edgeData,
+                numEdges,
+            )
         }
     }
     /// `cuGraphGetNodes` → `hipGraphGetNodes`.
@@ -2039,7 +2054,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         instantiateParams: *mut anycuda_api::driver::CUDA_GRAPH_INSTANTIATE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphInstantiateWithParams(
+            crate::adapt::graph::cuGraphInstantiateWithParams(
                 self,
                 phGraphExec,
                 hGraph,
@@ -2079,7 +2094,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hGraphExec as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2091,7 +2106,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         params_out: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemAllocNodeGetParams(self, hNode, params_out) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemAllocNodeGetParams(self, hNode, params_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2100,7 +2117,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         dptr_out: *mut anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2109,7 +2128,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *mut anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2118,7 +2139,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2127,7 +2150,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *mut anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemsetNodeGetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemsetNodeGetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2136,7 +2161,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *const anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemsetNodeSetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemsetNodeSetParams(self, hNode, nodeParams)
+        }
     }
     /// `cuGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     #[inline]
@@ -2165,7 +2192,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphNodeGetDependencies(
+            crate::adapt::graph::cuGraphNodeGetDependencies(
                 self,
                 hNode,
                 dependencies,
@@ -2184,7 +2211,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependentNodes: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphNodeGetDependentNodes(
+            crate::adapt::graph::cuGraphNodeGetDependentNodes(
                 self,
                 hNode,
                 dependentNodes,
@@ -2285,7 +2312,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphRemoveDependencies(
+            crate::adapt::graph::cuGraphRemoveDependencies(
                 self,
                 hGraph,
                 from,
@@ -2329,7 +2356,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hGraphExec as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2352,7 +2379,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 count as _,
                 resources as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2410,7 +2437,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 count as _,
                 resources as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2457,7 +2484,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         Flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuInit(self, Flags) }
+        unsafe { crate::adapt::context::cuInit(self, Flags) }
     }
     /// `cuIpcCloseMemHandle` → `hipIpcCloseMemHandle`.
     #[inline]
@@ -2675,7 +2702,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         f: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuLaunch(self, f) }
+        unsafe { crate::adapt::launch_legacy::cuLaunch(self, f) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2693,7 +2720,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         kernelParams: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchCooperativeKernel(
+            crate::adapt::launch::cuLaunchCooperativeKernel(
                 self,
                 f,
                 gridDimX,
@@ -2716,7 +2743,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         grid_width: ::core::ffi::c_int,
         grid_height: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuLaunchGrid(self, f, grid_width, grid_height) }
+        unsafe {
+            crate::adapt::launch_legacy::cuLaunchGrid(self, f, grid_width, grid_height)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2728,7 +2757,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchGridAsync(self, f, grid_width, grid_height, hStream)
+            crate::adapt::launch_legacy::cuLaunchGridAsync(
+                self,
+                f,
+                grid_width,
+                grid_height,
+                hStream,
+            )
         }
     }
     /// `cuLaunchHostFunc` → `hipLaunchHostFunc`.
@@ -2748,7 +2783,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 h_fn_,
                 userData,
             )
@@ -2772,7 +2807,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         extra: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchKernel(
+            crate::adapt::launch::cuLaunchKernel(
                 self,
                 f,
                 gridDimX,
@@ -2903,7 +2938,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkAddData(
+            crate::adapt::module::cuLinkAddData(
                 self,
                 state,
                 type_,
@@ -2928,7 +2963,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkAddFile(
+            crate::adapt::module::cuLinkAddFile(
                 self,
                 state,
                 type_,
@@ -2966,7 +3001,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         stateOut: *mut anycuda_api::driver::CUlinkState,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkCreate(self, numOptions, options, optionValues, stateOut)
+            crate::adapt::module::cuLinkCreate(
+                self,
+                numOptions,
+                options,
+                optionValues,
+                stateOut,
+            )
         }
     }
     /// `cuLinkDestroy` → `hipLinkDestroy`.
@@ -3033,7 +3074,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         advice: anycuda_api::driver::CUmem_advise,
         location: anycuda_api::driver::CUmemLocation,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemAdvise(self, devPtr, count, advice, location) }
+        unsafe {
+            crate::adapt::memory::cuMemAdvise(self, devPtr, count, advice, location)
+        }
     }
     /// `cuMemAlloc` → `hipMalloc`.
     #[inline]
@@ -3069,7 +3112,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 dptr as _,
                 bytesize,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3094,7 +3137,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dptr as _,
                 bytesize,
                 pool as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3129,13 +3172,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMallocManaged else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(dptr as _, bytesize, h_flags) };
         self.cu(hip_r)
@@ -3170,7 +3215,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         prop: *const anycuda_api::driver::CUmemAllocationProp,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemCreate(self, handle, size, prop, flags) }
+        unsafe { crate::adapt::memory::cuMemCreate(self, handle, size, prop, flags) }
     }
     /// `cuMemDiscardAndPrefetchBatchAsync` → `hipDrvMemDiscardAndPrefetchBatchAsync`.
     #[inline]
@@ -3203,7 +3248,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3233,7 +3278,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 sizes,
                 count,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3303,7 +3348,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 dptr as usize as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3366,7 +3411,12 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         option: anycuda_api::driver::CUmemAllocationGranularity_flags,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemGetAllocationGranularity(self, granularity, prop, option)
+            crate::adapt::memory::cuMemGetAllocationGranularity(
+                self,
+                granularity,
+                prop,
+                option,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -3377,7 +3427,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         handle: anycuda_api::driver::CUmemGenericAllocationHandle,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemGetAllocationPropertiesFromHandle(self, prop, handle)
+            crate::adapt::memory::cuMemGetAllocationPropertiesFromHandle(
+                self,
+                prop,
+                handle,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -3388,7 +3442,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         location: *mut anycuda_api::driver::CUmemLocation,
         type_: anycuda_api::driver::CUmemAllocationType,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemGetDefaultMemPool(self, pool_out, location, type_) }
+        unsafe {
+            crate::adapt::memory::cuMemGetDefaultMemPool(self, pool_out, location, type_)
+        }
     }
     /// `cuMemGetHandleForAddressRange` → `hipMemGetHandleForAddressRange`.
     #[inline]
@@ -3483,13 +3539,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostMalloc else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_host_alloc_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pp, bytesize, h_Flags) };
         self.cu(hip_r)
@@ -3536,7 +3594,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_pFlags, p) };
         if hip_r == 0 && !pFlags.is_null() {
             unsafe {
-                *pFlags = crate::flags_to_cuda(
+                *pFlags = crate::conv::flags_to_cuda(
                     self.conv.cu_host_alloc_flags,
                     h_pFlags as u64,
                 ) as _
@@ -3558,13 +3616,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostRegister else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_host_register_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(p, bytesize, h_Flags) };
         self.cu(hip_r)
@@ -3643,7 +3703,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pool: *mut anycuda_api::driver::CUmemoryPool,
         poolProps: *const anycuda_api::driver::CUmemPoolProps,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemPoolCreate(self, pool, poolProps) }
+        unsafe { crate::adapt::memory::cuMemPoolCreate(self, pool, poolProps) }
     }
     /// `cuMemPoolDestroy` → `hipMemPoolDestroy`.
     #[inline]
@@ -3888,7 +3948,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemPrefetchAsync(
+            crate::adapt::memory::cuMemPrefetchAsync(
                 self,
                 devPtr,
                 count,
@@ -3929,7 +3989,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4096,7 +4156,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         src: anycuda_api::driver::CUdeviceptr,
         ByteCount: usize,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy(self, dst, src, ByteCount) }
+        unsafe { crate::adapt::memcpy::cuMemcpy(self, dst, src, ByteCount) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4104,7 +4164,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2D(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4113,7 +4173,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2DAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4121,7 +4181,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2DUnaligned(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2DUnaligned(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4129,7 +4189,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3D(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4138,7 +4198,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4146,7 +4206,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DPeer(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DPeer(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4155,7 +4215,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4166,7 +4226,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpyAsync(self, dst, src, ByteCount, hStream) }
+        unsafe {
+            crate::adapt::memcpy::cuMemcpyAsync(self, dst, src, ByteCount, hStream)
+        }
     }
     /// `cuMemcpyAtoA` → `hipMemcpyAtoA`.
     #[inline]
@@ -4249,7 +4311,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 srcArray as _,
                 srcOffset,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4313,7 +4375,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 srcDevice as usize as _,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4355,7 +4417,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstHost,
                 srcDevice as usize as _,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4400,7 +4462,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstOffset,
                 srcHost,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4442,7 +4504,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 srcHost,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4458,7 +4520,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemcpyPeer(
+            crate::adapt::memcpy::cuMemcpyPeer(
                 self,
                 dstDevice,
                 dstContext,
@@ -4480,7 +4542,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemcpyPeerAsync(
+            crate::adapt::memcpy::cuMemcpyPeerAsync(
                 self,
                 dstDevice,
                 dstContext,
@@ -4528,7 +4590,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 us,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4544,7 +4606,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D16(self, dstDevice, dstPitch, us, Width, Height)
+            crate::adapt::memset::cuMemsetD2D16(
+                self,
+                dstDevice,
+                dstPitch,
+                us,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4559,7 +4628,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D16Async(
+            crate::adapt::memset::cuMemsetD2D16Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4581,7 +4650,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D32(self, dstDevice, dstPitch, ui, Width, Height)
+            crate::adapt::memset::cuMemsetD2D32(
+                self,
+                dstDevice,
+                dstPitch,
+                ui,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4596,7 +4672,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D32Async(
+            crate::adapt::memset::cuMemsetD2D32Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4618,7 +4694,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D8(self, dstDevice, dstPitch, uc, Width, Height)
+            crate::adapt::memset::cuMemsetD2D8(
+                self,
+                dstDevice,
+                dstPitch,
+                uc,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4633,7 +4716,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D8Async(
+            crate::adapt::memset::cuMemsetD2D8Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4681,7 +4764,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 ui as _,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4723,7 +4806,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 uc,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4851,7 +4934,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::driver::CUmoduleLoadingMode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuModuleGetLoadingMode(self, mode) }
+        unsafe { crate::adapt::module::cuModuleGetLoadingMode(self, mode) }
     }
     /// `cuModuleGetTexRef` → `hipModuleGetTexRef`.
     #[inline]
@@ -4913,7 +4996,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuModuleLoadDataEx(
+            crate::adapt::module::cuModuleLoadDataEx(
                 self,
                 module,
                 image,
@@ -5006,7 +5089,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         blockSizeLimit: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuOccupancyMaxPotentialBlockSize(
+            crate::adapt::module::cuOccupancyMaxPotentialBlockSize(
                 self,
                 minGridSize,
                 blockSize,
@@ -5030,7 +5113,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuOccupancyMaxPotentialBlockSizeWithFlags(
+            crate::adapt::module::cuOccupancyMaxPotentialBlockSizeWithFlags(
                 self,
                 minGridSize,
                 blockSize,
@@ -5049,7 +5132,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         numbytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetSize(self, hfunc, numbytes) }
+        unsafe { crate::adapt::launch_legacy::cuParamSetSize(self, hfunc, numbytes) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5059,7 +5142,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         offset: ::core::ffi::c_int,
         value: f32,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetf(self, hfunc, offset, value) }
+        unsafe { crate::adapt::launch_legacy::cuParamSetf(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5069,7 +5152,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         offset: ::core::ffi::c_int,
         value: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSeti(self, hfunc, offset, value) }
+        unsafe { crate::adapt::launch_legacy::cuParamSeti(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5080,7 +5163,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ptr: *mut ::core::ffi::c_void,
         numbytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetv(self, hfunc, offset, ptr, numbytes) }
+        unsafe {
+            crate::adapt::launch_legacy::cuParamSetv(self, hfunc, offset, ptr, numbytes)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5090,7 +5175,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attribute: anycuda_api::driver::CUpointer_attribute,
         ptr: anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuPointerGetAttribute(self, data, attribute, ptr) }
+        unsafe {
+            crate::adapt::pointer::cuPointerGetAttribute(self, data, attribute, ptr)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5102,7 +5189,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ptr: anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuPointerGetAttributes(
+            crate::adapt::pointer::cuPointerGetAttributes(
                 self,
                 numAttributes,
                 attributes,
@@ -5161,7 +5248,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.cu(hip_r)
@@ -5179,7 +5266,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamAddCallback(self, hStream, callback, userData, flags)
+            crate::adapt::stream::cuStreamAddCallback(
+                self,
+                hStream,
+                callback,
+                userData,
+                flags,
+            )
         }
     }
     /// `cuStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
@@ -5197,17 +5290,19 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamAttachMemAsync else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 dptr as usize as _,
                 length,
                 h_flags,
@@ -5235,7 +5330,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 count,
                 paramArray as _,
                 flags,
@@ -5268,7 +5363,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, h_mode)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, h_mode)
         };
         self.cu(hip_r)
     }
@@ -5284,7 +5379,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         mode: anycuda_api::driver::CUstreamCaptureMode,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamBeginCaptureToGraph(
+            crate::adapt::stream::cuStreamBeginCaptureToGraph(
                 self,
                 hStream,
                 hGraph,
@@ -5310,8 +5405,8 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(dst as *mut ::core::ffi::c_void) as _,
-                self.stream_to_hip(src as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, dst as _) as _,
+                crate::conv::stream_to_hip(self.platform, src as _) as _,
             )
         };
         self.cu(hip_r)
@@ -5329,13 +5424,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithFlags else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_stream_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phStream as _, h_Flags) };
         self.cu(hip_r)
@@ -5354,13 +5451,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithPriority else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phStream as _, h_flags, priority) };
         self.cu(hip_r)
@@ -5378,7 +5477,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5397,7 +5496,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 phGraph as _,
             )
         };
@@ -5416,7 +5515,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies_out: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamGetCaptureInfo(
+            crate::adapt::stream::cuStreamGetCaptureInfo(
                 self,
                 hStream,
                 captureStatus_out,
@@ -5435,7 +5534,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamGetCtx(self, hStream, pctx) }
+        unsafe { crate::adapt::stream::cuStreamGetCtx(self, hStream, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5445,7 +5544,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCtx: *mut anycuda_api::driver::CUcontext,
         pGreenCtx: *mut anycuda_api::driver::CUgreenCtx,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx) }
+        unsafe {
+            crate::adapt::stream::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx)
+        }
     }
     /// `cuStreamGetDevice` → `hipStreamGetDevice`.
     #[inline]
@@ -5462,7 +5563,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 device as _,
             )
         };
@@ -5488,12 +5589,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             &mut h_flags
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, hp_flags)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, hp_flags)
         };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(self.conv.cu_stream_flags, h_flags as u64)
-                    as _
+                *flags = crate::conv::flags_to_cuda(
+                    self.conv.cu_stream_flags,
+                    h_flags as u64,
+                ) as _
             };
         }
         self.cu(hip_r)
@@ -5512,7 +5615,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, streamId)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, streamId)
         };
         self.cu(hip_r)
     }
@@ -5530,7 +5633,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, priority)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, priority)
         };
         self.cu(hip_r)
     }
@@ -5557,7 +5660,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 hp_captureStatus,
             )
         };
@@ -5584,7 +5687,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5601,7 +5704,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5616,7 +5719,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamUpdateCaptureDependencies(
+            crate::adapt::stream::cuStreamUpdateCaptureDependencies(
                 self,
                 hStream,
                 dependencies,
@@ -5645,7 +5748,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 hEvent as _,
                 Flags,
             )
@@ -5661,7 +5764,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         value: anycuda_api::driver::cuuint32_t,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamWaitValue32(self, stream, addr, value, flags) }
+        unsafe {
+            crate::adapt::stream::cuStreamWaitValue32(self, stream, addr, value, flags)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5672,7 +5777,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         value: anycuda_api::driver::cuuint64_t,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamWaitValue64(self, stream, addr, value, flags) }
+        unsafe {
+            crate::adapt::stream::cuStreamWaitValue64(self, stream, addr, value, flags)
+        }
     }
     /// `cuStreamWriteValue32` → `hipStreamWriteValue32`.
     #[inline]
@@ -5694,7 +5801,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 addr as usize as _,
                 value as _,
                 flags,
@@ -5722,7 +5829,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 addr as usize as _,
                 value as _,
                 flags,
@@ -5847,7 +5954,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         dim: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
+        unsafe { crate::adapt::texture::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
     }
     /// `cuTexRefGetArray` → `hipTexRefGetArray`.
     #[inline]
@@ -5888,7 +5995,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pfm: *mut anycuda_api::driver::CUfilter_mode,
         hTexRef: anycuda_api::driver::CUtexref,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetFilterMode(self, pfm, hTexRef) }
+        unsafe { crate::adapt::texture::cuTexRefGetFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetFlags` → `hipTexRefGetFlags`.
     #[inline]
@@ -5960,7 +6067,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pfm: *mut anycuda_api::driver::CUfilter_mode,
         hTexRef: anycuda_api::driver::CUtexref,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
+        unsafe { crate::adapt::texture::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetMipmapLevelBias` → `hipTexRefGetMipmapLevelBias`.
     #[inline]
@@ -6043,7 +6150,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dim: ::core::ffi::c_int,
         am: anycuda_api::driver::CUaddress_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
+        unsafe { crate::adapt::texture::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
     }
     /// `cuTexRefSetArray` → `hipTexRefSetArray`.
     #[inline]
@@ -6085,7 +6192,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         fm: anycuda_api::driver::CUfilter_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetFilterMode(self, hTexRef, fm) }
+        unsafe { crate::adapt::texture::cuTexRefSetFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetFlags` → `hipTexRefSetFlags`.
     #[inline]
@@ -6154,7 +6261,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         fm: anycuda_api::driver::CUfilter_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
+        unsafe { crate::adapt::texture::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetMipmapLevelBias` → `hipTexRefSetMipmapLevelBias`.
     #[inline]
@@ -6219,7 +6326,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::driver::CUstreamCaptureMode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuThreadExchangeStreamCaptureMode(self, mode) }
+        unsafe { crate::adapt::stream::cuThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cuUserObjectCreate` → `hipUserObjectCreate`.
     #[inline]
@@ -6299,7 +6406,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.cu(hip_r)
@@ -6574,7 +6681,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: *mut ::core::ffi::c_int,
         prop: *const anycuda_api::runtime::cudaDeviceProp,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaChooseDevice(self, device, prop) }
+        unsafe { crate::adapt::properties::cudaChooseDevice(self, device, prop) }
     }
     /// `cudaDestroyExternalMemory` → `hipDestroyExternalMemory`.
     #[inline]
@@ -7167,13 +7274,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipEventCreateWithFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_event_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(event as _, h_flags) };
         self.rt(hip_r)
@@ -7241,7 +7350,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 event as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -7266,7 +7375,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 event as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 flags,
             )
         };
@@ -7353,7 +7462,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(devPtr, self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(devPtr, crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -7399,7 +7508,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: *mut anycuda_api::runtime::cudaFuncAttributes,
         func: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaFuncGetAttributes(self, attr, func) }
+        unsafe { crate::adapt::module::cudaFuncGetAttributes(self, attr, func) }
     }
     /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
     #[inline]
@@ -7550,7 +7659,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_flags) };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(
+                *flags = crate::conv::flags_to_cuda(
                     self.conv.cuda_device_flags,
                     h_flags as u64,
                 ) as _
@@ -7565,7 +7674,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         prop: *mut anycuda_api::runtime::cudaDeviceProp,
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGetDeviceProperties(self, prop, device) }
+        unsafe { crate::adapt::properties::cudaGetDeviceProperties(self, prop, device) }
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
     #[inline]
@@ -7687,7 +7796,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddDependencies(
+            crate::adapt::graph::cudaGraphAddDependencies(
                 self,
                 graph,
                 from,
@@ -7863,7 +7972,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddKernelNode(
+            crate::adapt::graph::cudaGraphAddKernelNode(
                 self,
                 pGraphNode,
                 graph,
@@ -7884,7 +7993,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddMemAllocNode(
+            crate::adapt::graph::cudaGraphAddMemAllocNode(
                 self,
                 pGraphNode,
                 graph,
@@ -8095,7 +8204,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pMemsetParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddMemsetNode(
+            crate::adapt::graph::cudaGraphAddMemsetNode(
                 self,
                 pGraphNode,
                 graph,
@@ -8117,7 +8226,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddNode(
+            crate::adapt::graph::cudaGraphAddNode(
                 self,
                 pGraphNode,
                 graph,
@@ -8432,7 +8541,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecKernelNodeSetParams(
+            crate::adapt::graph::cudaGraphExecKernelNodeSetParams(
                 self,
                 hGraphExec,
                 node,
@@ -8573,7 +8682,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecMemsetNodeSetParams(
+            crate::adapt::graph::cudaGraphExecMemsetNodeSetParams(
                 self,
                 hGraphExec,
                 node,
@@ -8590,7 +8699,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecNodeSetParams(self, graphExec, node, nodeParams)
+            crate::adapt::graph::cudaGraphExecNodeSetParams(
+                self,
+                graphExec,
+                node,
+                nodeParams,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -8602,7 +8716,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         resultInfo: *mut anycuda_api::runtime::cudaGraphExecUpdateResultInfo,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecUpdate(self, hGraphExec, hGraph, resultInfo)
+            crate::adapt::graph::cudaGraphExecUpdate(
+                self,
+                hGraphExec,
+                hGraph,
+                resultInfo,
+            )
         }
     }
     /// `cudaGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
@@ -8680,7 +8799,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numEdges: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphGetEdges(self, graph, from, to, edgeData, numEdges)
+            crate::adapt::graph::cudaGraphGetEdges(
+                self,
+                graph,
+                from,
+                to,
+                edgeData,
+                numEdges,
+            )
         }
     }
     /// `cudaGraphGetNodes` → `hipGraphGetNodes`.
@@ -8792,7 +8918,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         instantiateParams: *mut anycuda_api::runtime::cudaGraphInstantiateParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphInstantiateWithParams(
+            crate::adapt::graph::cudaGraphInstantiateWithParams(
                 self,
                 pGraphExec,
                 graph,
@@ -8823,7 +8949,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *mut anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphKernelNodeGetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphKernelNodeGetParams(self, node, pNodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -8832,7 +8960,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphKernelNodeSetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphKernelNodeSetParams(self, node, pNodeParams)
+        }
     }
     /// `cudaGraphLaunch` → `hipGraphLaunch`.
     #[inline]
@@ -8850,7 +8980,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 graphExec as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -8862,7 +8992,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         params_out: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemAllocNodeGetParams(self, node, params_out) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemAllocNodeGetParams(self, node, params_out)
+        }
     }
     /// `cudaGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`.
     #[inline]
@@ -9017,7 +9149,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *mut anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemsetNodeGetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemsetNodeGetParams(self, node, pNodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -9026,7 +9160,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemsetNodeSetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemsetNodeSetParams(self, node, pNodeParams)
+        }
     }
     /// `cudaGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     #[inline]
@@ -9055,7 +9191,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNumDependencies: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphNodeGetDependencies(
+            crate::adapt::graph::cudaGraphNodeGetDependencies(
                 self,
                 node,
                 pDependencies,
@@ -9074,7 +9210,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNumDependentNodes: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphNodeGetDependentNodes(
+            crate::adapt::graph::cudaGraphNodeGetDependentNodes(
                 self,
                 node,
                 pDependentNodes,
@@ -9154,7 +9290,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphNodeSetParams(self, node, nodeParams) }
+        unsafe { crate::adapt::graph::cudaGraphNodeSetParams(self, node, nodeParams) }
     }
     /// `cudaGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
     #[inline]
@@ -9184,7 +9320,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphRemoveDependencies(
+            crate::adapt::graph::cudaGraphRemoveDependencies(
                 self,
                 graph,
                 from,
@@ -9228,7 +9364,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 graphExec as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9251,7 +9387,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 count,
                 resources as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9309,7 +9445,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 count,
                 resources as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9343,13 +9479,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostMalloc else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_host_alloc_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pHost, size, h_flags) };
         self.rt(hip_r)
@@ -9396,7 +9534,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_pFlags, pHost) };
         if hip_r == 0 && !pFlags.is_null() {
             unsafe {
-                *pFlags = crate::flags_to_cuda(
+                *pFlags = crate::conv::flags_to_cuda(
                     self.conv.cuda_host_alloc_flags,
                     h_pFlags as u64,
                 ) as _
@@ -9418,13 +9556,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostRegister else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_host_register_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(ptr, size, h_flags) };
         self.rt(hip_r)
@@ -9584,7 +9724,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaLaunchCooperativeKernel(
+            crate::adapt::launch::cudaLaunchCooperativeKernel(
                 self,
                 func,
                 gridDim,
@@ -9612,7 +9752,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 h_fn_,
                 userData,
             )
@@ -9645,7 +9785,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 h_blockDim,
                 args,
                 sharedMem,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9658,7 +9798,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         func: *const ::core::ffi::c_void,
         args: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaLaunchKernelExC(self, config, func, args) }
+        unsafe { crate::adapt::launch::cudaLaunchKernelExC(self, config, func, args) }
     }
     /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
     #[inline]
@@ -9854,7 +9994,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 devPtr,
                 size,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9879,7 +10019,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 ptr,
                 size,
                 memPool as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9914,13 +10054,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMallocManaged else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(devPtr, size, h_flags) };
         self.rt(hip_r)
@@ -9981,7 +10123,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         advice: anycuda_api::runtime::cudaMemoryAdvise,
         location: anycuda_api::runtime::cudaMemLocation,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemAdvise(self, devPtr, count, advice, location) }
+        unsafe {
+            crate::adapt::memory::cudaMemAdvise(self, devPtr, count, advice, location)
+        }
     }
     /// `cudaMemDiscardAndPrefetchBatchAsync` → `hipMemDiscardAndPrefetchBatchAsync`.
     #[inline]
@@ -10014,7 +10158,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10044,7 +10188,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 sizes,
                 count,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10057,7 +10201,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         location: *mut anycuda_api::runtime::cudaMemLocation,
         type_: anycuda_api::runtime::cudaMemAllocationType,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemGetDefaultMemPool(self, memPool, location, type_) }
+        unsafe {
+            crate::adapt::memory::cudaMemGetDefaultMemPool(
+                self,
+                memPool,
+                location,
+                type_,
+            )
+        }
     }
     /// `cudaMemGetInfo` → `hipMemGetInfo`.
     #[inline]
@@ -10110,7 +10261,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
         poolProps: *const anycuda_api::runtime::cudaMemPoolProps,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemPoolCreate(self, memPool, poolProps) }
+        unsafe { crate::adapt::memory::cudaMemPoolCreate(self, memPool, poolProps) }
     }
     /// `cudaMemPoolDestroy` → `hipMemPoolDestroy`.
     #[inline]
@@ -10355,7 +10506,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaMemPrefetchAsync(
+            crate::adapt::memory::cudaMemPrefetchAsync(
                 self,
                 devPtr,
                 count,
@@ -10396,7 +10547,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10635,7 +10786,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10720,7 +10871,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10805,7 +10956,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10816,7 +10967,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemcpy3D(self, p) }
+        unsafe { crate::adapt::memcpy::cudaMemcpy3D(self, p) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -10825,7 +10976,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemcpy3DAsync(self, p, stream) }
+        unsafe { crate::adapt::memcpy::cudaMemcpy3DAsync(self, p, stream) }
     }
     /// `cudaMemcpy3DPeer` → `hipMemcpy3DPeer`.
     #[inline]
@@ -10856,7 +11007,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(p as _, self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(p as _, crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -10895,7 +11046,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 src,
                 count,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11002,7 +11153,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 count,
                 offset,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11050,7 +11201,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 src,
                 srcDevice,
                 count,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11157,7 +11308,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 count,
                 offset,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11222,7 +11373,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 value,
                 width,
                 height,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11276,7 +11427,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 h_pitchedDevPtr,
                 value,
                 h_extent,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11301,7 +11452,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 devPtr,
                 value,
                 count,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11315,7 +11466,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaMipmappedArrayGetMemoryRequirements(
+            crate::adapt::memory::cudaMipmappedArrayGetMemoryRequirements(
                 self,
                 memoryRequirements,
                 mipmap,
@@ -11398,7 +11549,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attributes: *mut anycuda_api::runtime::cudaPointerAttributes,
         ptr: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaPointerGetAttributes(self, attributes, ptr) }
+        unsafe { crate::adapt::pointer::cudaPointerGetAttributes(self, attributes, ptr) }
     }
     /// `cudaRuntimeGetVersion` → `hipRuntimeGetVersion`.
     #[inline]
@@ -11421,7 +11572,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaSetDevice(self, device) }
+        unsafe { crate::adapt::context::cudaSetDevice(self, device) }
     }
     /// `cudaSetDeviceFlags` → `hipSetDeviceFlags`.
     #[inline]
@@ -11435,13 +11586,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipSetDeviceFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_device_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_flags) };
         self.rt(hip_r)
@@ -11484,7 +11637,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.rt(hip_r)
@@ -11502,7 +11655,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamAddCallback(self, stream, callback, userData, flags)
+            crate::adapt::stream::cudaStreamAddCallback(
+                self,
+                stream,
+                callback,
+                userData,
+                flags,
+            )
         }
     }
     /// `cudaStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
@@ -11520,17 +11679,19 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamAttachMemAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 devPtr,
                 length,
                 h_flags,
@@ -11563,7 +11724,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _, h_mode)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _, h_mode)
         };
         self.rt(hip_r)
     }
@@ -11579,7 +11740,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         mode: anycuda_api::runtime::cudaStreamCaptureMode,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamBeginCaptureToGraph(
+            crate::adapt::stream::cudaStreamBeginCaptureToGraph(
                 self,
                 stream,
                 graph,
@@ -11605,8 +11766,8 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(dst as *mut ::core::ffi::c_void) as _,
-                self.stream_to_hip(src as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, dst as _) as _,
+                crate::conv::stream_to_hip(self.platform, src as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11639,13 +11800,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pStream as _, h_flags) };
         self.rt(hip_r)
@@ -11664,13 +11827,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithPriority else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pStream as _, h_flags, priority) };
         self.rt(hip_r)
@@ -11688,7 +11853,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11707,7 +11872,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 pGraph as _,
             )
         };
@@ -11721,7 +11886,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaLaunchAttributeID,
         value_out: *mut anycuda_api::runtime::cudaLaunchAttributeValue,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaStreamGetAttribute(self, hStream, attr, value_out) }
+        unsafe {
+            crate::adapt::stream::cudaStreamGetAttribute(self, hStream, attr, value_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -11736,7 +11903,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies_out: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamGetCaptureInfo(
+            crate::adapt::stream::cudaStreamGetCaptureInfo(
                 self,
                 stream,
                 captureStatus_out,
@@ -11763,7 +11930,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 device as _,
             )
         };
@@ -11789,11 +11956,11 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             &mut h_flags
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, hp_flags)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, hp_flags)
         };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(
+                *flags = crate::conv::flags_to_cuda(
                     self.conv.cuda_stream_flags,
                     h_flags as u64,
                 ) as _
@@ -11815,7 +11982,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, streamId)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, streamId)
         };
         self.rt(hip_r)
     }
@@ -11833,7 +12000,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, priority)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, priority)
         };
         self.rt(hip_r)
     }
@@ -11860,7 +12027,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 hp_pCaptureStatus,
             )
         };
@@ -11887,7 +12054,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11904,7 +12071,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11919,7 +12086,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamUpdateCaptureDependencies(
+            crate::adapt::stream::cudaStreamUpdateCaptureDependencies(
                 self,
                 stream,
                 dependencies,
@@ -11948,7 +12115,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 event as _,
                 flags,
             )
@@ -11961,7 +12128,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::runtime::cudaStreamCaptureMode,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaThreadExchangeStreamCaptureMode(self, mode) }
+        unsafe { crate::adapt::stream::cudaThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cudaUserObjectCreate` → `hipUserObjectCreate`.
     #[inline]
@@ -12041,7 +12208,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.rt(hip_r)
