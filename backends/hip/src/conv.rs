@@ -433,3 +433,143 @@ const _: () = {
     assert!(D::CU_MEM_LOCATION_TYPE_HOST_NUMA.0 == R::cudaMemLocationTypeHostNuma.0);
     assert!(D::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT.0 == R::cudaMemLocationTypeHostNumaCurrent.0);
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anycuda_api::driver::CUmemLocationType as T;
+
+    /// The one edge rule on both APIs' types.
+    fn edges_both<E: EdgeData + core::fmt::Debug>(mk: fn(u8, u8, u8, u8) -> E) {
+        let mut e = [E::DEFAULT; 3];
+        // SAFETY: arrays of the given lengths, or NULL.
+        unsafe {
+            assert_eq!(check_default_edges(core::ptr::null::<E>(), 5), Ok(()));
+            assert_eq!(check_default_edges(e.as_ptr(), 3), Ok(()));
+            e[2] = mk(0, 0, 1, 0); // programmatic
+            assert_eq!(
+                check_default_edges(e.as_ptr(), 3),
+                Err(Refusal::NotSupported)
+            );
+            assert_eq!(check_default_edges(e.as_ptr(), 2), Ok(()));
+            e[0] = mk(1, 0, 0, 0); // a port
+            assert_eq!(
+                check_default_edges(e.as_ptr(), 1),
+                Err(Refusal::NotSupported)
+            );
+            e[0] = mk(0, 0, 0, 7); // reserved bytes must be zero
+            assert_eq!(
+                check_default_edges(e.as_ptr(), 1),
+                Err(Refusal::InvalidValue)
+            );
+            let mut out = [mk(9, 9, 9, 9); 4];
+            fill_default_edges(out.as_mut_ptr(), 3);
+            assert!(out[..3].iter().all(|x| x.parts() == (0, 0, 0, [0; 5])));
+            assert_eq!(out[3].parts(), (9, 9, 9, [9, 0, 0, 0, 0]));
+            fill_default_edges(core::ptr::null_mut::<E>(), 3);
+        }
+    }
+
+    #[test]
+    fn edge_data_rule_is_one_for_both_apis() {
+        edges_both(|f, t, k, r| CUgraphEdgeData {
+            from_port: f,
+            to_port: t,
+            type_: k,
+            reserved: [r, 0, 0, 0, 0],
+        });
+        edges_both(|f, t, k, r| cudaGraphEdgeData {
+            from_port: f,
+            to_port: t,
+            type_: k,
+            reserved: [r, 0, 0, 0, 0],
+        });
+    }
+
+    #[test]
+    fn locations_become_device_ordinals() {
+        let dev = T::CU_MEM_LOCATION_TYPE_DEVICE.0;
+        assert_eq!(location_to_device(dev, 3), Ok(3));
+        assert_eq!(location_to_device(dev, -1), Err(Refusal::InvalidDevice));
+        assert_eq!(
+            location_to_device(T::CU_MEM_LOCATION_TYPE_HOST.0, 7),
+            Ok(HIP_CPU_DEVICE_ID)
+        );
+        for numa in [
+            T::CU_MEM_LOCATION_TYPE_HOST_NUMA,
+            T::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT,
+        ] {
+            assert_eq!(location_to_device(numa.0, 0), Err(Refusal::NotSupported));
+        }
+        assert_eq!(
+            location_to_device(T::CU_MEM_LOCATION_TYPE_INVALID.0, 0),
+            Err(Refusal::InvalidValue)
+        );
+        assert_eq!(
+            CUresult::from(Refusal::InvalidDevice),
+            CUresult::CUDA_ERROR_INVALID_DEVICE
+        );
+        assert_eq!(
+            cudaError_t::from(Refusal::InvalidDevice),
+            cudaError_t::cudaErrorInvalidDevice
+        );
+    }
+
+    #[test]
+    fn flags_refusals_are_typed() {
+        let t = tables_for(50_221_153);
+        let m = t.cu_stream_flags;
+        assert_eq!(flags_to_hip(m, 0), Ok(0));
+        let non_blocking = m.hip_of("CU_STREAM_NON_BLOCKING").expect("mapped flag") as u64;
+        assert_eq!(flags_to_hip(m, 1), Ok(non_blocking));
+        // A bit that is no flag of the group.
+        assert_eq!(flags_to_hip(m, 1 << 20), Err(Refusal::InvalidValue));
+        // A CUDA flag this HIP lacks (if the group has one).
+        if let Some(missing) = m.entries.iter().find(|e| e.2.is_empty() && e.1 != 0) {
+            assert_eq!(
+                flags_to_hip(m, missing.1 as u64),
+                Err(Refusal::NotSupported)
+            );
+        }
+        assert_eq!(flags_to_cuda(m, non_blocking), 1);
+    }
+
+    #[test]
+    fn results_keep_the_fast_path_and_the_tables() {
+        let t = tables_for(50_221_153);
+        assert_eq!(CUresult::from_hip(t, 0), CUresult::CUDA_SUCCESS);
+        assert_eq!(cudaError_t::from_hip(t, 0), cudaError_t::cudaSuccess);
+        // hipErrorInvalidValue (1) is CUDA's invalid value on both APIs.
+        assert_eq!(CUresult::from_hip(t, 1), CUresult::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(
+            cudaError_t::from_hip(t, 1),
+            cudaError_t::cudaErrorInvalidValue
+        );
+        // A code no table knows keeps its raw value in the reserved range.
+        let unknown = CUresult::from_hip(t, 54_321);
+        assert_eq!(
+            anycuda_api::hallucinated::classify(unknown.0 as i64),
+            Some(Invented::Unknown(54_321))
+        );
+    }
+
+    #[test]
+    fn enum_values_both_ways() {
+        let t = tables_for(50_221_153);
+        let m = t.CUstreamCaptureMode;
+        for &(_, cuda, _, hip) in m.pairs {
+            assert_eq!(enum_to_hip(m, cuda as u32), Some(hip as u32));
+            assert_eq!(enum_to_cuda(m, hip as u32), cuda as u32);
+        }
+        assert_eq!(enum_to_hip(m, 12_345), None);
+    }
+
+    #[test]
+    fn legacy_stream_is_hips_null_stream_on_amd_only() {
+        let legacy = anycuda_api::driver::CU_STREAM_LEGACY;
+        assert!(stream_to_hip(Platform::Amd, legacy).is_null());
+        assert_eq!(stream_to_hip(Platform::Nvidia, legacy), legacy.cast());
+        let per_thread = 2usize as anycuda_api::driver::CUstream;
+        assert_eq!(stream_to_hip(Platform::Amd, per_thread), per_thread.cast());
+    }
+}

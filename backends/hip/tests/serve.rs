@@ -113,7 +113,10 @@ fn every_hip_adapted_entry_is_served_from_its_room() {
             DRIVER_SERVED.contains(&name) || RUNTIME_SERVED.contains(&name),
             "{name} is listed in codegen/hip-adapted.txt but not served"
         );
-        assert!(file.starts_with("adapt/"), "{name}: `{file}` is no adapt/ room");
+        assert!(
+            file.starts_with("adapt/"),
+            "{name}: `{file}` is no adapt/ room"
+        );
         let room = std::fs::read_to_string(src.join(file))
             .unwrap_or_else(|e| panic!("{name}: codegen/hip-adapted.txt names {file}: {e}"));
         assert!(
