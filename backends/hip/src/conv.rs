@@ -353,6 +353,25 @@ macro_rules! edge_data {
 }
 edge_data!(CUgraphEdgeData, cudaGraphEdgeData);
 
+// One layout for both edge types, so one static array of default edges serves both.
+const _: () = assert!(
+    core::mem::size_of::<CUgraphEdgeData>() == 8 && core::mem::size_of::<cudaGraphEdgeData>() == 8
+);
+
+/// The most dependencies for which [`default_edges`] can hand out edge data.
+pub(crate) const MAX_DEFAULT_EDGES: usize = 4096;
+
+/// `n` default edges that live forever (for outputs CUDA hands out as a pointer, e.g. a
+/// capture's dependencies: no allocation, nothing to free, valid however long the caller keeps
+/// it); `None` beyond [`MAX_DEFAULT_EDGES`].
+pub(crate) fn default_edges<E: EdgeData>(n: usize) -> Option<*const E> {
+    static DEFAULTS: [CUgraphEdgeData; MAX_DEFAULT_EDGES] =
+        [CUgraphEdgeData::DEFAULT; MAX_DEFAULT_EDGES];
+    // Every `EdgeData` type has `CUgraphEdgeData`'s layout (asserted above) and its default is
+    // all zero bytes, so the array reads as `n` default edges of `E`.
+    (n <= MAX_DEFAULT_EDGES).then(|| DEFAULTS.as_ptr().cast::<E>())
+}
+
 /// Checks CUDA edge data on input: `Ok(())` when `data` is NULL or every edge is the default
 /// one (what HIP's edge-less entry points mean).
 ///

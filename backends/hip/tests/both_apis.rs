@@ -231,3 +231,90 @@ fn memory_locations_alike() {
         }
     }
 }
+
+/// Capture info: the status is required, and edge data needs the dependency outputs, on both
+/// APIs alike (refused before HIP is called).
+#[test]
+fn capture_info_needs_its_outputs_alike() {
+    let Some(b) = hip() else { return };
+    let (mut cs, mut rs) = (
+        d::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
+        r::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone,
+    );
+    let (mut ce, mut re) = (null::<d::CUgraphEdgeData>(), null::<r::cudaGraphEdgeData>());
+    let mut n = 0usize;
+    // SAFETY: valid or NULL out-pointers; refused before HIP is called.
+    unsafe {
+        let (cu, rt) = (
+            b.cuStreamGetCaptureInfo(
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+            ),
+            b.cudaStreamGetCaptureInfo(
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+            ),
+        );
+        assert_eq!(cu, CUresult::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(rt, cudaError_t::cudaErrorInvalidValue);
+        // Edge data without the dependency array.
+        let cu = b.cuStreamGetCaptureInfo(
+            null_mut(),
+            &mut cs,
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            &mut ce,
+            &mut n,
+        );
+        let rt = b.cudaStreamGetCaptureInfo(
+            null_mut(),
+            &mut rs,
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            &mut re,
+            &mut n,
+        );
+        assert_eq!(cu, CUresult::CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(rt, cudaError_t::cudaErrorInvalidValue);
+    }
+}
+
+unsafe extern "C" fn never_cu(_: d::CUstream, _: CUresult, _: *mut core::ffi::c_void) {}
+unsafe extern "C" fn never_rt(_: r::cudaStream_t, _: cudaError_t, _: *mut core::ffi::c_void) {}
+
+/// Stream callbacks: a NULL callback or non-zero flags are invalid values on both APIs.
+#[test]
+fn callbacks_are_checked_alike() {
+    let Some(b) = hip() else { return };
+    // SAFETY: refused before HIP is called.
+    unsafe {
+        assert_eq!(
+            b.cuStreamAddCallback(null_mut(), None, null_mut(), 0),
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            b.cudaStreamAddCallback(null_mut(), None, null_mut(), 0),
+            cudaError_t::cudaErrorInvalidValue
+        );
+        assert_eq!(
+            b.cuStreamAddCallback(null_mut(), Some(never_cu), null_mut(), 1),
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            b.cudaStreamAddCallback(null_mut(), Some(never_rt), null_mut(), 1),
+            cudaError_t::cudaErrorInvalidValue
+        );
+    }
+}

@@ -36,6 +36,18 @@ fn top() -> Option<CUcontext> {
     STACK.with(|s| s.borrow().last().copied())
 }
 
+/// Makes `ctx` this thread's current context: replaces the top of the stack (pushes on an
+/// empty one), as `cuCtxSetCurrent` and the runtime's device choice do.
+fn replace_top(ctx: CUcontext) {
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.last_mut() {
+            Some(t) => *t = ctx,
+            None => s.push(ctx),
+        }
+    });
+}
+
 /// The CUDA context flags in HIP's words (AMD), validating them as CUDA does.
 pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, CUresult> {
     if flags & !CUctx_flags::CU_CTX_FLAGS_MASK.0 != 0 {
@@ -288,13 +300,7 @@ pub(crate) unsafe fn cuCtxSetCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult
     if let Err(e) = unsafe { activate(b, ctx) } {
         return e;
     }
-    STACK.with(|s| {
-        let mut s = s.borrow_mut();
-        match s.last_mut() {
-            Some(t) => *t = ctx,
-            None => s.push(ctx),
-        }
-    });
+    replace_top(ctx);
     CUresult::CUDA_SUCCESS
 }
 
@@ -588,13 +594,7 @@ pub(crate) unsafe fn cudaSetDevice(b: &HipBackend, device: c_int) -> cudaError_t
     // SAFETY: valid ordinal (HIP just accepted it).
     match unsafe { primary_of(b, device) } {
         Ok(ctx) => {
-            STACK.with(|s| {
-                let mut s = s.borrow_mut();
-                match s.last_mut() {
-                    Some(t) => *t = ctx,
-                    None => s.push(ctx),
-                }
-            });
+            replace_top(ctx);
             cudaError_t::cudaSuccess
         }
         Err(_) => cudaError_t::cudaSuccess,

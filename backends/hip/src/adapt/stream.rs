@@ -2,7 +2,7 @@
 
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
 use crate::conv::{check_default_edges, enum_to_cuda, enum_to_hip, stream_to_hip, ConvTables};
-use crate::conv::{ApiResult, EdgeData};
+use crate::conv::{default_edges, ApiResult, EdgeData, EnumMap, Refusal};
 use crate::hip_types::{hipCtx_t, hipError_t, hipGraphNode_t, hipGraph_t, hipStream_t};
 use crate::HipBackend;
 use anycuda_api::driver::{
@@ -14,7 +14,6 @@ use anycuda_api::runtime::{
     cudaLaunchAttributeValue, cudaStreamCallback_t, cudaStreamCaptureMode, cudaStreamCaptureStatus,
     cudaStream_t,
 };
-use core::cell::RefCell;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
 /// CUDA's wait-value operations (`CU_STREAM_WAIT_VALUE_GEQ/EQ/AND/NOR`, 0..=3) have the same
@@ -94,132 +93,6 @@ pub(crate) unsafe fn cuThreadExchangeStreamCaptureMode(
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
         unsafe { *mode = CUstreamCaptureMode(enum_to_cuda(map, m)) };
-    }
-    b.cu(e)
-}
-
-thread_local! {
-    /// Default edge data handed out by `cuStreamGetCaptureInfo` (valid until the next call on
-    /// this thread, like CUDA's arrays); grows only when a capture has more dependencies.
-    static EDGES: RefCell<Vec<CUgraphEdgeData>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `cuStreamGetCaptureInfo` (CUDA 13, with edge data) → `hipStreamGetCaptureInfo_v2`: the
-/// status translated; HIP's capture dependencies are all plain (default) edges, so the edge
-/// data, when asked for, is that many default edges.
-pub(crate) unsafe fn cuStreamGetCaptureInfo(
-    b: &HipBackend,
-    hStream: CUstream,
-    captureStatus_out: *mut CUstreamCaptureStatus,
-    id_out: *mut cuuint64_t,
-    graph_out: *mut CUgraph,
-    dependencies_out: *mut *const CUgraphNode,
-    edgeData_out: *mut *const CUgraphEdgeData,
-    numDependencies_out: *mut usize,
-) -> CUresult {
-    if captureStatus_out.is_null() {
-        return INVALID_VALUE;
-    }
-    if (!dependencies_out.is_null() || !edgeData_out.is_null()) && numDependencies_out.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipStreamGetCaptureInfo_v2);
-    let mut st = 0;
-    let mut deps: *const hipGraphNode_t = core::ptr::null();
-    let mut n = 0usize;
-    // SAFETY: valid out-pointers; the optional ones are the caller's or NULL.
-    let e = unsafe {
-        f(
-            stream_to_hip(b.platform(), hStream),
-            &mut st,
-            id_out.cast(),
-            graph_out.cast::<hipGraph_t>(),
-            &mut deps,
-            &mut n,
-        )
-    };
-    if e != HIP_SUCCESS {
-        return b.cu(e);
-    }
-    // SAFETY: non-NULL out-pointers checked above.
-    unsafe {
-        *captureStatus_out =
-            CUstreamCaptureStatus(enum_to_cuda(b.conv().CUstreamCaptureStatus, st));
-        if !dependencies_out.is_null() {
-            *dependencies_out = deps.cast();
-        }
-        if !numDependencies_out.is_null() {
-            *numDependencies_out = n;
-        }
-        if !edgeData_out.is_null() {
-            *edgeData_out = if n == 0 {
-                core::ptr::null()
-            } else {
-                EDGES.with(|v| {
-                    let mut v = v.borrow_mut();
-                    if v.len() < n {
-                        v.resize(n, CUgraphEdgeData::DEFAULT);
-                    }
-                    v.as_ptr()
-                })
-            };
-        }
-    }
-    SUCCESS
-}
-
-/// What a translated stream callback needs: the CUDA callback, its data, the caller's stream
-/// handle (given back unchanged) and the tables for the status.
-struct Callback {
-    f: unsafe extern "C" fn(CUstream, CUresult, *mut c_void),
-    data: *mut c_void,
-    stream: CUstream,
-    conv: &'static crate::ConvTables,
-}
-
-unsafe extern "C" fn callback_trampoline(_s: hipStream_t, status: hipError_t, data: *mut c_void) {
-    // SAFETY: `data` is the Box leaked by cuStreamAddCallback; HIP calls this exactly once.
-    let cb = unsafe { Box::from_raw(data.cast::<Callback>()) };
-    let st = CUresult::from_hip(cb.conv, status);
-    // SAFETY: the caller's callback with its own data.
-    unsafe { (cb.f)(cb.stream, st, cb.data) };
-}
-
-/// `cuStreamAddCallback` → `hipStreamAddCallback` through a trampoline: the status given to
-/// the callback is translated to a `CUresult` and the callback sees the caller's stream
-/// handle. `flags` must be 0, as on CUDA.
-pub(crate) unsafe fn cuStreamAddCallback(
-    b: &HipBackend,
-    hStream: CUstream,
-    callback: CUstreamCallback,
-    userData: *mut c_void,
-    flags: c_uint,
-) -> CUresult {
-    let Some(cf) = callback else {
-        return INVALID_VALUE;
-    };
-    if flags != 0 {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipStreamAddCallback);
-    let cb = Box::into_raw(Box::new(Callback {
-        f: cf,
-        data: userData,
-        stream: hStream,
-        conv: b.conv(),
-    }));
-    // SAFETY: the trampoline owns `cb` once HIP accepts the callback.
-    let e = unsafe {
-        f(
-            stream_to_hip(b.platform(), hStream),
-            Some(callback_trampoline),
-            cb.cast(),
-            0,
-        )
-    };
-    if e != HIP_SUCCESS {
-        // SAFETY: HIP refused it, so the trampoline never runs: reclaim the box.
-        drop(unsafe { Box::from_raw(cb) });
     }
     b.cu(e)
 }
@@ -338,92 +211,6 @@ pub(crate) unsafe fn cuStreamGetCtx_v2(
 
 // ------------------------------------------------------------ Runtime
 
-/// What the callback trampoline needs: the user's callback and data, the stream handle as the
-/// user gave it, and how to read the status HIP passes.
-struct CallbackCarrier {
-    callback: unsafe extern "C" fn(cudaStream_t, cudaError_t, *mut c_void),
-    user: *mut c_void,
-    stream: cudaStream_t,
-    conv: &'static ConvTables,
-    /// HIP's NVIDIA platform hands the callback CUDA's own status (its `hipStreamAddCallback`
-    /// casts the callback to `cudaStreamCallback_t`).
-    cuda_status: bool,
-}
-
-/// A HIP callback status in CUDA's words.
-pub(crate) fn callback_status(
-    conv: &ConvTables,
-    cuda_status: bool,
-    status: hipError_t,
-) -> cudaError_t {
-    if cuda_status {
-        cudaError_t(status as _)
-    } else {
-        cudaError_t::from_hip(conv, status)
-    }
-}
-
-/// Called by HIP once per registered callback: takes the carrier back (freeing it), translates
-/// the status and calls the user's callback with the user's stream handle.
-unsafe extern "C" fn rt_callback_trampoline(
-    _s: hipStream_t,
-    status: hipError_t,
-    data: *mut c_void,
-) {
-    if data.is_null() {
-        return;
-    }
-    // SAFETY: `data` is the `Box<CallbackCarrier>` leaked by `cudaStreamAddCallback`; HIP
-    // calls each callback exactly once, so it is reclaimed exactly once.
-    let c = unsafe { Box::from_raw(data.cast::<CallbackCarrier>()) };
-    let st = callback_status(c.conv, c.cuda_status, status);
-    // SAFETY: the user's callback with the user's data (CUDA's contract).
-    unsafe { (c.callback)(c.stream, st, c.user) };
-}
-
-/// `cudaStreamAddCallback` → `hipStreamAddCallback` through a trampoline that translates the
-/// status HIP passes (a `hipError_t`) into CUDA's code and hands back the user's stream
-/// handle. The carrier is one small heap box per call (the callback outlives this call, and
-/// callbacks are not a hot path); the trampoline frees it, and a failed registration frees it
-/// at once. `flags` must be 0 and the callback non-NULL (`cudaErrorInvalidValue`), as on CUDA.
-pub(crate) unsafe fn cudaStreamAddCallback(
-    b: &HipBackend,
-    stream: cudaStream_t,
-    callback: cudaStreamCallback_t,
-    userData: *mut c_void,
-    flags: c_uint,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipStreamAddCallback);
-    let Some(cb) = callback else {
-        return cudaError_t::cudaErrorInvalidValue;
-    };
-    if flags != 0 {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let carrier = Box::into_raw(Box::new(CallbackCarrier {
-        callback: cb,
-        user: userData,
-        stream,
-        conv: b.conv(),
-        cuda_status: nvidia(b),
-    }));
-    // SAFETY: the trampoline matches HIP's callback type; the carrier stays alive until the
-    // trampoline takes it back.
-    let e = unsafe {
-        f(
-            stream_to_hip(b.platform(), stream.cast()),
-            Some(rt_callback_trampoline),
-            carrier.cast(),
-            0,
-        )
-    };
-    if e != HIP_SUCCESS {
-        // SAFETY: HIP did not register the callback, so the trampoline will never run.
-        drop(unsafe { Box::from_raw(carrier) });
-    }
-    b.rt(e)
-}
-
 /// `cudaThreadExchangeStreamCaptureMode` → `hipThreadExchangeStreamCaptureMode`: the in-out
 /// mode translated both ways (NULL or an unknown mode: `cudaErrorInvalidValue`).
 pub(crate) unsafe fn cudaThreadExchangeStreamCaptureMode(
@@ -450,69 +237,6 @@ pub(crate) unsafe fn cudaThreadExchangeStreamCaptureMode(
         unsafe { mode.write(cudaStreamCaptureMode(back)) };
     }
     b.rt(e)
-}
-
-/// The most dependencies for which [`cudaStreamGetCaptureInfo`] can hand out default edge
-/// data (a static array: no allocation, nothing to free).
-pub(crate) const MAX_CAPTURE_EDGES: usize = 256;
-
-static DEFAULT_EDGES: [cudaGraphEdgeData; MAX_CAPTURE_EDGES] =
-    [cudaGraphEdgeData::DEFAULT; MAX_CAPTURE_EDGES];
-
-/// `cudaStreamGetCaptureInfo` (CUDA 13, with edge data) → `hipStreamGetCaptureInfo_v2`: the
-/// status translated; HIP capture dependencies are all default edges, so `edgeData_out` points
-/// to a static array of default edges (more than [`MAX_CAPTURE_EDGES`] dependencies:
-/// `cudaErrorNotSupported`). Edge data requires the dependency outputs, as on CUDA.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn cudaStreamGetCaptureInfo(
-    b: &HipBackend,
-    stream: cudaStream_t,
-    captureStatus_out: *mut cudaStreamCaptureStatus,
-    id_out: *mut c_ulonglong,
-    graph_out: *mut cudaGraph_t,
-    dependencies_out: *mut *const cudaGraphNode_t,
-    edgeData_out: *mut *const cudaGraphEdgeData,
-    numDependencies_out: *mut usize,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipStreamGetCaptureInfo_v2);
-    if captureStatus_out.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    if !edgeData_out.is_null() && (dependencies_out.is_null() || numDependencies_out.is_null()) {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let mut st = 0u32;
-    // SAFETY: valid out-pointers (the caller's, or NULL where HIP allows it).
-    let e = unsafe {
-        f(
-            stream_to_hip(b.platform(), stream.cast()),
-            &mut st,
-            id_out,
-            graph_out.cast(),
-            dependencies_out.cast(),
-            numDependencies_out,
-        )
-    };
-    if e != HIP_SUCCESS {
-        return b.rt(e);
-    }
-    let status = if nvidia(b) {
-        st
-    } else {
-        enum_to_cuda(b.conv().cudaStreamCaptureStatus, st)
-    };
-    // SAFETY: non-NULL out-pointer.
-    unsafe { captureStatus_out.write(cudaStreamCaptureStatus(status)) };
-    if !edgeData_out.is_null() {
-        // SAFETY: checked non-NULL above; HIP wrote the count.
-        let n = unsafe { *numDependencies_out };
-        if n > MAX_CAPTURE_EDGES {
-            return cudaError_t::cudaErrorNotSupported;
-        }
-        // SAFETY: valid out-pointer; the static array lives forever.
-        unsafe { edgeData_out.write(DEFAULT_EDGES.as_ptr()) };
-    }
-    cudaError_t::cudaSuccess
 }
 
 /// `cudaStreamUpdateCaptureDependencies` (CUDA 13, with edge data) →
@@ -619,4 +343,233 @@ fn mode_to_hip(b: &HipBackend, m: cudaStreamCaptureMode) -> Option<u32> {
     }
     anycuda_api::CudaEnum::name(m)?;
     enum_to_hip(b.conv().cudaStreamCaptureMode, m.0)
+}
+
+// ------------------------------------------------------------ capture info (both APIs)
+
+/// A capture's status, id, graph and dependencies (both APIs; `E` is the API's edge data): the
+/// status translated; HIP's capture dependencies are all default edges, so edge data, when
+/// asked for, points to that many default edges that live forever (NULL without dependencies;
+/// more than [`crate::conv::MAX_DEFAULT_EDGES`]: not supported). As on CUDA, the status is required, and
+/// edge data needs the dependency outputs.
+///
+/// # Safety
+/// CUDA's contract: every non-NULL pointer is writable.
+unsafe fn capture_info<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    stream: CUstream,
+    status_map: &EnumMap,
+    status_out: *mut u32,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    edge_data_out: *mut *const E,
+    count_out: *mut usize,
+) -> R {
+    if status_out.is_null()
+        || (!dependencies_out.is_null() && count_out.is_null())
+        || (!edge_data_out.is_null() && (dependencies_out.is_null() || count_out.is_null()))
+    {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipStreamGetCaptureInfo_v2);
+    let mut st = 0;
+    let mut deps: *const hipGraphNode_t = core::ptr::null();
+    let mut n = 0usize;
+    // SAFETY: valid out-pointers; the optional ones are the caller's or NULL.
+    let e = unsafe {
+        f(
+            stream_to_hip(b.platform(), stream),
+            &mut st,
+            id_out.cast(),
+            graph_out.cast::<hipGraph_t>(),
+            &mut deps,
+            &mut n,
+        )
+    };
+    if e != HIP_SUCCESS {
+        return R::from_hip(b.conv(), e);
+    }
+    let edges = match (n, edge_data_out.is_null()) {
+        (0, _) | (_, true) => core::ptr::null(),
+        _ => match default_edges::<E>(n) {
+            Some(p) => p,
+            None => return Refusal::NotSupported.into(),
+        },
+    };
+    // SAFETY: non-NULL out-pointers (checked above).
+    unsafe {
+        status_out.write(enum_to_cuda(status_map, st));
+        if !dependencies_out.is_null() {
+            dependencies_out.write(deps.cast());
+        }
+        if !count_out.is_null() {
+            count_out.write(n);
+        }
+        if !edge_data_out.is_null() {
+            edge_data_out.write(edges);
+        }
+    }
+    R::SUCCESS
+}
+
+/// `cuStreamGetCaptureInfo` (CUDA 13, with edge data) → `hipStreamGetCaptureInfo_v2`.
+pub(crate) unsafe fn cuStreamGetCaptureInfo(
+    b: &HipBackend,
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    edgeData_out: *mut *const CUgraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> CUresult {
+    let map = b.conv().CUstreamCaptureStatus;
+    // SAFETY: forwarded contract; `CUstreamCaptureStatus` is a transparent `u32`.
+    unsafe {
+        capture_info(
+            b,
+            hStream,
+            map,
+            captureStatus_out.cast(),
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
+}
+
+/// `cudaStreamGetCaptureInfo` (CUDA 13, with edge data) → `hipStreamGetCaptureInfo_v2`.
+pub(crate) unsafe fn cudaStreamGetCaptureInfo(
+    b: &HipBackend,
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    edgeData_out: *mut *const cudaGraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> cudaError_t {
+    let map = b.conv().cudaStreamCaptureStatus;
+    // SAFETY: forwarded contract; `cudaStreamCaptureStatus` is a transparent `u32`.
+    unsafe {
+        capture_info(
+            b,
+            stream,
+            map,
+            captureStatus_out.cast(),
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
+}
+
+// ------------------------------------------------------------ callbacks (both APIs)
+
+/// What the callback trampoline needs: the user's callback and data, the stream handle as the
+/// user gave it, and how to read the status HIP passes.
+struct Carrier<R> {
+    callback: unsafe extern "C" fn(CUstream, R, *mut c_void),
+    user: *mut c_void,
+    stream: CUstream,
+    conv: &'static ConvTables,
+    status: fn(&ConvTables, hipError_t) -> R,
+}
+
+/// Called by HIP once per registered callback: takes the carrier back (freeing it), translates
+/// the status and calls the user's callback with the user's stream handle.
+unsafe extern "C" fn trampoline<R>(_s: hipStream_t, status: hipError_t, data: *mut c_void) {
+    if data.is_null() {
+        return;
+    }
+    // SAFETY: `data` is the `Box<Carrier<R>>` leaked by `add_callback`; HIP calls each
+    // callback exactly once, so it is reclaimed exactly once.
+    let c = unsafe { Box::from_raw(data.cast::<Carrier<R>>()) };
+    let st = (c.status)(c.conv, status);
+    // SAFETY: the user's callback with the user's data (CUDA's contract).
+    unsafe { (c.callback)(c.stream, st, c.user) };
+}
+
+/// `cu`/`cudaStreamAddCallback` → `hipStreamAddCallback` through a trampoline that translates
+/// the status with `status` and hands back the user's stream handle. The carrier is one small
+/// heap box per call (the callback outlives this call; callbacks are no hot path), freed by the
+/// trampoline, or at once when HIP refuses. `flags` must be 0 and the callback non-NULL
+/// (invalid value), as on CUDA.
+///
+/// # Safety
+/// CUDA's contract: the callback may be called with `user` from another thread.
+unsafe fn add_callback<R: ApiResult>(
+    b: &HipBackend,
+    stream: CUstream,
+    callback: Option<unsafe extern "C" fn(CUstream, R, *mut c_void)>,
+    user: *mut c_void,
+    flags: c_uint,
+    status: fn(&ConvTables, hipError_t) -> R,
+) -> R {
+    let Some(callback) = callback else {
+        return Refusal::InvalidValue.into();
+    };
+    if flags != 0 {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipStreamAddCallback);
+    let carrier = Box::into_raw(Box::new(Carrier {
+        callback,
+        user,
+        stream,
+        conv: b.conv(),
+        status,
+    }));
+    // SAFETY: the trampoline matches HIP's callback type; the carrier stays alive until the
+    // trampoline takes it back.
+    let e = unsafe {
+        f(
+            stream_to_hip(b.platform(), stream),
+            Some(trampoline::<R>),
+            carrier.cast(),
+            0,
+        )
+    };
+    if e != HIP_SUCCESS {
+        // SAFETY: HIP did not register the callback, so the trampoline will never run.
+        drop(unsafe { Box::from_raw(carrier) });
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuStreamAddCallback` → `hipStreamAddCallback`: the callback gets a `CUresult` and the
+/// caller's stream handle.
+pub(crate) unsafe fn cuStreamAddCallback(
+    b: &HipBackend,
+    hStream: CUstream,
+    callback: CUstreamCallback,
+    userData: *mut c_void,
+    flags: c_uint,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { add_callback(b, hStream, callback, userData, flags, CUresult::from_hip) }
+}
+
+/// `cudaStreamAddCallback` → `hipStreamAddCallback`: the callback gets a `cudaError_t` (HIP's
+/// NVIDIA platform passes CUDA's own status: its `hipStreamAddCallback` casts the callback to
+/// `cudaStreamCallback_t`) and the caller's stream handle.
+pub(crate) unsafe fn cudaStreamAddCallback(
+    b: &HipBackend,
+    stream: cudaStream_t,
+    callback: cudaStreamCallback_t,
+    userData: *mut c_void,
+    flags: c_uint,
+) -> cudaError_t {
+    let status: fn(&ConvTables, hipError_t) -> cudaError_t = if nvidia(b) {
+        |_, s| cudaError_t(s as _)
+    } else {
+        cudaError_t::from_hip
+    };
+    // SAFETY: forwarded contract.
+    unsafe { add_callback(b, stream, callback, userData, flags, status) }
 }
