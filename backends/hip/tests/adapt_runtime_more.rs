@@ -1,4 +1,4 @@
-//! Live calls of the Runtime adaptations in `src/adapt/runtime_more/` against the installed
+//! Live calls of the Runtime adaptations in `src/adapt/` against the installed
 //! HIP (CI: Debian's ROCm 5.2.3, no GPU): anycuda's own validation returns CUDA's codes
 //! exactly; calls that reach HIP come back as named CUDA codes without crashing.
 

@@ -4,6 +4,7 @@
 //! dropped rather than refused; its outputs then read as "nothing produced" (empty logs, zero
 //! wall time), never stale input values. An option number outside CUDA's set is invalid.
 
+use super::launch_legacy;
 use super::properties::copy_fields;
 use super::support::{
     hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
@@ -15,8 +16,8 @@ use crate::hip_types::{
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
-    CUjitInputType, CUjit_option, CUlinkState, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize,
-    CUresult, CUsharedconfig,
+    CUjitInputType, CUjit_option, CUkernel, CUlinkState, CUmodule, CUmoduleLoadingMode,
+    CUoccupancyB2DSize, CUresult, CUsharedconfig,
 };
 use anycuda_api::runtime::{cudaError_t, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
@@ -662,4 +663,52 @@ pub(crate) unsafe fn cudaFuncGetAttributes(
         unsafe { attr.write(func_attrs_from_hip(&h)) };
     }
     e
+}
+
+// ---------------------------------------------------------------- function handles
+
+/// `cuModuleGetFunction` → `hipModuleGetFunction`; the handle is remembered (with its module)
+/// so the legacy execution-control calls can tell it from a bogus one.
+pub(crate) unsafe fn cuModuleGetFunction(
+    b: &HipBackend,
+    hfunc: *mut CUfunction,
+    hmod: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleGetFunction);
+    // SAFETY: forwarded contract; HIP validates the module and the name.
+    let e = unsafe { f(hfunc.cast(), hmod.cast(), name) };
+    if e == HIP_SUCCESS && !hfunc.is_null() {
+        // SAFETY: HIP wrote the handle.
+        launch_legacy::remember(unsafe { *hfunc }, hmod);
+    }
+    b.cu(e)
+}
+
+/// `cuKernelGetFunction` → `hipKernelGetFunction`; the handle is remembered as
+/// `cuModuleGetFunction`'s are.
+pub(crate) unsafe fn cuKernelGetFunction(
+    b: &HipBackend,
+    pFunc: *mut CUfunction,
+    kernel: CUkernel,
+) -> CUresult {
+    let f = hip_fn!(b, hipKernelGetFunction);
+    // SAFETY: forwarded contract; HIP validates the kernel.
+    let e = unsafe { f(pFunc.cast(), kernel.cast()) };
+    if e == HIP_SUCCESS && !pFunc.is_null() {
+        // SAFETY: HIP wrote the handle.
+        launch_legacy::remember(unsafe { *pFunc }, core::ptr::null_mut());
+    }
+    b.cu(e)
+}
+
+/// `cuModuleUnload` → `hipModuleUnload`; the module's remembered functions are forgotten.
+pub(crate) unsafe fn cuModuleUnload(b: &HipBackend, hmod: CUmodule) -> CUresult {
+    let f = hip_fn!(b, hipModuleUnload);
+    // SAFETY: forwarded contract; HIP validates the module.
+    let e = unsafe { f(hmod.cast()) };
+    if e == HIP_SUCCESS {
+        launch_legacy::forget_module(hmod);
+    }
+    b.cu(e)
 }

@@ -2601,21 +2601,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pi, h_attrib, kernel as _, dev as _) };
         self.cu(hip_r)
     }
-    /// `cuKernelGetFunction` → `hipKernelGetFunction`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetFunction(
         &self,
         pFunc: *mut anycuda_api::driver::CUfunction,
         kernel: anycuda_api::driver::CUkernel,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetFunction else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pFunc as _, kernel as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuKernelGetFunction(self, pFunc, kernel) }
     }
     /// `cuKernelGetLibrary` → `hipKernelGetLibrary`.
     #[inline]
@@ -4877,7 +4870,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
         }
     }
-    /// `cuModuleGetFunction` → `hipModuleGetFunction`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleGetFunction(
         &self,
@@ -4885,14 +4878,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hmod: anycuda_api::driver::CUmodule,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleGetFunction else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hfunc as _, hmod as _, name) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleGetFunction(self, hfunc, hmod, name) }
     }
     /// `cuModuleGetFunctionCount` → `hipModuleGetFunctionCount`.
     #[inline]
@@ -5022,20 +5008,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(module as _, fatCubin) };
         self.cu(hip_r)
     }
-    /// `cuModuleUnload` → `hipModuleUnload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleUnload(
         &self,
         hmod: anycuda_api::driver::CUmodule,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleUnload else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hmod as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleUnload(self, hmod) }
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
     #[inline]
