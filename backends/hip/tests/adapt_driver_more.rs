@@ -35,6 +35,7 @@ fn hip() -> Option<HipBackend> {
 
 fn has_device(b: &HipBackend) -> bool {
     let mut n = 0;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     (unsafe { b.cuDeviceGetCount(&mut n) }) == OK && n > 0
 }
 
@@ -65,6 +66,7 @@ fn copies_and_peer_copies() {
     if has_device(&b) {
         return;
     }
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         cuda_failure(b.cuMemcpy(0x1000, 0x2000, 16));
         cuda_failure(b.cuMemcpyAsync(0x1000, 0x2000, 16, null_mut()));
@@ -95,6 +97,7 @@ fn copies_and_peer_copies() {
 fn prefetch_advise_and_pools_validate_locations() {
     let Some(b) = hip() else { return };
     use CUmemLocationType as T;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let dev = loc(T::CU_MEM_LOCATION_TYPE_DEVICE, 0);
         assert_eq!(
@@ -164,6 +167,7 @@ fn prefetch_advise_and_pools_validate_locations() {
 #[test]
 fn virtual_memory_properties() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let mut prop: CUmemAllocationProp = core::mem::zeroed();
         prop.type_ = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -233,6 +237,7 @@ fn virtual_memory_properties() {
 #[test]
 fn streams_wait_values_capture_and_callbacks() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cuStreamWaitValue32(null_mut(), 0x1000, 1, 1 << 30),
@@ -362,6 +367,7 @@ fn streams_wait_values_capture_and_callbacks() {
 #[test]
 fn graphs_edge_data_and_node_params() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let e = [CUgraphEdgeData {
             from_port: 1,
@@ -461,6 +467,7 @@ fn graphs_edge_data_and_node_params() {
 #[test]
 fn modules_jit_options_and_function_settings() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let mut m: CUmodule = null_mut();
         let image = b"not a code object\0";
@@ -616,6 +623,7 @@ fn modules_jit_options_and_function_settings() {
 #[test]
 fn texture_references_and_linear_width() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let t: CUtexref = 0x1000 as CUtexref; // never reaches HIP: validation fails first
         assert_eq!(
@@ -660,6 +668,7 @@ fn texture_references_and_linear_width() {
 #[test]
 fn legacy_execution_control_and_device_properties() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         // Validation before the handle: CUDA's codes for bad shapes, sizes and offsets.
         // (Real handles and the launch itself: tests/legacy_launch.rs.)

@@ -47,6 +47,7 @@ fn memory_validation_is_cudas() {
         type_: cudaMemLocationType::cudaMemLocationTypeHostNuma,
         id: 0,
     };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let adv = cudaMemoryAdvise::cudaMemAdviseSetReadMostly;
         assert_eq!(
@@ -99,6 +100,7 @@ fn memory_validation_is_cudas() {
 fn launches_and_functions() {
     let Some(b) = hip() else { return };
     let d = dim3 { x: 1, y: 1, z: 1 };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cudaLaunchCooperativeKernel(
@@ -152,6 +154,7 @@ unsafe extern "C" fn never(_: cudaStream_t, _: cudaError_t, _: *mut c_void) {}
 #[test]
 fn streams_and_capture() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cudaStreamAddCallback(null_mut(), None, null_mut(), 0),
@@ -221,6 +224,7 @@ fn streams_and_capture() {
 #[test]
 fn graphs_edges_and_nodes() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let prog = cudaGraphEdgeData {
             from_port: 1,

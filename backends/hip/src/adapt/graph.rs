@@ -821,7 +821,7 @@ pub(crate) unsafe fn cudaGraphAddNode(
         pDependencies.cast(),
         numDependencies,
     );
-    // SAFETY (every arm): the union member the node type selects; handles and pointers are the
+    // SAFETY: in every arm, the union member the node type selects. handles and pointers are the
     // caller's; translated structs live on the stack for the call.
     unsafe {
         match np.type_ {
@@ -915,7 +915,7 @@ pub(crate) unsafe fn cudaGraphNodeSetParams(
     }
     // SAFETY: non-NULL from the caller.
     let np = unsafe { &*nodeParams };
-    // SAFETY (every arm): the union member the node type selects.
+    // SAFETY: in every arm, the union member the node type selects.
     unsafe {
         match np.type_ {
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
@@ -973,7 +973,7 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
     }
     // SAFETY: non-NULL from the caller.
     let np = unsafe { &*nodeParams };
-    // SAFETY (every arm): the union member the node type selects.
+    // SAFETY: in every arm, the union member the node type selects.
     unsafe {
         match np.type_ {
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {

@@ -65,6 +65,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let mut out = [core::ptr::null_mut(); 5];
     let cuda = [v(1), buf, v(2), size_p, v(0)];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), m, &mut out) },
         Ok(5)
     );
@@ -73,6 +74,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let cuda = [v(2), size_p, v(1), buf, v(0)];
     let mut out = [core::ptr::null_mut(); 5];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), m, &mut out) },
         Ok(5)
     );
@@ -81,6 +83,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let cuda = [v(1), buf, v(2), size_p, v(0)];
     let mut out = [core::ptr::null_mut(); 5];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), CUDA_MARKERS, &mut out) },
         Ok(5)
     );
@@ -94,32 +97,39 @@ fn extra_edge_cases() {
     let inv = Err(CUresult::CUDA_ERROR_INVALID_VALUE);
     let s = v(0x2000);
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(core::ptr::null(), m, &mut out) },
         Ok(0)
     );
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(0)].as_ptr(), m, &mut out) },
         Ok(0)
     );
     // Unknown key (HIP's own END value 3 is not a CUDA key).
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(3), v(0), v(0)].as_ptr(), m, &mut out) },
         inv
     );
     // One key without the other, a NULL size pointer, a repeated key.
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(1), v(9), v(0)].as_ptr(), m, &mut out) },
         inv
     );
     let a = [v(1), v(9), v(2), core::ptr::null_mut(), v(0)];
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(a.as_ptr(), m, &mut out) }, inv);
     let a = [v(1), v(9), v(1), v(9), v(2), s, v(0)];
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(a.as_ptr(), m, &mut out) }, inv);
     // No END within the bound: the scan stops at EXTRA_MAX entries.
     let mut long = [v(1); EXTRA_MAX + 4];
     for (i, e) in long.iter_mut().enumerate() {
         *e = if i % 2 == 0 { v(1 + (i / 2) % 2) } else { s };
     }
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(long.as_ptr(), m, &mut out) }, inv);
 }
 
@@ -780,13 +790,16 @@ mod runtime {
 
     #[test]
     fn launch_attributes_cooperative_or_not_supported() {
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
         let mut a: cudaLaunchAttribute = unsafe { core::mem::zeroed() };
         a.id = cudaLaunchAttributeID::cudaLaunchAttributeCooperative;
         a.val.cooperative = 1;
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
         let mut ign: cudaLaunchAttribute = unsafe { core::mem::zeroed() };
         ign.id = cudaLaunchAttributeID::cudaLaunchAttributeIgnore;
         let list = [ign, a];
         assert!(
+            // SAFETY: NULL or a local list of at least the given length.
             unsafe { read_launch_attrs(list.as_ptr(), 2) }
                 .unwrap()
                 .cooperative
@@ -794,10 +807,12 @@ mod runtime {
         let mut prio = a;
         prio.id = cudaLaunchAttributeID::cudaLaunchAttributePriority;
         assert_eq!(
+            // SAFETY: NULL or a local list of at least the given length.
             unsafe { read_launch_attrs(&prio, 1) }.err(),
             Some(cudaError_t::cudaErrorNotSupported)
         );
         assert_eq!(
+            // SAFETY: NULL or a local list of at least the given length.
             unsafe { read_launch_attrs(core::ptr::null(), 1) }.err(),
             Some(cudaError_t::cudaErrorInvalidValue)
         );
@@ -805,6 +820,7 @@ mod runtime {
 
     #[test]
     fn func_attributes_copied_by_name() {
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
         let mut h: crate::hip_types::hipFuncAttributes = unsafe { core::mem::zeroed() };
         h.numRegs = 32;
         h.sharedSizeBytes = 1024;
