@@ -1322,10 +1322,10 @@ fn variant_body(
                     .map_or((invalid, unsupported), |e| (e.1, e.2));
                 let (inv, uns) = (kind.code(inv), kind.code(uns));
                 pre.push(quote! {
-                    let #tmp: #hip_ty = match self.conv.#fi.to_hip(#pn.to_i64()) {
-                        Some(v) => v as _,
-                        None if #pn.name().is_some() => return #uns,
-                        None => return #inv,
+                    let #tmp: #hip_ty = match crate::conv::enum_arg(self.conv.#fi, #pn) {
+                        Ok(v) => v as _,
+                        Err(crate::conv::Refusal::NotSupported) => return #uns,
+                        Err(_) => return #inv,
                     };
                 });
                 args.push(quote!(#tmp));
@@ -1350,7 +1350,7 @@ fn variant_body(
                 post.push(quote! {
                     if hip_r == 0 && !#pn.is_null() {
                         let raw = #tmp as i64;
-                        unsafe { *#pn = <#cuda_ty as anycuda_api::CudaEnum>::from_i64(self.conv.#fi.to_cuda(raw).unwrap_or(raw)) };
+                        unsafe { *#pn = crate::conv::enum_out::<#cuda_ty>(self.conv.#fi, raw) };
                     }
                 });
             }

@@ -275,13 +275,37 @@ pub(crate) fn enum_to_hip(map: &EnumMap, cuda: u32) -> Option<u32> {
         .or_else(|| i32::try_from(v).ok().map(|v| v as u32))
 }
 
-/// A HIP enum value coming back, in CUDA's words (an unknown one keeps the reserved "unknown"
-/// encoding with its raw code; the raw value itself only outside the representable range,
-/// which no HIP version reaches, as the generated forwarding does).
+/// A CUDA enum argument in HIP's words, as CUDA answers a bad one.
+///
+/// # Errors
+/// [`Refusal::NotSupported`] for a CUDA value this HIP cannot express, [`Refusal::InvalidValue`]
+/// for a value that is no constant of the CUDA enum at all.
+#[inline]
+pub(crate) fn enum_arg<E: CudaEnum>(map: &EnumMap, v: E) -> Result<i64, Refusal> {
+    match map.to_hip(v.to_i64()) {
+        Some(h) => Ok(h),
+        None if v.name().is_some() => Err(Refusal::NotSupported),
+        None => Err(Refusal::InvalidValue),
+    }
+}
+
+/// A HIP enum value coming back, in CUDA's words: the table's value, an unknown one in the
+/// reserved "unknown" encoding with its raw code, and the raw value itself only outside the
+/// representable range (which no HIP version reaches).
+#[inline]
+fn value_out(map: &EnumMap, hip: i64) -> i64 {
+    map.to_cuda(hip).unwrap_or(hip)
+}
+
+/// [`value_out`] into the CUDA enum type (the generated forwarding's out-parameters).
+#[inline]
+pub(crate) fn enum_out<E: CudaEnum>(map: &EnumMap, hip: i64) -> E {
+    E::from_i64(value_out(map, hip))
+}
+
+/// [`value_out`] for a raw `u32` field (hand-written struct translations).
 pub(crate) fn enum_to_cuda(map: &EnumMap, hip: u32) -> u32 {
-    map.to_cuda(i64::from(hip))
-        .and_then(|v| u32::try_from(v).ok())
-        .unwrap_or(hip)
+    value_out(map, i64::from(hip)) as u32
 }
 
 /// A CUDA flag word in HIP's bits.
@@ -590,5 +614,28 @@ mod tests {
         assert_eq!(stream_to_hip(Platform::Nvidia, legacy), legacy.cast());
         let per_thread = 2usize as anycuda_api::driver::CUstream;
         assert_eq!(stream_to_hip(Platform::Amd, per_thread), per_thread.cast());
+    }
+}
+
+#[cfg(test)]
+mod same_rules {
+    use super::*;
+
+    /// The memory enums the Driver and the Runtime both name translate alike in every HIP
+    /// version, so the memory room serves both APIs through the Driver's tables.
+    #[test]
+    fn driver_and_runtime_memory_enums_translate_alike() {
+        for t in TABLES.iter().copied().chain([NVIDIA_PLATFORM]) {
+            for (d, r) in [
+                (t.CUmemLocationType, t.cudaMemLocationType),
+                (t.CUmemAllocationType, t.cudaMemAllocationType),
+                (t.CUmemAllocationHandleType, t.cudaMemAllocationHandleType),
+                (t.CUmemAccess_flags, t.cudaMemAccessFlags),
+                (t.CUmem_advise, t.cudaMemoryAdvise),
+            ] {
+                assert_eq!(d.to_hip, r.to_hip, "{} vs {}", d.cuda_type, r.cuda_type);
+                assert_eq!(d.to_cuda, r.to_cuda, "{} vs {}", d.cuda_type, r.cuda_type);
+            }
+        }
     }
 }

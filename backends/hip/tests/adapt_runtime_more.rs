@@ -50,10 +50,16 @@ fn memory_validation_is_cudas() {
     // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let adv = cudaMemoryAdvise::cudaMemAdviseSetReadMostly;
+        // The preferred-location advice reads the location: a NUMA node HIP cannot name.
+        let pref = cudaMemoryAdvise::cudaMemAdviseSetPreferredLocation;
         assert_eq!(
-            b.cudaMemAdvise(null(), 64, adv, numa),
+            b.cudaMemAdvise(null(), 64, pref, numa),
             cudaError_t::cudaErrorNotSupported
         );
+        // Read-mostly ignores the location (as CUDA does): the call reaches HIP.
+        let r = b.cudaMemAdvise(null(), 64, adv, numa);
+        assert_ne!(r, cudaError_t::cudaErrorNotSupported);
+        rt_failure(r);
         assert_eq!(
             b.cudaMemAdvise(null(), 64, cudaMemoryAdvise(999), dev(0)),
             cudaError_t::cudaErrorInvalidValue

@@ -318,3 +318,117 @@ fn callbacks_are_checked_alike() {
         );
     }
 }
+
+/// Advice, pools and default pools: one rule each for both APIs.
+#[test]
+fn memory_advice_and_pools_alike() {
+    let Some(b) = hip() else { return };
+    let (cnuma, rnuma) = (
+        d::CUmemLocation {
+            type_: d::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA,
+            id: 0,
+        },
+        r::cudaMemLocation {
+            type_: r::cudaMemLocationType::cudaMemLocationTypeHostNuma,
+            id: 0,
+        },
+    );
+    let (cdev, rdev) = (
+        d::CUmemLocation {
+            type_: d::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: 0,
+        },
+        r::cudaMemLocation {
+            type_: r::cudaMemLocationType::cudaMemLocationTypeDevice,
+            id: 0,
+        },
+    );
+    let ns = (
+        CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        cudaError_t::cudaErrorNotSupported,
+    );
+    let inv = (
+        CUresult::CUDA_ERROR_INVALID_VALUE,
+        cudaError_t::cudaErrorInvalidValue,
+    );
+    // SAFETY: local structs and out-pointers; every case is refused before HIP is called.
+    unsafe {
+        let pref = (
+            d::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            r::cudaMemoryAdvise::cudaMemAdviseSetPreferredLocation,
+        );
+        assert_eq!(
+            (
+                b.cuMemAdvise(0, 64, pref.0, cnuma),
+                b.cudaMemAdvise(null(), 64, pref.1, rnuma)
+            ),
+            ns
+        );
+        assert_eq!(
+            (
+                b.cuMemAdvise(0, 64, d::CUmem_advise(999), cdev),
+                b.cudaMemAdvise(null(), 64, r::cudaMemoryAdvise(999), rdev)
+            ),
+            inv
+        );
+        let mut cp: d::CUmemPoolProps = core::mem::zeroed();
+        cp.allocType = d::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        cp.location = cdev;
+        cp.usage = 1;
+        let mut rp: r::cudaMemPoolProps = core::mem::zeroed();
+        rp.allocType = r::cudaMemAllocationType::cudaMemAllocationTypePinned;
+        rp.location = rdev;
+        rp.usage = 1;
+        let (mut cpool, mut rpool) = (null_mut(), null_mut());
+        assert_eq!(
+            (
+                b.cuMemPoolCreate(&mut cpool, &cp),
+                b.cudaMemPoolCreate(&mut rpool, &rp)
+            ),
+            ns
+        );
+        cp.usage = 0;
+        rp.usage = 0;
+        cp.allocType = d::CUmemAllocationType(77);
+        rp.allocType = r::cudaMemAllocationType(77);
+        assert_eq!(
+            (
+                b.cuMemPoolCreate(&mut cpool, &cp),
+                b.cudaMemPoolCreate(&mut rpool, &rp)
+            ),
+            inv
+        );
+        let (mut cl, mut rl) = (cdev, rdev);
+        assert_eq!(
+            (
+                b.cuMemGetDefaultMemPool(
+                    &mut cpool,
+                    &mut cl,
+                    d::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED
+                ),
+                b.cudaMemGetDefaultMemPool(
+                    &mut rpool,
+                    &mut rl,
+                    r::cudaMemAllocationType::cudaMemAllocationTypeManaged
+                )
+            ),
+            ns
+        );
+        let (mut cl, mut rl) = (cnuma, rnuma);
+        assert_eq!(
+            (
+                b.cuMemGetDefaultMemPool(
+                    &mut cpool,
+                    &mut cl,
+                    d::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED
+                ),
+                b.cudaMemGetDefaultMemPool(
+                    &mut rpool,
+                    &mut rl,
+                    r::cudaMemAllocationType::cudaMemAllocationTypePinned
+                )
+            ),
+            ns
+        );
+    }
+}

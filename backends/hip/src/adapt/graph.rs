@@ -3,9 +3,10 @@
 
 use super::launch::{dim3_to_cuda, dim3_to_hip};
 use super::memcpy::{memcpy3d_parms_to_hip, memcpy3d_to_hip};
-use super::memory::access_desc_to_hip;
-use super::memory::{pool_props_to_cuda, pool_props_to_hip, rt_pool_props_to_hip};
-use super::support::{hip_fn, nvidia, pre_r0600, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use super::memory::{
+    access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, pre_hip62, MAX_ACCESS_DESCS,
+};
+use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
 use crate::conv::{
     check_default_edges, enum_to_cuda, fill_default_edges, stream_to_hip, ApiResult, EdgeData,
     EnumMap, Refusal,
@@ -629,159 +630,6 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
 
 // ---------------------------------------------------------------- memory nodes
 
-/// The most access descriptors translated for a memory allocation node (one per GPU).
-pub(crate) const MAX_ACCESS_DESCS: usize = 64;
-
-/// `cudaGraphAddMemAllocNode` → `hipGraphAddMemAllocNode`: pool properties and access
-/// descriptors rebuilt on the stack (more than [`MAX_ACCESS_DESCS`]: not supported), the
-/// allocated address written back to `nodeParams->dptr`.
-pub(crate) unsafe fn cudaGraphAddMemAllocNode(
-    b: &HipBackend,
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *mut cudaMemAllocNodeParams,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphAddMemAllocNode);
-    if nodeParams.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    if nvidia(b) {
-        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
-        return b.rt(unsafe {
-            f(
-                pGraphNode.cast(),
-                graph.cast(),
-                pDependencies.cast(),
-                numDependencies,
-                nodeParams.cast(),
-            )
-        });
-    }
-    // SAFETY: non-NULL in-out struct.
-    let c = unsafe { &mut *nodeParams };
-    let n = c.accessDescCount;
-    if n > 0 && c.accessDescs.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    if n > MAX_ACCESS_DESCS {
-        return cudaError_t::cudaErrorNotSupported;
-    }
-    // SAFETY: plain data; all-zero is valid.
-    let mut descs: [hipMemAccessDesc; MAX_ACCESS_DESCS] = unsafe { core::mem::zeroed() };
-    for (i, slot) in descs.iter_mut().enumerate().take(n) {
-        // SAFETY: within the caller's `accessDescCount` entries.
-        match access_desc_to_hip(b.conv(), unsafe { &*c.accessDescs.add(i) }) {
-            Ok(d) => *slot = d,
-            Err(e) => return e,
-        }
-    }
-    let props = match rt_pool_props_to_hip(b.conv(), &c.poolProps, pre_r0600(b)) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    let mut h = hipMemAllocNodeParams {
-        poolProps: props,
-        accessDescs: if n == 0 {
-            core::ptr::null()
-        } else {
-            descs.as_ptr()
-        },
-        accessDescCount: n,
-        bytesize: c.bytesize,
-        dptr: core::ptr::null_mut(),
-    };
-    // SAFETY: `h` and `descs` live for the call (HIP copies them into the node).
-    let e = unsafe {
-        f(
-            pGraphNode.cast(),
-            graph.cast(),
-            pDependencies.cast(),
-            numDependencies,
-            &mut h,
-        )
-    };
-    if e == HIP_SUCCESS {
-        c.dptr = h.dptr;
-    }
-    b.rt(e)
-}
-
-/// `cudaGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams`: pool properties
-/// translated back; the access descriptors are HIP's array, whose layout is CUDA's, handed out
-/// only when every entry's values are CUDA's too (device locations and access flags are, in
-/// every HIP version), else `cudaErrorNotSupported`.
-pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
-    b: &HipBackend,
-    node: cudaGraphNode_t,
-    params_out: *mut cudaMemAllocNodeParams,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
-    if params_out.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    if nvidia(b) {
-        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
-        return b.rt(unsafe { f(node.cast(), params_out.cast()) });
-    }
-    // SAFETY: plain data; all-zero is valid.
-    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
-    // SAFETY: valid out-struct.
-    let e = unsafe { f(node.cast(), &mut h) };
-    if e != HIP_SUCCESS {
-        return b.rt(e);
-    }
-    let conv = b.conv();
-    let same =
-        |map: &crate::conv::EnumMap, v: u32| map.lookup_cuda(i64::from(v)) == Some(i64::from(v));
-    if h.accessDescCount > 0 && h.accessDescs.is_null() {
-        return cudaError_t::cudaErrorUnknown;
-    }
-    for i in 0..h.accessDescCount {
-        // SAFETY: HIP's array of `accessDescCount` entries, owned by the node.
-        let d = unsafe { &*h.accessDescs.add(i) };
-        if !same(conv.cudaMemLocationType, d.location.type_)
-            || !same(conv.cudaMemAccessFlags, d.flags)
-        {
-            return cudaError_t::cudaErrorNotSupported;
-        }
-    }
-    let p = &h.poolProps;
-    let mut handles = 0u32;
-    let mut rest = p.handleTypes;
-    while rest != 0 {
-        let bit = rest & rest.wrapping_neg();
-        rest &= !bit;
-        handles |= enum_to_cuda(conv.cudaMemAllocationHandleType, bit);
-    }
-    // SAFETY: plain data; all-zero is valid.
-    let mut props: anycuda_api::runtime::cudaMemPoolProps = unsafe { core::mem::zeroed() };
-    props.allocType = anycuda_api::runtime::cudaMemAllocationType(enum_to_cuda(
-        conv.cudaMemAllocationType,
-        p.allocType,
-    ));
-    props.handleTypes = anycuda_api::runtime::cudaMemAllocationHandleType(handles);
-    props.location.type_ = anycuda_api::runtime::cudaMemLocationType(enum_to_cuda(
-        conv.cudaMemLocationType,
-        p.location.type_,
-    ));
-    props.location.id = p.location.id;
-    props.win32SecurityAttributes = p.win32SecurityAttributes;
-    props.maxSize = if pre_r0600(b) { 0 } else { p.maxSize };
-    // SAFETY: non-NULL out-pointer; the descriptor layouts are identical (checked values).
-    unsafe {
-        params_out.write(cudaMemAllocNodeParams {
-            poolProps: props,
-            accessDescs: h.accessDescs.cast(),
-            accessDescCount: h.accessDescCount,
-            bytesize: h.bytesize,
-            dptr: h.dptr,
-        })
-    };
-    cudaError_t::cudaSuccess
-}
-
 // ---------------------------------------------------------------- generic node parameters
 
 /// `cudaMemcpy3DParms` in HIP's words (CUDA's struct on HIP's NVIDIA platform).
@@ -1344,9 +1192,132 @@ pub(crate) unsafe fn cuGraphInstantiateWithParams(
 
 // ------------------------------------------------------------ memory allocation nodes (Driver)
 
-/// `cuGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (HIP 6.2+): pool properties rebuilt,
-/// access descriptors checked to use the values HIP shares with CUDA, and the address copied
-/// back as a `CUdeviceptr`.
+// ---------------------------------------------------------------- memory-allocation nodes (both APIs)
+//
+// `CUDA_MEM_ALLOC_NODE_PARAMS` and `cudaMemAllocNodeParams` have one layout (the device pointer
+// is a `CUdeviceptr` in one and a pointer in the other); the Runtime's is read as the Driver's.
+
+const _: () = assert!(
+    core::mem::size_of::<CUDA_MEM_ALLOC_NODE_PARAMS>()
+        == core::mem::size_of::<cudaMemAllocNodeParams>()
+);
+
+/// Adds a memory-allocation node: pool properties and access descriptors rebuilt in HIP's
+/// layout (descriptors on the stack, at most `MAX_ACCESS_DESCS`), the allocated address
+/// written back. HIP 5.2's pool properties have no `maxSize` (a non-zero one is not supported
+/// there). On HIP's NVIDIA platform the struct is CUDA's own and goes through as is.
+///
+/// # Safety
+/// CUDA's contract: `params` is an in-out struct, the node handles are the caller's.
+unsafe fn add_mem_alloc_node<R: ApiResult>(
+    b: &HipBackend,
+    node_out: *mut CUgraphNode,
+    graph: CUgraph,
+    deps: *const CUgraphNode,
+    n_deps: usize,
+    params: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> R {
+    if node_out.is_null() || params.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphAddMemAllocNode);
+    let (node_out, graph, deps) = (node_out.cast(), graph.cast(), deps.cast());
+    if nvidia(b) {
+        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe {
+            f(node_out, graph, deps, n_deps, params.cast())
+        });
+    }
+    // SAFETY: non-NULL in-out struct.
+    let c = unsafe { &mut *params };
+    // SAFETY: plain data; all-zero is valid.
+    let mut descs: [hipMemAccessDesc; MAX_ACCESS_DESCS] = unsafe { core::mem::zeroed() };
+    let n = c.accessDescCount;
+    // SAFETY: the caller's `accessDescCount` descriptors.
+    if let Err(r) = unsafe { access_descs_to_hip(b, c.accessDescs, n, &mut descs) } {
+        return r.into();
+    }
+    let props = match pool_props_to_hip(b, &c.poolProps) {
+        Ok(p) if pre_hip62(b) && p.maxSize != 0 => return Refusal::NotSupported.into(),
+        Ok(p) => p,
+        Err(r) => return r.into(),
+    };
+    let mut h = hipMemAllocNodeParams {
+        poolProps: props,
+        accessDescs: if n == 0 {
+            core::ptr::null()
+        } else {
+            descs.as_ptr()
+        },
+        accessDescCount: n,
+        bytesize: c.bytesize,
+        dptr: core::ptr::null_mut(),
+    };
+    // SAFETY: `h` and `descs` live for the call (HIP copies them into the node).
+    let e = unsafe { f(node_out, graph, deps, n_deps, &mut h) };
+    if e == HIP_SUCCESS {
+        c.dptr = h.dptr as usize as CUdeviceptr;
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// A memory-allocation node's parameters in CUDA's words. The access descriptors are HIP's
+/// own array (owned by the node) handed out as CUDA's, which needs their values to be CUDA's
+/// too (else not supported); HIP 5.2's pool properties have no `maxSize` (0).
+///
+/// # Safety
+/// CUDA's contract: `out` is writable (checked non-NULL), the node is the caller's.
+unsafe fn mem_alloc_node_params<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> R {
+    if out.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
+    if nvidia(b) {
+        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe { f(node.cast(), out.cast()) });
+    }
+    // SAFETY: plain data; all-zero is valid.
+    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-struct.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e != HIP_SUCCESS {
+        return R::from_hip(b.conv(), e);
+    }
+    let conv = b.conv();
+    let same = |map: &EnumMap, v: u32| map.lookup_cuda(i64::from(v)) == Some(i64::from(v));
+    if h.accessDescCount > 0 && h.accessDescs.is_null() {
+        return Refusal::NotSupported.into();
+    }
+    for i in 0..h.accessDescCount {
+        // SAFETY: HIP's array of `accessDescCount` entries, owned by the node.
+        let d = unsafe { &*h.accessDescs.add(i) };
+        if !same(conv.CUmemLocationType, d.location.type_) || !same(conv.CUmemAccess_flags, d.flags)
+        {
+            return Refusal::NotSupported.into();
+        }
+    }
+    let mut props = pool_props_to_cuda(b, &h.poolProps);
+    if pre_hip62(b) {
+        props.maxSize = 0;
+    }
+    // SAFETY: non-NULL out-pointer; the descriptor layouts are identical (checked values).
+    unsafe {
+        out.write(CUDA_MEM_ALLOC_NODE_PARAMS {
+            poolProps: props,
+            accessDescs: h.accessDescs.cast(),
+            accessDescCount: h.accessDescCount,
+            bytesize: h.bytesize,
+            dptr: h.dptr as usize as CUdeviceptr,
+        })
+    };
+    R::SUCCESS
+}
+
+/// `cuGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (see `add_mem_alloc_node`).
 pub(crate) unsafe fn cuGraphAddMemAllocNode(
     b: &HipBackend,
     phGraphNode: *mut CUgraphNode,
@@ -1355,79 +1326,43 @@ pub(crate) unsafe fn cuGraphAddMemAllocNode(
     numDependencies: usize,
     nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
 ) -> CUresult {
-    if phGraphNode.is_null() || nodeParams.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphAddMemAllocNode);
-    // SAFETY: non-NULL.
-    let c = unsafe { &mut *nodeParams };
-    if c.accessDescCount > 0 && c.accessDescs.is_null() {
-        return INVALID_VALUE;
-    }
-    for i in 0..c.accessDescCount {
-        // SAFETY: caller's array of `accessDescCount` entries.
-        let d = unsafe { &*c.accessDescs.add(i) };
-        let same_loc = b
-            .conv()
-            .CUmemLocationType
-            .to_hip(i64::from(d.location.type_.0))
-            == Some(i64::from(d.location.type_.0));
-        let same_flags =
-            b.conv().CUmemAccess_flags.to_hip(i64::from(d.flags.0)) == Some(i64::from(d.flags.0));
-        if !same_loc || !same_flags {
-            return NOT_SUPPORTED;
-        }
-    }
-    let mut h = hipMemAllocNodeParams {
-        poolProps: tri!(pool_props_to_hip(b, &c.poolProps)),
-        // Same layout and (checked) values.
-        accessDescs: c.accessDescs.cast(),
-        accessDescCount: c.accessDescCount,
-        bytesize: c.bytesize,
-        dptr: core::ptr::null_mut(),
-    };
-    // SAFETY: `h` lives for the call; caller's handles.
-    let e = unsafe {
-        f(
-            phGraphNode.cast(),
-            hGraph.cast(),
-            dependencies.cast(),
-            numDependencies,
-            &mut h,
-        )
-    };
-    if e == HIP_SUCCESS {
-        c.dptr = h.dptr as usize as u64;
-    }
-    b.cu(e)
+    let (node, deps, n, p) = (phGraphNode, dependencies, numDependencies, nodeParams);
+    // SAFETY: forwarded contract.
+    unsafe { add_mem_alloc_node(b, node, hGraph, deps, n, p) }
 }
 
-/// `cuGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (HIP 6.2+): HIP's struct
-/// read back into CUDA's (the access descriptors point at HIP's array, same layout).
+/// `cudaGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (see `add_mem_alloc_node`).
+pub(crate) unsafe fn cudaGraphAddMemAllocNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
+    let (deps, n, p) = (pDependencies, numDependencies, nodeParams.cast());
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { add_mem_alloc_node(b, pGraphNode, graph, deps, n, p) }
+}
+
+/// `cuGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (see
+/// `mem_alloc_node_params`).
 pub(crate) unsafe fn cuGraphMemAllocNodeGetParams(
     b: &HipBackend,
     hNode: CUgraphNode,
     params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
 ) -> CUresult {
-    if params_out.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
-    // SAFETY: zeroed POD filled by HIP.
-    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    let e = unsafe { f(hNode.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe {
-            *params_out = CUDA_MEM_ALLOC_NODE_PARAMS {
-                poolProps: pool_props_to_cuda(b, &h.poolProps),
-                accessDescs: h.accessDescs.cast(),
-                accessDescCount: h.accessDescCount,
-                bytesize: h.bytesize,
-                dptr: h.dptr as usize as u64,
-            };
-        }
-    }
-    b.cu(e)
+    // SAFETY: forwarded contract.
+    unsafe { mem_alloc_node_params(b, hNode, params_out) }
+}
+
+/// `cudaGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (see
+/// `mem_alloc_node_params`).
+pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { mem_alloc_node_params(b, node, params_out.cast()) }
 }

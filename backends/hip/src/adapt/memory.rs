@@ -3,10 +3,8 @@
 //! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
 
 use super::memcpy::ptr;
-use super::support::{
-    hip_fn, nvidia, pre_r0600, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED,
-};
-use crate::conv::{enum_to_cuda, enum_to_hip, stream_to_hip, ConvTables};
+use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{enum_arg, enum_to_cuda, enum_to_hip, stream_to_hip, ApiResult, Refusal};
 use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
 use crate::hip_types::{
     hipArrayMemoryRequirements, hipMemAccessDesc, hipMemAllocationProp,
@@ -17,27 +15,16 @@ use crate::hip_types::{
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUdeviceptr, CUmemAllocationGranularity_flags, CUmemAllocationHandleType, CUmemAllocationProp,
-    CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation, CUmemLocationType,
-    CUmemPoolProps, CUmem_advise, CUmemoryPool, CUresult, CUstream,
+    CUdeviceptr, CUmemAccessDesc, CUmemAllocationGranularity_flags, CUmemAllocationHandleType,
+    CUmemAllocationProp, CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation,
+    CUmemLocationType, CUmemPoolProps, CUmem_advise, CUmemoryPool, CUresult, CUstream,
 };
 use anycuda_api::runtime::{
     cudaArrayMemoryRequirements, cudaError_t, cudaMemAccessDesc, cudaMemAllocationType,
-    cudaMemLocation, cudaMemLocationType, cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise,
-    cudaMipmappedArray_t, cudaStream_t,
+    cudaMemLocation, cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise, cudaMipmappedArray_t,
+    cudaStream_t,
 };
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
-
-/// CUDA's location in HIP's words.
-pub(crate) fn location_to_hip(
-    b: &HipBackend,
-    l: &CUmemLocation,
-) -> Result<hipMemLocation, CUresult> {
-    Ok(hipMemLocation {
-        type_: enum_to_hip(b.conv().CUmemLocationType, l.type_.0).ok_or(NOT_SUPPORTED)?,
-        id: l.id,
-    })
-}
 
 /// Which ABI of the versioned allocation-property calls the loaded HIP has.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -65,6 +52,11 @@ fn abi_checked(b: &HipBackend) -> Result<Abi, CUresult> {
     }
 }
 
+/// Whether the loaded HIP's pool properties predate `maxSize` (HIP 5.2's layout, before 6.2).
+pub(crate) fn pre_hip62(b: &HipBackend) -> bool {
+    abi(b) == Abi::V52
+}
+
 fn abi(b: &HipBackend) -> Abi {
     let v = b.hip_abi_version();
     if v >= HIP_7_0 {
@@ -81,23 +73,6 @@ fn location_to_cuda(b: &HipBackend, l: &hipMemLocation) -> CUmemLocation {
         type_: CUmemLocationType(enum_to_cuda(b.conv().CUmemLocationType, l.type_)),
         id: l.id,
     }
-}
-
-/// A CUDA handle-type bit set in HIP's bits (each bit through the table; a bit HIP lacks, such
-/// as FABRIC, is not supported).
-pub(crate) fn handle_types_to_hip(
-    b: &HipBackend,
-    t: CUmemAllocationHandleType,
-) -> Result<u32, CUresult> {
-    let map = b.conv().CUmemAllocationHandleType;
-    let mut out = 0;
-    for bit in 0..32 {
-        let m = 1u32 << bit;
-        if t.0 & m != 0 {
-            out |= enum_to_hip(map, m).ok_or(NOT_SUPPORTED)?;
-        }
-    }
-    Ok(out)
 }
 
 fn handle_types_to_cuda(b: &HipBackend, h: u32) -> CUmemAllocationHandleType {
@@ -341,25 +316,6 @@ pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
     b.cu(e)
 }
 
-/// CUDA's pool properties in HIP 6.2+'s layout. The CUDA 13 `usage` (hardware decompression)
-/// has no HIP counterpart (not supported).
-pub(crate) fn pool_props_to_hip(
-    b: &HipBackend,
-    p: &CUmemPoolProps,
-) -> Result<hipMemPoolProps, CUresult> {
-    if p.usage != 0 {
-        return Err(NOT_SUPPORTED);
-    }
-    Ok(hipMemPoolProps {
-        allocType: enum_to_hip(b.conv().CUmemAllocationType, p.allocType.0).ok_or(INVALID_VALUE)?,
-        handleTypes: handle_types_to_hip(b, p.handleTypes)?,
-        location: location_to_hip(b, &p.location)?,
-        win32SecurityAttributes: p.win32SecurityAttributes,
-        maxSize: p.maxSize,
-        reserved: [0; 56],
-    })
-}
-
 pub(crate) fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPoolProps {
     // SAFETY: zeroed POD.
     let mut c: CUmemPoolProps = unsafe { core::mem::zeroed() };
@@ -369,334 +325,6 @@ pub(crate) fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPo
     c.win32SecurityAttributes = h.win32SecurityAttributes;
     c.maxSize = h.maxSize;
     c
-}
-
-/// `cuMemPoolCreate` → `hipMemPoolCreate`: properties rebuilt (HIP 5.2 has no `maxSize`: a
-/// non-zero one is not supported there), values renumbered. On HIP's NVIDIA platform
-/// `hipMemPoolProps` is CUDA's struct and goes through as is.
-pub(crate) unsafe fn cuMemPoolCreate(
-    b: &HipBackend,
-    pool: *mut CUmemoryPool,
-    poolProps: *const CUmemPoolProps,
-) -> CUresult {
-    if pool.is_null() || poolProps.is_null() {
-        return INVALID_VALUE;
-    }
-    let t = tri!(table::<CUresult>(b));
-    let mut m: hipMemPool_t = core::ptr::null_mut();
-    // SAFETY: non-NULL.
-    let c = unsafe { &*poolProps };
-    // SAFETY: structs live for their calls; valid out-pointer.
-    let e = unsafe {
-        if nvidia(b) {
-            let Some(f) = t.hipMemPoolCreate__hip5_2 else {
-                return NOT_SUPPORTED;
-            };
-            f(&mut m, poolProps.cast())
-        } else {
-            let h = tri!(pool_props_to_hip(b, c));
-            if let (Abi::V62 | Abi::V70, Some(f)) = (abi(b), t.hipMemPoolCreate) {
-                f(&mut m, &h)
-            } else if let (Abi::V52, Some(f)) = (abi(b), t.hipMemPoolCreate__hip5_2) {
-                if h.maxSize != 0 {
-                    return NOT_SUPPORTED;
-                }
-                let h52 = hipMemPoolProps__hip5_2 {
-                    allocType: h.allocType,
-                    handleTypes: h.handleTypes,
-                    location: h.location,
-                    win32SecurityAttributes: h.win32SecurityAttributes,
-                    reserved: [0; 64],
-                };
-                f(&mut m, &h52)
-            } else {
-                return NOT_SUPPORTED;
-            }
-        }
-    };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *pool = m.cast() };
-    }
-    b.cu(e)
-}
-
-// ------------------------------------------------------------ prefetch, advice, default pool (Driver)
-
-/// `cuMemPrefetchAsync` (CUDA 13, `CUmemLocation`) → `hipMemPrefetchAsync`: the location
-/// becomes a device ordinal (`hipCpuDeviceId` for the host); `flags` must be 0 as on CUDA.
-pub(crate) unsafe fn cuMemPrefetchAsync(
-    b: &HipBackend,
-    devPtr: CUdeviceptr,
-    count: usize,
-    location: CUmemLocation,
-    flags: c_uint,
-    hStream: CUstream,
-) -> CUresult {
-    if flags != 0 {
-        return INVALID_VALUE;
-    }
-    let dev = tri!(location_to_device(location.type_.0, location.id).map_err(CUresult::from));
-    let f = hip_fn!(b, hipMemPrefetchAsync);
-    let s = stream_to_hip(b.platform(), hStream);
-    // SAFETY: caller's range and stream; HIP validates them.
-    b.cu(unsafe { f(ptr(devPtr), count, dev, s) })
-}
-
-/// `cuMemAdvise` (CUDA 13, `CUmemLocation`) → `hipMemAdvise`: the advice renumbered through
-/// the tables; the location (used by the preferred-location and accessed-by advice) becomes a
-/// device ordinal; for the other advice CUDA ignores it and `hipCpuDeviceId` is passed.
-pub(crate) unsafe fn cuMemAdvise(
-    b: &HipBackend,
-    devPtr: CUdeviceptr,
-    count: usize,
-    advice: CUmem_advise,
-    location: CUmemLocation,
-) -> CUresult {
-    let uses_location = matches!(
-        advice,
-        CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION
-            | CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY
-            | CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY
-    );
-    let a = tri!(enum_to_hip(b.conv().CUmem_advise, advice.0).ok_or(INVALID_VALUE));
-    let dev = if uses_location {
-        tri!(location_to_device(location.type_.0, location.id).map_err(CUresult::from))
-    } else {
-        HIP_CPU_DEVICE_ID
-    };
-    let f = hip_fn!(b, hipMemAdvise);
-    // SAFETY: caller's range; HIP validates it.
-    b.cu(unsafe { f(ptr(devPtr), count, a as _, dev) })
-}
-
-/// `cuMemGetDefaultMemPool` (CUDA 13) → `hipDeviceGetDefaultMemPool`: a device location and
-/// pinned allocations are what HIP has; host locations are not supported.
-pub(crate) unsafe fn cuMemGetDefaultMemPool(
-    b: &HipBackend,
-    pool_out: *mut CUmemoryPool,
-    location: *mut CUmemLocation,
-    type_: CUmemAllocationType,
-) -> CUresult {
-    if pool_out.is_null() || location.is_null() {
-        return INVALID_VALUE;
-    }
-    if type_ != CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED {
-        return if type_ == CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED {
-            NOT_SUPPORTED
-        } else {
-            INVALID_VALUE
-        };
-    }
-    // SAFETY: non-NULL location from the caller.
-    let l = unsafe { &*location };
-    if l.type_ != CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE {
-        return if l.type_.0 == 0 || l.type_.0 > 4 {
-            INVALID_VALUE
-        } else {
-            NOT_SUPPORTED
-        };
-    }
-    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
-    let mut p: hipMemPool_t = core::ptr::null_mut();
-    // SAFETY: valid out-pointer; HIP validates the ordinal.
-    let e = unsafe { f(&mut p, l.id) };
-    if e == super::support::HIP_SUCCESS {
-        // SAFETY: checked non-NULL.
-        unsafe { *pool_out = p.cast() };
-    }
-    b.cu(e)
-}
-
-// ------------------------------------------------------------ Runtime
-
-/// A CUDA memory location in HIP's struct (the location type through the table: HIP has
-/// device locations only before 6.x).
-pub(crate) fn rt_location_to_hip(
-    conv: &ConvTables,
-    loc: &cudaMemLocation,
-) -> Result<hipMemLocation, cudaError_t> {
-    if anycuda_api::CudaEnum::name(loc.type_).is_none() {
-        return Err(cudaError_t::cudaErrorInvalidValue);
-    }
-    let t = enum_to_hip(conv.cudaMemLocationType, loc.type_.0)
-        .ok_or(cudaError_t::cudaErrorNotSupported)?;
-    Ok(hipMemLocation {
-        type_: t,
-        id: loc.id,
-    })
-}
-
-/// `cudaMemPoolProps` (CUDA 13) → HIP's (6.x+ layout; HIP 5.2's is the same with `maxSize`
-/// still reserved, so a non-zero `maxSize` is not supported there). `usage` (hardware
-/// decompression pools) has no HIP counterpart.
-pub(crate) fn rt_pool_props_to_hip(
-    conv: &ConvTables,
-    p: &cudaMemPoolProps,
-    hip52: bool,
-) -> Result<hipMemPoolProps, cudaError_t> {
-    if p.usage != 0 || (hip52 && p.maxSize != 0) {
-        return Err(cudaError_t::cudaErrorNotSupported);
-    }
-    if anycuda_api::CudaEnum::name(p.allocType).is_none() {
-        return Err(cudaError_t::cudaErrorInvalidValue);
-    }
-    let alloc = enum_to_hip(conv.cudaMemAllocationType, p.allocType.0)
-        .ok_or(cudaError_t::cudaErrorNotSupported)?;
-    // Handle types are a bit set of single-bit enumerators.
-    let mut handles = 0u32;
-    let mut rest = p.handleTypes.0;
-    while rest != 0 {
-        let bit = rest & rest.wrapping_neg();
-        rest &= !bit;
-        handles |= enum_to_hip(conv.cudaMemAllocationHandleType, bit)
-            .ok_or(cudaError_t::cudaErrorNotSupported)?;
-    }
-    Ok(hipMemPoolProps {
-        allocType: alloc,
-        handleTypes: handles,
-        location: rt_location_to_hip(conv, &p.location)?,
-        win32SecurityAttributes: p.win32SecurityAttributes,
-        maxSize: p.maxSize,
-        reserved: [0; 56],
-    })
-}
-
-/// A CUDA access descriptor in HIP's words (location type and flags through the tables).
-pub(crate) fn access_desc_to_hip(
-    conv: &ConvTables,
-    d: &cudaMemAccessDesc,
-) -> Result<hipMemAccessDesc, cudaError_t> {
-    Ok(hipMemAccessDesc {
-        location: rt_location_to_hip(conv, &d.location)?,
-        flags: enum_to_hip(conv.cudaMemAccessFlags, d.flags.0)
-            .ok_or(cudaError_t::cudaErrorInvalidValue)?,
-    })
-}
-
-/// `cudaMemAdvise` (CUDA 13: a `cudaMemLocation`) → `hipMemAdvise` with the location as a
-/// device ordinal (`hipCpuDeviceId` for the host) and the advice through the table.
-pub(crate) unsafe fn cudaMemAdvise(
-    b: &HipBackend,
-    devPtr: *const c_void,
-    count: usize,
-    advice: cudaMemoryAdvise,
-    location: cudaMemLocation,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipMemAdvise);
-    if anycuda_api::CudaEnum::name(advice).is_none() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let Some(adv) = enum_to_hip(b.conv().cudaMemoryAdvise, advice.0) else {
-        return cudaError_t::cudaErrorNotSupported;
-    };
-    let dev = match location_to_device(location.type_.0, location.id) {
-        Ok(d) => d,
-        Err(e) => return e.into(),
-    };
-    // SAFETY: pointer and range are the caller's (CUDA's contract).
-    b.rt(unsafe { f(devPtr, count, adv, dev) })
-}
-
-/// `cudaMemPrefetchAsync` (CUDA 13: location and flags) → `hipMemPrefetchAsync` with the
-/// location as a device ordinal; `flags` is reserved (non-zero: `cudaErrorInvalidValue`).
-pub(crate) unsafe fn cudaMemPrefetchAsync(
-    b: &HipBackend,
-    devPtr: *const c_void,
-    count: usize,
-    location: cudaMemLocation,
-    flags: c_uint,
-    stream: cudaStream_t,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipMemPrefetchAsync);
-    if flags != 0 {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let dev = match location_to_device(location.type_.0, location.id) {
-        Ok(d) => d,
-        Err(e) => return e.into(),
-    };
-    // SAFETY: as CUDA's contract; the stream handle translated.
-    b.rt(unsafe {
-        f(
-            devPtr,
-            count,
-            dev,
-            stream_to_hip(b.platform(), stream.cast()),
-        )
-    })
-}
-
-/// `cudaMemPoolCreate` → `hipMemPoolCreate`: `cudaMemPoolProps` rebuilt (enums through the
-/// tables; HIP 5.2's layout where `maxSize` is reserved). HIP's NVIDIA platform: the struct is
-/// CUDA's and passes unchanged.
-pub(crate) unsafe fn cudaMemPoolCreate(
-    b: &HipBackend,
-    memPool: *mut cudaMemPool_t,
-    poolProps: *const cudaMemPoolProps,
-) -> cudaError_t {
-    if memPool.is_null() || poolProps.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let out = memPool.cast();
-    if nvidia(b) {
-        let f = hip_fn!(b, hipMemPoolCreate__hip5_2);
-        // SAFETY: `hipMemPoolProps` is `cudaMemPoolProps` on that platform.
-        return b.rt(unsafe { f(out, poolProps.cast()) });
-    }
-    let hip52 = pre_r0600(b);
-    // SAFETY: non-NULL descriptor from the caller.
-    let h = match rt_pool_props_to_hip(b.conv(), unsafe { &*poolProps }, hip52) {
-        Ok(h) => h,
-        Err(e) => return e,
-    };
-    if hip52 {
-        let f = hip_fn!(b, hipMemPoolCreate__hip5_2);
-        // SAFETY: both layouts are 88 bytes with the same leading fields; 5.2's reserved bytes
-        // are `maxSize` (checked zero) and the zeroed reserved tail.
-        let h52: hipMemPoolProps__hip5_2 = unsafe { core::mem::transmute(h) };
-        // SAFETY: `h52` lives for the call.
-        b.rt(unsafe { f(out, &h52) })
-    } else {
-        let f = hip_fn!(b, hipMemPoolCreate);
-        // SAFETY: `h` lives for the call.
-        b.rt(unsafe { f(out, &h) })
-    }
-}
-
-/// `cudaMemGetDefaultMemPool` (CUDA 13, no HIP counterpart under that name) →
-/// `hipDeviceGetDefaultMemPool` for a device location and pinned allocations; host locations
-/// and managed pools have no HIP counterpart (`cudaErrorNotSupported`).
-pub(crate) unsafe fn cudaMemGetDefaultMemPool(
-    b: &HipBackend,
-    memPool: *mut cudaMemPool_t,
-    location: *mut cudaMemLocation,
-    type_: cudaMemAllocationType,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
-    if memPool.is_null() || location.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    match type_ {
-        cudaMemAllocationType::cudaMemAllocationTypePinned => {}
-        cudaMemAllocationType::cudaMemAllocationTypeManaged => {
-            return cudaError_t::cudaErrorNotSupported
-        }
-        _ => return cudaError_t::cudaErrorInvalidValue,
-    }
-    // SAFETY: non-NULL from the caller.
-    let loc = unsafe { *location };
-    match loc.type_ {
-        cudaMemLocationType::cudaMemLocationTypeDevice => {}
-        cudaMemLocationType::cudaMemLocationTypeHost
-        | cudaMemLocationType::cudaMemLocationTypeHostNuma
-        | cudaMemLocationType::cudaMemLocationTypeHostNumaCurrent => {
-            return cudaError_t::cudaErrorNotSupported
-        }
-        _ => return cudaError_t::cudaErrorInvalidValue,
-    }
-    // SAFETY: valid out-pointer.
-    b.rt(unsafe { f(memPool.cast(), loc.id) })
 }
 
 /// `cudaMipmappedArrayGetMemoryRequirements` → `hipMipmappedArrayGetMemoryRequirements`:
@@ -728,4 +356,364 @@ pub(crate) unsafe fn cudaMipmappedArrayGetMemoryRequirements(
         };
     }
     e
+}
+
+// ------------------------------------------------------------ rules for both APIs
+//
+// `CUmemLocation`/`cudaMemLocation`, `CUmemPoolProps`/`cudaMemPoolProps` and
+// `CUmemAccessDesc`/`cudaMemAccessDesc` have one layout, and their enums translate alike in
+// every HIP version (`conv::same_rules`), so one translation serves both APIs: the Runtime's
+// structs are read as the Driver's.
+
+// One layout for the Runtime's and the Driver's memory structs.
+const _: () = {
+    use core::mem::size_of;
+    assert!(size_of::<cudaMemLocation>() == size_of::<CUmemLocation>());
+    assert!(size_of::<cudaMemPoolProps>() == size_of::<CUmemPoolProps>());
+    assert!(size_of::<cudaMemAccessDesc>() == size_of::<CUmemAccessDesc>());
+};
+
+/// CUDA's location in HIP's struct.
+///
+/// # Errors
+/// As [`enum_arg`]: a location type HIP lacks is not supported, an unknown one invalid.
+pub(crate) fn location_to_hip(
+    b: &HipBackend,
+    l: &CUmemLocation,
+) -> Result<hipMemLocation, Refusal> {
+    Ok(hipMemLocation {
+        type_: enum_arg(b.conv().CUmemLocationType, l.type_)? as u32,
+        id: l.id,
+    })
+}
+
+/// A CUDA handle-type bit set in HIP's bits (each bit through the table).
+///
+/// # Errors
+/// [`Refusal::NotSupported`] for a bit HIP lacks (such as FABRIC).
+pub(crate) fn handle_types_to_hip(
+    b: &HipBackend,
+    t: CUmemAllocationHandleType,
+) -> Result<u32, Refusal> {
+    let map = b.conv().CUmemAllocationHandleType;
+    let mut out = 0;
+    for bit in 0..32 {
+        let m = 1u32 << bit;
+        if t.0 & m != 0 {
+            out |= enum_to_hip(map, m).ok_or(Refusal::NotSupported)?;
+        }
+    }
+    Ok(out)
+}
+
+/// CUDA's pool properties in HIP 6.2+'s layout. The CUDA 13 `usage` (hardware decompression)
+/// has no HIP counterpart (not supported).
+///
+/// # Errors
+/// As its fields' translations.
+pub(crate) fn pool_props_to_hip(
+    b: &HipBackend,
+    p: &CUmemPoolProps,
+) -> Result<hipMemPoolProps, Refusal> {
+    if p.usage != 0 {
+        return Err(Refusal::NotSupported);
+    }
+    Ok(hipMemPoolProps {
+        allocType: enum_arg(b.conv().CUmemAllocationType, p.allocType)? as u32,
+        handleTypes: handle_types_to_hip(b, p.handleTypes)?,
+        location: location_to_hip(b, &p.location)?,
+        win32SecurityAttributes: p.win32SecurityAttributes,
+        maxSize: p.maxSize,
+        reserved: [0; 56],
+    })
+}
+
+/// HIP 5.2's pool properties, which reserve `maxSize` (a non-zero one is not supported there).
+pub(crate) fn pool_props_to_hip52(h: &hipMemPoolProps) -> Result<hipMemPoolProps__hip5_2, Refusal> {
+    if h.maxSize != 0 {
+        return Err(Refusal::NotSupported);
+    }
+    Ok(hipMemPoolProps__hip5_2 {
+        allocType: h.allocType,
+        handleTypes: h.handleTypes,
+        location: h.location,
+        win32SecurityAttributes: h.win32SecurityAttributes,
+        reserved: [0; 64],
+    })
+}
+
+/// CUDA's access descriptors in HIP's words, into `out` (at most [`MAX_ACCESS_DESCS`]).
+///
+/// # Errors
+/// Invalid value for a NULL array of a non-zero count, not supported beyond
+/// [`MAX_ACCESS_DESCS`], else as the location and flag translations.
+///
+/// # Safety
+/// `descs` is NULL or points to `n` descriptors.
+pub(crate) unsafe fn access_descs_to_hip(
+    b: &HipBackend,
+    descs: *const CUmemAccessDesc,
+    n: usize,
+    out: &mut [hipMemAccessDesc; MAX_ACCESS_DESCS],
+) -> Result<(), Refusal> {
+    if n > 0 && descs.is_null() {
+        return Err(Refusal::InvalidValue);
+    }
+    if n > MAX_ACCESS_DESCS {
+        return Err(Refusal::NotSupported);
+    }
+    for (i, slot) in out.iter_mut().enumerate().take(n) {
+        // SAFETY: within the caller's `n` descriptors.
+        let d = unsafe { &*descs.add(i) };
+        *slot = hipMemAccessDesc {
+            location: location_to_hip(b, &d.location)?,
+            flags: enum_arg(b.conv().CUmemAccess_flags, d.flags)? as u32,
+        };
+    }
+    Ok(())
+}
+
+/// The most access descriptors a memory-allocation node may carry here (they are translated
+/// on the stack).
+pub(crate) const MAX_ACCESS_DESCS: usize = 64;
+
+/// `cuMemPoolCreate` / `cudaMemPoolCreate` → `hipMemPoolCreate`: properties rebuilt per HIP
+/// layout (HIP 5.2 has no `maxSize`), values renumbered. On HIP's NVIDIA platform
+/// `hipMemPoolProps` is CUDA's struct and goes through as is.
+///
+/// # Safety
+/// CUDA's contract: `pool` writable, `props` readable (both checked non-NULL).
+unsafe fn create_pool<R: ApiResult>(
+    b: &HipBackend,
+    pool: *mut hipMemPool_t,
+    props: *const CUmemPoolProps,
+) -> R {
+    if pool.is_null() || props.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let t = tri!(table::<R>(b));
+    // SAFETY: non-NULL, from the caller.
+    let c = unsafe { &*props };
+    // SAFETY: the structs live for their calls; `pool` is a valid out-pointer.
+    let e = unsafe {
+        if nvidia(b) {
+            let Some(f) = t.hipMemPoolCreate__hip5_2 else {
+                return R::NOT_SUPPORTED;
+            };
+            f(pool, props.cast())
+        } else {
+            let h = match pool_props_to_hip(b, c) {
+                Ok(h) => h,
+                Err(r) => return r.into(),
+            };
+            match (abi(b), t.hipMemPoolCreate, t.hipMemPoolCreate__hip5_2) {
+                (Abi::V62 | Abi::V70, Some(f), _) => f(pool, &h),
+                (Abi::V52, _, Some(f)) => match pool_props_to_hip52(&h) {
+                    Ok(h52) => f(pool, &h52),
+                    Err(r) => return r.into(),
+                },
+                _ => return R::NOT_SUPPORTED,
+            }
+        }
+    };
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuMemPrefetchAsync` / `cudaMemPrefetchAsync` (CUDA 13: a location and reserved flags) →
+/// `hipMemPrefetchAsync` with the location as a device ordinal; non-zero flags are invalid.
+///
+/// # Safety
+/// CUDA's contract: the range and the stream are the caller's (HIP validates them).
+unsafe fn prefetch<R: ApiResult>(
+    b: &HipBackend,
+    p: *const c_void,
+    count: usize,
+    location: &CUmemLocation,
+    flags: c_uint,
+    stream: CUstream,
+) -> R {
+    if flags != 0 {
+        return Refusal::InvalidValue.into();
+    }
+    let dev = match location_to_device(location.type_.0, location.id) {
+        Ok(d) => d,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipMemPrefetchAsync);
+    // SAFETY: the caller's range; the stream handle translated.
+    R::from_hip(b.conv(), unsafe {
+        f(p, count, dev, stream_to_hip(b.platform(), stream))
+    })
+}
+
+/// `cuMemAdvise` / `cudaMemAdvise` (CUDA 13: a location) → `hipMemAdvise`: the advice through
+/// the table; the location (read by the preferred-location and accessed-by advice only, as CUDA
+/// does) becomes a device ordinal; for the other advice `hipCpuDeviceId` is passed.
+///
+/// # Safety
+/// CUDA's contract: the range is the caller's (HIP validates it).
+unsafe fn advise<R: ApiResult>(
+    b: &HipBackend,
+    p: *const c_void,
+    count: usize,
+    advice: CUmem_advise,
+    location: &CUmemLocation,
+) -> R {
+    let a = match enum_arg(b.conv().CUmem_advise, advice) {
+        Ok(a) => a,
+        Err(r) => return r.into(),
+    };
+    let dev = if matches!(
+        advice,
+        CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION
+            | CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY
+            | CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY
+    ) {
+        match location_to_device(location.type_.0, location.id) {
+            Ok(d) => d,
+            Err(r) => return r.into(),
+        }
+    } else {
+        HIP_CPU_DEVICE_ID
+    };
+    let f = hip_fn!(b, hipMemAdvise);
+    // SAFETY: the caller's range; HIP validates it.
+    R::from_hip(b.conv(), unsafe { f(p, count, a as _, dev) })
+}
+
+/// `cuMemGetDefaultMemPool` / `cudaMemGetDefaultMemPool` (CUDA 13) →
+/// `hipDeviceGetDefaultMemPool`: pinned memory of a device only (HIP has no host or managed
+/// default pools: not supported); an unknown type or location type is invalid.
+///
+/// # Safety
+/// CUDA's contract: `pool_out` writable, `location` readable (both checked non-NULL).
+unsafe fn default_pool<R: ApiResult>(
+    b: &HipBackend,
+    pool_out: *mut hipMemPool_t,
+    location: *const CUmemLocation,
+    type_: CUmemAllocationType,
+) -> R {
+    if pool_out.is_null() || location.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    match type_ {
+        CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED => {}
+        CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED => return Refusal::NotSupported.into(),
+        _ => return Refusal::InvalidValue.into(),
+    }
+    // SAFETY: non-NULL, from the caller.
+    let l = unsafe { *location };
+    match l.type_ {
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => {}
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST
+        | CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA
+        | CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT => {
+            return Refusal::NotSupported.into()
+        }
+        _ => return Refusal::InvalidValue.into(),
+    }
+    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
+    // SAFETY: valid out-pointer; HIP validates the ordinal.
+    R::from_hip(b.conv(), unsafe { f(pool_out, l.id) })
+}
+
+/// `cuMemPoolCreate` → `hipMemPoolCreate` (see `create_pool`).
+pub(crate) unsafe fn cuMemPoolCreate(
+    b: &HipBackend,
+    pool: *mut CUmemoryPool,
+    poolProps: *const CUmemPoolProps,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { create_pool(b, pool.cast(), poolProps) }
+}
+
+/// `cudaMemPoolCreate` → `hipMemPoolCreate` (see `create_pool`).
+pub(crate) unsafe fn cudaMemPoolCreate(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    poolProps: *const cudaMemPoolProps,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { create_pool(b, memPool.cast(), poolProps.cast()) }
+}
+
+/// `cuMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
+pub(crate) unsafe fn cuMemPrefetchAsync(
+    b: &HipBackend,
+    devPtr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: c_uint,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { prefetch(b, ptr(devPtr), count, &location, flags, hStream) }
+}
+
+/// `cudaMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
+pub(crate) unsafe fn cudaMemPrefetchAsync(
+    b: &HipBackend,
+    devPtr: *const c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let l = CUmemLocation {
+        type_: CUmemLocationType(location.type_.0),
+        id: location.id,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { prefetch(b, devPtr, count, &l, flags, stream) }
+}
+
+/// `cuMemAdvise` → `hipMemAdvise` (see `advise`).
+pub(crate) unsafe fn cuMemAdvise(
+    b: &HipBackend,
+    devPtr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    location: CUmemLocation,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { advise(b, ptr(devPtr), count, advice, &location) }
+}
+
+/// `cudaMemAdvise` → `hipMemAdvise` (see `advise`).
+pub(crate) unsafe fn cudaMemAdvise(
+    b: &HipBackend,
+    devPtr: *const c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> cudaError_t {
+    let l = CUmemLocation {
+        type_: CUmemLocationType(location.type_.0),
+        id: location.id,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { advise(b, devPtr, count, CUmem_advise(advice.0), &l) }
+}
+
+/// `cuMemGetDefaultMemPool` → `hipDeviceGetDefaultMemPool` (see `default_pool`).
+pub(crate) unsafe fn cuMemGetDefaultMemPool(
+    b: &HipBackend,
+    pool_out: *mut CUmemoryPool,
+    location: *mut CUmemLocation,
+    type_: CUmemAllocationType,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { default_pool(b, pool_out.cast(), location, type_) }
+}
+
+/// `cudaMemGetDefaultMemPool` → `hipDeviceGetDefaultMemPool` (see `default_pool`).
+pub(crate) unsafe fn cudaMemGetDefaultMemPool(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+) -> cudaError_t {
+    let t = CUmemAllocationType(type_.0);
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { default_pool(b, memPool.cast(), location.cast(), t) }
 }

@@ -201,9 +201,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pconfig.is_null() {
             let raw = h_pconfig as i64;
             unsafe {
-                *pconfig = <anycuda_api::driver::CUfunc_cache as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUfunc_cache.to_cuda(raw).unwrap_or(raw),
-                )
+                *pconfig = crate::conv::enum_out::<
+                    anycuda_api::driver::CUfunc_cache,
+                >(self.conv.CUfunc_cache, raw)
             };
         }
         self.cu(hip_r)
@@ -254,16 +254,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetLimit else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .CUlimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.CUlimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pvalue, h_limit) };
         self.cu(hip_r)
@@ -290,9 +289,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pConfig.is_null() {
             let raw = h_pConfig as i64;
             unsafe {
-                *pConfig = <anycuda_api::driver::CUsharedconfig as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUsharedconfig.to_cuda(raw).unwrap_or(raw),
-                )
+                *pConfig = crate::conv::enum_out::<
+                    anycuda_api::driver::CUsharedconfig,
+                >(self.conv.CUsharedconfig, raw)
             };
         }
         self.cu(hip_r)
@@ -341,16 +340,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipCtxSetCacheConfig else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_config: super::types::hipFuncCache_t = match self
-            .conv
-            .CUfunc_cache
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.CUfunc_cache,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.cu(hip_r)
@@ -384,16 +382,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetLimit else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .CUlimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.CUlimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_limit, value) };
         self.cu(hip_r)
@@ -410,16 +407,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipCtxSetSharedMemConfig else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .CUsharedconfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.CUsharedconfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.cu(hip_r)
@@ -588,16 +584,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetGraphMemAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .CUgraphMem_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.CUgraphMem_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(device as _, h_attr, value) };
         self.cu(hip_r)
@@ -650,16 +645,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetP2PAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipDeviceP2PAttr = match self
-            .conv
-            .CUdevice_P2PAttribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipDeviceP2PAttr = match crate::conv::enum_arg(
+            self.conv.CUdevice_P2PAttribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(value, h_attrib, srcDevice as _, dstDevice as _) };
         self.cu(hip_r)
@@ -814,16 +808,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetGraphMemAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .CUgraphMem_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.CUgraphMem_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(device as _, h_attr, value) };
         self.cu(hip_r)
@@ -1046,16 +1039,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pi, h_attrib, hfunc as _) };
         self.cu(hip_r)
@@ -2260,9 +2252,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !type_.is_null() {
             let raw = h_type_ as i64;
             unsafe {
-                *type_ = <anycuda_api::driver::CUgraphNodeType as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUgraphNodeType.to_cuda(raw).unwrap_or(raw),
-                )
+                *type_ = crate::conv::enum_out::<
+                    anycuda_api::driver::CUgraphNodeType,
+                >(self.conv.CUgraphNodeType, raw)
             };
         }
         self.cu(hip_r)
@@ -2587,16 +2579,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipKernelGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pi, h_attrib, kernel as _, dev as _) };
         self.cu(hip_r)
@@ -2675,16 +2666,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipKernelSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_attrib, val, kernel as _, dev as _) };
         self.cu(hip_r)
@@ -3291,16 +3281,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemExportToShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3455,16 +3444,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetHandleForAddressRange else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemRangeHandleType = match self
-            .conv
-            .CUmemRangeHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemRangeHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemRangeHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
@@ -3504,16 +3492,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetMemPool else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .CUmemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, location as _, h_type_) };
         self.cu(hip_r)
@@ -3651,16 +3638,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemImportFromShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_shHandleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(shHandleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if shHandleType.name().is_some() => {
+        let h_shHandleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            shHandleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(handle as _, osHandle, h_shHandleType) };
         self.cu(hip_r)
@@ -3744,16 +3730,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolExportToShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3785,9 +3770,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !flags.is_null() {
             let raw = h_flags as i64;
             unsafe {
-                *flags = <anycuda_api::driver::CUmemAccess_flags as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUmemAccess_flags.to_cuda(raw).unwrap_or(raw),
-                )
+                *flags = crate::conv::enum_out::<
+                    anycuda_api::driver::CUmemAccess_flags,
+                >(self.conv.CUmemAccess_flags, raw)
             };
         }
         self.cu(hip_r)
@@ -3806,16 +3791,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .CUmemPool_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.CUmemPool_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
         self.cu(hip_r)
@@ -3835,16 +3819,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolImportFromShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3900,16 +3883,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .CUmemPool_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.CUmemPool_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
         self.cu(hip_r)
@@ -4003,16 +3985,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attribute: super::types::hipMemRangeAttribute = match self
-            .conv
-            .CUmem_range_attribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
+            self.conv.CUmem_range_attribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
             hip_f(data, dataSize, h_attribute, devPtr as usize as _, count)
@@ -4111,16 +4092,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemSetMemPool else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .CUmemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(location as _, h_type_, pool as _) };
         self.cu(hip_r)
@@ -5191,16 +5171,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipPointerSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attribute: super::types::hipPointer_attribute = match self
-            .conv
-            .CUpointer_attribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipPointer_attribute = match crate::conv::enum_arg(
+            self.conv.CUpointer_attribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(value, h_attribute, ptr as usize as _) };
         self.cu(hip_r)
@@ -5330,16 +5309,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamBeginCapture else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_mode: super::types::hipStreamCaptureMode = match self
-            .conv
-            .CUstreamCaptureMode
-            .to_hip(mode.to_i64())
-        {
-            Some(v) => v as _,
-            None if mode.name().is_some() => {
+        let h_mode: super::types::hipStreamCaptureMode = match crate::conv::enum_arg(
+            self.conv.CUstreamCaptureMode,
+            mode,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
             hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, h_mode)
@@ -5646,9 +5624,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !captureStatus.is_null() {
             let raw = h_captureStatus as i64;
             unsafe {
-                *captureStatus = <anycuda_api::driver::CUstreamCaptureStatus as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUstreamCaptureStatus.to_cuda(raw).unwrap_or(raw),
-                )
+                *captureStatus = crate::conv::enum_out::<
+                    anycuda_api::driver::CUstreamCaptureStatus,
+                >(self.conv.CUstreamCaptureStatus, raw)
             };
         }
         self.cu(hip_r)
@@ -6016,9 +5994,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pFormat.is_null() {
             let raw = h_pFormat as i64;
             unsafe {
-                *pFormat = <anycuda_api::driver::CUarray_format as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUarray_format.to_cuda(raw).unwrap_or(raw),
-                )
+                *pFormat = crate::conv::enum_out::<
+                    anycuda_api::driver::CUarray_format,
+                >(self.conv.CUarray_format, raw)
             };
         }
         self.cu(hip_r)
@@ -6203,16 +6181,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipTexRefSetFormat else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_fmt: super::types::hipArray_Format = match self
-            .conv
-            .CUarray_format
-            .to_hip(fmt.to_i64())
-        {
-            Some(v) => v as _,
-            None if fmt.name().is_some() => {
+        let h_fmt: super::types::hipArray_Format = match crate::conv::enum_arg(
+            self.conv.CUarray_format,
+            fmt,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(hTexRef as _, h_fmt, NumPackedComponents) };
         self.cu(hip_r)
@@ -6787,16 +6764,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipDeviceAttribute_t = match self
-            .conv
-            .cudaDeviceAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipDeviceAttribute_t = match crate::conv::enum_arg(
+            self.conv.cudaDeviceAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(value, h_attr, device) };
         self.rt(hip_r)
@@ -6841,9 +6817,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pCacheConfig.is_null() {
             let raw = h_pCacheConfig as i64;
             unsafe {
-                *pCacheConfig = <anycuda_api::runtime::cudaFuncCache as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaFuncCache.to_cuda(raw).unwrap_or(raw),
-                )
+                *pCacheConfig = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaFuncCache,
+                >(self.conv.cudaFuncCache, raw)
             };
         }
         self.rt(hip_r)
@@ -6878,16 +6854,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetGraphMemAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .cudaGraphMemAttributeType
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.cudaGraphMemAttributeType,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(device, h_attr, value) };
         self.rt(hip_r)
@@ -6905,16 +6880,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetLimit else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .cudaLimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.cudaLimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorUnsupportedLimit;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pValue, h_limit) };
         self.rt(hip_r)
@@ -6950,16 +6924,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetP2PAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipDeviceP2PAttr = match self
-            .conv
-            .cudaDeviceP2PAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipDeviceP2PAttr = match crate::conv::enum_arg(
+            self.conv.cudaDeviceP2PAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(value, h_attr, srcDevice, dstDevice) };
         self.rt(hip_r)
@@ -7003,9 +6976,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pConfig.is_null() {
             let raw = h_pConfig as i64;
             unsafe {
-                *pConfig = <anycuda_api::runtime::cudaSharedMemConfig as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaSharedMemConfig.to_cuda(raw).unwrap_or(raw),
-                )
+                *pConfig = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaSharedMemConfig,
+                >(self.conv.cudaSharedMemConfig, raw)
             };
         }
         self.rt(hip_r)
@@ -7087,16 +7060,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetCacheConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_cacheConfig: super::types::hipFuncCache_t = match self
-            .conv
-            .cudaFuncCache
-            .to_hip(cacheConfig.to_i64())
-        {
-            Some(v) => v as _,
-            None if cacheConfig.name().is_some() => {
+        let h_cacheConfig: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.cudaFuncCache,
+            cacheConfig,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_cacheConfig) };
         self.rt(hip_r)
@@ -7115,16 +7087,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetGraphMemAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .cudaGraphMemAttributeType
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.cudaGraphMemAttributeType,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(device, h_attr, value) };
         self.rt(hip_r)
@@ -7142,16 +7113,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetLimit else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .cudaLimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.cudaLimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorUnsupportedLimit;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_limit, value) };
         self.rt(hip_r)
@@ -7184,16 +7154,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetSharedMemConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .cudaSharedMemConfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.cudaSharedMemConfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.rt(hip_r)
@@ -7503,16 +7472,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipFuncAttribute = match self
-            .conv
-            .cudaFuncAttribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipFuncAttribute = match crate::conv::enum_arg(
+            self.conv.cudaFuncAttribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_attr, value) };
         self.rt(hip_r)
@@ -7530,16 +7498,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetCacheConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_cacheConfig: super::types::hipFuncCache_t = match self
-            .conv
-            .cudaFuncCache
-            .to_hip(cacheConfig.to_i64())
-        {
-            Some(v) => v as _,
-            None if cacheConfig.name().is_some() => {
+        let h_cacheConfig: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.cudaFuncCache,
+            cacheConfig,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_cacheConfig) };
         self.rt(hip_r)
@@ -7557,16 +7524,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetSharedMemConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .cudaSharedMemConfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.cudaSharedMemConfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_config) };
         self.rt(hip_r)
@@ -8049,16 +8015,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNode1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8096,16 +8061,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNodeFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8144,16 +8108,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNodeToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8562,16 +8525,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParams1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8598,16 +8560,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParamsFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8634,16 +8595,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParamsToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -9039,16 +8999,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParams1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -9072,16 +9031,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParamsFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -9105,16 +9063,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParamsToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -9238,9 +9195,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pType.is_null() {
             let raw = h_pType as i64;
             unsafe {
-                *pType = <anycuda_api::runtime::cudaGraphNodeType as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaGraphNodeType.to_cuda(raw).unwrap_or(raw),
-                )
+                *pType = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaGraphNodeType,
+                >(self.conv.cudaGraphNodeType, raw)
             };
         }
         self.rt(hip_r)
@@ -10219,16 +10176,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetMemPool else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .cudaMemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, location as _, h_type_) };
         self.rt(hip_r)
@@ -10288,16 +10244,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolExportToShareableHandle else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .cudaMemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         if flags != 0 {
             return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue;
@@ -10329,9 +10284,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !flags.is_null() {
             let raw = h_flags as i64;
             unsafe {
-                *flags = <anycuda_api::runtime::cudaMemAccessFlags as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaMemAccessFlags.to_cuda(raw).unwrap_or(raw),
-                )
+                *flags = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaMemAccessFlags,
+                >(self.conv.cudaMemAccessFlags, raw)
             };
         }
         self.rt(hip_r)
@@ -10350,16 +10305,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .cudaMemPoolAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.cudaMemPoolAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
         self.rt(hip_r)
@@ -10379,16 +10333,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolImportFromShareableHandle else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .cudaMemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         if flags != 0 {
             return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue;
@@ -10444,16 +10397,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .cudaMemPoolAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.cudaMemPoolAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
         self.rt(hip_r)
@@ -10547,16 +10499,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attribute: super::types::hipMemRangeAttribute = match self
-            .conv
-            .cudaMemRangeAttribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
+            self.conv.cudaMemRangeAttribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(data, dataSize, h_attribute, devPtr, count) };
         self.rt(hip_r)
@@ -10597,16 +10548,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemSetMemPool else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .cudaMemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(location as _, h_type_, memPool as _) };
         self.rt(hip_r)
@@ -10626,16 +10576,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10660,16 +10609,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10696,16 +10644,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DArrayToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10743,16 +10690,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10789,16 +10735,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DFromArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10827,16 +10772,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DFromArrayAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10874,16 +10818,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10912,16 +10855,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DToArrayAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11006,16 +10948,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11047,16 +10988,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11079,16 +11019,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11112,16 +11051,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromSymbolAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11202,16 +11140,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11234,16 +11171,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11267,16 +11203,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToSymbolAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11691,16 +11626,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamBeginCapture else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_mode: super::types::hipStreamCaptureMode = match self
-            .conv
-            .cudaStreamCaptureMode
-            .to_hip(mode.to_i64())
-        {
-            Some(v) => v as _,
-            None if mode.name().is_some() => {
+        let h_mode: super::types::hipStreamCaptureMode = match crate::conv::enum_arg(
+            self.conv.cudaStreamCaptureMode,
+            mode,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe {
             hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _, h_mode)
@@ -12013,9 +11947,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pCaptureStatus.is_null() {
             let raw = h_pCaptureStatus as i64;
             unsafe {
-                *pCaptureStatus = <anycuda_api::runtime::cudaStreamCaptureStatus as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaStreamCaptureStatus.to_cuda(raw).unwrap_or(raw),
-                )
+                *pCaptureStatus = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaStreamCaptureStatus,
+                >(self.conv.cudaStreamCaptureStatus, raw)
             };
         }
         self.rt(hip_r)
