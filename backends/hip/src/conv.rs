@@ -289,6 +289,20 @@ pub(crate) fn enum_arg<E: CudaEnum>(map: &EnumMap, v: E) -> Result<i64, Refusal>
     }
 }
 
+/// A bit set of single-bit CUDA enumerators (handle types, instantiate flags) in HIP's bits,
+/// each bit through the table; `None` when a bit has no HIP counterpart.
+pub(crate) fn enum_bits_to_hip(map: &EnumMap, bits: u64) -> Option<u64> {
+    let mut out = 0u64;
+    let mut rest = bits;
+    while rest != 0 {
+        let bit = rest & rest.wrapping_neg();
+        rest &= !bit;
+        let h = map.to_hip(i64::try_from(bit).ok()?)?;
+        out |= u64::try_from(h).ok()?;
+    }
+    Some(out)
+}
+
 /// A HIP enum value coming back, in CUDA's words: the table's value, an unknown one in the
 /// reserved "unknown" encoding with its raw code, and the raw value itself only outside the
 /// representable range (which no HIP version reaches).
@@ -621,8 +635,8 @@ mod tests {
 mod same_rules {
     use super::*;
 
-    /// The memory enums the Driver and the Runtime both name translate alike in every HIP
-    /// version, so the memory room serves both APIs through the Driver's tables.
+    /// The memory and capture enums the Driver and the Runtime both name translate alike in
+    /// every HIP version, so one adaptation serves both APIs through the Driver's tables.
     #[test]
     fn driver_and_runtime_memory_enums_translate_alike() {
         for t in TABLES.iter().copied().chain([NVIDIA_PLATFORM]) {
@@ -632,6 +646,14 @@ mod same_rules {
                 (t.CUmemAllocationHandleType, t.cudaMemAllocationHandleType),
                 (t.CUmemAccess_flags, t.cudaMemAccessFlags),
                 (t.CUmem_advise, t.cudaMemoryAdvise),
+                (t.CUstreamCaptureMode, t.cudaStreamCaptureMode),
+                (t.CUstreamCaptureStatus, t.cudaStreamCaptureStatus),
+                (
+                    t.CUstreamUpdateCaptureDependencies_flags,
+                    t.cudaStreamUpdateCaptureDependenciesFlags,
+                ),
+                (t.CUgraphExecUpdateResult, t.cudaGraphExecUpdateResult),
+                (t.CUgraphInstantiate_flags, t.cudaGraphInstantiateFlags),
             ] {
                 assert_eq!(d.to_hip, r.to_hip, "{} vs {}", d.cuda_type, r.cuda_type);
                 assert_eq!(d.to_cuda, r.to_cuda, "{} vs {}", d.cuda_type, r.cuda_type);

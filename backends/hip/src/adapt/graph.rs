@@ -8,8 +8,8 @@ use super::memory::{
 };
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
 use crate::conv::{
-    check_default_edges, enum_to_cuda, fill_default_edges, stream_to_hip, ApiResult, EdgeData,
-    EnumMap, Refusal,
+    check_default_edges, enum_bits_to_hip, enum_to_cuda, fill_default_edges, stream_to_hip,
+    ApiResult, EdgeData, EnumMap, Refusal,
 };
 use crate::hip_types::{
     hipGraphInstantiateParams, hipGraphNode_t, hipKernelNodeParams, hipMemAccessDesc,
@@ -23,10 +23,9 @@ use anycuda_api::driver::{
     CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 use anycuda_api::runtime::{
-    cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResult, cudaGraphExecUpdateResultInfo,
-    cudaGraphExec_t, cudaGraphInstantiateParams, cudaGraphInstantiateResult, cudaGraphNodeParams,
-    cudaGraphNodeType, cudaGraphNode_t, cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams,
-    cudaMemcpy3DParms, cudaMemsetParams,
+    cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResultInfo, cudaGraphExec_t,
+    cudaGraphInstantiateParams, cudaGraphNodeParams, cudaGraphNodeType, cudaGraphNode_t,
+    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemcpy3DParms, cudaMemsetParams,
 };
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -417,34 +416,6 @@ pub(crate) unsafe fn cudaGraphExecKernelNodeSetParams(
 
 // ---------------------------------------------------------------- memset nodes
 
-/// `cudaMemsetParams` → HIP's (other field order); CUDA's element sizes are 1, 2 or 4
-/// (anything else `cudaErrorInvalidValue`).
-pub(crate) fn memset_params_to_hip(p: &cudaMemsetParams) -> Result<hipMemsetParams, cudaError_t> {
-    if !matches!(p.elementSize, 1 | 2 | 4) {
-        return Err(cudaError_t::cudaErrorInvalidValue);
-    }
-    Ok(hipMemsetParams {
-        dst: p.dst,
-        elementSize: p.elementSize,
-        height: p.height,
-        pitch: p.pitch,
-        value: p.value,
-        width: p.width,
-    })
-}
-
-/// HIP's memset parameters in CUDA's struct.
-pub(crate) fn memset_params_to_cuda(h: &hipMemsetParams) -> cudaMemsetParams {
-    cudaMemsetParams {
-        dst: h.dst,
-        pitch: h.pitch,
-        value: h.value,
-        elementSize: h.elementSize,
-        width: h.width,
-        height: h.height,
-    }
-}
-
 unsafe fn memset_in(
     b: &HipBackend,
     p: *const cudaMemsetParams,
@@ -453,9 +424,8 @@ unsafe fn memset_in(
     if p.is_null() {
         return Err(cudaError_t::cudaErrorInvalidValue);
     }
-    // SAFETY: non-NULL from the caller.
-    let c = unsafe { &*p };
-    *buf = memset_params_to_hip(c)?;
+    // SAFETY: one layout (asserted with `memset_to_hip`).
+    *buf = memset_to_hip(unsafe { &*p.cast::<CUDA_MEMSET_NODE_PARAMS>() })?;
     if nvidia(b) {
         // `hipMemsetParams` is `cudaMemsetParams` there.
         return Ok(p.cast());
@@ -496,44 +466,6 @@ pub(crate) unsafe fn cudaGraphAddMemsetNode(
     })
 }
 
-/// `cudaGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams`, copied back in CUDA's
-/// order.
-pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
-    b: &HipBackend,
-    node: cudaGraphNode_t,
-    pNodeParams: *mut cudaMemsetParams,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
-    // SAFETY: forwarded contract.
-    unsafe {
-        node_get_params(
-            b,
-            f,
-            node,
-            pNodeParams,
-            zero_memset(),
-            memset_params_to_cuda,
-        )
-    }
-}
-
-/// `cudaGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams`, parameters rebuilt.
-pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
-    b: &HipBackend,
-    node: cudaGraphNode_t,
-    pNodeParams: *const cudaMemsetParams,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
-    let mut buf = zero_memset();
-    // SAFETY: forwarded contract.
-    let p = match unsafe { memset_in(b, pNodeParams, &mut buf) } {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    // SAFETY: `buf` lives for the call.
-    b.rt(unsafe { f(node.cast(), p) })
-}
-
 /// `cudaGraphExecMemsetNodeSetParams` → `hipGraphExecMemsetNodeSetParams`, parameters rebuilt.
 pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
     b: &HipBackend,
@@ -553,80 +485,6 @@ pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
 }
 
 // ---------------------------------------------------------------- update, instantiate
-
-/// `cudaGraphExecUpdate` (CUDA 12+: a result-info struct) → `hipGraphExecUpdate`: the result
-/// translated and the error node copied; HIP does not report `errorFromNode` (left NULL, as
-/// CUDA does for every result but a topology change).
-pub(crate) unsafe fn cudaGraphExecUpdate(
-    b: &HipBackend,
-    hGraphExec: cudaGraphExec_t,
-    hGraph: cudaGraph_t,
-    resultInfo: *mut cudaGraphExecUpdateResultInfo,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphExecUpdate);
-    if resultInfo.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    let mut node = core::ptr::null_mut();
-    let mut res = 0u32;
-    // SAFETY: valid out-pointers.
-    let e = unsafe { f(hGraphExec.cast(), hGraph.cast(), &mut node, &mut res) };
-    let result = if nvidia(b) {
-        res
-    } else {
-        enum_to_cuda(b.conv().cudaGraphExecUpdateResult, res)
-    };
-    // SAFETY: non-NULL out-pointer.
-    unsafe {
-        resultInfo.write(cudaGraphExecUpdateResultInfo {
-            result: cudaGraphExecUpdateResult(result),
-            errorNode: node.cast(),
-            errorFromNode: core::ptr::null_mut(),
-        })
-    };
-    b.rt(e)
-}
-
-/// `cudaGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (HIP 6+): the struct
-/// rebuilt in HIP's field order (flags and result through the tables), outputs copied back.
-pub(crate) unsafe fn cudaGraphInstantiateWithParams(
-    b: &HipBackend,
-    pGraphExec: *mut cudaGraphExec_t,
-    graph: cudaGraph_t,
-    instantiateParams: *mut cudaGraphInstantiateParams,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipGraphInstantiateWithParams);
-    if pGraphExec.is_null() || instantiateParams.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL in-out struct from the caller.
-    let c = unsafe { &mut *instantiateParams };
-    let map = b.conv().cudaGraphInstantiateFlags;
-    let mut flags = 0u64;
-    let mut rest = c.flags;
-    while rest != 0 {
-        let bit = rest & rest.wrapping_neg();
-        rest &= !bit;
-        let Some(h) = map.to_hip(bit as i64) else {
-            return cudaError_t::cudaErrorInvalidValue;
-        };
-        flags |= h as u64;
-    }
-    let mut h = hipGraphInstantiateParams {
-        errNode_out: core::ptr::null_mut(),
-        flags,
-        result_out: 0,
-        uploadStream: stream_to_hip(b.platform(), c.uploadStream.cast()),
-    };
-    // SAFETY: `h` lives for the call.
-    let e = unsafe { f(pGraphExec.cast(), graph.cast(), &mut h) };
-    c.errNode_out = h.errNode_out.cast();
-    c.result_out = cudaGraphInstantiateResult(enum_to_cuda(
-        b.conv().cudaGraphInstantiateResult,
-        h.result_out,
-    ));
-    b.rt(e)
-}
 
 // ---------------------------------------------------------------- memory nodes
 
@@ -903,104 +761,6 @@ unsafe fn node_get_params<H, C>(
 
 // ------------------------------------------------------------ Driver
 
-/// `cuGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate`: the result
-/// translated; HIP does not report the "from" node of a failing edge (NULL).
-pub(crate) unsafe fn cuGraphExecUpdate(
-    b: &HipBackend,
-    hGraphExec: CUgraphExec,
-    hGraph: CUgraph,
-    resultInfo: *mut CUgraphExecUpdateResultInfo,
-) -> CUresult {
-    if resultInfo.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphExecUpdate);
-    let mut node: hipGraphNode_t = core::ptr::null_mut();
-    let mut res = 0;
-    // SAFETY: valid out-pointers; HIP validates the handles.
-    let e = unsafe { f(hGraphExec.cast(), hGraph.cast(), &mut node, &mut res) };
-    // SAFETY: non-NULL.
-    unsafe {
-        *resultInfo = CUgraphExecUpdateResultInfo {
-            result: CUgraphExecUpdateResult(enum_to_cuda(b.conv().CUgraphExecUpdateResult, res)),
-            errorNode: node.cast(),
-            errorFromNode: core::ptr::null_mut(),
-        };
-    }
-    b.cu(e)
-}
-
-/// `CUDA_MEMSET_NODE_PARAMS` → HIP's `hipMemsetParams` (same fields, another order).
-pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> hipMemsetParams {
-    hipMemsetParams {
-        dst: c.dst as usize as *mut c_void,
-        elementSize: c.elementSize,
-        height: c.height,
-        pitch: c.pitch,
-        value: c.value,
-        width: c.width,
-    }
-}
-
-/// HIP's `hipMemsetParams` → `CUDA_MEMSET_NODE_PARAMS`.
-pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
-    CUDA_MEMSET_NODE_PARAMS {
-        dst: h.dst as usize as CUdeviceptr,
-        pitch: h.pitch,
-        value: h.value,
-        elementSize: h.elementSize,
-        width: h.width,
-        height: h.height,
-    }
-}
-
-/// `cuGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams`: HIP's struct (other field
-/// order on AMD; CUDA's own on HIP's NVIDIA platform) rebuilt as CUDA's.
-pub(crate) unsafe fn cuGraphMemsetNodeGetParams(
-    b: &HipBackend,
-    hNode: CUgraphNode,
-    nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
-) -> CUresult {
-    if nodeParams.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
-    if nvidia(b) {
-        // SAFETY: `cudaMemsetParams` has CUDA_MEMSET_NODE_PARAMS's layout on that platform.
-        return b.cu(unsafe { f(hNode.cast(), nodeParams.cast()) });
-    }
-    // SAFETY: zeroed POD, filled by HIP.
-    let mut h: hipMemsetParams = unsafe { core::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    let e = unsafe { f(hNode.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *nodeParams = memset_to_cuda(&h) };
-    }
-    b.cu(e)
-}
-
-/// `cuGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams`: the struct rebuilt in HIP's
-/// field order (AMD).
-pub(crate) unsafe fn cuGraphMemsetNodeSetParams(
-    b: &HipBackend,
-    hNode: CUgraphNode,
-    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
-) -> CUresult {
-    if nodeParams.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
-    if nvidia(b) {
-        // SAFETY: same layout on that platform.
-        return b.cu(unsafe { f(hNode.cast(), nodeParams.cast()) });
-    }
-    // SAFETY: non-NULL.
-    let h = memset_to_hip(unsafe { &*nodeParams });
-    // SAFETY: `h` lives for the call.
-    b.cu(unsafe { f(hNode.cast(), &h) })
-}
-
 /// `cuGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`: HIP writes a `void*`, CUDA
 /// wants a `CUdeviceptr` (same width): NULL is refused first.
 pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
@@ -1145,48 +905,6 @@ pub(crate) unsafe fn cuGraphMemcpyNodeGetParams(
         // SAFETY: non-NULL.
         unsafe { *nodeParams = memcpy3d_to_cuda(b.conv().CUmemorytype, &h) };
     }
-    b.cu(e)
-}
-
-/// `cuGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (HIP 6.2+): the struct
-/// rebuilt in HIP's field order, the flags translated bit by bit, the upload stream
-/// translated, and the result and error node copied back in CUDA's words.
-pub(crate) unsafe fn cuGraphInstantiateWithParams(
-    b: &HipBackend,
-    phGraphExec: *mut CUgraphExec,
-    hGraph: CUgraph,
-    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
-) -> CUresult {
-    if phGraphExec.is_null() || instantiateParams.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipGraphInstantiateWithParams);
-    // SAFETY: non-NULL.
-    let p = unsafe { &mut *instantiateParams };
-    let map = b.conv().CUgraphInstantiate_flags;
-    let mut flags = 0u64;
-    for bit in 0..64 {
-        let m = 1u64 << bit;
-        if p.flags & m != 0 {
-            match map.to_hip(m as i64) {
-                Some(h) => flags |= h as u64,
-                None => return INVALID_VALUE,
-            }
-        }
-    }
-    let mut h = hipGraphInstantiateParams {
-        errNode_out: core::ptr::null_mut(),
-        flags,
-        result_out: 0,
-        uploadStream: stream_to_hip(b.platform(), p.hUploadStream),
-    };
-    // SAFETY: `h` lives for the call; caller's handles.
-    let e = unsafe { f(phGraphExec.cast(), hGraph.cast(), &mut h) };
-    p.hErrNode_out = h.errNode_out.cast();
-    p.result_out = CUgraphInstantiateResult(enum_to_cuda(
-        b.conv().CUgraphInstantiateResult,
-        h.result_out,
-    ));
     b.cu(e)
 }
 
@@ -1365,4 +1083,252 @@ pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
 ) -> cudaError_t {
     // SAFETY: forwarded contract; one layout (asserted above).
     unsafe { mem_alloc_node_params(b, node, params_out.cast()) }
+}
+
+// ---------------------------------------------------------------- memset nodes, update, instantiation (both APIs)
+//
+// `CUDA_MEMSET_NODE_PARAMS`/`cudaMemsetParams`, `CUgraphExecUpdateResultInfo`/
+// `cudaGraphExecUpdateResultInfo` and `CUDA_GRAPH_INSTANTIATE_PARAMS`/`cudaGraphInstantiateParams`
+// have one layout each, and their enums translate alike (`conv::same_rules`): the Runtime's are
+// read as the Driver's.
+
+const _: () = {
+    use core::mem::size_of;
+    assert!(size_of::<CUDA_MEMSET_NODE_PARAMS>() == size_of::<cudaMemsetParams>());
+    assert!(size_of::<CUgraphExecUpdateResultInfo>() == size_of::<cudaGraphExecUpdateResultInfo>());
+    assert!(size_of::<CUDA_GRAPH_INSTANTIATE_PARAMS>() == size_of::<cudaGraphInstantiateParams>());
+};
+
+/// CUDA's memset node parameters in HIP's struct (same fields, another order).
+///
+/// # Errors
+/// An element size other than 1, 2 or 4 is invalid, as on CUDA.
+pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> Result<hipMemsetParams, Refusal> {
+    if !matches!(c.elementSize, 1 | 2 | 4) {
+        return Err(Refusal::InvalidValue);
+    }
+    Ok(hipMemsetParams {
+        dst: c.dst as usize as *mut c_void,
+        elementSize: c.elementSize,
+        height: c.height,
+        pitch: c.pitch,
+        value: c.value,
+        width: c.width,
+    })
+}
+
+/// HIP's memset node parameters in CUDA's struct.
+pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
+    CUDA_MEMSET_NODE_PARAMS {
+        dst: h.dst as usize as CUdeviceptr,
+        pitch: h.pitch,
+        value: h.value,
+        elementSize: h.elementSize,
+        width: h.width,
+        height: h.height,
+    }
+}
+
+/// A memset node's parameters in CUDA's words (HIP's NVIDIA platform: CUDA's own struct).
+///
+/// # Safety
+/// CUDA's contract: `out` is NULL or writable, the node is the caller's.
+unsafe fn memset_node_get<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    out: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> R {
+    if out.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
+    if nvidia(b) {
+        // SAFETY: `hipMemsetParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe { f(node.cast(), out.cast()) });
+    }
+    let mut h = zero_memset();
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { out.write(memset_to_cuda(&h)) };
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Sets a memset node's parameters (validated as on CUDA; HIP's NVIDIA platform: CUDA's own
+/// struct).
+///
+/// # Safety
+/// CUDA's contract: `p` is NULL or readable, the node is the caller's.
+unsafe fn memset_node_set<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    p: *const CUDA_MEMSET_NODE_PARAMS,
+) -> R {
+    if p.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    // SAFETY: non-NULL, from the caller.
+    let h = match memset_to_hip(unsafe { &*p }) {
+        Ok(h) => h,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
+    let hp: *const hipMemsetParams = if nvidia(b) { p.cast() } else { &h };
+    // SAFETY: `h` lives for the call; on HIP's NVIDIA platform the caller's struct is HIP's.
+    R::from_hip(b.conv(), unsafe { f(node.cast(), hp) })
+}
+
+/// An executable graph updated from a graph: the result translated; HIP does not report the
+/// "from" node of a failing edge (NULL).
+///
+/// # Safety
+/// CUDA's contract: `info` is NULL or writable; the handles are the caller's.
+unsafe fn exec_update<R: ApiResult>(
+    b: &HipBackend,
+    exec: CUgraphExec,
+    graph: CUgraph,
+    info: *mut CUgraphExecUpdateResultInfo,
+) -> R {
+    if info.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphExecUpdate);
+    let mut node: hipGraphNode_t = core::ptr::null_mut();
+    let mut res = 0;
+    // SAFETY: valid out-pointers; HIP validates the handles.
+    let e = unsafe { f(exec.cast(), graph.cast(), &mut node, &mut res) };
+    // SAFETY: non-NULL.
+    unsafe {
+        info.write(CUgraphExecUpdateResultInfo {
+            result: CUgraphExecUpdateResult(enum_to_cuda(b.conv().CUgraphExecUpdateResult, res)),
+            errorNode: node.cast(),
+            errorFromNode: core::ptr::null_mut(),
+        });
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Instantiation with parameters: the flags bit by bit through the table (one HIP lacks:
+/// invalid value), the upload stream translated, the error node and the result written back
+/// (through the API's own `result_map`: the two APIs pair HIP's results differently).
+///
+/// # Safety
+/// CUDA's contract: `exec_out` writable, `params` an in-out struct (both checked non-NULL).
+unsafe fn instantiate<R: ApiResult>(
+    b: &HipBackend,
+    result_map: &EnumMap,
+    exec_out: *mut CUgraphExec,
+    graph: CUgraph,
+    params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> R {
+    if exec_out.is_null() || params.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphInstantiateWithParams);
+    // SAFETY: non-NULL.
+    let p = unsafe { &mut *params };
+    let Some(flags) = enum_bits_to_hip(b.conv().CUgraphInstantiate_flags, p.flags) else {
+        return Refusal::InvalidValue.into();
+    };
+    let mut h = hipGraphInstantiateParams {
+        errNode_out: core::ptr::null_mut(),
+        flags,
+        result_out: 0,
+        uploadStream: stream_to_hip(b.platform(), p.hUploadStream),
+    };
+    // SAFETY: `h` lives for the call; the caller's handles.
+    let e = unsafe { f(exec_out.cast(), graph.cast(), &mut h) };
+    p.hErrNode_out = h.errNode_out.cast();
+    p.result_out = CUgraphInstantiateResult(enum_to_cuda(result_map, h.result_out));
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams` (see `memset_node_get`).
+pub(crate) unsafe fn cuGraphMemsetNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memset_node_get(b, hNode, nodeParams) }
+}
+
+/// `cudaGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams` (see `memset_node_get`).
+pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaMemsetParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { memset_node_get(b, node, pNodeParams.cast()) }
+}
+
+/// `cuGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams` (see `memset_node_set`).
+pub(crate) unsafe fn cuGraphMemsetNodeSetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memset_node_set(b, hNode, nodeParams) }
+}
+
+/// `cudaGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams` (see `memset_node_set`).
+pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { memset_node_set(b, node, pNodeParams.cast()) }
+}
+
+/// `cuGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate` (see
+/// `exec_update`).
+pub(crate) unsafe fn cuGraphExecUpdate(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hGraph: CUgraph,
+    resultInfo: *mut CUgraphExecUpdateResultInfo,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { exec_update(b, hGraphExec, hGraph, resultInfo) }
+}
+
+/// `cudaGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate` (see
+/// `exec_update`).
+pub(crate) unsafe fn cudaGraphExecUpdate(
+    b: &HipBackend,
+    hGraphExec: cudaGraphExec_t,
+    hGraph: cudaGraph_t,
+    resultInfo: *mut cudaGraphExecUpdateResultInfo,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { exec_update(b, hGraphExec, hGraph, resultInfo.cast()) }
+}
+
+/// `cuGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (see `instantiate`).
+pub(crate) unsafe fn cuGraphInstantiateWithParams(
+    b: &HipBackend,
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
+    let map = b.conv().CUgraphInstantiateResult;
+    // SAFETY: forwarded contract.
+    unsafe { instantiate(b, map, phGraphExec, hGraph, instantiateParams) }
+}
+
+/// `cudaGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (see `instantiate`).
+pub(crate) unsafe fn cudaGraphInstantiateWithParams(
+    b: &HipBackend,
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    instantiateParams: *mut cudaGraphInstantiateParams,
+) -> cudaError_t {
+    let map = b.conv().cudaGraphInstantiateResult;
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { instantiate(b, map, pGraphExec, graph, instantiateParams.cast()) }
 }

@@ -4,7 +4,9 @@
 
 use super::memcpy::ptr;
 use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::{enum_arg, enum_to_cuda, enum_to_hip, stream_to_hip, ApiResult, Refusal};
+use crate::conv::{
+    enum_arg, enum_bits_to_hip, enum_to_cuda, enum_to_hip, stream_to_hip, ApiResult, Refusal,
+};
 use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
 use crate::hip_types::{
     hipArrayMemoryRequirements, hipMemAccessDesc, hipMemAllocationProp,
@@ -395,15 +397,9 @@ pub(crate) fn handle_types_to_hip(
     b: &HipBackend,
     t: CUmemAllocationHandleType,
 ) -> Result<u32, Refusal> {
-    let map = b.conv().CUmemAllocationHandleType;
-    let mut out = 0;
-    for bit in 0..32 {
-        let m = 1u32 << bit;
-        if t.0 & m != 0 {
-            out |= enum_to_hip(map, m).ok_or(Refusal::NotSupported)?;
-        }
-    }
-    Ok(out)
+    enum_bits_to_hip(b.conv().CUmemAllocationHandleType, u64::from(t.0))
+        .and_then(|h| u32::try_from(h).ok())
+        .ok_or(Refusal::NotSupported)
 }
 
 /// CUDA's pool properties in HIP 6.2+'s layout. The CUDA 13 `usage` (hardware decompression)

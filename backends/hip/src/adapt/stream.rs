@@ -1,13 +1,14 @@
 //! Streams: wait values, capture modes and info, host callbacks, a stream's context.
 
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
-use crate::conv::{check_default_edges, enum_to_cuda, enum_to_hip, stream_to_hip, ConvTables};
+use crate::conv::{check_default_edges, enum_arg, enum_to_cuda, stream_to_hip, ConvTables};
 use crate::conv::{default_edges, ApiResult, EdgeData, EnumMap, Refusal};
 use crate::hip_types::{hipCtx_t, hipError_t, hipGraphNode_t, hipGraph_t, hipStream_t};
 use crate::HipBackend;
 use anycuda_api::driver::{
     cuuint32_t, cuuint64_t, CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphNode,
     CUgreenCtx, CUresult, CUstream, CUstreamCallback, CUstreamCaptureMode, CUstreamCaptureStatus,
+    CUstreamUpdateCaptureDependencies_flags,
 };
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphEdgeData, cudaGraphNode_t, cudaGraph_t, cudaLaunchAttributeID,
@@ -75,88 +76,6 @@ pub(crate) unsafe fn cuStreamWaitValue64(
     })
 }
 
-/// `cuThreadExchangeStreamCaptureMode`: the in-out mode translated to HIP and the previous
-/// mode translated back.
-pub(crate) unsafe fn cuThreadExchangeStreamCaptureMode(
-    b: &HipBackend,
-    mode: *mut CUstreamCaptureMode,
-) -> CUresult {
-    if mode.is_null() {
-        return INVALID_VALUE;
-    }
-    let map = b.conv().CUstreamCaptureMode;
-    // SAFETY: non-NULL in-out pointer.
-    let mut m = tri!(enum_to_hip(map, unsafe { (*mode).0 }).ok_or(INVALID_VALUE));
-    let f = hip_fn!(b, hipThreadExchangeStreamCaptureMode);
-    // SAFETY: valid in-out pointer.
-    let e = unsafe { f(&mut m) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *mode = CUstreamCaptureMode(enum_to_cuda(map, m)) };
-    }
-    b.cu(e)
-}
-
-/// `cuStreamUpdateCaptureDependencies` (with edge data) → `hipStreamUpdateCaptureDependencies`:
-/// default edges only (others not supported); the add/set flag translated.
-pub(crate) unsafe fn cuStreamUpdateCaptureDependencies(
-    b: &HipBackend,
-    hStream: CUstream,
-    dependencies: *mut CUgraphNode,
-    dependencyData: *const CUgraphEdgeData,
-    numDependencies: usize,
-    flags: c_uint,
-) -> CUresult {
-    // SAFETY: caller's array.
-    if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
-        return e.into();
-    }
-    let fl = tri!(
-        enum_to_hip(b.conv().CUstreamUpdateCaptureDependencies_flags, flags).ok_or(INVALID_VALUE)
-    );
-    let f = hip_fn!(b, hipStreamUpdateCaptureDependencies);
-    // SAFETY: caller's array; HIP validates the stream.
-    b.cu(unsafe {
-        f(
-            stream_to_hip(b.platform(), hStream),
-            dependencies.cast(),
-            numDependencies,
-            fl,
-        )
-    })
-}
-
-/// `cuStreamBeginCaptureToGraph` → `hipStreamBeginCaptureToGraph`: default edges only (HIP's
-/// edge-data struct has another layout; non-default edges are not supported), NULL edge data
-/// passed; the capture mode translated.
-pub(crate) unsafe fn cuStreamBeginCaptureToGraph(
-    b: &HipBackend,
-    hStream: CUstream,
-    hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
-    dependencyData: *const CUgraphEdgeData,
-    numDependencies: usize,
-    mode: CUstreamCaptureMode,
-) -> CUresult {
-    // SAFETY: caller's array.
-    if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
-        return e.into();
-    }
-    let m = tri!(enum_to_hip(b.conv().CUstreamCaptureMode, mode.0).ok_or(INVALID_VALUE));
-    let f = hip_fn!(b, hipStreamBeginCaptureToGraph);
-    // SAFETY: caller's handles and array.
-    b.cu(unsafe {
-        f(
-            stream_to_hip(b.platform(), hStream),
-            hGraph.cast(),
-            dependencies.cast(),
-            core::ptr::null(),
-            numDependencies,
-            m,
-        )
-    })
-}
-
 /// `cuStreamGetCtx` (AMD) → `hipStreamGetDevice` (HIP 6.2+): on AMD a context is its device's
 /// handle, so the stream's context is that device's (primary) context handle. HIP's NVIDIA
 /// platform cannot name a non-primary context: not supported there.
@@ -211,102 +130,6 @@ pub(crate) unsafe fn cuStreamGetCtx_v2(
 
 // ------------------------------------------------------------ Runtime
 
-/// `cudaThreadExchangeStreamCaptureMode` → `hipThreadExchangeStreamCaptureMode`: the in-out
-/// mode translated both ways (NULL or an unknown mode: `cudaErrorInvalidValue`).
-pub(crate) unsafe fn cudaThreadExchangeStreamCaptureMode(
-    b: &HipBackend,
-    mode: *mut cudaStreamCaptureMode,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipThreadExchangeStreamCaptureMode);
-    if mode.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL in-out pointer from the caller.
-    let Some(mut m) = mode_to_hip(b, unsafe { *mode }) else {
-        return cudaError_t::cudaErrorInvalidValue;
-    };
-    // SAFETY: valid in-out pointer.
-    let e = unsafe { f(&mut m) };
-    if e == HIP_SUCCESS {
-        let back = if nvidia(b) {
-            m
-        } else {
-            enum_to_cuda(b.conv().cudaStreamCaptureMode, m)
-        };
-        // SAFETY: as above.
-        unsafe { mode.write(cudaStreamCaptureMode(back)) };
-    }
-    b.rt(e)
-}
-
-/// `cudaStreamUpdateCaptureDependencies` (CUDA 13, with edge data) →
-/// `hipStreamUpdateCaptureDependencies`: default (or absent) edge data only; the flags through
-/// the table.
-pub(crate) unsafe fn cudaStreamUpdateCaptureDependencies(
-    b: &HipBackend,
-    stream: cudaStream_t,
-    dependencies: *mut cudaGraphNode_t,
-    dependencyData: *const cudaGraphEdgeData,
-    numDependencies: usize,
-    flags: c_uint,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipStreamUpdateCaptureDependencies);
-    // SAFETY: CUDA's contract: `numDependencies` entries.
-    if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
-        return e.into();
-    }
-    let hflags = if nvidia(b) {
-        Some(flags)
-    } else {
-        enum_to_hip(b.conv().cudaStreamUpdateCaptureDependenciesFlags, flags)
-    };
-    let Some(hflags) = hflags else {
-        return cudaError_t::cudaErrorInvalidValue;
-    };
-    // SAFETY: forwarded contract.
-    b.rt(unsafe {
-        f(
-            stream_to_hip(b.platform(), stream.cast()),
-            dependencies.cast(),
-            numDependencies,
-            hflags,
-        )
-    })
-}
-
-/// `cudaStreamBeginCaptureToGraph` → `hipStreamBeginCaptureToGraph` (HIP 6.2+): HIP's edge
-/// struct has another layout, so only default (or absent) edge data is accepted and passed as
-/// NULL; the mode through the table.
-pub(crate) unsafe fn cudaStreamBeginCaptureToGraph(
-    b: &HipBackend,
-    stream: cudaStream_t,
-    graph: cudaGraph_t,
-    dependencies: *const cudaGraphNode_t,
-    dependencyData: *const cudaGraphEdgeData,
-    numDependencies: usize,
-    mode: cudaStreamCaptureMode,
-) -> cudaError_t {
-    let f = hip_fn!(b, hipStreamBeginCaptureToGraph);
-    // SAFETY: CUDA's contract: `numDependencies` entries.
-    if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
-        return e.into();
-    }
-    let Some(m) = mode_to_hip(b, mode) else {
-        return cudaError_t::cudaErrorInvalidValue;
-    };
-    // SAFETY: forwarded contract.
-    b.rt(unsafe {
-        f(
-            stream_to_hip(b.platform(), stream.cast()),
-            graph.cast(),
-            dependencies.cast(),
-            core::ptr::null(),
-            numDependencies,
-            m,
-        )
-    })
-}
-
 /// `cudaStreamGetAttribute` → `hipStreamGetPriority` for `cudaLaunchAttributePriority` (the
 /// attribute every HIP version can read, with the same meaning); HIP's attribute entry points
 /// change their value layout per version, so other attributes are `cudaErrorNotSupported`.
@@ -334,15 +157,6 @@ pub(crate) unsafe fn cudaStreamGetAttribute(
         }
     }
     b.rt(e)
-}
-
-/// A capture mode in HIP's words (HIP's NVIDIA platform: CUDA's enum passes unchanged).
-fn mode_to_hip(b: &HipBackend, m: cudaStreamCaptureMode) -> Option<u32> {
-    if nvidia(b) {
-        return Some(m.0);
-    }
-    anycuda_api::CudaEnum::name(m)?;
-    enum_to_hip(b.conv().cudaStreamCaptureMode, m.0)
 }
 
 // ------------------------------------------------------------ capture info (both APIs)
@@ -572,4 +386,175 @@ pub(crate) unsafe fn cudaStreamAddCallback(
     };
     // SAFETY: forwarded contract.
     unsafe { add_callback(b, stream, callback, userData, flags, status) }
+}
+
+// ------------------------------------------------------------ capture (both APIs)
+//
+// The capture enums translate alike for both APIs (`conv::same_rules`): the Driver's tables
+// serve the Runtime's values too. Edge data must be default (HIP captures have no other).
+
+/// `cu`/`cudaThreadExchangeStreamCaptureMode` → `hipThreadExchangeStreamCaptureMode`: the
+/// in-out mode translated both ways (NULL or an unknown mode: invalid value).
+///
+/// # Safety
+/// `mode` is NULL or an in-out `u32` (both APIs' mode types are transparent `u32`s).
+unsafe fn exchange_capture_mode<R: ApiResult>(b: &HipBackend, mode: *mut u32) -> R {
+    if mode.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let map = b.conv().CUstreamCaptureMode;
+    // SAFETY: non-NULL in-out pointer.
+    let mut m = match enum_arg(map, CUstreamCaptureMode(unsafe { *mode })) {
+        Ok(m) => m as u32,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipThreadExchangeStreamCaptureMode);
+    // SAFETY: valid in-out pointer.
+    let e = unsafe { f(&mut m) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { mode.write(enum_to_cuda(map, m)) };
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cu`/`cudaStreamUpdateCaptureDependencies` (with edge data) →
+/// `hipStreamUpdateCaptureDependencies`: default edges only; the add/set flag translated.
+///
+/// # Safety
+/// CUDA's contract: `dependencies` and `data` (if not NULL) hold `n` entries.
+unsafe fn update_capture_dependencies<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    stream: CUstream,
+    dependencies: *mut CUgraphNode,
+    data: *const E,
+    n: usize,
+    flags: c_uint,
+) -> R {
+    // SAFETY: the caller's array of `n` edges, or NULL.
+    if let Err(r) = unsafe { check_default_edges(data, n) } {
+        return r.into();
+    }
+    let map = b.conv().CUstreamUpdateCaptureDependencies_flags;
+    let fl = match enum_arg(map, CUstreamUpdateCaptureDependencies_flags(flags)) {
+        Ok(v) => v as c_uint,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipStreamUpdateCaptureDependencies);
+    let s = stream_to_hip(b.platform(), stream);
+    // SAFETY: the caller's array; HIP validates the stream.
+    R::from_hip(b.conv(), unsafe { f(s, dependencies.cast(), n, fl) })
+}
+
+/// `cu`/`cudaStreamBeginCaptureToGraph` (with edge data) → `hipStreamBeginCaptureToGraph`:
+/// default edges only; the mode translated.
+///
+/// # Safety
+/// CUDA's contract: `dependencies` and `data` (if not NULL) hold `n` entries.
+unsafe fn begin_capture_to_graph<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    stream: CUstream,
+    graph: CUgraph,
+    dependencies: *const CUgraphNode,
+    data: *const E,
+    n: usize,
+    mode: u32,
+) -> R {
+    // SAFETY: the caller's array of `n` edges, or NULL.
+    if let Err(r) = unsafe { check_default_edges(data, n) } {
+        return r.into();
+    }
+    let m = match enum_arg(b.conv().CUstreamCaptureMode, CUstreamCaptureMode(mode)) {
+        Ok(m) => m as u32,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipStreamBeginCaptureToGraph);
+    let s = stream_to_hip(b.platform(), stream);
+    // SAFETY: the caller's handles and array.
+    R::from_hip(b.conv(), unsafe {
+        f(
+            s,
+            graph.cast(),
+            dependencies.cast(),
+            core::ptr::null(),
+            n,
+            m,
+        )
+    })
+}
+
+/// `cuThreadExchangeStreamCaptureMode` (see `exchange_capture_mode`).
+pub(crate) unsafe fn cuThreadExchangeStreamCaptureMode(
+    b: &HipBackend,
+    mode: *mut CUstreamCaptureMode,
+) -> CUresult {
+    // SAFETY: forwarded contract; a transparent `u32`.
+    unsafe { exchange_capture_mode(b, mode.cast()) }
+}
+
+/// `cudaThreadExchangeStreamCaptureMode` (see `exchange_capture_mode`).
+pub(crate) unsafe fn cudaThreadExchangeStreamCaptureMode(
+    b: &HipBackend,
+    mode: *mut cudaStreamCaptureMode,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; a transparent `u32`.
+    unsafe { exchange_capture_mode(b, mode.cast()) }
+}
+
+/// `cuStreamUpdateCaptureDependencies` (see `update_capture_dependencies`).
+pub(crate) unsafe fn cuStreamUpdateCaptureDependencies(
+    b: &HipBackend,
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    flags: c_uint,
+) -> CUresult {
+    let (deps, data, n) = (dependencies, dependencyData, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { update_capture_dependencies(b, hStream, deps, data, n, flags) }
+}
+
+/// `cudaStreamUpdateCaptureDependencies` (see `update_capture_dependencies`).
+pub(crate) unsafe fn cudaStreamUpdateCaptureDependencies(
+    b: &HipBackend,
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    flags: c_uint,
+) -> cudaError_t {
+    let (deps, data, n) = (dependencies, dependencyData, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { update_capture_dependencies(b, stream, deps, data, n, flags) }
+}
+
+/// `cuStreamBeginCaptureToGraph` (see `begin_capture_to_graph`).
+pub(crate) unsafe fn cuStreamBeginCaptureToGraph(
+    b: &HipBackend,
+    hStream: CUstream,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    mode: CUstreamCaptureMode,
+) -> CUresult {
+    let (deps, data, n) = (dependencies, dependencyData, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { begin_capture_to_graph(b, hStream, hGraph, deps, data, n, mode.0) }
+}
+
+/// `cudaStreamBeginCaptureToGraph` (see `begin_capture_to_graph`).
+pub(crate) unsafe fn cudaStreamBeginCaptureToGraph(
+    b: &HipBackend,
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    mode: cudaStreamCaptureMode,
+) -> cudaError_t {
+    let (deps, data, n) = (dependencies, dependencyData, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { begin_capture_to_graph(b, stream, graph, deps, data, n, mode.0) }
 }

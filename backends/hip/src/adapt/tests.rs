@@ -570,12 +570,22 @@ mod driver {
             width: 100,
             height: 3,
         };
-        let h = memset_to_hip(&c);
+        let h = memset_to_hip(&c).unwrap();
         assert_eq!(h.dst as usize, 0xdead_0000);
         assert_eq!(
             (h.pitch, h.value, h.elementSize, h.width, h.height),
             (256, 0xabcd, 2, 100, 3)
         );
+        for bad in [0, 3, 8] {
+            let c = CUDA_MEMSET_NODE_PARAMS {
+                elementSize: bad,
+                ..c
+            };
+            assert_eq!(
+                memset_to_hip(&c).err(),
+                Some(crate::conv::Refusal::InvalidValue)
+            );
+        }
         let back = memset_to_cuda(&h);
         assert_eq!(
             (
@@ -731,38 +741,11 @@ mod driver {
 
 /// Runtime API helpers (graph nodes, launch attributes, function attributes).
 mod runtime {
-    use super::super::graph::{kernel_params_to_hip, memset_params_to_cuda, memset_params_to_hip};
+    use super::super::graph::kernel_params_to_hip;
     use super::super::launch::read_launch_attrs;
     use super::super::module::func_attrs_from_hip;
     use anycuda_api::runtime::*;
     use core::ptr::null_mut;
-
-    #[test]
-    fn memset_params_round_trip_and_validate() {
-        let c = cudaMemsetParams {
-            dst: 0x1000 as *mut _,
-            pitch: 64,
-            value: 0xab,
-            elementSize: 2,
-            width: 16,
-            height: 4,
-        };
-        let h = memset_params_to_hip(&c).unwrap();
-        assert_eq!(
-            (h.pitch, h.value, h.elementSize, h.width, h.height),
-            (64, 0xab, 2, 16, 4)
-        );
-        let back = memset_params_to_cuda(&h);
-        assert_eq!((back.dst, back.pitch, back.width), (c.dst, 64, 16));
-        let bad = cudaMemsetParams {
-            elementSize: 3,
-            ..c
-        };
-        assert_eq!(
-            memset_params_to_hip(&bad).err(),
-            Some(cudaError_t::cudaErrorInvalidValue)
-        );
-    }
 
     #[test]
     fn kernel_params_reordered_extra_refused() {
