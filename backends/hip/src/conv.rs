@@ -1,4 +1,7 @@
-//! CUDA↔HIP translation at the boundary: the table types and their lookups.
+//! CUDA↔HIP translation at the boundary: the table types and their lookups, and every
+//! translation rule built on them (result codes, enum values, flag words, stream handles, graph
+//! edge data, memory locations), each defined once here and used by the generated forwarding
+//! and the hand-written adaptations alike.
 //!
 //! The data lives in `generated/conv.rs` (one [`ConvTables`] per supported HIP version, made by
 //! anycuda-codegen from the pinned headers); this file is hand-written. Values are carried as

@@ -6,7 +6,9 @@
 //! headers over CUDA): there `hipRuntimeGetVersion` reports a CUDA version, the values are HIP
 //! 5.2's, and hipRTC is NVRTC underneath, so options pass through unchanged.
 //!
-//! The file set mirrors `anycuda-cuda` (wgpu-hal's sibling-backend layout).
+//! The file set mirrors `anycuda-cuda` (wgpu-hal's sibling-backend layout), plus what only a
+//! translating backend needs: `conv` (every CUDA↔HIP translation rule, defined once) and
+//! `adapt` (hand-written adaptations, one room per area, each serving Driver and Runtime).
 
 #![warn(missing_docs)]
 

@@ -12,6 +12,7 @@
 //! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
 
 use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
+use crate::conv::{flags_to_cuda, flags_to_hip};
 use crate::hip_types::hipCtx_t;
 use crate::HipBackend;
 use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUctx_flags, CUdevice, CUresult};
@@ -58,9 +59,7 @@ pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, 
     }
     // CU_CTX_MAP_HOST is always in effect on CUDA >= 3.2 (and on HIP); the coredump and
     // sync-memops flags have no HIP counterpart.
-    b.conv()
-        .cu_ctx_flags
-        .bits_to_hip(u64::from(flags))
+    flags_to_hip(b.conv().cu_ctx_flags, u64::from(flags))
         .map(|h| h as c_uint)
         .map_err(|_| NOT_SUPPORTED)
 }
@@ -68,11 +67,7 @@ pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, 
 /// HIP device flags back in CUDA's words; HIP-only bits are dropped (they describe nothing CUDA
 /// can name).
 fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
-    let map = b.conv().cu_ctx_flags;
-    match map.bits_to_cuda(u64::from(hip)) {
-        Ok(c) => c as c_uint,
-        Err(rest) => map.bits_to_cuda(u64::from(hip) & !rest).unwrap_or(0) as c_uint,
-    }
+    flags_to_cuda(b.conv().cu_ctx_flags, u64::from(hip)) as c_uint
 }
 
 /// The device of a context (AMD: the ordinal whose primary context has this handle).
