@@ -36,6 +36,7 @@ fn hip() -> Option<HipBackend> {
 /// Whether a GPU is visible (then the no-device expectations do not apply).
 fn has_device(b: &HipBackend) -> bool {
     let mut n = 0;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     (unsafe { b.cuDeviceGetCount(&mut n) }) == CUresult::CUDA_SUCCESS && n > 0
 }
 
@@ -57,6 +58,7 @@ fn rt_failure(r: cudaError_t) {
 #[test]
 fn contexts_follow_cudas_stack_rules() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         // A fresh thread has no current context.
         let mut c: CUcontext = 1usize as CUcontext;
@@ -110,6 +112,7 @@ fn contexts_follow_cudas_stack_rules() {
 #[test]
 fn ctx_create_validates_like_cuda() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let mut c: CUcontext = null_mut();
         assert_eq!(
@@ -159,6 +162,7 @@ fn launch_checks_before_hip() {
     let fake: CUfunction = 0x10usize as CUfunction;
     let mut arg = 0u64;
     let mut params = [(&mut arg as *mut u64).cast::<c_void>()];
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let launch = |f, kp: *mut *mut c_void, ex: *mut *mut c_void| {
             b.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, null_mut(), kp, ex)
@@ -212,6 +216,7 @@ fn copies_validate_and_return_cuda_codes() {
     let Some(b) = hip() else { return };
     let src = [1u8; 64];
     let mut dst = [0u8; 64];
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(b.cuMemcpy2D(null()), CUresult::CUDA_ERROR_INVALID_VALUE);
         assert_eq!(
@@ -273,6 +278,7 @@ fn copies_validate_and_return_cuda_codes() {
 #[test]
 fn properties_and_pointers_return_cuda_codes() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cudaGetDeviceProperties(null_mut(), 0),

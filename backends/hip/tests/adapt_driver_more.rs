@@ -1,4 +1,4 @@
-//! Live calls of the Driver API adaptations in `src/adapt/driver_more/` against the installed
+//! Live calls of the Driver API adaptations in `src/adapt/` against the installed
 //! HIP (CI: Debian's ROCm 5.2.3, no GPU). Validation anycuda does itself is checked exactly;
 //! calls that reach HIP must come back as named CUDA codes, and nothing may crash. No call here
 //! passes HIP a made-up handle it would dereference.
@@ -35,6 +35,7 @@ fn hip() -> Option<HipBackend> {
 
 fn has_device(b: &HipBackend) -> bool {
     let mut n = 0;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     (unsafe { b.cuDeviceGetCount(&mut n) }) == OK && n > 0
 }
 
@@ -65,6 +66,7 @@ fn copies_and_peer_copies() {
     if has_device(&b) {
         return;
     }
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         cuda_failure(b.cuMemcpy(0x1000, 0x2000, 16));
         cuda_failure(b.cuMemcpyAsync(0x1000, 0x2000, 16, null_mut()));
@@ -95,6 +97,7 @@ fn copies_and_peer_copies() {
 fn prefetch_advise_and_pools_validate_locations() {
     let Some(b) = hip() else { return };
     use CUmemLocationType as T;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let dev = loc(T::CU_MEM_LOCATION_TYPE_DEVICE, 0);
         assert_eq!(
@@ -164,6 +167,7 @@ fn prefetch_advise_and_pools_validate_locations() {
 #[test]
 fn virtual_memory_properties() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let mut prop: CUmemAllocationProp = core::mem::zeroed();
         prop.type_ = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -233,6 +237,7 @@ fn virtual_memory_properties() {
 #[test]
 fn streams_wait_values_capture_and_callbacks() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cuStreamWaitValue32(null_mut(), 0x1000, 1, 1 << 30),
@@ -362,6 +367,7 @@ fn streams_wait_values_capture_and_callbacks() {
 #[test]
 fn graphs_edge_data_and_node_params() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let e = [CUgraphEdgeData {
             from_port: 1,
@@ -461,6 +467,7 @@ fn graphs_edge_data_and_node_params() {
 #[test]
 fn modules_jit_options_and_function_settings() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let mut m: CUmodule = null_mut();
         let image = b"not a code object\0";
@@ -616,6 +623,7 @@ fn modules_jit_options_and_function_settings() {
 #[test]
 fn texture_references_and_linear_width() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let t: CUtexref = 0x1000 as CUtexref; // never reaches HIP: validation fails first
         assert_eq!(
@@ -660,32 +668,31 @@ fn texture_references_and_linear_width() {
 #[test]
 fn legacy_execution_control_and_device_properties() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
-        // A handle used only for anycuda's own bookkeeping (never launched).
+        // Validation before the handle: CUDA's codes for bad shapes, sizes and offsets.
+        // (Real handles and the launch itself: tests/legacy_launch.rs.)
         let f = 0x7777_0000usize as CUfunction;
         assert_eq!(b.cuFuncSetBlockShape(f, 0, 1, 1), INVALID);
         assert_eq!(
             b.cuFuncSetBlockShape(null_mut(), 1, 1, 1),
             CUresult::CUDA_ERROR_INVALID_HANDLE
         );
-        assert_eq!(b.cuFuncSetBlockShape(f, 32, 1, 1), OK);
-        assert_eq!(b.cuFuncSetSharedSize(f, 256), OK);
         assert_eq!(b.cuParamSetSize(f, 4097), INVALID);
-        assert_eq!(b.cuParamSetSize(f, 16), OK);
-        assert_eq!(b.cuParamSeti(f, 0, 7), OK);
-        assert_eq!(b.cuParamSetf(f, 4, 1.5), OK);
         assert_eq!(b.cuParamSeti(f, -1, 7), INVALID);
         assert_eq!(b.cuParamSeti(f, 4094, 7), INVALID);
         let mut v = [1u8; 16];
         assert_eq!(b.cuParamSetv(f, 4090, v.as_mut_ptr().cast(), 16), INVALID);
         assert_eq!(b.cuParamSetv(f, 0, null_mut(), 4), INVALID);
-        assert_eq!(b.cuParamSetv(f, 8, v.as_mut_ptr().cast(), 8), OK);
         assert_eq!(b.cuLaunch(null_mut()), CUresult::CUDA_ERROR_INVALID_HANDLE);
         assert_eq!(b.cuLaunchGrid(f, 0, 1), INVALID);
-        // Never configured: no block shape, so nothing to launch.
+        // A handle HIP never handed out has no state to launch with.
         let g = 0x7777_1000usize as CUfunction;
-        assert_eq!(b.cuLaunchGrid(g, 1, 1), INVALID);
-        assert_eq!(b.cuLaunchGridAsync(g, 1, 1, null_mut()), INVALID);
+        assert_eq!(b.cuLaunchGrid(g, 1, 1), CUresult::CUDA_ERROR_INVALID_HANDLE);
+        assert_eq!(
+            b.cuLaunchGridAsync(g, 1, 1, null_mut()),
+            CUresult::CUDA_ERROR_INVALID_HANDLE
+        );
 
         assert_eq!(b.cuDeviceGetProperties(null_mut(), 0), INVALID);
         let mut p: CUdevprop = core::mem::zeroed();

@@ -1,4 +1,4 @@
-//! Live calls of the Runtime adaptations in `src/adapt/runtime_more/` against the installed
+//! Live calls of the Runtime adaptations in `src/adapt/` against the installed
 //! HIP (CI: Debian's ROCm 5.2.3, no GPU): anycuda's own validation returns CUDA's codes
 //! exactly; calls that reach HIP come back as named CUDA codes without crashing.
 
@@ -47,12 +47,19 @@ fn memory_validation_is_cudas() {
         type_: cudaMemLocationType::cudaMemLocationTypeHostNuma,
         id: 0,
     };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let adv = cudaMemoryAdvise::cudaMemAdviseSetReadMostly;
+        // The preferred-location advice reads the location: a NUMA node HIP cannot name.
+        let pref = cudaMemoryAdvise::cudaMemAdviseSetPreferredLocation;
         assert_eq!(
-            b.cudaMemAdvise(null(), 64, adv, numa),
+            b.cudaMemAdvise(null(), 64, pref, numa),
             cudaError_t::cudaErrorNotSupported
         );
+        // Read-mostly ignores the location (as CUDA does): the call reaches HIP.
+        let r = b.cudaMemAdvise(null(), 64, adv, numa);
+        assert_ne!(r, cudaError_t::cudaErrorNotSupported);
+        rt_failure(r);
         assert_eq!(
             b.cudaMemAdvise(null(), 64, cudaMemoryAdvise(999), dev(0)),
             cudaError_t::cudaErrorInvalidValue
@@ -99,6 +106,7 @@ fn memory_validation_is_cudas() {
 fn launches_and_functions() {
     let Some(b) = hip() else { return };
     let d = dim3 { x: 1, y: 1, z: 1 };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cudaLaunchCooperativeKernel(
@@ -152,6 +160,7 @@ unsafe extern "C" fn never(_: cudaStream_t, _: cudaError_t, _: *mut c_void) {}
 #[test]
 fn streams_and_capture() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         assert_eq!(
             b.cudaStreamAddCallback(null_mut(), None, null_mut(), 0),
@@ -221,6 +230,7 @@ fn streams_and_capture() {
 #[test]
 fn graphs_edges_and_nodes() {
     let Some(b) = hip() else { return };
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let prog = cudaGraphEdgeData {
             from_port: 1,

@@ -99,18 +99,33 @@ fn no_trait_default_is_overridden() {
 }
 
 #[test]
-fn every_hip_adapted_entry_is_served() {
+fn every_hip_adapted_entry_is_served_from_its_room() {
     let text = include_str!("../../../codegen/hip-adapted.txt");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut n = 0;
     for l in text.lines().map(str::trim) {
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let name = l.split('|').next().unwrap_or("").trim();
+        let mut fields = l.split('|').next().unwrap_or("").split_whitespace();
+        let (name, file) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         assert!(
             DRIVER_SERVED.contains(&name) || RUNTIME_SERVED.contains(&name),
             "{name} is listed in codegen/hip-adapted.txt but not served"
         );
+        assert!(
+            file.starts_with("adapt/"),
+            "{name}: `{file}` is no adapt/ room"
+        );
+        let room = std::fs::read_to_string(src.join(file))
+            .unwrap_or_else(|e| panic!("{name}: codegen/hip-adapted.txt names {file}: {e}"));
+        assert!(
+            room.contains(&format!("fn {name}(")) || room.contains(&format!("{name},")),
+            "{name} is filed under {file} but not defined there"
+        );
+        n += 1;
     }
+    assert!(n > 100, "only {n} adapted entries read");
 }
 
 /// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
@@ -142,6 +157,7 @@ fn device_attributes_answer_in_cuda_codes() {
     let Some(b) = hip() else { return };
     let mut v: c_int = -1;
     // Mapped attributes: whatever HIP answers without a GPU, it comes back as a CUDA code.
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe {
         b.cuDeviceGetAttribute(
             &mut v,
@@ -150,12 +166,14 @@ fn device_attributes_answer_in_cuda_codes() {
         )
     };
     assert!(real_cu(r), "cuDeviceGetAttribute gave {r:?}");
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaDeviceGetAttribute(&mut v, cudaDeviceAttr::cudaDevAttrWarpSize, 0) };
     assert!(real_rt(r), "cudaDeviceGetAttribute gave {r:?}");
 
     // CUDA-only attributes: not supported, HIP never sees them.
     let conv = b.conv();
     let (name, raw) = conv.cudaDeviceAttr.cuda_only[0];
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaDeviceGetAttribute(&mut v, cudaDeviceAttr::from_i64(raw), 0) };
     assert_eq!(r, cudaError_t::cudaErrorNotSupported, "{name}");
     let (name, raw) = conv
@@ -165,10 +183,12 @@ fn device_attributes_answer_in_cuda_codes() {
         .copied()
         .find(|c| c.0 != "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID")
         .expect("a CUDA-only attribute");
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cuDeviceGetAttribute(&mut v, CUdevice_attribute::from_i64(raw), 0) };
     assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{name}");
 
     // Not an attribute at all: invalid value, as on CUDA.
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaDeviceGetAttribute(&mut v, cudaDeviceAttr(0x7fff_0000), 0) };
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
 }
@@ -177,22 +197,28 @@ fn device_attributes_answer_in_cuda_codes() {
 fn unknown_flag_bits_are_invalid_before_hip() {
     let Some(b) = hip() else { return };
     let mut s: CUstream = null_mut();
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cuStreamCreate(&mut s, 0x8000) };
     assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
     assert!(s.is_null(), "HIP was reached");
     let mut rs: cudaStream_t = null_mut();
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaStreamCreateWithFlags(&mut rs, 0x8000) };
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaEventCreateWithFlags(null_mut(), 0x4000) };
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
     let mut p: *mut c_void = null_mut();
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaHostAlloc(&mut p, 64, 0x1000) };
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
     assert!(p.is_null());
     // Valid flags reach HIP, which answers (no GPU) in CUDA's words.
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cuStreamCreate(&mut s, 1) };
     assert!(real_cu(r), "cuStreamCreate gave {r:?}");
     // A reserved flag word must be 0.
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cuInit(1) };
     assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
 }
@@ -202,6 +228,7 @@ fn memcpy_kind_is_checked_like_cuda() {
     let Some(b) = hip() else { return };
     let mut a = [0u8; 4];
     let c = [1u8; 4];
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe {
         b.cudaMemcpy(
             a.as_mut_ptr().cast(),
@@ -211,6 +238,7 @@ fn memcpy_kind_is_checked_like_cuda() {
         )
     };
     assert_eq!(r, cudaError_t::cudaErrorInvalidMemcpyDirection);
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe {
         b.cudaMemcpyAsync(
             a.as_mut_ptr().cast(),
@@ -231,6 +259,7 @@ fn live_calls_answer_cuda_codes_without_crashing() {
     let mut d: u64 = 0;
     let mut free = 0usize;
     let mut total = 0usize;
+    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let driver = [
             ("cuInit", b.cuInit(0)),

@@ -1,9 +1,13 @@
 //! Kernel launches: `cuLaunchKernel`'s `extra` array and stream handles in HIP's words.
 
-use super::{drv_fn, nvidia};
-use crate::hip_types::hipStream_t;
+use super::support::{hip_fn, nvidia};
+use crate::conv::stream_to_hip;
+use crate::hip_types::dim3 as hip_dim3;
 use crate::HipBackend;
 use anycuda_api::driver::{CUfunction, CUresult, CUstream};
+use anycuda_api::runtime::{
+    cudaError_t, cudaLaunchAttributeID, cudaLaunchConfig_t, cudaStream_t, dim3,
+};
 use core::ffi::{c_uint, c_void};
 
 /// The most `extra` entries read (keys, values and the end marker). CUDA defines two keys, so a
@@ -106,16 +110,6 @@ pub(crate) unsafe fn translate_extra(
     }
 }
 
-/// A CUDA stream handle in HIP's words: `CU_STREAM_LEGACY` (0x1) is HIP's NULL stream (which
-/// has the legacy default-stream semantics on AMD); `CU_STREAM_PER_THREAD` (0x2) equals
-/// `hipStreamPerThread`. On HIP's NVIDIA platform handles are CUDA's and pass unchanged.
-pub(crate) fn stream_to_hip(b: &HipBackend, s: CUstream) -> hipStream_t {
-    if !nvidia(b) && s == anycuda_api::driver::CU_STREAM_LEGACY {
-        return core::ptr::null_mut();
-    }
-    s.cast()
-}
-
 /// `cuLaunchKernel` → `hipModuleLaunchKernel`: the `extra` markers are translated (CUDA's END 0
 /// is HIP's 3 on AMD) into a stack copy in the order HIP requires, `CU_STREAM_LEGACY` becomes
 /// HIP's NULL stream, and `kernelParams` together with `extra` is `CUDA_ERROR_INVALID_VALUE` as
@@ -136,7 +130,7 @@ pub(crate) unsafe fn cuLaunchKernel(
     kernelParams: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    let launch = drv_fn!(b, hipModuleLaunchKernel);
+    let launch = hip_fn!(b, hipModuleLaunchKernel);
     if f.is_null() {
         return CUresult::CUDA_ERROR_INVALID_HANDLE;
     }
@@ -169,7 +163,7 @@ pub(crate) unsafe fn cuLaunchKernel(
             blockDimY,
             blockDimZ,
             sharedMemBytes,
-            stream_to_hip(b, hStream),
+            stream_to_hip(b.platform(), hStream),
             kernelParams,
             hip_extra,
         )
@@ -192,7 +186,7 @@ pub(crate) unsafe fn cuLaunchCooperativeKernel(
     hStream: CUstream,
     kernelParams: *mut *mut c_void,
 ) -> CUresult {
-    let launch = drv_fn!(b, hipModuleLaunchCooperativeKernel);
+    let launch = hip_fn!(b, hipModuleLaunchCooperativeKernel);
     if f.is_null() {
         return CUresult::CUDA_ERROR_INVALID_HANDLE;
     }
@@ -207,8 +201,155 @@ pub(crate) unsafe fn cuLaunchCooperativeKernel(
             blockDimY,
             blockDimZ,
             sharedMemBytes,
-            stream_to_hip(b, hStream),
+            stream_to_hip(b.platform(), hStream),
             kernelParams,
         )
     })
+}
+
+// ------------------------------------------------------------ Runtime
+
+/// CUDA's `dim3` in HIP's (same fields).
+pub(crate) fn dim3_to_hip(d: dim3) -> hip_dim3 {
+    hip_dim3 {
+        x: d.x,
+        y: d.y,
+        z: d.z,
+    }
+}
+
+/// HIP's `dim3` in CUDA's.
+pub(crate) fn dim3_to_cuda(d: hip_dim3) -> dim3 {
+    dim3 {
+        x: d.x,
+        y: d.y,
+        z: d.z,
+    }
+}
+
+/// `cudaLaunchCooperativeKernel` → `hipLaunchCooperativeKernel`: CUDA's `size_t` shared
+/// memory must fit HIP's `unsigned int` (else `cudaErrorInvalidValue`: no device has that
+/// much), `cudaStreamLegacy` translated.
+pub(crate) unsafe fn cudaLaunchCooperativeKernel(
+    b: &HipBackend,
+    func: *const c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipLaunchCooperativeKernel);
+    if func.is_null() {
+        return cudaError_t::cudaErrorInvalidDeviceFunction;
+    }
+    let Ok(shared) = c_uint::try_from(sharedMem) else {
+        return cudaError_t::cudaErrorInvalidValue;
+    };
+    // SAFETY: CUDA's contract for the function and arguments; stream translated.
+    b.rt(unsafe {
+        f(
+            func,
+            dim3_to_hip(gridDim),
+            dim3_to_hip(blockDim),
+            args,
+            shared,
+            stream_to_hip(b.platform(), stream.cast()),
+        )
+    })
+}
+
+/// What a CUDA launch attribute list asks for, as far as HIP's plain launches can express it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct LaunchRequest {
+    /// `cudaLaunchAttributeCooperative` with a non-zero value.
+    pub cooperative: bool,
+}
+
+/// Reads CUDA launch attributes: `Ignore` entries are skipped (as CUDA does), `Cooperative`
+/// selects a cooperative launch; every other attribute changes the launch in a way HIP's launch
+/// entry points cannot express in every version, so it is `cudaErrorNotSupported` (never
+/// silently dropped). A NULL list with a non-zero count is `cudaErrorInvalidValue`.
+///
+/// # Safety
+/// `attrs` is NULL or points to `n` attributes.
+pub(crate) unsafe fn read_launch_attrs(
+    attrs: *const anycuda_api::runtime::cudaLaunchAttribute,
+    n: c_uint,
+) -> Result<LaunchRequest, cudaError_t> {
+    let mut req = LaunchRequest::default();
+    if n == 0 {
+        return Ok(req);
+    }
+    if attrs.is_null() {
+        return Err(cudaError_t::cudaErrorInvalidValue);
+    }
+    // SAFETY: caller's array of `n` attributes.
+    let list = unsafe { core::slice::from_raw_parts(attrs, n as usize) };
+    for a in list {
+        match a.id {
+            cudaLaunchAttributeID::cudaLaunchAttributeIgnore => {}
+            cudaLaunchAttributeID::cudaLaunchAttributeCooperative => {
+                // SAFETY: the union member this id selects.
+                req.cooperative = unsafe { a.val.cooperative } != 0;
+            }
+            id if anycuda_api::CudaEnum::name(id).is_none() => {
+                return Err(cudaError_t::cudaErrorInvalidValue)
+            }
+            _ => return Err(cudaError_t::cudaErrorNotSupported),
+        }
+    }
+    Ok(req)
+}
+
+/// `cudaLaunchKernelExC` → `hipLaunchKernel` or `hipLaunchCooperativeKernel` (both exist in
+/// every HIP version, unlike `hipLaunchKernelExC` whose config layout changes per version):
+/// the configuration is read and the attributes honoured as [`read_launch_attrs`] says.
+pub(crate) unsafe fn cudaLaunchKernelExC(
+    b: &HipBackend,
+    config: *const cudaLaunchConfig_t,
+    func: *const c_void,
+    args: *mut *mut c_void,
+) -> cudaError_t {
+    if config.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if func.is_null() {
+        return cudaError_t::cudaErrorInvalidDeviceFunction;
+    }
+    // SAFETY: non-NULL config from the caller.
+    let c = unsafe { &*config };
+    // SAFETY: CUDA's contract for the attribute list.
+    let req = match unsafe { read_launch_attrs(c.attrs, c.numAttrs) } {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    let s = stream_to_hip(b.platform(), c.stream.cast());
+    if req.cooperative {
+        // SAFETY: forwarded contract.
+        unsafe {
+            cudaLaunchCooperativeKernel(
+                b,
+                func,
+                c.gridDim,
+                c.blockDim,
+                args,
+                c.dynamicSmemBytes,
+                c.stream,
+            )
+        }
+    } else {
+        let f = hip_fn!(b, hipLaunchKernel);
+        // SAFETY: CUDA's contract for the function and arguments.
+        b.rt(unsafe {
+            f(
+                func,
+                dim3_to_hip(c.gridDim),
+                dim3_to_hip(c.blockDim),
+                args,
+                c.dynamicSmemBytes,
+                s,
+            )
+        })
+    }
 }

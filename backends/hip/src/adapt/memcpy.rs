@@ -6,15 +6,18 @@
 //! HIP's NVIDIA platform: `hip_Memcpy2D` is `CUDA_MEMCPY2D`, `HIP_MEMCPY3D` is `CUDA_MEMCPY3D`
 //! and `hipMemcpy3DParms` is `cudaMemcpy3DParms`, so the caller's struct goes through as is.
 
-use super::launch::stream_to_hip;
-use super::{drv_fn, nvidia, pre_r0600, rt_fn};
-use crate::conv::EnumMap;
+use super::context::cuCtxGetDevice_v2;
+use super::support::{hip_fn, nvidia, pre_r0600, table, tri, INVALID_VALUE};
+use crate::conv::{stream_to_hip, EnumMap};
 use crate::hip_types::{
     hipMemcpy3DParms, hipMemoryType, hipStream_t, hip_Memcpy2D, hip_Memcpy2D__hip5_2,
     HIP_MEMCPY3D__hip5_2, HIP_MEMCPY3D,
 };
 use crate::HipBackend;
-use anycuda_api::driver::{CUmemorytype, CUresult, CUstream, CUDA_MEMCPY2D, CUDA_MEMCPY3D};
+use anycuda_api::driver::{
+    CUcontext, CUdevice, CUdeviceptr, CUmemorytype, CUresult, CUstream, CUDA_MEMCPY2D,
+    CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
+};
 use anycuda_api::runtime::{cudaError_t, cudaMemcpy3DParms, cudaMemcpyKind, cudaStream_t};
 use core::ffi::{c_uint, c_void};
 
@@ -201,15 +204,15 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
         // SAFETY: same struct on that platform.
         return b.cu(unsafe {
             match how {
-                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(p),
-                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
-                Copy2D::Unaligned => match super::drv_table(b)
+                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
+                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
+                Copy2D::Unaligned => match table::<CUresult>(b)
                     .ok()
                     .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
                 {
                     Some(f) => f(p),
                     // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => drv_fn!(b, hipMemcpyParam2D__hip5_2)(p),
+                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
                 },
             }
         });
@@ -222,15 +225,15 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
         // SAFETY: `h` lives on the stack for the call; pointers inside are the caller's.
         b.cu(unsafe {
             match how {
-                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
-                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
-                Copy2D::Unaligned => match super::drv_table(b)
+                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
+                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
+                Copy2D::Unaligned => match table::<CUresult>(b)
                     .ok()
                     .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
                 {
                     Some(f) => f(&h),
                     // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => drv_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
+                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
                 },
             }
         })
@@ -242,15 +245,15 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
         // SAFETY: as above.
         b.cu(unsafe {
             match how {
-                Copy2D::Sync => drv_fn!(b, hipMemcpyParam2D)(&h),
-                Copy2D::Async(s) => drv_fn!(b, hipMemcpyParam2DAsync)(&h, s),
-                Copy2D::Unaligned => match super::drv_table(b)
+                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D)(&h),
+                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync)(&h, s),
+                Copy2D::Unaligned => match table::<CUresult>(b)
                     .ok()
                     .and_then(|t| t.hipDrvMemcpy2DUnaligned)
                 {
                     Some(f) => f(&h),
                     // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => drv_fn!(b, hipMemcpyParam2D)(&h),
+                    None => hip_fn!(b, hipMemcpyParam2D)(&h),
                 },
             }
         })
@@ -271,7 +274,13 @@ pub(crate) unsafe fn cuMemcpy2DAsync(
     hStream: CUstream,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { memcpy2d(b, pCopy, Copy2D::Async(stream_to_hip(b, hStream))) }
+    unsafe {
+        memcpy2d(
+            b,
+            pCopy,
+            Copy2D::Async(stream_to_hip(b.platform(), hStream)),
+        )
+    }
 }
 
 /// `cuMemcpy2DUnaligned` → `hipDrvMemcpy2DUnaligned`, descriptor rebuilt; where the HIP library
@@ -299,8 +308,8 @@ unsafe fn memcpy3d(
         // SAFETY: same struct on that platform.
         return b.cu(unsafe {
             match s {
-                None => drv_fn!(b, hipDrvMemcpy3D__hip5_2)(p),
-                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(p, s),
+                None => hip_fn!(b, hipDrvMemcpy3D__hip5_2)(p),
+                Some(s) => hip_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(p, s),
             }
         });
     }
@@ -312,8 +321,8 @@ unsafe fn memcpy3d(
         // SAFETY: `h` lives for the call.
         b.cu(unsafe {
             match s {
-                None => drv_fn!(b, hipDrvMemcpy3D__hip5_2)(&h),
-                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(&h, s),
+                None => hip_fn!(b, hipDrvMemcpy3D__hip5_2)(&h),
+                Some(s) => hip_fn!(b, hipDrvMemcpy3DAsync__hip5_2)(&h, s),
             }
         })
     } else {
@@ -324,8 +333,8 @@ unsafe fn memcpy3d(
         // SAFETY: `h` lives for the call.
         b.cu(unsafe {
             match s {
-                None => drv_fn!(b, hipDrvMemcpy3D)(&h),
-                Some(s) => drv_fn!(b, hipDrvMemcpy3DAsync)(&h, s),
+                None => hip_fn!(b, hipDrvMemcpy3D)(&h),
+                Some(s) => hip_fn!(b, hipDrvMemcpy3DAsync)(&h, s),
             }
         })
     }
@@ -345,7 +354,7 @@ pub(crate) unsafe fn cuMemcpy3DAsync(
     hStream: CUstream,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { memcpy3d(b, pCopy, Some(stream_to_hip(b, hStream))) }
+    unsafe { memcpy3d(b, pCopy, Some(stream_to_hip(b.platform(), hStream))) }
 }
 
 unsafe fn memcpy3d_rt(
@@ -376,11 +385,11 @@ unsafe fn memcpy3d_rt(
     // SAFETY: `h` lives for the call; pointers inside are the caller's.
     let e = unsafe {
         match s {
-            None => rt_fn!(b, hipMemcpy3D)(&h),
-            Some(s) => rt_fn!(b, hipMemcpy3DAsync)(&h, s),
+            None => hip_fn!(b, hipMemcpy3D)(&h),
+            Some(s) => hip_fn!(b, hipMemcpy3DAsync)(&h, s),
         }
     };
-    super::rt(b, e)
+    b.rt(e)
 }
 
 /// `cudaMemcpy3D` → `hipMemcpy3D`: the parameters rebuilt with the kind through the table.
@@ -396,5 +405,172 @@ pub(crate) unsafe fn cudaMemcpy3DAsync(
     stream: cudaStream_t,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    unsafe { memcpy3d_rt(b, p, Some(stream_to_hip(b, stream.cast()))) }
+    unsafe { memcpy3d_rt(b, p, Some(stream_to_hip(b.platform(), stream.cast()))) }
+}
+
+// ------------------------------------------------------------ plain and peer copies (Driver)
+
+/// `hipMemcpyDefault` (4 in every HIP version, and `cudaMemcpyDefault` on HIP's NVIDIA
+/// platform): the direction is inferred from the pointers, as CUDA's unified addressing does.
+const HIP_MEMCPY_DEFAULT: u32 = 4;
+
+pub(crate) fn ptr(p: CUdeviceptr) -> *mut c_void {
+    p as usize as *mut c_void
+}
+
+/// `cuMemcpy` → `hipMemcpy` with kind Default (CUDA's unified-addressing copy has no kind).
+pub(crate) unsafe fn cuMemcpy(
+    b: &HipBackend,
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
+    let f = hip_fn!(b, hipMemcpy);
+    // SAFETY: caller's pointers; HIP validates them.
+    b.cu(unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _) })
+}
+
+/// `cuMemcpyAsync` → `hipMemcpyAsync` with kind Default; legacy stream handle translated.
+pub(crate) unsafe fn cuMemcpyAsync(
+    b: &HipBackend,
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
+    let f = hip_fn!(b, hipMemcpyAsync);
+    let s = stream_to_hip(b.platform(), hStream);
+    // SAFETY: caller's pointers and stream; HIP validates them.
+    b.cu(unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _, s) })
+}
+
+/// The device of a peer-copy context (NULL is not a context here, as on CUDA).
+unsafe fn ctx_device(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
+    if ctx.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_CONTEXT);
+    }
+    let mut dev: CUdevice = 0;
+    // SAFETY: valid out-pointer; the context adaptation validates the handle.
+    let e = unsafe { cuCtxGetDevice_v2(b, &mut dev, ctx) };
+    if e != CUresult::CUDA_SUCCESS {
+        return Err(e);
+    }
+    Ok(dev)
+}
+
+/// `cuMemcpyPeer` → `hipMemcpyPeer`: CUDA names contexts, HIP device ordinals, so each
+/// context is mapped to its device (through anycuda's context bookkeeping on AMD).
+pub(crate) unsafe fn cuMemcpyPeer(
+    b: &HipBackend,
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+) -> CUresult {
+    let f = hip_fn!(b, hipMemcpyPeer);
+    // SAFETY: forwarded contract.
+    let dd = tri!(unsafe { ctx_device(b, dstContext) });
+    // SAFETY: forwarded contract.
+    let sd = tri!(unsafe { ctx_device(b, srcContext) });
+    // SAFETY: caller's pointers; HIP validates them.
+    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount) })
+}
+
+/// `cuMemcpyPeerAsync` → `hipMemcpyPeerAsync`: contexts mapped to devices, legacy stream
+/// handle translated.
+pub(crate) unsafe fn cuMemcpyPeerAsync(
+    b: &HipBackend,
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
+    let f = hip_fn!(b, hipMemcpyPeerAsync);
+    // SAFETY: forwarded contract.
+    let dd = tri!(unsafe { ctx_device(b, dstContext) });
+    // SAFETY: forwarded contract.
+    let sd = tri!(unsafe { ctx_device(b, srcContext) });
+    let s = stream_to_hip(b.platform(), hStream);
+    // SAFETY: caller's pointers; HIP validates them.
+    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount, s) })
+}
+
+/// A `CUDA_MEMCPY3D_PEER` as the `CUDA_MEMCPY3D` it describes (contexts dropped: with unified
+/// addressing the memory types and pointers identify the memory, which is how HIP copies
+/// between devices too).
+pub(crate) fn peer_to_3d(p: &CUDA_MEMCPY3D_PEER) -> CUDA_MEMCPY3D {
+    CUDA_MEMCPY3D {
+        srcXInBytes: p.srcXInBytes,
+        srcY: p.srcY,
+        srcZ: p.srcZ,
+        srcLOD: p.srcLOD,
+        srcMemoryType: p.srcMemoryType,
+        srcHost: p.srcHost,
+        srcDevice: p.srcDevice,
+        srcArray: p.srcArray,
+        reserved0: core::ptr::null_mut(),
+        srcPitch: p.srcPitch,
+        srcHeight: p.srcHeight,
+        dstXInBytes: p.dstXInBytes,
+        dstY: p.dstY,
+        dstZ: p.dstZ,
+        dstLOD: p.dstLOD,
+        dstMemoryType: p.dstMemoryType,
+        dstHost: p.dstHost,
+        dstDevice: p.dstDevice,
+        dstArray: p.dstArray,
+        reserved1: core::ptr::null_mut(),
+        dstPitch: p.dstPitch,
+        dstHeight: p.dstHeight,
+        WidthInBytes: p.WidthInBytes,
+        Height: p.Height,
+        Depth: p.Depth,
+    }
+}
+
+unsafe fn peer3d(
+    b: &HipBackend,
+    pCopy: *const CUDA_MEMCPY3D_PEER,
+    s: Option<CUstream>,
+) -> CUresult {
+    if pCopy.is_null() {
+        return INVALID_VALUE;
+    }
+    // SAFETY: non-NULL descriptor from the caller.
+    let p = unsafe { &*pCopy };
+    // The contexts must be valid, as CUDA checks them (NULL allowed for host memory).
+    for ctx in [p.srcContext, p.dstContext] {
+        if !ctx.is_null() {
+            // SAFETY: forwarded contract.
+            tri!(unsafe { ctx_device(b, ctx) });
+        }
+    }
+    let c = peer_to_3d(p);
+    // SAFETY: `c` lives for the call.
+    unsafe {
+        match s {
+            None => cuMemcpy3D(b, &c),
+            Some(s) => cuMemcpy3DAsync(b, &c, s),
+        }
+    }
+}
+
+/// `cuMemcpy3DPeer`: rebuilt as the `CUDA_MEMCPY3D` it describes (contexts validated, then
+/// unified addressing identifies the memory) and copied like `cuMemcpy3D`.
+pub(crate) unsafe fn cuMemcpy3DPeer(b: &HipBackend, pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { peer3d(b, pCopy, None) }
+}
+
+/// `cuMemcpy3DPeerAsync`: as `cuMemcpy3DPeer`, on a stream.
+pub(crate) unsafe fn cuMemcpy3DPeerAsync(
+    b: &HipBackend,
+    pCopy: *const CUDA_MEMCPY3D_PEER,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { peer3d(b, pCopy, Some(hStream)) }
 }

@@ -3,7 +3,8 @@
 //! and otherwise set the rows one by one with `hipMemsetD16*`/`hipMemsetD32*`, which is what a 2D
 //! memset of a pitched allocation is.
 
-use super::{drv_fn, drv_table};
+use super::support::{hip_fn, table};
+use crate::conv::stream_to_hip;
 use crate::HipBackend;
 use anycuda_api::driver::{CUdeviceptr, CUresult, CUstream};
 use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
@@ -38,7 +39,7 @@ pub(crate) unsafe fn cuMemsetD2D8(
     Width: usize,
     Height: usize,
 ) -> CUresult {
-    let set = drv_fn!(b, hipMemset2D);
+    let set = hip_fn!(b, hipMemset2D);
     if let Err(e) = rows(dstDevice, dstPitch, Width, Height, 1) {
         return e;
     }
@@ -64,11 +65,11 @@ pub(crate) unsafe fn cuMemsetD2D8Async(
     Height: usize,
     hStream: CUstream,
 ) -> CUresult {
-    let set = drv_fn!(b, hipMemset2DAsync);
+    let set = hip_fn!(b, hipMemset2DAsync);
     if let Err(e) = rows(dstDevice, dstPitch, Width, Height, 1) {
         return e;
     }
-    let s = b.stream_to_hip(hStream.cast()).cast();
+    let s = stream_to_hip(b.platform(), hStream.cast()).cast();
     // SAFETY: as above; the stream handle is the caller's.
     b.cu(unsafe {
         set(
@@ -99,11 +100,11 @@ macro_rules! memset_2d_wide {
                 Ok(r) => r,
                 Err(e) => return e,
             };
-            if let Some(f) = drv_table(b).ok().and_then(|t| t.$two_d) {
+            if let Some(f) = table::<CUresult>(b).ok().and_then(|t| t.$two_d) {
                 // SAFETY: device memory described by the caller; bounds checked above.
                 return b.cu(unsafe { f(dstDevice as usize as *mut c_void, dstPitch, value, Width, Height) });
             }
-            let f = drv_fn!(b, $one_d);
+            let f = hip_fn!(b, $one_d);
             for row in rows {
                 // SAFETY: each row lies within the checked range.
                 let r = b.cu(unsafe { f(row as usize as *mut c_void, <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width) });
@@ -128,12 +129,12 @@ macro_rules! memset_2d_wide {
                 Ok(r) => r,
                 Err(e) => return e,
             };
-            let s = b.stream_to_hip(hStream.cast()).cast();
-            if let Some(f) = drv_table(b).ok().and_then(|t| t.$two_d_async) {
+            let s = stream_to_hip(b.platform(), hStream.cast()).cast();
+            if let Some(f) = table::<CUresult>(b).ok().and_then(|t| t.$two_d_async) {
                 // SAFETY: as above; the stream handle is the caller's.
                 return b.cu(unsafe { f(dstDevice as usize as *mut c_void, dstPitch, value, Width, Height, s) });
             }
-            let f = drv_fn!(b, $one_d_async);
+            let f = hip_fn!(b, $one_d_async);
             for row in rows {
                 // SAFETY: each row lies within the checked range; stream order keeps them in order.
                 let r = b.cu(unsafe { f(row as usize as *mut c_void, <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width, s) });

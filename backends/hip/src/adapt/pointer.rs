@@ -1,6 +1,6 @@
 //! Pointer attributes: HIP's memory types renumbered and folded onto CUDA's meanings.
 
-use super::{drv_fn, nvidia, pre_r0600, rt_fn, HIP_SUCCESS};
+use super::support::{hip_fn, nvidia, pre_r0600, table, HIP_SUCCESS};
 use crate::conv::EnumMap;
 use crate::hip_types::{
     hipPointerAttribute_t, hipPointerAttribute_t__hip5_2, hipPointer_attribute,
@@ -103,7 +103,7 @@ pub(crate) unsafe fn cuPointerGetAttribute(
     if data.is_null() {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
-    let get = drv_fn!(b, hipPointerGetAttribute);
+    let get = hip_fn!(b, hipPointerGetAttribute);
     let p = ptr as usize as *mut c_void;
     if nvidia(b) {
         // SAFETY: `hipPointer_attribute` is `CUpointer_attribute` there.
@@ -144,7 +144,7 @@ pub(crate) unsafe fn cuPointerGetAttributes(
     if numAttributes == 0 || attributes.is_null() || data.is_null() {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
-    if super::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     for i in 0..numAttributes as usize {
@@ -184,7 +184,7 @@ pub(crate) unsafe fn cudaPointerGetAttributes(
     }
     let map = b.conv().CUmemorytype;
     let (e, raw, device, dptr, hptr, managed) = if pre_r0600(b) {
-        let get = rt_fn!(b, hipPointerGetAttributes__hip5_2);
+        let get = hip_fn!(b, hipPointerGetAttributes__hip5_2);
         // SAFETY: zeroed POD, filled by HIP.
         let mut h: hipPointerAttribute_t__hip5_2 = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
@@ -198,7 +198,7 @@ pub(crate) unsafe fn cudaPointerGetAttributes(
             h.isManaged != 0,
         )
     } else {
-        let get = rt_fn!(b, hipPointerGetAttributes);
+        let get = hip_fn!(b, hipPointerGetAttributes);
         // SAFETY: zeroed POD, filled by HIP.
         let mut h: hipPointerAttribute_t = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
@@ -224,7 +224,7 @@ pub(crate) unsafe fn cudaPointerGetAttributes(
         out.device = -2; // cudaInvalidDeviceId
         out.hostPointer = ptr.cast_mut();
     } else if e != HIP_SUCCESS {
-        return super::rt(b, e);
+        return b.rt(e);
     } else {
         let kind = ptr_kind(map, i64::from(raw));
         out.type_ = cuda_memtype(kind, managed);

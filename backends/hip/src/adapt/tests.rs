@@ -6,7 +6,7 @@ use super::memcpy::{
     memcpy2d_to_hip, memcpy2d_to_hip52, memcpy3d_parms_to_hip, memcpy3d_to_hip, memcpy3d_to_hip52,
 };
 use super::pointer::{attribute_size, cu_memtype, cuda_memtype, ptr_kind, PtrKind};
-use super::props::{props_from_hip52, props_from_r0600};
+use super::properties::{props_from_hip52, props_from_r0600};
 use crate::conv::{tables_for, ConvTables};
 use crate::hip_types::{hipDeviceProp_t, hipDeviceProp_tR0600};
 use anycuda_api::driver::{
@@ -65,6 +65,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let mut out = [core::ptr::null_mut(); 5];
     let cuda = [v(1), buf, v(2), size_p, v(0)];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), m, &mut out) },
         Ok(5)
     );
@@ -73,6 +74,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let cuda = [v(2), size_p, v(1), buf, v(0)];
     let mut out = [core::ptr::null_mut(); 5];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), m, &mut out) },
         Ok(5)
     );
@@ -81,6 +83,7 @@ fn extra_end_0_becomes_3_in_hips_order() {
     let cuda = [v(1), buf, v(2), size_p, v(0)];
     let mut out = [core::ptr::null_mut(); 5];
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(cuda.as_ptr(), CUDA_MARKERS, &mut out) },
         Ok(5)
     );
@@ -94,32 +97,39 @@ fn extra_edge_cases() {
     let inv = Err(CUresult::CUDA_ERROR_INVALID_VALUE);
     let s = v(0x2000);
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra(core::ptr::null(), m, &mut out) },
         Ok(0)
     );
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(0)].as_ptr(), m, &mut out) },
         Ok(0)
     );
     // Unknown key (HIP's own END value 3 is not a CUDA key).
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(3), v(0), v(0)].as_ptr(), m, &mut out) },
         inv
     );
     // One key without the other, a NULL size pointer, a repeated key.
     assert_eq!(
+        // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
         unsafe { translate_extra([v(1), v(9), v(0)].as_ptr(), m, &mut out) },
         inv
     );
     let a = [v(1), v(9), v(2), core::ptr::null_mut(), v(0)];
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(a.as_ptr(), m, &mut out) }, inv);
     let a = [v(1), v(9), v(1), v(9), v(2), s, v(0)];
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(a.as_ptr(), m, &mut out) }, inv);
     // No END within the bound: the scan stops at EXTRA_MAX entries.
     let mut long = [v(1); EXTRA_MAX + 4];
     for (i, e) in long.iter_mut().enumerate() {
         *e = if i % 2 == 0 { v(1 + (i / 2) % 2) } else { s };
     }
+    // SAFETY: NULL or a local array that ends in an end marker or is cut at EXTRA_MAX.
     assert_eq!(unsafe { translate_extra(long.as_ptr(), m, &mut out) }, inv);
 }
 
@@ -493,4 +503,316 @@ fn pointer_attribute_sizes() {
     assert_eq!(attribute_size(A::CU_POINTER_ATTRIBUTE_P2P_TOKENS), Some(16));
     assert_eq!(attribute_size(A::CU_POINTER_ATTRIBUTE_IS_MANAGED), Some(4));
     assert_eq!(attribute_size(A(999)), None);
+}
+
+/// Driver API helpers (graph nodes, peers, JIT options, textures, allocation properties).
+mod driver {
+    use super::super::graph::{memcpy3d_to_cuda, memset_to_cuda, memset_to_hip};
+    use super::super::memcpy::{memcpy3d_to_hip, peer_to_3d};
+    use super::super::memory::{prop52, prop62, prop_to_hip};
+    use super::super::module::jit_options;
+    use super::super::stream::wait_flags_to_hip;
+    use super::super::support::{INVALID_VALUE, NOT_SUPPORTED};
+    use super::super::texture::channel_desc;
+    use crate::HipBackend;
+    use anycuda_api::driver::*;
+    use core::ffi::c_void;
+
+    #[test]
+    fn wait_flags_keep_cuda_values_and_refuse_flush() {
+        for f in 0..=3 {
+            assert_eq!(wait_flags_to_hip(f), Ok(f));
+        }
+        assert_eq!(wait_flags_to_hip(1 << 30), Err(NOT_SUPPORTED));
+        assert_eq!(wait_flags_to_hip(4), Err(INVALID_VALUE));
+    }
+
+    #[test]
+    fn peer_descriptor_keeps_every_field() {
+        // SAFETY: zeroed POD.
+        let mut p: CUDA_MEMCPY3D_PEER = unsafe { core::mem::zeroed() };
+        p.srcXInBytes = 1;
+        p.srcY = 2;
+        p.srcZ = 3;
+        p.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        p.srcDevice = 0x1000;
+        p.srcPitch = 64;
+        p.srcHeight = 8;
+        p.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        p.dstHost = 0x2000 as *mut c_void;
+        p.dstPitch = 128;
+        p.WidthInBytes = 32;
+        p.Height = 4;
+        p.Depth = 2;
+        p.srcContext = 0x10 as CUcontext;
+        let c = peer_to_3d(&p);
+        assert_eq!(
+            (c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight),
+            (1, 2, 3, 64, 8)
+        );
+        assert_eq!(c.srcMemoryType, CUmemorytype::CU_MEMORYTYPE_DEVICE);
+        assert_eq!(c.srcDevice, 0x1000);
+        assert_eq!(c.dstHost as usize, 0x2000);
+        assert_eq!(
+            (c.dstPitch, c.WidthInBytes, c.Height, c.Depth),
+            (128, 32, 4, 2)
+        );
+        assert!(c.reserved0.is_null() && c.reserved1.is_null());
+    }
+
+    #[test]
+    fn memset_params_round_trip() {
+        let c = CUDA_MEMSET_NODE_PARAMS {
+            dst: 0xdead_0000,
+            pitch: 256,
+            value: 0xabcd,
+            elementSize: 2,
+            width: 100,
+            height: 3,
+        };
+        let h = memset_to_hip(&c).unwrap();
+        assert_eq!(h.dst as usize, 0xdead_0000);
+        assert_eq!(
+            (h.pitch, h.value, h.elementSize, h.width, h.height),
+            (256, 0xabcd, 2, 100, 3)
+        );
+        for bad in [0, 3, 8] {
+            let c = CUDA_MEMSET_NODE_PARAMS {
+                elementSize: bad,
+                ..c
+            };
+            assert_eq!(
+                memset_to_hip(&c).err(),
+                Some(crate::conv::Refusal::InvalidValue)
+            );
+        }
+        let back = memset_to_cuda(&h);
+        assert_eq!(
+            (
+                back.dst,
+                back.pitch,
+                back.value,
+                back.elementSize,
+                back.width,
+                back.height
+            ),
+            (c.dst, c.pitch, c.value, c.elementSize, c.width, c.height)
+        );
+    }
+
+    #[test]
+    fn memcpy3d_round_trips_through_hip6_memory_types() {
+        let map = crate::conv::tables_for(60_241_134).CUmemorytype;
+        // SAFETY: zeroed POD.
+        let mut c: CUDA_MEMCPY3D = unsafe { core::mem::zeroed() };
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        c.srcArray = 0x40 as CUarray;
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.dstHost = 0x80 as *mut c_void;
+        c.WidthInBytes = 16;
+        c.Height = 2;
+        c.Depth = 1;
+        c.dstZ = 5;
+        let h = memcpy3d_to_hip(map, &c).unwrap();
+        assert_ne!(
+            h.srcMemoryType, c.srcMemoryType.0,
+            "array is renumbered in HIP 6"
+        );
+        let back = memcpy3d_to_cuda(map, &h);
+        assert_eq!(back.srcMemoryType, c.srcMemoryType);
+        assert_eq!(back.dstMemoryType, c.dstMemoryType);
+        assert_eq!(back.srcArray, c.srcArray);
+        assert_eq!(back.dstHost, c.dstHost);
+        assert_eq!(
+            (back.WidthInBytes, back.Height, back.Depth, back.dstZ),
+            (16, 2, 1, 5)
+        );
+    }
+
+    #[test]
+    fn channel_descriptors_from_array_formats() {
+        let d = channel_desc(CUarray_format::CU_AD_FORMAT_FLOAT, 2).unwrap();
+        assert_eq!((d.x, d.y, d.z, d.w, d.f), (32, 32, 0, 0, 2));
+        let d = channel_desc(CUarray_format::CU_AD_FORMAT_SIGNED_INT8, 4).unwrap();
+        assert_eq!((d.x, d.y, d.z, d.w, d.f), (8, 8, 8, 8, 0));
+        let d = channel_desc(CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16, 1).unwrap();
+        assert_eq!((d.x, d.y, d.f), (16, 0, 1));
+        assert_eq!(
+            channel_desc(CUarray_format::CU_AD_FORMAT_FLOAT, 3).err(),
+            Some(INVALID_VALUE)
+        );
+        assert_eq!(
+            channel_desc(CUarray_format::CU_AD_FORMAT_BC1_UNORM, 1).err(),
+            Some(NOT_SUPPORTED)
+        );
+        assert_eq!(
+            channel_desc(CUarray_format(0x77), 1).err(),
+            Some(INVALID_VALUE)
+        );
+    }
+
+    #[test]
+    fn jit_options_translate_keys_and_drop_what_hip_lacks() {
+        let b = HipBackend::load();
+        if b.native_hip().is_none() {
+            return;
+        }
+        let map = b.conv().CUjit_option;
+        let opts = [
+            CUjit_option::CU_JIT_MAX_REGISTERS,
+            CUjit_option::CU_JIT_TARGET,
+            CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        ];
+        let vals = [
+            32usize as *mut c_void,
+            90usize as *mut c_void,
+            64usize as *mut c_void,
+        ];
+        // SAFETY: arrays of 3 entries.
+        let j = unsafe { jit_options(&b, true, 3, opts.as_ptr(), vals.as_ptr()) }.unwrap();
+        let max_regs = map.to_hip(0).unwrap() as u32;
+        assert_eq!(j.keys, [max_regs]);
+        assert_eq!(j.values, [32usize as *mut c_void]);
+        assert_eq!(j.src, [0]);
+        assert_eq!(j.dropped_outputs, [2]);
+        // An option number outside CUDA's set is invalid; NULL arrays with options are invalid.
+        let bad = [CUjit_option(99)];
+        // SAFETY: arrays of 1 entry.
+        let r = unsafe { jit_options(&b, false, 1, bad.as_ptr(), vals.as_ptr()) };
+        assert_eq!(r.err(), Some(INVALID_VALUE));
+        // SAFETY: NULL arrays are checked.
+        let r = unsafe { jit_options(&b, false, 1, core::ptr::null(), core::ptr::null()) };
+        assert_eq!(r.err(), Some(INVALID_VALUE));
+    }
+
+    #[test]
+    fn allocation_properties_in_hip_5_2_and_6_2_layouts() {
+        let b = HipBackend::load();
+        if b.native_hip().is_none() || b.platform() != crate::Platform::Amd {
+            return;
+        }
+        // SAFETY: zeroed POD.
+        let mut c: CUmemAllocationProp = unsafe { core::mem::zeroed() };
+        c.type_ = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        c.requestedHandleTypes =
+            CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        c.location = CUmemLocation {
+            type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: 3,
+        };
+        c.allocFlags.usage = 0;
+        let p = prop_to_hip(&b, &c).unwrap();
+        let conv = b.conv();
+        let h = prop52(&p).unwrap();
+        assert_eq!(
+            i64::from(h.type_),
+            conv.CUmemAllocationType.to_hip(1).unwrap()
+        );
+        assert_eq!(
+            i64::from(h.requestedHandleType),
+            conv.CUmemAllocationHandleType.to_hip(1).unwrap()
+        );
+        assert_eq!(
+            i64::from(h.location.type_),
+            conv.CUmemLocationType.to_hip(1).unwrap()
+        );
+        assert_eq!((h.location.id, h.compressionType, h.usage), (3, 0, 0));
+        let h6 = prop62(&p);
+        assert_eq!(
+            (h6.type_, h6.requestedHandleType, h6.location.id),
+            (h.type_, h.requestedHandleType, 3)
+        );
+        // HIP 5.2 cannot ask for GPUDirect RDMA; compression has no HIP counterpart.
+        c.allocFlags.gpuDirectRDMACapable = 1;
+        assert_eq!(
+            prop52(&prop_to_hip(&b, &c).unwrap()).err(),
+            Some(NOT_SUPPORTED)
+        );
+        assert_eq!(
+            prop62(&prop_to_hip(&b, &c).unwrap())
+                .allocFlags
+                .gpuDirectRDMACapable,
+            1
+        );
+        c.allocFlags.compressionType = 1;
+        assert_eq!(prop_to_hip(&b, &c).err(), Some(NOT_SUPPORTED));
+    }
+}
+
+/// Runtime API helpers (graph nodes, launch attributes, function attributes).
+mod runtime {
+    use super::super::graph::kernel_params_to_hip;
+    use super::super::launch::read_launch_attrs;
+    use super::super::module::func_attrs_from_hip;
+    use anycuda_api::runtime::*;
+    use core::ptr::null_mut;
+
+    #[test]
+    fn kernel_params_reordered_extra_refused() {
+        let mut args = [null_mut(); 1];
+        let c = cudaKernelNodeParams {
+            func: 0x10 as *mut _,
+            gridDim: dim3 { x: 1, y: 2, z: 3 },
+            blockDim: dim3 { x: 4, y: 5, z: 6 },
+            sharedMemBytes: 7,
+            kernelParams: args.as_mut_ptr(),
+            extra: null_mut(),
+        };
+        let h = kernel_params_to_hip(&c).unwrap();
+        assert_eq!((h.gridDim.y, h.blockDim.z, h.sharedMemBytes), (2, 6, 7));
+        assert_eq!(h.kernelParams, args.as_mut_ptr());
+        let with_extra = cudaKernelNodeParams {
+            extra: args.as_mut_ptr(),
+            ..c
+        };
+        assert_eq!(
+            kernel_params_to_hip(&with_extra).err(),
+            Some(cudaError_t::cudaErrorNotSupported)
+        );
+    }
+
+    #[test]
+    fn launch_attributes_cooperative_or_not_supported() {
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
+        let mut a: cudaLaunchAttribute = unsafe { core::mem::zeroed() };
+        a.id = cudaLaunchAttributeID::cudaLaunchAttributeCooperative;
+        a.val.cooperative = 1;
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
+        let mut ign: cudaLaunchAttribute = unsafe { core::mem::zeroed() };
+        ign.id = cudaLaunchAttributeID::cudaLaunchAttributeIgnore;
+        let list = [ign, a];
+        assert!(
+            // SAFETY: NULL or a local list of at least the given length.
+            unsafe { read_launch_attrs(list.as_ptr(), 2) }
+                .unwrap()
+                .cooperative
+        );
+        let mut prio = a;
+        prio.id = cudaLaunchAttributeID::cudaLaunchAttributePriority;
+        assert_eq!(
+            // SAFETY: NULL or a local list of at least the given length.
+            unsafe { read_launch_attrs(&prio, 1) }.err(),
+            Some(cudaError_t::cudaErrorNotSupported)
+        );
+        assert_eq!(
+            // SAFETY: NULL or a local list of at least the given length.
+            unsafe { read_launch_attrs(core::ptr::null(), 1) }.err(),
+            Some(cudaError_t::cudaErrorInvalidValue)
+        );
+    }
+
+    #[test]
+    fn func_attributes_copied_by_name() {
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
+        let mut h: crate::hip_types::hipFuncAttributes = unsafe { core::mem::zeroed() };
+        h.numRegs = 32;
+        h.sharedSizeBytes = 1024;
+        h.maxThreadsPerBlock = 256;
+        let c = func_attrs_from_hip(&h);
+        assert_eq!(
+            (c.numRegs, c.sharedSizeBytes, c.maxThreadsPerBlock),
+            (32, 1024, 256)
+        );
+        assert_eq!(c.clusterDimMustBeSet, 0);
+    }
 }

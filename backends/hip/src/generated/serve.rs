@@ -3,8 +3,8 @@
 //!
 //! Each served function either forwards to its HIP counterpart with every argument translated
 //! (handles cast, enums and flags through `crate::conv`, HIP errors back to CUDA codes) or, when
-//! listed in `codegen/hip-adapted.txt`, calls the hand-written `crate::adapt` function of the same
-//! name. Everything else keeps the trait default (not supported); `DRIVER_NOT_SERVED` and
+//! listed in `codegen/hip-adapted.txt`, calls the hand-written function of the same name in the
+//! `crate::adapt` room the index names. Everything else keeps the trait default (not supported); `DRIVER_NOT_SERVED` and
 //! `RUNTIME_NOT_SERVED` say why.
 #![allow(
     missing_docs,
@@ -108,7 +108,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxCreate(self, pctx, ctxCreateParams, flags, dev) }
+        unsafe {
+            crate::adapt::context::cuCtxCreate(self, pctx, ctxCreateParams, flags, dev)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -116,7 +118,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxDestroy(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxDestroy(self, ctx) }
     }
     /// `cuCtxDisablePeerAccess` → `hipCtxDisablePeerAccess`.
     #[inline]
@@ -199,9 +201,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pconfig.is_null() {
             let raw = h_pconfig as i64;
             unsafe {
-                *pconfig = <anycuda_api::driver::CUfunc_cache as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUfunc_cache.to_cuda(raw).unwrap_or(raw),
-                )
+                *pconfig = crate::conv::enum_out::<
+                    anycuda_api::driver::CUfunc_cache,
+                >(self.conv.CUfunc_cache, raw)
             };
         }
         self.cu(hip_r)
@@ -212,7 +214,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetCurrent(self, pctx) }
+        unsafe { crate::adapt::context::cuCtxGetCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -220,7 +222,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         device: *mut anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetDevice(self, device) }
+        unsafe { crate::adapt::context::cuCtxGetDevice(self, device) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -229,7 +231,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         device: *mut anycuda_api::driver::CUdevice,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetDevice_v2(self, device, ctx) }
+        unsafe { crate::adapt::context::cuCtxGetDevice_v2(self, device, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -237,7 +239,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         flags: *mut ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxGetFlags(self, flags) }
+        unsafe { crate::adapt::context::cuCtxGetFlags(self, flags) }
     }
     /// `cuCtxGetLimit` → `hipDeviceGetLimit`.
     #[inline]
@@ -252,16 +254,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetLimit else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .CUlimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.CUlimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pvalue, h_limit) };
         self.cu(hip_r)
@@ -288,9 +289,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pConfig.is_null() {
             let raw = h_pConfig as i64;
             unsafe {
-                *pConfig = <anycuda_api::driver::CUsharedconfig as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUsharedconfig.to_cuda(raw).unwrap_or(raw),
-                )
+                *pConfig = crate::conv::enum_out::<
+                    anycuda_api::driver::CUsharedconfig,
+                >(self.conv.CUsharedconfig, raw)
             };
         }
         self.cu(hip_r)
@@ -317,7 +318,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxPopCurrent(self, pctx) }
+        unsafe { crate::adapt::context::cuCtxPopCurrent(self, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -325,7 +326,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxPushCurrent(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxPushCurrent(self, ctx) }
     }
     /// `cuCtxSetCacheConfig` → `hipCtxSetCacheConfig`.
     #[inline]
@@ -339,16 +340,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipCtxSetCacheConfig else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_config: super::types::hipFuncCache_t = match self
-            .conv
-            .CUfunc_cache
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.CUfunc_cache,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.cu(hip_r)
@@ -359,7 +359,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSetCurrent(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxSetCurrent(self, ctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -367,7 +367,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSetFlags(self, flags) }
+        unsafe { crate::adapt::context::cuCtxSetFlags(self, flags) }
     }
     /// `cuCtxSetLimit` → `hipDeviceSetLimit`.
     #[inline]
@@ -382,16 +382,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetLimit else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .CUlimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.CUlimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_limit, value) };
         self.cu(hip_r)
@@ -408,16 +407,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipCtxSetSharedMemConfig else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .CUsharedconfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.CUsharedconfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.cu(hip_r)
@@ -425,7 +423,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuCtxSynchronize(&self) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSynchronize(self) }
+        unsafe { crate::adapt::context::cuCtxSynchronize(self) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -433,7 +431,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuCtxSynchronize_v2(self, ctx) }
+        unsafe { crate::adapt::context::cuCtxSynchronize_v2(self, ctx) }
     }
     /// `cuDestroyExternalMemory` → `hipDestroyExternalMemory`.
     #[inline]
@@ -523,7 +521,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attrib: anycuda_api::driver::CUdevice_attribute,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDeviceGetAttribute(self, pi, attrib, dev) }
+        unsafe { crate::adapt::properties::cuDeviceGetAttribute(self, pi, attrib, dev) }
     }
     /// `cuDeviceGetByPCIBusId` → `hipDeviceGetByPCIBusId`.
     #[inline]
@@ -586,16 +584,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetGraphMemAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .CUgraphMem_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.CUgraphMem_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(device as _, h_attr, value) };
         self.cu(hip_r)
@@ -648,16 +645,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetP2PAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipDeviceP2PAttr = match self
-            .conv
-            .CUdevice_P2PAttribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipDeviceP2PAttr = match crate::conv::enum_arg(
+            self.conv.CUdevice_P2PAttribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(value, h_attrib, srcDevice as _, dstDevice as _) };
         self.cu(hip_r)
@@ -686,7 +682,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         prop: *mut anycuda_api::driver::CUdevprop,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDeviceGetProperties(self, prop, dev) }
+        unsafe { crate::adapt::properties::cuDeviceGetProperties(self, prop, dev) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -698,7 +694,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuDeviceGetTexture1DLinearMaxWidth(
+            crate::adapt::texture::cuDeviceGetTexture1DLinearMaxWidth(
                 self,
                 maxWidthInElements,
                 format,
@@ -746,7 +742,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: *mut ::core::ffi::c_uint,
         active: *mut ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxGetState(self, dev, flags, active) }
+        unsafe {
+            crate::adapt::context::cuDevicePrimaryCtxGetState(self, dev, flags, active)
+        }
     }
     /// `cuDevicePrimaryCtxRelease` → `hipDevicePrimaryCtxRelease`.
     #[inline]
@@ -769,7 +767,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxReset(self, dev) }
+        unsafe { crate::adapt::context::cuDevicePrimaryCtxReset(self, dev) }
     }
     /// `cuDevicePrimaryCtxRetain` → `hipDevicePrimaryCtxRetain`.
     #[inline]
@@ -794,7 +792,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dev: anycuda_api::driver::CUdevice,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuDevicePrimaryCtxSetFlags(self, dev, flags) }
+        unsafe { crate::adapt::context::cuDevicePrimaryCtxSetFlags(self, dev, flags) }
     }
     /// `cuDeviceSetGraphMemAttribute` → `hipDeviceSetGraphMemAttribute`.
     #[inline]
@@ -810,16 +808,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetGraphMemAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .CUgraphMem_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.CUgraphMem_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(device as _, h_attr, value) };
         self.cu(hip_r)
@@ -884,13 +881,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipEventCreateWithFlags else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_event_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phEvent as _, h_Flags) };
         self.cu(hip_r)
@@ -958,7 +957,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hEvent as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -983,7 +982,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hEvent as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 flags,
             )
         };
@@ -1040,16 +1039,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pi, h_attrib, hfunc as _) };
         self.cu(hip_r)
@@ -1061,7 +1059,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         state: *mut anycuda_api::driver::CUfunctionLoadingState,
         function: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncIsLoaded(self, state, function) }
+        unsafe { crate::adapt::module::cuFuncIsLoaded(self, state, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1069,7 +1067,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         function: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncLoad(self, function) }
+        unsafe { crate::adapt::module::cuFuncLoad(self, function) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1079,7 +1077,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attrib: anycuda_api::driver::CUfunction_attribute,
         value: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetAttribute(self, hfunc, attrib, value) }
+        unsafe { crate::adapt::module::cuFuncSetAttribute(self, hfunc, attrib, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1090,7 +1088,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         y: ::core::ffi::c_int,
         z: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetBlockShape(self, hfunc, x, y, z) }
+        unsafe { crate::adapt::launch_legacy::cuFuncSetBlockShape(self, hfunc, x, y, z) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1099,7 +1097,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         config: anycuda_api::driver::CUfunc_cache,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetCacheConfig(self, hfunc, config) }
+        unsafe { crate::adapt::module::cuFuncSetCacheConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1108,7 +1106,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         config: anycuda_api::driver::CUsharedconfig,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetSharedMemConfig(self, hfunc, config) }
+        unsafe { crate::adapt::module::cuFuncSetSharedMemConfig(self, hfunc, config) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1117,7 +1115,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         bytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuFuncSetSharedSize(self, hfunc, bytes) }
+        unsafe { crate::adapt::launch_legacy::cuFuncSetSharedSize(self, hfunc, bytes) }
     }
     /// `cuGraphAddBatchMemOpNode` → `hipGraphAddBatchMemOpNode`.
     #[inline]
@@ -1184,7 +1182,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddDependencies(
+            crate::adapt::graph::cuGraphAddDependencies(
                 self,
                 hGraph,
                 from,
@@ -1360,7 +1358,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         nodeParams: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddMemAllocNode(
+            crate::adapt::graph::cuGraphAddMemAllocNode(
                 self,
                 phGraphNode,
                 hGraph,
@@ -1409,7 +1407,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphAddMemcpyNode(
+            crate::adapt::graph::cuGraphAddMemcpyNode(
                 self,
                 phGraphNode,
                 hGraph,
@@ -1808,7 +1806,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphExecMemcpyNodeSetParams(
+            crate::adapt::graph::cuGraphExecMemcpyNodeSetParams(
                 self,
                 hGraphExec,
                 hNode,
@@ -1850,7 +1848,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hGraph: anycuda_api::driver::CUgraph,
         resultInfo: *mut anycuda_api::driver::CUgraphExecUpdateResultInfo,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo) }
+        unsafe {
+            crate::adapt::graph::cuGraphExecUpdate(self, hGraphExec, hGraph, resultInfo)
+        }
     }
     /// `cuGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
     #[inline]
@@ -1927,7 +1927,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numEdges: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphGetEdges(self, hGraph, from, to, edgeData, numEdges)
+            crate::adapt::graph::cuGraphGetEdges(
+                self,
+                hGraph,
+                from,
+                to,
+                edgeData,
+                numEdges,
+            )
         }
     }
     /// `cuGraphGetNodes` → `hipGraphGetNodes`.
@@ -2039,7 +2046,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         instantiateParams: *mut anycuda_api::driver::CUDA_GRAPH_INSTANTIATE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphInstantiateWithParams(
+            crate::adapt::graph::cuGraphInstantiateWithParams(
                 self,
                 phGraphExec,
                 hGraph,
@@ -2079,7 +2086,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hGraphExec as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2091,7 +2098,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         params_out: *mut anycuda_api::driver::CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemAllocNodeGetParams(self, hNode, params_out) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemAllocNodeGetParams(self, hNode, params_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2100,7 +2109,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         dptr_out: *mut anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemFreeNodeGetParams(self, hNode, dptr_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2109,7 +2120,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *mut anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2118,7 +2131,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2127,7 +2142,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *mut anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemsetNodeGetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemsetNodeGetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2136,7 +2153,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hNode: anycuda_api::driver::CUgraphNode,
         nodeParams: *const anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuGraphMemsetNodeSetParams(self, hNode, nodeParams) }
+        unsafe {
+            crate::adapt::graph::cuGraphMemsetNodeSetParams(self, hNode, nodeParams)
+        }
     }
     /// `cuGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     #[inline]
@@ -2165,7 +2184,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphNodeGetDependencies(
+            crate::adapt::graph::cuGraphNodeGetDependencies(
                 self,
                 hNode,
                 dependencies,
@@ -2184,7 +2203,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependentNodes: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphNodeGetDependentNodes(
+            crate::adapt::graph::cuGraphNodeGetDependentNodes(
                 self,
                 hNode,
                 dependentNodes,
@@ -2233,9 +2252,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !type_.is_null() {
             let raw = h_type_ as i64;
             unsafe {
-                *type_ = <anycuda_api::driver::CUgraphNodeType as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUgraphNodeType.to_cuda(raw).unwrap_or(raw),
-                )
+                *type_ = crate::conv::enum_out::<
+                    anycuda_api::driver::CUgraphNodeType,
+                >(self.conv.CUgraphNodeType, raw)
             };
         }
         self.cu(hip_r)
@@ -2285,7 +2304,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuGraphRemoveDependencies(
+            crate::adapt::graph::cuGraphRemoveDependencies(
                 self,
                 hGraph,
                 from,
@@ -2329,7 +2348,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 hGraphExec as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2352,7 +2371,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 count as _,
                 resources as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2410,7 +2429,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 count as _,
                 resources as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -2457,7 +2476,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         Flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuInit(self, Flags) }
+        unsafe { crate::adapt::context::cuInit(self, Flags) }
     }
     /// `cuIpcCloseMemHandle` → `hipIpcCloseMemHandle`.
     #[inline]
@@ -2560,35 +2579,27 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipKernelGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pi, h_attrib, kernel as _, dev as _) };
         self.cu(hip_r)
     }
-    /// `cuKernelGetFunction` → `hipKernelGetFunction`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetFunction(
         &self,
         pFunc: *mut anycuda_api::driver::CUfunction,
         kernel: anycuda_api::driver::CUkernel,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetFunction else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pFunc as _, kernel as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuKernelGetFunction(self, pFunc, kernel) }
     }
     /// `cuKernelGetLibrary` → `hipKernelGetLibrary`.
     #[inline]
@@ -2655,16 +2666,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipKernelSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attrib: super::types::hipFunction_attribute = match self
-            .conv
-            .CUfunction_attribute
-            .to_hip(attrib.to_i64())
-        {
-            Some(v) => v as _,
-            None if attrib.name().is_some() => {
+        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
+            self.conv.CUfunction_attribute,
+            attrib,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(h_attrib, val, kernel as _, dev as _) };
         self.cu(hip_r)
@@ -2675,7 +2685,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         f: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuLaunch(self, f) }
+        unsafe { crate::adapt::launch_legacy::cuLaunch(self, f) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2693,7 +2703,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         kernelParams: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchCooperativeKernel(
+            crate::adapt::launch::cuLaunchCooperativeKernel(
                 self,
                 f,
                 gridDimX,
@@ -2716,7 +2726,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         grid_width: ::core::ffi::c_int,
         grid_height: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuLaunchGrid(self, f, grid_width, grid_height) }
+        unsafe {
+            crate::adapt::launch_legacy::cuLaunchGrid(self, f, grid_width, grid_height)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2728,7 +2740,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchGridAsync(self, f, grid_width, grid_height, hStream)
+            crate::adapt::launch_legacy::cuLaunchGridAsync(
+                self,
+                f,
+                grid_width,
+                grid_height,
+                hStream,
+            )
         }
     }
     /// `cuLaunchHostFunc` → `hipLaunchHostFunc`.
@@ -2748,7 +2766,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 h_fn_,
                 userData,
             )
@@ -2772,7 +2790,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         extra: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLaunchKernel(
+            crate::adapt::launch::cuLaunchKernel(
                 self,
                 f,
                 gridDimX,
@@ -2903,7 +2921,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkAddData(
+            crate::adapt::module::cuLinkAddData(
                 self,
                 state,
                 type_,
@@ -2928,7 +2946,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkAddFile(
+            crate::adapt::module::cuLinkAddFile(
                 self,
                 state,
                 type_,
@@ -2966,7 +2984,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         stateOut: *mut anycuda_api::driver::CUlinkState,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuLinkCreate(self, numOptions, options, optionValues, stateOut)
+            crate::adapt::module::cuLinkCreate(
+                self,
+                numOptions,
+                options,
+                optionValues,
+                stateOut,
+            )
         }
     }
     /// `cuLinkDestroy` → `hipLinkDestroy`.
@@ -3033,7 +3057,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         advice: anycuda_api::driver::CUmem_advise,
         location: anycuda_api::driver::CUmemLocation,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemAdvise(self, devPtr, count, advice, location) }
+        unsafe {
+            crate::adapt::memory::cuMemAdvise(self, devPtr, count, advice, location)
+        }
     }
     /// `cuMemAlloc` → `hipMalloc`.
     #[inline]
@@ -3069,7 +3095,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             hip_f(
                 dptr as _,
                 bytesize,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3094,7 +3120,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dptr as _,
                 bytesize,
                 pool as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3129,13 +3155,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMallocManaged else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(dptr as _, bytesize, h_flags) };
         self.cu(hip_r)
@@ -3170,7 +3198,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         prop: *const anycuda_api::driver::CUmemAllocationProp,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemCreate(self, handle, size, prop, flags) }
+        unsafe { crate::adapt::memory::cuMemCreate(self, handle, size, prop, flags) }
     }
     /// `cuMemDiscardAndPrefetchBatchAsync` → `hipDrvMemDiscardAndPrefetchBatchAsync`.
     #[inline]
@@ -3203,7 +3231,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3233,7 +3261,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 sizes,
                 count,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3253,16 +3281,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemExportToShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3303,7 +3330,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 dptr as usize as _,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3366,7 +3393,12 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         option: anycuda_api::driver::CUmemAllocationGranularity_flags,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemGetAllocationGranularity(self, granularity, prop, option)
+            crate::adapt::memory::cuMemGetAllocationGranularity(
+                self,
+                granularity,
+                prop,
+                option,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -3377,7 +3409,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         handle: anycuda_api::driver::CUmemGenericAllocationHandle,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemGetAllocationPropertiesFromHandle(self, prop, handle)
+            crate::adapt::memory::cuMemGetAllocationPropertiesFromHandle(
+                self,
+                prop,
+                handle,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -3388,7 +3424,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         location: *mut anycuda_api::driver::CUmemLocation,
         type_: anycuda_api::driver::CUmemAllocationType,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemGetDefaultMemPool(self, pool_out, location, type_) }
+        unsafe {
+            crate::adapt::memory::cuMemGetDefaultMemPool(self, pool_out, location, type_)
+        }
     }
     /// `cuMemGetHandleForAddressRange` → `hipMemGetHandleForAddressRange`.
     #[inline]
@@ -3406,16 +3444,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetHandleForAddressRange else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemRangeHandleType = match self
-            .conv
-            .CUmemRangeHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemRangeHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemRangeHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
@@ -3455,16 +3492,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetMemPool else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .CUmemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, location as _, h_type_) };
         self.cu(hip_r)
@@ -3483,13 +3519,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostMalloc else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_host_alloc_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pp, bytesize, h_Flags) };
         self.cu(hip_r)
@@ -3536,7 +3574,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_pFlags, p) };
         if hip_r == 0 && !pFlags.is_null() {
             unsafe {
-                *pFlags = crate::flags_to_cuda(
+                *pFlags = crate::conv::flags_to_cuda(
                     self.conv.cu_host_alloc_flags,
                     h_pFlags as u64,
                 ) as _
@@ -3558,13 +3596,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostRegister else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_host_register_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(p, bytesize, h_Flags) };
         self.cu(hip_r)
@@ -3598,16 +3638,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemImportFromShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_shHandleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(shHandleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if shHandleType.name().is_some() => {
+        let h_shHandleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            shHandleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(handle as _, osHandle, h_shHandleType) };
         self.cu(hip_r)
@@ -3643,7 +3682,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pool: *mut anycuda_api::driver::CUmemoryPool,
         poolProps: *const anycuda_api::driver::CUmemPoolProps,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemPoolCreate(self, pool, poolProps) }
+        unsafe { crate::adapt::memory::cuMemPoolCreate(self, pool, poolProps) }
     }
     /// `cuMemPoolDestroy` → `hipMemPoolDestroy`.
     #[inline]
@@ -3691,16 +3730,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolExportToShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3732,9 +3770,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !flags.is_null() {
             let raw = h_flags as i64;
             unsafe {
-                *flags = <anycuda_api::driver::CUmemAccess_flags as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUmemAccess_flags.to_cuda(raw).unwrap_or(raw),
-                )
+                *flags = crate::conv::enum_out::<
+                    anycuda_api::driver::CUmemAccess_flags,
+                >(self.conv.CUmemAccess_flags, raw)
             };
         }
         self.cu(hip_r)
@@ -3753,16 +3791,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .CUmemPool_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.CUmemPool_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
         self.cu(hip_r)
@@ -3782,16 +3819,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolImportFromShareableHandle else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .CUmemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         if flags != 0 {
             return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -3847,16 +3883,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .CUmemPool_attribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.CUmemPool_attribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
         self.cu(hip_r)
@@ -3888,7 +3923,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemPrefetchAsync(
+            crate::adapt::memory::cuMemPrefetchAsync(
                 self,
                 devPtr,
                 count,
@@ -3929,7 +3964,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -3950,16 +3985,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attribute: super::types::hipMemRangeAttribute = match self
-            .conv
-            .CUmem_range_attribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
+            self.conv.CUmem_range_attribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
             hip_f(data, dataSize, h_attribute, devPtr as usize as _, count)
@@ -4058,16 +4092,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemSetMemPool else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .CUmemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.CUmemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(location as _, h_type_, pool as _) };
         self.cu(hip_r)
@@ -4096,7 +4129,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         src: anycuda_api::driver::CUdeviceptr,
         ByteCount: usize,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy(self, dst, src, ByteCount) }
+        unsafe { crate::adapt::memcpy::cuMemcpy(self, dst, src, ByteCount) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4104,7 +4137,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2D(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4113,7 +4146,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2DAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4121,7 +4154,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY2D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy2DUnaligned(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy2DUnaligned(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4129,7 +4162,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3D(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3D(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4138,7 +4171,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4146,7 +4179,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DPeer(self, pCopy) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DPeer(self, pCopy) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4155,7 +4188,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCopy: *const anycuda_api::driver::CUDA_MEMCPY3D_PEER,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
+        unsafe { crate::adapt::memcpy::cuMemcpy3DPeerAsync(self, pCopy, hStream) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4166,7 +4199,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuMemcpyAsync(self, dst, src, ByteCount, hStream) }
+        unsafe {
+            crate::adapt::memcpy::cuMemcpyAsync(self, dst, src, ByteCount, hStream)
+        }
     }
     /// `cuMemcpyAtoA` → `hipMemcpyAtoA`.
     #[inline]
@@ -4249,7 +4284,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 srcArray as _,
                 srcOffset,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4313,7 +4348,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 srcDevice as usize as _,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4355,7 +4390,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstHost,
                 srcDevice as usize as _,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4400,7 +4435,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstOffset,
                 srcHost,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4442,7 +4477,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 srcHost,
                 ByteCount,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4458,7 +4493,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemcpyPeer(
+            crate::adapt::memcpy::cuMemcpyPeer(
                 self,
                 dstDevice,
                 dstContext,
@@ -4480,7 +4515,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemcpyPeerAsync(
+            crate::adapt::memcpy::cuMemcpyPeerAsync(
                 self,
                 dstDevice,
                 dstContext,
@@ -4528,7 +4563,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 us,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4544,7 +4579,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D16(self, dstDevice, dstPitch, us, Width, Height)
+            crate::adapt::memset::cuMemsetD2D16(
+                self,
+                dstDevice,
+                dstPitch,
+                us,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4559,7 +4601,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D16Async(
+            crate::adapt::memset::cuMemsetD2D16Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4581,7 +4623,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D32(self, dstDevice, dstPitch, ui, Width, Height)
+            crate::adapt::memset::cuMemsetD2D32(
+                self,
+                dstDevice,
+                dstPitch,
+                ui,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4596,7 +4645,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D32Async(
+            crate::adapt::memset::cuMemsetD2D32Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4618,7 +4667,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         Height: usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D8(self, dstDevice, dstPitch, uc, Width, Height)
+            crate::adapt::memset::cuMemsetD2D8(
+                self,
+                dstDevice,
+                dstPitch,
+                uc,
+                Width,
+                Height,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -4633,7 +4689,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuMemsetD2D8Async(
+            crate::adapt::memset::cuMemsetD2D8Async(
                 self,
                 dstDevice,
                 dstPitch,
@@ -4681,7 +4737,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 ui as _,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4723,7 +4779,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dstDevice as usize as _,
                 uc,
                 N,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.cu(hip_r)
@@ -4794,7 +4850,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
         }
     }
-    /// `cuModuleGetFunction` → `hipModuleGetFunction`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleGetFunction(
         &self,
@@ -4802,14 +4858,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hmod: anycuda_api::driver::CUmodule,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleGetFunction else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hfunc as _, hmod as _, name) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleGetFunction(self, hfunc, hmod, name) }
     }
     /// `cuModuleGetFunctionCount` → `hipModuleGetFunctionCount`.
     #[inline]
@@ -4851,7 +4900,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::driver::CUmoduleLoadingMode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuModuleGetLoadingMode(self, mode) }
+        unsafe { crate::adapt::module::cuModuleGetLoadingMode(self, mode) }
     }
     /// `cuModuleGetTexRef` → `hipModuleGetTexRef`.
     #[inline]
@@ -4913,7 +4962,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuModuleLoadDataEx(
+            crate::adapt::module::cuModuleLoadDataEx(
                 self,
                 module,
                 image,
@@ -4939,20 +4988,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(module as _, fatCubin) };
         self.cu(hip_r)
     }
-    /// `cuModuleUnload` → `hipModuleUnload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleUnload(
         &self,
         hmod: anycuda_api::driver::CUmodule,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleUnload else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hmod as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleUnload(self, hmod) }
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
     #[inline]
@@ -5006,7 +5048,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         blockSizeLimit: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuOccupancyMaxPotentialBlockSize(
+            crate::adapt::module::cuOccupancyMaxPotentialBlockSize(
                 self,
                 minGridSize,
                 blockSize,
@@ -5030,7 +5072,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuOccupancyMaxPotentialBlockSizeWithFlags(
+            crate::adapt::module::cuOccupancyMaxPotentialBlockSizeWithFlags(
                 self,
                 minGridSize,
                 blockSize,
@@ -5049,7 +5091,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hfunc: anycuda_api::driver::CUfunction,
         numbytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetSize(self, hfunc, numbytes) }
+        unsafe { crate::adapt::launch_legacy::cuParamSetSize(self, hfunc, numbytes) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5059,7 +5101,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         offset: ::core::ffi::c_int,
         value: f32,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetf(self, hfunc, offset, value) }
+        unsafe { crate::adapt::launch_legacy::cuParamSetf(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5069,7 +5111,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         offset: ::core::ffi::c_int,
         value: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSeti(self, hfunc, offset, value) }
+        unsafe { crate::adapt::launch_legacy::cuParamSeti(self, hfunc, offset, value) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5080,7 +5122,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ptr: *mut ::core::ffi::c_void,
         numbytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuParamSetv(self, hfunc, offset, ptr, numbytes) }
+        unsafe {
+            crate::adapt::launch_legacy::cuParamSetv(self, hfunc, offset, ptr, numbytes)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5090,7 +5134,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attribute: anycuda_api::driver::CUpointer_attribute,
         ptr: anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuPointerGetAttribute(self, data, attribute, ptr) }
+        unsafe {
+            crate::adapt::pointer::cuPointerGetAttribute(self, data, attribute, ptr)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5102,7 +5148,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ptr: anycuda_api::driver::CUdeviceptr,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuPointerGetAttributes(
+            crate::adapt::pointer::cuPointerGetAttributes(
                 self,
                 numAttributes,
                 attributes,
@@ -5125,16 +5171,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipPointerSetAttribute else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_attribute: super::types::hipPointer_attribute = match self
-            .conv
-            .CUpointer_attribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipPointer_attribute = match crate::conv::enum_arg(
+            self.conv.CUpointer_attribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(value, h_attribute, ptr as usize as _) };
         self.cu(hip_r)
@@ -5161,7 +5206,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.cu(hip_r)
@@ -5179,7 +5224,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamAddCallback(self, hStream, callback, userData, flags)
+            crate::adapt::stream::cuStreamAddCallback(
+                self,
+                hStream,
+                callback,
+                userData,
+                flags,
+            )
         }
     }
     /// `cuStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
@@ -5197,17 +5248,19 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamAttachMemAsync else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 dptr as usize as _,
                 length,
                 h_flags,
@@ -5235,7 +5288,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 count,
                 paramArray as _,
                 flags,
@@ -5256,19 +5309,18 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamBeginCapture else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_mode: super::types::hipStreamCaptureMode = match self
-            .conv
-            .CUstreamCaptureMode
-            .to_hip(mode.to_i64())
-        {
-            Some(v) => v as _,
-            None if mode.name().is_some() => {
+        let h_mode: super::types::hipStreamCaptureMode = match crate::conv::enum_arg(
+            self.conv.CUstreamCaptureMode,
+            mode,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, h_mode)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, h_mode)
         };
         self.cu(hip_r)
     }
@@ -5284,7 +5336,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         mode: anycuda_api::driver::CUstreamCaptureMode,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamBeginCaptureToGraph(
+            crate::adapt::stream::cuStreamBeginCaptureToGraph(
                 self,
                 hStream,
                 hGraph,
@@ -5310,8 +5362,8 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(dst as *mut ::core::ffi::c_void) as _,
-                self.stream_to_hip(src as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, dst as _) as _,
+                crate::conv::stream_to_hip(self.platform, src as _) as _,
             )
         };
         self.cu(hip_r)
@@ -5329,13 +5381,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithFlags else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_Flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_Flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_stream_flags,
             Flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phStream as _, h_Flags) };
         self.cu(hip_r)
@@ -5354,13 +5408,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithPriority else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cu_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            Err(false) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
+            }
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(phStream as _, h_flags, priority) };
         self.cu(hip_r)
@@ -5378,7 +5434,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5397,7 +5453,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 phGraph as _,
             )
         };
@@ -5416,7 +5472,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies_out: *mut usize,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamGetCaptureInfo(
+            crate::adapt::stream::cuStreamGetCaptureInfo(
                 self,
                 hStream,
                 captureStatus_out,
@@ -5435,7 +5491,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hStream: anycuda_api::driver::CUstream,
         pctx: *mut anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamGetCtx(self, hStream, pctx) }
+        unsafe { crate::adapt::stream::cuStreamGetCtx(self, hStream, pctx) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5445,7 +5501,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pCtx: *mut anycuda_api::driver::CUcontext,
         pGreenCtx: *mut anycuda_api::driver::CUgreenCtx,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx) }
+        unsafe {
+            crate::adapt::stream::cuStreamGetCtx_v2(self, hStream, pCtx, pGreenCtx)
+        }
     }
     /// `cuStreamGetDevice` → `hipStreamGetDevice`.
     #[inline]
@@ -5462,7 +5520,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 device as _,
             )
         };
@@ -5488,12 +5546,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             &mut h_flags
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, hp_flags)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, hp_flags)
         };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(self.conv.cu_stream_flags, h_flags as u64)
-                    as _
+                *flags = crate::conv::flags_to_cuda(
+                    self.conv.cu_stream_flags,
+                    h_flags as u64,
+                ) as _
             };
         }
         self.cu(hip_r)
@@ -5512,7 +5572,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, streamId)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, streamId)
         };
         self.cu(hip_r)
     }
@@ -5530,7 +5590,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, priority)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, priority)
         };
         self.cu(hip_r)
     }
@@ -5557,16 +5617,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 hp_captureStatus,
             )
         };
         if hip_r == 0 && !captureStatus.is_null() {
             let raw = h_captureStatus as i64;
             unsafe {
-                *captureStatus = <anycuda_api::driver::CUstreamCaptureStatus as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUstreamCaptureStatus.to_cuda(raw).unwrap_or(raw),
-                )
+                *captureStatus = crate::conv::enum_out::<
+                    anycuda_api::driver::CUstreamCaptureStatus,
+                >(self.conv.CUstreamCaptureStatus, raw)
             };
         }
         self.cu(hip_r)
@@ -5584,7 +5644,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5601,7 +5661,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.cu(hip_r)
     }
@@ -5616,7 +5676,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::cuStreamUpdateCaptureDependencies(
+            crate::adapt::stream::cuStreamUpdateCaptureDependencies(
                 self,
                 hStream,
                 dependencies,
@@ -5645,7 +5705,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 hEvent as _,
                 Flags,
             )
@@ -5661,7 +5721,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         value: anycuda_api::driver::cuuint32_t,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamWaitValue32(self, stream, addr, value, flags) }
+        unsafe {
+            crate::adapt::stream::cuStreamWaitValue32(self, stream, addr, value, flags)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -5672,7 +5734,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         value: anycuda_api::driver::cuuint64_t,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuStreamWaitValue64(self, stream, addr, value, flags) }
+        unsafe {
+            crate::adapt::stream::cuStreamWaitValue64(self, stream, addr, value, flags)
+        }
     }
     /// `cuStreamWriteValue32` → `hipStreamWriteValue32`.
     #[inline]
@@ -5694,7 +5758,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 addr as usize as _,
                 value as _,
                 flags,
@@ -5722,7 +5786,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 addr as usize as _,
                 value as _,
                 flags,
@@ -5847,7 +5911,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         dim: ::core::ffi::c_int,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
+        unsafe { crate::adapt::texture::cuTexRefGetAddressMode(self, pam, hTexRef, dim) }
     }
     /// `cuTexRefGetArray` → `hipTexRefGetArray`.
     #[inline]
@@ -5888,7 +5952,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pfm: *mut anycuda_api::driver::CUfilter_mode,
         hTexRef: anycuda_api::driver::CUtexref,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetFilterMode(self, pfm, hTexRef) }
+        unsafe { crate::adapt::texture::cuTexRefGetFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetFlags` → `hipTexRefGetFlags`.
     #[inline]
@@ -5930,9 +5994,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         if hip_r == 0 && !pFormat.is_null() {
             let raw = h_pFormat as i64;
             unsafe {
-                *pFormat = <anycuda_api::driver::CUarray_format as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.CUarray_format.to_cuda(raw).unwrap_or(raw),
-                )
+                *pFormat = crate::conv::enum_out::<
+                    anycuda_api::driver::CUarray_format,
+                >(self.conv.CUarray_format, raw)
             };
         }
         self.cu(hip_r)
@@ -5960,7 +6024,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pfm: *mut anycuda_api::driver::CUfilter_mode,
         hTexRef: anycuda_api::driver::CUtexref,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
+        unsafe { crate::adapt::texture::cuTexRefGetMipmapFilterMode(self, pfm, hTexRef) }
     }
     /// `cuTexRefGetMipmapLevelBias` → `hipTexRefGetMipmapLevelBias`.
     #[inline]
@@ -6043,7 +6107,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dim: ::core::ffi::c_int,
         am: anycuda_api::driver::CUaddress_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
+        unsafe { crate::adapt::texture::cuTexRefSetAddressMode(self, hTexRef, dim, am) }
     }
     /// `cuTexRefSetArray` → `hipTexRefSetArray`.
     #[inline]
@@ -6085,7 +6149,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         fm: anycuda_api::driver::CUfilter_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetFilterMode(self, hTexRef, fm) }
+        unsafe { crate::adapt::texture::cuTexRefSetFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetFlags` → `hipTexRefSetFlags`.
     #[inline]
@@ -6117,16 +6181,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let Some(hip_f) = hip_t.hipTexRefSetFormat else {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
-        let h_fmt: super::types::hipArray_Format = match self
-            .conv
-            .CUarray_format
-            .to_hip(fmt.to_i64())
-        {
-            Some(v) => v as _,
-            None if fmt.name().is_some() => {
+        let h_fmt: super::types::hipArray_Format = match crate::conv::enum_arg(
+            self.conv.CUarray_format,
+            fmt,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
             }
-            None => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
         };
         let hip_r = unsafe { hip_f(hTexRef as _, h_fmt, NumPackedComponents) };
         self.cu(hip_r)
@@ -6154,7 +6217,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hTexRef: anycuda_api::driver::CUtexref,
         fm: anycuda_api::driver::CUfilter_mode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
+        unsafe { crate::adapt::texture::cuTexRefSetMipmapFilterMode(self, hTexRef, fm) }
     }
     /// `cuTexRefSetMipmapLevelBias` → `hipTexRefSetMipmapLevelBias`.
     #[inline]
@@ -6219,7 +6282,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::driver::CUstreamCaptureMode,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::cuThreadExchangeStreamCaptureMode(self, mode) }
+        unsafe { crate::adapt::stream::cuThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cuUserObjectCreate` → `hipUserObjectCreate`.
     #[inline]
@@ -6299,7 +6362,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.cu(hip_r)
@@ -6574,7 +6637,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: *mut ::core::ffi::c_int,
         prop: *const anycuda_api::runtime::cudaDeviceProp,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaChooseDevice(self, device, prop) }
+        unsafe { crate::adapt::properties::cudaChooseDevice(self, device, prop) }
     }
     /// `cudaDestroyExternalMemory` → `hipDestroyExternalMemory`.
     #[inline]
@@ -6701,16 +6764,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipDeviceAttribute_t = match self
-            .conv
-            .cudaDeviceAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipDeviceAttribute_t = match crate::conv::enum_arg(
+            self.conv.cudaDeviceAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(value, h_attr, device) };
         self.rt(hip_r)
@@ -6755,9 +6817,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pCacheConfig.is_null() {
             let raw = h_pCacheConfig as i64;
             unsafe {
-                *pCacheConfig = <anycuda_api::runtime::cudaFuncCache as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaFuncCache.to_cuda(raw).unwrap_or(raw),
-                )
+                *pCacheConfig = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaFuncCache,
+                >(self.conv.cudaFuncCache, raw)
             };
         }
         self.rt(hip_r)
@@ -6792,16 +6854,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetGraphMemAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .cudaGraphMemAttributeType
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.cudaGraphMemAttributeType,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(device, h_attr, value) };
         self.rt(hip_r)
@@ -6819,16 +6880,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetLimit else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .cudaLimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.cudaLimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorUnsupportedLimit;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pValue, h_limit) };
         self.rt(hip_r)
@@ -6864,16 +6924,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceGetP2PAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipDeviceP2PAttr = match self
-            .conv
-            .cudaDeviceP2PAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipDeviceP2PAttr = match crate::conv::enum_arg(
+            self.conv.cudaDeviceP2PAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(value, h_attr, srcDevice, dstDevice) };
         self.rt(hip_r)
@@ -6917,9 +6976,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pConfig.is_null() {
             let raw = h_pConfig as i64;
             unsafe {
-                *pConfig = <anycuda_api::runtime::cudaSharedMemConfig as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaSharedMemConfig.to_cuda(raw).unwrap_or(raw),
-                )
+                *pConfig = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaSharedMemConfig,
+                >(self.conv.cudaSharedMemConfig, raw)
             };
         }
         self.rt(hip_r)
@@ -7001,16 +7060,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetCacheConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_cacheConfig: super::types::hipFuncCache_t = match self
-            .conv
-            .cudaFuncCache
-            .to_hip(cacheConfig.to_i64())
-        {
-            Some(v) => v as _,
-            None if cacheConfig.name().is_some() => {
+        let h_cacheConfig: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.cudaFuncCache,
+            cacheConfig,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_cacheConfig) };
         self.rt(hip_r)
@@ -7029,16 +7087,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetGraphMemAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipGraphMemAttributeType = match self
-            .conv
-            .cudaGraphMemAttributeType
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipGraphMemAttributeType = match crate::conv::enum_arg(
+            self.conv.cudaGraphMemAttributeType,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(device, h_attr, value) };
         self.rt(hip_r)
@@ -7056,16 +7113,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetLimit else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_limit: super::types::hipLimit_t = match self
-            .conv
-            .cudaLimit
-            .to_hip(limit.to_i64())
-        {
-            Some(v) => v as _,
-            None if limit.name().is_some() => {
+        let h_limit: super::types::hipLimit_t = match crate::conv::enum_arg(
+            self.conv.cudaLimit,
+            limit,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorUnsupportedLimit;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_limit, value) };
         self.rt(hip_r)
@@ -7098,16 +7154,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipDeviceSetSharedMemConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .cudaSharedMemConfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.cudaSharedMemConfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_config) };
         self.rt(hip_r)
@@ -7167,13 +7222,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipEventCreateWithFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_event_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(event as _, h_flags) };
         self.rt(hip_r)
@@ -7241,7 +7298,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 event as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -7266,7 +7323,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 event as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 flags,
             )
         };
@@ -7353,7 +7410,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(devPtr, self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _)
+            hip_f(devPtr, crate::conv::stream_to_hip(self.platform, hStream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -7399,7 +7456,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: *mut anycuda_api::runtime::cudaFuncAttributes,
         func: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaFuncGetAttributes(self, attr, func) }
+        unsafe { crate::adapt::module::cudaFuncGetAttributes(self, attr, func) }
     }
     /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
     #[inline]
@@ -7415,16 +7472,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipFuncAttribute = match self
-            .conv
-            .cudaFuncAttribute
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipFuncAttribute = match crate::conv::enum_arg(
+            self.conv.cudaFuncAttribute,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_attr, value) };
         self.rt(hip_r)
@@ -7442,16 +7498,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetCacheConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_cacheConfig: super::types::hipFuncCache_t = match self
-            .conv
-            .cudaFuncCache
-            .to_hip(cacheConfig.to_i64())
-        {
-            Some(v) => v as _,
-            None if cacheConfig.name().is_some() => {
+        let h_cacheConfig: super::types::hipFuncCache_t = match crate::conv::enum_arg(
+            self.conv.cudaFuncCache,
+            cacheConfig,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_cacheConfig) };
         self.rt(hip_r)
@@ -7469,16 +7524,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipFuncSetSharedMemConfig else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_config: super::types::hipSharedMemConfig = match self
-            .conv
-            .cudaSharedMemConfig
-            .to_hip(config.to_i64())
-        {
-            Some(v) => v as _,
-            None if config.name().is_some() => {
+        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
+            self.conv.cudaSharedMemConfig,
+            config,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(func, h_config) };
         self.rt(hip_r)
@@ -7550,7 +7604,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_flags) };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(
+                *flags = crate::conv::flags_to_cuda(
                     self.conv.cuda_device_flags,
                     h_flags as u64,
                 ) as _
@@ -7565,7 +7619,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         prop: *mut anycuda_api::runtime::cudaDeviceProp,
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGetDeviceProperties(self, prop, device) }
+        unsafe { crate::adapt::properties::cudaGetDeviceProperties(self, prop, device) }
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
     #[inline]
@@ -7687,7 +7741,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddDependencies(
+            crate::adapt::graph::cudaGraphAddDependencies(
                 self,
                 graph,
                 from,
@@ -7863,7 +7917,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddKernelNode(
+            crate::adapt::graph::cudaGraphAddKernelNode(
                 self,
                 pGraphNode,
                 graph,
@@ -7884,7 +7938,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddMemAllocNode(
+            crate::adapt::graph::cudaGraphAddMemAllocNode(
                 self,
                 pGraphNode,
                 graph,
@@ -7961,16 +8015,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNode1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8008,16 +8061,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNodeFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8056,16 +8108,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphAddMemcpyNodeToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8095,7 +8146,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pMemsetParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddMemsetNode(
+            crate::adapt::graph::cudaGraphAddMemsetNode(
                 self,
                 pGraphNode,
                 graph,
@@ -8117,7 +8168,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphAddNode(
+            crate::adapt::graph::cudaGraphAddNode(
                 self,
                 pGraphNode,
                 graph,
@@ -8432,7 +8483,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecKernelNodeSetParams(
+            crate::adapt::graph::cudaGraphExecKernelNodeSetParams(
                 self,
                 hGraphExec,
                 node,
@@ -8474,16 +8525,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParams1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8510,16 +8560,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParamsFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8546,16 +8595,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphExecMemcpyNodeSetParamsToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8573,7 +8621,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecMemsetNodeSetParams(
+            crate::adapt::graph::cudaGraphExecMemsetNodeSetParams(
                 self,
                 hGraphExec,
                 node,
@@ -8590,7 +8638,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecNodeSetParams(self, graphExec, node, nodeParams)
+            crate::adapt::graph::cudaGraphExecNodeSetParams(
+                self,
+                graphExec,
+                node,
+                nodeParams,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -8602,7 +8655,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         resultInfo: *mut anycuda_api::runtime::cudaGraphExecUpdateResultInfo,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphExecUpdate(self, hGraphExec, hGraph, resultInfo)
+            crate::adapt::graph::cudaGraphExecUpdate(
+                self,
+                hGraphExec,
+                hGraph,
+                resultInfo,
+            )
         }
     }
     /// `cudaGraphExternalSemaphoresSignalNodeGetParams` → `hipGraphExternalSemaphoresSignalNodeGetParams`.
@@ -8680,7 +8738,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numEdges: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphGetEdges(self, graph, from, to, edgeData, numEdges)
+            crate::adapt::graph::cudaGraphGetEdges(
+                self,
+                graph,
+                from,
+                to,
+                edgeData,
+                numEdges,
+            )
         }
     }
     /// `cudaGraphGetNodes` → `hipGraphGetNodes`.
@@ -8792,7 +8857,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         instantiateParams: *mut anycuda_api::runtime::cudaGraphInstantiateParams,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphInstantiateWithParams(
+            crate::adapt::graph::cudaGraphInstantiateWithParams(
                 self,
                 pGraphExec,
                 graph,
@@ -8823,7 +8888,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *mut anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphKernelNodeGetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphKernelNodeGetParams(self, node, pNodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -8832,7 +8899,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *const anycuda_api::runtime::cudaKernelNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphKernelNodeSetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphKernelNodeSetParams(self, node, pNodeParams)
+        }
     }
     /// `cudaGraphLaunch` → `hipGraphLaunch`.
     #[inline]
@@ -8850,7 +8919,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 graphExec as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -8862,7 +8931,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         params_out: *mut anycuda_api::runtime::cudaMemAllocNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemAllocNodeGetParams(self, node, params_out) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemAllocNodeGetParams(self, node, params_out)
+        }
     }
     /// `cudaGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`.
     #[inline]
@@ -8928,16 +8999,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParams1D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8961,16 +9031,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParamsFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -8994,16 +9063,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipGraphMemcpyNodeSetParamsToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -9017,7 +9085,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *mut anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemsetNodeGetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemsetNodeGetParams(self, node, pNodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -9026,7 +9096,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         pNodeParams: *const anycuda_api::runtime::cudaMemsetParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphMemsetNodeSetParams(self, node, pNodeParams) }
+        unsafe {
+            crate::adapt::graph::cudaGraphMemsetNodeSetParams(self, node, pNodeParams)
+        }
     }
     /// `cudaGraphNodeFindInClone` → `hipGraphNodeFindInClone`.
     #[inline]
@@ -9055,7 +9127,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNumDependencies: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphNodeGetDependencies(
+            crate::adapt::graph::cudaGraphNodeGetDependencies(
                 self,
                 node,
                 pDependencies,
@@ -9074,7 +9146,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         pNumDependentNodes: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphNodeGetDependentNodes(
+            crate::adapt::graph::cudaGraphNodeGetDependentNodes(
                 self,
                 node,
                 pDependentNodes,
@@ -9123,9 +9195,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !pType.is_null() {
             let raw = h_pType as i64;
             unsafe {
-                *pType = <anycuda_api::runtime::cudaGraphNodeType as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaGraphNodeType.to_cuda(raw).unwrap_or(raw),
-                )
+                *pType = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaGraphNodeType,
+                >(self.conv.cudaGraphNodeType, raw)
             };
         }
         self.rt(hip_r)
@@ -9154,7 +9226,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         node: anycuda_api::runtime::cudaGraphNode_t,
         nodeParams: *mut anycuda_api::runtime::cudaGraphNodeParams,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaGraphNodeSetParams(self, node, nodeParams) }
+        unsafe { crate::adapt::graph::cudaGraphNodeSetParams(self, node, nodeParams) }
     }
     /// `cudaGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
     #[inline]
@@ -9184,7 +9256,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies: usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaGraphRemoveDependencies(
+            crate::adapt::graph::cudaGraphRemoveDependencies(
                 self,
                 graph,
                 from,
@@ -9228,7 +9300,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe {
             hip_f(
                 graphExec as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9251,7 +9323,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 count,
                 resources as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9309,7 +9381,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 count,
                 resources as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9343,13 +9415,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostMalloc else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_host_alloc_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pHost, size, h_flags) };
         self.rt(hip_r)
@@ -9396,7 +9470,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hp_pFlags, pHost) };
         if hip_r == 0 && !pFlags.is_null() {
             unsafe {
-                *pFlags = crate::flags_to_cuda(
+                *pFlags = crate::conv::flags_to_cuda(
                     self.conv.cuda_host_alloc_flags,
                     h_pFlags as u64,
                 ) as _
@@ -9418,13 +9492,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipHostRegister else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_host_register_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(ptr, size, h_flags) };
         self.rt(hip_r)
@@ -9584,7 +9660,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaLaunchCooperativeKernel(
+            crate::adapt::launch::cudaLaunchCooperativeKernel(
                 self,
                 func,
                 gridDim,
@@ -9612,7 +9688,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 h_fn_,
                 userData,
             )
@@ -9645,7 +9721,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 h_blockDim,
                 args,
                 sharedMem,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9658,7 +9734,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         func: *const ::core::ffi::c_void,
         args: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaLaunchKernelExC(self, config, func, args) }
+        unsafe { crate::adapt::launch::cudaLaunchKernelExC(self, config, func, args) }
     }
     /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
     #[inline]
@@ -9854,7 +9930,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             hip_f(
                 devPtr,
                 size,
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9879,7 +9955,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 ptr,
                 size,
                 memPool as _,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -9914,13 +9990,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMallocManaged else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(devPtr, size, h_flags) };
         self.rt(hip_r)
@@ -9981,7 +10059,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         advice: anycuda_api::runtime::cudaMemoryAdvise,
         location: anycuda_api::runtime::cudaMemLocation,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemAdvise(self, devPtr, count, advice, location) }
+        unsafe {
+            crate::adapt::memory::cudaMemAdvise(self, devPtr, count, advice, location)
+        }
     }
     /// `cudaMemDiscardAndPrefetchBatchAsync` → `hipMemDiscardAndPrefetchBatchAsync`.
     #[inline]
@@ -10014,7 +10094,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10044,7 +10124,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 sizes,
                 count,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10057,7 +10137,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         location: *mut anycuda_api::runtime::cudaMemLocation,
         type_: anycuda_api::runtime::cudaMemAllocationType,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemGetDefaultMemPool(self, memPool, location, type_) }
+        unsafe {
+            crate::adapt::memory::cudaMemGetDefaultMemPool(
+                self,
+                memPool,
+                location,
+                type_,
+            )
+        }
     }
     /// `cudaMemGetInfo` → `hipMemGetInfo`.
     #[inline]
@@ -10089,16 +10176,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemGetMemPool else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .cudaMemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, location as _, h_type_) };
         self.rt(hip_r)
@@ -10110,7 +10196,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         memPool: *mut anycuda_api::runtime::cudaMemPool_t,
         poolProps: *const anycuda_api::runtime::cudaMemPoolProps,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemPoolCreate(self, memPool, poolProps) }
+        unsafe { crate::adapt::memory::cudaMemPoolCreate(self, memPool, poolProps) }
     }
     /// `cudaMemPoolDestroy` → `hipMemPoolDestroy`.
     #[inline]
@@ -10158,16 +10244,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolExportToShareableHandle else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .cudaMemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         if flags != 0 {
             return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue;
@@ -10199,9 +10284,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if hip_r == 0 && !flags.is_null() {
             let raw = h_flags as i64;
             unsafe {
-                *flags = <anycuda_api::runtime::cudaMemAccessFlags as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaMemAccessFlags.to_cuda(raw).unwrap_or(raw),
-                )
+                *flags = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaMemAccessFlags,
+                >(self.conv.cudaMemAccessFlags, raw)
             };
         }
         self.rt(hip_r)
@@ -10220,16 +10305,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .cudaMemPoolAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.cudaMemPoolAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
         self.rt(hip_r)
@@ -10249,16 +10333,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolImportFromShareableHandle else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_handleType: super::types::hipMemAllocationHandleType = match self
-            .conv
-            .cudaMemAllocationHandleType
-            .to_hip(handleType.to_i64())
-        {
-            Some(v) => v as _,
-            None if handleType.name().is_some() => {
+        let h_handleType: super::types::hipMemAllocationHandleType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationHandleType,
+            handleType,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         if flags != 0 {
             return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue;
@@ -10314,16 +10397,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attr: super::types::hipMemPoolAttr = match self
-            .conv
-            .cudaMemPoolAttr
-            .to_hip(attr.to_i64())
-        {
-            Some(v) => v as _,
-            None if attr.name().is_some() => {
+        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
+            self.conv.cudaMemPoolAttr,
+            attr,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
         self.rt(hip_r)
@@ -10355,7 +10437,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaMemPrefetchAsync(
+            crate::adapt::memory::cudaMemPrefetchAsync(
                 self,
                 devPtr,
                 count,
@@ -10396,7 +10478,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 prefetchLocIdxs,
                 numPrefetchLocs,
                 flags,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10417,16 +10499,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_attribute: super::types::hipMemRangeAttribute = match self
-            .conv
-            .cudaMemRangeAttribute
-            .to_hip(attribute.to_i64())
-        {
-            Some(v) => v as _,
-            None if attribute.name().is_some() => {
+        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
+            self.conv.cudaMemRangeAttribute,
+            attribute,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(data, dataSize, h_attribute, devPtr, count) };
         self.rt(hip_r)
@@ -10467,16 +10548,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemSetMemPool else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_type_: super::types::hipMemAllocationType = match self
-            .conv
-            .cudaMemAllocationType
-            .to_hip(type_.to_i64())
-        {
-            Some(v) => v as _,
-            None if type_.name().is_some() => {
+        let h_type_: super::types::hipMemAllocationType = match crate::conv::enum_arg(
+            self.conv.cudaMemAllocationType,
+            type_,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(location as _, h_type_, memPool as _) };
         self.rt(hip_r)
@@ -10496,16 +10576,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10530,16 +10609,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2D else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10566,16 +10644,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DArrayToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10613,16 +10690,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10635,7 +10711,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10659,16 +10735,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DFromArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10697,16 +10772,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DFromArrayAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10720,7 +10794,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10744,16 +10818,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10782,16 +10855,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpy2DToArrayAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10805,7 +10877,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 width,
                 height,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10816,7 +10888,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemcpy3D(self, p) }
+        unsafe { crate::adapt::memcpy::cudaMemcpy3D(self, p) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -10825,7 +10897,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         p: *const anycuda_api::runtime::cudaMemcpy3DParms,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaMemcpy3DAsync(self, p, stream) }
+        unsafe { crate::adapt::memcpy::cudaMemcpy3DAsync(self, p, stream) }
     }
     /// `cudaMemcpy3DPeer` → `hipMemcpy3DPeer`.
     #[inline]
@@ -10856,7 +10928,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(p as _, self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(p as _, crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -10876,16 +10948,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10895,7 +10966,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 src,
                 count,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -10917,16 +10988,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10949,16 +11019,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -10982,16 +11051,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyFromSymbolAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11002,7 +11070,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 count,
                 offset,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11050,7 +11118,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 src,
                 srcDevice,
                 count,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11072,16 +11140,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToArray else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11104,16 +11171,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToSymbol else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11137,16 +11203,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipMemcpyToSymbolAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_kind: super::types::hipMemcpyKind = match self
-            .conv
-            .cudaMemcpyKind
-            .to_hip(kind.to_i64())
-        {
-            Some(v) => v as _,
-            None if kind.name().is_some() => {
+        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
+            self.conv.cudaMemcpyKind,
+            kind,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
-            None => {
+            Err(_) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
             }
         };
@@ -11157,7 +11222,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 count,
                 offset,
                 h_kind,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11222,7 +11287,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 value,
                 width,
                 height,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11276,7 +11341,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 h_pitchedDevPtr,
                 value,
                 h_extent,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11301,7 +11366,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                 devPtr,
                 value,
                 count,
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11315,7 +11380,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaMipmappedArrayGetMemoryRequirements(
+            crate::adapt::memory::cudaMipmappedArrayGetMemoryRequirements(
                 self,
                 memoryRequirements,
                 mipmap,
@@ -11398,7 +11463,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attributes: *mut anycuda_api::runtime::cudaPointerAttributes,
         ptr: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaPointerGetAttributes(self, attributes, ptr) }
+        unsafe { crate::adapt::pointer::cudaPointerGetAttributes(self, attributes, ptr) }
     }
     /// `cudaRuntimeGetVersion` → `hipRuntimeGetVersion`.
     #[inline]
@@ -11421,7 +11486,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaSetDevice(self, device) }
+        unsafe { crate::adapt::context::cudaSetDevice(self, device) }
     }
     /// `cudaSetDeviceFlags` → `hipSetDeviceFlags`.
     #[inline]
@@ -11435,13 +11500,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipSetDeviceFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_device_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(h_flags) };
         self.rt(hip_r)
@@ -11484,7 +11551,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.rt(hip_r)
@@ -11502,7 +11569,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamAddCallback(self, stream, callback, userData, flags)
+            crate::adapt::stream::cudaStreamAddCallback(
+                self,
+                stream,
+                callback,
+                userData,
+                flags,
+            )
         }
     }
     /// `cudaStreamAttachMemAsync` → `hipStreamAttachMemAsync`.
@@ -11520,17 +11593,19 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamAttachMemAsync else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_mem_attach_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 devPtr,
                 length,
                 h_flags,
@@ -11551,19 +11626,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamBeginCapture else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_mode: super::types::hipStreamCaptureMode = match self
-            .conv
-            .cudaStreamCaptureMode
-            .to_hip(mode.to_i64())
-        {
-            Some(v) => v as _,
-            None if mode.name().is_some() => {
+        let h_mode: super::types::hipStreamCaptureMode = match crate::conv::enum_arg(
+            self.conv.cudaStreamCaptureMode,
+            mode,
+        ) {
+            Ok(v) => v as _,
+            Err(crate::conv::Refusal::NotSupported) => {
                 return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
             }
-            None => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _, h_mode)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _, h_mode)
         };
         self.rt(hip_r)
     }
@@ -11579,7 +11653,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         mode: anycuda_api::runtime::cudaStreamCaptureMode,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamBeginCaptureToGraph(
+            crate::adapt::stream::cudaStreamBeginCaptureToGraph(
                 self,
                 stream,
                 graph,
@@ -11605,8 +11679,8 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(dst as *mut ::core::ffi::c_void) as _,
-                self.stream_to_hip(src as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, dst as _) as _,
+                crate::conv::stream_to_hip(self.platform, src as _) as _,
             )
         };
         self.rt(hip_r)
@@ -11639,13 +11713,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithFlags else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pStream as _, h_flags) };
         self.rt(hip_r)
@@ -11664,13 +11740,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let Some(hip_f) = hip_t.hipStreamCreateWithPriority else {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
-        let h_flags: ::core::ffi::c_uint = match crate::flags_to_hip(
+        let h_flags: ::core::ffi::c_uint = match crate::conv::flags_to_hip(
             self.conv.cuda_stream_flags,
             flags as u64,
         ) {
             Ok(b) => b as _,
-            Err(true) => return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported,
-            Err(false) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
+            Err(crate::conv::Refusal::NotSupported) => {
+                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+            }
+            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
         };
         let hip_r = unsafe { hip_f(pStream as _, h_flags, priority) };
         self.rt(hip_r)
@@ -11688,7 +11766,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11707,7 +11785,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 pGraph as _,
             )
         };
@@ -11721,7 +11799,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaLaunchAttributeID,
         value_out: *mut anycuda_api::runtime::cudaLaunchAttributeValue,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaStreamGetAttribute(self, hStream, attr, value_out) }
+        unsafe {
+            crate::adapt::stream::cudaStreamGetAttribute(self, hStream, attr, value_out)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -11736,7 +11816,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies_out: *mut usize,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamGetCaptureInfo(
+            crate::adapt::stream::cudaStreamGetCaptureInfo(
                 self,
                 stream,
                 captureStatus_out,
@@ -11763,7 +11843,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
                 device as _,
             )
         };
@@ -11789,11 +11869,11 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             &mut h_flags
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, hp_flags)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, hp_flags)
         };
         if hip_r == 0 && !flags.is_null() {
             unsafe {
-                *flags = crate::flags_to_cuda(
+                *flags = crate::conv::flags_to_cuda(
                     self.conv.cuda_stream_flags,
                     h_flags as u64,
                 ) as _
@@ -11815,7 +11895,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, streamId)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, streamId)
         };
         self.rt(hip_r)
     }
@@ -11833,7 +11913,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(hStream as *mut ::core::ffi::c_void) as _, priority)
+            hip_f(crate::conv::stream_to_hip(self.platform, hStream as _) as _, priority)
         };
         self.rt(hip_r)
     }
@@ -11860,16 +11940,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 hp_pCaptureStatus,
             )
         };
         if hip_r == 0 && !pCaptureStatus.is_null() {
             let raw = h_pCaptureStatus as i64;
             unsafe {
-                *pCaptureStatus = <anycuda_api::runtime::cudaStreamCaptureStatus as anycuda_api::CudaEnum>::from_i64(
-                    self.conv.cudaStreamCaptureStatus.to_cuda(raw).unwrap_or(raw),
-                )
+                *pCaptureStatus = crate::conv::enum_out::<
+                    anycuda_api::runtime::cudaStreamCaptureStatus,
+                >(self.conv.cudaStreamCaptureStatus, raw)
             };
         }
         self.rt(hip_r)
@@ -11887,7 +11967,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11904,7 +11984,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe {
-            hip_f(self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _)
+            hip_f(crate::conv::stream_to_hip(self.platform, stream as _) as _)
         };
         self.rt(hip_r)
     }
@@ -11919,7 +11999,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe {
-            crate::adapt::cudaStreamUpdateCaptureDependencies(
+            crate::adapt::stream::cudaStreamUpdateCaptureDependencies(
                 self,
                 stream,
                 dependencies,
@@ -11948,7 +12028,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         let hip_r = unsafe {
             hip_f(
-                self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 event as _,
                 flags,
             )
@@ -11961,7 +12041,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         &self,
         mode: *mut anycuda_api::runtime::cudaStreamCaptureMode,
     ) -> anycuda_api::runtime::cudaError_t {
-        unsafe { crate::adapt::cudaThreadExchangeStreamCaptureMode(self, mode) }
+        unsafe { crate::adapt::stream::cudaThreadExchangeStreamCaptureMode(self, mode) }
     }
     /// `cudaUserObjectCreate` → `hipUserObjectCreate`.
     #[inline]
@@ -12041,7 +12121,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
                     extSemArray as _,
                     paramsArray as _,
                     numExtSems,
-                    self.stream_to_hip(stream as *mut ::core::ffi::c_void) as _,
+                    crate::conv::stream_to_hip(self.platform, stream as _) as _,
                 )
             };
             self.rt(hip_r)

@@ -6,8 +6,8 @@
 //! `hipTextureFilterMode`, whose values are those of the `HIP*` enums in every HIP version
 //! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
 
-use super::{enum_to_cuda, enum_to_hip, tri, INVALID_VALUE, NOT_SUPPORTED};
-use crate::adapt::{drv_fn, HIP_SUCCESS};
+use super::support::{hip_fn, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{enum_to_cuda, enum_to_hip};
 use crate::hip_types::{hipChannelFormatDesc, textureReference};
 use crate::HipBackend;
 use anycuda_api::driver::{
@@ -29,8 +29,8 @@ pub(crate) unsafe fn cuTexRefSetAddressMode(
     if hTexRef.is_null() || !(0..3).contains(&dim) {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUaddress_mode, am.0, INVALID_VALUE));
-    let f = drv_fn!(b, hipTexRefSetAddressMode);
+    let m = tri!(enum_to_hip(b.conv().CUaddress_mode, am.0).ok_or(INVALID_VALUE));
+    let f = hip_fn!(b, hipTexRefSetAddressMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), dim, m as _) })
 }
@@ -45,7 +45,7 @@ pub(crate) unsafe fn cuTexRefGetAddressMode(
     if pam.is_null() || hTexRef.is_null() || !(0..3).contains(&dim) {
         return INVALID_VALUE;
     }
-    let f = drv_fn!(b, hipTexRefGetAddressMode);
+    let f = hip_fn!(b, hipTexRefGetAddressMode);
     let mut m = 0;
     // SAFETY: valid out-pointer, caller's texture reference.
     let e = unsafe { f(&mut m, tex(hTexRef), dim) };
@@ -65,8 +65,8 @@ pub(crate) unsafe fn cuTexRefSetFilterMode(
     if hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0, INVALID_VALUE));
-    let f = drv_fn!(b, hipTexRefSetFilterMode);
+    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
+    let f = hip_fn!(b, hipTexRefSetFilterMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), m as _) })
 }
@@ -80,7 +80,7 @@ pub(crate) unsafe fn cuTexRefGetFilterMode(
     if pfm.is_null() || hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let f = drv_fn!(b, hipTexRefGetFilterMode);
+    let f = hip_fn!(b, hipTexRefGetFilterMode);
     let mut m = 0;
     // SAFETY: valid out-pointer, caller's texture reference.
     let e = unsafe { f(&mut m, tex(hTexRef)) };
@@ -100,8 +100,8 @@ pub(crate) unsafe fn cuTexRefSetMipmapFilterMode(
     if hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0, INVALID_VALUE));
-    let f = drv_fn!(b, hipTexRefSetMipmapFilterMode);
+    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
+    let f = hip_fn!(b, hipTexRefSetMipmapFilterMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), m as _) })
 }
@@ -115,7 +115,7 @@ pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
     if pfm.is_null() || hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let f = drv_fn!(b, hipTexRefGetMipmapFilterMode);
+    let f = hip_fn!(b, hipTexRefGetMipmapFilterMode);
     let mut m = 0;
     // SAFETY: valid out-pointer, caller's texture reference.
     let e = unsafe { f(&mut m, tex(hTexRef)) };
@@ -176,7 +176,7 @@ pub(crate) unsafe fn cuDeviceGetTexture1DLinearMaxWidth(
     if b.hip_abi_version() < 70_051_831 {
         return NOT_SUPPORTED;
     }
-    let f = drv_fn!(b, hipDeviceGetTexture1DLinearMaxWidth);
+    let f = hip_fn!(b, hipDeviceGetTexture1DLinearMaxWidth);
     // SAFETY: valid pointers; HIP validates the device.
     b.cu(unsafe { f(maxWidthInElements, &d, dev) })
 }

@@ -11,7 +11,8 @@
 //!
 //! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
 
-use super::{drv_fn, nvidia, HIP_SUCCESS};
+use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
+use crate::conv::{flags_to_cuda, flags_to_hip};
 use crate::hip_types::hipCtx_t;
 use crate::HipBackend;
 use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUctx_flags, CUdevice, CUresult};
@@ -30,12 +31,22 @@ thread_local! {
 /// destroy without a matching create would free it under HIP's feet: such a call is refused.
 static CREATED: Mutex<Vec<(usize, u32)>> = Mutex::new(Vec::new());
 
-const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 const INVALID_CONTEXT: CUresult = CUresult::CUDA_ERROR_INVALID_CONTEXT;
-const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
 
 fn top() -> Option<CUcontext> {
     STACK.with(|s| s.borrow().last().copied())
+}
+
+/// Makes `ctx` this thread's current context: replaces the top of the stack (pushes on an
+/// empty one), as `cuCtxSetCurrent` and the runtime's device choice do.
+fn replace_top(ctx: CUcontext) {
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.last_mut() {
+            Some(t) => *t = ctx,
+            None => s.push(ctx),
+        }
+    });
 }
 
 /// The CUDA context flags in HIP's words (AMD), validating them as CUDA does.
@@ -48,9 +59,7 @@ pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, 
     }
     // CU_CTX_MAP_HOST is always in effect on CUDA >= 3.2 (and on HIP); the coredump and
     // sync-memops flags have no HIP counterpart.
-    b.conv()
-        .cu_ctx_flags
-        .bits_to_hip(u64::from(flags))
+    flags_to_hip(b.conv().cu_ctx_flags, u64::from(flags))
         .map(|h| h as c_uint)
         .map_err(|_| NOT_SUPPORTED)
 }
@@ -58,11 +67,7 @@ pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, 
 /// HIP device flags back in CUDA's words; HIP-only bits are dropped (they describe nothing CUDA
 /// can name).
 fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
-    let map = b.conv().cu_ctx_flags;
-    match map.bits_to_cuda(u64::from(hip)) {
-        Ok(c) => c as c_uint,
-        Err(rest) => map.bits_to_cuda(u64::from(hip) & !rest).unwrap_or(0) as c_uint,
-    }
+    flags_to_cuda(b.conv().cu_ctx_flags, u64::from(hip)) as c_uint
 }
 
 /// The device of a context (AMD: the ordinal whose primary context has this handle).
@@ -70,7 +75,7 @@ fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
 /// `hipDevicePrimaryCtxRetain` on AMD only reads HIP's device table, so scanning it is cheap and
 /// has no side effect.
 unsafe fn device_of(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
-    let t = super::drv_table(b)?;
+    let t = table::<CUresult>(b)?;
     let (Some(count_fn), Some(retain)) = (t.hipGetDeviceCount, t.hipDevicePrimaryCtxRetain) else {
         return Err(NOT_SUPPORTED);
     };
@@ -92,7 +97,7 @@ unsafe fn device_of(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult
 
 /// The primary context handle of a device (AMD).
 unsafe fn primary_of(b: &HipBackend, dev: CUdevice) -> Result<CUcontext, CUresult> {
-    let t = super::drv_table(b)?;
+    let t = table::<CUresult>(b)?;
     let retain = t.hipDevicePrimaryCtxRetain.ok_or(NOT_SUPPORTED)?;
     let mut c: hipCtx_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; HIP validates the ordinal.
@@ -107,7 +112,7 @@ unsafe fn primary_of(b: &HipBackend, dev: CUdevice) -> Result<CUcontext, CUresul
 unsafe fn activate(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
     // SAFETY: forwarded contract.
     let dev = unsafe { device_of(b, ctx) }?;
-    let set = super::drv_table(b)?.hipSetDevice.ok_or(NOT_SUPPORTED)?;
+    let set = table::<CUresult>(b)?.hipSetDevice.ok_or(NOT_SUPPORTED)?;
     // SAFETY: plain call with a valid ordinal.
     let e = unsafe { set(dev) };
     if e != HIP_SUCCESS {
@@ -124,7 +129,7 @@ fn code(r: Result<(), CUresult>) -> CUresult {
 /// `hipErrorInvalidDevice`, where CUDA's answer is `CUDA_ERROR_NO_DEVICE`; and `Flags` must be 0
 /// as on CUDA.
 pub(crate) unsafe fn cuInit(b: &HipBackend, Flags: c_uint) -> CUresult {
-    let init = drv_fn!(b, hipInit);
+    let init = hip_fn!(b, hipInit);
     if Flags != 0 {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
@@ -133,7 +138,7 @@ pub(crate) unsafe fn cuInit(b: &HipBackend, Flags: c_uint) -> CUresult {
     if r != CUresult::CUDA_ERROR_INVALID_DEVICE {
         return r;
     }
-    let count = drv_fn!(b, hipGetDeviceCount);
+    let count = hip_fn!(b, hipGetDeviceCount);
     let mut n: c_int = 0;
     // SAFETY: valid out-pointer.
     let counted = unsafe { count(&mut n) };
@@ -174,7 +179,7 @@ pub(crate) unsafe fn cuCtxCreate(
         Ok(f) => f,
         Err(e) => return e,
     };
-    let create = drv_fn!(b, hipCtxCreate);
+    let create = hip_fn!(b, hipCtxCreate);
     let mut ctx: hipCtx_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; HIP validates the device.
     let e = unsafe { create(&mut ctx, hip_flags, dev) };
@@ -191,7 +196,7 @@ pub(crate) unsafe fn cuCtxCreate(
             }
         }
         STACK.with(|s| s.borrow_mut().push(ctx));
-        let set = drv_fn!(b, hipSetDevice);
+        let set = hip_fn!(b, hipSetDevice);
         // SAFETY: plain call; HIP just accepted this ordinal.
         let e = unsafe { set(dev) };
         if e != HIP_SUCCESS {
@@ -210,7 +215,7 @@ pub(crate) unsafe fn cuCtxDestroy(b: &HipBackend, ctx: CUcontext) -> CUresult {
     if ctx.is_null() {
         return INVALID_VALUE;
     }
-    let destroy = drv_fn!(b, hipCtxDestroy);
+    let destroy = hip_fn!(b, hipCtxDestroy);
     if nvidia(b) {
         // SAFETY: CUDA context handle, CUDA semantics underneath.
         return b.cu(unsafe { destroy(ctx.cast()) });
@@ -255,11 +260,11 @@ pub(crate) unsafe fn cuCtxGetCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CU
         return INVALID_VALUE;
     }
     if nvidia(b) {
-        let get = drv_fn!(b, hipCtxGetCurrent);
+        let get = hip_fn!(b, hipCtxGetCurrent);
         // SAFETY: valid out-pointer (CUcontext and hipCtx_t are both pointers).
         return b.cu(unsafe { get(pctx.cast()) });
     }
-    if super::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     // SAFETY: checked non-NULL.
@@ -271,11 +276,11 @@ pub(crate) unsafe fn cuCtxGetCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CU
 /// context's device HIP's current device.
 pub(crate) unsafe fn cuCtxSetCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult {
     if nvidia(b) {
-        let set = drv_fn!(b, hipCtxSetCurrent);
+        let set = hip_fn!(b, hipCtxSetCurrent);
         // SAFETY: CUDA handle passed through.
         return b.cu(unsafe { set(ctx.cast()) });
     }
-    if super::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     if ctx.is_null() {
@@ -290,13 +295,7 @@ pub(crate) unsafe fn cuCtxSetCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult
     if let Err(e) = unsafe { activate(b, ctx) } {
         return e;
     }
-    STACK.with(|s| {
-        let mut s = s.borrow_mut();
-        match s.last_mut() {
-            Some(t) => *t = ctx,
-            None => s.push(ctx),
-        }
-    });
+    replace_top(ctx);
     CUresult::CUDA_SUCCESS
 }
 
@@ -306,7 +305,7 @@ pub(crate) unsafe fn cuCtxPushCurrent(b: &HipBackend, ctx: CUcontext) -> CUresul
         return INVALID_VALUE;
     }
     if nvidia(b) {
-        let push = drv_fn!(b, hipCtxPushCurrent);
+        let push = hip_fn!(b, hipCtxPushCurrent);
         // SAFETY: CUDA handle passed through.
         return b.cu(unsafe { push(ctx.cast()) });
     }
@@ -322,11 +321,11 @@ pub(crate) unsafe fn cuCtxPushCurrent(b: &HipBackend, ctx: CUcontext) -> CUresul
 /// makes the device of the new top current again (HIP leaves the popped one current).
 pub(crate) unsafe fn cuCtxPopCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CUresult {
     if nvidia(b) {
-        let pop = drv_fn!(b, hipCtxPopCurrent);
+        let pop = hip_fn!(b, hipCtxPopCurrent);
         // SAFETY: out-pointer may be NULL, as CUDA allows.
         return b.cu(unsafe { pop(pctx.cast()) });
     }
-    if super::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     let Some(old) = STACK.with(|s| s.borrow_mut().pop()) else {
@@ -351,11 +350,11 @@ pub(crate) unsafe fn cuCtxGetDevice(b: &HipBackend, device: *mut CUdevice) -> CU
         return INVALID_VALUE;
     }
     if nvidia(b) {
-        let get = drv_fn!(b, hipCtxGetDevice);
+        let get = hip_fn!(b, hipCtxGetDevice);
         // SAFETY: valid out-pointer.
         return b.cu(unsafe { get(device) });
     }
-    if super::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     let Some(ctx) = top() else {
@@ -376,11 +375,11 @@ pub(crate) unsafe fn cuCtxGetDevice(b: &HipBackend, device: *mut CUdevice) -> CU
 /// `hipCtxSynchronize` is unimplemented); `CUDA_ERROR_INVALID_CONTEXT` without a current context.
 pub(crate) unsafe fn cuCtxSynchronize(b: &HipBackend) -> CUresult {
     if nvidia(b) {
-        let sync = drv_fn!(b, hipCtxSynchronize);
+        let sync = hip_fn!(b, hipCtxSynchronize);
         // SAFETY: no arguments.
         return b.cu(unsafe { sync() });
     }
-    let sync = drv_fn!(b, hipDeviceSynchronize);
+    let sync = hip_fn!(b, hipDeviceSynchronize);
     if top().is_none() {
         return INVALID_CONTEXT;
     }
@@ -456,11 +455,11 @@ pub(crate) unsafe fn cuCtxGetFlags(b: &HipBackend, flags: *mut c_uint) -> CUresu
         return INVALID_VALUE;
     }
     if nvidia(b) {
-        let get = drv_fn!(b, hipCtxGetFlags);
+        let get = hip_fn!(b, hipCtxGetFlags);
         // SAFETY: valid out-pointer.
         return b.cu(unsafe { get(flags) });
     }
-    let get = drv_fn!(b, hipGetDeviceFlags);
+    let get = hip_fn!(b, hipGetDeviceFlags);
     if top().is_none() {
         return INVALID_CONTEXT;
     }
@@ -488,13 +487,13 @@ pub(crate) unsafe fn cuDevicePrimaryCtxSetFlags(
         Err(e) => return e,
     };
     if nvidia(b) {
-        let setf = drv_fn!(b, hipDevicePrimaryCtxSetFlags);
+        let setf = hip_fn!(b, hipDevicePrimaryCtxSetFlags);
         // SAFETY: plain values.
         return b.cu(unsafe { setf(dev, hip_flags) });
     }
-    let get = drv_fn!(b, hipGetDevice);
-    let set = drv_fn!(b, hipSetDevice);
-    let setf = drv_fn!(b, hipSetDeviceFlags);
+    let get = hip_fn!(b, hipGetDevice);
+    let set = hip_fn!(b, hipSetDevice);
+    let setf = hip_fn!(b, hipSetDeviceFlags);
     let mut saved: c_int = 0;
     // SAFETY: valid out-pointer.
     let e = unsafe { get(&mut saved) };
@@ -527,7 +526,7 @@ pub(crate) unsafe fn cuDevicePrimaryCtxGetState(
     if flags.is_null() || active.is_null() {
         return INVALID_VALUE;
     }
-    let get = drv_fn!(b, hipDevicePrimaryCtxGetState);
+    let get = hip_fn!(b, hipDevicePrimaryCtxGetState);
     let mut h: c_uint = 0;
     // SAFETY: valid out-pointers.
     let e = unsafe { get(dev, &mut h, active) };
@@ -549,13 +548,13 @@ pub(crate) unsafe fn cuDevicePrimaryCtxGetState(
 /// current device is restored afterwards).
 pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> CUresult {
     if nvidia(b) {
-        let reset = drv_fn!(b, hipDevicePrimaryCtxReset);
+        let reset = hip_fn!(b, hipDevicePrimaryCtxReset);
         // SAFETY: plain value.
         return b.cu(unsafe { reset(dev) });
     }
-    let get = drv_fn!(b, hipGetDevice);
-    let set = drv_fn!(b, hipSetDevice);
-    let reset = drv_fn!(b, hipDeviceReset);
+    let get = hip_fn!(b, hipGetDevice);
+    let set = hip_fn!(b, hipSetDevice);
+    let reset = hip_fn!(b, hipDeviceReset);
     let mut saved: c_int = 0;
     // SAFETY: valid out-pointer.
     let e = unsafe { get(&mut saved) };
@@ -581,24 +580,35 @@ pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> C
 /// context of this thread (replacing the top of the stack), as the CUDA runtime does, so a later
 /// `cuCtxGetCurrent` sees it.
 pub(crate) unsafe fn cudaSetDevice(b: &HipBackend, device: c_int) -> cudaError_t {
-    let set = super::rt_fn!(b, hipSetDevice);
+    let set = hip_fn!(b, hipSetDevice);
     // SAFETY: HIP validates the ordinal.
     let e = unsafe { set(device) };
     if e != HIP_SUCCESS || nvidia(b) {
-        return super::rt(b, e);
+        return b.rt(e);
     }
     // SAFETY: valid ordinal (HIP just accepted it).
     match unsafe { primary_of(b, device) } {
         Ok(ctx) => {
-            STACK.with(|s| {
-                let mut s = s.borrow_mut();
-                match s.last_mut() {
-                    Some(t) => *t = ctx,
-                    None => s.push(ctx),
-                }
-            });
+            replace_top(ctx);
             cudaError_t::cudaSuccess
         }
         Err(_) => cudaError_t::cudaSuccess,
     }
+}
+
+/// `cuCtxSetFlags` (AMD): the current context is its device there, so the flags are set as
+/// `cuDevicePrimaryCtxSetFlags` on the current device (`hipSetDeviceFlags`). On HIP's NVIDIA
+/// platform a non-primary context cannot be reached: not supported.
+pub(crate) unsafe fn cuCtxSetFlags(b: &HipBackend, flags: c_uint) -> CUresult {
+    if nvidia(b) {
+        return NOT_SUPPORTED;
+    }
+    let mut dev = 0;
+    // SAFETY: valid out-pointer.
+    let e = unsafe { cuCtxGetDevice(b, &mut dev) };
+    if e != SUCCESS {
+        return e;
+    }
+    // SAFETY: plain call.
+    unsafe { cuDevicePrimaryCtxSetFlags(b, dev, flags) }
 }

@@ -4,15 +4,22 @@
 //! dropped rather than refused; its outputs then read as "nothing produced" (empty logs, zero
 //! wall time), never stale input values. An option number outside CUDA's set is invalid.
 
-use super::{enum_to_hip, tri, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
-use crate::adapt::{drv_fn, nvidia, HIP_SUCCESS};
-use crate::hip_types::{hipFunction_t, hipJitOption, hipLinkState_t, hipModule_t};
+use super::launch_legacy;
+use super::properties::copy_fields;
+use super::support::{
+    hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
+};
+use crate::conv::enum_to_hip;
+use crate::hip_types::{
+    hipFuncAttributes, hipFunction_t, hipJitOption, hipLinkState_t, hipModule_t,
+};
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
-    CUjitInputType, CUjit_option, CUlinkState, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize,
-    CUresult, CUsharedconfig,
+    CUjitInputType, CUjit_option, CUkernel, CUlinkState, CUmodule, CUmoduleLoadingMode,
+    CUoccupancyB2DSize, CUresult, CUsharedconfig,
 };
+use anycuda_api::runtime::{cudaError_t, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 /// A CUDA JIT option array in HIP's words.
@@ -78,10 +85,11 @@ pub(crate) unsafe fn jit_options(
         let value = if nvidia(b) {
             v
         } else if o == CUjit_option::CU_JIT_FALLBACK_STRATEGY {
-            let h = enum_to_hip(b.conv().CUjit_fallback, v as usize as u32, INVALID_VALUE)?;
+            let h = enum_to_hip(b.conv().CUjit_fallback, v as usize as u32).ok_or(INVALID_VALUE)?;
             h as usize as *mut c_void
         } else if o == CUjit_option::CU_JIT_CACHE_MODE {
-            let h = enum_to_hip(b.conv().CUjit_cacheMode, v as usize as u32, INVALID_VALUE)?;
+            let h =
+                enum_to_hip(b.conv().CUjit_cacheMode, v as usize as u32).ok_or(INVALID_VALUE)?;
             h as usize as *mut c_void
         } else {
             v
@@ -151,7 +159,7 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     }
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
-    let f = drv_fn!(b, hipModuleLoadDataEx);
+    let f = hip_fn!(b, hipModuleLoadDataEx);
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: arrays of `keys.len()` entries living for the call.
     let e = unsafe {
@@ -210,7 +218,7 @@ pub(crate) unsafe fn cuLinkCreate(
     if stateOut.is_null() {
         return INVALID_VALUE;
     }
-    let f = drv_fn!(b, hipLinkCreate);
+    let f = hip_fn!(b, hipLinkCreate);
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
     let mut s: hipLinkState_t = core::ptr::null_mut();
@@ -234,7 +242,7 @@ pub(crate) unsafe fn cuLinkCreate(
 }
 
 fn input_type(b: &HipBackend, t: CUjitInputType) -> Result<u32, CUresult> {
-    enum_to_hip(b.conv().CUjitInputType, t.0, INVALID_VALUE)
+    enum_to_hip(b.conv().CUjitInputType, t.0).ok_or(INVALID_VALUE)
 }
 
 /// `cuLinkAddData` → `hipLinkAddData` (HIP 6.4+): input type and JIT options translated.
@@ -253,7 +261,7 @@ pub(crate) unsafe fn cuLinkAddData(
         return INVALID_VALUE;
     }
     let t = tri!(input_type(b, type_));
-    let f = drv_fn!(b, hipLinkAddData);
+    let f = hip_fn!(b, hipLinkAddData);
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
     // SAFETY: caller's data; arrays living for the call.
@@ -288,7 +296,7 @@ pub(crate) unsafe fn cuLinkAddFile(
         return INVALID_VALUE;
     }
     let t = tri!(input_type(b, type_));
-    let f = drv_fn!(b, hipLinkAddFile);
+    let f = hip_fn!(b, hipLinkAddFile);
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
     // SAFETY: caller's path; arrays living for the call.
@@ -317,8 +325,8 @@ unsafe fn func_attr(
     if f.is_null() {
         return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
     }
-    let a = enum_to_hip(b.conv().CUfunction_attribute, attr.0, NOT_SUPPORTED)?;
-    let g = match crate::adapt::drv_table(b)?.hipFuncGetAttribute {
+    let a = enum_to_hip(b.conv().CUfunction_attribute, attr.0).ok_or(NOT_SUPPORTED)?;
+    let g = match table::<CUresult>(b)?.hipFuncGetAttribute {
         Some(g) => g,
         None => return Err(NOT_SUPPORTED),
     };
@@ -410,13 +418,13 @@ pub(crate) unsafe fn cuFuncSetAttribute(
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                 )
             });
-            let get_dev = drv_fn!(b, hipGetDevice);
-            let attr = drv_fn!(b, hipDeviceGetAttribute);
+            let get_dev = hip_fn!(b, hipGetDevice);
+            let attr = hip_fn!(b, hipDeviceGetAttribute);
             let a = tri!(enum_to_hip(
                 b.conv().CUdevice_attribute,
-                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK.0,
-                NOT_SUPPORTED
-            ));
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK.0
+            )
+            .ok_or(NOT_SUPPORTED));
             let (mut dev, mut max) = (0, 0);
             // SAFETY: valid out-pointers.
             let e = unsafe { get_dev(&mut dev) };
@@ -499,7 +507,7 @@ pub(crate) unsafe fn cuModuleGetLoadingMode(
     if mode.is_null() {
         return INVALID_VALUE;
     }
-    if crate::adapt::drv_table(b).is_err() {
+    if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
     if nvidia(b) {
@@ -541,14 +549,14 @@ unsafe fn max_block_size(
     // SAFETY: valid out-pointers; HIP validates the function.
     b.cu(unsafe {
         match flags {
-            None => drv_fn!(b, hipModuleOccupancyMaxPotentialBlockSize)(
+            None => hip_fn!(b, hipModuleOccupancyMaxPotentialBlockSize)(
                 minGridSize,
                 blockSize,
                 f,
                 dyn_smem,
                 limit,
             ),
-            Some(fl) => drv_fn!(b, hipModuleOccupancyMaxPotentialBlockSizeWithFlags)(
+            Some(fl) => hip_fn!(b, hipModuleOccupancyMaxPotentialBlockSizeWithFlags)(
                 minGridSize,
                 blockSize,
                 f,
@@ -612,4 +620,95 @@ pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
             Some(fl),
         )
     }
+}
+
+// ------------------------------------------------------------ Runtime
+
+/// `cudaFuncAttributes` from HIP's (the cluster fields stay zero: no cluster requirement, as
+/// for a kernel without `__cluster_dims__`; HIP has no clusters).
+pub(crate) fn func_attrs_from_hip(h: &hipFuncAttributes) -> cudaFuncAttributes {
+    // SAFETY: plain data; all-zero is valid.
+    let mut a: cudaFuncAttributes = unsafe { core::mem::zeroed() };
+    copy_fields!(a <- h:
+        sharedSizeBytes, constSizeBytes, localSizeBytes, maxThreadsPerBlock, numRegs, ptxVersion,
+        binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes, preferredShmemCarveout,
+    );
+    a
+}
+
+/// `cudaFuncGetAttributes` → `hipFuncGetAttributes`: HIP's struct (other field order, no
+/// cluster fields) copied field by field into CUDA 13's. HIP's NVIDIA platform: CUDA's struct.
+pub(crate) unsafe fn cudaFuncGetAttributes(
+    b: &HipBackend,
+    attr: *mut cudaFuncAttributes,
+    func: *const c_void,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipFuncGetAttributes);
+    if attr.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if func.is_null() {
+        return cudaError_t::cudaErrorInvalidDeviceFunction;
+    }
+    if nvidia(b) {
+        // SAFETY: `hipFuncAttributes` is `cudaFuncAttributes` on that platform.
+        return b.rt(unsafe { f(attr.cast(), func) });
+    }
+    // SAFETY: plain data; all-zero is valid.
+    let mut h: hipFuncAttributes = unsafe { core::mem::zeroed() };
+    // SAFETY: `h` is a valid out-struct.
+    let e = b.rt(unsafe { f(&mut h, func) });
+    if e == cudaError_t::cudaSuccess {
+        // SAFETY: non-NULL out-pointer from the caller.
+        unsafe { attr.write(func_attrs_from_hip(&h)) };
+    }
+    e
+}
+
+// ---------------------------------------------------------------- function handles
+
+/// `cuModuleGetFunction` → `hipModuleGetFunction`; the handle is remembered (with its module)
+/// so the legacy execution-control calls can tell it from a bogus one.
+pub(crate) unsafe fn cuModuleGetFunction(
+    b: &HipBackend,
+    hfunc: *mut CUfunction,
+    hmod: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleGetFunction);
+    // SAFETY: forwarded contract; HIP validates the module and the name.
+    let e = unsafe { f(hfunc.cast(), hmod.cast(), name) };
+    if e == HIP_SUCCESS && !hfunc.is_null() {
+        // SAFETY: HIP wrote the handle.
+        launch_legacy::remember(unsafe { *hfunc }, hmod);
+    }
+    b.cu(e)
+}
+
+/// `cuKernelGetFunction` → `hipKernelGetFunction`; the handle is remembered as
+/// `cuModuleGetFunction`'s are.
+pub(crate) unsafe fn cuKernelGetFunction(
+    b: &HipBackend,
+    pFunc: *mut CUfunction,
+    kernel: CUkernel,
+) -> CUresult {
+    let f = hip_fn!(b, hipKernelGetFunction);
+    // SAFETY: forwarded contract; HIP validates the kernel.
+    let e = unsafe { f(pFunc.cast(), kernel.cast()) };
+    if e == HIP_SUCCESS && !pFunc.is_null() {
+        // SAFETY: HIP wrote the handle.
+        launch_legacy::remember(unsafe { *pFunc }, core::ptr::null_mut());
+    }
+    b.cu(e)
+}
+
+/// `cuModuleUnload` → `hipModuleUnload`; the module's remembered functions are forgotten.
+pub(crate) unsafe fn cuModuleUnload(b: &HipBackend, hmod: CUmodule) -> CUresult {
+    let f = hip_fn!(b, hipModuleUnload);
+    // SAFETY: forwarded contract; HIP validates the module.
+    let e = unsafe { f(hmod.cast()) };
+    if e == HIP_SUCCESS {
+        launch_legacy::forget_module(hmod);
+    }
+    b.cu(e)
 }

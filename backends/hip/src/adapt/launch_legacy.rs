@@ -1,18 +1,19 @@
-//! CUDA's deprecated execution-control API (`cuFuncSetBlockShape`, `cuParamSet*`, `cuLaunch*`)
-//! and `cuDeviceGetProperties`: HIP has none of them, but both are thin layers over what HIP
-//! has. The per-function launch state CUDA keeps (block shape, dynamic shared size, argument
-//! buffer of at most 4 KiB) is kept here, and a launch is a `cuLaunchKernel` with that buffer
-//! as CUDA's `extra` argument (translated to HIP's markers there).
+//! CUDA's deprecated execution-control API (`cuFuncSetBlockShape`, `cuFuncSetSharedSize`,
+//! `cuParamSet*`, `cuLaunch*`): HIP has none of it, but it is a thin layer over what HIP has.
+//! The per-function launch state CUDA keeps (block shape, dynamic shared size, argument buffer
+//! of at most 4 KiB) is kept here for the function handles HIP handed out, and a launch is a
+//! `cuLaunchKernel` with that buffer as CUDA's `extra` argument (translated to HIP's markers
+//! there).
 
-use super::{INVALID_VALUE, SUCCESS};
-use crate::adapt::{cuDeviceGetAttribute, cuLaunchKernel};
+use super::launch::cuLaunchKernel;
+use super::support::{INVALID_VALUE, SUCCESS};
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUdevice, CUdevice_attribute, CUdevprop, CUfunction, CUresult, CUstream,
-    CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
-    CU_LAUNCH_PARAM_END_AS_INT,
+    CUfunction, CUmodule, CUresult, CUstream, CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+    CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, CU_LAUNCH_PARAM_END_AS_INT,
 };
 use core::ffi::{c_int, c_uint, c_void};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// CUDA's limit on the legacy argument buffer.
@@ -23,39 +24,55 @@ pub(crate) const PARAM_MAX: usize = 4096;
 #[repr(C, align(16))]
 struct Params([u8; PARAM_MAX]);
 
-/// One function's legacy launch state.
-#[derive(Clone, Copy)]
+/// One function's legacy launch state; the argument buffer exists once `cuParamSet*` wrote it.
+#[derive(Default)]
 struct State {
-    func: usize,
+    /// The module the function came from (0: a library kernel's function).
+    module: usize,
     block: [c_uint; 3],
     shared: c_uint,
     size: usize,
-    params: Params,
+    params: Option<Box<Params>>,
 }
 
-/// The legacy state of every function configured so far (a function's state lives as long as
-/// the process; CUDA ties it to the function).
-static STATES: Mutex<Vec<State>> = Mutex::new(Vec::new());
+/// Every function handle HIP handed out through anycuda (`cuModuleGetFunction`,
+/// `cuKernelGetFunction`) with its legacy state. A handle not in here is no function, so the
+/// legacy calls refuse it (HIP would dereference a bogus one if asked), and the state is bounded
+/// by the functions of the loaded modules: `cuModuleUnload` drops its functions' entries.
+static FUNCTIONS: Mutex<Option<HashMap<usize, State>>> = Mutex::new(None);
 
-fn with_state<R>(f: CUfunction, g: impl FnOnce(&mut State) -> R) -> Result<R, CUresult> {
+fn functions() -> std::sync::MutexGuard<'static, Option<HashMap<usize, State>>> {
+    FUNCTIONS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Records a function handle HIP handed out for `module` (NULL for a library kernel's).
+pub(crate) fn remember(f: CUfunction, module: CUmodule) {
     if f.is_null() {
-        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+        return;
     }
-    let mut v = STATES.lock().unwrap_or_else(|e| e.into_inner());
-    let i = match v.iter().position(|s| s.func == f as usize) {
-        Some(i) => i,
-        None => {
-            v.push(State {
-                func: f as usize,
-                block: [0; 3],
-                shared: 0,
-                size: 0,
-                params: Params([0; PARAM_MAX]),
-            });
-            v.len() - 1
-        }
-    };
-    Ok(g(&mut v[i]))
+    functions()
+        .get_or_insert_with(HashMap::new)
+        .entry(f as usize)
+        .or_insert_with(|| State {
+            module: module as usize,
+            ..State::default()
+        });
+}
+
+/// Forgets the functions of an unloaded module (their handles are dead).
+pub(crate) fn forget_module(module: CUmodule) {
+    if let Some(m) = functions().as_mut() {
+        m.retain(|_, s| s.module != module as usize);
+    }
+}
+
+/// Runs `g` on a known function's state; NULL or unknown: `CUDA_ERROR_INVALID_HANDLE`.
+fn with_state<R>(f: CUfunction, g: impl FnOnce(&mut State) -> R) -> Result<R, CUresult> {
+    let mut v = functions();
+    match v.as_mut().and_then(|m| m.get_mut(&(f as usize))) {
+        Some(s) if !f.is_null() => Ok(g(s)),
+        _ => Err(CUresult::CUDA_ERROR_INVALID_HANDLE),
+    }
 }
 
 fn code(r: Result<CUresult, CUresult>) -> CUresult {
@@ -119,7 +136,10 @@ fn set_bytes(hfunc: CUfunction, offset: c_int, bytes: &[u8]) -> CUresult {
         return INVALID_VALUE;
     }
     code(with_state(hfunc, |s| {
-        s.params.0[off..off + bytes.len()].copy_from_slice(bytes);
+        let p = s
+            .params
+            .get_or_insert_with(|| Box::new(Params([0; PARAM_MAX])));
+        p.0[off..off + bytes.len()].copy_from_slice(bytes);
         SUCCESS
     }))
 }
@@ -169,23 +189,21 @@ unsafe fn launch(b: &HipBackend, f: CUfunction, gx: c_int, gy: c_int, s: CUstrea
     if gx <= 0 || gy <= 0 {
         return INVALID_VALUE;
     }
-    if f.is_null() {
-        return CUresult::CUDA_ERROR_INVALID_HANDLE;
-    }
-    let found = {
-        let v = STATES.lock().unwrap_or_else(|e| e.into_inner());
-        v.iter().find(|s| s.func == f as usize).copied()
+    let mut params = Params([0; PARAM_MAX]);
+    let st = with_state(f, |s| {
+        if let Some(p) = &s.params {
+            params.0[..s.size].copy_from_slice(&p.0[..s.size]);
+        }
+        (s.block, s.shared, s.size)
+    });
+    let (block, shared, mut size) = match st {
+        Ok(st) => st,
+        Err(e) => return e,
     };
-    let Some(st) = found else {
+    if block.contains(&0) {
         // No block shape set: nothing CUDA could launch.
         return INVALID_VALUE;
-    };
-    if st.block.contains(&0) {
-        // No block shape set: nothing CUDA could launch.
-        return INVALID_VALUE;
     }
-    let mut params = st.params;
-    let mut size = st.size;
     let mut extra = [
         CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
         params.0.as_mut_ptr().cast(),
@@ -193,7 +211,7 @@ unsafe fn launch(b: &HipBackend, f: CUfunction, gx: c_int, gy: c_int, s: CUstrea
         (&mut size as *mut usize).cast(),
         CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
     ];
-    let extra_ptr = if st.size == 0 {
+    let extra_ptr = if size == 0 {
         core::ptr::null_mut()
     } else {
         extra.as_mut_ptr()
@@ -206,10 +224,10 @@ unsafe fn launch(b: &HipBackend, f: CUfunction, gx: c_int, gy: c_int, s: CUstrea
             gx as c_uint,
             gy as c_uint,
             1,
-            st.block[0],
-            st.block[1],
-            st.block[2],
-            st.shared,
+            block[0],
+            block[1],
+            block[2],
+            shared,
             s,
             core::ptr::null_mut(),
             extra_ptr,
@@ -245,57 +263,4 @@ pub(crate) unsafe fn cuLaunchGridAsync(
 ) -> CUresult {
     // SAFETY: forwarded contract.
     unsafe { launch(b, f, grid_width, grid_height, hStream) }
-}
-
-/// `cuDeviceGetProperties` (deprecated `CUdevprop`): every field read as its device attribute
-/// through `cuDeviceGetAttribute`'s translation.
-pub(crate) unsafe fn cuDeviceGetProperties(
-    b: &HipBackend,
-    prop: *mut CUdevprop,
-    dev: CUdevice,
-) -> CUresult {
-    use CUdevice_attribute as A;
-    if prop.is_null() {
-        return INVALID_VALUE;
-    }
-    let get = |a: A| -> Result<c_int, CUresult> {
-        let mut v = 0;
-        // SAFETY: valid out-pointer.
-        let e = unsafe { cuDeviceGetAttribute(b, &mut v, a, dev) };
-        if e == SUCCESS {
-            Ok(v)
-        } else {
-            Err(e)
-        }
-    };
-    let r = (|| {
-        Ok::<CUdevprop, CUresult>(CUdevprop {
-            maxThreadsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            maxThreadsDim: [
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-            ],
-            maxGridSize: [
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-            ],
-            sharedMemPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-            totalConstantMemory: get(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
-            SIMDWidth: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            memPitch: get(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)?,
-            regsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
-            clockRate: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
-            textureAlign: get(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?,
-        })
-    })();
-    match r {
-        Ok(p) => {
-            // SAFETY: non-NULL.
-            unsafe { *prop = p };
-            SUCCESS
-        }
-        Err(e) => e,
-    }
 }

@@ -8,9 +8,10 @@
 //! `gpuPciSubsystemID`, `hostNumaMultinodeIpcSupported` and the texture/surface limits HIP 5.2
 //! does not report; HIP 6+ adds `luid` and most of the others through its own struct.
 
-use super::{pre_r0600, rt_fn, HIP_SUCCESS};
+use super::support::{hip_fn, pre_r0600, HIP_SUCCESS, INVALID_VALUE, SUCCESS};
 use crate::hip_types::{hipDeviceAttribute_t, hipDeviceProp_t, hipDeviceProp_tR0600, hipUUID};
 use crate::HipBackend;
+use anycuda_api::driver::{CUdevice, CUdevice_attribute, CUdevprop, CUresult};
 use anycuda_api::runtime::{cudaDeviceAttr, cudaDeviceProp, cudaError_t};
 use anycuda_api::CudaEnum;
 use core::ffi::c_int;
@@ -25,7 +26,7 @@ pub(crate) use copy_fields;
 /// meaning, copied in either direction (`cudaGetDeviceProperties`, `cudaChooseDevice`).
 macro_rules! hip52_shared_fields {
     ($d:ident <- $s:ident) => {
-        $crate::adapt::props::copy_fields!($d <- $s:
+        $crate::adapt::properties::copy_fields!($d <- $s:
         name, totalGlobalMem, sharedMemPerBlock, regsPerBlock, warpSize, maxThreadsPerBlock,
         maxThreadsDim, maxGridSize, memoryBusWidth, totalConstMem, major, minor,
         multiProcessorCount, l2CacheSize, maxThreadsPerMultiProcessor, concurrentKernels,
@@ -37,7 +38,6 @@ macro_rules! hip52_shared_fields {
         )
     };
 }
-pub(crate) use hip52_shared_fields;
 
 /// `cudaDeviceProp` from HIP 5.2's `hipDeviceProp_t` (the fields it has; the rest zero).
 pub(crate) fn props_from_hip52(h: &hipDeviceProp_t) -> cudaDeviceProp {
@@ -215,13 +215,13 @@ pub(crate) unsafe fn cudaGetDeviceProperties(
         return cudaError_t::cudaErrorInvalidValue;
     }
     let mut p = if pre_r0600(b) {
-        let get = rt_fn!(b, hipGetDeviceProperties);
+        let get = hip_fn!(b, hipGetDeviceProperties);
         // SAFETY: zeroed POD, filled by HIP for its 5.2 layout.
         let mut h: hipDeviceProp_t = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
         let e = unsafe { get(&mut h, device) };
         if e != HIP_SUCCESS {
-            return super::rt(b, e);
+            return b.rt(e);
         }
         let mut p = props_from_hip52(&h);
         if let Some(uuid) = b.native_hip().and_then(|t| t.hipDeviceGetUuid) {
@@ -234,13 +234,13 @@ pub(crate) unsafe fn cudaGetDeviceProperties(
         }
         p
     } else {
-        let get = rt_fn!(b, hipGetDevicePropertiesR0600);
+        let get = hip_fn!(b, hipGetDevicePropertiesR0600);
         // SAFETY: zeroed POD, filled by HIP for the R0600 layout.
         let mut h: hipDeviceProp_tR0600 = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
         let e = unsafe { get(&mut h, device) };
         if e != HIP_SUCCESS {
-            return super::rt(b, e);
+            return b.rt(e);
         }
         props_from_r0600(&h)
     };
@@ -269,7 +269,7 @@ pub(crate) unsafe fn cuDeviceGetAttribute(
     if pi.is_null() {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
-    let get = super::drv_fn!(b, hipDeviceGetAttribute);
+    let get = hip_fn!(b, hipDeviceGetAttribute);
     let Some(hip_attr) = b.conv().CUdevice_attribute.to_hip(attrib.to_i64()) else {
         if attrib == A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID {
             // SAFETY: valid out-pointer.
@@ -290,7 +290,7 @@ pub(crate) unsafe fn cuDeviceGetAttribute(
     };
     // SAFETY: valid out-pointer.
     let r = b.cu(unsafe { get(pi, hip_attr as hipDeviceAttribute_t, dev) });
-    if super::nvidia(b) && r == CUresult::CUDA_ERROR_INVALID_VALUE {
+    if super::support::nvidia(b) && r == CUresult::CUDA_ERROR_INVALID_VALUE {
         return CUresult::CUDA_ERROR_NOT_SUPPORTED;
     }
     r
@@ -323,3 +323,112 @@ unsafe fn pci_domain(b: &HipBackend, dev: c_int) -> Result<c_int, crate::hip_typ
 /// `hipErrorNotInitialized` (3) and `hipErrorNotSupported` (801), the same in every HIP version.
 const HIP_NOT_INITIALIZED: crate::hip_types::hipError_t = 3;
 const HIP_NOT_SUPPORTED: crate::hip_types::hipError_t = 801;
+
+// ------------------------------------------------------------ device choice (Runtime)
+
+/// HIP 5.2's `hipDeviceProp_t` from CUDA's, for `hipChooseDevice` (the fields both have).
+pub(crate) fn props_to_hip52(p: &cudaDeviceProp) -> hipDeviceProp_t {
+    // SAFETY: plain data; all-zero is valid.
+    let mut h: hipDeviceProp_t = unsafe { core::mem::zeroed() };
+    hip52_shared_fields!(h <- p);
+    h.maxSharedMemoryPerMultiProcessor = p.sharedMemPerMultiprocessor;
+    h
+}
+
+/// HIP 6+'s `hipDeviceProp_tR0600` from CUDA's, for `hipChooseDeviceR0600`.
+pub(crate) fn props_to_r0600(p: &cudaDeviceProp) -> hipDeviceProp_tR0600 {
+    // SAFETY: plain data; all-zero is valid.
+    let mut h: hipDeviceProp_tR0600 = unsafe { core::mem::zeroed() };
+    copy_fields!(h <- p:
+        name, totalGlobalMem, sharedMemPerBlock, regsPerBlock, warpSize, memPitch,
+        maxThreadsPerBlock, maxThreadsDim, maxGridSize, totalConstMem, major, minor,
+        textureAlignment, texturePitchAlignment, multiProcessorCount, integrated,
+        canMapHostMemory, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID,
+        tccDriver, asyncEngineCount, unifiedAddressing, memoryBusWidth, l2CacheSize,
+        maxThreadsPerMultiProcessor, sharedMemPerMultiprocessor, regsPerMultiprocessor,
+        managedMemory, isMultiGpuBoard, pageableMemoryAccess, concurrentManagedAccess,
+        cooperativeLaunch, sharedMemPerBlockOptin, maxBlocksPerMultiProcessor,
+        memoryPoolsSupported,
+    );
+    h
+}
+
+/// `cudaChooseDevice` → `hipChooseDevice` / `hipChooseDeviceR0600`: the wanted properties
+/// rebuilt in the loaded HIP's `hipDeviceProp_t` layout (the fields it shares with CUDA 13's).
+pub(crate) unsafe fn cudaChooseDevice(
+    b: &HipBackend,
+    device: *mut c_int,
+    prop: *const cudaDeviceProp,
+) -> cudaError_t {
+    if device.is_null() || prop.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    // SAFETY: non-NULL from the caller.
+    let p = unsafe { &*prop };
+    if pre_r0600(b) {
+        let f = hip_fn!(b, hipChooseDevice);
+        let h = props_to_hip52(p);
+        // SAFETY: `h` lives for the call; valid out-pointer.
+        b.rt(unsafe { f(device, &h) })
+    } else {
+        let f = hip_fn!(b, hipChooseDeviceR0600);
+        let h = props_to_r0600(p);
+        // SAFETY: as above.
+        b.rt(unsafe { f(device, &h) })
+    }
+}
+
+// ------------------------------------------------------------ legacy properties (Driver)
+
+/// `cuDeviceGetProperties` (deprecated `CUdevprop`): every field read as its device attribute
+/// through `cuDeviceGetAttribute`'s translation.
+pub(crate) unsafe fn cuDeviceGetProperties(
+    b: &HipBackend,
+    prop: *mut CUdevprop,
+    dev: CUdevice,
+) -> CUresult {
+    use CUdevice_attribute as A;
+    if prop.is_null() {
+        return INVALID_VALUE;
+    }
+    let get = |a: A| -> Result<c_int, CUresult> {
+        let mut v = 0;
+        // SAFETY: valid out-pointer.
+        let e = unsafe { cuDeviceGetAttribute(b, &mut v, a, dev) };
+        if e == SUCCESS {
+            Ok(v)
+        } else {
+            Err(e)
+        }
+    };
+    let r = (|| {
+        Ok::<CUdevprop, CUresult>(CUdevprop {
+            maxThreadsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            maxThreadsDim: [
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            maxGridSize: [
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            sharedMemPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            totalConstantMemory: get(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
+            SIMDWidth: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            memPitch: get(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)?,
+            regsPerBlock: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+            clockRate: get(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
+            textureAlign: get(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?,
+        })
+    })();
+    match r {
+        Ok(p) => {
+            // SAFETY: non-NULL.
+            unsafe { *prop = p };
+            SUCCESS
+        }
+        Err(e) => e,
+    }
+}

@@ -1,0 +1,1334 @@
+//! Graphs: CUDA 12.3+ edge data, kernel/memset/memcpy/alloc node parameters (other field
+//! orders in HIP), generic node parameters, instantiation with parameters, executable update.
+
+use super::launch::{dim3_to_cuda, dim3_to_hip};
+use super::memcpy::{memcpy3d_parms_to_hip, memcpy3d_to_hip};
+use super::memory::{
+    access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, pre_hip62, MAX_ACCESS_DESCS,
+};
+use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
+use crate::conv::{
+    check_default_edges, enum_bits_to_hip, enum_to_cuda, fill_default_edges, stream_to_hip,
+    ApiResult, EdgeData, EnumMap, Refusal,
+};
+use crate::hip_types::{
+    hipGraphInstantiateParams, hipGraphNode_t, hipKernelNodeParams, hipMemAccessDesc,
+    hipMemAllocNodeParams, hipMemcpy3DParms, hipMemsetParams, HIP_MEMCPY3D,
+};
+use crate::HipBackend;
+use anycuda_api::driver::{
+    CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
+    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUmemorytype, CUresult,
+    CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+    CUDA_MEM_ALLOC_NODE_PARAMS,
+};
+use anycuda_api::runtime::{
+    cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResultInfo, cudaGraphExec_t,
+    cudaGraphInstantiateParams, cudaGraphNodeParams, cudaGraphNodeType, cudaGraphNode_t,
+    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemcpy3DParms, cudaMemsetParams,
+};
+use core::ffi::c_void;
+use core::ptr::null_mut;
+
+// ---------------------------------------------------------------- edges (both APIs)
+//
+// HIP graphs only have default edges (full completion, no ports). One implementation serves
+// the Driver and the Runtime entry points: CUDA 12.3+ edge data on input must be default, and
+// edge data asked for on output is filled with default edges. `R` is the API's result type,
+// `E` its edge-data type (`CUgraphNode` and `cudaGraphNode_t` are one type, as are the graphs).
+
+/// Adds or removes dependencies (`add`): default (or absent) edge data only.
+///
+/// # Safety
+/// CUDA's contract: `from`, `to` and `edge_data` (if not NULL) hold `n` entries.
+unsafe fn change_dependencies<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    add: bool,
+    graph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edge_data: *const E,
+    n: usize,
+) -> R {
+    // SAFETY: CUDA's contract: `n` edges or NULL.
+    if let Err(e) = unsafe { check_default_edges(edge_data, n) } {
+        return e.into();
+    }
+    let f = if add {
+        hip_fn!(b, hipGraphAddDependencies)
+    } else {
+        hip_fn!(b, hipGraphRemoveDependencies)
+    };
+    // SAFETY: forwarded contract; HIP validates the handles.
+    R::from_hip(b.conv(), unsafe {
+        f(graph.cast(), from.cast(), to.cast(), n)
+    })
+}
+
+/// What an edge query asks HIP for.
+#[derive(Clone, Copy)]
+enum EdgeQuery {
+    /// All edges of `graph` (`from` and `to` arrays).
+    Graph(CUgraph),
+    /// The dependencies of a node (`nodes` is `from`).
+    Dependencies(CUgraphNode),
+    /// The dependents of a node (`nodes` is `to`).
+    Dependents(CUgraphNode),
+}
+
+/// An edge query with optional edge data: as CUDA, `count` is required, and edge data needs
+/// the node array(s); the caller's `*count` entries of edge data are filled with default edges
+/// (past the edges returned they stand for none, as CUDA zeroes the unused node entries).
+///
+/// # Safety
+/// CUDA's contract: non-NULL arrays hold `*count` entries.
+unsafe fn query_edges<R: ApiResult, E: EdgeData>(
+    b: &HipBackend,
+    q: EdgeQuery,
+    nodes: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    edge_data: *mut E,
+    count: *mut usize,
+) -> R {
+    let needs_to = matches!(q, EdgeQuery::Graph(_));
+    if count.is_null() || (!edge_data.is_null() && (nodes.is_null() || (needs_to && to.is_null())))
+    {
+        return Refusal::InvalidValue.into();
+    }
+    // SAFETY: non-NULL, from the caller.
+    let cap = unsafe { *count };
+    // SAFETY: forwarded contract; HIP validates the handles.
+    let e = unsafe {
+        match q {
+            EdgeQuery::Graph(g) => {
+                hip_fn!(b, hipGraphGetEdges)(g.cast(), nodes.cast(), to.cast(), count)
+            }
+            EdgeQuery::Dependencies(n) => {
+                hip_fn!(b, hipGraphNodeGetDependencies)(n.cast(), nodes.cast(), count)
+            }
+            EdgeQuery::Dependents(n) => {
+                hip_fn!(b, hipGraphNodeGetDependentNodes)(n.cast(), nodes.cast(), count)
+            }
+        }
+    };
+    if e == HIP_SUCCESS && !nodes.is_null() {
+        // SAFETY: the caller's edge-data array holds `cap` entries.
+        unsafe { fill_default_edges(edge_data, cap) };
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphAddDependencies` (with edge data) → `hipGraphAddDependencies`: default edges only.
+pub(crate) unsafe fn cuGraphAddDependencies(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, true, hGraph, from, to, edgeData, numDependencies) }
+}
+
+/// `cudaGraphAddDependencies` (CUDA 13, with edge data) → `hipGraphAddDependencies`: default
+/// edges only.
+pub(crate) unsafe fn cudaGraphAddDependencies(
+    b: &HipBackend,
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, true, graph, from, to, edgeData, numDependencies) }
+}
+
+/// `cuGraphRemoveDependencies` (with edge data) → `hipGraphRemoveDependencies`: default edges
+/// only.
+pub(crate) unsafe fn cuGraphRemoveDependencies(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, false, hGraph, from, to, edgeData, numDependencies) }
+}
+
+/// `cudaGraphRemoveDependencies` (CUDA 13, with edge data) → `hipGraphRemoveDependencies`:
+/// default edges only.
+pub(crate) unsafe fn cudaGraphRemoveDependencies(
+    b: &HipBackend,
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { change_dependencies(b, false, graph, from, to, edgeData, numDependencies) }
+}
+
+/// `cuGraphGetEdges` (with edge data) → `hipGraphGetEdges`; edge data filled with defaults.
+pub(crate) unsafe fn cuGraphGetEdges(
+    b: &HipBackend,
+    hGraph: CUgraph,
+    from: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numEdges: *mut usize,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, EdgeQuery::Graph(hGraph), from, to, edgeData, numEdges) }
+}
+
+/// `cudaGraphGetEdges` (CUDA 13, with edge data) → `hipGraphGetEdges`; edge data filled with
+/// defaults.
+pub(crate) unsafe fn cudaGraphGetEdges(
+    b: &HipBackend,
+    graph: cudaGraph_t,
+    from: *mut cudaGraphNode_t,
+    to: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    numEdges: *mut usize,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, EdgeQuery::Graph(graph), from, to, edgeData, numEdges) }
+}
+
+/// `cuGraphNodeGetDependencies` (with edge data) → `hipGraphNodeGetDependencies`.
+pub(crate) unsafe fn cuGraphNodeGetDependencies(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dependencies: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependencies: *mut usize,
+) -> CUresult {
+    let q = EdgeQuery::Dependencies(hNode);
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, q, dependencies, null_mut(), edgeData, numDependencies) }
+}
+
+/// `cudaGraphNodeGetDependencies` (CUDA 13, with edge data) → `hipGraphNodeGetDependencies`.
+pub(crate) unsafe fn cudaGraphNodeGetDependencies(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pDependencies: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependencies: *mut usize,
+) -> cudaError_t {
+    let q = EdgeQuery::Dependencies(node);
+    // SAFETY: forwarded contract.
+    unsafe { query_edges(b, q, pDependencies, null_mut(), edgeData, pNumDependencies) }
+}
+
+/// `cuGraphNodeGetDependentNodes` (with edge data) → `hipGraphNodeGetDependentNodes`.
+pub(crate) unsafe fn cuGraphNodeGetDependentNodes(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dependentNodes: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependentNodes: *mut usize,
+) -> CUresult {
+    let q = EdgeQuery::Dependents(hNode);
+    // SAFETY: forwarded contract.
+    unsafe {
+        query_edges(
+            b,
+            q,
+            dependentNodes,
+            null_mut(),
+            edgeData,
+            numDependentNodes,
+        )
+    }
+}
+
+/// `cudaGraphNodeGetDependentNodes` (CUDA 13, with edge data) →
+/// `hipGraphNodeGetDependentNodes`.
+pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pDependentNodes: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependentNodes: *mut usize,
+) -> cudaError_t {
+    let q = EdgeQuery::Dependents(node);
+    // SAFETY: forwarded contract.
+    unsafe {
+        query_edges(
+            b,
+            q,
+            pDependentNodes,
+            null_mut(),
+            edgeData,
+            pNumDependentNodes,
+        )
+    }
+}
+
+// ---------------------------------------------------------------- kernel nodes
+
+/// `cudaKernelNodeParams` → HIP's (other field order). CUDA's `extra` uses CUDA's launch
+/// markers and HIP may keep the array past the call, so `extra` is not supported on AMD.
+pub(crate) fn kernel_params_to_hip(
+    p: &cudaKernelNodeParams,
+) -> Result<hipKernelNodeParams, cudaError_t> {
+    if !p.extra.is_null() {
+        return Err(cudaError_t::cudaErrorNotSupported);
+    }
+    if p.func.is_null() {
+        return Err(cudaError_t::cudaErrorInvalidDeviceFunction);
+    }
+    Ok(hipKernelNodeParams {
+        blockDim: dim3_to_hip(p.blockDim),
+        extra: core::ptr::null_mut(),
+        func: p.func,
+        gridDim: dim3_to_hip(p.gridDim),
+        kernelParams: p.kernelParams,
+        sharedMemBytes: p.sharedMemBytes,
+    })
+}
+
+/// HIP's kernel node parameters in CUDA's struct.
+pub(crate) fn kernel_params_to_cuda(h: &hipKernelNodeParams) -> cudaKernelNodeParams {
+    cudaKernelNodeParams {
+        func: h.func,
+        gridDim: dim3_to_cuda(h.gridDim),
+        blockDim: dim3_to_cuda(h.blockDim),
+        sharedMemBytes: h.sharedMemBytes,
+        kernelParams: h.kernelParams,
+        extra: h.extra,
+    }
+}
+
+/// The HIP kernel parameters for a CUDA pointer: CUDA's struct itself on HIP's NVIDIA
+/// platform (`hipKernelNodeParams` is `cudaKernelNodeParams` there), else rebuilt into `buf`.
+unsafe fn kernel_in(
+    b: &HipBackend,
+    p: *const cudaKernelNodeParams,
+    buf: &mut hipKernelNodeParams,
+) -> Result<*const hipKernelNodeParams, cudaError_t> {
+    if p.is_null() {
+        return Err(cudaError_t::cudaErrorInvalidValue);
+    }
+    if nvidia(b) {
+        return Ok(p.cast());
+    }
+    // SAFETY: non-NULL from the caller.
+    *buf = kernel_params_to_hip(unsafe { &*p })?;
+    Ok(buf)
+}
+
+fn zero_kernel() -> hipKernelNodeParams {
+    // SAFETY: plain data; all-zero is valid.
+    unsafe { core::mem::zeroed() }
+}
+
+/// `cudaGraphAddKernelNode` → `hipGraphAddKernelNode`: parameters rebuilt in HIP's field
+/// order (`extra` not supported on AMD, see [`kernel_params_to_hip`]).
+pub(crate) unsafe fn cudaGraphAddKernelNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphAddKernelNode);
+    let mut buf = zero_kernel();
+    // SAFETY: forwarded contract.
+    let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    // SAFETY: `buf` lives for the call; HIP copies the parameters.
+    b.rt(unsafe {
+        f(
+            pGraphNode.cast(),
+            graph.cast(),
+            pDependencies.cast(),
+            numDependencies,
+            p,
+        )
+    })
+}
+
+/// `cudaGraphKernelNodeGetParams` → `hipGraphKernelNodeGetParams`, HIP's struct copied back in
+/// CUDA's field order.
+pub(crate) unsafe fn cudaGraphKernelNodeGetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaKernelNodeParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphKernelNodeGetParams);
+    // SAFETY: forwarded contract.
+    unsafe {
+        node_get_params(
+            b,
+            f,
+            node,
+            pNodeParams,
+            zero_kernel(),
+            kernel_params_to_cuda,
+        )
+    }
+}
+
+/// `cudaGraphKernelNodeSetParams` → `hipGraphKernelNodeSetParams`, parameters rebuilt.
+pub(crate) unsafe fn cudaGraphKernelNodeSetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphKernelNodeSetParams);
+    let mut buf = zero_kernel();
+    // SAFETY: forwarded contract.
+    let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    // SAFETY: `buf` lives for the call.
+    b.rt(unsafe { f(node.cast(), p) })
+}
+
+/// `cudaGraphExecKernelNodeSetParams` → `hipGraphExecKernelNodeSetParams`, parameters rebuilt.
+pub(crate) unsafe fn cudaGraphExecKernelNodeSetParams(
+    b: &HipBackend,
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphExecKernelNodeSetParams);
+    let mut buf = zero_kernel();
+    // SAFETY: forwarded contract.
+    let p = match unsafe { kernel_in(b, pNodeParams, &mut buf) } {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    // SAFETY: `buf` lives for the call.
+    b.rt(unsafe { f(hGraphExec.cast(), node.cast(), p) })
+}
+
+// ---------------------------------------------------------------- memset nodes
+
+unsafe fn memset_in(
+    b: &HipBackend,
+    p: *const cudaMemsetParams,
+    buf: &mut hipMemsetParams,
+) -> Result<*const hipMemsetParams, cudaError_t> {
+    if p.is_null() {
+        return Err(cudaError_t::cudaErrorInvalidValue);
+    }
+    // SAFETY: one layout (asserted with `memset_to_hip`).
+    *buf = memset_to_hip(unsafe { &*p.cast::<CUDA_MEMSET_NODE_PARAMS>() })?;
+    if nvidia(b) {
+        // `hipMemsetParams` is `cudaMemsetParams` there.
+        return Ok(p.cast());
+    }
+    Ok(buf)
+}
+
+fn zero_memset() -> hipMemsetParams {
+    // SAFETY: plain data; all-zero is valid.
+    unsafe { core::mem::zeroed() }
+}
+
+/// `cudaGraphAddMemsetNode` → `hipGraphAddMemsetNode`: parameters rebuilt in HIP's order.
+pub(crate) unsafe fn cudaGraphAddMemsetNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pMemsetParams: *const cudaMemsetParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphAddMemsetNode);
+    let mut buf = zero_memset();
+    // SAFETY: forwarded contract.
+    let p = match unsafe { memset_in(b, pMemsetParams, &mut buf) } {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    // SAFETY: `buf` lives for the call.
+    b.rt(unsafe {
+        f(
+            pGraphNode.cast(),
+            graph.cast(),
+            pDependencies.cast(),
+            numDependencies,
+            p,
+        )
+    })
+}
+
+/// `cudaGraphExecMemsetNodeSetParams` → `hipGraphExecMemsetNodeSetParams`, parameters rebuilt.
+pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
+    b: &HipBackend,
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipGraphExecMemsetNodeSetParams);
+    let mut buf = zero_memset();
+    // SAFETY: forwarded contract.
+    let p = match unsafe { memset_in(b, pNodeParams, &mut buf) } {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    // SAFETY: `buf` lives for the call.
+    b.rt(unsafe { f(hGraphExec.cast(), node.cast(), p) })
+}
+
+// ---------------------------------------------------------------- update, instantiate
+
+// ---------------------------------------------------------------- memory nodes
+
+// ---------------------------------------------------------------- generic node parameters
+
+/// `cudaMemcpy3DParms` in HIP's words (CUDA's struct on HIP's NVIDIA platform).
+fn memcpy_to_hip(b: &HipBackend, p: &cudaMemcpy3DParms) -> Result<hipMemcpy3DParms, cudaError_t> {
+    if nvidia(b) {
+        // SAFETY: `hipMemcpy3DParms` is `cudaMemcpy3DParms` there (same size, plain data).
+        return Ok(unsafe { core::mem::transmute_copy(p) });
+    }
+    memcpy3d_parms_to_hip(b.conv().cudaMemcpyKind, p)
+}
+
+/// `cudaGraphAddNode` (CUDA 12.3+, generic parameters and edge data): kernel, memset, memcpy,
+/// empty, child-graph (clone ownership), event-record and event-wait nodes are added through
+/// HIP's per-type entry points with their parameters translated; default (or absent) edge data
+/// only; other node types are `cudaErrorNotSupported`.
+pub(crate) unsafe fn cudaGraphAddNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
+    if nodeParams.is_null() || pGraphNode.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    // SAFETY: CUDA's contract: `numDependencies` entries.
+    if let Err(e) = unsafe { check_default_edges(dependencyData, numDependencies) } {
+        return e.into();
+    }
+    // SAFETY: non-NULL from the caller.
+    let np = unsafe { &*nodeParams };
+    let (out, g, deps, n) = (
+        pGraphNode.cast(),
+        graph.cast(),
+        pDependencies.cast(),
+        numDependencies,
+    );
+    // SAFETY: in every arm, the union member the node type selects. handles and pointers are the
+    // caller's; translated structs live on the stack for the call.
+    unsafe {
+        match np.type_ {
+            cudaGraphNodeType::cudaGraphNodeTypeKernel => {
+                let k = &np.__bindgen_anon_1.kernel;
+                let c = cudaKernelNodeParams {
+                    func: k.func,
+                    gridDim: k.gridDim,
+                    blockDim: k.blockDim,
+                    sharedMemBytes: k.sharedMemBytes,
+                    kernelParams: k.kernelParams,
+                    extra: k.extra,
+                };
+                cudaGraphAddKernelNode(b, pGraphNode, graph, pDependencies, n, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemset => {
+                let m = &np.__bindgen_anon_1.memset;
+                let c = cudaMemsetParams {
+                    dst: m.dst,
+                    pitch: m.pitch,
+                    value: m.value,
+                    elementSize: m.elementSize,
+                    width: m.width,
+                    height: m.height,
+                };
+                cudaGraphAddMemsetNode(b, pGraphNode, graph, pDependencies, n, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
+                let m = &np.__bindgen_anon_1.memcpy;
+                if m.flags != 0 {
+                    return cudaError_t::cudaErrorNotSupported;
+                }
+                let h = match memcpy_to_hip(b, &m.copyParams) {
+                    Ok(h) => h,
+                    Err(e) => return e,
+                };
+                b.rt(hip_fn!(b, hipGraphAddMemcpyNode)(out, g, deps, n, &h))
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeEmpty => {
+                b.rt(hip_fn!(b, hipGraphAddEmptyNode)(out, g, deps, n))
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeGraph => {
+                let c = &np.__bindgen_anon_1.graph;
+                if c.ownership.0 != 0 {
+                    return cudaError_t::cudaErrorNotSupported;
+                }
+                b.rt(hip_fn!(b, hipGraphAddChildGraphNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    c.graph.cast(),
+                ))
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeEventRecord => {
+                let ev = np.__bindgen_anon_1.eventRecord.event;
+                b.rt(hip_fn!(b, hipGraphAddEventRecordNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    ev.cast(),
+                ))
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeWaitEvent => {
+                let ev = np.__bindgen_anon_1.eventWait.event;
+                b.rt(hip_fn!(b, hipGraphAddEventWaitNode)(
+                    out,
+                    g,
+                    deps,
+                    n,
+                    ev.cast(),
+                ))
+            }
+            t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
+            _ => cudaError_t::cudaErrorNotSupported,
+        }
+    }
+}
+
+/// `cudaGraphNodeSetParams` (CUDA 12.2+ generic parameters): kernel, memset and memcpy nodes
+/// through HIP's per-type setters with their parameters translated; other node types are
+/// `cudaErrorNotSupported`.
+pub(crate) unsafe fn cudaGraphNodeSetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
+    if nodeParams.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    // SAFETY: non-NULL from the caller.
+    let np = unsafe { &*nodeParams };
+    // SAFETY: in every arm, the union member the node type selects.
+    unsafe {
+        match np.type_ {
+            cudaGraphNodeType::cudaGraphNodeTypeKernel => {
+                let k = &np.__bindgen_anon_1.kernel;
+                let c = cudaKernelNodeParams {
+                    func: k.func,
+                    gridDim: k.gridDim,
+                    blockDim: k.blockDim,
+                    sharedMemBytes: k.sharedMemBytes,
+                    kernelParams: k.kernelParams,
+                    extra: k.extra,
+                };
+                cudaGraphKernelNodeSetParams(b, node, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemset => {
+                let m = &np.__bindgen_anon_1.memset;
+                let c = cudaMemsetParams {
+                    dst: m.dst,
+                    pitch: m.pitch,
+                    value: m.value,
+                    elementSize: m.elementSize,
+                    width: m.width,
+                    height: m.height,
+                };
+                cudaGraphMemsetNodeSetParams(b, node, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
+                let m = &np.__bindgen_anon_1.memcpy;
+                if m.flags != 0 {
+                    return cudaError_t::cudaErrorNotSupported;
+                }
+                let h = match memcpy_to_hip(b, &m.copyParams) {
+                    Ok(h) => h,
+                    Err(e) => return e,
+                };
+                b.rt(hip_fn!(b, hipGraphMemcpyNodeSetParams)(node.cast(), &h))
+            }
+            t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
+            _ => cudaError_t::cudaErrorNotSupported,
+        }
+    }
+}
+
+/// `cudaGraphExecNodeSetParams` (CUDA 12.2+ generic parameters): kernel, memset and memcpy
+/// nodes through HIP's per-type executable setters; other node types are
+/// `cudaErrorNotSupported`.
+pub(crate) unsafe fn cudaGraphExecNodeSetParams(
+    b: &HipBackend,
+    graphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
+    if nodeParams.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    // SAFETY: non-NULL from the caller.
+    let np = unsafe { &*nodeParams };
+    // SAFETY: in every arm, the union member the node type selects.
+    unsafe {
+        match np.type_ {
+            cudaGraphNodeType::cudaGraphNodeTypeKernel => {
+                let k = &np.__bindgen_anon_1.kernel;
+                let c = cudaKernelNodeParams {
+                    func: k.func,
+                    gridDim: k.gridDim,
+                    blockDim: k.blockDim,
+                    sharedMemBytes: k.sharedMemBytes,
+                    kernelParams: k.kernelParams,
+                    extra: k.extra,
+                };
+                cudaGraphExecKernelNodeSetParams(b, graphExec, node, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemset => {
+                let m = &np.__bindgen_anon_1.memset;
+                let c = cudaMemsetParams {
+                    dst: m.dst,
+                    pitch: m.pitch,
+                    value: m.value,
+                    elementSize: m.elementSize,
+                    width: m.width,
+                    height: m.height,
+                };
+                cudaGraphExecMemsetNodeSetParams(b, graphExec, node, &c)
+            }
+            cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
+                let m = &np.__bindgen_anon_1.memcpy;
+                if m.flags != 0 {
+                    return cudaError_t::cudaErrorNotSupported;
+                }
+                let mut h = match memcpy_to_hip(b, &m.copyParams) {
+                    Ok(h) => h,
+                    Err(e) => return e,
+                };
+                b.rt(hip_fn!(b, hipGraphExecMemcpyNodeSetParams)(
+                    graphExec.cast(),
+                    node.cast(),
+                    &mut h,
+                ))
+            }
+            t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
+            _ => cudaError_t::cudaErrorNotSupported,
+        }
+    }
+}
+
+/// The `*NodeGetParams` shape: HIP fills its own struct, copied out in CUDA's field order; on HIP's
+/// NVIDIA platform the two are one struct and HIP writes the caller's directly.
+///
+/// # Safety
+/// `out` is NULL or valid for one write; `f` is the HIP getter for `H`.
+unsafe fn node_get_params<H, C>(
+    b: &HipBackend,
+    f: unsafe extern "C" fn(
+        crate::hip_types::hipGraphNode_t,
+        *mut H,
+    ) -> crate::hip_types::hipError_t,
+    node: cudaGraphNode_t,
+    out: *mut C,
+    mut h: H,
+    to_cuda: fn(&H) -> C,
+) -> cudaError_t {
+    if out.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if nvidia(b) {
+        // SAFETY: same struct on that platform.
+        return b.rt(unsafe { f(node.cast(), out.cast()) });
+    }
+    // SAFETY: valid out-struct.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL out-pointer.
+        unsafe { out.write(to_cuda(&h)) };
+    }
+    b.rt(e)
+}
+
+// ------------------------------------------------------------ Driver
+
+/// `cuGraphMemFreeNodeGetParams` → `hipGraphMemFreeNodeGetParams`: HIP writes a `void*`, CUDA
+/// wants a `CUdeviceptr` (same width): NULL is refused first.
+pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    dptr_out: *mut CUdeviceptr,
+) -> CUresult {
+    if dptr_out.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipGraphMemFreeNodeGetParams);
+    let mut p: *mut c_void = core::ptr::null_mut();
+    // SAFETY: HIP stores a pointer into `p`.
+    let e = unsafe { f(hNode.cast(), (&mut p as *mut *mut c_void).cast()) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *dptr_out = p as usize as CUdeviceptr };
+    }
+    b.cu(e)
+}
+
+fn memtype_to_cuda(map: &EnumMap, t: crate::hip_types::hipMemoryType) -> CUmemorytype {
+    CUmemorytype(enum_to_cuda(map, t))
+}
+
+/// HIP 6+ `HIP_MEMCPY3D` → `CUDA_MEMCPY3D` (memory types renumbered back).
+pub(crate) fn memcpy3d_to_cuda(map: &EnumMap, h: &HIP_MEMCPY3D) -> CUDA_MEMCPY3D {
+    CUDA_MEMCPY3D {
+        srcXInBytes: h.srcXInBytes,
+        srcY: h.srcY,
+        srcZ: h.srcZ,
+        srcLOD: h.srcLOD,
+        srcMemoryType: memtype_to_cuda(map, h.srcMemoryType),
+        srcHost: h.srcHost,
+        srcDevice: h.srcDevice as usize as CUdeviceptr,
+        srcArray: h.srcArray.cast(),
+        reserved0: core::ptr::null_mut(),
+        srcPitch: h.srcPitch,
+        srcHeight: h.srcHeight,
+        dstXInBytes: h.dstXInBytes,
+        dstY: h.dstY,
+        dstZ: h.dstZ,
+        dstLOD: h.dstLOD,
+        dstMemoryType: memtype_to_cuda(map, h.dstMemoryType),
+        dstHost: h.dstHost,
+        dstDevice: h.dstDevice as usize as CUdeviceptr,
+        dstArray: h.dstArray.cast(),
+        reserved1: core::ptr::null_mut(),
+        dstPitch: h.dstPitch,
+        dstHeight: h.dstHeight,
+        WidthInBytes: h.WidthInBytes,
+        Height: h.Height,
+        Depth: h.Depth,
+    }
+}
+
+/// The descriptor in HIP 6+'s layout (the `hipDrvGraph*Memcpy*` calls exist from HIP 6.2).
+unsafe fn copy_params(b: &HipBackend, p: *const CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: non-NULL descriptor.
+    memcpy3d_to_hip(b.conv().CUmemorytype, unsafe { &*p })
+}
+
+/// `cuGraphAddMemcpyNode` → `hipDrvGraphAddMemcpyNode` (HIP 6.2+): descriptor rebuilt as in
+/// `cuMemcpy3D` (memory types renumbered, `reserved` pointers checked).
+pub(crate) unsafe fn cuGraphAddMemcpyNode(
+    b: &HipBackend,
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
+    if phGraphNode.is_null() {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, copyParams) });
+    let f = hip_fn!(b, hipDrvGraphAddMemcpyNode);
+    // SAFETY: `h` lives for the call; caller's handles.
+    b.cu(unsafe {
+        f(
+            phGraphNode.cast(),
+            hGraph.cast(),
+            dependencies.cast(),
+            numDependencies,
+            &h,
+            ctx.cast(),
+        )
+    })
+}
+
+/// `cuGraphMemcpyNodeSetParams` → `hipDrvGraphMemcpyNodeSetParams` (HIP 6.3+), descriptor
+/// rebuilt.
+pub(crate) unsafe fn cuGraphMemcpyNodeSetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMCPY3D,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, nodeParams) });
+    let f = hip_fn!(b, hipDrvGraphMemcpyNodeSetParams);
+    // SAFETY: `h` lives for the call.
+    b.cu(unsafe { f(hNode.cast(), &h) })
+}
+
+/// `cuGraphExecMemcpyNodeSetParams` → `hipDrvGraphExecMemcpyNodeSetParams` (HIP 6.3+),
+/// descriptor rebuilt.
+pub(crate) unsafe fn cuGraphExecMemcpyNodeSetParams(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    let h = tri!(unsafe { copy_params(b, copyParams) });
+    let f = hip_fn!(b, hipDrvGraphExecMemcpyNodeSetParams);
+    // SAFETY: `h` lives for the call.
+    b.cu(unsafe { f(hGraphExec.cast(), hNode.cast(), &h, ctx.cast()) })
+}
+
+/// `cuGraphMemcpyNodeGetParams` → `hipDrvGraphMemcpyNodeGetParams` (HIP 6.3+): HIP's
+/// descriptor rebuilt as CUDA's (memory types renumbered back).
+pub(crate) unsafe fn cuGraphMemcpyNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMCPY3D,
+) -> CUresult {
+    if nodeParams.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipDrvGraphMemcpyNodeGetParams);
+    // SAFETY: zeroed POD, filled by HIP.
+    let mut h: HIP_MEMCPY3D = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(hNode.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *nodeParams = memcpy3d_to_cuda(b.conv().CUmemorytype, &h) };
+    }
+    b.cu(e)
+}
+
+// ------------------------------------------------------------ memory allocation nodes (Driver)
+
+// ---------------------------------------------------------------- memory-allocation nodes (both APIs)
+//
+// `CUDA_MEM_ALLOC_NODE_PARAMS` and `cudaMemAllocNodeParams` have one layout (the device pointer
+// is a `CUdeviceptr` in one and a pointer in the other); the Runtime's is read as the Driver's.
+
+const _: () = assert!(
+    core::mem::size_of::<CUDA_MEM_ALLOC_NODE_PARAMS>()
+        == core::mem::size_of::<cudaMemAllocNodeParams>()
+);
+
+/// Adds a memory-allocation node: pool properties and access descriptors rebuilt in HIP's
+/// layout (descriptors on the stack, at most `MAX_ACCESS_DESCS`), the allocated address
+/// written back. HIP 5.2's pool properties have no `maxSize` (a non-zero one is not supported
+/// there). On HIP's NVIDIA platform the struct is CUDA's own and goes through as is.
+///
+/// # Safety
+/// CUDA's contract: `params` is an in-out struct, the node handles are the caller's.
+unsafe fn add_mem_alloc_node<R: ApiResult>(
+    b: &HipBackend,
+    node_out: *mut CUgraphNode,
+    graph: CUgraph,
+    deps: *const CUgraphNode,
+    n_deps: usize,
+    params: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> R {
+    if node_out.is_null() || params.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphAddMemAllocNode);
+    let (node_out, graph, deps) = (node_out.cast(), graph.cast(), deps.cast());
+    if nvidia(b) {
+        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe {
+            f(node_out, graph, deps, n_deps, params.cast())
+        });
+    }
+    // SAFETY: non-NULL in-out struct.
+    let c = unsafe { &mut *params };
+    // SAFETY: plain data; all-zero is valid.
+    let mut descs: [hipMemAccessDesc; MAX_ACCESS_DESCS] = unsafe { core::mem::zeroed() };
+    let n = c.accessDescCount;
+    // SAFETY: the caller's `accessDescCount` descriptors.
+    if let Err(r) = unsafe { access_descs_to_hip(b, c.accessDescs, n, &mut descs) } {
+        return r.into();
+    }
+    let props = match pool_props_to_hip(b, &c.poolProps) {
+        Ok(p) if pre_hip62(b) && p.maxSize != 0 => return Refusal::NotSupported.into(),
+        Ok(p) => p,
+        Err(r) => return r.into(),
+    };
+    let mut h = hipMemAllocNodeParams {
+        poolProps: props,
+        accessDescs: if n == 0 {
+            core::ptr::null()
+        } else {
+            descs.as_ptr()
+        },
+        accessDescCount: n,
+        bytesize: c.bytesize,
+        dptr: core::ptr::null_mut(),
+    };
+    // SAFETY: `h` and `descs` live for the call (HIP copies them into the node).
+    let e = unsafe { f(node_out, graph, deps, n_deps, &mut h) };
+    if e == HIP_SUCCESS {
+        c.dptr = h.dptr as usize as CUdeviceptr;
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// A memory-allocation node's parameters in CUDA's words. The access descriptors are HIP's
+/// own array (owned by the node) handed out as CUDA's, which needs their values to be CUDA's
+/// too (else not supported); HIP 5.2's pool properties have no `maxSize` (0).
+///
+/// # Safety
+/// CUDA's contract: `out` is writable (checked non-NULL), the node is the caller's.
+unsafe fn mem_alloc_node_params<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> R {
+    if out.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphMemAllocNodeGetParams);
+    if nvidia(b) {
+        // SAFETY: `hipMemAllocNodeParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe { f(node.cast(), out.cast()) });
+    }
+    // SAFETY: plain data; all-zero is valid.
+    let mut h: hipMemAllocNodeParams = unsafe { core::mem::zeroed() };
+    // SAFETY: valid out-struct.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e != HIP_SUCCESS {
+        return R::from_hip(b.conv(), e);
+    }
+    let conv = b.conv();
+    let same = |map: &EnumMap, v: u32| map.lookup_cuda(i64::from(v)) == Some(i64::from(v));
+    if h.accessDescCount > 0 && h.accessDescs.is_null() {
+        return Refusal::NotSupported.into();
+    }
+    for i in 0..h.accessDescCount {
+        // SAFETY: HIP's array of `accessDescCount` entries, owned by the node.
+        let d = unsafe { &*h.accessDescs.add(i) };
+        if !same(conv.CUmemLocationType, d.location.type_) || !same(conv.CUmemAccess_flags, d.flags)
+        {
+            return Refusal::NotSupported.into();
+        }
+    }
+    let mut props = pool_props_to_cuda(b, &h.poolProps);
+    if pre_hip62(b) {
+        props.maxSize = 0;
+    }
+    // SAFETY: non-NULL out-pointer; the descriptor layouts are identical (checked values).
+    unsafe {
+        out.write(CUDA_MEM_ALLOC_NODE_PARAMS {
+            poolProps: props,
+            accessDescs: h.accessDescs.cast(),
+            accessDescCount: h.accessDescCount,
+            bytesize: h.bytesize,
+            dptr: h.dptr as usize as CUdeviceptr,
+        })
+    };
+    R::SUCCESS
+}
+
+/// `cuGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (see `add_mem_alloc_node`).
+pub(crate) unsafe fn cuGraphAddMemAllocNode(
+    b: &HipBackend,
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
+    let (node, deps, n, p) = (phGraphNode, dependencies, numDependencies, nodeParams);
+    // SAFETY: forwarded contract.
+    unsafe { add_mem_alloc_node(b, node, hGraph, deps, n, p) }
+}
+
+/// `cudaGraphAddMemAllocNode` → `hipGraphAddMemAllocNode` (see `add_mem_alloc_node`).
+pub(crate) unsafe fn cudaGraphAddMemAllocNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
+    let (deps, n, p) = (pDependencies, numDependencies, nodeParams.cast());
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { add_mem_alloc_node(b, pGraphNode, graph, deps, n, p) }
+}
+
+/// `cuGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (see
+/// `mem_alloc_node_params`).
+pub(crate) unsafe fn cuGraphMemAllocNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { mem_alloc_node_params(b, hNode, params_out) }
+}
+
+/// `cudaGraphMemAllocNodeGetParams` → `hipGraphMemAllocNodeGetParams` (see
+/// `mem_alloc_node_params`).
+pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { mem_alloc_node_params(b, node, params_out.cast()) }
+}
+
+// ---------------------------------------------------------------- memset nodes, update, instantiation (both APIs)
+//
+// `CUDA_MEMSET_NODE_PARAMS`/`cudaMemsetParams`, `CUgraphExecUpdateResultInfo`/
+// `cudaGraphExecUpdateResultInfo` and `CUDA_GRAPH_INSTANTIATE_PARAMS`/`cudaGraphInstantiateParams`
+// have one layout each, and their enums translate alike (`conv::same_rules`): the Runtime's are
+// read as the Driver's.
+
+const _: () = {
+    use core::mem::size_of;
+    assert!(size_of::<CUDA_MEMSET_NODE_PARAMS>() == size_of::<cudaMemsetParams>());
+    assert!(size_of::<CUgraphExecUpdateResultInfo>() == size_of::<cudaGraphExecUpdateResultInfo>());
+    assert!(size_of::<CUDA_GRAPH_INSTANTIATE_PARAMS>() == size_of::<cudaGraphInstantiateParams>());
+};
+
+/// CUDA's memset node parameters in HIP's struct (same fields, another order).
+///
+/// # Errors
+/// An element size other than 1, 2 or 4 is invalid, as on CUDA.
+pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> Result<hipMemsetParams, Refusal> {
+    if !matches!(c.elementSize, 1 | 2 | 4) {
+        return Err(Refusal::InvalidValue);
+    }
+    Ok(hipMemsetParams {
+        dst: c.dst as usize as *mut c_void,
+        elementSize: c.elementSize,
+        height: c.height,
+        pitch: c.pitch,
+        value: c.value,
+        width: c.width,
+    })
+}
+
+/// HIP's memset node parameters in CUDA's struct.
+pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
+    CUDA_MEMSET_NODE_PARAMS {
+        dst: h.dst as usize as CUdeviceptr,
+        pitch: h.pitch,
+        value: h.value,
+        elementSize: h.elementSize,
+        width: h.width,
+        height: h.height,
+    }
+}
+
+/// A memset node's parameters in CUDA's words (HIP's NVIDIA platform: CUDA's own struct).
+///
+/// # Safety
+/// CUDA's contract: `out` is NULL or writable, the node is the caller's.
+unsafe fn memset_node_get<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    out: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> R {
+    if out.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphMemsetNodeGetParams);
+    if nvidia(b) {
+        // SAFETY: `hipMemsetParams` is CUDA's struct on that platform.
+        return R::from_hip(b.conv(), unsafe { f(node.cast(), out.cast()) });
+    }
+    let mut h = zero_memset();
+    // SAFETY: valid out-pointer.
+    let e = unsafe { f(node.cast(), &mut h) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { out.write(memset_to_cuda(&h)) };
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Sets a memset node's parameters (validated as on CUDA; HIP's NVIDIA platform: CUDA's own
+/// struct).
+///
+/// # Safety
+/// CUDA's contract: `p` is NULL or readable, the node is the caller's.
+unsafe fn memset_node_set<R: ApiResult>(
+    b: &HipBackend,
+    node: CUgraphNode,
+    p: *const CUDA_MEMSET_NODE_PARAMS,
+) -> R {
+    if p.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    // SAFETY: non-NULL, from the caller.
+    let h = match memset_to_hip(unsafe { &*p }) {
+        Ok(h) => h,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipGraphMemsetNodeSetParams);
+    let hp: *const hipMemsetParams = if nvidia(b) { p.cast() } else { &h };
+    // SAFETY: `h` lives for the call; on HIP's NVIDIA platform the caller's struct is HIP's.
+    R::from_hip(b.conv(), unsafe { f(node.cast(), hp) })
+}
+
+/// An executable graph updated from a graph: the result translated; HIP does not report the
+/// "from" node of a failing edge (NULL).
+///
+/// # Safety
+/// CUDA's contract: `info` is NULL or writable; the handles are the caller's.
+unsafe fn exec_update<R: ApiResult>(
+    b: &HipBackend,
+    exec: CUgraphExec,
+    graph: CUgraph,
+    info: *mut CUgraphExecUpdateResultInfo,
+) -> R {
+    if info.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphExecUpdate);
+    let mut node: hipGraphNode_t = core::ptr::null_mut();
+    let mut res = 0;
+    // SAFETY: valid out-pointers; HIP validates the handles.
+    let e = unsafe { f(exec.cast(), graph.cast(), &mut node, &mut res) };
+    // SAFETY: non-NULL.
+    unsafe {
+        info.write(CUgraphExecUpdateResultInfo {
+            result: CUgraphExecUpdateResult(enum_to_cuda(b.conv().CUgraphExecUpdateResult, res)),
+            errorNode: node.cast(),
+            errorFromNode: core::ptr::null_mut(),
+        });
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Instantiation with parameters: the flags bit by bit through the table (one HIP lacks:
+/// invalid value), the upload stream translated, the error node and the result written back
+/// (through the API's own `result_map`: the two APIs pair HIP's results differently).
+///
+/// # Safety
+/// CUDA's contract: `exec_out` writable, `params` an in-out struct (both checked non-NULL).
+unsafe fn instantiate<R: ApiResult>(
+    b: &HipBackend,
+    result_map: &EnumMap,
+    exec_out: *mut CUgraphExec,
+    graph: CUgraph,
+    params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> R {
+    if exec_out.is_null() || params.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let f = hip_fn!(b, hipGraphInstantiateWithParams);
+    // SAFETY: non-NULL.
+    let p = unsafe { &mut *params };
+    let Some(flags) = enum_bits_to_hip(b.conv().CUgraphInstantiate_flags, p.flags) else {
+        return Refusal::InvalidValue.into();
+    };
+    let mut h = hipGraphInstantiateParams {
+        errNode_out: core::ptr::null_mut(),
+        flags,
+        result_out: 0,
+        uploadStream: stream_to_hip(b.platform(), p.hUploadStream),
+    };
+    // SAFETY: `h` lives for the call; the caller's handles.
+    let e = unsafe { f(exec_out.cast(), graph.cast(), &mut h) };
+    p.hErrNode_out = h.errNode_out.cast();
+    p.result_out = CUgraphInstantiateResult(enum_to_cuda(result_map, h.result_out));
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams` (see `memset_node_get`).
+pub(crate) unsafe fn cuGraphMemsetNodeGetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memset_node_get(b, hNode, nodeParams) }
+}
+
+/// `cudaGraphMemsetNodeGetParams` → `hipGraphMemsetNodeGetParams` (see `memset_node_get`).
+pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaMemsetParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { memset_node_get(b, node, pNodeParams.cast()) }
+}
+
+/// `cuGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams` (see `memset_node_set`).
+pub(crate) unsafe fn cuGraphMemsetNodeSetParams(
+    b: &HipBackend,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { memset_node_set(b, hNode, nodeParams) }
+}
+
+/// `cudaGraphMemsetNodeSetParams` → `hipGraphMemsetNodeSetParams` (see `memset_node_set`).
+pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
+    b: &HipBackend,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { memset_node_set(b, node, pNodeParams.cast()) }
+}
+
+/// `cuGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate` (see
+/// `exec_update`).
+pub(crate) unsafe fn cuGraphExecUpdate(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hGraph: CUgraph,
+    resultInfo: *mut CUgraphExecUpdateResultInfo,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { exec_update(b, hGraphExec, hGraph, resultInfo) }
+}
+
+/// `cudaGraphExecUpdate` (CUDA 12 result-info struct) → `hipGraphExecUpdate` (see
+/// `exec_update`).
+pub(crate) unsafe fn cudaGraphExecUpdate(
+    b: &HipBackend,
+    hGraphExec: cudaGraphExec_t,
+    hGraph: cudaGraph_t,
+    resultInfo: *mut cudaGraphExecUpdateResultInfo,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { exec_update(b, hGraphExec, hGraph, resultInfo.cast()) }
+}
+
+/// `cuGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (see `instantiate`).
+pub(crate) unsafe fn cuGraphInstantiateWithParams(
+    b: &HipBackend,
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
+    let map = b.conv().CUgraphInstantiateResult;
+    // SAFETY: forwarded contract.
+    unsafe { instantiate(b, map, phGraphExec, hGraph, instantiateParams) }
+}
+
+/// `cudaGraphInstantiateWithParams` → `hipGraphInstantiateWithParams` (see `instantiate`).
+pub(crate) unsafe fn cudaGraphInstantiateWithParams(
+    b: &HipBackend,
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    instantiateParams: *mut cudaGraphInstantiateParams,
+) -> cudaError_t {
+    let map = b.conv().cudaGraphInstantiateResult;
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { instantiate(b, map, pGraphExec, graph, instantiateParams.cast()) }
+}

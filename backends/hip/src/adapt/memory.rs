@@ -1,0 +1,715 @@
+//! Virtual memory and pools: `CUmemAllocationProp` / `CUmemPoolProps` rebuilt per HIP version
+//! (HIP 5.2's allocation properties have another field order and no `allocFlags` struct; HIP
+//! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
+
+use super::memcpy::ptr;
+use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{
+    enum_arg, enum_bits_to_hip, enum_to_cuda, enum_to_hip, stream_to_hip, ApiResult, Refusal,
+};
+use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
+use crate::hip_types::{
+    hipArrayMemoryRequirements, hipMemAccessDesc, hipMemAllocationProp,
+    hipMemAllocationProp__bindgen_ty_1, hipMemAllocationProp__bindgen_ty_1__hip6_2,
+    hipMemAllocationProp__bindgen_ty_2, hipMemAllocationProp__hip5_2, hipMemAllocationProp__hip6_2,
+    hipMemGenericAllocationHandle_t, hipMemLocation, hipMemPoolProps, hipMemPoolProps__hip5_2,
+    hipMemPool_t,
+};
+use crate::HipBackend;
+use anycuda_api::driver::{
+    CUdeviceptr, CUmemAccessDesc, CUmemAllocationGranularity_flags, CUmemAllocationHandleType,
+    CUmemAllocationProp, CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation,
+    CUmemLocationType, CUmemPoolProps, CUmem_advise, CUmemoryPool, CUresult, CUstream,
+};
+use anycuda_api::runtime::{
+    cudaArrayMemoryRequirements, cudaError_t, cudaMemAccessDesc, cudaMemAllocationType,
+    cudaMemLocation, cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise, cudaMipmappedArray_t,
+    cudaStream_t,
+};
+use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
+
+/// Which ABI of the versioned allocation-property calls the loaded HIP has.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Abi {
+    /// HIP 5.2 (and HIP's NVIDIA platform, built from its headers).
+    V52,
+    /// HIP 6.2 to 6.4.
+    V62,
+    /// HIP 7.0 and later.
+    V70,
+}
+
+/// HIP 7.0.51831 and 6.2.41134 in `hipRuntimeGetVersion`'s encoding.
+const HIP_7_0: i32 = 70_051_831;
+const HIP_6_2: i32 = 60_241_134;
+
+/// The ABI for the allocation-property calls; `None` on HIP's NVIDIA platform, whose HIP 5.2.3
+/// headers do not have them (a library that exported them anyway would take CUDA's struct, not
+/// AMD's 5.2 layout).
+fn abi_checked(b: &HipBackend) -> Result<Abi, CUresult> {
+    if nvidia(b) {
+        Err(NOT_SUPPORTED)
+    } else {
+        Ok(abi(b))
+    }
+}
+
+/// Whether the loaded HIP's pool properties predate `maxSize` (HIP 5.2's layout, before 6.2).
+pub(crate) fn pre_hip62(b: &HipBackend) -> bool {
+    abi(b) == Abi::V52
+}
+
+fn abi(b: &HipBackend) -> Abi {
+    let v = b.hip_abi_version();
+    if v >= HIP_7_0 {
+        Abi::V70
+    } else if v >= HIP_6_2 {
+        Abi::V62
+    } else {
+        Abi::V52
+    }
+}
+
+fn location_to_cuda(b: &HipBackend, l: &hipMemLocation) -> CUmemLocation {
+    CUmemLocation {
+        type_: CUmemLocationType(enum_to_cuda(b.conv().CUmemLocationType, l.type_)),
+        id: l.id,
+    }
+}
+
+fn handle_types_to_cuda(b: &HipBackend, h: u32) -> CUmemAllocationHandleType {
+    let map = b.conv().CUmemAllocationHandleType;
+    let mut out = 0;
+    for bit in 0..32 {
+        let m = 1u32 << bit;
+        if h & m != 0 {
+            if let Some(c) = map.lookup_cuda(i64::from(m)) {
+                out |= c as u32;
+            }
+        }
+    }
+    CUmemAllocationHandleType(out)
+}
+
+/// The fields every HIP layout of `hipMemAllocationProp` has, translated.
+pub(crate) struct Prop {
+    type_: u32,
+    handle: u32,
+    location: hipMemLocation,
+    win32: *mut c_void,
+    compression: u8,
+    rdma: u8,
+    usage: u16,
+}
+
+/// Validates and translates CUDA's allocation properties. Compression has no HIP counterpart
+/// (not supported); the allocation type, location and handle types are renumbered.
+pub(crate) fn prop_to_hip(b: &HipBackend, p: &CUmemAllocationProp) -> Result<Prop, CUresult> {
+    if p.allocFlags.compressionType != 0 {
+        return Err(NOT_SUPPORTED);
+    }
+    Ok(Prop {
+        type_: enum_to_hip(b.conv().CUmemAllocationType, p.type_.0).ok_or(INVALID_VALUE)?,
+        handle: handle_types_to_hip(b, p.requestedHandleTypes)?,
+        location: location_to_hip(b, &p.location)?,
+        win32: p.win32HandleMetaData,
+        compression: 0,
+        rdma: p.allocFlags.gpuDirectRDMACapable,
+        usage: p.allocFlags.usage,
+    })
+}
+
+fn prop_to_cuda(b: &HipBackend, h: &Prop) -> CUmemAllocationProp {
+    // SAFETY: zeroed POD (reserved bytes stay zero).
+    let mut c: CUmemAllocationProp = unsafe { core::mem::zeroed() };
+    c.type_ = CUmemAllocationType(enum_to_cuda(b.conv().CUmemAllocationType, h.type_));
+    c.requestedHandleTypes = handle_types_to_cuda(b, h.handle);
+    c.location = location_to_cuda(b, &h.location);
+    c.win32HandleMetaData = h.win32;
+    c.allocFlags.compressionType = h.compression;
+    c.allocFlags.gpuDirectRDMACapable = h.rdma;
+    c.allocFlags.usage = h.usage;
+    c
+}
+
+pub(crate) fn prop52(p: &Prop) -> Result<hipMemAllocationProp__hip5_2, CUresult> {
+    if p.rdma != 0 {
+        // HIP 5.2 cannot request GPUDirect RDMA capability.
+        return Err(NOT_SUPPORTED);
+    }
+    Ok(hipMemAllocationProp__hip5_2 {
+        compressionType: p.compression,
+        location: p.location,
+        requestedHandleType: p.handle,
+        type_: p.type_,
+        usage: p.usage,
+        win32HandleMetaData: p.win32,
+    })
+}
+
+pub(crate) fn prop62(p: &Prop) -> hipMemAllocationProp__hip6_2 {
+    hipMemAllocationProp__hip6_2 {
+        type_: p.type_,
+        requestedHandleType: p.handle,
+        location: p.location,
+        win32HandleMetaData: p.win32,
+        allocFlags: hipMemAllocationProp__bindgen_ty_1__hip6_2 {
+            compressionType: p.compression,
+            gpuDirectRDMACapable: p.rdma,
+            usage: p.usage,
+        },
+    }
+}
+
+fn prop70(p: &Prop) -> hipMemAllocationProp {
+    hipMemAllocationProp {
+        type_: p.type_,
+        __bindgen_anon_1: hipMemAllocationProp__bindgen_ty_1 {
+            requestedHandleType: p.handle,
+        },
+        location: p.location,
+        win32HandleMetaData: p.win32,
+        allocFlags: hipMemAllocationProp__bindgen_ty_2 {
+            compressionType: p.compression,
+            gpuDirectRDMACapable: p.rdma,
+            usage: p.usage,
+        },
+    }
+}
+
+/// `cuMemCreate` → `hipMemCreate`: the properties rebuilt for the loaded HIP's layout (5.2,
+/// 6.x, 7.x), values renumbered; compression not supported.
+pub(crate) unsafe fn cuMemCreate(
+    b: &HipBackend,
+    handle: *mut CUmemGenericAllocationHandle,
+    size: usize,
+    prop: *const CUmemAllocationProp,
+    flags: c_ulonglong,
+) -> CUresult {
+    if handle.is_null() || prop.is_null() || flags != 0 {
+        return INVALID_VALUE;
+    }
+    let t = tri!(table::<CUresult>(b));
+    // SAFETY: non-NULL.
+    let p = tri!(prop_to_hip(b, unsafe { &*prop }));
+    let mut h: hipMemGenericAllocationHandle_t = core::ptr::null_mut();
+    // SAFETY: each struct lives for its call; valid out-pointer.
+    let e = unsafe {
+        match (
+            tri!(abi_checked(b)),
+            t.hipMemCreate,
+            t.hipMemCreate__hip6_2,
+            t.hipMemCreate__hip5_2,
+        ) {
+            (Abi::V70, Some(f), _, _) => f(&mut h, size, &prop70(&p), flags),
+            (Abi::V62, _, Some(f), _) => f(&mut h, size, &prop62(&p), flags),
+            (Abi::V52, _, _, Some(f)) => f(&mut h, size, &tri!(prop52(&p)), flags),
+            _ => return NOT_SUPPORTED,
+        }
+    };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *handle = h as usize as CUmemGenericAllocationHandle };
+    }
+    b.cu(e)
+}
+
+/// `cuMemGetAllocationGranularity` → `hipMemGetAllocationGranularity`: properties rebuilt per
+/// layout, the granularity option renumbered.
+pub(crate) unsafe fn cuMemGetAllocationGranularity(
+    b: &HipBackend,
+    granularity: *mut usize,
+    prop: *const CUmemAllocationProp,
+    option: CUmemAllocationGranularity_flags,
+) -> CUresult {
+    if granularity.is_null() || prop.is_null() {
+        return INVALID_VALUE;
+    }
+    let o =
+        tri!(enum_to_hip(b.conv().CUmemAllocationGranularity_flags, option.0).ok_or(INVALID_VALUE));
+    let t = tri!(table::<CUresult>(b));
+    // SAFETY: non-NULL.
+    let p = tri!(prop_to_hip(b, unsafe { &*prop }));
+    // SAFETY: each struct lives for its call; valid out-pointer.
+    let e = unsafe {
+        match (
+            tri!(abi_checked(b)),
+            t.hipMemGetAllocationGranularity,
+            t.hipMemGetAllocationGranularity__hip6_2,
+            t.hipMemGetAllocationGranularity__hip5_2,
+        ) {
+            (Abi::V70, Some(f), _, _) => f(granularity, &prop70(&p), o as _),
+            (Abi::V62, _, Some(f), _) => f(granularity, &prop62(&p), o as _),
+            (Abi::V52, _, _, Some(f)) => f(granularity, &tri!(prop52(&p)), o as _),
+            _ => return NOT_SUPPORTED,
+        }
+    };
+    b.cu(e)
+}
+
+/// `cuMemGetAllocationPropertiesFromHandle` → `hipMemGetAllocationPropertiesFromHandle`:
+/// HIP's layout for the loaded version read back into CUDA's struct, values renumbered.
+pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
+    b: &HipBackend,
+    prop: *mut CUmemAllocationProp,
+    handle: CUmemGenericAllocationHandle,
+) -> CUresult {
+    if prop.is_null() {
+        return INVALID_VALUE;
+    }
+    let t = tri!(table::<CUresult>(b));
+    let h = handle as usize as hipMemGenericAllocationHandle_t;
+    // SAFETY: zeroed POD out-structs filled by HIP.
+    let (e, p) = unsafe {
+        let a = tri!(abi_checked(b));
+        if let (Abi::V70, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle) {
+            let mut o: hipMemAllocationProp = core::mem::zeroed();
+            let e = f(&mut o, h);
+            (
+                e,
+                Prop {
+                    type_: o.type_,
+                    handle: o.__bindgen_anon_1.requestedHandleType,
+                    location: o.location,
+                    win32: o.win32HandleMetaData,
+                    compression: o.allocFlags.compressionType,
+                    rdma: o.allocFlags.gpuDirectRDMACapable,
+                    usage: o.allocFlags.usage,
+                },
+            )
+        } else if let (Abi::V62, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip6_2) {
+            let mut o: hipMemAllocationProp__hip6_2 = core::mem::zeroed();
+            let e = f(&mut o, h);
+            (
+                e,
+                Prop {
+                    type_: o.type_,
+                    handle: o.requestedHandleType,
+                    location: o.location,
+                    win32: o.win32HandleMetaData,
+                    compression: o.allocFlags.compressionType,
+                    rdma: o.allocFlags.gpuDirectRDMACapable,
+                    usage: o.allocFlags.usage,
+                },
+            )
+        } else if let (Abi::V52, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip5_2) {
+            let mut o: hipMemAllocationProp__hip5_2 = core::mem::zeroed();
+            let e = f(&mut o, h);
+            (
+                e,
+                Prop {
+                    type_: o.type_,
+                    handle: o.requestedHandleType,
+                    location: o.location,
+                    win32: o.win32HandleMetaData,
+                    compression: o.compressionType,
+                    rdma: 0,
+                    usage: o.usage,
+                },
+            )
+        } else {
+            return NOT_SUPPORTED;
+        }
+    };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *prop = prop_to_cuda(b, &p) };
+    }
+    b.cu(e)
+}
+
+pub(crate) fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPoolProps {
+    // SAFETY: zeroed POD.
+    let mut c: CUmemPoolProps = unsafe { core::mem::zeroed() };
+    c.allocType = CUmemAllocationType(enum_to_cuda(b.conv().CUmemAllocationType, h.allocType));
+    c.handleTypes = handle_types_to_cuda(b, h.handleTypes);
+    c.location = location_to_cuda(b, &h.location);
+    c.win32SecurityAttributes = h.win32SecurityAttributes;
+    c.maxSize = h.maxSize;
+    c
+}
+
+/// `cudaMipmappedArrayGetMemoryRequirements` → `hipMipmappedArrayGetMemoryRequirements`:
+/// HIP's struct orders `alignment` before `size` and has no reserved words (zeroed here).
+pub(crate) unsafe fn cudaMipmappedArrayGetMemoryRequirements(
+    b: &HipBackend,
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    mipmap: cudaMipmappedArray_t,
+    device: c_int,
+) -> cudaError_t {
+    let f = hip_fn!(b, hipMipmappedArrayGetMemoryRequirements);
+    if memoryRequirements.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    let mut h = hipArrayMemoryRequirements {
+        alignment: 0,
+        size: 0,
+    };
+    // SAFETY: `h` is a valid out-struct; the handle is the caller's.
+    let e = b.rt(unsafe { f(&mut h, mipmap.cast(), device) });
+    if e == cudaError_t::cudaSuccess {
+        // SAFETY: non-NULL out-pointer from the caller.
+        unsafe {
+            memoryRequirements.write(cudaArrayMemoryRequirements {
+                size: h.size,
+                alignment: h.alignment,
+                reserved: [0; 4],
+            })
+        };
+    }
+    e
+}
+
+// ------------------------------------------------------------ rules for both APIs
+//
+// `CUmemLocation`/`cudaMemLocation`, `CUmemPoolProps`/`cudaMemPoolProps` and
+// `CUmemAccessDesc`/`cudaMemAccessDesc` have one layout, and their enums translate alike in
+// every HIP version (`conv::same_rules`), so one translation serves both APIs: the Runtime's
+// structs are read as the Driver's.
+
+// One layout for the Runtime's and the Driver's memory structs.
+const _: () = {
+    use core::mem::size_of;
+    assert!(size_of::<cudaMemLocation>() == size_of::<CUmemLocation>());
+    assert!(size_of::<cudaMemPoolProps>() == size_of::<CUmemPoolProps>());
+    assert!(size_of::<cudaMemAccessDesc>() == size_of::<CUmemAccessDesc>());
+};
+
+/// CUDA's location in HIP's struct.
+///
+/// # Errors
+/// As [`enum_arg`]: a location type HIP lacks is not supported, an unknown one invalid.
+pub(crate) fn location_to_hip(
+    b: &HipBackend,
+    l: &CUmemLocation,
+) -> Result<hipMemLocation, Refusal> {
+    Ok(hipMemLocation {
+        type_: enum_arg(b.conv().CUmemLocationType, l.type_)? as u32,
+        id: l.id,
+    })
+}
+
+/// A CUDA handle-type bit set in HIP's bits (each bit through the table).
+///
+/// # Errors
+/// [`Refusal::NotSupported`] for a bit HIP lacks (such as FABRIC).
+pub(crate) fn handle_types_to_hip(
+    b: &HipBackend,
+    t: CUmemAllocationHandleType,
+) -> Result<u32, Refusal> {
+    enum_bits_to_hip(b.conv().CUmemAllocationHandleType, u64::from(t.0))
+        .and_then(|h| u32::try_from(h).ok())
+        .ok_or(Refusal::NotSupported)
+}
+
+/// CUDA's pool properties in HIP 6.2+'s layout. The CUDA 13 `usage` (hardware decompression)
+/// has no HIP counterpart (not supported).
+///
+/// # Errors
+/// As its fields' translations.
+pub(crate) fn pool_props_to_hip(
+    b: &HipBackend,
+    p: &CUmemPoolProps,
+) -> Result<hipMemPoolProps, Refusal> {
+    if p.usage != 0 {
+        return Err(Refusal::NotSupported);
+    }
+    Ok(hipMemPoolProps {
+        allocType: enum_arg(b.conv().CUmemAllocationType, p.allocType)? as u32,
+        handleTypes: handle_types_to_hip(b, p.handleTypes)?,
+        location: location_to_hip(b, &p.location)?,
+        win32SecurityAttributes: p.win32SecurityAttributes,
+        maxSize: p.maxSize,
+        reserved: [0; 56],
+    })
+}
+
+/// HIP 5.2's pool properties, which reserve `maxSize` (a non-zero one is not supported there).
+pub(crate) fn pool_props_to_hip52(h: &hipMemPoolProps) -> Result<hipMemPoolProps__hip5_2, Refusal> {
+    if h.maxSize != 0 {
+        return Err(Refusal::NotSupported);
+    }
+    Ok(hipMemPoolProps__hip5_2 {
+        allocType: h.allocType,
+        handleTypes: h.handleTypes,
+        location: h.location,
+        win32SecurityAttributes: h.win32SecurityAttributes,
+        reserved: [0; 64],
+    })
+}
+
+/// CUDA's access descriptors in HIP's words, into `out` (at most [`MAX_ACCESS_DESCS`]).
+///
+/// # Errors
+/// Invalid value for a NULL array of a non-zero count, not supported beyond
+/// [`MAX_ACCESS_DESCS`], else as the location and flag translations.
+///
+/// # Safety
+/// `descs` is NULL or points to `n` descriptors.
+pub(crate) unsafe fn access_descs_to_hip(
+    b: &HipBackend,
+    descs: *const CUmemAccessDesc,
+    n: usize,
+    out: &mut [hipMemAccessDesc; MAX_ACCESS_DESCS],
+) -> Result<(), Refusal> {
+    if n > 0 && descs.is_null() {
+        return Err(Refusal::InvalidValue);
+    }
+    if n > MAX_ACCESS_DESCS {
+        return Err(Refusal::NotSupported);
+    }
+    for (i, slot) in out.iter_mut().enumerate().take(n) {
+        // SAFETY: within the caller's `n` descriptors.
+        let d = unsafe { &*descs.add(i) };
+        *slot = hipMemAccessDesc {
+            location: location_to_hip(b, &d.location)?,
+            flags: enum_arg(b.conv().CUmemAccess_flags, d.flags)? as u32,
+        };
+    }
+    Ok(())
+}
+
+/// The most access descriptors a memory-allocation node may carry here (they are translated
+/// on the stack).
+pub(crate) const MAX_ACCESS_DESCS: usize = 64;
+
+/// `cuMemPoolCreate` / `cudaMemPoolCreate` → `hipMemPoolCreate`: properties rebuilt per HIP
+/// layout (HIP 5.2 has no `maxSize`), values renumbered. On HIP's NVIDIA platform
+/// `hipMemPoolProps` is CUDA's struct and goes through as is.
+///
+/// # Safety
+/// CUDA's contract: `pool` writable, `props` readable (both checked non-NULL).
+unsafe fn create_pool<R: ApiResult>(
+    b: &HipBackend,
+    pool: *mut hipMemPool_t,
+    props: *const CUmemPoolProps,
+) -> R {
+    if pool.is_null() || props.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    let t = tri!(table::<R>(b));
+    // SAFETY: non-NULL, from the caller.
+    let c = unsafe { &*props };
+    // SAFETY: the structs live for their calls; `pool` is a valid out-pointer.
+    let e = unsafe {
+        if nvidia(b) {
+            let Some(f) = t.hipMemPoolCreate__hip5_2 else {
+                return R::NOT_SUPPORTED;
+            };
+            f(pool, props.cast())
+        } else {
+            let h = match pool_props_to_hip(b, c) {
+                Ok(h) => h,
+                Err(r) => return r.into(),
+            };
+            match (abi(b), t.hipMemPoolCreate, t.hipMemPoolCreate__hip5_2) {
+                (Abi::V62 | Abi::V70, Some(f), _) => f(pool, &h),
+                (Abi::V52, _, Some(f)) => match pool_props_to_hip52(&h) {
+                    Ok(h52) => f(pool, &h52),
+                    Err(r) => return r.into(),
+                },
+                _ => return R::NOT_SUPPORTED,
+            }
+        }
+    };
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuMemPrefetchAsync` / `cudaMemPrefetchAsync` (CUDA 13: a location and reserved flags) →
+/// `hipMemPrefetchAsync` with the location as a device ordinal; non-zero flags are invalid.
+///
+/// # Safety
+/// CUDA's contract: the range and the stream are the caller's (HIP validates them).
+unsafe fn prefetch<R: ApiResult>(
+    b: &HipBackend,
+    p: *const c_void,
+    count: usize,
+    location: &CUmemLocation,
+    flags: c_uint,
+    stream: CUstream,
+) -> R {
+    if flags != 0 {
+        return Refusal::InvalidValue.into();
+    }
+    let dev = match location_to_device(location.type_.0, location.id) {
+        Ok(d) => d,
+        Err(r) => return r.into(),
+    };
+    let f = hip_fn!(b, hipMemPrefetchAsync);
+    // SAFETY: the caller's range; the stream handle translated.
+    R::from_hip(b.conv(), unsafe {
+        f(p, count, dev, stream_to_hip(b.platform(), stream))
+    })
+}
+
+/// `cuMemAdvise` / `cudaMemAdvise` (CUDA 13: a location) → `hipMemAdvise`: the advice through
+/// the table; the location (read by the preferred-location and accessed-by advice only, as CUDA
+/// does) becomes a device ordinal; for the other advice `hipCpuDeviceId` is passed.
+///
+/// # Safety
+/// CUDA's contract: the range is the caller's (HIP validates it).
+unsafe fn advise<R: ApiResult>(
+    b: &HipBackend,
+    p: *const c_void,
+    count: usize,
+    advice: CUmem_advise,
+    location: &CUmemLocation,
+) -> R {
+    let a = match enum_arg(b.conv().CUmem_advise, advice) {
+        Ok(a) => a,
+        Err(r) => return r.into(),
+    };
+    let dev = if matches!(
+        advice,
+        CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION
+            | CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY
+            | CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY
+    ) {
+        match location_to_device(location.type_.0, location.id) {
+            Ok(d) => d,
+            Err(r) => return r.into(),
+        }
+    } else {
+        HIP_CPU_DEVICE_ID
+    };
+    let f = hip_fn!(b, hipMemAdvise);
+    // SAFETY: the caller's range; HIP validates it.
+    R::from_hip(b.conv(), unsafe { f(p, count, a as _, dev) })
+}
+
+/// `cuMemGetDefaultMemPool` / `cudaMemGetDefaultMemPool` (CUDA 13) →
+/// `hipDeviceGetDefaultMemPool`: pinned memory of a device only (HIP has no host or managed
+/// default pools: not supported); an unknown type or location type is invalid.
+///
+/// # Safety
+/// CUDA's contract: `pool_out` writable, `location` readable (both checked non-NULL).
+unsafe fn default_pool<R: ApiResult>(
+    b: &HipBackend,
+    pool_out: *mut hipMemPool_t,
+    location: *const CUmemLocation,
+    type_: CUmemAllocationType,
+) -> R {
+    if pool_out.is_null() || location.is_null() {
+        return Refusal::InvalidValue.into();
+    }
+    match type_ {
+        CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED => {}
+        CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED => return Refusal::NotSupported.into(),
+        _ => return Refusal::InvalidValue.into(),
+    }
+    // SAFETY: non-NULL, from the caller.
+    let l = unsafe { *location };
+    match l.type_ {
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => {}
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST
+        | CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA
+        | CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT => {
+            return Refusal::NotSupported.into()
+        }
+        _ => return Refusal::InvalidValue.into(),
+    }
+    let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
+    // SAFETY: valid out-pointer; HIP validates the ordinal.
+    R::from_hip(b.conv(), unsafe { f(pool_out, l.id) })
+}
+
+/// `cuMemPoolCreate` → `hipMemPoolCreate` (see `create_pool`).
+pub(crate) unsafe fn cuMemPoolCreate(
+    b: &HipBackend,
+    pool: *mut CUmemoryPool,
+    poolProps: *const CUmemPoolProps,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { create_pool(b, pool.cast(), poolProps) }
+}
+
+/// `cudaMemPoolCreate` → `hipMemPoolCreate` (see `create_pool`).
+pub(crate) unsafe fn cudaMemPoolCreate(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    poolProps: *const cudaMemPoolProps,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { create_pool(b, memPool.cast(), poolProps.cast()) }
+}
+
+/// `cuMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
+pub(crate) unsafe fn cuMemPrefetchAsync(
+    b: &HipBackend,
+    devPtr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: c_uint,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { prefetch(b, ptr(devPtr), count, &location, flags, hStream) }
+}
+
+/// `cudaMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
+pub(crate) unsafe fn cudaMemPrefetchAsync(
+    b: &HipBackend,
+    devPtr: *const c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let l = CUmemLocation {
+        type_: CUmemLocationType(location.type_.0),
+        id: location.id,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { prefetch(b, devPtr, count, &l, flags, stream) }
+}
+
+/// `cuMemAdvise` → `hipMemAdvise` (see `advise`).
+pub(crate) unsafe fn cuMemAdvise(
+    b: &HipBackend,
+    devPtr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    location: CUmemLocation,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { advise(b, ptr(devPtr), count, advice, &location) }
+}
+
+/// `cudaMemAdvise` → `hipMemAdvise` (see `advise`).
+pub(crate) unsafe fn cudaMemAdvise(
+    b: &HipBackend,
+    devPtr: *const c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> cudaError_t {
+    let l = CUmemLocation {
+        type_: CUmemLocationType(location.type_.0),
+        id: location.id,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { advise(b, devPtr, count, CUmem_advise(advice.0), &l) }
+}
+
+/// `cuMemGetDefaultMemPool` → `hipDeviceGetDefaultMemPool` (see `default_pool`).
+pub(crate) unsafe fn cuMemGetDefaultMemPool(
+    b: &HipBackend,
+    pool_out: *mut CUmemoryPool,
+    location: *mut CUmemLocation,
+    type_: CUmemAllocationType,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { default_pool(b, pool_out.cast(), location, type_) }
+}
+
+/// `cudaMemGetDefaultMemPool` → `hipDeviceGetDefaultMemPool` (see `default_pool`).
+pub(crate) unsafe fn cudaMemGetDefaultMemPool(
+    b: &HipBackend,
+    memPool: *mut cudaMemPool_t,
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+) -> cudaError_t {
+    let t = CUmemAllocationType(type_.0);
+    // SAFETY: forwarded contract; one layout (asserted above).
+    unsafe { default_pool(b, memPool.cast(), location.cast(), t) }
+}
