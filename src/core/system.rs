@@ -1,0 +1,126 @@
+//! The system (cuda.core's `system`): driver and runtime versions, the devices, and which
+//! backend and libraries anycuda is using.
+
+use super::device::Device;
+use super::error::{check, check_rt, CoreError, Result};
+use crate::driver::{self, CUresult};
+use crate::{runtime, BackendKind, LibraryReport};
+use std::ffi::c_int;
+use std::fmt;
+
+/// A CUDA-encoded version (`1000 * major + 10 * minor`, e.g. `12040` for 12.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version(pub i32);
+
+impl Version {
+    /// The major version.
+    pub fn major(self) -> i32 {
+        self.0 / 1000
+    }
+    /// The minor version.
+    pub fn minor(self) -> i32 {
+        (self.0 % 1000) / 10
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major(), self.minor())
+    }
+}
+
+/// The active backend, or `CUDA_ERROR_NOT_INITIALIZED` with the reason none could be chosen.
+fn selected() -> Result<&'static crate::Selected> {
+    crate::backend().map_err(|e| {
+        CoreError::driver("anycuda::backend", CUresult::CUDA_ERROR_NOT_INITIALIZED)
+            .with_detail(e.to_string())
+    })
+}
+
+/// The driver's version (`cuDriverGetVersion`), in CUDA's encoding on every backend.
+///
+/// # Errors
+/// `CUDA_ERROR_NOT_INITIALIZED` without a driver library; the driver's error.
+pub fn driver_version() -> Result<Version> {
+    let mut v: c_int = 0;
+    // SAFETY: valid out-pointer.
+    check("cuDriverGetVersion", unsafe {
+        driver::cuDriverGetVersion(&mut v)
+    })?;
+    Ok(Version(v))
+}
+
+/// The runtime library's version (`cudaRuntimeGetVersion`).
+///
+/// # Errors
+/// The runtime's error (e.g. no runtime library).
+pub fn runtime_version() -> Result<Version> {
+    let mut v: c_int = 0;
+    // SAFETY: valid out-pointer.
+    check_rt("cudaRuntimeGetVersion", unsafe {
+        runtime::cudaRuntimeGetVersion(&mut v)
+    })?;
+    Ok(Version(v))
+}
+
+/// How many devices the active backend sees ([`Device::count`]).
+///
+/// # Errors
+/// As [`Device::count`].
+pub fn num_devices() -> Result<usize> {
+    Device::count()
+}
+
+/// Every device ([`Device::all`]).
+///
+/// # Errors
+/// As [`Device::count`].
+pub fn devices() -> Result<Vec<Device>> {
+    Device::all()
+}
+
+/// Which backend the safe layer runs on.
+///
+/// # Errors
+/// `CUDA_ERROR_NOT_INITIALIZED` when no backend can be used (the detail says why).
+pub fn backend_kind() -> Result<BackendKind> {
+    Ok(selected()?.kind())
+}
+
+/// The active backend, why it was chosen, and each of its libraries (path and version, or why
+/// it could not be loaded).
+#[derive(Clone, Debug)]
+pub struct BackendInfo {
+    /// CUDA or HIP.
+    pub kind: BackendKind,
+    /// Where the choice came from (`select()`, `ANYCUDA_BACKEND`, auto) and why.
+    pub reason: String,
+    /// Each library of the backend.
+    pub libraries: Vec<LibraryReport>,
+}
+
+impl fmt::Display for BackendInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "backend: {} ({})", self.kind, self.reason)?;
+        for l in &self.libraries {
+            match &l.status {
+                Ok(lib) => writeln!(f, "  {:<8} {} ({})", l.role, lib.path, lib.version)?,
+                Err(e) => writeln!(f, "  {:<8} unavailable: {e}", l.role)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The active backend and its libraries.
+///
+/// # Errors
+/// As [`backend_kind`].
+pub fn backend_info() -> Result<BackendInfo> {
+    let s = selected()?;
+    Ok(BackendInfo {
+        kind: s.kind(),
+        reason: s.reason.clone(),
+        libraries: s.backend.libraries(),
+    })
+}
