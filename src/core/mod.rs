@@ -16,6 +16,12 @@
 //! | managed memory | [`ManagedMemoryResource`] |
 //! | `Buffer` | [`Buffer`], [`BufferView`], [`BufferViewMut`] |
 //! | `system` | [`system`] |
+//! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
+//! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
+//! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
+//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch`] / [`launch_unchecked`] ([`KernelArgs`]) |
+//! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
+//! | `Linker`, `LinkerOptions` | [`Linker`], [`LinkerOptions`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
@@ -37,3 +43,13 @@ pub use memory::{
     DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
 };
 pub use stream::{Stream, StreamOptions};
+pub mod graph;
+pub mod launch;
+pub mod linker;
+pub mod module;
+pub mod program;
+pub use graph::{CaptureMode, Graph, GraphBuilder, GraphExec, GraphNode};
+pub use launch::{launch, launch_unchecked, Dim3, KernelArg, KernelArgs, LaunchConfig};
+pub use linker::{Linker, LinkerOptions};
+pub use module::{Kernel, KernelAttributes, KernelOccupancy, Module, ObjectCode, ParamInfo};
+pub use program::{CodeType, Program, ProgramOptions};
