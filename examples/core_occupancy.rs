@@ -56,7 +56,10 @@ fn run() -> Res<()> {
     for bs in [64u32, 128, 256, 512, 1024] {
         let plain = occ.max_active_blocks_per_multiprocessor(bs, bs as usize * 4)?;
         let heavy = occ.max_active_blocks_per_multiprocessor(bs, 32 * 1024)?;
-        println!("block {bs:4}: {plain:2} active blocks/SM ({} B shared), {heavy:2} with 32 KiB", bs * 4);
+        println!(
+            "block {bs:4}: {plain:2} active blocks/SM ({} B shared), {heavy:2} with 32 KiB",
+            bs * 4
+        );
         if heavy > plain {
             return Err("more shared memory cannot allow more active blocks".into());
         }
