@@ -33,18 +33,22 @@ static ALLOCS: AtomicU64 = AtomicU64::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.alloc(l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.alloc_zeroed(l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc_zeroed(l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.realloc(p, l, n)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.realloc(p, l, n) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.dealloc(p, l) }
     }
 }
 
@@ -108,6 +112,8 @@ fn run() -> Res<()> {
     println!("anycuda bench: backend {} ({})", sel.kind(), sel.reason);
     println!("RESULT backend {}", sel.kind());
     let mut alloc_failures = Vec::new();
+    // SAFETY: raw driver calls as in C; every pointer passed is to a live local, buffer or
+    // allocation of the size given, and every handle is created here before use.
     unsafe {
         cuInit(0).result()?;
         let mut dev: CUdevice = 0;

@@ -6,8 +6,8 @@
 mod common;
 
 use anycuda::core::{
-    CodeType, CoreError, Dim3, ErrorCode, KernelArgs, LaunchConfig, ObjectCode, ParamInfo,
-    Program, ProgramOptions,
+    CodeType, CoreError, Dim3, ErrorCode, KernelArgs, LaunchConfig, ObjectCode, ParamInfo, Program,
+    ProgramOptions,
 };
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::{Backend, BackendKind};
@@ -152,16 +152,19 @@ fn nvrtc_compiles_ptx_cubin_and_ltoir() {
     assert_eq!(lto.code_type(), CodeType::Ltoir);
     assert!(!lto.code().is_empty());
     assert_ne!(lto.code(), cubin.code());
-    assert!(p.compile_args(CodeType::Ltoir).contains(&"-dlto".to_string()));
-    assert!(!p.compile_args(CodeType::Cubin).contains(&"-dlto".to_string()));
+    assert!(p
+        .compile_args(CodeType::Ltoir)
+        .contains(&"-dlto".to_string()));
+    assert!(!p
+        .compile_args(CodeType::Cubin)
+        .contains(&"-dlto".to_string()));
 }
 
 #[test]
 fn nvrtc_refuses_what_it_cannot_make() {
     let Some(b) = nvrtc() else { return };
     // A compute_XX target makes PTX only: asking for a cubin is an error, not empty code.
-    let mut p =
-        Program::with_backend(b, SAXPY, ProgramOptions::new().arch("compute_90")).unwrap();
+    let mut p = Program::with_backend(b, SAXPY, ProgramOptions::new().arch("compute_90")).unwrap();
     assert!(p.compile(CodeType::Ptx).is_ok());
     let e = p.compile(CodeType::Cubin).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Usage, "{e}");
@@ -201,7 +204,9 @@ fn nvrtc_bad_input_is_an_error() {
     let mut p = Program::with_backend(b, SAXPY, opts).unwrap();
     let e = p.compile(CodeType::Ptx).unwrap_err();
     assert_eq!(nvrtc_code(&e), nvrtcResult::NVRTC_ERROR_INVALID_OPTION);
-    let bad_expr = ProgramOptions::new().arch("sm_90").name_expression("no_such<int>");
+    let bad_expr = ProgramOptions::new()
+        .arch("sm_90")
+        .name_expression("no_such<int>");
     let mut p = Program::with_backend(b, TEMPLATES, bad_expr).unwrap();
     assert!(p.compile(CodeType::Ptx).is_err());
 }
@@ -217,7 +222,10 @@ fn nvrtc_name_expressions_and_lowered_names() {
     let code = p.compile(CodeType::Cubin).unwrap();
     let f = code.lowered_name("scale<float>").unwrap().to_owned();
     let d = code.lowered_name("scale<double>").unwrap().to_owned();
-    assert!(f.starts_with("_Z") && d.starts_with("_Z") && f != d, "{f} {d}");
+    assert!(
+        f.starts_with("_Z") && d.starts_with("_Z") && f != d,
+        "{f} {d}"
+    );
     assert_eq!(code.lowered_name("scale<int>"), None);
     let names: Vec<_> = code.lowered_names().map(|(e, _)| e).collect();
     assert_eq!(names, ["scale<float>", "scale<double>"]);
@@ -362,8 +370,14 @@ fn kernel_args_pack_on_the_stack() {
                 ParamInfo { offset: 0, size: 4 },
                 ParamInfo { offset: 4, size: 4 },
                 ParamInfo { offset: 8, size: 8 },
-                ParamInfo { offset: 16, size: 8 },
-                ParamInfo { offset: 24, size: 1 },
+                ParamInfo {
+                    offset: 16,
+                    size: 8,
+                },
+                ParamInfo {
+                    offset: 24,
+                    size: 1,
+                },
             ]),
             std::ptr::null_mut(),
         )
@@ -382,8 +396,14 @@ fn kernel_args_pack_on_the_stack() {
         ParamInfo { offset: 0, size: 4 },
         ParamInfo { offset: 4, size: 4 },
         ParamInfo { offset: 8, size: 4 }, // an int where an i64 is given
-        ParamInfo { offset: 16, size: 8 },
-        ParamInfo { offset: 24, size: 1 },
+        ParamInfo {
+            offset: 16,
+            size: 8,
+        },
+        ParamInfo {
+            offset: 24,
+            size: 1,
+        },
     ];
     let e = args.check(Some(&sizes), std::ptr::null_mut()).unwrap_err();
     assert!(e.to_string().contains("argument 2 is 8 bytes"), "{e}");
@@ -394,7 +414,10 @@ fn kernel_args_pack_on_the_stack() {
 #[test]
 fn launch_config_shapes() {
     let c = LaunchConfig::for_num_elems(1000, 256);
-    assert_eq!((c.grid, c.block), (Dim3::new(4, 1, 1), Dim3::new(256, 1, 1)));
+    assert_eq!(
+        (c.grid, c.block),
+        (Dim3::new(4, 1, 1), Dim3::new(256, 1, 1))
+    );
     assert_eq!(LaunchConfig::for_num_elems(0, 256).grid.x, 1);
     let c = LaunchConfig::new((2, 3), (4, 5, 6))
         .shared_mem(128)

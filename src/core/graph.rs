@@ -324,7 +324,10 @@ impl GraphBuilder {
 
     fn deps(&self, op: &'static str, deps: &[GraphNode]) -> Result<()> {
         if deps.iter().any(|d| d.graph != self.graph.raw) {
-            return Err(CoreError::usage(op, "a dependency is a node of another graph"));
+            return Err(CoreError::usage(
+                op,
+                "a dependency is a node of another graph",
+            ));
         }
         Ok(())
     }
@@ -489,10 +492,18 @@ impl GraphBuilder {
         self.deps(OP, deps)?;
         self.same_ctx(OP, dst.context())?;
         let bits: u32 = match size_of::<T>() {
-            // SAFETY (all three): T is plain data of exactly that size (`DeviceCopy`).
-            1 => u32::from(unsafe { core::mem::transmute_copy::<T, u8>(&value) }),
-            2 => u32::from(unsafe { core::mem::transmute_copy::<T, u16>(&value) }),
-            4 => unsafe { core::mem::transmute_copy::<T, u32>(&value) },
+            1 => {
+                // SAFETY: `T` is one byte of plain data (`DeviceCopy`).
+                u32::from(unsafe { core::mem::transmute_copy::<T, u8>(&value) })
+            }
+            2 => {
+                // SAFETY: `T` is two bytes of plain data (`DeviceCopy`).
+                u32::from(unsafe { core::mem::transmute_copy::<T, u16>(&value) })
+            }
+            4 => {
+                // SAFETY: `T` is four bytes of plain data (`DeviceCopy`).
+                unsafe { core::mem::transmute_copy::<T, u32>(&value) }
+            }
             n => {
                 return Err(CoreError::usage(
                     OP,
@@ -533,13 +544,7 @@ impl GraphBuilder {
         self.deps("GraphBuilder::depend", &[from, to])?;
         // SAFETY: live graph, one edge between two of its nodes, no edge data.
         check("cuGraphAddDependencies", unsafe {
-            cuGraphAddDependencies(
-                self.graph.raw,
-                &from.raw,
-                &to.raw,
-                core::ptr::null(),
-                1,
-            )
+            cuGraphAddDependencies(self.graph.raw, &from.raw, &to.raw, core::ptr::null(), 1)
         })
     }
 

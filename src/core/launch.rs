@@ -164,7 +164,14 @@ macro_rules! device_memory_arg {
         }
     )*};
 }
-device_memory_arg!(&Buffer<T>, &mut Buffer<T>, BufferView<'_, T>, &BufferView<'_, T>, BufferViewMut<'_, T>, &mut BufferViewMut<'_, T>);
+device_memory_arg!(
+    &Buffer<T>,
+    &mut Buffer<T>,
+    BufferView<'_, T>,
+    &BufferView<'_, T>,
+    BufferViewMut<'_, T>,
+    &mut BufferViewMut<'_, T>
+);
 
 /// A kernel's whole argument list: a tuple of up to 16 [`KernelArg`]s (`()` for none, `(x,)`
 /// for one).
@@ -241,6 +248,7 @@ macro_rules! kernel_args {
             type Values = ($($T::Value,)*);
             type Pointers = [*mut c_void; $n];
             #[inline(always)]
+            #[allow(clippy::unused_unit)]
             fn values(&self) -> Self::Values {
                 ($(self.$i.kernel_value(),)*)
             }
@@ -305,20 +313,22 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
             lim.max_threads
         )));
     }
-    for (axis, (d, max)) in ["x", "y", "z"]
-        .into_iter()
-        .zip([(b.x, lim.block[0]), (b.y, lim.block[1]), (b.z, lim.block[2])])
-    {
+    for (axis, (d, max)) in ["x", "y", "z"].into_iter().zip([
+        (b.x, lim.block[0]),
+        (b.y, lim.block[1]),
+        (b.z, lim.block[2]),
+    ]) {
         if d > max {
             return Err(config_error(format!(
                 "block.{axis} = {d}; the device allows at most {max}"
             )));
         }
     }
-    for (axis, (d, max)) in ["x", "y", "z"]
-        .into_iter()
-        .zip([(g.x, lim.grid[0]), (g.y, lim.grid[1]), (g.z, lim.grid[2])])
-    {
+    for (axis, (d, max)) in ["x", "y", "z"].into_iter().zip([
+        (g.x, lim.grid[0]),
+        (g.y, lim.grid[1]),
+        (g.z, lim.grid[2]),
+    ]) {
         if d > max {
             return Err(config_error(format!(
                 "grid.{axis} = {d}; the device allows at most {max}"
@@ -326,8 +336,7 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
         }
     }
     if let Some(c) = config.cluster {
-        if c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0
-        {
+        if c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 {
             return Err(config_error(format!(
                 "cluster {c:?} must be non-empty and divide the grid {g:?}"
             )));

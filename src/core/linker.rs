@@ -186,7 +186,10 @@ impl Linker {
         })
         .map_err(|e| self.with_log(e))?;
         if out.is_null() || size == 0 {
-            return Err(CoreError::usage("Linker::link", "the driver returned no code"));
+            return Err(CoreError::usage(
+                "Linker::link",
+                "the driver returned no code",
+            ));
         }
         // SAFETY: the driver owns `size` bytes at `out` until the state is destroyed (at
         // the end of this function); copy them out first.

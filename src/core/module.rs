@@ -120,10 +120,7 @@ impl ObjectCode {
             ));
         }
         let mut cache = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(m) = cache
-            .iter()
-            .find(|m| m.context().as_raw() == ctx.as_raw())
-        {
+        if let Some(m) = cache.iter().find(|m| m.context().as_raw() == ctx.as_raw()) {
             return Ok(m.clone());
         }
         let m = Module::load_data(ctx, &self.code, self.kind)?;
@@ -273,8 +270,11 @@ impl Module {
         })
         .map_err(|e| e.with_detail(format!("kernel {name:?}")))?;
         let params = param_info(func);
-        let max_threads = func_attr(func, CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-            .map_or(u32::MAX, |v| u32::try_from(v).unwrap_or(u32::MAX));
+        let max_threads = func_attr(
+            func,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+        .map_or(u32::MAX, |v| u32::try_from(v).unwrap_or(u32::MAX));
         let dev = self.0.ctx.device();
         let lim = |a: CUdevice_attribute| {
             dev.attribute(a)
@@ -416,7 +416,10 @@ impl Kernel {
     /// A usage error above `i32::MAX`; the driver's error (e.g. more than the device has).
     pub fn set_max_dynamic_shared_memory(&self, bytes: usize) -> Result<()> {
         let v = i32::try_from(bytes).map_err(|_| {
-            CoreError::usage("Kernel::set_max_dynamic_shared_memory", "size above i32::MAX")
+            CoreError::usage(
+                "Kernel::set_max_dynamic_shared_memory",
+                "size above i32::MAX",
+            )
         })?;
         self.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

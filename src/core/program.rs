@@ -425,9 +425,8 @@ impl Program {
             .map(|a| nul_free("nvrtcCompileProgram", "an option", a))
             .collect::<Result<_>>()?;
         let ptrs: Vec<*const c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
-        let n = c_int::try_from(ptrs.len()).map_err(|_| {
-            CoreError::usage("Program::compile", "more options than NVRTC accepts")
-        })?;
+        let n = c_int::try_from(ptrs.len())
+            .map_err(|_| CoreError::usage("Program::compile", "more options than NVRTC accepts"))?;
         // SAFETY: live program; `ptrs` holds `n` NUL-terminated strings alive for the call.
         let r = unsafe { self.backend.nvrtcCompileProgram(self.raw, n, ptrs.as_ptr()) };
         self.compiled = true;
@@ -441,27 +440,15 @@ impl Program {
         }
         let (mut code, kind) = match target {
             CodeType::Ptx => (
-                self.fetch(
-                    "nvrtcGetPTX",
-                    Rtc::nvrtcGetPTXSize,
-                    Rtc::nvrtcGetPTX,
-                )?,
+                self.fetch("nvrtcGetPTX", Rtc::nvrtcGetPTXSize, Rtc::nvrtcGetPTX)?,
                 CodeType::Ptx,
             ),
             CodeType::Cubin => (
-                self.fetch(
-                    "nvrtcGetCUBIN",
-                    Rtc::nvrtcGetCUBINSize,
-                    Rtc::nvrtcGetCUBIN,
-                )?,
+                self.fetch("nvrtcGetCUBIN", Rtc::nvrtcGetCUBINSize, Rtc::nvrtcGetCUBIN)?,
                 CodeType::Cubin,
             ),
             _ => (
-                self.fetch(
-                    "nvrtcGetLTOIR",
-                    Rtc::nvrtcGetLTOIRSize,
-                    Rtc::nvrtcGetLTOIR,
-                )?,
+                self.fetch("nvrtcGetLTOIR", Rtc::nvrtcGetLTOIRSize, Rtc::nvrtcGetLTOIR)?,
                 CodeType::Ltoir,
             ),
         };
@@ -508,7 +495,9 @@ impl Program {
             ));
         }
         // SAFETY: the compiler returns a NUL-terminated string owned by the live program.
-        Ok(unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned())
+        Ok(unsafe { CStr::from_ptr(out) }
+            .to_string_lossy()
+            .into_owned())
     }
 
     fn fetch_log(&self) -> Result<String> {
