@@ -110,8 +110,10 @@ impl ObjectCode {
     /// there.
     ///
     /// # Errors
-    /// A usage error for [`CodeType::Ltoir`] (link it first); the driver's error (e.g.
-    /// `CUDA_ERROR_INVALID_IMAGE`, `CUDA_ERROR_NO_BINARY_FOR_GPU`).
+    /// A usage error for [`CodeType::Ltoir`] (link it first); `CUDA_ERROR_INVALID_IMAGE` for
+    /// a cubin or fat binary without its magic bytes (checked here, so such bytes never reach
+    /// the driver's PTX reader); the driver's error (e.g. `CUDA_ERROR_INVALID_IMAGE`,
+    /// `CUDA_ERROR_NO_BINARY_FOR_GPU`).
     pub fn load(&self, ctx: &Context) -> Result<Module> {
         if self.kind == CodeType::Ltoir {
             return Err(CoreError::usage(
@@ -216,20 +218,34 @@ pub struct Module(Arc<ModuleInner>);
 
 impl Module {
     fn load_data(ctx: &Context, code: &[u8], kind: CodeType) -> Result<Module> {
-        // The driver reads PTX up to its NUL, and a binary by its own headers.
-        let owned;
-        let image: &[u8] = if kind == CodeType::Ptx && code.last() != Some(&0) {
-            let mut v = Vec::with_capacity(code.len() + 1);
-            v.extend_from_slice(code);
-            v.push(0);
-            owned = v;
-            &owned
-        } else {
-            code
+        // The driver tells PTX from binaries by the first bytes and reads PTX up to a NUL:
+        // check that a binary looks like one (else it would be read as unterminated PTX), and
+        // always hand over a NUL-terminated copy.
+        let magic_ok = match kind {
+            CodeType::Cubin => code.starts_with(b"\x7fELF"),
+            CodeType::Fatbin => {
+                code.starts_with(&0xBA55_ED50u32.to_le_bytes())
+                    || code.starts_with(b"__CLANG_OFFLOAD_BUNDLE__")
+            }
+            _ => true,
         };
+        if !magic_ok {
+            return Err(CoreError::driver(
+                "cuModuleLoadData",
+                CUresult::CUDA_ERROR_INVALID_IMAGE,
+            )
+            .with_detail(format!(
+                "the code is not a {} (wrong magic bytes)",
+                kind.name()
+            )));
+        }
+        let mut image = Vec::with_capacity(code.len() + 1);
+        image.extend_from_slice(code);
+        image.push(0);
         ctx.bind()?;
         let mut raw: CUmodule = core::ptr::null_mut();
-        // SAFETY: valid out-pointer; `image` is live and (for PTX) NUL-terminated.
+        // SAFETY: valid out-pointer; `image` is live and NUL-terminated (the driver parses a
+        // binary by its own headers).
         check("cuModuleLoadData", unsafe {
             cuModuleLoadData(&mut raw, image.as_ptr().cast())
         })?;
