@@ -24,7 +24,7 @@ pub(crate) fn init() -> Result<()> {
 
 /// Adds why the backend cannot run (no backend, or its driver library is missing) to an error.
 #[cold]
-fn with_backend_detail(e: CoreError) -> CoreError {
+pub(crate) fn with_backend_detail(e: CoreError) -> CoreError {
     match crate::backend() {
         Err(sel) => e.with_detail(format!("no usable backend: {sel}")),
         Ok(s) => {

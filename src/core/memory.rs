@@ -45,6 +45,24 @@ use std::sync::Arc;
 /// // SAFETY: repr(C), every field DeviceCopy, every bit pattern valid.
 /// unsafe impl DeviceCopy for Particle {}
 /// ```
+///
+/// The excluded types do not compile:
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<bool>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<char>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<&'static u32>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<*const u32>();
+/// ```
 pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
 
 macro_rules! device_copy {
