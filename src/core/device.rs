@@ -281,7 +281,6 @@ impl Device {
     }
 
     /// Whether this device can access `peer`'s memory directly (`cuDeviceCanAccessPeer`).
-    /// A device and itself: `false`, as CUDA answers.
     ///
     /// # Errors
     /// The driver's error.

@@ -271,7 +271,23 @@ unsafe impl MemoryResource for PinnedMemoryResource {
             &self.ctx,
             stream.context(),
         )?;
-        Ok(host_alloc(&self.ctx, bytes)? as CUdeviceptr)
+        let host = host_alloc(&self.ctx, bytes)?;
+        let mut dev: CUdeviceptr = 0;
+        // SAFETY: `host` is a live cuMemHostAlloc(DEVICEMAP) allocation; valid out-pointer.
+        let r = check("cuMemHostGetDevicePointer", unsafe {
+            driver::cuMemHostGetDevicePointer(&mut dev, host, 0)
+        });
+        if r.is_ok() && dev == host as CUdeviceptr {
+            return Ok(dev);
+        }
+        // SAFETY: allocated just above, never handed out.
+        let _ = unsafe { driver::cuMemFreeHost(host) };
+        r?;
+        Err(CoreError::driver(
+            "cuMemHostGetDevicePointer",
+            CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        )
+        .with_detail("pinned memory has a different device address (no unified addressing)"))
     }
     unsafe fn deallocate(&self, ptr: CUdeviceptr, _bytes: usize, _stream: &Stream) -> Result<()> {
         // Host memory may still be read or written by work on any stream: wait for all of it.
@@ -456,16 +472,20 @@ impl<T: DeviceCopy> Buffer<T> {
     }
 
     /// `len` elements from `mr`, allocated on `stream`. Host-accessible memory is zeroed (the
-    /// host may read it directly).
+    /// host may read it directly), after waiting for `stream`.
     ///
     /// # Errors
     /// A usage error when `stream` belongs to another context than `mr`; the allocation error.
     pub fn new_in(mr: Arc<dyn MemoryResource>, stream: &Stream, len: usize) -> Result<Self> {
         same_context("Buffer::new_in", mr.context(), stream.context())?;
         let host = mr.is_host_accessible();
-        let mut b = Self::alloc(Owner::Resource(mr), stream, len)?;
-        if host {
-            b.as_view_mut().zero(stream)?;
+        let b = Self::alloc(Owner::Resource(mr), stream, len)?;
+        if host && b.len > 0 {
+            // The allocation may be stream-ordered: wait for it, then zero from the host.
+            stream.synchronize()?;
+            // SAFETY: host-accessible memory of `size_in_bytes` bytes (the resource's
+            // contract), not yet used by anything.
+            unsafe { std::ptr::write_bytes(b.ptr as usize as *mut u8, 0, b.size_in_bytes()) };
         }
         Ok(b)
     }
