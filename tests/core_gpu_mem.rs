@@ -3,7 +3,8 @@
 //!
 //! On the GPU machine, per backend:
 //!   ANYCUDA_BACKEND=cuda .device/tests/core_gpu_mem --include-ignored
-//!   ANYCUDA_BACKEND=hip LD_LIBRARY_PATH=/tmp/hipnv .device/tests/core_gpu_mem --include-ignored
+//!   ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY=/tmp/hipnv/libamdhip64.so \
+//!       .device/tests/core_gpu_mem --include-ignored
 
 use anycuda::core::system;
 use anycuda::core::*;
