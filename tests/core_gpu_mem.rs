@@ -9,9 +9,43 @@
 use anycuda::core::system;
 use anycuda::core::*;
 use anycuda::driver::{CUdevice_attribute, CUresult};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
+
+/// Counts heap allocations per thread, to show the hot paths make none.
+struct Counting;
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
+// (no allocation), accessed with try_with (no panic during thread teardown).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: the caller's layout contract, forwarded.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: forwarded.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations_in(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.with(Cell::get);
+    f();
+    ALLOCS.with(Cell::get) - before
+}
 
 const GPU: &str = "needs a GPU: ci/gpu-test.sh runs it";
 
@@ -514,4 +548,37 @@ fn peer_copies_and_buffers_of_another_device() {
     s1.wait_event(&c0.default_stream().record(EventOptions::default()).unwrap())
         .unwrap();
     s1.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn hot_paths_allocate_nothing() {
+    let ctx = ctx();
+    let s = ctx.create_stream(StreamOptions::default()).unwrap();
+    let ev = ctx.create_event(EventOptions::timing()).unwrap();
+    let mut d = s.alloc::<u32>(4096).unwrap();
+    let mut pinned = PinnedBuffer::<u32>::new(&ctx, 4096).unwrap();
+    let mut host = vec![3u32; 4096];
+    // Warm up (first calls may initialise driver-side state).
+    d.copy_from_host(&host).unwrap();
+    d.copy_to_pinned(&mut pinned, &s).unwrap();
+    let n = allocations_in(|| {
+        for _ in 0..100 {
+            ctx.bind().unwrap();
+            d.copy_from_host(&host).unwrap();
+            d.copy_to_host(&mut host).unwrap();
+            d.fill(5, &s).unwrap();
+            d.view_mut(10..20).unwrap().zero(&s).unwrap();
+            d.copy_to_pinned(&mut pinned, &s).unwrap();
+            d.copy_from_pinned(&pinned, &s).unwrap();
+            let _ = pinned.as_slice().unwrap()[0];
+            ev.record(&s).unwrap();
+            let _ = ev.is_done().unwrap();
+            let _ = s.is_done().unwrap();
+            s.synchronize().unwrap();
+            let _ = ctx.default_stream();
+            let _ = d.device().ordinal();
+        }
+    });
+    assert_eq!(n, 0, "heap allocations on the hot paths");
 }

@@ -426,7 +426,7 @@ impl<T: DeviceCopy> fmt::Debug for Buffer<T> {
 
 impl<T: DeviceCopy> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bytes = self.len * size_of::<T>();
@@ -480,7 +480,7 @@ impl<T: DeviceCopy> Buffer<T> {
         same_context("Buffer::new_in", mr.context(), stream.context())?;
         let host = mr.is_host_accessible();
         let b = Self::alloc(Owner::Resource(mr), stream, len)?;
-        if host && b.len > 0 {
+        if host && b.size_in_bytes() > 0 {
             // The allocation may be stream-ordered: wait for it, then zero from the host.
             stream.synchronize()?;
             // SAFETY: host-accessible memory of `size_in_bytes` bytes (the resource's
@@ -500,7 +500,7 @@ impl<T: DeviceCopy> Buffer<T> {
         };
         Ok(Buffer {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             stream: stream.clone(),
             owner,
             _t: PhantomData,
@@ -621,7 +621,7 @@ impl<T: DeviceCopy> Buffer<T> {
                 "device memory is not host-accessible: copy it to the host instead",
             ));
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(std::ptr::NonNull::dangling().as_ptr());
         }
         self.stream.context().synchronize()?;
@@ -842,7 +842,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// `dst` is valid for `len` writes until the copy completes.
     #[inline]
     unsafe fn dtoh(&self, dst: *mut T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -979,7 +979,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     /// `src` is valid for `len` reads until the copy completes.
     #[inline]
     unsafe fn htod(&mut self, src: *const T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1010,7 +1010,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_len("copy_from", self.len, src.len)?;
         same_context("copy_from", self.context(), src.context())?;
         same_context("copy_from", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1044,7 +1044,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 "the stream belongs to neither buffer's context",
             ));
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1071,7 +1071,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn fill(&mut self, value: T, stream: &Stream) -> Result<()> {
         same_context("fill", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         let s = stream.as_raw();
@@ -1118,7 +1118,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn zero(&mut self, stream: &Stream) -> Result<()> {
         same_context("zero", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1333,7 +1333,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         };
         Ok(Self {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             ctx: ctx.clone(),
             event,
             pending: AtomicBool::new(false),
@@ -1452,7 +1452,7 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
             // running, so freeing is still right.
             log::error!("anycuda::core: waiting for a pinned buffer's copies: {e}");
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bound = self.ctx.bind();
