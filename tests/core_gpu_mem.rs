@@ -533,6 +533,8 @@ fn peer_copies_and_buffers_of_another_device() {
     // Misuse: device-to-device across contexts, streams of the other device, events too.
     assert!(usage(&b.copy_from(&a, &s1).unwrap_err()));
     assert!(usage(&b.fill(1, &s0).unwrap_err()));
+    // A peer copy runs on a stream of the destination's context.
+    assert!(usage(&b.copy_from_peer(&a, &s0).unwrap_err()));
     let mut host = [0u32; 4];
     // SAFETY: refused before any copy is queued.
     assert!(usage(

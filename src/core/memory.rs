@@ -6,8 +6,11 @@
 //! - memory is freed only by `Drop` (no public free): a freed buffer cannot be named;
 //! - host memory the GPU may write is only handed out as `&[T]`/`&mut [T]` after waiting for
 //!   that work: [`PinnedBuffer`] tracks an event recorded after its last asynchronous copy, and
-//!   host-accessible [`Buffer`]s wait for their whole context. Raw host slices in asynchronous
-//!   copies need the `unsafe` variants.
+//!   host-accessible [`Buffer`]s wait for their whole context (every safe write into a buffer is
+//!   queued on a stream of the buffer's own context, so that covers them). Raw host slices in
+//!   asynchronous copies need the `unsafe` variants.
+//! - kernels are outside what the layer can check: a kernel given a buffer's address may read
+//!   or write it on any stream; order such work before host access or drop as in CUDA.
 
 use super::context::Context;
 use super::device::Device;
@@ -99,8 +102,9 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 /// # Safety
 /// Implementors promise that `allocate` returns memory of at least `bytes` bytes, aligned to
 /// 256 bytes, that stays valid until `deallocate`, and that it is accessible exactly as
-/// `is_device_accessible` / `is_host_accessible` say (host-accessible memory is read and written
-/// by the safe layer through host pointers of the same address).
+/// `is_device_accessible` / `is_host_accessible` say, answers that never change for the
+/// resource (host-accessible memory is read and written by the safe layer through host pointers
+/// of the same address).
 pub unsafe trait MemoryResource: Send + Sync {
     /// Allocates `bytes` (> 0) bytes, ordered on `stream` where the resource is stream-ordered.
     ///
@@ -1025,12 +1029,17 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         })
     }
 
-    /// Queues a copy from `src` on another device (or the same) on `stream`
-    /// (`cuMemcpyPeerAsync`; staged through the host where the devices have no peer access).
+    /// Queues a copy from `src` on another device (or the same) on `stream`, a stream of this
+    /// view's context (`cuMemcpyPeerAsync`; staged through the host where the devices have no
+    /// peer access). Order `src`'s producers before it with [`Stream::wait`] or
+    /// [`Stream::wait_event`].
+    ///
+    /// The stream must be the destination's so that every safe write into a buffer is ordered
+    /// in the buffer's own context (what host-accessible buffers wait for).
     ///
     /// # Errors
-    /// A usage error when the lengths differ or `stream` belongs to neither context; the
-    /// driver's error.
+    /// A usage error when the lengths differ or `stream` is of another context than the view;
+    /// the driver's error.
     pub fn copy_from_peer<S: DeviceSlice<T> + ?Sized>(
         &mut self,
         src: &S,
@@ -1038,12 +1047,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     ) -> Result<()> {
         let src = src.as_view();
         same_len("copy_from_peer", self.len, src.len)?;
-        if stream.context() != self.context() && stream.context() != src.context() {
-            return Err(CoreError::usage(
-                "copy_from_peer",
-                "the stream belongs to neither buffer's context",
-            ));
-        }
+        same_context("copy_from_peer", self.context(), stream.context())?;
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
