@@ -331,7 +331,7 @@ impl Device {
 }
 
 /// A device UUID (16 bytes), printed in NVIDIA's `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`
-/// layout without the prefix.
+/// layout without the prefix. Plain data: `Send + Sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Uuid(pub [u8; 16]);
 
@@ -348,7 +348,7 @@ impl fmt::Display for Uuid {
 }
 
 /// The common device properties ([`Device::properties`]). Attributes a backend may not answer
-/// are `Option`s or honest `false`s.
+/// are `Option`s or honest `false`s. Plain data: `Send + Sync`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceProperties {
     /// The device's name.

@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::fmt;
 use std::sync::Arc;
 
-/// How to create a [`Stream`] (cuda.core's `StreamOptions`).
+/// How to create a [`Stream`] (cuda.core's `StreamOptions`). Plain data: `Send + Sync`.
 ///
 /// ```
 /// use anycuda::core::StreamOptions;
