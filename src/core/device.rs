@@ -24,7 +24,7 @@ pub(crate) fn init() -> Result<()> {
 
 /// Adds why the backend cannot run (no backend, or its driver library is missing) to an error.
 #[cold]
-fn with_backend_detail(e: CoreError) -> CoreError {
+pub(crate) fn with_backend_detail(e: CoreError) -> CoreError {
     match crate::backend() {
         Err(sel) => e.with_detail(format!("no usable backend: {sel}")),
         Ok(s) => {
@@ -281,7 +281,6 @@ impl Device {
     }
 
     /// Whether this device can access `peer`'s memory directly (`cuDeviceCanAccessPeer`).
-    /// A device and itself: `false`, as CUDA answers.
     ///
     /// # Errors
     /// The driver's error.
@@ -332,7 +331,7 @@ impl Device {
 }
 
 /// A device UUID (16 bytes), printed in NVIDIA's `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`
-/// layout without the prefix.
+/// layout without the prefix. Plain data: `Send + Sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Uuid(pub [u8; 16]);
 
@@ -349,7 +348,7 @@ impl fmt::Display for Uuid {
 }
 
 /// The common device properties ([`Device::properties`]). Attributes a backend may not answer
-/// are `Option`s or honest `false`s.
+/// are `Option`s or honest `false`s. Plain data: `Send + Sync`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceProperties {
     /// The device's name.

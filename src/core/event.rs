@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// How to create an [`Event`] (cuda.core's `EventOptions`). The default, as in cuda.core, has
-/// timing off (cheaper to record and wait on).
+/// timing off (cheaper to record and wait on). Plain data: `Send + Sync`.
 ///
 /// ```
 /// use anycuda::core::EventOptions;
@@ -89,11 +89,11 @@ impl fmt::Debug for Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        // Destroying a recorded, incomplete event is allowed: the driver waits internally.
-        let bound = self.ctx.bind();
+        // Destroying a recorded, incomplete event is allowed: the driver releases it once it
+        // completes. No bind: the handle names its context.
         // SAFETY: created by cuEventCreate, destroyed once, here.
         let r = unsafe { driver::cuEventDestroy(self.raw) };
-        if let Err(e) = bound.and(check("cuEventDestroy", r)) {
+        if let Err(e) = check("cuEventDestroy", r) {
             log::error!("anycuda::core: dropping an event: {e}");
         }
     }

@@ -6,8 +6,11 @@
 //! - memory is freed only by `Drop` (no public free): a freed buffer cannot be named;
 //! - host memory the GPU may write is only handed out as `&[T]`/`&mut [T]` after waiting for
 //!   that work: [`PinnedBuffer`] tracks an event recorded after its last asynchronous copy, and
-//!   host-accessible [`Buffer`]s wait for their whole context. Raw host slices in asynchronous
-//!   copies need the `unsafe` variants.
+//!   host-accessible [`Buffer`]s wait for their whole context (every safe write into a buffer is
+//!   queued on a stream of the buffer's own context, so that covers them). Raw host slices in
+//!   asynchronous copies need the `unsafe` variants.
+//! - kernels are outside what the layer can check: a kernel given a buffer's address may read
+//!   or write it on any stream; order such work before host access or drop as in CUDA.
 
 use super::context::Context;
 use super::device::Device;
@@ -45,6 +48,24 @@ use std::sync::Arc;
 /// // SAFETY: repr(C), every field DeviceCopy, every bit pattern valid.
 /// unsafe impl DeviceCopy for Particle {}
 /// ```
+///
+/// The excluded types do not compile:
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<bool>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<char>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<&'static u32>();
+/// ```
+/// ```compile_fail
+/// fn device<T: anycuda::core::DeviceCopy>() {}
+/// device::<*const u32>();
+/// ```
 pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
 
 macro_rules! device_copy {
@@ -81,8 +102,9 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 /// # Safety
 /// Implementors promise that `allocate` returns memory of at least `bytes` bytes, aligned to
 /// 256 bytes, that stays valid until `deallocate`, and that it is accessible exactly as
-/// `is_device_accessible` / `is_host_accessible` say (host-accessible memory is read and written
-/// by the safe layer through host pointers of the same address).
+/// `is_device_accessible` / `is_host_accessible` say, answers that never change for the
+/// resource (host-accessible memory is read and written by the safe layer through host pointers
+/// of the same address).
 pub unsafe trait MemoryResource: Send + Sync {
     /// Allocates `bytes` (> 0) bytes, ordered on `stream` where the resource is stream-ordered.
     ///
@@ -253,7 +275,23 @@ unsafe impl MemoryResource for PinnedMemoryResource {
             &self.ctx,
             stream.context(),
         )?;
-        Ok(host_alloc(&self.ctx, bytes)? as CUdeviceptr)
+        let host = host_alloc(&self.ctx, bytes)?;
+        let mut dev: CUdeviceptr = 0;
+        // SAFETY: `host` is a live cuMemHostAlloc(DEVICEMAP) allocation; valid out-pointer.
+        let r = check("cuMemHostGetDevicePointer", unsafe {
+            driver::cuMemHostGetDevicePointer(&mut dev, host, 0)
+        });
+        if r.is_ok() && dev == host as CUdeviceptr {
+            return Ok(dev);
+        }
+        // SAFETY: allocated just above, never handed out.
+        let _ = unsafe { driver::cuMemFreeHost(host) };
+        r?;
+        Err(CoreError::driver(
+            "cuMemHostGetDevicePointer",
+            CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        )
+        .with_detail("pinned memory has a different device address (no unified addressing)"))
     }
     unsafe fn deallocate(&self, ptr: CUdeviceptr, _bytes: usize, _stream: &Stream) -> Result<()> {
         // Host memory may still be read or written by work on any stream: wait for all of it.
@@ -392,7 +430,7 @@ impl<T: DeviceCopy> fmt::Debug for Buffer<T> {
 
 impl<T: DeviceCopy> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bytes = self.len * size_of::<T>();
@@ -438,16 +476,20 @@ impl<T: DeviceCopy> Buffer<T> {
     }
 
     /// `len` elements from `mr`, allocated on `stream`. Host-accessible memory is zeroed (the
-    /// host may read it directly).
+    /// host may read it directly), after waiting for `stream`.
     ///
     /// # Errors
     /// A usage error when `stream` belongs to another context than `mr`; the allocation error.
     pub fn new_in(mr: Arc<dyn MemoryResource>, stream: &Stream, len: usize) -> Result<Self> {
         same_context("Buffer::new_in", mr.context(), stream.context())?;
         let host = mr.is_host_accessible();
-        let mut b = Self::alloc(Owner::Resource(mr), stream, len)?;
-        if host {
-            b.as_view_mut().zero(stream)?;
+        let b = Self::alloc(Owner::Resource(mr), stream, len)?;
+        if host && b.size_in_bytes() > 0 {
+            // The allocation may be stream-ordered: wait for it, then zero from the host.
+            stream.synchronize()?;
+            // SAFETY: host-accessible memory of `size_in_bytes` bytes (the resource's
+            // contract), not yet used by anything.
+            unsafe { std::ptr::write_bytes(b.ptr as usize as *mut u8, 0, b.size_in_bytes()) };
         }
         Ok(b)
     }
@@ -462,7 +504,7 @@ impl<T: DeviceCopy> Buffer<T> {
         };
         Ok(Buffer {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             stream: stream.clone(),
             owner,
             _t: PhantomData,
@@ -583,7 +625,7 @@ impl<T: DeviceCopy> Buffer<T> {
                 "device memory is not host-accessible: copy it to the host instead",
             ));
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(std::ptr::NonNull::dangling().as_ptr());
         }
         self.stream.context().synchronize()?;
@@ -804,7 +846,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// `dst` is valid for `len` writes until the copy completes.
     #[inline]
     unsafe fn dtoh(&self, dst: *mut T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -941,7 +983,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     /// `src` is valid for `len` reads until the copy completes.
     #[inline]
     unsafe fn htod(&mut self, src: *const T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -972,7 +1014,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_len("copy_from", self.len, src.len)?;
         same_context("copy_from", self.context(), src.context())?;
         same_context("copy_from", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -987,12 +1029,17 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         })
     }
 
-    /// Queues a copy from `src` on another device (or the same) on `stream`
-    /// (`cuMemcpyPeerAsync`; staged through the host where the devices have no peer access).
+    /// Queues a copy from `src` on another device (or the same) on `stream`, a stream of this
+    /// view's context (`cuMemcpyPeerAsync`; staged through the host where the devices have no
+    /// peer access). Order `src`'s producers before it with [`Stream::wait`] or
+    /// [`Stream::wait_event`].
+    ///
+    /// The stream must be the destination's so that every safe write into a buffer is ordered
+    /// in the buffer's own context (what host-accessible buffers wait for).
     ///
     /// # Errors
-    /// A usage error when the lengths differ or `stream` belongs to neither context; the
-    /// driver's error.
+    /// A usage error when the lengths differ or `stream` is of another context than the view;
+    /// the driver's error.
     pub fn copy_from_peer<S: DeviceSlice<T> + ?Sized>(
         &mut self,
         src: &S,
@@ -1000,13 +1047,8 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     ) -> Result<()> {
         let src = src.as_view();
         same_len("copy_from_peer", self.len, src.len)?;
-        if stream.context() != self.context() && stream.context() != src.context() {
-            return Err(CoreError::usage(
-                "copy_from_peer",
-                "the stream belongs to neither buffer's context",
-            ));
-        }
-        if self.len == 0 {
+        same_context("copy_from_peer", self.context(), stream.context())?;
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1033,7 +1075,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn fill(&mut self, value: T, stream: &Stream) -> Result<()> {
         same_context("fill", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         let s = stream.as_raw();
@@ -1080,7 +1122,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn zero(&mut self, stream: &Stream) -> Result<()> {
         same_context("zero", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1295,7 +1337,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         };
         Ok(Self {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             ctx: ctx.clone(),
             event,
             pending: AtomicBool::new(false),
@@ -1414,7 +1456,7 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
             // running, so freeing is still right.
             log::error!("anycuda::core: waiting for a pinned buffer's copies: {e}");
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bound = self.ctx.bind();

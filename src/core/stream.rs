@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::fmt;
 use std::sync::Arc;
 
-/// How to create a [`Stream`] (cuda.core's `StreamOptions`).
+/// How to create a [`Stream`] (cuda.core's `StreamOptions`). Plain data: `Send + Sync`.
 ///
 /// ```
 /// use anycuda::core::StreamOptions;
@@ -49,7 +49,8 @@ impl StreamOptions {
 /// An owned stream handle; destroyed when the last [`Stream`] clone drops.
 struct OwnedStream {
     raw: CUstream,
-    ctx: Context,
+    /// Keeps the context alive until the stream is destroyed (fields drop after `drop`).
+    _ctx: Context,
 }
 
 // SAFETY: a CUstream is a driver handle usable from any thread (the driver API is thread-safe);
@@ -61,11 +62,11 @@ unsafe impl Sync for OwnedStream {}
 impl Drop for OwnedStream {
     fn drop(&mut self) {
         // Destroying a stream with work queued is allowed: the driver releases it once the work
-        // completes.
-        let bound = self.ctx.bind();
+        // completes. No need to bind: the handle names its context, and dropping should not
+        // change the thread's current context.
         // SAFETY: the handle was created by cuStreamCreate and is destroyed once, here.
         let r = unsafe { driver::cuStreamDestroy(self.raw) };
-        if let Err(e) = bound.and(check("cuStreamDestroy", r)) {
+        if let Err(e) = check("cuStreamDestroy", r) {
             log::error!("anycuda::core: dropping a stream: {e}");
         }
     }
@@ -97,6 +98,12 @@ pub struct Stream {
     owned: Option<Arc<OwnedStream>>,
 }
 
+// SAFETY: the handle is a driver object usable from any thread (the driver API is thread-safe),
+// never dereferenced by Rust; the rest is Context and Arc<OwnedStream>, both Send + Sync.
+unsafe impl Send for Stream {}
+// SAFETY: as above; every method takes &self and only calls the driver.
+unsafe impl Sync for Stream {}
+
 impl fmt::Debug for Stream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Stream")
@@ -126,7 +133,7 @@ impl Stream {
             ctx: ctx.clone(),
             owned: Some(Arc::new(OwnedStream {
                 raw,
-                ctx: ctx.clone(),
+                _ctx: ctx.clone(),
             })),
         })
     }

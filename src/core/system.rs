@@ -8,24 +8,50 @@ use crate::{runtime, BackendKind, LibraryReport};
 use std::ffi::c_int;
 use std::fmt;
 
-/// A CUDA-encoded version (`1000 * major + 10 * minor`, e.g. `12040` for 12.4).
+/// A library version, decoded from the integer the API returns: CUDA's `1000 * major +
+/// 10 * minor` (`12040` is 12.4), or HIP's `10_000_000 * major + 100_000 * minor + patch`
+/// (`50221153` is 5.2.21153), told apart by size. Plain data: `Send + Sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Version(pub i32);
+pub struct Version {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Patch (HIP's build number; 0 for CUDA, whose encoding has none).
+    pub patch: u32,
+    /// The integer as the API returned it.
+    pub raw: i32,
+}
 
 impl Version {
-    /// The major version.
-    pub fn major(self) -> i32 {
-        self.0 / 1000
-    }
-    /// The minor version.
-    pub fn minor(self) -> i32 {
-        (self.0 % 1000) / 10
+    /// Decodes a version integer (negative values become 0.0).
+    pub fn from_raw(raw: i32) -> Self {
+        let v = raw.max(0) as u32;
+        if v >= 10_000_000 {
+            Self {
+                major: v / 10_000_000,
+                minor: (v / 100_000) % 100,
+                patch: v % 100_000,
+                raw,
+            }
+        } else {
+            Self {
+                major: v / 1000,
+                minor: (v % 1000) / 10,
+                patch: 0,
+                raw,
+            }
+        }
     }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major(), self.minor())
+        write!(f, "{}.{}", self.major, self.minor)?;
+        if self.patch != 0 {
+            write!(f, ".{}", self.patch)?;
+        }
+        Ok(())
     }
 }
 
@@ -37,17 +63,20 @@ fn selected() -> Result<&'static crate::Selected> {
     })
 }
 
-/// The driver's version (`cuDriverGetVersion`), in CUDA's encoding on every backend.
+/// The driver's version (`cuDriverGetVersion`): CUDA's driver API version, or on AMD the HIP
+/// runtime's version.
 ///
 /// # Errors
-/// `CUDA_ERROR_NOT_INITIALIZED` without a driver library; the driver's error.
+/// `CUDA_ERROR_NOT_INITIALIZED` without a driver library (the detail says which); the
+/// driver's error.
 pub fn driver_version() -> Result<Version> {
     let mut v: c_int = 0;
     // SAFETY: valid out-pointer.
     check("cuDriverGetVersion", unsafe {
         driver::cuDriverGetVersion(&mut v)
-    })?;
-    Ok(Version(v))
+    })
+    .map_err(super::device::with_backend_detail)?;
+    Ok(Version::from_raw(v))
 }
 
 /// The runtime library's version (`cudaRuntimeGetVersion`).
@@ -60,7 +89,7 @@ pub fn runtime_version() -> Result<Version> {
     check_rt("cudaRuntimeGetVersion", unsafe {
         runtime::cudaRuntimeGetVersion(&mut v)
     })?;
-    Ok(Version(v))
+    Ok(Version::from_raw(v))
 }
 
 /// How many devices the active backend sees ([`Device::count`]).
@@ -88,7 +117,7 @@ pub fn backend_kind() -> Result<BackendKind> {
 }
 
 /// The active backend, why it was chosen, and each of its libraries (path and version, or why
-/// it could not be loaded).
+/// it could not be loaded). Plain data: `Send + Sync`.
 #[derive(Clone, Debug)]
 pub struct BackendInfo {
     /// CUDA or HIP.
