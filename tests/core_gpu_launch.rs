@@ -129,7 +129,7 @@ fn saxpy_1d_and_parameter_info() {
         None => {
             // The CUDA backend on a 12.4+ driver must report it; elsewhere it is optional.
             let kind = anycuda::backend().unwrap().kind();
-            let driver = anycuda::core::system::driver_version().map_or(0, |v| v.0);
+            let driver = anycuda::core::system::driver_version().map_or(0, |v| v.raw);
             assert!(
                 kind != anycuda::BackendKind::Cuda || driver < 12040,
                 "no parameter info from the CUDA driver {driver}"
