@@ -538,3 +538,45 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     let e = l.link().unwrap_err();
     assert!(e.to_string().contains("twice"), "{e}");
 }
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn cooperative_and_cluster_launches() {
+    let g = gpu();
+    let k = kernel(&g, "saxpy");
+    let n = 2048usize;
+    let x = Buffer::from_slice(&g.stream, &vec![1.0f32; n]).unwrap();
+    let mut y = Buffer::<f32>::zeroed(&g.stream, n).unwrap();
+    let cuda = anycuda::backend().unwrap().kind() == anycuda::BackendKind::Cuda;
+    let (major, _) = g.ctx.device().compute_capability().unwrap();
+
+    // Cooperative: every block resident at once (8 blocks of 256 fit on any GPU).
+    let coop = LaunchConfig::new(8u32, 256u32).cooperative(true);
+    match launch(&g.stream, &coop, &k, (1.0f32, &x, &mut y, n as u32)) {
+        Ok(()) => {
+            g.stream.synchronize().unwrap();
+            assert!(y.to_vec().unwrap().iter().all(|&v| v == 1.0));
+        }
+        Err(e) => {
+            assert!(!cuda && e.is_not_supported(), "cooperative launch: {e}");
+            eprintln!("cooperative launch not supported here: {e}");
+        }
+    }
+
+    // Clusters of two blocks (sm_90+), through cuLaunchKernelEx.
+    let cl = LaunchConfig::new(8u32, 256u32).cluster(2u32);
+    match launch(&g.stream, &cl, &k, (1.0f32, &x, &mut y, n as u32)) {
+        Ok(()) => {
+            g.stream.synchronize().unwrap();
+            assert!(y.to_vec().unwrap().iter().all(|&v| v == 2.0));
+        }
+        Err(e) => {
+            assert!(!(cuda && major >= 9), "cluster launch on sm_{major}x: {e}");
+            eprintln!("cluster launch refused here: {e}");
+        }
+    }
+    // A cluster that does not divide the grid is refused before the driver.
+    let bad = LaunchConfig::new(3u32, 32u32).cluster(2u32);
+    let e = launch(&g.stream, &bad, &k, (1.0f32, &x, &mut y, n as u32)).unwrap_err();
+    assert!(is_usage(&e), "{e}");
+}

@@ -283,8 +283,7 @@ impl GraphNode {
 /// Builds a [`Graph`] node by node: kernels, device copies, memsets and empty nodes, each
 /// after the nodes it depends on.
 ///
-/// Not `Send` or `Sync` (it holds raw node handles); build on one thread, then send the
-/// finished [`Graph`].
+/// `Send` (like the [`Graph`] it builds) but not `Sync`: one thread at a time adds nodes.
 ///
 /// ```no_run
 /// use anycuda::core::{Buffer, Device, GraphBuilder, StreamOptions};
@@ -364,7 +363,7 @@ impl GraphBuilder {
         Ok(self.node(n))
     }
 
-    /// A kernel node: `kernel` with `args` and `config`, checked as [`launch`](super::launch)
+    /// A kernel node: `kernel` with `args` and `config`, checked as [`launch`](super::launch())
     /// checks them (the values are copied into the node now). Cluster and cooperative
     /// configurations are refused here.
     ///

@@ -19,7 +19,7 @@
 //! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
 //! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
 //! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
-//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch`] / [`launch_unchecked`] ([`KernelArgs`]) |
+//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
 //! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
 //! | `Linker`, `LinkerOptions` | [`Linker`], [`LinkerOptions`] |
 //!

@@ -230,14 +230,13 @@ impl Module {
             _ => true,
         };
         if !magic_ok {
-            return Err(CoreError::driver(
-                "cuModuleLoadData",
-                CUresult::CUDA_ERROR_INVALID_IMAGE,
-            )
-            .with_detail(format!(
-                "the code is not a {} (wrong magic bytes)",
-                kind.name()
-            )));
+            return Err(
+                CoreError::driver("cuModuleLoadData", CUresult::CUDA_ERROR_INVALID_IMAGE)
+                    .with_detail(format!(
+                        "the code is not a {} (wrong magic bytes)",
+                        kind.name()
+                    )),
+            );
         }
         let mut image = Vec::with_capacity(code.len() + 1);
         image.extend_from_slice(code);
