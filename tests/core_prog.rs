@@ -11,7 +11,9 @@ use anycuda::core::{
 };
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::{Backend, BackendKind};
-use common::{compiler, elf_machine, elf_symbols, EM_AMDGPU, EM_CUDA};
+#[cfg(feature = "backend-hip")]
+use common::EM_AMDGPU;
+use common::{compiler, elf_machine, elf_symbols, EM_CUDA};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
