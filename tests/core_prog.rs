@@ -94,7 +94,7 @@ fn options_become_nvrtc_options() {
         .fma(false)
         .relocatable_device_code(true)
         .name_expression("scale<float>")
-        .extra_option("--extra-device-vectorization");
+        .extra_option("-w");
     o.undefine_macro.push("OLD".into());
     o.pre_include.push("pre.h".into());
     o.ftz = Some(true);
@@ -103,6 +103,8 @@ fn options_become_nvrtc_options() {
     o.max_register_count = Some(32);
     o.disable_warnings = true;
     o.link_time_optimization = true;
+    o.ptxas_options.push("-v".into());
+    o.extra_device_vectorization = true;
     assert_eq!(
         o.to_args(),
         [
@@ -124,7 +126,9 @@ fn options_become_nvrtc_options() {
             "--fmad=false",
             "--maxrregcount=32",
             "--disable-warnings",
+            "--ptxas-options=-v",
             "--extra-device-vectorization",
+            "-w",
         ]
     );
     // Name expressions are not options, and nothing is added by default.
@@ -244,6 +248,25 @@ fn object_code_from_bytes_and_files() {
     let from_bytes = ObjectCode::from_bytes(cubin.code(), CodeType::Cubin).unwrap();
     assert_eq!(from_bytes.code(), cubin.code());
     assert_eq!(from_bytes.code_type(), CodeType::Cubin);
+    let c = ObjectCode::from_cubin(cubin.code()).unwrap();
+    assert_eq!((c.code(), c.code_type()), (cubin.code(), CodeType::Cubin));
+    let ptx = p.compile(CodeType::Ptx).unwrap();
+    let mut with_nul = ptx.code().to_vec();
+    with_nul.push(0);
+    let c = ObjectCode::from_ptx(with_nul).unwrap();
+    assert_eq!((c.code(), c.code_type()), (ptx.code(), CodeType::Ptx));
+    assert_eq!(
+        ObjectCode::from_ltoir(b"x".to_vec()).unwrap().code_type(),
+        CodeType::Ltoir
+    );
+    assert_eq!(
+        ObjectCode::from_fatbin(b"x".to_vec()).unwrap().code_type(),
+        CodeType::Fatbin
+    );
+    assert!(
+        ObjectCode::from_ptx(b"\0".to_vec()).is_err(),
+        "only a NUL is empty PTX"
+    );
 
     let dir = std::env::temp_dir().join(format!("anycuda-core-prog-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -440,4 +463,83 @@ fn program_is_send() {
     send::<ObjectCode>();
     fn sync<T: Sync>() {}
     sync::<ObjectCode>();
+}
+
+/// Every typed option, set at once, as both compilers take it (NVRTC rejects an option it does
+/// not know; anycuda's hipRTC translation maps or notes each one).
+fn every_option(arch: &str) -> ProgramOptions {
+    let dir = std::env::temp_dir().to_string_lossy().into_owned();
+    let mut o = ProgramOptions::new()
+        .arch(arch)
+        .std("c++17")
+        .define("N", "4")
+        .define_flag("FLAG")
+        .include_path(dir)
+        .use_fast_math(true)
+        .lineinfo(true)
+        .fma(true)
+        .relocatable_device_code(true);
+    o.undefine_macro.push("OLD".into());
+    o.ftz = Some(true);
+    o.prec_div = Some(false);
+    o.prec_sqrt = Some(false);
+    o.max_register_count = Some(64);
+    o.disable_warnings = true;
+    o.ptxas_options.push("-O3".into());
+    o.extra_device_vectorization = true;
+    o
+}
+
+const USES_MACROS: &str = r#"
+#if !defined(FLAG) || N != 4
+#error the defines did not arrive
+#endif
+extern "C" __global__ void k(float *x) { x[threadIdx.x] *= N; }
+"#;
+
+#[test]
+fn nvrtc_accepts_every_typed_option() {
+    let Some(b) = nvrtc() else { return };
+    let mut p = Program::with_backend(b, USES_MACROS, every_option("sm_90")).unwrap();
+    let code = p
+        .compile(CodeType::Ptx)
+        .unwrap_or_else(|e| panic!("{e}\nargs: {:?}", p.compile_args(CodeType::Ptx)));
+    assert!(std::str::from_utf8(code.code())
+        .unwrap()
+        .contains(".entry k("));
+    // Device debug, without the ptxas optimisation level it contradicts.
+    let mut debug = every_option("sm_90").debug(true);
+    debug.ptxas_options.clear();
+    let mut p = Program::with_backend(b, USES_MACROS, debug).unwrap();
+    p.compile(CodeType::Ptx).unwrap();
+    let mut p = Program::with_backend(b, USES_MACROS, ProgramOptions::new().arch("sm_90")).unwrap();
+    let e = p.compile(CodeType::Ptx).unwrap_err();
+    assert!(
+        e.detail()
+            .unwrap_or("")
+            .contains("the defines did not arrive"),
+        "{e}"
+    );
+}
+
+#[cfg(feature = "backend-hip")]
+#[test]
+fn hiprtc_accepts_every_typed_option() {
+    let Some(b) = hiprtc() else { return };
+    let mut p = Program::with_backend(b, USES_MACROS, every_option("gfx90a")).unwrap();
+    let code = p
+        .compile(CodeType::Cubin)
+        .unwrap_or_else(|e| panic!("{e}\nargs: {:?}", p.compile_args(CodeType::Cubin)));
+    assert_eq!(elf_machine(code.code()), Some(EM_AMDGPU));
+    // Options with no AMD meaning are noted in the log, not dropped silently.
+    assert!(p.log().contains("maxrregcount"), "log: {}", p.log());
+    let mut p =
+        Program::with_backend(b, USES_MACROS, ProgramOptions::new().arch("gfx90a")).unwrap();
+    let e = p.compile(CodeType::Cubin).unwrap_err();
+    assert!(
+        e.detail()
+            .unwrap_or("")
+            .contains("the defines did not arrive"),
+        "{e}"
+    );
 }

@@ -64,6 +64,43 @@ impl ObjectCode {
         Ok(Self::from_compiler(code, kind, Vec::new()))
     }
 
+    /// [`ObjectCode::from_bytes`] for a cubin (or, on HIP, an AMD code object), as cuda.core's
+    /// `ObjectCode.from_cubin`.
+    ///
+    /// # Errors
+    /// As [`ObjectCode::from_bytes`].
+    pub fn from_cubin(code: impl Into<Vec<u8>>) -> Result<Self> {
+        Self::from_bytes(code, CodeType::Cubin)
+    }
+
+    /// [`ObjectCode::from_bytes`] for PTX text (a trailing NUL is dropped).
+    ///
+    /// # Errors
+    /// As [`ObjectCode::from_bytes`].
+    pub fn from_ptx(code: impl Into<Vec<u8>>) -> Result<Self> {
+        let mut code = code.into();
+        while code.last() == Some(&0) {
+            code.pop();
+        }
+        Self::from_bytes(code, CodeType::Ptx)
+    }
+
+    /// [`ObjectCode::from_bytes`] for LTO-IR (link it with a [`Linker`](super::Linker)).
+    ///
+    /// # Errors
+    /// As [`ObjectCode::from_bytes`].
+    pub fn from_ltoir(code: impl Into<Vec<u8>>) -> Result<Self> {
+        Self::from_bytes(code, CodeType::Ltoir)
+    }
+
+    /// [`ObjectCode::from_bytes`] for a fat binary.
+    ///
+    /// # Errors
+    /// As [`ObjectCode::from_bytes`].
+    pub fn from_fatbin(code: impl Into<Vec<u8>>) -> Result<Self> {
+        Self::from_bytes(code, CodeType::Fatbin)
+    }
+
     /// Code from a file, of the given kind.
     ///
     /// # Errors

@@ -102,6 +102,10 @@ pub struct ProgramOptions {
     pub max_register_count: Option<u32>,
     /// Suppress warnings (`-w`).
     pub disable_warnings: bool,
+    /// Options for ptxas, the PTX assembler (`--ptxas-options=`, one each).
+    pub ptxas_options: Vec<String>,
+    /// More aggressive vectorisation of device code (`--extra-device-vectorization`).
+    pub extra_device_vectorization: bool,
     /// C++ names whose mangled (lowered) names the compile should report, e.g.
     /// `"scale<float>"`; read them with [`ObjectCode::lowered_name`], or pass the expression
     /// itself to [`ObjectCode::kernel`].
@@ -248,6 +252,12 @@ impl ProgramOptions {
         }
         if self.disable_warnings {
             v.push("--disable-warnings".into());
+        }
+        for o in &self.ptxas_options {
+            v.push(format!("--ptxas-options={o}"));
+        }
+        if self.extra_device_vectorization {
+            v.push("--extra-device-vectorization".into());
         }
         v.extend(self.extra_options.iter().cloned());
         v
