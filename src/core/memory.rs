@@ -98,6 +98,18 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 /// `allocate` and `deallocate` are stream-ordered where the resource supports it; resources
 /// that are not free on `stream`'s order and return memory usable at once.
 ///
+/// ```no_run
+/// use anycuda::core::{Buffer, Device, ManagedMemoryResource, MemoryResource};
+/// use std::sync::Arc;
+/// let ctx = Device::new(0)?.context()?;
+/// let s = ctx.default_stream();
+/// let mr: Arc<dyn MemoryResource> = Arc::new(ManagedMemoryResource::new(&ctx));
+/// let mut b = Buffer::<u32>::new_in(mr, &s, 256)?;
+/// b.fill(3, &s)?;
+/// assert!(b.as_host_slice()?.iter().all(|&x| x == 3)); // waits for the context
+/// # Ok::<(), anycuda::core::CoreError>(())
+/// ```
+///
 /// # Safety
 /// Implementors promise that `allocate` returns memory of at least `bytes` bytes, aligned to
 /// 256 bytes, that stays valid until `deallocate`, and that it is accessible exactly as
