@@ -421,6 +421,12 @@ fn copies_sync_pinned_async_and_unsafe_async() {
     let mut small = PinnedBuffer::<u32>::new(&ctx, 3).unwrap();
     assert!(usage(&d.copy_to_pinned(&mut small, &s).unwrap_err()));
 
+    // Too large: the driver's out-of-memory error; overflowing sizes are refused first.
+    let e = s.alloc::<u8>(1 << 60).unwrap_err();
+    assert_eq!(e.driver_code(), Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY), "{e}");
+    assert!(usage(&s.alloc::<u64>(usize::MAX).unwrap_err()));
+    assert!(usage(&PinnedBuffer::<u64>::new(&ctx, usize::MAX).unwrap_err()));
+
     // Empty buffers are fine everywhere.
     let mut e = s.alloc::<u32>(0).unwrap();
     assert!(e.is_empty() && e.as_raw() == 0);
