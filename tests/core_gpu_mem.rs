@@ -431,7 +431,9 @@ fn copies_sync_pinned_async_and_unsafe_async() {
         "{e}"
     );
     assert!(usage(&s.alloc::<u64>(usize::MAX).unwrap_err()));
-    assert!(usage(&PinnedBuffer::<u64>::new(&ctx, usize::MAX).unwrap_err()));
+    assert!(usage(
+        &PinnedBuffer::<u64>::new(&ctx, usize::MAX).unwrap_err()
+    ));
 
     // Empty buffers are fine everywhere.
     let mut e = s.alloc::<u32>(0).unwrap();
