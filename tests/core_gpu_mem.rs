@@ -233,6 +233,36 @@ fn streams_options_wait_query_and_priority() {
     let out = b.to_vec().unwrap();
     assert!(out.iter().all(|&x| x == 20));
 
+    // Device-level conveniences go through the primary context.
+    let ds = dev0().create_stream(StreamOptions::default()).unwrap();
+    assert_eq!(*ds.context(), ctx);
+    assert!(dev0().default_stream().unwrap().is_default());
+    let de = dev0().create_event(EventOptions::timing()).unwrap();
+    de.record(&ds).unwrap();
+    let mr = dev0().memory_resource().unwrap();
+    assert_eq!(mr.uses_pools(), dev0().memory_pools_supported());
+
+    // A stream made through the raw layer, used by the safe one.
+    let mut raw: anycuda::driver::CUstream = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the context is current (bound by the calls above).
+    unsafe { anycuda::driver::cuStreamCreate(&mut raw, 0) }
+        .result()
+        .unwrap();
+    {
+        // SAFETY: `raw` is a live stream of `ctx`, destroyed only after this scope, whose
+        // buffer is dropped (and synchronized) inside it.
+        let wrapped = unsafe { Stream::from_raw(&ctx, raw) };
+        assert!(!wrapped.is_default());
+        let buf = wrapped.clone_from_host(&[4u16; 64]).unwrap();
+        assert_eq!(buf.to_vec().unwrap(), vec![4u16; 64]);
+        drop(buf);
+        wrapped.synchronize().unwrap();
+    }
+    // SAFETY: no safe-layer object refers to it any more.
+    unsafe { anycuda::driver::cuStreamDestroy(raw) }
+        .result()
+        .unwrap();
+
     // wait_event works the same way; waiting on itself is a no-op.
     let ev = lo.record(EventOptions::default()).unwrap();
     hi.wait_event(&ev).unwrap();
