@@ -233,6 +233,36 @@ fn streams_options_wait_query_and_priority() {
     let out = b.to_vec().unwrap();
     assert!(out.iter().all(|&x| x == 20));
 
+    // Device-level conveniences go through the primary context.
+    let ds = dev0().create_stream(StreamOptions::default()).unwrap();
+    assert_eq!(*ds.context(), ctx);
+    assert!(dev0().default_stream().unwrap().is_default());
+    let de = dev0().create_event(EventOptions::timing()).unwrap();
+    de.record(&ds).unwrap();
+    let mr = dev0().memory_resource().unwrap();
+    assert_eq!(mr.uses_pools(), dev0().memory_pools_supported());
+
+    // A stream made through the raw layer, used by the safe one.
+    let mut raw: anycuda::driver::CUstream = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the context is current (bound by the calls above).
+    unsafe { anycuda::driver::cuStreamCreate(&mut raw, 0) }
+        .result()
+        .unwrap();
+    {
+        // SAFETY: `raw` is a live stream of `ctx`, destroyed only after this scope, whose
+        // buffer is dropped (and synchronized) inside it.
+        let wrapped = unsafe { Stream::from_raw(&ctx, raw) };
+        assert!(!wrapped.is_default());
+        let buf = wrapped.clone_from_host(&[4u16; 64]).unwrap();
+        assert_eq!(buf.to_vec().unwrap(), vec![4u16; 64]);
+        drop(buf);
+        wrapped.synchronize().unwrap();
+    }
+    // SAFETY: no safe-layer object refers to it any more.
+    unsafe { anycuda::driver::cuStreamDestroy(raw) }
+        .result()
+        .unwrap();
+
     // wait_event works the same way; waiting on itself is a no-op.
     let ev = lo.record(EventOptions::default()).unwrap();
     hi.wait_event(&ev).unwrap();
@@ -420,6 +450,20 @@ fn copies_sync_pinned_async_and_unsafe_async() {
     assert!(usage(&d.copy_to_host(&mut back[..10]).unwrap_err()));
     let mut small = PinnedBuffer::<u32>::new(&ctx, 3).unwrap();
     assert!(usage(&d.copy_to_pinned(&mut small, &s).unwrap_err()));
+
+    // Too large: the driver's out-of-memory error; overflowing sizes are refused first.
+    let e = s.alloc::<u8>(1 << 60).unwrap_err();
+    assert!(
+        matches!(
+            e.driver_code(),
+            Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY | CUresult::CUDA_ERROR_INVALID_VALUE)
+        ),
+        "{e}"
+    );
+    assert!(usage(&s.alloc::<u64>(usize::MAX).unwrap_err()));
+    assert!(usage(
+        &PinnedBuffer::<u64>::new(&ctx, usize::MAX).unwrap_err()
+    ));
 
     // Empty buffers are fine everywhere.
     let mut e = s.alloc::<u32>(0).unwrap();

@@ -23,8 +23,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::mem::size_of;
 use std::ops::{Bound, RangeBounds};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Plain data that may cross to the device and back: no pointers to host memory, no `Drop`,
 /// and every bit pattern the device may write is a valid value.
@@ -98,6 +97,18 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 ///
 /// `allocate` and `deallocate` are stream-ordered where the resource supports it; resources
 /// that are not free on `stream`'s order and return memory usable at once.
+///
+/// ```no_run
+/// use anycuda::core::{Buffer, Device, ManagedMemoryResource, MemoryResource};
+/// use std::sync::Arc;
+/// let ctx = Device::new(0)?.context()?;
+/// let s = ctx.default_stream();
+/// let mr: Arc<dyn MemoryResource> = Arc::new(ManagedMemoryResource::new(&ctx));
+/// let mut b = Buffer::<u32>::new_in(mr, &s, 256)?;
+/// b.fill(3, &s)?;
+/// assert!(b.as_host_slice()?.iter().all(|&x| x == 3)); // waits for the context
+/// # Ok::<(), anycuda::core::CoreError>(())
+/// ```
 ///
 /// # Safety
 /// Implementors promise that `allocate` returns memory of at least `bytes` bytes, aligned to
@@ -816,11 +827,11 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
         same_len("copy_to_pinned", self.len, dst.len)?;
         same_context("copy_to_pinned", self.context(), stream.context())?;
         same_context("copy_to_pinned", &dst.ctx, stream.context())?;
-        dst.before_use(stream)?;
-        // SAFETY: the pinned memory stays allocated until its event (recorded just below)
-        // completes, and no host slice of it exists until then (`&mut dst` now, a wait later).
-        let r = unsafe { self.dtoh(dst.ptr, stream) };
-        dst.after_use(stream, r)
+        let ptr = dst.ptr;
+        // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
+        // the copy) completes, and no host slice of it exists until then (`&mut dst` now, a
+        // wait later).
+        dst.track(stream, || unsafe { self.dtoh(ptr, stream) })
     }
 
     /// Queues a copy into the raw host slice `dst` on `stream` (`cuMemcpyDtoHAsync`).
@@ -954,11 +965,10 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_len("copy_from_pinned", self.len, src.len)?;
         same_context("copy_from_pinned", self.context(), stream.context())?;
         same_context("copy_from_pinned", &src.ctx, stream.context())?;
-        src.before_use(stream)?;
-        // SAFETY: the pinned memory stays allocated until its event (recorded just below)
-        // completes; the host cannot write it before then (`&mut` access waits for the event).
-        let r = unsafe { self.htod(src.ptr, stream) };
-        src.after_use(stream, r)
+        let ptr = src.ptr;
+        // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
+        // the copy) completes; the host cannot write it before then (`&mut` access waits).
+        src.track(stream, || unsafe { self.htod(ptr, stream) })
     }
 
     /// Queues a copy from the raw host slice `src` on `stream` (`cuMemcpyHtoDAsync`).
@@ -1277,11 +1287,12 @@ impl Stream {
 ///
 /// An event is recorded after every asynchronous copy that reads or writes it; host slices
 /// ([`PinnedBuffer::as_slice`], [`PinnedBuffer::as_mut_slice`]) wait for that event first, and a
-/// new copy on another stream waits for the previous one, so the event always covers every
-/// copy in flight. Nothing here is a guard that `mem::forget` could skip: the wait happens
-/// before a slice is handed out, and on drop.
+/// new copy on another stream first waits for the previous one, so the event always covers
+/// every copy in flight (copies queued from several threads at once are serialized by a
+/// mutex). Nothing here is a guard that `mem::forget` could skip: the wait happens before a
+/// slice is handed out, and on drop.
 ///
-/// `Send + Sync`: it owns its memory like a `Vec<T>`; the pending flag is atomic.
+/// `Send + Sync`: it owns its memory like a `Vec<T>`; the copy tracking is behind a mutex.
 ///
 /// ```no_run
 /// use anycuda::core::{Device, PinnedBuffer, StreamOptions};
@@ -1300,11 +1311,13 @@ pub struct PinnedBuffer<T: DeviceCopy> {
     len: usize,
     ctx: Context,
     event: Event,
-    pending: AtomicBool,
+    /// The stream of the last recorded copy, while one may be in flight (`None`: none is).
+    /// Holding the stream keeps its handle from being reused by another stream.
+    last: Mutex<Option<Stream>>,
 }
 
 // SAFETY: owns its allocation like a Vec<T> (T: DeviceCopy is Send + Sync); host access goes
-// through &/&mut borrows after waiting for the device; `pending` is atomic.
+// through &/&mut borrows after waiting for the device; the tracking state is in a Mutex.
 unsafe impl<T: DeviceCopy> Send for PinnedBuffer<T> {}
 // SAFETY: as above.
 unsafe impl<T: DeviceCopy> Sync for PinnedBuffer<T> {}
@@ -1314,7 +1327,7 @@ impl<T: DeviceCopy> fmt::Debug for PinnedBuffer<T> {
         f.debug_struct("PinnedBuffer")
             .field("ptr", &self.ptr)
             .field("len", &self.len)
-            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .field("pending", &self.is_pending())
             .finish()
     }
 }
@@ -1340,7 +1353,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             len,
             ctx: ctx.clone(),
             event,
-            pending: AtomicBool::new(false),
+            last: Mutex::new(None),
         })
     }
 
@@ -1377,7 +1390,13 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Whether a copy may still be using the memory (`false` after a wait).
     #[inline]
     pub fn is_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
+        self.tracker().is_some()
+    }
+
+    fn tracker(&self) -> std::sync::MutexGuard<'_, Option<Stream>> {
+        // A panic while holding the lock leaves the state valid (it is only ever replaced
+        // whole), so a poisoned lock is used as it is.
+        self.last.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Waits for the asynchronous copies that use this memory.
@@ -1386,8 +1405,11 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// The error of a failed copy (`cuEventSynchronize`).
     #[inline]
     pub fn wait(&self) -> Result<()> {
-        if self.pending.load(Ordering::Acquire) {
+        let mut last = self.tracker();
+        if last.is_some() {
             self.event.synchronize()?;
+            // Every copy records under this lock, so none is in flight now.
+            *last = None;
         }
         Ok(())
     }
@@ -1412,38 +1434,40 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     #[inline]
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.wait()?;
-        self.pending.store(false, Ordering::Release);
         // SAFETY: as in `as_slice`; `&mut self` excludes every other access and new copies.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
-    /// Orders a new copy on `stream` after the copies already in flight (possibly on other
-    /// streams), so the event recorded after it covers them all.
+    /// Queues a copy (`enqueue`) on `stream`, ordered after the copies in flight on other
+    /// streams, and records the event after it. On the same stream as the last copy, stream
+    /// order already covers it: no wait is queued.
+    ///
+    /// If recording fails after a successful enqueue, waits for the stream instead so no copy
+    /// is left untracked.
     #[inline]
-    fn before_use(&self, stream: &Stream) -> Result<()> {
-        if self.pending.load(Ordering::Acquire) {
+    fn track(&self, stream: &Stream, enqueue: impl FnOnce() -> Result<()>) -> Result<()> {
+        let mut last = self.tracker();
+        let same = last.as_ref().map(|l| l.same(stream));
+        if same == Some(false) {
             stream.context().bind()?;
             stream.wait_raw_event(self.event.as_raw())?;
         }
-        Ok(())
-    }
-
-    /// Records the event after a copy was queued (`queued`: its result). If recording fails
-    /// after a successful enqueue, waits for the stream instead so no copy is left untracked.
-    #[inline]
-    fn after_use(&self, stream: &Stream, queued: Result<()>) -> Result<()> {
-        queued?;
+        enqueue()?;
         // SAFETY: both handles alive; same context (checked by the callers).
         let r = unsafe { driver::cuEventRecord(self.event.as_raw(), stream.as_raw()) };
         if r == CUresult::CUDA_SUCCESS {
-            self.pending.store(true, Ordering::Release);
+            if same != Some(true) {
+                *last = Some(stream.clone());
+            }
             return Ok(());
         }
-        let synced = stream.synchronize();
-        if synced.is_err() {
+        if stream.synchronize().is_ok() {
+            // This stream waited for the earlier copies (or ran them): all are done.
+            *last = None;
+        } else {
             // The stream is broken; keep waiting on the event (which then reports the error)
             // rather than hand out memory a copy might still touch.
-            self.pending.store(true, Ordering::Release);
+            *last = Some(stream.clone());
         }
         check("cuEventRecord", r)
     }

@@ -1,5 +1,12 @@
 //! The system (cuda.core's `system`): driver and runtime versions, the devices, and which
 //! backend and libraries anycuda is using.
+//!
+//! ```no_run
+//! use anycuda::core::system;
+//! print!("{}", system::backend_info()?); // backend, why it was chosen, each library
+//! println!("driver {}, {} device(s)", system::driver_version()?, system::num_devices()?);
+//! # Ok::<(), anycuda::core::CoreError>(())
+//! ```
 
 use super::device::Device;
 use super::error::{check, check_rt, CoreError, Result};
