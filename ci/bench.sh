@@ -8,15 +8,21 @@
 # the table separates HIP-on-NVIDIA's own wrapper cost (C++ (hip) / C++) from anycuda's dispatch
 # (anycuda (hip) / C++ (hip)).
 #
+# The safe layer (anycuda::core, examples/bench_core.rs) runs in the same rounds, on both backends:
+# empty-kernel and typed-argument launches through core::launch, pinned copies through
+# PinnedBuffer, and a typed-buffer round trip, against the same rows of the C++ baseline (which
+# makes the round trip's driver calls by hand).
+#
 # Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh in
-# .device/ (needs .device/bin/bench_dispatch):
+# .device/ (needs .device/bin/bench_dispatch and .device/bin/bench_core):
 #   bash ci/bench.sh
 # Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_ROUNDS (default 5), BENCH_REPEATS (passed
 # to every program), HIPNV_DIR (default /tmp/hipnv; built with ci/hip-nvidia/build.sh if missing
 # and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out, CXX (default g++; nvcc
 # if there is no g++) for the HIP baseline.
-# Prints a markdown table (also $OUT/bench.md; raw output in $OUT/bench.log). Exits 1 if a
-# program failed (including a non-zero allocation count in the anycuda loops).
+# Prints two markdown tables, the median of the rounds and each program's best round, with
+# ratios, then the safe layer's targets (also $OUT/bench.md; raw output in $OUT/bench.log).
+# Exits 1 if a program failed (including a non-zero allocation count in the anycuda loops).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +37,13 @@ FAILED=0
 
 [[ -x "$DEV/bin/bench_dispatch" ]] || { say "error: $DEV/bin/bench_dispatch missing: run ci/bundle-for-gpu.sh"; exit 2; }
 KERNELS="$ROOT/ci/bench/kernels.cu"
+CORE_BENCH=0
+if [[ -x "$DEV/bin/bench_core" ]]; then
+    CORE_BENCH=1
+else
+    say "warning: $DEV/bin/bench_core missing (rebuild the bundle): the anycuda::core columns are left out"
+    FAILED=1
+fi
 
 say "building the C++ baseline with nvcc"
 if ! nvcc -O2 -std=c++17 -o "$WORK/baseline" ci/bench/baseline.cu -lcuda -lnvrtc \
@@ -90,11 +103,17 @@ ROUNDS="${BENCH_ROUNDS:-5}"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     run_col cpp "$WORK/baseline" "$KERNELS"
     ANYCUDA_BACKEND=cuda run_col anycuda-cuda "$DEV/bin/bench_dispatch"
+    if [[ "$CORE_BENCH" == 1 ]]; then
+        ANYCUDA_BACKEND=cuda run_col core-cuda "$DEV/bin/bench_core"
+    fi
     if [[ "$HIP_BASELINE" == 1 ]]; then
         ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col cpp-hip "$WORK/baseline_hip" "$KERNELS" "$HIPLIB"
     fi
     if [[ -n "$HIPLIB" ]]; then
         ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col anycuda-hip "$DEV/bin/bench_dispatch"
+        if [[ "$CORE_BENCH" == 1 ]]; then
+            ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPLIB" run_col core-hip "$DEV/bin/bench_core"
+        fi
     fi
     if [[ "$PYTHON_BENCH" == 1 ]]; then
         PYTHONUNBUFFERED=1 run_col cuda-python python3 ci/bench/cuda_python_bench.py "$KERNELS"
@@ -104,7 +123,7 @@ done
 # One table: metric rows, a column per program, ratios against the C++ baseline; anycuda (hip)
 # also against the C++ HIP baseline (same libamdhip64.so), when that ran.
 python3 - "$WORK" "$RESULTS/bench.md" "${COLUMNS_[@]}" <<'PY'
-import os, sys
+import os, statistics, sys
 work, out, cols = sys.argv[1], sys.argv[2], sys.argv[3:]
 data = {}
 for c in cols:
@@ -113,11 +132,16 @@ for c in cols:
         if line.startswith("RESULT "):
             parts = line.split()
             if len(parts) >= 3:
-                d.setdefault(parts[1], []).append(parts[2])
+                try:
+                    d.setdefault(parts[1], []).append(float(parts[2]))
+                except ValueError:
+                    pass
     data[c] = d
 rows = [
     ("call_ns", "cuCtxGetDevice, ns/call", "lower"),
     ("launch_us", "empty launch (submit N, one sync), µs/launch", "lower"),
+    ("launch_args_us", "launch with 4 arguments, µs/launch", "lower"),
+    ("roundtrip_us", "round trip 2×1 MiB: alloc, copy in, saxpy, copy out, free; µs", "lower"),
     ("saxpy_ms", "SAXPY 2^26 floats, kernel ms (events)", "lower"),
     ("h2d_pageable_gbps", "H2D pageable 256 MiB, GB/s", "higher"),
     ("d2h_pageable_gbps", "D2H pageable 256 MiB, GB/s", "higher"),
@@ -125,54 +149,99 @@ rows = [
     ("d2h_pinned_gbps", "D2H pinned 256 MiB, GB/s", "higher"),
     ("allocs_call", "heap allocations in the timed call loops", "zero"),
     ("allocs_launch", "heap allocations in the timed launch loops", "zero"),
+    ("allocs_launch_args", "heap allocations in the timed argument-launch loops", "zero"),
+    ("allocs_roundtrip", "heap allocations in the timed round trips (not a target)", "zero"),
 ]
 # Column headers, and the short names the ratio headers use.
 names = {"cpp": "C++ driver API", "anycuda-cuda": "anycuda (cuda)",
+         "core-cuda": "anycuda::core (cuda)",
          "cpp-hip": "C++ via the same HIP library",
-         "anycuda-hip": "anycuda (hip via HIP-on-NVIDIA)", "cuda-python": "cuda-python"}
-short = {"cpp": "C++", "anycuda-cuda": "anycuda (cuda)", "cpp-hip": "C++ (hip)",
-         "anycuda-hip": "anycuda (hip)", "cuda-python": "cuda-python"}
-# Extra baselines: column -> the column it is also compared with.
-extra = {"anycuda-hip": "cpp-hip"}
-def best(values, better):
-    """The best round: least time, most bandwidth, most allocations (any is a finding)."""
+         "anycuda-hip": "anycuda (hip via HIP-on-NVIDIA)",
+         "core-hip": "anycuda::core (hip via HIP-on-NVIDIA)", "cuda-python": "cuda-python"}
+short = {"cpp": "C++", "anycuda-cuda": "anycuda (cuda)", "core-cuda": "core (cuda)",
+         "cpp-hip": "C++ (hip)", "anycuda-hip": "anycuda (hip)", "core-hip": "core (hip)",
+         "cuda-python": "cuda-python"}
+# Extra baselines: column -> the columns it is also compared with.
+extra = {"anycuda-hip": ["cpp-hip"], "core-hip": ["cpp-hip"]}
+def pick(values, better, how):
+    """One figure from the rounds: their median, or the best round (least time, most
+    bandwidth; for allocations always the most: any is a finding)."""
     if not values:
         return None
-    pick = min if better == "lower" else max
-    return pick(values, key=float)
+    if better == "zero":
+        return max(values)
+    if how == "median":
+        return statistics.median(values)
+    return (min if better == "lower" else max)(values)
 def bases(c):
     out = [] if c == "cpp" else ["cpp"]
-    if c in extra and extra[c] in data:
-        out.append(extra[c])
+    out += [b for b in extra.get(c, []) if b in data]
     return out
-head = ["metric"]
-for c in cols:
-    head.append(names.get(c, c))
-    for b in bases(c):
-        head.append(f"ratio {short.get(c, c)} / {short.get(b, b)}")
-lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-for key, label, better in rows:
-    cells = [label]
+def fmt(v):
+    return "—" if v is None else (f"{v:.0f}" if v == int(v) and abs(v) >= 100 else f"{v:.4g}")
+def table(how):
+    head = ["metric"]
     for c in cols:
-        v = best(data[c].get(key), better)
-        cells.append(v if v is not None else "—")
+        head.append(names.get(c, c))
         for b in bases(c):
-            try:
-                cells.append(f"{float(v) / float(best(data.get(b, {}).get(key), better)):.2f}"
-                             if better != "zero" else "")
-            except (TypeError, ValueError, ZeroDivisionError):
-                cells.append("—")
-    lines.append("| " + " | ".join(cells) + " |")
+            head.append(f"ratio {short.get(c, c)} / {short.get(b, b)}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, label, better in rows:
+        if not any(data[c].get(key) for c in cols):
+            continue
+        cells = [label]
+        for c in cols:
+            v = pick(data[c].get(key), better, how)
+            cells.append(fmt(v))
+            for b in bases(c):
+                w = pick(data.get(b, {}).get(key), better, how)
+                cells.append(f"{v / w:.3f}" if better != "zero" and v is not None and w else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+rounds = max((len(v) for d in data.values() for v in d.values()), default=0)
 notes = ("Times: lower is better (ratio > 1 means the first is slower); bandwidth: higher is "
          "better. Each program runs in BENCH_ROUNDS interleaved rounds (each round: the median of "
-         "BENCH_REPEATS repeats after warm-up); the table keeps each program's best round. "
-         "cuda-python's call loop uses BENCH_PY_CALLS.")
+         "BENCH_REPEATS repeats after warm-up). cuda-python's call loop uses BENCH_PY_CALLS. "
+         "The round trip's C++ and anycuda (raw) twins make, by hand, the driver calls that "
+         "anycuda::core's Buffer::from_slice, launch, copy_to_host and drop make.")
 if "cpp-hip" in data:
     notes += (" C++ (hip) calls the libamdhip64.so that anycuda (hip) loads, directly: "
               "hipCtxGetDevice and hipModuleLaunchKernel (what anycuda (hip) calls for "
               "cuCtxGetDevice and cuLaunchKernel there); C++ (hip) / C++ is HIP-on-NVIDIA's own "
               "wrapper cost, anycuda (hip) / C++ (hip) is anycuda's dispatch on top of it.")
-text = "# anycuda dispatch benchmark\n\n" + "\n".join(lines) + "\n\n" + notes + "\n"
+# The safe layer's targets (issue 6), from the medians.
+targets = []
+def ratio(c, b, key, better):
+    v = pick(data.get(c, {}).get(key), better, "median")
+    w = pick(data.get(b, {}).get(key), better, "median")
+    return None if v is None or not w else v / w
+for c, b in (("core-cuda", "cpp"), ("core-hip", "cpp-hip")):
+    if c not in data:
+        continue
+    r = ratio(c, b, "launch_us", "lower")
+    if r is not None:
+        targets.append(f"- {short[c]}: empty launch {r:.3f}× {short[b]} (target ≤ 1.02): "
+                       + ("met" if r <= 1.02 else "NOT met"))
+    if b == "cpp":
+        r = ratio(c, b, "roundtrip_us", "lower")
+        if r is not None:
+            targets.append(f"- {short[c]}: typed round trip {r:.3f}× the raw C++ path "
+                           "(target ≤ 1.02): " + ("met" if r <= 1.02 else "NOT met"))
+        for k in ("h2d_pinned_gbps", "d2h_pinned_gbps"):
+            r = ratio(c, b, k, "higher")
+            if r is not None:
+                targets.append(f"- {short[c]}: {k[:3].upper()} pinned bandwidth {r:.3f}× C++ "
+                               "(target ≥ 0.98): " + ("met" if r >= 0.98 else "NOT met"))
+    for k in ("allocs_launch", "allocs_launch_args"):
+        v = pick(data[c].get(k), "zero", "median")
+        if v is not None:
+            targets.append(f"- {short[c]}: {int(v)} heap allocations in the {k[7:].replace('_', ' ')} loops "
+                           "(target 0): " + ("met" if v == 0 else "NOT met"))
+text = ("# anycuda dispatch benchmark\n\n"
+        f"## Median of {rounds} interleaved rounds\n\n" + table("median") + "\n\n"
+        f"## Best round of {rounds}\n\n" + table("best") + "\n\n" + notes + "\n")
+if targets:
+    text += "\n## anycuda::core targets (medians)\n\n" + "\n".join(targets) + "\n"
 open(out, "w").write(text)
 print(text)
 PY

@@ -4,14 +4,17 @@
 //! 1. per-call cost of a trivial call (`cuCtxGetDevice`), ns/call;
 //! 2. submission cost of an empty-kernel launch (N launches, then one stream sync), µs/launch;
 //! 3. SAXPY kernel time with events (2^26 elements), ms;
-//! 4. pageable and pinned H2D / D2H bandwidth (256 MiB), GB/s.
+//! 4. pageable and pinned H2D / D2H bandwidth (256 MiB), GB/s;
+//! 5. a launch with four arguments, µs/launch, and a raw round trip of 2^18 floats (alloc, copy
+//!    in, kernel, copy out, free), µs: the raw twins of examples/bench_core.rs.
 //!
 //! Each figure is the median of several repeats after a warm-up. A counting global allocator
 //! checks that the timed trivial-call and launch loops allocate nothing (must print 0; exits 1
 //! otherwise). Output lines starting with `RESULT` are what ci/bench.sh reads.
 //!
 //! `ANYCUDA_BACKEND=cuda cargo run --release --example bench_dispatch` (or `hip`).
-//! Environment: BENCH_CALLS (10000000), BENCH_LAUNCHES (100000), BENCH_REPEATS (5).
+//! Environment: BENCH_CALLS (10000000), BENCH_LAUNCHES (100000), BENCH_REPEATS (5),
+//! BENCH_ROUNDTRIPS (200).
 
 use anycuda::driver::*;
 use anycuda::rtc::Program;
@@ -30,18 +33,22 @@ static ALLOCS: AtomicU64 = AtomicU64::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.alloc(l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.alloc_zeroed(l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc_zeroed(l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCS.fetch_add(1, Relaxed);
-        System.realloc(p, l, n)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.realloc(p, l, n) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.dealloc(p, l) }
     }
 }
 
@@ -105,6 +112,8 @@ fn run() -> Res<()> {
     println!("anycuda bench: backend {} ({})", sel.kind(), sel.reason);
     println!("RESULT backend {}", sel.kind());
     let mut alloc_failures = Vec::new();
+    // SAFETY: raw driver calls as in C; every pointer passed is to a live local, buffer or
+    // allocation of the size given, and every handle is created here before use.
     unsafe {
         cuInit(0).result()?;
         let mut dev: CUdevice = 0;
@@ -181,6 +190,157 @@ fn run() -> Res<()> {
         if allocs != 0 {
             alloc_failures.push(format!("{allocs} allocations in the launch loop"));
         }
+
+        // 2b. A launch with four arguments (saxpy with n = 0: nothing runs).
+        let (mut ax, mut ay) = (0, 0);
+        cuMemAlloc(&mut ax, 1024).result()?;
+        cuMemAlloc(&mut ay, 1024).result()?;
+        let mut aa = 0.5f32;
+        let mut an = 0u32;
+        let mut aargs: [*mut c_void; 4] = [
+            (&mut aa as *mut f32).cast(),
+            (&mut ax as *mut CUdeviceptr).cast(),
+            (&mut ay as *mut CUdeviceptr).cast(),
+            (&mut an as *mut u32).cast(),
+        ];
+        for _ in 0..1000 {
+            cuLaunchKernel(
+                saxpy,
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                stream,
+                aargs.as_mut_ptr(),
+                null_mut(),
+            )
+            .result()?;
+        }
+        cuStreamSynchronize(stream).result()?;
+        let mut samples = Vec::with_capacity(repeats * 2 + 2);
+        for _ in 0..repeats {
+            let t = Instant::now();
+            for _ in 0..launches {
+                let r = cuLaunchKernel(
+                    saxpy,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    0,
+                    stream,
+                    aargs.as_mut_ptr(),
+                    null_mut(),
+                );
+                if r != CUresult::CUDA_SUCCESS {
+                    return Err(format!("cuLaunchKernel: {r:?}").into());
+                }
+            }
+            cuStreamSynchronize(stream).result()?;
+            samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
+        }
+        let us = median(samples);
+        println!("launch with 4 arguments: {us:.3} us/launch");
+        println!("RESULT launch_args_us {us:.4}");
+        cuMemFree(ax).result()?;
+        cuMemFree(ay).result()?;
+
+        // 2c. Round trip of 2^18 floats by hand: the driver calls anycuda::core's
+        // Buffer::from_slice / launch / copy_to_host / drop make (stream-ordered allocation
+        // where the device has memory pools).
+        let mut pools = 0;
+        cuDeviceGetAttribute(
+            &mut pools,
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+            dev,
+        )
+        .result()?;
+        let rn = 1usize << 18;
+        let rbytes = rn * 4;
+        let hx: Vec<f32> = (0..rn).map(|i| (i % 1000) as f32).collect();
+        let hy: Vec<f32> = (0..rn).map(|i| (i % 7) as f32).collect();
+        let mut hout = vec![0f32; rn];
+        let roundtrips = env_num("BENCH_ROUNDTRIPS", 200).max(1);
+        let round_trip = |out: &mut [f32]| -> Result<(), CUresult> {
+            let (mut x, mut y): (CUdeviceptr, CUdeviceptr) = (0, 0);
+            if pools != 0 {
+                cuMemAllocAsync(&mut x, rbytes, stream)
+                    .result()
+                    .map_err(|e| e.0)?;
+                cuMemAllocAsync(&mut y, rbytes, stream)
+                    .result()
+                    .map_err(|e| e.0)?;
+            } else {
+                cuMemAlloc(&mut x, rbytes).result().map_err(|e| e.0)?;
+                cuMemAlloc(&mut y, rbytes).result().map_err(|e| e.0)?;
+            }
+            cuMemcpyHtoDAsync(x, hx.as_ptr().cast(), rbytes, stream)
+                .result()
+                .map_err(|e| e.0)?;
+            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
+            cuMemcpyHtoDAsync(y, hy.as_ptr().cast(), rbytes, stream)
+                .result()
+                .map_err(|e| e.0)?;
+            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
+            let mut a = 2.0f32;
+            let mut nn = rn as u32;
+            let mut args: [*mut c_void; 4] = [
+                (&mut a as *mut f32).cast(),
+                (&mut x as *mut CUdeviceptr).cast(),
+                (&mut y as *mut CUdeviceptr).cast(),
+                (&mut nn as *mut u32).cast(),
+            ];
+            let grid = (rn as u32).div_ceil(256);
+            cuLaunchKernel(
+                saxpy,
+                grid,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                stream,
+                args.as_mut_ptr(),
+                null_mut(),
+            )
+            .result()
+            .map_err(|e| e.0)?;
+            cuMemcpyDtoHAsync(out.as_mut_ptr().cast(), y, rbytes, stream)
+                .result()
+                .map_err(|e| e.0)?;
+            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
+            if pools != 0 {
+                cuMemFreeAsync(x, stream).result().map_err(|e| e.0)?;
+                cuMemFreeAsync(y, stream).result().map_err(|e| e.0)?;
+            } else {
+                cuMemFree(x).result().map_err(|e| e.0)?;
+                cuMemFree(y).result().map_err(|e| e.0)?;
+            }
+            Ok(())
+        };
+        for _ in 0..10 {
+            round_trip(&mut hout).map_err(|e| format!("round trip: {e:?}"))?;
+        }
+        if let Some(i) = (0..rn).find(|&i| hout[i] != 2.0 * hx[i] + hy[i]) {
+            return Err(format!("round trip: y[{i}] = {}", hout[i]).into());
+        }
+        let mut samples = Vec::with_capacity(repeats * 2 + 2);
+        for _ in 0..repeats {
+            let t = Instant::now();
+            for _ in 0..roundtrips {
+                round_trip(&mut hout).map_err(|e| format!("round trip: {e:?}"))?;
+            }
+            samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / roundtrips as f64);
+        }
+        let us = median(samples);
+        println!("raw round trip, 2 x {} KiB: {us:.2} us", rbytes / 1024);
+        println!("RESULT roundtrip_us {us:.3}");
 
         // 3. SAXPY, timed with events.
         let n: u32 = 1 << 26;

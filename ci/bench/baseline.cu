@@ -131,6 +131,85 @@ int main(int argc, char **argv) {
     double us = median(samples);
     printf("empty launch: %.3f us/launch\nRESULT launch_us %.4f\n", us, us);
 
+    // 2b. A launch with four arguments (saxpy with n = 0: nothing runs).
+    {
+        CUdeviceptr ax, ay;
+        CK(cuMemAlloc(&ax, 1024));
+        CK(cuMemAlloc(&ay, 1024));
+        float aa = 0.5f;
+        unsigned an = 0;
+        void *aargs[] = {&aa, &ax, &ay, &an};
+        for (int i = 0; i < 1000; i++) CK(cuLaunchKernel(saxpy, 1, 1, 1, 1, 1, 1, 0, stream, aargs, nullptr));
+        CK(cuStreamSynchronize(stream));
+        samples.clear();
+        for (size_t r = 0; r < repeats; r++) {
+            auto t = Clock::now();
+            for (size_t i = 0; i < launches; i++) {
+                if (cuLaunchKernel(saxpy, 1, 1, 1, 1, 1, 1, 0, stream, aargs, nullptr) != CUDA_SUCCESS) {
+                    fprintf(stderr, "cuLaunchKernel failed\n");
+                    return 1;
+                }
+            }
+            CK(cuStreamSynchronize(stream));
+            samples.push_back(secs(t, Clock::now()) * 1e6 / launches);
+        }
+        double us = median(samples);
+        printf("launch with 4 arguments: %.3f us/launch\nRESULT launch_args_us %.4f\n", us, us);
+        CK(cuMemFree(ax));
+        CK(cuMemFree(ay));
+    }
+
+    // 2c. Round trip of 2^18 floats: the driver calls anycuda::core's Buffer::from_slice,
+    // launch, copy_to_host and drop make (stream-ordered allocation where the device has
+    // memory pools), by hand.
+    {
+        int pools = 0;
+        CK(cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev));
+        size_t rn = (size_t)1 << 18, rbytes = rn * 4;
+        size_t roundtrips = std::max<size_t>(1, env_num("BENCH_ROUNDTRIPS", 200));
+        std::vector<float> hx(rn), hy(rn), hout(rn);
+        for (size_t i = 0; i < rn; i++) { hx[i] = (float)(i % 1000); hy[i] = (float)(i % 7); }
+        auto round_trip = [&]() {
+            CUdeviceptr x, y;
+            if (pools) {
+                CK(cuMemAllocAsync(&x, rbytes, stream));
+                CK(cuMemAllocAsync(&y, rbytes, stream));
+            } else {
+                CK(cuMemAlloc(&x, rbytes));
+                CK(cuMemAlloc(&y, rbytes));
+            }
+            CK(cuMemcpyHtoDAsync(x, hx.data(), rbytes, stream));
+            CK(cuStreamSynchronize(stream));
+            CK(cuMemcpyHtoDAsync(y, hy.data(), rbytes, stream));
+            CK(cuStreamSynchronize(stream));
+            float a = 2.0f;
+            unsigned nn = (unsigned)rn;
+            void *args[] = {&a, &x, &y, &nn};
+            CK(cuLaunchKernel(saxpy, (unsigned)((rn + 255) / 256), 1, 1, 256, 1, 1, 0, stream, args, nullptr));
+            CK(cuMemcpyDtoHAsync(hout.data(), y, rbytes, stream));
+            CK(cuStreamSynchronize(stream));
+            if (pools) {
+                CK(cuMemFreeAsync(x, stream));
+                CK(cuMemFreeAsync(y, stream));
+            } else {
+                CK(cuMemFree(x));
+                CK(cuMemFree(y));
+            }
+        };
+        for (int i = 0; i < 10; i++) round_trip();
+        for (size_t i = 0; i < rn; i++) {
+            if (hout[i] != 2.0f * hx[i] + hy[i]) { fprintf(stderr, "round trip: y[%zu] wrong\n", i); return 1; }
+        }
+        samples.clear();
+        for (size_t r = 0; r < repeats; r++) {
+            auto t = Clock::now();
+            for (size_t i = 0; i < roundtrips; i++) round_trip();
+            samples.push_back(secs(t, Clock::now()) * 1e6 / roundtrips);
+        }
+        double us = median(samples);
+        printf("raw round trip, 2 x %zu KiB: %.2f us\nRESULT roundtrip_us %.3f\n", rbytes / 1024, us, us);
+    }
+
     // 3. SAXPY with events.
     unsigned n = 1u << 26;
     size_t bytes = (size_t)n * 4;

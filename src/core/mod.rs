@@ -6,9 +6,50 @@
 //! | cuda.core | anycuda::core |
 //! |---|---|
 //! | `CUDAError` | [`CoreError`] |
+//! | `Device` | [`Device`] ([`DeviceProperties`], [`Uuid`]) |
+//! | `Device.set_current()` / primary context | [`Device::set_current`] → [`Context`] |
+//! | `Stream`, `StreamOptions` | [`Stream`], [`StreamOptions`] |
+//! | `Event`, `EventOptions` | [`Event`], [`EventOptions`] |
+//! | `MemoryResource` | [`MemoryResource`] (unsafe trait) |
+//! | `DeviceMemoryResource` | [`DeviceMemoryResource`] |
+//! | `LegacyPinnedMemoryResource` | [`PinnedMemoryResource`], [`PinnedBuffer`] |
+//! | managed memory | [`ManagedMemoryResource`] |
+//! | `Buffer` | [`Buffer`], [`BufferView`], [`BufferViewMut`] |
+//! | `system` | [`system`] |
+//! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
+//! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
+//! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
+//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
+//! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
+//! | `Linker`, `LinkerOptions` | [`Linker`], [`LinkerOptions`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
+pub mod context;
+pub mod device;
 pub mod error;
+pub mod event;
+pub mod memory;
+pub mod stream;
+pub mod system;
 
+pub use context::Context;
+pub use device::{Device, DeviceProperties, Uuid};
 pub use error::{CoreError, ErrorCode, Result};
+pub use event::{Event, EventOptions};
+pub use memory::PinnedBuffer;
+pub use memory::{Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
+pub use memory::{
+    DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
+};
+pub use stream::{Stream, StreamOptions};
+pub mod graph;
+pub mod launch;
+pub mod linker;
+pub mod module;
+pub mod program;
+pub use graph::{CaptureMode, Graph, GraphBuilder, GraphExec, GraphNode};
+pub use launch::{launch, launch_unchecked, Dim3, KernelArg, KernelArgs, LaunchConfig};
+pub use linker::{Linker, LinkerOptions};
+pub use module::{Kernel, KernelAttributes, KernelOccupancy, Module, ObjectCode, ParamInfo};
+pub use program::{CodeType, Program, ProgramOptions};
