@@ -14,6 +14,7 @@ mod adapt;
 pub mod conv;
 pub mod driver;
 mod loader;
+pub mod nccl;
 pub use loader::version_string;
 pub mod rtc;
 pub mod rtc_options;
