@@ -6,9 +6,34 @@
 //! | cuda.core | anycuda::core |
 //! |---|---|
 //! | `CUDAError` | [`CoreError`] |
+//! | `Device` | [`Device`] ([`DeviceProperties`], [`Uuid`]) |
+//! | `Device.set_current()` / primary context | [`Device::set_current`] → [`Context`] |
+//! | `Stream`, `StreamOptions` | [`Stream`], [`StreamOptions`] |
+//! | `Event`, `EventOptions` | [`Event`], [`EventOptions`] |
+//! | `MemoryResource` | [`MemoryResource`] (unsafe trait) |
+//! | `DeviceMemoryResource` | [`DeviceMemoryResource`] |
+//! | `LegacyPinnedMemoryResource` | [`PinnedMemoryResource`], [`PinnedBuffer`] |
+//! | managed memory | [`ManagedMemoryResource`] |
+//! | `Buffer` | [`Buffer`], [`BufferView`], [`BufferViewMut`] |
+//! | `system` | [`system`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
+pub mod context;
+pub mod device;
 pub mod error;
+pub mod event;
+pub mod memory;
+pub mod stream;
+pub mod system;
 
+pub use context::Context;
+pub use device::{Device, DeviceProperties, Uuid};
 pub use error::{CoreError, ErrorCode, Result};
+pub use event::{Event, EventOptions};
+pub use memory::PinnedBuffer;
+pub use memory::{Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
+pub use memory::{
+    DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
+};
+pub use stream::{Stream, StreamOptions};

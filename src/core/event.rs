@@ -1,0 +1,217 @@
+//! Events: points in a stream to wait on, query, and time.
+
+use super::context::Context;
+use super::error::{check, CoreError, Result};
+use super::stream::Stream;
+use crate::driver::{self, CUevent, CUevent_flags, CUresult};
+use std::ffi::c_uint;
+use std::fmt;
+use std::time::Duration;
+
+/// How to create an [`Event`] (cuda.core's `EventOptions`). The default, as in cuda.core, has
+/// timing off (cheaper to record and wait on).
+///
+/// ```
+/// use anycuda::core::EventOptions;
+/// let o = EventOptions::timing();
+/// assert!(o.enable_timing && !o.blocking_sync);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EventOptions {
+    /// Record timestamps, for [`Event::elapsed_time`] (without it: `CU_EVENT_DISABLE_TIMING`).
+    pub enable_timing: bool,
+    /// `CU_EVENT_BLOCKING_SYNC`: a waiting host thread sleeps instead of spinning.
+    pub blocking_sync: bool,
+}
+
+impl EventOptions {
+    /// Timing on, spinning sync.
+    pub fn timing() -> Self {
+        Self {
+            enable_timing: true,
+            blocking_sync: false,
+        }
+    }
+    /// Sets [`EventOptions::blocking_sync`].
+    #[must_use]
+    pub fn blocking_sync(mut self, yes: bool) -> Self {
+        self.blocking_sync = yes;
+        self
+    }
+    fn flags(self) -> c_uint {
+        let mut f = 0;
+        if !self.enable_timing {
+            f |= CUevent_flags::CU_EVENT_DISABLE_TIMING.0;
+        }
+        if self.blocking_sync {
+            f |= CUevent_flags::CU_EVENT_BLOCKING_SYNC.0;
+        }
+        f as c_uint
+    }
+}
+
+/// An event of a [`Context`] (`CUevent`), destroyed on drop. Holds its context.
+///
+/// `Send + Sync`: recording, querying and waiting on an event are thread-safe driver calls;
+/// Rust never dereferences the handle.
+///
+/// ```no_run
+/// use anycuda::core::{Device, EventOptions};
+/// let ctx = Device::new(0)?.context()?;
+/// let s = ctx.default_stream();
+/// let (start, end) = (ctx.create_event(EventOptions::timing())?, ctx.create_event(EventOptions::timing())?);
+/// start.record(&s)?;
+/// // ... work on `s` ...
+/// end.record(&s)?;
+/// println!("{:?}", start.elapsed_time(&end)?);
+/// # Ok::<(), anycuda::core::CoreError>(())
+/// ```
+pub struct Event {
+    raw: CUevent,
+    ctx: Context,
+    timing: bool,
+}
+
+// SAFETY: a CUevent is a driver handle usable from any thread; the driver API is thread-safe.
+unsafe impl Send for Event {}
+// SAFETY: as above; every method takes &self and only calls the driver.
+unsafe impl Sync for Event {}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("raw", &self.raw)
+            .field("device", &self.ctx.device().ordinal())
+            .field("timing", &self.timing)
+            .finish()
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // Destroying a recorded, incomplete event is allowed: the driver releases it once it
+        // completes. No bind: the handle names its context.
+        // SAFETY: created by cuEventCreate, destroyed once, here.
+        let r = unsafe { driver::cuEventDestroy(self.raw) };
+        if let Err(e) = check("cuEventDestroy", r) {
+            log::error!("anycuda::core: dropping an event: {e}");
+        }
+    }
+}
+
+impl Event {
+    /// A new event in `ctx` (`cuEventCreate`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn new(ctx: &Context, opts: EventOptions) -> Result<Event> {
+        ctx.bind()?;
+        let mut raw: CUevent = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuEventCreate", unsafe {
+            driver::cuEventCreate(&mut raw, opts.flags())
+        })?;
+        Ok(Event {
+            raw,
+            ctx: ctx.clone(),
+            timing: opts.enable_timing,
+        })
+    }
+
+    /// The raw `CUevent`.
+    #[inline]
+    pub fn as_raw(&self) -> CUevent {
+        self.raw
+    }
+
+    /// The context this event belongs to.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Whether the event records timestamps.
+    #[inline]
+    pub fn is_timing_enabled(&self) -> bool {
+        self.timing
+    }
+
+    /// Records the event at this point of `stream` (`cuEventRecord`).
+    ///
+    /// # Errors
+    /// A usage error for a stream of another context (CUDA requires the same one), else the
+    /// driver's error.
+    #[inline]
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        if *stream.context() != self.ctx {
+            return Err(CoreError::usage(
+                "Event::record",
+                "the stream belongs to another context than the event",
+            ));
+        }
+        self.ctx.bind()?;
+        // SAFETY: both handles are alive and of the current context.
+        check("cuEventRecord", unsafe {
+            driver::cuEventRecord(self.raw, stream.as_raw())
+        })
+    }
+
+    /// Waits until the work before the last record has completed (`cuEventSynchronize`).
+    /// An event never recorded is complete.
+    ///
+    /// # Errors
+    /// The error of a failed asynchronous operation, or of the call.
+    #[inline]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: the handle is alive.
+        check("cuEventSynchronize", unsafe {
+            driver::cuEventSynchronize(self.raw)
+        })
+    }
+
+    /// Whether the work before the last record has completed (`cuEventQuery`): `Ok(false)`
+    /// for `CUDA_ERROR_NOT_READY`.
+    ///
+    /// # Errors
+    /// Any other code.
+    #[inline]
+    pub fn is_done(&self) -> Result<bool> {
+        // SAFETY: the handle is alive.
+        let r = unsafe { driver::cuEventQuery(self.raw) };
+        if r == CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check("cuEventQuery", r).map(|()| true)
+    }
+
+    /// Milliseconds from this event to `end` (`cuEventElapsedTime`), both recorded and
+    /// complete.
+    ///
+    /// # Errors
+    /// A usage error when either event has timing off; `CUDA_ERROR_NOT_READY` when one has not
+    /// completed; `CUDA_ERROR_INVALID_HANDLE` when one was never recorded.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        if !self.timing || !end.timing {
+            return Err(CoreError::usage(
+                "Event::elapsed_time",
+                "both events need EventOptions::enable_timing",
+            ));
+        }
+        let mut ms = 0f32;
+        // SAFETY: valid out-pointer; both handles alive.
+        check("cuEventElapsedTime", unsafe {
+            driver::cuEventElapsedTime(&mut ms, self.raw, end.raw)
+        })?;
+        Ok(ms)
+    }
+
+    /// [`Event::elapsed_ms`] as a `Duration` (negative times, which CUDA can report when
+    /// `end` was recorded first, become zero).
+    ///
+    /// # Errors
+    /// As [`Event::elapsed_ms`].
+    pub fn elapsed_time(&self, end: &Event) -> Result<Duration> {
+        let ms = self.elapsed_ms(end)?;
+        Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1000.0))
+    }
+}

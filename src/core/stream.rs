@@ -1,0 +1,309 @@
+//! Streams: ordered queues of GPU work, with host callbacks and cross-stream waits.
+
+use super::context::Context;
+use super::error::{check, Result};
+use super::event::{Event, EventOptions};
+use crate::driver::{self, CUevent, CUresult, CUstream, CUstream_flags};
+use std::ffi::{c_int, c_uint, c_void};
+use std::fmt;
+use std::sync::Arc;
+
+/// How to create a [`Stream`] (cuda.core's `StreamOptions`).
+///
+/// ```
+/// use anycuda::core::StreamOptions;
+/// let o = StreamOptions::default().non_blocking(true).priority(-1);
+/// assert_eq!(o.priority, Some(-1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StreamOptions {
+    /// `CU_STREAM_NON_BLOCKING`: no implicit synchronization with the default stream.
+    pub non_blocking: bool,
+    /// Priority (lower is higher; see [`Context::stream_priority_range`]). `None`: the default.
+    /// The driver clamps values outside the range.
+    pub priority: Option<i32>,
+}
+
+impl StreamOptions {
+    /// Sets [`StreamOptions::non_blocking`].
+    #[must_use]
+    pub fn non_blocking(mut self, yes: bool) -> Self {
+        self.non_blocking = yes;
+        self
+    }
+    /// Sets [`StreamOptions::priority`].
+    #[must_use]
+    pub fn priority(mut self, p: i32) -> Self {
+        self.priority = Some(p);
+        self
+    }
+    fn flags(self) -> c_uint {
+        if self.non_blocking {
+            CUstream_flags::CU_STREAM_NON_BLOCKING.0 as c_uint
+        } else {
+            CUstream_flags::CU_STREAM_DEFAULT.0 as c_uint
+        }
+    }
+}
+
+/// An owned stream handle; destroyed when the last [`Stream`] clone drops.
+struct OwnedStream {
+    raw: CUstream,
+    /// Keeps the context alive until the stream is destroyed (fields drop after `drop`).
+    _ctx: Context,
+}
+
+// SAFETY: a CUstream is a driver handle usable from any thread (the driver API is thread-safe);
+// Rust never dereferences it.
+unsafe impl Send for OwnedStream {}
+// SAFETY: as above.
+unsafe impl Sync for OwnedStream {}
+
+impl Drop for OwnedStream {
+    fn drop(&mut self) {
+        // Destroying a stream with work queued is allowed: the driver releases it once the work
+        // completes. No need to bind: the handle names its context, and dropping should not
+        // change the thread's current context.
+        // SAFETY: the handle was created by cuStreamCreate and is destroyed once, here.
+        let r = unsafe { driver::cuStreamDestroy(self.raw) };
+        if let Err(e) = check("cuStreamDestroy", r) {
+            log::error!("anycuda::core: dropping a stream: {e}");
+        }
+    }
+}
+
+/// A stream of a [`Context`]: an owned `CUstream`, or the context's default stream.
+///
+/// Cloning shares the handle (an `Arc` clone); the stream is destroyed when the last clone of
+/// an owned stream drops. A `Stream` holds its `Context`, so it cannot outlive it.
+///
+/// `Send + Sync`: the driver API is thread-safe, and enqueueing on one stream from several
+/// threads is allowed (the order between threads is whatever the calls' order is).
+///
+/// ```no_run
+/// use anycuda::core::{Device, EventOptions, StreamOptions};
+/// let ctx = Device::new(0)?.context()?;
+/// let s = ctx.create_stream(StreamOptions::default())?;
+/// let ev = s.record(EventOptions::default())?;
+/// s.launch_host_func(|| println!("the stream reached this point"))?;
+/// ctx.default_stream().wait_event(&ev)?;
+/// s.synchronize()?;
+/// # Ok::<(), anycuda::core::CoreError>(())
+/// ```
+#[derive(Clone)]
+pub struct Stream {
+    raw: CUstream,
+    ctx: Context,
+    /// `None` for the default stream (nothing to destroy).
+    owned: Option<Arc<OwnedStream>>,
+}
+
+// SAFETY: the handle is a driver object usable from any thread (the driver API is thread-safe),
+// never dereferenced by Rust; the rest is Context and Arc<OwnedStream>, both Send + Sync.
+unsafe impl Send for Stream {}
+// SAFETY: as above; every method takes &self and only calls the driver.
+unsafe impl Sync for Stream {}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stream")
+            .field("raw", &self.raw)
+            .field("device", &self.ctx.device().ordinal())
+            .field("default", &self.owned.is_none())
+            .finish()
+    }
+}
+
+impl Stream {
+    pub(crate) fn new(ctx: &Context, opts: StreamOptions) -> Result<Stream> {
+        ctx.bind()?;
+        let mut raw: CUstream = std::ptr::null_mut();
+        match opts.priority {
+            // SAFETY: valid out-pointer; the context is current.
+            Some(p) => check("cuStreamCreateWithPriority", unsafe {
+                driver::cuStreamCreateWithPriority(&mut raw, opts.flags(), p as c_int)
+            })?,
+            // SAFETY: as above.
+            None => check("cuStreamCreate", unsafe {
+                driver::cuStreamCreate(&mut raw, opts.flags())
+            })?,
+        }
+        Ok(Stream {
+            raw,
+            ctx: ctx.clone(),
+            owned: Some(Arc::new(OwnedStream {
+                raw,
+                _ctx: ctx.clone(),
+            })),
+        })
+    }
+
+    /// The default stream of `ctx` (the NULL handle: the legacy default stream of whichever
+    /// context is current, which the safe layer makes `ctx` before each use).
+    pub(crate) fn default_of(ctx: &Context) -> Stream {
+        Stream {
+            raw: std::ptr::null_mut(),
+            ctx: ctx.clone(),
+            owned: None,
+        }
+    }
+
+    /// The raw `CUstream` (NULL for the default stream).
+    #[inline]
+    pub fn as_raw(&self) -> CUstream {
+        self.raw
+    }
+
+    /// The context this stream belongs to.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Whether this is the context's default stream.
+    #[inline]
+    pub fn is_default(&self) -> bool {
+        self.owned.is_none()
+    }
+
+    /// Waits until all work queued so far has completed (`cuStreamSynchronize`).
+    ///
+    /// # Errors
+    /// The error of a failed asynchronous operation, or of the call.
+    #[inline]
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the handle is alive (self holds it) and its context current.
+        check("cuStreamSynchronize", unsafe {
+            driver::cuStreamSynchronize(self.raw)
+        })
+    }
+
+    /// Whether all work queued so far has completed (`cuStreamQuery`): `Ok(false)` for
+    /// `CUDA_ERROR_NOT_READY`.
+    ///
+    /// # Errors
+    /// Any other code.
+    #[inline]
+    pub fn is_done(&self) -> Result<bool> {
+        self.ctx.bind()?;
+        // SAFETY: as in `synchronize`.
+        let r = unsafe { driver::cuStreamQuery(self.raw) };
+        if r == CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check("cuStreamQuery", r).map(|()| true)
+    }
+
+    /// Makes later work on this stream wait for `event`'s last record (`cuStreamWaitEvent`).
+    /// The event may belong to another context (another device), as in CUDA.
+    ///
+    /// # Errors
+    /// The driver's error.
+    #[inline]
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.ctx.bind()?;
+        self.wait_raw_event(event.as_raw())
+    }
+
+    #[inline]
+    pub(crate) fn wait_raw_event(&self, ev: CUevent) -> Result<()> {
+        // SAFETY: both handles are alive; the stream's context is current (callers bind).
+        check("cuStreamWaitEvent", unsafe {
+            driver::cuStreamWaitEvent(self.raw, ev, 0)
+        })
+    }
+
+    /// Makes later work on this stream wait for everything queued on `other` so far (an event
+    /// recorded on `other`, waited on here). Waiting on itself is a no-op.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn wait(&self, other: &Stream) -> Result<()> {
+        if self.same(other) {
+            return Ok(());
+        }
+        let ev = other.record(EventOptions::default())?;
+        self.wait_event(&ev)
+        // `ev` is destroyed here; the driver keeps the recorded state the wait refers to.
+    }
+
+    /// Records a new event at this point of the stream.
+    ///
+    /// # Errors
+    /// `cuEventCreate`'s or `cuEventRecord`'s error.
+    pub fn record(&self, opts: EventOptions) -> Result<Event> {
+        let ev = Event::new(&self.ctx, opts)?;
+        ev.record(self)?;
+        Ok(ev)
+    }
+
+    /// The stream's priority (`cuStreamGetPriority`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn priority(&self) -> Result<i32> {
+        self.ctx.bind()?;
+        let mut p: c_int = 0;
+        // SAFETY: valid out-pointer; the handle is alive.
+        check("cuStreamGetPriority", unsafe {
+            driver::cuStreamGetPriority(self.raw, &mut p)
+        })?;
+        Ok(p)
+    }
+
+    /// Whether the stream was created non-blocking (`cuStreamGetFlags`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn is_non_blocking(&self) -> Result<bool> {
+        self.ctx.bind()?;
+        let mut f: c_uint = 0;
+        // SAFETY: valid out-pointer; the handle is alive.
+        check("cuStreamGetFlags", unsafe {
+            driver::cuStreamGetFlags(self.raw, &mut f)
+        })?;
+        Ok(f & CUstream_flags::CU_STREAM_NON_BLOCKING.0 as c_uint != 0)
+    }
+
+    /// Runs `f` on a driver thread once all work queued so far has completed
+    /// (`cuLaunchHostFunc`); later work waits for it to return.
+    ///
+    /// `f` must not call the CUDA API (the driver may answer `CUDA_ERROR_NOT_PERMITTED` or
+    /// deadlock): use it to signal host code. A panic in `f` is caught and logged, never
+    /// unwound into the driver. If the driver never runs it (the context is torn down first),
+    /// `f` is leaked, not run.
+    ///
+    /// # Errors
+    /// `cuLaunchHostFunc`'s error (then `f` is dropped without running).
+    pub fn launch_host_func<F>(&self, f: F) -> Result<()>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void) {
+            // SAFETY: `data` is the Box<F> leaked below, passed to the driver exactly once and
+            // run exactly once.
+            let f = unsafe { Box::from_raw(data.cast::<F>()) };
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+                log::error!("anycuda::core: a stream host function panicked (caught)");
+            }
+        }
+        self.ctx.bind()?;
+        let data = Box::into_raw(Box::new(f));
+        // SAFETY: the trampoline matches CUhostFn and takes ownership of `data` when run.
+        let r = unsafe {
+            driver::cuLaunchHostFunc(self.raw, Some(trampoline::<F>), data.cast::<c_void>())
+        };
+        if r != CUresult::CUDA_SUCCESS {
+            // SAFETY: the driver refused it, so it never saw (and never runs) `data`.
+            drop(unsafe { Box::from_raw(data) });
+        }
+        check("cuLaunchHostFunc", r)
+    }
+
+    /// Whether `other` is the same stream (same handle, same context).
+    #[inline]
+    pub(crate) fn same(&self, other: &Stream) -> bool {
+        self.raw == other.raw && self.ctx == other.ctx
+    }
+}
