@@ -409,31 +409,46 @@ impl Communicator {
     /// # Errors
     /// The NCCL asynchronous error, `ncclTimeout`, or the stream's driver error.
     pub fn synchronize(&mut self, stream: &Stream) -> Result<()> {
-        self.live("Communicator::synchronize")?;
+        const CALL: &str = "Communicator::synchronize";
+        self.live(CALL)?;
         let start = Instant::now();
-        let mut pause = Duration::from_micros(2);
+        let mut polls = 0u32;
         loop {
-            if stream.is_done()? {
-                return Ok(());
-            }
-            if let Err(e) = self.async_error() {
+            let mut st = ncclResult_t::ncclSuccess;
+            // SAFETY: a live communicator and a valid out-pointer.
+            let r = unsafe { raw::ncclCommGetAsyncError(self.raw, &mut st) };
+            if let Err(e) = check("ncclCommGetAsyncError", r) {
                 self.abort_now();
                 return Err(e);
+            }
+            match st {
+                // Launched: the stream tells when the work is done.
+                ncclResult_t::ncclSuccess => {
+                    if stream.is_done()? {
+                        return Ok(());
+                    }
+                }
+                // Still launching (a non-blocking group): keep waiting.
+                ncclResult_t::ncclInProgress => {}
+                other => {
+                    self.abort_now();
+                    return Err(CoreError::nccl(CALL, other).with_detail(
+                        "the communicator reported an asynchronous error (a peer failed?) and was aborted",
+                    ));
+                }
             }
             if let Some(t) = self.timeout {
                 if start.elapsed() > t {
                     self.abort_now();
-                    return Err(timed_out("Communicator::synchronize", t));
+                    return Err(timed_out(CALL, t));
                 }
             }
-            if pause < Duration::from_micros(200) {
+            // Spin briefly (small messages finish in microseconds), then back off.
+            polls += 1;
+            if polls < 2000 {
                 std::hint::spin_loop();
-                pause += Duration::from_micros(1);
             } else {
                 std::thread::sleep(Duration::from_micros(50));
-            }
-            if start.elapsed() > Duration::from_millis(1) {
-                pause = Duration::from_micros(200);
             }
         }
     }
@@ -834,25 +849,22 @@ impl<T: DeviceCopy> DeviceSliceMut<T> for BufferViewMut<'_, T> {
     }
 }
 
-/// Runs `f` between `ncclGroupStart` and `ncclGroupEnd` (always ended, even when `f` fails),
-/// then waits for non-blocking communicators among `comms` to finish the group's launch.
+/// Runs `f` between `ncclGroupStart` and `ncclGroupEnd` (always ended, even when `f` fails).
 /// Needed when one thread drives several communicators ([`Communicator::init_all`]) or pairs
-/// sends with receives.
+/// sends with receives. On non-blocking communicators ([`Communicator::init_rank`]) the group
+/// may still be launching when this returns (`ncclInProgress`): [`Communicator::synchronize`]
+/// waits for that too.
 ///
 /// # Errors
 /// `f`'s error, else the NCCL error of `ncclGroupEnd`.
-pub fn group<R>(comms: &mut [&mut Communicator], f: impl FnOnce() -> Result<R>) -> Result<R> {
+pub fn group<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     // SAFETY: no arguments.
     check("ncclGroupStart", unsafe { raw::ncclGroupStart() })?;
     let out = f();
     // SAFETY: no arguments; pairs the start above.
     let r = unsafe { raw::ncclGroupEnd() };
     let out = out?;
-    if r == ncclResult_t::ncclInProgress {
-        for c in comms.iter_mut().filter(|c| c.nonblocking) {
-            c.wait_ready("ncclGroupEnd")?;
-        }
-    } else {
+    if r != ncclResult_t::ncclInProgress {
         check("ncclGroupEnd", r)?;
     }
     Ok(out)
