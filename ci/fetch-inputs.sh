@@ -17,6 +17,7 @@ CUDA_NVRTC_VERSION="13.0.88"     # PyPI nvidia-cuda-nvrtc
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
+ROCM_SMI_DEB_VERSION="6.1.2-1"   # Debian trixie librocm-smi64-1, RCCL's one other dependency
 DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

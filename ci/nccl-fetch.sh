@@ -18,6 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pin() { sed -n "s/^$1=\"\\([^\"]*\\)\".*/\\1/p" "$ROOT/ci/fetch-inputs.sh" | head -n1; }
 NCCL_VERSION="${NCCL_VERSION:-$(pin NCCL_VERSION)}"
 RCCL_DEB_VERSION="${RCCL_DEB_VERSION:-$(pin RCCL_DEB_VERSION)}"
+ROCM_SMI_DEB_VERSION="${ROCM_SMI_DEB_VERSION:-$(pin ROCM_SMI_DEB_VERSION)}"
 [[ -n "$NCCL_VERSION" && -n "$RCCL_DEB_VERSION" ]] || { echo "nccl-fetch: no NCCL_VERSION/RCCL_DEB_VERSION pins in ci/fetch-inputs.sh" >&2; exit 2; }
 INPUTS="$ROOT/.cache/inputs"
 WHEELS="$INPUTS/wheels"
@@ -43,10 +44,10 @@ if [[ ! -f "$NCCL_DIR/.nvidia-nccl-cu13-$NCCL_VERSION.done" || ! -e "$NCCL_DIR/n
     touch "$NCCL_DIR/.nvidia-nccl-cu13-$NCCL_VERSION.done"
 fi
 
-# ---- RCCL: Debian trixie librccl-dev + librccl1 (private apt, dpkg -x) ---------------------------
+# ---- RCCL: Debian trixie librccl-dev + librccl1 + librocm-smi64-1 (private apt, dpkg -x) ---------
 RCCL_DIR="$INPUTS/rccl"
 APT_DIR="$INPUTS/rccl-apt"
-if [[ ! -f "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done" ]]; then
+if [[ ! -f "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done" || ! -e "$RCCL_DIR/usr/lib/x86_64-linux-gnu/librocm_smi64.so.1" ]]; then
     mkdir -p "$APT_DIR/state/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/debs"
     : >"$APT_DIR/state/status"
     echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
@@ -57,8 +58,9 @@ if [[ ! -f "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done" ]]; then
         -o "Dir::Cache=$APT_DIR/cache" -o "APT::Architecture=amd64" -o "APT::Architectures=amd64"
         -o "Debug::NoLocking=1" -o "Acquire::Languages=none" -o "APT::Sandbox::User=$(id -un)")
     want=()
-    for p in librccl-dev librccl1; do
-        compgen -G "$APT_DIR/debs/${p}_${RCCL_DEB_VERSION//:/%3a}_*.deb" >/dev/null || want+=("$p=$RCCL_DEB_VERSION")
+    declare -A VER=([librccl-dev]="$RCCL_DEB_VERSION" [librccl1]="$RCCL_DEB_VERSION" [librocm-smi64-1]="$ROCM_SMI_DEB_VERSION")
+    for p in "${!VER[@]}"; do
+        compgen -G "$APT_DIR/debs/${p}_${VER[$p]//:/%3a}_*.deb" >/dev/null || want+=("$p=${VER[$p]}")
     done
     if ((${#want[@]})); then
         log "downloading ${want[*]} (Debian trixie)"
@@ -67,8 +69,8 @@ if [[ ! -f "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done" ]]; then
     fi
     rm -rf "$RCCL_DIR"
     mkdir -p "$RCCL_DIR"
-    for p in librccl-dev librccl1; do
-        dpkg -x "$(compgen -G "$APT_DIR/debs/${p}_${RCCL_DEB_VERSION//:/%3a}_*.deb" | head -n1)" "$RCCL_DIR"
+    for p in "${!VER[@]}"; do
+        dpkg -x "$(compgen -G "$APT_DIR/debs/${p}_${VER[$p]//:/%3a}_*.deb" | head -n1)" "$RCCL_DIR"
     done
     touch "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done"
 fi

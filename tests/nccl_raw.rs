@@ -357,3 +357,82 @@ fn unique_id_serialises_as_bytes_and_hex() {
     assert!(ncclUniqueId::from_hex(&hex[..254]).is_none());
     assert!(ncclUniqueId::from_hex(&format!("zz{}", &hex[2..])).is_none());
 }
+
+/// RCCL itself, live, with no GPU: ci/nccl-rccl-test.sh runs this test binary through the
+/// private glibc loader of Debian trixie's ROCm (ci/rocm.sh 5.7) with `ANYCUDA_EXPECT_RCCL=1`
+/// and `ANYCUDA_RCCL_LIBRARY` set. Elsewhere it says why it does not run.
+#[test]
+fn rccl_live_version_errors_and_translation() {
+    if std::env::var("ANYCUDA_EXPECT_RCCL").as_deref() != Ok("1") {
+        eprintln!("SKIP: RCCL needs glibc >= 2.38: run bash ci/nccl-rccl-test.sh");
+        return;
+    }
+    use anycuda::native::hip::nccl::{library, CollectiveLibrary};
+    use anycuda::native::hip::Platform;
+    let l: &CollectiveLibrary = library(Platform::Amd).expect("RCCL loads");
+    assert!(l.translates());
+    assert_eq!(l.name(), "RCCL");
+    // The pinned rccl.h says 2.13.4; the library reports the same.
+    let h = header("rccl/usr/include/rccl/rccl.h");
+    let def = |k: &str| -> i32 {
+        h.lines()
+            .find_map(|x| {
+                x.trim()
+                    .strip_prefix(&format!("#define {k} "))
+                    .map(|v| v.trim().parse().unwrap())
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        l.version(),
+        nccl_version(def("NCCL_MAJOR"), def("NCCL_MINOR"), def("NCCL_PATCH"))
+    );
+    let s = |r: ncclResult_t| {
+        unsafe { CStr::from_ptr(l.ncclGetErrorString(r)) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    // Paired codes: RCCL's own text.
+    assert!(
+        s(ncclResult_t::ncclInvalidUsage).contains("invalid usage"),
+        "{}",
+        s(ncclResult_t::ncclInvalidUsage)
+    );
+    // NCCL-only codes never reach RCCL (its 7 is ncclNumResults): anycuda answers.
+    assert!(
+        s(ncclResult_t::ncclInProgress).starts_with("ncclInProgress"),
+        "{}",
+        s(ncclResult_t::ncclInProgress)
+    );
+    // An entry point RCCL 2.13 lacks answers ncclNotSupported.
+    let mut comm: ncclComm_t = std::ptr::null_mut();
+    let mut cfg = ncclConfig_t::initializer_v2_14();
+    let id = ncclUniqueId { internal: [0; 128] };
+    assert_eq!(
+        unsafe { l.ncclCommInitRankConfig(&mut comm, 1, id, 0, &mut cfg) },
+        ncclResult_t::ncclNotSupported
+    );
+    // A data type RCCL cannot express is refused before the call.
+    let r = unsafe {
+        l.ncclAllReduce(
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            1,
+            ncclDataType_t::ncclFloat8e5m2,
+            ncclRedOp_t::ncclSum,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, ncclResult_t::ncclNotSupported);
+    let mut v = 0;
+    unsafe { l.ncclGetVersion(&mut v) }.result().unwrap();
+    assert_eq!(v, l.version());
+    eprintln!(
+        "RCCL {} at {} ({} of {} entry points)",
+        version_string(v),
+        l.path(),
+        l.table().loaded_count(),
+        NCCL_FUNCTIONS.len()
+    );
+}
