@@ -2,6 +2,9 @@
 
 use super::context::Context;
 use super::error::{check, CoreError, Result};
+use super::event::{Event, EventOptions};
+use super::memory::DeviceMemoryResource;
+use super::stream::{Stream, StreamOptions};
 use crate::driver::{self, CUdevice, CUdevice_attribute, CUresult, CUuuid};
 use std::ffi::{c_char, c_int, c_uint};
 use std::fmt;
@@ -159,6 +162,40 @@ impl Device {
         let ctx = self.context()?;
         ctx.bind()?;
         Ok(ctx)
+    }
+
+    /// A new stream in the primary context (cuda.core's `Device.create_stream`); the stream
+    /// keeps the context retained.
+    ///
+    /// # Errors
+    /// As [`Device::context`] and [`Context::create_stream`].
+    pub fn create_stream(&self, opts: StreamOptions) -> Result<Stream> {
+        self.context()?.create_stream(opts)
+    }
+
+    /// A new event in the primary context (cuda.core's `Device.create_event`).
+    ///
+    /// # Errors
+    /// As [`Device::context`] and [`Context::create_event`].
+    pub fn create_event(&self, opts: EventOptions) -> Result<Event> {
+        self.context()?.create_event(opts)
+    }
+
+    /// The primary context's default stream (cuda.core's `Device.default_stream`).
+    ///
+    /// # Errors
+    /// As [`Device::context`].
+    pub fn default_stream(&self) -> Result<Stream> {
+        Ok(self.context()?.default_stream())
+    }
+
+    /// The device memory resource of the primary context (cuda.core's
+    /// `Device.memory_resource`): pools where the device has them.
+    ///
+    /// # Errors
+    /// As [`Device::context`].
+    pub fn memory_resource(&self) -> Result<DeviceMemoryResource> {
+        Ok(DeviceMemoryResource::new(&self.context()?))
     }
 
     /// Waits for all work on this device's primary context. Nothing to wait for (and no context
@@ -331,7 +368,7 @@ impl Device {
 }
 
 /// A device UUID (16 bytes), printed in NVIDIA's `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`
-/// layout without the prefix.
+/// layout without the prefix. Plain data: `Send + Sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Uuid(pub [u8; 16]);
 
@@ -348,7 +385,7 @@ impl fmt::Display for Uuid {
 }
 
 /// The common device properties ([`Device::properties`]). Attributes a backend may not answer
-/// are `Option`s or honest `false`s.
+/// are `Option`s or honest `false`s. Plain data: `Send + Sync`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceProperties {
     /// The device's name.

@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// How to create an [`Event`] (cuda.core's `EventOptions`). The default, as in cuda.core, has
-/// timing off (cheaper to record and wait on).
+/// timing off (cheaper to record and wait on). Plain data: `Send + Sync`.
 ///
 /// ```
 /// use anycuda::core::EventOptions;

@@ -6,8 +6,11 @@
 //! - memory is freed only by `Drop` (no public free): a freed buffer cannot be named;
 //! - host memory the GPU may write is only handed out as `&[T]`/`&mut [T]` after waiting for
 //!   that work: [`PinnedBuffer`] tracks an event recorded after its last asynchronous copy, and
-//!   host-accessible [`Buffer`]s wait for their whole context. Raw host slices in asynchronous
-//!   copies need the `unsafe` variants.
+//!   host-accessible [`Buffer`]s wait for their whole context (every safe write into a buffer is
+//!   queued on a stream of the buffer's own context, so that covers them). Raw host slices in
+//!   asynchronous copies need the `unsafe` variants.
+//! - kernels are outside what the layer can check: a kernel given a buffer's address may read
+//!   or write it on any stream; order such work before host access or drop as in CUDA.
 
 use super::context::Context;
 use super::device::Device;
@@ -20,8 +23,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::mem::size_of;
 use std::ops::{Bound, RangeBounds};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Plain data that may cross to the device and back: no pointers to host memory, no `Drop`,
 /// and every bit pattern the device may write is a valid value.
@@ -96,11 +98,24 @@ unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 /// `allocate` and `deallocate` are stream-ordered where the resource supports it; resources
 /// that are not free on `stream`'s order and return memory usable at once.
 ///
+/// ```no_run
+/// use anycuda::core::{Buffer, Device, ManagedMemoryResource, MemoryResource};
+/// use std::sync::Arc;
+/// let ctx = Device::new(0)?.context()?;
+/// let s = ctx.default_stream();
+/// let mr: Arc<dyn MemoryResource> = Arc::new(ManagedMemoryResource::new(&ctx));
+/// let mut b = Buffer::<u32>::new_in(mr, &s, 256)?;
+/// b.fill(3, &s)?;
+/// assert!(b.as_host_slice()?.iter().all(|&x| x == 3)); // waits for the context
+/// # Ok::<(), anycuda::core::CoreError>(())
+/// ```
+///
 /// # Safety
 /// Implementors promise that `allocate` returns memory of at least `bytes` bytes, aligned to
 /// 256 bytes, that stays valid until `deallocate`, and that it is accessible exactly as
-/// `is_device_accessible` / `is_host_accessible` say (host-accessible memory is read and written
-/// by the safe layer through host pointers of the same address).
+/// `is_device_accessible` / `is_host_accessible` say, answers that never change for the
+/// resource (host-accessible memory is read and written by the safe layer through host pointers
+/// of the same address).
 pub unsafe trait MemoryResource: Send + Sync {
     /// Allocates `bytes` (> 0) bytes, ordered on `stream` where the resource is stream-ordered.
     ///
@@ -426,7 +441,7 @@ impl<T: DeviceCopy> fmt::Debug for Buffer<T> {
 
 impl<T: DeviceCopy> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bytes = self.len * size_of::<T>();
@@ -480,7 +495,7 @@ impl<T: DeviceCopy> Buffer<T> {
         same_context("Buffer::new_in", mr.context(), stream.context())?;
         let host = mr.is_host_accessible();
         let b = Self::alloc(Owner::Resource(mr), stream, len)?;
-        if host && b.len > 0 {
+        if host && b.size_in_bytes() > 0 {
             // The allocation may be stream-ordered: wait for it, then zero from the host.
             stream.synchronize()?;
             // SAFETY: host-accessible memory of `size_in_bytes` bytes (the resource's
@@ -500,7 +515,7 @@ impl<T: DeviceCopy> Buffer<T> {
         };
         Ok(Buffer {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             stream: stream.clone(),
             owner,
             _t: PhantomData,
@@ -621,7 +636,7 @@ impl<T: DeviceCopy> Buffer<T> {
                 "device memory is not host-accessible: copy it to the host instead",
             ));
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(std::ptr::NonNull::dangling().as_ptr());
         }
         self.stream.context().synchronize()?;
@@ -812,11 +827,11 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
         same_len("copy_to_pinned", self.len, dst.len)?;
         same_context("copy_to_pinned", self.context(), stream.context())?;
         same_context("copy_to_pinned", &dst.ctx, stream.context())?;
-        dst.before_use(stream)?;
-        // SAFETY: the pinned memory stays allocated until its event (recorded just below)
-        // completes, and no host slice of it exists until then (`&mut dst` now, a wait later).
-        let r = unsafe { self.dtoh(dst.ptr, stream) };
-        dst.after_use(stream, r)
+        let ptr = dst.ptr;
+        // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
+        // the copy) completes, and no host slice of it exists until then (`&mut dst` now, a
+        // wait later).
+        dst.track(stream, || unsafe { self.dtoh(ptr, stream) })
     }
 
     /// Queues a copy into the raw host slice `dst` on `stream` (`cuMemcpyDtoHAsync`).
@@ -842,7 +857,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// `dst` is valid for `len` writes until the copy completes.
     #[inline]
     unsafe fn dtoh(&self, dst: *mut T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -950,11 +965,10 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_len("copy_from_pinned", self.len, src.len)?;
         same_context("copy_from_pinned", self.context(), stream.context())?;
         same_context("copy_from_pinned", &src.ctx, stream.context())?;
-        src.before_use(stream)?;
-        // SAFETY: the pinned memory stays allocated until its event (recorded just below)
-        // completes; the host cannot write it before then (`&mut` access waits for the event).
-        let r = unsafe { self.htod(src.ptr, stream) };
-        src.after_use(stream, r)
+        let ptr = src.ptr;
+        // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
+        // the copy) completes; the host cannot write it before then (`&mut` access waits).
+        src.track(stream, || unsafe { self.htod(ptr, stream) })
     }
 
     /// Queues a copy from the raw host slice `src` on `stream` (`cuMemcpyHtoDAsync`).
@@ -979,7 +993,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     /// `src` is valid for `len` reads until the copy completes.
     #[inline]
     unsafe fn htod(&mut self, src: *const T, stream: &Stream) -> Result<()> {
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1010,7 +1024,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_len("copy_from", self.len, src.len)?;
         same_context("copy_from", self.context(), src.context())?;
         same_context("copy_from", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1025,12 +1039,17 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         })
     }
 
-    /// Queues a copy from `src` on another device (or the same) on `stream`
-    /// (`cuMemcpyPeerAsync`; staged through the host where the devices have no peer access).
+    /// Queues a copy from `src` on another device (or the same) on `stream`, a stream of this
+    /// view's context (`cuMemcpyPeerAsync`; staged through the host where the devices have no
+    /// peer access). Order `src`'s producers before it with [`Stream::wait`] or
+    /// [`Stream::wait_event`].
+    ///
+    /// The stream must be the destination's so that every safe write into a buffer is ordered
+    /// in the buffer's own context (what host-accessible buffers wait for).
     ///
     /// # Errors
-    /// A usage error when the lengths differ or `stream` belongs to neither context; the
-    /// driver's error.
+    /// A usage error when the lengths differ or `stream` is of another context than the view;
+    /// the driver's error.
     pub fn copy_from_peer<S: DeviceSlice<T> + ?Sized>(
         &mut self,
         src: &S,
@@ -1038,13 +1057,8 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     ) -> Result<()> {
         let src = src.as_view();
         same_len("copy_from_peer", self.len, src.len)?;
-        if stream.context() != self.context() && stream.context() != src.context() {
-            return Err(CoreError::usage(
-                "copy_from_peer",
-                "the stream belongs to neither buffer's context",
-            ));
-        }
-        if self.len == 0 {
+        same_context("copy_from_peer", self.context(), stream.context())?;
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1071,7 +1085,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn fill(&mut self, value: T, stream: &Stream) -> Result<()> {
         same_context("fill", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         let s = stream.as_raw();
@@ -1118,7 +1132,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn zero(&mut self, stream: &Stream) -> Result<()> {
         same_context("zero", self.context(), stream.context())?;
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
         stream.context().bind()?;
@@ -1273,11 +1287,12 @@ impl Stream {
 ///
 /// An event is recorded after every asynchronous copy that reads or writes it; host slices
 /// ([`PinnedBuffer::as_slice`], [`PinnedBuffer::as_mut_slice`]) wait for that event first, and a
-/// new copy on another stream waits for the previous one, so the event always covers every
-/// copy in flight. Nothing here is a guard that `mem::forget` could skip: the wait happens
-/// before a slice is handed out, and on drop.
+/// new copy on another stream first waits for the previous one, so the event always covers
+/// every copy in flight (copies queued from several threads at once are serialized by a
+/// mutex). Nothing here is a guard that `mem::forget` could skip: the wait happens before a
+/// slice is handed out, and on drop.
 ///
-/// `Send + Sync`: it owns its memory like a `Vec<T>`; the pending flag is atomic.
+/// `Send + Sync`: it owns its memory like a `Vec<T>`; the copy tracking is behind a mutex.
 ///
 /// ```no_run
 /// use anycuda::core::{Device, PinnedBuffer, StreamOptions};
@@ -1296,11 +1311,13 @@ pub struct PinnedBuffer<T: DeviceCopy> {
     len: usize,
     ctx: Context,
     event: Event,
-    pending: AtomicBool,
+    /// The stream of the last recorded copy, while one may be in flight (`None`: none is).
+    /// Holding the stream keeps its handle from being reused by another stream.
+    last: Mutex<Option<Stream>>,
 }
 
 // SAFETY: owns its allocation like a Vec<T> (T: DeviceCopy is Send + Sync); host access goes
-// through &/&mut borrows after waiting for the device; `pending` is atomic.
+// through &/&mut borrows after waiting for the device; the tracking state is in a Mutex.
 unsafe impl<T: DeviceCopy> Send for PinnedBuffer<T> {}
 // SAFETY: as above.
 unsafe impl<T: DeviceCopy> Sync for PinnedBuffer<T> {}
@@ -1310,7 +1327,7 @@ impl<T: DeviceCopy> fmt::Debug for PinnedBuffer<T> {
         f.debug_struct("PinnedBuffer")
             .field("ptr", &self.ptr)
             .field("len", &self.len)
-            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .field("pending", &self.is_pending())
             .finish()
     }
 }
@@ -1333,10 +1350,10 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         };
         Ok(Self {
             ptr,
-            len: if bytes == 0 { 0 } else { len },
+            len,
             ctx: ctx.clone(),
             event,
-            pending: AtomicBool::new(false),
+            last: Mutex::new(None),
         })
     }
 
@@ -1373,7 +1390,13 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Whether a copy may still be using the memory (`false` after a wait).
     #[inline]
     pub fn is_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
+        self.tracker().is_some()
+    }
+
+    fn tracker(&self) -> std::sync::MutexGuard<'_, Option<Stream>> {
+        // A panic while holding the lock leaves the state valid (it is only ever replaced
+        // whole), so a poisoned lock is used as it is.
+        self.last.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Waits for the asynchronous copies that use this memory.
@@ -1382,8 +1405,11 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// The error of a failed copy (`cuEventSynchronize`).
     #[inline]
     pub fn wait(&self) -> Result<()> {
-        if self.pending.load(Ordering::Acquire) {
+        let mut last = self.tracker();
+        if last.is_some() {
             self.event.synchronize()?;
+            // Every copy records under this lock, so none is in flight now.
+            *last = None;
         }
         Ok(())
     }
@@ -1408,38 +1434,40 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     #[inline]
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.wait()?;
-        self.pending.store(false, Ordering::Release);
         // SAFETY: as in `as_slice`; `&mut self` excludes every other access and new copies.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
-    /// Orders a new copy on `stream` after the copies already in flight (possibly on other
-    /// streams), so the event recorded after it covers them all.
+    /// Queues a copy (`enqueue`) on `stream`, ordered after the copies in flight on other
+    /// streams, and records the event after it. On the same stream as the last copy, stream
+    /// order already covers it: no wait is queued.
+    ///
+    /// If recording fails after a successful enqueue, waits for the stream instead so no copy
+    /// is left untracked.
     #[inline]
-    fn before_use(&self, stream: &Stream) -> Result<()> {
-        if self.pending.load(Ordering::Acquire) {
+    fn track(&self, stream: &Stream, enqueue: impl FnOnce() -> Result<()>) -> Result<()> {
+        let mut last = self.tracker();
+        let same = last.as_ref().map(|l| l.same(stream));
+        if same == Some(false) {
             stream.context().bind()?;
             stream.wait_raw_event(self.event.as_raw())?;
         }
-        Ok(())
-    }
-
-    /// Records the event after a copy was queued (`queued`: its result). If recording fails
-    /// after a successful enqueue, waits for the stream instead so no copy is left untracked.
-    #[inline]
-    fn after_use(&self, stream: &Stream, queued: Result<()>) -> Result<()> {
-        queued?;
+        enqueue()?;
         // SAFETY: both handles alive; same context (checked by the callers).
         let r = unsafe { driver::cuEventRecord(self.event.as_raw(), stream.as_raw()) };
         if r == CUresult::CUDA_SUCCESS {
-            self.pending.store(true, Ordering::Release);
+            if same != Some(true) {
+                *last = Some(stream.clone());
+            }
             return Ok(());
         }
-        let synced = stream.synchronize();
-        if synced.is_err() {
+        if stream.synchronize().is_ok() {
+            // This stream waited for the earlier copies (or ran them): all are done.
+            *last = None;
+        } else {
             // The stream is broken; keep waiting on the event (which then reports the error)
             // rather than hand out memory a copy might still touch.
-            self.pending.store(true, Ordering::Release);
+            *last = Some(stream.clone());
         }
         check("cuEventRecord", r)
     }
@@ -1452,7 +1480,7 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
             // running, so freeing is still right.
             log::error!("anycuda::core: waiting for a pinned buffer's copies: {e}");
         }
-        if self.len == 0 {
+        if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
         let bound = self.ctx.bind();

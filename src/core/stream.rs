@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::fmt;
 use std::sync::Arc;
 
-/// How to create a [`Stream`] (cuda.core's `StreamOptions`).
+/// How to create a [`Stream`] (cuda.core's `StreamOptions`). Plain data: `Send + Sync`.
 ///
 /// ```
 /// use anycuda::core::StreamOptions;
@@ -94,7 +94,7 @@ impl Drop for OwnedStream {
 pub struct Stream {
     raw: CUstream,
     ctx: Context,
-    /// `None` for the default stream (nothing to destroy).
+    /// `None` for the default stream and borrowed raw streams (nothing to destroy).
     owned: Option<Arc<OwnedStream>>,
 }
 
@@ -109,7 +109,7 @@ impl fmt::Debug for Stream {
         f.debug_struct("Stream")
             .field("raw", &self.raw)
             .field("device", &self.ctx.device().ordinal())
-            .field("default", &self.owned.is_none())
+            .field("owned", &self.owned.is_some())
             .finish()
     }
 }
@@ -148,6 +148,20 @@ impl Stream {
         }
     }
 
+    /// Wraps a stream made through the raw layer, to use it with the safe layer. The returned
+    /// `Stream` (and its clones) never destroy it.
+    ///
+    /// # Safety
+    /// `raw` is NULL (the default stream) or a live stream of `ctx`, and stays alive as long as
+    /// the returned `Stream`, its clones, and every buffer allocated on it.
+    pub unsafe fn from_raw(ctx: &Context, raw: CUstream) -> Stream {
+        Stream {
+            raw,
+            ctx: ctx.clone(),
+            owned: None,
+        }
+    }
+
     /// The raw `CUstream` (NULL for the default stream).
     #[inline]
     pub fn as_raw(&self) -> CUstream {
@@ -163,7 +177,7 @@ impl Stream {
     /// Whether this is the context's default stream.
     #[inline]
     pub fn is_default(&self) -> bool {
-        self.owned.is_none()
+        self.raw.is_null()
     }
 
     /// Waits until all work queued so far has completed (`cuStreamSynchronize`).

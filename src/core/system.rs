@@ -1,5 +1,12 @@
 //! The system (cuda.core's `system`): driver and runtime versions, the devices, and which
 //! backend and libraries anycuda is using.
+//!
+//! ```no_run
+//! use anycuda::core::system;
+//! print!("{}", system::backend_info()?); // backend, why it was chosen, each library
+//! println!("driver {}, {} device(s)", system::driver_version()?, system::num_devices()?);
+//! # Ok::<(), anycuda::core::CoreError>(())
+//! ```
 
 use super::device::Device;
 use super::error::{check, check_rt, CoreError, Result};
@@ -10,7 +17,7 @@ use std::fmt;
 
 /// A library version, decoded from the integer the API returns: CUDA's `1000 * major +
 /// 10 * minor` (`12040` is 12.4), or HIP's `10_000_000 * major + 100_000 * minor + patch`
-/// (`50221153` is 5.2.21153), told apart by size.
+/// (`50221153` is 5.2.21153), told apart by size. Plain data: `Send + Sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Version {
     /// Major version.
@@ -117,7 +124,7 @@ pub fn backend_kind() -> Result<BackendKind> {
 }
 
 /// The active backend, why it was chosen, and each of its libraries (path and version, or why
-/// it could not be loaded).
+/// it could not be loaded). Plain data: `Send + Sync`.
 #[derive(Clone, Debug)]
 pub struct BackendInfo {
     /// CUDA or HIP.
