@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # All-reduce benchmark on 2 GPUs, one run, interleaved rounds: NCCL called from C
-# (ci/bench/nccl_baseline.cu, built here with nvcc), anycuda (examples/nccl_bench from the
+# (ci/bench/nccl_baseline.cu, built here with nvcc), anycuda (examples/bench_nccl from the
 # bundle, CUDA backend, and the HIP backend on HIP's NVIDIA platform when its shim exists), and
 # PyTorch's torch.distributed (ci/bench/nccl_torch.py). By default all use PyTorch's libnccl.so.2.
 #
@@ -28,7 +28,7 @@ LIBDIR="$(dirname "$ANYCUDA_NCCL_LIBRARY")"
 say "NCCL: $ANYCUDA_NCCL_LIBRARY"
 nvcc -O2 -std=c++17 -o "$OUT/nccl_baseline" ci/bench/nccl_baseline.cu \
     -L"$LIBDIR" -l:libnccl.so.2 -Xlinker -rpath,"$LIBDIR"
-[[ -x "$DEV/bin/nccl_bench" ]] || { say "no $DEV/bin/nccl_bench: run ci/bundle-for-gpu.sh where Rust is"; exit 2; }
+[[ -x "$DEV/bin/bench_nccl" ]] || { say "no $DEV/bin/bench_nccl: run ci/bundle-for-gpu.sh where Rust is"; exit 2; }
 PROGS=(c anycuda-cuda torch)
 [[ -f "$HIPNV/libamdhip64.so" ]] && PROGS+=(anycuda-hip)
 python3 -c 'import torch' 2>/dev/null || { say "no PyTorch: its column is left out"; PROGS=("${PROGS[@]/torch}"); }
@@ -38,9 +38,9 @@ for r in $(seq 1 "$ROUNDS"); do
         f="$OUT/$p.round$r.csv"
         case "$p" in
         c) "$OUT/nccl_baseline" "$MAX_BYTES" >"$f" ;;
-        anycuda-cuda) ANYCUDA_BACKEND=cuda "$DEV/bin/nccl_bench" --run --max-bytes "$MAX_BYTES" >"$f" ;;
+        anycuda-cuda) ANYCUDA_BACKEND=cuda "$DEV/bin/bench_nccl" --max-bytes "$MAX_BYTES" >"$f" ;;
         anycuda-hip) ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so" \
-            "$DEV/bin/nccl_bench" --run --max-bytes "$MAX_BYTES" >"$f" ;;
+            "$DEV/bin/bench_nccl" --max-bytes "$MAX_BYTES" >"$f" ;;
         torch) python3 ci/bench/nccl_torch.py "$MAX_BYTES" >"$f" ;; # its own NCCL: the default lib above
         esac
     done

@@ -37,7 +37,7 @@ FAILED=0
 RESULTS=()
 run() { # <name> <backend> <timeout> <cmd...>
     local name="$1" b="$2" limit="$3"; shift 3
-    local log="$OUT/$b.$name.log" env=(ANYCUDA_BACKEND="$b" ANYCUDA_REQUIRE_GPU=1)
+    local log="$OUT/$b.$name.log" env=(ANYCUDA_BACKEND="$b" ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REQUIRE_NCCL=1)
     [[ "$b" == hip ]] && env+=(ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so")
     if env "${env[@]}" timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1; then
         RESULTS+=("| $name | $b | PASS |")

@@ -11,9 +11,10 @@
 //!                                    NCCL_SOCKET_IFNAME=lo), unique id shared over TCP
 //! ```
 //! `--ranks N` runs N ranks (default: every GPU, at least 2; ranks share GPUs round-robin only
-//! with `--processes`). Prints "skipped: ..." and exits 0 without 2 GPUs or without a collective
-//! library, unless `ANYCUDA_REQUIRE_GPU=1`. Every process sets `NCCL_NVLS_ENABLE=0` (shared
-//! hosts: NVLink multicast stays off).
+//! with `--processes`). Prints "skipped: ..." and exits 0 without a GPU (unless
+//! `ANYCUDA_REQUIRE_GPU=1`), and without 2 GPUs or a collective library (unless
+//! `ANYCUDA_REQUIRE_NCCL=1`, which ci/nccl-gpu-test.sh sets). Every process sets
+//! `NCCL_NVLS_ENABLE=0` (shared hosts: NVLink multicast stays off).
 
 use anycuda::core::comm::{self, Communicator, InitOptions, ReduceOp, UniqueId};
 use anycuda::core::{Buffer, Device, Stream, StreamOptions};
@@ -339,10 +340,10 @@ fn main() {
 }
 
 fn run(args: &[String]) -> Res<()> {
-    let require = std::env::var("ANYCUDA_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let skip = |why: String| -> Res<()> {
-        if require {
-            Err(format!("ANYCUDA_REQUIRE_GPU=1 but {why}").into())
+    let flag = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
+    let skip = |var: &str, why: String| -> Res<()> {
+        if flag(var) {
+            Err(format!("{var}=1 but {why}").into())
         } else {
             println!("skipped: {why}");
             Ok(())
@@ -350,11 +351,16 @@ fn run(args: &[String]) -> Res<()> {
     };
     let ndev = match Device::count() {
         Ok(n) => n,
-        Err(e) => return skip(format!("no GPU: {e}")),
+        Err(e) => return skip("ANYCUDA_REQUIRE_GPU", format!("no GPU: {e}")),
     };
     let lib = match anycuda::nccl::library() {
         Ok(l) => l.info(),
-        Err(e) => return skip(format!("no collective library: {e}")),
+        Err(e) => {
+            return skip(
+                "ANYCUDA_REQUIRE_NCCL",
+                format!("no collective library: {e}"),
+            )
+        }
     };
     println!(
         "backend: {}, {} {} ({})",
@@ -372,12 +378,15 @@ fn run(args: &[String]) -> Res<()> {
         .unwrap_or(ndev.max(2));
     if args.iter().any(|a| a == "--processes") {
         if ndev < 1 {
-            return skip("no GPU".into());
+            return skip("ANYCUDA_REQUIRE_GPU", "no GPU: 0 devices".into());
         }
         return run_processes(ranks);
     }
     if ndev < 2 {
-        return skip(format!("needs 2 GPUs, found {ndev}"));
+        return skip(
+            "ANYCUDA_REQUIRE_NCCL",
+            format!("needs 2 GPUs, found {ndev}"),
+        );
     }
     let devs: Vec<Device> = (0..ranks.min(ndev))
         .map(Device::new)

@@ -1,5 +1,5 @@
 // All-reduce bus bandwidth and latency, 8 B to 1 GiB, on 2 GPUs, calling NCCL directly from C:
-// the baseline for examples/nccl_bench.rs, measured the same way (one process, ncclCommInitAll,
+// the baseline for examples/bench_nccl.rs, measured the same way (one process, ncclCommInitAll,
 // one thread driving both ranks in a group, float32 sum, warm-up, then N back-to-back
 // all-reduces timed on the host around a final stream synchronisation).
 //

@@ -3,9 +3,8 @@
 //! the way `ci/bench/nccl_baseline.cu` measures NCCL called directly from C: warm-up, then N
 //! back-to-back all-reduces timed on the host around a final stream synchronisation.
 //!
-//! `nccl_bench --run [--max-bytes N]` prints CSV: `bytes,time_us,algbw_GBs,busbw_GBs`.
-//! Without `--run` it prints "skipped" (ci/gpu-test.sh runs every example; the benchmark runs
-//! from ci/nccl-bench.sh). Sets `NCCL_NVLS_ENABLE=0` itself.
+//! `bench_nccl [--max-bytes N]` prints CSV: `bytes,time_us,algbw_GBs,busbw_GBs` (run by
+//! ci/nccl-bench.sh). Sets `NCCL_NVLS_ENABLE=0` itself.
 
 use anycuda::core::comm::{self, Communicator, ReduceOp};
 use anycuda::core::{Buffer, Device, Stream, StreamOptions};
@@ -21,17 +20,13 @@ fn iters_for(bytes: usize) -> (usize, usize) {
 fn main() {
     std::env::set_var("NCCL_NVLS_ENABLE", "0");
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if !args.iter().any(|a| a == "--run") {
-        println!("skipped: the benchmark runs with --run (ci/nccl-bench.sh)");
-        return;
-    }
     let max = args
         .windows(2)
         .find(|w| w[0] == "--max-bytes")
         .and_then(|w| w[1].parse().ok())
         .unwrap_or(1usize << 30);
     if let Err(e) = run(max) {
-        eprintln!("nccl_bench: FAILED: {e}");
+        eprintln!("bench_nccl: FAILED: {e}");
         std::process::exit(1);
     }
 }
