@@ -70,7 +70,7 @@ read -r -a BACKENDS <<<"${BACKENDS[*]}"
 EXAMPLES=()
 for f in "$DEV"/bin/*; do
     name="$(basename "$f")"
-    [[ -x "$f" && "$name" != anycuda && "$name" != bench_dispatch ]] && EXAMPLES+=("$name")
+    [[ -x "$f" && "$name" != anycuda && "$name" != bench_* ]] && EXAMPLES+=("$name")
 done
 
 run_logged() { # <log> <timeout> <cmd...>: runs with the backend's environment, returns its status
@@ -98,7 +98,7 @@ for backend in "${BACKENDS[@]}"; do
         t0=$SECONDS
         if run_logged "$log" 120 "$DEV/bin/$ex"; then r=PASS; else r="FAIL"; fi
         # A skip under ANYCUDA_REQUIRE_GPU=1 is a failure, whatever the exit status.
-        grep -q '^skipped: no GPU' "$log" && r=FAIL
+        grep -qE '^(skipped: no GPU|SKIP)' "$log" && r=FAIL
         record "example $ex" "$backend" "$r"
         say "  example $ex: $r ($((SECONDS - t0)) s)"
         [[ "$r" == PASS ]] || tail -n 15 "$log" | sed 's/^/      /'
