@@ -18,6 +18,14 @@ fn setup() -> bool {
     });
     match anycuda::nccl::library() {
         Ok(_) => true,
+        // RCCL (HIP backend on AMD) needs glibc >= 2.38: ci/nccl-rccl-test.sh runs it.
+        Err(e)
+            if e.to_string().starts_with("RCCL")
+                && std::env::var_os("ANYCUDA_EXPECT_RCCL").is_none() =>
+        {
+            eprintln!("SKIP: {e} (RCCL runs under bash ci/nccl-rccl-test.sh)");
+            false
+        }
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
             panic!("CI=true and no collective library: {e}")
         }
