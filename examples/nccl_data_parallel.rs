@@ -162,6 +162,8 @@ impl Rank {
     }
     /// Launches the shard's gradient (already scaled by 2/N for the whole data set).
     fn launch_grad(&mut self) -> Res<()> {
+        // One thread may drive several devices (--all): the launch needs this rank's context.
+        self.stream.context().bind()?;
         let (mut xp, mut tp, mut wp, mut gp) = (
             self.x.as_raw(),
             self.t.as_raw(),
