@@ -3,12 +3,12 @@
 // one thread driving both ranks in a group, float32 sum, warm-up, then N back-to-back
 // all-reduces timed on the host around a final stream synchronisation).
 //
-//   nvcc -O2 -o nccl_baseline ci/bench/nccl_baseline.cu -L<dir> -l:libnccl.so.2 -Xlinker -rpath,<dir>
+//   nvcc -O2 -o nccl_baseline ci/bench/nccl_baseline.cu -Xlinker <dir>/libnccl.so.2 -Xlinker -rpath,<dir>
 //   ./nccl_baseline [max_bytes]        CSV on stdout: bytes,time_us,algbw_GBs,busbw_GBs
 //
 // The NCCL prototypes are declared here as nccl.h declares them (the ABI of these calls has not
 // changed since 2.x), so the GPU machine needs the library only, not the header.
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < nd; ++i) {
         CK(cudaSetDevice(i));
         CK(cudaStreamCreate(&st[i]));
-        CK(cudaMalloc(&send[i], max));
-        CK(cudaMalloc(&recv[i], max));
+        CK(cudaMalloc((void**)&send[i], max));
+        CK(cudaMalloc((void**)&recv[i], max));
         CK(cudaMemcpy(send[i], ones.data(), max, cudaMemcpyHostToDevice));
         CK(cudaMemset(recv[i], 0, max));
     }
