@@ -28,7 +28,7 @@ LIBDIR="$(dirname "$ANYCUDA_NCCL_LIBRARY")"
 say "NCCL: $ANYCUDA_NCCL_LIBRARY"
 # The library file itself goes to the linker (the wheel has no libnccl.so link).
 nvcc -O2 -std=c++17 -o "$OUT/nccl_baseline" ci/bench/nccl_baseline.cu \
-    -Xlinker "$ANYCUDA_NCCL_LIBRARY" -Xlinker -rpath,"$LIBDIR"
+    -Xlinker "$ANYCUDA_NCCL_LIBRARY" -Xlinker -rpath -Xlinker "$LIBDIR"
 [[ -x "$DEV/bin/bench_nccl" ]] || { say "no $DEV/bin/bench_nccl: run ci/bundle-for-gpu.sh where Rust is"; exit 2; }
 PROGS=(c anycuda-cuda torch)
 [[ -f "$HIPNV/libamdhip64.so" ]] && PROGS+=(anycuda-hip)

@@ -3,7 +3,7 @@
 // one thread driving both ranks in a group, float32 sum, warm-up, then N back-to-back
 // all-reduces timed on the host around a final stream synchronisation).
 //
-//   nvcc -O2 -o nccl_baseline ci/bench/nccl_baseline.cu -Xlinker <dir>/libnccl.so.2 -Xlinker -rpath,<dir>
+//   nvcc -O2 -o nccl_baseline ci/bench/nccl_baseline.cu -Xlinker <dir>/libnccl.so.2 -Xlinker -rpath -Xlinker <dir>
 //   ./nccl_baseline [max_bytes]        CSV on stdout: bytes,time_us,algbw_GBs,busbw_GBs
 //
 // The NCCL prototypes are declared here as nccl.h declares them (the ABI of these calls has not
