@@ -1,7 +1,7 @@
 //! The safe Communicator's parts that need no GPU: unique ids (real `ncclGetUniqueId`), their
 //! serialisation, the TCP rendezvous over loopback, and errors carrying the NCCL code and call.
 
-use anycuda::core::comm::{check, tcp_rendezvous, ReduceOp, UniqueId};
+use anycuda::core::comm::{check, tcp_rendezvous, Bf16, ReduceOp, UniqueId, F16};
 use anycuda::core::ErrorCode;
 use anycuda::nccl::ncclResult_t;
 use std::time::Duration;
@@ -111,4 +111,42 @@ fn tcp_rendezvous_times_out_and_checks_ranks() {
     // A client with no server gives up at its deadline too.
     let e = tcp_rendezvous(&addr, 1, 2, Duration::from_millis(300)).unwrap_err();
     assert!(e.to_string().contains("connect to"), "{e}");
+}
+
+#[test]
+fn half_and_bfloat16_conversions_round_to_nearest_even() {
+    for (f, h) in [
+        (0.0f32, 0x0000u16),
+        (-0.0, 0x8000),
+        (1.0, 0x3c00),
+        (2.5, 0x4100),
+        (-25.0, 0xce40),
+        (65504.0, 0x7bff),
+        (65520.0, 0x7c00), // rounds up to infinity
+        (f32::INFINITY, 0x7c00),
+        (1e-7, 0x0002),           // subnormal
+        (5.960_464_5e-8, 0x0001), // the smallest subnormal
+        (1.000_488_3, 0x3c00),    // exactly half an ulp above 1: ties to even
+        (1.001_464_8, 0x3c02),    // 1.5 ulps: ties to even, upwards
+    ] {
+        assert_eq!(F16::from_f32(f).0, h, "{f}");
+    }
+    for h in [
+        0x3c00u16, 0x4100, 0xce40, 0x7bff, 0x0001, 0x0002, 0x03ff, 0x8400,
+    ] {
+        assert_eq!(F16::from_f32(F16(h).to_f32()).0, h, "{h:#x}");
+    }
+    assert!(F16::from_f32(f32::NAN).to_f32().is_nan());
+    assert_eq!(F16(0x0001).to_f32(), 5.960_464_5e-8);
+    for (f, b) in [
+        (1.0f32, 0x3f80u16),
+        (2.5, 0x4020),
+        (-25.0, 0xc1c8),
+        (1.0 + 1.0 / 256.0, 0x3f80),
+        (1.0 + 3.0 / 256.0, 0x3f82),
+    ] {
+        assert_eq!(Bf16::from_f32(f).0, b, "{f}");
+        assert_eq!(Bf16(b).to_f32(), f32::from_bits((b as u32) << 16));
+    }
+    assert!(Bf16::from_f32(f32::NAN).to_f32().is_nan());
 }

@@ -1,5 +1,5 @@
-//! GPU suite for the collective layer (2 GPUs): every collective for every data type and
-//! reduction operation against a CPU reference, for both ways to start (ncclCommInitAll and
+//! GPU suite for the collective layer (2 GPUs): every collective for every data type (the
+//! integers, f32, f64, f16, bf16; not the fp8 types) and reduction operation against a CPU reference, for both ways to start (ncclCommInitAll and
 //! ncclCommInitRankConfig) and for one process per GPU over NCCL's socket transport; and wrong
 //! use: buffers of another device, local length mismatches, ranks and roots out of range,
 //! counts that differ across ranks, and a peer process killed mid-run, each an error within the
@@ -9,7 +9,7 @@
 //! when run with `--include-ignored` on a machine with fewer than 2 GPUs. Every process sets
 //! `NCCL_NVLS_ENABLE=0` before NCCL loads, and child processes get it in their environment.
 
-use anycuda::core::comm::{Communicator, InitOptions, NcclType, ReduceOp, UniqueId};
+use anycuda::core::comm::{Bf16, Communicator, InitOptions, NcclType, ReduceOp, UniqueId, F16};
 use anycuda::core::{Buffer, Device, ErrorCode, Stream, StreamOptions};
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
@@ -49,6 +49,12 @@ macro_rules! float_val { ($($t:ty),*) => {$(impl Val for $t {
     fn avg(sum: i64, n: i64) -> Self { (sum as f64 / n as f64) as $t }
 })*}; }
 float_val!(f32, f64);
+// Half types: the small integers and halves used here are exact in both.
+macro_rules! half_val { ($($t:ident),*) => {$(impl Val for $t {
+    fn of(v: i64) -> Self { $t::from_f32(v as f32) }
+    fn avg(sum: i64, n: i64) -> Self { $t::from_f32(sum as f32 / n as f32) }
+})*}; }
+half_val!(F16, Bf16);
 
 /// Rank r's element i: 1..=5, so sums and products of 2 ranks fit even in i8.
 fn input(r: usize, i: usize) -> i64 {
@@ -169,6 +175,8 @@ fn suite(c: &mut Communicator, s: &Stream) {
     suite_for::<u64>(c, s, "u64");
     suite_for::<f32>(c, s, "f32");
     suite_for::<f64>(c, s, "f64");
+    suite_for::<F16>(c, s, "f16");
+    suite_for::<Bf16>(c, s, "bf16");
 }
 
 /// Runs `f` for each communicator on its own thread (one thread per rank, as NCCL allows).

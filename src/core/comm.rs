@@ -37,6 +37,96 @@ macro_rules! nccl_type {
 nccl_type!(i8 => ncclInt8, u8 => ncclUint8, i32 => ncclInt32, u32 => ncclUint32,
     i64 => ncclInt64, u64 => ncclUint64, f32 => ncclFloat32, f64 => ncclFloat64);
 
+/// An IEEE half-precision value (`ncclFloat16`), as its bits: Rust has no `f16` on stable.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct F16(pub u16);
+
+/// A bfloat16 value (`ncclBfloat16`), as its bits.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bf16(pub u16);
+
+// SAFETY: plain 16-bit patterns; every pattern is a valid value (NaNs included).
+unsafe impl DeviceCopy for F16 {}
+// SAFETY: as for F16.
+unsafe impl DeviceCopy for Bf16 {}
+nccl_type!(F16 => ncclFloat16, Bf16 => ncclBfloat16);
+
+impl F16 {
+    /// Rounds to nearest even (overflow to infinity, NaN kept).
+    pub fn from_f32(f: f32) -> Self {
+        let x = f.to_bits();
+        let sign = ((x >> 16) & 0x8000) as u16;
+        let exp = ((x >> 23) & 0xff) as i32;
+        let mant = x & 0x7f_ffff;
+        if exp == 0xff {
+            return Self(sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 });
+        }
+        let e = exp - 127 + 15;
+        if e >= 0x1f {
+            return Self(sign | 0x7c00);
+        }
+        let round = |r: u32, rem: u32, half: u32| {
+            if rem > half || (rem == half && r & 1 == 1) {
+                r + 1
+            } else {
+                r
+            }
+        };
+        if e <= 0 {
+            if e < -10 {
+                return Self(sign);
+            }
+            let m = mant | 0x80_0000;
+            let shift = (14 - e) as u32;
+            let r = round(m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1));
+            return Self(sign | r as u16);
+        }
+        // A carry out of the mantissa correctly bumps the exponent (up to infinity).
+        let r = round(((e as u32) << 10) | (mant >> 13), mant & 0x1fff, 0x1000);
+        Self(sign | r as u16)
+    }
+    /// The exact `f32` value.
+    pub fn to_f32(self) -> f32 {
+        let h = self.0;
+        let sign = ((h & 0x8000) as u32) << 16;
+        let exp = ((h >> 10) & 0x1f) as u32;
+        let mant = (h & 0x3ff) as u32;
+        let bits = match (exp, mant) {
+            (0, 0) => sign,
+            (0, _) => {
+                // Subnormal: normalise.
+                let (mut e, mut m) = (127 - 15 + 1, mant);
+                while m & 0x400 == 0 {
+                    m <<= 1;
+                    e -= 1;
+                }
+                sign | (e << 23) | ((m & 0x3ff) << 13)
+            }
+            (0x1f, _) => sign | 0x7f80_0000 | (mant << 13),
+            _ => sign | ((exp + 127 - 15) << 23) | (mant << 13),
+        };
+        f32::from_bits(bits)
+    }
+}
+
+impl Bf16 {
+    /// Rounds to nearest even (NaN kept).
+    pub fn from_f32(f: f32) -> Self {
+        let x = f.to_bits();
+        if f.is_nan() {
+            return Self(((x >> 16) | 0x40) as u16);
+        }
+        let r = x + 0x7fff + ((x >> 16) & 1);
+        Self((r >> 16) as u16)
+    }
+    /// The exact `f32` value.
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits((self.0 as u32) << 16)
+    }
+}
+
 /// A reduction operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
