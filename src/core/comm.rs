@@ -13,6 +13,7 @@
 //! polling the communicator's asynchronous error, and aborts it (`ncclCommAbort`) on an error or
 //! a timeout, so a dead peer yields an error instead of a hang.
 
+use super::context::Context;
 use super::device::Device;
 use super::error::{CoreError, Result};
 use super::memory::{Buffer, BufferViewMut, DeviceCopy, DeviceSlice};
@@ -239,6 +240,9 @@ impl Default for InitOptions {
 pub struct Communicator {
     raw: ncclComm_t,
     device: Device,
+    /// The device's primary context, retained while NCCL uses it (NCCL's runtime picks the
+    /// device from the current context at init).
+    ctx: Context,
     rank: usize,
     size: usize,
     timeout: Option<Duration>,
@@ -280,6 +284,7 @@ impl Communicator {
         if devices.is_empty() {
             return Err(usage("ncclCommInitAll", "no devices given".into()));
         }
+        let mut ctxs = Vec::with_capacity(devices.len());
         for (i, d) in devices.iter().enumerate() {
             if devices[..i].contains(d) {
                 return Err(usage(
@@ -287,7 +292,7 @@ impl Communicator {
                     format!("device {} appears twice", d.ordinal()),
                 ));
             }
-            d.set_current()?;
+            ctxs.push(d.set_current()?);
         }
         let list: Vec<i32> = devices.iter().map(|d| d.ordinal() as i32).collect();
         let mut comms: Vec<ncclComm_t> = vec![std::ptr::null_mut(); devices.len()];
@@ -297,11 +302,12 @@ impl Communicator {
         })?;
         Ok(comms
             .into_iter()
-            .zip(devices)
+            .zip(devices.iter().zip(ctxs))
             .enumerate()
-            .map(|(rank, (raw, d))| Communicator {
+            .map(|(rank, (raw, (d, ctx)))| Communicator {
                 raw,
                 device: *d,
+                ctx,
                 rank,
                 size: devices.len(),
                 timeout: None,
@@ -332,7 +338,7 @@ impl Communicator {
                 format!("rank {rank} is out of range for {nranks} ranks"),
             ));
         }
-        device.set_current()?;
+        let ctx = device.set_current()?;
         let mut comm: ncclComm_t = std::ptr::null_mut();
         let mut config = raw::ncclConfig_t::initializer_v2_14();
         config.blocking = 0;
@@ -343,6 +349,7 @@ impl Communicator {
         let mut me = Communicator {
             raw: comm,
             device: *device,
+            ctx,
             rank,
             size: nranks,
             timeout: opts.timeout,
@@ -465,6 +472,10 @@ impl Communicator {
     /// The device this rank runs on.
     pub fn device(&self) -> Device {
         self.device
+    }
+    /// The device's primary context, which this communicator keeps alive.
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
     /// The timeout [`Communicator::synchronize`] uses.
     pub fn timeout(&self) -> Option<Duration> {
