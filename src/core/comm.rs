@@ -237,6 +237,15 @@ impl Default for InitOptions {
 /// `Send` but not `Sync`: NCCL forbids using one communicator from several threads at once;
 /// move it to the thread that drives its GPU. Dropping it finalises and destroys it (aborting
 /// instead when that fails or times out).
+///
+/// ```compile_fail
+/// fn shared<T: Sync>() {}
+/// shared::<anycuda::core::comm::Communicator>(); // not Sync
+/// ```
+/// ```
+/// fn movable<T: Send>() {}
+/// movable::<anycuda::core::comm::Communicator>();
+/// ```
 pub struct Communicator {
     raw: ncclComm_t,
     device: Device,
