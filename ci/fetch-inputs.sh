@@ -15,6 +15,9 @@ set -euo pipefail
 CUDA_RUNTIME_VERSION="13.0.96"   # PyPI nvidia-cuda-runtime
 CUDA_NVRTC_VERSION="13.0.88"     # PyPI nvidia-cuda-nvrtc
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
+NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
+RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
+ROCM_SMI_DEB_VERSION="6.1.2-1"   # Debian trixie librocm-smi64-1, RCCL's one other dependency
 DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -96,6 +99,8 @@ TOML
     cp -r "$tmp/vendor/cubecl-hip-sys-$CUBECL_HIP_SYS_VERSION" "$CUBECL_CRATE"
     touch "$CUBECL_STAMP"
 fi
+
+bash "$ROOT/ci/nccl-fetch.sh"
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"

@@ -26,6 +26,7 @@ mod dispatch;
 // After `dispatch`: the generated impls use `dispatch_api!`.
 pub mod core;
 mod generated;
+pub mod nccl;
 pub mod rtc;
 mod select;
 

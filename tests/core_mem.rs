@@ -153,6 +153,6 @@ fn system_reports_the_backend_and_its_libraries() {
         "{text}"
     );
     for l in &info.libraries {
-        assert!(text.contains(l.role), "{text}");
+        assert!(text.contains(&l.role.to_string()), "{text}");
     }
 }

@@ -54,7 +54,7 @@ fn versions_are_hips_decoded() {
         .unwrap()
         .libraries
         .iter()
-        .map(|l| l.role)
+        .map(|l| l.role.to_string())
         .collect();
     assert_eq!(roles, ["hip", "hiprtc"]);
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod hallucinated;
 pub mod handles;
 pub mod loader;
+pub mod nccl;
 pub mod rtc_headers;
 pub mod rtc_input;
 pub mod rtc_options;

@@ -12,6 +12,7 @@ mod inputs;
 mod layout;
 mod mapping;
 mod model;
+mod nccl;
 mod nvidia_platform;
 
 use anyhow::{bail, Context, Result};
@@ -401,6 +402,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             emit::banner(&hip_in)
         ),
     ));
+    out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
     Ok(out)
 }
 

@@ -48,6 +48,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         }
         out.insert(api.to_string(), v);
     }
+    out.insert("nccl".into(), nccl_entry(verbose));
     let out = Value::Object(out);
     if as_json {
         println!(
@@ -64,7 +65,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "{:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
         "API", "CUDA total", "exposed", "CUDA backend", "HIP backend", "HIP unsupported"
     );
-    for key in ["driver", "runtime", "nvrtc"] {
+    for key in ["driver", "runtime", "nvrtc", "nccl"] {
         let v = &out[key];
         println!(
             "{key:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
@@ -80,7 +81,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "HIP unsupported: exposed functions that answer the API's not-supported error on HIP."
     );
     if verbose {
-        for key in ["driver", "runtime", "nvrtc"] {
+        for key in ["driver", "runtime", "nvrtc", "nccl"] {
             for (label, list) in out[key]["names"].as_object().into_iter().flatten() {
                 let names: Vec<&str> = list
                     .as_array()
@@ -93,4 +94,29 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `nccl`: every function of the pinned `nccl.h` is exposed and forwarded on CUDA (and on HIP's
+/// NVIDIA platform, which loads NCCL); on AMD, RCCL serves those its header (`rccl.h`, pinned)
+/// declares and the rest answer `ncclNotSupported`.
+fn nccl_entry(verbose: bool) -> Value {
+    use anycuda::nccl::{NCCL_FUNCTIONS, RCCL_DECLARED};
+    let all: Vec<&str> = NCCL_FUNCTIONS.iter().map(|f| f.name).collect();
+    let unsupported: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|f| !RCCL_DECLARED.contains(f))
+        .collect();
+    let mut v = json!({
+        "cuda_total": all.len(),
+        "exposed": all.len(),
+        "cuda_backend": all.len(),
+        "hip_backend": RCCL_DECLARED.len(),
+        "hip_unsupported": unsupported.len(),
+        "not_exposed": 0,
+    });
+    if verbose {
+        v["names"] = json!({ "hip_backend": RCCL_DECLARED, "hip_unsupported": unsupported });
+    }
+    v
 }

@@ -171,6 +171,7 @@ impl BackendInfo {
             "compiled_in": true,
             "libraries": libs,
             "compiler_loaded": b.compiler_loaded,
+            "collective": collective_json(self.kind),
             "devices": devices,
             "device_error": device_error,
         })
@@ -199,6 +200,7 @@ impl BackendInfo {
                 Err(e) => println!("  {role:<8} unavailable: {e}"),
             }
         }
+        print_collective(self.kind);
         let devs = match &b.devices {
             Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
             Ok(d) => d,
@@ -283,4 +285,37 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
         println!("To run kernels, install an NVIDIA driver (libcuda) or ROCm (libamdhip64) with a GPU present.");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The backend's collective library (NCCL, or RCCL on AMD): path and version, or why not.
+fn collective(kind: BackendKind) -> Result<anycuda::nccl::LibraryInfo, String> {
+    let b = Backend::load(kind).map_err(|e| e.to_string())?;
+    anycuda::nccl::library_of(b)
+        .map(anycuda::nccl::Library::info)
+        .map_err(|e| e.to_string())
+}
+
+fn print_collective(kind: BackendKind) {
+    match collective(kind) {
+        Ok(l) => println!(
+            "  {:<8} {} ({} {}, {}/{} entry points)",
+            "nccl",
+            l.path,
+            l.name,
+            anycuda::nccl::version_string(l.version),
+            l.entry_points.0,
+            l.entry_points.1
+        ),
+        Err(e) => println!("  {:<8} unavailable: {e}", "nccl"),
+    }
+}
+
+fn collective_json(kind: BackendKind) -> Value {
+    match collective(kind) {
+        Ok(l) => json!({
+            "library": l.name, "path": l.path, "version": anycuda::nccl::version_string(l.version),
+            "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
+        }),
+        Err(e) => json!({ "error": e }),
+    }
 }

@@ -35,7 +35,7 @@ pub(crate) fn with_backend_detail(e: CoreError) -> CoreError {
                 .backend
                 .libraries()
                 .into_iter()
-                .filter(|l| matches!(l.role, "driver" | "hip"))
+                .filter(|l| l.role.is_driver())
                 .filter_map(|l| l.status.err().map(|why| format!("{}: {why}", l.role)))
                 .collect();
             if missing.is_empty() {

@@ -16,6 +16,8 @@ pub enum ErrorCode {
     Runtime(cudaError_t),
     /// An NVRTC code (`nvrtcResult`).
     Nvrtc(nvrtcResult),
+    /// An NCCL code (`ncclResult_t`, NCCL's numbering on every backend).
+    Nccl(crate::nccl::ncclResult_t),
     /// The safe layer refused the call before any library saw it (a wrong argument count, a
     /// buffer of another device, a size that overflows); the text says why.
     Usage,
@@ -50,6 +52,15 @@ impl CoreError {
     pub fn runtime(call: &'static str, code: cudaError_t) -> Self {
         Self {
             code: ErrorCode::Runtime(code),
+            call,
+            detail: None,
+        }
+    }
+    /// An error from an NCCL call.
+    #[cold]
+    pub fn nccl(call: &'static str, code: crate::nccl::ncclResult_t) -> Self {
+        Self {
+            code: ErrorCode::Nccl(code),
             call,
             detail: None,
         }
@@ -105,6 +116,7 @@ impl CoreError {
             ErrorCode::Driver(c) => c == CUresult::CUDA_ERROR_NOT_SUPPORTED,
             ErrorCode::Runtime(c) => c == cudaError_t::cudaErrorNotSupported,
             ErrorCode::Nvrtc(c) => c == nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED,
+            ErrorCode::Nccl(c) => c == crate::nccl::ncclResult_t::ncclNotSupported,
             ErrorCode::Usage => false,
         }
     }
@@ -114,6 +126,7 @@ impl CoreError {
             ErrorCode::Driver(c) => DriverError(c).hip_code(),
             ErrorCode::Runtime(c) => RuntimeError(c).hip_code(),
             ErrorCode::Nvrtc(c) => NvrtcError(c).hip_code(),
+            ErrorCode::Nccl(c) => crate::nccl::NcclError(c).rccl_code(),
             ErrorCode::Usage => None,
         }
     }
@@ -125,6 +138,7 @@ impl fmt::Display for CoreError {
             ErrorCode::Driver(c) => write!(f, "{} failed: {}", self.call, DriverError(c))?,
             ErrorCode::Runtime(c) => write!(f, "{} failed: {}", self.call, RuntimeError(c))?,
             ErrorCode::Nvrtc(c) => write!(f, "{} failed: {}", self.call, NvrtcError(c))?,
+            ErrorCode::Nccl(c) => write!(f, "{} failed: {}", self.call, crate::nccl::NcclError(c))?,
             ErrorCode::Usage => write!(f, "{}: refused", self.call)?,
         }
         match &self.detail {

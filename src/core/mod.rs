@@ -25,6 +25,7 @@
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
+pub mod comm;
 pub mod context;
 pub mod device;
 pub mod error;

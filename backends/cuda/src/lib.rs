@@ -12,6 +12,7 @@
 
 pub mod driver;
 mod loader;
+pub mod nccl;
 pub mod rtc;
 pub mod runtime;
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The collective layer on a 2-GPU machine, on the CUDA backend and on the HIP backend through
+# HIP's NVIDIA platform (which loads NCCL there, as AMD's stack does): the data-parallel example
+# in its three ways to start (threads, ncclCommInitAll, one process per GPU over the socket
+# transport on loopback) and the GPU suite tests/nccl_gpu.rs.
+#
+# Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh:
+#   bash ci/nccl-gpu-test.sh
+# Environment: OUT (default ./nccl-gpu-results), NCCL_TEST_BACKENDS (default "cuda hip"),
+# ANYCUDA_NCCL_LIBRARY (default: PyTorch's nvidia-nccl wheel, then the system's libnccl.so.2),
+# HIPNV_DIR (default /tmp/hipnv: HIP's NVIDIA platform, built by ci/gpu-test.sh, or built here
+# from .device/libamdhip64-dev_*.deb).
+# Exits 1 if anything failed. Every process gets NCCL_NVLS_ENABLE=0 (and sets it itself).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DEV="${GPU_BUNDLE:-$ROOT/.device}"
+OUT="${OUT:-$ROOT/nccl-gpu-results}"
+HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+source "$ROOT/ci/nccl-find-lib.sh"
+say() { printf 'nccl-gpu-test: %s\n' "$*"; }
+say "NCCL: $ANYCUDA_NCCL_LIBRARY"
+[[ -x "$DEV/bin/nccl_data_parallel" && -x "$DEV/tests/nccl_gpu" ]] || { say "bundle lacks nccl_data_parallel/nccl_gpu: run ci/bundle-for-gpu.sh where Rust is"; exit 2; }
+BACKENDS=(${NCCL_TEST_BACKENDS:-cuda hip})
+if [[ " ${BACKENDS[*]} " == *" hip "* && ! -f "$HIPNV/libamdhip64.so" ]]; then
+    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
+    if [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$OUT/hip-shim-build.log" 2>&1; then
+        say "HIP: built HIP's NVIDIA platform into $HIPNV"
+    else
+        say "HIP: no HIP shim (see $OUT/hip-shim-build.log): HIP backend not run"
+        BACKENDS=(cuda)
+    fi
+fi
+FAILED=0
+RESULTS=()
+run() { # <name> <backend> <timeout> <cmd...>
+    local name="$1" b="$2" limit="$3"; shift 3
+    local log="$OUT/$b.$name.log" env=(ANYCUDA_BACKEND="$b" ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REQUIRE_NCCL=1)
+    [[ "$b" == hip ]] && env+=(ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so")
+    if env "${env[@]}" timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1; then
+        RESULTS+=("| $name | $b | PASS |")
+        say "PASS $b $name"
+    else
+        RESULTS+=("| $name | $b | FAIL (exit $?) |")
+        say "FAIL $b $name (log $log)"
+        tail -n 15 "$log" | sed 's/^/    /'
+        FAILED=1
+    fi
+}
+for b in "${BACKENDS[@]}"; do
+    run data_parallel_threads "$b" 300 "$DEV/bin/nccl_data_parallel"
+    run data_parallel_init_all "$b" 300 "$DEV/bin/nccl_data_parallel" --all
+    run data_parallel_processes_socket "$b" 300 "$DEV/bin/nccl_data_parallel" --processes
+    for t in every_collective_dtype_op_init_all every_collective_dtype_op_init_rank \
+        socket_transport_processes wrong_use_is_refused_before_nccl_sees_it \
+        counts_that_differ_across_ranks_end_in_an_error_not_a_hang \
+        killed_peer_is_an_error_within_the_timeout; do
+        run "$t" "$b" 900 "$DEV/tests/nccl_gpu" --exact "$t" --include-ignored --nocapture --test-threads=1
+    done
+done
+{
+    echo "| test | backend | result |"
+    echo "|---|---|---|"
+    printf '%s\n' "${RESULTS[@]}"
+} >"$OUT/nccl-gpu-results.md"
+cat "$OUT/nccl-gpu-results.md"
+exit "$FAILED"

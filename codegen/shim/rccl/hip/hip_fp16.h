@@ -1,0 +1,1 @@
+/* anycuda-codegen shim: rccl.h's host declarations use no hip_fp16.h type. */
