@@ -30,8 +30,8 @@
 //! # Where cudarc's semantics cannot hold on HIP
 //! The call returns `DriverError(CUDA_ERROR_NOT_SUPPORTED)`, never a panic. The main case: PTX
 //! text (from nvcc or a `.ptx` file) cannot load on AMD GPUs; compile the `.cu` source at run time
-//! with [`nvrtc::compile_ptx`], whose output on HIP is an AMD code object. The error's `Display`
-//! carries that advice ([`driver::result::DriverError`]).
+//! with [`nvrtc::compile_ptx`], whose output on HIP is an AMD code object. The advice is printed
+//! to stderr once, logged, and returned by [`driver::result::not_supported_reason`].
 
 #![warn(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // cudarc's signatures; each unsafe fn documents its contract

@@ -10,102 +10,37 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::mem::MaybeUninit;
 
-/// A failed driver call: the CUDA code, as in cudarc (`DriverError(sys::CUresult)`).
+/// A failed driver call: `DriverError(sys::CUresult)`, as in cudarc. It is anycuda's own
+/// error type, so `sys::cuXxx(..).result()?` works in functions returning it, exactly as with
+/// cudarc. Codes are CUDA's on every backend (HIP codes with no CUDA counterpart arrive as
+/// anycuda's invented constants).
 ///
-/// Codes are CUDA's on every backend; a HIP code with no CUDA counterpart arrives as one of
-/// anycuda's invented constants (see anycuda's README). When this crate itself refuses an
-/// operation that cannot work on the active backend (e.g. PTX text on an AMD GPU), the code is
-/// `CUDA_ERROR_NOT_SUPPORTED` and `Display`/`Debug` add the reason and the way out, recorded
-/// for the thread that got the error.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DriverError(pub sys::CUresult);
+/// Not re-created: cudarc's `error_name()`/`error_string()` methods (its `Display` shows both).
+pub use anycuda::DriverError;
 
 thread_local! {
     /// The reason for the last not-supported error this crate produced on this thread.
     static DETAIL: RefCell<Option<(sys::CUresult, &'static str)>> = const { RefCell::new(None) };
 }
 
-impl DriverError {
-    /// Returns `DriverError(code)` and records `why` for its `Display` on this thread.
-    pub(crate) fn with_detail(code: sys::CUresult, why: &'static str) -> Self {
-        log::warn!("anycuda-cudarc: {why}");
-        DETAIL.with(|d| *d.borrow_mut() = Some((code, why)));
-        DriverError(code)
-    }
-
-    /// The reason this crate recorded for an error with this code on this thread, if any.
-    pub fn detail(&self) -> Option<&'static str> {
-        DETAIL.with(|d| match *d.borrow() {
-            Some((code, why)) if code == self.0 => Some(why),
-            _ => None,
-        })
-    }
-
-    /// The code's name (`CUDA_ERROR_INVALID_VALUE`), from `cuGetErrorName`.
-    ///
-    /// # Errors
-    /// The driver's error when it does not know the code.
-    pub fn error_name(&self) -> Result<&CStr, DriverError> {
-        let mut p: *const c_char = std::ptr::null();
-        unsafe { sys::cuGetErrorName(self.0, &mut p) }.result()?;
-        if p.is_null() {
-            return Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE));
-        }
-        // The driver returns a pointer to a static string.
-        Ok(unsafe { CStr::from_ptr(p) })
-    }
-
-    /// The code's description, from `cuGetErrorString`.
-    ///
-    /// # Errors
-    /// The driver's error when it does not know the code.
-    pub fn error_string(&self) -> Result<&CStr, DriverError> {
-        let mut p: *const c_char = std::ptr::null();
-        unsafe { sys::cuGetErrorString(self.0, &mut p) }.result()?;
-        if p.is_null() {
-            return Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE));
-        }
-        Ok(unsafe { CStr::from_ptr(p) })
-    }
+/// Returns `DriverError(code)` for an operation this crate refuses on the active backend,
+/// recording `why` (see [`not_supported_reason`]) and printing it once per process, because
+/// the code alone cannot say what to do instead.
+pub(crate) fn refuse(code: sys::CUresult, why: &'static str) -> DriverError {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    log::error!("anycuda-cudarc: {why}");
+    ONCE.call_once(|| eprintln!("anycuda-cudarc: {why}"));
+    DETAIL.with(|d| *d.borrow_mut() = Some((code, why)));
+    DriverError(code)
 }
 
-impl std::fmt::Debug for DriverError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "DriverError({:?}, \"{}\")",
-            self.0,
-            anycuda::DriverError(self.0)
-        )?;
-        if let Some(why) = self.detail() {
-            write!(f, " [{why}]")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::fmt::Display for DriverError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", anycuda::DriverError(self.0))?;
-        if let Some(why) = self.detail() {
-            write!(f, ": {why}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for DriverError {}
-
-impl From<anycuda::DriverError> for DriverError {
-    fn from(e: anycuda::DriverError) -> Self {
-        DriverError(e.0)
-    }
-}
-
-impl From<DriverError> for anycuda::DriverError {
-    fn from(e: DriverError) -> Self {
-        anycuda::DriverError(e.0)
-    }
+/// Why this crate refused an operation with `err`'s code on this thread (the way out, e.g.
+/// "compile the .cu source with compile_ptx"), if it did.
+pub fn not_supported_reason(err: &DriverError) -> Option<&'static str> {
+    DETAIL.with(|d| match *d.borrow() {
+        Some((code, why)) if code == err.0 => Some(why),
+        _ => None,
+    })
 }
 
 /// `Ok(())` for `CUDA_SUCCESS`, else the code as a [`DriverError`].
@@ -876,7 +811,7 @@ pub(crate) unsafe fn check_image_loadable(image: *const c_void) -> Result<(), Dr
     if is_elf {
         let machine = unsafe { u16::from_le_bytes([*head.add(18), *head.add(19)]) };
         if machine == 190 {
-            return Err(DriverError::with_detail(
+            return Err(refuse(
                 sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
                 CUBIN_ON_AMD,
             ));
@@ -884,10 +819,7 @@ pub(crate) unsafe fn check_image_loadable(image: *const c_void) -> Result<(), Dr
         return Ok(());
     }
     // Not ELF: text (PTX) or a fatbinary; neither is an AMD code object.
-    Err(DriverError::with_detail(
-        sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-        PTX_ON_AMD,
-    ))
+    Err(refuse(sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, PTX_ON_AMD))
 }
 
 /// Modules (`cuModule*`).

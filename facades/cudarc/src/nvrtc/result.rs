@@ -4,44 +4,9 @@ use super::sys;
 use core::ffi::{c_char, c_int, CStr};
 use std::ffi::CString;
 
-/// A failed NVRTC call: the `nvrtcResult`, as in cudarc.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NvrtcError(pub sys::nvrtcResult);
-
-impl NvrtcError {
-    /// The code's description (`nvrtcGetErrorString`).
-    ///
-    /// # Errors
-    /// Never in practice; the signature is cudarc's.
-    pub fn error_string(&self) -> Result<&CStr, NvrtcError> {
-        let p = sys::nvrtcGetErrorString(self.0);
-        if p.is_null() {
-            return Err(NvrtcError(sys::nvrtcResult::NVRTC_ERROR_INVALID_INPUT));
-        }
-        // NVRTC (and anycuda's fallback) return static strings.
-        Ok(unsafe { CStr::from_ptr(p) })
-    }
-}
-
-impl std::fmt::Debug for NvrtcError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NvrtcError({:?})", self.0)
-    }
-}
-
-impl std::fmt::Display for NvrtcError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", anycuda::NvrtcError(self.0))
-    }
-}
-
-impl std::error::Error for NvrtcError {}
-
-impl From<anycuda::NvrtcError> for NvrtcError {
-    fn from(e: anycuda::NvrtcError) -> Self {
-        NvrtcError(e.0)
-    }
-}
+/// A failed NVRTC call: `NvrtcError(sys::nvrtcResult)`, as in cudarc. It is anycuda's own
+/// error type, so `sys::nvrtcXxx(..).result()?` works in functions returning it.
+pub use anycuda::NvrtcError;
 
 #[inline]
 fn ok(code: sys::nvrtcResult) -> Result<(), NvrtcError> {

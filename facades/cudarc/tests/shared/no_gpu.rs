@@ -128,7 +128,7 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
     eprintln!("{kind}: AMD platform: {amd}; load_data(PTX text) -> {e}");
     if amd {
         assert_eq!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
-        let shown = e.to_string();
+        let shown = result::not_supported_reason(&e).expect("a reason is recorded");
         assert!(
             shown.contains("compile_ptx"),
             "message lacks the way out: {shown}"

@@ -34,7 +34,7 @@ impl Drop for Profiler {
 /// # Errors
 /// `CUDA_ERROR_NOT_SUPPORTED` (see the module documentation).
 pub fn profiler_start() -> Result<(), result::DriverError> {
-    Err(result::DriverError::with_detail(
+    Err(result::refuse(
         sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
         NO_PROFILER_API,
     ))
@@ -45,7 +45,7 @@ pub fn profiler_start() -> Result<(), result::DriverError> {
 /// # Errors
 /// `CUDA_ERROR_NOT_SUPPORTED` (see the module documentation).
 pub fn profiler_stop() -> Result<(), result::DriverError> {
-    Err(result::DriverError::with_detail(
+    Err(result::refuse(
         sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
         NO_PROFILER_API,
     ))
