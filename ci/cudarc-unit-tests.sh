@@ -97,7 +97,7 @@ build)
     ;;
 run)
     shift
-    cargo test --manifest-path "$GEN/Cargo.toml" --features "$FEATURES" --lib --release -- "$@"
+    cargo test --manifest-path "$GEN/Cargo.toml" --features "$FEATURES" --lib -- "$@"
     ;;
 bundle)
     DEST="${2:?bundle needs a destination folder}"

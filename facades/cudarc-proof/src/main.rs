@@ -4,7 +4,11 @@ fn main() {
     let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
     match user_lib::scale_on_gpu(&data, 3.0) {
         Ok(out) => {
-            let bad = out.iter().zip(&data).filter(|(o, d)| **o != **d * 3.0).count();
+            let bad = out
+                .iter()
+                .zip(&data)
+                .filter(|(o, d)| **o != **d * 3.0)
+                .count();
             if bad == 0 {
                 println!("PASS: 1000 values scaled through cudarc (patched onto anycuda)");
             } else {
