@@ -107,9 +107,8 @@ impl CudaContext {
     pub fn new(ordinal: usize) -> Result<Arc<Self>, DriverError> {
         let cu_device = Self::device_of(ordinal)?;
         let cu_ctx = unsafe { result::primary_ctx::retain(cu_device) }?;
-        Self::wrap(ordinal, cu_device, cu_ctx, true).inspect_err(|_| {
-            let _ = unsafe { result::primary_ctx::release(cu_device) };
-        })
+        // On failure the wrapper's drop releases the primary context.
+        Self::wrap(ordinal, cu_device, cu_ctx, true)
     }
 
     /// Creates a new, non-primary context (`cuCtxCreate`), destroyed on drop.
