@@ -38,8 +38,6 @@ PY
 
 # Removed tests: "file::name|reason". Listed in the README table too.
 SKIP=(
-  "src/driver/safe/graph.rs::test_end_capture_flags|uses \`|\` on sys::CUgraphInstantiate_flags: anycuda's flag newtypes do not implement BitOr (api crate change needed)"
-  "src/driver/safe/graph.rs::test_end_capture_invalid_flags|uses \`|\` on sys::CUgraphInstantiate_flags (same)"
   "src/driver/safe/core.rs::test_alloc_pinned_panics_on_size_overflow|expects a panic; the facade returns CUDA_ERROR_INVALID_VALUE instead (never panic on bad input)"
 )
 python3 - "$SRC" "$GEN" "${SKIP[@]}" <<'PY'

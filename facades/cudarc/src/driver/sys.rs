@@ -4,8 +4,9 @@
 //! One difference from cudarc's bindgen output: C enums are `#[repr(transparent)]` newtypes
 //! with associated consts (`CUresult::CUDA_ERROR_INVALID_VALUE`), not Rust enums. Paths, `==`
 //! and `match` on the constants work the same, but a `match` needs a `_` arm, `as` casts do not
-//! compile (use `.0`), and flag types do not implement `|` (build `Type(a.0 | b.0)`). The enums
-//! code is known to match exhaustively are cudarc-shaped here: [`CUfunc_cache`].
+//! compile (use `.0`), and most flag types do not implement `|` (build `Type(a.0 | b.0)`). The enums
+//! code is known to match exhaustively are cudarc-shaped here: [`CUfunc_cache`]; and
+//! [`CUgraphInstantiate_flags`] is cudarc's bit field with `|`, as in cudarc.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
@@ -19,7 +20,7 @@ pub use anycuda::driver::*;
 /// Cache preference (cudarc's Rust enum; matches exhaustively).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CUfunc_cache_enum {
+pub enum CUfunc_cache {
     /// No preference.
     CU_FUNC_CACHE_PREFER_NONE = 0,
     /// Prefer larger shared memory.
@@ -29,16 +30,16 @@ pub enum CUfunc_cache_enum {
     /// Equal L1 and shared memory.
     CU_FUNC_CACHE_PREFER_EQUAL = 3,
 }
-/// Cache preference (cudarc's name).
-pub type CUfunc_cache = CUfunc_cache_enum;
+/// Cache preference (the C enum's name).
+pub type CUfunc_cache_enum = CUfunc_cache;
 
-impl From<CUfunc_cache_enum> for anycuda::driver::CUfunc_cache {
-    fn from(v: CUfunc_cache_enum) -> Self {
+impl From<CUfunc_cache> for anycuda::driver::CUfunc_cache {
+    fn from(v: CUfunc_cache) -> Self {
         anycuda::driver::CUfunc_cache(v as u32)
     }
 }
 
-impl TryFrom<anycuda::driver::CUfunc_cache> for CUfunc_cache_enum {
+impl TryFrom<anycuda::driver::CUfunc_cache> for CUfunc_cache {
     type Error = CUresult;
     fn try_from(v: anycuda::driver::CUfunc_cache) -> Result<Self, CUresult> {
         Ok(match v.0 {
@@ -99,4 +100,55 @@ pub unsafe fn cuKernelSetCacheConfig(
     dev: CUdevice,
 ) -> CUresult {
     unsafe { anycuda::driver::cuKernelSetCacheConfig(kernel, config.into(), dev) }
+}
+
+/// Graph instantiation flags, a bit field as in cudarc (combine with `|`). No anycuda function
+/// takes this type (`cuGraphInstantiateWithFlags` takes the integer), so it can be cudarc's.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CUgraphInstantiate_flags(pub core::ffi::c_uint);
+/// Graph instantiation flags (the C enum's name). The struct carries the other name so that
+/// `CUgraphInstantiate_flags(0)` builds this type, not the glob-imported one.
+pub type CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags;
+
+impl CUgraphInstantiate_flags {
+    /// Free memory allocated in the graph before relaunching it.
+    pub const CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH: Self = Self(
+        anycuda::driver::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
+            .0,
+    );
+    /// Upload the graph as part of instantiation.
+    pub const CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: Self =
+        Self(anycuda::driver::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD.0);
+    /// Instantiate for launch from the device.
+    pub const CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH: Self = Self(
+        anycuda::driver::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH.0,
+    );
+    /// Launch nodes in priority order.
+    pub const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: Self = Self(
+        anycuda::driver::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY.0,
+    );
+}
+
+impl core::ops::BitOr for CUgraphInstantiate_flags {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        Self(self.0 | rhs.0)
+    }
+}
+impl core::ops::BitOrAssign for CUgraphInstantiate_flags {
+    fn bitor_assign(&mut self, rhs: Self) {
+        self.0 |= rhs.0;
+    }
+}
+impl core::ops::BitAnd for CUgraphInstantiate_flags {
+    type Output = Self;
+    fn bitand(self, rhs: Self) -> Self {
+        Self(self.0 & rhs.0)
+    }
+}
+impl core::ops::BitAndAssign for CUgraphInstantiate_flags {
+    fn bitand_assign(&mut self, rhs: Self) {
+        self.0 &= rhs.0;
+    }
 }
