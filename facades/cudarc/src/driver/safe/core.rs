@@ -2190,3 +2190,38 @@ impl CudaFunction {
         unsafe { result::function::set_function_cache_config(self.cu_function, attribute) }
     }
 }
+
+#[cfg(test)]
+mod facade_tests {
+    use super::{fits, to_range};
+
+    #[test]
+    fn ranges_are_checked_not_wrapped() {
+        assert_eq!(to_range(.., 10), Some((0, 10)));
+        assert_eq!(to_range(2..=4, 10), Some((2, 5)));
+        assert_eq!(to_range(10.., 10), Some((10, 10)));
+        assert_eq!(to_range(11.., 10), None);
+        assert_eq!(to_range(..=10, 10), None);
+        assert_eq!(to_range(..=usize::MAX, 10), None);
+        assert_eq!(
+            to_range(
+                (
+                    std::ops::Bound::Excluded(usize::MAX),
+                    std::ops::Bound::Unbounded
+                ),
+                10
+            ),
+            None
+        );
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = to_range(5..3, 10);
+        assert_eq!(backwards, None);
+    }
+
+    #[test]
+    fn transmute_sizes_do_not_overflow() {
+        assert!(fits::<f32>(25, 100));
+        assert!(!fits::<f32>(26, 100));
+        assert!(!fits::<u64>(usize::MAX, 100));
+    }
+}

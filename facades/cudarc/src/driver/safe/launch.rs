@@ -287,3 +287,21 @@ impl LaunchArgs<'_> {
         self.submit(cfg, result::launch_cooperative_kernel)
     }
 }
+
+#[cfg(test)]
+mod facade_tests {
+    use super::SmallList;
+
+    #[test]
+    fn small_list_keeps_order_inline_and_after_spilling() {
+        for n in [0usize, 1, 15, 16, 17, 40] {
+            let mut l: SmallList<usize, 16> = SmallList::new();
+            for i in 0..n {
+                l.push(i * 3);
+            }
+            let want: Vec<usize> = (0..n).map(|i| i * 3).collect();
+            assert_eq!(l.as_mut_slice(), &want[..], "n = {n}");
+            assert_eq!(format!("{l:?}"), format!("{want:?}"));
+        }
+    }
+}
