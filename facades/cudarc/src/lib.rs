@@ -34,7 +34,6 @@
 //! to stderr once, logged, and returned by [`driver::result::not_supported_reason`].
 
 #![warn(missing_docs)]
-#![allow(clippy::missing_safety_doc)] // cudarc's signatures; each unsafe fn documents its contract
 
 pub mod driver;
 pub mod nvrtc;

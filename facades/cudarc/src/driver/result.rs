@@ -94,6 +94,9 @@ pub mod device {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn total_mem(dev: sys::CUdevice) -> Result<usize, DriverError> {
         unsafe { out(|p| sys::cuDeviceTotalMem_v2(p, dev)) }
     }
@@ -102,6 +105,9 @@ pub mod device {
     ///
     /// # Errors
     /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for an attribute HIP cannot answer.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_attribute(
         dev: sys::CUdevice,
         attrib: sys::CUdevice_attribute,
@@ -134,6 +140,9 @@ pub mod device {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_default_mem_pool(
         dev: sys::CUdevice,
     ) -> Result<sys::CUmemoryPool, DriverError> {
@@ -144,6 +153,9 @@ pub mod device {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_mem_pool(dev: sys::CUdevice) -> Result<sys::CUmemoryPool, DriverError> {
         unsafe { out(|p| sys::cuDeviceGetMemPool(p, dev)) }
     }
@@ -152,6 +164,9 @@ pub mod device {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn set_mem_pool(
         dev: sys::CUdevice,
         pool: sys::CUmemoryPool,
@@ -168,6 +183,9 @@ pub mod function {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_function_attribute(
         f: sys::CUfunction,
         attribute: sys::CUfunction_attribute,
@@ -179,6 +197,9 @@ pub mod function {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn set_function_attribute(
         f: sys::CUfunction,
         attribute: sys::CUfunction_attribute,
@@ -191,6 +212,9 @@ pub mod function {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn set_function_cache_config(
         f: sys::CUfunction,
         attribute: sys::CUfunc_cache,
@@ -207,6 +231,9 @@ pub mod occupancy {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn available_dynamic_shared_mem_per_block(
         f: sys::CUfunction,
         num_blocks: c_int,
@@ -221,6 +248,9 @@ pub mod occupancy {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn max_active_block_per_multiprocessor(
         f: sys::CUfunction,
         block_size: c_int,
@@ -242,6 +272,9 @@ pub mod occupancy {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn max_active_block_per_multiprocessor_with_flags(
         f: sys::CUfunction,
         block_size: c_int,
@@ -265,6 +298,9 @@ pub mod occupancy {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn max_potential_block_size(
         f: sys::CUfunction,
         block_size_to_dynamic_smem_size: sys::CUoccupancyB2DSize,
@@ -286,6 +322,9 @@ pub mod occupancy {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn max_potential_block_size_with_flags(
         f: sys::CUfunction,
         block_size_to_dynamic_smem_size: sys::CUoccupancyB2DSize,
@@ -317,6 +356,9 @@ pub mod primary_ctx {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn retain(dev: sys::CUdevice) -> Result<sys::CUcontext, DriverError> {
         unsafe { out(|p| sys::cuDevicePrimaryCtxRetain(p, dev)) }
     }
@@ -325,6 +367,9 @@ pub mod primary_ctx {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn release(dev: sys::CUdevice) -> Result<(), DriverError> {
         ok(unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) })
     }
@@ -339,6 +384,9 @@ pub mod ctx {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn create_v3(
         flags: c_uint,
         dev: sys::CUdevice,
@@ -350,6 +398,9 @@ pub mod ctx {
     ///
     /// # Errors
     /// The driver's error; on HIP, non-null `ctx_create_params` is not supported.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn create_v4(
         ctx_create_params: *mut sys::CUctxCreateParams,
         flags: c_uint,
@@ -362,6 +413,9 @@ pub mod ctx {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn set_current(ctx: sys::CUcontext) -> Result<(), DriverError> {
         ok(unsafe { sys::cuCtxSetCurrent(ctx) })
     }
@@ -484,6 +538,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn synchronize(stream: sys::CUstream) -> Result<(), DriverError> {
         ok(unsafe { sys::cuStreamSynchronize(stream) })
     }
@@ -492,6 +549,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn destroy(stream: sys::CUstream) -> Result<(), DriverError> {
         ok(unsafe { sys::cuStreamDestroy_v2(stream) })
     }
@@ -500,6 +560,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn wait_event(
         stream: sys::CUstream,
         event: sys::CUevent,
@@ -512,6 +575,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn attach_mem_async(
         stream: sys::CUstream,
         dptr: sys::CUdeviceptr,
@@ -525,6 +591,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn launch_host_function(
         stream: sys::CUstream,
         func: unsafe extern "C" fn(*mut c_void),
@@ -537,6 +606,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn begin_capture(
         stream: sys::CUstream,
         mode: sys::CUstreamCaptureMode,
@@ -548,6 +620,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn end_capture(stream: sys::CUstream) -> Result<sys::CUgraph, DriverError> {
         unsafe { out(|p| sys::cuStreamEndCapture(stream, p)) }
     }
@@ -556,6 +631,9 @@ pub mod stream {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn is_capturing(
         stream: sys::CUstream,
     ) -> Result<sys::CUstreamCaptureStatus, DriverError> {
@@ -567,6 +645,9 @@ pub mod stream {
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn malloc_async(
     stream: sys::CUstream,
     num_bytes: usize,
@@ -578,6 +659,9 @@ pub unsafe fn malloc_async(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn malloc_sync(num_bytes: usize) -> Result<sys::CUdeviceptr, DriverError> {
     unsafe { out(|p| sys::cuMemAlloc_v2(p, num_bytes)) }
 }
@@ -586,6 +670,9 @@ pub unsafe fn malloc_sync(num_bytes: usize) -> Result<sys::CUdeviceptr, DriverEr
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn malloc_managed(
     num_bytes: usize,
     flags: sys::CUmemAttach_flags,
@@ -597,6 +684,9 @@ pub unsafe fn malloc_managed(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn malloc_host(num_bytes: usize, flags: c_uint) -> Result<*mut c_void, DriverError> {
     unsafe { out(|p| sys::cuMemHostAlloc(p, num_bytes, flags)) }
 }
@@ -605,6 +695,9 @@ pub unsafe fn malloc_host(num_bytes: usize, flags: c_uint) -> Result<*mut c_void
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn free_host(host_ptr: *mut c_void) -> Result<(), DriverError> {
     ok(unsafe { sys::cuMemFreeHost(host_ptr) })
 }
@@ -613,6 +706,9 @@ pub unsafe fn free_host(host_ptr: *mut c_void) -> Result<(), DriverError> {
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn mem_advise(
     dptr: sys::CUdeviceptr,
     num_bytes: usize,
@@ -626,6 +722,9 @@ pub unsafe fn mem_advise(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn mem_prefetch_async(
     dptr: sys::CUdeviceptr,
     num_bytes: usize,
@@ -639,6 +738,9 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn free_async(dptr: sys::CUdeviceptr, stream: sys::CUstream) -> Result<(), DriverError> {
     ok(unsafe { sys::cuMemFreeAsync(dptr, stream) })
 }
@@ -647,6 +749,9 @@ pub unsafe fn free_async(dptr: sys::CUdeviceptr, stream: sys::CUstream) -> Resul
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn free_sync(dptr: sys::CUdeviceptr) -> Result<(), DriverError> {
     ok(unsafe { sys::cuMemFree_v2(dptr) })
 }
@@ -655,6 +760,9 @@ pub unsafe fn free_sync(dptr: sys::CUdeviceptr) -> Result<(), DriverError> {
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memory_free(device_ptr: sys::CUdeviceptr) -> Result<(), DriverError> {
     unsafe { free_sync(device_ptr) }
 }
@@ -663,6 +771,9 @@ pub unsafe fn memory_free(device_ptr: sys::CUdeviceptr) -> Result<(), DriverErro
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memset_d8_async(
     dptr: sys::CUdeviceptr,
     uc: c_uchar,
@@ -676,6 +787,9 @@ pub unsafe fn memset_d8_async(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memset_d8_sync(
     dptr: sys::CUdeviceptr,
     uc: c_uchar,
@@ -688,6 +802,9 @@ pub unsafe fn memset_d8_sync(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_htod_async<T>(
     dst: sys::CUdeviceptr,
     src: &[T],
@@ -700,6 +817,9 @@ pub unsafe fn memcpy_htod_async<T>(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_htod_sync<T>(dst: sys::CUdeviceptr, src: &[T]) -> Result<(), DriverError> {
     ok(unsafe { sys::cuMemcpyHtoD_v2(dst, src.as_ptr().cast(), size_of_val(src)) })
 }
@@ -708,6 +828,9 @@ pub unsafe fn memcpy_htod_sync<T>(dst: sys::CUdeviceptr, src: &[T]) -> Result<()
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_dtoh_async<T>(
     dst: &mut [T],
     src: sys::CUdeviceptr,
@@ -721,6 +844,9 @@ pub unsafe fn memcpy_dtoh_async<T>(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_dtoh_sync<T>(dst: &mut [T], src: sys::CUdeviceptr) -> Result<(), DriverError> {
     let n = size_of_val(dst);
     ok(unsafe { sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, n) })
@@ -730,6 +856,9 @@ pub unsafe fn memcpy_dtoh_sync<T>(dst: &mut [T], src: sys::CUdeviceptr) -> Resul
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_dtod_async(
     dst: sys::CUdeviceptr,
     src: sys::CUdeviceptr,
@@ -743,6 +872,9 @@ pub unsafe fn memcpy_dtod_async(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_dtod_sync(
     dst: sys::CUdeviceptr,
     src: sys::CUdeviceptr,
@@ -755,6 +887,9 @@ pub unsafe fn memcpy_dtod_sync(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn memcpy_peer_async(
     dst_ctx: sys::CUcontext,
     dst: sys::CUdeviceptr,
@@ -851,6 +986,9 @@ pub mod module {
     /// # Errors
     /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for PTX text or an NVIDIA
     /// cubin (see [`DriverError`]'s detail).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn load_data(image: *const c_void) -> Result<sys::CUmodule, DriverError> {
         unsafe { check_image_loadable(image) }?;
         unsafe { out(|p| sys::cuModuleLoadData(p, image)) }
@@ -860,6 +998,9 @@ pub mod module {
     ///
     /// # Errors
     /// The driver's error (`CUDA_ERROR_NOT_FOUND` for an unknown name).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_function(
         module: sys::CUmodule,
         name: CString,
@@ -871,6 +1012,9 @@ pub mod module {
     ///
     /// # Errors
     /// The driver's error (`CUDA_ERROR_NOT_FOUND` for an unknown name).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_global(
         module: sys::CUmodule,
         name: CString,
@@ -884,6 +1028,9 @@ pub mod module {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn unload(module: sys::CUmodule) -> Result<(), DriverError> {
         ok(unsafe { sys::cuModuleUnload(module) })
     }
@@ -905,6 +1052,9 @@ pub mod event {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn record(event: sys::CUevent, stream: sys::CUstream) -> Result<(), DriverError> {
         ok(unsafe { sys::cuEventRecord(event, stream) })
     }
@@ -913,6 +1063,9 @@ pub mod event {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn elapsed(start: sys::CUevent, end: sys::CUevent) -> Result<f32, DriverError> {
         unsafe { out(|p| sys::cuEventElapsedTime(p, start, end)) }
     }
@@ -921,6 +1074,9 @@ pub mod event {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn query(event: sys::CUevent) -> Result<(), DriverError> {
         ok(unsafe { sys::cuEventQuery(event) })
     }
@@ -929,6 +1085,9 @@ pub mod event {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn synchronize(event: sys::CUevent) -> Result<(), DriverError> {
         ok(unsafe { sys::cuEventSynchronize(event) })
     }
@@ -937,6 +1096,9 @@ pub mod event {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn destroy(event: sys::CUevent) -> Result<(), DriverError> {
         ok(unsafe { sys::cuEventDestroy_v2(event) })
     }
@@ -947,6 +1109,9 @@ pub mod event {
 /// # Errors
 /// The driver's error.
 #[inline(always)]
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn launch_kernel(
     f: sys::CUfunction,
     grid_dim: (c_uint, c_uint, c_uint),
@@ -976,6 +1141,9 @@ pub unsafe fn launch_kernel(
 ///
 /// # Errors
 /// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
 pub unsafe fn launch_cooperative_kernel(
     f: sys::CUfunction,
     grid_dim: (c_uint, c_uint, c_uint),
@@ -1009,6 +1177,9 @@ pub mod external_memory {
     /// # Errors
     /// The driver's error.
     #[cfg(unix)]
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn import_external_memory_opaque_fd(
         fd: std::os::fd::RawFd,
         size: u64,
@@ -1024,6 +1195,9 @@ pub mod external_memory {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn destroy_external_memory(
         external_memory: sys::CUexternalMemory,
     ) -> Result<(), DriverError> {
@@ -1034,6 +1208,9 @@ pub mod external_memory {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_mapped_buffer(
         external_memory: sys::CUexternalMemory,
         offset: u64,
@@ -1054,6 +1231,9 @@ pub mod graph {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn instantiate(
         graph: sys::CUgraph,
         flags: sys::CUgraphInstantiate_flags,
@@ -1065,6 +1245,9 @@ pub mod graph {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn exec_destroy(graph_exec: sys::CUgraphExec) -> Result<(), DriverError> {
         ok(unsafe { sys::cuGraphExecDestroy(graph_exec) })
     }
@@ -1073,6 +1256,9 @@ pub mod graph {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn destroy(graph: sys::CUgraph) -> Result<(), DriverError> {
         ok(unsafe { sys::cuGraphDestroy(graph) })
     }
@@ -1081,6 +1267,9 @@ pub mod graph {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn launch(
         graph_exec: sys::CUgraphExec,
         stream: sys::CUstream,
@@ -1092,6 +1281,9 @@ pub mod graph {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn upload(
         graph_exec: sys::CUgraphExec,
         stream: sys::CUstream,
@@ -1108,6 +1300,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn create(
         pool_props: *const sys::CUmemPoolProps,
     ) -> Result<sys::CUmemoryPool, DriverError> {
@@ -1118,6 +1313,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn destroy(pool: sys::CUmemoryPool) -> Result<(), DriverError> {
         ok(unsafe { sys::cuMemPoolDestroy(pool) })
     }
@@ -1126,6 +1324,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn trim_to(
         pool: sys::CUmemoryPool,
         min_bytes_to_keep: usize,
@@ -1137,6 +1338,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn get_attribute(
         pool: sys::CUmemoryPool,
         attr: sys::CUmemPool_attribute,
@@ -1149,6 +1353,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn set_attribute(
         pool: sys::CUmemoryPool,
         attr: sys::CUmemPool_attribute,
@@ -1161,6 +1368,9 @@ pub mod mem_pool {
     ///
     /// # Errors
     /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn alloc_async(
         pool: sys::CUmemoryPool,
         num_bytes: usize,
