@@ -23,6 +23,28 @@ say "cudarc 0.19.10's unit tests against the facade (built; the NVRTC ones run)"
 bash ci/cudarc-unit-tests.sh build
 ANYCUDA_BACKEND=cuda bash ci/cudarc-unit-tests.sh run nvrtc::
 
+say "out-of-scope modules: using cudarc::cublas fails to compile, naming the module"
+oos="$CARGO_TARGET_DIR/cudarc-proofs/out-of-scope"
+mkdir -p "$oos/src"
+cat >"$oos/Cargo.toml" <<TOML
+[package]
+name = "uses-cublas"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[workspace]
+[dependencies]
+cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["cublas"] }
+TOML
+echo 'use cudarc::cublas::CudaBlas; fn main() { let _ = std::mem::size_of::<CudaBlas>(); }' >"$oos/src/main.rs"
+cp Cargo.lock "$oos/Cargo.lock"
+if out="$(env -u ANYCUDA_CUDARC_QUIET cargo build --manifest-path "$oos/Cargo.toml" 2>&1)"; then
+    echo "using cudarc::cublas compiled; it must not" >&2; exit 1
+fi
+grep -q 'could not find `cublas` in `cudarc`' <<<"$out" || { echo "$out" >&2; exit 1; }
+grep -q 'cudarc::cublas (cuBLAS) is not provided' <<<"$out" || { echo "$out" >&2; exit 1; }
+echo "ok: the build names cudarc::cublas and says why"
+
 say "[patch.crates-io] proof: cudarc reached through a dependency"
 cargo build --locked --manifest-path facades/cudarc-proof/Cargo.toml
 cargo tree --locked --manifest-path facades/cudarc-proof/Cargo.toml -i cudarc | grep -q 'facades/cudarc-patch' \
