@@ -14,4 +14,6 @@ bash "$ROOT/ci/cudarc-bench.sh" bundle "$DEST"
 export ANYCUDA_CUDARC_QUIET=1
 CARGO_TARGET_DIR="$ROOT/target" cargo build --release --locked --manifest-path "$ROOT/facades/cudarc-proof/Cargo.toml"
 cp "$ROOT/target/release/cudarc-proof" "$DEST/bin/"
+# Smaller to carry: symbols are not needed to run.
+command -v strip >/dev/null && strip "$DEST"/bin/*
 ls "$DEST/bin" && du -sh "$DEST"
