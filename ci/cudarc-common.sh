@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Shared by ci/cudarc-*.sh (sourced): fetches a crate's published source through cargo (never
+# committed) and prints where it is.  cudarc_src -> cudarc 0.19.10's source folder.
+ROOT="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+CUDARC_VERSION="0.19.10"
+WORK="${CUDARC_WORK:-$ROOT/target/cudarc-proofs}"
+export ANYCUDA_CUDARC_QUIET=1
+
+# crate_src NAME VERSION: the unpacked source of NAME=VERSION from crates.io (cargo's cache).
+crate_src() {
+    local name="$1" version="$2" dir="$WORK/fetch-$1"
+    mkdir -p "$dir/src"
+    cat >"$dir/Cargo.toml" <<TOML
+[package]
+name = "fetch-$name"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[workspace]
+[dependencies]
+$name = { version = "=$version", default-features = false }
+TOML
+    : >"$dir/src/lib.rs"
+    cargo metadata --quiet --format-version 1 --manifest-path "$dir/Cargo.toml" \
+        | python3 -c '
+import json, os, sys
+name = sys.argv[1]
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == name:
+        print(os.path.dirname(p["manifest_path"]))
+        break
+else:
+    sys.exit(f"{name} not resolved")
+' "$name"
+}
+
+cudarc_src() { crate_src cudarc "$CUDARC_VERSION"; }

@@ -1,0 +1,35 @@
+//! Names each out-of-scope cudarc module whose feature is on: the feature resolves, the module
+//! does not exist, and this warning says why before any `use cudarc::cublas` fails to resolve.
+
+const OUT_OF_SCOPE: &[(&str, &str)] = &[
+    ("CUBLAS", "cublas (cuBLAS)"),
+    ("CUBLASLT", "cublaslt (cuBLASLt)"),
+    ("CURAND", "curand (cuRAND)"),
+    ("CUDNN", "cudnn (cuDNN)"),
+    ("CUFFT", "cufft (cuFFT)"),
+    ("CUSPARSE", "cusparse (cuSPARSE)"),
+    ("CUSOLVER", "cusolver (cuSOLVER)"),
+    ("CUSOLVERMG", "cusolvermg (cuSOLVERMg)"),
+    ("CUTENSOR", "cutensor (cuTENSOR)"),
+    ("CUPTI", "cupti (CUPTI)"),
+    ("CUFILE", "cufile (cuFile)"),
+    ("NVTX", "nvtx (NVTX)"),
+    ("NCCL", "nccl (NCCL)"),
+];
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=ANYCUDA_CUDARC_QUIET");
+    // cudarc's defaults include cublas/cublaslt/curand; opt out of the reminder with this.
+    if std::env::var_os("ANYCUDA_CUDARC_QUIET").is_some() {
+        return;
+    }
+    for (feature, module) in OUT_OF_SCOPE {
+        if std::env::var_os(format!("CARGO_FEATURE_{feature}")).is_some() {
+            println!(
+                "cargo:warning=anycuda-cudarc: feature accepted, but cudarc::{module} is not \
+                 provided yet (only driver and nvrtc are); code using it will not compile"
+            );
+        }
+    }
+}

@@ -1,0 +1,1381 @@
+//! One `Result` per driver call, under cudarc's `result` names: the choke point between
+//! [`sys`] codes and the safe layer. Each function calls anycuda's dispatched Driver API.
+//!
+//! Every `unsafe fn` has the contract of the CUDA function it wraps: handles and pointers valid
+//! for what the CUDA documentation says the function reads or writes.
+
+use super::sys;
+use core::ffi::{c_char, c_int, c_uchar, c_uint, c_void, CStr};
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::mem::MaybeUninit;
+
+/// A failed driver call: `DriverError(sys::CUresult)`, as in cudarc. It is anycuda's own
+/// error type, so `sys::cuXxx(..).result()?` works in functions returning it, exactly as with
+/// cudarc. Codes are CUDA's on every backend (HIP codes with no CUDA counterpart arrive as
+/// anycuda's invented constants).
+///
+/// Not re-created: cudarc's `error_name()`/`error_string()` methods (its `Display` shows both).
+pub use anycuda::DriverError;
+
+thread_local! {
+    /// The reason for the last not-supported error this crate produced on this thread.
+    static DETAIL: RefCell<Option<(sys::CUresult, &'static str)>> = const { RefCell::new(None) };
+}
+
+/// Returns `DriverError(code)` for an operation this crate refuses on the active backend,
+/// recording `why` (see [`not_supported_reason`]) and printing it once per process, because
+/// the code alone cannot say what to do instead.
+pub(crate) fn refuse(code: sys::CUresult, why: &'static str) -> DriverError {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    log::error!("anycuda-cudarc: {why}");
+    ONCE.call_once(|| eprintln!("anycuda-cudarc: {why}"));
+    DETAIL.with(|d| *d.borrow_mut() = Some((code, why)));
+    DriverError(code)
+}
+
+/// Why this crate refused an operation with `err`'s code on this thread (the way out, e.g.
+/// "compile the .cu source with compile_ptx"), if it did.
+pub fn not_supported_reason(err: &DriverError) -> Option<&'static str> {
+    DETAIL.with(|d| match *d.borrow() {
+        Some((code, why)) if code == err.0 => Some(why),
+        _ => None,
+    })
+}
+
+/// `Ok(())` for `CUDA_SUCCESS`, else the code as a [`DriverError`].
+#[inline(always)]
+pub(crate) fn ok(code: sys::CUresult) -> Result<(), DriverError> {
+    if code == sys::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(DriverError(code))
+    }
+}
+
+/// Calls `f` with a pointer to an uninitialised `T`, returning it when the call succeeded.
+#[inline(always)]
+unsafe fn out<T>(f: impl FnOnce(*mut T) -> sys::CUresult) -> Result<T, DriverError> {
+    let mut v = MaybeUninit::<T>::uninit();
+    ok(f(v.as_mut_ptr()))?;
+    Ok(unsafe { v.assume_init() })
+}
+
+/// Initialises the driver (`cuInit(0)`).
+///
+/// # Errors
+/// The driver's error, e.g. `CUDA_ERROR_NO_DEVICE`, or `CUDA_ERROR_NOT_INITIALIZED` when no
+/// backend could be loaded.
+pub fn init() -> Result<(), DriverError> {
+    ok(unsafe { sys::cuInit(0) })
+}
+
+/// Devices (`cuDevice*`).
+pub mod device {
+    use super::*;
+
+    /// The device handle of an ordinal (`cuDeviceGet`).
+    ///
+    /// # Errors
+    /// `CUDA_ERROR_INVALID_DEVICE` for an ordinal out of range, or the driver's error.
+    pub fn get(ordinal: c_int) -> Result<sys::CUdevice, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGet(p, ordinal)) }
+    }
+
+    /// The number of devices (`cuDeviceGetCount`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_count() -> Result<c_int, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGetCount(p)) }
+    }
+
+    /// Total device memory in bytes (`cuDeviceTotalMem`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn total_mem(dev: sys::CUdevice) -> Result<usize, DriverError> {
+        unsafe { out(|p| sys::cuDeviceTotalMem_v2(p, dev)) }
+    }
+
+    /// A device attribute (`cuDeviceGetAttribute`).
+    ///
+    /// # Errors
+    /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for an attribute HIP cannot answer.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_attribute(
+        dev: sys::CUdevice,
+        attrib: sys::CUdevice_attribute,
+    ) -> Result<i32, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGetAttribute(p, attrib, dev)) }
+    }
+
+    /// The device's name (`cuDeviceGetName`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_name(dev: sys::CUdevice) -> Result<String, DriverError> {
+        let mut buf = [0 as c_char; 256];
+        ok(unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as c_int, dev) })?;
+        // The driver NUL-terminates within the length given; make sure regardless.
+        buf[255] = 0;
+        let name = unsafe { CStr::from_ptr(buf.as_ptr()) };
+        Ok(name.to_string_lossy().into_owned())
+    }
+
+    /// The device's UUID (`cuDeviceGetUuid`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_uuid(dev: sys::CUdevice) -> Result<sys::CUuuid, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGetUuid(p, dev)) }
+    }
+
+    /// The device's default memory pool (`cuDeviceGetDefaultMemPool`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_default_mem_pool(
+        dev: sys::CUdevice,
+    ) -> Result<sys::CUmemoryPool, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGetDefaultMemPool(p, dev)) }
+    }
+
+    /// The device's current memory pool (`cuDeviceGetMemPool`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_mem_pool(dev: sys::CUdevice) -> Result<sys::CUmemoryPool, DriverError> {
+        unsafe { out(|p| sys::cuDeviceGetMemPool(p, dev)) }
+    }
+
+    /// Sets the device's current memory pool (`cuDeviceSetMemPool`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn set_mem_pool(
+        dev: sys::CUdevice,
+        pool: sys::CUmemoryPool,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuDeviceSetMemPool(dev, pool) })
+    }
+}
+
+/// Kernel functions (`cuFunc*`).
+pub mod function {
+    use super::*;
+
+    /// A function attribute (`cuFuncGetAttribute`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_function_attribute(
+        f: sys::CUfunction,
+        attribute: sys::CUfunction_attribute,
+    ) -> Result<i32, DriverError> {
+        unsafe { out(|p| sys::cuFuncGetAttribute(p, attribute, f)) }
+    }
+
+    /// Sets a function attribute (`cuFuncSetAttribute`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn set_function_attribute(
+        f: sys::CUfunction,
+        attribute: sys::CUfunction_attribute,
+        value: i32,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuFuncSetAttribute(f, attribute, value) })
+    }
+
+    /// Sets a function's cache preference (`cuFuncSetCacheConfig`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn set_function_cache_config(
+        f: sys::CUfunction,
+        attribute: sys::CUfunc_cache,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuFuncSetCacheConfig(f, attribute) })
+    }
+}
+
+/// Occupancy queries (`cuOccupancy*`).
+pub mod occupancy {
+    use super::*;
+
+    /// `cuOccupancyAvailableDynamicSMemPerBlock`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn available_dynamic_shared_mem_per_block(
+        f: sys::CUfunction,
+        num_blocks: c_int,
+        block_size: c_int,
+    ) -> Result<usize, DriverError> {
+        unsafe {
+            out(|p| sys::cuOccupancyAvailableDynamicSMemPerBlock(p, f, num_blocks, block_size))
+        }
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn max_active_block_per_multiprocessor(
+        f: sys::CUfunction,
+        block_size: c_int,
+        dynamic_smem_size: usize,
+    ) -> Result<i32, DriverError> {
+        unsafe {
+            out(|p| {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    p,
+                    f,
+                    block_size,
+                    dynamic_smem_size,
+                )
+            })
+        }
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn max_active_block_per_multiprocessor_with_flags(
+        f: sys::CUfunction,
+        block_size: c_int,
+        dynamic_smem_size: usize,
+        flags: c_uint,
+    ) -> Result<i32, DriverError> {
+        unsafe {
+            out(|p| {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                    p,
+                    f,
+                    block_size,
+                    dynamic_smem_size,
+                    flags,
+                )
+            })
+        }
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize`: `(min_grid_size, block_size)`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn max_potential_block_size(
+        f: sys::CUfunction,
+        block_size_to_dynamic_smem_size: sys::CUoccupancyB2DSize,
+        dynamic_smem_size: usize,
+        block_size_limit: c_int,
+    ) -> Result<(i32, i32), DriverError> {
+        unsafe {
+            max_potential_block_size_with_flags(
+                f,
+                block_size_to_dynamic_smem_size,
+                dynamic_smem_size,
+                block_size_limit,
+                0,
+            )
+        }
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSizeWithFlags`: `(min_grid_size, block_size)`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn max_potential_block_size_with_flags(
+        f: sys::CUfunction,
+        block_size_to_dynamic_smem_size: sys::CUoccupancyB2DSize,
+        dynamic_smem_size: usize,
+        block_size_limit: c_int,
+        flags: c_uint,
+    ) -> Result<(i32, i32), DriverError> {
+        let (mut grid, mut block) = (0, 0);
+        ok(unsafe {
+            sys::cuOccupancyMaxPotentialBlockSizeWithFlags(
+                &mut grid,
+                &mut block,
+                f,
+                block_size_to_dynamic_smem_size,
+                dynamic_smem_size,
+                block_size_limit,
+                flags,
+            )
+        })?;
+        Ok((grid, block))
+    }
+}
+
+/// Primary contexts (`cuDevicePrimaryCtx*`).
+pub mod primary_ctx {
+    use super::*;
+
+    /// `cuDevicePrimaryCtxRetain`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn retain(dev: sys::CUdevice) -> Result<sys::CUcontext, DriverError> {
+        unsafe { out(|p| sys::cuDevicePrimaryCtxRetain(p, dev)) }
+    }
+
+    /// `cuDevicePrimaryCtxRelease`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn release(dev: sys::CUdevice) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) })
+    }
+}
+
+/// Contexts (`cuCtx*`), acting on the calling thread's current context.
+pub mod ctx {
+    use super::*;
+
+    /// Creates a context (cudarc's name for `cuCtxCreate_v3`; served by `cuCtxCreate` with no
+    /// creation parameters, which is what the CUDA 13 driver offers).
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn create_v3(
+        flags: c_uint,
+        dev: sys::CUdevice,
+    ) -> Result<sys::CUcontext, DriverError> {
+        unsafe { create_v4(std::ptr::null_mut(), flags, dev) }
+    }
+
+    /// `cuCtxCreate_v4`.
+    ///
+    /// # Errors
+    /// The driver's error; on HIP, non-null `ctx_create_params` is not supported.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn create_v4(
+        ctx_create_params: *mut sys::CUctxCreateParams,
+        flags: c_uint,
+        dev: sys::CUdevice,
+    ) -> Result<sys::CUcontext, DriverError> {
+        unsafe { out(|p| sys::cuCtxCreate(p, ctx_create_params, flags, dev)) }
+    }
+
+    /// `cuCtxSetCurrent`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn set_current(ctx: sys::CUcontext) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuCtxSetCurrent(ctx) })
+    }
+
+    /// `cuCtxGetCurrent`: `None` when no context is current.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_current() -> Result<Option<sys::CUcontext>, DriverError> {
+        let ctx = unsafe { out(|p| sys::cuCtxGetCurrent(p)) }?;
+        Ok((!ctx.is_null()).then_some(ctx))
+    }
+
+    /// `cuCtxSetFlags`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn set_flags(flags: sys::CUctx_flags) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuCtxSetFlags(flags.0) })
+    }
+
+    /// `cuCtxSynchronize`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn synchronize() -> Result<(), DriverError> {
+        ok(unsafe { sys::cuCtxSynchronize() })
+    }
+
+    /// `cuCtxGetLimit`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_limit(limit: sys::CUlimit) -> Result<usize, DriverError> {
+        unsafe { out(|p| sys::cuCtxGetLimit(p, limit)) }
+    }
+
+    /// `cuCtxSetLimit`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn set_limit(limit: sys::CUlimit, value: usize) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuCtxSetLimit(limit, value) })
+    }
+
+    /// `cuCtxGetCacheConfig`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_cache_config() -> Result<sys::CUfunc_cache, DriverError> {
+        unsafe { out(|p| sys::cuCtxGetCacheConfig(p)) }
+    }
+
+    /// `cuCtxSetCacheConfig`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn set_cache_config(config: sys::CUfunc_cache) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuCtxSetCacheConfig(config) })
+    }
+}
+
+/// Streams (`cuStream*`).
+pub mod stream {
+    use super::*;
+
+    /// How a new stream synchronises with the legacy default stream.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum StreamKind {
+        /// `CU_STREAM_DEFAULT`: synchronises with the legacy default stream.
+        Default,
+        /// `CU_STREAM_NON_BLOCKING`: runs concurrently with the legacy default stream.
+        NonBlocking,
+    }
+
+    impl StreamKind {
+        fn flags(self) -> c_uint {
+            match self {
+                StreamKind::Default => sys::CUstream_flags::CU_STREAM_DEFAULT.0,
+                StreamKind::NonBlocking => sys::CUstream_flags::CU_STREAM_NON_BLOCKING.0,
+            }
+        }
+    }
+
+    /// The legacy default stream (a null handle).
+    pub fn null() -> sys::CUstream {
+        std::ptr::null_mut()
+    }
+
+    /// `cuStreamCreate`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn create(kind: StreamKind) -> Result<sys::CUstream, DriverError> {
+        unsafe { out(|p| sys::cuStreamCreate(p, kind.flags())) }
+    }
+
+    /// `cuStreamCreateWithPriority`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn create_with_priority(
+        kind: StreamKind,
+        priority: i32,
+    ) -> Result<sys::CUstream, DriverError> {
+        unsafe { out(|p| sys::cuStreamCreateWithPriority(p, kind.flags(), priority)) }
+    }
+
+    /// `cuCtxGetStreamPriorityRange`: `(least, greatest)`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn get_priority_range() -> Result<(i32, i32), DriverError> {
+        let (mut least, mut greatest) = (0, 0);
+        ok(unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })?;
+        Ok((least, greatest))
+    }
+
+    /// `cuStreamSynchronize`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn synchronize(stream: sys::CUstream) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuStreamSynchronize(stream) })
+    }
+
+    /// `cuStreamDestroy`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn destroy(stream: sys::CUstream) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuStreamDestroy_v2(stream) })
+    }
+
+    /// `cuStreamWaitEvent`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn wait_event(
+        stream: sys::CUstream,
+        event: sys::CUevent,
+        flags: sys::CUevent_wait_flags,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuStreamWaitEvent(stream, event, flags.0) })
+    }
+
+    /// `cuStreamAttachMemAsync`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn attach_mem_async(
+        stream: sys::CUstream,
+        dptr: sys::CUdeviceptr,
+        num_bytes: usize,
+        flags: sys::CUmemAttach_flags,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuStreamAttachMemAsync(stream, dptr, num_bytes, flags.0) })
+    }
+
+    /// `cuLaunchHostFunc`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn launch_host_function(
+        stream: sys::CUstream,
+        func: unsafe extern "C" fn(*mut c_void),
+        arg: *mut c_void,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuLaunchHostFunc(stream, Some(func), arg) })
+    }
+
+    /// `cuStreamBeginCapture`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn begin_capture(
+        stream: sys::CUstream,
+        mode: sys::CUstreamCaptureMode,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuStreamBeginCapture_v2(stream, mode) })
+    }
+
+    /// `cuStreamEndCapture`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn end_capture(stream: sys::CUstream) -> Result<sys::CUgraph, DriverError> {
+        unsafe { out(|p| sys::cuStreamEndCapture(stream, p)) }
+    }
+
+    /// `cuStreamIsCapturing`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn is_capturing(
+        stream: sys::CUstream,
+    ) -> Result<sys::CUstreamCaptureStatus, DriverError> {
+        unsafe { out(|p| sys::cuStreamIsCapturing(stream, p)) }
+    }
+}
+
+/// `cuMemAllocAsync`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn malloc_async(
+    stream: sys::CUstream,
+    num_bytes: usize,
+) -> Result<sys::CUdeviceptr, DriverError> {
+    unsafe { out(|p| sys::cuMemAllocAsync(p, num_bytes, stream)) }
+}
+
+/// `cuMemAlloc`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn malloc_sync(num_bytes: usize) -> Result<sys::CUdeviceptr, DriverError> {
+    unsafe { out(|p| sys::cuMemAlloc_v2(p, num_bytes)) }
+}
+
+/// `cuMemAllocManaged`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn malloc_managed(
+    num_bytes: usize,
+    flags: sys::CUmemAttach_flags,
+) -> Result<sys::CUdeviceptr, DriverError> {
+    unsafe { out(|p| sys::cuMemAllocManaged(p, num_bytes, flags.0)) }
+}
+
+/// `cuMemHostAlloc`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn malloc_host(num_bytes: usize, flags: c_uint) -> Result<*mut c_void, DriverError> {
+    unsafe { out(|p| sys::cuMemHostAlloc(p, num_bytes, flags)) }
+}
+
+/// `cuMemFreeHost`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn free_host(host_ptr: *mut c_void) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemFreeHost(host_ptr) })
+}
+
+/// `cuMemAdvise`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn mem_advise(
+    dptr: sys::CUdeviceptr,
+    num_bytes: usize,
+    advice: sys::CUmem_advise,
+    location: sys::CUmemLocation,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemAdvise(dptr, num_bytes, advice, location) })
+}
+
+/// `cuMemPrefetchAsync`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn mem_prefetch_async(
+    dptr: sys::CUdeviceptr,
+    num_bytes: usize,
+    location: sys::CUmemLocation,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemPrefetchAsync(dptr, num_bytes, location, 0, stream) })
+}
+
+/// `cuMemFreeAsync`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn free_async(dptr: sys::CUdeviceptr, stream: sys::CUstream) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemFreeAsync(dptr, stream) })
+}
+
+/// `cuMemFree`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn free_sync(dptr: sys::CUdeviceptr) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemFree_v2(dptr) })
+}
+
+/// `cuMemFree` (cudarc's older name).
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memory_free(device_ptr: sys::CUdeviceptr) -> Result<(), DriverError> {
+    unsafe { free_sync(device_ptr) }
+}
+
+/// `cuMemsetD8Async`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memset_d8_async(
+    dptr: sys::CUdeviceptr,
+    uc: c_uchar,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemsetD8Async(dptr, uc, num_bytes, stream) })
+}
+
+/// `cuMemsetD8`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memset_d8_sync(
+    dptr: sys::CUdeviceptr,
+    uc: c_uchar,
+    num_bytes: usize,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemsetD8_v2(dptr, uc, num_bytes) })
+}
+
+/// `cuMemcpyHtoDAsync` of all of `src`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_htod_async<T>(
+    dst: sys::CUdeviceptr,
+    src: &[T],
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), size_of_val(src), stream) })
+}
+
+/// `cuMemcpyHtoD` of all of `src`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_htod_sync<T>(dst: sys::CUdeviceptr, src: &[T]) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemcpyHtoD_v2(dst, src.as_ptr().cast(), size_of_val(src)) })
+}
+
+/// `cuMemcpyDtoHAsync` filling all of `dst`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_dtoh_async<T>(
+    dst: &mut [T],
+    src: sys::CUdeviceptr,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    let n = size_of_val(dst);
+    ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, n, stream) })
+}
+
+/// `cuMemcpyDtoH` filling all of `dst`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_dtoh_sync<T>(dst: &mut [T], src: sys::CUdeviceptr) -> Result<(), DriverError> {
+    let n = size_of_val(dst);
+    ok(unsafe { sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, n) })
+}
+
+/// `cuMemcpyDtoDAsync`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_dtod_async(
+    dst: sys::CUdeviceptr,
+    src: sys::CUdeviceptr,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, num_bytes, stream) })
+}
+
+/// `cuMemcpyDtoD`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_dtod_sync(
+    dst: sys::CUdeviceptr,
+    src: sys::CUdeviceptr,
+    num_bytes: usize,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemcpyDtoD_v2(dst, src, num_bytes) })
+}
+
+/// `cuMemcpyPeerAsync`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn memcpy_peer_async(
+    dst_ctx: sys::CUcontext,
+    dst: sys::CUdeviceptr,
+    src_ctx: sys::CUcontext,
+    src: sys::CUdeviceptr,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    ok(unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, num_bytes, stream) })
+}
+
+/// `cuMemGetInfo`: `(free, total)` bytes of the current context's device.
+///
+/// # Errors
+/// The driver's error.
+pub fn mem_get_info() -> Result<(usize, usize), DriverError> {
+    let (mut free, mut total) = (0, 0);
+    ok(unsafe { sys::cuMemGetInfo_v2(&mut free, &mut total) })?;
+    Ok((free, total))
+}
+
+/// Why PTX text cannot load on the active backend (shown by the error's `Display`).
+pub(crate) const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot \
+    load on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
+    with cudarc::nvrtc::compile_ptx (or compile_ptx_with_opts), whose output loads on both backends";
+
+/// Why an NVIDIA cubin cannot load on the active backend.
+pub(crate) const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the \
+    .cu source at run time with cudarc::nvrtc::compile_ptx, whose output loads on both backends";
+
+/// Whether the active backend runs on AMD hardware (HIP on its AMD platform).
+pub(crate) fn backend_is_amd() -> bool {
+    match anycuda::backend() {
+        Ok(sel) => sel
+            .backend
+            .as_hip()
+            .is_some_and(|h| h.platform() == anycuda::native::hip::Platform::Amd),
+        Err(_) => false,
+    }
+}
+
+/// `Err(not supported)` when `image` is NVIDIA-only (PTX text, or an NVIDIA ELF) and the active
+/// backend is AMD; `Ok` otherwise (the driver judges the rest).
+///
+/// # Safety
+/// `image` points to a NUL-terminated text or an ELF image, as `cuModuleLoadData` requires.
+pub(crate) unsafe fn check_image_loadable(image: *const c_void) -> Result<(), DriverError> {
+    if image.is_null() || !backend_is_amd() {
+        return Ok(());
+    }
+    let head = image.cast::<u8>();
+    // An ELF image: byte 18..20 is e_machine (little-endian); 190 is EM_CUDA.
+    let is_elf = unsafe { std::slice::from_raw_parts(head, 4) } == b"\x7fELF";
+    if is_elf {
+        let machine = unsafe { u16::from_le_bytes([*head.add(18), *head.add(19)]) };
+        if machine == 190 {
+            return Err(refuse(
+                sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
+                CUBIN_ON_AMD,
+            ));
+        }
+        return Ok(());
+    }
+    // Not ELF: text (PTX) or a fatbinary; neither is an AMD code object.
+    Err(refuse(sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, PTX_ON_AMD))
+}
+
+/// Modules (`cuModule*`).
+pub mod module {
+    use super::*;
+
+    /// `cuModuleLoad` of a file.
+    ///
+    /// # Errors
+    /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for a PTX or cubin file
+    /// (see [`DriverError`]'s detail).
+    pub fn load(fname: CString) -> Result<sys::CUmodule, DriverError> {
+        if backend_is_amd() {
+            // Read it to judge its format; an unreadable file is the driver's FILE_NOT_FOUND.
+            let path = std::path::Path::new(fname.to_str().unwrap_or_default());
+            match std::fs::read(path) {
+                Ok(mut bytes) => {
+                    bytes.push(0);
+                    unsafe { check_image_loadable(bytes.as_ptr().cast()) }?;
+                }
+                Err(_) => return Err(DriverError(sys::CUresult::CUDA_ERROR_FILE_NOT_FOUND)),
+            }
+        }
+        unsafe { out(|p| sys::cuModuleLoad(p, fname.as_ptr())) }
+    }
+
+    /// `cuModuleLoadData`.
+    ///
+    /// # Errors
+    /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for PTX text or an NVIDIA
+    /// cubin (see [`DriverError`]'s detail).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn load_data(image: *const c_void) -> Result<sys::CUmodule, DriverError> {
+        unsafe { check_image_loadable(image) }?;
+        unsafe { out(|p| sys::cuModuleLoadData(p, image)) }
+    }
+
+    /// `cuModuleGetFunction`.
+    ///
+    /// # Errors
+    /// The driver's error (`CUDA_ERROR_NOT_FOUND` for an unknown name).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_function(
+        module: sys::CUmodule,
+        name: CString,
+    ) -> Result<sys::CUfunction, DriverError> {
+        unsafe { out(|p| sys::cuModuleGetFunction(p, module, name.as_ptr())) }
+    }
+
+    /// `cuModuleGetGlobal`: `(pointer, size in bytes)`.
+    ///
+    /// # Errors
+    /// The driver's error (`CUDA_ERROR_NOT_FOUND` for an unknown name).
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_global(
+        module: sys::CUmodule,
+        name: CString,
+    ) -> Result<(sys::CUdeviceptr, usize), DriverError> {
+        let (mut ptr, mut bytes) = (0, 0);
+        ok(unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, module, name.as_ptr()) })?;
+        Ok((ptr, bytes))
+    }
+
+    /// `cuModuleUnload`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn unload(module: sys::CUmodule) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuModuleUnload(module) })
+    }
+}
+
+/// Events (`cuEvent*`).
+pub mod event {
+    use super::*;
+
+    /// `cuEventCreate`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub fn create(flags: sys::CUevent_flags) -> Result<sys::CUevent, DriverError> {
+        unsafe { out(|p| sys::cuEventCreate(p, flags.0)) }
+    }
+
+    /// `cuEventRecord`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn record(event: sys::CUevent, stream: sys::CUstream) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuEventRecord(event, stream) })
+    }
+
+    /// `cuEventElapsedTime` in milliseconds.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn elapsed(start: sys::CUevent, end: sys::CUevent) -> Result<f32, DriverError> {
+        unsafe { out(|p| sys::cuEventElapsedTime(p, start, end)) }
+    }
+
+    /// `cuEventQuery`: `Err(CUDA_ERROR_NOT_READY)` while pending.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn query(event: sys::CUevent) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuEventQuery(event) })
+    }
+
+    /// `cuEventSynchronize`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn synchronize(event: sys::CUevent) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuEventSynchronize(event) })
+    }
+
+    /// `cuEventDestroy`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn destroy(event: sys::CUevent) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuEventDestroy_v2(event) })
+    }
+}
+
+/// `cuLaunchKernel` with `kernel_params` (one pointer per kernel argument).
+///
+/// # Errors
+/// The driver's error.
+#[inline(always)]
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn launch_kernel(
+    f: sys::CUfunction,
+    grid_dim: (c_uint, c_uint, c_uint),
+    block_dim: (c_uint, c_uint, c_uint),
+    shared_mem_bytes: c_uint,
+    stream: sys::CUstream,
+    kernel_params: &mut [*mut c_void],
+) -> Result<(), DriverError> {
+    ok(unsafe {
+        sys::cuLaunchKernel(
+            f,
+            grid_dim.0,
+            grid_dim.1,
+            grid_dim.2,
+            block_dim.0,
+            block_dim.1,
+            block_dim.2,
+            shared_mem_bytes,
+            stream,
+            kernel_params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+/// `cuLaunchCooperativeKernel`.
+///
+/// # Errors
+/// The driver's error.
+///
+/// # Safety
+/// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+pub unsafe fn launch_cooperative_kernel(
+    f: sys::CUfunction,
+    grid_dim: (c_uint, c_uint, c_uint),
+    block_dim: (c_uint, c_uint, c_uint),
+    shared_mem_bytes: c_uint,
+    stream: sys::CUstream,
+    kernel_params: &mut [*mut c_void],
+) -> Result<(), DriverError> {
+    ok(unsafe {
+        sys::cuLaunchCooperativeKernel(
+            f,
+            grid_dim.0,
+            grid_dim.1,
+            grid_dim.2,
+            block_dim.0,
+            block_dim.1,
+            block_dim.2,
+            shared_mem_bytes,
+            stream,
+            kernel_params.as_mut_ptr(),
+        )
+    })
+}
+
+/// External memory (`cuImportExternalMemory`, ...).
+pub mod external_memory {
+    use super::*;
+
+    /// Imports an opaque file descriptor (`CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`).
+    ///
+    /// # Errors
+    /// The driver's error.
+    #[cfg(unix)]
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn import_external_memory_opaque_fd(
+        fd: std::os::fd::RawFd,
+        size: u64,
+    ) -> Result<sys::CUexternalMemory, DriverError> {
+        let mut desc: sys::CUDA_EXTERNAL_MEMORY_HANDLE_DESC = unsafe { std::mem::zeroed() };
+        desc.type_ = sys::CUexternalMemoryHandleType::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+        desc.handle.fd = fd;
+        desc.size = size;
+        unsafe { out(|p| sys::cuImportExternalMemory(p, &desc)) }
+    }
+
+    /// `cuDestroyExternalMemory`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn destroy_external_memory(
+        external_memory: sys::CUexternalMemory,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuDestroyExternalMemory(external_memory) })
+    }
+
+    /// `cuExternalMemoryGetMappedBuffer`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_mapped_buffer(
+        external_memory: sys::CUexternalMemory,
+        offset: u64,
+        size: u64,
+    ) -> Result<sys::CUdeviceptr, DriverError> {
+        let mut desc: sys::CUDA_EXTERNAL_MEMORY_BUFFER_DESC = unsafe { std::mem::zeroed() };
+        desc.offset = offset;
+        desc.size = size;
+        unsafe { out(|p| sys::cuExternalMemoryGetMappedBuffer(p, external_memory, &desc)) }
+    }
+}
+
+/// Graphs (`cuGraph*`).
+pub mod graph {
+    use super::*;
+
+    /// `cuGraphInstantiateWithFlags`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn instantiate(
+        graph: sys::CUgraph,
+        flags: sys::CUgraphInstantiate_flags,
+    ) -> Result<sys::CUgraphExec, DriverError> {
+        unsafe { out(|p| sys::cuGraphInstantiateWithFlags(p, graph, flags.0 as _)) }
+    }
+
+    /// `cuGraphExecDestroy`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn exec_destroy(graph_exec: sys::CUgraphExec) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuGraphExecDestroy(graph_exec) })
+    }
+
+    /// `cuGraphDestroy`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn destroy(graph: sys::CUgraph) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuGraphDestroy(graph) })
+    }
+
+    /// `cuGraphLaunch`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn launch(
+        graph_exec: sys::CUgraphExec,
+        stream: sys::CUstream,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuGraphLaunch(graph_exec, stream) })
+    }
+
+    /// `cuGraphUpload`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn upload(
+        graph_exec: sys::CUgraphExec,
+        stream: sys::CUstream,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuGraphUpload(graph_exec, stream) })
+    }
+}
+
+/// Memory pools (`cuMemPool*`).
+pub mod mem_pool {
+    use super::*;
+
+    /// `cuMemPoolCreate`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn create(
+        pool_props: *const sys::CUmemPoolProps,
+    ) -> Result<sys::CUmemoryPool, DriverError> {
+        unsafe { out(|p| sys::cuMemPoolCreate(p, pool_props)) }
+    }
+
+    /// `cuMemPoolDestroy`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn destroy(pool: sys::CUmemoryPool) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuMemPoolDestroy(pool) })
+    }
+
+    /// `cuMemPoolTrimTo`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn trim_to(
+        pool: sys::CUmemoryPool,
+        min_bytes_to_keep: usize,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuMemPoolTrimTo(pool, min_bytes_to_keep) })
+    }
+
+    /// `cuMemPoolGetAttribute`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn get_attribute(
+        pool: sys::CUmemoryPool,
+        attr: sys::CUmemPool_attribute,
+        value: *mut c_void,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuMemPoolGetAttribute(pool, attr, value) })
+    }
+
+    /// `cuMemPoolSetAttribute`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn set_attribute(
+        pool: sys::CUmemoryPool,
+        attr: sys::CUmemPool_attribute,
+        value: *mut c_void,
+    ) -> Result<(), DriverError> {
+        ok(unsafe { sys::cuMemPoolSetAttribute(pool, attr, value) })
+    }
+
+    /// `cuMemAllocFromPoolAsync`.
+    ///
+    /// # Errors
+    /// The driver's error.
+    ///
+    /// # Safety
+    /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    pub unsafe fn alloc_async(
+        pool: sys::CUmemoryPool,
+        num_bytes: usize,
+        stream: sys::CUstream,
+    ) -> Result<sys::CUdeviceptr, DriverError> {
+        unsafe { out(|p| sys::cuMemAllocFromPoolAsync(p, num_bytes, pool, stream)) }
+    }
+}
