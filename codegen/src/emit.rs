@@ -3,7 +3,7 @@
 use crate::inputs::FIX_COMMAND;
 
 /// Lint allowances every generated module carries (C names, unused items, Doxygen prose).
-pub const INNER_ALLOWS: &str = "#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, clippy::all, clippy::pedantic, rustdoc::all)]";
+pub const INNER_ALLOWS: &str = "#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]";
 
 /// The first line of every generated file.
 pub fn banner(inputs: &str) -> String {

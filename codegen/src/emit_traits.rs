@@ -454,7 +454,7 @@ fn ffi_line(text: &str) -> String {
     }
 }
 
-const ALLOWS: &str = "#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::all)]\n";
+const ALLOWS: &str = "#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]\n";
 
 fn header(inputs: &str, doc: &str) -> String {
     let mut s = banner(inputs);

@@ -10,6 +10,7 @@
     unused_imports,
     clippy::all,
     clippy::pedantic,
+    clippy::undocumented_unsafe_blocks,
     rustdoc::all
 )]
 /// `CUDA_VERSION` of the pinned headers the catalogue was generated from.

@@ -2,7 +2,7 @@
 //! The `Driver`, `Runtime` and `Rtc` traits: every function of the pinned headers, CUDA signatures.
 //! A method's default body is the API's not-supported error, or the default listed in
 //! `codegen/trait-defaults.txt`.
-#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::all)]
+#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]
 mod driver_trait {
     use core::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
     use crate::driver::*;

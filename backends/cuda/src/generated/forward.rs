@@ -2,7 +2,7 @@
 //! The CUDA backend's `Driver`, `Runtime` and `Rtc` impls: every method calls the entry point of the
 //! same name in the function table, except the hand-written overrides listed in
 //! `codegen/cuda-overrides.txt`.
-#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::all)]
+#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]
 mod driver_forward {
     use core::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
     use anycuda_api::driver::*;

@@ -24,6 +24,7 @@
     unused_imports,
     clippy::all,
     clippy::pedantic,
+    clippy::undocumented_unsafe_blocks,
     rustdoc::all
 )]
 use crate::conv::{EnumMap, FlagMap};

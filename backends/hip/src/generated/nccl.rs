@@ -9,6 +9,7 @@
     unused_imports,
     clippy::all,
     clippy::pedantic,
+    clippy::undocumented_unsafe_blocks,
     rustdoc::all
 )]
 use anycuda_api::nccl::*;
