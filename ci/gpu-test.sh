@@ -70,7 +70,8 @@ read -r -a BACKENDS <<<"${BACKENDS[*]}"
 EXAMPLES=()
 for f in "$DEV"/bin/*; do
     name="$(basename "$f")"
-    [[ -x "$f" && "$name" != anycuda && "$name" != bench_* ]] && EXAMPLES+=("$name")
+    # bench_* are the benchmark's; nccl_* need 2 GPUs and run from ci/nccl-gpu-test.sh.
+    [[ -x "$f" && "$name" != anycuda && "$name" != bench_* && "$name" != nccl_* ]] && EXAMPLES+=("$name")
 done
 
 run_logged() { # <log> <timeout> <cmd...>: runs with the backend's environment, returns its status
@@ -108,7 +109,7 @@ for backend in "${BACKENDS[@]}"; do
     # one process per test, so a crash (a wrong ABI is a segfault) fails only its test.
     for bin in "$DEV"/tests/*; do
         suite="$(basename "$bin")"
-        [[ -x "$bin" && ( "$suite" == gpu_suite || "$suite" == *gpu* ) ]] || continue
+        [[ -x "$bin" && "$suite" == *gpu* && "$suite" != nccl_* ]] || continue
         mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
         if ((${#TESTS[@]} == 0)); then
             record "$suite --list" "$backend" FAIL
