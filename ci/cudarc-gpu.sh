@@ -45,12 +45,14 @@ for be in "${BACKENDS[@]}"; do
         else rec "example $e" "$be" "FAIL (rc $?)"; fail=1; fi
     done <"$B/examples.txt"
     # cudarc's unit tests.
-    timeout 900 "$B/bin/cudarc_unit_tests" >"$LOGS/$be-unit.log" 2>&1
+    timeout 900 "$B/bin/cudarc_unit_tests" --test-threads=1 >"$LOGS/$be-unit.log" 2>&1
+    unit_rc=$?
     passed="$(grep -c ' \.\.\. ok$' "$LOGS/$be-unit.log")"
     failed="$(grep -c ' \.\.\. FAILED$' "$LOGS/$be-unit.log")"
     ignored="$(grep -c ' \.\.\. ignored' "$LOGS/$be-unit.log")"
-    if [[ "$failed" == 0 && "$passed" -gt 0 ]]; then rec "cudarc unit tests" "$be" "PASS ($passed passed, $ignored ignored)"
-    else rec "cudarc unit tests" "$be" "FAIL ($passed passed, $failed failed: $(grep ' \.\.\. FAILED$' "$LOGS/$be-unit.log" | awk '{print $2}' | sed 's/.*:://' | tr '\n' ' '))"; fail=1; fi
+    # A crash (signal) or any non-zero exit fails the row, whatever was printed before it.
+    if [[ "$unit_rc" == 0 && "$failed" == 0 && "$passed" -gt 0 ]]; then rec "cudarc unit tests" "$be" "PASS ($passed passed, $ignored ignored)"
+    else rec "cudarc unit tests" "$be" "FAIL ($passed passed, $failed failed, exit $unit_rc: $(grep ' \.\.\. FAILED$' "$LOGS/$be-unit.log" | awk '{print $2}' | sed 's/.*:://' | tr '\n' ' '))"; fail=1; fi
     # The candle-kernels workload and the [patch] proof.
     if timeout 600 "$B/bin/candle_kernels" "$B/candle-kernels" "${CUDA_INCLUDE:-/usr/local/cuda/include}" >"$LOGS/$be-candle.log" 2>&1; then
         rec "candle-kernels workload" "$be" PASS; else rec "candle-kernels workload" "$be" FAIL; fail=1; fi

@@ -9,6 +9,7 @@ use anycuda::core::{
     GraphBuilder, Kernel, LaunchConfig, Linker, LinkerOptions, ObjectCode, Program, ProgramOptions,
     Stream, StreamOptions,
 };
+use anycuda::BackendKind;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -440,7 +441,15 @@ fn graph_capture_and_replay() {
     // Nothing ran during the capture.
     assert!(y.to_vec().unwrap().iter().all(|&v| v == 0.0));
     let exec = graph.instantiate().unwrap();
-    exec.upload(&g.stream).unwrap();
+    match exec.upload(&g.stream) {
+        // Only HIP may lack cuGraphUpload (HIP 5.x on its NVIDIA platform); CUDA has it.
+        Err(e)
+            if e.is_not_supported() && anycuda::backend().unwrap().kind() == BackendKind::Hip =>
+        {
+            println!("upload not supported on this HIP: {e}")
+        }
+        r => r.unwrap(),
+    }
     for _ in 0..3 {
         exec.launch(&g.stream).unwrap();
     }

@@ -291,6 +291,14 @@ pub(crate) unsafe fn cuDeviceGetAttribute(
     // SAFETY: valid out-pointer.
     let r = b.cu(unsafe { get(pi, hip_attr as hipDeviceAttribute_t, dev) });
     if super::support::nvidia(b) && r == CUresult::CUDA_ERROR_INVALID_VALUE {
+        // HIP 5.x's NVIDIA platform maps no unified-addressing attribute, but every 64-bit
+        // CUDA platform has unified addressing (CUDA 4.0 on), so the answer is derived.
+        if attrib == A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING && cfg!(target_pointer_width = "64")
+        {
+            // SAFETY: checked non-NULL.
+            unsafe { *pi = 1 };
+            return CUresult::CUDA_SUCCESS;
+        }
         return CUresult::CUDA_ERROR_NOT_SUPPORTED;
     }
     r

@@ -388,6 +388,81 @@ pub(crate) unsafe fn cudaStreamAddCallback(
     unsafe { add_callback(b, stream, callback, userData, flags, status) }
 }
 
+/// A host function queued through `hipStreamAddCallback` where HIP lacks `hipLaunchHostFunc`.
+struct HostFn {
+    f: unsafe extern "C" fn(*mut c_void),
+    user: *mut c_void,
+}
+
+/// Takes the [`HostFn`] back (freeing it) and runs the user's function, whatever the status:
+/// CUDA runs a host function once the work before it is done, and reports no status to it.
+unsafe extern "C" fn host_fn_trampoline(_s: hipStream_t, _st: hipError_t, data: *mut c_void) {
+    if data.is_null() {
+        return;
+    }
+    // SAFETY: `data` is the `Box<HostFn>` leaked by `launch_host_func`; HIP calls each callback
+    // exactly once.
+    let h = unsafe { Box::from_raw(data.cast::<HostFn>()) };
+    // SAFETY: the user's function with the user's data (CUDA's contract).
+    unsafe { (h.f)(h.user) };
+}
+
+/// `cu`/`cudaLaunchHostFunc` → `hipLaunchHostFunc`; where the loaded HIP lacks it (HIP 5.x on
+/// its NVIDIA platform), `hipStreamAddCallback`, which runs the function at the same point of
+/// the stream. A NULL function is an invalid value, as on CUDA.
+///
+/// # Safety
+/// CUDA's contract: `f` may be called with `user` from another thread.
+unsafe fn launch_host_func<R: ApiResult>(
+    b: &HipBackend,
+    stream: CUstream,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    user: *mut c_void,
+) -> R {
+    let Some(f) = f else {
+        return Refusal::InvalidValue.into();
+    };
+    let Some(t) = b.native_hip() else {
+        return R::NO_LIBRARY;
+    };
+    let hs = stream_to_hip(b.platform(), stream);
+    if let Some(launch) = t.hipLaunchHostFunc {
+        // SAFETY: CUhostFn and hipHostFn_t are the same C signature; forwarded contract.
+        return R::from_hip(b.conv(), unsafe { launch(hs, Some(f), user) });
+    }
+    let add = hip_fn!(b, hipStreamAddCallback);
+    let carrier = Box::into_raw(Box::new(HostFn { f, user }));
+    // SAFETY: the trampoline matches HIP's callback type and reclaims the carrier.
+    let e = unsafe { add(hs, Some(host_fn_trampoline), carrier.cast(), 0) };
+    if e != HIP_SUCCESS {
+        // SAFETY: HIP did not register the callback, so the trampoline never runs.
+        drop(unsafe { Box::from_raw(carrier) });
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuLaunchHostFunc`: see [`launch_host_func`].
+pub(crate) unsafe fn cuLaunchHostFunc(
+    b: &HipBackend,
+    hStream: CUstream,
+    fn_: anycuda_api::driver::CUhostFn,
+    userData: *mut c_void,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { launch_host_func(b, hStream, fn_, userData) }
+}
+
+/// `cudaLaunchHostFunc`: see [`launch_host_func`].
+pub(crate) unsafe fn cudaLaunchHostFunc(
+    b: &HipBackend,
+    stream: cudaStream_t,
+    fn_: anycuda_api::runtime::cudaHostFn_t,
+    userData: *mut c_void,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { launch_host_func(b, stream as CUstream, fn_, userData) }
+}
+
 // ------------------------------------------------------------ capture (both APIs)
 //
 // The capture enums translate alike for both APIs (`conv::same_rules`): the Driver's tables

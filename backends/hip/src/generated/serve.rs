@@ -2750,7 +2750,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuLaunchHostFunc` → `hipLaunchHostFunc`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLaunchHostFunc(
         &self,
@@ -2758,21 +2758,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         fn_: anycuda_api::driver::CUhostFn,
         userData: *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLaunchHostFunc else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
-        let hip_r = unsafe {
-            hip_f(
-                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
-                h_fn_,
-                userData,
-            )
-        };
-        self.cu(hip_r)
+        unsafe { crate::adapt::stream::cuLaunchHostFunc(self, hStream, fn_, userData) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -9672,7 +9658,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         }
     }
-    /// `cudaLaunchHostFunc` → `hipLaunchHostFunc`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLaunchHostFunc(
         &self,
@@ -9680,21 +9666,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         fn_: anycuda_api::runtime::cudaHostFn_t,
         userData: *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLaunchHostFunc else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_fn_: super::types::hipHostFn_t = unsafe { ::core::mem::transmute(fn_) };
-        let hip_r = unsafe {
-            hip_f(
-                crate::conv::stream_to_hip(self.platform, stream as _) as _,
-                h_fn_,
-                userData,
-            )
-        };
-        self.rt(hip_r)
+        unsafe { crate::adapt::stream::cudaLaunchHostFunc(self, stream, fn_, userData) }
     }
     /// `cudaLaunchKernel` → `hipLaunchKernel`.
     #[inline]
