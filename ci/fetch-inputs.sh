@@ -12,8 +12,8 @@
 set -euo pipefail
 
 # ---- pinned versions (the only place they are written; codegen reads the same pins) ----------
-CUDA_RUNTIME_VERSION="13.0.96"   # PyPI nvidia-cuda-runtime
-CUDA_NVRTC_VERSION="13.0.88"     # PyPI nvidia-cuda-nvrtc
+CUDA_RUNTIME_VERSION="13.5.37"   # PyPI nvidia-cuda-runtime
+CUDA_NVRTC_VERSION="13.5.37"     # PyPI nvidia-cuda-nvrtc
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)

@@ -19,6 +19,7 @@ pub mod rtc_input;
 pub mod rtc_options;
 pub mod strings;
 pub mod traits;
+pub mod unions;
 
 #[allow(missing_docs, clippy::all)]
 mod generated;

@@ -520,11 +520,57 @@ impl<'a> Ctx<'a> {
                 }
                 match (c.records.get(&na), self.hip.records.get(&nb)) {
                     (Some(ri), Some(rh)) => self.record(c, &na, ri, &nb, rh, depth),
+                    (Some(syn::Item::Union(u)), None) => self.widened(c, &na, u, ht, depth),
                     _ => Err(format!("`{cs}` vs `{hs}`")),
                 }
             }
             _ => Err(format!("`{cs}` vs `{hs}`")),
         }
+    }
+
+    /// A field CUDA 13.x widened into an anonymous union (`CUmemLocation::id`,
+    /// `{ int id; struct { unsigned char deviceId, localityDomainId; } localized; }`) where HIP
+    /// keeps the plain field: identical when the union's first member is identical to HIP's
+    /// field and no other member is larger (plain data only), so the union is that field's size.
+    fn widened(
+        &mut self,
+        c: &Side<'_>,
+        cn: &str,
+        u: &syn::ItemUnion,
+        ht: &syn::Type,
+        depth: usize,
+    ) -> std::result::Result<(), String> {
+        let mut fields = u.fields.named.iter();
+        let first = fields.next().ok_or_else(|| format!("empty union `{cn}`"))?;
+        self.deep(c, &first.ty, ht, depth + 1)
+            .map_err(|e| format!("union `{cn}`: first member: {e}"))?;
+        let size = prim_of(c, &first.ty)
+            .ok_or_else(|| format!("union `{cn}`: first member is not plain"))?
+            .1;
+        for f in fields {
+            let plain = match prim_of(c, &f.ty) {
+                Some(p) => p.1 <= size,
+                None => match Side::name_of(&f.ty).and_then(|n| c.records.get(&n)) {
+                    Some(syn::Item::Struct(st)) => {
+                        let sizes: Option<Vec<u8>> = st
+                            .fields
+                            .iter()
+                            .map(|g| prim_of(c, &g.ty).map(|p| p.1))
+                            .collect();
+                        sizes.is_some_and(|v| {
+                            v.iter().map(|&x| x as u32).sum::<u32>() <= size as u32
+                        })
+                    }
+                    _ => false,
+                },
+            };
+            if !plain {
+                return Err(format!(
+                    "union `{cn}`: member larger than its first, or not plain"
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn record(

@@ -57,7 +57,7 @@ fn named(r: CUresult) {
 }
 
 fn loc(t: CUmemLocationType, id: i32) -> CUmemLocation {
-    CUmemLocation { type_: t, id }
+    CUmemLocation::new(t, id)
 }
 
 #[test]

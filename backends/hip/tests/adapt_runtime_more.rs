@@ -34,19 +34,13 @@ fn rt_failure(r: cudaError_t) {
 }
 
 fn dev(id: i32) -> cudaMemLocation {
-    cudaMemLocation {
-        type_: cudaMemLocationType::cudaMemLocationTypeDevice,
-        id,
-    }
+    cudaMemLocation::new(cudaMemLocationType::cudaMemLocationTypeDevice, id)
 }
 
 #[test]
 fn memory_validation_is_cudas() {
     let Some(b) = hip() else { return };
-    let numa = cudaMemLocation {
-        type_: cudaMemLocationType::cudaMemLocationTypeHostNuma,
-        id: 0,
-    };
+    let numa = cudaMemLocation::new(cudaMemLocationType::cudaMemLocationTypeHostNuma, 0);
     // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     unsafe {
         let adv = cudaMemoryAdvise::cudaMemAdviseSetReadMostly;

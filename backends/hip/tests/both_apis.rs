@@ -222,8 +222,8 @@ fn memory_locations_alike() {
             cudaError_t::cudaErrorInvalidValue,
         ),
     ] {
-        let dl = d::CUmemLocation { type_: dt, id };
-        let rl = r::cudaMemLocation { type_: rt, id };
+        let dl = d::CUmemLocation::new(dt, id);
+        let rl = r::cudaMemLocation::new(rt, id);
         // SAFETY: refused before HIP sees the NULL range.
         unsafe {
             assert_eq!(b.cuMemPrefetchAsync(0, 0, dl, 0, null_mut()), cu);
@@ -324,24 +324,12 @@ fn callbacks_are_checked_alike() {
 fn memory_advice_and_pools_alike() {
     let Some(b) = hip() else { return };
     let (cnuma, rnuma) = (
-        d::CUmemLocation {
-            type_: d::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA,
-            id: 0,
-        },
-        r::cudaMemLocation {
-            type_: r::cudaMemLocationType::cudaMemLocationTypeHostNuma,
-            id: 0,
-        },
+        d::CUmemLocation::new(d::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA, 0),
+        r::cudaMemLocation::new(r::cudaMemLocationType::cudaMemLocationTypeHostNuma, 0),
     );
     let (cdev, rdev) = (
-        d::CUmemLocation {
-            type_: d::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-            id: 0,
-        },
-        r::cudaMemLocation {
-            type_: r::cudaMemLocationType::cudaMemLocationTypeDevice,
-            id: 0,
-        },
+        d::CUmemLocation::new(d::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, 0),
+        r::cudaMemLocation::new(r::cudaMemLocationType::cudaMemLocationTypeDevice, 0),
     );
     let ns = (
         CUresult::CUDA_ERROR_NOT_SUPPORTED,

@@ -253,12 +253,14 @@ fn design_facts_hold() {
             a.pairs.len()
         );
     }
-    // Four mapped error codes differ (the three runtime ones around 911/912 and cluster size).
+    // Six mapped error codes differ: the runtime ones around 911/912, cluster size, and (since
+    // the CUDA 13.5 headers) stream-detached, in both APIs.
     let differ: Vec<&str> = ["CUresult", "cudaError_t"]
         .iter()
         .flat_map(|ty| map(n, ty).pairs.iter().filter(|p| p.1 != p.3).map(|p| p.0))
         .collect();
-    assert_eq!(differ.len(), 4, "{differ:?}");
+    assert_eq!(differ.len(), 6, "{differ:?}");
+    assert!(differ.contains(&"CUDA_ERROR_STREAM_DETACHED"), "{differ:?}");
     // A flag whose value HIP 5.2 got wrong (0x16) but newer HIP fixed (0x10).
     assert_eq!(
         old.cu_ctx_flags.hip_of("CU_CTX_LMEM_RESIZE_TO_MAX"),

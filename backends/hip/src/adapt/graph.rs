@@ -534,7 +534,7 @@ pub(crate) unsafe fn cudaGraphAddNode(
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
                 let k = &np.__bindgen_anon_1.kernel;
                 let c = cudaKernelNodeParams {
-                    func: k.func,
+                    func: k.func(),
                     gridDim: k.gridDim,
                     blockDim: k.blockDim,
                     sharedMemBytes: k.sharedMemBytes,
@@ -627,7 +627,7 @@ pub(crate) unsafe fn cudaGraphNodeSetParams(
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
                 let k = &np.__bindgen_anon_1.kernel;
                 let c = cudaKernelNodeParams {
-                    func: k.func,
+                    func: k.func(),
                     gridDim: k.gridDim,
                     blockDim: k.blockDim,
                     sharedMemBytes: k.sharedMemBytes,
@@ -685,7 +685,7 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
                 let k = &np.__bindgen_anon_1.kernel;
                 let c = cudaKernelNodeParams {
-                    func: k.func,
+                    func: k.func(),
                     gridDim: k.gridDim,
                     blockDim: k.blockDim,
                     sharedMemBytes: k.sharedMemBytes,

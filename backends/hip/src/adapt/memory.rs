@@ -71,10 +71,10 @@ fn abi(b: &HipBackend) -> Abi {
 }
 
 fn location_to_cuda(b: &HipBackend, l: &hipMemLocation) -> CUmemLocation {
-    CUmemLocation {
-        type_: CUmemLocationType(enum_to_cuda(b.conv().CUmemLocationType, l.type_)),
-        id: l.id,
-    }
+    CUmemLocation::new(
+        CUmemLocationType(enum_to_cuda(b.conv().CUmemLocationType, l.type_)),
+        l.id,
+    )
 }
 
 fn handle_types_to_cuda(b: &HipBackend, h: u32) -> CUmemAllocationHandleType {
@@ -385,7 +385,7 @@ pub(crate) fn location_to_hip(
 ) -> Result<hipMemLocation, Refusal> {
     Ok(hipMemLocation {
         type_: enum_arg(b.conv().CUmemLocationType, l.type_)? as u32,
-        id: l.id,
+        id: l.id(),
     })
 }
 
@@ -531,7 +531,7 @@ unsafe fn prefetch<R: ApiResult>(
     if flags != 0 {
         return Refusal::InvalidValue.into();
     }
-    let dev = match location_to_device(location.type_.0, location.id) {
+    let dev = match location_to_device(location.type_.0, location.id()) {
         Ok(d) => d,
         Err(r) => return r.into(),
     };
@@ -565,7 +565,7 @@ unsafe fn advise<R: ApiResult>(
             | CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY
             | CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY
     ) {
-        match location_to_device(location.type_.0, location.id) {
+        match location_to_device(location.type_.0, location.id()) {
             Ok(d) => d,
             Err(r) => return r.into(),
         }
@@ -610,7 +610,7 @@ unsafe fn default_pool<R: ApiResult>(
     }
     let f = hip_fn!(b, hipDeviceGetDefaultMemPool);
     // SAFETY: valid out-pointer; HIP validates the ordinal.
-    R::from_hip(b.conv(), unsafe { f(pool_out, l.id) })
+    R::from_hip(b.conv(), unsafe { f(pool_out, l.id()) })
 }
 
 /// `cuMemPoolCreate` → `hipMemPoolCreate` (see `create_pool`).
@@ -655,10 +655,7 @@ pub(crate) unsafe fn cudaMemPrefetchAsync(
     flags: c_uint,
     stream: cudaStream_t,
 ) -> cudaError_t {
-    let l = CUmemLocation {
-        type_: CUmemLocationType(location.type_.0),
-        id: location.id,
-    };
+    let l = CUmemLocation::new(CUmemLocationType(location.type_.0), location.id());
     // SAFETY: forwarded contract.
     unsafe { prefetch(b, devPtr, count, &l, flags, stream) }
 }
@@ -683,10 +680,7 @@ pub(crate) unsafe fn cudaMemAdvise(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> cudaError_t {
-    let l = CUmemLocation {
-        type_: CUmemLocationType(location.type_.0),
-        id: location.id,
-    };
+    let l = CUmemLocation::new(CUmemLocationType(location.type_.0), location.id());
     // SAFETY: forwarded contract.
     unsafe { advise(b, devPtr, count, CUmem_advise(advice.0), &l) }
 }

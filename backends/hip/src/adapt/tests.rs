@@ -696,10 +696,7 @@ mod driver {
         c.type_ = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
         c.requestedHandleTypes =
             CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-        c.location = CUmemLocation {
-            type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-            id: 3,
-        };
+        c.location = CUmemLocation::new(CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, 3);
         c.allocFlags.usage = 0;
         let p = prop_to_hip(&b, &c).unwrap();
         let conv = b.conv();

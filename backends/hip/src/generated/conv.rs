@@ -49,6 +49,12 @@ pub struct ConvTables {
     pub CUcomputemode: &'static EnumMap,
     /// `CUdevResourceType` ↔ `hipDevResourceType`.
     pub CUdevResourceType: &'static EnumMap,
+    /// `CUdevSmResourceGroup_flags` ↔ `hipDevSmResourceGroup_flags`.
+    pub CUdevSmResourceGroup_flags: &'static EnumMap,
+    /// `CUdevSmResourceSplitByCount_flags` ↔ `hipDevSmResourceSplitByCount_flags`.
+    pub CUdevSmResourceSplitByCount_flags: &'static EnumMap,
+    /// `CUdevWorkqueueConfigScope` ↔ `hipDevWorkqueueConfigScope`.
+    pub CUdevWorkqueueConfigScope: &'static EnumMap,
     /// `CUdevice_P2PAttribute` ↔ `hipDeviceP2PAttr`.
     pub CUdevice_P2PAttribute: &'static EnumMap,
     /// `CUdevice_attribute` ↔ `hipDeviceAttribute_t`.
@@ -163,6 +169,14 @@ pub struct ConvTables {
     pub cudaClusterSchedulingPolicy: &'static EnumMap,
     /// `cudaComputeMode` ↔ `hipComputeMode`.
     pub cudaComputeMode: &'static EnumMap,
+    /// `cudaDevResourceType` ↔ `hipDevResourceType`.
+    pub cudaDevResourceType: &'static EnumMap,
+    /// `cudaDevSmResourceGroup_flags` ↔ `hipDevSmResourceGroup_flags`.
+    pub cudaDevSmResourceGroup_flags: &'static EnumMap,
+    /// `cudaDevSmResourceSplitByCount_flags` ↔ `hipDevSmResourceSplitByCount_flags`.
+    pub cudaDevSmResourceSplitByCount_flags: &'static EnumMap,
+    /// `cudaDevWorkqueueConfigScope` ↔ `hipDevWorkqueueConfigScope`.
+    pub cudaDevWorkqueueConfigScope: &'static EnumMap,
     /// `cudaDeviceAttr` ↔ `hipDeviceAttribute_t`.
     pub cudaDeviceAttr: &'static EnumMap,
     /// `cudaDeviceP2PAttr` ↔ `hipDeviceP2PAttr`.
@@ -435,6 +449,20 @@ static EM_CUarray_format_0: EnumMap = EnumMap {
         ("CU_AD_FORMAT_YUV444_8bit_SemiPlanar", 180i64),
         ("CU_AD_FORMAT_YUV444_16bit_SemiPlanar", 181i64),
         ("CU_AD_FORMAT_UNORM_INT_101010_2", 80i64),
+        ("CU_AD_FORMAT_UINT8_PACKED_422", 81i64),
+        ("CU_AD_FORMAT_UINT8_PACKED_444", 82i64),
+        ("CU_AD_FORMAT_UINT8_SEMIPLANAR_420", 83i64),
+        ("CU_AD_FORMAT_UINT16_SEMIPLANAR_420", 84i64),
+        ("CU_AD_FORMAT_UINT8_SEMIPLANAR_422", 85i64),
+        ("CU_AD_FORMAT_UINT16_SEMIPLANAR_422", 86i64),
+        ("CU_AD_FORMAT_UINT8_SEMIPLANAR_444", 87i64),
+        ("CU_AD_FORMAT_UINT16_SEMIPLANAR_444", 88i64),
+        ("CU_AD_FORMAT_UINT8_PLANAR_420", 89i64),
+        ("CU_AD_FORMAT_UINT16_PLANAR_420", 90i64),
+        ("CU_AD_FORMAT_UINT8_PLANAR_422", 91i64),
+        ("CU_AD_FORMAT_UINT16_PLANAR_422", 92i64),
+        ("CU_AD_FORMAT_UINT8_PLANAR_444", 93i64),
+        ("CU_AD_FORMAT_UINT16_PLANAR_444", 94i64),
         ("CU_AD_FORMAT_MAX", 2147483647i64),
     ],
     hip_only: &[],
@@ -449,6 +477,7 @@ static EM_CUclusterSchedulingPolicy_0: EnumMap = EnumMap {
         ("CU_CLUSTER_SCHEDULING_POLICY_DEFAULT", 0i64),
         ("CU_CLUSTER_SCHEDULING_POLICY_SPREAD", 1i64),
         ("CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING", 2i64),
+        ("CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY", 3i64),
     ],
     hip_only: &[],
 };
@@ -481,6 +510,46 @@ static EM_CUdevResourceType_0: EnumMap = EnumMap {
     cuda_only: &[
         ("CU_DEV_RESOURCE_TYPE_INVALID", 0i64),
         ("CU_DEV_RESOURCE_TYPE_SM", 1i64),
+        ("CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG", 1000i64),
+        ("CU_DEV_RESOURCE_TYPE_WORKQUEUE", 10000i64),
+    ],
+    hip_only: &[],
+};
+static EM_CUdevSmResourceGroup_flags_0: EnumMap = EnumMap {
+    cuda_type: "CUdevSmResourceGroup_flags",
+    hip_type: "hipDevSmResourceGroup_flags",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("CU_DEV_SM_RESOURCE_GROUP_DEFAULT", 0i64),
+        ("CU_DEV_SM_RESOURCE_GROUP_BACKFILL", 1i64),
+        ("CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID", 2i64),
+        ("CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_SUPPLEMENTAL_SMS", 4i64),
+    ],
+    hip_only: &[],
+};
+static EM_CUdevSmResourceSplitByCount_flags_0: EnumMap = EnumMap {
+    cuda_type: "CUdevSmResourceSplitByCount_flags",
+    hip_type: "hipDevSmResourceSplitByCount_flags",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING", 1i64),
+        ("CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE", 2i64),
+    ],
+    hip_only: &[],
+};
+static EM_CUdevWorkqueueConfigScope_0: EnumMap = EnumMap {
+    cuda_type: "CUdevWorkqueueConfigScope",
+    hip_type: "hipDevWorkqueueConfigScope",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("CU_WORKQUEUE_SCOPE_DEVICE_CTX", 0i64),
+        ("CU_WORKQUEUE_SCOPE_GREEN_CTX_BALANCED", 1i64),
     ],
     hip_only: &[],
 };
@@ -1217,7 +1286,24 @@ static EM_CUdevice_attribute_0: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -1628,7 +1714,7 @@ static EM_CUfunction_attribute_0: EnumMap = EnumMap {
         (7i64, 7i64),
         (8i64, 8i64),
         (9i64, 9i64),
-        (16i64, 10i64),
+        (18i64, 10i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -1641,7 +1727,7 @@ static EM_CUfunction_attribute_0: EnumMap = EnumMap {
         (7i64, 7i64),
         (8i64, 8i64),
         (9i64, 9i64),
-        (10i64, 16i64),
+        (10i64, 18i64),
     ],
     pairs: &[
         (
@@ -1694,7 +1780,7 @@ static EM_CUfunction_attribute_0: EnumMap = EnumMap {
             "HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
             9i64,
         ),
-        ("CU_FUNC_ATTRIBUTE_MAX", 16i64, "HIP_FUNC_ATTRIBUTE_MAX", 10i64),
+        ("CU_FUNC_ATTRIBUTE_MAX", 18i64, "HIP_FUNC_ATTRIBUTE_MAX", 10i64),
     ],
     cuda_only: &[
         ("CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET", 10i64),
@@ -1703,6 +1789,8 @@ static EM_CUfunction_attribute_0: EnumMap = EnumMap {
         ("CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH", 13i64),
         ("CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 14i64),
         ("CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE", 15i64),
+        ("CU_FUNC_ATTRIBUTE_DEVICE_NODE_UPDATE_SUPPORTED", 16i64),
+        ("CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE", 17i64),
     ],
     hip_only: &[],
 };
@@ -1729,6 +1817,8 @@ static EM_CUgraphDebugDot_flags_0: EnumMap = EnumMap {
         ("CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS", 8192i64),
         ("CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO", 16384i64),
         ("CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS", 32768i64),
+        ("CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_BATCH_NODE_PARAMS", 65536i64),
+        ("CU_GRAPH_DEBUG_DOT_FLAGS_FABRIC_CPY_BATCH_NODE_PARAMS", 131072i64),
     ],
     hip_only: &[],
 };
@@ -1908,6 +1998,10 @@ static EM_CUgraphNodeType_0: EnumMap = EnumMap {
         ("CU_GRAPH_NODE_TYPE_MEM_FREE", 11i64),
         ("CU_GRAPH_NODE_TYPE_BATCH_MEM_OP", 12i64),
         ("CU_GRAPH_NODE_TYPE_CONDITIONAL", 13i64),
+        ("CU_GRAPH_NODE_TYPE_MEMCPY_BATCH", 14i64),
+        ("CU_GRAPH_NODE_TYPE_RESERVED_16", 16i64),
+        ("CU_GRAPH_NODE_TYPE_EXTERNAL_ENGINE", 17i64),
+        ("CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH", 18i64),
     ],
     hip_only: &[
         (
@@ -2037,7 +2131,7 @@ static EM_CUjit_option_0: EnumMap = EnumMap {
         (13i64, 13i64),
         (14i64, 14i64),
         (16i64, 16i64),
-        (35i64, 17i64),
+        (36i64, 17i64),
         (1073741832i64, 8i64),
         (1073741839i64, 15i64),
     ],
@@ -2059,7 +2153,7 @@ static EM_CUjit_option_0: EnumMap = EnumMap {
         (14i64, 14i64),
         (15i64, 1073741839i64),
         (16i64, 16i64),
-        (17i64, 35i64),
+        (17i64, 36i64),
     ],
     pairs: &[
         ("CU_JIT_MAX_REGISTERS", 0i64, "hipJitOptionMaxRegisters", 0i64),
@@ -2087,7 +2181,7 @@ static EM_CUjit_option_0: EnumMap = EnumMap {
         ("CU_JIT_GENERATE_LINE_INFO", 13i64, "hipJitOptionGenerateLineInfo", 13i64),
         ("CU_JIT_CACHE_MODE", 14i64, "hipJitOptionCacheMode", 14i64),
         ("CU_JIT_FAST_COMPILE", 16i64, "hipJitOptionFastCompile", 16i64),
-        ("CU_JIT_NUM_OPTIONS", 35i64, "hipJitOptionNumOptions", 17i64),
+        ("CU_JIT_NUM_OPTIONS", 36i64, "hipJitOptionNumOptions", 17i64),
     ],
     cuda_only: &[
         ("CU_JIT_TARGET_FROM_CUCONTEXT", 8i64),
@@ -2110,6 +2204,7 @@ static EM_CUjit_option_0: EnumMap = EnumMap {
         ("CU_JIT_MAX_THREADS_PER_BLOCK", 32i64),
         ("CU_JIT_OVERRIDE_DIRECTIVE_VALUES", 33i64),
         ("CU_JIT_SPLIT_COMPILE", 34i64),
+        ("CU_JIT_BINARY_LOADER_THREAD_COUNT", 35i64),
     ],
     hip_only: &[
         (
@@ -2144,6 +2239,8 @@ static EM_CUlaunchAttributeID_0: EnumMap = EnumMap {
         ("CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13i64),
         ("CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14i64),
         ("CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16i64),
+        ("CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17i64),
+        ("CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18i64),
     ],
     hip_only: &[],
 };
@@ -2190,7 +2287,8 @@ static EM_CUlimit_0: EnumMap = EnumMap {
         ("CU_LIMIT_SHMEM_SIZE", 7i64),
         ("CU_LIMIT_CIG_ENABLED", 8i64),
         ("CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED", 9i64),
-        ("CU_LIMIT_MAX", 10i64),
+        ("CU_LIMIT_PER_BLOCK_MEMORY_SIZE", 10i64),
+        ("CU_LIMIT_MAX", 11i64),
     ],
     hip_only: &[],
 };
@@ -2296,6 +2394,8 @@ static EM_CUmemLocationType_0: EnumMap = EnumMap {
         ("CU_MEM_LOCATION_TYPE_HOST", 2i64),
         ("CU_MEM_LOCATION_TYPE_HOST_NUMA", 3i64),
         ("CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT", 4i64),
+        ("CU_MEM_LOCATION_TYPE_INVISIBLE", 5i64),
+        ("CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN", 6i64),
         ("CU_MEM_LOCATION_TYPE_MAX", 2147483647i64),
     ],
     hip_only: &[],
@@ -2375,7 +2475,15 @@ static EM_CUmemPool_attribute_0: EnumMap = EnumMap {
         ("CU_MEMPOOL_ATTR_USED_MEM_CURRENT", 7i64, "hipMemPoolAttrUsedMemCurrent", 7i64),
         ("CU_MEMPOOL_ATTR_USED_MEM_HIGH", 8i64, "hipMemPoolAttrUsedMemHigh", 8i64),
     ],
-    cuda_only: &[],
+    cuda_only: &[
+        ("CU_MEMPOOL_ATTR_ALLOCATION_TYPE", 9i64),
+        ("CU_MEMPOOL_ATTR_EXPORT_HANDLE_TYPES", 10i64),
+        ("CU_MEMPOOL_ATTR_LOCATION_ID", 11i64),
+        ("CU_MEMPOOL_ATTR_LOCATION_TYPE", 12i64),
+        ("CU_MEMPOOL_ATTR_MAX_POOL_SIZE", 13i64),
+        ("CU_MEMPOOL_ATTR_HW_DECOMPRESS_ENABLED", 14i64),
+        ("CU_MEMPOOL_ATTR_LOCALITY_DOMAIN_ID", 15i64),
+    ],
     hip_only: &[],
 };
 static EM_CUmemRangeFlags_0: EnumMap = EnumMap {
@@ -2703,6 +2811,7 @@ static EM_CUpointer_attribute_0: EnumMap = EnumMap {
         ("CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR", 19i64),
         ("CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID", 20i64),
         ("CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE", 21i64),
+        ("CU_POINTER_ATTRIBUTE_LOCALITY_DOMAIN_ORDINAL", 22i64),
     ],
     hip_only: &[
         (
@@ -3287,6 +3396,7 @@ static EM_CUresult_0: EnumMap = EnumMap {
         ("CUDA_ERROR_STUB_LIBRARY", 34i64),
         ("CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", 36i64),
         ("CUDA_ERROR_DEVICE_UNAVAILABLE", 46i64),
+        ("CUDA_ERROR_MULTICAST_RESOURCE_FULL", 47i64),
         ("CUDA_ERROR_DEVICE_NOT_LICENSED", 102i64),
         ("CUDA_ERROR_NVLINK_UNCORRECTABLE", 220i64),
         ("CUDA_ERROR_JIT_COMPILER_NOT_FOUND", 221i64),
@@ -3295,6 +3405,7 @@ static EM_CUresult_0: EnumMap = EnumMap {
         ("CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", 224i64),
         ("CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", 225i64),
         ("CUDA_ERROR_CONTAINED", 226i64),
+        ("CUDA_ERROR_INSUFFICIENT_LOADER_VERSION", 227i64),
         ("CUDA_ERROR_LOSSY_QUERY", 402i64),
         ("CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", 703i64),
         ("CUDA_ERROR_TOO_MANY_PEERS", 711i64),
@@ -3323,6 +3434,9 @@ static EM_CUresult_0: EnumMap = EnumMap {
         ("CUDA_ERROR_INVALID_RESOURCE_TYPE", 914i64),
         ("CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", 915i64),
         ("CUDA_ERROR_KEY_ROTATION", 916i64),
+        ("CUDA_ERROR_STREAM_DETACHED", 917i64),
+        ("CUDA_ERROR_GRAPH_RECAPTURE_FAILURE", 918i64),
+        ("CUDA_ERROR_FABRIC_NOT_READY", 919i64),
     ],
     hip_only: &[
         (
@@ -3424,6 +3538,7 @@ static EM_CUstreamBatchMemOpType_0: EnumMap = EnumMap {
         ("CU_STREAM_MEM_OP_WAIT_VALUE_64", 4i64),
         ("CU_STREAM_MEM_OP_WRITE_VALUE_64", 5i64),
         ("CU_STREAM_MEM_OP_BARRIER", 6i64),
+        ("CU_STREAM_MEM_OP_ATOMIC_REDUCTION", 8i64),
         ("CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES", 3i64),
     ],
     hip_only: &[],
@@ -3571,6 +3686,20 @@ static EM_cudaChannelFormatKind_0: EnumMap = EnumMap {
         ("cudaChannelFormatKindUnsignedBlockCompressed7", 29i64),
         ("cudaChannelFormatKindUnsignedBlockCompressed7SRGB", 30i64),
         ("cudaChannelFormatKindUnsignedNormalized1010102", 31i64),
+        ("cudaChannelFormatKindUnsigned8Packed422", 32i64),
+        ("cudaChannelFormatKindUnsigned8Packed444", 33i64),
+        ("cudaChannelFormatKindUnsigned8SemiPlanar420", 34i64),
+        ("cudaChannelFormatKindUnsigned16SemiPlanar420", 35i64),
+        ("cudaChannelFormatKindUnsigned8SemiPlanar422", 36i64),
+        ("cudaChannelFormatKindUnsigned16SemiPlanar422", 37i64),
+        ("cudaChannelFormatKindUnsigned8SemiPlanar444", 38i64),
+        ("cudaChannelFormatKindUnsigned16SemiPlanar444", 39i64),
+        ("cudaChannelFormatKindUnsigned8Planar420", 40i64),
+        ("cudaChannelFormatKindUnsigned16Planar420", 41i64),
+        ("cudaChannelFormatKindUnsigned8Planar422", 42i64),
+        ("cudaChannelFormatKindUnsigned16Planar422", 43i64),
+        ("cudaChannelFormatKindUnsigned8Planar444", 44i64),
+        ("cudaChannelFormatKindUnsigned16Planar444", 45i64),
     ],
     hip_only: &[],
 };
@@ -3584,6 +3713,7 @@ static EM_cudaClusterSchedulingPolicy_0: EnumMap = EnumMap {
         ("cudaClusterSchedulingPolicyDefault", 0i64),
         ("cudaClusterSchedulingPolicySpread", 1i64),
         ("cudaClusterSchedulingPolicyLoadBalancing", 2i64),
+        ("cudaClusterSchedulingPolicyRubinDsmemLocality", 3i64),
     ],
     hip_only: &[],
 };
@@ -3599,6 +3729,58 @@ static EM_cudaComputeMode_0: EnumMap = EnumMap {
         ("cudaComputeModeExclusiveProcess", 3i64, "hipComputeModeExclusiveProcess", 3i64),
     ],
     cuda_only: &[],
+    hip_only: &[],
+};
+static EM_cudaDevResourceType_0: EnumMap = EnumMap {
+    cuda_type: "cudaDevResourceType",
+    hip_type: "hipDevResourceType",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("cudaDevResourceTypeInvalid", 0i64),
+        ("cudaDevResourceTypeSm", 1i64),
+        ("cudaDevResourceTypeWorkqueueConfig", 1000i64),
+        ("cudaDevResourceTypeWorkqueue", 10000i64),
+    ],
+    hip_only: &[],
+};
+static EM_cudaDevSmResourceGroup_flags_0: EnumMap = EnumMap {
+    cuda_type: "cudaDevSmResourceGroup_flags",
+    hip_type: "hipDevSmResourceGroup_flags",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("cudaDevSmResourceGroupDefault", 0i64),
+        ("cudaDevSmResourceGroupBackfill", 1i64),
+        ("cudaDevSmResourceGroupLocalityDomainId", 2i64),
+        ("cudaDevSmResourceGroupLocalityDomainSupplementalSms", 4i64),
+    ],
+    hip_only: &[],
+};
+static EM_cudaDevSmResourceSplitByCount_flags_0: EnumMap = EnumMap {
+    cuda_type: "cudaDevSmResourceSplitByCount_flags",
+    hip_type: "hipDevSmResourceSplitByCount_flags",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("cudaDevSmResourceSplitIgnoreSmCoscheduling", 1i64),
+        ("cudaDevSmResourceSplitMaxPotentialClusterSize", 2i64),
+    ],
+    hip_only: &[],
+};
+static EM_cudaDevWorkqueueConfigScope_0: EnumMap = EnumMap {
+    cuda_type: "cudaDevWorkqueueConfigScope",
+    hip_type: "hipDevWorkqueueConfigScope",
+    to_hip: &[],
+    to_cuda: &[],
+    pairs: &[],
+    cuda_only: &[
+        ("cudaDevWorkqueueConfigScopeDeviceCtx", 0i64),
+        ("cudaDevWorkqueueConfigScopeGreenCtxBalanced", 1i64),
+    ],
     hip_only: &[],
 };
 static EM_cudaDeviceAttr_0: EnumMap = EnumMap {
@@ -4216,7 +4398,13 @@ static EM_cudaDeviceAttr_0: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -4820,6 +5008,7 @@ static EM_cudaError_t_0: EnumMap = EnumMap {
         ("cudaErrorUnknown", 999i64, "hipErrorUnknown", 999i64),
     ],
     cuda_only: &[
+        ("cudaErrorVersionTranslation", 10i64),
         ("cudaErrorInvalidHostPointer", 16i64),
         ("cudaErrorInvalidTexture", 18i64),
         ("cudaErrorInvalidTextureBinding", 19i64),
@@ -4856,6 +5045,7 @@ static EM_cudaError_t_0: EnumMap = EnumMap {
         ("cudaErrorUnsupportedExecAffinity", 224i64),
         ("cudaErrorUnsupportedDevSideSync", 225i64),
         ("cudaErrorContained", 226i64),
+        ("cudaErrorInsufficientLoaderVersion", 227i64),
         ("cudaErrorLossyQuery", 402i64),
         ("cudaErrorLaunchIncompatibleTexturing", 703i64),
         ("cudaErrorTooManyPeers", 711i64),
@@ -4883,6 +5073,9 @@ static EM_cudaError_t_0: EnumMap = EnumMap {
         ("cudaErrorFunctionNotLoaded", 913i64),
         ("cudaErrorInvalidResourceType", 914i64),
         ("cudaErrorInvalidResourceConfiguration", 915i64),
+        ("cudaErrorStreamDetached", 917i64),
+        ("cudaErrorGraphRecaptureFailure", 918i64),
+        ("cudaErrorFabricNotReady", 919i64),
         ("cudaErrorApiFailureBase", 10000i64),
     ],
     hip_only: &[
@@ -5021,8 +5214,8 @@ static EM_cudaFlushGPUDirectRDMAWritesOptions_0: EnumMap = EnumMap {
 static EM_cudaFuncAttribute_0: EnumMap = EnumMap {
     cuda_type: "cudaFuncAttribute",
     hip_type: "hipFuncAttribute",
-    to_hip: &[(8i64, 8i64), (9i64, 9i64), (16i64, 10i64)],
-    to_cuda: &[(8i64, 8i64), (9i64, 9i64), (10i64, 16i64)],
+    to_hip: &[(8i64, 8i64), (9i64, 9i64), (17i64, 10i64)],
+    to_cuda: &[(8i64, 8i64), (9i64, 9i64), (10i64, 17i64)],
     pairs: &[
         (
             "cudaFuncAttributeMaxDynamicSharedMemorySize",
@@ -5036,7 +5229,7 @@ static EM_cudaFuncAttribute_0: EnumMap = EnumMap {
             "hipFuncAttributePreferredSharedMemoryCarveout",
             9i64,
         ),
-        ("cudaFuncAttributeMax", 16i64, "hipFuncAttributeMax", 10i64),
+        ("cudaFuncAttributeMax", 17i64, "hipFuncAttributeMax", 10i64),
     ],
     cuda_only: &[
         ("cudaFuncAttributeClusterDimMustBeSet", 10i64),
@@ -5045,6 +5238,7 @@ static EM_cudaFuncAttribute_0: EnumMap = EnumMap {
         ("cudaFuncAttributeRequiredClusterDepth", 13i64),
         ("cudaFuncAttributeNonPortableClusterSizeAllowed", 14i64),
         ("cudaFuncAttributeClusterSchedulingPolicyPreference", 15i64),
+        ("cudaFuncAttributeSharedMemoryMode", 16i64),
     ],
     hip_only: &[],
 };
@@ -5093,6 +5287,7 @@ static EM_cudaGraphDebugDotFlags_0: EnumMap = EnumMap {
         ("cudaGraphDebugDotFlagsKernelNodeAttributes", 512i64),
         ("cudaGraphDebugDotFlagsHandles", 1024i64),
         ("cudaGraphDebugDotFlagsConditionalNodeParams", 32768i64),
+        ("cudaGraphDebugDotFlagsMemcpyBatchNodeParams", 65536i64),
     ],
     hip_only: &[],
 };
@@ -5236,7 +5431,7 @@ static EM_cudaGraphNodeType_0: EnumMap = EnumMap {
         (5i64, 6i64),
         (6i64, 7i64),
         (7i64, 8i64),
-        (14i64, 12i64),
+        (18i64, 12i64),
         (1073741833i64, 9i64),
         (1073741836i64, 10i64),
         (1073741837i64, 11i64),
@@ -5253,7 +5448,7 @@ static EM_cudaGraphNodeType_0: EnumMap = EnumMap {
         (9i64, 1073741833i64),
         (10i64, 1073741836i64),
         (11i64, 1073741837i64),
-        (12i64, 14i64),
+        (12i64, 18i64),
     ],
     pairs: &[
         ("cudaGraphNodeTypeKernel", 0i64, "hipGraphNodeTypeKernel", 1i64),
@@ -5264,7 +5459,7 @@ static EM_cudaGraphNodeType_0: EnumMap = EnumMap {
         ("cudaGraphNodeTypeEmpty", 5i64, "hipGraphNodeTypeEmpty", 6i64),
         ("cudaGraphNodeTypeWaitEvent", 6i64, "hipGraphNodeTypeWaitEvent", 7i64),
         ("cudaGraphNodeTypeEventRecord", 7i64, "hipGraphNodeTypeEventRecord", 8i64),
-        ("cudaGraphNodeTypeCount", 14i64, "hipGraphNodeTypeCount", 12i64),
+        ("cudaGraphNodeTypeCount", 18i64, "hipGraphNodeTypeCount", 12i64),
     ],
     cuda_only: &[
         ("cudaGraphNodeTypeExtSemaphoreSignal", 8i64),
@@ -5272,6 +5467,9 @@ static EM_cudaGraphNodeType_0: EnumMap = EnumMap {
         ("cudaGraphNodeTypeMemAlloc", 10i64),
         ("cudaGraphNodeTypeMemFree", 11i64),
         ("cudaGraphNodeTypeConditional", 13i64),
+        ("cudaGraphNodeTypeMemcpyBatch", 14i64),
+        ("cudaGraphNodeTypeReserved16", 16i64),
+        ("cudaGraphNodeTypeExternalEngine", 17i64),
     ],
     hip_only: &[
         (
@@ -5461,6 +5659,8 @@ static EM_cudaLaunchAttributeID_0: EnumMap = EnumMap {
         ("cudaLaunchAttributeDeviceUpdatableKernelNode", 13i64),
         ("cudaLaunchAttributePreferredSharedMemoryCarveout", 14i64),
         ("cudaLaunchAttributeNvlinkUtilCentricScheduling", 16i64),
+        ("cudaLaunchAttributePortableClusterSizeMode", 17i64),
+        ("cudaLaunchAttributeSharedMemoryMode", 18i64),
     ],
     hip_only: &[],
 };
@@ -5503,6 +5703,7 @@ static EM_cudaLimit_0: EnumMap = EnumMap {
         ("cudaLimitDevRuntimePendingLaunchCount", 4i64),
         ("cudaLimitMaxL2FetchGranularity", 5i64),
         ("cudaLimitPersistingL2CacheSize", 6i64),
+        ("cudaLimitPerBlockMemorySize", 10i64),
     ],
     hip_only: &[],
 };
@@ -5569,6 +5770,8 @@ static EM_cudaMemLocationType_0: EnumMap = EnumMap {
         ("cudaMemLocationTypeHost", 2i64),
         ("cudaMemLocationTypeHostNuma", 3i64),
         ("cudaMemLocationTypeHostNumaCurrent", 4i64),
+        ("cudaMemLocationTypeInvisible", 5i64),
+        ("cudaMemLocationTypeDeviceLocalityDomain", 6i64),
     ],
     hip_only: &[],
 };
@@ -5630,7 +5833,15 @@ static EM_cudaMemPoolAttr_0: EnumMap = EnumMap {
         ("cudaMemPoolAttrUsedMemCurrent", 7i64, "hipMemPoolAttrUsedMemCurrent", 7i64),
         ("cudaMemPoolAttrUsedMemHigh", 8i64, "hipMemPoolAttrUsedMemHigh", 8i64),
     ],
-    cuda_only: &[],
+    cuda_only: &[
+        ("cudaMemPoolAttrAllocationType", 9i64),
+        ("cudaMemPoolAttrExportHandleTypes", 10i64),
+        ("cudaMemPoolAttrLocationId", 11i64),
+        ("cudaMemPoolAttrLocationType", 12i64),
+        ("cudaMemPoolAttrMaxPoolSize", 13i64),
+        ("cudaMemPoolAttrHwDecompressEnabled", 14i64),
+        ("cudaMemPoolAttrLocalityDomainId", 15i64),
+    ],
     hip_only: &[],
 };
 static EM_cudaMemRangeAttribute_0: EnumMap = EnumMap {
@@ -6245,6 +6456,7 @@ static EM_nvrtcResult_0: EnumMap = EnumMap {
         ("NVRTC_ERROR_PCH_CREATE", 15i64),
         ("NVRTC_ERROR_CANCELLED", 16i64),
         ("NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", 17i64),
+        ("NVRTC_ERROR_BUSY", 18i64),
     ],
     hip_only: &[],
 };
@@ -7111,7 +7323,24 @@ static EM_CUdevice_attribute_1: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -7660,6 +7889,8 @@ static EM_CUgraphDebugDot_flags_1: EnumMap = EnumMap {
         ("CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS", 8192i64),
         ("CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO", 16384i64),
         ("CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS", 32768i64),
+        ("CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_BATCH_NODE_PARAMS", 65536i64),
+        ("CU_GRAPH_DEBUG_DOT_FLAGS_FABRIC_CPY_BATCH_NODE_PARAMS", 131072i64),
     ],
     hip_only: &[],
 };
@@ -7848,6 +8079,10 @@ static EM_CUgraphNodeType_1: EnumMap = EnumMap {
         ("CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT", 9i64),
         ("CU_GRAPH_NODE_TYPE_BATCH_MEM_OP", 12i64),
         ("CU_GRAPH_NODE_TYPE_CONDITIONAL", 13i64),
+        ("CU_GRAPH_NODE_TYPE_MEMCPY_BATCH", 14i64),
+        ("CU_GRAPH_NODE_TYPE_RESERVED_16", 16i64),
+        ("CU_GRAPH_NODE_TYPE_EXTERNAL_ENGINE", 17i64),
+        ("CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH", 18i64),
     ],
     hip_only: &[
         (
@@ -7906,6 +8141,8 @@ static EM_CUlaunchAttributeID_1: EnumMap = EnumMap {
         ("CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13i64),
         ("CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14i64),
         ("CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16i64),
+        ("CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17i64),
+        ("CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18i64),
     ],
     hip_only: &[],
 };
@@ -7927,7 +8164,8 @@ static EM_CUlimit_1: EnumMap = EnumMap {
         ("CU_LIMIT_SHMEM_SIZE", 7i64),
         ("CU_LIMIT_CIG_ENABLED", 8i64),
         ("CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED", 9i64),
-        ("CU_LIMIT_MAX", 10i64),
+        ("CU_LIMIT_PER_BLOCK_MEMORY_SIZE", 10i64),
+        ("CU_LIMIT_MAX", 11i64),
     ],
     hip_only: &[("hipLimitRange", 3i64, "CU_LIMIT_HIP_RANGE", 1073745923i64)],
 };
@@ -8625,7 +8863,13 @@ static EM_cudaDeviceAttr_1: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -9154,7 +9398,10 @@ static EM_cudaGraphDebugDotFlags_1: EnumMap = EnumMap {
             1024i64,
         ),
     ],
-    cuda_only: &[("cudaGraphDebugDotFlagsConditionalNodeParams", 32768i64)],
+    cuda_only: &[
+        ("cudaGraphDebugDotFlagsConditionalNodeParams", 32768i64),
+        ("cudaGraphDebugDotFlagsMemcpyBatchNodeParams", 65536i64),
+    ],
     hip_only: &[],
 };
 static EM_cudaGraphDependencyType_1: EnumMap = EnumMap {
@@ -9268,7 +9515,7 @@ static EM_cudaGraphNodeType_1: EnumMap = EnumMap {
         (9i64, 9i64),
         (10i64, 10i64),
         (11i64, 11i64),
-        (14i64, 14i64),
+        (18i64, 14i64),
         (1073741836i64, 12i64),
         (1073741837i64, 13i64),
     ],
@@ -9287,7 +9534,7 @@ static EM_cudaGraphNodeType_1: EnumMap = EnumMap {
         (11i64, 11i64),
         (12i64, 1073741836i64),
         (13i64, 1073741837i64),
-        (14i64, 14i64),
+        (14i64, 18i64),
     ],
     pairs: &[
         ("cudaGraphNodeTypeKernel", 0i64, "hipGraphNodeTypeKernel", 0i64),
@@ -9312,9 +9559,14 @@ static EM_cudaGraphNodeType_1: EnumMap = EnumMap {
         ),
         ("cudaGraphNodeTypeMemAlloc", 10i64, "hipGraphNodeTypeMemAlloc", 10i64),
         ("cudaGraphNodeTypeMemFree", 11i64, "hipGraphNodeTypeMemFree", 11i64),
-        ("cudaGraphNodeTypeCount", 14i64, "hipGraphNodeTypeCount", 14i64),
+        ("cudaGraphNodeTypeCount", 18i64, "hipGraphNodeTypeCount", 14i64),
     ],
-    cuda_only: &[("cudaGraphNodeTypeConditional", 13i64)],
+    cuda_only: &[
+        ("cudaGraphNodeTypeConditional", 13i64),
+        ("cudaGraphNodeTypeMemcpyBatch", 14i64),
+        ("cudaGraphNodeTypeReserved16", 16i64),
+        ("cudaGraphNodeTypeExternalEngine", 17i64),
+    ],
     hip_only: &[
         (
             "hipGraphNodeTypeMemcpyFromSymbol",
@@ -9359,6 +9611,8 @@ static EM_cudaLaunchAttributeID_1: EnumMap = EnumMap {
         ("cudaLaunchAttributeDeviceUpdatableKernelNode", 13i64),
         ("cudaLaunchAttributePreferredSharedMemoryCarveout", 14i64),
         ("cudaLaunchAttributeNvlinkUtilCentricScheduling", 16i64),
+        ("cudaLaunchAttributePortableClusterSizeMode", 17i64),
+        ("cudaLaunchAttributeSharedMemoryMode", 18i64),
     ],
     hip_only: &[],
 };
@@ -9377,6 +9631,7 @@ static EM_cudaLimit_1: EnumMap = EnumMap {
         ("cudaLimitDevRuntimePendingLaunchCount", 4i64),
         ("cudaLimitMaxL2FetchGranularity", 5i64),
         ("cudaLimitPersistingL2CacheSize", 6i64),
+        ("cudaLimitPerBlockMemorySize", 10i64),
     ],
     hip_only: &[("hipLimitRange", 3i64, "cudaLimitHipRange", 1073745923i64)],
 };
@@ -9546,6 +9801,7 @@ static EM_nvrtcResult_1: EnumMap = EnumMap {
         ("NVRTC_ERROR_PCH_CREATE", 15i64),
         ("NVRTC_ERROR_CANCELLED", 16i64),
         ("NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", 17i64),
+        ("NVRTC_ERROR_BUSY", 18i64),
     ],
     hip_only: &[
         ("HIPRTC_ERROR_LINKING", 100i64, "NVRTC_ERROR_HIP_LINKING", 1073741924i64),
@@ -9648,6 +9904,10 @@ static EM_CUgraphNodeType_2: EnumMap = EnumMap {
         ("CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL", 8i64),
         ("CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT", 9i64),
         ("CU_GRAPH_NODE_TYPE_CONDITIONAL", 13i64),
+        ("CU_GRAPH_NODE_TYPE_MEMCPY_BATCH", 14i64),
+        ("CU_GRAPH_NODE_TYPE_RESERVED_16", 16i64),
+        ("CU_GRAPH_NODE_TYPE_EXTERNAL_ENGINE", 17i64),
+        ("CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH", 18i64),
     ],
     hip_only: &[
         (
@@ -9802,7 +10062,7 @@ static EM_CUjit_option_1: EnumMap = EnumMap {
         (31i64, 26i64),
         (32i64, 27i64),
         (33i64, 28i64),
-        (35i64, 29i64),
+        (36i64, 29i64),
         (1073741832i64, 8i64),
         (1073741839i64, 15i64),
         (1073751824i64, 10000i64),
@@ -9838,7 +10098,7 @@ static EM_CUjit_option_1: EnumMap = EnumMap {
         (26i64, 31i64),
         (27i64, 32i64),
         (28i64, 33i64),
-        (29i64, 35i64),
+        (29i64, 36i64),
         (10000i64, 1073751824i64),
         (10001i64, 1073751825i64),
     ],
@@ -9895,7 +10155,7 @@ static EM_CUjit_option_1: EnumMap = EnumMap {
             "hipJitOptionOverrideDirectiveValues",
             28i64,
         ),
-        ("CU_JIT_NUM_OPTIONS", 35i64, "hipJitOptionNumOptions", 29i64),
+        ("CU_JIT_NUM_OPTIONS", 36i64, "hipJitOptionNumOptions", 29i64),
     ],
     cuda_only: &[
         ("CU_JIT_TARGET_FROM_CUCONTEXT", 8i64),
@@ -9906,6 +10166,7 @@ static EM_CUjit_option_1: EnumMap = EnumMap {
         ("CU_JIT_REFERENCED_VARIABLE_COUNT", 28i64),
         ("CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES", 29i64),
         ("CU_JIT_SPLIT_COMPILE", 34i64),
+        ("CU_JIT_BINARY_LOADER_THREAD_COUNT", 35i64),
     ],
     hip_only: &[
         (
@@ -10291,6 +10552,7 @@ static EM_CUresult_1: EnumMap = EnumMap {
         ("CUDA_ERROR_STUB_LIBRARY", 34i64),
         ("CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", 36i64),
         ("CUDA_ERROR_DEVICE_UNAVAILABLE", 46i64),
+        ("CUDA_ERROR_MULTICAST_RESOURCE_FULL", 47i64),
         ("CUDA_ERROR_DEVICE_NOT_LICENSED", 102i64),
         ("CUDA_ERROR_NVLINK_UNCORRECTABLE", 220i64),
         ("CUDA_ERROR_JIT_COMPILER_NOT_FOUND", 221i64),
@@ -10299,6 +10561,7 @@ static EM_CUresult_1: EnumMap = EnumMap {
         ("CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", 224i64),
         ("CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", 225i64),
         ("CUDA_ERROR_CONTAINED", 226i64),
+        ("CUDA_ERROR_INSUFFICIENT_LOADER_VERSION", 227i64),
         ("CUDA_ERROR_LOSSY_QUERY", 402i64),
         ("CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", 703i64),
         ("CUDA_ERROR_TOO_MANY_PEERS", 711i64),
@@ -10327,6 +10590,9 @@ static EM_CUresult_1: EnumMap = EnumMap {
         ("CUDA_ERROR_INVALID_RESOURCE_TYPE", 914i64),
         ("CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", 915i64),
         ("CUDA_ERROR_KEY_ROTATION", 916i64),
+        ("CUDA_ERROR_STREAM_DETACHED", 917i64),
+        ("CUDA_ERROR_GRAPH_RECAPTURE_FAILURE", 918i64),
+        ("CUDA_ERROR_FABRIC_NOT_READY", 919i64),
     ],
     hip_only: &[
         (
@@ -10432,7 +10698,7 @@ static EM_CUstreamBatchMemOpType_1: EnumMap = EnumMap {
             3i64,
         ),
     ],
-    cuda_only: &[],
+    cuda_only: &[("CU_STREAM_MEM_OP_ATOMIC_REDUCTION", 8i64)],
     hip_only: &[],
 };
 static EM_cudaError_t_1: EnumMap = EnumMap {
@@ -10789,6 +11055,7 @@ static EM_cudaError_t_1: EnumMap = EnumMap {
         ("cudaErrorUnknown", 999i64, "hipErrorUnknown", 999i64),
     ],
     cuda_only: &[
+        ("cudaErrorVersionTranslation", 10i64),
         ("cudaErrorInvalidHostPointer", 16i64),
         ("cudaErrorInvalidTextureBinding", 19i64),
         ("cudaErrorAddressOfConstant", 22i64),
@@ -10823,6 +11090,7 @@ static EM_cudaError_t_1: EnumMap = EnumMap {
         ("cudaErrorUnsupportedExecAffinity", 224i64),
         ("cudaErrorUnsupportedDevSideSync", 225i64),
         ("cudaErrorContained", 226i64),
+        ("cudaErrorInsufficientLoaderVersion", 227i64),
         ("cudaErrorLossyQuery", 402i64),
         ("cudaErrorLaunchIncompatibleTexturing", 703i64),
         ("cudaErrorTooManyPeers", 711i64),
@@ -10850,6 +11118,9 @@ static EM_cudaError_t_1: EnumMap = EnumMap {
         ("cudaErrorFunctionNotLoaded", 913i64),
         ("cudaErrorInvalidResourceType", 914i64),
         ("cudaErrorInvalidResourceConfiguration", 915i64),
+        ("cudaErrorStreamDetached", 917i64),
+        ("cudaErrorGraphRecaptureFailure", 918i64),
+        ("cudaErrorFabricNotReady", 919i64),
         ("cudaErrorApiFailureBase", 10000i64),
     ],
     hip_only: &[
@@ -10880,7 +11151,7 @@ static EM_cudaGraphNodeType_2: EnumMap = EnumMap {
         (9i64, 9i64),
         (10i64, 10i64),
         (11i64, 11i64),
-        (14i64, 15i64),
+        (18i64, 15i64),
         (1073741836i64, 12i64),
         (1073741837i64, 13i64),
         (1073741838i64, 14i64),
@@ -10901,7 +11172,7 @@ static EM_cudaGraphNodeType_2: EnumMap = EnumMap {
         (12i64, 1073741836i64),
         (13i64, 1073741837i64),
         (14i64, 1073741838i64),
-        (15i64, 14i64),
+        (15i64, 18i64),
     ],
     pairs: &[
         ("cudaGraphNodeTypeKernel", 0i64, "hipGraphNodeTypeKernel", 0i64),
@@ -10926,9 +11197,14 @@ static EM_cudaGraphNodeType_2: EnumMap = EnumMap {
         ),
         ("cudaGraphNodeTypeMemAlloc", 10i64, "hipGraphNodeTypeMemAlloc", 10i64),
         ("cudaGraphNodeTypeMemFree", 11i64, "hipGraphNodeTypeMemFree", 11i64),
-        ("cudaGraphNodeTypeCount", 14i64, "hipGraphNodeTypeCount", 15i64),
+        ("cudaGraphNodeTypeCount", 18i64, "hipGraphNodeTypeCount", 15i64),
     ],
-    cuda_only: &[("cudaGraphNodeTypeConditional", 13i64)],
+    cuda_only: &[
+        ("cudaGraphNodeTypeConditional", 13i64),
+        ("cudaGraphNodeTypeMemcpyBatch", 14i64),
+        ("cudaGraphNodeTypeReserved16", 16i64),
+        ("cudaGraphNodeTypeExternalEngine", 17i64),
+    ],
     hip_only: &[
         (
             "hipGraphNodeTypeMemcpyFromSymbol",
@@ -11859,7 +12135,24 @@ static EM_CUdevice_attribute_2: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -12134,6 +12427,8 @@ static EM_CUlaunchAttributeID_2: EnumMap = EnumMap {
         ("CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13i64),
         ("CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14i64),
         ("CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16i64),
+        ("CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17i64),
+        ("CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18i64),
     ],
     hip_only: &[
         ("hipLaunchAttributeMax", 9i64, "CU_LAUNCH_ATTRIBUTE_HIP_MAX", 1073742849i64),
@@ -12173,7 +12468,8 @@ static EM_CUlimit_2: EnumMap = EnumMap {
         ("CU_LIMIT_SHMEM_SIZE", 7i64),
         ("CU_LIMIT_CIG_ENABLED", 8i64),
         ("CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED", 9i64),
-        ("CU_LIMIT_MAX", 10i64),
+        ("CU_LIMIT_PER_BLOCK_MEMORY_SIZE", 10i64),
+        ("CU_LIMIT_MAX", 11i64),
     ],
     hip_only: &[
         (
@@ -12872,7 +13168,13 @@ static EM_cudaDeviceAttr_2: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -13134,6 +13436,8 @@ static EM_cudaLaunchAttributeID_2: EnumMap = EnumMap {
         ("cudaLaunchAttributeDeviceUpdatableKernelNode", 13i64),
         ("cudaLaunchAttributePreferredSharedMemoryCarveout", 14i64),
         ("cudaLaunchAttributeNvlinkUtilCentricScheduling", 16i64),
+        ("cudaLaunchAttributePortableClusterSizeMode", 17i64),
+        ("cudaLaunchAttributeSharedMemoryMode", 18i64),
     ],
     hip_only: &[
         ("hipLaunchAttributeMax", 9i64, "cudaLaunchAttributeHipMax", 1073742849i64),
@@ -13170,6 +13474,7 @@ static EM_cudaLimit_2: EnumMap = EnumMap {
         ("cudaLimitDevRuntimePendingLaunchCount", 4i64),
         ("cudaLimitMaxL2FetchGranularity", 5i64),
         ("cudaLimitPersistingL2CacheSize", 6i64),
+        ("cudaLimitPerBlockMemorySize", 10i64),
     ],
     hip_only: &[
         (
@@ -13920,7 +14225,24 @@ static EM_CUdevice_attribute_3: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -14232,6 +14554,8 @@ static EM_CUlaunchAttributeID_3: EnumMap = EnumMap {
         ("CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13i64),
         ("CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14i64),
         ("CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16i64),
+        ("CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17i64),
+        ("CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18i64),
     ],
     hip_only: &[
         ("hipLaunchAttributeMax", 11i64, "CU_LAUNCH_ATTRIBUTE_HIP_MAX", 1073742849i64),
@@ -14289,7 +14613,11 @@ static EM_CUmemLocationType_1: EnumMap = EnumMap {
             4i64,
         ),
     ],
-    cuda_only: &[("CU_MEM_LOCATION_TYPE_MAX", 2147483647i64)],
+    cuda_only: &[
+        ("CU_MEM_LOCATION_TYPE_INVISIBLE", 5i64),
+        ("CU_MEM_LOCATION_TYPE_DEVICE_LOCALITY_DOMAIN", 6i64),
+        ("CU_MEM_LOCATION_TYPE_MAX", 2147483647i64),
+    ],
     hip_only: &[],
 };
 static EM_CUmemcpy3DOperandType_1: EnumMap = EnumMap {
@@ -15027,7 +15355,13 @@ static EM_cudaDeviceAttr_3: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -15349,6 +15683,8 @@ static EM_cudaLaunchAttributeID_3: EnumMap = EnumMap {
         ("cudaLaunchAttributeDeviceUpdatableKernelNode", 13i64),
         ("cudaLaunchAttributePreferredSharedMemoryCarveout", 14i64),
         ("cudaLaunchAttributeNvlinkUtilCentricScheduling", 16i64),
+        ("cudaLaunchAttributePortableClusterSizeMode", 17i64),
+        ("cudaLaunchAttributeSharedMemoryMode", 18i64),
     ],
     hip_only: &[
         ("hipLaunchAttributeMax", 11i64, "cudaLaunchAttributeHipMax", 1073742849i64),
@@ -15401,7 +15737,10 @@ static EM_cudaMemLocationType_1: EnumMap = EnumMap {
             4i64,
         ),
     ],
-    cuda_only: &[],
+    cuda_only: &[
+        ("cudaMemLocationTypeInvisible", 5i64),
+        ("cudaMemLocationTypeDeviceLocalityDomain", 6i64),
+    ],
     hip_only: &[],
 };
 static EM_cudaMemcpy3DOperandType_1: EnumMap = EnumMap {
@@ -16229,7 +16568,24 @@ static EM_CUdevice_attribute_4: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -17122,7 +17478,13 @@ static EM_cudaDeviceAttr_4: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -17386,43 +17748,96 @@ static EM_CUclusterSchedulingPolicy_1: EnumMap = EnumMap {
             2i64,
         ),
     ],
-    cuda_only: &[],
+    cuda_only: &[("CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY", 3i64)],
     hip_only: &[],
 };
 static EM_CUdevResourceType_1: EnumMap = EnumMap {
     cuda_type: "CUdevResourceType",
     hip_type: "hipDevResourceType",
-    to_hip: &[
-        (0i64, 0i64),
-        (1i64, 1i64),
-        (1073742824i64, 1000i64),
-        (1073751824i64, 10000i64),
-    ],
-    to_cuda: &[
-        (0i64, 0i64),
-        (1i64, 1i64),
-        (1000i64, 1073742824i64),
-        (10000i64, 1073751824i64),
-    ],
+    to_hip: &[(0i64, 0i64), (1i64, 1i64), (1000i64, 1000i64), (10000i64, 10000i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64), (1000i64, 1000i64), (10000i64, 10000i64)],
     pairs: &[
         ("CU_DEV_RESOURCE_TYPE_INVALID", 0i64, "hipDevResourceTypeInvalid", 0i64),
         ("CU_DEV_RESOURCE_TYPE_SM", 1i64, "hipDevResourceTypeSm", 1i64),
-    ],
-    cuda_only: &[],
-    hip_only: &[
         (
+            "CU_DEV_RESOURCE_TYPE_WORKQUEUE_CONFIG",
+            1000i64,
             "hipDevResourceTypeWorkqueueConfig",
             1000i64,
-            "CU_DEV_RESOURCE_TYPE_HIP_WORKQUEUE_CONFIG",
-            1073742824i64,
         ),
         (
+            "CU_DEV_RESOURCE_TYPE_WORKQUEUE",
+            10000i64,
             "hipDevResourceTypeWorkqueue",
             10000i64,
-            "CU_DEV_RESOURCE_TYPE_HIP_WORKQUEUE",
-            1073751824i64,
         ),
     ],
+    cuda_only: &[],
+    hip_only: &[],
+};
+static EM_CUdevSmResourceGroup_flags_1: EnumMap = EnumMap {
+    cuda_type: "CUdevSmResourceGroup_flags",
+    hip_type: "hipDevSmResourceGroup_flags",
+    to_hip: &[(0i64, 0i64), (1i64, 1i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64)],
+    pairs: &[
+        ("CU_DEV_SM_RESOURCE_GROUP_DEFAULT", 0i64, "hipDevSmResourceGroupDefault", 0i64),
+        (
+            "CU_DEV_SM_RESOURCE_GROUP_BACKFILL",
+            1i64,
+            "hipDevSmResourceGroupBackfill",
+            1i64,
+        ),
+    ],
+    cuda_only: &[
+        ("CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_ID", 2i64),
+        ("CU_DEV_SM_RESOURCE_GROUP_LOCALITY_DOMAIN_SUPPLEMENTAL_SMS", 4i64),
+    ],
+    hip_only: &[],
+};
+static EM_CUdevSmResourceSplitByCount_flags_1: EnumMap = EnumMap {
+    cuda_type: "CUdevSmResourceSplitByCount_flags",
+    hip_type: "hipDevSmResourceSplitByCount_flags",
+    to_hip: &[(1i64, 1i64), (2i64, 2i64)],
+    to_cuda: &[(1i64, 1i64), (2i64, 2i64)],
+    pairs: &[
+        (
+            "CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING",
+            1i64,
+            "hipDevSmResourceSplitIgnoreSmCoscheduling",
+            1i64,
+        ),
+        (
+            "CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE",
+            2i64,
+            "hipDevSmResourceSplitMaxPotentialClusterSize",
+            2i64,
+        ),
+    ],
+    cuda_only: &[],
+    hip_only: &[],
+};
+static EM_CUdevWorkqueueConfigScope_1: EnumMap = EnumMap {
+    cuda_type: "CUdevWorkqueueConfigScope",
+    hip_type: "hipDevWorkqueueConfigScope",
+    to_hip: &[(0i64, 0i64), (1i64, 1i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64)],
+    pairs: &[
+        (
+            "CU_WORKQUEUE_SCOPE_DEVICE_CTX",
+            0i64,
+            "hipDevWorkqueueConfigScopeDeviceCtx",
+            0i64,
+        ),
+        (
+            "CU_WORKQUEUE_SCOPE_GREEN_CTX_BALANCED",
+            1i64,
+            "hipDevWorkqueueConfigScopeGreenCtxBalanced",
+            1i64,
+        ),
+    ],
+    cuda_only: &[],
+    hip_only: &[],
 };
 static EM_CUdevice_attribute_5: EnumMap = EnumMap {
     cuda_type: "CUdevice_attribute",
@@ -18183,7 +18598,24 @@ static EM_CUdevice_attribute_5: EnumMap = EnumMap {
         ("CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", 145i64),
         ("CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED", 146i64),
         ("CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED", 147i64),
-        ("CU_DEVICE_ATTRIBUTE_MAX", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED", 148i64),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_COUNT", 149i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK", 150i64),
+        ("CU_DEVICE_ATTRIBUTE_D3D12_CIG_STREAMS_SUPPORTED", 151i64),
+        ("CU_DEVICE_ATTRIBUTE_DMA_BUF_MMAP_SUPPORTED", 152i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED", 153i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED", 154i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED", 155i64),
+        (
+            "CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED",
+            156i64,
+        ),
+        ("CU_DEVICE_ATTRIBUTE_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT", 157i64),
+        ("CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES", 158i64),
+        ("CU_DEVICE_ATTRIBUTE_VULKAN_CIG_STREAMS_SUPPORTED", 159i64),
+        ("CU_DEVICE_ATTRIBUTE_TENSOR_MAP_LARGE_TENSOR_MIN_SIZE", 160i64),
+        ("CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED", 161i64),
+        ("CU_DEVICE_ATTRIBUTE_MAX", 162i64),
     ],
     hip_only: &[
         ("hipDeviceAttributeLuid", 21i64, "CU_DEVICE_ATTRIBUTE_HIP_LUID", 1073741845i64),
@@ -18466,7 +18898,7 @@ static EM_CUfunction_attribute_1: EnumMap = EnumMap {
         (13i64, 13i64),
         (14i64, 14i64),
         (15i64, 15i64),
-        (16i64, 16i64),
+        (18i64, 16i64),
         (1073741834i64, 10i64),
     ],
     to_cuda: &[
@@ -18486,7 +18918,7 @@ static EM_CUfunction_attribute_1: EnumMap = EnumMap {
         (13i64, 13i64),
         (14i64, 14i64),
         (15i64, 15i64),
-        (16i64, 16i64),
+        (16i64, 18i64),
     ],
     pairs: &[
         (
@@ -18569,9 +19001,13 @@ static EM_CUfunction_attribute_1: EnumMap = EnumMap {
             "HIP_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE",
             15i64,
         ),
-        ("CU_FUNC_ATTRIBUTE_MAX", 16i64, "HIP_FUNC_ATTRIBUTE_MAX", 16i64),
+        ("CU_FUNC_ATTRIBUTE_MAX", 18i64, "HIP_FUNC_ATTRIBUTE_MAX", 16i64),
     ],
-    cuda_only: &[("CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET", 10i64)],
+    cuda_only: &[
+        ("CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET", 10i64),
+        ("CU_FUNC_ATTRIBUTE_DEVICE_NODE_UPDATE_SUPPORTED", 16i64),
+        ("CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE", 17i64),
+    ],
     hip_only: &[
         (
             "HIP_FUNC_ATTRIBUTE_CLUSTER_DIM_MUST_BE_SET",
@@ -18659,6 +19095,8 @@ static EM_CUlaunchAttributeID_4: EnumMap = EnumMap {
         ("CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13i64),
         ("CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14i64),
         ("CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16i64),
+        ("CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17i64),
+        ("CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18i64),
     ],
     hip_only: &[
         (
@@ -18828,6 +19266,7 @@ static EM_CUresult_2: EnumMap = EnumMap {
         (912i64, 1054i64),
         (914i64, 914i64),
         (915i64, 915i64),
+        (917i64, 916i64),
         (999i64, 999i64),
         (1073741833i64, 9i64),
         (1073741836i64, 12i64),
@@ -18840,7 +19279,6 @@ static EM_CUresult_2: EnumMap = EnumMap {
         (1073741922i64, 98i64),
         (1073742735i64, 911i64),
         (1073742736i64, 912i64),
-        (1073742740i64, 916i64),
         (1073742876i64, 1052i64),
         (1073742877i64, 1053i64),
         (1073742879i64, 1055i64),
@@ -18920,7 +19358,7 @@ static EM_CUresult_2: EnumMap = EnumMap {
         (912i64, 1073742736i64),
         (914i64, 914i64),
         (915i64, 915i64),
-        (916i64, 1073742740i64),
+        (916i64, 917i64),
         (999i64, 999i64),
         (1052i64, 1073742876i64),
         (1053i64, 1073742877i64),
@@ -19142,12 +19580,14 @@ static EM_CUresult_2: EnumMap = EnumMap {
             "hipErrorInvalidResourceConfiguration",
             915i64,
         ),
+        ("CUDA_ERROR_STREAM_DETACHED", 917i64, "hipErrorStreamDetached", 916i64),
         ("CUDA_ERROR_UNKNOWN", 999i64, "hipErrorUnknown", 999i64),
     ],
     cuda_only: &[
         ("CUDA_ERROR_STUB_LIBRARY", 34i64),
         ("CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", 36i64),
         ("CUDA_ERROR_DEVICE_UNAVAILABLE", 46i64),
+        ("CUDA_ERROR_MULTICAST_RESOURCE_FULL", 47i64),
         ("CUDA_ERROR_DEVICE_NOT_LICENSED", 102i64),
         ("CUDA_ERROR_NVLINK_UNCORRECTABLE", 220i64),
         ("CUDA_ERROR_JIT_COMPILER_NOT_FOUND", 221i64),
@@ -19156,6 +19596,7 @@ static EM_CUresult_2: EnumMap = EnumMap {
         ("CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", 224i64),
         ("CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", 225i64),
         ("CUDA_ERROR_CONTAINED", 226i64),
+        ("CUDA_ERROR_INSUFFICIENT_LOADER_VERSION", 227i64),
         ("CUDA_ERROR_LOSSY_QUERY", 402i64),
         ("CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", 703i64),
         ("CUDA_ERROR_TOO_MANY_PEERS", 711i64),
@@ -19181,6 +19622,8 @@ static EM_CUresult_2: EnumMap = EnumMap {
         ("CUDA_ERROR_EXTERNAL_DEVICE", 911i64),
         ("CUDA_ERROR_FUNCTION_NOT_LOADED", 913i64),
         ("CUDA_ERROR_KEY_ROTATION", 916i64),
+        ("CUDA_ERROR_GRAPH_RECAPTURE_FAILURE", 918i64),
+        ("CUDA_ERROR_FABRIC_NOT_READY", 919i64),
     ],
     hip_only: &[
         (
@@ -19245,12 +19688,6 @@ static EM_CUresult_2: EnumMap = EnumMap {
             1073742736i64,
         ),
         (
-            "hipErrorStreamDetached",
-            916i64,
-            "CUDA_ERROR_HIP_STREAM_DETACHED",
-            1073742740i64,
-        ),
-        (
             "hipErrorRuntimeMemory",
             1052i64,
             "CUDA_ERROR_HIP_RUNTIME_MEMORY",
@@ -19283,6 +19720,89 @@ static EM_cudaClusterSchedulingPolicy_1: EnumMap = EnumMap {
             2i64,
             "hipClusterSchedulingPolicyLoadBalancing",
             2i64,
+        ),
+    ],
+    cuda_only: &[("cudaClusterSchedulingPolicyRubinDsmemLocality", 3i64)],
+    hip_only: &[],
+};
+static EM_cudaDevResourceType_1: EnumMap = EnumMap {
+    cuda_type: "cudaDevResourceType",
+    hip_type: "hipDevResourceType",
+    to_hip: &[(0i64, 0i64), (1i64, 1i64), (1000i64, 1000i64), (10000i64, 10000i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64), (1000i64, 1000i64), (10000i64, 10000i64)],
+    pairs: &[
+        ("cudaDevResourceTypeInvalid", 0i64, "hipDevResourceTypeInvalid", 0i64),
+        ("cudaDevResourceTypeSm", 1i64, "hipDevResourceTypeSm", 1i64),
+        (
+            "cudaDevResourceTypeWorkqueueConfig",
+            1000i64,
+            "hipDevResourceTypeWorkqueueConfig",
+            1000i64,
+        ),
+        (
+            "cudaDevResourceTypeWorkqueue",
+            10000i64,
+            "hipDevResourceTypeWorkqueue",
+            10000i64,
+        ),
+    ],
+    cuda_only: &[],
+    hip_only: &[],
+};
+static EM_cudaDevSmResourceGroup_flags_1: EnumMap = EnumMap {
+    cuda_type: "cudaDevSmResourceGroup_flags",
+    hip_type: "hipDevSmResourceGroup_flags",
+    to_hip: &[(0i64, 0i64), (1i64, 1i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64)],
+    pairs: &[
+        ("cudaDevSmResourceGroupDefault", 0i64, "hipDevSmResourceGroupDefault", 0i64),
+        ("cudaDevSmResourceGroupBackfill", 1i64, "hipDevSmResourceGroupBackfill", 1i64),
+    ],
+    cuda_only: &[
+        ("cudaDevSmResourceGroupLocalityDomainId", 2i64),
+        ("cudaDevSmResourceGroupLocalityDomainSupplementalSms", 4i64),
+    ],
+    hip_only: &[],
+};
+static EM_cudaDevSmResourceSplitByCount_flags_1: EnumMap = EnumMap {
+    cuda_type: "cudaDevSmResourceSplitByCount_flags",
+    hip_type: "hipDevSmResourceSplitByCount_flags",
+    to_hip: &[(1i64, 1i64), (2i64, 2i64)],
+    to_cuda: &[(1i64, 1i64), (2i64, 2i64)],
+    pairs: &[
+        (
+            "cudaDevSmResourceSplitIgnoreSmCoscheduling",
+            1i64,
+            "hipDevSmResourceSplitIgnoreSmCoscheduling",
+            1i64,
+        ),
+        (
+            "cudaDevSmResourceSplitMaxPotentialClusterSize",
+            2i64,
+            "hipDevSmResourceSplitMaxPotentialClusterSize",
+            2i64,
+        ),
+    ],
+    cuda_only: &[],
+    hip_only: &[],
+};
+static EM_cudaDevWorkqueueConfigScope_1: EnumMap = EnumMap {
+    cuda_type: "cudaDevWorkqueueConfigScope",
+    hip_type: "hipDevWorkqueueConfigScope",
+    to_hip: &[(0i64, 0i64), (1i64, 1i64)],
+    to_cuda: &[(0i64, 0i64), (1i64, 1i64)],
+    pairs: &[
+        (
+            "cudaDevWorkqueueConfigScopeDeviceCtx",
+            0i64,
+            "hipDevWorkqueueConfigScopeDeviceCtx",
+            0i64,
+        ),
+        (
+            "cudaDevWorkqueueConfigScopeGreenCtxBalanced",
+            1i64,
+            "hipDevWorkqueueConfigScopeGreenCtxBalanced",
+            1i64,
         ),
     ],
     cuda_only: &[],
@@ -19939,7 +20459,13 @@ static EM_cudaDeviceAttr_5: EnumMap = EnumMap {
         ("cudaDevAttrHostMemoryPoolsSupported", 144i64),
         ("cudaDevAttrReserved145", 145i64),
         ("cudaDevAttrOnlyPartialHostNativeAtomicSupported", 147i64),
-        ("cudaDevAttrMax", 148i64),
+        ("cudaDevAttrAtomicReductionSupported", 148i64),
+        ("cudaDevAttrLocalityDomainCount", 149i64),
+        ("cudaDevAttrOversizedSharedMemoryPerBlock", 150i64),
+        ("cudaDevAttrCigStreamsSupported", 151i64),
+        ("cudaDevAttrLocalityDomainMultiprocessorCount", 157i64),
+        ("cudaDevAttrTensorMapLargeTensorMinSize", 160i64),
+        ("cudaDevAttrMax", 161i64),
     ],
     hip_only: &[
         (
@@ -20286,9 +20812,9 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
         (912i64, 1054i64),
         (914i64, 914i64),
         (915i64, 915i64),
+        (917i64, 916i64),
         (999i64, 999i64),
         (1073742026i64, 202i64),
-        (1073742740i64, 916i64),
         (1073742876i64, 1052i64),
         (1073742877i64, 1053i64),
         (1073742879i64, 1055i64),
@@ -20368,7 +20894,7 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
         (912i64, 18i64),
         (914i64, 914i64),
         (915i64, 915i64),
-        (916i64, 1073742740i64),
+        (916i64, 917i64),
         (999i64, 999i64),
         (1052i64, 1073742876i64),
         (1053i64, 1073742877i64),
@@ -20575,9 +21101,11 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
             "hipErrorInvalidResourceConfiguration",
             915i64,
         ),
+        ("cudaErrorStreamDetached", 917i64, "hipErrorStreamDetached", 916i64),
         ("cudaErrorUnknown", 999i64, "hipErrorUnknown", 999i64),
     ],
     cuda_only: &[
+        ("cudaErrorVersionTranslation", 10i64),
         ("cudaErrorInvalidHostPointer", 16i64),
         ("cudaErrorInvalidTextureBinding", 19i64),
         ("cudaErrorAddressOfConstant", 22i64),
@@ -20612,6 +21140,7 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
         ("cudaErrorUnsupportedExecAffinity", 224i64),
         ("cudaErrorUnsupportedDevSideSync", 225i64),
         ("cudaErrorContained", 226i64),
+        ("cudaErrorInsufficientLoaderVersion", 227i64),
         ("cudaErrorLossyQuery", 402i64),
         ("cudaErrorLaunchIncompatibleTexturing", 703i64),
         ("cudaErrorTooManyPeers", 711i64),
@@ -20636,6 +21165,8 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
         ("cudaErrorTimeout", 909i64),
         ("cudaErrorExternalDevice", 911i64),
         ("cudaErrorFunctionNotLoaded", 913i64),
+        ("cudaErrorGraphRecaptureFailure", 918i64),
+        ("cudaErrorFabricNotReady", 919i64),
         ("cudaErrorApiFailureBase", 10000i64),
     ],
     hip_only: &[
@@ -20645,7 +21176,6 @@ static EM_cudaError_t_2: EnumMap = EnumMap {
             "cudaErrorHipContextAlreadyCurrent",
             1073742026i64,
         ),
-        ("hipErrorStreamDetached", 916i64, "cudaErrorHipStreamDetached", 1073742740i64),
         ("hipErrorRuntimeMemory", 1052i64, "cudaErrorHipRuntimeMemory", 1073742876i64),
         ("hipErrorRuntimeOther", 1053i64, "cudaErrorHipRuntimeOther", 1073742877i64),
         ("hipErrorTbd", 1055i64, "cudaErrorHipTbd", 1073742879i64),
@@ -20663,7 +21193,7 @@ static EM_cudaFuncAttribute_1: EnumMap = EnumMap {
         (13i64, 13i64),
         (14i64, 14i64),
         (15i64, 15i64),
-        (16i64, 16i64),
+        (17i64, 16i64),
     ],
     to_cuda: &[
         (8i64, 8i64),
@@ -20674,7 +21204,7 @@ static EM_cudaFuncAttribute_1: EnumMap = EnumMap {
         (13i64, 13i64),
         (14i64, 14i64),
         (15i64, 15i64),
-        (16i64, 16i64),
+        (16i64, 17i64),
     ],
     pairs: &[
         (
@@ -20725,9 +21255,9 @@ static EM_cudaFuncAttribute_1: EnumMap = EnumMap {
             "hipFuncAttributeClusterSchedulingPolicyPreference",
             15i64,
         ),
-        ("cudaFuncAttributeMax", 16i64, "hipFuncAttributeMax", 16i64),
+        ("cudaFuncAttributeMax", 17i64, "hipFuncAttributeMax", 16i64),
     ],
-    cuda_only: &[],
+    cuda_only: &[("cudaFuncAttributeSharedMemoryMode", 16i64)],
     hip_only: &[],
 };
 static EM_cudaLaunchAttributeID_4: EnumMap = EnumMap {
@@ -20808,6 +21338,8 @@ static EM_cudaLaunchAttributeID_4: EnumMap = EnumMap {
         ("cudaLaunchAttributeDeviceUpdatableKernelNode", 13i64),
         ("cudaLaunchAttributePreferredSharedMemoryCarveout", 14i64),
         ("cudaLaunchAttributeNvlinkUtilCentricScheduling", 16i64),
+        ("cudaLaunchAttributePortableClusterSizeMode", 17i64),
+        ("cudaLaunchAttributeSharedMemoryMode", 18i64),
     ],
     hip_only: &[
         (
@@ -20917,6 +21449,20 @@ static EM_CUarray_format_1: EnumMap = EnumMap {
         (16i64, 16i64),
         (32i64, 32i64),
         (80i64, 80i64),
+        (81i64, 81i64),
+        (82i64, 82i64),
+        (83i64, 83i64),
+        (84i64, 84i64),
+        (85i64, 85i64),
+        (86i64, 86i64),
+        (87i64, 87i64),
+        (88i64, 88i64),
+        (89i64, 89i64),
+        (90i64, 90i64),
+        (91i64, 91i64),
+        (92i64, 92i64),
+        (93i64, 93i64),
+        (94i64, 94i64),
         (145i64, 145i64),
         (146i64, 146i64),
         (147i64, 147i64),
@@ -20971,6 +21517,20 @@ static EM_CUarray_format_1: EnumMap = EnumMap {
         (16i64, 16i64),
         (32i64, 32i64),
         (80i64, 80i64),
+        (81i64, 81i64),
+        (82i64, 82i64),
+        (83i64, 83i64),
+        (84i64, 84i64),
+        (85i64, 85i64),
+        (86i64, 86i64),
+        (87i64, 87i64),
+        (88i64, 88i64),
+        (89i64, 89i64),
+        (90i64, 90i64),
+        (91i64, 91i64),
+        (92i64, 92i64),
+        (93i64, 93i64),
+        (94i64, 94i64),
         (145i64, 145i64),
         (146i64, 146i64),
         (147i64, 147i64),
@@ -21082,6 +21642,65 @@ static EM_CUarray_format_1: EnumMap = EnumMap {
             "CU_AD_FORMAT_UNORM_INT_101010_2",
             80i64,
         ),
+        ("CU_AD_FORMAT_UINT8_PACKED_422", 81i64, "CU_AD_FORMAT_UINT8_PACKED_422", 81i64),
+        ("CU_AD_FORMAT_UINT8_PACKED_444", 82i64, "CU_AD_FORMAT_UINT8_PACKED_444", 82i64),
+        (
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_420",
+            83i64,
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_420",
+            83i64,
+        ),
+        (
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_420",
+            84i64,
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_420",
+            84i64,
+        ),
+        (
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_422",
+            85i64,
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_422",
+            85i64,
+        ),
+        (
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_422",
+            86i64,
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_422",
+            86i64,
+        ),
+        (
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_444",
+            87i64,
+            "CU_AD_FORMAT_UINT8_SEMIPLANAR_444",
+            87i64,
+        ),
+        (
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_444",
+            88i64,
+            "CU_AD_FORMAT_UINT16_SEMIPLANAR_444",
+            88i64,
+        ),
+        ("CU_AD_FORMAT_UINT8_PLANAR_420", 89i64, "CU_AD_FORMAT_UINT8_PLANAR_420", 89i64),
+        (
+            "CU_AD_FORMAT_UINT16_PLANAR_420",
+            90i64,
+            "CU_AD_FORMAT_UINT16_PLANAR_420",
+            90i64,
+        ),
+        ("CU_AD_FORMAT_UINT8_PLANAR_422", 91i64, "CU_AD_FORMAT_UINT8_PLANAR_422", 91i64),
+        (
+            "CU_AD_FORMAT_UINT16_PLANAR_422",
+            92i64,
+            "CU_AD_FORMAT_UINT16_PLANAR_422",
+            92i64,
+        ),
+        ("CU_AD_FORMAT_UINT8_PLANAR_444", 93i64, "CU_AD_FORMAT_UINT8_PLANAR_444", 93i64),
+        (
+            "CU_AD_FORMAT_UINT16_PLANAR_444",
+            94i64,
+            "CU_AD_FORMAT_UINT16_PLANAR_444",
+            94i64,
+        ),
         ("CU_AD_FORMAT_MAX", 2147483647i64, "CU_AD_FORMAT_MAX", 2147483647i64),
     ],
     cuda_only: &[],
@@ -21148,6 +21767,8 @@ static EM_CUfunction_attribute_2: EnumMap = EnumMap {
         (14i64, 14i64),
         (15i64, 15i64),
         (16i64, 16i64),
+        (17i64, 17i64),
+        (18i64, 18i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -21167,6 +21788,8 @@ static EM_CUfunction_attribute_2: EnumMap = EnumMap {
         (14i64, 14i64),
         (15i64, 15i64),
         (16i64, 16i64),
+        (17i64, 17i64),
+        (18i64, 18i64),
     ],
     pairs: &[
         (
@@ -21255,7 +21878,19 @@ static EM_CUfunction_attribute_2: EnumMap = EnumMap {
             "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE",
             15i64,
         ),
-        ("CU_FUNC_ATTRIBUTE_MAX", 16i64, "HIP_FUNC_ATTRIBUTE_MAX", 16i64),
+        (
+            "CU_FUNC_ATTRIBUTE_DEVICE_NODE_UPDATE_SUPPORTED",
+            16i64,
+            "CU_FUNC_ATTRIBUTE_DEVICE_NODE_UPDATE_SUPPORTED",
+            16i64,
+        ),
+        (
+            "CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE",
+            17i64,
+            "CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE",
+            17i64,
+        ),
+        ("CU_FUNC_ATTRIBUTE_MAX", 18i64, "HIP_FUNC_ATTRIBUTE_MAX", 18i64),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -21349,7 +21984,10 @@ static EM_CUgraphNodeType_3: EnumMap = EnumMap {
         (10i64, 10i64),
         (11i64, 11i64),
         (13i64, 13i64),
-        (1073741839i64, 14i64),
+        (14i64, 14i64),
+        (16i64, 16i64),
+        (17i64, 17i64),
+        (1073741839i64, 18i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -21363,7 +22001,10 @@ static EM_CUgraphNodeType_3: EnumMap = EnumMap {
         (10i64, 10i64),
         (11i64, 11i64),
         (13i64, 13i64),
-        (14i64, 1073741839i64),
+        (14i64, 14i64),
+        (16i64, 16i64),
+        (17i64, 17i64),
+        (18i64, 1073741839i64),
     ],
     pairs: &[
         ("CU_GRAPH_NODE_TYPE_KERNEL", 0i64, "hipGraphNodeTypeKernel", 0i64),
@@ -21377,14 +22018,28 @@ static EM_CUgraphNodeType_3: EnumMap = EnumMap {
         ("CU_GRAPH_NODE_TYPE_MEM_ALLOC", 10i64, "cudaGraphNodeTypeMemAlloc", 10i64),
         ("CU_GRAPH_NODE_TYPE_MEM_FREE", 11i64, "cudaGraphNodeTypeMemFree", 11i64),
         ("CU_GRAPH_NODE_TYPE_CONDITIONAL", 13i64, "cudaGraphNodeTypeConditional", 13i64),
+        (
+            "CU_GRAPH_NODE_TYPE_MEMCPY_BATCH",
+            14i64,
+            "cudaGraphNodeTypeMemcpyBatch",
+            14i64,
+        ),
+        ("CU_GRAPH_NODE_TYPE_RESERVED_16", 16i64, "cudaGraphNodeTypeReserved16", 16i64),
+        (
+            "CU_GRAPH_NODE_TYPE_EXTERNAL_ENGINE",
+            17i64,
+            "cudaGraphNodeTypeExternalEngine",
+            17i64,
+        ),
     ],
     cuda_only: &[
         ("CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL", 8i64),
         ("CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT", 9i64),
         ("CU_GRAPH_NODE_TYPE_BATCH_MEM_OP", 12i64),
+        ("CU_GRAPH_NODE_TYPE_FABRIC_CPY_BATCH", 18i64),
     ],
     hip_only: &[
-        ("hipGraphNodeTypeCount", 14i64, "CU_GRAPH_NODE_TYPE_HIP_COUNT", 1073741839i64),
+        ("hipGraphNodeTypeCount", 18i64, "CU_GRAPH_NODE_TYPE_HIP_COUNT", 1073741839i64),
     ],
 };
 static EM_CUjit_option_2: EnumMap = EnumMap {
@@ -21427,6 +22082,7 @@ static EM_CUjit_option_2: EnumMap = EnumMap {
         (33i64, 33i64),
         (34i64, 34i64),
         (35i64, 35i64),
+        (36i64, 36i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -21465,6 +22121,7 @@ static EM_CUjit_option_2: EnumMap = EnumMap {
         (33i64, 33i64),
         (34i64, 34i64),
         (35i64, 35i64),
+        (36i64, 36i64),
     ],
     pairs: &[
         ("CU_JIT_MAX_REGISTERS", 0i64, "hipJitOptionMaxRegisters", 0i64),
@@ -21552,7 +22209,13 @@ static EM_CUjit_option_2: EnumMap = EnumMap {
             33i64,
         ),
         ("CU_JIT_SPLIT_COMPILE", 34i64, "CU_JIT_SPLIT_COMPILE", 34i64),
-        ("CU_JIT_NUM_OPTIONS", 35i64, "hipJitOptionNumOptions", 35i64),
+        (
+            "CU_JIT_BINARY_LOADER_THREAD_COUNT",
+            35i64,
+            "CU_JIT_BINARY_LOADER_THREAD_COUNT",
+            35i64,
+        ),
+        ("CU_JIT_NUM_OPTIONS", 36i64, "hipJitOptionNumOptions", 36i64),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -21568,6 +22231,7 @@ static EM_CUlimit_3: EnumMap = EnumMap {
         (4i64, 4i64),
         (5i64, 5i64),
         (6i64, 6i64),
+        (10i64, 10i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -21577,6 +22241,7 @@ static EM_CUlimit_3: EnumMap = EnumMap {
         (4i64, 4i64),
         (5i64, 5i64),
         (6i64, 6i64),
+        (10i64, 10i64),
     ],
     pairs: &[
         ("CU_LIMIT_STACK_SIZE", 0i64, "cudaLimitStackSize", 0i64),
@@ -21601,12 +22266,13 @@ static EM_CUlimit_3: EnumMap = EnumMap {
             "cudaLimitPersistingL2CacheSize",
             6i64,
         ),
+        ("CU_LIMIT_PER_BLOCK_MEMORY_SIZE", 10i64, "cudaLimitPerBlockMemorySize", 10i64),
     ],
     cuda_only: &[
         ("CU_LIMIT_SHMEM_SIZE", 7i64),
         ("CU_LIMIT_CIG_ENABLED", 8i64),
         ("CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED", 9i64),
-        ("CU_LIMIT_MAX", 10i64),
+        ("CU_LIMIT_MAX", 11i64),
     ],
     hip_only: &[],
 };
@@ -21660,6 +22326,13 @@ static EM_CUmemPool_attribute_1: EnumMap = EnumMap {
         (6i64, 6i64),
         (7i64, 7i64),
         (8i64, 8i64),
+        (9i64, 9i64),
+        (10i64, 10i64),
+        (11i64, 11i64),
+        (12i64, 12i64),
+        (13i64, 13i64),
+        (14i64, 14i64),
+        (15i64, 15i64),
     ],
     to_cuda: &[
         (1i64, 1i64),
@@ -21670,6 +22343,13 @@ static EM_CUmemPool_attribute_1: EnumMap = EnumMap {
         (6i64, 6i64),
         (7i64, 7i64),
         (8i64, 8i64),
+        (9i64, 9i64),
+        (10i64, 10i64),
+        (11i64, 11i64),
+        (12i64, 12i64),
+        (13i64, 13i64),
+        (14i64, 14i64),
+        (15i64, 15i64),
     ],
     pairs: &[
         (
@@ -21715,6 +22395,28 @@ static EM_CUmemPool_attribute_1: EnumMap = EnumMap {
             7i64,
         ),
         ("CU_MEMPOOL_ATTR_USED_MEM_HIGH", 8i64, "cudaMemPoolAttrUsedMemHigh", 8i64),
+        ("CU_MEMPOOL_ATTR_ALLOCATION_TYPE", 9i64, "cudaMemPoolAttrAllocationType", 9i64),
+        (
+            "CU_MEMPOOL_ATTR_EXPORT_HANDLE_TYPES",
+            10i64,
+            "cudaMemPoolAttrExportHandleTypes",
+            10i64,
+        ),
+        ("CU_MEMPOOL_ATTR_LOCATION_ID", 11i64, "cudaMemPoolAttrLocationId", 11i64),
+        ("CU_MEMPOOL_ATTR_LOCATION_TYPE", 12i64, "cudaMemPoolAttrLocationType", 12i64),
+        ("CU_MEMPOOL_ATTR_MAX_POOL_SIZE", 13i64, "cudaMemPoolAttrMaxPoolSize", 13i64),
+        (
+            "CU_MEMPOOL_ATTR_HW_DECOMPRESS_ENABLED",
+            14i64,
+            "cudaMemPoolAttrHwDecompressEnabled",
+            14i64,
+        ),
+        (
+            "CU_MEMPOOL_ATTR_LOCALITY_DOMAIN_ID",
+            15i64,
+            "cudaMemPoolAttrLocalityDomainId",
+            15i64,
+        ),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -21860,6 +22562,7 @@ static EM_CUpointer_attribute_1: EnumMap = EnumMap {
         (19i64, 19i64),
         (20i64, 20i64),
         (21i64, 21i64),
+        (22i64, 22i64),
     ],
     to_cuda: &[
         (1i64, 1i64),
@@ -21883,6 +22586,7 @@ static EM_CUpointer_attribute_1: EnumMap = EnumMap {
         (19i64, 19i64),
         (20i64, 20i64),
         (21i64, 21i64),
+        (22i64, 22i64),
     ],
     pairs: &[
         ("CU_POINTER_ATTRIBUTE_CONTEXT", 1i64, "HIP_POINTER_ATTRIBUTE_CONTEXT", 1i64),
@@ -22001,6 +22705,12 @@ static EM_CUpointer_attribute_1: EnumMap = EnumMap {
             "CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE",
             21i64,
         ),
+        (
+            "CU_POINTER_ATTRIBUTE_LOCALITY_DOMAIN_ORDINAL",
+            22i64,
+            "CU_POINTER_ATTRIBUTE_LOCALITY_DOMAIN_ORDINAL",
+            22i64,
+        ),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22041,6 +22751,20 @@ static EM_cudaChannelFormatKind_1: EnumMap = EnumMap {
         (29i64, 29i64),
         (30i64, 30i64),
         (31i64, 31i64),
+        (32i64, 32i64),
+        (33i64, 33i64),
+        (34i64, 34i64),
+        (35i64, 35i64),
+        (36i64, 36i64),
+        (37i64, 37i64),
+        (38i64, 38i64),
+        (39i64, 39i64),
+        (40i64, 40i64),
+        (41i64, 41i64),
+        (42i64, 42i64),
+        (43i64, 43i64),
+        (44i64, 44i64),
+        (45i64, 45i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -22075,6 +22799,20 @@ static EM_cudaChannelFormatKind_1: EnumMap = EnumMap {
         (29i64, 29i64),
         (30i64, 30i64),
         (31i64, 31i64),
+        (32i64, 32i64),
+        (33i64, 33i64),
+        (34i64, 34i64),
+        (35i64, 35i64),
+        (36i64, 36i64),
+        (37i64, 37i64),
+        (38i64, 38i64),
+        (39i64, 39i64),
+        (40i64, 40i64),
+        (41i64, 41i64),
+        (42i64, 42i64),
+        (43i64, 43i64),
+        (44i64, 44i64),
+        (45i64, 45i64),
     ],
     pairs: &[
         ("cudaChannelFormatKindSigned", 0i64, "hipChannelFormatKindSigned", 0i64),
@@ -22244,6 +22982,90 @@ static EM_cudaChannelFormatKind_1: EnumMap = EnumMap {
             "cudaChannelFormatKindUnsignedNormalized1010102",
             31i64,
         ),
+        (
+            "cudaChannelFormatKindUnsigned8Packed422",
+            32i64,
+            "cudaChannelFormatKindUnsigned8Packed422",
+            32i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8Packed444",
+            33i64,
+            "cudaChannelFormatKindUnsigned8Packed444",
+            33i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8SemiPlanar420",
+            34i64,
+            "cudaChannelFormatKindUnsigned8SemiPlanar420",
+            34i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16SemiPlanar420",
+            35i64,
+            "cudaChannelFormatKindUnsigned16SemiPlanar420",
+            35i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8SemiPlanar422",
+            36i64,
+            "cudaChannelFormatKindUnsigned8SemiPlanar422",
+            36i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16SemiPlanar422",
+            37i64,
+            "cudaChannelFormatKindUnsigned16SemiPlanar422",
+            37i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8SemiPlanar444",
+            38i64,
+            "cudaChannelFormatKindUnsigned8SemiPlanar444",
+            38i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16SemiPlanar444",
+            39i64,
+            "cudaChannelFormatKindUnsigned16SemiPlanar444",
+            39i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8Planar420",
+            40i64,
+            "cudaChannelFormatKindUnsigned8Planar420",
+            40i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16Planar420",
+            41i64,
+            "cudaChannelFormatKindUnsigned16Planar420",
+            41i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8Planar422",
+            42i64,
+            "cudaChannelFormatKindUnsigned8Planar422",
+            42i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16Planar422",
+            43i64,
+            "cudaChannelFormatKindUnsigned16Planar422",
+            43i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned8Planar444",
+            44i64,
+            "cudaChannelFormatKindUnsigned8Planar444",
+            44i64,
+        ),
+        (
+            "cudaChannelFormatKindUnsigned16Planar444",
+            45i64,
+            "cudaChannelFormatKindUnsigned16Planar444",
+            45i64,
+        ),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22291,6 +23113,7 @@ static EM_cudaFuncAttribute_2: EnumMap = EnumMap {
         (14i64, 14i64),
         (15i64, 15i64),
         (16i64, 16i64),
+        (17i64, 17i64),
     ],
     to_cuda: &[
         (8i64, 8i64),
@@ -22302,6 +23125,7 @@ static EM_cudaFuncAttribute_2: EnumMap = EnumMap {
         (14i64, 14i64),
         (15i64, 15i64),
         (16i64, 16i64),
+        (17i64, 17i64),
     ],
     pairs: &[
         (
@@ -22352,7 +23176,13 @@ static EM_cudaFuncAttribute_2: EnumMap = EnumMap {
             "cudaFuncAttributeClusterSchedulingPolicyPreference",
             15i64,
         ),
-        ("cudaFuncAttributeMax", 16i64, "cudaFuncAttributeMax", 16i64),
+        (
+            "cudaFuncAttributeSharedMemoryMode",
+            16i64,
+            "cudaFuncAttributeSharedMemoryMode",
+            16i64,
+        ),
+        ("cudaFuncAttributeMax", 17i64, "cudaFuncAttributeMax", 17i64),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22449,6 +23279,9 @@ static EM_cudaGraphNodeType_3: EnumMap = EnumMap {
         (11i64, 11i64),
         (13i64, 13i64),
         (14i64, 14i64),
+        (16i64, 16i64),
+        (17i64, 17i64),
+        (18i64, 18i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -22465,6 +23298,9 @@ static EM_cudaGraphNodeType_3: EnumMap = EnumMap {
         (11i64, 11i64),
         (13i64, 13i64),
         (14i64, 14i64),
+        (16i64, 16i64),
+        (17i64, 17i64),
+        (18i64, 18i64),
     ],
     pairs: &[
         ("cudaGraphNodeTypeKernel", 0i64, "hipGraphNodeTypeKernel", 0i64),
@@ -22490,7 +23326,15 @@ static EM_cudaGraphNodeType_3: EnumMap = EnumMap {
         ("cudaGraphNodeTypeMemAlloc", 10i64, "cudaGraphNodeTypeMemAlloc", 10i64),
         ("cudaGraphNodeTypeMemFree", 11i64, "cudaGraphNodeTypeMemFree", 11i64),
         ("cudaGraphNodeTypeConditional", 13i64, "cudaGraphNodeTypeConditional", 13i64),
-        ("cudaGraphNodeTypeCount", 14i64, "hipGraphNodeTypeCount", 14i64),
+        ("cudaGraphNodeTypeMemcpyBatch", 14i64, "cudaGraphNodeTypeMemcpyBatch", 14i64),
+        ("cudaGraphNodeTypeReserved16", 16i64, "cudaGraphNodeTypeReserved16", 16i64),
+        (
+            "cudaGraphNodeTypeExternalEngine",
+            17i64,
+            "cudaGraphNodeTypeExternalEngine",
+            17i64,
+        ),
+        ("cudaGraphNodeTypeCount", 18i64, "hipGraphNodeTypeCount", 18i64),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22520,7 +23364,7 @@ static EM_cudaJitOption_2: EnumMap = EnumMap {
         (1073741833i64, 9i64),
         (1073741839i64, 15i64),
         (1073741840i64, 16i64),
-        (1073741853i64, 35i64),
+        (1073741853i64, 36i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -22544,7 +23388,7 @@ static EM_cudaJitOption_2: EnumMap = EnumMap {
         (31i64, 31i64),
         (32i64, 32i64),
         (33i64, 33i64),
-        (35i64, 1073741853i64),
+        (36i64, 1073741853i64),
     ],
     pairs: &[
         ("cudaJitMaxRegisters", 0i64, "hipJitOptionMaxRegisters", 0i64),
@@ -22596,7 +23440,7 @@ static EM_cudaJitOption_2: EnumMap = EnumMap {
         ("hipJitOptionTarget", 9i64, "cudaJitHipTarget", 1073741833i64),
         ("hipJitOptionSm3xOpt", 15i64, "cudaJitHipSm3xOpt", 1073741839i64),
         ("hipJitOptionFastCompile", 16i64, "cudaJitHipFastCompile", 1073741840i64),
-        ("hipJitOptionNumOptions", 35i64, "cudaJitHipNumOptions", 1073741853i64),
+        ("hipJitOptionNumOptions", 36i64, "cudaJitHipNumOptions", 1073741853i64),
     ],
 };
 static EM_cudaLimit_3: EnumMap = EnumMap {
@@ -22610,6 +23454,7 @@ static EM_cudaLimit_3: EnumMap = EnumMap {
         (4i64, 4i64),
         (5i64, 5i64),
         (6i64, 6i64),
+        (10i64, 10i64),
     ],
     to_cuda: &[
         (0i64, 0i64),
@@ -22619,6 +23464,7 @@ static EM_cudaLimit_3: EnumMap = EnumMap {
         (4i64, 4i64),
         (5i64, 5i64),
         (6i64, 6i64),
+        (10i64, 10i64),
     ],
     pairs: &[
         ("cudaLimitStackSize", 0i64, "cudaLimitStackSize", 0i64),
@@ -22633,6 +23479,7 @@ static EM_cudaLimit_3: EnumMap = EnumMap {
         ),
         ("cudaLimitMaxL2FetchGranularity", 5i64, "cudaLimitMaxL2FetchGranularity", 5i64),
         ("cudaLimitPersistingL2CacheSize", 6i64, "cudaLimitPersistingL2CacheSize", 6i64),
+        ("cudaLimitPerBlockMemorySize", 10i64, "cudaLimitPerBlockMemorySize", 10i64),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22687,6 +23534,13 @@ static EM_cudaMemPoolAttr_1: EnumMap = EnumMap {
         (6i64, 6i64),
         (7i64, 7i64),
         (8i64, 8i64),
+        (9i64, 9i64),
+        (10i64, 10i64),
+        (11i64, 11i64),
+        (12i64, 12i64),
+        (13i64, 13i64),
+        (14i64, 14i64),
+        (15i64, 15i64),
     ],
     to_cuda: &[
         (1i64, 1i64),
@@ -22697,6 +23551,13 @@ static EM_cudaMemPoolAttr_1: EnumMap = EnumMap {
         (6i64, 6i64),
         (7i64, 7i64),
         (8i64, 8i64),
+        (9i64, 9i64),
+        (10i64, 10i64),
+        (11i64, 11i64),
+        (12i64, 12i64),
+        (13i64, 13i64),
+        (14i64, 14i64),
+        (15i64, 15i64),
     ],
     pairs: &[
         (
@@ -22732,6 +23593,28 @@ static EM_cudaMemPoolAttr_1: EnumMap = EnumMap {
         ("cudaMemPoolAttrReservedMemHigh", 6i64, "cudaMemPoolAttrReservedMemHigh", 6i64),
         ("cudaMemPoolAttrUsedMemCurrent", 7i64, "cudaMemPoolAttrUsedMemCurrent", 7i64),
         ("cudaMemPoolAttrUsedMemHigh", 8i64, "cudaMemPoolAttrUsedMemHigh", 8i64),
+        ("cudaMemPoolAttrAllocationType", 9i64, "cudaMemPoolAttrAllocationType", 9i64),
+        (
+            "cudaMemPoolAttrExportHandleTypes",
+            10i64,
+            "cudaMemPoolAttrExportHandleTypes",
+            10i64,
+        ),
+        ("cudaMemPoolAttrLocationId", 11i64, "cudaMemPoolAttrLocationId", 11i64),
+        ("cudaMemPoolAttrLocationType", 12i64, "cudaMemPoolAttrLocationType", 12i64),
+        ("cudaMemPoolAttrMaxPoolSize", 13i64, "cudaMemPoolAttrMaxPoolSize", 13i64),
+        (
+            "cudaMemPoolAttrHwDecompressEnabled",
+            14i64,
+            "cudaMemPoolAttrHwDecompressEnabled",
+            14i64,
+        ),
+        (
+            "cudaMemPoolAttrLocalityDomainId",
+            15i64,
+            "cudaMemPoolAttrLocalityDomainId",
+            15i64,
+        ),
     ],
     cuda_only: &[],
     hip_only: &[],
@@ -22889,6 +23772,9 @@ static T_50221153: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_0,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_0,
@@ -22946,6 +23832,10 @@ static T_50221153: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_0,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_0,
@@ -23019,6 +23909,9 @@ static T_50221153: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_0,
         &EM_CUdriverProcAddressQueryResult_0,
@@ -23076,6 +23969,10 @@ static T_50221153: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_0,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_0,
@@ -23155,6 +24052,9 @@ static T_60241134: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_1,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -23212,6 +24112,10 @@ static T_60241134: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_1,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_0,
@@ -23285,6 +24189,9 @@ static T_60241134: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_1,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -23342,6 +24249,10 @@ static T_60241134: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_1,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_0,
@@ -23421,6 +24332,9 @@ static T_60443482: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_1,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -23478,6 +24392,10 @@ static T_60443482: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_1,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_0,
@@ -23551,6 +24469,9 @@ static T_60443482: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_1,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -23608,6 +24529,10 @@ static T_60443482: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_1,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_0,
@@ -23687,6 +24612,9 @@ static T_70051831: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_2,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -23744,6 +24672,10 @@ static T_70051831: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_2,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_0,
@@ -23817,6 +24749,9 @@ static T_70051831: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_2,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -23874,6 +24809,10 @@ static T_70051831: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_2,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_0,
@@ -23953,6 +24892,9 @@ static T_70152802: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_3,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -24010,6 +24952,10 @@ static T_70152802: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_3,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_1,
@@ -24083,6 +25029,9 @@ static T_70152802: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_3,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -24140,6 +25089,10 @@ static T_70152802: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_3,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_1,
@@ -24219,6 +25172,9 @@ static T_70253211: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_4,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -24276,6 +25232,10 @@ static T_70253211: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_4,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_1,
@@ -24349,6 +25309,9 @@ static T_70253211: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_4,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -24406,6 +25369,10 @@ static T_70253211: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_4,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_1,
@@ -24485,6 +25452,9 @@ static T_71460850: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_1,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_1,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_1,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_1,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_1,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_0,
     CUdevice_attribute: &EM_CUdevice_attribute_5,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_1,
@@ -24542,6 +25512,10 @@ static T_71460850: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_0,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_1,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_1,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_1,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_1,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_1,
     cudaDeviceAttr: &EM_cudaDeviceAttr_5,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_0,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_1,
@@ -24615,6 +25589,9 @@ static T_71460850: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_1,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_1,
+        &EM_CUdevSmResourceGroup_flags_1,
+        &EM_CUdevSmResourceSplitByCount_flags_1,
+        &EM_CUdevWorkqueueConfigScope_1,
         &EM_CUdevice_P2PAttribute_0,
         &EM_CUdevice_attribute_5,
         &EM_CUdriverProcAddressQueryResult_1,
@@ -24672,6 +25649,10 @@ static T_71460850: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_0,
         &EM_cudaClusterSchedulingPolicy_1,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_1,
+        &EM_cudaDevSmResourceGroup_flags_1,
+        &EM_cudaDevSmResourceSplitByCount_flags_1,
+        &EM_cudaDevWorkqueueConfigScope_1,
         &EM_cudaDeviceAttr_5,
         &EM_cudaDeviceP2PAttr_0,
         &EM_cudaDriverEntryPointQueryResult_1,
@@ -24750,6 +25731,9 @@ static T_NVIDIA_PLATFORM: ConvTables = ConvTables {
     CUclusterSchedulingPolicy: &EM_CUclusterSchedulingPolicy_0,
     CUcomputemode: &EM_CUcomputemode_0,
     CUdevResourceType: &EM_CUdevResourceType_0,
+    CUdevSmResourceGroup_flags: &EM_CUdevSmResourceGroup_flags_0,
+    CUdevSmResourceSplitByCount_flags: &EM_CUdevSmResourceSplitByCount_flags_0,
+    CUdevWorkqueueConfigScope: &EM_CUdevWorkqueueConfigScope_0,
     CUdevice_P2PAttribute: &EM_CUdevice_P2PAttribute_1,
     CUdevice_attribute: &EM_CUdevice_attribute_0,
     CUdriverProcAddressQueryResult: &EM_CUdriverProcAddressQueryResult_0,
@@ -24807,6 +25791,10 @@ static T_NVIDIA_PLATFORM: ConvTables = ConvTables {
     cudaChannelFormatKind: &EM_cudaChannelFormatKind_1,
     cudaClusterSchedulingPolicy: &EM_cudaClusterSchedulingPolicy_0,
     cudaComputeMode: &EM_cudaComputeMode_0,
+    cudaDevResourceType: &EM_cudaDevResourceType_0,
+    cudaDevSmResourceGroup_flags: &EM_cudaDevSmResourceGroup_flags_0,
+    cudaDevSmResourceSplitByCount_flags: &EM_cudaDevSmResourceSplitByCount_flags_0,
+    cudaDevWorkqueueConfigScope: &EM_cudaDevWorkqueueConfigScope_0,
     cudaDeviceAttr: &EM_cudaDeviceAttr_0,
     cudaDeviceP2PAttr: &EM_cudaDeviceP2PAttr_1,
     cudaDriverEntryPointQueryResult: &EM_cudaDriverEntryPointQueryResult_0,
@@ -24880,6 +25868,9 @@ static T_NVIDIA_PLATFORM: ConvTables = ConvTables {
         &EM_CUclusterSchedulingPolicy_0,
         &EM_CUcomputemode_0,
         &EM_CUdevResourceType_0,
+        &EM_CUdevSmResourceGroup_flags_0,
+        &EM_CUdevSmResourceSplitByCount_flags_0,
+        &EM_CUdevWorkqueueConfigScope_0,
         &EM_CUdevice_P2PAttribute_1,
         &EM_CUdevice_attribute_0,
         &EM_CUdriverProcAddressQueryResult_0,
@@ -24937,6 +25928,10 @@ static T_NVIDIA_PLATFORM: ConvTables = ConvTables {
         &EM_cudaChannelFormatKind_1,
         &EM_cudaClusterSchedulingPolicy_0,
         &EM_cudaComputeMode_0,
+        &EM_cudaDevResourceType_0,
+        &EM_cudaDevSmResourceGroup_flags_0,
+        &EM_cudaDevSmResourceSplitByCount_flags_0,
+        &EM_cudaDevWorkqueueConfigScope_0,
         &EM_cudaDeviceAttr_0,
         &EM_cudaDeviceP2PAttr_1,
         &EM_cudaDriverEntryPointQueryResult_0,
@@ -25015,29 +26010,29 @@ static T_NVIDIA_PLATFORM: ConvTables = ConvTables {
 /// values. `hip_versions` is empty: no `HIP_VERSION` selects these (see `crate::conv::tables_for`).
 ///
 /// Changes against the HIP 5.2.3 (AMD) tables:
-/// - CUarray_format <-> hipArray_Format (aliased to CUarray_format): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 44 CUDA values passed through
+/// - CUarray_format <-> hipArray_Format (aliased to CUarray_format): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 58 CUDA values passed through
 /// - CUdevice_P2PAttribute <-> hipDeviceP2PAttr (aliased to cudaDeviceP2PAttr): 3 values substituted, 0 HIP-only substituted, 1 HIP-only paired, 0 AMD-only dropped, 1 CUDA values passed through
-/// - CUfunction_attribute <-> hipFunction_attribute (aliased to CUfunction_attribute): 1 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 6 CUDA values passed through
+/// - CUfunction_attribute <-> hipFunction_attribute (aliased to CUfunction_attribute): 1 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 8 CUDA values passed through
 /// - CUgraphExecUpdateResult <-> hipGraphExecUpdateResult (aliased to cudaGraphExecUpdateResult): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 1 CUDA values passed through
-/// - CUgraphNodeType <-> hipGraphNodeType (aliased to cudaGraphNodeType): 8 values substituted, 1 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 3 CUDA values passed through
-/// - CUjit_option <-> hipJitOption (aliased to CUjit_option): 1 values substituted, 0 HIP-only substituted, 2 HIP-only paired, 0 AMD-only dropped, 18 CUDA values passed through
-/// - CUlimit <-> hipLimit_t (aliased to cudaLimit): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 5 CUDA values passed through
+/// - CUgraphNodeType <-> hipGraphNodeType (aliased to cudaGraphNodeType): 8 values substituted, 1 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 6 CUDA values passed through
+/// - CUjit_option <-> hipJitOption (aliased to CUjit_option): 1 values substituted, 0 HIP-only substituted, 2 HIP-only paired, 0 AMD-only dropped, 19 CUDA values passed through
+/// - CUlimit <-> hipLimit_t (aliased to cudaLimit): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 6 CUDA values passed through
 /// - CUmemAccess_flags <-> hipMemAccessFlags (aliased to cudaMemAccessFlags): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 3 CUDA values passed through
 /// - CUmemAllocationHandleType <-> hipMemAllocationHandleType (aliased to cudaMemAllocationHandleType): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 4 AMD-only dropped, 5 CUDA values passed through
-/// - CUmemPool_attribute <-> hipMemPoolAttr (aliased to cudaMemPoolAttr): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 8 AMD-only dropped, 8 CUDA values passed through
+/// - CUmemPool_attribute <-> hipMemPoolAttr (aliased to cudaMemPoolAttr): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 8 AMD-only dropped, 15 CUDA values passed through
 /// - CUmem_advise <-> hipMemoryAdvise (redeclared): 6 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 2 AMD-only dropped, 0 CUDA values passed through
 /// - CUmem_range_attribute <-> hipMemRangeAttribute (aliased to cudaMemRangeAttribute): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 1 AMD-only dropped, 4 CUDA values passed through
-/// - CUpointer_attribute <-> hipPointer_attribute (aliased to CUpointer_attribute): 0 values substituted, 0 HIP-only substituted, 1 HIP-only paired, 0 AMD-only dropped, 4 CUDA values passed through
-/// - cudaChannelFormatKind <-> hipChannelFormatKind (aliased to cudaChannelFormatKind): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 28 CUDA values passed through
+/// - CUpointer_attribute <-> hipPointer_attribute (aliased to CUpointer_attribute): 0 values substituted, 0 HIP-only substituted, 1 HIP-only paired, 0 AMD-only dropped, 5 CUDA values passed through
+/// - cudaChannelFormatKind <-> hipChannelFormatKind (aliased to cudaChannelFormatKind): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 42 CUDA values passed through
 /// - cudaDeviceP2PAttr <-> hipDeviceP2PAttr (aliased to cudaDeviceP2PAttr): 3 values substituted, 0 HIP-only substituted, 1 HIP-only paired, 0 AMD-only dropped, 1 CUDA values passed through
-/// - cudaFuncAttribute <-> hipFuncAttribute (aliased to cudaFuncAttribute): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 1 AMD-only dropped, 7 CUDA values passed through
+/// - cudaFuncAttribute <-> hipFuncAttribute (aliased to cudaFuncAttribute): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 1 AMD-only dropped, 8 CUDA values passed through
 /// - cudaGraphExecUpdateResult <-> hipGraphExecUpdateResult (aliased to cudaGraphExecUpdateResult): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 1 CUDA values passed through
-/// - cudaGraphNodeType <-> hipGraphNodeType (aliased to cudaGraphNodeType): 9 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 5 CUDA values passed through
+/// - cudaGraphNodeType <-> hipGraphNodeType (aliased to cudaGraphNodeType): 9 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 8 CUDA values passed through
 /// - cudaJitOption <-> hipJitOption (aliased to CUjit_option): 0 values substituted, 1 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 4 CUDA values passed through
-/// - cudaLimit <-> hipLimit_t (aliased to cudaLimit): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 5 CUDA values passed through
+/// - cudaLimit <-> hipLimit_t (aliased to cudaLimit): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 6 CUDA values passed through
 /// - cudaMemAccessFlags <-> hipMemAccessFlags (aliased to cudaMemAccessFlags): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 3 AMD-only dropped, 3 CUDA values passed through
 /// - cudaMemAllocationHandleType <-> hipMemAllocationHandleType (aliased to cudaMemAllocationHandleType): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 4 AMD-only dropped, 5 CUDA values passed through
-/// - cudaMemPoolAttr <-> hipMemPoolAttr (aliased to cudaMemPoolAttr): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 8 AMD-only dropped, 8 CUDA values passed through
+/// - cudaMemPoolAttr <-> hipMemPoolAttr (aliased to cudaMemPoolAttr): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 8 AMD-only dropped, 15 CUDA values passed through
 /// - cudaMemRangeAttribute <-> hipMemRangeAttribute (aliased to cudaMemRangeAttribute): 0 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 1 AMD-only dropped, 4 CUDA values passed through
 /// - cudaMemoryAdvise <-> hipMemoryAdvise (redeclared): 6 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 2 AMD-only dropped, 0 CUDA values passed through
 /// - cudaSurfaceBoundaryMode <-> hipSurfaceBoundaryMode (aliased to cudaSurfaceBoundaryMode): 2 values substituted, 0 HIP-only substituted, 0 HIP-only paired, 0 AMD-only dropped, 0 CUDA values passed through

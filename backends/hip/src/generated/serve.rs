@@ -1118,33 +1118,6 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::launch_legacy::cuFuncSetSharedSize(self, hfunc, bytes) }
     }
-    /// `cuGraphAddBatchMemOpNode` → `hipGraphAddBatchMemOpNode`.
-    #[inline]
-    unsafe fn cuGraphAddBatchMemOpNode(
-        &self,
-        phGraphNode: *mut anycuda_api::driver::CUgraphNode,
-        hGraph: anycuda_api::driver::CUgraph,
-        dependencies: *const anycuda_api::driver::CUgraphNode,
-        numDependencies: usize,
-        nodeParams: *const anycuda_api::driver::CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphAddBatchMemOpNode else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                phGraphNode as _,
-                hGraph as _,
-                dependencies as _,
-                numDependencies,
-                nodeParams as _,
-            )
-        };
-        self.cu(hip_r)
-    }
     /// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
     #[inline]
     unsafe fn cuGraphAddChildGraphNode(
@@ -1453,38 +1426,6 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             self.cu(hip_r)
         }
     }
-    /// `cuGraphBatchMemOpNodeGetParams` → `hipGraphBatchMemOpNodeGetParams`.
-    #[inline]
-    unsafe fn cuGraphBatchMemOpNodeGetParams(
-        &self,
-        hNode: anycuda_api::driver::CUgraphNode,
-        nodeParams_out: *mut anycuda_api::driver::CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphBatchMemOpNodeGetParams else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hNode as _, nodeParams_out as _) };
-        self.cu(hip_r)
-    }
-    /// `cuGraphBatchMemOpNodeSetParams` → `hipGraphBatchMemOpNodeSetParams`.
-    #[inline]
-    unsafe fn cuGraphBatchMemOpNodeSetParams(
-        &self,
-        hNode: anycuda_api::driver::CUgraphNode,
-        nodeParams: *const anycuda_api::driver::CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphBatchMemOpNodeSetParams else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hNode as _, nodeParams as _) };
-        self.cu(hip_r)
-    }
     /// `cuGraphChildGraphNodeGetGraph` → `hipGraphChildGraphNodeGetGraph`.
     #[inline]
     unsafe fn cuGraphChildGraphNodeGetGraph(
@@ -1645,23 +1586,6 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
         };
         let hip_r = unsafe { hip_f(hNode as _, event as _) };
-        self.cu(hip_r)
-    }
-    /// `cuGraphExecBatchMemOpNodeSetParams` → `hipGraphExecBatchMemOpNodeSetParams`.
-    #[inline]
-    unsafe fn cuGraphExecBatchMemOpNodeSetParams(
-        &self,
-        hGraphExec: anycuda_api::driver::CUgraphExec,
-        hNode: anycuda_api::driver::CUgraphNode,
-        nodeParams: *const anycuda_api::driver::CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphExecBatchMemOpNodeSetParams else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, nodeParams as _) };
         self.cu(hip_r)
     }
     /// `cuGraphExecChildGraphNodeSetParams` → `hipGraphExecChildGraphNodeSetParams`.
@@ -5255,34 +5179,6 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuStreamBatchMemOp` → `hipStreamBatchMemOp`.
-    #[inline]
-    unsafe fn cuStreamBatchMemOp(
-        &self,
-        stream: anycuda_api::driver::CUstream,
-        count: ::core::ffi::c_uint,
-        paramArray: *mut anycuda_api::driver::CUstreamBatchMemOpParams,
-        flags: ::core::ffi::c_uint,
-    ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipStreamBatchMemOp else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        if flags != 0 {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE;
-        }
-        let hip_r = unsafe {
-            hip_f(
-                crate::conv::stream_to_hip(self.platform, stream as _) as _,
-                count,
-                paramArray as _,
-                flags,
-            )
-        };
-        self.cu(hip_r)
-    }
     /// `cuStreamBeginCapture` → `hipStreamBeginCapture`.
     #[inline]
     unsafe fn cuStreamBeginCapture(
@@ -6368,6 +6264,10 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuArrayGetPlane", "no HIP counterpart `hipArrayGetPlane`"),
     ("cuArrayGetSparseProperties", "no HIP counterpart `hipArrayGetSparseProperties`"),
     (
+        "cuCheckpointOperationComplete",
+        "no HIP counterpart `hipCheckpointOperationComplete`",
+    ),
+    (
         "cuCheckpointProcessCheckpoint",
         "no HIP counterpart `hipCheckpointProcessCheckpoint`",
     ),
@@ -6379,10 +6279,26 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuCheckpointProcessLock", "no HIP counterpart `hipCheckpointProcessLock`"),
     ("cuCheckpointProcessRestore", "no HIP counterpart `hipCheckpointProcessRestore`"),
     ("cuCheckpointProcessUnlock", "no HIP counterpart `hipCheckpointProcessUnlock`"),
+    (
+        "cuCoredumpDeregisterCompleteCallback",
+        "no HIP counterpart `hipCoredumpDeregisterCompleteCallback`",
+    ),
+    (
+        "cuCoredumpDeregisterStartCallback",
+        "no HIP counterpart `hipCoredumpDeregisterStartCallback`",
+    ),
     ("cuCoredumpGetAttribute", "no HIP counterpart `hipCoredumpGetAttribute`"),
     (
         "cuCoredumpGetAttributeGlobal",
         "no HIP counterpart `hipCoredumpGetAttributeGlobal`",
+    ),
+    (
+        "cuCoredumpRegisterCompleteCallback",
+        "no HIP counterpart `hipCoredumpRegisterCompleteCallback`",
+    ),
+    (
+        "cuCoredumpRegisterStartCallback",
+        "no HIP counterpart `hipCoredumpRegisterStartCallback`",
     ),
     ("cuCoredumpSetAttribute", "no HIP counterpart `hipCoredumpSetAttribute`"),
     (
@@ -6400,12 +6316,18 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuCtxWaitEvent", "no HIP counterpart `hipCtxWaitEvent`"),
     (
         "cuDevResourceGenerateDesc",
-        "parameter `resources`: struct `CUdevResource_st` and `hipDevResource_st` differ in kind, repr or field count (HIP `hipDevResourceGenerateDesc`)",
+        "parameter `resources`: struct `CUdevResource_st` vs `hipDevResource_st`: struct `CUdevResource_st__bindgen_ty_1` vs `hipDevResource_st__bindgen_ty_1`: struct `CUdevSmResource_st` and `hipDevSmResource` differ in kind, repr or field count (HIP `hipDevResourceGenerateDesc`)",
+    ),
+    (
+        "cuDevSmResourceSplit",
+        "parameter `result`: struct `CUdevResource_st` and `hipDevResource_st` differ (HIP `hipDevSmResourceSplit`)",
     ),
     (
         "cuDevSmResourceSplitByCount",
         "parameter `result`: struct `CUdevResource_st` and `hipDevResource_st` differ (HIP `hipDevSmResourceSplitByCount`)",
     ),
+    ("cuDeviceGetCliqueCount", "no HIP counterpart `hipDeviceGetCliqueCount`"),
+    ("cuDeviceGetCliqueInfo", "no HIP counterpart `hipDeviceGetCliqueInfo`"),
     (
         "cuDeviceGetDevResource",
         "parameter `resource`: struct `CUdevResource_st` and `hipDevResource_st` differ (HIP `hipDeviceGetDevResource`)",
@@ -6413,6 +6335,10 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cuDeviceGetExecAffinitySupport",
         "no HIP counterpart `hipDeviceGetExecAffinitySupport`",
+    ),
+    (
+        "cuDeviceGetFabricClusterUuid",
+        "no HIP counterpart `hipDeviceGetFabricClusterUuid`",
     ),
     (
         "cuDeviceGetHostAtomicCapabilities",
@@ -6439,9 +6365,11 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuExternalMemoryGetMappedMipmappedArray",
         "parameter `mipmapDesc`: struct `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` and `hipExternalMemoryMipmappedArrayDesc_st` differ in kind, repr or field count (HIP `hipExternalMemoryGetMappedMipmappedArray`)",
     ),
+    ("cuFabricCpyBatchAsync", "no HIP counterpart `hipFabricCpyBatchAsync`"),
     ("cuFlushGPUDirectRDMAWrites", "no HIP counterpart `hipFlushGPUDirectRDMAWrites`"),
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
     ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
+    ("cuFuncGetParamCount", "no HIP counterpart `hipFuncGetParamCount`"),
     ("cuFuncGetParamInfo", "no HIP counterpart `hipFuncGetParamInfo`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
     ("cuGetErrorString", "served by the trait default from anycuda's own tables"),
@@ -6451,14 +6379,32 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart with CUDA's behaviour (codegen/hip-names.txt)",
     ),
     (
+        "cuGraphAddBatchMemOpNode",
+        "parameter `nodeParams`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` vs `hipBatchMemOpNodeParams`: struct `CUstreamBatchMemOpParams_union` and `hipStreamBatchMemOpParams_union` differ in kind, repr or field count (HIP `hipGraphAddBatchMemOpNode`)",
+    ),
+    (
         "cuGraphAddKernelNode",
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ in kind, repr or field count (HIP `hipGraphAddKernelNode`)",
     ),
     ("cuGraphAddNode", "argument count differs (6 vs 5) (HIP `hipGraphAddNode`)"),
+    ("cuGraphAddNode_v3", "no HIP counterpart `hipGraphAddNode_v3`"),
+    (
+        "cuGraphBatchMemOpNodeGetParams",
+        "parameter `nodeParams_out`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` and `hipBatchMemOpNodeParams` differ (HIP `hipGraphBatchMemOpNodeGetParams`)",
+    ),
+    (
+        "cuGraphBatchMemOpNodeSetParams",
+        "parameter `nodeParams`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` and `hipBatchMemOpNodeParams` differ (HIP `hipGraphBatchMemOpNodeSetParams`)",
+    ),
     (
         "cuGraphConditionalHandleCreate",
         "no HIP counterpart `hipGraphConditionalHandleCreate`",
     ),
+    (
+        "cuGraphExecBatchMemOpNodeSetParams",
+        "parameter `nodeParams`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` and `hipBatchMemOpNodeParams` differ (HIP `hipGraphExecBatchMemOpNodeSetParams`)",
+    ),
+    ("cuGraphExecGetId", "no HIP counterpart `hipGraphExecGetId`"),
     (
         "cuGraphExecKernelNodeSetParams",
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphExecKernelNodeSetParams`)",
@@ -6467,6 +6413,7 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuGraphExecNodeSetParams",
         "parameter `nodeParams`: struct `CUgraphNodeParams_st` vs `hipGraphNodeParams`: enum `CUgraphNodeType` inside a pointer/struct: values differ from `hipGraphNodeType` (HIP `hipGraphExecNodeSetParams`)",
     ),
+    ("cuGraphGetId", "no HIP counterpart `hipGraphGetId`"),
     (
         "cuGraphKernelNodeGetAttribute",
         "parameter `attr`: `CUkernelNodeAttrID` vs enum `hipLaunchAttributeID` (HIP `hipGraphKernelNodeGetAttribute`)",
@@ -6484,9 +6431,17 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeSetParams`)",
     ),
     (
+        "cuGraphNodeGetContainingGraph",
+        "no HIP counterpart `hipGraphNodeGetContainingGraph`",
+    ),
+    ("cuGraphNodeGetLocalId", "no HIP counterpart `hipGraphNodeGetLocalId`"),
+    ("cuGraphNodeGetParams", "no HIP counterpart `hipGraphNodeGetParams`"),
+    ("cuGraphNodeGetToolsId", "no HIP counterpart `hipGraphNodeGetToolsId`"),
+    (
         "cuGraphNodeSetParams",
         "parameter `nodeParams`: struct `CUgraphNodeParams_st` and `hipGraphNodeParams` differ (HIP `hipGraphNodeSetParams`)",
     ),
+    ("cuGraphNodeSetParams_v2", "no HIP counterpart `hipGraphNodeSetParams_v2`"),
     (
         "cuGraphicsResourceGetMappedMipmappedArray",
         "no HIP counterpart `hipGraphicsResourceGetMappedMipmappedArray`",
@@ -6509,11 +6464,13 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuImportExternalSemaphore",
         "parameter `semHandleDesc`: struct `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` vs `hipExternalSemaphoreHandleDesc_st`: enum `CUexternalSemaphoreHandleType` inside a pointer/struct: values differ from `hipExternalSemaphoreHandleType` (HIP `hipImportExternalSemaphore`)",
     ),
+    ("cuKernelGetParamCount", "no HIP counterpart `hipKernelGetParamCount`"),
     ("cuKernelSetCacheConfig", "no HIP counterpart `hipKernelSetCacheConfig`"),
     (
         "cuLaunchCooperativeKernelMultiDevice",
         "parameter `launchParamsList`: struct `CUDA_LAUNCH_PARAMS_st` and `hipLaunchParams_t` differ in kind, repr or field count (HIP `hipLaunchCooperativeKernelMultiDevice`)",
     ),
+    ("cuLaunchHostFunc_v2", "no HIP counterpart `hipLaunchHostFunc_v2`"),
     (
         "cuLaunchKernelEx",
         "parameter `config`: struct `CUlaunchConfig_st` vs `HIP_LAUNCH_CONFIG_st`: struct `CUlaunchAttribute_st` vs `hipLaunchAttribute_st`: enum `CUlaunchAttributeID` inside a pointer/struct: values differ from `hipLaunchAttributeID` (HIP `hipDrvLaunchKernelEx`)",
@@ -6528,12 +6485,25 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuLibraryLoadFromFile",
         "parameter `jitOptions`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadFromFile`)",
     ),
+    ("cuLogicalEndpointAddDevice", "no HIP counterpart `hipLogicalEndpointAddDevice`"),
+    ("cuLogicalEndpointBindAddr", "no HIP counterpart `hipLogicalEndpointBindAddr`"),
+    ("cuLogicalEndpointBindMem", "no HIP counterpart `hipLogicalEndpointBindMem`"),
+    ("cuLogicalEndpointCreate", "no HIP counterpart `hipLogicalEndpointCreate`"),
+    ("cuLogicalEndpointDestroy", "no HIP counterpart `hipLogicalEndpointDestroy`"),
+    ("cuLogicalEndpointExport", "no HIP counterpart `hipLogicalEndpointExport`"),
+    ("cuLogicalEndpointGetLimits", "no HIP counterpart `hipLogicalEndpointGetLimits`"),
+    ("cuLogicalEndpointIdRelease", "no HIP counterpart `hipLogicalEndpointIdRelease`"),
+    ("cuLogicalEndpointIdReserve", "no HIP counterpart `hipLogicalEndpointIdReserve`"),
+    ("cuLogicalEndpointImport", "no HIP counterpart `hipLogicalEndpointImport`"),
+    ("cuLogicalEndpointQuery", "no HIP counterpart `hipLogicalEndpointQuery`"),
+    ("cuLogicalEndpointUnbind", "no HIP counterpart `hipLogicalEndpointUnbind`"),
     ("cuLogsCurrent", "no HIP counterpart `hipLogsCurrent`"),
     ("cuLogsDumpToFile", "no HIP counterpart `hipLogsDumpToFile`"),
     ("cuLogsDumpToMemory", "no HIP counterpart `hipLogsDumpToMemory`"),
     ("cuLogsRegisterCallback", "no HIP counterpart `hipLogsRegisterCallback`"),
     ("cuLogsUnregisterCallback", "no HIP counterpart `hipLogsUnregisterCallback`"),
     ("cuMemBatchDecompressAsync", "no HIP counterpart `hipMemBatchDecompressAsync`"),
+    ("cuMemGetLocationInfo", "no HIP counterpart `hipMemGetLocationInfo`"),
     (
         "cuMemMapArrayAsync",
         "parameter `mapInfoList`: struct `CUarrayMapInfo_st` vs `hipArrayMapInfo`: enum `CUresourcetype` is not paired with `hipResourceType` (HIP `hipMemMapArrayAsync`)",
@@ -6543,9 +6513,14 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "argument count differs (4 vs 5) (HIP `hipMemcpy3DBatchAsync`)",
     ),
     (
+        "cuMemcpy3DWithAttributesAsync",
+        "no HIP counterpart `hipMemcpy3DWithAttributesAsync`",
+    ),
+    (
         "cuMemcpyBatchAsync",
         "argument count differs (8 vs 9) (HIP `hipMemcpyBatchAsync`)",
     ),
+    ("cuMemcpyWithAttributesAsync", "no HIP counterpart `hipMemcpyWithAttributesAsync`"),
     (
         "cuMipmappedArrayGetMemoryRequirements",
         "parameter `memoryRequirements`: struct `CUDA_ARRAY_MEMORY_REQUIREMENTS_st` and `hipArrayMemoryRequirements` differ in kind, repr or field count (HIP `hipMipmappedArrayGetMemoryRequirements`)",
@@ -6558,7 +6533,9 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuModuleGetSurfRef", "no HIP counterpart `hipModuleGetSurfRef`"),
     ("cuMulticastAddDevice", "no HIP counterpart `hipMulticastAddDevice`"),
     ("cuMulticastBindAddr", "no HIP counterpart `hipMulticastBindAddr`"),
+    ("cuMulticastBindAddr_v2", "no HIP counterpart `hipMulticastBindAddr_v2`"),
     ("cuMulticastBindMem", "no HIP counterpart `hipMulticastBindMem`"),
+    ("cuMulticastBindMem_v2", "no HIP counterpart `hipMulticastBindMem_v2`"),
     ("cuMulticastCreate", "no HIP counterpart `hipMulticastCreate`"),
     ("cuMulticastGetGranularity", "no HIP counterpart `hipMulticastGetGranularity`"),
     ("cuMulticastUnbind", "no HIP counterpart `hipMulticastUnbind`"),
@@ -6576,8 +6553,22 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ),
     ("cuParamSetTexRef", "no HIP counterpart `hipParamSetTexRef`"),
     (
+        "cuStreamBatchMemOp",
+        "parameter `paramArray`: struct `CUstreamBatchMemOpParams_union` and `hipStreamBatchMemOpParams_union` differ (HIP `hipStreamBatchMemOp`)",
+    ),
+    ("cuStreamBeginCaptureToCig", "no HIP counterpart `hipStreamBeginCaptureToCig`"),
+    (
+        "cuStreamBeginRecaptureToGraph",
+        "no HIP counterpart `hipStreamBeginRecaptureToGraph`",
+    ),
+    ("cuStreamEndCaptureToCig", "no HIP counterpart `hipStreamEndCaptureToCig`"),
+    (
         "cuStreamGetAttribute",
         "parameter `attr`: `CUstreamAttrID` vs enum `hipLaunchAttributeID` (HIP `hipStreamGetAttribute`)",
+    ),
+    (
+        "cuStreamGetDevResource",
+        "parameter `resource`: struct `CUdevResource_st` and `hipDevResource_st` differ (HIP `hipStreamGetDevResource`)",
     ),
     ("cuStreamGetGreenCtx", "no HIP counterpart `hipStreamGetGreenCtx`"),
     (
@@ -6593,6 +6584,10 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuTensorMapEncodeIm2colWide", "no HIP counterpart `hipTensorMapEncodeIm2colWide`"),
     ("cuTensorMapEncodeTiled", "no HIP counterpart `hipTensorMapEncodeTiled`"),
     ("cuTensorMapReplaceAddress", "no HIP counterpart `hipTensorMapReplaceAddress`"),
+    (
+        "cuTensorMapSetAllocationClass",
+        "no HIP counterpart `hipTensorMapSetAllocationClass`",
+    ),
     ("cuTexRefCreate", "no HIP counterpart `hipTexRefCreate`"),
     ("cuTexRefDestroy", "no HIP counterpart `hipTexRefDestroy`"),
     ("cuTexRefGetMipmappedArray", "no HIP counterpart `hipTexRefGetMipmappedArray`"),
@@ -6825,6 +6820,22 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe { hip_f(memPool as _, device) };
+        self.rt(hip_r)
+    }
+    /// `cudaDeviceGetExecutionCtx` → `hipDeviceGetExecutionCtx`.
+    #[inline]
+    unsafe fn cudaDeviceGetExecutionCtx(
+        &self,
+        ctx: *mut anycuda_api::runtime::cudaExecutionContext_t,
+        device: ::core::ffi::c_int,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipDeviceGetExecutionCtx else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _, device) };
         self.rt(hip_r)
     }
     /// `cudaDeviceGetGraphMemAttribute` → `hipDeviceGetGraphMemAttribute`.
@@ -7329,6 +7340,100 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
         };
         let hip_r = unsafe { hip_f(event as _) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxDestroy` → `hipExecutionCtxDestroy`.
+    #[inline]
+    unsafe fn cudaExecutionCtxDestroy(
+        &self,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxDestroy else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxGetDevice` → `hipExecutionCtxGetDevice`.
+    #[inline]
+    unsafe fn cudaExecutionCtxGetDevice(
+        &self,
+        device: *mut ::core::ffi::c_int,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxGetDevice else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(device, ctx as _) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxGetId` → `hipExecutionCtxGetId`.
+    #[inline]
+    unsafe fn cudaExecutionCtxGetId(
+        &self,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+        ctxId: *mut ::core::ffi::c_ulonglong,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxGetId else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _, ctxId) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxRecordEvent` → `hipExecutionCtxRecordEvent`.
+    #[inline]
+    unsafe fn cudaExecutionCtxRecordEvent(
+        &self,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+        event: anycuda_api::runtime::cudaEvent_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxRecordEvent else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _, event as _) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxSynchronize` → `hipExecutionCtxSynchronize`.
+    #[inline]
+    unsafe fn cudaExecutionCtxSynchronize(
+        &self,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxSynchronize else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _) };
+        self.rt(hip_r)
+    }
+    /// `cudaExecutionCtxWaitEvent` → `hipExecutionCtxWaitEvent`.
+    #[inline]
+    unsafe fn cudaExecutionCtxWaitEvent(
+        &self,
+        ctx: anycuda_api::runtime::cudaExecutionContext_t,
+        event: anycuda_api::runtime::cudaEvent_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        let Some(hip_t) = self.native_hip() else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
+        };
+        let Some(hip_f) = hip_t.hipExecutionCtxWaitEvent else {
+            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
+        };
+        let hip_r = unsafe { hip_f(ctx as _, event as _) };
         self.rt(hip_r)
     }
     /// `cudaExternalMemoryGetMappedBuffer` → `hipExternalMemoryGetMappedBuffer`.
@@ -12126,8 +12231,24 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart `hipCtxResetPersistingL2Cache`",
     ),
     (
+        "cudaDevResourceGenerateDesc",
+        "parameter `resources`: struct `cudaDevResource_st` vs `hipDevResource_st`: struct `cudaDevResource_st__bindgen_ty_1` vs `hipDevResource_st__bindgen_ty_1`: struct `cudaDevSmResource` and `hipDevSmResource` differ in kind, repr or field count (HIP `hipDevResourceGenerateDesc`)",
+    ),
+    (
+        "cudaDevSmResourceSplit",
+        "parameter `result`: struct `cudaDevResource_st` and `hipDevResource_st` differ (HIP `hipDevSmResourceSplit`)",
+    ),
+    (
+        "cudaDevSmResourceSplitByCount",
+        "parameter `result`: struct `cudaDevResource_st` and `hipDevResource_st` differ (HIP `hipDevSmResourceSplitByCount`)",
+    ),
+    (
         "cudaDeviceFlushGPUDirectRDMAWrites",
         "no HIP counterpart `hipDeviceFlushGPUDirectRDMAWrites`",
+    ),
+    (
+        "cudaDeviceGetDevResource",
+        "parameter `resource`: struct `cudaDevResource_st` and `hipDevResource_st` differ (HIP `hipDeviceGetDevResource`)",
     ),
     (
         "cudaDeviceGetHostAtomicCapabilities",
@@ -12150,10 +12271,19 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart `hipDeviceUnregisterAsyncNotification`",
     ),
     (
+        "cudaExecutionCtxGetDevResource",
+        "parameter `resource`: struct `cudaDevResource_st` and `hipDevResource_st` differ (HIP `hipExecutionCtxGetDevResource`)",
+    ),
+    (
+        "cudaExecutionCtxStreamCreate",
+        "flag parameter `flags` is not listed in codegen/hip-flag-params.txt (HIP `hipExecutionCtxStreamCreate`)",
+    ),
+    (
         "cudaExternalMemoryGetMappedMipmappedArray",
         "parameter `mipmapDesc`: struct `cudaExternalMemoryMipmappedArrayDesc` and `hipExternalMemoryMipmappedArrayDesc_st` differ in kind, repr or field count (HIP `hipExternalMemoryGetMappedMipmappedArray`)",
     ),
     ("cudaFuncGetName", "no HIP counterpart `hipFuncGetName`"),
+    ("cudaFuncGetParamCount", "no HIP counterpart `hipFuncGetParamCount`"),
     ("cudaFuncGetParamInfo", "no HIP counterpart `hipFuncGetParamInfo`"),
     (
         "cudaGetDriverEntryPoint",
@@ -12188,6 +12318,12 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart `hipGraphConditionalHandleCreate`",
     ),
     (
+        "cudaGraphConditionalHandleCreate_v2",
+        "no HIP counterpart `hipGraphConditionalHandleCreate_v2`",
+    ),
+    ("cudaGraphExecGetId", "no HIP counterpart `hipGraphExecGetId`"),
+    ("cudaGraphGetId", "no HIP counterpart `hipGraphGetId`"),
+    (
         "cudaGraphKernelNodeGetAttribute",
         "parameter `value_out`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ in kind, repr or field count (HIP `hipGraphKernelNodeGetAttribute`)",
     ),
@@ -12196,6 +12332,13 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `value`: struct `cudaLaunchAttributeValue` and `hipLaunchAttributeValue` differ (HIP `hipGraphKernelNodeSetAttribute`)",
     ),
     (
+        "cudaGraphNodeGetContainingGraph",
+        "no HIP counterpart `hipGraphNodeGetContainingGraph`",
+    ),
+    ("cudaGraphNodeGetLocalId", "no HIP counterpart `hipGraphNodeGetLocalId`"),
+    ("cudaGraphNodeGetParams", "no HIP counterpart `hipGraphNodeGetParams`"),
+    ("cudaGraphNodeGetToolsId", "no HIP counterpart `hipGraphNodeGetToolsId`"),
+    (
         "cudaGraphicsResourceGetMappedMipmappedArray",
         "no HIP counterpart `hipGraphicsResourceGetMappedMipmappedArray`",
     ),
@@ -12203,11 +12346,16 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "cudaGraphicsResourceSetMapFlags",
         "no HIP counterpart `hipGraphicsResourceSetMapFlags`",
     ),
+    (
+        "cudaGreenCtxCreate",
+        "flag parameter `flags` is not listed in codegen/hip-flag-params.txt (HIP `hipGreenCtxCreate`)",
+    ),
     ("cudaInitDevice", "no HIP counterpart `hipInitDevice`"),
     (
         "cudaKernelSetAttributeForDevice",
         "no HIP counterpart `hipKernelSetAttributeForDevice`",
     ),
+    ("cudaLaunchHostFunc_v2", "no HIP counterpart `hipLaunchHostFunc_v2`"),
     (
         "cudaLibraryGetUnifiedFunction",
         "no HIP counterpart `hipLibraryGetUnifiedFunction`",
@@ -12225,9 +12373,14 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ("cudaLogsDumpToMemory", "no HIP counterpart `hipLogsDumpToMemory`"),
     ("cudaLogsRegisterCallback", "no HIP counterpart `hipLogsRegisterCallback`"),
     ("cudaLogsUnregisterCallback", "no HIP counterpart `hipLogsUnregisterCallback`"),
+    ("cudaMemGetLocationInfo", "no HIP counterpart `hipMemGetLocationInfo`"),
     (
         "cudaMemcpy3DBatchAsync",
         "argument count differs (4 vs 5) (HIP `hipMemcpy3DBatchAsync`)",
+    ),
+    (
+        "cudaMemcpy3DWithAttributesAsync",
+        "no HIP counterpart `hipMemcpy3DWithAttributesAsync`",
     ),
     ("cudaMemcpyArrayToArray", "no HIP counterpart `hipMemcpyArrayToArray`"),
     (
@@ -12236,6 +12389,10 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ),
     ("cudaMemcpyFromArrayAsync", "no HIP counterpart `hipMemcpyFromArrayAsync`"),
     ("cudaMemcpyToArrayAsync", "no HIP counterpart `hipMemcpyToArrayAsync`"),
+    (
+        "cudaMemcpyWithAttributesAsync",
+        "no HIP counterpart `hipMemcpyWithAttributesAsync`",
+    ),
     (
         "cudaMipmappedArrayGetSparseProperties",
         "no HIP counterpart `hipMipmappedArrayGetSparseProperties`",
@@ -12247,6 +12404,14 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cudaOccupancyMaxPotentialClusterSize",
         "parameter `launchConfig`: struct `cudaLaunchConfig_st` and `hipLaunchConfig_st` differ (HIP `hipOccupancyMaxPotentialClusterSize`)",
+    ),
+    (
+        "cudaStreamBeginRecaptureToGraph",
+        "no HIP counterpart `hipStreamBeginRecaptureToGraph`",
+    ),
+    (
+        "cudaStreamGetDevResource",
+        "parameter `resource`: struct `cudaDevResource_st` and `hipDevResource_st` differ (HIP `hipStreamGetDevResource`)",
     ),
     (
         "cudaStreamSetAttribute",

@@ -197,7 +197,7 @@ impl<T> UnifiedSlice<T> {
             )
         };
         self.stream.ctx.bind_to_thread()?;
-        let location = sys::CUmemLocation { type_, id };
+        let location = sys::CUmemLocation::new(type_, id);
         unsafe {
             result::mem_prefetch_async(
                 self.cu_device_ptr,
