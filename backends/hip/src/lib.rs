@@ -16,6 +16,7 @@ pub mod driver;
 mod loader;
 pub use loader::version_string;
 pub mod rtc;
+mod rtc_isa;
 pub mod rtc_options;
 pub mod runtime;
 
@@ -72,6 +73,9 @@ impl HipBackend {
             Platform::Amd
         };
         let conv = conv::tables_for(version);
+        if let (Platform::Amd, Ok(r)) = (platform, &rtc) {
+            rtc_isa::probe(version, &r.path);
+        }
         let backend = Self {
             hip,
             rtc,
