@@ -60,7 +60,8 @@ type CountFn = unsafe extern "C" fn(*mut usize) -> i32;
 type NameFn = unsafe extern "C" fn(usize, *mut *const core::ffi::c_char) -> i32;
 
 /// `amdgcn-amd-amdhsa--gfx90a` → `gfx90a`, for every ISA comgr lists, keeping HIP's processors
-/// (gfx8 and later; HIP never targeted gfx6/gfx7, and the static tables leave them out too).
+/// (gfx8 and later, no generic targets; HIP never targeted gfx6/gfx7, and the static tables
+/// leave them out too).
 fn isa_list(lib: &libloading::Library) -> Option<Vec<&'static str>> {
     // SAFETY: comgr's documented signatures, unchanged since comgr 1.
     let (count, name) = unsafe {
@@ -84,9 +85,10 @@ fn isa_list(lib: &libloading::Library) -> Option<Vec<&'static str>> {
         // SAFETY: non-null C string owned by comgr, which is never unloaded (see above).
         let full = unsafe { core::ffi::CStr::from_ptr(p) }.to_str().ok()?;
         let proc_ = full.rsplit("--").next()?.split(':').next()?;
+        // Generic targets (`gfx9-generic`) are listed, but Debian's device libraries lack them.
         let keep = proc_
             .strip_prefix("gfx")
-            .is_some_and(|d| !d.starts_with('6') && !d.starts_with('7'));
+            .is_some_and(|d| !d.starts_with('6') && !d.starts_with('7') && !d.contains('-'));
         if keep && !out.contains(&proc_) {
             out.push(proc_);
         }
