@@ -252,3 +252,8 @@ pub mod nvrtc {
         unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
     }
 }
+
+/// The README's Rust snippets, compiled as doctests so they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
