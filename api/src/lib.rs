@@ -14,6 +14,7 @@ pub mod hallucinated;
 pub mod handles;
 pub mod loader;
 pub mod rtc_headers;
+pub mod rtc_include;
 pub mod rtc_input;
 pub mod rtc_options;
 pub mod strings;

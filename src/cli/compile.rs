@@ -129,7 +129,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             prog.add_name_expression(e)
                 .map_err(|err| format!("name expression {e:?}: {err}"))?;
         }
-        let mut opts: Vec<&str> = a.options.iter().map(String::as_str).collect();
+        // nvcc finds quoted includes next to the source: its folder comes before the user's -I.
+        let src_dir = anycuda_api::rtc_include::source_folder_option(&a.file);
+        let mut opts: Vec<&str> = src_dir.iter().map(String::as_str).collect();
+        opts.extend(a.options.iter().map(String::as_str));
         let arch_opt = format!("--gpu-architecture={arch}");
         opts.push(&arch_opt);
         if let Err(e) = prog.compile(&opts) {

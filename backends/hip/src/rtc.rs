@@ -223,7 +223,11 @@ impl Rtc for HipBackend {
             let arch = self.current_arch();
             let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
             match rtc_options::translate(&opts, &ctx) {
-                Ok(t) => (t.args, t.notes),
+                // Quoted includes resolve in the working directory, as on NVRTC (rtc_include).
+                Ok(mut t) => {
+                    t.args.extend(anycuda_api::rtc_include::hiprtc_search_options());
+                    (t.args, t.notes)
+                }
                 Err(e) => {
                     *notes = format!("anycuda: {e}\n");
                     return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
