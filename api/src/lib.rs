@@ -13,6 +13,8 @@ pub mod error;
 pub mod hallucinated;
 pub mod handles;
 pub mod loader;
+#[macro_use]
+mod rtc_headers_extra;
 pub mod rtc_headers;
 pub mod rtc_include;
 pub mod rtc_input;
