@@ -18,16 +18,23 @@ use std::ffi::CString;
 use std::path::{Component, Path, PathBuf};
 
 /// The options that make hipRTC search the working directory for quoted includes (NVRTC does
-/// so by itself). Empty when the working directory cannot be read or is not valid UTF-8 with no
-/// NUL (it could not be passed as an option).
+/// so by itself); none when the working directory cannot be read or named in an option.
+///
+/// With the built-in headers on, it also pre-includes `cuda_runtime.h`, as nvcc does for every
+/// `.cu` file: NVRTC declares the CUDA device intrinsics (`__shfl_xor_sync`, ...) by itself, and
+/// on hipRTC the built-in `cuda_runtime.h` is where they come from.
 pub fn hiprtc_search_options() -> Vec<CString> {
-    let Ok(cwd) = std::env::current_dir() else {
-        return Vec::new();
-    };
-    match cwd.to_str().map(|s| CString::new(format!("-iquote{s}"))) {
-        Some(Ok(opt)) => vec![opt],
-        _ => Vec::new(),
+    let mut out = Vec::new();
+    if crate::rtc_input::builtins_enabled() {
+        out.extend([c"-include".to_owned(), c"cuda_runtime.h".to_owned()]);
     }
+    let Ok(cwd) = std::env::current_dir() else {
+        return out;
+    };
+    if let Some(Ok(opt)) = cwd.to_str().map(|s| CString::new(format!("-iquote{s}"))) {
+        out.push(opt);
+    }
+    out
 }
 
 /// The option `anycuda compile` adds for a source file: `-I` and the file's folder (its

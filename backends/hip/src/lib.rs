@@ -18,6 +18,7 @@ pub use loader::version_string;
 pub mod rtc;
 mod rtc_isa;
 pub mod rtc_options;
+pub mod rtc_wave;
 pub mod runtime;
 
 #[allow(missing_docs, non_snake_case, non_camel_case_types, clippy::all)]

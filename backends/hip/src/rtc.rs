@@ -189,6 +189,8 @@ impl Rtc for HipBackend {
         if r != nvrtcResult::NVRTC_SUCCESS {
             return r;
         }
+        // SAFETY: non-null NUL-terminated source (checked; caller contract).
+        crate::rtc_wave::remember(raw as usize, &unsafe { core::ffi::CStr::from_ptr(src) }.to_string_lossy());
         let p = Box::into_raw(Box::new(Program { raw, notes: Mutex::new(String::new()), compiled: AtomicBool::new(false) }));
         self.programs.insert(p as usize);
         // SAFETY: non-null out-pointer (checked).
@@ -204,6 +206,7 @@ impl Rtc for HipBackend {
         }
         // SAFETY: it was registered, so it is a Box<Program> of ours, now unregistered.
         let mut p = unsafe { Box::from_raw(handle as *mut Program) };
+        crate::rtc_wave::forget(p.raw as usize);
         let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut p.raw)) };
         unsafe { *prog = core::ptr::null_mut() };
         r
@@ -235,6 +238,7 @@ impl Rtc for HipBackend {
             }
         };
         *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
+        notes.push_str(&crate::rtc_wave::notes(p.raw as usize, &args));
         drop(notes);
         let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
         let r = unsafe {
