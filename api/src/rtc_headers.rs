@@ -55,7 +55,7 @@ pub fn builtin_headers(target: RtcTarget) -> &'static [(&'static str, &'static s
 
 const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", NVRTC_CUDA_RUNTIME_H),
-    ("cuda_runtime_api.h", NVRTC_CUDA_RUNTIME_H),
+    ("cuda_runtime_api.h", CUDA_RUNTIME_API_H),
     ("device_launch_parameters.h", EMPTY_DEVICE_HEADER),
     ("stdint.h", NVRTC_STDINT_H),
     ("cstdint", CSTDINT),
@@ -80,7 +80,7 @@ const NVRTC_HEADERS: &[(&str, &str)] = &[
 
 const HIPRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", HIPRTC_CUDA_RUNTIME_H),
-    ("cuda_runtime_api.h", HIPRTC_CUDA_RUNTIME_H),
+    ("cuda_runtime_api.h", CUDA_RUNTIME_API_H),
     ("device_launch_parameters.h", EMPTY_DEVICE_HEADER),
     ("stdint.h", HIPRTC_STDINT_H),
     ("cstdint", CSTDINT),
@@ -102,6 +102,11 @@ const HIPRTC_HEADERS: &[(&str, &str)] = &[
     ("assert.h", extra::ASSERT_H_HIPRTC),
     ("cassert", extra::ASSERT_H_HIPRTC),
 ];
+
+/// One text per file: `#pragma once` guards a file, so a second name for the same text would
+/// define everything twice.
+const CUDA_RUNTIME_API_H: &str =
+    "// anycuda built-in cuda_runtime_api.h.\n#pragma once\n#include <cuda_runtime.h>\n";
 
 const EMPTY_DEVICE_HEADER: &str = r#"// anycuda built-in: threadIdx/blockIdx/blockDim/gridDim/warpSize are predeclared by the compiler.
 #pragma once
@@ -331,6 +336,10 @@ using ::uintmax_t;
 const NVRTC_CUDA_FP16_H: &str = concat!(
     r#"// anycuda built-in cuda_fp16.h for NVRTC (own implementation, a subset of CUDA's API).
 #pragma once
+#if __has_include(<cuda_fp16.hpp>) && __has_include(<../include/cuda_fp16.h>)
+// A CUDA toolkit's include folder is on the path: step aside for its own header.
+#include <../include/cuda_fp16.h>
+#else
 struct __half_raw { unsigned short x; };
 struct __half2_raw { unsigned short x; unsigned short y; };
 __device__ __forceinline__ unsigned short __anycuda_f2h(float f)
@@ -475,7 +484,8 @@ __device__ __forceinline__ __half2& operator+=(__half2& a, const __half2& b) { a
 __device__ __forceinline__ __half2& operator-=(__half2& a, const __half2& b) { a = __hsub2(a, b); return a; }
 __device__ __forceinline__ __half2& operator*=(__half2& a, const __half2& b) { a = __hmul2(a, b); return a; }
 "#,
-    nvrtc_fp16_more!()
+    nvrtc_fp16_more!(),
+    "#endif\n"
 );
 
 /// hipRTC pre-includes `hip/hip_fp16.h`, which already provides CUDA's fp16 API.
@@ -496,6 +506,10 @@ const HIPRTC_CUDA_FP16_H: &str = concat!(
 const CUDA_BF16_H: &str = concat!(
     r#"// anycuda built-in cuda_bf16.h (own implementation, a subset of CUDA's API).
 #pragma once
+#if defined(__CUDACC_RTC__) && __has_include(<cuda_bf16.hpp>) && __has_include(<../include/cuda_bf16.h>)
+// NVRTC with a CUDA toolkit's include folder on the path: step aside for its own header.
+#include <../include/cuda_bf16.h>
+#else
 struct __nv_bfloat16_raw { unsigned short x; };
 struct __nv_bfloat162_raw { unsigned short x; unsigned short y; };
 
@@ -628,7 +642,8 @@ __device__ __forceinline__ __nv_bfloat162 operator*(const __nv_bfloat162& a, con
 __device__ __forceinline__ __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __h2div(a, b); }
 #undef __ANYCUDA_BF16_PTX
 "#,
-    bf16_more!()
+    bf16_more!(),
+    "#endif\n"
 );
 
 /// Our own cooperative groups subset: thread blocks and static tiles of up to 32 threads, which

@@ -5,8 +5,8 @@
 //! Debian's hipRTC 5.2.3, 5.7.1 and 6.4.3): both predeclare the C math functions in the global
 //! namespace (`sqrtf`, `sqrt(float)`, `isnan`, ...) and `size_t`, but neither has the headers
 //! `<cmath>`, `<limits>`, `<cfloat>`, `<climits>` or `<stddef.h>`; hipRTC predeclares part of
-//! `<type_traits>` (`is_same`, `enable_if`, `is_integral`, ...; `conditional` from 6.x), NVRTC
-//! none of it. Without these shims hipRTC falls through to the host's `/usr/include`, whose
+//! `<type_traits>` (`is_same`, `enable_if`, `is_integral`, `is_signed`, ...), NVRTC
+//! none of it (probed per name). Without these shims hipRTC falls through to the host's `/usr/include`, whose
 //! `<stdlib.h>` then fails for lack of `stddef.h`.
 
 /// `<stddef.h>`: the same types the host's LP64 headers give.
@@ -391,7 +391,7 @@ template <typename T> struct is_arithmetic : integral_constant<bool, is_integral
 template <typename T> struct is_signed : integral_constant<bool, is_arithmetic<T>::value && T(-1) < T(0)> {};
 template <typename T> struct is_scalar : integral_constant<bool, is_arithmetic<T>::value || __is_enum(T)> {};
 template <typename F, typename T> struct is_convertible : integral_constant<bool, __is_convertible_to(F, T)> {};
-template <typename T> T&& declval() noexcept;
+template <typename T> __host__ __device__ T&& declval() noexcept;
 template <bool B, typename T = void> using enable_if_t = typename enable_if<B, T>::type;
 template <bool B, typename T, typename F> using conditional_t = typename conditional<B, T, F>::type;
 "#,
@@ -399,16 +399,14 @@ template <bool B, typename T, typename F> using conditional_t = typename conditi
     "}\n"
 );
 
-/// `<type_traits>` for hipRTC: only what it does not predeclare. `conditional` is predeclared
-/// from HIP 6.0 on; `enable_if_t`/`conditional_t` never are.
+/// `<type_traits>` for hipRTC: only what it does not predeclare in `std` (HIP 6.x keeps its
+/// `conditional` in `__hip_internal`).
 pub(crate) const TYPE_TRAITS_HIPRTC: &str = concat!(
     r#"// anycuda built-in <type_traits> for hipRTC: adds what HIP's runtime header does not declare.
 #pragma once
 namespace std {
-#if HIP_VERSION_MAJOR < 6
 template <bool B, typename T, typename F> struct conditional { typedef T type; };
 template <typename T, typename F> struct conditional<false, T, F> { typedef F type; };
-#endif
 template <bool B> using bool_constant = integral_constant<bool, B>;
 template <bool B, typename T = void> using enable_if_t = typename enable_if<B, T>::type;
 template <bool B, typename T, typename F> using conditional_t = typename conditional<B, T, F>::type;
@@ -418,10 +416,14 @@ template <bool B, typename T, typename F> using conditional_t = typename conditi
 );
 
 /// `<cuda_fp8.h>`: E4M3 and E5M2 (OCP FP8) with CUDA's conversion API, in software on both
-/// compilers. Conversions round to nearest even; `__NV_SATFINITE` clamps to the largest finite
+/// compilers (on NVRTC it steps aside for a CUDA toolkit's own header on the include path). Conversions round to nearest even; `__NV_SATFINITE` clamps to the largest finite
 /// value, `__NV_NOSAT` gives NaN (E4M3, which has no infinity) or infinity (E5M2) on overflow.
 pub(crate) const CUDA_FP8_H: &str = r#"// anycuda built-in cuda_fp8.h (own implementation, a subset of CUDA's API).
 #pragma once
+#if defined(__CUDACC_RTC__) && __has_include(<cuda_fp8.hpp>) && __has_include(<../include/cuda_fp8.h>)
+// NVRTC with a CUDA toolkit's include folder on the path: step aside for its own header.
+#include <../include/cuda_fp8.h>
+#else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 typedef unsigned char __nv_fp8_storage_t;
@@ -464,8 +466,8 @@ __device__ inline float __anycuda_fp8_to_float(__nv_fp8_storage_t v, __nv_fp8_in
     const int mbits = e5 ? 2 : 3, bias = e5 ? 15 : 7;
     const float s = (v & 0x80) ? -1.0f : 1.0f;
     const int e = (v & 0x7f) >> mbits, m = v & ((1 << mbits) - 1);
-    if (e5 && e == 31) return m ? __builtin_nanf("") : s * __builtin_huge_valf();
-    if (!e5 && (v & 0x7f) == 0x7f) return __builtin_nanf("");
+    if (e5 && e == 31) return m ? __int_as_float(0x7fffffff) : s * __int_as_float(0x7f800000);
+    if (!e5 && (v & 0x7f) == 0x7f) return __int_as_float(0x7fffffff);
     if (e == 0) return s * ldexpf((float)m, 1 - bias - mbits);
     return s * ldexpf((float)((1 << mbits) + m), e - bias - mbits);
 }
@@ -498,12 +500,9 @@ __device__ inline __nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2 x, __nv_s
 }
 __device__ inline __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8_interpretation_t fmt)
 {
-    __half_raw lo = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)(x & 0xff), fmt);
-    __half_raw hi = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)(x >> 8), fmt);
-    __half2_raw r;
-    r.x = lo.x;
-    r.y = hi.x;
-    return r;
+    __half2 h = __halves2half2(__float2half(__anycuda_fp8_to_float((__nv_fp8_storage_t)(x & 0xff), fmt)),
+                               __float2half(__anycuda_fp8_to_float((__nv_fp8_storage_t)(x >> 8), fmt)));
+    return *reinterpret_cast<__half2_raw*>(&h);
 }
 
 #define __ANYCUDA_FP8(NAME, FMT)                                                                 \
@@ -535,6 +534,7 @@ __ANYCUDA_FP8(__nv_fp8_e5m2, __NV_E5M2)
 #undef __ANYCUDA_FP8
 typedef __nv_fp8_e4m3x2_ __nv_fp8x2_e4m3;
 typedef __nv_fp8_e5m2x2_ __nv_fp8x2_e5m2;
+#endif
 "#;
 
 /// A 16-bit floating-point atomic as a compare-and-swap loop on the aligned 32-bit word that
