@@ -88,6 +88,14 @@ fn loads_the_requested_release_and_detects_its_version() {
                 std::fs::canonicalize(lib).unwrap()
             );
         }
+        // An explicit hipRTC file wins, even where libamdhip64 exports hipRTC too (6.4).
+        if let Ok(rtc) = std::env::var("ANYCUDA_HIPRTC_LIBRARY") {
+            let path = b.libraries()[1].status.as_ref().unwrap().path.clone();
+            assert_eq!(
+                std::fs::canonicalize(&path).unwrap(),
+                std::fs::canonicalize(rtc).unwrap()
+            );
+        }
     }
     // The translation tables are the newest generated ones not newer than the library.
     let conv = h.conv();

@@ -620,7 +620,7 @@ __device__ __forceinline__ __half __hmax_nan(__half a, __half b) { return (__his
 __device__ __forceinline__ __half __hmin_nan(__half a, __half b) { return (__hisnan(a) || __hisnan(b)) ? __anycuda_mkh(0x7fffu) : __hmin(a, b); }
 __device__ __forceinline__ __half2 __hmax2(__half2 a, __half2 b) { return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
 __device__ __forceinline__ __half2 __hmin2(__half2 a, __half2 b) { return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y)); }
-__device__ __forceinline__ bool __hisinf(__half a) { return (a.__x & 0x7fffu) == 0x7c00u; }
+__device__ __forceinline__ int __hisinf(__half a) { return (a.__x & 0x7fffu) != 0x7c00u ? 0 : ((a.__x & 0x8000u) ? -1 : 1); }
 
 // ---- anycuda: half math through f32 ----
 #define __ANYCUDA_H_MATH(NAME, NAME2, F)                                                          \
@@ -770,7 +770,7 @@ __device__ __forceinline__ __nv_bfloat16 __short_as_bfloat16(short s) { return _
 
 __device__ __forceinline__ __nv_bfloat16 __hmax_nan(__nv_bfloat16 a, __nv_bfloat16 b) { return (__hisnan(a) || __hisnan(b)) ? __anycuda_mkbf(0x7fffu) : __hmax(a, b); }
 __device__ __forceinline__ __nv_bfloat16 __hmin_nan(__nv_bfloat16 a, __nv_bfloat16 b) { return (__hisnan(a) || __hisnan(b)) ? __anycuda_mkbf(0x7fffu) : __hmin(a, b); }
-__device__ __forceinline__ bool __hisinf(__nv_bfloat16 a) { return (a.__x & 0x7fffu) == 0x7f80u; }
+__device__ __forceinline__ int __hisinf(__nv_bfloat16 a) { return (a.__x & 0x7fffu) != 0x7f80u ? 0 : ((a.__x & 0x8000u) ? -1 : 1); }
 __device__ __forceinline__ __nv_bfloat162 __hmax2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
 __device__ __forceinline__ __nv_bfloat162 __hmin2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(__hmin(a.x, b.x), __hmin(a.y, b.y)); }
 

@@ -8,6 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 export CI="${CI:-true}" CUDA_PATH="${CUDA_PATH:-$ROOT/.cache/inputs/cuda/nvidia/cu13}"
+export ANYCUDA_REAL_CORPUS=1 # tests/rocm_real_corpus.rs
 versions=("$@")
 ((${#versions[@]})) || versions=(5.2 5.7 6.4)
 
