@@ -106,3 +106,6 @@ echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"
 echo "HIP headers:     /usr/include/hip (Debian libamdhip64-dev $(dpkg-query -W -f='${Version}' libamdhip64-dev))"
 echo "cubecl-hip-sys:  $CUBECL_CRATE"
+
+# ---- the real-world kernel corpus (tests/rocm_real_corpus.rs), pinned crates via cargo -------
+bash "$ROOT/ci/rocm/fetch-kernels.sh"

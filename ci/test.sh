@@ -12,5 +12,6 @@ bash ci/fetch-inputs.sh
 
 # anycuda finds NVRTC and libcudart through CUDA_PATH (see README, "Library search").
 export CUDA_PATH="$ROOT/.cache/inputs/cuda/nvidia/cu13"
+export ANYCUDA_REAL_CORPUS=1 # the real-world kernel corpus (tests/rocm_real_corpus.rs)
 
 cargo test --workspace --locked "$@"

@@ -226,3 +226,8 @@ pub mod nvrtc {
     pub use crate::generated::nvrtc::*;
     pub use anycuda_api::nvrtc::*;
 }
+
+/// The README's Rust snippets, compiled as doctests so they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -251,8 +251,8 @@ fn unknown_arch_hiprtc() {
         c"--anycuda-hip-arch=gfx9999",
         c"--gpu-architecture=sm_90x",
     ];
-    if v < 60_000_000 {
-        // Known to abort hipRTC 5.2.3 in-process when not caught first.
+    if v < 50_300_000 {
+        // Known to abort hipRTC 5.2.3 in-process when not caught first (5.7 knows gfx942).
         arches.extend([
             c"--gpu-architecture=gfx942",
             c"--gpu-architecture=gfx1100",

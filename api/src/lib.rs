@@ -14,7 +14,10 @@ pub mod hallucinated;
 pub mod handles;
 pub mod loader;
 pub mod nccl;
+#[macro_use]
+mod rtc_headers_extra;
 pub mod rtc_headers;
+pub mod rtc_include;
 pub mod rtc_input;
 pub mod rtc_options;
 pub mod strings;

@@ -31,6 +31,8 @@
 //! compiles against a real CUDA toolkit's headers sets `ANYCUDA_BUILTIN_HEADERS=0` to turn the
 //! built-ins off.
 
+use crate::rtc_headers_extra as extra;
+
 /// Which runtime compiler the built-in headers are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RtcTarget {
@@ -53,7 +55,7 @@ pub fn builtin_headers(target: RtcTarget) -> &'static [(&'static str, &'static s
 
 const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", NVRTC_CUDA_RUNTIME_H),
-    ("cuda_runtime_api.h", NVRTC_CUDA_RUNTIME_H),
+    ("cuda_runtime_api.h", CUDA_RUNTIME_API_H),
     ("device_launch_parameters.h", EMPTY_DEVICE_HEADER),
     ("stdint.h", NVRTC_STDINT_H),
     ("cstdint", CSTDINT),
@@ -61,11 +63,24 @@ const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_bf16.h", CUDA_BF16_H),
     ("cooperative_groups.h", COOPERATIVE_GROUPS_H),
     ("cooperative_groups/reduce.h", COOPERATIVE_GROUPS_REDUCE_H),
+    ("stddef.h", extra::STDDEF_H),
+    ("cstddef", extra::CSTDDEF),
+    ("limits.h", extra::LIMITS_H),
+    ("climits", extra::CLIMITS),
+    ("float.h", extra::FLOAT_H),
+    ("cfloat", extra::CFLOAT),
+    ("math.h", extra::MATH_H),
+    ("cmath", extra::CMATH),
+    ("limits", extra::LIMITS),
+    ("cuda_fp8.h", extra::CUDA_FP8_H),
+    ("type_traits", extra::TYPE_TRAITS_NVRTC),
+    ("assert.h", extra::ASSERT_H_NVRTC),
+    ("cassert", extra::ASSERT_H_NVRTC),
 ];
 
 const HIPRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_runtime.h", HIPRTC_CUDA_RUNTIME_H),
-    ("cuda_runtime_api.h", HIPRTC_CUDA_RUNTIME_H),
+    ("cuda_runtime_api.h", CUDA_RUNTIME_API_H),
     ("device_launch_parameters.h", EMPTY_DEVICE_HEADER),
     ("stdint.h", HIPRTC_STDINT_H),
     ("cstdint", CSTDINT),
@@ -73,7 +88,25 @@ const HIPRTC_HEADERS: &[(&str, &str)] = &[
     ("cuda_bf16.h", CUDA_BF16_H),
     ("cooperative_groups.h", COOPERATIVE_GROUPS_H),
     ("cooperative_groups/reduce.h", COOPERATIVE_GROUPS_REDUCE_H),
+    ("stddef.h", extra::STDDEF_H),
+    ("cstddef", extra::CSTDDEF),
+    ("limits.h", extra::LIMITS_H),
+    ("climits", extra::CLIMITS),
+    ("float.h", extra::FLOAT_H),
+    ("cfloat", extra::CFLOAT),
+    ("math.h", extra::MATH_H),
+    ("cmath", extra::CMATH),
+    ("limits", extra::LIMITS),
+    ("cuda_fp8.h", extra::CUDA_FP8_H),
+    ("type_traits", extra::TYPE_TRAITS_HIPRTC),
+    ("assert.h", extra::ASSERT_H_HIPRTC),
+    ("cassert", extra::ASSERT_H_HIPRTC),
 ];
+
+/// One text per file: `#pragma once` guards a file, so a second name for the same text would
+/// define everything twice.
+const CUDA_RUNTIME_API_H: &str =
+    "// anycuda built-in cuda_runtime_api.h.\n#pragma once\n#include <cuda_runtime.h>\n";
 
 const EMPTY_DEVICE_HEADER: &str = r#"// anycuda built-in: threadIdx/blockIdx/blockDim/gridDim/warpSize are predeclared by the compiler.
 #pragma once
@@ -94,7 +127,8 @@ const NVRTC_CUDA_RUNTIME_H: &str = r#"// anycuda built-in cuda_runtime.h for NVR
 "#;
 
 /// hipRTC pre-includes HIP's runtime; this adds the CUDA spellings HIP 5.2 lacks.
-const HIPRTC_CUDA_RUNTIME_H: &str = r#"// anycuda built-in cuda_runtime.h for hipRTC. hipRTC pre-includes HIP's device runtime, which
+const HIPRTC_CUDA_RUNTIME_H: &str = concat!(
+    r#"// anycuda built-in cuda_runtime.h for hipRTC. hipRTC pre-includes HIP's device runtime, which
 // already spells most CUDA device functions the CUDA way; this header adds the CUDA 9+ warp
 // intrinsics with masks (HIP 5.2 has only the mask-less forms) and the <math.h> macros.
 //
@@ -104,6 +138,13 @@ const HIPRTC_CUDA_RUNTIME_H: &str = r#"// anycuda built-in cuda_runtime.h for hi
 // lanes it sets. __ballot_sync and __activemask return a 32-bit lane mask in CUDA, which cannot
 // describe a 64-lane wavefront: they exist on wave32 targets and are a compile error on wave64.
 #pragma once
+// nvcc defines __CUDA_ARCH__ in device code; CUDA libraries gate whole kernel families on it
+// (half arithmetic >= 530, half atomics >= 700, bfloat16 >= 800). AMD's targets have what those
+// gates ask for (these headers supply the CUDA spellings), so device code sees 800. Code under
+// such a gate that uses inline PTX fails to compile on AMD, as it must.
+#ifndef __CUDA_ARCH__
+#define __CUDA_ARCH__ 800
+#endif
 #ifndef INFINITY
 #define INFINITY __builtin_inff()
 #endif
@@ -188,7 +229,9 @@ __device__ unsigned int __activemask()
     return 0;
 }
 #endif
-"#;
+"#,
+    hiprtc_runtime_more!()
+);
 
 /// The `<stdint.h>` limit and constant macros, shared by both stdint shims.
 macro_rules! stdint_limits {
@@ -249,6 +292,7 @@ typedef unsigned long uintmax_t;
 const HIPRTC_STDINT_H: &str = concat!(
     r#"// anycuda built-in stdint.h for hipRTC (64-bit types as HIP's runtime header defines them).
 #pragma once
+#include <cuda_runtime.h>
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
@@ -289,8 +333,13 @@ using ::uintmax_t;
 /// Our own fp16 for NVRTC: storage plus PTX conversions and arithmetic (NVRTC 13 targets sm_75+,
 /// which have all f16/f16x2 instructions used). Division goes through f32, which is exact
 /// rounding for binary16 (24 >= 2*11+2 significand bits).
-const NVRTC_CUDA_FP16_H: &str = r#"// anycuda built-in cuda_fp16.h for NVRTC (own implementation, a subset of CUDA's API).
+const NVRTC_CUDA_FP16_H: &str = concat!(
+    r#"// anycuda built-in cuda_fp16.h for NVRTC (own implementation, a subset of CUDA's API).
 #pragma once
+#if __has_include(<cuda_fp16.hpp>) && __has_include(<../include/cuda_fp16.h>)
+// A CUDA toolkit's include folder is on the path: step aside for its own header.
+#include <../include/cuda_fp16.h>
+#else
 struct __half_raw { unsigned short x; };
 struct __half2_raw { unsigned short x; unsigned short y; };
 __device__ __forceinline__ unsigned short __anycuda_f2h(float f)
@@ -312,6 +361,13 @@ struct __align__(2) __half {
     __device__ __half(float f) : __x(__anycuda_f2h(f)) {}
     __device__ __half(double d) : __x(__anycuda_f2h(static_cast<float>(d))) {}
     __device__ __half(int i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(unsigned int i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(short i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(unsigned short i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(long i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(unsigned long i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(long long i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
+    __device__ __half(unsigned long long i) : __x(__anycuda_f2h(static_cast<float>(i))) {}
     __device__ operator float() const { return __anycuda_h2f(__x); }
     __device__ operator __half_raw() const { __half_raw r; r.x = __x; return r; }
 };
@@ -427,13 +483,19 @@ __device__ __forceinline__ __half2 operator-(const __half2& a) { return __hneg2(
 __device__ __forceinline__ __half2& operator+=(__half2& a, const __half2& b) { a = __hadd2(a, b); return a; }
 __device__ __forceinline__ __half2& operator-=(__half2& a, const __half2& b) { a = __hsub2(a, b); return a; }
 __device__ __forceinline__ __half2& operator*=(__half2& a, const __half2& b) { a = __hmul2(a, b); return a; }
-"#;
+"#,
+    nvrtc_fp16_more!(),
+    "#endif\n"
+);
 
 /// hipRTC pre-includes `hip/hip_fp16.h`, which already provides CUDA's fp16 API.
-const HIPRTC_CUDA_FP16_H: &str = r#"// anycuda built-in cuda_fp16.h for hipRTC: hipRTC pre-includes HIP's hip_fp16.h, which provides
+const HIPRTC_CUDA_FP16_H: &str = concat!(
+    r#"// anycuda built-in cuda_fp16.h for hipRTC: hipRTC pre-includes HIP's hip_fp16.h, which provides
 // __half, __half2 and CUDA's fp16 intrinsics under their CUDA names.
 #pragma once
-"#;
+"#,
+    hiprtc_fp16_more!()
+);
 
 /// Our own bfloat16 for both compilers. Conversions round to nearest even with NaN kept quiet
 /// (0x7fff, what sm_80's cvt.rn.bf16.f32 produces). +, -, *, / and comparisons go through f32,
@@ -441,8 +503,13 @@ const HIPRTC_CUDA_FP16_H: &str = r#"// anycuda built-in cuda_fp16.h for hipRTC: 
 /// multiply-add must round once: the sum is formed exactly in f64 (a bf16 product is exact
 /// there), rounded to odd down to f32 and then to nearest even into bf16, which is correct
 /// rounding (round-to-odd with >= p+2 bits). sm_80+ uses the hardware instructions instead.
-const CUDA_BF16_H: &str = r#"// anycuda built-in cuda_bf16.h (own implementation, a subset of CUDA's API).
+const CUDA_BF16_H: &str = concat!(
+    r#"// anycuda built-in cuda_bf16.h (own implementation, a subset of CUDA's API).
 #pragma once
+#if defined(__CUDACC_RTC__) && __has_include(<cuda_bf16.hpp>) && __has_include(<../include/cuda_bf16.h>)
+// NVRTC with a CUDA toolkit's include folder on the path: step aside for its own header.
+#include <../include/cuda_bf16.h>
+#else
 struct __nv_bfloat16_raw { unsigned short x; };
 struct __nv_bfloat162_raw { unsigned short x; unsigned short y; };
 
@@ -470,6 +537,13 @@ struct __align__(2) __nv_bfloat16 {
     __nv_bfloat16() = default;
     __device__ __nv_bfloat16(const __nv_bfloat16_raw& r) : __x(r.x) {}
     __device__ __nv_bfloat16(float f) : __x(__anycuda_f2bf(f)) {}
+    __device__ __nv_bfloat16(double f) : __x(__anycuda_f2bf(static_cast<float>(f))) {}
+    __device__ __nv_bfloat16(int i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
+    __device__ __nv_bfloat16(unsigned int i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
+    __device__ __nv_bfloat16(short i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
+    __device__ __nv_bfloat16(unsigned short i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
+    __device__ __nv_bfloat16(long long i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
+    __device__ __nv_bfloat16(unsigned long long i) : __x(__anycuda_f2bf(static_cast<float>(i))) {}
     __device__ operator float() const { return __anycuda_bf2f(__x); }
     __device__ operator __nv_bfloat16_raw() const { __nv_bfloat16_raw r; r.x = __x; return r; }
 };
@@ -567,7 +641,10 @@ __device__ __forceinline__ __nv_bfloat162 operator-(const __nv_bfloat162& a, con
 __device__ __forceinline__ __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }
 __device__ __forceinline__ __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __h2div(a, b); }
 #undef __ANYCUDA_BF16_PTX
-"#;
+"#,
+    bf16_more!(),
+    "#endif\n"
+);
 
 /// Our own cooperative groups subset: thread blocks and static tiles of up to 32 threads, which
 /// divide both warp widths (32 on NVIDIA, 32 or 64 on AMD), so a tile never spans two warps.

@@ -21,7 +21,9 @@ pub use loader::version_string;
 // `rtc.rs` is being reworked in parallel (issue 11); its SAFETY lines come with that work.
 #[allow(clippy::undocumented_unsafe_blocks)]
 pub mod rtc;
+mod rtc_isa;
 pub mod rtc_options;
+pub mod rtc_wave;
 pub mod runtime;
 
 // Generated code keeps its own allow list (its unsafe blocks are mechanical FFI forwarding).
@@ -86,6 +88,9 @@ impl HipBackend {
             Platform::Amd
         };
         let conv = conv::tables_for(version);
+        if let (Platform::Amd, Ok(r)) = (platform, &rtc) {
+            rtc_isa::probe(version, &r.path);
+        }
         let backend = Self {
             hip,
             rtc,

@@ -82,7 +82,13 @@ pub fn load_hiprtc(
     hip: &Result<Loaded<HipTable>, LoadError>,
 ) -> Result<Loaded<HiprtcTable>, LoadError> {
     let hip = hip.as_ref().map_err(Clone::clone)?;
-    let inside = reopen(&hip.path).filter(|o| !o.sym(c"hiprtcCreateProgram").is_null());
+    // An explicit ANYCUDA_HIPRTC_LIBRARY wins, even where libamdhip64 exports hipRTC too
+    // (Debian's HIP 6.4 does).
+    let explicit = std::env::var_os(HIPRTC.explicit_env).is_some();
+    let inside = (!explicit)
+        .then(|| reopen(&hip.path))
+        .flatten()
+        .filter(|o| !o.sym(c"hiprtcCreateProgram").is_null());
     let o = match inside {
         Some(o) => o,
         None => HIPRTC.open()?,

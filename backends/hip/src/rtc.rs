@@ -255,6 +255,9 @@ impl Rtc for HipBackend {
         }
         // SAFETY: NUL-terminated source and headers (caller contract).
         let depth = unsafe { rtc_input::program_depth(src, &merged) };
+        // SAFETY: non-null NUL-terminated source (checked; caller contract).
+        let text = unsafe { core::ffi::CStr::from_ptr(src) }.to_string_lossy();
+        crate::rtc_wave::remember(raw as usize, &text);
         let handle = self.programs.insert(Program {
             raw,
             depth,
@@ -274,6 +277,7 @@ impl Rtc for HipBackend {
         let Some(mut p) = self.programs.remove(handle as usize) else {
             return INVALID_PROGRAM;
         };
+        crate::rtc_wave::forget(p.raw as usize);
         let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut p.raw)) };
         unsafe { *prog = core::ptr::null_mut() };
         r
@@ -298,7 +302,11 @@ impl Rtc for HipBackend {
                 let arch = self.current_arch();
                 let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
                 match rtc_options::translate(&opts, &ctx) {
-                    Ok(t) => (t.args, t.notes),
+                    // Quoted includes resolve in the working directory, as on NVRTC (rtc_include).
+                    Ok(mut t) => {
+                        t.args.extend(anycuda_api::rtc_include::hiprtc_search_options());
+                        (t.args, t.notes)
+                    }
                     Err(e) => {
                         *notes = format!("anycuda: {e}\n");
                         return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
@@ -306,6 +314,7 @@ impl Rtc for HipBackend {
                 }
             };
             *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
+            notes.push_str(&crate::rtc_wave::notes(p.raw as usize, &args));
             // NVRTC's failures that hipRTC would not report the same way.
             if p.depth > rtc_input::MAX_NESTING {
                 notes.push_str(&rtc_input::too_deep_note(p.depth));

@@ -205,9 +205,13 @@ const SRAMECC_ARCHS: &[&str] = &[
 
 /// The AMD processors hipRTC of `hip_version` (`hipRuntimeGetVersion`) compiles for.
 ///
-/// ROCm 5.x is probed (Debian 5.2.3); 6.x and 7.x come from documentation. Versions before 5.x
-/// get the 5.x list, versions after 7.x the 7.x list.
+/// When the backend loaded hipRTC of `hip_version` on ROCm, this is comgr's own ISA list
+/// (`rtc_isa`). Otherwise: ROCm 5.x is probed (Debian 5.2.3); 6.x and 7.x come from
+/// documentation. Versions before 5.x get the 5.x list, versions after 7.x the 7.x list.
 pub fn supported_archs(hip_version: i32) -> &'static [&'static str] {
+    if let Some(probed) = crate::rtc_isa::probed(hip_version) {
+        return probed;
+    }
     match hip_version {
         v if v < 60_000_000 => ROCM5_ARCHS,
         v if v < 60_200_000 => ROCM6_0_ARCHS,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The HIP tests on every ROCm release CI covers: Debian's 5.2.3 (bookworm), 5.7.1 (trixie) and
+# 6.4.3 (sid), each through ci/rocm.sh. Test binaries are built once, here, then run directly
+# (not through cargo) so that each runs under that release's own glibc loader.
+#
+#   bash ci/rocm/test-all.sh [VERSION...]        default: 5.2 5.7 6.4
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+export CI="${CI:-true}" CUDA_PATH="${CUDA_PATH:-$ROOT/.cache/inputs/cuda/nvidia/cu13}"
+export ANYCUDA_REAL_CORPUS=1 # tests/rocm_real_corpus.rs
+versions=("$@")
+((${#versions[@]})) || versions=(5.2 5.7 6.4)
+
+# The HIP tests that need no GPU and start no child process.
+TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus)
+args=()
+for t in "${TESTS[@]}"; do args+=(--test "$t"); done
+mapfile -t exes < <(cargo test -p anycuda --locked "${args[@]}" --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["target"]["name"], m["executable"])')
+((${#exes[@]} == ${#TESTS[@]})) || {
+    echo "rocm tests: expected ${#TESTS[@]} test binaries, got ${#exes[@]}" >&2
+    exit 1
+}
+
+status=0
+summary=()
+for v in "${versions[@]}"; do
+    bash ci/rocm.sh "$v" -- /bin/true # prepare (cached) before timing anything
+    for e in "${exes[@]}"; do
+        name="${e%% *}" exe="${e#* }"
+        printf '\n---- ROCm %s: %s\n' "$v" "$name"
+        # HIP only: the CUDA half of these tests runs in the main test step, and so does the
+        # real-world corpus on 5.2.3 (the system ROCm).
+        skip=(--skip nvrtc)
+        [[ "$v" == 5.2 && "$name" == rocm_real_corpus ]] && skip+=(--skip real_corpus)
+        if out="$(ANYCUDA_BACKEND=hip bash ci/rocm.sh "$v" -- "$exe" "${skip[@]}" --nocapture 2>&1)"; then
+            line="$(grep -E '^test result' <<<"$out" | tail -n1)"
+            grep -E '^REAL-CORPUS' <<<"$out" || true
+        else
+            status=1
+            printf '%s\n' "$out" | tail -n 60
+            line="FAILED: $(grep -E '^test result' <<<"$out" | tail -n1)"
+        fi
+        printf '%s\n' "$line"
+        summary+=("ROCm $v $name: $line")
+    done
+done
+printf '\n==== HIP tests per ROCm release\n'
+printf '%s\n' "${summary[@]}"
+exit "$status"
