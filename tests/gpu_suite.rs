@@ -1144,6 +1144,63 @@ fn occupancy() {
             max_threads >= block,
             "function max threads {max_threads} < {block}"
         );
+
+        // With a block-size -> shared-memory callback (HIP has none; anycuda searches HIP's
+        // per-size occupancy). A constant callback answers as no callback does.
+        extern "C" fn no_smem(_block: std::ffi::c_int) -> usize {
+            0
+        }
+        let (mut cb_grid, mut cb_block) = (0, 0);
+        ck!(cuOccupancyMaxPotentialBlockSize(
+            &mut cb_grid,
+            &mut cb_block,
+            add_one,
+            Some(no_smem),
+            0,
+            0
+        ));
+        assert_eq!((cb_grid, cb_block), (min_grid, block), "constant callback");
+        // Shared memory that grows with the block: the answer is the best block size there is.
+        extern "C" fn growing_smem(block: std::ffi::c_int) -> usize {
+            block as usize * 32
+        }
+        let (mut v_grid, mut v_block) = (0, 0);
+        ck!(cuOccupancyMaxPotentialBlockSizeWithFlags(
+            &mut v_grid,
+            &mut v_block,
+            reverse,
+            Some(growing_smem),
+            0,
+            0,
+            0
+        ));
+        println!("  growing shared memory: block {v_block}, min grid {v_grid}");
+        let occ = |b: i32| {
+            let mut n = 0;
+            ck!(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut n,
+                reverse,
+                b,
+                growing_smem(b)
+            ));
+            n
+        };
+        let mut rev_max = 0;
+        ck!(cuFuncGetAttribute(
+            &mut rev_max,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            reverse
+        ));
+        let best = occ(v_block) * v_block;
+        assert!(v_block > 0 && best > 0, "block {v_block}, {best} threads");
+        assert_eq!(v_grid, occ(v_block) * sms, "min grid = blocks per SM x SMs");
+        for b in (32..=rev_max).step_by(32) {
+            assert!(
+                occ(b) * b <= best,
+                "block {b} keeps {} threads resident, more than the answer {v_block} ({best})",
+                occ(b) * b
+            );
+        }
     }
 }
 

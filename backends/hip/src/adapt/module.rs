@@ -7,7 +7,7 @@
 use super::launch_legacy;
 use super::properties::copy_fields;
 use super::support::{
-    hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
+    code_ok, hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
 };
 use crate::conv::enum_to_hip;
 use crate::hip_types::{
@@ -541,9 +541,18 @@ unsafe fn max_block_size(
     if minGridSize.is_null() || blockSize.is_null() {
         return INVALID_VALUE;
     }
-    if cb.is_some() {
-        // HIP has no per-block-size shared-memory callback.
-        return NOT_SUPPORTED;
+    if let Some(cb) = cb {
+        // HIP has no per-block-size shared-memory callback: search the block sizes with HIP's
+        // per-size occupancy, as CUDA's own header does for the runtime's variant.
+        // SAFETY: forwarded contract; `cb` is the caller's callback.
+        let (grid, block) =
+            tri!(unsafe { max_block_size_with_callback(b, func, cb, limit, flags.unwrap_or(0)) });
+        // SAFETY: checked non-NULL above.
+        unsafe {
+            *minGridSize = grid;
+            *blockSize = block;
+        }
+        return SUCCESS;
     }
     let f = func as hipFunction_t;
     // SAFETY: valid out-pointers; HIP validates the function.
@@ -568,8 +577,81 @@ unsafe fn max_block_size(
     })
 }
 
-/// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize` when the
-/// block-size → shared-memory callback is NULL; a callback is not supported (HIP has none).
+/// The block size with the most resident threads per multiprocessor when the dynamic shared
+/// memory depends on the block size (`cb`): every multiple of the warp size up to the function's
+/// and the caller's limit, largest first, ties to the larger block. Returns
+/// `(min grid size, block size)`; `(0, 0)` when no block size fits, as CUDA answers.
+///
+/// # Safety
+/// `func` is a function handle of the current context's device; `cb` may be called with any
+/// block size in that range.
+unsafe fn max_block_size_with_callback(
+    b: &HipBackend,
+    func: CUfunction,
+    cb: unsafe extern "C" fn(c_int) -> usize,
+    limit: c_int,
+    flags: c_uint,
+) -> Result<(c_int, c_int), CUresult> {
+    use anycuda_api::traits::Driver;
+    const FUNC_MAX_THREADS: CUfunction_attribute =
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+    const WARP_SIZE: CUdevice_attribute = CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE;
+    const SM_COUNT: CUdevice_attribute =
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+    const THREADS_PER_SM: CUdevice_attribute =
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR;
+    if limit < 0 {
+        return Err(INVALID_VALUE);
+    }
+    let mut dev = 0;
+    let mut max_threads = 0;
+    let mut warp = 0;
+    let mut sms = 0;
+    let mut per_sm = 0;
+    // SAFETY: out-pointers to locals; the backend validates the handles.
+    unsafe {
+        code_ok(b.cuCtxGetDevice(&mut dev))?;
+        code_ok(b.cuFuncGetAttribute(&mut max_threads, FUNC_MAX_THREADS, func))?;
+        code_ok(b.cuDeviceGetAttribute(&mut warp, WARP_SIZE, dev))?;
+        code_ok(b.cuDeviceGetAttribute(&mut sms, SM_COUNT, dev))?;
+        code_ok(b.cuDeviceGetAttribute(&mut per_sm, THREADS_PER_SM, dev))?;
+    }
+    let cap = if limit == 0 {
+        max_threads
+    } else {
+        limit.min(max_threads)
+    };
+    let warp = warp.max(1);
+    let (mut best_block, mut best_blocks, mut best_threads) = (0, 0, 0);
+    let mut aligned = (cap + warp - 1) / warp * warp;
+    while aligned > 0 {
+        let size = aligned.min(cap);
+        // SAFETY: the caller's callback, with a block size in its range.
+        let smem = unsafe { cb(size) };
+        let mut blocks = 0;
+        // SAFETY: out-pointer to a local; the backend validates the function.
+        code_ok(unsafe {
+            b.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                &mut blocks,
+                func,
+                size,
+                smem,
+                flags,
+            )
+        })?;
+        if blocks * size > best_threads {
+            (best_block, best_blocks, best_threads) = (size, blocks, blocks * size);
+        }
+        if best_threads >= per_sm {
+            break;
+        }
+        aligned -= warp;
+    }
+    Ok((best_blocks * sms, best_block))
+}
+
+/// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize`; with a
+/// block-size → shared-memory callback (HIP has none), a search over HIP's per-size occupancy.
 pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSize(
     b: &HipBackend,
     minGridSize: *mut c_int,
@@ -595,7 +677,8 @@ pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSize(
 }
 
 /// `cuOccupancyMaxPotentialBlockSizeWithFlags` →
-/// `hipModuleOccupancyMaxPotentialBlockSizeWithFlags` (same flag values), NULL callback only.
+/// `hipModuleOccupancyMaxPotentialBlockSizeWithFlags` (same flag values); a callback as in
+/// [`cuOccupancyMaxPotentialBlockSize`].
 pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
     b: &HipBackend,
     minGridSize: *mut c_int,

@@ -61,6 +61,16 @@ macro_rules! hip_fn {
 }
 pub(crate) use hip_fn;
 
+/// A Driver code as a `Result`, for adaptations built from other Driver calls.
+#[inline]
+pub(crate) fn code_ok(r: CUresult) -> Result<(), CUresult> {
+    if r == SUCCESS {
+        Ok(())
+    } else {
+        Err(r)
+    }
+}
+
 /// `?` for functions returning a bare code (`CUresult`, `cudaError_t`).
 macro_rules! tri {
     ($e:expr) => {
