@@ -632,6 +632,17 @@ impl CudaStream {
         unsafe { result::stream::synchronize(self.cu_stream) }
     }
 
+    /// Waits for the stream without reading or clearing the context's recorded error: the
+    /// HIP-only wait after a pageable copy must neither be skipped because of an earlier error
+    /// (the host would read memory the copy still writes) nor swallow that error, which
+    /// [`CudaContext::check_err`] reports later, as on CUDA.
+    pub(crate) fn sync_keeping_recorded_error(&self) -> Result<(), DriverError> {
+        if result::ctx::get_current()? != Some(self.ctx.cu_ctx) {
+            unsafe { result::ctx::set_current(self.ctx.cu_ctx) }?;
+        }
+        unsafe { result::stream::synchronize(self.cu_stream) }
+    }
+
     /// A new event recorded on this stream.
     ///
     /// # Errors
@@ -1314,7 +1325,7 @@ impl Drop for SyncOnDrop<'_> {
             }
             SyncOnDrop::Sync(target) => {
                 if let Some(stream) = target.take() {
-                    stream.ctx.record_err(stream.synchronize());
+                    stream.ctx.record_err(stream.sync_keeping_recorded_error());
                 }
             }
         }
@@ -1767,7 +1778,7 @@ impl CudaStream {
         }
         // A pageable destination: CUDA has finished the copy; make it certain on every backend.
         if backend_is_hip() {
-            self.synchronize()?;
+            self.sync_keeping_recorded_error()?;
         }
         unsafe { dst.set_len(n) };
         Ok(dst)
