@@ -17,6 +17,8 @@
 //! `ANYCUDA_BACKEND=cuda cargo run --release --example bench_core` (or `hip`).
 //! Environment: BENCH_LAUNCHES (100000), BENCH_REPEATS (5), BENCH_ROUNDTRIPS (200).
 
+mod bench_common;
+
 use anycuda::core::{
     launch, Buffer, CodeType, Device, LaunchConfig, PinnedBuffer, Program, ProgramOptions,
     StreamOptions,
@@ -67,14 +69,18 @@ fn env_num(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v`, which is left empty with its capacity kept, so the next counted loop
+/// pushes without allocating.
+fn median(v: &mut Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 {
+    let m = if n % 2 == 1 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    };
+    v.clear();
+    m
 }
 
 fn main() {
@@ -148,7 +154,7 @@ fn run() -> Res<()> {
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
     }
     let allocs = ALLOCS.load(Relaxed) - before;
-    let us = median(std::mem::take(&mut samples));
+    let us = median(&mut samples);
     println!("core::launch, empty kernel: {us:.3} us/launch (heap allocations: {allocs})");
     println!("RESULT launch_us {us:.4}");
     println!("RESULT allocs_launch {allocs}");
@@ -173,13 +179,61 @@ fn run() -> Res<()> {
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
     }
     let allocs = ALLOCS.load(Relaxed) - before;
-    let us = median(std::mem::take(&mut samples));
+    let us = median(&mut samples);
     println!("core::launch, 4 typed arguments: {us:.3} us/launch (heap allocations: {allocs})");
     println!("RESULT launch_args_us {us:.4}");
     println!("RESULT allocs_launch_args {allocs}");
     if allocs != 0 {
         alloc_failures.push(format!("{allocs} allocations in the argument-launch loop"));
     }
+
+    // 2b. The safe layer against the raw driver call in this process, alternating, so drift
+    // hits both alike: 21 rounds of `launches / 10` empty launches (then a sync) through
+    // `cuLaunchKernel` directly and through `core::launch`; the median of the per-round ratios.
+    let n = (launches / 10).max(1);
+    let (f, s) = (empty.as_raw(), stream.as_raw());
+    let (mut raw_t, mut core_t, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..21 {
+        let t = Instant::now();
+        for _ in 0..n {
+            // SAFETY: a live function of the stream's (current) context, no arguments.
+            let r = unsafe {
+                anycuda::driver::cuLaunchKernel(
+                    f,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    0,
+                    s,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            };
+            r.result()?;
+        }
+        stream.synchronize()?;
+        let raw = t.elapsed().as_nanos() as f64 / 1000.0 / n as f64;
+        let t = Instant::now();
+        for _ in 0..n {
+            launch(&stream, &one, &empty, ())?;
+        }
+        stream.synchronize()?;
+        let safe = t.elapsed().as_nanos() as f64 / 1000.0 / n as f64;
+        raw_t.push(raw);
+        core_t.push(safe);
+        ratios.push(safe / raw);
+    }
+    let (raw, safe, ratio) = (median(&mut raw_t), median(&mut core_t), median(&mut ratios));
+    println!(
+        "alternating in-process, 21 rounds of {n}: raw cuLaunchKernel {raw:.3} us, core::launch \
+         {safe:.3} us, ratio {ratio:.4}"
+    );
+    println!("RESULT launch_raw_inproc_us {raw:.4}");
+    println!("RESULT launch_core_inproc_us {safe:.4}");
+    println!("RESULT launch_core_over_raw {ratio:.4}");
     drop((x, y));
 
     // 3. Pinned bandwidth through PinnedBuffer: the copy, then a stream sync.
@@ -202,7 +256,7 @@ fn run() -> Res<()> {
             }
         }
         let name = if h2d { "h2d_pinned" } else { "d2h_pinned" };
-        let gbps = median(std::mem::take(&mut samples));
+        let gbps = median(&mut samples);
         println!("{name} (PinnedBuffer): {gbps:.2} GB/s");
         println!("RESULT {name}_gbps {gbps:.3}");
     }
@@ -235,13 +289,57 @@ fn run() -> Res<()> {
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / roundtrips as f64);
     }
     let allocs = ALLOCS.load(Relaxed) - before;
-    let us = median(std::mem::take(&mut samples));
+    let us = median(&mut samples);
     println!(
         "typed round trip, 2 x {} KiB: {us:.2} us (heap allocations: {allocs})",
         n * 4 / 1024
     );
     println!("RESULT roundtrip_us {us:.3}");
     println!("RESULT allocs_roundtrip {allocs}");
+
+    // 4b. The same round trip against its raw twin (bench_common), alternating in this process:
+    // 21 rounds of `roundtrips / 10` each; the median of the per-round ratios.
+    let pools = dev.memory_pools_supported();
+    let m = (roundtrips / 10).max(1);
+    let (mut raw_t, mut core_t, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let mut raw_out = vec![0f32; n];
+    for _ in 0..21 {
+        let t = Instant::now();
+        for _ in 0..m {
+            // SAFETY: `saxpy` and `stream` are live, of the current context.
+            unsafe {
+                bench_common::raw_round_trip(
+                    pools,
+                    stream.as_raw(),
+                    saxpy.as_raw(),
+                    &hx,
+                    &hy,
+                    &mut raw_out,
+                )
+            }
+            .map_err(|e| format!("raw round trip: {e:?}"))?;
+        }
+        let raw = t.elapsed().as_nanos() as f64 / 1000.0 / m as f64;
+        let t = Instant::now();
+        for _ in 0..m {
+            round_trip(&mut out)?;
+        }
+        let safe = t.elapsed().as_nanos() as f64 / 1000.0 / m as f64;
+        raw_t.push(raw);
+        core_t.push(safe);
+        ratios.push(safe / raw);
+    }
+    if raw_out != out {
+        return Err("the raw and the typed round trip disagree".into());
+    }
+    let (raw, safe, ratio) = (median(&mut raw_t), median(&mut core_t), median(&mut ratios));
+    println!(
+        "alternating in-process, 21 rounds of {m}: raw round trip {raw:.2} us, typed {safe:.2} us, \
+         ratio {ratio:.4}"
+    );
+    println!("RESULT roundtrip_raw_inproc_us {raw:.3}");
+    println!("RESULT roundtrip_core_inproc_us {safe:.3}");
+    println!("RESULT roundtrip_core_over_raw {ratio:.4}");
 
     if !alloc_failures.is_empty() {
         return Err(alloc_failures.join("; ").into());

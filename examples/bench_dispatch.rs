@@ -16,6 +16,8 @@
 //! Environment: BENCH_CALLS (10000000), BENCH_LAUNCHES (100000), BENCH_REPEATS (5),
 //! BENCH_ROUNDTRIPS (200).
 
+mod bench_common;
+
 use anycuda::driver::*;
 use anycuda::rtc::Program;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -64,6 +66,62 @@ fn env_num(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// Median ns per call of `f` over `repeats` loops of `calls` calls. A call that fails ends the
+/// program: a failing call is not the call being measured.
+#[inline(never)]
+fn time_calls(calls: usize, repeats: usize, mut f: impl FnMut() -> bool) -> f64 {
+    let mut samples = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let t = Instant::now();
+        for _ in 0..calls {
+            if !f() {
+                eprintln!("bench_dispatch: FAILED: the trivial call failed in a timed loop");
+                std::process::exit(1);
+            }
+        }
+        samples.push(t.elapsed().as_nanos() as f64 / calls as f64);
+    }
+    median(samples)
+}
+
+/// The trivial call, layer by layer: the library's own entry point through its function pointer,
+/// from Rust (what the C++ columns do); the `Backend` value's `Driver` method (dispatch and
+/// adaptation); the public function (adds the backend lookup). 21 rounds of `n` calls each, the
+/// three alternating; the medians, and the medians of the per-round differences to the native
+/// call, which cancel the drift between rounds.
+fn decompose(backend: anycuda::Backend, n: usize, mut native: impl FnMut() -> bool) {
+    const ROUNDS: usize = 21;
+    let (mut nat, mut via_backend, mut public) = (Vec::new(), Vec::new(), Vec::new());
+    let mut d: CUdevice = 0;
+    for _ in 0..ROUNDS {
+        nat.push(time_calls(n, 1, &mut native));
+        via_backend.push(time_calls(n, 1, || {
+            // SAFETY: valid out-pointer.
+            let r =
+                unsafe { <anycuda::Backend as anycuda::Driver>::cuCtxGetDevice(&backend, &mut d) };
+            r == CUresult::CUDA_SUCCESS
+        }));
+        public.push(time_calls(n, 1, || {
+            // SAFETY: valid out-pointer.
+            let r = unsafe { cuCtxGetDevice(&mut d) };
+            r == CUresult::CUDA_SUCCESS
+        }));
+    }
+    let gap = |v: &[f64]| median(v.iter().zip(&nat).map(|(a, b)| a - b).collect());
+    let (g_backend, g_public) = (gap(&via_backend), gap(&public));
+    let (m_nat, m_backend, m_public) = (median(nat), median(via_backend), median(public));
+    println!(
+        "  alternating, {ROUNDS} rounds of {n} calls: the library's entry point from Rust {m_nat:.2} ns, \
+         through the Backend value {m_backend:.2} ns (+{g_backend:.2}), the public function \
+         {m_public:.2} ns (+{g_public:.2})"
+    );
+    println!("RESULT call_native_ns {m_nat:.3}");
+    println!("RESULT call_backend_ns {m_backend:.3}");
+    println!("RESULT call_public_ns {m_public:.3}");
+    println!("RESULT call_gap_backend_ns {g_backend:.3}");
+    println!("RESULT call_gap_public_ns {g_public:.3}");
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -157,6 +215,34 @@ fn run() -> Res<()> {
         println!("RESULT allocs_call {allocs}");
         if allocs != 0 {
             alloc_failures.push(format!("{allocs} allocations in the trivial-call loop"));
+        }
+
+        // 1b. Where the trivial call's time goes, measured in this process with the variants
+        // alternating, so that drift hits them alike (see `decompose`).
+        let n = (calls / 10).max(1);
+        let mut done = false;
+        #[cfg(feature = "backend-cuda")]
+        if let Some(f) = backend
+            .as_cuda()
+            .and_then(|b| b.native_driver())
+            .and_then(|t| t.cuCtxGetDevice)
+        {
+            let mut d: CUdevice = 0;
+            decompose(backend, n, || f(&mut d) == CUresult::CUDA_SUCCESS);
+            done = true;
+        }
+        #[cfg(feature = "backend-hip")]
+        if let Some(f) = backend
+            .as_hip()
+            .and_then(|b| b.native_hip())
+            .and_then(|t| t.hipCtxGetDevice)
+        {
+            let mut d = 0;
+            decompose(backend, n, || f(&mut d) == 0);
+            done = true;
+        }
+        if !done {
+            return Err("no native cuCtxGetDevice/hipCtxGetDevice entry point".into());
         }
 
         // 2. Empty-kernel launches on one stream, one sync at the end.
@@ -261,68 +347,12 @@ fn run() -> Res<()> {
         )
         .result()?;
         let rn = 1usize << 18;
-        let rbytes = rn * 4;
         let hx: Vec<f32> = (0..rn).map(|i| (i % 1000) as f32).collect();
         let hy: Vec<f32> = (0..rn).map(|i| (i % 7) as f32).collect();
         let mut hout = vec![0f32; rn];
         let roundtrips = env_num("BENCH_ROUNDTRIPS", 200).max(1);
-        let round_trip = |out: &mut [f32]| -> Result<(), CUresult> {
-            let (mut x, mut y): (CUdeviceptr, CUdeviceptr) = (0, 0);
-            if pools != 0 {
-                cuMemAllocAsync(&mut x, rbytes, stream)
-                    .result()
-                    .map_err(|e| e.0)?;
-                cuMemAllocAsync(&mut y, rbytes, stream)
-                    .result()
-                    .map_err(|e| e.0)?;
-            } else {
-                cuMemAlloc(&mut x, rbytes).result().map_err(|e| e.0)?;
-                cuMemAlloc(&mut y, rbytes).result().map_err(|e| e.0)?;
-            }
-            cuMemcpyHtoDAsync(x, hx.as_ptr().cast(), rbytes, stream)
-                .result()
-                .map_err(|e| e.0)?;
-            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
-            cuMemcpyHtoDAsync(y, hy.as_ptr().cast(), rbytes, stream)
-                .result()
-                .map_err(|e| e.0)?;
-            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
-            let mut a = 2.0f32;
-            let mut nn = rn as u32;
-            let mut args: [*mut c_void; 4] = [
-                (&mut a as *mut f32).cast(),
-                (&mut x as *mut CUdeviceptr).cast(),
-                (&mut y as *mut CUdeviceptr).cast(),
-                (&mut nn as *mut u32).cast(),
-            ];
-            let grid = (rn as u32).div_ceil(256);
-            cuLaunchKernel(
-                saxpy,
-                grid,
-                1,
-                1,
-                256,
-                1,
-                1,
-                0,
-                stream,
-                args.as_mut_ptr(),
-                null_mut(),
-            )
-            .result()
-            .map_err(|e| e.0)?;
-            cuMemcpyDtoHAsync(out.as_mut_ptr().cast(), y, rbytes, stream)
-                .result()
-                .map_err(|e| e.0)?;
-            cuStreamSynchronize(stream).result().map_err(|e| e.0)?;
-            if pools != 0 {
-                cuMemFreeAsync(x, stream).result().map_err(|e| e.0)?;
-                cuMemFreeAsync(y, stream).result().map_err(|e| e.0)?;
-            } else {
-                cuMemFree(x).result().map_err(|e| e.0)?;
-                cuMemFree(y).result().map_err(|e| e.0)?;
-            }
-            Ok(())
+        let round_trip = |out: &mut [f32]| {
+            bench_common::raw_round_trip(pools != 0, stream, saxpy, &hx, &hy, out)
         };
         for _ in 0..10 {
             round_trip(&mut hout).map_err(|e| format!("round trip: {e:?}"))?;
@@ -339,7 +369,7 @@ fn run() -> Res<()> {
             samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / roundtrips as f64);
         }
         let us = median(samples);
-        println!("raw round trip, 2 x {} KiB: {us:.2} us", rbytes / 1024);
+        println!("raw round trip, 2 x {} KiB: {us:.2} us", rn * 4 / 1024);
         println!("RESULT roundtrip_us {us:.3}");
 
         // 3. SAXPY, timed with events.
