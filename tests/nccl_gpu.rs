@@ -230,6 +230,34 @@ fn every_collective_dtype_op_init_rank() {
     per_rank(comms, suite);
 }
 
+/// One GPU, one rank: the whole suite through both ways to start, so the collective layer runs
+/// against the real library on a real GPU even where no second GPU is lent. With one rank every
+/// reduction is the identity and send/recv goes to itself; what this proves is the wiring
+/// (library, types, streams, buffers, groups), not the transport.
+#[test]
+#[ignore = "needs a GPU: ci/nccl-gpu-test.sh runs it"]
+fn one_gpu_every_collective_one_rank() {
+    setup();
+    let n = Device::count().expect("a GPU backend with a device");
+    assert!(n >= 1, "this test needs a GPU, found none");
+    let d = Device::new(0).unwrap();
+    let comms = Communicator::init_all(&[d]).unwrap();
+    assert_eq!((comms[0].rank(), comms[0].size()), (0, 1));
+    per_rank(comms, suite);
+    let id = UniqueId::new().unwrap();
+    let id = UniqueId::from_hex(&id.to_hex()).unwrap();
+    let c = Communicator::init_rank(&d, &id, 1, 0, InitOptions::default()).unwrap();
+    per_rank(vec![c], suite);
+    // Abort ends the communicator; later calls are errors, not hangs or crashes.
+    let mut c = Communicator::init_all(&[d]).unwrap().pop().unwrap();
+    let s = stream(d);
+    let send = Buffer::from_slice(&s, &[1.0f32; 16]).unwrap();
+    let mut recv = Buffer::<f32>::zeroed(&s, 16).unwrap();
+    c.abort();
+    assert!(c.is_aborted());
+    assert!(c.all_reduce(&send, &mut recv, ReduceOp::Sum, &s).is_err());
+}
+
 /// Parent: starts 2 processes of this test binary on the socket transport. Child (with
 /// ANYCUDA_NCCL_CHILD set): one rank, the whole suite, or the killed-peer scenario.
 #[test]
