@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds facades/cudarc/bench/overhead.rs twice: against cudarc 0.19.10 from crates.io
-# (driver + nvrtc, dynamic loading, CUDA 13.0 API) and against anycuda-cudarc. Not run in CI.
+# (driver + nvrtc, dynamic loading, CUDA 13.0 API) and against anycuda-cudarc; and
+# facades/cudarc/bench/ab.rs, which holds both and alternates them in one process. Not run in CI.
 #
 #   bash ci/cudarc-bench.sh bundle DIR   # release binaries DIR/bin/{overhead_cudarc,overhead_facade}
 # Run them on the GPU machine with ci/cudarc-gpu.sh (5 interleaved rounds, best kept).
@@ -36,4 +37,24 @@ TOML
     cargo build --release --manifest-path "$gen/Cargo.toml"
     cp "$CARGO_TARGET_DIR/release/overhead_$which" "$DEST/bin/"
 done
-echo "cudarc-bench: $DEST/bin/overhead_cudarc and overhead_facade"
+# Both in one binary, alternating in one process (facades/cudarc/bench/ab.rs).
+gen="$WORK/bench-ab"
+mkdir -p "$gen/src"
+cp "$ROOT/facades/cudarc/bench/ab.rs" "$gen/src/main.rs"
+cp "$ROOT/facades/cudarc/bench/ab_ops.rs" "$gen/src/ab_ops.rs"
+cat >"$gen/Cargo.toml" <<TOML
+[package]
+name = "overhead_ab"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[workspace]
+[dependencies]
+cudarc_real = { package = "cudarc", version = "=$CUDARC_VERSION", default-features = false, features = ["std", "driver", "nvrtc", "cuda-13000", "dynamic-loading"] }
+cudarc_facade = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", default-features = false, features = ["std", "driver", "nvrtc"] }
+[profile.release]
+debug = false
+TOML
+cargo build --release --manifest-path "$gen/Cargo.toml"
+cp "$CARGO_TARGET_DIR/release/overhead_ab" "$DEST/bin/"
+echo "cudarc-bench: $DEST/bin/overhead_cudarc, overhead_facade and overhead_ab"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything the cudarc-facade proofs run on a GPU machine (which has no Rust): cudarc's
-# examples and unit tests against the facade, the candle-kernels workload, the [patch] proof and
-# the overhead benchmark (cudarc itself and the facade), into DEST (default .device/cudarc).
+# examples and unit tests against the facade and against cudarc itself, the candle-kernels
+# workload, the [patch] proof and the overhead benchmark (cudarc itself and the facade), into DEST (default .device/cudarc).
 #   bash ci/cudarc-bundle.sh [DEST]      then on the GPU machine: bash ci/cudarc-gpu.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,6 +11,7 @@ bash "$ROOT/ci/cudarc-examples.sh" bundle "$DEST"
 bash "$ROOT/ci/cudarc-unit-tests.sh" bundle "$DEST/bin"
 bash "$ROOT/ci/cudarc-workload.sh" bundle "$DEST"
 bash "$ROOT/ci/cudarc-bench.sh" bundle "$DEST"
+bash "$ROOT/ci/cudarc-upstream.sh" bundle "$DEST"
 export ANYCUDA_CUDARC_QUIET=1
 CARGO_TARGET_DIR="$ROOT/target" cargo build --release --locked --manifest-path "$ROOT/facades/cudarc-proof/Cargo.toml"
 cp "$ROOT/target/release/cudarc-proof" "$DEST/bin/"

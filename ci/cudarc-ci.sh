@@ -11,7 +11,8 @@ say() { printf '\n---- cudarc: %s\n' "$*"; }
 
 say "rustfmt (patch package, proof, benchmark source)"
 rustfmt --edition 2021 --check facades/cudarc-patch/src/lib.rs facades/cudarc-proof/src/main.rs \
-    facades/cudarc-proof/user-lib/src/lib.rs facades/cudarc/bench/overhead.rs
+    facades/cudarc-proof/user-lib/src/lib.rs facades/cudarc/bench/overhead.rs \
+    facades/cudarc/bench/ab.rs facades/cudarc/bench/ab_ops.rs
 
 say "facade tests with the f16/f8 features"
 cargo test --locked -p anycuda-cudarc --features f16,f8 --test api_shape

@@ -5,6 +5,11 @@ ROOT="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 CUDARC_VERSION="0.19.10"
 WORK="${CUDARC_WORK:-$ROOT/target/cudarc-proofs}"
 export ANYCUDA_CUDARC_QUIET=1
+# cudarc's examples that use only the driver and NVRTC modules. Out of scope (not driver/NVRTC):
+# 08-cupti (CUPTI), cufile-copy (cuFile).
+CUDARC_EXAMPLES=(01-allocate 02-copy 03-launch-kernel 04-streams 05-device-repr 06-threading
+    09-constant-memory 10-function-attributes 12-context-config 13-copy-multi-gpu
+    matmul-kernel nvrtc-compile)
 
 # crate_src NAME VERSION: the unpacked source of NAME=VERSION from crates.io (cargo's cache).
 crate_src() {

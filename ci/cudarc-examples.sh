@@ -8,15 +8,13 @@
 #
 # The examples are copied from cargo's cache into target/cudarc-proofs/examples/ at test time; a
 # generated crate there depends on `cudarc = { package = "anycuda-cudarc", path = ... }`.
-# Out of scope (not driver/NVRTC): 08-cupti (CUPTI), cufile-copy (cuFile).
+# The list is CUDARC_EXAMPLES in ci/cudarc-common.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/ci/cudarc-common.sh"
 MODE="${1:-build}"
+EXAMPLES=("${CUDARC_EXAMPLES[@]}")
 
-EXAMPLES=(01-allocate 02-copy 03-launch-kernel 04-streams 05-device-repr 06-threading
-          09-constant-memory 10-function-attributes 12-context-config 13-copy-multi-gpu
-          matmul-kernel nvrtc-compile)
 
 SRC="$(cudarc_src)"
 GEN="$WORK/examples"
