@@ -10,12 +10,17 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 mkdir -p "$DEST/bin" "$DEST/tests"
 rm -f "$DEST"/bin/* "$DEST"/tests/*
 
-cargo build --release --locked --bin anycuda --examples
-cp "$TARGET"/release/anycuda "$DEST/bin/"
-for f in "$TARGET"/release/examples/*; do
-    n="$(basename "$f")"
-    [[ -f "$f" && -x "$f" && "$n" != *-* ]] && cp "$f" "$DEST/bin/"
-done
+# Only this package's examples (target/release/examples also holds other crates' builds, such as
+# the cudarc facade's, which ci/cudarc-bundle.sh bundles with their own arguments).
+cargo build --release --locked -p anycuda --bin anycuda --examples --message-format=json 2>/dev/null \
+    | python3 -c '
+import json, shutil, sys, os
+dest = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] in (["example"], ["bin"]):
+        shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
+' "$DEST/bin"
 
 # Test executables: cargo names them <test>-<hash>; keep the test name.
 cargo test --release --locked --no-run --message-format=json -p anycuda 2>/dev/null \

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# ON the GPU machine, from the repository root: unpacks .gpu/bundle.tar.xz (ci/gpu-pack.sh) into
+# .device when that is missing, then runs the named parts in order, each under its own time
+# limit, with every result and log under $OUT (default ./gpu-results):
+#   bash ci/gpu-all.sh test nccl cudarc bench
+#   test    ci/gpu-test.sh: examples + GPU suites, CUDA and HIP-on-NVIDIA
+#   nccl    ci/nccl-gpu-test.sh: the collective layer (1 GPU: one rank; 2 GPUs: everything)
+#   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
+#   bench   ci/bench.sh: the interleaved overhead benchmark
+# Exits with the number of parts that failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export NCCL_NVLS_ENABLE=0 # shared hosts: never NVLink multicast, in this process and every child
+export OUT="${OUT:-$ROOT/gpu-results}"
+mkdir -p "$OUT"
+if [[ ! -x .device/bin/anycuda ]]; then
+    [[ -f .gpu/bundle.tar.xz ]] || { echo "gpu-all: no .device/ and no .gpu/bundle.tar.xz: run ci/gpu-pack.sh where Rust is" >&2; exit 2; }
+    mkdir -p .device && tar -C .device -xJf .gpu/bundle.tar.xz
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu-all: GPU: /'
+failed=0
+part() { # <name> <limit s> <cmd...>
+    local name="$1" limit="$2" t0=$SECONDS rc; shift 2
+    echo "gpu-all: == $name"
+    timeout --kill-after=15 "$limit" "$@" 2>&1 | tee "$OUT/$name.log" | grep -E '^(gpu-test|nccl-gpu-test|bench):|^\| |FAIL|PASS \(' | tail -n 80
+    rc=${PIPESTATUS[0]}
+    echo "gpu-all: $name: exit $rc in $((SECONDS - t0)) s"
+    ((rc == 0)) || failed=$((failed + 1))
+}
+for p in "$@"; do
+    case "$p" in
+        test) part test "${GPU_TEST_LIMIT:-480}" bash ci/gpu-test.sh ;;
+        nccl) part nccl "${NCCL_TEST_LIMIT:-300}" env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
+        cudarc) part cudarc "${CUDARC_LIMIT:-480}" bash ci/cudarc-gpu.sh ;;
+        bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
+        *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
+    esac
+done
+exit "$failed"
