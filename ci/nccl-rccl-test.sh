@@ -26,6 +26,7 @@ export NCCL_NVLS_ENABLE=0 ANYCUDA_EXPECT_RCCL=1 ANYCUDA_RCCL_LIBRARY="$RCCL_LIB/
 for b in ${NCCL_RCCL_BACKENDS:-cuda hip}; do
     echo "nccl-rccl-test: ANYCUDA_BACKEND=$b" >&2
     for bin in "${bins[@]}"; do
-        ANYCUDA_BACKEND="$b" "$ROCM_LOADER" --library-path "$ROCM_LIBRARY_PATH:$RCCL_LIB" "$bin" --test-threads=1 "$@"
+        # --include-ignored: the RCCL-live test is ignored everywhere but here.
+        ANYCUDA_BACKEND="$b" "$ROCM_LOADER" --library-path "$ROCM_LIBRARY_PATH:$RCCL_LIB" "$bin" --test-threads=1 --include-ignored "$@"
     done
 done
