@@ -2,7 +2,7 @@
 # The test command the README gives: installs (or checks) the real libraries the tests use, then
 # runs every test of the workspace against them.
 #   - Debian's ROCm 5.2.3 (libamdhip64-5, libamdhip64-dev, libhiprtc-builtins5): hipRTC, HIP.
-#   - NVRTC and the CUDA runtime 13.0 from PyPI, unpacked into .cache/inputs (not system-wide).
+#   - NVRTC and the CUDA runtime 13.5 from PyPI, unpacked into .cache/inputs (not system-wide).
 # Under CI=true a test whose library is missing fails instead of skipping.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
