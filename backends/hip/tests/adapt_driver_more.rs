@@ -605,10 +605,18 @@ fn modules_jit_options_and_function_settings() {
             0
         }
         let (mut g, mut bs) = (0, 0);
+        // The callback is searched over HIP's per-size occupancy (GPU suite); a NULL function
+        // is refused first, and without a current context the search stops at once.
         assert_eq!(
             b.cuOccupancyMaxPotentialBlockSize(&mut g, &mut bs, null_mut(), Some(smem), 0, 0),
-            UNSUPPORTED
+            CUresult::CUDA_ERROR_INVALID_HANDLE
         );
+        let bogus = 0x1000 as CUfunction;
+        assert_eq!(
+            b.cuOccupancyMaxPotentialBlockSize(&mut g, &mut bs, bogus, Some(smem), 0, 0),
+            CUresult::CUDA_ERROR_INVALID_CONTEXT
+        );
+        assert_eq!((g, bs), (0, 0), "nothing written on an error");
         assert_eq!(
             b.cuOccupancyMaxPotentialBlockSizeWithFlags(&mut g, &mut bs, null_mut(), None, 0, 0, 2),
             INVALID

@@ -600,6 +600,9 @@ unsafe fn max_block_size_with_callback(
         CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
     const THREADS_PER_SM: CUdevice_attribute =
         CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR;
+    if func.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+    }
     if limit < 0 {
         return Err(INVALID_VALUE);
     }
