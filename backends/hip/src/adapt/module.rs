@@ -619,12 +619,15 @@ unsafe fn max_block_size_with_callback(
         code_ok(b.cuDeviceGetAttribute(&mut sms, SM_COUNT, dev))?;
         code_ok(b.cuDeviceGetAttribute(&mut per_sm, THREADS_PER_SM, dev))?;
     }
+    // Real devices allow at most 1024 threads a block; the bound keeps a bogus answer from
+    // turning the search into billions of calls or an overflow.
     let cap = if limit == 0 {
         max_threads
     } else {
         limit.min(max_threads)
-    };
-    let warp = warp.max(1);
+    }
+    .clamp(0, 1 << 16);
+    let warp = warp.clamp(1, 1 << 10);
     let (mut best_block, mut best_blocks, mut best_threads) = (0, 0, 0);
     let mut aligned = (cap + warp - 1) / warp * warp;
     while aligned > 0 {
@@ -642,15 +645,16 @@ unsafe fn max_block_size_with_callback(
                 flags,
             )
         })?;
-        if blocks * size > best_threads {
-            (best_block, best_blocks, best_threads) = (size, blocks, blocks * size);
+        let threads = blocks.saturating_mul(size);
+        if threads > best_threads {
+            (best_block, best_blocks, best_threads) = (size, blocks, threads);
         }
         if best_threads >= per_sm {
             break;
         }
         aligned -= warp;
     }
-    Ok((best_blocks * sms, best_block))
+    Ok((best_blocks.saturating_mul(sms), best_block))
 }
 
 /// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize`; with a

@@ -1778,7 +1778,12 @@ impl CudaStream {
         }
         // A pageable destination: CUDA has finished the copy; make it certain on every backend.
         if backend_is_hip() {
-            self.sync_keeping_recorded_error()?;
+            if let Err(e) = self.sync_keeping_recorded_error() {
+                // The copy may still be writing `dst`: leak it rather than free memory the
+                // device writes.
+                std::mem::forget(dst);
+                return Err(e);
+            }
         }
         unsafe { dst.set_len(n) };
         Ok(dst)
