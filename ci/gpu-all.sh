@@ -7,6 +7,7 @@
 #   nccl    ci/nccl-gpu-test.sh: the collective layer (1 GPU: one rank; 2 GPUs: everything)
 #   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
 #   bench   ci/bench.sh: the interleaved overhead benchmark
+#   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 # Exits with the number of parts that failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,7 +24,7 @@ failed=0
 part() { # <name> <limit s> <cmd...>
     local name="$1" limit="$2" t0=$SECONDS rc; shift 2
     echo "gpu-all: == $name"
-    timeout --kill-after=15 "$limit" "$@" 2>&1 | tee "$OUT/$name.log" | grep -E '^(gpu-test|nccl-gpu-test|bench):|^\| |FAIL|PASS \(' | tail -n 80
+    timeout --kill-after=15 "$limit" "$@" 2>&1 | tee "$OUT/$name.log" | grep -E '^(gpu-test|nccl-gpu-test|bench|sanitize):|^\| |FAIL|PASS \(' | tail -n 80
     rc=${PIPESTATUS[0]}
     echo "gpu-all: $name: exit $rc in $((SECONDS - t0)) s"
     ((rc == 0)) || failed=$((failed + 1))
@@ -34,6 +35,7 @@ for p in "$@"; do
         nccl) part nccl "${NCCL_TEST_LIMIT:-300}" env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
         cudarc) part cudarc "${CUDARC_LIMIT:-480}" bash ci/cudarc-gpu.sh ;;
         bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
+        sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac
 done

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# ON the GPU machine: NVIDIA's compute-sanitizer over the safe layer, CUDA backend.
+#   - memcheck, racecheck and synccheck on every safe-layer example (.device/bin/core_*);
+#   - memcheck on every safe-layer GPU test binary (.device/tests/core_gpu_*), one process per
+#     test, so one report names its test.
+# memcheck also reports CUDA API calls that fail (`--report-api-errors explicit`, the default):
+# a safe program must make no call that is expected to fail.
+#
+#   bash ci/gpu-sanitize.sh            # after ci/gpu-pack.sh's bundle is unpacked in .device
+#
+# Writes $OUT/sanitize-results.md (the table) and $OUT/sanitize.log; exits 1 if any run reported
+# an error or failed. GPU_SANITIZE_TOOLS overrides the example tools ("memcheck racecheck
+# synccheck"); GPU_SANITIZE_TESTS=0 leaves the test binaries out.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DEV="${GPU_BUNDLE:-$ROOT/.device}"
+RESULTS="${OUT:-$ROOT/gpu-results}"
+mkdir -p "$RESULTS"
+LOG="$RESULTS/sanitize.log"
+: >"$LOG"
+say() { printf 'sanitize: %s\n' "$*"; }
+
+CS="$(command -v compute-sanitizer || true)"
+if [[ -z "$CS" ]]; then
+    for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/nvidia/*/bin; do
+        [[ -x "$d/compute-sanitizer" ]] && { CS="$d/compute-sanitizer"; break; }
+    done
+fi
+[[ -n "$CS" ]] || { say "FAIL: compute-sanitizer not found"; exit 1; }
+say "using $CS ($("$CS" --version 2>/dev/null | tail -n1))"
+
+export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" NCCL_NVLS_ENABLE=0
+ROWS=()
+FAILED=0
+# <label> <tool> <cmd...>: PASS when the program exits 0 and the sanitizer reports 0 errors.
+run() {
+    local label="$1" tool="$2" out rc errs; shift 2
+    out="$(timeout --kill-after=10 300 "$CS" --tool "$tool" --error-exitcode 97 \
+        --print-limit 20 "$@" 2>&1)"
+    rc=$?
+    errs="$(printf '%s\n' "$out" | sed -n 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' | tail -n1)"
+    local r=PASS
+    if ((rc != 0)) || [[ "${errs:-x}" != 0 ]]; then r="FAIL (exit $rc, ${errs:-no} errors)"; FAILED=$((FAILED + 1)); fi
+    ROWS+=("| $label | $tool | $r |")
+    say "$label [$tool]: $r"
+    { printf '\n===== %s [%s]: %s =====\n' "$label" "$tool" "$r"; printf '%s\n' "$out"; } >>"$LOG"
+    [[ "$r" == PASS ]] || printf '%s\n' "$out" | grep -E '^=========' | head -n 12 | sed 's/^/    /'
+}
+
+for ex in "$DEV"/bin/core_*; do
+    [[ -x "$ex" ]] || continue
+    for tool in ${GPU_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+        run "example $(basename "$ex")" "$tool" "$ex"
+    done
+done
+if [[ "${GPU_SANITIZE_TESTS:-1}" == 1 ]]; then
+    for bin in "$DEV"/tests/core_gpu_*; do
+        [[ -x "$bin" ]] || continue
+        suite="$(basename "$bin")"
+        mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+        ((${#TESTS[@]})) || { ROWS+=("| $suite | --list | FAIL (no tests) |"); FAILED=$((FAILED + 1)); }
+        for t in "${TESTS[@]}"; do
+            run "$suite::$t" memcheck "$bin" --ignored --exact "$t" --test-threads=1
+        done
+    done
+fi
+
+{
+    echo "# compute-sanitizer, CUDA backend"
+    echo
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)"
+    echo
+    echo "| program | tool | result |"
+    echo "|---|---|---|"
+    printf '%s\n' "${ROWS[@]}"
+} >"$RESULTS/sanitize-results.md"
+say "$((${#ROWS[@]} - FAILED)) of ${#ROWS[@]} clean; table in $RESULTS/sanitize-results.md"
+((FAILED == 0))
