@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # ON the GPU machine: NVIDIA's compute-sanitizer over the safe layer, CUDA backend.
 #   - memcheck, racecheck and synccheck on every safe-layer example (.device/bin/core_*);
-#   - memcheck on every safe-layer GPU test binary (.device/tests/core_gpu_*), one process per
-#     test, so one report names its test.
-# memcheck also reports CUDA API calls that fail (`--report-api-errors explicit`, the default):
-# a safe program must make no call that is expected to fail.
+#   - the same three tools on every safe-layer GPU test binary (.device/tests/core_gpu_*), one
+#     process per test, so one report names its test.
+# On the examples, memcheck also reports every CUDA API call that fails (`--report-api-errors
+# explicit`, the default): a correct safe program makes no call that is expected to fail, and the
+# safe layer itself must not either. The tests provoke API errors on purpose (bad ordinals,
+# out-of-range launches), so there API-error reports are off and the memory, race and
+# synchronisation checks stay on.
 #
 #   bash ci/gpu-sanitize.sh            # after ci/gpu-pack.sh's bundle is unpacked in .device
 #
@@ -34,12 +37,17 @@ export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" NCCL
 ROWS=()
 FAILED=0
 # <label> <tool> <cmd...>: PASS when the program exits 0 and the sanitizer reports 0 errors.
+# API_ERRORS (explicit or no) is passed to memcheck.
 run() {
-    local label="$1" tool="$2" out rc errs; shift 2
-    out="$(timeout --kill-after=10 300 "$CS" --tool "$tool" --error-exitcode 97 \
+    local label="$1" tool="$2" out rc errs extra=(); shift 2
+    [[ "$tool" == memcheck ]] && extra=(--report-api-errors "${API_ERRORS:-explicit}")
+    out="$(timeout --kill-after=10 300 "$CS" --tool "$tool" "${extra[@]}" --error-exitcode 97 \
         --print-limit 20 "$@" 2>&1)"
     rc=$?
-    errs="$(printf '%s\n' "$out" | sed -n 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' | tail -n1)"
+    # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    errs="$(printf '%s\n' "$out" | sed -n -e 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
+        -e 's/^========= RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' | tail -n1)"
     local r=PASS
     if ((rc != 0)) || [[ "${errs:-x}" != 0 ]]; then r="FAIL (exit $rc, ${errs:-no} errors)"; FAILED=$((FAILED + 1)); fi
     ROWS+=("| $label | $tool | $r |")
@@ -61,7 +69,9 @@ if [[ "${GPU_SANITIZE_TESTS:-1}" == 1 ]]; then
         mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
         ((${#TESTS[@]})) || { ROWS+=("| $suite | --list | FAIL (no tests) |"); FAILED=$((FAILED + 1)); }
         for t in "${TESTS[@]}"; do
-            run "$suite::$t" memcheck "$bin" --ignored --exact "$t" --test-threads=1
+            for tool in ${GPU_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+                API_ERRORS=no run "$suite::$t" "$tool" "$bin" --ignored --exact "$t" --test-threads=1
+            done
         done
     done
 fi

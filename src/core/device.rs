@@ -104,12 +104,17 @@ impl Device {
     /// # Errors
     /// As [`Device::count`]; `CUDA_ERROR_INVALID_DEVICE` for an ordinal out of range.
     pub fn new(ordinal: usize) -> Result<Device> {
-        init()?;
-        let Ok(o) = c_int::try_from(ordinal) else {
-            return Err(CoreError::driver(
-                "cuDeviceGet",
-                CUresult::CUDA_ERROR_INVALID_DEVICE,
-            ));
+        // An ordinal out of range is answered here, with the driver's own code, rather than by
+        // a `cuDeviceGet` that is expected to fail: tools such as compute-sanitizer report
+        // every failing API call as an error of the program.
+        let o = match c_int::try_from(ordinal) {
+            Ok(o) if ordinal < Self::count()? => o,
+            _ => {
+                return Err(CoreError::driver(
+                    "cuDeviceGet",
+                    CUresult::CUDA_ERROR_INVALID_DEVICE,
+                ))
+            }
         };
         let mut raw: CUdevice = 0;
         // SAFETY: valid out-pointer.
