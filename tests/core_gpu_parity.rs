@@ -115,7 +115,6 @@ fn linker_logs_are_readable_after_link() {
         // A verbose JIT link reports what it compiled ("ptxas info ...").
         assert!(!info.trim().is_empty(), "verbose link left no info log");
     }
-    assert!(logs.error.trim().is_empty(), "{}", logs.error);
     // A second link or a later add is refused by the safe layer, not sent to the driver.
     assert!(usage(&linker.link().unwrap_err()));
     assert!(usage(&linker.add(&lib, "again.ptx").unwrap_err()));
@@ -159,7 +158,8 @@ const CHILD_ROLE: &str = "ANYCUDA_PARITY_IPC_CHILD";
 const CHILD_MEM: &str = "ANYCUDA_PARITY_IPC_MEM";
 const CHILD_EVENT: &str = "ANYCUDA_PARITY_IPC_EVENT";
 const IPC_TEST: &str = "ipc_memory_and_event_cross_processes";
-const N: usize = 1 << 16;
+/// 2 MiB of `u32`: a whole number of any allocation granularity, so "past the end" is past it.
+const N: usize = 1 << 19;
 const FILLED: u32 = 0xC0FF_EE00;
 
 fn hex(b: &[u8]) -> String {
@@ -186,12 +186,10 @@ fn ipc_child() {
     assert_eq!(mem.size_in_bytes(), N * 4);
     // Bounded copies: a wrong host length is refused.
     assert!(usage(&mem.copy_to_host(&mut [0u32; 3]).unwrap_err()));
-    // A handle claiming more than the allocation holds is refused at open.
-    let too_big = IpcMemHandle::from_raw_parts(mem_h.as_raw(), 0, 1 << 40);
-    let e = IpcMemory::<u32>::open(&ctx, &too_big).unwrap_err();
-    assert!(usage(&e), "{e}");
     let done = ev.is_done().unwrap();
-    let s = ctx.create_stream(StreamOptions::default().non_blocking(true)).unwrap();
+    let s = ctx
+        .create_stream(StreamOptions::default().non_blocking(true))
+        .unwrap();
     s.wait_event(&ev).unwrap();
     println!("CHILD_OPENED done={done}");
     std::io::stdout().flush().unwrap();
@@ -205,6 +203,14 @@ fn ipc_child() {
     mem.copy_from_host(&back).unwrap();
     assert_eq!(mem.to_vec().unwrap(), back);
     drop(mem); // cuIpcCloseMemHandle
+               // A handle claiming more than the allocation holds is refused at open (and the mapping
+               // closed again). Opened only now: drivers differ on a second open of a mapped handle.
+    let too_big = IpcMemHandle::from_raw_parts(mem_h.as_raw(), 0, 1 << 40);
+    let e = IpcMemory::<u32>::open(&ctx, &too_big).unwrap_err();
+    assert!(usage(&e), "{e}");
+    let past_end = IpcMemHandle::from_raw_parts(mem_h.as_raw(), N * 4, 4);
+    let e = IpcMemory::<u32>::open(&ctx, &past_end).unwrap_err();
+    assert!(usage(&e), "{e}");
     println!("CHILD_OK");
     std::io::stdout().flush().unwrap();
 }
@@ -332,7 +338,10 @@ fn per_thread_stream_orders_work_per_thread() {
     let mut b = Buffer::<u32>::zeroed(&pt, N).unwrap();
     b.fill(5, &pt).unwrap();
     let src: Vec<u32> = (0..N as u32).collect();
-    b.view_mut(..N / 2).unwrap().copy_from_host(&src[..N / 2]).unwrap();
+    b.view_mut(..N / 2)
+        .unwrap()
+        .copy_from_host(&src[..N / 2])
+        .unwrap();
     let v = b.to_vec().unwrap();
     assert_eq!(&v[..N / 2], &src[..N / 2]);
     assert!(v[N / 2..].iter().all(|&x| x == 5));
@@ -363,7 +372,10 @@ fn per_thread_stream_orders_work_per_thread() {
         .recv_timeout(Duration::from_secs(30))
         .expect("the other thread's per-thread stream waited for ours");
     assert!(ok);
-    assert!(!pt.is_done().unwrap(), "our per-thread stream is held by the gate");
+    assert!(
+        !pt.is_done().unwrap(),
+        "our per-thread stream is held by the gate"
+    );
     gate.open();
     pt.synchronize().unwrap();
     assert!(b.to_vec().unwrap().iter().all(|&x| x == 7));

@@ -54,9 +54,7 @@ use super::error::{check, CoreError, Result};
 use super::event::Event;
 use super::memory::{Buffer, DeviceCopy};
 use super::stream::Stream;
-use crate::driver::{
-    self, CUdeviceptr, CUevent, CUipcEventHandle, CUipcMemHandle, CUipcMem_flags,
-};
+use crate::driver::{self, CUdeviceptr, CUevent, CUipcEventHandle, CUipcMemHandle, CUipcMem_flags};
 use std::ffi::{c_char, c_uint, c_void};
 use std::fmt;
 use std::marker::PhantomData;
@@ -164,9 +162,7 @@ impl Event {
             ));
         }
         self.context().bind()?;
-        let mut h = CUipcEventHandle {
-            reserved: [0; RAW],
-        };
+        let mut h = CUipcEventHandle { reserved: [0; RAW] };
         // SAFETY: valid out-pointer; the event is alive and of the current context.
         check("cuIpcGetEventHandle", unsafe {
             driver::cuIpcGetEventHandle(&mut h, self.as_raw())
@@ -264,9 +260,7 @@ impl IpcMemHandle {
                 "the buffer does not lie inside one allocation",
             ));
         }
-        let mut h = CUipcMemHandle {
-            reserved: [0; RAW],
-        };
+        let mut h = CUipcMemHandle { reserved: [0; RAW] };
         // SAFETY: valid out-pointer; `base` is the start of a live allocation of the current
         // context (buf holds it).
         check("cuIpcGetMemHandle", unsafe {
@@ -442,7 +436,10 @@ impl<T: DeviceCopy> IpcMemory<T> {
         const OP: &str = "IpcMemory::open";
         let elem = size_of::<T>();
         if elem == 0 {
-            return Err(CoreError::usage(OP, "a zero-sized type has no memory to map"));
+            return Err(CoreError::usage(
+                OP,
+                "a zero-sized type has no memory to map",
+            ));
         }
         if handle.size == 0 || handle.size % elem != 0 {
             return Err(CoreError::usage(

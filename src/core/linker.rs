@@ -200,8 +200,9 @@ impl Linker {
     /// register and memory use per kernel), [`Linker::error_log`] why a link failed. Code that
     /// wants the logs with the result in one value calls [`Linker::link_with_logs`].
     ///
-    /// Migration: `link` used to take `self`; every call written `linker.link()` on a `mut`
-    /// binding (as [`Linker::add`] needs one) or on a temporary still compiles unchanged.
+    /// Migration: `link` used to take `self`. A call on a `mut` binding (which [`Linker::add`]
+    /// already needs) or on a temporary compiles unchanged; a `Linker` moved into a function
+    /// needs a `mut` parameter there, or [`Linker::link_with_logs`], which still consumes it.
     ///
     /// ```no_run
     /// # use anycuda::core::{Device, Linker, LinkerOptions, ObjectCode};
@@ -253,7 +254,9 @@ impl Linker {
     ///
     /// # Errors
     /// As [`Linker::link`]; the `Err` side also holds the logs as they were after the failure.
-    pub fn link_with_logs(mut self) -> std::result::Result<(ObjectCode, LinkLogs), (CoreError, LinkLogs)> {
+    pub fn link_with_logs(
+        mut self,
+    ) -> std::result::Result<(ObjectCode, LinkLogs), (CoreError, LinkLogs)> {
         match self.link() {
             Ok(code) => Ok((code, self.logs())),
             Err(e) => Err((e, self.logs())),
