@@ -253,13 +253,14 @@ impl IpcMemHandle {
         }
         buf.context().bind()?;
         let (base, range) = address_range(buf.as_raw())?;
-        let offset = (buf.as_raw() - base) as usize;
-        if offset.checked_add(size).is_none_or(|end| end > range) {
+        let offset = buf.as_raw().checked_sub(base).map(|o| o as usize);
+        let Some(offset) = offset.filter(|o| o.checked_add(size).is_some_and(|e| e <= range))
+        else {
             return Err(CoreError::usage(
                 "IpcMemHandle::new",
                 "the buffer does not lie inside one allocation",
             ));
-        }
+        };
         let mut h = CUipcMemHandle { reserved: [0; RAW] };
         // SAFETY: valid out-pointer; `base` is the start of a live allocation of the current
         // context (buf holds it).
@@ -427,6 +428,11 @@ impl<T: DeviceCopy> IpcMemory<T> {
     /// exporter's), as `handle.size_in_bytes() / size_of::<T>()` values of `T` (cuda.core's
     /// `Buffer.from_ipc_descriptor`).
     ///
+    /// The handle is untrusted input: its range is checked against the allocation the driver
+    /// mapped before any copy can use it. Opening the same handle twice in one context: recent
+    /// CUDA drivers return the same address and count references (each `IpcMemory` closes its
+    /// own), older ones refuse with an error.
+    ///
     /// # Errors
     /// A usage error for a zero-sized `T`, an empty handle, a size that is not a whole number
     /// of `T`, or a range the mapped allocation does not hold (then the mapping is closed);
@@ -469,9 +475,9 @@ impl<T: DeviceCopy> IpcMemory<T> {
             _t: PhantomData,
         };
         let (start, range) = address_range(base)?;
-        let lead = (base - start) as usize;
-        let fits = lead
-            .checked_add(handle.offset)
+        let fits = base
+            .checked_sub(start)
+            .and_then(|lead| (lead as usize).checked_add(handle.offset))
             .and_then(|o| o.checked_add(handle.size))
             .is_some_and(|e| e <= range);
         if !fits {
