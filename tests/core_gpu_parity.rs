@@ -16,7 +16,7 @@ use anycuda::BackendKind;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 fn dev0() -> Device {
@@ -25,6 +25,14 @@ fn dev0() -> Device {
 
 fn ctx() -> Context {
     dev0().context().expect("primary context")
+}
+
+/// One test at a time in this process: the gates below hold a stream, and the legacy default
+/// stream (which another test may use) waits for the per-thread ones, so tests run side by side
+/// could hold each other up past their timeouts. (ci/gpu-test.sh runs one test per process.)
+fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn usage(e: &CoreError) -> bool {
@@ -87,6 +95,7 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn linker_logs_are_readable_after_link() {
+    let _serial = serial();
     let ctx = dev0().set_current().expect("set_current");
     let (lib, main) = rdc_ptx();
     let opts = LinkerOptions {
@@ -221,6 +230,7 @@ fn ipc_memory_and_event_cross_processes() {
     if std::env::var(CHILD_ROLE).is_ok() {
         return ipc_child();
     }
+    let _serial = serial();
     let ctx = ctx();
     let stream = ctx
         .create_stream(StreamOptions::default().non_blocking(true))
@@ -325,6 +335,7 @@ fn ipc_memory_and_event_cross_processes() {
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn per_thread_stream_orders_work_per_thread() {
+    let _serial = serial();
     let ctx = ctx();
     let pt = ctx.per_thread_stream();
     assert!(pt.is_per_thread() && !pt.is_default());
