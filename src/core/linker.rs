@@ -249,18 +249,14 @@ impl Linker {
     }
 
     /// Completes the link like [`Linker::link`] and consumes the linker, returning the cubin
-    /// with both logs ([`LinkLogs`]); a failed link returns the error (which carries the
-    /// error log) and the logs.
+    /// with both logs ([`LinkLogs`]). `?`-friendly; to read the logs after a failed link too,
+    /// use [`Linker::link`] and the log methods.
     ///
     /// # Errors
-    /// As [`Linker::link`]; the `Err` side also holds the logs as they were after the failure.
-    pub fn link_with_logs(
-        mut self,
-    ) -> std::result::Result<(ObjectCode, LinkLogs), (CoreError, LinkLogs)> {
-        match self.link() {
-            Ok(code) => Ok((code, self.logs())),
-            Err(e) => Err((e, self.logs())),
-        }
+    /// As [`Linker::link`] (the error carries the error log).
+    pub fn link_with_logs(mut self) -> Result<(ObjectCode, LinkLogs)> {
+        let code = self.link()?;
+        Ok((code, self.logs()))
     }
 
     /// Whether [`Linker::link`] has completed successfully.
