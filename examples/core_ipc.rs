@@ -56,6 +56,7 @@ fn run() -> Res<()> {
         mem.size_in_bytes()
     );
 
+    // The child's opens are sound because `buf` and `ready` live until it has exited.
     let status = Command::new(std::env::current_exe()?)
         .args(["--child", &hex(&mem.to_bytes()), &hex(&ev.to_bytes())])
         .status()?;
@@ -71,8 +72,15 @@ fn run() -> Res<()> {
 }
 
 fn child(ctx: &Context, mem: &str, ev: &str) -> Res<()> {
-    let ready = Event::from_ipc_handle(ctx, &IpcEventHandle::from_bytes(&unhex(ev)?)?)?;
-    let mut mem = IpcMemory::<f32>::open(ctx, &IpcMemHandle::from_bytes(&unhex(mem)?)?)?;
+    let (ev, mem) = (
+        IpcEventHandle::from_bytes(&unhex(ev)?)?,
+        IpcMemHandle::from_bytes(&unhex(mem)?)?,
+    );
+    // SAFETY: the parent keeps its event and buffer alive until this process has exited (it
+    // waits for us before it reads the buffer and drops them).
+    let ready = unsafe { Event::from_ipc_handle(ctx, &ev)? };
+    // SAFETY: as above.
+    let mut mem = unsafe { IpcMemory::<f32>::open(ctx, &mem)? };
     ready.synchronize()?; // the parent's fill has completed
     let mut v = mem.to_vec()?;
     if v.iter().any(|&x| x != 1.5) {

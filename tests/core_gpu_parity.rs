@@ -162,6 +162,20 @@ fn linker_logs_are_readable_after_link() {
 
 // ---- IPC ------------------------------------------------------------------------------------
 
+/// The child process, killed and reaped if the parent's test fails first: its mappings of the
+/// parent's buffer end with it, before the buffer is freed (declared after the buffer, it
+/// drops first).
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 const CHILD_ROLE: &str = "ANYCUDA_PARITY_IPC_CHILD";
 const CHILD_MEM: &str = "ANYCUDA_PARITY_IPC_MEM";
 const CHILD_EVENT: &str = "ANYCUDA_PARITY_IPC_EVENT";
@@ -187,9 +201,11 @@ fn ipc_child() {
     let ctx = ctx();
     let mem_h = IpcMemHandle::from_bytes(&unhex(&std::env::var(CHILD_MEM).unwrap())).unwrap();
     let ev_h = IpcEventHandle::from_bytes(&unhex(&std::env::var(CHILD_EVENT).unwrap())).unwrap();
-    let ev = Event::from_ipc_handle(&ctx, &ev_h).unwrap();
+    // SAFETY: the parent keeps its event and buffer alive until this process has exited.
+    let ev = unsafe { Event::from_ipc_handle(&ctx, &ev_h) }.unwrap();
     assert!(ev.is_ipc_enabled() && !ev.is_timing_enabled());
-    let mut mem = IpcMemory::<u32>::open(&ctx, &mem_h).unwrap();
+    // SAFETY: as above.
+    let mut mem = unsafe { IpcMemory::<u32>::open(&ctx, &mem_h) }.unwrap();
     assert_eq!(mem.len(), N);
     assert_eq!(mem.size_in_bytes(), N * 4);
     // Bounded copies: a wrong host length is refused.
@@ -214,10 +230,12 @@ fn ipc_child() {
                // A handle claiming more than the allocation holds is refused at open (and the mapping
                // closed again). Opened only now: drivers differ on a second open of a mapped handle.
     let too_big = IpcMemHandle::from_raw_parts(mem_h.as_raw(), 0, 1 << 40);
-    let e = IpcMemory::<u32>::open(&ctx, &too_big).unwrap_err();
+    // SAFETY: as above (and both opens fail before anything is used).
+    let e = unsafe { IpcMemory::<u32>::open(&ctx, &too_big) }.unwrap_err();
     assert!(usage(&e), "{e}");
     let past_end = IpcMemHandle::from_raw_parts(mem_h.as_raw(), N * 4, 4);
-    let e = IpcMemory::<u32>::open(&ctx, &past_end).unwrap_err();
+    // SAFETY: as above.
+    let e = unsafe { IpcMemory::<u32>::open(&ctx, &past_end) }.unwrap_err();
     assert!(usage(&e), "{e}");
     println!("CHILD_OK");
     std::io::stdout().flush().unwrap();
@@ -265,7 +283,8 @@ fn ipc_memory_and_event_cross_processes() {
     assert_eq!(IpcMemHandle::from_bytes(&mem_h.to_bytes()).unwrap(), mem_h);
 
     // The same process cannot open its own handle (CUDA refuses it).
-    match IpcMemory::<u32>::open(&ctx, &mem_h) {
+    // SAFETY: `buf` outlives the attempt (and a mapping, were one made).
+    match unsafe { IpcMemory::<u32>::open(&ctx, &mem_h) } {
         Err(e) => eprintln!("same-process open: {e}"),
         Ok(m) => panic!("opening our own IPC handle succeeded: {m:?}"),
     }
@@ -275,21 +294,23 @@ fn ipc_memory_and_event_cross_processes() {
     buf.fill(FILLED, &stream).unwrap();
     ev.record(&stream).unwrap();
 
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--ignored",
-            "--exact",
-            IPC_TEST,
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ROLE, "1")
-        .env(CHILD_MEM, hex(&mem_h.to_bytes()))
-        .env(CHILD_EVENT, hex(&ev_h.to_bytes()))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("re-running the test binary");
-    let out = child.stdout.take().unwrap();
+    let mut child = ChildGuard(
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--ignored",
+                "--exact",
+                IPC_TEST,
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ROLE, "1")
+            .env(CHILD_MEM, hex(&mem_h.to_bytes()))
+            .env(CHILD_EVENT, hex(&ev_h.to_bytes()))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("re-running the test binary"),
+    );
+    let out = child.0.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(out).lines() {
@@ -321,7 +342,7 @@ fn ipc_memory_and_event_cross_processes() {
     assert!(!ev.is_done().unwrap());
     gate.open();
     wait_for("CHILD_OK");
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "child failed: {status}");
     stream.synchronize().unwrap();
     // The child's writes are in our buffer.

@@ -18,8 +18,14 @@
 //! - a backend or device without IPC (some HIP releases, some platforms): the backend's
 //!   not-supported error, or whatever code the driver gives.
 //!
-//! The exporting process must keep the buffer (and the event) alive while other processes
-//! use it; ordering between the processes is the events' job, as in CUDA.
+//! Lifetimes cross the process boundary, where Rust cannot follow them: CUDA (and HIP) leave it
+//! undefined what happens when the exporting process frees the memory before every importer has
+//! closed it, or destroys the event while an importer still uses it. So the two opening calls,
+//! [`IpcMemory::open`] and [`Event::from_ipc_handle`], are `unsafe`, with that contract (as
+//! mapping a file another process may change is `unsafe` in Rust); the exporting side keeps its
+//! [`Buffer`] and [`Event`] alive until the importers are done (tell it, e.g. over the channel
+//! the handles went through). Ordering work between the processes is the events' job, as in
+//! CUDA.
 //!
 //! ```no_run
 //! use anycuda::core::{Buffer, Device, DeviceMemoryResource, EventOptions, IpcMemHandle};
@@ -33,7 +39,8 @@
 //! let ready = stream.record(EventOptions::ipc())?;
 //! let mem_bytes = IpcMemHandle::new(&buf)?.to_bytes();
 //! let event_bytes = ready.ipc_handle()?.to_bytes();
-//! // ... send `mem_bytes` and `event_bytes` to the other process, keep `buf` and `ready` ...
+//! // ... send `mem_bytes` and `event_bytes` to the other process; keep `buf` and `ready`
+//! // until it says it has dropped what it opened ...
 //! # Ok::<(), anycuda::core::CoreError>(())
 //! ```
 //! ```no_run
@@ -41,10 +48,16 @@
 //! # let (mem_bytes, event_bytes) = (vec![0u8; IpcMemHandle::SIZE], [0u8; IpcEventHandle::SIZE]);
 //! // Importing process, with the bytes received.
 //! let ctx = Device::new(0)?.context()?;
-//! let ready = Event::from_ipc_handle(&ctx, &IpcEventHandle::from_bytes(&event_bytes)?)?;
+//! let (ev_h, mem_h) = (IpcEventHandle::from_bytes(&event_bytes)?, IpcMemHandle::from_bytes(&mem_bytes)?);
+//! // SAFETY: the exporter keeps the event and the buffer alive until we tell it we are done,
+//! // after `ready` and `mem` are dropped.
+//! let ready = unsafe { Event::from_ipc_handle(&ctx, &ev_h)? };
+//! // SAFETY: as above.
+//! let mem: IpcMemory<f32> = unsafe { IpcMemory::open(&ctx, &mem_h)? };
 //! ready.synchronize()?; // the exporter's fill has completed
-//! let mem: IpcMemory<f32> = IpcMemory::open(&ctx, &IpcMemHandle::from_bytes(&mem_bytes)?)?;
 //! assert!(mem.to_vec()?.iter().all(|&x| x == 1.0));
+//! drop((ready, mem));
+//! // ... tell the exporter ...
 //! # Ok::<(), anycuda::core::CoreError>(())
 //! ```
 
@@ -176,10 +189,16 @@ impl Event {
     /// [`Event::is_ipc_enabled`] true. Wait on it ([`Event::synchronize`],
     /// [`Stream::wait_event`]) to order work after the other process's record.
     ///
+    /// # Safety
+    /// The exporting process must not destroy its event while the returned `Event` (or work
+    /// queued on it) is in use here: CUDA and HIP leave operations on an imported event after
+    /// the exporter destroyed it undefined.
+    ///
     /// # Errors
-    /// The driver's error: an error for a handle made in this same process (CUDA refuses
-    /// that), an invalid handle, or no IPC on the backend or device.
-    pub fn from_ipc_handle(ctx: &Context, handle: &IpcEventHandle) -> Result<Event> {
+    /// The driver's error: an error for a handle made in this same process (CUDA and HIP
+    /// refuse that, `CUDA_ERROR_INVALID_CONTEXT`), an invalid handle, or no IPC on the backend
+    /// or device.
+    pub unsafe fn from_ipc_handle(ctx: &Context, handle: &IpcEventHandle) -> Result<Event> {
         ctx.bind()?;
         let mut raw: CUevent = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the handle is passed by value; the context is current.
@@ -238,7 +257,9 @@ impl IpcMemHandle {
     /// CUDA refuses memory from stream-ordered pools (what [`Buffer::new`] uses where the device
     /// has them), and host (pinned, managed) memory.
     ///
-    /// Keep `buf` alive while another process uses the memory.
+    /// Keep `buf` alive until every process that opened the handle has dropped its
+    /// [`IpcMemory`]: CUDA leaves freeing exported memory before the importers close it
+    /// undefined (the importers' [`IpcMemory::open`] is `unsafe` for that reason).
     ///
     /// # Errors
     /// A usage error for an empty buffer; the driver's error for memory it cannot share
@@ -370,7 +391,9 @@ fn address_range(p: CUdeviceptr) -> Result<(CUdeviceptr, usize)> {
 /// use anycuda::core::{Device, IpcMemHandle, IpcMemory};
 /// # let bytes = [0u8; IpcMemHandle::SIZE];
 /// let ctx = Device::new(0)?.context()?;
-/// let mut mem = IpcMemory::<u32>::open(&ctx, &IpcMemHandle::from_bytes(&bytes)?)?;
+/// let handle = IpcMemHandle::from_bytes(&bytes)?;
+/// // SAFETY: the exporting process keeps the buffer until we report that `mem` is dropped.
+/// let mut mem = unsafe { IpcMemory::<u32>::open(&ctx, &handle)? };
 /// let mut v = mem.to_vec()?;
 /// v.iter_mut().for_each(|x| *x += 1);
 /// mem.copy_from_host(&v)?; // the exporting process sees it
@@ -433,12 +456,18 @@ impl<T: DeviceCopy> IpcMemory<T> {
     /// CUDA drivers return the same address and count references (each `IpcMemory` closes its
     /// own), older ones refuse with an error.
     ///
+    /// # Safety
+    /// The exporting process must keep the memory allocated (not free its buffer) until the
+    /// returned `IpcMemory` is dropped here, and until work queued here that uses the memory
+    /// has completed: CUDA and HIP leave freeing exported memory before the importer closes it
+    /// undefined.
+    ///
     /// # Errors
     /// A usage error for a zero-sized `T`, an empty handle, a size that is not a whole number
     /// of `T`, or a range the mapped allocation does not hold (then the mapping is closed);
     /// the driver's error: for a handle made in this same process (CUDA refuses that), an
     /// invalid or stale handle, or where the backend or device has no IPC.
-    pub fn open(ctx: &Context, handle: &IpcMemHandle) -> Result<Self> {
+    pub unsafe fn open(ctx: &Context, handle: &IpcMemHandle) -> Result<Self> {
         const OP: &str = "IpcMemory::open";
         let elem = size_of::<T>();
         if elem == 0 {
