@@ -223,12 +223,28 @@ fn ipc_child() {
     assert!(v.iter().all(|&x| x == FILLED), "child read {:#x}", v[0]);
     assert!(ev.is_done().unwrap());
     ev.synchronize().unwrap();
+    // Device-to-device copies with this process's buffers.
+    let mut local = Buffer::<u32>::zeroed(&s, N).unwrap();
+    mem.copy_to_device(&mut local.as_view_mut(), &s).unwrap();
+    s.synchronize().unwrap();
+    assert!(local.to_vec().unwrap().iter().all(|&x| x == FILLED));
+    let mut short = Buffer::<u32>::zeroed(&s, 3).unwrap();
+    assert!(usage(
+        &mem.copy_to_device(&mut short.as_view_mut(), &s)
+            .unwrap_err()
+    ));
+    // Host writes, then a device write of the final pattern the parent checks.
+    mem.copy_from_host(&vec![0u32; N]).unwrap();
+    assert!(mem.to_vec().unwrap().iter().all(|&x| x == 0));
     let back: Vec<u32> = (0..N as u32).map(|i| i * 3).collect();
-    mem.copy_from_host(&back).unwrap();
+    let back_buf = Buffer::from_slice(&s, &back).unwrap();
+    mem.copy_from_device(&back_buf, &s).unwrap();
+    s.synchronize().unwrap();
     assert_eq!(mem.to_vec().unwrap(), back);
-    drop(mem); // cuIpcCloseMemHandle
-               // A handle claiming more than the allocation holds is refused at open (and the mapping
-               // closed again). Opened only now: drivers differ on a second open of a mapped handle.
+    // Dropping waits for this process's work on the mapping, then closes it.
+    drop(mem);
+    // A handle claiming more than the allocation holds is refused at open (and the mapping
+    // closed again). Opened only now: drivers differ on a second open of a mapped handle.
     let too_big = IpcMemHandle::from_raw_parts(mem_h.as_raw(), 0, 1 << 40);
     // SAFETY: as above (and both opens fail before anything is used).
     let e = unsafe { IpcMemory::<u32>::open(&ctx, &too_big) }.unwrap_err();

@@ -7,6 +7,7 @@ use anycuda::driver::{self, CUevent_flags, CUipcEventHandle, CUipcMemHandle, CUr
 
 fn assert_send_sync<T: Send + Sync>() {}
 fn assert_send<T: Send>() {}
+fn assert_kernel_args<A: KernelArgs>() {}
 
 #[test]
 fn the_new_types_are_thread_safe_plain_data_where_they_should_be() {
@@ -15,6 +16,8 @@ fn the_new_types_are_thread_safe_plain_data_where_they_should_be() {
     assert_send_sync::<IpcMemory<f32>>();
     assert_send_sync::<LinkLogs>();
     assert_send::<Linker>();
+    // Mapped IPC memory passes to a kernel as a pointer, like a Buffer.
+    assert_kernel_args::<(&IpcMemory<f32>, &mut IpcMemory<u32>, u32)>();
 }
 
 #[test]

@@ -65,9 +65,12 @@ use super::context::Context;
 use super::device::Device;
 use super::error::{check, CoreError, Result};
 use super::event::Event;
-use super::memory::{Buffer, DeviceCopy};
+use super::launch::KernelArg;
+use super::memory::{Buffer, BufferViewMut, DeviceCopy, DeviceSlice};
 use super::stream::Stream;
-use crate::driver::{self, CUdeviceptr, CUevent, CUipcEventHandle, CUipcMemHandle, CUipcMem_flags};
+use crate::driver::{
+    self, CUcontext, CUdeviceptr, CUevent, CUipcEventHandle, CUipcMemHandle, CUipcMem_flags,
+};
 use std::ffi::{c_char, c_uint, c_void};
 use std::fmt;
 use std::marker::PhantomData;
@@ -384,6 +387,10 @@ fn address_range(p: CUdeviceptr) -> Result<(CUdeviceptr, usize)> {
 /// memory the other process shared. The contents are whatever that process wrote (any bit
 /// pattern is a valid `T`); order reads after its writes with an interprocess event.
 ///
+/// Pass `&mem` or `&mut mem` to [`launch`](super::launch()) as a kernel's pointer argument, as a
+/// [`Buffer`]; copy to and from buffers of the same context with
+/// [`IpcMemory::copy_from_device`] and [`IpcMemory::copy_to_device`].
+///
 /// `Send + Sync` (for `T: DeviceCopy`): a device address reached only through driver calls;
 /// writing needs `&mut`.
 ///
@@ -641,6 +648,64 @@ impl<T: DeviceCopy> IpcMemory<T> {
         stream.synchronize()
     }
 
+    /// Queues a device-to-device copy from `src` (a [`Buffer`] or view of this context) into
+    /// the memory on `stream` (`cuMemcpyDtoDAsync`). Asynchronous: the other process sees the
+    /// data once the copy completes (record an interprocess event after it).
+    ///
+    /// # Errors
+    /// A usage error when the lengths differ or `src`, `stream` and the memory are not all of
+    /// one context; the driver's error.
+    pub fn copy_from_device<S: DeviceSlice<T> + ?Sized>(
+        &mut self,
+        src: &S,
+        stream: &Stream,
+    ) -> Result<()> {
+        let src = src.as_view();
+        self.same_context("IpcMemory::copy_from_device", src.context())?;
+        self.check("IpcMemory::copy_from_device", src.len(), stream)?;
+        // SAFETY: both ranges are in bounds of live allocations of the current context (the
+        // mapping's range was checked at open); a drop of `self` waits for the context first.
+        check("cuMemcpyDtoDAsync", unsafe {
+            driver::cuMemcpyDtoDAsync(
+                self.ptr,
+                src.as_raw(),
+                self.size_in_bytes(),
+                stream.as_raw(),
+            )
+        })
+    }
+
+    /// Queues a device-to-device copy of the memory into `dst` (a view of a [`Buffer`] of this
+    /// context, e.g. `buf.as_view_mut()`) on `stream` (`cuMemcpyDtoDAsync`).
+    ///
+    /// # Errors
+    /// A usage error when the lengths differ or `dst`, `stream` and the memory are not all of
+    /// one context; the driver's error.
+    pub fn copy_to_device(&self, dst: &mut BufferViewMut<'_, T>, stream: &Stream) -> Result<()> {
+        self.same_context("IpcMemory::copy_to_device", dst.context())?;
+        self.check("IpcMemory::copy_to_device", dst.len(), stream)?;
+        // SAFETY: as in `copy_from_device`; `dst` is exclusively borrowed.
+        check("cuMemcpyDtoDAsync", unsafe {
+            driver::cuMemcpyDtoDAsync(
+                dst.as_raw(),
+                self.ptr,
+                self.size_in_bytes(),
+                stream.as_raw(),
+            )
+        })
+    }
+
+    fn same_context(&self, op: &'static str, other: &Context) -> Result<()> {
+        if *other == self.ctx {
+            Ok(())
+        } else {
+            Err(CoreError::usage(
+                op,
+                "the buffer belongs to another context than the IPC memory",
+            ))
+        }
+    }
+
     /// The length and context checks of the copies; binds the context.
     fn check(&self, op: &'static str, host_len: usize, stream: &Stream) -> Result<()> {
         if host_len != self.len {
@@ -656,5 +721,33 @@ impl<T: DeviceCopy> IpcMemory<T> {
             ));
         }
         self.ctx.bind()
+    }
+}
+
+// SAFETY: a device address (`CUdeviceptr`, 64-bit like the kernel's pointer) of memory mapped
+// into the context `memory_context` reports. Kernels given it must stay inside `len` values
+// (launching is where that contract is taken).
+unsafe impl<T: DeviceCopy> KernelArg for &IpcMemory<T> {
+    type Value = CUdeviceptr;
+    #[inline(always)]
+    fn kernel_value(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    #[inline(always)]
+    fn memory_context(&self) -> Option<CUcontext> {
+        Some(self.ctx.as_raw())
+    }
+}
+
+// SAFETY: as above.
+unsafe impl<T: DeviceCopy> KernelArg for &mut IpcMemory<T> {
+    type Value = CUdeviceptr;
+    #[inline(always)]
+    fn kernel_value(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    #[inline(always)]
+    fn memory_context(&self) -> Option<CUcontext> {
+        Some(self.ctx.as_raw())
     }
 }
