@@ -295,6 +295,9 @@ fn ipc_memory_and_event_cross_processes() {
 
     let mem_h = IpcMemHandle::new(&buf).unwrap();
     assert_eq!((mem_h.offset(), mem_h.size_in_bytes()), (0, N * 4));
+    // A view's handle names the same allocation, with the view's place in it.
+    let half = IpcMemHandle::new(&buf.view(N / 2..).unwrap()).unwrap();
+    assert_eq!((half.offset(), half.size_in_bytes()), (N * 2, N * 2));
     let ev_h = ev.ipc_handle().unwrap();
     assert_eq!(IpcMemHandle::from_bytes(&mem_h.to_bytes()).unwrap(), mem_h);
 

@@ -1,17 +1,19 @@
 //! Interprocess communication (CUDA's `cuIpc*`): share device memory and events with another
 //! process on the same machine.
 //!
-//! The exporting process turns a [`Buffer`] into an [`IpcMemHandle`] and an interprocess
-//! [`Event`] ([`EventOptions::ipc_enabled`](super::EventOptions::ipc_enabled)) into an
-//! [`IpcEventHandle`]; both are plain bytes ([`IpcMemHandle::to_bytes`],
-//! [`IpcEventHandle::to_bytes`]) to send by any means (a pipe, a socket, a file). The other
-//! process opens them with [`IpcMemory::open`] and [`Event::from_ipc_handle`].
+//! The exporting process turns a [`Buffer`](super::Buffer) (or a view of one) into an
+//! [`IpcMemHandle`] and an interprocess [`Event`]
+//! ([`EventOptions::ipc_enabled`](super::EventOptions::ipc_enabled)) into an [`IpcEventHandle`];
+//! both are plain bytes ([`IpcMemHandle::to_bytes`], [`IpcEventHandle::to_bytes`]) to send by any
+//! means (a pipe, a socket, a file). The other process opens them with [`IpcMemory::open`] and
+//! [`Event::from_ipc_handle`].
 //!
 //! What CUDA (and so anycuda) does not allow, answered with the driver's error:
 //! - opening a handle in the process that made it (CUDA answers `CUDA_ERROR_INVALID_CONTEXT`
 //!   or similar): IPC is between processes;
-//! - memory from stream-ordered pools (`cuMemAllocAsync`, which [`Buffer::new`] uses where the
-//!   device has pools): `cuIpcGetMemHandle` refuses it. Allocate what you share from
+//! - memory from stream-ordered pools (`cuMemAllocAsync`, which
+//!   [`Buffer::new`](super::Buffer::new) uses where the device has pools): `cuIpcGetMemHandle`
+//!   refuses it. Allocate what you share from
 //!   [`DeviceMemoryResource::without_pools`](super::DeviceMemoryResource::without_pools)
 //!   (`cuMemAlloc`), as the example below does;
 //! - pinned or managed host memory, and events created without `CU_EVENT_INTERPROCESS`;
@@ -23,7 +25,7 @@
 //! closed it, or destroys the event while an importer still uses it. So the two opening calls,
 //! [`IpcMemory::open`] and [`Event::from_ipc_handle`], are `unsafe`, with that contract (as
 //! mapping a file another process may change is `unsafe` in Rust); the exporting side keeps its
-//! [`Buffer`] and [`Event`] alive until the importers are done (tell it, e.g. over the channel
+//! buffer and [`Event`] alive until the importers are done (tell it, e.g. over the channel
 //! the handles went through). Ordering work between the processes is the events' job, as in
 //! CUDA.
 //!
@@ -48,7 +50,8 @@
 //! # let (mem_bytes, event_bytes) = (vec![0u8; IpcMemHandle::SIZE], [0u8; IpcEventHandle::SIZE]);
 //! // Importing process, with the bytes received.
 //! let ctx = Device::new(0)?.context()?;
-//! let (ev_h, mem_h) = (IpcEventHandle::from_bytes(&event_bytes)?, IpcMemHandle::from_bytes(&mem_bytes)?);
+//! let ev_h = IpcEventHandle::from_bytes(&event_bytes)?;
+//! let mem_h = IpcMemHandle::from_bytes(&mem_bytes)?;
 //! // SAFETY: the exporter keeps the event and the buffer alive until we tell it we are done,
 //! // after `ready` and `mem` are dropped.
 //! let ready = unsafe { Event::from_ipc_handle(&ctx, &ev_h)? };
@@ -66,7 +69,7 @@ use super::device::Device;
 use super::error::{check, CoreError, Result};
 use super::event::Event;
 use super::launch::KernelArg;
-use super::memory::{Buffer, BufferViewMut, DeviceCopy, DeviceSlice};
+use super::memory::{BufferViewMut, DeviceCopy, DeviceSlice};
 use super::stream::Stream;
 use crate::driver::{
     self, CUcontext, CUdeviceptr, CUevent, CUipcEventHandle, CUipcMemHandle, CUipcMem_flags,
@@ -251,28 +254,31 @@ impl IpcMemHandle {
     /// The length of [`IpcMemHandle::to_bytes`]: 80 (CUDA's 64-byte handle, offset, size).
     pub const SIZE: usize = RAW + 16;
 
-    /// The interprocess handle of `buf`'s memory (`cuMemGetAddressRange` for the allocation
-    /// it lies in, then `cuIpcGetMemHandle` of that allocation; cuda.core's
+    /// The interprocess handle of the memory of `buf`, a [`Buffer`](super::Buffer) or a view of
+    /// one (`cuMemGetAddressRange` for the allocation it lies in, then `cuIpcGetMemHandle` of
+    /// that allocation, with the range's offset in it; cuda.core's
     /// `Buffer.get_ipc_descriptor()`).
     ///
     /// The memory must come from `cuMemAlloc`
     /// ([`DeviceMemoryResource::without_pools`](super::DeviceMemoryResource::without_pools)):
-    /// CUDA refuses memory from stream-ordered pools (what [`Buffer::new`] uses where the device
-    /// has them), and host (pinned, managed) memory.
+    /// CUDA refuses memory from stream-ordered pools (what
+    /// [`Buffer::new`](super::Buffer::new) uses where the device has them), and host (pinned,
+    /// managed) memory.
     ///
-    /// Keep `buf` alive until every process that opened the handle has dropped its
+    /// Keep the buffer alive until every process that opened the handle has dropped its
     /// [`IpcMemory`]: CUDA leaves freeing exported memory before the importers close it
     /// undefined (the importers' [`IpcMemory::open`] is `unsafe` for that reason).
     ///
     /// # Errors
-    /// A usage error for an empty buffer; the driver's error for memory it cannot share
+    /// A usage error for an empty range; the driver's error for memory it cannot share
     /// (pools, host memory) and where the backend or device has no IPC.
-    pub fn new<T: DeviceCopy>(buf: &Buffer<T>) -> Result<Self> {
-        let size = buf.size_in_bytes();
+    pub fn new<T: DeviceCopy, S: DeviceSlice<T> + ?Sized>(buf: &S) -> Result<Self> {
+        let buf = buf.as_view();
+        let size = buf.len() * size_of::<T>();
         if size == 0 {
             return Err(CoreError::usage(
                 "IpcMemHandle::new",
-                "an empty buffer has no memory to share",
+                "an empty range has no memory to share",
             ));
         }
         buf.context().bind()?;
@@ -388,7 +394,7 @@ fn address_range(p: CUdeviceptr) -> Result<(CUdeviceptr, usize)> {
 /// pattern is a valid `T`); order reads after its writes with an interprocess event.
 ///
 /// Pass `&mem` or `&mut mem` to [`launch`](super::launch()) as a kernel's pointer argument, as a
-/// [`Buffer`]; copy to and from buffers of the same context with
+/// [`Buffer`](super::Buffer); copy to and from buffers of the same context with
 /// [`IpcMemory::copy_from_device`] and [`IpcMemory::copy_to_device`].
 ///
 /// `Send + Sync` (for `T: DeviceCopy`): a device address reached only through driver calls;
@@ -520,7 +526,7 @@ impl<T: DeviceCopy> IpcMemory<T> {
             return Err(CoreError::usage(
                 OP,
                 format!(
-                    "the handle's range (offset {}, {} bytes) is outside the {range}-byte allocation it maps",
+                    "the range (offset {}, {} bytes) is outside the {range}-byte mapped allocation",
                     handle.offset, handle.size
                 ),
             ));
@@ -648,9 +654,10 @@ impl<T: DeviceCopy> IpcMemory<T> {
         stream.synchronize()
     }
 
-    /// Queues a device-to-device copy from `src` (a [`Buffer`] or view of this context) into
-    /// the memory on `stream` (`cuMemcpyDtoDAsync`). Asynchronous: the other process sees the
-    /// data once the copy completes (record an interprocess event after it).
+    /// Queues a device-to-device copy from `src` (a [`Buffer`](super::Buffer) or a view, of
+    /// this context) into the memory on `stream` (`cuMemcpyDtoDAsync`). Asynchronous: the
+    /// other process sees the data once the copy completes (record an interprocess event after
+    /// it).
     ///
     /// # Errors
     /// A usage error when the lengths differ or `src`, `stream` and the memory are not all of
@@ -675,8 +682,9 @@ impl<T: DeviceCopy> IpcMemory<T> {
         })
     }
 
-    /// Queues a device-to-device copy of the memory into `dst` (a view of a [`Buffer`] of this
-    /// context, e.g. `buf.as_view_mut()`) on `stream` (`cuMemcpyDtoDAsync`).
+    /// Queues a device-to-device copy of the memory into `dst` (a view of a
+    /// [`Buffer`](super::Buffer) of this context, e.g. `buf.as_view_mut()`) on `stream`
+    /// (`cuMemcpyDtoDAsync`).
     ///
     /// # Errors
     /// A usage error when the lengths differ or `dst`, `stream` and the memory are not all of
