@@ -180,6 +180,38 @@ impl Context {
         Stream::default_of(self)
     }
 
+    /// The calling thread's per-thread default stream (`CU_STREAM_PER_THREAD`, handle 0x2;
+    /// cuda.core's per-thread default stream; HIP's `hipStreamPerThread`, the same value).
+    /// Free to call: no allocation, no driver call.
+    ///
+    /// Each host thread has its own: the handle names the stream of whichever thread makes
+    /// the call, so the same `Stream` value used on two threads is two streams. Work queued on
+    /// it from one thread runs in order; it does not synchronize with other created streams,
+    /// but it does with the legacy default stream ([`Context::default_stream`]), as CUDA
+    /// defines. Unlike the legacy stream it can be captured into a graph.
+    ///
+    /// Mind the thread when ordering matters: a [`Buffer`](super::Buffer) allocated on this
+    /// stream is freed on the per-thread stream of the thread that drops it, so drop it on the
+    /// thread that queued work on it (or synchronize that work first); likewise
+    /// [`Stream::wait`] and events order the calling thread's stream.
+    ///
+    /// ```no_run
+    /// use anycuda::core::{Buffer, Device};
+    /// let ctx = Device::new(0)?.context()?;
+    /// let s = ctx.per_thread_stream();
+    /// assert!(s.is_per_thread() && !s.is_default());
+    /// let mut b = Buffer::<u32>::new(&s, 256)?;
+    /// b.fill(7, &s)?;
+    /// assert!(b.to_vec()?.iter().all(|&x| x == 7));
+    /// # Ok::<(), anycuda::core::CoreError>(())
+    /// ```
+    #[inline]
+    pub fn per_thread_stream(&self) -> Stream {
+        // SAFETY: CU_STREAM_PER_THREAD is a special handle valid in every context for as long
+        // as the context lives (the returned Stream holds it); it is never destroyed.
+        unsafe { Stream::from_raw(self, driver::CU_STREAM_PER_THREAD) }
+    }
+
     /// A new event in this context.
     ///
     /// # Errors
@@ -244,5 +276,15 @@ impl Context {
     /// The number of `Context` clones alive (for tests and diagnostics).
     pub fn strong_count(&self) -> usize {
         Arc::strong_count(&self.0)
+    }
+}
+
+/// The per-thread default stream's query (defined here, beside [`Context::per_thread_stream`]).
+impl Stream {
+    /// Whether this is the per-thread default stream (`CU_STREAM_PER_THREAD`), whose handle
+    /// names the calling thread's own stream ([`Context::per_thread_stream`]).
+    #[inline]
+    pub fn is_per_thread(&self) -> bool {
+        self.as_raw() == driver::CU_STREAM_PER_THREAD
     }
 }

@@ -13,8 +13,13 @@ use std::time::Duration;
 ///
 /// ```
 /// use anycuda::core::EventOptions;
+/// use anycuda::driver::CUevent_flags;
 /// let o = EventOptions::timing();
-/// assert!(o.enable_timing && !o.blocking_sync);
+/// assert!(o.enable_timing && !o.blocking_sync && !o.ipc_enabled);
+/// // An event to share with another process: timing off, CU_EVENT_INTERPROCESS on.
+/// let ipc = EventOptions::ipc();
+/// let f = ipc.raw_flags().0;
+/// assert_eq!(f, CUevent_flags::CU_EVENT_INTERPROCESS.0 | CUevent_flags::CU_EVENT_DISABLE_TIMING.0);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct EventOptions {
@@ -22,6 +27,10 @@ pub struct EventOptions {
     pub enable_timing: bool,
     /// `CU_EVENT_BLOCKING_SYNC`: a waiting host thread sleeps instead of spinning.
     pub blocking_sync: bool,
+    /// `CU_EVENT_INTERPROCESS`: the event can be shared with another process
+    /// ([`Event::ipc_handle`], cuda.core's `ipc_enabled`). CUDA requires timing off, so
+    /// [`Event::new`] refuses it together with [`EventOptions::enable_timing`].
+    pub ipc_enabled: bool,
 }
 
 impl EventOptions {
@@ -29,7 +38,14 @@ impl EventOptions {
     pub fn timing() -> Self {
         Self {
             enable_timing: true,
-            blocking_sync: false,
+            ..Self::default()
+        }
+    }
+    /// Interprocess (`CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING`), spinning sync.
+    pub fn ipc() -> Self {
+        Self {
+            ipc_enabled: true,
+            ..Self::default()
         }
     }
     /// Sets [`EventOptions::blocking_sync`].
@@ -38,15 +54,27 @@ impl EventOptions {
         self.blocking_sync = yes;
         self
     }
-    fn flags(self) -> c_uint {
-        let mut f = 0;
+    /// Sets [`EventOptions::ipc_enabled`].
+    #[must_use]
+    pub fn ipc_enabled(mut self, yes: bool) -> Self {
+        self.ipc_enabled = yes;
+        self
+    }
+    /// The `cuEventCreate` flags these options stand for (timing off adds
+    /// `CU_EVENT_DISABLE_TIMING`; an interprocess event with timing on gives both
+    /// `CU_EVENT_INTERPROCESS` and no `CU_EVENT_DISABLE_TIMING`, which the driver refuses).
+    pub fn raw_flags(self) -> CUevent_flags {
+        let mut f = CUevent_flags::CU_EVENT_DEFAULT.0;
         if !self.enable_timing {
             f |= CUevent_flags::CU_EVENT_DISABLE_TIMING.0;
         }
         if self.blocking_sync {
             f |= CUevent_flags::CU_EVENT_BLOCKING_SYNC.0;
         }
-        f as c_uint
+        if self.ipc_enabled {
+            f |= CUevent_flags::CU_EVENT_INTERPROCESS.0;
+        }
+        CUevent_flags(f)
     }
 }
 
@@ -70,6 +98,7 @@ pub struct Event {
     raw: CUevent,
     ctx: Context,
     timing: bool,
+    ipc: bool,
 }
 
 // SAFETY: a CUevent is a driver handle usable from any thread; the driver API is thread-safe.
@@ -83,6 +112,7 @@ impl fmt::Debug for Event {
             .field("raw", &self.raw)
             .field("device", &self.ctx.device().ordinal())
             .field("timing", &self.timing)
+            .field("ipc", &self.ipc)
             .finish()
     }
 }
@@ -103,19 +133,39 @@ impl Event {
     /// A new event in `ctx` (`cuEventCreate`).
     ///
     /// # Errors
-    /// The driver's error.
+    /// A usage error for [`EventOptions::ipc_enabled`] with [`EventOptions::enable_timing`]
+    /// (CUDA requires interprocess events to have timing off); the driver's error (the
+    /// backend's not-supported error where it has no interprocess events).
     pub fn new(ctx: &Context, opts: EventOptions) -> Result<Event> {
+        if opts.ipc_enabled && opts.enable_timing {
+            return Err(CoreError::usage(
+                "Event::new",
+                "an interprocess event (ipc_enabled) needs timing off (enable_timing: false)",
+            ));
+        }
         ctx.bind()?;
         let mut raw: CUevent = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
         check("cuEventCreate", unsafe {
-            driver::cuEventCreate(&mut raw, opts.flags())
+            driver::cuEventCreate(&mut raw, opts.raw_flags().0 as c_uint)
         })?;
         Ok(Event {
             raw,
             ctx: ctx.clone(),
             timing: opts.enable_timing,
+            ipc: opts.ipc_enabled,
         })
+    }
+
+    /// Takes ownership of `raw` (destroyed on drop): an event created, or opened from an IPC
+    /// handle, in `ctx`.
+    pub(crate) fn from_owned_raw(ctx: &Context, raw: CUevent, timing: bool, ipc: bool) -> Event {
+        Event {
+            raw,
+            ctx: ctx.clone(),
+            timing,
+            ipc,
+        }
     }
 
     /// The raw `CUevent`.
@@ -134,6 +184,14 @@ impl Event {
     #[inline]
     pub fn is_timing_enabled(&self) -> bool {
         self.timing
+    }
+
+    /// Whether the event can be shared with another process: created with
+    /// [`EventOptions::ipc_enabled`], or opened from an [`IpcEventHandle`](super::IpcEventHandle)
+    /// (cuda.core's `Event.is_ipc_enabled`).
+    #[inline]
+    pub fn is_ipc_enabled(&self) -> bool {
+        self.ipc
     }
 
     /// Records the event at this point of `stream` (`cuEventRecord`).

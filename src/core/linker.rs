@@ -29,6 +29,16 @@ pub struct LinkerOptions {
     pub max_register_count: Option<u32>,
 }
 
+/// The linker's two logs, taken together ([`Linker::logs`], [`Linker::link_with_logs`]).
+/// Plain data: `Send + Sync`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LinkLogs {
+    /// The information log ([`Linker::info_log`]).
+    pub info: String,
+    /// The error log ([`Linker::error_log`]).
+    pub error: String,
+}
+
 /// A link in progress (`CUlinkState`); destroyed on drop.
 ///
 /// `Send` but not `Sync`: the driver's link state is not meant for two threads at once.
@@ -54,6 +64,8 @@ pub struct LinkerOptions {
 pub struct Linker {
     raw: CUlinkState,
     ctx: Context,
+    /// Set once `cuLinkComplete` succeeded: the state takes no more input and links no more.
+    linked: bool,
     // The driver writes the logs here until the state is destroyed: stable heap addresses.
     info: Box<[u8]>,
     error: Box<[u8]>,
@@ -124,6 +136,7 @@ impl Linker {
         Ok(Linker {
             raw,
             ctx: ctx.clone(),
+            linked: false,
             info,
             error,
             _opts: opts,
@@ -139,8 +152,15 @@ impl Linker {
     /// Adds one piece of code (`cuLinkAddData`); `name` appears in the logs.
     ///
     /// # Errors
-    /// A usage error for a name with a NUL; the driver's error with the error log.
+    /// A usage error for a name with a NUL or after a successful [`Linker::link`]; the
+    /// driver's error with the error log.
     pub fn add(&mut self, code: &ObjectCode, name: &str) -> Result<()> {
+        if self.linked {
+            return Err(CoreError::usage(
+                "Linker::add",
+                "the link is complete: start a new Linker",
+            ));
+        }
         let input = match code.code_type() {
             CodeType::Ptx => CUjitInputType::CU_JIT_INPUT_PTX,
             CodeType::Cubin => CUjitInputType::CU_JIT_INPUT_CUBIN,
@@ -172,11 +192,41 @@ impl Linker {
         r.map_err(|e| self.with_log(e))
     }
 
-    /// Completes the link (`cuLinkComplete`) and returns the linked cubin.
+    /// Completes the link (`cuLinkComplete`) and returns a copy of the linked cubin.
+    ///
+    /// The linker stays alive (it borrows, not consumes), so its logs can be read afterwards,
+    /// as with cuda.core's `Linker.get_info_log()` / `get_error_log()` after `link()`:
+    /// [`Linker::info_log`] has what the driver reported (with [`LinkerOptions::verbose`], the
+    /// register and memory use per kernel), [`Linker::error_log`] why a link failed. Code that
+    /// wants the logs with the result in one value calls [`Linker::link_with_logs`].
+    ///
+    /// Migration: `link` used to take `self`. A call on a `mut` binding (which [`Linker::add`]
+    /// already needs) or on a temporary compiles unchanged; a `Linker` moved into a function
+    /// needs a `mut` parameter there, or [`Linker::link_with_logs`], which still consumes it.
+    ///
+    /// ```no_run
+    /// # use anycuda::core::{Device, Linker, LinkerOptions, ObjectCode};
+    /// # fn f(code: &ObjectCode) -> anycuda::core::Result<()> {
+    /// let ctx = Device::new(0)?.set_current()?;
+    /// let opts = LinkerOptions { verbose: true, ..LinkerOptions::default() };
+    /// let mut linker = Linker::new(&ctx, &opts)?;
+    /// linker.add(code, "main.ptx")?;
+    /// let cubin = linker.link()?;
+    /// println!("{}", linker.info_log()); // still readable: the linker was borrowed
+    /// # let _ = cubin; Ok(()) }
+    /// ```
     ///
     /// # Errors
-    /// The driver's error with the error log.
-    pub fn link(self) -> Result<ObjectCode> {
+    /// The driver's error with the error log (which [`Linker::error_log`] still returns
+    /// afterwards); a usage error for a second call after a successful one (the driver's
+    /// state links once).
+    pub fn link(&mut self) -> Result<ObjectCode> {
+        if self.linked {
+            return Err(CoreError::usage(
+                "Linker::link",
+                "the link is already complete: keep the ObjectCode the first call returned",
+            ));
+        }
         self.ctx.bind()?;
         let mut out: *mut c_void = core::ptr::null_mut();
         let mut size = 0usize;
@@ -191,18 +241,46 @@ impl Linker {
                 "the driver returned no code",
             ));
         }
-        // SAFETY: the driver owns `size` bytes at `out` until the state is destroyed (at
-        // the end of this function); copy them out first.
+        self.linked = true;
+        // SAFETY: the driver owns `size` bytes at `out` until the state is destroyed (when
+        // this Linker drops, after this borrow ends); copy them out now.
         let bytes = unsafe { core::slice::from_raw_parts(out.cast::<u8>(), size) }.to_vec();
         ObjectCode::from_bytes(bytes, CodeType::Cubin)
     }
 
-    /// The linker's information log so far (with [`LinkerOptions::verbose`], the details).
+    /// Completes the link like [`Linker::link`] and consumes the linker, returning the cubin
+    /// with both logs ([`LinkLogs`]). `?`-friendly; to read the logs after a failed link too,
+    /// use [`Linker::link`] and the log methods.
+    ///
+    /// # Errors
+    /// As [`Linker::link`] (the error carries the error log).
+    pub fn link_with_logs(mut self) -> Result<(ObjectCode, LinkLogs)> {
+        let code = self.link()?;
+        Ok((code, self.logs()))
+    }
+
+    /// Whether [`Linker::link`] has completed successfully.
+    pub fn is_linked(&self) -> bool {
+        self.linked
+    }
+
+    /// Both logs as they are now.
+    pub fn logs(&self) -> LinkLogs {
+        LinkLogs {
+            info: self.info_log(),
+            error: self.error_log(),
+        }
+    }
+
+    /// The linker's information log so far (with [`LinkerOptions::verbose`], the details),
+    /// before and after [`Linker::link`] (cuda.core's `Linker.get_info_log()`). Empty where
+    /// the driver wrote nothing; at most 16 KiB (longer logs are cut by the driver).
     pub fn info_log(&self) -> String {
         nul_str(&self.info)
     }
 
-    /// The linker's error log so far.
+    /// The linker's error log so far, before and after [`Linker::link`] (cuda.core's
+    /// `Linker.get_error_log()`).
     pub fn error_log(&self) -> String {
         nul_str(&self.error)
     }

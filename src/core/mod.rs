@@ -21,7 +21,10 @@
 //! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
 //! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
 //! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
-//! | `Linker`, `LinkerOptions` | [`Linker`], [`LinkerOptions`] |
+//! | `Linker`, `LinkerOptions` (`get_info_log`/`get_error_log` after `link`) | [`Linker`], [`LinkerOptions`], [`LinkLogs`] |
+//! | `EventOptions(ipc_enabled)`, `Event.get_ipc_descriptor`/`from_ipc_descriptor` | [`EventOptions::ipc_enabled`], [`Event::ipc_handle`]/[`Event::from_ipc_handle`] ([`IpcEventHandle`]) |
+//! | `Buffer.get_ipc_descriptor`/`from_ipc_descriptor` | [`IpcMemHandle::new`], [`IpcMemory::open`] |
+//! | per-thread default stream | [`Context::per_thread_stream`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
@@ -45,12 +48,14 @@ pub use memory::{
 };
 pub use stream::{Stream, StreamOptions};
 pub mod graph;
+pub mod ipc;
 pub mod launch;
 pub mod linker;
 pub mod module;
 pub mod program;
 pub use graph::{CaptureMode, Graph, GraphBuilder, GraphExec, GraphNode};
+pub use ipc::{IpcEventHandle, IpcMemHandle, IpcMemory};
 pub use launch::{launch, launch_unchecked, Dim3, KernelArg, KernelArgs, LaunchConfig};
-pub use linker::{Linker, LinkerOptions};
+pub use linker::{LinkLogs, Linker, LinkerOptions};
 pub use module::{Kernel, KernelAttributes, KernelOccupancy, Module, ObjectCode, ParamInfo};
 pub use program::{CodeType, Program, ProgramOptions};
