@@ -33,13 +33,16 @@ pub mod event;
 pub mod memory;
 pub mod stream;
 pub mod system;
+mod track;
+#[cfg(doctest)]
+mod compile_fail;
 
 pub use context::Context;
 pub use device::{Device, DeviceProperties, Uuid};
 pub use error::{CoreError, ErrorCode, Result};
 pub use event::{Event, EventOptions};
 pub use memory::PinnedBuffer;
-pub use memory::{Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
+pub use memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
 pub use memory::{
     DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
 };
