@@ -11,10 +11,10 @@ use super::module::Kernel;
 use super::stream::Stream;
 use super::track::{self, KeepAlive, KeepSet, Uses};
 use super::Context;
-use std::sync::Arc;
 use crate::driver::*;
 use core::ffi::c_void;
 use core::mem::size_of;
+use std::sync::Arc;
 
 /// How a capture treats unsafe calls (`cudaMalloc` and the like) from other threads
 /// (`CUstreamCaptureMode`).

@@ -6,12 +6,12 @@
 
 use super::error::{check, CoreError, Result};
 use super::memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy};
-use std::sync::Arc;
 use super::module::{Kernel, ParamInfo};
 use super::stream::Stream;
 use crate::driver::*;
 use core::ffi::c_void;
 use core::mem::size_of;
+use std::sync::Arc;
 
 /// Grid, block or cluster dimensions. `From` a `u32` (1D), a pair (2D) or a triple (3D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -211,10 +211,7 @@ pub unsafe trait KernelArgs {
     ///
     /// # Errors
     /// The first error `f` returns.
-    fn for_each_allocation(
-        &self,
-        f: &mut dyn FnMut(&Arc<Allocation>) -> Result<()>,
-    ) -> Result<()>;
+    fn for_each_allocation(&self, f: &mut dyn FnMut(&Arc<Allocation>) -> Result<()>) -> Result<()>;
 }
 
 #[cold]

@@ -17,6 +17,7 @@ use super::device::Device;
 use super::error::{check, CoreError, Result};
 use super::event::{Event, EventOptions};
 use super::stream::Stream;
+use super::track::{self, Uses};
 use crate::driver::{self, CUdeviceptr, CUmemAttach_flags, CUresult};
 use std::ffi::{c_uint, c_ushort, c_void};
 use std::fmt;
@@ -24,7 +25,6 @@ use std::marker::PhantomData;
 use std::mem::size_of;
 use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex};
-use super::track::{self, Uses};
 
 /// Plain data that may cross to the device and back: no pointers to host memory, no `Drop`,
 /// and every bit pattern the device may write is a valid value.
@@ -524,7 +524,10 @@ impl Allocation {
         // after every use on another stream.
         let r = unsafe { mr.deallocate(self.ptr, self.bytes, &self.stream) };
         if let Err(e) = r {
-            log::error!("anycuda::core: freeing a buffer of {} bytes: {e}", self.bytes);
+            log::error!(
+                "anycuda::core: freeing a buffer of {} bytes: {e}",
+                self.bytes
+            );
         }
     }
 }
@@ -735,12 +738,18 @@ impl<T: DeviceCopy> Buffer<T> {
     /// Whether the host can access the memory ([`Buffer::as_host_slice`]).
     #[inline]
     pub fn is_host_accessible(&self) -> bool {
-        self.alloc.owner.get().is_some_and(|m| m.is_host_accessible())
+        self.alloc
+            .owner
+            .get()
+            .is_some_and(|m| m.is_host_accessible())
     }
     /// Whether kernels can access the memory.
     #[inline]
     pub fn is_device_accessible(&self) -> bool {
-        self.alloc.owner.get().map_or(true, |m| m.is_device_accessible())
+        self.alloc
+            .owner
+            .get()
+            .is_none_or(|m| m.is_device_accessible())
     }
 
     /// The whole buffer as a view.

@@ -26,6 +26,8 @@
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 
 pub mod comm;
+#[cfg(doctest)]
+mod compile_fail;
 pub mod context;
 pub mod device;
 pub mod error;
@@ -34,8 +36,6 @@ pub mod memory;
 pub mod stream;
 pub mod system;
 mod track;
-#[cfg(doctest)]
-mod compile_fail;
 
 pub use context::Context;
 pub use device::{Device, DeviceProperties, Uuid};

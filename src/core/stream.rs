@@ -2,8 +2,8 @@
 
 use super::context::Context;
 use super::error::{check, CoreError, Result};
-use super::track;
 use super::event::{Event, EventOptions};
+use super::track;
 use crate::driver::{self, CUevent, CUresult, CUstream, CUstream_flags};
 use std::ffi::{c_int, c_uint};
 use std::fmt;
@@ -328,11 +328,7 @@ impl Stream {
         // SAFETY: the trampoline matches CUhostFn and treats its argument as an id (never
         // dereferenced); it runs the closure registered under that id at most once.
         let r = unsafe {
-            driver::cuLaunchHostFunc(
-                self.raw,
-                Some(track::once_trampoline),
-                track::id_ptr(id),
-            )
+            driver::cuLaunchHostFunc(self.raw, Some(track::once_trampoline), track::id_ptr(id))
         };
         if r != CUresult::CUDA_SUCCESS {
             // The driver refused it, so it never runs: drop the closure here.
@@ -365,11 +361,7 @@ impl Stream {
         // SAFETY: the trampoline matches CUhostFn and treats its argument as an id; it runs
         // the closure registered under it only while the entry (owned by the graph) lives.
         check("cuLaunchHostFunc", unsafe {
-            driver::cuLaunchHostFunc(
-                self.raw,
-                Some(track::repeat_trampoline),
-                track::id_ptr(id),
-            )
+            driver::cuLaunchHostFunc(self.raw, Some(track::repeat_trampoline), track::id_ptr(id))
         })
     }
 
