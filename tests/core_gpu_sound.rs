@@ -480,6 +480,10 @@ fn a_captured_copy_keeps_a_dropped_device_buffer_alive() {
     dst.copy_from(&src, s).unwrap();
     // Synchronous copies cannot be captured: refused, and the capture goes on.
     assert!(is_usage(&src.to_vec().unwrap_err()));
+    // Nor can a pool allocation (it would be a graph memory node, not memory a buffer owns).
+    if g.ctx.device().memory_pools_supported() {
+        assert!(is_usage(&Buffer::<u32>::new(s, 16).unwrap_err()));
+    }
     let graph = s.end_capture().unwrap();
     let old = src.as_raw();
     drop(src);

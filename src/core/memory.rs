@@ -3,14 +3,23 @@
 //!
 //! Soundness, in brief:
 //! - a buffer holds its stream, which holds its [`Context`]: it cannot outlive the context;
-//! - memory is freed only by `Drop` (no public free): a freed buffer cannot be named;
+//! - a buffer's memory is an [`Allocation`] shared with the graphs (and captures in progress)
+//!   that reference it, freed only when the last of them drops (no public free): a freed buffer
+//!   cannot be named, and a graph never runs on freed memory;
+//! - the free is queued on the allocation stream after it waits for an event recorded after
+//!   every use of the buffer on another stream by a safe operation (copies, fills, checked
+//!   launches), so no queued work can touch the memory once it is reused; an executable graph
+//!   waits for its launches before it lets go of its memory;
 //! - host memory the GPU may write is only handed out as `&[T]`/`&mut [T]` after waiting for
-//!   that work: [`PinnedBuffer`] tracks an event recorded after its last asynchronous copy, and
-//!   host-accessible [`Buffer`]s wait for their whole context (every safe write into a buffer is
-//!   queued on a stream of the buffer's own context, so that covers them). Raw host slices in
-//!   asynchronous copies need the `unsafe` variants.
-//! - kernels are outside what the layer can check: a kernel given a buffer's address may read
-//!   or write it on any stream; order such work before host access or drop as in CUDA.
+//!   that work, and never while a graph holds it: [`PinnedBuffer`] tracks an event recorded
+//!   after its last asynchronous copy, host-accessible [`Buffer`]s wait for their whole context
+//!   (every safe write into a buffer is queued on a stream of the buffer's own context, so that
+//!   covers them), and both refuse while a graph, an executable or a capture references them.
+//!   Raw host slices in asynchronous copies need the `unsafe` variants;
+//! - synchronous copies, and allocations from pools, are refused on a capturing stream;
+//! - kernels are outside what the layer can check: [`launch`](super::launch()) and
+//!   [`GraphBuilder::kernel`](super::GraphBuilder::kernel) are `unsafe`, with the memory
+//!   contract in their `# Safety` sections.
 
 use super::context::Context;
 use super::device::Device;
@@ -208,6 +217,14 @@ unsafe impl MemoryResource for DeviceMemoryResource {
         self.ctx.bind()?;
         let mut p: CUdeviceptr = 0;
         if self.pools {
+            if track::capture_id(stream)?.is_some() {
+                // cuMemAllocAsync would add a graph memory node: an address valid only while
+                // the graph runs, not memory a buffer could own.
+                return Err(CoreError::usage(
+                    "DeviceMemoryResource::allocate",
+                    "the stream is capturing: allocate before the capture begins",
+                ));
+            }
             // SAFETY: valid out-pointer; the stream is alive and of the current context.
             check("cuMemAllocAsync", unsafe {
                 driver::cuMemAllocAsync(&mut p, bytes, stream.as_raw())
@@ -493,7 +510,12 @@ impl Allocation {
         // Dropped while its own stream captures (the last graph or buffer dropped on a
         // thread during a capture): a free queued now would be captured into the graph. Hand
         // the memory to the capture instead; the graph frees it when it drops.
-        if let Ok(Some(id)) = track::capture_id(&self.stream) {
+        let capture = self
+            .stream
+            .context()
+            .bind()
+            .and_then(|()| track::capture_id(&self.stream));
+        if let Ok(Some(id)) = capture {
             let moved = Allocation {
                 ptr: self.ptr,
                 bytes: self.bytes,
@@ -506,11 +528,7 @@ impl Allocation {
             return;
         }
         if !self.uses.is_empty() {
-            let ordered = self
-                .stream
-                .context()
-                .bind()
-                .and_then(|()| self.uses.order_before(&self.stream));
+            let ordered = self.uses.order_before(&self.stream);
             if let Err(e) = ordered {
                 // Could not queue the waits: wait on the host instead.
                 log::warn!("anycuda::core: ordering a free after its uses ({e}); waiting");
@@ -971,7 +989,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// The capture query's or the event's error.
     #[allow(dead_code)]
     pub(crate) fn note_use(&self, stream: &Stream) -> Result<()> {
-        let cap = track::capture_id(stream)?;
+        let cap = capture_of(stream)?;
         self.alloc.used_on(stream, cap)
     }
     /// The device address of the view's element 0.
@@ -1114,6 +1132,14 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline(always)]
     pub(crate) fn arc(&self) -> &'a Arc<Allocation> {
         self.alloc
+    }
+    /// As [`BufferView::note_use`], for a written view.
+    ///
+    /// # Errors
+    /// As there.
+    #[allow(dead_code)]
+    pub(crate) fn note_use(&self, stream: &Stream) -> Result<()> {
+        self.as_view().note_use(stream)
     }
     /// The device address of the view's element 0.
     #[inline]

@@ -14,16 +14,21 @@
 //! | `DeviceMemoryResource` | [`DeviceMemoryResource`] |
 //! | `LegacyPinnedMemoryResource` | [`PinnedMemoryResource`], [`PinnedBuffer`] |
 //! | managed memory | [`ManagedMemoryResource`] |
-//! | `Buffer` | [`Buffer`], [`BufferView`], [`BufferViewMut`] |
+//! | `Buffer` (`from_handle`) | [`Buffer`] ([`Buffer::from_handle`]), [`BufferView`], [`BufferViewMut`], [`Allocation`] |
 //! | `system` | [`system`] |
 //! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
 //! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
 //! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
-//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
+//! | `LaunchConfig`, `launch` | [`LaunchConfig`], `unsafe` [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
 //! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
 //! | `Linker`, `LinkerOptions` | [`Linker`], [`LinkerOptions`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
+//!
+//! Soundness: safe code cannot cause undefined behaviour. Buffers share their memory with the
+//! graphs that reference them and are freed after every use (see [`memory`]); host functions
+//! reach the driver as ids, never as pointers; kernel code is arbitrary, so launching a kernel
+//! or adding a kernel node is `unsafe`, with a `# Safety` contract.
 
 pub mod comm;
 #[cfg(doctest)]
