@@ -55,6 +55,7 @@ impl Stream {
                 "the default stream cannot be captured: create a stream",
             ));
         }
+        let _gate = track::capture_gate();
         self.context().bind()?;
         // SAFETY: live stream.
         check("cuStreamBeginCapture", unsafe {
@@ -75,6 +76,7 @@ impl Stream {
     /// The driver's error (`CUDA_ERROR_ILLEGAL_STATE` when not capturing,
     /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` when a captured call failed).
     pub fn end_capture(&self) -> Result<Graph> {
+        let gate = track::capture_gate();
         self.context().bind()?;
         let id = track::capture_id(self)?;
         let mut raw: CUgraph = core::ptr::null_mut();
@@ -83,8 +85,9 @@ impl Stream {
             cuStreamEndCapture(self.as_raw(), &mut raw)
         });
         // The capture is over (ended, or failed and discarded): what it kept moves into the
-        // graph, or is released with the error.
+        // graph, or is released with the error (after the gate: releasing may free memory).
         let kept = id.map(track::take_capture).unwrap_or_default();
+        drop(gate);
         r?;
         if raw.is_null() {
             return Err(CoreError::usage(
@@ -248,7 +251,8 @@ impl GraphExec {
     /// A usage error for a stream of another context; the driver's error.
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.same_context("GraphExec::launch", stream)?;
-        let cap = track::capture_id(stream)?;
+        let st = track::capture_state(stream)?;
+        let cap = st.id;
         if let Some(id) = cap {
             track::keep_for_capture(id, self.keep.clone());
         }

@@ -8,6 +8,7 @@ use super::error::{check, CoreError, Result};
 use super::memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy};
 use super::module::{Kernel, ParamInfo};
 use super::stream::Stream;
+use super::track;
 use crate::driver::*;
 use core::ffi::c_void;
 use core::mem::size_of;
@@ -432,12 +433,25 @@ pub unsafe fn launch<A: KernelArgs>(
 ) -> Result<()> {
     check_config(stream.context().as_raw(), config, kernel)?;
     args.check(kernel.0.params.as_deref(), stream.context().as_raw())?;
-    // SAFETY: every check `launch_unchecked` asks of its caller was made above; the kernel's
-    // memory contract is this function's own, forwarded.
+    // Same-stream buffers: no lock, no event, no extra driver call (the allocation stream's
+    // order covers the free).
+    let mut foreign = false;
+    let _ = args.for_each_allocation(&mut |a| {
+        foreign |= a.is_foreign(stream);
+        Ok(())
+    });
+    if !foreign {
+        // SAFETY: every check `launch_unchecked` asks of its caller was made above; the
+        // kernel's memory contract is this function's own, forwarded.
+        return unsafe { launch_raw(stream, config, kernel, &args) };
+    }
+    // Others: an event the free waits for (or, while capturing, a keep-alive for the graph),
+    // with the capture state held over the launch.
+    stream.context().bind()?;
+    let st = track::capture_state(stream)?;
+    // SAFETY: as above, for the same checks and contract.
     unsafe { launch_raw(stream, config, kernel, &args)? };
-    // Same-stream buffers: no lock, no event, no driver call (the allocation stream's order
-    // covers the free). Others: an event the free waits for.
-    args.for_each_allocation(&mut |a| a.launched_on(stream))
+    args.for_each_allocation(&mut |a| a.used_on(stream, st.id))
 }
 
 /// [`launch`] without its checks: no argument count or size check, no context check, no

@@ -217,7 +217,8 @@ unsafe impl MemoryResource for DeviceMemoryResource {
         self.ctx.bind()?;
         let mut p: CUdeviceptr = 0;
         if self.pools {
-            if track::capture_id(stream)?.is_some() {
+            let st = track::capture_state(stream)?;
+            if st.id.is_some() {
                 // cuMemAllocAsync would add a graph memory node: an address valid only while
                 // the graph runs, not memory a buffer could own.
                 return Err(CoreError::usage(
@@ -484,19 +485,11 @@ impl Allocation {
         self.uses.record(stream)
     }
 
-    /// [`Allocation::used_on`] for kernel launches, which do not ask for the capture state on
-    /// the allocation stream (the launch contract covers captures): nothing on the allocation
-    /// stream; elsewhere, the capture state is asked.
-    ///
-    /// # Errors
-    /// As [`Allocation::used_on`], and the capture query's error.
-    #[inline]
-    pub(crate) fn launched_on(self: &Arc<Self>, stream: &Stream) -> Result<()> {
-        if self.bytes == 0 || stream.same(&self.stream) {
-            return Ok(());
-        }
-        let cap = track::capture_id(stream)?;
-        self.used_on(stream, cap)
+    /// Whether work queued on `stream` must be tracked for the free (a stream other than the
+    /// allocation stream).
+    #[inline(always)]
+    pub(crate) fn is_foreign(&self, stream: &Stream) -> bool {
+        self.bytes != 0 && !stream.same(&self.stream)
     }
 
     /// Frees the memory now (stream-ordered after every recorded use).
@@ -514,8 +507,12 @@ impl Allocation {
             .stream
             .context()
             .bind()
-            .and_then(|()| track::capture_id(&self.stream));
-        if let Ok(Some(id)) = capture {
+            .and_then(|()| track::capture_state(&self.stream));
+        let id = match &capture {
+            Ok(st) => st.id,
+            Err(_) => None,
+        };
+        if let Some(id) = id {
             let moved = Allocation {
                 ptr: self.ptr,
                 bytes: self.bytes,
@@ -926,25 +923,28 @@ fn same_len(op: &'static str, a: usize, b: usize) -> Result<()> {
     }
 }
 
-/// The capture `stream` belongs to ([`track::capture_id`]), with its context made current.
+/// The capture `stream` belongs to ([`track::capture_state`], valid while the result lives),
+/// with its context made current.
 #[inline]
-fn capture_of(stream: &Stream) -> Result<Option<u64>> {
+fn capture_of(stream: &Stream) -> Result<track::CaptureState> {
     stream.context().bind()?;
-    track::capture_id(stream)
+    track::capture_state(stream)
 }
 
 /// Refuses a synchronous operation on a capturing stream (it would capture a copy into host
-/// memory that is gone when the graph runs, and cannot wait).
+/// memory that is gone when the graph runs, and cannot wait). Hold the result over the
+/// enqueue.
 #[inline]
-fn not_capturing(op: &'static str, stream: &Stream) -> Result<()> {
-    if capture_of(stream)?.is_some() {
+fn not_capturing(op: &'static str, stream: &Stream) -> Result<track::CaptureState> {
+    let st = capture_of(stream)?;
+    if st.id.is_some() {
         return Err(CoreError::usage(
             op,
             "the stream is capturing: a synchronous copy cannot be captured (use a pinned \
              buffer, or end the capture first)",
         ));
     }
-    Ok(())
+    Ok(st)
 }
 
 #[cold]
@@ -990,7 +990,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     #[allow(dead_code)]
     pub(crate) fn note_use(&self, stream: &Stream) -> Result<()> {
         let cap = capture_of(stream)?;
-        self.alloc.used_on(stream, cap)
+        self.alloc.used_on(stream, cap.id)
     }
     /// The device address of the view's element 0.
     #[inline]
@@ -1044,9 +1044,10 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     #[inline]
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         same_len("copy_to_host", self.len, dst.len())?;
-        not_capturing("copy_to_host", self.stream())?;
+        let st = not_capturing("copy_to_host", self.stream())?;
         // SAFETY: `dst` is exclusively borrowed until the synchronize below returns.
         unsafe { self.dtoh(dst.as_mut_ptr(), self.stream(), None)? };
+        drop(st);
         self.stream().synchronize()
     }
 
@@ -1055,12 +1056,13 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// # Errors
     /// The driver's error.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        not_capturing("to_vec", self.stream())?;
+        let st = not_capturing("to_vec", self.stream())?;
         let mut v: Vec<T> = Vec::with_capacity(self.len);
         // SAFETY: the capacity holds `len` values; the copy writes all of them before set_len,
         // and any bit pattern is a valid T (DeviceCopy).
         unsafe {
             self.dtoh(v.as_mut_ptr(), self.stream(), None)?;
+            drop(st);
             self.stream().synchronize()?;
             v.set_len(self.len);
         }
@@ -1101,7 +1103,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
         same_context("copy_to_host_async", self.context(), stream.context())?;
         let cap = capture_of(stream)?;
         // SAFETY: the caller keeps `dst` untouched until the copy completes.
-        unsafe { self.dtoh(dst.as_mut_ptr(), stream, cap) }
+        unsafe { self.dtoh(dst.as_mut_ptr(), stream, cap.id) }
     }
 
     /// `cuMemcpyDtoHAsync` of the whole view to `dst` on `stream`, whose capture state is
@@ -1217,9 +1219,10 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         same_len("copy_from_host", self.len, src.len())?;
-        not_capturing("copy_from_host", self.stream())?;
+        let st = not_capturing("copy_from_host", self.stream())?;
         // SAFETY: `src` is borrowed until the synchronize below returns.
         unsafe { self.htod(src.as_ptr(), self.stream(), None)? };
+        drop(st);
         self.stream().synchronize()
     }
 
@@ -1254,7 +1257,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         same_context("copy_from_host_async", self.context(), stream.context())?;
         let cap = capture_of(stream)?;
         // SAFETY: the caller keeps `src` alive and unchanged until the copy completes.
-        unsafe { self.htod(src.as_ptr(), stream, cap) }
+        unsafe { self.htod(src.as_ptr(), stream, cap.id) }
     }
 
     /// `cuMemcpyHtoDAsync` of `src` to the whole view on `stream`, whose capture state is
@@ -1309,8 +1312,8 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 stream.as_raw(),
             )
         })?;
-        self.alloc.used_on(stream, cap)?;
-        src.alloc.used_on(stream, cap)
+        self.alloc.used_on(stream, cap.id)?;
+        src.alloc.used_on(stream, cap.id)
     }
 
     /// Queues a copy from `src` on another device (or the same) on `stream`, a stream of this
@@ -1347,8 +1350,8 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 stream.as_raw(),
             )
         })?;
-        self.alloc.used_on(stream, cap)?;
-        src.alloc.used_on(stream, cap)
+        self.alloc.used_on(stream, cap.id)?;
+        src.alloc.used_on(stream, cap.id)
     }
 
     /// Queues setting every element to `value` on `stream` (`cuMemsetD8/D16/D32Async` by
@@ -1401,7 +1404,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
             )),
         };
         r?;
-        self.alloc.used_on(stream, cap)
+        self.alloc.used_on(stream, cap.id)
     }
 
     /// Queues zeroing the view on `stream` (`cuMemsetD8Async`), for any element type.
@@ -1419,7 +1422,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         check("cuMemsetD8Async", unsafe {
             driver::cuMemsetD8Async(self.ptr, 0, self.len * size_of::<T>(), stream.as_raw())
         })?;
-        self.alloc.used_on(stream, cap)
+        self.alloc.used_on(stream, cap.id)
     }
 }
 
@@ -1750,12 +1753,10 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         enqueue: impl FnOnce(Option<u64>) -> Result<()>,
     ) -> Result<()> {
         let cap = capture_of(stream)?;
-        if let Some(id) = cap {
+        if let Some(id) = cap.id {
             self.wait()?;
-            // Kept before the copy is queued: a capture cannot end holding a node of this
-            // memory without the graph owning it.
             track::keep_for_capture(id, self.inner.clone());
-            return enqueue(cap);
+            return enqueue(cap.id);
         }
         let inner = &*self.inner;
         let mut last = inner.tracker();

@@ -232,6 +232,9 @@ impl Stream {
     /// The driver's error.
     #[inline]
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        // Waiting on an event recorded in a capture makes this stream join that capture: hold
+        // the capture gate (see `track`).
+        let _gate = track::capture_gate();
         self.ctx.bind()?;
         self.wait_raw_event(event.as_raw())
     }
@@ -317,14 +320,20 @@ impl Stream {
         F: FnOnce() + Send + 'static,
     {
         self.ctx.bind()?;
-        if track::capture_id(self)?.is_some() {
+        let st = track::capture_state(self)?;
+        if st.id.is_some() {
             return Err(CoreError::usage(
                 "Stream::launch_host_func",
                 "the stream is capturing: a graph may run a node many times, and a FnOnce only \
                  once; use Stream::launch_host_fn (a Fn the graph keeps) instead",
             ));
         }
-        let id = track::register_once(Box::new(f));
+        self.host_func_once(Box::new(f))
+    }
+
+    /// `cuLaunchHostFunc` of a one-shot closure, by id (the caller has checked the capture).
+    fn host_func_once(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        let id = track::register_once(f);
         // SAFETY: the trampoline matches CUhostFn and treats its argument as an id (never
         // dereferenced); it runs the closure registered under that id at most once.
         let r = unsafe {
@@ -351,8 +360,9 @@ impl Stream {
         F: Fn() + Send + Sync + 'static,
     {
         self.ctx.bind()?;
-        let Some(cap) = track::capture_id(self)? else {
-            return self.launch_host_func(f);
+        let st = track::capture_state(self)?;
+        let Some(cap) = st.id else {
+            return self.host_func_once(Box::new(f));
         };
         let entry = track::register_repeat(Arc::new(f));
         let id = entry.id();

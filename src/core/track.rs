@@ -20,7 +20,7 @@ use std::any::Any;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Something a graph (or a capture in progress) keeps alive: an allocation, pinned memory, a
 /// kernel, a host function.
@@ -74,6 +74,37 @@ pub(crate) fn capture_id(stream: &Stream) -> Result<Option<u64>> {
     }
     check("cuStreamGetCaptureInfo", r)?;
     Ok((st != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE).then_some(id))
+}
+
+/// The capture gate: safe operations that ask whether a stream captures and then queue work
+/// hold it shared from the question to the end of the enqueue, and the safe calls that start,
+/// end or join a capture ([`Stream::begin_capture`], [`Stream::end_capture`],
+/// [`Stream::wait_event`], [`Stream::wait`]) hold it exclusively. So the answer stays true while
+/// the work is queued: no thread's capture can begin, end or take in the stream in between.
+/// (Raw-layer capture calls bypass it; mixing them in is the raw layer's `unsafe` business.)
+static GATE: RwLock<()> = RwLock::new(());
+
+/// A stream's capture state, valid while this value lives (it holds the gate shared). Never
+/// held across another gate acquisition on the same thread.
+pub(crate) struct CaptureState {
+    /// The capture id, or `None` when the stream is not capturing.
+    pub(crate) id: Option<u64>,
+    _gate: RwLockReadGuard<'static, ()>,
+}
+
+/// [`capture_id`] of `stream`, with the gate held shared until the result drops.
+///
+/// # Errors
+/// As [`capture_id`].
+pub(crate) fn capture_state(stream: &Stream) -> Result<CaptureState> {
+    let gate = GATE.read().unwrap_or_else(|p| p.into_inner());
+    let id = capture_id(stream)?;
+    Ok(CaptureState { id, _gate: gate })
+}
+
+/// The gate, exclusively: for calls that start, end or join a capture.
+pub(crate) fn capture_gate() -> RwLockWriteGuard<'static, ()> {
+    GATE.write().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Keep-alives of the captures in progress, by capture id.
