@@ -78,7 +78,9 @@ impl Stream {
     pub fn end_capture(&self) -> Result<Graph> {
         let gate = track::capture_gate();
         self.context().bind()?;
-        let id = track::capture_id(self)?;
+        // Without an id (the query failed) nothing was kept for this capture: safe operations
+        // are refused while capturing when the id cannot be had. End it regardless.
+        let id = track::capture_id(self).unwrap_or(None);
         let mut raw: CUgraph = core::ptr::null_mut();
         // SAFETY: live stream, valid out-pointer.
         let r = check("cuStreamEndCapture", unsafe {

@@ -850,6 +850,9 @@ impl<T: DeviceCopy> Buffer<T> {
             return Ok(std::ptr::NonNull::dangling().as_ptr());
         }
         self.alloc.stream.context().synchronize()?;
+        // Uses on streams of other contexts (a peer copy reading it) are not covered by this
+        // context's synchronize: wait for their events too.
+        self.alloc.uses.synchronize()?;
         Ok(self.ptr as usize as *mut T)
     }
 }
