@@ -127,6 +127,11 @@ fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
     assert_eq!(Arc::strong_count(&token), 2, "the graph owns the closure");
     let exec = graph.instantiate().unwrap();
     drop(graph); // the executable keeps the closure on its own
+                 // An executable cannot be launched into a capture (the new graph would not own it).
+    let s3 = g.ctx.create_stream(StreamOptions::default()).unwrap();
+    s3.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    assert!(is_usage(&exec.launch(&s3).unwrap_err()));
+    drop(s3.end_capture().unwrap());
     const LAUNCHES: usize = 7;
     for _ in 0..LAUNCHES {
         exec.launch(s).unwrap();

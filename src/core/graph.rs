@@ -192,7 +192,7 @@ impl Graph {
         Ok(GraphExec {
             raw,
             ctx: self.ctx.clone(),
-            keep: Arc::new(self.keep.items().to_vec()),
+            _keep: self.keep.items().to_vec(),
             launches: Uses::default(),
         })
     }
@@ -221,7 +221,9 @@ impl Drop for Graph {
 pub struct GraphExec {
     raw: CUgraphExec,
     ctx: Context,
-    keep: Arc<Vec<KeepAlive>>,
+    /// What the nodes reference, released (after the drop waited for the launches) when the
+    /// fields drop.
+    _keep: Vec<KeepAlive>,
     /// An event per stream it was launched on, recorded after the last launch there.
     launches: Uses,
 }
@@ -246,27 +248,28 @@ impl GraphExec {
     }
 
     /// Runs the graph on `stream` (`cuGraphLaunch`), after the work already queued there,
-    /// and records an event after it (which the drop waits for). Launched into a capturing
-    /// stream, the new graph keeps what this one keeps alive.
+    /// and records an event after it (which the drop waits for).
     ///
     /// # Errors
-    /// A usage error for a stream of another context; the driver's error.
+    /// A usage error for a stream of another context or a capturing stream; the driver's
+    /// error.
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.same_context("GraphExec::launch", stream)?;
         let st = track::capture_state(stream)?;
-        let cap = st.id;
-        if let Some(id) = cap {
-            track::keep_for_capture(id, self.keep.clone());
+        if st.id.is_some() {
+            // A captured launch would reference this executable (and its memory) from another
+            // graph that does not own it.
+            return Err(CoreError::usage(
+                "GraphExec::launch",
+                "the stream is capturing: launch the executable graph outside the capture",
+            ));
         }
         // SAFETY: live executable graph and stream; what its nodes reference is kept alive by
-        // `self.keep` until the launch completes (the drop waits for it).
+        // `self._keep` until the launch completes (the drop waits for it).
         check("cuGraphLaunch", unsafe {
             cuGraphLaunch(self.raw, stream.as_raw())
         })?;
-        if cap.is_none() {
-            self.launches.record(stream)?;
-        }
-        Ok(())
+        self.launches.record(stream)
     }
 
     /// Uploads the graph to the device ahead of its first launch (`cuGraphUpload`), so that
