@@ -190,7 +190,9 @@ device_memory_arg!(
 ///
 /// # Safety
 /// `pointers` must return, for each argument in order, a pointer to that argument's value
-/// inside `values`; `COUNT` must be the number of arguments.
+/// inside `values`; `COUNT` must be the number of arguments; `for_each_allocation` must visit
+/// the [`KernelArg::allocation`] of every argument that has one (the checked launch orders
+/// frees after the kernel through it, and graph nodes keep the memory alive through it).
 pub unsafe trait KernelArgs {
     /// How many arguments.
     const COUNT: usize;
