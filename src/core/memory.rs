@@ -524,6 +524,16 @@ impl Allocation {
             track::keep_for_capture(id, Arc::new(moved));
             return;
         }
+        // The answer stays true (the gate held) over the stream-ordered free of the context's
+        // own device memory. Other resources are freed without the gate: they may synchronize
+        // (pinned, managed) or run code of their own, which must not wait on it.
+        let _gate = match self.owner {
+            Owner::Device(_) => capture.ok(),
+            _ => {
+                drop(capture);
+                None
+            }
+        };
         if !self.uses.is_empty() {
             let ordered = self.uses.order_before(&self.stream);
             if let Err(e) = ordered {

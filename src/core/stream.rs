@@ -320,8 +320,10 @@ impl Stream {
         F: FnOnce() + Send + 'static,
     {
         self.ctx.bind()?;
-        let st = track::capture_state(self)?;
-        if st.id.is_some() {
+        // The gate is not held over the enqueue: should a capture begin meanwhile, the node
+        // runs the closure on the first launch and finds nothing after (and the closure's drop,
+        // on a refusal, may run any code).
+        if track::capture_state(self)?.id.is_some() {
             return Err(CoreError::usage(
                 "Stream::launch_host_func",
                 "the stream is capturing: a graph may run a node many times, and a FnOnce only \
@@ -362,6 +364,7 @@ impl Stream {
         self.ctx.bind()?;
         let st = track::capture_state(self)?;
         let Some(cap) = st.id else {
+            drop(st);
             return self.host_func_once(Box::new(f));
         };
         let entry = track::register_repeat(Arc::new(f));
