@@ -693,7 +693,8 @@ impl<T: DeviceCopy> Buffer<T> {
         })
     }
 
-    /// The shared allocation behind the buffer (what graphs keep alive).
+    /// The shared allocation behind the buffer (what graphs keep alive). A clone keeps the
+    /// memory alive after the buffer drops, and host slices are refused while one exists.
     #[inline]
     pub fn allocation(&self) -> &Arc<Allocation> {
         &self.alloc
