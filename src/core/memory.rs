@@ -535,10 +535,15 @@ impl Allocation {
             }
         };
         if !self.uses.is_empty() {
+            // A stream-ordered free (pools) is ordered by waits queued on the allocation
+            // stream. Any other free (`cuMemFree`, `cuMemFreeHost`, a resource of unknown
+            // kind) happens when it is called: wait on the host for the uses first.
+            let pools = matches!(&self.owner, Owner::Device(d) if d.uses_pools());
             let ordered = self.uses.order_before(&self.stream);
-            if let Err(e) = ordered {
-                // Could not queue the waits: wait on the host instead.
+            if let Err(e) = &ordered {
                 log::warn!("anycuda::core: ordering a free after its uses ({e}); waiting");
+            }
+            if !pools || ordered.is_err() {
                 if let Err(e) = self.uses.synchronize() {
                     log::error!("anycuda::core: a use of a freed buffer failed: {e}");
                 }
