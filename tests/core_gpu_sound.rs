@@ -24,9 +24,9 @@
 //!       .device/tests/core_gpu_sound --include-ignored --test-threads=1
 
 use anycuda::core::{
-    launch, Buffer, CaptureMode, CodeType, Context, Device, ErrorCode, GraphBuilder, Kernel,
-    LaunchConfig, ManagedMemoryResource, MemoryResource, ObjectCode, PinnedBuffer, Program,
-    ProgramOptions, Stream, StreamOptions,
+    launch, Buffer, CaptureMode, CodeType, Context, Device, DeviceMemoryResource, ErrorCode,
+    GraphBuilder, Kernel, LaunchConfig, ManagedMemoryResource, MemoryResource, ObjectCode,
+    PinnedBuffer, Program, ProgramOptions, Stream, StreamOptions,
 };
 use anycuda::driver::CUdevice_attribute;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -305,11 +305,23 @@ fn check_free_after_foreign_use(
     what: &str,
     use_a: impl FnOnce(&mut Buffer<u32>, &Stream),
 ) {
+    let pooled = |s: &Stream| Buffer::<u32>::new(s, N).unwrap();
+    check_free_after_foreign_use_in(g, what, &pooled, use_a);
+}
+
+/// [`check_free_after_foreign_use`] with buffers from `alloc`.
+fn check_free_after_foreign_use_in(
+    g: &Gpu,
+    what: &str,
+    alloc: &dyn Fn(&Stream) -> Buffer<u32>,
+    use_a: impl FnOnce(&mut Buffer<u32>, &Stream),
+) {
     let s1 = &g.stream;
     let s2 = g.ctx.create_stream(StreamOptions::default()).unwrap();
     let spin = kernel(g, "delayed_fill");
     let mut scratch = Buffer::<u32>::zeroed(&s2, 256).unwrap();
-    let mut a = Buffer::<u32>::zeroed(s1, N).unwrap();
+    let mut a = alloc(s1);
+    a.zero(s1).unwrap();
     s1.synchronize().unwrap();
     s2.synchronize().unwrap();
     // SAFETY: delayed_fill writes scratch[i] for i < 256 (its length) only; no host borrow.
@@ -325,7 +337,7 @@ fn check_free_after_foreign_use(
     use_a(&mut a, &s2);
     let old = a.as_raw();
     drop(a);
-    let mut fresh = Buffer::<u32>::new(s1, N).unwrap();
+    let mut fresh = alloc(s1);
     let reused = fresh.as_raw() == old;
     fresh.fill(1, s1).unwrap();
     s1.synchronize().unwrap();
@@ -345,6 +357,18 @@ fn a_free_waits_for_a_fill_on_another_stream() {
     let _l = serial();
     let g = gpu();
     check_free_after_foreign_use(&g, "fill", |a, s2| a.fill(STALE, s2).unwrap());
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_without_pools_waits_for_a_fill_on_another_stream() {
+    let _l = serial();
+    let g = gpu();
+    let mr: Arc<dyn MemoryResource> = Arc::new(DeviceMemoryResource::without_pools(&g.ctx));
+    let plain = move |s: &Stream| Buffer::<u32>::new_in(mr.clone(), s, N).unwrap();
+    check_free_after_foreign_use_in(&g, "fill, cuMemFree", &plain, |a, s2| {
+        a.fill(STALE, s2).unwrap()
+    });
 }
 
 #[test]
