@@ -52,8 +52,13 @@ fn run() -> Res<()> {
 
     // 1. Capture: x += 1; y = 2x; z = y (recorded, not run).
     stream.begin_capture(CaptureMode::ThreadLocal)?;
-    launch(&stream, &cfg, &add_one, (&mut x, n))?;
-    launch(&stream, &cfg, &twice, (&x, &mut y, n))?;
+    // SAFETY: add_one and twice touch x[i], y[i] for i < n only (n is the buffers' length);
+    // no host borrow is alive; x, y, the kernels and their module outlive the graph and its
+    // executables (all are dropped at the end of main, the graph first).
+    unsafe {
+        launch(&stream, &cfg, &add_one, (&mut x, n))?;
+        launch(&stream, &cfg, &twice, (&x, &mut y, n))?;
+    }
     z.copy_from(&y, &stream)?;
     let graph = stream.end_capture()?;
     println!("captured {} nodes", graph.node_count()?);
@@ -79,7 +84,9 @@ fn run() -> Res<()> {
 
     // 2. The same graph built node by node.
     let mut b = GraphBuilder::new(&ctx)?;
-    let n1 = match b.kernel(&[], &cfg, &add_one, (&mut x, n)) {
+    // SAFETY (both kernel nodes): as for the captured launches; the graph keeps x, y and the
+    // kernels alive itself.
+    let n1 = match unsafe { b.kernel(&[], &cfg, &add_one, (&mut x, n)) } {
         Ok(node) => node,
         // The HIP backend has no kernel nodes (HIP's descriptor differs from CUDA's).
         Err(e) if e.is_not_supported() => {
@@ -88,7 +95,8 @@ fn run() -> Res<()> {
         }
         Err(e) => return Err(e.into()),
     };
-    let n2 = b.kernel(&[n1], &cfg, &twice, (&x, &mut y, n))?;
+    // SAFETY: see above.
+    let n2 = unsafe { b.kernel(&[n1], &cfg, &twice, (&x, &mut y, n))? };
     b.memcpy(&[n2], &mut z, &y)?;
     let exec = b.build().instantiate()?;
     for _ in 0..replays {

@@ -49,7 +49,9 @@ fn run() -> Res<()> {
     let mut dout = Buffer::<f32>::new(&stream, n)?;
 
     let cfg = LaunchConfig::new(32768u32, 512u32);
-    launch(&stream, &cfg, &kernel, (a, &dx, &dy, &mut dout, n))?;
+    // SAFETY: saxpy reads x[i], y[i] and writes out[i] for i < n only; n is every buffer's
+    // length; no host borrow of them is alive; the stream is not capturing.
+    unsafe { launch(&stream, &cfg, &kernel, (a, &dx, &dy, &mut dout, n))? };
     stream.synchronize()?;
     let out = dout.to_vec()?;
 

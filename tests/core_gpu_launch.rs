@@ -144,7 +144,9 @@ fn saxpy_1d_and_parameter_info() {
     let dx = Buffer::from_slice(&g.stream, &x).unwrap();
     let mut dy = Buffer::from_slice(&g.stream, &y).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32, 256);
-    launch(&g.stream, &cfg, &k, (3.0f32, &dx, &mut dy, n as u32)).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &cfg, &k, (3.0f32, &dx, &mut dy, n as u32)) }.unwrap();
     g.stream.synchronize().unwrap();
     let out = dy.to_vec().unwrap();
     for i in 0..n {
@@ -153,12 +155,16 @@ fn saxpy_1d_and_parameter_info() {
     // Views pass their own address and length.
     let mut tail = dy.view_mut(n - 3..).unwrap();
     let head = dx.view(..3).unwrap();
-    launch(
-        &g.stream,
-        &LaunchConfig::new(1u32, 32u32),
-        &k,
-        (1.0f32, head, &mut tail, 3u32),
-    )
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe {
+        launch(
+            &g.stream,
+            &LaunchConfig::new(1u32, 32u32),
+            &k,
+            (1.0f32, head, &mut tail, 3u32),
+        )
+    }
     .unwrap();
     g.stream.synchronize().unwrap();
     let out = dy.to_vec().unwrap();
@@ -176,7 +182,9 @@ fn launch_3d() {
     let (grid, block) = ((4u32, 3u32, 2u32), (8u32, 4u32, 2u32));
     let (nx, ny, nz) = (32usize, 12usize, 4usize);
     let mut out = Buffer::<u32>::zeroed(&g.stream, nx * ny * nz).unwrap();
-    launch(&g.stream, &LaunchConfig::new(grid, block), &k, (&mut out,)).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &LaunchConfig::new(grid, block), &k, (&mut out,)) }.unwrap();
     g.stream.synchronize().unwrap();
     let v = out.to_vec().unwrap();
     for z in 0..nz {
@@ -201,7 +209,9 @@ fn dynamic_shared_memory() {
     let din = Buffer::from_slice(&g.stream, &input).unwrap();
     let mut dout = Buffer::<i32>::zeroed(&g.stream, n).unwrap();
     let cfg = LaunchConfig::new(blocks, block).shared_mem(block * 4);
-    launch(&g.stream, &cfg, &k, (&din, &mut dout)).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &cfg, &k, (&din, &mut dout)) }.unwrap();
     g.stream.synchronize().unwrap();
     let out = dout.to_vec().unwrap();
     for b in 0..blocks as usize {
@@ -216,7 +226,9 @@ fn dynamic_shared_memory() {
         Ok(()) => {
             assert!(k.attributes().max_dynamic_shared_size_bytes().unwrap() >= big as usize);
             let cfg = LaunchConfig::new(blocks, block).shared_mem(big);
-            launch(&g.stream, &cfg, &k, (&din, &mut dout)).unwrap();
+            // SAFETY: the kernel touches only its buffer arguments, within the length it is
+            // given (which matches them); no host borrow of them is alive.
+            unsafe { launch(&g.stream, &cfg, &k, (&din, &mut dout)) }.unwrap();
             g.stream.synchronize().unwrap();
         }
         Err(e) => eprintln!("64 KiB of dynamic shared memory refused here: {e}"),
@@ -240,7 +252,9 @@ fn many_argument_types() {
         250u8,
         &mut out,
     );
-    launch(&g.stream, &LaunchConfig::new(1u32, 1u32), &k, args).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &LaunchConfig::new(1u32, 1u32), &k, args) }.unwrap();
     g.stream.synchronize().unwrap();
     assert_eq!(
         out.to_vec().unwrap(),
@@ -271,15 +285,21 @@ fn wrong_arguments_are_errors() {
         return;
     }
     // Too few, too many.
-    let e = launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y)).unwrap_err();
+    // SAFETY: the checks refuse this launch before anything runs (this test
+    // returns early where there is no parameter info); nothing is touched.
+    let e = unsafe { launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y)) }.unwrap_err();
     assert!(
         is_usage(&e) && e.to_string().contains("takes 4 arguments, 3 given"),
         "{e}"
     );
-    let e = launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y, 16u32, 0u32)).unwrap_err();
+    // SAFETY: the checks refuse this launch before anything runs (this test
+    // returns early where there is no parameter info); nothing is touched.
+    let e = unsafe { launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y, 16u32, 0u32)) }.unwrap_err();
     assert!(is_usage(&e), "{e}");
     // A double where the kernel takes a float.
-    let e = launch(&g.stream, &cfg, &k, (2.0f64, &x, &mut y, 16u32)).unwrap_err();
+    // SAFETY: the checks refuse this launch before anything runs (this test
+    // returns early where there is no parameter info); nothing is touched.
+    let e = unsafe { launch(&g.stream, &cfg, &k, (2.0f64, &x, &mut y, 16u32)) }.unwrap_err();
     assert!(is_usage(&e) && e.to_string().contains("argument 0"), "{e}");
     // Nothing ran: y is still zero.
     g.stream.synchronize().unwrap();
@@ -303,7 +323,9 @@ fn launches_beyond_the_limits_are_errors() {
         LaunchConfig::new(0u32, 32u32),                // empty grid
         LaunchConfig::new(1u32, 0u32),                 // empty block
     ] {
-        let e = launch(&g.stream, &cfg, &k, ()).unwrap_err();
+        // SAFETY: the limit checks refuse every one of these configurations before
+        // anything runs (no parameter info is needed for them).
+        let e = unsafe { launch(&g.stream, &cfg, &k, ()) }.unwrap_err();
         assert!(is_usage(&e), "{cfg:?}: {e}");
     }
     // The driver's own check behind the unchecked launch: an error, no crash.
@@ -311,7 +333,9 @@ fn launches_beyond_the_limits_are_errors() {
     let r = unsafe { launch_unchecked(&g.stream, &LaunchConfig::new(1u32, 4096u32), &k, ()) };
     assert!(r.is_err());
     // The context is still usable.
-    launch(&g.stream, &LaunchConfig::new(1u32, 1u32), &k, ()).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &LaunchConfig::new(1u32, 1u32), &k, ()) }.unwrap();
     g.stream.synchronize().unwrap();
 }
 
@@ -331,14 +355,18 @@ fn memory_and_kernels_of_another_device_are_errors() {
     let k = kernel(&g, "saxpy");
     let mut y = Buffer::<f32>::zeroed(&g.stream, 16).unwrap();
     let cfg = LaunchConfig::new(1u32, 16u32);
-    let e = launch(&g.stream, &cfg, &k, (1.0f32, &other, &mut y, 16u32)).unwrap_err();
+    // SAFETY: the context check refuses the foreign buffer before anything runs
+    // (it needs no parameter info).
+    let e = unsafe { launch(&g.stream, &cfg, &k, (1.0f32, &other, &mut y, 16u32)) }.unwrap_err();
     assert!(
         is_usage(&e) && e.to_string().contains("another context"),
         "{e}"
     );
     // A kernel of device 0 on a stream of device 1.
     let x = Buffer::<f32>::zeroed(&g.stream, 16).unwrap();
-    let e = launch(&s1, &cfg, &k, (1.0f32, &x, &mut y, 16u32)).unwrap_err();
+    // SAFETY: the context check refuses the kernel of another context before
+    // anything runs.
+    let e = unsafe { launch(&s1, &cfg, &k, (1.0f32, &x, &mut y, 16u32)) }.unwrap_err();
     assert!(is_usage(&e), "{e}");
 }
 
@@ -383,12 +411,16 @@ fn object_code_loads_once_per_context_and_kernels_keep_modules() {
     drop(copy);
     let x = Buffer::<f32>::from_slice(&g.stream, &[1.0; 64]).unwrap();
     let mut y = Buffer::<f32>::from_slice(&g.stream, &[1.0; 64]).unwrap();
-    launch(
-        &g.stream,
-        &LaunchConfig::new(1u32, 64u32),
-        &k2,
-        (1.0f32, &x, &mut y, 64u32),
-    )
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe {
+        launch(
+            &g.stream,
+            &LaunchConfig::new(1u32, 64u32),
+            &k2,
+            (1.0f32, &x, &mut y, 64u32),
+        )
+    }
     .unwrap();
     g.stream.synchronize().unwrap();
     assert!(y.to_vec().unwrap().iter().all(|&v| v == 2.0));
@@ -410,11 +442,17 @@ fn launches_allocate_nothing() {
     let mut y = Buffer::<f32>::zeroed(&g.stream, 1024).unwrap();
     let cfg = LaunchConfig::new(4u32, 256u32);
     let one = LaunchConfig::new(1u32, 1u32);
-    launch(&g.stream, &cfg, &k, (1.0f32, &x, &mut y, 1024u32)).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &cfg, &k, (1.0f32, &x, &mut y, 1024u32)) }.unwrap();
     let before = ALLOCS.with(Cell::get);
     for _ in 0..1000 {
-        launch(&g.stream, &cfg, &k, (1.0f32, &x, &mut y, 1024u32)).unwrap();
-        launch(&g.stream, &one, &e, ()).unwrap();
+        // SAFETY: the kernel touches only its buffer arguments, within the length it is
+        // given (which matches them); no host borrow of them is alive.
+        unsafe { launch(&g.stream, &cfg, &k, (1.0f32, &x, &mut y, 1024u32)) }.unwrap();
+        // SAFETY: the kernel touches only its buffer arguments, within the length it is
+        // given (which matches them); no host borrow of them is alive.
+        unsafe { launch(&g.stream, &one, &e, ()) }.unwrap();
     }
     let n = ALLOCS.with(Cell::get) - before;
     g.stream.synchronize().unwrap();
@@ -433,8 +471,11 @@ fn graph_capture_and_replay() {
     g.stream.begin_capture(CaptureMode::ThreadLocal).unwrap();
     assert!(g.stream.is_capturing().unwrap());
     let cfg = LaunchConfig::for_num_elems(n as u32, 256);
-    launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y, n as u32)).unwrap();
-    launch(&g.stream, &cfg, &k, (0.5f32, &x, &mut y, n as u32)).unwrap();
+    // SAFETY: saxpy touches x[i], y[i] for i < n only; x, y, k and its module outlive
+    // the graph and its executable (dropped first, at the end of this test).
+    unsafe { launch(&g.stream, &cfg, &k, (2.0f32, &x, &mut y, n as u32)) }.unwrap();
+    // SAFETY: as above.
+    unsafe { launch(&g.stream, &cfg, &k, (0.5f32, &x, &mut y, n as u32)) }.unwrap();
     let graph = g.stream.end_capture().unwrap();
     assert!(!g.stream.is_capturing().unwrap());
     assert_eq!(graph.node_count().unwrap(), 2);
@@ -485,7 +526,9 @@ fn graph_builder_nodes() {
     };
     let set_y = b.memset(&[], &mut y, 1.0f32).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32, 128);
-    let run = match b.kernel(&[set_x, set_y], &cfg, &k, (2.0f32, &x, &mut y, n as u32)) {
+    // SAFETY: saxpy touches x[i], y[i] for i < n only (both lengths); the graph keeps x, y and
+    // k alive; no host borrow of them is taken while the executable runs.
+    let run = match unsafe { b.kernel(&[set_x, set_y], &cfg, &k, (2.0f32, &x, &mut y, n as u32)) } {
         Ok(node) => node,
         // HIP's kernel-node descriptor differs from CUDA's: the HIP backend answers
         // not-supported, which must come through as such.
@@ -503,7 +546,8 @@ fn graph_builder_nodes() {
     b.depend(copy, join).unwrap();
     // A wrong argument list is refused when the node is added, where parameter info exists.
     if k.num_arguments().is_some() {
-        assert!(b.kernel(&[], &cfg, &k, (2.0f32, &x)).is_err());
+        // SAFETY: refused by the argument-count check (parameter info exists here).
+        assert!(unsafe { b.kernel(&[], &cfg, &k, (2.0f32, &x)) }.is_err());
     }
     let mut wide = Buffer::<u64>::zeroed(&g.stream, 4).unwrap();
     let bad = b.memset(&[], &mut wide, 1u64).unwrap_err();
@@ -548,7 +592,9 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     assert_eq!(linked.code_type(), CodeType::Cubin);
     let k = linked.load(&g.ctx).unwrap().kernel("apply").unwrap();
     let mut x = Buffer::from_slice(&g.stream, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
-    launch(&g.stream, &LaunchConfig::new(1u32, 4u32), &k, (&mut x,)).unwrap();
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    unsafe { launch(&g.stream, &LaunchConfig::new(1u32, 4u32), &k, (&mut x,)) }.unwrap();
     g.stream.synchronize().unwrap();
     assert_eq!(x.to_vec().unwrap(), [2.0, 4.0, 6.0, 8.0]);
     // An unresolved symbol is an error with the linker's log.
@@ -571,7 +617,9 @@ fn cooperative_and_cluster_launches() {
 
     // Cooperative: every block resident at once (8 blocks of 256 fit on any GPU).
     let coop = LaunchConfig::new(8u32, 256u32).cooperative(true);
-    match launch(&g.stream, &coop, &k, (1.0f32, &x, &mut y, n as u32)) {
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    match unsafe { launch(&g.stream, &coop, &k, (1.0f32, &x, &mut y, n as u32)) } {
         Ok(()) => {
             g.stream.synchronize().unwrap();
             assert!(y.to_vec().unwrap().iter().all(|&v| v == 1.0));
@@ -584,7 +632,9 @@ fn cooperative_and_cluster_launches() {
 
     // Clusters of two blocks (sm_90+), through cuLaunchKernelEx.
     let cl = LaunchConfig::new(8u32, 256u32).cluster(2u32);
-    match launch(&g.stream, &cl, &k, (1.0f32, &x, &mut y, n as u32)) {
+    // SAFETY: the kernel touches only its buffer arguments, within the length it is
+    // given (which matches them); no host borrow of them is alive.
+    match unsafe { launch(&g.stream, &cl, &k, (1.0f32, &x, &mut y, n as u32)) } {
         Ok(()) => {
             g.stream.synchronize().unwrap();
             assert!(y.to_vec().unwrap().iter().all(|&v| v == 2.0));
@@ -596,6 +646,8 @@ fn cooperative_and_cluster_launches() {
     }
     // A cluster that does not divide the grid is refused before the driver.
     let bad = LaunchConfig::new(3u32, 32u32).cluster(2u32);
-    let e = launch(&g.stream, &bad, &k, (1.0f32, &x, &mut y, n as u32)).unwrap_err();
+    // SAFETY: the limit checks refuse this configuration before anything runs;
+    // nothing is touched.
+    let e = unsafe { launch(&g.stream, &bad, &k, (1.0f32, &x, &mut y, n as u32)) }.unwrap_err();
     assert!(is_usage(&e), "{e}");
 }

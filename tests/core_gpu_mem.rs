@@ -212,8 +212,13 @@ fn streams_options_wait_query_and_priority() {
     assert!(hi.is_non_blocking().unwrap());
     assert_eq!(hi.priority().unwrap(), greatest);
     assert!(!hi.is_default());
-    let lo = ctx.create_stream(StreamOptions::default()).unwrap();
+    let lo = ctx
+        .create_stream(StreamOptions::default().non_blocking(false))
+        .unwrap();
     assert!(!lo.is_non_blocking().unwrap());
+    // The default is non-blocking, as cuda.core's.
+    let nb = ctx.create_stream(StreamOptions::default()).unwrap();
+    assert!(nb.is_non_blocking().unwrap());
     let def = ctx.default_stream();
     assert!(def.is_default() && def.as_raw().is_null());
 

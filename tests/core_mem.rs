@@ -51,11 +51,12 @@ fn device_copy_covers_plain_data_and_user_types() {
 
 #[test]
 fn stream_options_build_and_default() {
+    // Non-blocking by default, as cuda.core's StreamOptions.
     let d = StreamOptions::default();
-    assert!(!d.non_blocking);
+    assert!(d.non_blocking);
     assert_eq!(d.priority, None);
-    let o = StreamOptions::default().non_blocking(true).priority(-2);
-    assert!(o.non_blocking);
+    let o = StreamOptions::default().non_blocking(false).priority(-2);
+    assert!(!o.non_blocking);
     assert_eq!(o.priority, Some(-2));
     assert_ne!(o, d);
 }

@@ -9,10 +9,12 @@ use super::launch::{check_config, KernelArgs, LaunchConfig};
 use super::memory::{Buffer, DeviceCopy};
 use super::module::Kernel;
 use super::stream::Stream;
+use super::track::{self, KeepAlive, KeepSet, Uses};
 use super::Context;
 use crate::driver::*;
 use core::ffi::c_void;
 use core::mem::size_of;
+use std::sync::Arc;
 
 /// How a capture treats unsafe calls (`cudaMalloc` and the like) from other threads
 /// (`CUstreamCaptureMode`).
@@ -53,6 +55,7 @@ impl Stream {
                 "the default stream cannot be captured: create a stream",
             ));
         }
+        let _gate = track::capture_gate();
         self.context().bind()?;
         // SAFETY: live stream.
         check("cuStreamBeginCapture", unsafe {
@@ -62,30 +65,44 @@ impl Stream {
 
     /// Ends the capture and returns the captured graph (`cuStreamEndCapture`).
     ///
-    /// Kernels launched during the capture must stay alive (keep their [`Kernel`] or
-    /// [`ObjectCode`](super::ObjectCode)) as long as the graph and its executables are used:
-    /// a captured graph cannot know them.
+    /// What the safe operations of the capture referenced (buffers of copies and fills,
+    /// pinned buffers, [`Stream::launch_host_fn`] closures) moves into the graph, which keeps
+    /// it alive. Kernels launched during the capture (an `unsafe` [`launch`](super::launch()))
+    /// are the launch contract's business: keep their memory, [`Kernel`] and
+    /// [`ObjectCode`](super::ObjectCode) alive as long as the graph and its executables are
+    /// used.
     ///
     /// # Errors
     /// The driver's error (`CUDA_ERROR_ILLEGAL_STATE` when not capturing,
     /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` when a captured call failed).
     pub fn end_capture(&self) -> Result<Graph> {
+        let gate = track::capture_gate();
         self.context().bind()?;
+        // Without an id (the query failed) nothing was kept for this capture: safe operations
+        // are refused while capturing when the id cannot be had. End it regardless.
+        let id = track::capture_id(self).unwrap_or(None);
         let mut raw: CUgraph = core::ptr::null_mut();
         // SAFETY: live stream, valid out-pointer.
-        check("cuStreamEndCapture", unsafe {
+        let r = check("cuStreamEndCapture", unsafe {
             cuStreamEndCapture(self.as_raw(), &mut raw)
-        })?;
+        });
+        // The capture is over (ended, or failed and discarded): what it kept moves into the
+        // graph, or is released with the error (after the gate: releasing may free memory).
+        let kept = id.map(track::take_capture).unwrap_or_default();
+        drop(gate);
+        r?;
         if raw.is_null() {
             return Err(CoreError::usage(
                 "Stream::end_capture",
                 "the driver returned no graph",
             ));
         }
+        let mut keep = KeepSet::default();
+        keep.extend(kept);
         Ok(Graph {
             raw,
             ctx: self.context().clone(),
-            kernels: Vec::new(),
+            keep,
         })
     }
 
@@ -128,8 +145,9 @@ impl Stream {
 pub struct Graph {
     raw: CUgraph,
     ctx: Context,
-    /// The kernels of builder nodes, kept alive with the graph.
-    kernels: Vec<Kernel>,
+    /// What the nodes reference (allocations, pinned memory, kernels, host functions), kept
+    /// alive with the graph.
+    keep: KeepSet,
 }
 
 // SAFETY: a CUgraph may be used from any thread, one at a time; `Graph` is not `Sync`, so
@@ -160,7 +178,7 @@ impl Graph {
         Ok(n)
     }
 
-    /// Makes an executable graph (`cuGraphInstantiate`).
+    /// Makes an executable graph (`cuGraphInstantiate`). It shares what the graph keeps alive.
     ///
     /// # Errors
     /// The driver's error.
@@ -174,7 +192,8 @@ impl Graph {
         Ok(GraphExec {
             raw,
             ctx: self.ctx.clone(),
-            _kernels: self.kernels.clone(),
+            _keep: self.keep.items().to_vec(),
+            launches: Uses::default(),
         })
     }
 }
@@ -194,14 +213,19 @@ impl Drop for Graph {
     }
 }
 
-/// An executable graph (`CUgraphExec`); destroyed on drop. Keeps the kernels of its builder
-/// nodes alive.
+/// An executable graph (`CUgraphExec`); destroyed on drop. Keeps alive what its graph's nodes
+/// reference, and on drop first waits for its launches to complete (events recorded after each
+/// [`GraphExec::launch`]), so that memory it uses is freed only after them.
 ///
 /// `Send` but not `Sync`: an executable graph must not be launched by two threads at once.
 pub struct GraphExec {
     raw: CUgraphExec,
     ctx: Context,
-    _kernels: Vec<Kernel>,
+    /// What the nodes reference, released (after the drop waited for the launches) when the
+    /// fields drop.
+    _keep: Vec<KeepAlive>,
+    /// An event per stream it was launched on, recorded after the last launch there.
+    launches: Uses,
 }
 
 // SAFETY: usable from any thread, one at a time (not `Sync`).
@@ -223,16 +247,29 @@ impl GraphExec {
         self.ctx.bind()
     }
 
-    /// Runs the graph on `stream` (`cuGraphLaunch`), after the work already queued there.
+    /// Runs the graph on `stream` (`cuGraphLaunch`), after the work already queued there,
+    /// and records an event after it (which the drop waits for).
     ///
     /// # Errors
-    /// A usage error for a stream of another context; the driver's error.
+    /// A usage error for a stream of another context or a capturing stream; the driver's
+    /// error.
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.same_context("GraphExec::launch", stream)?;
-        // SAFETY: live executable graph and stream.
+        let st = track::capture_state(stream)?;
+        if st.id.is_some() {
+            // A captured launch would reference this executable (and its memory) from another
+            // graph that does not own it.
+            return Err(CoreError::usage(
+                "GraphExec::launch",
+                "the stream is capturing: launch the executable graph outside the capture",
+            ));
+        }
+        // SAFETY: live executable graph and stream; what its nodes reference is kept alive by
+        // `self._keep` until the launch completes (the drop waits for it).
         check("cuGraphLaunch", unsafe {
             cuGraphLaunch(self.raw, stream.as_raw())
-        })
+        })?;
+        self.launches.record(stream)
     }
 
     /// Uploads the graph to the device ahead of its first launch (`cuGraphUpload`), so that
@@ -257,6 +294,11 @@ impl std::fmt::Debug for GraphExec {
 
 impl Drop for GraphExec {
     fn drop(&mut self) {
+        // The memory and host functions the launches use are released with `keep`, after
+        // this: wait for the launches first.
+        if let Err(e) = self.launches.synchronize() {
+            log::warn!("anycuda::core: a graph launch failed: {e}");
+        }
         // SAFETY: we own the executable graph.
         if let Err(e) = check("cuGraphExecDestroy", unsafe {
             cuGraphExecDestroy(self.raw)
@@ -316,7 +358,7 @@ impl GraphBuilder {
             graph: Graph {
                 raw,
                 ctx: ctx.clone(),
-                kernels: Vec::new(),
+                keep: KeepSet::default(),
             },
         })
     }
@@ -365,12 +407,18 @@ impl GraphBuilder {
 
     /// A kernel node: `kernel` with `args` and `config`, checked as [`launch`](super::launch())
     /// checks them (the values are copied into the node now). Cluster and cooperative
-    /// configurations are refused here.
+    /// configurations are refused here. The graph keeps the kernel and every buffer argument's
+    /// memory alive.
+    ///
+    /// # Safety
+    /// As [`launch`](super::launch()), for every launch of the graph: the kernel touches only
+    /// memory its arguments grant it, within bounds, and no host borrow of that memory is
+    /// alive while an executable of the graph may run.
     ///
     /// # Errors
     /// A usage error for a mismatch, another context, or a cluster/cooperative config; the
     /// driver's error.
-    pub fn kernel<A: KernelArgs>(
+    pub unsafe fn kernel<A: KernelArgs>(
         &mut self,
         deps: &[GraphNode],
         config: &LaunchConfig,
@@ -420,7 +468,12 @@ impl GraphBuilder {
         check("cuGraphAddKernelNode", unsafe {
             cuGraphAddKernelNode(&mut n, self.graph.raw, dep_raw.ptr(), deps.len(), &p)
         })?;
-        self.graph.kernels.push(kernel.clone());
+        self.graph.keep.add(Arc::new(kernel.clone()));
+        let keep = &mut self.graph.keep;
+        args.for_each_allocation(&mut |a| {
+            keep.add(a.clone());
+            Ok(())
+        })?;
         Ok(self.node(n))
     }
 
@@ -473,6 +526,8 @@ impl GraphBuilder {
                 self.graph.ctx.as_raw(),
             )
         })?;
+        self.graph.keep.add(dst.allocation().clone());
+        self.graph.keep.add(src.allocation().clone());
         Ok(self.node(n))
     }
 
@@ -532,6 +587,36 @@ impl GraphBuilder {
                 self.graph.ctx.as_raw(),
             )
         })?;
+        self.graph.keep.add(dst.allocation().clone());
+        Ok(self.node(n))
+    }
+
+    /// A host node: runs `f` on a driver thread each time the graph runs it
+    /// (`cuGraphAddHostNode`). The graph (and every executable made from it) owns `f`; it is
+    /// dropped once, when the last of them drops. `f` must not call the CUDA API; a panic is
+    /// caught and logged.
+    ///
+    /// # Errors
+    /// A usage error for a dependency of another graph; the driver's error.
+    pub fn host<F>(&mut self, deps: &[GraphNode], f: F) -> Result<GraphNode>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.deps("GraphBuilder::host", deps)?;
+        let entry = track::register_repeat(Arc::new(f));
+        let p = CUDA_HOST_NODE_PARAMS {
+            fn_: Some(track::repeat_trampoline),
+            userData: track::id_ptr(entry.id()),
+        };
+        let dep_raw = RawDeps::new(deps);
+        self.graph.ctx.bind()?;
+        let mut n: CUgraphNode = core::ptr::null_mut();
+        // SAFETY: live graph; the trampoline treats its argument as an id and runs the closure
+        // only while `entry` (owned by the graph from here on) lives.
+        check("cuGraphAddHostNode", unsafe {
+            cuGraphAddHostNode(&mut n, self.graph.raw, dep_raw.ptr(), deps.len(), &p)
+        })?;
+        self.graph.keep.add(entry);
         Ok(self.node(n))
     }
 

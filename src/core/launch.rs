@@ -5,12 +5,14 @@
 //! the pointer array the driver reads is a stack array into it.
 
 use super::error::{check, CoreError, Result};
-use super::memory::{Buffer, BufferView, BufferViewMut, DeviceCopy};
+use super::memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy};
 use super::module::{Kernel, ParamInfo};
 use super::stream::Stream;
+use super::track;
 use crate::driver::*;
 use core::ffi::c_void;
 use core::mem::size_of;
+use std::sync::Arc;
 
 /// Grid, block or cluster dimensions. `From` a `u32` (1D), a pair (2D) or a triple (3D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,6 +138,12 @@ pub unsafe trait KernelArg {
     fn memory_context(&self) -> Option<CUcontext> {
         None
     }
+    /// The allocation the value addresses, if it is a buffer's device memory: a checked
+    /// [`launch`] records its use on a foreign stream so the free waits for the kernel, and a
+    /// [`GraphBuilder::kernel`](super::GraphBuilder::kernel) node keeps it alive.
+    fn allocation(&self) -> Option<&Arc<Allocation>> {
+        None
+    }
 }
 
 // SAFETY: `DeviceCopy` types are plain data by that trait's contract.
@@ -161,6 +169,10 @@ macro_rules! device_memory_arg {
             fn memory_context(&self) -> Option<CUcontext> {
                 Some(self.context().as_raw())
             }
+            #[inline(always)]
+            fn allocation(&self) -> Option<&Arc<Allocation>> {
+                Some(self.arc())
+            }
         }
     )*};
 }
@@ -178,7 +190,9 @@ device_memory_arg!(
 ///
 /// # Safety
 /// `pointers` must return, for each argument in order, a pointer to that argument's value
-/// inside `values`; `COUNT` must be the number of arguments.
+/// inside `values`; `COUNT` must be the number of arguments; `for_each_allocation` must visit
+/// the [`KernelArg::allocation`] of every argument that has one (the checked launch orders
+/// frees after the kernel through it, and graph nodes keep the memory alive through it).
 pub unsafe trait KernelArgs {
     /// How many arguments.
     const COUNT: usize;
@@ -196,6 +210,11 @@ pub unsafe trait KernelArgs {
     /// # Errors
     /// A usage error naming the first mismatch.
     fn check(&self, params: Option<&[ParamInfo]>, ctx: CUcontext) -> Result<()>;
+    /// Calls `f` with the allocation of every device-memory argument.
+    ///
+    /// # Errors
+    /// The first error `f` returns.
+    fn for_each_allocation(&self, f: &mut dyn FnMut(&Arc<Allocation>) -> Result<()>) -> Result<()>;
 }
 
 #[cold]
@@ -266,6 +285,15 @@ macro_rules! kernel_args {
                     }
                 }
                 $(check_one($i, &self.$i, params, ctx)?;)*
+                Ok(())
+            }
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn for_each_allocation(
+                &self,
+                f: &mut dyn FnMut(&Arc<Allocation>) -> Result<()>,
+            ) -> Result<()> {
+                $(if let Some(a) = self.$i.allocation() { f(a)?; })*
                 Ok(())
             }
         }
@@ -355,11 +383,10 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
 /// the stream's, and — where the driver reports parameter info ([`Kernel::num_arguments`]) —
 /// the argument count and each argument's size. Allocates nothing.
 ///
-/// Asynchronous: the kernel runs after the work already queued on `stream`. Device memory
-/// passed in must stay alive until the kernel has run (synchronise the stream before
-/// dropping it, or free it stream-ordered). What the kernel does with its arguments —
-/// indexing within the buffers' lengths — is the kernel's own contract; a device fault is
-/// reported as an error by later calls, not undefined behaviour on the host.
+/// Asynchronous: the kernel runs after the work already queued on `stream`. A buffer passed
+/// in on a stream other than its allocation stream gets an event recorded after the launch,
+/// which its free waits for (so dropping the buffer right after the launch is fine). The
+/// checks are help, not a proof: kernel code is arbitrary, so the launch is `unsafe`.
 ///
 /// Where the backend reports no parameter info (HIP, drivers before CUDA 12.4) the count
 /// and size checks are skipped; everything else is still checked.
@@ -376,16 +403,31 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
 /// let n = 1 << 20;
 /// let x = Buffer::<f32>::from_slice(&stream, &vec![1.0; n])?;
 /// let mut y = Buffer::<f32>::from_slice(&stream, &vec![2.0; n])?;
-/// launch(&stream, &LaunchConfig::for_num_elems(n as u32, 256), &k, (2.0f32, &x, &mut y, n as u32))?;
+/// // SAFETY: saxpy reads x[i] and writes y[i] for i < n only, n is both buffers' length, and
+/// // no host borrow of them is alive; nothing is captured.
+/// unsafe { launch(&stream, &LaunchConfig::for_num_elems(n as u32, 256), &k, (2.0f32, &x, &mut y, n as u32))? };
 /// stream.synchronize()?;
 /// # Ok::<(), anycuda::core::CoreError>(())
 /// ```
+///
+/// # Safety
+/// The kernel is arbitrary code, so the caller promises, for this launch:
+/// - the kernel reads and writes only memory its arguments grant it (the buffers and views
+///   passed, within their lengths; no address smuggled in as an integer), and treats read-only
+///   arguments (`&Buffer`, `BufferView`) as read-only;
+/// - values passed by value are what the kernel's parameters expect (a `u64` where it takes a
+///   pointer is exactly the smuggling the first point forbids);
+/// - no host borrow of that memory (`Buffer::as_host_slice`, `PinnedBuffer::as_slice`, a
+///   slice of mapped memory) is alive, or is taken, until the kernel has completed;
+/// - when `stream` is capturing, the memory, the kernel and its module outlive every launch
+///   of the resulting graph (the graph does not know what a captured kernel uses; prefer
+///   [`GraphBuilder::kernel`](super::GraphBuilder::kernel), whose graph keeps them alive).
 ///
 /// # Errors
 /// A usage error for a mismatched argument, a buffer or kernel of another context, or a
 /// launch beyond the limits; the driver's error otherwise.
 #[inline]
-pub fn launch<A: KernelArgs>(
+pub unsafe fn launch<A: KernelArgs>(
     stream: &Stream,
     config: &LaunchConfig,
     kernel: &Kernel,
@@ -393,16 +435,38 @@ pub fn launch<A: KernelArgs>(
 ) -> Result<()> {
     check_config(stream.context().as_raw(), config, kernel)?;
     args.check(kernel.0.params.as_deref(), stream.context().as_raw())?;
-    // SAFETY: every check `launch_unchecked` asks of its caller was made above.
-    unsafe { launch_unchecked(stream, config, kernel, args) }
+    // Same-stream buffers: no lock, no event, no extra driver call (the allocation stream's
+    // order covers the free).
+    let mut foreign = false;
+    let _ = args.for_each_allocation(&mut |a| {
+        foreign |= a.is_foreign(stream);
+        Ok(())
+    });
+    if !foreign {
+        // SAFETY: every check `launch_unchecked` asks of its caller was made above; the
+        // kernel's memory contract is this function's own, forwarded.
+        return unsafe { launch_raw(stream, config, kernel, &args) };
+    }
+    // Others: an event the free waits for (or, while capturing, a keep-alive for the graph),
+    // with the capture state held over the launch.
+    stream.context().bind()?;
+    let st = track::capture_state(stream)?;
+    // SAFETY: as above, for the same checks and contract.
+    unsafe { launch_raw(stream, config, kernel, &args)? };
+    args.for_each_allocation(&mut |a| a.used_on(stream, st.id))
 }
 
 /// [`launch`] without its checks: no argument count or size check, no context check, no
 /// limit check (the driver still rejects what it rejects).
 ///
+/// Nor does it record the use of buffers on a foreign stream: order their drop after the
+/// kernel yourself ([`Stream::wait`] from the allocation stream, or a synchronize).
+///
 /// # Safety
-/// The arguments must match the kernel's parameters in number, order and layout, and every
-/// buffer must belong to the stream's context; otherwise the kernel reads garbage or faults.
+/// Everything [`launch`] asks, and: the arguments must match the kernel's parameters in
+/// number, order and layout, every buffer must belong to the stream's context, and a buffer
+/// used on a stream other than its allocation stream must not be dropped before the kernel
+/// completes (or before its allocation stream waits for it).
 ///
 /// # Errors
 /// The driver's error.
@@ -412,6 +476,21 @@ pub unsafe fn launch_unchecked<A: KernelArgs>(
     config: &LaunchConfig,
     kernel: &Kernel,
     args: A,
+) -> Result<()> {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { launch_raw(stream, config, kernel, &args) }
+}
+
+/// The launch itself, arguments by reference.
+///
+/// # Safety
+/// As [`launch_unchecked`].
+#[inline(always)]
+unsafe fn launch_raw<A: KernelArgs>(
+    stream: &Stream,
+    config: &LaunchConfig,
+    kernel: &Kernel,
+    args: &A,
 ) -> Result<()> {
     stream.context().bind()?;
     let mut values = args.values();

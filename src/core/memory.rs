@@ -3,20 +3,30 @@
 //!
 //! Soundness, in brief:
 //! - a buffer holds its stream, which holds its [`Context`]: it cannot outlive the context;
-//! - memory is freed only by `Drop` (no public free): a freed buffer cannot be named;
+//! - a buffer's memory is an [`Allocation`] shared with the graphs (and captures in progress)
+//!   that reference it, freed only when the last of them drops (no public free): a freed buffer
+//!   cannot be named, and a graph never runs on freed memory;
+//! - the free is queued on the allocation stream after it waits for an event recorded after
+//!   every use of the buffer on another stream by a safe operation (copies, fills, checked
+//!   launches), so no queued work can touch the memory once it is reused; an executable graph
+//!   waits for its launches before it lets go of its memory;
 //! - host memory the GPU may write is only handed out as `&[T]`/`&mut [T]` after waiting for
-//!   that work: [`PinnedBuffer`] tracks an event recorded after its last asynchronous copy, and
-//!   host-accessible [`Buffer`]s wait for their whole context (every safe write into a buffer is
-//!   queued on a stream of the buffer's own context, so that covers them). Raw host slices in
-//!   asynchronous copies need the `unsafe` variants.
-//! - kernels are outside what the layer can check: a kernel given a buffer's address may read
-//!   or write it on any stream; order such work before host access or drop as in CUDA.
+//!   that work, and never while a graph holds it: [`PinnedBuffer`] tracks an event recorded
+//!   after its last asynchronous copy, host-accessible [`Buffer`]s wait for their whole context
+//!   (every safe write into a buffer is queued on a stream of the buffer's own context, so that
+//!   covers them), and both refuse while a graph, an executable or a capture references them.
+//!   Raw host slices in asynchronous copies need the `unsafe` variants;
+//! - synchronous copies, and allocations from pools, are refused on a capturing stream;
+//! - kernels are outside what the layer can check: [`launch`](super::launch()) and
+//!   [`GraphBuilder::kernel`](super::GraphBuilder::kernel) are `unsafe`, with the memory
+//!   contract in their `# Safety` sections.
 
 use super::context::Context;
 use super::device::Device;
 use super::error::{check, CoreError, Result};
 use super::event::{Event, EventOptions};
 use super::stream::Stream;
+use super::track::{self, Uses};
 use crate::driver::{self, CUdeviceptr, CUmemAttach_flags, CUresult};
 use std::ffi::{c_uint, c_ushort, c_void};
 use std::fmt;
@@ -207,6 +217,15 @@ unsafe impl MemoryResource for DeviceMemoryResource {
         self.ctx.bind()?;
         let mut p: CUdeviceptr = 0;
         if self.pools {
+            let st = track::capture_state(stream)?;
+            if st.id.is_some() {
+                // cuMemAllocAsync would add a graph memory node: an address valid only while
+                // the graph runs, not memory a buffer could own.
+                return Err(CoreError::usage(
+                    "DeviceMemoryResource::allocate",
+                    "the stream is capturing: allocate before the capture begins",
+                ));
+            }
             // SAFETY: valid out-pointer; the stream is alive and of the current context.
             check("cuMemAllocAsync", unsafe {
                 driver::cuMemAllocAsync(&mut p, bytes, stream.as_raw())
@@ -376,19 +395,176 @@ unsafe impl MemoryResource for ManagedMemoryResource {
     }
 }
 
-/// Which resource frees a buffer: the context's device memory (no `Arc` needed), or any other.
+/// Which resource frees a buffer: the context's device memory (no `Arc` needed), any other,
+/// or none (foreign memory wrapped by [`Buffer::from_handle`], never freed here).
 #[derive(Clone)]
 enum Owner {
     Device(DeviceMemoryResource),
     Resource(Arc<dyn MemoryResource>),
+    Foreign,
 }
 
 impl Owner {
-    fn get(&self) -> &dyn MemoryResource {
+    fn get(&self) -> Option<&dyn MemoryResource> {
         match self {
-            Owner::Device(d) => d,
-            Owner::Resource(r) => &**r,
+            Owner::Device(d) => Some(d),
+            Owner::Resource(r) => Some(&**r),
+            Owner::Foreign => None,
         }
+    }
+}
+
+/// The memory behind a [`Buffer`], shared by the buffer and every [`Graph`](super::Graph),
+/// [`GraphExec`](super::GraphExec) or capture in progress that references it; freed when the
+/// last of them drops.
+///
+/// It remembers its allocation stream and, for every other stream that safe operations used it
+/// on, an event recorded after that use: the free is queued on the allocation stream after
+/// waiting for all of them, so it is ordered after every use (as cudarc does). Opaque: reach
+/// it through [`KernelArg::allocation`](super::KernelArg::allocation).
+///
+/// `Send + Sync`: a device address and driver handles; the use list is behind a mutex.
+pub struct Allocation {
+    ptr: CUdeviceptr,
+    bytes: usize,
+    stream: Stream,
+    owner: Owner,
+    uses: Uses,
+}
+
+impl fmt::Debug for Allocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Allocation")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl Allocation {
+    /// The device address of the first byte (0 when empty).
+    #[inline]
+    pub fn as_raw(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    /// The size in bytes.
+    #[inline]
+    pub fn size_in_bytes(&self) -> usize {
+        self.bytes
+    }
+    /// The stream it was allocated on, and is freed on.
+    #[inline]
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+    /// The context the memory belongs to.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        self.stream.context()
+    }
+
+    /// Notes that work was just queued on `stream` using this memory, whose capture state is
+    /// `capture` ([`track::capture_id`] of `stream`): while capturing, keeps the memory alive
+    /// for the graph; otherwise, on a stream other than the allocation stream, records an
+    /// event the free waits for. The allocation stream's own order needs nothing.
+    ///
+    /// # Errors
+    /// The event's error (after waiting for `stream` so the use is covered anyway).
+    #[inline]
+    pub(crate) fn used_on(self: &Arc<Self>, stream: &Stream, capture: Option<u64>) -> Result<()> {
+        if self.bytes == 0 {
+            return Ok(());
+        }
+        if let Some(id) = capture {
+            track::keep_for_capture(id, self.clone());
+            return Ok(());
+        }
+        if stream.same(&self.stream) {
+            return Ok(());
+        }
+        self.uses.record(stream)
+    }
+
+    /// Whether work queued on `stream` must be tracked for the free (a stream other than the
+    /// allocation stream).
+    #[inline(always)]
+    pub(crate) fn is_foreign(&self, stream: &Stream) -> bool {
+        self.bytes != 0 && !stream.same(&self.stream)
+    }
+
+    /// Frees the memory now (stream-ordered after every recorded use).
+    fn free(&mut self) {
+        let Some(mr) = self.owner.get() else {
+            return;
+        };
+        if self.bytes == 0 {
+            return;
+        }
+        // Dropped while its own stream captures (the last graph or buffer dropped on a
+        // thread during a capture): a free queued now would be captured into the graph. Hand
+        // the memory to the capture instead; the graph frees it when it drops.
+        let capture = self
+            .stream
+            .context()
+            .bind()
+            .and_then(|()| track::capture_state(&self.stream));
+        let id = match &capture {
+            Ok(st) => st.id,
+            Err(_) => None,
+        };
+        if let Some(id) = id {
+            let moved = Allocation {
+                ptr: self.ptr,
+                bytes: self.bytes,
+                stream: self.stream.clone(),
+                owner: self.owner.clone(),
+                uses: std::mem::take(&mut self.uses),
+            };
+            self.bytes = 0;
+            track::keep_for_capture(id, Arc::new(moved));
+            return;
+        }
+        // The answer stays true (the gate held) over the stream-ordered free of the context's
+        // own device memory. Other resources are freed without the gate: they may synchronize
+        // (pinned, managed) or run code of their own, which must not wait on it.
+        let _gate = match self.owner {
+            Owner::Device(_) => capture.ok(),
+            _ => {
+                drop(capture);
+                None
+            }
+        };
+        if !self.uses.is_empty() {
+            // A stream-ordered free (pools) is ordered by waits queued on the allocation
+            // stream. Any other free (`cuMemFree`, `cuMemFreeHost`, a resource of unknown
+            // kind) happens when it is called: wait on the host for the uses first.
+            let pools = matches!(&self.owner, Owner::Device(d) if d.uses_pools());
+            let ordered = self.uses.order_before(&self.stream);
+            if let Err(e) = &ordered {
+                log::warn!("anycuda::core: ordering a free after its uses ({e}); waiting");
+            }
+            if !pools || ordered.is_err() {
+                if let Err(e) = self.uses.synchronize() {
+                    log::error!("anycuda::core: a use of a freed buffer failed: {e}");
+                }
+            }
+        }
+        // SAFETY: allocated by this resource with `bytes`, freed once (here: the last Arc),
+        // and ordered after the work on the allocation stream and, through the waits above,
+        // after every use on another stream.
+        let r = unsafe { mr.deallocate(self.ptr, self.bytes, &self.stream) };
+        if let Err(e) = r {
+            log::error!(
+                "anycuda::core: freeing a buffer of {} bytes: {e}",
+                self.bytes
+            );
+        }
+    }
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        self.free();
     }
 }
 
@@ -401,10 +577,12 @@ fn bytes_of<T>(op: &'static str, len: usize) -> Result<usize> {
 
 /// A typed allocation of `len` values of `T` from a [`MemoryResource`] (cuda.core's `Buffer`).
 ///
-/// Freed on drop, on the stream it was allocated on (stream-ordered where the resource is), so
-/// work queued on that stream finishes first. Work on other streams that uses the buffer must
-/// be ordered before the drop ([`Stream::wait`]), as in CUDA. It holds that stream and so its
-/// [`Context`]: it cannot outlive the context.
+/// The memory is an [`Allocation`] shared with every graph that references it, freed when the
+/// last of them drops, on the stream it was allocated on (stream-ordered where the resource
+/// is), after that stream waits for an event recorded after each use of the buffer on another
+/// stream by a safe operation (copies, fills, checked launches): no work that uses it can still
+/// run when the memory is reused. It holds that stream and so its [`Context`]: it cannot outlive
+/// the context.
 ///
 /// `Send + Sync` (for `T: DeviceCopy`): it owns device memory, reached only through driver
 /// calls; mutation needs `&mut`.
@@ -423,8 +601,7 @@ fn bytes_of<T>(op: &'static str, len: usize) -> Result<usize> {
 pub struct Buffer<T: DeviceCopy> {
     ptr: CUdeviceptr,
     len: usize,
-    stream: Stream,
-    owner: Owner,
+    alloc: Arc<Allocation>,
     _t: PhantomData<T>,
 }
 
@@ -433,24 +610,9 @@ impl<T: DeviceCopy> fmt::Debug for Buffer<T> {
         f.debug_struct("Buffer")
             .field("ptr", &format_args!("{:#x}", self.ptr))
             .field("len", &self.len)
-            .field("device", &self.stream.context().device().ordinal())
+            .field("device", &self.context().device().ordinal())
             .field("host_accessible", &self.is_host_accessible())
             .finish()
-    }
-}
-
-impl<T: DeviceCopy> Drop for Buffer<T> {
-    fn drop(&mut self) {
-        if self.len == 0 || size_of::<T>() == 0 {
-            return;
-        }
-        let bytes = self.len * size_of::<T>();
-        // SAFETY: allocated by this resource with `bytes`, freed once (here), and ordered after
-        // the work on the allocation stream.
-        let r = unsafe { self.owner.get().deallocate(self.ptr, bytes, &self.stream) };
-        if let Err(e) = r {
-            log::error!("anycuda::core: freeing a buffer of {bytes} bytes: {e}");
-        }
     }
 }
 
@@ -505,19 +667,65 @@ impl<T: DeviceCopy> Buffer<T> {
         Ok(b)
     }
 
+    /// Wraps device memory allocated elsewhere (cuda.core's `Buffer.from_handle`): `len`
+    /// elements at `ptr` in `stream`'s context. Never freed by anycuda: the memory's owner
+    /// frees it. Uses on other streams are tracked as for any buffer, but since nothing is
+    /// freed here, ordering the owner's free after them is the owner's business.
+    ///
+    /// # Safety
+    /// `ptr` must be device memory of `stream`'s context (or memory its kernels and copies can
+    /// access), valid for `len * size_of::<T>()` bytes, aligned for `T`, holding initialised
+    /// values, and stay allocated — and not be used by anything else in a way that races with
+    /// this buffer's operations — until the returned buffer, every graph that references it,
+    /// and all the work queued through them are gone. Device-only: the host never reads it
+    /// through this buffer.
+    ///
+    /// # Errors
+    /// A usage error when the size overflows.
+    pub unsafe fn from_handle(ptr: CUdeviceptr, len: usize, stream: &Stream) -> Result<Self> {
+        let bytes = bytes_of::<T>("Buffer::from_handle", len)?;
+        Ok(Buffer {
+            ptr,
+            len,
+            alloc: Arc::new(Allocation {
+                ptr,
+                bytes,
+                stream: stream.clone(),
+                owner: Owner::Foreign,
+                uses: Uses::default(),
+            }),
+            _t: PhantomData,
+        })
+    }
+
+    /// The shared allocation behind the buffer (what graphs keep alive). A clone keeps the
+    /// memory alive after the buffer drops, and host slices are refused while one exists.
+    #[inline]
+    pub fn allocation(&self) -> &Arc<Allocation> {
+        &self.alloc
+    }
+    #[inline(always)]
+    pub(crate) fn arc(&self) -> &Arc<Allocation> {
+        &self.alloc
+    }
+
     #[inline]
     fn alloc(owner: Owner, stream: &Stream, len: usize) -> Result<Self> {
         let bytes = bytes_of::<T>("Buffer::new", len)?;
-        let ptr = if bytes == 0 {
-            0
-        } else {
-            owner.get().allocate(bytes, stream)?
+        let ptr = match owner.get() {
+            Some(mr) if bytes > 0 => mr.allocate(bytes, stream)?,
+            _ => 0,
         };
         Ok(Buffer {
             ptr,
             len,
-            stream: stream.clone(),
-            owner,
+            alloc: Arc::new(Allocation {
+                ptr,
+                bytes,
+                stream: stream.clone(),
+                owner,
+                uses: Uses::default(),
+            }),
             _t: PhantomData,
         })
     }
@@ -545,28 +753,34 @@ impl<T: DeviceCopy> Buffer<T> {
     /// The context the memory belongs to.
     #[inline]
     pub fn context(&self) -> &Context {
-        self.stream.context()
+        self.alloc.stream.context()
     }
     /// The device the memory belongs to.
     #[inline]
     pub fn device(&self) -> Device {
-        self.stream.context().device()
+        self.alloc.stream.context().device()
     }
     /// The stream the buffer was allocated on (and is freed on); the synchronous copies run
     /// on it.
     #[inline]
     pub fn stream(&self) -> &Stream {
-        &self.stream
+        &self.alloc.stream
     }
     /// Whether the host can access the memory ([`Buffer::as_host_slice`]).
     #[inline]
     pub fn is_host_accessible(&self) -> bool {
-        self.owner.get().is_host_accessible()
+        self.alloc
+            .owner
+            .get()
+            .is_some_and(|m| m.is_host_accessible())
     }
     /// Whether kernels can access the memory.
     #[inline]
     pub fn is_device_accessible(&self) -> bool {
-        self.owner.get().is_device_accessible()
+        self.alloc
+            .owner
+            .get()
+            .is_none_or(|m| m.is_device_accessible())
     }
 
     /// The whole buffer as a view.
@@ -575,7 +789,7 @@ impl<T: DeviceCopy> Buffer<T> {
         BufferView {
             ptr: self.ptr,
             len: self.len,
-            stream: &self.stream,
+            alloc: &self.alloc,
             _t: PhantomData,
         }
     }
@@ -585,7 +799,7 @@ impl<T: DeviceCopy> Buffer<T> {
         BufferViewMut {
             ptr: self.ptr,
             len: self.len,
-            stream: &self.stream,
+            alloc: &self.alloc,
             _t: PhantomData,
         }
     }
@@ -609,8 +823,13 @@ impl<T: DeviceCopy> Buffer<T> {
     /// The memory as a host slice, for host-accessible (pinned or managed) buffers, after
     /// waiting for all work in the buffer's context (which may still write it).
     ///
+    /// Refused while a [`Graph`](super::Graph), a [`GraphExec`](super::GraphExec) or a stream
+    /// capture in progress references the memory: a graph launch could write it behind the
+    /// slice.
+    ///
     /// # Errors
-    /// A usage error for device-only memory; the synchronize's error.
+    /// A usage error for device-only memory, or for memory a graph references; the
+    /// synchronize's error.
     pub fn as_host_slice(&mut self) -> Result<&[T]> {
         self.host_ptr("Buffer::as_host_slice")
             // SAFETY: host-accessible memory of `len` initialised values (zeroed at allocation,
@@ -636,10 +855,20 @@ impl<T: DeviceCopy> Buffer<T> {
                 "device memory is not host-accessible: copy it to the host instead",
             ));
         }
+        if Arc::strong_count(&self.alloc) > 1 {
+            return Err(CoreError::usage(
+                op,
+                "a graph, an executable graph or a stream capture in progress references this \
+                 memory: drop them (or end the capture) before reading it on the host",
+            ));
+        }
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(std::ptr::NonNull::dangling().as_ptr());
         }
-        self.stream.context().synchronize()?;
+        self.alloc.stream.context().synchronize()?;
+        // Uses on streams of other contexts (a peer copy reading it) are not covered by this
+        // context's synchronize: wait for their events too.
+        self.alloc.uses.synchronize()?;
         Ok(self.ptr as usize as *mut T)
     }
 }
@@ -651,7 +880,7 @@ impl<T: DeviceCopy> Buffer<T> {
 pub struct BufferView<'a, T: DeviceCopy> {
     ptr: CUdeviceptr,
     len: usize,
-    stream: &'a Stream,
+    alloc: &'a Arc<Allocation>,
     _t: PhantomData<&'a T>,
 }
 
@@ -661,7 +890,7 @@ pub struct BufferView<'a, T: DeviceCopy> {
 pub struct BufferViewMut<'a, T: DeviceCopy> {
     ptr: CUdeviceptr,
     len: usize,
-    stream: &'a Stream,
+    alloc: &'a Arc<Allocation>,
     _t: PhantomData<&'a mut T>,
 }
 
@@ -713,6 +942,30 @@ fn same_len(op: &'static str, a: usize, b: usize) -> Result<()> {
     }
 }
 
+/// The capture `stream` belongs to ([`track::capture_state`], valid while the result lives),
+/// with its context made current.
+#[inline]
+fn capture_of(stream: &Stream) -> Result<track::CaptureState> {
+    stream.context().bind()?;
+    track::capture_state(stream)
+}
+
+/// Refuses a synchronous operation on a capturing stream (it would capture a copy into host
+/// memory that is gone when the graph runs, and cannot wait). Hold the result over the
+/// enqueue.
+#[inline]
+fn not_capturing(op: &'static str, stream: &Stream) -> Result<track::CaptureState> {
+    let st = capture_of(stream)?;
+    if st.id.is_some() {
+        return Err(CoreError::usage(
+            op,
+            "the stream is capturing: a synchronous copy cannot be captured (use a pinned \
+             buffer, or end the capture first)",
+        ));
+    }
+    Ok(st)
+}
+
 #[cold]
 fn len_text(a: usize, b: usize) -> String {
     format!("lengths differ: {a} elements on the device, {b} on the other side")
@@ -743,6 +996,21 @@ impl<T: DeviceCopy> DeviceSlice<T> for BufferViewMut<'_, T> {
 }
 
 impl<'a, T: DeviceCopy> BufferView<'a, T> {
+    #[inline(always)]
+    pub(crate) fn arc(&self) -> &'a Arc<Allocation> {
+        self.alloc
+    }
+    /// Notes that the caller just queued work using this view on `stream` (whose context is
+    /// current), for layers that queue work themselves (collectives): see
+    /// [`Allocation::used_on`].
+    ///
+    /// # Errors
+    /// The capture query's or the event's error.
+    #[allow(dead_code)]
+    pub(crate) fn note_use(&self, stream: &Stream) -> Result<()> {
+        let cap = capture_of(stream)?;
+        self.alloc.used_on(stream, cap.id)
+    }
     /// The device address of the view's element 0.
     #[inline]
     pub fn as_raw(&self) -> CUdeviceptr {
@@ -761,12 +1029,12 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// The context the memory belongs to.
     #[inline]
     pub fn context(&self) -> &'a Context {
-        self.stream.context()
+        self.alloc.stream.context()
     }
     /// The owner's stream (where the synchronous copies run).
     #[inline]
     pub fn stream(&self) -> &'a Stream {
-        self.stream
+        &self.alloc.stream
     }
     /// Elements `range` of this view.
     ///
@@ -782,7 +1050,7 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
         Ok(BufferView {
             ptr: self.ptr + (s * size_of::<T>()) as CUdeviceptr,
             len: e - s,
-            stream: self.stream,
+            alloc: self.alloc,
             _t: PhantomData,
         })
     }
@@ -795,9 +1063,11 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     #[inline]
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         same_len("copy_to_host", self.len, dst.len())?;
+        let st = not_capturing("copy_to_host", self.stream())?;
         // SAFETY: `dst` is exclusively borrowed until the synchronize below returns.
-        unsafe { self.dtoh(dst.as_mut_ptr(), self.stream)? };
-        self.stream.synchronize()
+        unsafe { self.dtoh(dst.as_mut_ptr(), self.stream(), None)? };
+        drop(st);
+        self.stream().synchronize()
     }
 
     /// The view's contents in a new `Vec` (a synchronous copy).
@@ -805,12 +1075,14 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// # Errors
     /// The driver's error.
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        let st = not_capturing("to_vec", self.stream())?;
         let mut v: Vec<T> = Vec::with_capacity(self.len);
         // SAFETY: the capacity holds `len` values; the copy writes all of them before set_len,
         // and any bit pattern is a valid T (DeviceCopy).
         unsafe {
-            self.dtoh(v.as_mut_ptr(), self.stream)?;
-            self.stream.synchronize()?;
+            self.dtoh(v.as_mut_ptr(), self.stream(), None)?;
+            drop(st);
+            self.stream().synchronize()?;
             v.set_len(self.len);
         }
         Ok(v)
@@ -824,14 +1096,15 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     /// contexts; the driver's error.
     #[inline]
     pub fn copy_to_pinned(&self, dst: &mut PinnedBuffer<T>, stream: &Stream) -> Result<()> {
-        same_len("copy_to_pinned", self.len, dst.len)?;
+        same_len("copy_to_pinned", self.len, dst.len())?;
         same_context("copy_to_pinned", self.context(), stream.context())?;
-        same_context("copy_to_pinned", &dst.ctx, stream.context())?;
-        let ptr = dst.ptr;
+        same_context("copy_to_pinned", dst.context(), stream.context())?;
+        let ptr = dst.inner.ptr;
         // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
-        // the copy) completes, and no host slice of it exists until then (`&mut dst` now, a
-        // wait later).
-        dst.track(stream, || unsafe { self.dtoh(ptr, stream) })
+        // the copy) completes, or as long as the graph of the capture (`track` keeps it alive
+        // there), and no host slice of it exists until then (`&mut dst` now, a wait or a
+        // refusal later).
+        dst.track(stream, |cap| unsafe { self.dtoh(ptr, stream, cap) })
     }
 
     /// Queues a copy into the raw host slice `dst` on `stream` (`cuMemcpyDtoHAsync`).
@@ -847,16 +1120,18 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     pub unsafe fn copy_to_host_async(&self, dst: &mut [T], stream: &Stream) -> Result<()> {
         same_len("copy_to_host_async", self.len, dst.len())?;
         same_context("copy_to_host_async", self.context(), stream.context())?;
+        let cap = capture_of(stream)?;
         // SAFETY: the caller keeps `dst` untouched until the copy completes.
-        unsafe { self.dtoh(dst.as_mut_ptr(), stream) }
+        unsafe { self.dtoh(dst.as_mut_ptr(), stream, cap.id) }
     }
 
-    /// `cuMemcpyDtoHAsync` of the whole view to `dst` on `stream`.
+    /// `cuMemcpyDtoHAsync` of the whole view to `dst` on `stream`, whose capture state is
+    /// `cap`; notes the use of the device memory ([`Allocation::used_on`]).
     ///
     /// # Safety
     /// `dst` is valid for `len` writes until the copy completes.
     #[inline]
-    unsafe fn dtoh(&self, dst: *mut T, stream: &Stream) -> Result<()> {
+    unsafe fn dtoh(&self, dst: *mut T, stream: &Stream, cap: Option<u64>) -> Result<()> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
@@ -869,11 +1144,24 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
                 self.len * size_of::<T>(),
                 stream.as_raw(),
             )
-        })
+        })?;
+        self.alloc.used_on(stream, cap)
     }
 }
 
 impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
+    #[inline(always)]
+    pub(crate) fn arc(&self) -> &'a Arc<Allocation> {
+        self.alloc
+    }
+    /// As [`BufferView::note_use`], for a written view.
+    ///
+    /// # Errors
+    /// As there.
+    #[allow(dead_code)]
+    pub(crate) fn note_use(&self, stream: &Stream) -> Result<()> {
+        self.as_view().note_use(stream)
+    }
     /// The device address of the view's element 0.
     #[inline]
     pub fn as_raw(&self) -> CUdeviceptr {
@@ -892,12 +1180,12 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     /// The context the memory belongs to.
     #[inline]
     pub fn context(&self) -> &'a Context {
-        self.stream.context()
+        self.alloc.stream.context()
     }
     /// The owner's stream (where the synchronous copies run).
     #[inline]
     pub fn stream(&self) -> &'a Stream {
-        self.stream
+        &self.alloc.stream
     }
     /// This view, shared.
     #[inline]
@@ -905,7 +1193,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         BufferView {
             ptr: self.ptr,
             len: self.len,
-            stream: self.stream,
+            alloc: self.alloc,
             _t: PhantomData,
         }
     }
@@ -927,7 +1215,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         Ok(BufferViewMut {
             ptr: self.ptr + (s * size_of::<T>()) as CUdeviceptr,
             len: e - s,
-            stream: self.stream,
+            alloc: self.alloc,
             _t: PhantomData,
         })
     }
@@ -937,7 +1225,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         Ok(BufferViewMut {
             ptr: self.ptr + (s * size_of::<T>()) as CUdeviceptr,
             len: e - s,
-            stream: self.stream,
+            alloc: self.alloc,
             _t: PhantomData,
         })
     }
@@ -950,9 +1238,11 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     #[inline]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         same_len("copy_from_host", self.len, src.len())?;
+        let st = not_capturing("copy_from_host", self.stream())?;
         // SAFETY: `src` is borrowed until the synchronize below returns.
-        unsafe { self.htod(src.as_ptr(), self.stream)? };
-        self.stream.synchronize()
+        unsafe { self.htod(src.as_ptr(), self.stream(), None)? };
+        drop(st);
+        self.stream().synchronize()
     }
 
     /// Queues a copy from `src` on `stream` (`cuMemcpyHtoDAsync`). `src` records an event after
@@ -962,13 +1252,14 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     /// A usage error when the lengths differ or the contexts do; the driver's error.
     #[inline]
     pub fn copy_from_pinned(&mut self, src: &PinnedBuffer<T>, stream: &Stream) -> Result<()> {
-        same_len("copy_from_pinned", self.len, src.len)?;
+        same_len("copy_from_pinned", self.len, src.len())?;
         same_context("copy_from_pinned", self.context(), stream.context())?;
-        same_context("copy_from_pinned", &src.ctx, stream.context())?;
-        let ptr = src.ptr;
+        same_context("copy_from_pinned", src.context(), stream.context())?;
+        let ptr = src.inner.ptr;
         // SAFETY: the pinned memory stays allocated until its event (recorded by `track` after
-        // the copy) completes; the host cannot write it before then (`&mut` access waits).
-        src.track(stream, || unsafe { self.htod(ptr, stream) })
+        // the copy) completes, or as long as the graph of the capture; the host cannot write
+        // it before then (`&mut` access waits, or is refused while a graph holds it).
+        src.track(stream, |cap| unsafe { self.htod(ptr, stream, cap) })
     }
 
     /// Queues a copy from the raw host slice `src` on `stream` (`cuMemcpyHtoDAsync`).
@@ -983,16 +1274,18 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
     pub unsafe fn copy_from_host_async(&mut self, src: &[T], stream: &Stream) -> Result<()> {
         same_len("copy_from_host_async", self.len, src.len())?;
         same_context("copy_from_host_async", self.context(), stream.context())?;
+        let cap = capture_of(stream)?;
         // SAFETY: the caller keeps `src` alive and unchanged until the copy completes.
-        unsafe { self.htod(src.as_ptr(), stream) }
+        unsafe { self.htod(src.as_ptr(), stream, cap.id) }
     }
 
-    /// `cuMemcpyHtoDAsync` of `src` to the whole view on `stream`.
+    /// `cuMemcpyHtoDAsync` of `src` to the whole view on `stream`, whose capture state is
+    /// `cap`; notes the use of the device memory ([`Allocation::used_on`]).
     ///
     /// # Safety
     /// `src` is valid for `len` reads until the copy completes.
     #[inline]
-    unsafe fn htod(&mut self, src: *const T, stream: &Stream) -> Result<()> {
+    unsafe fn htod(&mut self, src: *const T, stream: &Stream, cap: Option<u64>) -> Result<()> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
@@ -1005,7 +1298,8 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 self.len * size_of::<T>(),
                 stream.as_raw(),
             )
-        })
+        })?;
+        self.alloc.used_on(stream, cap)
     }
 
     /// Queues a device-to-device copy from `src` (same context) on `stream`
@@ -1027,7 +1321,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
-        stream.context().bind()?;
+        let cap = capture_of(stream)?;
         // SAFETY: both ranges are in bounds of live allocations of the current context.
         check("cuMemcpyDtoDAsync", unsafe {
             driver::cuMemcpyDtoDAsync(
@@ -1036,7 +1330,9 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 self.len * size_of::<T>(),
                 stream.as_raw(),
             )
-        })
+        })?;
+        self.alloc.used_on(stream, cap.id)?;
+        src.alloc.used_on(stream, cap.id)
     }
 
     /// Queues a copy from `src` on another device (or the same) on `stream`, a stream of this
@@ -1061,7 +1357,7 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
-        stream.context().bind()?;
+        let cap = capture_of(stream)?;
         // SAFETY: both ranges are in bounds of live allocations of their (retained) contexts.
         check("cuMemcpyPeerAsync", unsafe {
             driver::cuMemcpyPeerAsync(
@@ -1072,7 +1368,9 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 self.len * size_of::<T>(),
                 stream.as_raw(),
             )
-        })
+        })?;
+        self.alloc.used_on(stream, cap.id)?;
+        src.alloc.used_on(stream, cap.id)
     }
 
     /// Queues setting every element to `value` on `stream` (`cuMemsetD8/D16/D32Async` by
@@ -1088,9 +1386,10 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
+        let cap = capture_of(stream)?;
         let s = stream.as_raw();
         let (p, n) = (self.ptr, self.len);
-        match size_of::<T>() {
+        let r = match size_of::<T>() {
             1 => {
                 // SAFETY: T is 1 byte of plain data.
                 let v: u8 = unsafe { std::mem::transmute_copy(&value) };
@@ -1122,7 +1421,9 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
                 "fill",
                 "memset fills 1-, 2- or 4-byte elements only",
             )),
-        }
+        };
+        r?;
+        self.alloc.used_on(stream, cap.id)
     }
 
     /// Queues zeroing the view on `stream` (`cuMemsetD8Async`), for any element type.
@@ -1135,11 +1436,12 @@ impl<'a, T: DeviceCopy> BufferViewMut<'a, T> {
         if self.len == 0 || size_of::<T>() == 0 {
             return Ok(());
         }
-        stream.context().bind()?;
+        let cap = capture_of(stream)?;
         // SAFETY: the view's bytes are in bounds of a live allocation of the current context.
         check("cuMemsetD8Async", unsafe {
             driver::cuMemsetD8Async(self.ptr, 0, self.len * size_of::<T>(), stream.as_raw())
-        })
+        })?;
+        self.alloc.used_on(stream, cap.id)
     }
 }
 
@@ -1307,6 +1609,12 @@ impl Stream {
 /// # Ok::<(), anycuda::core::CoreError>(())
 /// ```
 pub struct PinnedBuffer<T: DeviceCopy> {
+    inner: Arc<PinnedInner<T>>,
+}
+
+/// The memory and copy tracking of a [`PinnedBuffer`], shared with graphs that captured a copy
+/// of it; freed when the last holder drops.
+struct PinnedInner<T: DeviceCopy> {
     ptr: *mut T,
     len: usize,
     ctx: Context,
@@ -1317,16 +1625,17 @@ pub struct PinnedBuffer<T: DeviceCopy> {
 }
 
 // SAFETY: owns its allocation like a Vec<T> (T: DeviceCopy is Send + Sync); host access goes
-// through &/&mut borrows after waiting for the device; the tracking state is in a Mutex.
-unsafe impl<T: DeviceCopy> Send for PinnedBuffer<T> {}
+// through &/&mut borrows of the PinnedBuffer after waiting for the device; the tracking state
+// is in a Mutex.
+unsafe impl<T: DeviceCopy> Send for PinnedInner<T> {}
 // SAFETY: as above.
-unsafe impl<T: DeviceCopy> Sync for PinnedBuffer<T> {}
+unsafe impl<T: DeviceCopy> Sync for PinnedInner<T> {}
 
 impl<T: DeviceCopy> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PinnedBuffer")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
+            .field("ptr", &self.inner.ptr)
+            .field("len", &self.inner.len)
             .field("pending", &self.is_pending())
             .finish()
     }
@@ -1349,11 +1658,13 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             p
         };
         Ok(Self {
-            ptr,
-            len,
-            ctx: ctx.clone(),
-            event,
-            last: Mutex::new(None),
+            inner: Arc::new(PinnedInner {
+                ptr,
+                len,
+                ctx: ctx.clone(),
+                event,
+                last: Mutex::new(None),
+            }),
         })
     }
 
@@ -1370,33 +1681,33 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// The host address (also the device address, under unified addressing).
     #[inline]
     pub fn as_ptr(&self) -> *const T {
-        self.ptr
+        self.inner.ptr
     }
     /// The number of elements.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.inner.len
     }
     /// Whether it has no elements.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.inner.len == 0
     }
     /// The context the memory is registered with.
     #[inline]
     pub fn context(&self) -> &Context {
-        &self.ctx
+        &self.inner.ctx
     }
     /// Whether a copy may still be using the memory (`false` after a wait).
     #[inline]
     pub fn is_pending(&self) -> bool {
-        self.tracker().is_some()
+        self.inner.tracker().is_some()
     }
-
-    fn tracker(&self) -> std::sync::MutexGuard<'_, Option<Stream>> {
-        // A panic while holding the lock leaves the state valid (it is only ever replaced
-        // whole), so a poisoned lock is used as it is.
-        self.last.lock().unwrap_or_else(|p| p.into_inner())
+    /// Whether a graph (or a capture in progress) holds the memory: host slices are refused
+    /// until it drops.
+    #[inline]
+    pub fn is_held_by_graph(&self) -> bool {
+        Arc::strong_count(&self.inner) > 1
     }
 
     /// Waits for the asynchronous copies that use this memory.
@@ -1405,56 +1716,76 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// The error of a failed copy (`cuEventSynchronize`).
     #[inline]
     pub fn wait(&self) -> Result<()> {
-        let mut last = self.tracker();
-        if last.is_some() {
-            self.event.synchronize()?;
-            // Every copy records under this lock, so none is in flight now.
-            *last = None;
+        self.inner.wait()
+    }
+
+    fn host_access(&self, op: &'static str) -> Result<()> {
+        if self.is_held_by_graph() {
+            return Err(CoreError::usage(
+                op,
+                "a graph, an executable graph or a stream capture in progress holds this pinned \
+                 memory (a captured copy): drop them (or end the capture) first",
+            ));
         }
-        Ok(())
+        self.wait()
     }
 
     /// The contents, after waiting for copies that write them.
     ///
     /// # Errors
-    /// As [`PinnedBuffer::wait`].
+    /// A usage error while a graph holds the memory; as [`PinnedBuffer::wait`].
     #[inline]
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.wait()?;
+        self.host_access("PinnedBuffer::as_slice")?;
         // SAFETY: `len` initialised values (zeroed at allocation, written only by copies of
-        // DeviceCopy data); copies that write need `&mut self`, and those queued earlier have
-        // completed (the wait above).
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
+        // DeviceCopy data); copies that write need `&mut self`, those queued earlier have
+        // completed (the wait above), and no graph can write it (refused above while one holds
+        // it; a graph only gets it through `&mut self` or `&self` of a copy call).
+        Ok(unsafe { std::slice::from_raw_parts(self.inner.ptr, self.inner.len) })
     }
 
     /// The contents, mutable, after waiting for every copy that reads or writes them.
     ///
     /// # Errors
-    /// As [`PinnedBuffer::wait`].
+    /// As [`PinnedBuffer::as_slice`].
     #[inline]
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.wait()?;
+        self.host_access("PinnedBuffer::as_mut_slice")?;
         // SAFETY: as in `as_slice`; `&mut self` excludes every other access and new copies.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.inner.ptr, self.inner.len) })
     }
 
-    /// Queues a copy (`enqueue`) on `stream`, ordered after the copies in flight on other
-    /// streams, and records the event after it. On the same stream as the last copy, stream
-    /// order already covers it: no wait is queued.
+    /// Queues a copy (`enqueue`, given the capture state) on `stream`, ordered after the
+    /// copies in flight on other streams, and records the event after it. On the same stream
+    /// as the last copy, stream order already covers it: no wait is queued.
+    ///
+    /// While `stream` is capturing, waits on the host for the copies in flight instead, and
+    /// keeps the memory alive for the graph (no event: the copy runs when the graph does, and
+    /// host slices are refused while the graph lives).
     ///
     /// If recording fails after a successful enqueue, waits for the stream instead so no copy
     /// is left untracked.
     #[inline]
-    fn track(&self, stream: &Stream, enqueue: impl FnOnce() -> Result<()>) -> Result<()> {
-        let mut last = self.tracker();
+    fn track(
+        &self,
+        stream: &Stream,
+        enqueue: impl FnOnce(Option<u64>) -> Result<()>,
+    ) -> Result<()> {
+        let cap = capture_of(stream)?;
+        if let Some(id) = cap.id {
+            self.wait()?;
+            track::keep_for_capture(id, self.inner.clone());
+            return enqueue(cap.id);
+        }
+        let inner = &*self.inner;
+        let mut last = inner.tracker();
         let same = last.as_ref().map(|l| l.same(stream));
         if same == Some(false) {
-            stream.context().bind()?;
-            stream.wait_raw_event(self.event.as_raw())?;
+            stream.wait_raw_event(inner.event.as_raw())?;
         }
-        enqueue()?;
+        enqueue(None)?;
         // SAFETY: both handles alive; same context (checked by the callers).
-        let r = unsafe { driver::cuEventRecord(self.event.as_raw(), stream.as_raw()) };
+        let r = unsafe { driver::cuEventRecord(inner.event.as_raw(), stream.as_raw()) };
         if r == CUresult::CUDA_SUCCESS {
             if same != Some(true) {
                 *last = Some(stream.clone());
@@ -1473,7 +1804,25 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     }
 }
 
-impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
+impl<T: DeviceCopy> PinnedInner<T> {
+    fn tracker(&self) -> std::sync::MutexGuard<'_, Option<Stream>> {
+        // A panic while holding the lock leaves the state valid (it is only ever replaced
+        // whole), so a poisoned lock is used as it is.
+        track::lock(&self.last)
+    }
+
+    fn wait(&self) -> Result<()> {
+        let mut last = self.tracker();
+        if last.is_some() {
+            self.event.synchronize()?;
+            // Every copy records under this lock, so none is in flight now.
+            *last = None;
+        }
+        Ok(())
+    }
+}
+
+impl<T: DeviceCopy> Drop for PinnedInner<T> {
     fn drop(&mut self) {
         if let Err(e) = self.wait() {
             // A failed copy is an error of the context (sticky); the copies are no longer
@@ -1484,7 +1833,9 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
             return;
         }
         let bound = self.ctx.bind();
-        // SAFETY: allocated by cuMemHostAlloc, no copy in flight (waited above), freed once.
+        // SAFETY: allocated by cuMemHostAlloc, no copy in flight (waited above; a graph that
+        // captured a copy held this memory until it dropped, and an executable graph waits for
+        // its launches before dropping), freed once.
         let r = unsafe { driver::cuMemFreeHost(self.ptr.cast::<c_void>()) };
         if let Err(e) = bound.and(check("cuMemFreeHost", r)) {
             log::error!("anycuda::core: freeing a pinned buffer: {e}");

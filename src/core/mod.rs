@@ -14,12 +14,12 @@
 //! | `DeviceMemoryResource` | [`DeviceMemoryResource`] |
 //! | `LegacyPinnedMemoryResource` | [`PinnedMemoryResource`], [`PinnedBuffer`] |
 //! | managed memory | [`ManagedMemoryResource`] |
-//! | `Buffer` | [`Buffer`], [`BufferView`], [`BufferViewMut`] |
+//! | `Buffer` (`from_handle`) | [`Buffer`] ([`Buffer::from_handle`]), [`BufferView`], [`BufferViewMut`], [`Allocation`] |
 //! | `system` | [`system`] |
 //! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
 //! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
 //! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
-//! | `LaunchConfig`, `launch` | [`LaunchConfig`], [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
+//! | `LaunchConfig`, `launch` | [`LaunchConfig`], `unsafe` [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
 //! | `Graph`, `GraphBuilder`, stream capture | [`Graph`], [`GraphExec`], [`GraphBuilder`], [`Stream::begin_capture`] |
 //! | `Linker`, `LinkerOptions` (`get_info_log`/`get_error_log` after `link`) | [`Linker`], [`LinkerOptions`], [`LinkLogs`] |
 //! | `EventOptions(ipc_enabled)`, `Event.get_ipc_descriptor`/`from_ipc_descriptor` | [`EventOptions::ipc_enabled`], [`Event::ipc_handle`]/[`Event::from_ipc_handle`] ([`IpcEventHandle`]) |
@@ -27,8 +27,15 @@
 //! | per-thread default stream | [`Context::per_thread_stream`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
+//!
+//! Soundness: safe code cannot cause undefined behaviour. Buffers share their memory with the
+//! graphs that reference them and are freed after every use (see [`memory`]); host functions
+//! reach the driver as ids, never as pointers; kernel code is arbitrary, so launching a kernel
+//! or adding a kernel node is `unsafe`, with a `# Safety` contract.
 
 pub mod comm;
+#[cfg(doctest)]
+mod compile_fail;
 pub mod context;
 pub mod device;
 pub mod error;
@@ -36,13 +43,14 @@ pub mod event;
 pub mod memory;
 pub mod stream;
 pub mod system;
+mod track;
 
 pub use context::Context;
 pub use device::{Device, DeviceProperties, Uuid};
 pub use error::{CoreError, ErrorCode, Result};
 pub use event::{Event, EventOptions};
 pub use memory::PinnedBuffer;
-pub use memory::{Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
+pub use memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
 pub use memory::{
     DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
 };

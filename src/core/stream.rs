@@ -1,27 +1,43 @@
 //! Streams: ordered queues of GPU work, with host callbacks and cross-stream waits.
 
 use super::context::Context;
-use super::error::{check, Result};
+use super::error::{check, CoreError, Result};
 use super::event::{Event, EventOptions};
+use super::track;
 use crate::driver::{self, CUevent, CUresult, CUstream, CUstream_flags};
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_uint};
 use std::fmt;
 use std::sync::Arc;
 
 /// How to create a [`Stream`] (cuda.core's `StreamOptions`). Plain data: `Send + Sync`.
 ///
+/// The default is non-blocking, like cuda.core's: a created stream does not synchronize
+/// implicitly with the legacy default stream. Ask for `.non_blocking(false)` for that.
+///
 /// ```
 /// use anycuda::core::StreamOptions;
-/// let o = StreamOptions::default().non_blocking(true).priority(-1);
-/// assert_eq!(o.priority, Some(-1));
+/// assert!(StreamOptions::default().non_blocking);
+/// let o = StreamOptions::default().non_blocking(false).priority(-1);
+/// assert_eq!((o.non_blocking, o.priority), (false, Some(-1)));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StreamOptions {
-    /// `CU_STREAM_NON_BLOCKING`: no implicit synchronization with the default stream.
+    /// `CU_STREAM_NON_BLOCKING`: no implicit synchronization with the default stream
+    /// (`true` by default).
     pub non_blocking: bool,
     /// Priority (lower is higher; see [`Context::stream_priority_range`]). `None`: the default.
     /// The driver clamps values outside the range.
     pub priority: Option<i32>,
+}
+
+impl Default for StreamOptions {
+    /// Non-blocking, default priority (cuda.core's default).
+    fn default() -> Self {
+        Self {
+            non_blocking: true,
+            priority: None,
+        }
+    }
 }
 
 impl StreamOptions {
@@ -216,6 +232,9 @@ impl Stream {
     /// The driver's error.
     #[inline]
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        // Waiting on an event recorded in a capture makes this stream join that capture: hold
+        // the capture gate (see `track`).
+        let _gate = track::capture_gate();
         self.ctx.bind()?;
         self.wait_raw_event(event.as_raw())
     }
@@ -288,31 +307,75 @@ impl Stream {
     /// unwound into the driver. If the driver never runs it (the context is torn down first),
     /// `f` is leaked, not run.
     ///
+    /// `f` runs at most once, whatever happens: the driver gets an id, not a pointer, and the
+    /// closure is removed when it runs, so a node that ends up in a graph (another thread began
+    /// a capture meanwhile) runs it on the first launch and does nothing after. Refused while
+    /// the stream is capturing: use [`Stream::launch_host_fn`] there.
+    ///
     /// # Errors
-    /// `cuLaunchHostFunc`'s error (then `f` is dropped without running).
+    /// A usage error while the stream is capturing; `cuLaunchHostFunc`'s error (then `f` is
+    /// dropped without running).
     pub fn launch_host_func<F>(&self, f: F) -> Result<()>
     where
         F: FnOnce() + Send + 'static,
     {
-        unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void) {
-            // SAFETY: `data` is the Box<F> leaked below, passed to the driver exactly once and
-            // run exactly once.
-            let f = unsafe { Box::from_raw(data.cast::<F>()) };
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-                log::error!("anycuda::core: a stream host function panicked (caught)");
-            }
-        }
         self.ctx.bind()?;
-        let data = Box::into_raw(Box::new(f));
-        // SAFETY: the trampoline matches CUhostFn and takes ownership of `data` when run.
+        // The gate is not held over the enqueue: should a capture begin meanwhile, the node
+        // runs the closure on the first launch and finds nothing after (and the closure's drop,
+        // on a refusal, may run any code).
+        if track::capture_state(self)?.id.is_some() {
+            return Err(CoreError::usage(
+                "Stream::launch_host_func",
+                "the stream is capturing: a graph may run a node many times, and a FnOnce only \
+                 once; use Stream::launch_host_fn (a Fn the graph keeps) instead",
+            ));
+        }
+        self.host_func_once(Box::new(f))
+    }
+
+    /// `cuLaunchHostFunc` of a one-shot closure, by id (the caller has checked the capture).
+    fn host_func_once(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        let id = track::register_once(f);
+        // SAFETY: the trampoline matches CUhostFn and treats its argument as an id (never
+        // dereferenced); it runs the closure registered under that id at most once.
         let r = unsafe {
-            driver::cuLaunchHostFunc(self.raw, Some(trampoline::<F>), data.cast::<c_void>())
+            driver::cuLaunchHostFunc(self.raw, Some(track::once_trampoline), track::id_ptr(id))
         };
         if r != CUresult::CUDA_SUCCESS {
-            // SAFETY: the driver refused it, so it never saw (and never runs) `data`.
-            drop(unsafe { Box::from_raw(data) });
+            // The driver refused it, so it never runs: drop the closure here.
+            drop(track::unregister_once(id));
         }
         check("cuLaunchHostFunc", r)
+    }
+
+    /// Runs `f` on a driver thread once all work queued so far has completed, like
+    /// [`Stream::launch_host_func`], but usable while the stream is capturing: then the graph
+    /// owns `f` (and every executable made from it), and runs it on every launch; it is dropped
+    /// once, when the last of them drops.
+    ///
+    /// The same rules for `f`: no CUDA calls; a panic is caught and logged.
+    ///
+    /// # Errors
+    /// The capture query's error; `cuLaunchHostFunc`'s error.
+    pub fn launch_host_fn<F>(&self, f: F) -> Result<()>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.ctx.bind()?;
+        let st = track::capture_state(self)?;
+        let Some(cap) = st.id else {
+            drop(st);
+            return self.host_func_once(Box::new(f));
+        };
+        let entry = track::register_repeat(Arc::new(f));
+        let id = entry.id();
+        // Owned by the capture (then the graph) before the driver sees the id.
+        track::keep_for_capture(cap, entry);
+        // SAFETY: the trampoline matches CUhostFn and treats its argument as an id; it runs
+        // the closure registered under it only while the entry (owned by the graph) lives.
+        check("cuLaunchHostFunc", unsafe {
+            driver::cuLaunchHostFunc(self.raw, Some(track::repeat_trampoline), track::id_ptr(id))
+        })
     }
 
     /// Whether `other` is the same stream (same handle, same context).

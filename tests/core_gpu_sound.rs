@@ -1,0 +1,553 @@
+//! GPU tests of the safe layer's soundness fixes, one per finding that safe code could turn into
+//! undefined behaviour or a wrong result, on whichever backend `ANYCUDA_BACKEND` selects (CUDA,
+//! or HIP through HIP's NVIDIA platform):
+//!
+//! 1. a host function captured into a graph ran its freed `FnOnce` on every graph launch;
+//! 2. a graph kept a buffer's address but not the buffer (a dropped buffer's memory, reused by
+//!    the next allocation, was written by the graph), and mutated managed memory behind a live
+//!    host slice;
+//! 3. a kernel could be handed anything (now `launch` is `unsafe`: the compile-fail doctests of
+//!    `anycuda::core` show it; nothing to run here);
+//! 4. a buffer used on a second stream and dropped was freed on its allocation stream and
+//!    reused while the second stream's work still ran.
+//!
+//! Each test is built so that, without the fix, it fails (a wrong value, a refused check, a
+//! crash), not merely passes by luck.
+//!
+//! Every test is `#[ignore]`d: ci/gpu-test.sh runs them on a GPU machine with
+//! `--include-ignored`. Without a device they fail (they never skip silently). They take one
+//! process-wide lock: the reuse tests depend on what the allocator hands out next, which a
+//! concurrent test would disturb.
+//!
+//!   ANYCUDA_BACKEND=cuda .device/tests/core_gpu_sound --include-ignored --test-threads=1
+//!   ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY=/tmp/hipnv/libamdhip64.so \
+//!       .device/tests/core_gpu_sound --include-ignored --test-threads=1
+
+use anycuda::core::{
+    launch, Buffer, CaptureMode, CodeType, Context, Device, DeviceMemoryResource, ErrorCode,
+    GraphBuilder, Kernel, LaunchConfig, ManagedMemoryResource, MemoryResource, ObjectCode,
+    PinnedBuffer, Program, ProgramOptions, Stream, StreamOptions,
+};
+use anycuda::driver::CUdevice_attribute;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+const KERNELS: &str = r#"
+// Spins for `cycles` clock cycles, then writes `value` into p[0..n).
+extern "C" __global__ void delayed_fill(unsigned *p, unsigned n, unsigned value, long long cycles)
+{
+    long long start = clock64();
+    while (clock64() - start < cycles) { }
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        p[i] = value;
+}
+"#;
+
+/// A pattern no test writes on purpose into a fresh buffer.
+const STALE: u32 = 0xDEAD_BEEF;
+/// Elements per test buffer (4 MiB): large enough that the pool hands back the same block.
+const N: usize = 1 << 20;
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+struct Gpu {
+    ctx: Context,
+    stream: Stream,
+    code: ObjectCode,
+    /// Clock cycles in about 200 ms.
+    slow: i64,
+}
+
+/// Device 0 current, a stream, and the kernels compiled for it. Panics without a device.
+fn gpu() -> Gpu {
+    let dev = Device::new(0).expect("these tests need a GPU (device 0)");
+    let ctx = dev.set_current().expect("set_current");
+    let stream = ctx.create_stream(StreamOptions::default()).expect("stream");
+    let mut prog = Program::new(KERNELS, ProgramOptions::new().name("sound.cu")).expect("program");
+    let code = prog
+        .compile(CodeType::Ptx)
+        .unwrap_or_else(|e| panic!("compile: {e}"));
+    let khz = dev
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+        .ok()
+        .filter(|&k| k > 0)
+        .unwrap_or(1_500_000);
+    Gpu {
+        ctx,
+        stream,
+        code,
+        slow: i64::from(khz) * 200,
+    }
+}
+
+fn kernel(g: &Gpu, name: &str) -> Kernel {
+    g.code
+        .kernel(name)
+        .unwrap_or_else(|e| panic!("kernel {name}: {e}"))
+}
+
+fn is_usage(e: &anycuda::core::CoreError) -> bool {
+    e.code() == ErrorCode::Usage
+}
+
+/// One block of 256 threads: slow, and small enough that the spin dominates.
+fn one_block() -> LaunchConfig {
+    LaunchConfig::new(1u32, 256u32)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding 1: host functions and graphs
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    let runs = Arc::new(AtomicUsize::new(0));
+    let token = Arc::new(()); // counts the closure's copies: freed once means back to 1
+    s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    // The one-shot variant is refused while capturing (a graph would replay it) ...
+    let e = s.launch_host_func(|| ()).unwrap_err();
+    assert!(is_usage(&e), "{e}");
+    // ... the repeatable one is owned by the graph.
+    let (r, t) = (runs.clone(), token.clone());
+    s.launch_host_fn(move || {
+        let _keep = &t;
+        r.fetch_add(1, Ordering::SeqCst);
+    })
+    .unwrap();
+    let graph = s.end_capture().unwrap();
+    assert_eq!(graph.node_count().unwrap(), 1);
+    assert_eq!(Arc::strong_count(&token), 2, "the graph owns the closure");
+    let exec = graph.instantiate().unwrap();
+    drop(graph); // the executable keeps the closure on its own
+                 // An executable cannot be launched into a capture (the new graph would not own it).
+    let s3 = g.ctx.create_stream(StreamOptions::default()).unwrap();
+    s3.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    assert!(is_usage(&exec.launch(&s3).unwrap_err()));
+    drop(s3.end_capture().unwrap());
+    const LAUNCHES: usize = 7;
+    for _ in 0..LAUNCHES {
+        exec.launch(s).unwrap();
+    }
+    s.synchronize().unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), LAUNCHES);
+    assert_eq!(Arc::strong_count(&token), 2);
+    drop(exec);
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "closure dropped once, with the graph"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), LAUNCHES);
+
+    // Outside a capture both variants run once.
+    let r = runs.clone();
+    s.launch_host_func(move || {
+        r.fetch_add(100, Ordering::SeqCst);
+    })
+    .unwrap();
+    let r = runs.clone();
+    s.launch_host_fn(move || {
+        r.fetch_add(1000, Ordering::SeqCst);
+    })
+    .unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), LAUNCHES + 1100);
+    assert_eq!(
+        Arc::strong_count(&runs),
+        1,
+        "both closures freed after running"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn graph_host_node_runs_per_launch_and_is_freed_once() {
+    let _l = serial();
+    let g = gpu();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut b = GraphBuilder::new(&g.ctx).unwrap();
+    let r = runs.clone();
+    let first = match b.host(&[], move || {
+        r.fetch_add(1, Ordering::SeqCst);
+    }) {
+        Ok(n) => n,
+        Err(e) if e.is_not_supported() => {
+            eprintln!("host nodes not supported here: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let r = runs.clone();
+    b.host(&[first], move || {
+        r.fetch_add(10, Ordering::SeqCst);
+    })
+    .unwrap();
+    let exec = b.build().instantiate().unwrap();
+    for _ in 0..5 {
+        exec.launch(&g.stream).unwrap();
+    }
+    g.stream.synchronize().unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), 55);
+    drop(exec);
+    assert_eq!(Arc::strong_count(&runs), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding 2: graphs own what they reference; no host borrow behind a graph
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_graph_keeps_a_dropped_buffer_alive_and_spares_the_next_allocation() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    let mut a = Buffer::<u32>::zeroed(s, N).unwrap();
+    let mut out = Buffer::<u32>::zeroed(s, N).unwrap();
+    let mut b = GraphBuilder::new(&g.ctx).unwrap();
+    let set = match b.memset(&[], &mut a, STALE) {
+        Ok(n) => n,
+        Err(e) if e.is_not_supported() => {
+            eprintln!("memset nodes not supported here: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    b.memcpy(&[set], &mut out, &a).unwrap();
+    let exec = b.build().instantiate().unwrap();
+    let old = a.as_raw();
+    drop(a); // the graph's memory now lives only in the executable
+    s.synchronize().unwrap();
+    let mut fresh = Buffer::<u32>::new(s, N).unwrap();
+    // A live allocation is never handed out twice: without the fix the pool returned `old`.
+    assert_ne!(
+        fresh.as_raw(),
+        old,
+        "the graph's memory was reused while it holds it"
+    );
+    fresh.fill(1, s).unwrap();
+    exec.launch(s).unwrap();
+    s.synchronize().unwrap();
+    assert!(
+        fresh.to_vec().unwrap().iter().all(|&v| v == 1),
+        "the graph wrote a buffer allocated after its own was dropped"
+    );
+    assert!(
+        out.to_vec().unwrap().iter().all(|&v| v == STALE),
+        "the graph still writes (and reads) its own, kept-alive memory"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn host_slices_are_refused_while_a_graph_holds_the_memory() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    // Managed memory, as in the finding (memset nodes on mapped pinned memory are not
+    // something every driver accepts; the rule is the same for both).
+    let resources: [Arc<dyn MemoryResource>; 1] = [Arc::new(ManagedMemoryResource::new(&g.ctx))];
+    for mr in resources {
+        let mut m = Buffer::<u32>::new_in(mr, s, 4096).unwrap();
+        let mut b = GraphBuilder::new(&g.ctx).unwrap();
+        match b.memset(&[], &mut m, 5u32) {
+            Ok(_) => {}
+            Err(e) if e.is_not_supported() => {
+                eprintln!("memset nodes not supported here: {e}");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        }
+        let graph = b.build();
+        // Without the fix the slice was handed out and a graph launch wrote behind it.
+        assert!(is_usage(&m.as_host_slice().unwrap_err()));
+        assert!(is_usage(&m.as_host_slice_mut().unwrap_err()));
+        let exec = graph.instantiate().unwrap();
+        drop(graph);
+        assert!(
+            is_usage(&m.as_host_slice().unwrap_err()),
+            "the exec holds it"
+        );
+        exec.launch(s).unwrap();
+        drop(exec); // waits for its launch
+        assert!(m.as_host_slice().unwrap().iter().all(|&v| v == 5));
+
+        // A capture in progress holds what it captured, too.
+        s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+        m.fill(9, s).unwrap();
+        assert!(is_usage(&m.as_host_slice().unwrap_err()), "capturing");
+        let graph = s.end_capture().unwrap();
+        assert!(is_usage(&m.as_host_slice().unwrap_err()), "captured");
+        drop(graph);
+        // Never launched: the capture ran nothing.
+        assert!(m.as_host_slice().unwrap().iter().all(|&v| v == 5));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding 4: frees are ordered after uses on other streams
+// ---------------------------------------------------------------------------------------------
+
+/// Queues ~200 ms of spinning on `s2`, then `use_a` (which writes STALE into `a` on `s2`), drops
+/// `a`, allocates `fresh` of the same size on `a`'s stream and fills it with 1, then waits for
+/// everything: `fresh` must hold 1s. Without the ordering, `a`'s memory was freed and handed to
+/// `fresh` at once, and the late write on `s2` landed in it.
+fn check_free_after_foreign_use(
+    g: &Gpu,
+    what: &str,
+    use_a: impl FnOnce(&mut Buffer<u32>, &Stream),
+) {
+    let pooled = |s: &Stream| Buffer::<u32>::new(s, N).unwrap();
+    check_free_after_foreign_use_in(g, what, &pooled, use_a);
+}
+
+/// [`check_free_after_foreign_use`] with buffers from `alloc`.
+fn check_free_after_foreign_use_in(
+    g: &Gpu,
+    what: &str,
+    alloc: &dyn Fn(&Stream) -> Buffer<u32>,
+    use_a: impl FnOnce(&mut Buffer<u32>, &Stream),
+) {
+    let s1 = &g.stream;
+    let s2 = g.ctx.create_stream(StreamOptions::default()).unwrap();
+    let spin = kernel(g, "delayed_fill");
+    let mut scratch = Buffer::<u32>::zeroed(&s2, 256).unwrap();
+    let mut a = alloc(s1);
+    a.zero(s1).unwrap();
+    s1.synchronize().unwrap();
+    s2.synchronize().unwrap();
+    // SAFETY: delayed_fill writes scratch[i] for i < 256 (its length) only; no host borrow.
+    unsafe {
+        launch(
+            &s2,
+            &one_block(),
+            &spin,
+            (&mut scratch, 256u32, 0u32, g.slow),
+        )
+    }
+    .unwrap();
+    use_a(&mut a, &s2);
+    let old = a.as_raw();
+    drop(a);
+    let mut fresh = alloc(s1);
+    let reused = fresh.as_raw() == old;
+    fresh.fill(1, s1).unwrap();
+    s1.synchronize().unwrap();
+    s2.synchronize().unwrap();
+    let v = fresh.to_vec().unwrap();
+    let bad = v.iter().filter(|&&x| x != 1).count();
+    println!("{what}: the new buffer reused the old address: {reused}; wrong elements: {bad}");
+    assert_eq!(
+        bad, 0,
+        "{what}: work on a second stream wrote a freed buffer's memory after its reuse"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_waits_for_a_fill_on_another_stream() {
+    let _l = serial();
+    let g = gpu();
+    check_free_after_foreign_use(&g, "fill", |a, s2| a.fill(STALE, s2).unwrap());
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_without_pools_waits_for_a_fill_on_another_stream() {
+    let _l = serial();
+    let g = gpu();
+    let mr: Arc<dyn MemoryResource> = Arc::new(DeviceMemoryResource::without_pools(&g.ctx));
+    let plain = move |s: &Stream| Buffer::<u32>::new_in(mr.clone(), s, N).unwrap();
+    check_free_after_foreign_use_in(&g, "fill, cuMemFree", &plain, |a, s2| {
+        a.fill(STALE, s2).unwrap()
+    });
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_waits_for_a_copy_on_another_stream() {
+    let _l = serial();
+    let g = gpu();
+    let src = Buffer::from_slice(&g.stream, &vec![STALE; N]).unwrap();
+    check_free_after_foreign_use(&g, "copy_from", |a, s2| a.copy_from(&src, s2).unwrap());
+    // The source of the copy is covered the same way: drop it right after a foreign copy.
+    let s2 = g.ctx.create_stream(StreamOptions::default()).unwrap();
+    let mut dst = Buffer::<u32>::zeroed(&s2, N).unwrap();
+    s2.synchronize().unwrap();
+    dst.copy_from(&src, &s2).unwrap();
+    drop(src);
+    s2.synchronize().unwrap();
+    assert!(dst.to_vec().unwrap().iter().all(|&v| v == STALE));
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_waits_for_a_kernel_on_another_stream() {
+    let _l = serial();
+    let g = gpu();
+    let k = kernel(&g, "delayed_fill");
+    let slow = g.slow;
+    check_free_after_foreign_use(&g, "kernel", |a, s2| {
+        // SAFETY: delayed_fill writes a[i] for i < N (a's length) only; no host borrow; the
+        // checked launch records the use on s2 for a's free.
+        unsafe {
+            launch(
+                s2,
+                &LaunchConfig::new(64u32, 256u32),
+                &k,
+                (&mut *a, N as u32, STALE, slow),
+            )
+        }
+        .unwrap()
+    });
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn an_executable_graph_waits_for_its_launches_before_releasing_memory() {
+    let _l = serial();
+    let g = gpu();
+    let k = kernel(&g, "delayed_fill");
+    let s1 = &g.stream;
+    let s2 = g.ctx.create_stream(StreamOptions::default()).unwrap();
+    let mut a = Buffer::<u32>::zeroed(s1, N).unwrap();
+    s1.synchronize().unwrap();
+    let mut b = GraphBuilder::new(&g.ctx).unwrap();
+    // SAFETY: delayed_fill writes a[i] for i < N only; the graph keeps `a` alive; no host
+    // borrow of it exists.
+    let node = unsafe {
+        b.kernel(
+            &[],
+            &LaunchConfig::new(64u32, 256u32),
+            &k,
+            (&mut a, N as u32, STALE, g.slow),
+        )
+    };
+    match node {
+        Ok(_) => {}
+        Err(e) if e.is_not_supported() => {
+            eprintln!("kernel nodes not supported on this backend: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    }
+    let exec = b.build().instantiate().unwrap();
+    let old = a.as_raw();
+    drop(a);
+    exec.launch(&s2).unwrap();
+    let t = Instant::now();
+    drop(exec); // waits for the launch, then releases `a`'s memory (freed on s1)
+    let waited = t.elapsed();
+    let mut fresh = Buffer::<u32>::new(s1, N).unwrap();
+    let reused = fresh.as_raw() == old;
+    fresh.fill(1, s1).unwrap();
+    s1.synchronize().unwrap();
+    s2.synchronize().unwrap();
+    println!("exec drop waited {waited:?}; address reused: {reused}");
+    assert!(waited > Duration::from_millis(20), "{waited:?}");
+    assert!(fresh.to_vec().unwrap().iter().all(|&v| v == 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Captures keep what they reference alive
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_captured_pinned_copy_keeps_the_pinned_buffer_alive() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    let src = PinnedBuffer::from_slice(&g.ctx, &vec![3u32; N]).unwrap();
+    let mut d = Buffer::<u32>::zeroed(s, N).unwrap();
+    let mut back = PinnedBuffer::<u32>::new(&g.ctx, N).unwrap();
+    s.synchronize().unwrap();
+    s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    d.copy_from_pinned(&src, s).unwrap();
+    d.copy_to_pinned(&mut back, s).unwrap();
+    let graph = s.end_capture().unwrap();
+    assert!(src.is_held_by_graph() && back.is_held_by_graph());
+    // Host slices are refused while the graph may write (or read) the memory.
+    assert!(is_usage(&back.as_slice().unwrap_err()));
+    assert!(is_usage(&back.as_mut_slice().unwrap_err()));
+    let old = src.as_ptr();
+    drop(src); // the graph keeps it
+               // Without the fix the host allocator may hand the same pages to this buffer of 9s, and the
+               // graph then copies 9s.
+    let other = PinnedBuffer::from_slice(&g.ctx, &vec![9u32; N]).unwrap();
+    assert_ne!(other.as_ptr(), old);
+    let exec = graph.instantiate().unwrap();
+    drop(graph);
+    exec.launch(s).unwrap();
+    exec.launch(s).unwrap();
+    s.synchronize().unwrap();
+    assert!(d.to_vec().unwrap().iter().all(|&v| v == 3));
+    drop(exec);
+    assert!(!back.is_held_by_graph());
+    assert!(back.as_slice().unwrap().iter().all(|&v| v == 3));
+    assert!(other.as_slice().unwrap().iter().all(|&v| v == 9));
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_captured_copy_keeps_a_dropped_device_buffer_alive() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    let src = Buffer::from_slice(s, &vec![4u32; N]).unwrap();
+    let mut dst = Buffer::<u32>::zeroed(s, N).unwrap();
+    s.synchronize().unwrap();
+    s.begin_capture(CaptureMode::ThreadLocal).unwrap();
+    dst.copy_from(&src, s).unwrap();
+    // Synchronous copies cannot be captured: refused, and the capture goes on.
+    assert!(is_usage(&src.to_vec().unwrap_err()));
+    // Nor can a pool allocation (it would be a graph memory node, not memory a buffer owns).
+    if g.ctx.device().memory_pools_supported() {
+        assert!(is_usage(&Buffer::<u32>::new(s, 16).unwrap_err()));
+    }
+    let graph = s.end_capture().unwrap();
+    let old = src.as_raw();
+    drop(src);
+    let mut fresh = Buffer::<u32>::new(s, N).unwrap();
+    assert_ne!(fresh.as_raw(), old);
+    fresh.fill(8, s).unwrap();
+    let exec = graph.instantiate().unwrap();
+    exec.launch(s).unwrap();
+    s.synchronize().unwrap();
+    assert!(dst.to_vec().unwrap().iter().all(|&v| v == 4));
+    assert!(fresh.to_vec().unwrap().iter().all(|&v| v == 8));
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuda.core parity
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn from_handle_wraps_foreign_memory_without_freeing_it() {
+    let _l = serial();
+    let g = gpu();
+    let s = &g.stream;
+    let owner = Buffer::from_slice(s, &[1u32, 2, 3, 4]).unwrap();
+    {
+        // SAFETY: `owner`'s memory is device memory of this context holding 4 u32 values,
+        // alive (owner outlives this scope) and not used elsewhere meanwhile.
+        let mut view = unsafe { Buffer::<u32>::from_handle(owner.as_raw(), 4, s) }.unwrap();
+        assert_eq!(view.to_vec().unwrap(), [1, 2, 3, 4]);
+        view.view_mut(2..).unwrap().fill(9, s).unwrap();
+        assert!(!view.is_host_accessible());
+        // Dropped here: nothing is freed.
+    }
+    s.synchronize().unwrap();
+    assert_eq!(owner.to_vec().unwrap(), [1, 2, 9, 9]);
+    // Non-blocking by default, as cuda.core's streams.
+    assert!(s.is_non_blocking().unwrap());
+}
