@@ -630,8 +630,10 @@ fn cooperative_and_cluster_launches() {
         }
     }
 
-    // Clusters of two blocks (sm_90+), through cuLaunchKernelEx.
-    let cl = LaunchConfig::new(8u32, 256u32).cluster(2u32);
+    // Four clusters of two blocks (sm_90+), through cuLaunchKernelEx: with a cluster the grid
+    // counts clusters, as in cuda.core, so this is the 8 blocks of 256 threads above.
+    let cl = LaunchConfig::new(4u32, 256u32).cluster(2u32);
+    assert_eq!(cl.blocks(), Some(anycuda::core::Dim3::new(8, 1, 1)));
     // SAFETY: the kernel touches only its buffer arguments, within the length it is
     // given (which matches them); no host borrow of them is alive.
     match unsafe { launch(&g.stream, &cl, &k, (1.0f32, &x, &mut y, n as u32)) } {
@@ -644,10 +646,14 @@ fn cooperative_and_cluster_launches() {
             eprintln!("cluster launch refused here: {e}");
         }
     }
-    // A cluster that does not divide the grid is refused before the driver.
-    let bad = LaunchConfig::new(3u32, 32u32).cluster(2u32);
-    // SAFETY: the limit checks refuse this configuration before anything runs;
-    // nothing is touched.
-    let e = unsafe { launch(&g.stream, &bad, &k, (1.0f32, &x, &mut y, n as u32)) }.unwrap_err();
-    assert!(is_usage(&e), "{e}");
+    // An empty cluster, and clusters whose blocks overflow u32, are refused before the driver.
+    for bad in [
+        LaunchConfig::new(3u32, 32u32).cluster((2u32, 0u32, 1u32)),
+        LaunchConfig::new(u32::MAX, 32u32).cluster(2u32),
+    ] {
+        // SAFETY: the limit checks refuse this configuration before anything runs;
+        // nothing is touched.
+        let e = unsafe { launch(&g.stream, &bad, &k, (1.0f32, &x, &mut y, n as u32)) }.unwrap_err();
+        assert!(is_usage(&e), "{e}");
+    }
 }

@@ -131,7 +131,8 @@ fn linker_logs_are_readable_after_link() {
     let stream = ctx.default_stream();
     let k = linked.load(&ctx).unwrap().kernel("apply").unwrap();
     let mut x = Buffer::from_slice(&stream, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
-    launch(&stream, &LaunchConfig::new(1u32, 4u32), &k, (&mut x,)).unwrap();
+    // SAFETY: `apply` doubles x[threadIdx.x] for 4 threads; x holds 4 floats.
+    unsafe { launch(&stream, &LaunchConfig::new(1u32, 4u32), &k, (&mut x,)) }.unwrap();
     stream.synchronize().unwrap();
     assert_eq!(x.to_vec().unwrap(), [2.0, 4.0, 6.0, 8.0]);
     drop(linker); // the cubin was copied out: it outlives the linker

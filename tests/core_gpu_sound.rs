@@ -412,6 +412,54 @@ fn a_free_waits_for_a_kernel_on_another_stream() {
 
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
+    // One `Stream` value from `per_thread_stream` names a different stream on each thread.
+    // A buffer allocated on it here and filled from another thread (so on that thread's
+    // stream, behind a slow kernel) must not be freed here before that fill has run.
+    let _l = serial();
+    let g = gpu();
+    let spin = kernel(&g, "delayed_fill");
+    let p = g.ctx.per_thread_stream();
+    let mut a = Buffer::<u32>::new(&p, N).unwrap();
+    a.zero(&p).unwrap();
+    p.synchronize().unwrap();
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            let mut scratch = Buffer::<u32>::zeroed(&p, 256).unwrap();
+            p.synchronize().unwrap();
+            // SAFETY: delayed_fill writes scratch[i] for i < 256 (its length) only; no host
+            // borrow of it exists.
+            unsafe {
+                launch(
+                    &p,
+                    &one_block(),
+                    &spin,
+                    (&mut scratch, 256u32, 0u32, g.slow),
+                )
+            }
+            .unwrap();
+            // Queued on this thread's per-thread stream, after the slow kernel.
+            a.fill(STALE, &p).unwrap();
+        })
+        .join()
+        .unwrap();
+    });
+    let old = a.as_raw();
+    drop(a); // on this thread's per-thread stream: must wait for the other thread's fill
+    let mut fresh = Buffer::<u32>::new(&p, N).unwrap();
+    let reused = fresh.as_raw() == old;
+    fresh.fill(1, &p).unwrap();
+    g.ctx.synchronize().unwrap();
+    let bad = fresh.to_vec().unwrap().iter().filter(|&&x| x != 1).count();
+    println!("per-thread stream: address reused: {reused}; wrong elements: {bad}");
+    assert_eq!(
+        bad, 0,
+        "another thread's fill wrote a freed buffer after its reuse"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn an_executable_graph_waits_for_its_launches_before_releasing_memory() {
     let _l = serial();
     let g = gpu();

@@ -452,6 +452,18 @@ fn launch_config_shapes() {
     assert_eq!(c.block.volume(), Some(120));
     assert_eq!(c.shared_mem_bytes, 128);
     assert_eq!(c.cluster, Some(Dim3::new(2, 1, 1)));
+    // With a cluster the grid counts clusters (cuda.core): 2x3 clusters of 2 blocks.
+    assert_eq!(c.blocks(), Some(Dim3::new(4, 3, 1)));
+    assert_eq!(
+        LaunchConfig::new(7u32, 1u32).blocks(),
+        Some(Dim3::new(7, 1, 1))
+    );
+    assert_eq!(
+        LaunchConfig::new((u32::MAX, 1), 1u32)
+            .cluster(2u32)
+            .blocks(),
+        None
+    );
     assert!(c.cooperative);
     assert_eq!(Dim3::new(u32::MAX, u32::MAX, u32::MAX).volume(), None);
 }

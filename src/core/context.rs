@@ -190,10 +190,11 @@ impl Context {
     /// but it does with the legacy default stream ([`Context::default_stream`]), as CUDA
     /// defines. Unlike the legacy stream it can be captured into a graph.
     ///
-    /// Mind the thread when ordering matters: a [`Buffer`](super::Buffer) allocated on this
-    /// stream is freed on the per-thread stream of the thread that drops it, so drop it on the
-    /// thread that queued work on it (or synchronize that work first); likewise
-    /// [`Stream::wait`] and events order the calling thread's stream.
+    /// The safe layer keeps its promises across threads here too: since one value names
+    /// several streams, every use of a [`Buffer`](super::Buffer) on it is tracked with an event
+    /// (an event record per copy, fill or checked launch), so a buffer dropped on any thread is
+    /// freed only after the work every thread queued on it. [`Stream::wait`] and events order
+    /// the calling thread's stream.
     ///
     /// ```no_run
     /// use anycuda::core::{Buffer, Device};
@@ -276,15 +277,5 @@ impl Context {
     /// The number of `Context` clones alive (for tests and diagnostics).
     pub fn strong_count(&self) -> usize {
         Arc::strong_count(&self.0)
-    }
-}
-
-/// The per-thread default stream's query (defined here, beside [`Context::per_thread_stream`]).
-impl Stream {
-    /// Whether this is the per-thread default stream (`CU_STREAM_PER_THREAD`), whose handle
-    /// names the calling thread's own stream ([`Context::per_thread_stream`]).
-    #[inline]
-    pub fn is_per_thread(&self) -> bool {
-        self.as_raw() == driver::CU_STREAM_PER_THREAD
     }
 }

@@ -107,8 +107,9 @@ impl Device {
         // An ordinal out of range is answered here, with the driver's own code, rather than by
         // a `cuDeviceGet` that is expected to fail: tools such as compute-sanitizer report
         // every failing API call as an error of the program.
+        let count = Self::count()?; // `cuInit` first, so an uninitialised driver says so
         let o = match c_int::try_from(ordinal) {
-            Ok(o) if ordinal < Self::count()? => o,
+            Ok(o) if ordinal < count => o,
             _ => {
                 return Err(CoreError::driver(
                     "cuDeviceGet",

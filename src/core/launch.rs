@@ -61,6 +61,11 @@ impl From<(u32, u32, u32)> for Dim3 {
 /// `cuLaunchCooperativeKernel`; with a cluster, `cuLaunchKernelEx`. A backend without the
 /// call answers not-supported.
 ///
+/// **With a cluster, `grid` counts clusters**, as in cuda.core: `grid (4, 4, 1)` with
+/// `cluster (2, 2, 1)` launches 16 clusters of 4 blocks, 64 blocks in all
+/// ([`LaunchConfig::blocks`]). Without one, `grid` counts blocks. (CUDA's own
+/// `cuLaunchKernelEx` takes the grid in blocks; the safe layer multiplies.)
+///
 /// ```
 /// use anycuda::core::LaunchConfig;
 /// let n = 1_000_000u32;
@@ -68,17 +73,21 @@ impl From<(u32, u32, u32)> for Dim3 {
 /// assert_eq!(cfg.grid.x, n.div_ceil(256));
 /// let cfg3 = LaunchConfig::new((8, 8, 8), (4, 4, 4));
 /// assert_eq!(cfg3.block.volume(), Some(64));
+/// // cuda.core's cluster walk-through: a 4x4 grid of 2x2 clusters is 64 blocks.
+/// let cl = LaunchConfig::new((4, 4, 1), 32u32).cluster((2, 2, 1));
+/// assert_eq!(cl.blocks(), Some(anycuda::core::Dim3::new(8, 8, 1)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchConfig {
-    /// Blocks in the grid.
+    /// The grid: blocks, or clusters when [`LaunchConfig::cluster`] is set (cuda.core's
+    /// meaning; see [`LaunchConfig::blocks`]).
     pub grid: Dim3,
     /// Threads per block.
     pub block: Dim3,
     /// Dynamic shared memory per block, bytes.
     pub shared_mem_bytes: u32,
-    /// Blocks per cluster (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`); the grid must be a
-    /// multiple of it.
+    /// Blocks per cluster (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`); then `grid` counts
+    /// clusters.
     pub cluster: Option<Dim3>,
     /// All blocks resident at once, so they may synchronise grid-wide.
     pub cooperative: bool,
@@ -105,7 +114,7 @@ impl LaunchConfig {
         self.shared_mem_bytes = bytes;
         self
     }
-    /// Sets the cluster dimensions.
+    /// Sets the cluster dimensions (blocks per cluster); `grid` then counts clusters.
     #[must_use]
     pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
         self.cluster = Some(dims.into());
@@ -116,6 +125,19 @@ impl LaunchConfig {
     pub fn cooperative(mut self, on: bool) -> Self {
         self.cooperative = on;
         self
+    }
+    /// The grid in blocks, as the driver takes it: `grid`, or `grid × cluster` per axis when a
+    /// cluster is set; `None` when that overflows `u32`.
+    #[inline]
+    pub fn blocks(&self) -> Option<Dim3> {
+        match self.cluster {
+            None => Some(self.grid),
+            Some(c) => Some(Dim3::new(
+                self.grid.x.checked_mul(c.x)?,
+                self.grid.y.checked_mul(c.y)?,
+                self.grid.z.checked_mul(c.z)?,
+            )),
+        }
     }
 }
 
@@ -323,6 +345,14 @@ fn config_error(why: String) -> CoreError {
     CoreError::usage("launch", why)
 }
 
+#[cold]
+fn blocks_overflow(config: &LaunchConfig) -> CoreError {
+    config_error(format!(
+        "grid {:?} clusters of {:?} blocks is more than u32::MAX blocks along an axis",
+        config.grid, config.cluster
+    ))
+}
+
 /// Checks `config` against the kernel's and the device's limits (queried once, when the
 /// kernel was created) and the kernel's context against `ctx` (the stream's).
 pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kernel) -> Result<()> {
@@ -333,6 +363,17 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
             "empty launch: grid {g:?}, block {b:?} (every dimension must be at least 1)"
         )));
     }
+    if let Some(c) = config.cluster {
+        if c.x == 0 || c.y == 0 || c.z == 0 {
+            return Err(config_error(format!(
+                "empty cluster {c:?} (every dimension must be at least 1)"
+            )));
+        }
+    }
+    // With a cluster, `grid` counts clusters: the limits apply to the blocks.
+    let Some(g) = config.blocks() else {
+        return Err(blocks_overflow(config));
+    };
     let threads = b.volume().unwrap_or(u64::MAX);
     if threads > u64::from(lim.max_threads) {
         return Err(config_error(format!(
@@ -360,13 +401,6 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
         if d > max {
             return Err(config_error(format!(
                 "grid.{axis} = {d}; the device allows at most {max}"
-            )));
-        }
-    }
-    if let Some(c) = config.cluster {
-        if c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 {
-            return Err(config_error(format!(
-                "cluster {c:?} must be non-empty and divide the grid {g:?}"
             )));
         }
     }
@@ -504,6 +538,11 @@ unsafe fn launch_raw<A: KernelArgs>(
     let f = kernel.as_raw();
     let s = stream.as_raw();
     let smem = config.shared_mem_bytes;
+    // The driver takes the grid in blocks; with a cluster, `grid` counts clusters.
+    let blocks = match config.cluster {
+        None => g,
+        Some(_) => config.blocks().ok_or_else(|| blocks_overflow(config))?,
+    };
     match (config.cluster, config.cooperative) {
         (None, false) => {
             // SAFETY: live function and stream; `params` points to COUNT pointers into
@@ -542,9 +581,9 @@ unsafe fn launch_raw<A: KernelArgs>(
             attrs[1].id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
             attrs[1].value.cooperative = 1;
             let cfg = CUlaunchConfig {
-                gridDimX: g.x,
-                gridDimY: g.y,
-                gridDimZ: g.z,
+                gridDimX: blocks.x,
+                gridDimY: blocks.y,
+                gridDimZ: blocks.z,
                 blockDimX: b.x,
                 blockDimY: b.y,
                 blockDimZ: b.z,

@@ -378,9 +378,22 @@ impl Stream {
         })
     }
 
-    /// Whether `other` is the same stream (same handle, same context).
+    /// Whether this is the per-thread default stream (`CU_STREAM_PER_THREAD`), whose handle
+    /// names the calling thread's own stream ([`Context::per_thread_stream`]).
+    #[inline]
+    pub fn is_per_thread(&self) -> bool {
+        self.raw == driver::CU_STREAM_PER_THREAD
+    }
+
+    /// Whether `other` is provably the same stream (same handle, same context), so that stream
+    /// order alone orders work on the two.
+    ///
+    /// Never for the per-thread stream: its handle names the stream of whichever thread uses
+    /// it, so two uses of one `Stream` value from two threads land on two streams. Treating it
+    /// as always foreign makes every use tracked with an event (see `track::Uses`), which keeps
+    /// frees ordered after uses from any thread, at the price of an event record per use.
     #[inline]
     pub(crate) fn same(&self, other: &Stream) -> bool {
-        self.raw == other.raw && self.ctx == other.ctx
+        self.raw == other.raw && self.ctx == other.ctx && !self.is_per_thread()
     }
 }

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::thread::ThreadId;
 
 /// Something a graph (or a capture in progress) keeps alive: an allocation, pinned memory, a
 /// kernel, a host function.
@@ -176,7 +177,16 @@ impl KeepSet {
 /// on each use), so that a later operation can wait for all of them.
 #[derive(Default)]
 pub(crate) struct Uses {
-    list: Mutex<Vec<(Stream, Event)>>,
+    /// The stream, the thread that used it when it is the per-thread stream (whose handle
+    /// names that thread's stream; `None` otherwise), and the event recorded after the use.
+    list: Mutex<Vec<(Stream, Option<ThreadId>, Event)>>,
+}
+
+/// The thread whose stream `stream`'s handle names when used from this thread: the current
+/// thread for the per-thread stream, `None` for every other stream.
+#[inline]
+fn stream_thread(stream: &Stream) -> Option<ThreadId> {
+    stream.is_per_thread().then(|| std::thread::current().id())
 }
 
 impl Uses {
@@ -190,11 +200,14 @@ impl Uses {
     /// `cuEventCreate`'s or `cuEventRecord`'s error.
     pub(crate) fn record(&self, stream: &Stream) -> Result<()> {
         let mut list = lock(&self.list);
-        let r = match list.iter().position(|(s, _)| s.same(stream)) {
-            Some(i) => list[i].1.record(stream),
+        let thread = stream_thread(stream);
+        let r = match list.iter().position(|(s, t, _)| {
+            s.as_raw() == stream.as_raw() && s.context() == stream.context() && *t == thread
+        }) {
+            Some(i) => list[i].2.record(stream),
             None => Event::new(stream.context(), EventOptions::default()).and_then(|ev| {
                 ev.record(stream)?;
-                list.push((stream.clone(), ev));
+                list.push((stream.clone(), thread, ev));
                 Ok(())
             }),
         };
@@ -218,7 +231,7 @@ impl Uses {
     /// # Errors
     /// The driver's error.
     pub(crate) fn order_before(&self, stream: &Stream) -> Result<()> {
-        for (s, ev) in lock(&self.list).iter() {
+        for (s, _, ev) in lock(&self.list).iter() {
             if !s.same(stream) {
                 stream.wait_raw_event(ev.as_raw())?;
             }
@@ -232,7 +245,7 @@ impl Uses {
     /// The error of a failed use (`cuEventSynchronize`).
     pub(crate) fn synchronize(&self) -> Result<()> {
         let mut first = Ok(());
-        for (_, ev) in lock(&self.list).iter() {
+        for (_, _, ev) in lock(&self.list).iter() {
             let r = ev.synchronize();
             if first.is_ok() {
                 first = r;
