@@ -36,7 +36,7 @@ s += '\n[lib]\nname = "cudarc"\npath = "src/lib.rs"\n\n[workspace]\n'
 open(dst, 'w').write(s)
 PY
 
-# Removed tests: "file::name|reason". Listed in the README table too.
+# Removed tests: "file::name|reason". Listed in docs/proof-and-status.md too.
 SKIP=(
   "src/driver/safe/core.rs::test_alloc_pinned_panics_on_size_overflow|expects a panic; the facade returns CUDA_ERROR_INVALID_VALUE instead (never panic on bad input)"
 )

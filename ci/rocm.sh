@@ -19,7 +19,7 @@
 #      system's loader again. It gets ROCM_LOADER and ROCM_LIBRARY_PATH to start children the same
 #      way.
 #
-# The command also gets (README, "Library search"): ROCM_PATH, ANYCUDA_HIP_LIBRARY,
+# The command also gets (docs/choosing-a-backend.md, "Library search"): ROCM_PATH, ANYCUDA_HIP_LIBRARY,
 # ANYCUDA_HIPRTC_LIBRARY, and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail

@@ -10,7 +10,7 @@ cd "$ROOT"
 
 bash ci/fetch-inputs.sh
 
-# anycuda finds NVRTC and libcudart through CUDA_PATH (see README, "Library search").
+# anycuda finds NVRTC and libcudart through CUDA_PATH (see docs/choosing-a-backend.md, "Library search").
 export CUDA_PATH="$ROOT/.cache/inputs/cuda/nvidia/cu13"
 export ANYCUDA_REAL_CORPUS=1 # the real-world kernel corpus (tests/rocm_real_corpus.rs)
 

@@ -231,3 +231,18 @@ pub mod nvrtc {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The Rust snippets of `docs/`, compiled as doctests like the README's. A code block with no
+/// language is Rust to rustdoc: give every other block its language (`sh`, `toml`, `text`).
+#[doc = include_str!("../docs/README.md")]
+#[doc = include_str!("../docs/bad-input.md")]
+#[doc = include_str!("../docs/choosing-a-backend.md")]
+#[doc = include_str!("../docs/cli.md")]
+#[doc = include_str!("../docs/coming-from-cudarc.md")]
+#[doc = include_str!("../docs/contributing.md")]
+#[doc = include_str!("../docs/multi-gpu.md")]
+#[doc = include_str!("../docs/nvrtc-on-hip.md")]
+#[doc = include_str!("../docs/proof-and-status.md")]
+#[doc = include_str!("../docs/safe-layer.md")]
+#[cfg(doctest)]
+pub struct DocsDoctests;

@@ -7,7 +7,8 @@
 //! Methods are `unsafe` because they take raw pointers exactly as the C API does: each has the
 //! contract of the CUDA function of the same name (valid pointers of the documented sizes). The
 //! few that take no pointer (error strings) are `unsafe` only so that every method has one shape,
-//! which lets [`api_trait!`] and [`served!`] list methods and served functions from the code.
+//! which lets `api_trait!` and [`served!`](crate::served!) list methods and served functions
+//! from the code.
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 

@@ -187,7 +187,7 @@ impl std::fmt::Display for CompileError {
 
 impl std::error::Error for CompileError {}
 
-/// NVRTC options, as in cudarc. On HIP they are translated (see anycuda's README); add
+/// NVRTC options, as in cudarc. On HIP they are translated (see anycuda's docs/nvrtc-on-hip.md); add
 /// `--anycuda-hip-arch=gfxNNN` to `options` to compile for AMD with no device present.
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
 pub struct CompileOptions {
