@@ -1,4 +1,5 @@
-//! The `anycuda` command: what is installed, compile kernels, show the CUDA↔HIP mapping and the
+//! The `anycuda` command: a demonstration (SAXPY on this machine's GPU, or compiled for both
+//! vendors without one), what is installed, compile kernels, show the CUDA↔HIP mapping and the
 //! API coverage.
 
 mod cli;

@@ -2,6 +2,7 @@
 
 mod compile;
 mod coverage;
+mod demo;
 mod info;
 mod mapping;
 
@@ -55,6 +56,16 @@ pub enum Emit {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Show anycuda working: compile SAXPY at run time, run it on this machine's GPU and check
+    /// every element; with no GPU, compile it for NVIDIA and AMD targets and say what is missing.
+    Demo {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Elements of x and y (1 to 4294967295).
+        #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1..))]
+        elements: u32,
+    },
     /// Show the compiled-in backends, the libraries found (paths, versions) and the devices.
     Info {
         /// Machine-readable output.
@@ -114,6 +125,7 @@ pub enum Command {
 /// A message for the user; the exit code is then 1.
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
+        Command::Demo { json, elements } => demo::run(json, elements as usize),
         Command::Info { json } => info::run(json),
         Command::Compile {
             file,
