@@ -8,11 +8,19 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn anycuda(args: &[&str]) -> Output {
+    anycuda_env(args, &[])
+}
+
+/// `anycuda ARGS` with these environment variables (and no ANYCUDA_BACKEND or
+/// ANYCUDA_REQUIRE_GPU from the caller's environment).
+fn anycuda_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let bin =
         std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
     let o = Command::new(bin)
         .args(args)
         .env_remove("ANYCUDA_BACKEND")
+        .env_remove("ANYCUDA_REQUIRE_GPU")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -404,4 +412,71 @@ fn non_utf8_backend_choice_is_an_error() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("unknown backend"), "{err}");
+}
+
+/// `anycuda demo`, the README's first command, does what this machine allows. Without a GPU
+/// (CI): SAXPY compiled by the real NVRTC and hipRTC (each required under CI=true) for several
+/// NVIDIA and AMD targets, every output checked as that target's code; with a GPU: it ran and
+/// every element was right.
+#[test]
+fn demo_does_the_main_job_the_machine_allows() {
+    let v = json(&["demo", "--json"]);
+    assert_eq!(v["ok"], true, "{v:#}");
+    assert!(v["active"]["reason"].as_str().is_some_and(|r| !r.is_empty()), "{v:#}");
+    if v["mode"] == "run" {
+        assert_eq!(v["outcome"], "ran");
+        assert_eq!(v["run"]["elements"], 1 << 20);
+        assert_eq!(v["run"]["wrong"], 0);
+        return;
+    }
+    assert_eq!(v["mode"], "compile-only", "{v:#}");
+    let vendors = v["vendors"].as_array().unwrap();
+    let mut compiled = 0;
+    for (kind, codes, must) in [
+        (anycuda::BackendKind::Cuda, &["cubin", "ptx"][..], &["sm_90", "compute_80"][..]),
+        (anycuda::BackendKind::Hip, &["code object"][..], &["gfx90a"][..]),
+    ] {
+        let vd = vendors
+            .iter()
+            .find(|x| x["backend"] == kind.to_string())
+            .unwrap_or_else(|| panic!("no {kind} entry: {v:#}"));
+        // Why it cannot run here is always said.
+        assert!(vd["cannot_run"].as_str().is_some_and(|s| !s.is_empty()), "{vd:#}");
+        if common::compiler(kind).is_none() {
+            assert!(vd["compiler"].is_null() && vd["compiler_error"].is_string(), "{vd:#}");
+            continue;
+        }
+        assert!(vd["compiler"].is_string(), "{vd:#}");
+        let targets = vd["targets"].as_array().unwrap();
+        for t in targets {
+            assert!(t["error"].is_null(), "{t:#}");
+            assert!(codes.contains(&t["code"].as_str().unwrap()), "{t:#}");
+            assert!(t["bytes"].as_u64().unwrap() > 500, "{t:#}");
+            assert!(t["runs_on"].as_str().is_some_and(|s| !s.is_empty()));
+            compiled += 1;
+        }
+        for m in must {
+            assert!(targets.iter().any(|t| t["target"] == *m), "{m} missing: {vd:#}");
+        }
+    }
+    assert_eq!(v["outcome"], if compiled > 0 { "compiled" } else { "nothing" });
+}
+
+/// The text form names the backend and why; a GPU runner (ANYCUDA_REQUIRE_GPU=1) gets a failure
+/// when there is no GPU, and an invalid ANYCUDA_BACKEND is an error, not a fallback.
+#[test]
+fn demo_reports_the_choice_and_fails_only_for_real() {
+    let o = anycuda(&["demo"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.lines().any(|l| l.starts_with("backend: ")), "{out}");
+    assert!(out.contains("\nOK: "), "{out}");
+    if out.contains("no GPU here") {
+        let o = anycuda_env(&["demo"], &[("ANYCUDA_REQUIRE_GPU", "1")]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("ANYCUDA_REQUIRE_GPU=1"));
+    }
+    let o = anycuda_env(&["demo"], &[("ANYCUDA_BACKEND", "bogus")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown backend"));
 }
