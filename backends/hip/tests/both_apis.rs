@@ -1,6 +1,8 @@
 //! Rules the Driver and the Runtime adaptations share (one definition in `conv.rs` or one
 //! generic adaptation): both APIs must give the same answer. Live calls against the installed
-//! HIP (CI: Debian's ROCm 5.2.3, no GPU); nothing here passes HIP a made-up handle.
+//! HIP (CI: Debian's ROCm 5.2.3, no GPU); nothing here passes HIP a made-up handle. A test that
+//! needs a device is `#[ignore]`d: ci/gpu-test.sh runs it on the HIP backend, and it fails
+//! (never skips) without one.
 
 #![allow(non_snake_case)]
 
@@ -25,6 +27,27 @@ fn hip() -> Option<HipBackend> {
         return None;
     }
     Some(b)
+}
+
+/// The HIP backend with a device, for the tests that need one. They are `#[ignore]`d (CI has
+/// no GPU) and ci/gpu-test.sh runs them on the HIP backend (on its NVIDIA machine: HIP's NVIDIA
+/// platform, named by ANYCUDA_HIP_LIBRARY). Run there or anywhere with `--ignored`, they fail,
+/// never skip, when HIP or its device is missing.
+fn hip_with_device() -> HipBackend {
+    let b = HipBackend::load();
+    for l in b.libraries() {
+        if let (anycuda_api::backend::LibraryRole::Hip, Err(e)) = (l.role, &l.status) {
+            panic!("this test needs a GPU with HIP: libamdhip64 did not load ({e}); ANYCUDA_HIP_LIBRARY names the file");
+        }
+    }
+    let mut n = 0;
+    // SAFETY: valid out-pointer.
+    let r = unsafe { (b.cuInit(0), b.cuDeviceGetCount(&mut n)) };
+    assert!(
+        r == (CUresult::CUDA_SUCCESS, CUresult::CUDA_SUCCESS) && n > 0,
+        "this test needs a GPU: HIP sees none ({r:?}, {n} devices)"
+    );
+    b
 }
 
 fn cu_edge(from_port: u8, type_: u8, reserved: u8) -> d::CUgraphEdgeData {
@@ -143,14 +166,12 @@ fn edge_data_out_needs_from_and_to_alike() {
 /// Edge data on output: the caller's whole capacity is written (default edges; zeroes past the
 /// edges returned), on both APIs. Needs a graph, which HIP makes only with a device.
 #[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
 fn edge_data_out_fills_the_capacity_alike() {
-    let Some(b) = hip() else { return };
+    let b = hip_with_device();
     let mut g: d::CUgraph = null_mut();
     // SAFETY: valid out-pointer.
-    if unsafe { b.cuGraphCreate(&mut g, 0) } != CUresult::CUDA_SUCCESS {
-        eprintln!("SKIP: HIP makes no graph here (no device)");
-        return;
-    }
+    assert_eq!(unsafe { b.cuGraphCreate(&mut g, 0) }, CUresult::CUDA_SUCCESS);
     let mut from = [null_mut::<d::CUgraphNode_st>(); 3];
     let mut to = [null_mut::<d::CUgraphNode_st>(); 3];
     let mut ce = [cu_edge(9, 9, 9); 3];
