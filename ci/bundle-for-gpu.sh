@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds what the GPU machine runs (it has no Rust toolchain): the anycuda CLI, the examples and
-# every test executable, copied with the kernel corpus into .device/ (git-ignored, carried over).
+# Builds what the GPU machine runs (it has no Rust toolchain): the anycuda CLI, the examples,
+# every test executable of anycuda (.device/tests/) and those of anycuda-hip that hold GPU tests
+# (#[ignore]d ones; .device/tests/hip/, run on the HIP backend only), copied with the kernel
+# corpus into .device/ (git-ignored, carried over).
 #   bash ci/bundle-for-gpu.sh [DEST]     # default DEST: .device
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="${1:-$ROOT/.device}"
 cd "$ROOT"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-mkdir -p "$DEST/bin" "$DEST/tests"
-rm -f "$DEST"/bin/* "$DEST"/tests/*
+mkdir -p "$DEST/bin" "$DEST/tests/hip"
+rm -f "$DEST"/bin/* "$DEST"/tests/* "$DEST"/tests/hip/* 2>/dev/null || true
 
 # Only this package's examples (target/release/examples also holds other crates' builds, such as
 # the cudarc facade's, which ci/cudarc-bundle.sh bundles with their own arguments).
@@ -32,6 +34,20 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
 ' "$DEST/tests"
+# anycuda-hip's integration tests call the HIP backend directly (the legacy launch, rules both
+# APIs share); those with GPU tests (listed by --list --ignored) go to tests/hip/.
+cargo test --release --locked --no-run --message-format=json -p anycuda-hip 2>/dev/null \
+    | python3 -c '
+import json, shutil, subprocess, sys, os
+dest = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        listed = subprocess.run([m["executable"], "--list", "--ignored"], capture_output=True, text=True).stdout
+        if any(l.endswith(": test") for l in listed.splitlines()):
+            shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
+' "$DEST/tests/hip"
+[[ -n "$(ls "$DEST/tests/hip")" ]] || { echo "bundle-for-gpu: no anycuda-hip GPU test binaries" >&2; exit 1; }
 rm -rf "$DEST/kernels" && cp -r tests/kernels "$DEST/kernels"
-ls "$DEST/bin" "$DEST/tests"
+ls "$DEST/bin" "$DEST/tests" "$DEST/tests/hip"
 du -sh "$DEST"

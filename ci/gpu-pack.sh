@@ -10,7 +10,7 @@ cd "$ROOT"
 bash ci/hip-nvidia/fetch-deb.sh .device >/dev/null
 bash ci/bundle-for-gpu.sh
 bash ci/cudarc-bundle.sh
-strip .device/bin/* .device/tests/* 2>/dev/null || true
+strip .device/bin/* .device/tests/* .device/tests/hip/* 2>/dev/null || true
 mkdir -p .gpu
 tar -C .device -cf - . | xz -9 -T2 >.gpu/bundle.tar.xz
 ls -la .gpu/bundle.tar.xz

@@ -4,7 +4,14 @@
 #
 # Runs ON the GPU machine (no Rust toolchain, no network needed), from the repository root, with
 # the bundle made on the build machine by `bash ci/bundle-for-gpu.sh` in .device/:
-#   .device/bin/{anycuda,<examples>}  .device/tests/gpu_suite  [.device/libamdhip64-dev_*.deb]
+#   .device/bin/{anycuda,<examples>}  .device/tests/{gpu_suite,core_gpu_*,...}
+#   .device/tests/hip/{legacy_launch,both_apis,...}  [.device/libamdhip64-dev_*.deb]
+#
+# What runs, per backend: `anycuda demo` and `anycuda info`, every example, and the GPU tests
+# (the #[ignore]d tests of every *gpu* test binary), one process per test. The anycuda-hip GPU
+# tests (tests/hip/) call the HIP backend directly: they run on hip and are "—" (not
+# applicable) on cuda. A test named two_gpus_* needs 2 GPUs: it runs only where nvidia-smi
+# lists 2 or more and is "not run (1 GPU)" elsewhere, which is not a failure.
 #
 #   bash ci/gpu-test.sh
 #
@@ -33,7 +40,10 @@ say() { printf 'gpu-test: %s\n' "$*"; }
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
     | sed 's/^/gpu-test: GPU: /'
 
-declare -A RESULT   # "row|backend" -> PASS / FAIL / SKIP
+NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)"
+NGPU="${NGPU:-0}"
+
+declare -A RESULT   # "row|backend" -> PASS / FAIL / — (not applicable) / not run (1 GPU)
 ROWS=()
 add_row() { local r; for r in "${ROWS[@]}"; do [[ "$r" == "$1" ]] && return; done; ROWS+=("$1"); }
 record() { add_row "$1"; RESULT["$1|$2"]="$3"; }
@@ -79,6 +89,39 @@ run_logged() { # <log> <timeout> <cmd...>: runs with the backend's environment, 
     timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
 }
 
+gpu_tests() { # <binary> <row label> <backend> <run|na>: one row per #[ignore]d test
+    local bin="$1" suite="$2" backend="$3" mode="$4" t t0=$SECONDS r log ran=0
+    mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+    if ((${#TESTS[@]} == 0)); then
+        record "$suite --list" "$backend" FAIL
+        say "  $suite: no GPU tests listed"
+    fi
+    for t in "${TESTS[@]}"; do
+        if [[ "$mode" == na ]]; then
+            record "$suite::$t" "$backend" "—"
+            continue
+        fi
+        if [[ "$t" == two_gpus_* ]] && ((NGPU < 2)); then
+            record "$suite::$t" "$backend" "not run ($NGPU GPU)"
+            continue
+        fi
+        log="$LOGS/$backend-${suite//\//-}-$t.log"
+        if run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1; then
+            r=PASS
+        else
+            r=FAIL
+        fi
+        ran=$((ran + 1))
+        record "$suite::$t" "$backend" "$r"
+        if [[ "$r" != PASS ]]; then
+            say "    $suite::$t: FAILED"
+            grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
+        fi
+    done
+    [[ "$mode" == na ]] && say "  $suite: ${#TESTS[@]} tests, not applicable on $backend" && return
+    say "  $suite: $ran of ${#TESTS[@]} tests run in $((SECONDS - t0)) s"
+}
+
 for backend in "${BACKENDS[@]}"; do
     export ANYCUDA_BACKEND="$backend" ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" \
         ANYCUDA_BIN="$DEV/bin/anycuda" RUST_BACKTRACE=1
@@ -93,6 +136,17 @@ for backend in "${BACKENDS[@]}"; do
     if run_logged "$log" 60 "$DEV/bin/anycuda" info; then r=PASS; else r=FAIL; fi
     record "anycuda info" "$backend" "$r"
     say "  anycuda info: $r"
+
+    # The README's first command: with ANYCUDA_REQUIRE_GPU=1, no GPU is a failure.
+    log="$LOGS/$backend-anycuda-demo.log"
+    if run_logged "$log" 120 "$DEV/bin/anycuda" demo && grep -q '^OK: anycuda ran SAXPY' "$log"; then
+        r=PASS
+    else
+        r=FAIL
+    fi
+    record "anycuda demo" "$backend" "$r"
+    say "  anycuda demo: $r"
+    [[ "$r" == PASS ]] || tail -n 15 "$log" | sed 's/^/      /'
 
     for ex in "${EXAMPLES[@]}"; do
         log="$LOGS/$backend-$ex.log"
@@ -109,27 +163,19 @@ for backend in "${BACKENDS[@]}"; do
     # one process per test, so a crash (a wrong ABI is a segfault) fails only its test.
     for bin in "$DEV"/tests/*; do
         suite="$(basename "$bin")"
-        [[ -x "$bin" && "$suite" == *gpu* && "$suite" != nccl_* ]] || continue
-        mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
-        if ((${#TESTS[@]} == 0)); then
-            record "$suite --list" "$backend" FAIL
-            say "  $suite: no GPU tests listed"
-        fi
-        t0=$SECONDS
-        for t in "${TESTS[@]}"; do
-            log="$LOGS/$backend-$suite-$t.log"
-            if run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1; then
-                r=PASS
-            else
-                r=FAIL
-            fi
-            record "$suite::$t" "$backend" "$r"
-            if [[ "$r" != PASS ]]; then
-                say "    $suite::$t: FAILED"
-                grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
-            fi
-        done
-        say "  $suite: ${#TESTS[@]} tests in $((SECONDS - t0)) s"
+        [[ -f "$bin" && -x "$bin" && "$suite" == *gpu* && "$suite" != nccl_* ]] || continue
+        gpu_tests "$bin" "$suite" "$backend" run
+    done
+    # anycuda-hip's GPU tests: the HIP backend's own calls, not applicable on cuda.
+    HIP_BINS=("$DEV"/tests/hip/*)
+    if [[ "$backend" == hip && ! -x "${HIP_BINS[0]}" ]]; then
+        record "hip/ (anycuda-hip GPU tests)" hip FAIL
+        say "  no anycuda-hip GPU tests in $DEV/tests/hip: rebuild the bundle"
+    fi
+    for bin in "${HIP_BINS[@]}"; do
+        [[ -f "$bin" && -x "$bin" ]] || continue
+        if [[ "$backend" == hip ]]; then mode=run; else mode=na; fi
+        gpu_tests "$bin" "hip/$(basename "$bin")" "$backend" "$mode"
     done
 done
 unset ANYCUDA_BACKEND ANYCUDA_REQUIRE_GPU ANYCUDA_HIP_LIBRARY
@@ -143,6 +189,9 @@ FAILED=0
     echo
     echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1), $((SECONDS - START)) s"
     [[ -n "$HIP_NOTE" ]] && { echo; echo "$HIP_NOTE"; }
+    echo
+    echo "—: not applicable (anycuda-hip's own tests on the CUDA backend) or not run on that backend;"
+    echo "not run (N GPU): a two_gpus_ test on a machine with fewer than 2 GPUs ($NGPU here)."
     echo
     echo "| test | cuda | hip |"
     echo "|---|---|---|"

@@ -422,7 +422,12 @@ fn non_utf8_backend_choice_is_an_error() {
 fn demo_does_the_main_job_the_machine_allows() {
     let v = json(&["demo", "--json"]);
     assert_eq!(v["ok"], true, "{v:#}");
-    assert!(v["active"]["reason"].as_str().is_some_and(|r| !r.is_empty()), "{v:#}");
+    assert!(
+        v["active"]["reason"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty()),
+        "{v:#}"
+    );
     if v["mode"] == "run" {
         assert_eq!(v["outcome"], "ran");
         assert_eq!(v["run"]["elements"], 1 << 20);
@@ -433,17 +438,31 @@ fn demo_does_the_main_job_the_machine_allows() {
     let vendors = v["vendors"].as_array().unwrap();
     let mut compiled = 0;
     for (kind, codes, must) in [
-        (anycuda::BackendKind::Cuda, &["cubin", "ptx"][..], &["sm_90", "compute_80"][..]),
-        (anycuda::BackendKind::Hip, &["code object"][..], &["gfx90a"][..]),
+        (
+            anycuda::BackendKind::Cuda,
+            &["cubin", "ptx"][..],
+            &["sm_90", "compute_80"][..],
+        ),
+        (
+            anycuda::BackendKind::Hip,
+            &["code object"][..],
+            &["gfx90a"][..],
+        ),
     ] {
         let vd = vendors
             .iter()
             .find(|x| x["backend"] == kind.to_string())
             .unwrap_or_else(|| panic!("no {kind} entry: {v:#}"));
         // Why it cannot run here is always said.
-        assert!(vd["cannot_run"].as_str().is_some_and(|s| !s.is_empty()), "{vd:#}");
+        assert!(
+            vd["cannot_run"].as_str().is_some_and(|s| !s.is_empty()),
+            "{vd:#}"
+        );
         if common::compiler(kind).is_none() {
-            assert!(vd["compiler"].is_null() && vd["compiler_error"].is_string(), "{vd:#}");
+            assert!(
+                vd["compiler"].is_null() && vd["compiler_error"].is_string(),
+                "{vd:#}"
+            );
             continue;
         }
         assert!(vd["compiler"].is_string(), "{vd:#}");
@@ -456,10 +475,16 @@ fn demo_does_the_main_job_the_machine_allows() {
             compiled += 1;
         }
         for m in must {
-            assert!(targets.iter().any(|t| t["target"] == *m), "{m} missing: {vd:#}");
+            assert!(
+                targets.iter().any(|t| t["target"] == *m),
+                "{m} missing: {vd:#}"
+            );
         }
     }
-    assert_eq!(v["outcome"], if compiled > 0 { "compiled" } else { "nothing" });
+    assert_eq!(
+        v["outcome"],
+        if compiled > 0 { "compiled" } else { "nothing" }
+    );
 }
 
 /// The text form names the backend and why; a GPU runner (ANYCUDA_REQUIRE_GPU=1) gets a failure
@@ -468,7 +493,11 @@ fn demo_does_the_main_job_the_machine_allows() {
 fn demo_reports_the_choice_and_fails_only_for_real() {
     let o = anycuda(&["demo"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(out.lines().any(|l| l.starts_with("backend: ")), "{out}");
     assert!(out.contains("\nOK: "), "{out}");
     if out.contains("no GPU here") {
