@@ -11,7 +11,8 @@
 # (the #[ignore]d tests of every *gpu* test binary), one process per test. The anycuda-hip GPU
 # tests (tests/hip/) call the HIP backend directly: they run on hip and are "—" (not
 # applicable) on cuda. A test named two_gpus_* needs 2 GPUs: it runs only where nvidia-smi
-# lists 2 or more and is "not run (1 GPU)" elsewhere, which is not a failure.
+# lists 2 or more and is "not run (1 GPU)" elsewhere, which is not a failure. A test that finds
+# its feature absent on the backend (never on CUDA) prints an "N/A: ..." line and returns: "n/a".
 #
 #   bash ci/gpu-test.sh
 #
@@ -108,6 +109,8 @@ gpu_tests() { # <binary> <row label> <backend> <run|na>: one row per #[ignore]d 
         log="$LOGS/$backend-${suite//\//-}-$t.log"
         if run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1; then
             r=PASS
+            # A test that found its feature absent on this backend says so and returns: n/a.
+            grep -q '^N/A: ' "$log" && r="n/a"
         else
             r=FAIL
         fi
@@ -192,6 +195,7 @@ FAILED=0
     echo
     echo "—: not applicable (anycuda-hip's own tests on the CUDA backend) or not run on that backend;"
     echo "not run (N GPU): a two_gpus_ test on a machine with fewer than 2 GPUs ($NGPU here)."
+    echo "n/a: the test found its feature absent on that backend (its 'N/A: ' line is in gpu-test.log)."
     echo
     echo "| test | cuda | hip |"
     echo "|---|---|---|"

@@ -105,7 +105,8 @@ fn linker_logs_are_readable_after_link() {
     let mut linker = match Linker::new(&ctx, &opts) {
         Ok(l) => l,
         Err(e) if e.is_not_supported() && !is_cuda() => {
-            eprintln!("no linker on this backend: {e}");
+            // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
+            println!("N/A: no linker on this backend: {e}");
             return;
         }
         Err(e) => panic!("{e}"),

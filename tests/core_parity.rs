@@ -113,8 +113,18 @@ fn gpus() -> usize {
 
 #[test]
 fn without_a_device_the_ipc_calls_answer_with_cuda_errors_not_panics() {
-    if gpus() > 0 || anycuda::backend().is_err() {
-        return; // the GPU suite covers a machine with a device
+    if let Err(e) = anycuda::backend() {
+        // CI always has a backend (its compilers load); elsewhere say why nothing ran.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and no backend: {e}"
+        );
+        eprintln!("SKIP: no backend: {e}");
+        return;
+    }
+    if gpus() > 0 {
+        eprintln!("SKIP: a device is present; the GPU suite covers this machine");
+        return;
     }
     // The safe layer cannot get a context without a device...
     let e = Device::new(0).and_then(|d| d.context()).unwrap_err();

@@ -401,7 +401,8 @@ fn memory_managed() {
         ));
     }
     if managed == 0 {
-        println!("  the device does not support managed memory: nothing to test");
+        // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
+        println!("N/A: the device does not support managed memory");
         return;
     }
     const N: u32 = 1024; // small: managed memory is taken from the whole card
