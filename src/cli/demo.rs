@@ -104,9 +104,16 @@ fn run_on_gpu(elements: usize) -> Result<Ran, CoreError> {
     let ctx = dev.set_current()?;
     let stream = ctx.create_stream(StreamOptions::default())?;
     let t = Instant::now();
-    // The arch is the current device's (the context is current).
+    // The arch is the current device's (the context is current). On CUDA a cubin (no JIT at
+    // load). On HIP, NVRTC's "PTX" is the code HIP's platform loads: the AMD code object, or
+    // PTX on HIP's NVIDIA platform, where a cubin request also returns PTX, which
+    // `Program::compile` labels a cubin and the loader then refuses.
+    let target = match anycuda::backend().map(|s| s.kind()) {
+        Ok(BackendKind::Cuda) => CodeType::Cubin,
+        _ => CodeType::Ptx,
+    };
     let mut prog = Program::new(SAXPY, ProgramOptions::new().name("saxpy.cu"))?;
-    let code = prog.compile(CodeType::Cubin)?;
+    let code = prog.compile(target)?;
     let kernel = code.kernel("saxpy")?;
     let compile_ms = ms(t);
 
@@ -184,10 +191,18 @@ fn cannot_run(b: Backend) -> String {
 fn compiler_of(b: Backend) -> Result<String, String> {
     let libs = b.libraries();
     let mut why = Vec::new();
+    // hipRTC's own version (hiprtcVersion) says 9.0 in ROCm 5.2 and 6.4 alike: name HIP's.
+    let hip = libs.iter().find_map(|l| match (&l.role, &l.status) {
+        (anycuda::LibraryRole::Hip, Ok(ok)) => Some(ok.version.clone()),
+        _ => None,
+    });
     for l in libs.iter().filter(|l| l.role.is_compiler()) {
-        match &l.status {
-            Ok(ok) => return Ok(format!("{} {} ({})", l.role, ok.version, ok.path)),
-            Err(e) => why.push(format!("{}: {e}", l.role)),
+        match (&l.status, l.role, &hip) {
+            (Ok(ok), anycuda::LibraryRole::Hiprtc, Some(v)) => {
+                return Ok(format!("{} of HIP {v} ({})", l.role, ok.path))
+            }
+            (Ok(ok), ..) => return Ok(format!("{} {} ({})", l.role, ok.version, ok.path)),
+            (Err(e), ..) => why.push(format!("{}: {e}", l.role)),
         }
     }
     Err(if why.is_empty() {
@@ -370,7 +385,8 @@ fn require_gpu() -> bool {
 /// Runs `anycuda demo`.
 ///
 /// # Errors
-/// None: every failure is part of the report and of the exit status.
+/// An invalid `ANYCUDA_BACKEND`; every other failure is part of the report and of the exit
+/// status.
 pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
     let header = "SAXPY (y = a*x + y), compiled at run time by anycuda::core";
     let selected = anycuda::backend();

@@ -171,10 +171,8 @@ fn edge_data_out_fills_the_capacity_alike() {
     let b = hip_with_device();
     let mut g: d::CUgraph = null_mut();
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { b.cuGraphCreate(&mut g, 0) },
-        CUresult::CUDA_SUCCESS
-    );
+    let r = unsafe { b.cuGraphCreate(&mut g, 0) };
+    assert_eq!(r, CUresult::CUDA_SUCCESS);
     let mut from = [null_mut::<d::CUgraphNode_st>(); 3];
     let mut to = [null_mut::<d::CUgraphNode_st>(); 3];
     let mut ce = [cu_edge(9, 9, 9); 3];
