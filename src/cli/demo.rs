@@ -6,9 +6,10 @@
 //! targets the loaded hipRTC knows), and what is missing to run it.
 //!
 //! Exit status: 0 when it did what the machine allows (ran and checked; or, with no GPU,
-//! compiled with every compiler that loads, or found none), 1 on a real failure (a wrong
-//! element, a failed compile or call, an invalid `ANYCUDA_BACKEND`), and 1 with no GPU under
-//! `ANYCUDA_REQUIRE_GPU=1` (the GPU runner's setting).
+//! compiled with every compiler that loads; or found no compiler at all, with or without a
+//! GPU), 1 on a real failure (a wrong element, a failed compile or call, an invalid
+//! `ANYCUDA_BACKEND`), and 1 when it could not run the kernel under `ANYCUDA_REQUIRE_GPU=1`
+//! (the GPU runner's setting).
 
 use anycuda::core::{
     launch, Buffer, CodeType, CoreError, Device, EventOptions, LaunchConfig, Program,
@@ -416,6 +417,30 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
         }
     }
 
+    // A GPU with its driver but no runtime compiler (a driver-only install): nothing can
+    // compile the kernel. That is the machine, not a failure, except on a GPU runner.
+    if let Some(s) = gpu.filter(|s| !s.backend.compiler_loaded()) {
+        let why = compiler_of(s.backend).err().unwrap_or_default();
+        let ok = !require_gpu();
+        if as_json {
+            print_json(json!({
+                "anycuda": env!("CARGO_PKG_VERSION"), "active": chosen, "mode": "run",
+                "run": { "error": format!("no runtime compiler: {why}") },
+                "outcome": "nothing", "ok": ok,
+            }))?;
+        } else {
+            println!(
+                "a {} GPU is here, but no runtime compiler to build the kernel: {why}",
+                s.kind()
+            );
+            println!("install NVRTC (the CUDA toolkit's libnvrtc) or ROCm's hipRTC; `anycuda info` lists every path tried");
+        }
+        return Ok(if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     if gpu.is_some() {
         let r = run_on_gpu(elements);
         let ok = r.as_ref().is_ok_and(|r| r.wrong_count == 0);
