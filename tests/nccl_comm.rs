@@ -67,6 +67,16 @@ fn unique_id_from_the_library_round_trips() {
     assert_eq!(UniqueId::from_bytes(&a.to_bytes()).to_hex(), a.to_hex());
     let e = UniqueId::from_hex("00ff").unwrap_err();
     assert_eq!(e.code(), ErrorCode::Usage);
+    let plus = format!("+{}", &a.to_hex()[1..]);
+    assert_eq!(
+        UniqueId::from_hex(&plus).unwrap_err().code(),
+        ErrorCode::Usage
+    );
+    let spaced = format!("{}\n", a.to_hex());
+    assert_eq!(
+        UniqueId::from_hex(&spaced).unwrap_err().code(),
+        ErrorCode::Usage
+    );
 }
 
 #[test]

@@ -189,10 +189,14 @@ impl UniqueId {
     /// Parses [`UniqueId::to_hex`].
     ///
     /// # Errors
-    /// A usage error unless `s` is exactly 256 hex digits.
+    /// A usage error unless `s` is exactly 256 ASCII hex digits: no sign, prefix or
+    /// whitespace (trim a line ending read from a file first).
     pub fn from_hex(s: &str) -> Result<Self> {
         raw::ncclUniqueId::from_hex(s).map(Self).ok_or_else(|| {
-            CoreError::usage("UniqueId::from_hex", "expected 256 hex digits (128 bytes)")
+            CoreError::usage(
+                "UniqueId::from_hex",
+                "expected exactly 256 hex digits (128 bytes), nothing else",
+            )
         })
     }
 }
