@@ -30,6 +30,9 @@ fn usize_at(b: &[u8], at: usize) -> Option<usize> {
 
 const BAD: ParamsError = ParamsError::Malformed("ELF headers out of bounds");
 
+/// One note: its name (without the NUL), type and descriptor.
+pub(crate) type Note<'a> = (&'a [u8], u32, &'a [u8]);
+
 /// One section.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Section<'a> {
@@ -153,7 +156,7 @@ impl<'a> Elf<'a> {
 
     /// Every note `(name without NUL, type, descriptor)`, from the note sections, or from the
     /// note segments where there are no sections.
-    pub fn notes(&self) -> Result<Vec<(&'a [u8], u32, &'a [u8])>, ParamsError> {
+    pub fn notes(&self) -> Result<Vec<Note<'a>>, ParamsError> {
         let mut areas: Vec<(&'a [u8], u64)> = self
             .sections()?
             .into_iter()

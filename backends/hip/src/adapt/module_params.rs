@@ -15,10 +15,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// One kernel's parameters.
 pub(crate) type Layout = Arc<[Param]>;
 
+/// One module's kernels' layouts, by name.
+type Kernels = Arc<HashMap<Box<str>, Layout>>;
+
 #[derive(Default)]
 struct Registry {
-    /// Module → its kernels' layouts by name (`None`: the image could not be read).
-    modules: HashMap<usize, Option<Arc<HashMap<Box<str>, Layout>>>>,
+    /// Module → its kernels' layouts (`None`: the image could not be read).
+    modules: HashMap<usize, Option<Kernels>>,
     /// Function → (its module, its layout).
     functions: HashMap<usize, (usize, Option<Layout>)>,
 }
@@ -123,7 +126,8 @@ mod tests {
         function_found(f.cast(), m.cast(), b"k");
         function_found(g.cast(), m.cast(), b"none");
         let (mut off, mut size, mut n) = (usize::MAX, usize::MAX, usize::MAX);
-        // SAFETY (whole test): fake handles never reach HIP; valid out-pointers.
+        // SAFETY: the fake handles never reach HIP (the queries answer from the registry);
+        // the out-pointers are valid or deliberately NULL.
         unsafe {
             use super::super::module::{cuFuncGetParamCount, cuFuncGetParamInfo};
             assert_eq!(
