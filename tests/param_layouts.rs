@@ -74,13 +74,22 @@ fn hiprtc_code_objects_agree_with_the_cuda_layout() {
     };
     let hip = b.as_hip().unwrap();
     let supported = anycuda::native::hip::rtc_options::supported_archs(hip.hip_version());
-    for arch in ["gfx908", "gfx90a", "gfx1030", "gfx942", "gfx1100"] {
+    let mut checked = Vec::new();
+    for arch in [
+        "gfx908", "gfx90a", "gfx1030", "gfx942", "gfx1100", "gfx1200",
+    ] {
         // hipRTC 5.2.3 aborts the process on an architecture it does not know.
         if !supported.contains(&arch) {
             continue;
         }
         let prog = compile(BackendKind::Hip, arch).unwrap();
         let code = prog.cubin().unwrap();
+        // Newer code objects list hidden arguments (left out, as CUDA has none).
+        let hidden = code.windows(7).any(|w| w == b"hidden_");
+        checked.push(format!(
+            "{arch}{}",
+            if hidden { " (hidden args)" } else { "" }
+        ));
         let got = kernel_params(&code).unwrap();
         check(arch, &got);
         let n = len_of(&code).unwrap();
@@ -94,6 +103,8 @@ fn hiprtc_code_objects_agree_with_the_cuda_layout() {
         assert_eq!(len_of(&bundle), Some(bundle.len()), "{arch} bundle");
         assert_eq!(kernel_params(&bundle).unwrap(), got, "{arch} bundle");
     }
+    assert!(!checked.is_empty(), "no AMD architecture to check");
+    eprintln!("HIP {}: checked {}", hip.hip_version(), checked.join(", "));
 }
 
 /// A clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`, entry count, then offset/size/id of

@@ -24,6 +24,12 @@ extern "C" __global__ void none() {}
 extern "C" __global__ void small(signed char a, Pair p, short b, int *out) {
   *out = a + p.s + p.c + b;
 }
+// Uses the implicit arguments (block and grid sizes), which AMD code objects list as hidden
+// arguments after the explicit ones.
+extern "C" __global__ void implicit(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = (float)(gridDim.x * blockDim.x);
+}
 template <typename T> __global__ void scale(T *x, T v, unsigned n) { if (n) x[0] = v; }
 template __global__ void scale<double>(double *, double, unsigned);
 "#;
@@ -58,6 +64,7 @@ pub fn expected() -> Vec<(&'static str, Vec<Param>)> {
         ),
         ("none", vec![]),
         ("small", vec![p(0, 1), p(2, 4), p(6, 2), p(8, 8)]),
+        ("implicit", vec![p(0, 8), p(8, 4)]),
         (SCALE, vec![p(0, 8), p(8, 8), p(16, 4)]),
     ]
 }
