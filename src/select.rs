@@ -105,12 +105,13 @@ static ACTIVE: OnceLock<Result<Selected, SelectError>> = OnceLock::new();
 ///
 /// Either the choice takes effect (no API call has started choosing yet), or the call waits
 /// for the choice already under way (another thread's first use) to finish and reports it:
-/// `Ok` only when that backend is the one asked for (or `Auto` was asked for), never `Ok` for a
-/// choice that was ignored.
+/// `Ok` only when the outcome is what was asked for (that backend; for `Auto`, an automatic
+/// choice), never `Ok` for a choice that was ignored.
 ///
 /// # Errors
-/// [`SelectError::AlreadyChosen`] once a different backend is in use (the first API call fixes
-/// it); choosing the same one again is fine. [`SelectError::FirstUseFailed`] when the first
+/// [`SelectError::AlreadyChosen`] once another backend is in use, or, for `Auto`, once a
+/// backend was named (by `ANYCUDA_BACKEND` or an earlier `select`); the first API call fixes
+/// the choice. Choosing the backend in use again is fine. [`SelectError::FirstUseFailed`] when the first
 /// use already tried to choose and found no usable backend (that outcome is fixed too).
 pub fn select(choice: BackendChoice) -> Result<(), SelectError> {
     {
@@ -124,10 +125,11 @@ pub fn select(choice: BackendChoice) -> Result<(), SelectError> {
     // thread initialises) and compare.
     match backend() {
         Ok(sel) => match choice {
-            BackendChoice::Only(k) if k != sel.kind() => {
-                Err(SelectError::AlreadyChosen { active: sel.kind() })
-            }
-            _ => Ok(()),
+            BackendChoice::Only(k) if k == sel.kind() => Ok(()),
+            // `auto` was honoured only if first use resolved `auto` too (not a named backend
+            // from ANYCUDA_BACKEND or an earlier `select`).
+            BackendChoice::Auto if sel.choice == BackendChoice::Auto => Ok(()),
+            _ => Err(SelectError::AlreadyChosen { active: sel.kind() }),
         },
         Err(e) => Err(SelectError::FirstUseFailed(Box::new(e.clone()))),
     }
