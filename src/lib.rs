@@ -34,7 +34,7 @@ pub use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLi
 pub use anycuda_api::enums::{ConstInfo, CudaEnum, Origin};
 pub use anycuda_api::error::{DriverError, LoadError, NvrtcError, RuntimeError};
 pub use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
-pub use anycuda_api::{functions, hallucinated};
+pub use anycuda_api::{functions, hallucinated, params};
 pub use select::{
     backend, device_count, select, BackendChoice, DeviceCountError, SelectError, Selected, ENV_VAR,
 };

@@ -58,6 +58,10 @@ pub enum SelectError {
         /// The backend in use.
         active: BackendKind,
     },
+    /// `select` was called after first use had already tried to choose a backend and failed
+    /// (the failure is fixed for the process, as a success would be).
+    #[error("the backend was already chosen by first use, which failed: {0}")]
+    FirstUseFailed(Box<SelectError>),
     /// The requested backend is not compiled in.
     #[error(transparent)]
     NotCompiledIn(LoadError),
@@ -84,26 +88,51 @@ impl Selected {
     }
 }
 
-static OVERRIDE: Mutex<Option<BackendChoice>> = Mutex::new(None);
+/// The programmatic choice, and whether first use has already read it (from then on the
+/// choice is fixed, even while the backend is still being loaded).
+struct Choice {
+    requested: Option<BackendChoice>,
+    fixed: bool,
+}
+
+static OVERRIDE: Mutex<Choice> = Mutex::new(Choice {
+    requested: None,
+    fixed: false,
+});
 static ACTIVE: OnceLock<Result<Selected, SelectError>> = OnceLock::new();
 
 /// Chooses the backend programmatically. Overrides `ANYCUDA_BACKEND`.
 ///
+/// Either the choice takes effect (no API call has started choosing yet), or the call waits
+/// for the choice already under way (another thread's first use) to finish and reports it:
+/// `Ok` only when the outcome is what was asked for (that backend; for `Auto`, an automatic
+/// choice), never `Ok` for a choice that was ignored.
+///
 /// # Errors
-/// [`SelectError::AlreadyChosen`] once a different backend is in use (the first API call fixes
-/// it); choosing the same one again is fine.
+/// [`SelectError::AlreadyChosen`] once another backend is in use, or, for `Auto`, once a
+/// backend was named (by `ANYCUDA_BACKEND` or an earlier `select`); the first API call fixes
+/// the choice. Choosing the backend in use again is fine. [`SelectError::FirstUseFailed`] when the first
+/// use already tried to choose and found no usable backend (that outcome is fixed too).
 pub fn select(choice: BackendChoice) -> Result<(), SelectError> {
-    let mut slot = OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(Ok(sel)) = ACTIVE.get() {
-        return match choice {
-            BackendChoice::Only(k) if k != sel.kind() => {
-                Err(SelectError::AlreadyChosen { active: sel.kind() })
-            }
-            _ => Ok(()),
-        };
+    {
+        let mut slot = OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
+        if !slot.fixed {
+            slot.requested = Some(choice);
+            return Ok(());
+        }
     }
-    *slot = Some(choice);
-    Ok(())
+    // First use has read the choice: wait for it to finish (`get_or_init` blocks while another
+    // thread initialises) and compare.
+    match backend() {
+        Ok(sel) => match choice {
+            BackendChoice::Only(k) if k == sel.kind() => Ok(()),
+            // `auto` was honoured only if first use resolved `auto` too (not a named backend
+            // from ANYCUDA_BACKEND or an earlier `select`).
+            BackendChoice::Auto if sel.choice == BackendChoice::Auto => Ok(()),
+            _ => Err(SelectError::AlreadyChosen { active: sel.kind() }),
+        },
+        Err(e) => Err(SelectError::FirstUseFailed(Box::new(e.clone()))),
+    }
 }
 
 /// The active backend, choosing and loading it on first use.
@@ -179,7 +208,12 @@ fn active_slow() -> Option<Backend> {
 }
 
 fn choose() -> Result<Selected, SelectError> {
-    let overridden = *OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
+    let overridden = {
+        let mut slot = OVERRIDE.lock().unwrap_or_else(|p| p.into_inner());
+        // From here on `select` can no longer change the outcome: it waits for it instead.
+        slot.fixed = true;
+        slot.requested
+    };
     // A value that is not UTF-8 is an invalid choice, not "unset".
     let env = std::env::var_os(ENV_VAR).map(|v| v.to_string_lossy().into_owned());
     let (choice, source) = match (overridden, env) {

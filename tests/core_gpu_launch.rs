@@ -11,6 +11,9 @@ use anycuda::core::{
 };
 use anycuda::BackendKind;
 use std::alloc::{GlobalAlloc, Layout, System};
+
+#[path = "common/param_kernels.rs"]
+mod param_kernels;
 use std::cell::Cell;
 
 /// Counts the allocations of the calling thread.
@@ -135,8 +138,14 @@ fn saxpy_1d_and_parameter_info() {
             assert_eq!(sizes, [4, 8, 8, 4]);
         }
         None => {
-            // The CUDA backend on a 12.4+ driver must report it; elsewhere it is optional.
+            // The CUDA backend on a 12.4+ driver must report it, and the HIP backend reads it
+            // from the PTX; elsewhere it is optional.
             let kind = anycuda::backend().unwrap().kind();
+            assert_ne!(
+                kind,
+                anycuda::BackendKind::Hip,
+                "HIP reads PTX parameter layouts"
+            );
             let driver = anycuda::core::system::driver_version().map_or(0, |v| v.raw);
             assert!(
                 kind != anycuda::BackendKind::Cuda || driver < 12040,
@@ -277,6 +286,59 @@ fn many_argument_types() {
             250.0
         ]
     );
+}
+
+/// Parameters of many kinds (1/2/8-byte scalars, aligned structs, arrays, a 100-byte struct, a
+/// template instance), from PTX and from a cubin: `Kernel::arguments_info` matches the layout
+/// NVRTC's cubin records, on CUDA (12.4+ driver: `cuFuncGetParamInfo`, counted by
+/// `cuFuncGetParamCount` on 13.2+, else from the image) and on HIP (read from the image at
+/// load); the raw driver API gives the same, and an index past the end is invalid value.
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn parameter_info_of_many_kinds() {
+    use anycuda::driver::{cuFuncGetParamCount, cuFuncGetParamInfo, CUresult};
+    let _g = gpu(); // the device's context, current
+    let kind = anycuda::backend().unwrap().kind();
+    let driver = anycuda::core::system::driver_version().map_or(0, |v| v.raw);
+    for code_type in [CodeType::Ptx, CodeType::Cubin] {
+        let opts = ProgramOptions::new()
+            .name("params.cu")
+            .name_expression("scale<double>");
+        let code = Program::new(param_kernels::SOURCE, opts)
+            .unwrap()
+            .compile(code_type)
+            .unwrap_or_else(|e| panic!("{code_type:?}: {e}"));
+        for (name, params) in param_kernels::expected() {
+            let k = code
+                .kernel(name)
+                .unwrap_or_else(|e| panic!("{code_type:?} {name}: {e}"));
+            let Some(info) = k.arguments_info() else {
+                assert!(
+                    kind == BackendKind::Cuda && driver < 12040,
+                    "{kind} {code_type:?} {name}: no parameter info (driver {driver})"
+                );
+                continue;
+            };
+            let got: Vec<(usize, usize)> = info.iter().map(|p| (p.offset, p.size)).collect();
+            let want: Vec<(usize, usize)> = params.iter().map(|p| (p.offset, p.size)).collect();
+            assert_eq!(got, want, "{kind} {code_type:?} {name}");
+            assert_eq!(k.num_arguments(), Some(want.len()));
+            let (mut off, mut size, mut n) = (0usize, 0usize, 0usize);
+            // SAFETY: live function, valid out-pointers.
+            unsafe {
+                let r = cuFuncGetParamCount(k.as_raw(), &mut n);
+                if r != CUresult::CUDA_ERROR_NOT_SUPPORTED {
+                    assert_eq!(r, CUresult::CUDA_SUCCESS, "{kind} {name}");
+                    assert_eq!(n, want.len(), "{kind} {name}");
+                }
+                assert_eq!(
+                    cuFuncGetParamInfo(k.as_raw(), want.len(), &mut off, &mut size),
+                    CUresult::CUDA_ERROR_INVALID_VALUE,
+                    "{kind} {name}: index past the end"
+                );
+            }
+        }
+    }
 }
 
 #[test]

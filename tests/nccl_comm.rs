@@ -36,6 +36,29 @@ fn setup() -> bool {
     }
 }
 
+/// `group` ends the NCCL group on every path (success, error, panic) and nests: with the real
+/// library and no communicator (no GPU needed), each group afterwards still starts and ends
+/// cleanly, and the values and errors of `f` come back.
+#[test]
+fn group_ends_on_success_error_and_panic_and_nests() {
+    use anycuda::core::comm::group;
+    if !setup() {
+        return;
+    }
+    assert_eq!(group(|| Ok(7)).unwrap(), 7);
+    assert_eq!(group(|| group(|| Ok(1)).map(|v| v + 1)).unwrap(), 2);
+    let e = group(|| -> anycuda::core::Result<()> {
+        Err(check("x", ncclResult_t::ncclInvalidUsage).unwrap_err())
+    })
+    .unwrap_err();
+    assert_eq!(e.call(), "x");
+    let p =
+        std::panic::catch_unwind(|| group(|| -> anycuda::core::Result<()> { panic!("inside") }));
+    assert!(p.is_err());
+    // Still balanced: a group after the panic works, and so does a nested one.
+    assert_eq!(group(|| group(|| Ok("ok"))).unwrap(), "ok");
+}
+
 #[test]
 fn errors_carry_the_nccl_code_and_the_call() {
     let e = check("ncclAllReduce", ncclResult_t::ncclInvalidArgument).unwrap_err();
@@ -67,6 +90,16 @@ fn unique_id_from_the_library_round_trips() {
     assert_eq!(UniqueId::from_bytes(&a.to_bytes()).to_hex(), a.to_hex());
     let e = UniqueId::from_hex("00ff").unwrap_err();
     assert_eq!(e.code(), ErrorCode::Usage);
+    let plus = format!("+{}", &a.to_hex()[1..]);
+    assert_eq!(
+        UniqueId::from_hex(&plus).unwrap_err().code(),
+        ErrorCode::Usage
+    );
+    let spaced = format!("{}\n", a.to_hex());
+    assert_eq!(
+        UniqueId::from_hex(&spaced).unwrap_err().code(),
+        ErrorCode::Usage
+    );
 }
 
 #[test]

@@ -258,6 +258,71 @@ fn one_gpu_every_collective_one_rank() {
     assert!(c.all_reduce(&send, &mut recv, ReduceOp::Sum, &s).is_err());
 }
 
+/// One GPU, one rank, a non-blocking communicator (`init_rank`): `group` returns only once
+/// NCCL has enqueued the group's work (`ncclGroupEnd` answers `ncclInProgress` there and
+/// enqueues later), so the buffers it borrowed may be dropped right away: the communicator is
+/// no longer in progress when `group` returns, and the results are right after each send
+/// buffer was freed straight after the group. Nested groups wait at the outermost one.
+#[test]
+#[ignore = "needs a GPU: ci/nccl-gpu-test.sh runs it"]
+fn one_gpu_nonblocking_group_keeps_borrows_until_enqueued() {
+    use anycuda::core::comm::group;
+    use anycuda::nccl::{ncclCommGetAsyncError, ncclResult_t};
+    setup();
+    let d = Device::new(0).expect("this test needs a GPU");
+    let id = UniqueId::new().unwrap();
+    let mut c = Communicator::init_rank(&d, &id, 1, 0, InitOptions::default()).unwrap();
+    let s = stream(d);
+    let state = |c: &Communicator| {
+        let mut st = ncclResult_t::ncclSuccess;
+        // SAFETY: a live communicator and a valid out-pointer.
+        let r = unsafe { ncclCommGetAsyncError(c.as_raw(), &mut st) };
+        assert_eq!(r, ncclResult_t::ncclSuccess);
+        st
+    };
+    const N: usize = 1 << 20;
+    for round in 0..40 {
+        let mut out = Buffer::<f32>::zeroed(&s, N).unwrap();
+        let mut out2 = Buffer::<f32>::zeroed(&s, N).unwrap();
+        {
+            let send = Buffer::from_slice(&s, &vec![round as f32; N]).unwrap();
+            let send2 = Buffer::from_slice(&s, &vec![-(round as f32); N]).unwrap();
+            group(|| {
+                c.all_reduce(&send, &mut out, ReduceOp::Sum, &s)?;
+                // Nested: the inner group must not wait or end the outer one's tracking.
+                group(|| c.all_reduce(&send2, &mut out2, ReduceOp::Sum, &s))
+            })
+            .unwrap();
+            assert_eq!(
+                state(&c),
+                ncclResult_t::ncclSuccess,
+                "round {round}: group returned while the communicator was still in progress"
+            );
+            // `send` and `send2` are freed here, right after the group.
+        }
+        c.synchronize(&s).unwrap();
+        assert!(
+            out.to_vec().unwrap().iter().all(|&v| v == round as f32),
+            "round {round}"
+        );
+        assert!(
+            out2.to_vec().unwrap().iter().all(|&v| v == -(round as f32)),
+            "round {round}"
+        );
+    }
+    // An error inside the group still ends it and waits: the communicator stays usable.
+    let send = Buffer::from_slice(&s, &[1.0f32; 16]).unwrap();
+    let mut out = Buffer::<f32>::zeroed(&s, 16).unwrap();
+    let e = group(|| {
+        c.all_reduce(&send, &mut out, ReduceOp::Sum, &s)?;
+        c.broadcast(&send, &mut out, 5, &s) // root out of range: refused before NCCL
+    })
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Usage, "{e}");
+    c.synchronize(&s).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1.0f32; 16]);
+}
+
 /// Parent: starts 2 processes of this test binary on the socket transport. Child (with
 /// ANYCUDA_NCCL_CHILD set): one rank, the whole suite, or the killed-peer scenario.
 #[test]

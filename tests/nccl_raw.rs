@@ -359,6 +359,44 @@ fn unique_id_serialises_as_bytes_and_hex() {
     );
     assert!(ncclUniqueId::from_hex(&hex[..254]).is_none());
     assert!(ncclUniqueId::from_hex(&format!("zz{}", &hex[2..])).is_none());
+    assert_eq!(
+        ncclUniqueId::from_hex(&hex.to_uppercase())
+            .unwrap()
+            .internal,
+        id.internal
+    );
+}
+
+/// `from_hex` takes exactly 256 hex digits: `u8::from_str_radix` would take a `+` sign, and
+/// trimming would take whitespace; neither (nor `-`, `0x`, non-ASCII, other lengths) may pass.
+#[test]
+fn unique_id_from_hex_takes_only_hex_digits() {
+    let hex = "0f".repeat(128);
+    assert!(ncclUniqueId::from_hex(&hex).is_some());
+    let bad = |s: String| assert!(ncclUniqueId::from_hex(&s).is_none(), "accepted {s:?}");
+    for at in [0, 1, 2, 101, 254, 255] {
+        for c in ['+', '-', ' ', '\t', '\n', 'g', 'x', '\0'] {
+            let mut b = hex.clone().into_bytes();
+            b[at] = c as u8;
+            bad(String::from_utf8(b).unwrap());
+        }
+    }
+    // Sign in front of a pair ("+f" parses with from_str_radix).
+    bad(format!("+f{}", &hex[2..]));
+    bad(format!("-0{}", &hex[2..]));
+    bad(format!("0x{}", &hex[2..]));
+    // Whitespace around an otherwise valid id.
+    bad(format!(" {hex}"));
+    bad(format!("{hex}\n"));
+    bad(format!("{} ", &hex[..255]));
+    // Non-ASCII: a two-byte character in place of two digits, and the full-width digit.
+    bad(format!("\u{e9}{}", &hex[2..]));
+    bad(format!("\u{ff10}{}", &hex[3..]));
+    bad(format!("{}\u{663}", &hex[..254]));
+    // Wrong lengths.
+    for n in [0, 1, 2, 128, 254, 255, 257, 258, 512] {
+        bad("a".repeat(n));
+    }
 }
 
 /// RCCL itself, live, with no GPU: ci/nccl-rccl-test.sh runs this test binary through the

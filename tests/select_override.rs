@@ -24,6 +24,13 @@ fn select_before_first_use_overrides_the_environment() {
             active: BackendKind::Hip
         })
     );
+    // `auto` after a named backend was fixed would be ignored: refused as well.
+    assert_eq!(
+        select(BackendChoice::Auto),
+        Err(SelectError::AlreadyChosen {
+            active: BackendKind::Hip
+        })
+    );
     assert_eq!(
         "ROCm".parse::<BackendChoice>().unwrap(),
         BackendChoice::Only(BackendKind::Hip)

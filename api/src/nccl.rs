@@ -111,16 +111,25 @@ impl ncclUniqueId {
     pub fn to_hex(&self) -> String {
         self.to_bytes().iter().map(|b| format!("{b:02x}")).collect()
     }
-    /// Parses [`ncclUniqueId::to_hex`]'s output; `None` unless exactly 256 hex digits.
+    /// Parses [`ncclUniqueId::to_hex`]'s output; `None` unless the string is exactly 256
+    /// ASCII hex digits (either case). Nothing else is accepted: no sign, no `0x`, no
+    /// whitespace (trim a line ending read from a file yourself).
     pub fn from_hex(s: &str) -> Option<Self> {
-        let s = s.trim().as_bytes();
+        fn digit(c: u8) -> Option<u8> {
+            match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                b'A'..=b'F' => Some(c - b'A' + 10),
+                _ => None,
+            }
+        }
+        let s = s.as_bytes();
         if s.len() != 256 {
             return None;
         }
         let mut b = [0u8; 128];
-        for (i, pair) in s.chunks(2).enumerate() {
-            let hex = core::str::from_utf8(pair).ok()?;
-            b[i] = u8::from_str_radix(hex, 16).ok()?;
+        for (out, pair) in b.iter_mut().zip(s.chunks_exact(2)) {
+            *out = (digit(pair[0])? << 4) | digit(pair[1])?;
         }
         Some(Self::from_bytes(&b))
     }

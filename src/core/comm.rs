@@ -19,7 +19,10 @@ use super::error::{CoreError, Result};
 use super::memory::{Buffer, BufferViewMut, DeviceCopy, DeviceSlice};
 use super::stream::Stream;
 use crate::nccl::{self as raw, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t};
+use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// An element type NCCL reduces: its `ncclDataType_t`.
@@ -189,10 +192,14 @@ impl UniqueId {
     /// Parses [`UniqueId::to_hex`].
     ///
     /// # Errors
-    /// A usage error unless `s` is exactly 256 hex digits.
+    /// A usage error unless `s` is exactly 256 ASCII hex digits: no sign, prefix or
+    /// whitespace (trim a line ending read from a file first).
     pub fn from_hex(s: &str) -> Result<Self> {
         raw::ncclUniqueId::from_hex(s).map(Self).ok_or_else(|| {
-            CoreError::usage("UniqueId::from_hex", "expected 256 hex digits (128 bytes)")
+            CoreError::usage(
+                "UniqueId::from_hex",
+                "expected exactly 256 hex digits (128 bytes), nothing else",
+            )
         })
     }
 }
@@ -258,6 +265,93 @@ pub struct Communicator {
     /// Created non-blocking: calls may answer `ncclInProgress` and are then polled.
     nonblocking: bool,
     aborted: bool,
+    /// What a [`group`] that used this communicator waits on after `ncclGroupEnd`.
+    link: Arc<Link>,
+}
+
+/// A communicator as seen by a [`group`] that used it: the handle while it is alive (it is
+/// destroyed or aborted under the lock, so the group never polls a freed handle), and whether
+/// the group aborted it (a timeout or an asynchronous error while enqueueing).
+struct Link {
+    /// The handle as an address; 0 once destroyed or aborted.
+    raw: Mutex<usize>,
+    /// Aborted by a group (the owner's `aborted` flag cannot be reached from there).
+    aborted: AtomicBool,
+}
+
+impl Link {
+    fn new(raw: ncclComm_t) -> Arc<Link> {
+        Arc::new(Link {
+            raw: Mutex::new(raw as usize),
+            aborted: AtomicBool::new(false),
+        })
+    }
+
+    fn handle(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.raw.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `end` (abort or destroy) on the handle, once, unless it is already gone.
+    fn end(&self, end: unsafe fn(ncclComm_t) -> ncclResult_t) {
+        let mut h = self.handle();
+        if *h != 0 {
+            // SAFETY: a live handle (it is set to 0 under this lock when it ends), ended once.
+            unsafe { end(*h as ncclComm_t) };
+            *h = 0;
+        }
+    }
+
+    /// Polls `ncclCommGetAsyncError` until the communicator has left `ncclInProgress` (its
+    /// part of a group is enqueued); aborts it on an asynchronous error or after `timeout`.
+    fn wait_enqueued(&self, timeout: Option<Duration>) -> Result<()> {
+        const CALL: &str = "ncclGroupEnd";
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(5);
+        loop {
+            {
+                let mut h = self.handle();
+                if *h == 0 {
+                    // Destroyed or aborted meanwhile: nothing left to enqueue.
+                    return Ok(());
+                }
+                let mut st = ncclResult_t::ncclSuccess;
+                // SAFETY: a live handle (held under the lock) and a valid out-pointer;
+                // NCCL allows this query from any thread.
+                let r = unsafe { raw::ncclCommGetAsyncError(*h as ncclComm_t, &mut st) };
+                let failure = match (r, st) {
+                    (ncclResult_t::ncclSuccess, ncclResult_t::ncclSuccess) => return Ok(()),
+                    (ncclResult_t::ncclSuccess, ncclResult_t::ncclInProgress) => match timeout {
+                        Some(t) if start.elapsed() > t => Some(timed_out(CALL, t)),
+                        _ => None,
+                    },
+                    (ncclResult_t::ncclSuccess, other) => {
+                        Some(CoreError::nccl(CALL, other).with_detail(
+                            "a communicator of the group reported an asynchronous error while \
+                             enqueueing and was aborted",
+                        ))
+                    }
+                    (other, _) => Some(CoreError::nccl("ncclCommGetAsyncError", other)),
+                };
+                if let Some(e) = failure {
+                    // SAFETY: a live handle, aborted once (set to 0 under the lock).
+                    unsafe { raw::ncclCommAbort(*h as ncclComm_t) };
+                    *h = 0;
+                    self.aborted.store(true, Ordering::Release);
+                    return Err(e);
+                }
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(2));
+        }
+    }
+}
+
+thread_local! {
+    /// How deep this thread is inside [`group`] calls.
+    static GROUP_DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// The communicators operations used inside this thread's outermost [`group`], with
+    /// their timeouts.
+    static GROUP_USED: RefCell<Vec<(Arc<Link>, Option<Duration>)>> = const { RefCell::new(Vec::new()) };
 }
 
 // SAFETY: an NCCL communicator may be used from any thread, one thread at a time (`!Sync`).
@@ -322,6 +416,7 @@ impl Communicator {
                 timeout: None,
                 nonblocking: false,
                 aborted: false,
+                link: Link::new(raw),
             })
             .collect())
     }
@@ -364,6 +459,7 @@ impl Communicator {
             timeout: opts.timeout,
             nonblocking: true,
             aborted: false,
+            link: Link::new(comm),
         };
         match r {
             ncclResult_t::ncclSuccess => Ok(me),
@@ -375,12 +471,14 @@ impl Communicator {
                 me.raw = std::ptr::null_mut();
                 me.nonblocking = false;
                 me.aborted = true; // nothing to destroy
+                me.link = Link::new(std::ptr::null_mut());
                 let mut comm: ncclComm_t = std::ptr::null_mut();
                 // SAFETY: valid out-pointer.
                 check("ncclCommInitRank", unsafe {
                     raw::ncclCommInitRank(&mut comm, nranks as i32, id.0, rank as i32)
                 })?;
                 me.raw = comm;
+                me.link = Link::new(comm);
                 me.aborted = false;
                 Ok(me)
             }
@@ -441,14 +539,15 @@ impl Communicator {
 
     fn abort_now(&mut self) {
         if !self.aborted && !self.raw.is_null() {
-            // SAFETY: a live communicator; abort frees it and stops its kernels.
-            unsafe { raw::ncclCommAbort(self.raw) };
+            // Abort frees the handle and stops its kernels; through the link, so a group
+            // polling it never sees it freed.
+            self.link.end(raw::ncclCommAbort);
         }
         self.aborted = true;
     }
 
     fn live(&self, call: &'static str) -> Result<()> {
-        if self.aborted {
+        if self.is_aborted() {
             Err(usage(call, "the communicator was aborted".into()))
         } else {
             Ok(())
@@ -463,7 +562,7 @@ impl Communicator {
 
     /// Whether the communicator was aborted (by [`Communicator::abort`] or after an error).
     pub fn is_aborted(&self) -> bool {
-        self.aborted
+        self.aborted || self.link.aborted.load(Ordering::Acquire)
     }
 
     /// The raw handle, for mixing with [`crate::nccl`] calls.
@@ -912,13 +1011,22 @@ impl Communicator {
         for (what, d) in devices {
             self.on_my_device(call, what, *d)?;
         }
+        // Inside a group: the group waits for this communicator after `ncclGroupEnd`.
+        if self.nonblocking && GROUP_DEPTH.with(Cell::get) > 0 {
+            GROUP_USED.with(|u| {
+                let mut u = u.borrow_mut();
+                if !u.iter().any(|(l, _)| Arc::ptr_eq(l, &self.link)) {
+                    u.push((self.link.clone(), self.timeout));
+                }
+            });
+        }
         Ok(())
     }
 }
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if self.aborted || self.raw.is_null() {
+        if self.is_aborted() || self.raw.is_null() {
             return;
         }
         if self.nonblocking {
@@ -936,8 +1044,8 @@ impl Drop for Communicator {
                 return;
             }
         }
-        // SAFETY: a live communicator, destroyed once.
-        unsafe { raw::ncclCommDestroy(self.raw) };
+        // Destroyed once, through the link (a group may still hold it).
+        self.link.end(raw::ncclCommDestroy);
     }
 }
 
@@ -959,24 +1067,72 @@ impl<T: DeviceCopy> DeviceSliceMut<T> for BufferViewMut<'_, T> {
     }
 }
 
-/// Runs `f` between `ncclGroupStart` and `ncclGroupEnd` (always ended, even when `f` fails).
-/// Needed when one thread drives several communicators ([`Communicator::init_all`]) or pairs
-/// sends with receives. On non-blocking communicators ([`Communicator::init_rank`]) the group
-/// may still be launching when this returns (`ncclInProgress`): [`Communicator::synchronize`]
-/// waits for that too.
+/// Runs `f` between `ncclGroupStart` and `ncclGroupEnd` (always ended, even when `f` fails or
+/// panics). Needed when one thread drives several communicators ([`Communicator::init_all`])
+/// or pairs sends with receives.
+///
+/// The buffers `f` hands to NCCL are borrowed only while `f` runs, so `group` returns only
+/// once NCCL has enqueued every operation of the group on its stream: on non-blocking
+/// communicators ([`Communicator::init_rank`]) `ncclGroupEnd` may answer `ncclInProgress` and
+/// enqueue later, so each communicator used in the group is polled
+/// (`ncclCommGetAsyncError`) until it has left `ncclInProgress`, within its timeout (aborted on
+/// a timeout or an asynchronous error, as [`Communicator::synchronize`] does). After that the
+/// stream orders the operations before anything enqueued later (a buffer's free included).
+/// Nested groups wait at the outermost one, as NCCL launches there.
 ///
 /// # Errors
-/// `f`'s error, else the NCCL error of `ncclGroupEnd`.
+/// `f`'s error, else the NCCL error of `ncclGroupEnd`, else the first communicator's
+/// asynchronous error or `ncclTimeout` while enqueueing (every communicator is still waited
+/// for).
 pub fn group<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+    /// Ends the group: explicitly after `f` returns, or when dropped while `f` unwinds (the
+    /// caller's buffers are dropped after this frame, so the wait still comes first).
+    struct End {
+        outer: bool,
+        done: bool,
+    }
+    impl End {
+        fn finish(&mut self) -> Result<()> {
+            self.done = true;
+            GROUP_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+            // SAFETY: no arguments; pairs the `ncclGroupStart` that made this guard.
+            let r = unsafe { raw::ncclGroupEnd() };
+            let mut out = match r {
+                ncclResult_t::ncclSuccess | ncclResult_t::ncclInProgress => Ok(()),
+                other => Err(CoreError::nccl("ncclGroupEnd", other)),
+            };
+            if self.outer {
+                let used = GROUP_USED.with(|u| std::mem::take(&mut *u.borrow_mut()));
+                for (link, timeout) in used {
+                    let w = link.wait_enqueued(timeout);
+                    if out.is_ok() {
+                        out = w;
+                    }
+                }
+            }
+            out
+        }
+    }
+    impl Drop for End {
+        fn drop(&mut self) {
+            if !self.done {
+                if let Err(e) = self.finish() {
+                    log::warn!("{e}");
+                }
+            }
+        }
+    }
     // SAFETY: no arguments.
     check("ncclGroupStart", unsafe { raw::ncclGroupStart() })?;
+    let outer = GROUP_DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get() == 1
+    });
+    let mut end = End { outer, done: false };
     let out = f();
-    // SAFETY: no arguments; pairs the start above.
-    let r = unsafe { raw::ncclGroupEnd() };
+    let ended = end.finish();
     let out = out?;
-    if r != ncclResult_t::ncclInProgress {
-        check("ncclGroupEnd", r)?;
-    }
+    ended?;
     Ok(out)
 }
 

@@ -422,7 +422,8 @@ pub(crate) fn check_config(ctx: CUcontext, config: &LaunchConfig, kernel: &Kerne
 /// which its free waits for (so dropping the buffer right after the launch is fine). The
 /// checks are help, not a proof: kernel code is arbitrary, so the launch is `unsafe`.
 ///
-/// Where the backend reports no parameter info (HIP, drivers before CUDA 12.4) the count
+/// Where the backend reports no parameter info (CUDA drivers before 12.4; images whose layout
+/// the HIP backend cannot read, such as NVIDIA fat binaries or AMD code object v2) the count
 /// and size checks are skipped; everything else is still checked.
 ///
 /// ```no_run

@@ -6,9 +6,10 @@ use super::error::{check, CoreError, Result};
 use super::program::CodeType;
 use super::{Context, Device};
 use crate::driver::*;
+use anycuda_api::params::{kernel_params, KernelParams};
 use std::ffi::CString;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Compiled device code and its kind, not yet loaded anywhere.
 ///
@@ -31,7 +32,7 @@ use std::sync::{Arc, Mutex};
 /// # Ok::<(), anycuda::core::CoreError>(())
 /// ```
 pub struct ObjectCode {
-    code: Box<[u8]>,
+    code: Arc<[u8]>,
     kind: CodeType,
     lowered: Vec<(String, String)>,
     modules: Mutex<Vec<Module>>,
@@ -44,7 +45,7 @@ impl ObjectCode {
         lowered: Vec<(String, String)>,
     ) -> Self {
         Self {
-            code: code.into_boxed_slice(),
+            code: code.into(),
             kind,
             lowered,
             modules: Mutex::new(Vec::new()),
@@ -162,7 +163,7 @@ impl ObjectCode {
         if let Some(m) = cache.iter().find(|m| m.context().as_raw() == ctx.as_raw()) {
             return Ok(m.clone());
         }
-        let m = Module::load_data(ctx, &self.code, self.kind)?;
+        let m = Module::load_data(ctx, self.code.clone(), self.kind)?;
         cache.push(m.clone());
         Ok(m)
     }
@@ -225,6 +226,10 @@ pub(crate) fn current_primary_context(op: &'static str) -> Result<Context> {
 struct ModuleInner {
     raw: CUmodule,
     ctx: Context,
+    /// The image it was loaded from, for parameter counts the driver cannot give.
+    image: Arc<[u8]>,
+    /// The image's kernel parameter layouts, read on first need (`None`: unreadable).
+    layouts: OnceLock<Option<Vec<KernelParams>>>,
 }
 
 // SAFETY: a CUmodule is a process-wide handle, usable from any thread with its context
@@ -254,7 +259,7 @@ impl Drop for ModuleInner {
 pub struct Module(Arc<ModuleInner>);
 
 impl Module {
-    fn load_data(ctx: &Context, code: &[u8], kind: CodeType) -> Result<Module> {
+    fn load_data(ctx: &Context, code: Arc<[u8]>, kind: CodeType) -> Result<Module> {
         // The driver tells PTX from binaries by the first bytes and reads PTX up to a NUL:
         // check that a binary looks like one (else it would be read as unterminated PTX), and
         // always hand over a NUL-terminated copy.
@@ -276,7 +281,7 @@ impl Module {
             );
         }
         let mut image = Vec::with_capacity(code.len() + 1);
-        image.extend_from_slice(code);
+        image.extend_from_slice(&code);
         image.push(0);
         ctx.bind()?;
         let mut raw: CUmodule = core::ptr::null_mut();
@@ -288,7 +293,56 @@ impl Module {
         Ok(Module(Arc::new(ModuleInner {
             raw,
             ctx: ctx.clone(),
+            image: code,
+            layouts: OnceLock::new(),
         })))
+    }
+
+    /// Every parameter's layout (see [`Kernel::num_arguments`]), or `None` when the driver
+    /// cannot tell.
+    ///
+    /// Makes no call that is expected to fail (compute-sanitizer reports every failing API
+    /// call): the count comes from `cuFuncGetParamCount` (CUDA 13.2+, and the HIP backend,
+    /// which reads it from the image at load), else from the module's own image (PTX, cubin
+    /// or AMD code object, read by [`anycuda_api::params`]); then `cuFuncGetParamInfo` is asked
+    /// only for indices below it.
+    fn param_info(&self, func: CUfunction, name: &str) -> Option<Box<[ParamInfo]>> {
+        let mut n = 0usize;
+        // SAFETY: live function, valid out-pointer.
+        let count = match unsafe { cuFuncGetParamCount(func, &mut n) } {
+            CUresult::CUDA_SUCCESS => n,
+            // A driver without the entry point (before CUDA 13.2): anycuda answers this
+            // without calling it. The image tells the count instead.
+            CUresult::CUDA_ERROR_NOT_SUPPORTED => {
+                let layouts = self.0.layouts.get_or_init(|| {
+                    kernel_params(&self.0.image)
+                        .map_err(|e| log::debug!("anycuda: no parameter info from the image: {e}"))
+                        .ok()
+                });
+                layouts
+                    .as_ref()?
+                    .iter()
+                    .find(|k| k.name == name)?
+                    .params
+                    .len()
+            }
+            _ => return None,
+        };
+        // CUDA allows at most 32764 bytes of parameters, so at most that many parameters.
+        if count > 32_764 {
+            return None;
+        }
+        let mut v = Vec::with_capacity(count);
+        for i in 0..count {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: live function, valid out-pointers; `i` is below the count.
+            let r = unsafe { cuFuncGetParamInfo(func, i, &mut offset, &mut size) };
+            if r != CUresult::CUDA_SUCCESS {
+                return None;
+            }
+            v.push(ParamInfo { offset, size });
+        }
+        Some(v.into_boxed_slice())
     }
 
     /// The raw `CUmodule` (still owned by this `Module`).
@@ -304,8 +358,9 @@ impl Module {
     /// The kernel named `name` (the symbol: an `extern "C"` name or a mangled name).
     ///
     /// Queries once, here, what launches check later: the parameter layout
-    /// (`cuFuncGetParamInfo`, where the driver has it), the kernel's thread limit and the
-    /// device's block and grid limits.
+    /// (`cuFuncGetParamCount` and `cuFuncGetParamInfo`, where the driver has them; see
+    /// [`Kernel::num_arguments`]), the kernel's thread limit and the device's block and grid
+    /// limits.
     ///
     /// # Errors
     /// A usage error for a name with a NUL; `CUDA_ERROR_NOT_FOUND` for an unknown name; the
@@ -321,7 +376,7 @@ impl Module {
             cuModuleGetFunction(&mut func, self.0.raw, cname.as_ptr())
         })
         .map_err(|e| e.with_detail(format!("kernel {name:?}")))?;
-        let params = param_info(func);
+        let params = self.param_info(func, name);
         let max_threads = func_attr(
             func,
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
@@ -439,8 +494,10 @@ impl Kernel {
     }
 
     /// The number of parameters, where the driver reports parameter info
-    /// (`cuFuncGetParamInfo`, CUDA 12.4+); `None` where it answers not-supported (HIP, older
-    /// drivers), in which case launches cannot check the argument count.
+    /// (`cuFuncGetParamInfo`: CUDA 12.4+, and the HIP backend for the images it can read:
+    /// AMD code objects and offload bundles, PTX, cubins); `None` where it cannot tell (older
+    /// CUDA drivers, NVIDIA fat binaries on HIP and on CUDA before 13.2, AMD code object v2),
+    /// in which case launches cannot check the argument count.
     pub fn num_arguments(&self) -> Option<usize> {
         self.0.params.as_ref().map(|p| p.len())
     }
@@ -509,24 +566,6 @@ fn func_attr(func: CUfunction, attr: CUfunction_attribute) -> Result<i32> {
         cuFuncGetAttribute(&mut v, attr, func)
     })?;
     Ok(v)
-}
-
-/// Every parameter's layout, or `None` when the driver cannot tell (not supported).
-fn param_info(func: CUfunction) -> Option<Box<[ParamInfo]>> {
-    let mut v = Vec::new();
-    // CUDA allows at most 32764 bytes of parameters, so at most that many parameters.
-    for i in 0..32_768usize {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: live function, valid out-pointers.
-        let r = unsafe { cuFuncGetParamInfo(func, i, &mut offset, &mut size) };
-        match r {
-            CUresult::CUDA_SUCCESS => v.push(ParamInfo { offset, size }),
-            // Past the last parameter.
-            CUresult::CUDA_ERROR_INVALID_VALUE => return Some(v.into_boxed_slice()),
-            _ => return None,
-        }
-    }
-    None
 }
 
 /// Typed `cuFuncGetAttribute` queries of one kernel (cuda.core's `Kernel.attributes`).

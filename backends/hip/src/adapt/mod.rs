@@ -41,6 +41,7 @@ pub(crate) mod memcpy;
 pub(crate) mod memory;
 pub(crate) mod memset;
 pub(crate) mod module;
+pub(crate) mod module_params;
 pub(crate) mod pointer;
 pub(crate) mod properties;
 pub(crate) mod stream;

@@ -1,10 +1,13 @@
-//! Modules and functions: JIT option arrays, the linker, function settings, occupancy.
+//! Modules and functions: JIT option arrays, the linker, function settings, occupancy, and
+//! kernel parameter layouts (`cuFuncGetParamInfo`/`cuFuncGetParamCount`, read from the image at
+//! load time: [`super::module_params`]).
 //!
 //! JIT options are hints in CUDA (a driver may ignore any of them), so an option HIP lacks is
 //! dropped rather than refused; its outputs then read as "nothing produced" (empty logs, zero
 //! wall time), never stale input values. An option number outside CUDA's set is invalid.
 
 use super::launch_legacy;
+use super::module_params;
 use super::properties::copy_fields;
 use super::support::{
     code_ok, hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
@@ -174,10 +177,153 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     // SAFETY: forwarded contract.
     unsafe { copy_back(&j, numOptions, options, optionValues) };
     if e == HIP_SUCCESS {
+        // SAFETY: HIP accepted `image`, a complete image.
+        unsafe { remember_image(m.cast(), image) };
         // SAFETY: non-NULL.
         unsafe { *module = m.cast() };
     }
     b.cu(e)
+}
+
+/// Reads the parameter layouts of a module just loaded from `image`.
+///
+/// # Safety
+/// `image` is an image the loader accepted (complete, headers within it).
+unsafe fn remember_image(m: CUmodule, image: *const c_void) {
+    // SAFETY: the caller's contract; `image_len` reads only what the headers describe.
+    let bytes = unsafe { anycuda_api::params::image_len(image) }.map(|n| {
+        // SAFETY: `n` bytes of the accepted image, measured from its own headers.
+        unsafe { core::slice::from_raw_parts(image.cast::<u8>(), n) }
+    });
+    module_params::module_loaded(m, bytes);
+}
+
+/// `cuModuleLoadData` → `hipModuleLoadData`; the image's kernel parameter layouts are kept
+/// for `cuFuncGetParamInfo`/`cuFuncGetParamCount` (HIP has neither).
+pub(crate) unsafe fn cuModuleLoadData(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    image: *const c_void,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleLoadData);
+    if module.is_null() || image.is_null() {
+        return INVALID_VALUE;
+    }
+    let mut m: hipModule_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; the caller's image.
+    let e = unsafe { f(&mut m, image) };
+    if e == HIP_SUCCESS {
+        // SAFETY: HIP accepted `image`.
+        unsafe { remember_image(m.cast(), image) };
+        // SAFETY: non-NULL.
+        unsafe { *module = m.cast() };
+    }
+    b.cu(e)
+}
+
+/// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`; parameter layouts kept as for
+/// `cuModuleLoadData` (offload bundles of AMD code objects; NVIDIA fat binaries are not read).
+pub(crate) unsafe fn cuModuleLoadFatBinary(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    fatCubin: *const c_void,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleLoadFatBinary);
+    if module.is_null() || fatCubin.is_null() {
+        return INVALID_VALUE;
+    }
+    let mut m: hipModule_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; the caller's image.
+    let e = unsafe { f(&mut m, fatCubin) };
+    if e == HIP_SUCCESS {
+        // SAFETY: HIP accepted the image.
+        unsafe { remember_image(m.cast(), fatCubin) };
+        // SAFETY: non-NULL.
+        unsafe { *module = m.cast() };
+    }
+    b.cu(e)
+}
+
+/// `cuModuleLoad` → `hipModuleLoad`; the file is read again after HIP loaded it, for the
+/// parameter layouts (as `cuModuleLoadData`).
+pub(crate) unsafe fn cuModuleLoad(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    fname: *const c_char,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleLoad);
+    if module.is_null() || fname.is_null() {
+        return INVALID_VALUE;
+    }
+    let mut m: hipModule_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; the caller's NUL-terminated path.
+    let e = unsafe { f(&mut m, fname) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL, NUL-terminated (HIP just opened it).
+        let path = unsafe { core::ffi::CStr::from_ptr(fname) };
+        let bytes = {
+            use std::os::unix::ffi::OsStrExt;
+            std::fs::read(std::ffi::OsStr::from_bytes(path.to_bytes())).ok()
+        };
+        module_params::module_loaded(m.cast(), bytes.as_deref());
+        // SAFETY: non-NULL.
+        unsafe { *module = m.cast() };
+    }
+    b.cu(e)
+}
+
+/// The layout of `func` for the two queries: NULL → invalid handle; no layout known (an image
+/// format anycuda cannot read, or a handle not from `cuModuleGetFunction`) → not supported.
+fn param_layout(func: CUfunction) -> Result<module_params::Layout, CUresult> {
+    if func.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+    }
+    module_params::layout(func).ok_or(NOT_SUPPORTED)
+}
+
+/// `cuFuncGetParamInfo` (no HIP counterpart): the offset and size of parameter `paramIndex`,
+/// from the layout read out of the module's image when it was loaded. An index past the last
+/// parameter is `CUDA_ERROR_INVALID_VALUE`, as on CUDA; `paramSize` may be NULL.
+pub(crate) unsafe fn cuFuncGetParamInfo(
+    b: &HipBackend,
+    func: CUfunction,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> CUresult {
+    tri!(table::<CUresult>(b));
+    if paramOffset.is_null() {
+        return INVALID_VALUE;
+    }
+    let l = tri!(param_layout(func));
+    let Some(p) = l.get(paramIndex) else {
+        return INVALID_VALUE;
+    };
+    // SAFETY: non-NULL out-pointers from the caller.
+    unsafe {
+        *paramOffset = p.offset;
+        if !paramSize.is_null() {
+            *paramSize = p.size;
+        }
+    }
+    SUCCESS
+}
+
+/// `cuFuncGetParamCount` (no HIP counterpart): the number of parameters, from the layout read
+/// out of the module's image when it was loaded.
+pub(crate) unsafe fn cuFuncGetParamCount(
+    b: &HipBackend,
+    func: CUfunction,
+    paramCount: *mut usize,
+) -> CUresult {
+    tri!(table::<CUresult>(b));
+    if paramCount.is_null() {
+        return INVALID_VALUE;
+    }
+    let l = tri!(param_layout(func));
+    // SAFETY: non-NULL out-pointer from the caller.
+    unsafe { *paramCount = l.len() };
+    SUCCESS
 }
 
 /// Copies in/out option values HIP wrote back to the caller's array, and marks dropped
@@ -768,9 +914,13 @@ pub(crate) unsafe fn cuModuleGetFunction(
     let f = hip_fn!(b, hipModuleGetFunction);
     // SAFETY: forwarded contract; HIP validates the module and the name.
     let e = unsafe { f(hfunc.cast(), hmod.cast(), name) };
-    if e == HIP_SUCCESS && !hfunc.is_null() {
+    if e == HIP_SUCCESS && !hfunc.is_null() && !name.is_null() {
         // SAFETY: HIP wrote the handle.
-        launch_legacy::remember(unsafe { *hfunc }, hmod);
+        let func = unsafe { *hfunc };
+        launch_legacy::remember(func, hmod);
+        // SAFETY: the caller's NUL-terminated name (HIP just found it).
+        let n = unsafe { core::ffi::CStr::from_ptr(name) };
+        module_params::function_found(func, hmod, n.to_bytes());
     }
     b.cu(e)
 }
@@ -799,6 +949,7 @@ pub(crate) unsafe fn cuModuleUnload(b: &HipBackend, hmod: CUmodule) -> CUresult 
     let e = unsafe { f(hmod.cast()) };
     if e == HIP_SUCCESS {
         launch_legacy::forget_module(hmod);
+        module_params::module_unloaded(hmod);
     }
     b.cu(e)
 }

@@ -1055,6 +1055,34 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuFuncGetParamCount(
+        &self,
+        func: anycuda_api::driver::CUfunction,
+        paramCount: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::module::cuFuncGetParamCount(self, func, paramCount) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuFuncGetParamInfo(
+        &self,
+        func: anycuda_api::driver::CUfunction,
+        paramIndex: usize,
+        paramOffset: *mut usize,
+        paramSize: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::module::cuFuncGetParamInfo(
+                self,
+                func,
+                paramIndex,
+                paramOffset,
+                paramSize,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncIsLoaded(
         &self,
         state: *mut anycuda_api::driver::CUfunctionLoadingState,
@@ -4830,37 +4858,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pTexRef as _, hmod as _, name) };
         self.cu(hip_r)
     }
-    /// `cuModuleLoad` → `hipModuleLoad`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleLoad(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
         fname: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleLoad else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(module as _, fname) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleLoad(self, module, fname) }
     }
-    /// `cuModuleLoadData` → `hipModuleLoadData`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleLoadData(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
         image: *const ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleLoadData else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(module as _, image) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleLoadData(self, module, image) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4883,21 +4897,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuModuleLoadFatBinary(
         &self,
         module: *mut anycuda_api::driver::CUmodule,
         fatCubin: *const ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleLoadFatBinary else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(module as _, fatCubin) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuModuleLoadFatBinary(self, module, fatCubin) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -6369,8 +6376,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFlushGPUDirectRDMAWrites", "no HIP counterpart `hipFlushGPUDirectRDMAWrites`"),
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
     ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
-    ("cuFuncGetParamCount", "no HIP counterpart `hipFuncGetParamCount`"),
-    ("cuFuncGetParamInfo", "no HIP counterpart `hipFuncGetParamInfo`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
     ("cuGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),

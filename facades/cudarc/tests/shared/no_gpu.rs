@@ -18,8 +18,13 @@ pub const NVCC_PTX: &str =
 
 /// Chooses `kind` for this process; `false` (skip) when its compiler is missing off CI.
 pub fn setup(kind: BackendKind) -> bool {
-    // Every test of the process asks for the same backend, so a repeat is fine.
-    anycuda::select(BackendChoice::Only(kind)).expect("select");
+    // Every test of the process asks for the same backend, so a repeat is fine. When an
+    // earlier test's first use found the backend unusable, that is fixed for the process
+    // (`FirstUseFailed`): the compiler check below then skips.
+    match anycuda::select(BackendChoice::Only(kind)) {
+        Ok(()) | Err(anycuda::SelectError::FirstUseFailed(_)) => {}
+        Err(e) => panic!("select: {e}"),
+    }
     let b = anycuda::Backend::load(kind).expect("compiled in");
     if b.compiler_loaded() {
         return true;
