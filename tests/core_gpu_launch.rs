@@ -350,13 +350,18 @@ fn wrong_arguments_are_errors() {
     let mut y = Buffer::<f32>::zeroed(&g.stream, 16).unwrap();
     let cfg = LaunchConfig::new(1u32, 16u32);
     if k.num_arguments().is_none() {
-        // CUDA reports parameters from driver 12.4 (cuFuncGetParamInfo); HIP does not.
+        // CUDA reports parameters from driver 12.4 (cuFuncGetParamInfo); the HIP backend
+        // reads them from the module's image (saxpy_1d_and_parameter_info checks both).
         let mut v = 0;
         // SAFETY: valid out-pointer.
         unsafe { anycuda::driver::cuDriverGetVersion(&mut v) };
         assert!(
             !on_cuda() || v < 12040,
             "CUDA driver {v} reports no parameter info"
+        );
+        assert!(
+            on_cuda(),
+            "the HIP backend reads parameter layouts from the image"
         );
         println!("N/A: no parameter info on this backend (driver {v}): no count/size checks");
         return;
