@@ -124,11 +124,22 @@ fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
     assert!(is_usage(&e), "{e}");
     // ... the repeatable one is owned by the graph.
     let (r, t) = (runs.clone(), token.clone());
-    s.launch_host_fn(move || {
+    let queued = s.launch_host_fn(move || {
         let _keep = &t;
         r.fetch_add(1, Ordering::SeqCst);
-    })
-    .unwrap();
+    });
+    if let Err(e) = &queued {
+        // HIP before 5.3 has no hipLaunchHostFunc; the backend queues host functions with
+        // hipStreamAddCallback, which no capture accepts (HIP's NVIDIA platform forwards it to
+        // cudaStreamAddCallback). That is the honest answer there, not a pass.
+        let unsupported = e.driver_code()
+            == Some(anycuda::driver::CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        assert!(!on_cuda() && unsupported, "{e}");
+        let _ = s.end_capture(); // the failed call invalidated the capture: end it
+        assert_eq!(Arc::strong_count(&token), 1, "a refused closure is dropped");
+        println!("N/A: host functions cannot be captured on this backend: {e}");
+        return;
+    }
     let graph = s.end_capture().unwrap();
     assert_eq!(graph.node_count().unwrap(), 1);
     assert_eq!(Arc::strong_count(&token), 2, "the graph owns the closure");
