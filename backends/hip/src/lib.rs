@@ -36,6 +36,10 @@ pub mod runtime;
 )]
 mod generated;
 
+pub use adapt::image::{
+    image_kind, not_supported_reason, refusal_on_amd, ImageKind, EM_AMDGPU, EM_CUDA,
+};
+pub use adapt::memcpy::{pageable_copy_needs_wait, PageableWait};
 pub use anycuda_api::loader::Loaded;
 pub use conv::ConvTables;
 // `rtc.rs` (hipRTC results) spells the rule `crate::translate`.
