@@ -47,7 +47,10 @@ fn elf(machine: u16) -> Vec<u8> {
 fn assert_refused(r: CUresult, what: &str) {
     assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{what}: {r:?}");
     let why = not_supported_reason(r).expect("a reason is recorded");
-    assert!(why.contains("AMD") && why.contains("NVRTC"), "{what}: {why}");
+    assert!(
+        why.contains("AMD") && why.contains("NVRTC"),
+        "{what}: {why}"
+    );
 }
 
 #[test]
@@ -59,7 +62,9 @@ fn nvidia_formats_refused_on_amd_with_advice() {
     }
     let mut m: CUmodule = null_mut();
     let cubin = elf(anycuda_hip::EM_CUDA);
-    let fatbin = [0x50u8, 0xED, 0x55, 0xBA, 1, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let fatbin = [
+        0x50u8, 0xED, 0x55, 0xBA, 1, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
     // SAFETY: valid out-pointer; NUL-terminated text or images of at least 20 bytes.
     unsafe {
         assert_refused(b.cuModuleLoadData(&mut m, PTX.as_ptr().cast()), "PTX");
@@ -96,7 +101,11 @@ fn amd_images_reach_hip() {
     // SAFETY: valid out-pointer; a 256-byte (truncated) image: HIP refuses it, never anycuda.
     let r = unsafe { b.cuModuleLoadData(&mut m, obj.as_ptr().cast()) };
     assert_ne!(r, CUresult::CUDA_SUCCESS);
-    assert_ne!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "an AMD code object is HIP's to judge");
+    assert_ne!(
+        r,
+        CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        "an AMD code object is HIP's to judge"
+    );
     // Argument checks come first, as on CUDA.
     // SAFETY: NULL pointers are refused before any read.
     unsafe {
