@@ -1896,8 +1896,9 @@ impl CudaContext {
     ///
     /// # Errors
     /// The driver's error. On an AMD GPU, PTX text and NVIDIA cubins give
-    /// `CUDA_ERROR_NOT_SUPPORTED`; the error's `Display` says to compile the `.cu` source with
-    /// `compile_ptx`, whose output loads on both backends. A string or path with an interior NUL
+    /// `CUDA_ERROR_NOT_SUPPORTED` (the HIP backend's rule); the advice, to compile the `.cu`
+    /// source with `compile_ptx`, whose output loads on both backends, is printed once, logged
+    /// and returned by [`result::not_supported_reason`]. A string or path with an interior NUL
     /// gives `CUDA_ERROR_INVALID_VALUE` (cudarc panics).
     pub fn load_module(
         self: &Arc<Self>,
