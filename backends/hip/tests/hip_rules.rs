@@ -8,8 +8,8 @@
 use anycuda_api::driver::*;
 use anycuda_api::traits::{Api, Driver};
 use anycuda_hip::{
-    image_kind, not_supported_reason, pageable_copy_needs_wait, HipBackend, ImageKind,
-    PageableWait, Platform,
+    image_kind, not_supported_reason, pageable_copy_needs_wait, pageable_rule, HipBackend,
+    ImageKind, PageableWait, Platform,
 };
 use core::ptr::null_mut;
 
@@ -150,5 +150,66 @@ fn pageable_rule_per_release() {
             pageable_copy_needs_wait(b.platform(), b.hip_version()),
             PageableWait::Nothing
         );
+    }
+}
+
+/// `ANYCUDA_HIP_PAGEABLE_WAIT` overrides the table (read once at load); anything else is ignored.
+#[test]
+fn pageable_override() {
+    let v = 50_221_151;
+    for on in ["1", "sync", " SYNC ", "true"] {
+        assert_eq!(
+            pageable_rule(Platform::Amd, v, Some(on)),
+            PageableWait::SyncStream,
+            "{on:?}"
+        );
+    }
+    for off in ["0", "none", "false"] {
+        assert_eq!(
+            pageable_rule(Platform::Nvidia, 12_080, Some(off)),
+            PageableWait::Nothing
+        );
+    }
+    assert_eq!(
+        pageable_rule(Platform::Amd, v, Some("maybe")),
+        pageable_copy_needs_wait(Platform::Amd, v)
+    );
+    assert_eq!(
+        pageable_rule(Platform::Amd, v, None),
+        pageable_copy_needs_wait(Platform::Amd, v)
+    );
+    if let Some(b) = hip() {
+        let env = std::env::var(anycuda_hip::PAGEABLE_WAIT_ENV).ok();
+        assert_eq!(
+            b.pageable_wait(),
+            pageable_rule(b.platform(), b.hip_version(), env.as_deref())
+        );
+    }
+}
+
+/// The adapted copies keep CUDA's argument handling without a device: an unknown
+/// `cudaMemcpyKind` is an invalid direction, and nothing crashes with the wait forced or not.
+#[test]
+fn adapted_copies_without_a_device() {
+    let Some(b) = hip() else { return };
+    use anycuda_api::runtime::{cudaError_t, cudaMemcpyKind};
+    use anycuda_api::traits::Runtime;
+    let mut host = [0u8; 16];
+    // SAFETY: a 16-byte host buffer; HIP reports the missing device before touching memory.
+    unsafe {
+        assert_eq!(
+            b.cudaMemcpyAsync(
+                host.as_mut_ptr().cast(),
+                host.as_ptr().cast(),
+                16,
+                cudaMemcpyKind(77),
+                null_mut()
+            ),
+            cudaError_t::cudaErrorInvalidMemcpyDirection
+        );
+        let r = b.cuMemcpyHtoDAsync(0x1000, host.as_ptr().cast(), 16, null_mut());
+        assert_ne!(r, CUresult::CUDA_SUCCESS);
+        let r = b.cuMemcpyDtoHAsync(host.as_mut_ptr().cast(), 0x1000, 16, null_mut());
+        assert_ne!(r, CUresult::CUDA_SUCCESS);
     }
 }
