@@ -40,6 +40,11 @@ pub enum ImageKind {
     ClangOffloadBundle,
     /// Text: PTX (NVIDIA's assembly, which only NVIDIA's driver compiles).
     Text,
+    /// LLVM bitcode (`BC\xC0\xDE`, or its wrapper `0x0B17C0DE`), e.g. hipRTC's `-fgpu-rdc`
+    /// output: not NVIDIA's, left to HIP to judge.
+    LlvmBitcode,
+    /// Binary of no known format: left to HIP to judge.
+    Unknown,
 }
 
 /// `EM_CUDA`: the ELF machine of NVIDIA cubins.
@@ -69,8 +74,20 @@ pub fn image_kind(head: &[u8]) -> ImageKind {
         if magic == 0xBA55_ED50 || magic == 0x4662_43B1 {
             return ImageKind::NvidiaFatbin;
         }
+        if head.starts_with(b"BC\xC0\xDE") || magic == 0x0B17_C0DE {
+            return ImageKind::LlvmBitcode;
+        }
     }
-    ImageKind::Text
+    // Text up to its NUL (or the end of what was read): PTX, as far as a loader can tell.
+    let text = head.iter().take_while(|&&c| c != 0);
+    if text
+        .clone()
+        .all(|&c| c.is_ascii_graphic() || c.is_ascii_whitespace())
+    {
+        ImageKind::Text
+    } else {
+        ImageKind::Unknown
+    }
 }
 
 /// Why PTX cannot load on an AMD GPU, and what to do instead.
@@ -95,7 +112,11 @@ pub fn refusal_on_amd(kind: ImageKind) -> Option<&'static str> {
         ImageKind::Text => Some(PTX_ON_AMD),
         ImageKind::NvidiaCubin => Some(CUBIN_ON_AMD),
         ImageKind::NvidiaFatbin => Some(FATBIN_ON_AMD),
-        ImageKind::AmdCodeObject | ImageKind::OtherElf | ImageKind::ClangOffloadBundle => None,
+        ImageKind::AmdCodeObject
+        | ImageKind::OtherElf
+        | ImageKind::ClangOffloadBundle
+        | ImageKind::LlvmBitcode
+        | ImageKind::Unknown => None,
     }
 }
 
@@ -149,11 +170,13 @@ unsafe fn head_of(image: *const c_void) -> ([u8; 20], usize) {
 
 /// Whether the bytes so far begin a binary format (ELF, a fat binary, an offload bundle).
 fn is_binary_start(seen: &[u8]) -> bool {
-    const STARTS: [&[u8]; 4] = [
+    const STARTS: [&[u8]; 6] = [
         b"\x7fELF",
         &[0x50, 0xED, 0x55, 0xBA],
         &[0xB1, 0x43, 0x62, 0x46],
         b"__CL",
+        b"BC\xC0\xDE",
+        &[0xDE, 0xC0, 0x17, 0x0B],
     ];
     let k = seen.len().min(4);
     STARTS.iter().any(|s| s[..k] == seen[..k])
@@ -241,6 +264,15 @@ mod tests {
         );
         assert_eq!(image_kind(b""), ImageKind::Text);
         assert_eq!(
+            image_kind(b"BC\xC0\xDE\x35\x14\0\0"),
+            ImageKind::LlvmBitcode
+        );
+        assert_eq!(
+            image_kind(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0]),
+            ImageKind::LlvmBitcode
+        );
+        assert_eq!(image_kind(&[1, 2, 0xff, 0x80]), ImageKind::Unknown);
+        assert_eq!(
             image_kind(&[0x50, 0xED, 0x55, 0xBA, 1, 0, 0x10, 0]),
             ImageKind::NvidiaFatbin
         );
@@ -265,6 +297,8 @@ mod tests {
             ImageKind::AmdCodeObject,
             ImageKind::OtherElf,
             ImageKind::ClangOffloadBundle,
+            ImageKind::LlvmBitcode,
+            ImageKind::Unknown,
         ] {
             assert_eq!(refusal_on_amd(k), None);
         }
