@@ -3,9 +3,8 @@
 //!
 //! On an AMD GPU, HIP loads AMD code objects (ELF, machine `EM_AMDGPU` = 224) and clang offload
 //! bundles of them. PTX text and NVIDIA cubins (ELF, machine `EM_CUDA` = 190) are NVIDIA's
-//! formats; `hipModuleLoadData` would fail on them with an error that says nothing useful (or,
-//! in some releases, crash while parsing text as ELF). They are refused here, before HIP sees
-//! them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
+//! formats; `hipModuleLoadData` would fail on them with an error that names no way out. They
+//! are refused here, before HIP sees them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
 //! the calling thread ([`not_supported_reason`]).
 //!
 //! Why `CUDA_ERROR_NOT_SUPPORTED` (801, "operation not supported on the current system or
