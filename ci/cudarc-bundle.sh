@@ -15,6 +15,8 @@ bash "$ROOT/ci/cudarc-upstream.sh" bundle "$DEST"
 export ANYCUDA_CUDARC_QUIET=1
 CARGO_TARGET_DIR="$ROOT/target" cargo build --release --locked --manifest-path "$ROOT/facades/cudarc-proof/Cargo.toml"
 cp "$ROOT/target/release/cudarc-proof" "$DEST/bin/"
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" cargo build --release --locked -p anycuda-cudarc --example bench_pageable
+cp "${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/bench_pageable" "$DEST/bin/"
 # Smaller to carry: symbols are not needed to run.
 command -v strip >/dev/null && strip "$DEST"/bin/*
 ls "$DEST/bin" && du -sh "$DEST"

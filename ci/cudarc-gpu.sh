@@ -93,6 +93,15 @@ for be in "${COLS[@]}"; do
         rec "candle-kernels workload" "$be" PASS; else rec "candle-kernels workload" "$be" FAIL; fail=1; fi
     if timeout 300 "$B/bin/cudarc-proof" >"$LOGS/$be-proof.log" 2>&1 && grep -q '^PASS' "$LOGS/$be-proof.log"; then
         rec "[patch] proof (cudarc via a dependency)" "$be" PASS; else rec "[patch] proof (cudarc via a dependency)" "$be" FAIL; fail=1; fi
+    # Pageable copies: CUDA's contract with no wait in the facade (the HIP backend's rule), and
+    # µs per 4 KiB pageable copy (facades/cudarc/examples/bench_pageable.rs).
+    if [[ -x "$B/bin/bench_pageable" ]]; then
+        row="pageable copies: contract, htod/dtoh µs per 4 KiB"
+        if timeout 300 "$B/bin/bench_pageable" >"$LOGS/$be-pageable.log" 2>&1 && grep -q 'contract.*: ok' "$LOGS/$be-pageable.log"; then
+            us="$(grep -o '_pageable_4KiB_us [0-9.]*' "$LOGS/$be-pageable.log" | awk '{print $2}' | paste -sd/)"
+            rec "$row" "$be" "PASS ($us)"
+        else rec "$row" "$be" FAIL; fail=1; fi
+    fi
 done
 unset ANYCUDA_REQUIRE_GPU
 # Overhead: interleaved rounds of cudarc itself and the facade on each backend. Each program

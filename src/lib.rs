@@ -195,6 +195,20 @@ fn api_kind<A: Api>(_: &A) -> BackendKind {
     A::KIND
 }
 
+/// Why the active backend refused the calling thread's last operation that returned `code`,
+/// and what to do instead, when a backend rule refused it (e.g. PTX or an NVIDIA cubin on an
+/// AMD GPU: "compile the .cu source at run time with NVRTC"). The refusal is also logged, and
+/// printed once per process. `None` when the last refusal had another code, or none happened
+/// on this thread.
+pub fn not_supported_reason(code: driver::CUresult) -> Option<&'static str> {
+    #[cfg(feature = "backend-hip")]
+    if let Some(why) = anycuda_hip::not_supported_reason(code) {
+        return Some(why);
+    }
+    let _ = code;
+    None
+}
+
 /// Native escape hatch: the backend crates themselves, for raw HIP or CUDA entry points.
 pub mod native {
     #[cfg(feature = "backend-cuda")]

@@ -138,8 +138,13 @@ impl Program {
     /// The NVRTC error.
     pub fn ptx(&self) -> Result<Vec<u8>, NvrtcError> {
         let mut v = self.fetch(Rtc::nvrtcGetPTXSize, Rtc::nvrtcGetPTX)?;
-        if self.backend.kind() == crate::BackendKind::Cuda && v.last() == Some(&0) {
-            v.pop(); // PTX is text; its size counts the NUL
+        // PTX is text and its size counts the NUL (NVRTC, and hipRTC on HIP's NVIDIA platform,
+        // which is NVRTC); an AMD code object (ELF, or a clang offload bundle) is binary and
+        // keeps every byte. Judged by the bytes, not the backend, so both HIP platforms are
+        // right (HIP's NVIDIA platform used to keep PTX's NUL).
+        let binary = v.starts_with(b"\x7fELF") || v.starts_with(b"__CLANG_OFFLOAD_BUNDLE__");
+        if v.last() == Some(&0) && !binary {
+            v.pop();
         }
         Ok(v)
     }

@@ -1649,3 +1649,135 @@ fn threads_with_own_streams() {
         assert_eq!(cur, g.ctx);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// HIP behaviour rules kept by the backend (backends/hip: adapt/memcpy.rs, adapt/image.rs)
+// ---------------------------------------------------------------------------------------------
+
+/// CUDA's contract for pageable host memory in asynchronous 1D copies, kept on every backend
+/// without any wait above the raw layer (on HIP: `pageable_copy_needs_wait`): when the call
+/// returns, a pageable source may be overwritten and a pageable destination holds the data.
+/// Each copy is queued behind ~100 kernel launches, so one that returned early would be caught.
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn pageable_copies_keep_cudas_contract() {
+    let Some(g) = gpu("pageable_copies_keep_cudas_contract") else {
+        return;
+    };
+    const N: usize = 1024; // 4 KiB of u32
+    const BUSY: u32 = 1 << 22;
+    let m = g.module();
+    let add_one = m.func(c"add_one");
+    unsafe {
+        let mut s: CUstream = null_mut();
+        ck!(cuStreamCreate(&mut s, 0));
+        let (mut busy, mut d) = (0, 0);
+        ck!(cuMemAlloc(&mut busy, BUSY as usize * 4));
+        ck!(cuMemAlloc(&mut d, N * 4));
+        let keep_busy = |s: CUstream| {
+            let (mut p, mut n) = (busy, BUSY);
+            for _ in 0..100 {
+                launch_1d(add_one, BUSY, 256, s, &mut [arg(&mut p), arg(&mut n)]);
+            }
+        };
+        for (way, round) in [
+            "cuMemcpy{HtoD,DtoH}Async",
+            "cuMemcpyAsync",
+            "cudaMemcpyAsync",
+        ]
+        .iter()
+        .zip(0u32..)
+        {
+            let want: Vec<u32> = (0..N as u32)
+                .map(|i| i.wrapping_mul(2654435761) ^ round)
+                .collect();
+            let mut src = want.clone();
+            keep_busy(s);
+            match round {
+                0 => ck!(cuMemcpyHtoDAsync(d, src.as_ptr().cast(), N * 4, s)),
+                1 => ck!(cuMemcpyAsync(d, src.as_ptr() as CUdeviceptr, N * 4, s)),
+                _ => ck!(cudaMemcpyAsync(
+                    d as *mut c_void,
+                    src.as_ptr().cast(),
+                    N * 4,
+                    cudaMemcpyKind::cudaMemcpyHostToDevice,
+                    s as cudaStream_t
+                )),
+            }
+            src.fill(u32::MAX); // reused at once, as CUDA allows
+            ck!(cuStreamSynchronize(s));
+            assert_eq!(
+                dtoh::<u32>(d, N),
+                want,
+                "{way}: the pageable source was read late"
+            );
+            let mut dst = vec![0u32; N];
+            keep_busy(s);
+            match round {
+                0 => ck!(cuMemcpyDtoHAsync(dst.as_mut_ptr().cast(), d, N * 4, s)),
+                1 => ck!(cuMemcpyAsync(dst.as_mut_ptr() as CUdeviceptr, d, N * 4, s)),
+                _ => ck!(cudaMemcpyAsync(
+                    dst.as_mut_ptr().cast(),
+                    d as *const c_void,
+                    N * 4,
+                    cudaMemcpyKind::cudaMemcpyDeviceToHost,
+                    s as cudaStream_t
+                )),
+            }
+            // No synchronize: the copy into pageable memory has completed on return.
+            assert_eq!(
+                dst, want,
+                "{way}: returned before the copy into pageable memory"
+            );
+            println!("  {way}: pageable source reusable and destination complete on return");
+            ck!(cuStreamSynchronize(s));
+        }
+        #[cfg(feature = "backend-hip")]
+        if let Some(h) = g.backend.as_hip() {
+            let rule =
+                anycuda::native::hip::pageable_copy_needs_wait(h.platform(), h.hip_version());
+            println!(
+                "  HIP {:?} {}: rule {rule:?}",
+                h.platform(),
+                h.hip_version()
+            );
+        }
+        ck!(cuMemFree(busy));
+        ck!(cuMemFree(d));
+        ck!(cuStreamDestroy(s));
+    }
+}
+
+/// PTX text: refused on an AMD GPU with CUDA_ERROR_NOT_SUPPORTED and advice
+/// (`anycuda::not_supported_reason`), loaded on CUDA and on HIP's NVIDIA platform.
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn ptx_loads_except_on_amd() {
+    let Some(g) = gpu("ptx_loads_except_on_amd") else {
+        return;
+    };
+    const PTX: &str = ".version 7.0\n.target sm_50\n.address_size 64\n\
+        .visible .entry k()\n{\n\tret;\n}\n\0";
+    #[cfg(feature = "backend-hip")]
+    let amd = g
+        .backend
+        .as_hip()
+        .is_some_and(|h| h.platform() == anycuda::native::hip::Platform::Amd);
+    #[cfg(not(feature = "backend-hip"))]
+    let amd = {
+        let _ = &g;
+        false
+    };
+    let mut m = null_mut();
+    // SAFETY: a NUL-terminated PTX text.
+    let r = unsafe { cuModuleLoadData(&mut m, PTX.as_ptr().cast()) };
+    println!("  cuModuleLoadData(PTX) -> {r:?} (AMD: {amd})");
+    if amd {
+        assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        let why = anycuda::not_supported_reason(r).expect("advice recorded");
+        assert!(why.contains("NVRTC"), "{why}");
+    } else {
+        assert_eq!(r, CUresult::CUDA_SUCCESS);
+        drop(Module(m));
+    }
+}

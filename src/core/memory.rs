@@ -1111,8 +1111,11 @@ impl<'a, T: DeviceCopy> BufferView<'a, T> {
     ///
     /// # Safety
     /// `dst` must not be read, written or freed until `stream` has been synchronized (or an
-    /// event recorded after this call has completed). Pageable memory makes the copy
-    /// effectively synchronous, but the contract is the same.
+    /// event recorded after this call has completed). Into pageable memory the copy has in
+    /// fact completed when this returns, on every backend: CUDA documents it, and the HIP
+    /// backend keeps that rule for every supported release on both platforms
+    /// (`anycuda::native::hip::pageable_copy_needs_wait`), so this layer never waits for it.
+    /// The contract stays the same, so code written to it is also right for pinned memory.
     ///
     /// # Errors
     /// A usage error when the lengths or contexts differ; the driver's error.

@@ -36,6 +36,10 @@ pub mod runtime;
 )]
 mod generated;
 
+pub use adapt::image::{
+    image_kind, not_supported_reason, refusal_on_amd, ImageKind, EM_AMDGPU, EM_CUDA,
+};
+pub use adapt::memcpy::{pageable_copy_needs_wait, pageable_rule, PageableWait, PAGEABLE_WAIT_ENV};
 pub use anycuda_api::loader::Loaded;
 pub use conv::ConvTables;
 // `rtc.rs` (hipRTC results) spells the rule `crate::translate`.
@@ -73,6 +77,8 @@ pub struct HipBackend {
     programs: rtc::Programs,
     /// Serialises hipRTC calls (see `rtc.rs`: hipRTC 5.2.3 is not thread-safe).
     rtc_lock: std::sync::Mutex<()>,
+    /// The pageable-copy rule in force ([`pageable_rule`]), decided once at load.
+    pageable_wait: PageableWait,
 }
 
 impl HipBackend {
@@ -98,6 +104,11 @@ impl HipBackend {
             platform,
             programs: rtc::Programs::new(),
             rtc_lock: Default::default(),
+            pageable_wait: pageable_rule(
+                platform,
+                version,
+                std::env::var(PAGEABLE_WAIT_ENV).ok().as_deref(),
+            ),
         };
         for r in backend.libraries() {
             match &r.status {
@@ -106,6 +117,7 @@ impl HipBackend {
             }
         }
         log::debug!("hip: platform {platform:?}, translation tables chosen for version {version}");
+        log::debug!("hip: pageable-copy rule: {:?}", backend.pageable_wait);
         backend
     }
 
@@ -127,6 +139,13 @@ impl HipBackend {
     #[inline]
     pub fn platform(&self) -> Platform {
         self.platform
+    }
+    /// What the asynchronous 1D copies add for pageable host memory: the rule in force
+    /// ([`pageable_rule`]: [`pageable_copy_needs_wait`] unless `ANYCUDA_HIP_PAGEABLE_WAIT` says
+    /// otherwise), decided when the backend loaded.
+    #[inline]
+    pub fn pageable_wait(&self) -> PageableWait {
+        self.pageable_wait
     }
     /// `hipRuntimeGetVersion` as loaded (0 when libamdhip64 did not load).
     #[inline]

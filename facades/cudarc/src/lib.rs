@@ -30,8 +30,12 @@
 //! # Where cudarc's semantics cannot hold on HIP
 //! The call returns `DriverError(CUDA_ERROR_NOT_SUPPORTED)`, never a panic. The main case: PTX
 //! text (from nvcc or a `.ptx` file) cannot load on AMD GPUs; compile the `.cu` source at run time
-//! with [`nvrtc::compile_ptx`], whose output on HIP is an AMD code object. The advice is printed
-//! to stderr once, logged, and returned by [`driver::result::not_supported_reason`].
+//! with [`nvrtc::compile_ptx`], whose output on HIP is an AMD code object. The refusal is the
+//! HIP backend's rule (every anycuda layer gets it); its advice is printed to stderr once,
+//! logged, and returned by [`driver::result::not_supported_reason`].
+//!
+//! This crate holds no backend-specific branch: HIP's behaviour rules (module formats, pageable
+//! host memory in copies) live in anycuda's HIP backend.
 
 #![warn(missing_docs)]
 

@@ -24,7 +24,7 @@
 
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`memory`],
-//! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`launch`], [`launch_legacy`],
+//! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`image`], [`launch`], [`launch_legacy`],
 //! [`texture`], [`properties`], [`pointer`]. The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule); they may
 //! use each other's helpers, never this file.
@@ -35,6 +35,7 @@
 
 pub(crate) mod context;
 pub(crate) mod graph;
+pub(crate) mod image;
 pub(crate) mod launch;
 pub(crate) mod launch_legacy;
 pub(crate) mod memcpy;

@@ -162,6 +162,12 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     }
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
+    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    if let Err(e) = unsafe { super::image::check_loadable(b, image) } {
+        // SAFETY: forwarded contract (dropped outputs read as empty).
+        unsafe { copy_back(&j, numOptions, options, optionValues) };
+        return e;
+    }
     let f = hip_fn!(b, hipModuleLoadDataEx);
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: arrays of `keys.len()` entries living for the call.
@@ -209,6 +215,8 @@ pub(crate) unsafe fn cuModuleLoadData(
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
+    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    tri!(unsafe { super::image::check_loadable(b, image) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
     let e = unsafe { f(&mut m, image) };
@@ -232,6 +240,8 @@ pub(crate) unsafe fn cuModuleLoadFatBinary(
     if module.is_null() || fatCubin.is_null() {
         return INVALID_VALUE;
     }
+    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    tri!(unsafe { super::image::check_loadable(b, fatCubin) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
     let e = unsafe { f(&mut m, fatCubin) };
@@ -255,6 +265,8 @@ pub(crate) unsafe fn cuModuleLoad(
     if module.is_null() || fname.is_null() {
         return INVALID_VALUE;
     }
+    // SAFETY: the caller's path. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    tri!(unsafe { super::image::check_file(b, fname) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's NUL-terminated path.
     let e = unsafe { f(&mut m, fname) };

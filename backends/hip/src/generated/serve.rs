@@ -4309,7 +4309,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(dstHost, srcDevice as usize as _, ByteCount) };
         self.cu(hip_r)
     }
-    /// `cuMemcpyDtoHAsync` → `hipMemcpyDtoHAsync`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemcpyDtoHAsync(
         &self,
@@ -4318,21 +4318,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemcpyDtoHAsync else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
+        unsafe {
+            crate::adapt::memcpy::cuMemcpyDtoHAsync(
+                self,
                 dstHost,
-                srcDevice as usize as _,
+                srcDevice,
                 ByteCount,
-                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
+                hStream,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// `cuMemcpyHtoA` → `hipMemcpyHtoA`.
     #[inline]
@@ -4396,7 +4390,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(dstDevice as usize as _, srcHost, ByteCount) };
         self.cu(hip_r)
     }
-    /// `cuMemcpyHtoDAsync` → `hipMemcpyHtoDAsync`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemcpyHtoDAsync(
         &self,
@@ -4405,21 +4399,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ByteCount: usize,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemcpyHtoDAsync else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                dstDevice as usize as _,
+        unsafe {
+            crate::adapt::memcpy::cuMemcpyHtoDAsync(
+                self,
+                dstDevice,
                 srcHost,
                 ByteCount,
-                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
+                hStream,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -11015,7 +11003,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
-    /// `cudaMemcpyAsync` → `hipMemcpyAsync`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemcpyAsync(
         &self,
@@ -11025,34 +11013,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         kind: anycuda_api::runtime::cudaMemcpyKind,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemcpyAsync else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_kind: super::types::hipMemcpyKind = match crate::conv::enum_arg(
-            self.conv.cudaMemcpyKind,
-            kind,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
-            }
-            Err(_) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorInvalidMemcpyDirection;
-            }
-        };
-        let hip_r = unsafe {
-            hip_f(
-                dst,
-                src,
-                count,
-                h_kind,
-                crate::conv::stream_to_hip(self.platform, stream as _) as _,
-            )
-        };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memcpy::cudaMemcpyAsync(self, dst, src, count, kind, stream)
+        }
     }
     /// `cudaMemcpyFromArray` → `hipMemcpyFromArray`.
     #[inline]

@@ -34,13 +34,16 @@ pub(crate) fn refuse(code: sys::CUresult, why: &'static str) -> DriverError {
     DriverError(code)
 }
 
-/// Why this crate refused an operation with `err`'s code on this thread (the way out, e.g.
-/// "compile the .cu source with compile_ptx"), if it did.
+/// Why this crate, or the active backend, refused the calling thread's last operation that
+/// returned `err`'s code (the way out, e.g. "compile the .cu source with compile_ptx"), if one
+/// did. The backend's refusals (PTX or a cubin on an AMD GPU) are the backend's rules; this
+/// crate only reads them.
 pub fn not_supported_reason(err: &DriverError) -> Option<&'static str> {
-    DETAIL.with(|d| match *d.borrow() {
+    let own = DETAIL.with(|d| match *d.borrow() {
         Some((code, why)) if code == err.0 => Some(why),
         _ => None,
-    })
+    });
+    own.or_else(|| anycuda::not_supported_reason(err.0))
 }
 
 /// `Ok(())` for `CUDA_SUCCESS`, else the code as a [`DriverError`].
@@ -911,52 +914,6 @@ pub fn mem_get_info() -> Result<(usize, usize), DriverError> {
     Ok((free, total))
 }
 
-/// Why PTX text cannot load on the active backend (shown by the error's `Display`).
-pub(crate) const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot \
-    load on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
-    with cudarc::nvrtc::compile_ptx (or compile_ptx_with_opts), whose output loads on both backends";
-
-/// Why an NVIDIA cubin cannot load on the active backend.
-pub(crate) const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the \
-    .cu source at run time with cudarc::nvrtc::compile_ptx, whose output loads on both backends";
-
-/// Whether the active backend runs on AMD hardware (HIP on its AMD platform).
-pub(crate) fn backend_is_amd() -> bool {
-    match anycuda::backend() {
-        Ok(sel) => sel
-            .backend
-            .as_hip()
-            .is_some_and(|h| h.platform() == anycuda::native::hip::Platform::Amd),
-        Err(_) => false,
-    }
-}
-
-/// `Err(not supported)` when `image` is NVIDIA-only (PTX text, or an NVIDIA ELF) and the active
-/// backend is AMD; `Ok` otherwise (the driver judges the rest).
-///
-/// # Safety
-/// `image` points to a NUL-terminated text or an ELF image, as `cuModuleLoadData` requires.
-pub(crate) unsafe fn check_image_loadable(image: *const c_void) -> Result<(), DriverError> {
-    if image.is_null() || !backend_is_amd() {
-        return Ok(());
-    }
-    let head = image.cast::<u8>();
-    // An ELF image: byte 18..20 is e_machine (little-endian); 190 is EM_CUDA.
-    let is_elf = unsafe { std::slice::from_raw_parts(head, 4) } == b"\x7fELF";
-    if is_elf {
-        let machine = unsafe { u16::from_le_bytes([*head.add(18), *head.add(19)]) };
-        if machine == 190 {
-            return Err(refuse(
-                sys::CUresult::CUDA_ERROR_NOT_SUPPORTED,
-                CUBIN_ON_AMD,
-            ));
-        }
-        return Ok(());
-    }
-    // Not ELF: text (PTX) or a fatbinary; neither is an AMD code object.
-    Err(refuse(sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, PTX_ON_AMD))
-}
-
 /// Modules (`cuModule*`).
 pub mod module {
     use super::*;
@@ -964,20 +921,9 @@ pub mod module {
     /// `cuModuleLoad` of a file.
     ///
     /// # Errors
-    /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for a PTX or cubin file
-    /// (see [`DriverError`]'s detail).
+    /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for a PTX or cubin file,
+    /// with the way out in [`not_supported_reason`] (the HIP backend's rule).
     pub fn load(fname: CString) -> Result<sys::CUmodule, DriverError> {
-        if backend_is_amd() {
-            // Read it to judge its format; an unreadable file is the driver's FILE_NOT_FOUND.
-            let path = std::path::Path::new(fname.to_str().unwrap_or_default());
-            match std::fs::read(path) {
-                Ok(mut bytes) => {
-                    bytes.push(0);
-                    unsafe { check_image_loadable(bytes.as_ptr().cast()) }?;
-                }
-                Err(_) => return Err(DriverError(sys::CUresult::CUDA_ERROR_FILE_NOT_FOUND)),
-            }
-        }
         unsafe { out(|p| sys::cuModuleLoad(p, fname.as_ptr())) }
     }
 
@@ -985,12 +931,11 @@ pub mod module {
     ///
     /// # Errors
     /// The driver's error; on an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for PTX text or an NVIDIA
-    /// cubin (see [`DriverError`]'s detail).
+    /// cubin, with the way out in [`not_supported_reason`] (the HIP backend's rule).
     ///
     /// # Safety
     /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
     pub unsafe fn load_data(image: *const c_void) -> Result<sys::CUmodule, DriverError> {
-        unsafe { check_image_loadable(image) }?;
         unsafe { out(|p| sys::cuModuleLoadData(p, image)) }
     }
 

@@ -112,9 +112,10 @@ pub fn context_without_device_is_an_error(kind: BackendKind) {
     assert!(CudaContext::new_non_primary(0, 0).is_err());
 }
 
-/// Loading PTX text: on an AMD platform the facade refuses it with NOT_SUPPORTED and names the
-/// way out; a compile_ptx code object passes that check (and meets the driver's own error here,
-/// with no device). On CUDA nothing is refused by the facade.
+/// Loading PTX text: on an AMD platform the HIP backend refuses it with NOT_SUPPORTED and names
+/// the way out, which the facade's `not_supported_reason` returns; a compile_ptx code object
+/// passes that check (and meets the driver's own error here, with no device). On CUDA nothing is
+/// refused.
 pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
     if !setup(kind) {
         return;

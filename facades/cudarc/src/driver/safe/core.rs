@@ -632,9 +632,9 @@ impl CudaStream {
         unsafe { result::stream::synchronize(self.cu_stream) }
     }
 
-    /// Waits for the stream without reading or clearing the context's recorded error: the
-    /// HIP-only wait after a pageable copy must neither be skipped because of an earlier error
-    /// (the host would read memory the copy still writes) nor swallow that error, which
+    /// Waits for the stream without reading or clearing the context's recorded error: a
+    /// guard's wait ([`SyncOnDrop::sync_stream`]) must neither be skipped because of an earlier
+    /// error (the host would read memory a copy still writes) nor swallow that error, which
     /// [`CudaContext::check_err`] reports later, as on CUDA.
     pub(crate) fn sync_keeping_recorded_error(&self) -> Result<(), DriverError> {
         if result::ctx::get_current()? != Some(self.ctx.cu_ctx) {
@@ -1441,21 +1441,13 @@ pub trait HostSlice<T> {
     ) -> (&'a mut [T], SyncOnDrop<'a>);
 }
 
-/// The guard for a pageable host buffer. CUDA finishes pageable copies before returning; HIP
-/// does not promise that, so there the copy's stream is synchronised when the guard drops.
+/// The guard for a pageable host buffer: nothing to wait for. On every backend a copy from
+/// pageable memory has consumed (staged) its source, and a copy into pageable memory has
+/// completed, when the call returns; on HIP that is the backend's rule
+/// (`anycuda::native::hip::pageable_copy_needs_wait`), so this crate holds no branch for it.
 #[inline]
-fn pageable_guard(stream: &CudaStream) -> SyncOnDrop<'_> {
-    if backend_is_hip() {
-        SyncOnDrop::Sync(Some(stream))
-    } else {
-        SyncOnDrop::Sync(None)
-    }
-}
-
-/// Whether the active backend is HIP (either platform).
-#[inline]
-pub(crate) fn backend_is_hip() -> bool {
-    matches!(anycuda::backend(), Ok(s) if s.kind() == anycuda::BackendKind::Hip)
+fn pageable_guard(_stream: &CudaStream) -> SyncOnDrop<'_> {
+    SyncOnDrop::Sync(None)
 }
 
 macro_rules! pageable_host_slice {
@@ -1776,15 +1768,8 @@ impl CudaStream {
             let spare = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr(), n) };
             unsafe { result::memcpy_dtoh_async(spare, sptr, self.cu_stream) }?;
         }
-        // A pageable destination: CUDA has finished the copy; make it certain on every backend.
-        if backend_is_hip() {
-            if let Err(e) = self.sync_keeping_recorded_error() {
-                // The copy may still be writing `dst`: leak it rather than free memory the
-                // device writes.
-                std::mem::forget(dst);
-                return Err(e);
-            }
-        }
+        // A pageable destination: the copy has completed when the call returns, on every
+        // backend (CUDA's contract; the HIP backend keeps it, see `pageable_guard`).
         unsafe { dst.set_len(n) };
         Ok(dst)
     }
@@ -1911,8 +1896,9 @@ impl CudaContext {
     ///
     /// # Errors
     /// The driver's error. On an AMD GPU, PTX text and NVIDIA cubins give
-    /// `CUDA_ERROR_NOT_SUPPORTED`; the error's `Display` says to compile the `.cu` source with
-    /// `compile_ptx`, whose output loads on both backends. A string or path with an interior NUL
+    /// `CUDA_ERROR_NOT_SUPPORTED` (the HIP backend's rule); the advice, to compile the `.cu`
+    /// source with `compile_ptx`, whose output loads on both backends, is printed once, logged
+    /// and returned by [`result::not_supported_reason`]. A string or path with an interior NUL
     /// gives `CUDA_ERROR_INVALID_VALUE` (cudarc panics).
     pub fn load_module(
         self: &Arc<Self>,

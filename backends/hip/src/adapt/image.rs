@@ -1,0 +1,329 @@
+//! Module images HIP cannot load, refused with advice: the one place for that rule, so raw,
+//! `core`, cudarc-facade and C-ABI users all get it.
+//!
+//! On an AMD GPU, HIP loads AMD code objects (ELF, machine `EM_AMDGPU` = 224) and clang offload
+//! bundles of them. PTX text and NVIDIA cubins (ELF, machine `EM_CUDA` = 190) are NVIDIA's
+//! formats; `hipModuleLoadData` would fail on them with an error that names no way out. They
+//! are refused here, before HIP sees them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
+//! the calling thread ([`not_supported_reason`]).
+//!
+//! Why `CUDA_ERROR_NOT_SUPPORTED` (801, "operation not supported on the current system or
+//! device"): the image is well-formed and loads on an NVIDIA device, so `INVALID_PTX`,
+//! `INVALID_IMAGE` or `INVALID_SOURCE` would call a good input broken; `NO_BINARY_FOR_GPU` would
+//! send the user to recompile for another `sm_XX`, which cannot help; and the project's rule for
+//! a CUDA request the other side cannot express is the not-supported error. It is also what
+//! anycuda has documented since the cudarc facade first refused these images.
+//!
+//! On HIP's NVIDIA platform nothing is refused: `hipModuleLoadData` is `cuModuleLoadData`
+//! there, and PTX and cubins load as on CUDA.
+
+use super::support::{nvidia, NOT_SUPPORTED};
+use crate::HipBackend;
+use anycuda_api::driver::CUresult;
+use core::ffi::{c_char, c_void, CStr};
+use std::cell::Cell;
+
+/// What a module image is, judged from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageKind {
+    /// An ELF file for AMD GPUs (`e_machine` 224, `EM_AMDGPU`): what hipRTC and hipcc produce.
+    AmdCodeObject,
+    /// An ELF file for NVIDIA GPUs (`e_machine` 190, `EM_CUDA`): a cubin.
+    NvidiaCubin,
+    /// Another ELF file (left to HIP to judge).
+    OtherElf,
+    /// An NVIDIA fat binary (`fatbinary` magic `0xBA55ED50`, or its wrapper `0x466243B1`).
+    NvidiaFatbin,
+    /// A clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`, or `CCOB` compressed), HIP's fat
+    /// binary.
+    ClangOffloadBundle,
+    /// Text: PTX (NVIDIA's assembly, which only NVIDIA's driver compiles).
+    Text,
+    /// LLVM bitcode (`BC\xC0\xDE`, or its wrapper `0x0B17C0DE`), e.g. hipRTC's `-fgpu-rdc`
+    /// output: not NVIDIA's, left to HIP to judge.
+    LlvmBitcode,
+    /// Binary of no known format: left to HIP to judge.
+    Unknown,
+}
+
+/// `EM_CUDA`: the ELF machine of NVIDIA cubins.
+pub const EM_CUDA: u16 = 190;
+/// `EM_AMDGPU`: the ELF machine of AMD code objects.
+pub const EM_AMDGPU: u16 = 224;
+
+/// Judges an image from its first bytes (as many as are available, up to 20; fewer for a short
+/// text). Pure, so it can be tested without a device.
+pub fn image_kind(head: &[u8]) -> ImageKind {
+    if head.starts_with(b"\x7fELF") {
+        return match head.get(18..20) {
+            Some(&[lo, hi]) => match u16::from_le_bytes([lo, hi]) {
+                EM_CUDA => ImageKind::NvidiaCubin,
+                EM_AMDGPU => ImageKind::AmdCodeObject,
+                _ => ImageKind::OtherElf,
+            },
+            _ => ImageKind::OtherElf,
+        };
+    }
+    // `__CLANG_OFFLOAD_BUNDLE__` (its first 19 bytes fit the head), or a compressed bundle.
+    if head.starts_with(b"__CLANG_OFFLOAD_BUN") || head.starts_with(b"CCOB") {
+        return ImageKind::ClangOffloadBundle;
+    }
+    if let Some(&[a, b, c, d]) = head.get(..4) {
+        let magic = u32::from_le_bytes([a, b, c, d]);
+        if magic == 0xBA55_ED50 || magic == 0x4662_43B1 {
+            return ImageKind::NvidiaFatbin;
+        }
+        if head.starts_with(b"BC\xC0\xDE") || magic == 0x0B17_C0DE {
+            return ImageKind::LlvmBitcode;
+        }
+    }
+    // Text up to its NUL (or the end of what was read): PTX, as far as a loader can tell.
+    let text = head.iter().take_while(|&&c| c != 0);
+    if text
+        .clone()
+        .all(|&c| c.is_ascii_graphic() || c.is_ascii_whitespace())
+    {
+        ImageKind::Text
+    } else {
+        ImageKind::Unknown
+    }
+}
+
+/// Why PTX cannot load on an AMD GPU, and what to do instead.
+pub const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot load \
+    on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
+    with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx or \
+    compile_ptx_with_opts), whose output loads on both backends";
+
+/// Why an NVIDIA cubin cannot load on an AMD GPU, and what to do instead.
+pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the .cu \
+    source at run time with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's \
+    compile_ptx), whose output loads on both backends";
+
+/// Why an NVIDIA fat binary cannot load on an AMD GPU, and what to do instead.
+pub const FATBIN_ON_AMD: &str = "an NVIDIA fat binary (cubins and PTX) cannot load on an AMD \
+    GPU; compile the .cu source at run time with NVRTC (nvrtcCompileProgram; \
+    anycuda::core::Program; cudarc's compile_ptx), whose output loads on both backends";
+
+/// The advice for an image HIP on an AMD GPU cannot load, `None` for one it may load. Pure.
+pub fn refusal_on_amd(kind: ImageKind) -> Option<&'static str> {
+    match kind {
+        ImageKind::Text => Some(PTX_ON_AMD),
+        ImageKind::NvidiaCubin => Some(CUBIN_ON_AMD),
+        ImageKind::NvidiaFatbin => Some(FATBIN_ON_AMD),
+        ImageKind::AmdCodeObject
+        | ImageKind::OtherElf
+        | ImageKind::ClangOffloadBundle
+        | ImageKind::LlvmBitcode
+        | ImageKind::Unknown => None,
+    }
+}
+
+thread_local! {
+    /// The last refusal of this backend on this thread: its code and its advice.
+    static LAST: Cell<Option<(CUresult, &'static str)>> = const { Cell::new(None) };
+}
+
+/// Records and logs a refusal (printed to stderr once per process, because the code alone
+/// cannot say what to do instead), and returns its code.
+pub(crate) fn refuse(code: CUresult, why: &'static str) -> CUresult {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    log::error!("anycuda (HIP): {why}");
+    ONCE.call_once(|| eprintln!("anycuda (HIP): {why}"));
+    LAST.with(|l| l.set(Some((code, why))));
+    code
+}
+
+/// Why the HIP backend refused the calling thread's last operation that returned `code` (the
+/// way out, e.g. "compile the .cu source with NVRTC"), if the last refusal had that code.
+pub fn not_supported_reason(code: CUresult) -> Option<&'static str> {
+    LAST.with(|l| match l.get() {
+        Some((c, why)) if c == code => Some(why),
+        _ => None,
+    })
+}
+
+/// Up to 20 leading bytes of a NUL-terminated text or an ELF/fat-binary image, never reading
+/// past a text's NUL.
+///
+/// # Safety
+/// `image` is non-NULL and points to a NUL-terminated text or to a binary image of at least
+/// 20 bytes, as `cuModuleLoadData` requires.
+unsafe fn head_of(image: *const c_void) -> ([u8; 20], usize) {
+    let p = image.cast::<u8>();
+    let mut head = [0u8; 20];
+    let mut n = 0;
+    while n < head.len() {
+        // SAFETY: byte `n` exists: either the text has not reached its NUL yet (a text stops
+        // below), or the image is binary and has at least 20 bytes.
+        let b = unsafe { *p.add(n) };
+        head[n] = b;
+        n += 1;
+        // Stop at a NUL only in text: binaries (ELF, fat binaries) contain NULs early.
+        if b == 0 && !is_binary_start(&head[..n]) {
+            break;
+        }
+    }
+    (head, n)
+}
+
+/// Whether the bytes so far begin a binary format (ELF, a fat binary, an offload bundle).
+fn is_binary_start(seen: &[u8]) -> bool {
+    const STARTS: [&[u8]; 6] = [
+        b"\x7fELF",
+        &[0x50, 0xED, 0x55, 0xBA],
+        &[0xB1, 0x43, 0x62, 0x46],
+        b"__CL",
+        b"BC\xC0\xDE",
+        &[0xDE, 0xC0, 0x17, 0x0B],
+    ];
+    let k = seen.len().min(4);
+    STARTS.iter().any(|s| s[..k] == seen[..k])
+}
+
+/// `Err(NOT_SUPPORTED)` (recorded, with advice) when `image` is NVIDIA-only and the device is
+/// AMD's; `Ok` otherwise (HIP judges the rest).
+///
+/// # Safety
+/// As [`head_of`] when `image` is non-NULL.
+pub(crate) unsafe fn check_loadable(b: &HipBackend, image: *const c_void) -> Result<(), CUresult> {
+    if image.is_null() || nvidia(b) {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    let (head, n) = unsafe { head_of(image) };
+    match refusal_on_amd(image_kind(&head[..n])) {
+        Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+        None => Ok(()),
+    }
+}
+
+/// As [`check_loadable`] for the image in file `fname` (`cuModuleLoad`), whose first bytes
+/// are read to judge it; an unreadable file is left to HIP, which reports it as CUDA does.
+///
+/// # Safety
+/// `fname` is non-NULL and NUL-terminated.
+pub(crate) unsafe fn check_file(b: &HipBackend, fname: *const c_char) -> Result<(), CUresult> {
+    if fname.is_null() || nvidia(b) {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    let name = unsafe { CStr::from_ptr(fname) };
+    match file_kind(name).and_then(refusal_on_amd) {
+        Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+        None => Ok(()),
+    }
+}
+
+/// The kind of the image in file `name`, from its first 20 bytes; `None` when it cannot be
+/// read or is empty.
+fn file_kind(name: &CStr) -> Option<ImageKind> {
+    use std::io::Read;
+    #[cfg(unix)]
+    let path = {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()))
+    };
+    #[cfg(not(unix))]
+    let path = std::path::PathBuf::from(name.to_str().ok()?);
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 20];
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    (n > 0).then(|| image_kind(&head[..n]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elf(machine: u16) -> Vec<u8> {
+        let mut v = vec![0u8; 64];
+        v[..4].copy_from_slice(b"\x7fELF");
+        v[18..20].copy_from_slice(&machine.to_le_bytes());
+        v
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(image_kind(&elf(EM_CUDA)), ImageKind::NvidiaCubin);
+        assert_eq!(image_kind(&elf(EM_AMDGPU)), ImageKind::AmdCodeObject);
+        assert_eq!(image_kind(&elf(62)), ImageKind::OtherElf);
+        assert_eq!(image_kind(b"\x7fELF"), ImageKind::OtherElf);
+        assert_eq!(
+            image_kind(b"//\n.version 8.0\n.target sm_90"),
+            ImageKind::Text
+        );
+        assert_eq!(image_kind(b""), ImageKind::Text);
+        assert_eq!(
+            image_kind(b"BC\xC0\xDE\x35\x14\0\0"),
+            ImageKind::LlvmBitcode
+        );
+        assert_eq!(
+            image_kind(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0]),
+            ImageKind::LlvmBitcode
+        );
+        assert_eq!(image_kind(&[1, 2, 0xff, 0x80]), ImageKind::Unknown);
+        assert_eq!(
+            image_kind(&[0x50, 0xED, 0x55, 0xBA, 1, 0, 0x10, 0]),
+            ImageKind::NvidiaFatbin
+        );
+        assert_eq!(
+            image_kind(b"__CLANG_OFFLOAD_BUNDLE__\x02\0\0\0"),
+            ImageKind::ClangOffloadBundle
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_way_out() {
+        for k in [
+            ImageKind::Text,
+            ImageKind::NvidiaCubin,
+            ImageKind::NvidiaFatbin,
+        ] {
+            let why = refusal_on_amd(k).expect("refused");
+            assert!(why.contains("AMD") && why.contains("compile_ptx"), "{why}");
+            assert!(why.contains("NVRTC"), "{why}");
+        }
+        for k in [
+            ImageKind::AmdCodeObject,
+            ImageKind::OtherElf,
+            ImageKind::ClangOffloadBundle,
+            ImageKind::LlvmBitcode,
+            ImageKind::Unknown,
+        ] {
+            assert_eq!(refusal_on_amd(k), None);
+        }
+    }
+
+    #[test]
+    fn head_stops_at_a_short_text() {
+        let text = b"ab\0";
+        // SAFETY: a NUL-terminated text.
+        let (head, n) = unsafe { head_of(text.as_ptr().cast()) };
+        assert_eq!(&head[..n], b"ab\0");
+        let cubin = elf(EM_CUDA);
+        // SAFETY: 64 bytes.
+        let (head, n) = unsafe { head_of(cubin.as_ptr().cast()) };
+        assert_eq!(n, 20);
+        assert_eq!(image_kind(&head[..n]), ImageKind::NvidiaCubin);
+    }
+
+    #[test]
+    fn reason_is_per_code_and_thread() {
+        use super::super::support::INVALID_VALUE;
+        assert_eq!(refuse(NOT_SUPPORTED, PTX_ON_AMD), NOT_SUPPORTED);
+        assert_eq!(not_supported_reason(NOT_SUPPORTED), Some(PTX_ON_AMD));
+        assert_eq!(not_supported_reason(INVALID_VALUE), None);
+        std::thread::spawn(|| assert_eq!(not_supported_reason(NOT_SUPPORTED), None))
+            .join()
+            .unwrap();
+    }
+}
