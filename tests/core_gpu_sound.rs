@@ -441,10 +441,12 @@ fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
     let mut a = Buffer::<u32>::new(&p, N).unwrap();
     a.zero(&p).unwrap();
     p.synchronize().unwrap();
+    eprintln!("per-thread: allocated on this thread's stream");
     std::thread::scope(|sc| {
         sc.spawn(|| {
             let mut scratch = Buffer::<u32>::zeroed(&p, 256).unwrap();
             p.synchronize().unwrap();
+            eprintln!("per-thread: other thread: scratch ready");
             // SAFETY: delayed_fill writes scratch[i] for i < 256 (its length) only; no host
             // borrow of it exists.
             unsafe {
@@ -458,15 +460,18 @@ fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
             .unwrap();
             // Queued on this thread's per-thread stream, after the slow kernel.
             a.fill(STALE, &p).unwrap();
+            eprintln!("per-thread: other thread: slow kernel and fill queued");
         })
         .join()
         .unwrap();
     });
+    eprintln!("per-thread: other thread joined");
     let old = a.as_raw();
     drop(a); // on this thread's per-thread stream: must wait for the other thread's fill
     let mut fresh = Buffer::<u32>::new(&p, N).unwrap();
     let reused = fresh.as_raw() == old;
     fresh.fill(1, &p).unwrap();
+    eprintln!("per-thread: freed, reallocated and filled");
     g.ctx.synchronize().unwrap();
     let bad = fresh.to_vec().unwrap().iter().filter(|&&x| x != 1).count();
     println!("per-thread stream: address reused: {reused}; wrong elements: {bad}");
