@@ -26,6 +26,7 @@ use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input::{self, AssertSend};
+use anycuda_api::rtc_options::Dialect;
 use anycuda_api::traits::{Api, Rtc};
 use core::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -290,10 +291,17 @@ impl Rtc for HipBackend {
             };
             let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
             notes.clear();
-            if let Err(e) = anycuda_api::rtc_options::validate(&opts) {
-                *notes = format!("anycuda: error: {e}\n");
-                return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-            }
+            // NVRTC's option table first (both platforms), then one entry per option: hipRTC
+            // takes none of NVRTC's two-entry spellings (`-I`, `/dir`; `-arch`, `sm_90`).
+            let dialect = if self.platform == Platform::Nvidia { Dialect::Nvrtc } else { Dialect::Hip };
+            let normal = match anycuda_api::rtc_options::normalise(&opts, dialect) {
+                Ok(n) => n,
+                Err(e) => {
+                    *notes = format!("anycuda: error: {e}\n");
+                    return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+                }
+            };
+            let opts: Vec<&core::ffi::CStr> = normal.iter().map(|c| c.as_c_str()).collect();
             let (args, lines) = if self.platform == Platform::Nvidia {
                 // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
                 let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
@@ -333,8 +341,14 @@ impl Rtc for HipBackend {
                 let (raw, ptrs) = call.into_inner();
                 // SAFETY: a live program; the option strings outlive the joined thread.
                 unsafe { rtc!(self, hiprtcCompileProgram(raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut())) }
-            })
-            .unwrap_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR);
+            });
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    p.notes.lock().unwrap_or_else(|e| e.into_inner()).push_str(&e.note());
+                    return e.code();
+                }
+            };
             match r {
                 nvrtcResult::NVRTC_SUCCESS => p.state.store(COMPILED, Ordering::Release),
                 nvrtcResult::NVRTC_ERROR_COMPILATION => p.state.store(FAILED, Ordering::Release),

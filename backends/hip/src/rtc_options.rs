@@ -537,6 +537,16 @@ pub fn translate(options: &[&CStr], ctx: &ArchContext) -> Result<Translated, Opt
             }
         } else if let Some(note) = note_only(opt).transpose().map_err(&invalid)? {
             notes.push(format!("ignoring '{opt}': {note}"));
+        } else if anycuda_api::rtc_options::validate(
+            &[raw],
+            anycuda_api::rtc_options::Dialect::Nvrtc,
+        )
+        .is_ok()
+        {
+            // In NVRTC 13.5's option table but without a hipRTC meaning.
+            notes.push(format!(
+                "ignoring '{opt}': NVRTC-only, no hipRTC equivalent"
+            ));
         } else {
             return Err(invalid("unrecognized option"));
         }
