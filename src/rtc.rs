@@ -2,7 +2,9 @@
 //!
 //! It works the same on both backends: on HIP, "PTX" and "CUBIN" are the AMD code object.
 
-pub use anycuda_api::rtc_input::{COMPILE_STACK, MAX_NESTING};
+pub use anycuda_api::rtc_input::{nesting_depth, COMPILE_STACK, MAX_NESTING};
+/// NVRTC 13.5's option table and the validator both backends run before their compiler.
+pub use anycuda_api::rtc_options as options;
 
 use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::{Backend, NvrtcError, Rtc};
@@ -102,7 +104,8 @@ impl Program {
         }
     }
 
-    /// `nvrtcCompileProgram`.
+    /// `nvrtcCompileProgram`. It may be called again (other options, another target): each
+    /// compile replaces the previous output on both backends, as on NVRTC.
     ///
     /// # Errors
     /// The NVRTC error with the program log.
@@ -138,8 +141,10 @@ impl Program {
     /// The NVRTC error.
     pub fn ptx(&self) -> Result<Vec<u8>, NvrtcError> {
         let mut v = self.fetch(Rtc::nvrtcGetPTXSize, Rtc::nvrtcGetPTX)?;
-        if self.backend.kind() == crate::BackendKind::Cuda && v.last() == Some(&0) {
-            v.pop(); // PTX is text; its size counts the NUL
+        // By content, not by backend: PTX is text whose size counts the NUL (also from hipRTC
+        // on HIP's NVIDIA platform); an AMD code object is an ELF and is kept whole.
+        if !v.starts_with(b"\x7fELF") && v.last() == Some(&0) {
+            v.pop();
         }
         Ok(v)
     }
