@@ -384,7 +384,11 @@ fn bad_library_files_are_load_errors() {
     std::io::Read::read_exact(&mut f, &mut head).unwrap();
     std::fs::write(&cut, &head).unwrap();
     let text = dir.join("libnvrtc-text.so");
-    std::fs::write(&text, "/* GNU ld script */\nINPUT(libnvrtc.so.13)\n".repeat(5)).unwrap();
+    std::fs::write(
+        &text,
+        "/* GNU ld script */\nINPUT(libnvrtc.so.13)\n".repeat(5),
+    )
+    .unwrap();
     let sub = dir.join("libnvrtc-dir.so");
     std::fs::create_dir_all(&sub).unwrap();
     let fifo = dir.join("libnvrtc-fifo.so");

@@ -25,6 +25,8 @@ pub struct Headers {
     pub names: Vec<*const c_char>,
     /// Header sources.
     pub sources: Vec<*const c_char>,
+    /// How many of them are the caller's (they come first; the rest are anycuda's built-ins).
+    pub user: usize,
     _owned: Vec<CString>,
 }
 
@@ -111,6 +113,7 @@ pub unsafe fn merge_headers(
     Ok(Headers {
         names,
         sources,
+        user: n,
         _owned: owned,
     })
 }
@@ -614,15 +617,16 @@ fn define<'s>(d: &'s [u8], macros: &mut std::collections::HashMap<&'s [u8], Macr
     m.function_like |= function_like;
 }
 
-/// The deepest nesting over a program's source and its headers, in the units of
+/// The deepest nesting over a program's source and the caller's headers, in the units of
 /// [`nesting_depth`].
 ///
 /// # Safety
 /// `src` and every entry of `headers.sources` must be NUL-terminated strings.
 pub unsafe fn program_depth(src: *const c_char, headers: &Headers) -> usize {
     // Headers first, in one macro table: a header's macros may be used by the source.
-    let texts: Vec<&[u8]> = headers
-        .sources
+    // anycuda's built-in headers are known to be shallow and are not scanned (they are large,
+    // and every nvrtcCreateProgram would pay for it).
+    let texts: Vec<&[u8]> = headers.sources[..headers.user]
         .iter()
         .copied()
         .chain(core::iter::once(src))
