@@ -355,7 +355,7 @@ fn safe_layer_refuses_interior_nul() {
 /// real libnvrtc (SIGBUS inside dlopen before), a FIFO (dlopen blocked forever), a directory or
 /// a text file is a LoadError saying why, in a child process that must end quickly.
 #[test]
-fn bad_library_files_are_load_errors() {
+fn bad_library_files_are_load_errors_nvrtc() {
     const CHILD: &str = "ANYCUDA_TEST_BAD_LIBRARY_CHILD";
     if std::env::var_os(CHILD).is_some() {
         let b = Backend::load(BackendKind::Cuda).expect("the CUDA backend is compiled in");
@@ -404,7 +404,7 @@ fn bad_library_files_are_load_errors() {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "bad_library_files_are_load_errors",
+                "bad_library_files_are_load_errors_nvrtc",
                 "--nocapture",
             ])
             .env(CHILD, "1")

@@ -511,7 +511,20 @@ fn no_compile_thread_is_out_of_memory_not_a_fallback() {
         if compiler(kind).is_none() {
             continue;
         }
-        let o = std::process::Command::new(std::env::current_exe().unwrap())
+        // Under ci/rocm.sh (a newer ROCm), the child needs that release's loader too.
+        let exe = std::env::current_exe().unwrap();
+        let mut cmd = match (
+            std::env::var_os("ROCM_LOADER"),
+            std::env::var_os("ROCM_LIBRARY_PATH"),
+        ) {
+            (Some(loader), Some(libs)) => {
+                let mut c = std::process::Command::new(loader);
+                c.arg("--library-path").arg(libs).arg(exe);
+                c
+            }
+            _ => std::process::Command::new(exe),
+        };
+        let o = cmd
             .args([
                 "--exact",
                 "no_compile_thread_is_out_of_memory_not_a_fallback",

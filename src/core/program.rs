@@ -560,13 +560,32 @@ pub(crate) fn label_by_content(code: &[u8], asked: CodeType) -> CodeType {
         CodeType::Cubin
     } else if code.starts_with(&FATBIN) {
         CodeType::Fatbin
-    } else if code.starts_with(b"BC\xc0\xde") || code.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
-        CodeType::Ltoir
-    } else if asked == CodeType::Ltoir {
+    } else if code.starts_with(b"BC\xc0\xde")
+        || code.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+        || asked == CodeType::Ltoir
+    {
         CodeType::Ltoir
     } else {
         CodeType::Ptx
     }
+}
+
+/// The arch of the device whose context is current on this thread on `backend`, if any. Asks
+/// nothing that would initialise the driver: with no current context the answer is `None`.
+fn current_device_arch(backend: Backend) -> Option<String> {
+    let mut ctx: CUcontext = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let r = unsafe { backend.cuCtxGetCurrent(&mut ctx) };
+    if r != CUresult::CUDA_SUCCESS || ctx.is_null() {
+        return None;
+    }
+    let mut dev: CUdevice = 0;
+    // SAFETY: valid out-pointer.
+    if unsafe { backend.cuCtxGetDevice(&mut dev) } != CUresult::CUDA_SUCCESS {
+        return None;
+    }
+    // On HIP a full target ID ("gfx90a:sramecc+:xnack-"): the option translation accepts it.
+    backend.device_arch(dev).ok()
 }
 
 #[cfg(test)]
@@ -601,22 +620,4 @@ mod label_tests {
             CodeType::Ltoir
         );
     }
-}
-
-/// The arch of the device whose context is current on this thread on `backend`, if any. Asks
-/// nothing that would initialise the driver: with no current context the answer is `None`.
-fn current_device_arch(backend: Backend) -> Option<String> {
-    let mut ctx: CUcontext = core::ptr::null_mut();
-    // SAFETY: valid out-pointer.
-    let r = unsafe { backend.cuCtxGetCurrent(&mut ctx) };
-    if r != CUresult::CUDA_SUCCESS || ctx.is_null() {
-        return None;
-    }
-    let mut dev: CUdevice = 0;
-    // SAFETY: valid out-pointer.
-    if unsafe { backend.cuCtxGetDevice(&mut dev) } != CUresult::CUDA_SUCCESS {
-        return None;
-    }
-    // On HIP a full target ID ("gfx90a:sramecc+:xnack-"): the option translation accepts it.
-    backend.device_arch(dev).ok()
 }

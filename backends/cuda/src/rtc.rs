@@ -4,7 +4,9 @@
 //!   handle is `NVRTC_ERROR_INVALID_PROGRAM`, and a destroy waits for calls in flight;
 //! - null arrays are refused, and options are checked against NVRTC 13.5's option table
 //!   (`rtc_options`): unknown options and values outside their class never reach NVRTC;
-//! - compiles run on a thread with a large stack, and sources nested deeper than
+//! - compiles run on a thread with a large stack (and are refused with
+//!   `NVRTC_ERROR_OUT_OF_MEMORY` when it cannot be created, never run on the caller's), and
+//!   sources whose expressions, brackets or macros nest deeper than
 //!   [`rtc_input::MAX_NESTING`] are refused, so deep input is an error on every thread.
 
 #![allow(non_snake_case)]

@@ -12,8 +12,15 @@
 //!   expression is accepted and then fails the compile; before a successful compile the code
 //!   is empty (PTX: one NUL byte, CUBIN and LTO IR: 0 bytes) and lowered names are
 //!   `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (probed on NVRTC 13.0).
-//! - Compiles run on a large-stack thread after the shared checks (`rtc_options::validate`,
-//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's.
+//! - Compiles run on a large-stack thread after the shared checks (NVRTC 13.5's option table,
+//!   `anycuda_api::rtc_options`, which also joins NVRTC's two-entry spellings such as `-I`,
+//!   `/dir` into one entry hipRTC takes; the expression-depth bound
+//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's; no thread, no compile
+//!   (`NVRTC_ERROR_OUT_OF_MEMORY`).
+//! - hipRTC compiles a program once; NVRTC any number of times. A repeated compile runs on a
+//!   fresh hipRTC program made from the same source, headers and name expressions, and its
+//!   output replaces the previous one, as on NVRTC. (As on NVRTC, one program must not be used
+//!   by two threads at once.)
 
 #![allow(non_snake_case)]
 
