@@ -580,7 +580,11 @@ struct Tally {
 /// Runs cases `0..total` of one compiler in batches of child processes; a child that dies is
 /// restarted after the case it died in.
 fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
-    let exe = std::env::current_exe().unwrap();
+    // Under ci/rocm.sh's loader, current_exe is the loader itself: argv[0] is this binary.
+    let exe = match std::env::var_os("ROCM_LOADER") {
+        Some(_) => std::path::PathBuf::from(std::env::args_os().next().unwrap()),
+        None => std::env::current_exe().unwrap(),
+    };
     let mut t = Tally::default();
     let mut next = 0;
     while next < total {

@@ -298,7 +298,7 @@ fn empty_source_compiles_on_both() {
 /// Finding 1 (NVRTC 13.5): these abort the process inside NVRTC (an uncaught `stoi` or
 /// `basic_string::at` exception); the option table refuses them first, on both backends.
 #[test]
-fn option_values_that_abort_nvrtc_13_5_are_invalid_options() {
+fn aborting_option_values_are_invalid_options() {
     each(|kind, b| {
         for bad in [
             &[c"--split-compile=-"][..],
@@ -512,7 +512,11 @@ fn no_compile_thread_is_out_of_memory_not_a_fallback() {
             continue;
         }
         // Under ci/rocm.sh (a newer ROCm), the child needs that release's loader too.
-        let exe = std::env::current_exe().unwrap();
+        // (Under that loader, current_exe is the loader itself: argv[0] is the test binary.)
+        let exe = match std::env::var_os("ROCM_LOADER") {
+            Some(_) => std::path::PathBuf::from(std::env::args_os().next().unwrap()),
+            None => std::env::current_exe().unwrap(),
+        };
         let mut cmd = match (
             std::env::var_os("ROCM_LOADER"),
             std::env::var_os("ROCM_LIBRARY_PATH"),
@@ -591,7 +595,7 @@ fn two_entry_spellings_compile_on_both() {
 /// second compile's output replaces the first, name expressions survive), through the raw API,
 /// `anycuda::rtc::Program` and `core::Program`; output is labelled by its content.
 #[test]
-fn repeated_compiles_replace_output_as_on_nvrtc() {
+fn repeated_compiles_replace_output_on_both() {
     use anycuda::core::{CodeType, Program as CoreProgram, ProgramOptions};
     let src = "template <typename T> __global__ void t(T *p) { p[0] = T(1); }\n\
                #ifdef FAIL\n#error asked to fail\n#endif\n";
