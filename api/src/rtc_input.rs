@@ -369,7 +369,10 @@ fn scan<'s>(
                 }
                 after_else = false;
             }
-            if let Some(m) = macros.get(word).copied() {
+            if let Some(m) = (!macros.is_empty())
+                .then(|| macros.get(word).copied())
+                .flatten()
+            {
                 let mut j = i;
                 while j < n && src[j].is_ascii_whitespace() {
                     j += 1;
@@ -429,38 +432,24 @@ fn scan<'s>(
         }
         after_else = false;
         // Punctuation (longest match first).
-        let rest = &src[i..];
-        let tok: &[u8] = [
-            &b"<<="[..],
-            b">>=",
-            b"->*",
-            b"...",
-            b"::",
-            b"->",
-            b"++",
-            b"--",
-            b"&&",
-            b"||",
-            b"<<",
-            b">>",
-            b"<=",
-            b">=",
-            b"==",
-            b"!=",
-            b"+=",
-            b"-=",
-            b"*=",
-            b"/=",
-            b"%=",
-            b"&=",
-            b"|=",
-            b"^=",
-            b".*",
-        ]
-        .into_iter()
-        .find(|t| rest.starts_with(t))
-        .unwrap_or(&rest[..1]);
-        i += tok.len();
+        let c1 = src.get(i + 1).copied().unwrap_or(0);
+        let c2 = src.get(i + 2).copied().unwrap_or(0);
+        let len = match (c, c1) {
+            (b'<', b'<') | (b'>', b'>') => 2 + usize::from(c2 == b'='),
+            (b'-', b'>') => 2 + usize::from(c2 == b'*'),
+            (b'.', b'.') if c2 == b'.' => 3,
+            (b':', b':')
+            | (b'+', b'+')
+            | (b'-', b'-')
+            | (b'&', b'&')
+            | (b'|', b'|')
+            | (b'<' | b'>' | b'=' | b'!', b'=')
+            | (b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^', b'=')
+            | (b'.', b'*') => 2,
+            _ => 1,
+        };
+        let tok: &[u8] = &src[i..(i + len).min(n)];
+        i += len;
         match tok {
             b"(" | b"[" | b"{" => {
                 if tok == b"{" {
@@ -824,6 +813,14 @@ mod tests {
                 "}"
             ) >= n
         );
+    }
+
+    #[test]
+    fn punctuation_is_tokenised_longest_first() {
+        // `<<=` is one assignment, not a template `<` left open; `->` is no prefix operator.
+        assert_eq!(nesting_depth(b"void f() { x <<= 1; p->q = 2; }"), 2);
+        assert_eq!(nesting_depth(b"int a = b >> 2;"), 1);
+        assert!(nesting_depth(b"A<B<C>> x; int y = 1;") <= 3);
     }
 
     #[test]
