@@ -593,6 +593,8 @@ fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
         Some(_) => std::path::PathBuf::from(std::env::args_os().next().unwrap()),
         None => std::env::current_exe().unwrap(),
     };
+    // Children run in a scratch directory: the path must not be relative.
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let mut t = Tally::default();
     let mut next = 0;
     while next < total {
@@ -614,7 +616,13 @@ fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
             }
             _ => Command::new(&exe),
         };
+        // Options such as `--fdevice-time-trace=X` and `-time=X` make the compiler write files
+        // relative to the working directory: keep them out of the repository.
+        let scratch =
+            std::env::temp_dir().join(format!("anycuda-fuzz-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&scratch).unwrap();
         let o = cmd
+            .current_dir(&scratch)
             .args([
                 "fuzz_child",
                 "--exact",
@@ -670,6 +678,15 @@ fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
             ),
         }
     }
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!(
+        "anycuda-fuzz-{}-{}",
+        std::process::id(),
+        if kind == BackendKind::Cuda {
+            "cuda"
+        } else {
+            "hip"
+        }
+    )));
     t
 }
 
