@@ -2,7 +2,9 @@
 //!
 //! It works the same on both backends: on HIP, "PTX" and "CUBIN" are the AMD code object.
 
-pub use anycuda_api::rtc_input::{COMPILE_STACK, MAX_NESTING};
+pub use anycuda_api::rtc_input::{nesting_depth, COMPILE_STACK, MAX_NESTING};
+/// NVRTC 13.5's option table and the validator both backends run before their compiler.
+pub use anycuda_api::rtc_options as options;
 
 use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::{Backend, NvrtcError, Rtc};
@@ -102,7 +104,8 @@ impl Program {
         }
     }
 
-    /// `nvrtcCompileProgram`.
+    /// `nvrtcCompileProgram`. It may be called again (other options, another target): each
+    /// compile replaces the previous output on both backends, as on NVRTC.
     ///
     /// # Errors
     /// The NVRTC error with the program log.

@@ -1,5 +1,5 @@
-//! Bounded fuzzing of the NVRTC API on both compilers (NVRTC 13.0, hipRTC 5.2.3), run by
-//! `.ci/run` as its own step:
+//! Bounded fuzzing of the NVRTC API on both compilers (NVRTC 13.5, hipRTC 5.2.3; hipRTC 5.7.1
+//! and 6.4.3 through `ci/rocm.sh`), run by `.ci/run` as its own step:
 //!
 //! ```sh
 //! cargo test -p anycuda --test fuzz_rtc -- --ignored --nocapture
@@ -11,16 +11,23 @@
 //! replayed: the summary prints the command. The summary line reads
 //! `fuzz: seed S: N cases (...), A aborts, P panics`; the test fails unless both are 0.
 //!
-//! Most cases are cheap (handle sequences, name expressions, option lists ending in an option
-//! every compiler rejects, error strings); a bounded share compiles for real (deep nesting,
-//! huge inputs, valid option lists). A third of the cases run on a fresh 2 MiB thread.
+//! Options are drawn from the whole option table (`anycuda::rtc::options`: every option, both
+//! spellings, every form — `=`, two entries, glued, bare — with valid and invalid values of its
+//! class and odd values), and sources from deep expressions of every class the depth scanner
+//! bounds (brackets, prefix operators, `*&`, casts, `?:`, assignments, template angles,
+//! unbraced `if`, `else if`, depth-building macros), below and above the bound. Most cases are
+//! cheap (handle sequences, name expressions, option lists ending in an option every compiler
+//! rejects); a bounded share compiles for real. A third of the cases run on a fresh 2 MiB
+//! thread.
 //!
 //! Knobs: `ANYCUDA_FUZZ_SEED` (default 11), `ANYCUDA_FUZZ_CASES` per compiler (default 15000),
-//! `ANYCUDA_FUZZ_CASE=kind:index` to replay one case in this process.
+//! `ANYCUDA_FUZZ_CASE=kind:index` to replay one case in this process,
+//! `ANYCUDA_FUZZ_ONLY=cuda|hip` to fuzz one compiler (the ROCm runs).
 
 mod common;
 
 use anycuda::nvrtc::{nvrtcProgram, nvrtcResult as R};
+use anycuda::rtc::options::{invalid_samples, valid_samples, Spec, Value, HIP_EXTRA, NVRTC_13_5};
 use anycuda::{Backend, BackendKind, CudaEnum, Rtc};
 use core::ffi::c_char;
 use std::ffi::CString;
@@ -57,68 +64,23 @@ impl Rng {
     }
 }
 
-/// Option spellings NVRTC knows (and some it does not), to combine with odd values.
-const OPTION_NAMES: &[&str] = &[
-    "--gpu-architecture",
-    "-arch",
-    "--offload-arch",
-    "--anycuda-hip-arch",
-    "--anycuda-hip-option",
-    "-D",
-    "-U",
-    "-I",
-    "--define-macro",
-    "--include-path",
-    "-include",
-    "--pre-include",
-    "-std",
-    "--std",
-    "-G",
-    "--device-debug",
-    "-dopt",
-    "--dopt",
-    "-lineinfo",
-    "--fmad",
-    "--ftz",
-    "--prec-div",
-    "--prec-sqrt",
-    "-rdc",
-    "--relocatable-device-code",
-    "-dc",
-    "-w",
-    "-use_fast_math",
-    "--maxrregcount",
-    "-default-device",
-    "-restrict",
-    "-dlto",
-    "--dlink-time-opt",
-    "-ewp",
-    "--ptxas-options",
-    "-Xptxas",
-    "-Xnvvm",
-    "--Xnvvm",
+/// Option names outside the table (unknown to NVRTC, or near misses of real spellings).
+const UNKNOWN_NAMES: &[&str] = &[
     "--nvvm-options",
-    "--diag-suppress",
-    "--diag-error",
-    "-err-no",
-    "--optimization-info",
-    "--time",
-    "--split-compile",
-    "-pch",
-    "--create-pch",
-    "--use-pch",
-    "--pch-dir",
-    "-minimal",
-    "--device-int128",
-    "--device-stack-protector",
-    "--modify-stack-limit",
-    "-fdevice-syntax-only",
-    "--builtin-move-forward",
-    "-jump-table-density",
+    "--Xnvvm",
+    "-Xcudafe",
+    "--arch",
+    "-gpu-architecture",
+    "--dc",
     "-O3",
     "-x",
+    "--uumn",
+    "--tile-only",
     "",
+    "-",
+    "--",
 ];
+/// Odd values, tried with every option.
 const OPTION_VALUES: &[&str] = &[
     "",
     " ",
@@ -127,34 +89,35 @@ const OPTION_VALUES: &[&str] = &[
     "\x0b",
     ",",
     "=",
+    "-",
+    "+",
     "sm_90",
-    "sm_75",
     "compute_90",
     "lto_90",
     "sm_9999",
     "gfx90a",
-    "gfx1030",
     "gfx942",
     "gfx9999",
     "gfx90a:xnack",
-    "gfx90a:sramecc+",
-    "gfx",
     "on",
-    "off",
     "true",
     "false",
     "c++17",
-    "c++98",
     "-v",
     "X=1",
-    "X",
     "/nonexistent",
     "0",
     "-1",
+    "101",
+    "102",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
     "99999999999999999999",
+    "0x10",
+    "1,,2",
     "\u{e9}",
     "%s%n",
-    "a,b,,c",
 ];
 /// Every compiler rejects this; ending a list with it keeps a case to option parsing.
 const POISON: &str = "--anycuda-fuzz-no-such-option";
@@ -162,17 +125,40 @@ const POISON: &str = "--anycuda-fuzz-no-such-option";
 const KERNEL: &str = "extern \"C\" __global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }\n\
 template <typename T> __global__ void t(T *p) { p[0] = T(1); }\n";
 
-fn option(rng: &mut Rng) -> String {
-    let name = *rng.pick(OPTION_NAMES);
-    let value = *rng.pick(OPTION_VALUES);
-    let mut s = match rng.below(4) {
-        0 => name.to_owned(),
-        1 => format!("{name}{value}"),
-        _ => format!("{name}={value}"),
+/// One option, drawn from the whole table (every option, both spellings, every form: `=`,
+/// two entries, glued, bare) with a valid or invalid value of its class or an odd one, or an
+/// unknown name; sometimes mutated byte by byte. Two entries come back as two strings.
+fn option(rng: &mut Rng) -> Vec<String> {
+    let all: Vec<&Spec> = NVRTC_13_5.iter().chain(HIP_EXTRA).collect();
+    let (name, value) = if rng.chance(8) {
+        (
+            (*rng.pick(UNKNOWN_NAMES)).to_owned(),
+            (*rng.pick(OPTION_VALUES)).to_owned(),
+        )
+    } else {
+        let spec = *rng.pick(&all);
+        let name = match spec.short {
+            Some(s) if rng.chance(50) => s,
+            _ => spec.long,
+        };
+        let value = match rng.below(3) {
+            0 => rng.pick(&valid_samples(spec)).clone(),
+            1 => rng.pick(&invalid_samples(spec)).clone(),
+            _ => (*rng.pick(OPTION_VALUES)).to_owned(),
+        };
+        (name.to_owned(), value)
+    };
+    let mut v = match rng.below(8) {
+        0 => vec![name],
+        1 => vec![name, value],
+        2 => vec![format!("{name}{value}")],
+        3 => vec![format!("{name} {value}")],
+        _ => vec![format!("{name}={value}")],
     };
     if rng.chance(10) {
-        // Byte-level mutation: drop, duplicate or flip one character.
-        let mut b = s.into_bytes();
+        // Byte-level mutation of one entry: drop, duplicate or flip one character.
+        let k = rng.below(v.len() as u64) as usize;
+        let mut b = std::mem::take(&mut v[k]).into_bytes();
         if !b.is_empty() {
             let i = rng.below(b.len() as u64) as usize;
             match rng.below(3) {
@@ -183,9 +169,56 @@ fn option(rng: &mut Rng) -> String {
                 _ => b[i] = (rng.below(255) + 1) as u8,
             }
         }
-        s = String::from_utf8_lossy(&b).into_owned();
+        v[k] = String::from_utf8_lossy(&b).into_owned();
     }
-    s.replace('\0', "")
+    v.into_iter().map(|s| s.replace('\0', "")).collect()
+}
+
+/// A list of options every one of which is valid in the table (so it reaches the compiler).
+fn valid_options(rng: &mut Rng, kind: BackendKind) -> Vec<String> {
+    let mut out = Vec::new();
+    for _ in 0..1 + rng.below(3) {
+        let spec = rng.pick(NVRTC_13_5);
+        // Options whose valid values write files or need companions stay out of real compiles.
+        if matches!(
+            spec.long,
+            "--time"
+                | "--fdevice-time-trace"
+                | "--create-pch"
+                | "--use-pch"
+                | "--pch-dir"
+                | "--pch"
+                | "--gpu-architecture"
+                | "--device-float128"
+                | "--numba-debug"
+                | "--pre-include"
+                | "--device-c"
+                | "--device-w"
+                | "--extensible-whole-program"
+        ) {
+            continue;
+        }
+        let name = match spec.short {
+            Some(s) if rng.chance(50) => s,
+            _ => spec.long,
+        };
+        if spec.value == Value::Flag {
+            out.push(name.to_owned());
+        } else {
+            let v = rng.pick(&valid_samples(spec)).clone();
+            if !spec.eq_only && rng.chance(30) {
+                out.push(name.to_owned());
+                out.push(v);
+            } else {
+                out.push(format!("{name}={v}"));
+            }
+        }
+    }
+    if kind == BackendKind::Hip && rng.chance(50) {
+        out.push("-I".to_owned());
+        out.push("/tmp".to_owned());
+    }
+    out
 }
 
 /// A name expression; `long` is the longest filler (hipRTC takes seconds per 10 KB compiled).
@@ -210,14 +243,67 @@ fn name_expression(rng: &mut Rng, long: u64) -> Vec<u8> {
     v
 }
 
+/// A source nested deep by one class of construct: brackets of each kind, prefix operators
+/// (with and without spaces), `*&`, casts, ternaries, assignment chains, template angle
+/// brackets, unbraced `if` nesting, `else if` chains, and macros that build depth at their
+/// expansion (object-like unbalanced, function-like wrapping), below and above the bound.
 fn deep_source(rng: &mut Rng) -> String {
-    let depth = *rng.pick(&[300usize, 1000, 5000, 20_000, 100_001, 150_000]);
-    let (open, close) = *rng.pick(&[("(", ")"), ("{", "}"), ("[", "]")]);
-    let body = format!("{}1{}", open.repeat(depth), close.repeat(depth));
-    if rng.chance(50) {
-        format!("__device__ int f() {{ return {body}; }}")
-    } else {
-        format!("void f() {}", open.repeat(depth))
+    // Below the bound only shallow ones (a 5,000-deep compile takes seconds and proves no
+    // more); above it every depth is refused before the compiler, in microseconds.
+    let depth = *rng.pick(&[300usize, 100_001, 150_000, 500_000]);
+    let f = "__device__ int f(int x) { return ";
+    match rng.below(14) {
+        0..=2 => {
+            let (open, close) = *rng.pick(&[("(", ")"), ("{", "}"), ("[", "]")]);
+            let body = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+            if rng.chance(50) {
+                format!("__device__ int f() {{ return {body}; }}")
+            } else {
+                format!("void f() {}", open.repeat(depth))
+            }
+        }
+        3 => format!("{f}{}x; }}", "-".repeat(depth)),
+        4 => format!(
+            "{f}{}x; }}",
+            rng.pick(&["- ", "! ", "~", "+ "]).repeat(depth)
+        ),
+        5 => format!("{f}{}x; }}", "*&".repeat(depth / 2)),
+        6 => format!("{f}{}x; }}", "(int)".repeat(depth)),
+        7 => format!("{f}{}0; }}", "x?1:".repeat(depth)),
+        8 => format!("__device__ void g(int x) {{ {}0; }}", "x=".repeat(depth)),
+        9 => format!(
+            "template <class T> struct A {{}}; A<{}int{}> a;",
+            "A<".repeat(depth),
+            ">".repeat(depth)
+        ),
+        10 => format!(
+            "__device__ void g(int a) {{ {} a = 1; }}",
+            "if (a) ".repeat(depth)
+        ),
+        11 => format!(
+            "__device__ void g(int a) {{ if (a) a = 1; {} }}",
+            "else if (a) a = 1; ".repeat(depth)
+        ),
+        12 => {
+            let levels = depth.ilog2();
+            let mut s = String::from("#define L0 (\n");
+            for k in 1..=levels {
+                s.push_str(&format!("#define L{k} L{} L{}\n", k - 1, k - 1));
+            }
+            s.push_str(&format!("__device__ int g() {{ return L{levels} 1; }}\n"));
+            s
+        }
+        _ => {
+            let levels = depth.ilog2();
+            let mut s = String::from("#define W0(x) (-(x))\n");
+            for k in 1..=levels {
+                s.push_str(&format!("#define W{k}(x) W{}(W{}(x))\n", k - 1, k - 1));
+            }
+            s.push_str(&format!(
+                "__device__ int g(int y) {{ return W{levels}(y); }}\n"
+            ));
+            s
+        }
     }
 }
 
@@ -375,9 +461,11 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             Did::Cheap
         }
         // Option lists stopped at parsing by the poison option.
-        60..=96 => {
+        60..=93 => {
             let p = create(b, KERNEL);
-            let mut opts: Vec<String> = (0..1 + rng.below(6)).map(|_| option(&mut rng)).collect();
+            let mut opts: Vec<String> = (0..1 + rng.below(6))
+                .flat_map(|_| option(&mut rng))
+                .collect();
             opts.push(POISON.to_owned());
             let r = compile(b, p, &opts);
             destroy(b, p);
@@ -388,11 +476,30 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
                 Did::Compiled
             }
         }
-        // Real compiles: valid or random options, name expressions, deep and huge sources.
+        // Deep sources of every class, compiled with the arch alone (over the bound: refused
+        // before the compiler; under it: compiled).
+        94..=96 => {
+            let src = deep_source(&mut rng);
+            if std::env::var_os("ANYCUDA_FUZZ_CASE").is_some() {
+                let head: String = src.chars().take(60).collect();
+                eprintln!(
+                    "deep case: {} bytes, depth {}: {head}",
+                    src.len(),
+                    anycuda_depth(&src)
+                );
+            }
+            let p = create(b, &src);
+            let r = compile(b, p, &[arch(kind).to_owned()]);
+            if anycuda_depth(&src) > anycuda::rtc::MAX_NESTING {
+                assert_eq!(r, R::NVRTC_ERROR_COMPILATION, "over the bound");
+            }
+            destroy(b, p);
+            Did::Compiled
+        }
+        // Real compiles: valid or random options, name expressions, huge sources.
         _ => {
             let src = match rng.below(4) {
-                0 => deep_source(&mut rng),
-                1 if rng.chance(25) => huge_source(&mut rng),
+                0 if rng.chance(25) => huge_source(&mut rng),
                 _ => KERNEL.to_owned(),
             };
             let p = create(b, &src);
@@ -407,8 +514,10 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             }
             unsafe { b.nvrtcAddNameExpression(p, e.as_ptr()) };
             let mut opts = vec![arch(kind).to_owned()];
-            if rng.chance(50) {
-                opts.push(option(&mut rng));
+            match rng.below(3) {
+                0 => opts.extend(option(&mut rng)),
+                1 => opts.extend(valid_options(&mut rng, kind)),
+                _ => {}
             }
             let r = compile(b, p, &opts);
             let mut n = 0;
@@ -427,18 +536,7 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
 }
 
 fn anycuda_depth(s: &str) -> usize {
-    let (mut d, mut m) = (0usize, 0usize);
-    for b in s.bytes() {
-        match b {
-            b'(' | b'[' | b'{' => {
-                d += 1;
-                m = m.max(d);
-            }
-            b')' | b']' | b'}' => d = d.saturating_sub(1),
-            _ => {}
-        }
-    }
-    m
+    anycuda::rtc::nesting_depth(s.as_bytes())
 }
 
 fn kind_of(s: &str) -> BackendKind {
@@ -490,7 +588,13 @@ struct Tally {
 /// Runs cases `0..total` of one compiler in batches of child processes; a child that dies is
 /// restarted after the case it died in.
 fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
-    let exe = std::env::current_exe().unwrap();
+    // Under ci/rocm.sh's loader, current_exe is the loader itself: argv[0] is this binary.
+    let exe = match std::env::var_os("ROCM_LOADER") {
+        Some(_) => std::path::PathBuf::from(std::env::args_os().next().unwrap()),
+        None => std::env::current_exe().unwrap(),
+    };
+    // Children run in a scratch directory: the path must not be relative.
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let mut t = Tally::default();
     let mut next = 0;
     while next < total {
@@ -500,7 +604,25 @@ fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
         } else {
             "hip"
         };
-        let o = Command::new(&exe)
+        // Under ci/rocm.sh (a newer ROCm), children need that release's loader too.
+        let mut cmd = match (
+            std::env::var_os("ROCM_LOADER"),
+            std::env::var_os("ROCM_LIBRARY_PATH"),
+        ) {
+            (Some(loader), Some(libs)) => {
+                let mut c = Command::new(loader);
+                c.arg("--library-path").arg(libs).arg(&exe);
+                c
+            }
+            _ => Command::new(&exe),
+        };
+        // Options such as `--fdevice-time-trace=X` and `-time=X` make the compiler write files
+        // relative to the working directory: keep them out of the repository.
+        let scratch =
+            std::env::temp_dir().join(format!("anycuda-fuzz-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&scratch).unwrap();
+        let o = cmd
+            .current_dir(&scratch)
             .args([
                 "fuzz_child",
                 "--exact",
@@ -556,6 +678,15 @@ fn run_compiler(kind: BackendKind, seed: u64, total: u64) -> Tally {
             ),
         }
     }
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!(
+        "anycuda-fuzz-{}-{}",
+        std::process::id(),
+        if kind == BackendKind::Cuda {
+            "cuda"
+        } else {
+            "hip"
+        }
+    )));
     t
 }
 
@@ -588,8 +719,10 @@ fn fuzz_rtc_both_compilers() {
     let seed = env_u64("ANYCUDA_FUZZ_SEED", 11);
     let per = env_u64("ANYCUDA_FUZZ_CASES", 15_000);
     let started = std::time::Instant::now();
+    let only = std::env::var("ANYCUDA_FUZZ_ONLY").ok();
     let kinds: Vec<BackendKind> = [BackendKind::Cuda, BackendKind::Hip]
         .into_iter()
+        .filter(|k| only.as_deref().is_none_or(|o| kind_of(o) == *k))
         .filter(|k| common::compiler(*k).is_some())
         .collect();
     let runs: Vec<_> = kinds

@@ -350,3 +350,92 @@ fn safe_layer_refuses_interior_nul() {
     let e = Program::new(b, "a\0b", "x.cu", &[]).unwrap_err();
     assert_eq!(e.0, R::NVRTC_ERROR_INVALID_INPUT);
 }
+
+/// Finding 7: a library file named by `ANYCUDA_NVRTC_LIBRARY` that is a truncated copy of the
+/// real libnvrtc (SIGBUS inside dlopen before), a FIFO (dlopen blocked forever), a directory or
+/// a text file is a LoadError saying why, in a child process that must end quickly.
+#[test]
+fn bad_library_files_are_load_errors_nvrtc() {
+    const CHILD: &str = "ANYCUDA_TEST_BAD_LIBRARY_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let b = Backend::load(BackendKind::Cuda).expect("the CUDA backend is compiled in");
+        assert!(!b.compiler_loaded());
+        let report: Vec<String> = b
+            .libraries()
+            .into_iter()
+            .filter_map(|l| l.status.err().map(|e| e.to_string()))
+            .collect();
+        println!("REPORT {}", report.join(" | "));
+        return;
+    }
+    let Ok(cuda_path) = std::env::var("CUDA_PATH") else {
+        eprintln!("SKIP: CUDA_PATH unset (no real libnvrtc to truncate)");
+        return;
+    };
+    let real = std::path::Path::new(&cuda_path).join("lib/libnvrtc.so.13");
+    let Ok(mut f) = std::fs::File::open(&real) else {
+        eprintln!("SKIP: no {}", real.display());
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("anycuda-badlib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("libnvrtc-truncated.so");
+    let mut head = vec![0u8; 8 << 20];
+    std::io::Read::read_exact(&mut f, &mut head).unwrap();
+    std::fs::write(&cut, &head).unwrap();
+    let text = dir.join("libnvrtc-text.so");
+    std::fs::write(
+        &text,
+        "/* GNU ld script */\nINPUT(libnvrtc.so.13)\n".repeat(5),
+    )
+    .unwrap();
+    let sub = dir.join("libnvrtc-dir.so");
+    std::fs::create_dir_all(&sub).unwrap();
+    let fifo = dir.join("libnvrtc-fifo.so");
+    let have_fifo = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![(cut, "truncated"), (text, "ELF magic"), (sub, "directory")];
+    if have_fifo {
+        cases.push((fifo, "FIFO"));
+    }
+    for (path, why) in cases {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "bad_library_files_are_load_errors_nvrtc",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .env("ANYCUDA_NVRTC_LIBRARY", &path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!("{}: the load hung", path.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let o = child.wait_with_output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(status.success(), "{}: {status}\n{out}", path.display());
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("REPORT"))
+            .unwrap_or_default();
+        assert!(
+            line.contains(why) && line.contains(path.to_str().unwrap()),
+            "{}: {line}",
+            path.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -79,7 +79,10 @@ fn blank_option_values_are_invalid_options_not_aborts() {
                 "{kind} {bad:?}"
             );
             let l = log(b, p);
-            assert!(l.contains("expects a value"), "{kind} {bad:?}: {l}");
+            assert!(
+                l.contains("anycuda: error: option 1"),
+                "{kind} {bad:?}: {l}"
+            );
             // The program is still usable, as after NVRTC's own option errors.
             assert_eq!(
                 compile(b, p, &[arch(kind)]),
@@ -289,5 +292,352 @@ fn empty_source_compiles_on_both() {
         assert_eq!(unsafe { b.nvrtcGetPTXSize(p, &mut n) }, R::NVRTC_SUCCESS);
         assert!(n > 1, "{kind}: some code for an empty source");
         destroy(b, p);
+    });
+}
+
+/// Finding 1 (NVRTC 13.5): these abort the process inside NVRTC (an uncaught `stoi` or
+/// `basic_string::at` exception); the option table refuses them first, on both backends.
+#[test]
+fn aborting_option_values_are_invalid_options() {
+    each(|kind, b| {
+        for bad in [
+            &[c"--split-compile=-"][..],
+            &[c"--split-compile=2147483648"],
+            &[c"-jtd=99999999999"],
+            &[c"-jtd", c"-"],
+            &[c"--split-compile", c"-"],
+            &[c"--Ofast-compile="],
+            &[c"-Ofc= "],
+            &[c"--maxrregcount=99999999999"],
+            &[c"--no-such-option"],
+        ] {
+            let p = create(b, KERNEL);
+            let mut opts = vec![arch(kind)];
+            opts.extend_from_slice(bad);
+            assert_eq!(
+                compile(b, p, &opts),
+                R::NVRTC_ERROR_INVALID_OPTION,
+                "{kind} {bad:?}"
+            );
+            assert!(
+                log(b, p).contains("anycuda: error: option 1"),
+                "{}",
+                log(b, p)
+            );
+            destroy(b, p);
+        }
+    });
+}
+
+/// Finding 1: the option table against the library. Every option of the table with every
+/// valid sample value and both spellings reaches NVRTC 13.5 and is not refused as an option
+/// (some fail later for what the value names, e.g. a directory given as a PCH file), and every
+/// invalid sample is refused by anycuda before NVRTC sees it.
+#[test]
+fn option_table_agrees_with_nvrtc_13_5() {
+    use anycuda::rtc::options::{invalid_samples, valid_samples, Value, NVRTC_13_5};
+    let Some(b) = compiler(BackendKind::Cuda) else {
+        return;
+    };
+    let empty = c"";
+    let (mut checked, mut refused) = (0, 0);
+    for spec in NVRTC_13_5 {
+        for name in core::iter::once(spec.long).chain(spec.short) {
+            for v in valid_samples(spec) {
+                let opt = if spec.value == Value::Flag {
+                    name.to_owned()
+                } else {
+                    format!("{name}={v}")
+                };
+                let opt = CString::new(opt).unwrap();
+                // Options that need a companion to be valid at all.
+                let arch = if spec.long == "--device-float128" {
+                    c"-arch=sm_100"
+                } else {
+                    c"-arch=compute_90"
+                };
+                let mut opts = vec![arch, opt.as_c_str()];
+                if spec.long == "--numba-debug" {
+                    opts.push(c"-G");
+                }
+                let p = create(b, empty);
+                let r = compile(b, p, &opts);
+                assert_ne!(
+                    r,
+                    R::NVRTC_ERROR_INVALID_OPTION,
+                    "{opt:?} is in the table but NVRTC refuses it: {}",
+                    log(b, p)
+                );
+                destroy(b, p);
+                checked += 1;
+            }
+            for v in invalid_samples(spec) {
+                let opt = CString::new(format!("{name}={v}")).unwrap();
+                let p = create(b, empty);
+                let r = compile(b, p, &[c"-arch=compute_90", &opt]);
+                assert_eq!(r, R::NVRTC_ERROR_INVALID_OPTION, "{opt:?}");
+                assert!(
+                    log(b, p).starts_with("anycuda: error"),
+                    "{opt:?}: {}",
+                    log(b, p)
+                );
+                destroy(b, p);
+                refused += 1;
+            }
+        }
+    }
+    eprintln!("{checked} valid spellings accepted, {refused} invalid ones refused");
+}
+
+/// Finding 2: expressions nested without brackets, of every class, 500,000 deep: refused with
+/// a log line (NVRTC_ERROR_COMPILATION, as NVRTC reports a program it cannot compile), never a
+/// dead process; from a 2 MiB thread too.
+#[test]
+fn deep_expressions_of_every_class_are_refused() {
+    each(|kind, b| {
+        let n = 500_000;
+        let f = "__device__ int f(int x) { return ";
+        let sources = [
+            format!("{f}{}x; }}", "-".repeat(n)),
+            format!("{f}{}x; }}", "- ".repeat(n)),
+            format!("{f}{}x; }}", "!".repeat(n)),
+            format!("{f}{}x; }}", "*&".repeat(n / 2)),
+            format!("{f}{}x; }}", "(int)".repeat(n)),
+            format!("{f}{}0; }}", "x?1:".repeat(n)),
+            format!("__device__ void f(int x) {{ {}0; }}", "x=".repeat(n)),
+            format!(
+                "template <class T> struct A {{}}; A<{}int{}> a;",
+                "A<".repeat(n),
+                ">".repeat(n)
+            ),
+            format!("void f(int a) {{ {} a = 1; }}", "if (a) ".repeat(n)),
+            {
+                let mut s = String::from("#define L0 (\n");
+                for k in 1..=19 {
+                    s.push_str(&format!("#define L{k} L{} L{}\n", k - 1, k - 1));
+                }
+                s.push_str("int g() { return L19 1; }\n");
+                s
+            },
+        ];
+        let a = arch(kind);
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                for src in &sources {
+                    let p = create(b, &CString::new(src.as_str()).unwrap());
+                    assert_eq!(compile(b, p, &[a]), R::NVRTC_ERROR_COMPILATION, "{kind}");
+                    let l = log(b, p);
+                    assert!(
+                        l.contains("nest") && l.contains("the limit is"),
+                        "{kind}: {l}"
+                    );
+                    destroy(b, p);
+                }
+                // Under the bound: compiled (or refused by the compiler itself), not killed.
+                let ok = format!("{f}{}x; }}", "- ".repeat(20_000));
+                let p = create(b, &CString::new(ok).unwrap());
+                let r = compile(b, p, &[a]);
+                if kind == BackendKind::Cuda {
+                    assert_eq!(r, R::NVRTC_SUCCESS, "{}", log(b, p));
+                }
+                destroy(b, p);
+            })
+            .unwrap()
+            .join()
+            .expect("compile thread panicked");
+    });
+}
+
+/// Finding 3: when the 1 GiB compile thread cannot be created (here: the address space is
+/// limited with `prlimit`), the compile is NVRTC_ERROR_OUT_OF_MEMORY with a log line, never a
+/// compile on the caller's small stack (where `{` x 5000 aborted).
+#[test]
+fn no_compile_thread_is_out_of_memory_not_a_fallback() {
+    const CHILD: &str = "ANYCUDA_TEST_NO_COMPILE_THREAD";
+    if let Ok(kind) = std::env::var(CHILD) {
+        let kind = if kind == "cuda" {
+            BackendKind::Cuda
+        } else {
+            BackendKind::Hip
+        };
+        let b = compiler(kind).expect("checked by the parent");
+        let p = create(
+            b,
+            &CString::new(format!("void f() {}", "{".repeat(5000))).unwrap(),
+        );
+        // Lower RLIMIT_AS to what is mapped now plus 256 MiB: no room for a 1 GiB stack.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let vm_kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmSize:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        let limit = (vm_kib + (256 << 10)) << 10;
+        let ok = std::process::Command::new("prlimit")
+            .args([
+                "--pid",
+                &std::process::id().to_string(),
+                &format!("--as={limit}"),
+            ])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "prlimit");
+        let handle = p as usize; // a key, not a pointer: sendable
+        let r = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let p = handle as nvrtcProgram;
+                let r = compile(b, p, &[arch(kind)]);
+                (r, log(b, p))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(r.0, R::NVRTC_ERROR_OUT_OF_MEMORY, "{kind}: {}", r.1);
+        assert!(r.1.contains("compile thread"), "{}", r.1);
+        println!("CHILD_OK");
+        return;
+    }
+    if std::process::Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIP: no prlimit");
+        return;
+    }
+    for kind in [BackendKind::Cuda, BackendKind::Hip] {
+        if compiler(kind).is_none() {
+            continue;
+        }
+        // Under ci/rocm.sh (a newer ROCm), the child needs that release's loader too.
+        // (Under that loader, current_exe is the loader itself: argv[0] is the test binary.)
+        let exe = match std::env::var_os("ROCM_LOADER") {
+            Some(_) => std::path::PathBuf::from(std::env::args_os().next().unwrap()),
+            None => std::env::current_exe().unwrap(),
+        };
+        let mut cmd = match (
+            std::env::var_os("ROCM_LOADER"),
+            std::env::var_os("ROCM_LIBRARY_PATH"),
+        ) {
+            (Some(loader), Some(libs)) => {
+                let mut c = std::process::Command::new(loader);
+                c.arg("--library-path").arg(libs).arg(exe);
+                c
+            }
+            _ => std::process::Command::new(exe),
+        };
+        let o = cmd
+            .args([
+                "--exact",
+                "no_compile_thread_is_out_of_memory_not_a_fallback",
+                "--nocapture",
+            ])
+            .env(
+                CHILD,
+                if kind == BackendKind::Cuda {
+                    "cuda"
+                } else {
+                    "hip"
+                },
+            )
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && out.contains("CHILD_OK"),
+            "{kind}: {}\n{out}\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// Finding 4: NVRTC's two-entry spellings (`-I`, `/dir`; `-D`, `X`; `--maxrregcount`, `32`;
+/// `-arch`, `sm_90`) and glued ones (`-D X`) compile on both backends.
+#[test]
+fn two_entry_spellings_compile_on_both() {
+    let dir = std::env::temp_dir().join(format!("anycuda-two-entry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("anycuda_two_entry.h"), "#define FROM_HEADER 1\n").unwrap();
+    let dir_c = CString::new(dir.to_str().unwrap()).unwrap();
+    let src = c"#include <anycuda_two_entry.h>\n#if !defined(X) || !defined(Y) || !FROM_HEADER\n#error options lost\n#endif\nextern \"C\" __global__ void k(float *p) { p[0] = X + Y; }\n";
+    each(|kind, b| {
+        let p = create(b, src);
+        let arch_val = match kind {
+            BackendKind::Cuda => c"sm_90",
+            BackendKind::Hip => c"gfx90a",
+        };
+        let opts = [
+            c"-arch",
+            arch_val,
+            c"-I",
+            dir_c.as_c_str(),
+            c"-D",
+            c"X=1",
+            c"-D Y=2",
+            c"--maxrregcount",
+            c"32",
+        ];
+        assert_eq!(
+            compile(b, p, &opts),
+            R::NVRTC_SUCCESS,
+            "{kind}: {}",
+            log(b, p)
+        );
+        destroy(b, p);
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Findings 5 and 6: one program compiled twice behaves as on NVRTC on both backends (the
+/// second compile's output replaces the first, name expressions survive), through the raw API,
+/// `anycuda::rtc::Program` and `core::Program`; output is labelled by its content.
+#[test]
+fn repeated_compiles_replace_output_on_both() {
+    use anycuda::core::{CodeType, Program as CoreProgram, ProgramOptions};
+    let src = "template <typename T> __global__ void t(T *p) { p[0] = T(1); }\n\
+               #ifdef FAIL\n#error asked to fail\n#endif\n";
+    each(|kind, b| {
+        let (a1, a2) = match kind {
+            BackendKind::Cuda => ("--gpu-architecture=sm_90", "--gpu-architecture=sm_80"),
+            BackendKind::Hip => ("--gpu-architecture=gfx90a", "--gpu-architecture=gfx1030"),
+        };
+        let mut p = anycuda::rtc::Program::new(b, src, "t.cu", &[]).unwrap();
+        p.add_name_expression("t<float>").unwrap();
+        p.compile(&[a1]).unwrap();
+        let first = p.cubin().unwrap();
+        assert!(first.starts_with(b"\x7fELF"), "{kind}");
+        let low1 = p.lowered_name("t<float>").unwrap();
+        p.compile(&[a2])
+            .unwrap_or_else(|e| panic!("{kind}: second compile: {e}"));
+        let second = p.cubin().unwrap();
+        assert!(second.starts_with(b"\x7fELF"), "{kind}");
+        assert_ne!(
+            first, second,
+            "{kind}: the second compile's output replaces the first"
+        );
+        assert_eq!(p.lowered_name("t<float>").unwrap(), low1, "{kind}");
+        // A failed compile leaves no PTX, as NVRTC.
+        assert!(p.compile(&[a1, "-DFAIL"]).is_err());
+        assert!(p.ptx().unwrap().is_empty(), "{kind}");
+        p.compile(&[a1]).unwrap();
+        assert_eq!(p.cubin().unwrap(), first, "{kind}");
+
+        // core::Program: two targets from one program, labelled by content.
+        let arch = a1.trim_start_matches("--gpu-architecture=");
+        let opts = ProgramOptions::new().arch(arch).name_expression("t<float>");
+        let mut cp = CoreProgram::with_backend(b, src, opts).unwrap();
+        let c1 = cp.compile(CodeType::Cubin).unwrap();
+        assert_eq!(c1.code_type(), CodeType::Cubin, "{kind}");
+        let c2 = cp
+            .compile(CodeType::Ptx)
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let want = match kind {
+            BackendKind::Cuda => CodeType::Ptx,
+            BackendKind::Hip => CodeType::Cubin, // the AMD code object, whatever was asked
+        };
+        assert_eq!(c2.code_type(), want, "{kind}");
     });
 }

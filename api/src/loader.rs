@@ -163,6 +163,14 @@ impl Search {
     pub fn open(&self) -> Result<Opened, LoadError> {
         let mut tried = Vec::new();
         for c in self.candidates() {
+            // A path (not a soname) is checked before the dynamic loader maps it: a FIFO would
+            // block dlopen, and a truncated file kills the process with SIGBUS inside it.
+            if c.contains('/') {
+                if let Err(why) = check_library_file(std::path::Path::new(&c)) {
+                    tried.push(format!("{c} ({why})"));
+                    continue;
+                }
+            }
             // SAFETY: opening a vendor library runs its initialisers; that is what using it means.
             match unsafe { Library::new(&c) } {
                 Ok(lib) => {
@@ -179,11 +187,199 @@ impl Search {
     }
 }
 
+/// The ELF machine of this host (`EM_X86_64`, `EM_AARCH64`), which a library must match.
+const HOST_MACHINE: u16 = if cfg!(target_arch = "aarch64") {
+    183
+} else {
+    62
+};
+
+/// Checks, without blocking and without mapping it, that `path` is a file the dynamic loader can
+/// map safely: a regular file (by `stat`, so a FIFO is never opened), with a plausible ELF
+/// header (magic, 64-bit, little-endian, this host's machine, `ET_DYN`), whose program headers'
+/// file ranges and section header table lie inside the file. It does not prove the file sound
+/// (the loader trusts what it maps; see "Trust"), only that mapping it cannot fault on a
+/// truncation; a file changed between this check and `dlopen` is not covered.
+///
+/// # Errors
+/// Why the file is refused, for a [`LoadError`]'s list of candidates.
+pub fn check_library_file(path: &std::path::Path) -> Result<(), String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        let kind = if ft.is_dir() {
+            "a directory"
+        } else {
+            use std::os::unix::fs::FileTypeExt;
+            if ft.is_fifo() {
+                "a FIFO"
+            } else if ft.is_socket() {
+                "a socket"
+            } else if ft.is_char_device() || ft.is_block_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            }
+        };
+        return Err(format!("{kind}, not a shared library"));
+    }
+    let size = meta.len();
+    let mut f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut h = [0u8; 64];
+    if size < 64 || f.read_exact(&mut h).is_err() {
+        return Err(format!("{size} bytes: too short for an ELF header"));
+    }
+    if &h[..4] != b"\x7fELF" {
+        return Err("not an ELF file (no ELF magic)".into());
+    }
+    if h[4] != 2 || h[5] != 1 {
+        return Err("not a 64-bit little-endian ELF".into());
+    }
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    let u64_at = |b: &[u8], o: usize| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[o..o + 8]);
+        u64::from_le_bytes(a)
+    };
+    if u16_at(&h, 16) != 3 {
+        return Err("not a shared object (ELF type is not ET_DYN)".into());
+    }
+    let machine = u16_at(&h, 18);
+    if machine != HOST_MACHINE {
+        return Err(format!(
+            "ELF machine {machine}, this host is {HOST_MACHINE}"
+        ));
+    }
+    let (phoff, shoff) = (u64_at(&h, 32), u64_at(&h, 40));
+    let (phentsize, phnum) = (u64::from(u16_at(&h, 54)), u64::from(u16_at(&h, 56)));
+    let (shentsize, mut shnum) = (u64::from(u16_at(&h, 58)), u64::from(u16_at(&h, 60)));
+    let inside = |off: u64, len: u64| off.checked_add(len).is_some_and(|end| end <= size);
+    let truncated = |what: &str| format!("truncated: {what} lies beyond the file's {size} bytes");
+    if phnum == 0 || phentsize != 56 || !inside(phoff, phnum * 56) {
+        return Err(truncated("the program header table"));
+    }
+    let mut ph = vec![0u8; (phnum * 56) as usize];
+    f.seek(SeekFrom::Start(phoff))
+        .and_then(|_| f.read_exact(&mut ph))
+        .map_err(|e| e.to_string())?;
+    for (i, e) in ph.chunks_exact(56).enumerate() {
+        let (offset, filesz) = (u64_at(e, 8), u64_at(e, 32));
+        if !inside(offset, filesz) {
+            return Err(truncated(&format!("segment {i}")));
+        }
+    }
+    if shoff != 0 {
+        if shentsize != 64 || !inside(shoff, 64) {
+            return Err(truncated("the section header table"));
+        }
+        if shnum == 0 {
+            // Extended numbering: the count is section 0's sh_size.
+            let mut s0 = [0u8; 64];
+            f.seek(SeekFrom::Start(shoff))
+                .and_then(|_| f.read_exact(&mut s0))
+                .map_err(|e| e.to_string())?;
+            shnum = u64_at(&s0, 32);
+        }
+        if !shnum.checked_mul(64).is_some_and(|len| inside(shoff, len)) {
+            return Err(truncated("the section header table"));
+        }
+    }
+    Ok(())
+}
+
 /// The loader's message without the repeated file name.
 fn short_reason(e: &libloading::Error) -> String {
     let s = e.to_string();
     match s.rsplit_once(": ") {
         Some((_, tail)) if !tail.is_empty() => tail.to_string(),
         _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("anycuda-loader-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d.join(name)
+    }
+
+    /// A real shared object: this test binary (a position-independent executable is ET_DYN).
+    fn real() -> PathBuf {
+        std::env::current_exe().unwrap()
+    }
+
+    #[test]
+    fn a_real_library_passes() {
+        assert_eq!(check_library_file(&real()), Ok(()));
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_a_reason() {
+        let bytes = std::fs::read(real()).unwrap();
+        let cut = scratch("truncated.so");
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let e = check_library_file(&cut).unwrap_err();
+        assert!(e.contains("truncated"), "{e}");
+        let head = scratch("head.so");
+        std::fs::write(&head, &bytes[..40]).unwrap();
+        assert!(check_library_file(&head).unwrap_err().contains("too short"));
+        let text = scratch("text.so");
+        std::fs::write(&text, "INPUT(-lfoo)\n".repeat(10)).unwrap();
+        assert!(check_library_file(&text).unwrap_err().contains("ELF magic"));
+        let dir = scratch("dir.so");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(check_library_file(&dir).unwrap_err().contains("directory"));
+        let mut other = bytes[..4096.min(bytes.len())].to_vec();
+        other[18] = 40; // EM_ARM
+        let arm = scratch("arm.so");
+        std::fs::write(&arm, &other).unwrap();
+        assert!(check_library_file(&arm).unwrap_err().contains("machine"));
+        assert!(check_library_file(Path::new("/nonexistent/libx.so")).is_err());
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let fifo = scratch("fifo.so");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("SKIP: no mkfifo");
+            return;
+        }
+        // Through the search, as ANYCUDA_*_LIBRARY would name it: no dlopen, no hang.
+        std::env::set_var("ANYCUDA_TEST_LOADER_FIFO", &fifo);
+        let s = Search {
+            library: "test",
+            explicit_env: "ANYCUDA_TEST_LOADER_FIFO",
+            sonames: &[],
+            root_envs: &[],
+            lib_dirs: &[],
+            default_roots: &[],
+        };
+        let e = s.open().unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_library_named_explicitly_is_a_load_error() {
+        let bytes = std::fs::read(real()).unwrap();
+        let cut = scratch("explicit-truncated.so");
+        std::fs::write(&cut, &bytes[..bytes.len() * 3 / 4]).unwrap();
+        std::env::set_var("ANYCUDA_TEST_LOADER_CUT", &cut);
+        let s = Search {
+            library: "test",
+            explicit_env: "ANYCUDA_TEST_LOADER_CUT",
+            sonames: &[],
+            root_envs: &[],
+            lib_dirs: &[],
+            default_roots: &[],
+        };
+        let e = s.open().unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
     }
 }

@@ -25,6 +25,8 @@ pub struct Headers {
     pub names: Vec<*const c_char>,
     /// Header sources.
     pub sources: Vec<*const c_char>,
+    /// How many of them are the caller's (they come first; the rest are anycuda's built-ins).
+    pub user: usize,
     _owned: Vec<CString>,
 }
 
@@ -111,6 +113,7 @@ pub unsafe fn merge_headers(
     Ok(Headers {
         names,
         sources,
+        user: n,
         _owned: owned,
     })
 }
@@ -160,44 +163,469 @@ pub unsafe fn options<'a>(
         .collect()
 }
 
-/// The deepest bracket nesting anycuda lets a vendor compiler see: `(`, `[` and `{` together.
+/// The deepest expression nesting anycuda lets a vendor compiler see, in the units of
+/// [`nesting_depth`].
 ///
-/// Measured with NVRTC 13.0 (x86-64) on threads of known stack size: about 1 KiB of stack per
-/// level of `((...))` inside a function, so 256 MiB overflows at 300,000 levels and 1 GiB at
-/// 1,000,000; a 2 MiB thread (Rust's default) overflows below 1,000. [`COMPILE_STACK`] with
-/// this limit leaves a margin of three. hipRTC stops at 256 levels by itself.
+/// Measured with NVRTC 13.5 (x86-64) on threads of known stack size (64 MiB): one unit costs
+/// at most about 4.4 KiB of the compiler's stack (a bracket level inside a `return`, a cast, a
+/// `?:`; a prefix operator or an assignment costs less), so 100,000 units need about 440 MiB,
+/// and [`COMPILE_STACK`] leaves a margin above two. hipRTC (clang) stops brackets at 256 levels
+/// by itself but not prefix operators, casts or ternaries; its units are cheaper.
 pub const MAX_NESTING: usize = 100_000;
 
 /// The stack reserved for the thread every compile runs on: 1 GiB of address space, which costs
 /// memory only for the pages a deep program touches.
 pub const COMPILE_STACK: usize = 1 << 30;
 
-/// The deepest nesting of `(`, `[` and `{` in `src` (counted together, comments and literals
-/// included: an over-estimate errs on the side of refusing).
-pub fn nesting_depth(src: &[u8]) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    for &b in src {
-        match b {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
+/// What a macro definition contributes where it is used.
+#[derive(Clone, Copy, Debug, Default)]
+struct MacroDepth {
+    /// The deepest nesting inside its body (units).
+    gain: usize,
+    /// What its body leaves open (unbalanced brackets, a dangling prefix-operator or `?:`
+    /// chain), which stays open where it is used.
+    residual: usize,
+    /// Whether it takes arguments (its gain then wraps what its parentheses hold).
+    function_like: bool,
 }
 
-/// The deepest nesting over a program's source and its headers.
+/// One open bracket (or the file itself) and the right-recursive chain pending inside it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Frame {
+    /// What opening this frame cost (1 for a bracket, a macro's gain for `M(`).
+    weight: usize,
+    /// Prefix operators and casts not yet closed by their operand.
+    prefix: usize,
+    /// `?`, `:` and assignments not yet closed by the end of the expression.
+    chain: usize,
+    /// Template `<` not yet closed by `>`.
+    angle: usize,
+    /// `else if` links of one chain (each nests the next).
+    else_if: usize,
+    /// Units that macros with unbalanced bodies left open here.
+    residual: usize,
+}
+
+impl Frame {
+    fn units(&self) -> usize {
+        self.weight + self.prefix + self.chain + self.angle + self.else_if + self.residual
+    }
+}
+
+/// A cheap over-estimate of how deep a compiler's parser recurses on `src`: a bound by class,
+/// not a C++ parser. It counts, in one pass, skipping comments and string and character
+/// literals (raw strings included):
+/// - brackets of every kind, `(`, `[` and `{`, and template angle brackets (`<` until its `>`,
+///   or until the end of the expression);
+/// - right-recursive chains until the expression ends (`;`, `,`, `{`, `}`, a closing bracket or
+///   the end of a directive line): prefix operators (`- + ! ~ * & ++ --` and `&&`, `*` and `&`
+///   counted even when binary, which also covers declarators), casts (a `)` followed by an
+///   operand), `?`, `:` and every assignment operator; prefix operators and casts end at their
+///   operand;
+/// - `else if` chains, and statements nested without braces (`if (a) if (b) ...`, as casts);
+/// - macros: every `#define` gets the depth of its body, and a use adds it (an object-like
+///   macro adds what its body leaves open for good, so `#define L (` / `#define L2 L L` /
+///   ... is counted at its full expansion; a function-like one weighs its parentheses by the
+///   depth its body wraps them in, so `#define W2(x) W(W(x))` doubling is counted too).
+///
+/// What it cannot see: token pasting and stringizing that make new macro names, `#include`d
+/// files it is not given (a compile's headers are scanned by [`program_depth`]), and
+/// recursion no bracket, operator or macro shows. Binary operators are not counted: NVRTC and
+/// clang parse `a + b + ...` iteratively (500,000 terms compile on a 64 MiB thread).
+pub fn nesting_depth(src: &[u8]) -> usize {
+    let mut macros: std::collections::HashMap<&[u8], MacroDepth> = Default::default();
+    scan(src, &mut macros, false).0
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// Scans `src`; `(max units, units open at the end)`. `body` scans one macro body.
+fn scan<'s>(
+    src: &'s [u8],
+    macros: &mut std::collections::HashMap<&'s [u8], MacroDepth>,
+    body: bool,
+) -> (usize, usize) {
+    let mut frames: Vec<Frame> = vec![Frame::default()];
+    let mut total = 0usize; // sum of units over the frames
+    let mut max = 0usize;
+    // Whether the last token ended an operand (identifier, literal, `)`, `]`).
+    let mut after_operand = false;
+    // Whether the last token was `)` (a cast when an operand follows).
+    let mut after_close = false;
+    let mut after_else = false;
+    let mut line_start = true;
+    let mut i = 0usize;
+    let n = src.len();
+    macro_rules! top {
+        () => {
+            frames.last_mut().expect("the file frame is never popped")
+        };
+    }
+    macro_rules! bump {
+        ($field:ident, $by:expr) => {{
+            let by: usize = $by;
+            top!().$field += by;
+            total += by;
+            max = max.max(total);
+        }};
+    }
+    macro_rules! end_expr {
+        () => {{
+            let f = top!();
+            total -= f.prefix + f.chain + f.angle;
+            f.prefix = 0;
+            f.chain = 0;
+            f.angle = 0;
+        }};
+    }
+    while i < n {
+        let c = src[i];
+        // Preprocessor directives: `#define` records a macro; every directive ends at its
+        // line's end (a backslash-newline continues it), which ends the expression.
+        if line_start && !body {
+            let mut j = i;
+            while j < n && (src[j] == b' ' || src[j] == b'\t') {
+                j += 1;
+            }
+            if j < n && src[j] == b'#' {
+                let end = directive_end(src, j);
+                define(&src[j + 1..end], macros);
+                i = end;
+                end_expr!();
+                after_operand = false;
+                after_close = false;
+                continue;
+            }
+        }
+        line_start = false;
+        match c {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
+                i += 1;
+                continue;
+            }
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                while i < n && src[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < n && !(src[i] == b'*' && src.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i = (i + 2).min(n);
+                continue;
+            }
+            _ => {}
+        }
+        let starts_operand = is_ident(c) || c == b'"' || c == b'\'' || c == b'(';
+        if after_close {
+            if starts_operand {
+                bump!(prefix, 1); // `(T) x`: a cast (or an unbraced statement after `if (a)`)
+            } else {
+                end_prefix(&mut frames, &mut total); // `-(x) + y`: `(x)` was the operand
+            }
+        }
+        after_close = false;
+        if c == b'"' || (c == b'\'' && !(i > 0 && is_ident(src[i - 1]) && !prefix_ok(src, i))) {
+            i = skip_literal(src, i);
+            after_operand = true;
+            end_prefix(&mut frames, &mut total);
+            continue;
+        }
+        if is_ident(c) {
+            let start = i;
+            while i < n && is_ident(src[i]) {
+                i += 1;
+            }
+            let word = &src[start..i];
+            // Raw string literal: R"delim( ... )delim" (with an encoding prefix or not).
+            if i < n && src[i] == b'"' && word.ends_with(b"R") {
+                i = skip_raw(src, i);
+                after_operand = true;
+                end_prefix(&mut frames, &mut total);
+                continue;
+            }
+            if word == b"else" {
+                after_else = true;
+                after_operand = false;
+                continue;
+            }
+            if after_else {
+                if word == b"if" {
+                    bump!(else_if, 1);
+                } else {
+                    let f = top!();
+                    total -= f.else_if;
+                    f.else_if = 0;
+                }
+                after_else = false;
+            }
+            if let Some(m) = (!macros.is_empty())
+                .then(|| macros.get(word).copied())
+                .flatten()
+            {
+                let mut j = i;
+                while j < n && src[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if m.function_like && j < n && src[j] == b'(' {
+                    frames.push(Frame {
+                        weight: m.gain.max(1),
+                        ..Frame::default()
+                    });
+                    total += m.gain.max(1);
+                    max = max.max(total);
+                    bump!(residual, m.residual);
+                    i = j + 1;
+                    after_operand = false;
+                    continue;
+                }
+                max = max.max(total + m.gain);
+                bump!(residual, m.residual);
+            }
+            if matches!(
+                word,
+                b"sizeof"
+                    | b"alignof"
+                    | b"new"
+                    | b"delete"
+                    | b"throw"
+                    | b"co_await"
+                    | b"not"
+                    | b"compl"
+            ) {
+                bump!(prefix, 1);
+                after_operand = false;
+            } else if matches!(
+                word,
+                b"return"
+                    | b"case"
+                    | b"if"
+                    | b"while"
+                    | b"for"
+                    | b"switch"
+                    | b"do"
+                    | b"const"
+                    | b"volatile"
+                    | b"unsigned"
+                    | b"signed"
+                    | b"struct"
+                    | b"class"
+                    | b"typename"
+            ) {
+                // Keywords that start or qualify something: no operand yet.
+                after_operand = false;
+            } else {
+                after_operand = true;
+                end_prefix(&mut frames, &mut total);
+            }
+            continue;
+        }
+        after_else = false;
+        // Punctuation (longest match first).
+        let c1 = src.get(i + 1).copied().unwrap_or(0);
+        let c2 = src.get(i + 2).copied().unwrap_or(0);
+        let len = match (c, c1) {
+            (b'<', b'<') | (b'>', b'>') => 2 + usize::from(c2 == b'='),
+            (b'-', b'>') => 2 + usize::from(c2 == b'*'),
+            (b'.', b'.') if c2 == b'.' => 3,
+            (b':', b':')
+            | (b'+', b'+')
+            | (b'-', b'-')
+            | (b'&', b'&')
+            | (b'|', b'|')
+            | (b'<' | b'>' | b'=' | b'!', b'=')
+            | (b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^', b'=')
+            | (b'.', b'*') => 2,
+            _ => 1,
+        };
+        let tok: &[u8] = &src[i..(i + len).min(n)];
+        i += len;
+        match tok {
+            b"(" | b"[" | b"{" => {
+                if tok == b"{" {
+                    end_expr!();
+                }
+                frames.push(Frame {
+                    weight: 1,
+                    ..Frame::default()
+                });
+                total += 1;
+                max = max.max(total);
+                after_operand = false;
+            }
+            b")" | b"]" | b"}" => {
+                if frames.len() > 1 {
+                    let f = frames.pop().expect("len > 1");
+                    total -= f.units();
+                }
+                if tok == b"}" {
+                    end_expr!();
+                }
+                after_operand = tok != b"}";
+                after_close = tok == b")";
+                if tok == b"]" {
+                    end_prefix(&mut frames, &mut total);
+                }
+            }
+            b";" | b"," => {
+                end_expr!();
+                after_operand = false;
+            }
+            b"<" => {
+                bump!(angle, 1);
+                after_operand = false;
+            }
+            b">" | b">>" => {
+                let f = top!();
+                let k = tok.len().min(f.angle);
+                f.angle -= k;
+                total -= k;
+                after_operand = false;
+            }
+            b"*" | b"&" | b"&&" => {
+                bump!(prefix, 1);
+                after_operand = false;
+            }
+            b"-" | b"+" | b"!" | b"~" | b"++" | b"--" => {
+                if !after_operand || matches!(tok, b"!" | b"~") {
+                    bump!(prefix, tok.len()); // `------x` is `-- -- --x`: count per sign
+                }
+                // `x++`: postfix, still an operand.
+                after_operand = after_operand && matches!(tok, b"++" | b"--");
+            }
+            b"?" | b":" | b"=" | b"+=" | b"-=" | b"*=" | b"/=" | b"%=" | b"&=" | b"|=" | b"^="
+            | b"<<=" | b">>=" => {
+                bump!(chain, 1);
+                after_operand = false;
+            }
+            _ => after_operand = false,
+        }
+    }
+    (max, total)
+}
+
+/// Ends the prefix operators and casts of the current frame at their operand.
+fn end_prefix(frames: &mut [Frame], total: &mut usize) {
+    if let Some(f) = frames.last_mut() {
+        *total -= f.prefix;
+        f.prefix = 0;
+    }
+}
+
+/// Whether the `'` at `i` follows an encoding prefix (`u8'a'`, `L'a'`) and so starts a literal.
+fn prefix_ok(src: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && is_ident(src[j - 1]) {
+        j -= 1;
+    }
+    matches!(&src[j..i], b"u8" | b"u" | b"U" | b"L")
+}
+
+/// The index after the string or character literal starting at `i` (it ends at its closing
+/// quote or, unterminated, at the line's end, as the compilers' lexers end it).
+fn skip_literal(src: &[u8], i: usize) -> usize {
+    let q = src[i];
+    let mut j = i + 1;
+    while j < src.len() {
+        match src[j] {
+            b'\\' => j += 2,
+            b'\n' => return j,
+            b if b == q => return j + 1,
+            _ => j += 1,
+        }
+    }
+    src.len()
+}
+
+/// The index after the raw string whose `"` is at `i`.
+fn skip_raw(src: &[u8], i: usize) -> usize {
+    let open = match src[i + 1..].iter().take(17).position(|b| *b == b'(') {
+        Some(p) => i + 1 + p,
+        None => return skip_literal(src, i), // not a valid raw string: lex it as a plain one
+    };
+    let delim = &src[i + 1..open];
+    let mut close = Vec::with_capacity(delim.len() + 2);
+    close.push(b')');
+    close.extend_from_slice(delim);
+    close.push(b'"');
+    src[open..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())
+        .map_or(src.len(), |p| open + p + close.len())
+}
+
+/// The index of the newline ending the directive starting at `i` (or the end).
+fn directive_end(src: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < src.len() {
+        match src[j] {
+            b'\\' if src.get(j + 1) == Some(&b'\n') => j += 2,
+            b'\\' if src.get(j + 1) == Some(&b'\r') && src.get(j + 2) == Some(&b'\n') => j += 3,
+            b'\n' => return j,
+            _ => j += 1,
+        }
+    }
+    src.len()
+}
+
+/// Records a `#define` (the directive's text after `#`) in `macros`.
+fn define<'s>(d: &'s [u8], macros: &mut std::collections::HashMap<&'s [u8], MacroDepth>) {
+    let d = d.trim_ascii_start();
+    let Some(rest) = d.strip_prefix(b"define") else {
+        return;
+    };
+    let rest = rest.trim_ascii_start();
+    let len = rest.iter().take_while(|b| is_ident(**b)).count();
+    if len == 0 {
+        return;
+    }
+    let (name, mut body) = rest.split_at(len);
+    let function_like = body.first() == Some(&b'(');
+    if function_like {
+        let close = body
+            .iter()
+            .position(|b| *b == b')')
+            .map_or(body.len(), |p| p + 1);
+        body = &body[close..];
+    }
+    let (gain, residual) = scan(body, macros, true);
+    let m = macros.entry(name).or_default();
+    // Several definitions (under #if): keep the deepest of each.
+    m.gain = m.gain.max(gain);
+    m.residual = m.residual.max(residual);
+    m.function_like |= function_like;
+}
+
+/// The deepest nesting over a program's source and the caller's headers, in the units of
+/// [`nesting_depth`].
 ///
 /// # Safety
 /// `src` and every entry of `headers.sources` must be NUL-terminated strings.
 pub unsafe fn program_depth(src: *const c_char, headers: &Headers) -> usize {
-    core::iter::once(src)
-        .chain(headers.sources.iter().copied())
+    // Headers first, in one macro table: a header's macros may be used by the source.
+    // anycuda's built-in headers are known to be shallow and are not scanned (they are large,
+    // and every nvrtcCreateProgram would pay for it).
+    let texts: Vec<&[u8]> = headers.sources[..headers.user]
+        .iter()
+        .copied()
+        .chain(core::iter::once(src))
         // SAFETY: NUL-terminated (caller contract).
-        .map(|p| nesting_depth(unsafe { CStr::from_ptr(p) }.to_bytes()))
+        .map(|p| unsafe { CStr::from_ptr(p) }.to_bytes())
+        .collect();
+    let mut macros = Default::default();
+    texts
+        .iter()
+        .map(|t| scan(t, &mut macros, false).0)
         .max()
         .unwrap_or(0)
 }
@@ -205,34 +633,71 @@ pub unsafe fn program_depth(src: *const c_char, headers: &Headers) -> usize {
 /// The log line for a program nested deeper than [`MAX_NESTING`].
 pub fn too_deep_note(depth: usize) -> String {
     format!(
-        "anycuda: error: brackets nest {depth} levels deep; the limit is {MAX_NESTING} \
-         (deeper input overflows the compiler's stack)\n"
+        "anycuda: error: expressions, brackets and macros nest {depth} levels deep; the limit \
+         is {MAX_NESTING} (deeper input overflows the compiler's stack and kills the process)\n"
     )
+}
+
+/// Why a compile did not run on its own thread.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompileThreadError {
+    /// The thread could not be created (address space or thread limits): there is no
+    /// fallback to the caller's thread, whose small stack deep input overflows.
+    #[error("could not create the {COMPILE_STACK}-byte compile thread: {0}")]
+    Spawn(String),
+    /// The compile panicked (a bug in anycuda).
+    #[error("the compile thread panicked")]
+    Panicked,
+}
+
+impl CompileThreadError {
+    /// The NVRTC code the caller returns: `NVRTC_ERROR_OUT_OF_MEMORY` when the thread could
+    /// not be made, `NVRTC_ERROR_INTERNAL_ERROR` for a panic.
+    pub fn code(&self) -> nvrtcResult {
+        match self {
+            Self::Spawn(_) => nvrtcResult::NVRTC_ERROR_OUT_OF_MEMORY,
+            Self::Panicked => nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR,
+        }
+    }
+    /// The line for the program log.
+    pub fn note(&self) -> String {
+        format!("anycuda: error: {self}\n")
+    }
 }
 
 /// Runs `f` (a compile) on a fresh thread with a [`COMPILE_STACK`] stack, so the depth a
 /// compiler reaches does not depend on the caller's thread; NVRTC on a 2 MiB thread aborts on
-/// inputs it handles on the main thread. When no such thread can be made (address space
-/// exhausted), `f` runs on the caller's thread. `None` only if `f` panicked (the caller reports
-/// `NVRTC_ERROR_INTERNAL_ERROR`).
-pub fn on_compile_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Option<R> {
-    let mut f = Some(f);
-    let ran = std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new()
+/// inputs it handles on the main thread.
+///
+/// # Errors
+/// [`CompileThreadError::Spawn`] when no such thread can be made (address space exhausted,
+/// `ulimit -v`): `f` is then not run at all, never on the caller's small stack;
+/// [`CompileThreadError::Panicked`] if `f` panicked.
+pub fn on_compile_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R, CompileThreadError> {
+    let stack = test_stack_override().unwrap_or(COMPILE_STACK);
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
             .name("anycuda-compile".into())
-            .stack_size(COMPILE_STACK)
-            .spawn_scoped(s, || f.take().map(|f| f()));
-        match spawned {
-            Ok(h) => Some(h.join().ok().flatten()),
-            Err(e) => {
-                log::warn!("no {COMPILE_STACK}-byte compile thread ({e}); compiling inline");
-                None
-            }
-        }
-    });
-    match ran {
-        Some(r) => r,
-        None => f.map(|f| f()),
+            .stack_size(stack)
+            .spawn_scoped(s, f)
+            .map_err(|e| {
+                log::error!("no {stack}-byte compile thread ({e}); the compile is refused");
+                CompileThreadError::Spawn(e.to_string())
+            })?;
+        h.join().map_err(|_| CompileThreadError::Panicked)
+    })
+}
+
+/// `ANYCUDA_TEST_COMPILE_STACK` (bytes), read only in debug builds, so a test can make the
+/// thread fail to spawn without lowering the whole process's limits.
+fn test_stack_override() -> Option<usize> {
+    if cfg!(debug_assertions) {
+        std::env::var("ANYCUDA_TEST_COMPILE_STACK")
+            .ok()?
+            .parse()
+            .ok()
+    } else {
+        None
     }
 }
 
@@ -308,6 +773,108 @@ mod tests {
             .map(|p| unsafe { CStr::from_ptr(*p) })
             .collect();
         assert_eq!(got.iter().filter(|n| **n == name.as_c_str()).count(), 1);
+    }
+
+    fn deep(pre: &str, unit: &str, n: usize, post: &str) -> usize {
+        nesting_depth(format!("{pre}{}{post}", unit.repeat(n)).as_bytes())
+    }
+
+    #[test]
+    fn every_class_of_deep_expression_is_counted() {
+        let n = 1000;
+        let f = "__device__ int f(int x) { return ";
+        for (unit, per) in [
+            ("-", 1),
+            ("!", 1),
+            ("~", 1),
+            ("*&", 2),
+            ("(int)", 1),
+            ("x?1:", 2),
+            ("x=", 1),
+            ("x+=", 1),
+            ("(", 1),
+            ("[", 1),
+            ("{", 1),
+            ("A<", 1),
+            ("- -", 2),
+            ("sizeof ", 1),
+            ("++", 1),
+        ] {
+            let d = deep(f, unit, n, "x; }");
+            assert!(d >= n * per, "{unit:?}: {d} < {}", n * per);
+        }
+        // Unbraced statement nesting and else-if chains.
+        assert!(deep("void f(int a) { ", "if (a) ", n, "a = 1; }") >= n);
+        assert!(
+            deep(
+                "void f(int a) { if (a) a = 1; ",
+                "else if (a) a = 1; ",
+                n,
+                "}"
+            ) >= n
+        );
+    }
+
+    #[test]
+    fn punctuation_is_tokenised_longest_first() {
+        // `<<=` is one assignment, not a template `<` left open; `->` is no prefix operator.
+        assert_eq!(nesting_depth(b"void f() { x <<= 1; p->q = 2; }"), 2);
+        assert_eq!(nesting_depth(b"int a = b >> 2;"), 1);
+        assert!(nesting_depth(b"A<B<C>> x; int y = 1;") <= 3);
+    }
+
+    #[test]
+    fn ordinary_code_stays_shallow() {
+        let k = "extern \"C\" __global__ void k(float *p, int n) {\n\
+                 int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = -p[i] * 2.0f;\n\
+                 for (int j = 0; j < n; ++j) { p[j] += (float)j; }\n}\n";
+        let src = k.repeat(20_000);
+        let d = nesting_depth(src.as_bytes());
+        assert!(d < 20, "{d}");
+        // Binary chains are iterative in both parsers.
+        assert!(deep("int x = ", "1 + ", 200_000, "1;") < 10);
+        // a < b comparisons end with their statement.
+        assert!(deep("", "b = a < c;\n", 200_000, "") < 10);
+    }
+
+    #[test]
+    fn comments_and_literals_hide_nothing_they_should_not() {
+        assert_eq!(deep("/* ", "(", 5000, " */ int x;"), 0);
+        assert!(deep("// ", "(", 50, "") == 0);
+        assert_eq!(deep("const char *s = \"", "(", 5000, "\";"), 1);
+        assert!(deep("const char *s = R\"x(\")x\" ", "(", 5000, "") >= 5000);
+        // A digit separator is not a character literal.
+        assert!(deep("int x = 1'000 + ", "(", 5000, "") >= 5000);
+        // An unterminated literal ends at the line's end.
+        assert!(deep("char c = 'a;\n", "(", 5000, "") >= 5000);
+    }
+
+    #[test]
+    fn macros_are_counted_at_their_expansion() {
+        // Object-like macros with unbalanced bodies, doubled 17 times: 131072 brackets.
+        let mut src = String::from("#define L0 (\n");
+        for k in 1..=17 {
+            src.push_str(&format!("#define L{k} L{} L{}\n", k - 1, k - 1));
+        }
+        src.push_str("int f() { return L17 1; }\n");
+        assert!(nesting_depth(src.as_bytes()) >= 131_072);
+        // Function-like wrapping, doubled.
+        let mut src = String::from("#define W0(x) (-(x))\n");
+        for k in 1..=17 {
+            src.push_str(&format!("#define W{k}(x) W{}(W{}(x))\n", k - 1, k - 1));
+        }
+        src.push_str("int f(int y) { return W17(y); }\n");
+        assert!(
+            nesting_depth(src.as_bytes()) >= 131_072,
+            "{}",
+            nesting_depth(src.as_bytes())
+        );
+        // A prefix operator macro.
+        let src = format!(
+            "#define N -\nint f(int y) {{ return {}y; }}",
+            "N ".repeat(5000)
+        );
+        assert!(nesting_depth(src.as_bytes()) >= 5000);
     }
 
     #[test]

@@ -283,7 +283,6 @@ pub struct Program {
     raw: nvrtcProgram,
     options: ProgramOptions,
     log: String,
-    compiled: bool,
 }
 
 // SAFETY: an nvrtcProgram is not tied to the thread that created it; every use goes through
@@ -357,7 +356,6 @@ impl Program {
             raw,
             options,
             log: String::new(),
-            compiled: false,
         };
         for e in &prog.options.name_expressions {
             let c = nul_free("nvrtcAddNameExpression", "a name expression", e)?;
@@ -407,9 +405,11 @@ impl Program {
     /// Compiles to `target`. On success the log is in [`Program::log`]; the returned code
     /// carries the lowered names of the options' name expressions.
     ///
-    /// NVRTC compiles one program again for another target; hipRTC compiles a program once
-    /// (a second compile is refused with a usage error: create another `Program`). hipRTC
-    /// 5.2 makes no LTO-IR ([`CodeType::Ltoir`] answers not-supported there).
+    /// A program compiles again for another target on every backend (the HIP backend remakes
+    /// the hipRTC program, which compiles once, as NVRTC would). The returned code is labelled
+    /// by its content, not by `target`: PTX text is [`CodeType::Ptx`] even when a cubin was
+    /// asked for (HIP's NVIDIA platform), an ELF is [`CodeType::Cubin`]. hipRTC 5.2 makes no
+    /// LTO-IR ([`CodeType::Ltoir`] answers not-supported there).
     ///
     /// # Errors
     /// `nvrtcCompileProgram`'s error with the compile log as the detail
@@ -423,12 +423,6 @@ impl Program {
                 "NVRTC produces PTX, cubin or LTO-IR, not fat binaries",
             ));
         }
-        if self.compiled && self.backend.kind() == crate::BackendKind::Hip {
-            return Err(CoreError::usage(
-                "Program::compile",
-                "hipRTC compiles a program once: create a new Program for another target",
-            ));
-        }
         let args = self.compile_args(target);
         let cargs: Vec<CString> = args
             .iter()
@@ -439,7 +433,6 @@ impl Program {
             .map_err(|_| CoreError::usage("Program::compile", "more options than NVRTC accepts"))?;
         // SAFETY: live program; `ptrs` holds `n` NUL-terminated strings alive for the call.
         let r = unsafe { self.backend.nvrtcCompileProgram(self.raw, n, ptrs.as_ptr()) };
-        self.compiled = true;
         self.log = self.fetch_log().unwrap_or_default();
         if r != nvrtcResult::NVRTC_SUCCESS {
             return Err(CoreError::nvrtc(
@@ -462,12 +455,9 @@ impl Program {
                 CodeType::Ltoir,
             ),
         };
-        // On HIP "PTX" is the AMD code object: label what the bytes are.
-        let kind = if kind == CodeType::Ptx && code.starts_with(b"\x7fELF") {
-            CodeType::Cubin
-        } else {
-            kind
-        };
+        // Label what the bytes are, never what was asked for: on HIP "PTX" is the AMD code
+        // object, and on HIP's NVIDIA platform "CUBIN" is PTX text.
+        let kind = label_by_content(&code, kind);
         if kind == CodeType::Ptx && code.last() == Some(&0) {
             code.pop(); // PTX is text; NVRTC's size counts the NUL
         }
@@ -560,6 +550,26 @@ impl Drop for Program {
     }
 }
 
+/// What compiled `code` is, by its content: an ELF (`\x7fELF`) is a device binary (a cubin, or
+/// the AMD code object), a fat binary by its magic, LLVM bitcode is LTO IR; anything else asked
+/// for as PTX or CUBIN is PTX text. `asked` decides only between LTO IR (NVIDIA's own format has
+/// no magic anycuda relies on) and PTX.
+pub(crate) fn label_by_content(code: &[u8], asked: CodeType) -> CodeType {
+    const FATBIN: [u8; 4] = 0xba55_ed50u32.to_le_bytes();
+    if code.starts_with(b"\x7fELF") {
+        CodeType::Cubin
+    } else if code.starts_with(&FATBIN) {
+        CodeType::Fatbin
+    } else if code.starts_with(b"BC\xc0\xde")
+        || code.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+        || asked == CodeType::Ltoir
+    {
+        CodeType::Ltoir
+    } else {
+        CodeType::Ptx
+    }
+}
+
 /// The arch of the device whose context is current on this thread on `backend`, if any. Asks
 /// nothing that would initialise the driver: with no current context the answer is `None`.
 fn current_device_arch(backend: Backend) -> Option<String> {
@@ -576,4 +586,38 @@ fn current_device_arch(backend: Backend) -> Option<String> {
     }
     // On HIP a full target ID ("gfx90a:sramecc+:xnack-"): the option translation accepts it.
     backend.device_arch(dev).ok()
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn output_is_labelled_by_its_content() {
+        let ptx = b".version 8.0\n.target sm_90\n\0";
+        // HIP on NVIDIA: CUBIN asked, PTX made.
+        assert_eq!(label_by_content(ptx, CodeType::Cubin), CodeType::Ptx);
+        assert_eq!(label_by_content(ptx, CodeType::Ptx), CodeType::Ptx);
+        // HIP on AMD: PTX asked, a code object made.
+        assert_eq!(
+            label_by_content(b"\x7fELF\x02\x01", CodeType::Ptx),
+            CodeType::Cubin
+        );
+        assert_eq!(
+            label_by_content(b"\x7fELF\x02\x01", CodeType::Cubin),
+            CodeType::Cubin
+        );
+        assert_eq!(
+            label_by_content(b"BC\xc0\xde..", CodeType::Ptx),
+            CodeType::Ltoir
+        );
+        assert_eq!(
+            label_by_content(&[0x50, 0xed, 0x55, 0xba, 1], CodeType::Cubin),
+            CodeType::Fatbin
+        );
+        assert_eq!(
+            label_by_content(b"\x12\x34", CodeType::Ltoir),
+            CodeType::Ltoir
+        );
+    }
 }

@@ -218,6 +218,10 @@ fn companions(path: &str, prefix: Option<&str>) -> Vec<Opened> {
         .into_iter()
         .filter_map(|n| {
             let p = dir.join(&n).to_string_lossy().into_owned();
+            if let Err(why) = anycuda_api::loader::check_library_file(std::path::Path::new(&p)) {
+                log::debug!("companion {p}: {why}");
+                return None;
+            }
             // SAFETY: a vendor library beside the one already loaded.
             match unsafe { libloading::Library::new(&p) } {
                 Ok(lib) => Some(Opened { lib, path: p }),

@@ -2,8 +2,11 @@
 //! an error instead of a crash:
 //! - a handle is a key into [`Handles`], never NVRTC's pointer: a null, made-up or destroyed
 //!   handle is `NVRTC_ERROR_INVALID_PROGRAM`, and a destroy waits for calls in flight;
-//! - null arrays and options that make NVRTC 13.0 abort (`rtc_options::validate`) are refused;
-//! - compiles run on a thread with a large stack, and sources nested deeper than
+//! - null arrays are refused, and options are checked against NVRTC 13.5's option table
+//!   (`rtc_options`): unknown options and values outside their class never reach NVRTC;
+//! - compiles run on a thread with a large stack (and are refused with
+//!   `NVRTC_ERROR_OUT_OF_MEMORY` when it cannot be created, never run on the caller's), and
+//!   sources whose expressions, brackets or macros nest deeper than
 //!   [`rtc_input::MAX_NESTING`] are refused, so deep input is an error on every thread.
 
 #![allow(non_snake_case)]
@@ -16,6 +19,7 @@ use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input::{self, AssertSend};
+use anycuda_api::rtc_options::{self, Dialect};
 use anycuda_api::CudaEnum;
 use core::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -223,10 +227,16 @@ pub(crate) unsafe fn nvrtcCompileProgram(
         };
         let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
         notes.clear();
-        if let Err(e) = anycuda_api::rtc_options::validate(&opts) {
-            *notes = format!("anycuda: error: {e} (NVRTC 13.0 aborts the process on it)\n");
-            return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-        }
+        // NVRTC's option table: unknown options and values outside their class never reach
+        // NVRTC (some abort it); two-entry spellings become one entry.
+        let normal = match rtc_options::normalise(&opts, Dialect::Nvrtc) {
+            Ok(n) => n,
+            Err(e) => {
+                *notes = format!("anycuda: error: {e}\n");
+                return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+            }
+        };
+        let opts: Vec<&core::ffi::CStr> = normal.iter().map(|c| c.as_c_str()).collect();
         if p.depth > rtc_input::MAX_NESTING {
             *notes = rtc_input::too_deep_note(p.depth);
             p.refused.store(true, Ordering::Release);
@@ -241,14 +251,14 @@ pub(crate) unsafe fn nvrtcCompileProgram(
             log::warn!("{}", RESTRICT_NOTE.trim_end());
         }
         drop(notes);
-        let (kept, filtered) = anycuda_api::rtc_options::filter(&opts);
+        let (kept, filtered) = rtc_options::filter(&opts);
         for n in &filtered {
             log::debug!("nvrtcCompileProgram: {n}");
         }
         let ptrs: Vec<*const c_char> = kept.iter().map(|o| o.as_ptr()).collect();
         let n = ptrs.len() as c_int; // at most numOptions
         let args = AssertSend((p.raw, ptrs));
-        rtc_input::on_compile_stack(|| {
+        let r = rtc_input::on_compile_stack(|| {
             let (raw, ptrs) = args.into_inner();
             // SAFETY: a live program and `n` option strings that outlive the joined thread.
             unsafe {
@@ -259,8 +269,15 @@ pub(crate) unsafe fn nvrtcCompileProgram(
                     nvrtcCompileProgram(raw.0, n, ptrs.as_ptr())
                 )
             }
-        })
-        .unwrap_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR)
+        });
+        match r {
+            Ok(r) => r,
+            Err(e) => {
+                let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
+                notes.push_str(&e.note());
+                e.code()
+            }
+        }
     })
 }
 /// `nvrtcGetPTXSize` on NVRTC (listed in codegen/cuda-overrides.txt).

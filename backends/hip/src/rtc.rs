@@ -12,12 +12,19 @@
 //!   expression is accepted and then fails the compile; before a successful compile the code
 //!   is empty (PTX: one NUL byte, CUBIN and LTO IR: 0 bytes) and lowered names are
 //!   `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (probed on NVRTC 13.0).
-//! - Compiles run on a large-stack thread after the shared checks (`rtc_options::validate`,
-//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's.
+//! - Compiles run on a large-stack thread after the shared checks (NVRTC 13.5's option table,
+//!   `anycuda_api::rtc_options`, which also joins NVRTC's two-entry spellings such as `-I`,
+//!   `/dir` into one entry hipRTC takes; the expression-depth bound
+//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's; no thread, no compile
+//!   (`NVRTC_ERROR_OUT_OF_MEMORY`).
+//! - hipRTC compiles a program once; NVRTC any number of times. A repeated compile runs on a
+//!   fresh hipRTC program made from the same source, headers and name expressions, and its
+//!   output replaces the previous one, as on NVRTC. (As on NVRTC, one program must not be used
+//!   by two threads at once.)
 
 #![allow(non_snake_case)]
 
-use crate::hip_types::{hiprtcProgram, hiprtcResult};
+use crate::hip_types::{_hiprtcProgram, hiprtcProgram, hiprtcResult};
 use crate::loader::call;
 use crate::rtc_options::{self, ArchContext};
 use crate::{HipBackend, Platform};
@@ -26,9 +33,10 @@ use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
 use anycuda_api::rtc_input::{self, AssertSend};
+use anycuda_api::rtc_options::Dialect;
 use anycuda_api::traits::{Api, Rtc};
 use core::ffi::{c_char, c_int};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
@@ -44,7 +52,12 @@ const COMPILED: u8 = 2;
 /// What an `nvrtcProgram` names on HIP.
 #[derive(Debug)]
 pub struct Program {
-    raw: hiprtcProgram,
+    /// The hipRTC program; replaced by a fresh one for every compile after the first.
+    raw: AtomicPtr<_hiprtcProgram>,
+    /// What a fresh hipRTC program is made of: hipRTC compiles a program once, NVRTC any number
+    /// of times (each compile replacing the output), so a second compile runs on a new hipRTC
+    /// program made from these.
+    recipe: Recipe,
     /// The deepest bracket nesting of the source and headers.
     depth: usize,
     /// anycuda's notes (option translation), shown before hipRTC's own log.
@@ -60,13 +73,26 @@ unsafe impl Send for Program {}
 // SAFETY: as above; the other fields are thread-safe.
 unsafe impl Sync for Program {}
 
+/// The inputs of `nvrtcCreateProgram` and the name expressions added since, kept to remake
+/// the hipRTC program for a repeated compile.
+#[derive(Debug, Default)]
+struct Recipe {
+    src: std::ffi::CString,
+    name: std::ffi::CString,
+    /// `(include name, source)` of every header hipRTC was given (built-ins included).
+    headers: Vec<(std::ffi::CString, std::ffi::CString)>,
+    names: Mutex<Vec<std::ffi::CString>>,
+    /// Whether a compile ran (the next one needs a fresh hipRTC program).
+    compiled_once: AtomicBool,
+}
+
 /// The program table of the HIP backend.
 pub type Programs = Handles<Program>;
 
 impl Program {
     /// The hipRTC program handle (native escape hatch).
     pub fn raw(&self) -> hiprtcProgram {
-        self.raw
+        self.raw.load(Ordering::Acquire)
     }
     fn compiled(&self) -> bool {
         self.state.load(Ordering::Acquire) == COMPILED
@@ -99,7 +125,7 @@ impl HipBackend {
     /// Native escape hatch: the hipRTC program behind an anycuda `nvrtcProgram` (valid until
     /// the anycuda handle is destroyed; hipRTC 5.2.3 is not thread-safe, see `rtc!`).
     pub fn native_program(&self, prog: nvrtcProgram) -> Option<hiprtcProgram> {
-        self.programs.with(prog as usize, |p| p.raw)
+        self.programs.with(prog as usize, |p| p.raw())
     }
 
     /// Runs `f` on the live program behind `prog`, held against a concurrent destroy.
@@ -165,17 +191,66 @@ impl HipBackend {
             .clone()
             .into_bytes();
         let mut n = 0usize;
-        let r = unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw, &mut n)) };
+        let r = unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw(), &mut n)) };
         r.result().map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
-            let r = unsafe { rtc!(self, hiprtcGetProgramLog(p.raw, buf.as_mut_ptr().cast())) };
+            let r = unsafe { rtc!(self, hiprtcGetProgramLog(p.raw(), buf.as_mut_ptr().cast())) };
             r.result().map_err(|e| e.code())?;
             let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
             out.extend_from_slice(&buf[..end]);
         }
         out.push(0);
         Ok(out)
+    }
+
+    /// Replaces `p`'s hipRTC program with a fresh one made from its recipe (source, name,
+    /// headers, name expressions), as NVRTC compiles one program any number of times.
+    fn renew(&self, p: &Program) -> Result<(), nvrtcResult> {
+        let r = &p.recipe;
+        let names: Vec<*const c_char> = r.headers.iter().map(|h| h.0.as_ptr()).collect();
+        let srcs: Vec<*const c_char> = r.headers.iter().map(|h| h.1.as_ptr()).collect();
+        let n = names.len() as c_int; // the count it was created with
+        let mut fresh: hiprtcProgram = core::ptr::null_mut();
+        let ptr = |v: &Vec<*const c_char>| {
+            if v.is_empty() {
+                core::ptr::null_mut()
+            } else {
+                v.as_ptr().cast_mut()
+            }
+        };
+        // SAFETY: owned NUL-terminated strings alive for the call; counts match the arrays.
+        unsafe {
+            rtc!(
+                self,
+                hiprtcCreateProgram(
+                    &mut fresh,
+                    r.src.as_ptr(),
+                    r.name.as_ptr(),
+                    n,
+                    ptr(&srcs),
+                    ptr(&names)
+                )
+            )
+        }
+        .result()
+        .map_err(|e| e.code())?;
+        for e in r.names.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            // SAFETY: a live fresh program and an owned NUL-terminated string.
+            let rr = unsafe { rtc!(self, hiprtcAddNameExpression(fresh, e.as_ptr())) };
+            if rr != nvrtcResult::NVRTC_SUCCESS {
+                // SAFETY: the fresh program is ours and unused.
+                unsafe { rtc!(self, hiprtcDestroyProgram(&mut fresh)) };
+                return Err(rr);
+            }
+        }
+        let mut old = p.raw.swap(fresh, Ordering::AcqRel);
+        crate::rtc_wave::forget(old as usize);
+        crate::rtc_wave::remember(fresh as usize, &r.src.to_string_lossy());
+        // SAFETY: the old program is ours; `with_program` holds this one against a destroy.
+        unsafe { rtc!(self, hiprtcDestroyProgram(&mut old)) };
+        p.state.store(FRESH, Ordering::Release);
+        Ok(())
     }
 
     /// The CUDA compute capabilities HIP devices of the supported targets report
@@ -258,8 +333,17 @@ impl Rtc for HipBackend {
         // SAFETY: non-null NUL-terminated source (checked; caller contract).
         let text = unsafe { core::ffi::CStr::from_ptr(src) }.to_string_lossy();
         crate::rtc_wave::remember(raw as usize, &text);
+        // SAFETY: NUL-terminated strings (caller contract; hipRTC read them too).
+        let cstr = |p: *const c_char| unsafe { core::ffi::CStr::from_ptr(p) }.to_owned();
+        let recipe = Recipe {
+            src: cstr(src),
+            name: cstr(name),
+            headers: merged.names.iter().zip(&merged.sources).map(|(n, s)| (cstr(*n), cstr(*s))).collect(),
+            ..Recipe::default()
+        };
         let handle = self.programs.insert(Program {
-            raw,
+            raw: AtomicPtr::new(raw),
+            recipe,
             depth,
             notes: Mutex::new(String::new()),
             state: AtomicU8::new(FRESH),
@@ -277,8 +361,9 @@ impl Rtc for HipBackend {
         let Some(mut p) = self.programs.remove(handle as usize) else {
             return INVALID_PROGRAM;
         };
-        crate::rtc_wave::forget(p.raw as usize);
-        let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut p.raw)) };
+        let mut raw = p.raw.get_mut().to_owned();
+        crate::rtc_wave::forget(raw as usize);
+        let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut raw)) };
         unsafe { *prog = core::ptr::null_mut() };
         r
     }
@@ -290,10 +375,17 @@ impl Rtc for HipBackend {
             };
             let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
             notes.clear();
-            if let Err(e) = anycuda_api::rtc_options::validate(&opts) {
-                *notes = format!("anycuda: error: {e}\n");
-                return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-            }
+            // NVRTC's option table first (both platforms), then one entry per option: hipRTC
+            // takes none of NVRTC's two-entry spellings (`-I`, `/dir`; `-arch`, `sm_90`).
+            let dialect = if self.platform == Platform::Nvidia { Dialect::Nvrtc } else { Dialect::Hip };
+            let normal = match anycuda_api::rtc_options::normalise(&opts, dialect) {
+                Ok(n) => n,
+                Err(e) => {
+                    *notes = format!("anycuda: error: {e}\n");
+                    return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
+                }
+            };
+            let opts: Vec<&core::ffi::CStr> = normal.iter().map(|c| c.as_c_str()).collect();
             let (args, lines) = if self.platform == Platform::Nvidia {
                 // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
                 let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
@@ -314,7 +406,13 @@ impl Rtc for HipBackend {
                 }
             };
             *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
-            notes.push_str(&crate::rtc_wave::notes(p.raw as usize, &args));
+            if p.recipe.compiled_once.load(Ordering::Acquire) {
+                if let Err(r) = self.renew(p) {
+                    notes.push_str("anycuda: error: could not remake the hipRTC program for a repeated compile\n");
+                    return r;
+                }
+            }
+            notes.push_str(&crate::rtc_wave::notes(p.raw() as usize, &args));
             // NVRTC's failures that hipRTC would not report the same way.
             if p.depth > rtc_input::MAX_NESTING {
                 notes.push_str(&rtc_input::too_deep_note(p.depth));
@@ -328,13 +426,20 @@ impl Rtc for HipBackend {
             }
             drop(notes);
             let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
-            let call = AssertSend((p.raw, ptrs));
+            let call = AssertSend((p.raw(), ptrs));
+            p.recipe.compiled_once.store(true, Ordering::Release);
             let r = rtc_input::on_compile_stack(|| {
                 let (raw, ptrs) = call.into_inner();
                 // SAFETY: a live program; the option strings outlive the joined thread.
                 unsafe { rtc!(self, hiprtcCompileProgram(raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut())) }
-            })
-            .unwrap_or(nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR);
+            });
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    p.notes.lock().unwrap_or_else(|e| e.into_inner()).push_str(&e.note());
+                    return e.code();
+                }
+            };
             match r {
                 nvrtcResult::NVRTC_SUCCESS => p.state.store(COMPILED, Ordering::Release),
                 nvrtcResult::NVRTC_ERROR_COMPILATION => p.state.store(FAILED, Ordering::Release),
@@ -349,7 +454,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, true, ptxSizeRet, core::ptr::null_mut()) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, ptxSizeRet)) }
+            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), ptxSizeRet)) }
         })
     }
     unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
@@ -358,7 +463,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, true, core::ptr::null_mut(), ptx) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetCode(p.raw, ptx)) }
+            unsafe { rtc!(self, hiprtcGetCode(p.raw(), ptx)) }
         })
     }
     unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
@@ -367,7 +472,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, cubinSizeRet, core::ptr::null_mut()) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw, cubinSizeRet)) }
+            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), cubinSizeRet)) }
         })
     }
     unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
@@ -376,7 +481,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), cubin) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetCode(p.raw, cubin)) }
+            unsafe { rtc!(self, hiprtcGetCode(p.raw(), cubin)) }
         })
     }
     unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
@@ -385,7 +490,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, LTOIRSizeRet, core::ptr::null_mut()) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw, LTOIRSizeRet)) }
+            unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw(), LTOIRSizeRet)) }
         })
     }
     unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
@@ -394,7 +499,7 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), LTOIR) {
                 return r;
             }
-            unsafe { rtc!(self, hiprtcGetBitcode(p.raw, LTOIR)) }
+            unsafe { rtc!(self, hiprtcGetBitcode(p.raw(), LTOIR)) }
         })
     }
     unsafe fn nvrtcGetProgramLogSize(&self, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
@@ -434,7 +539,13 @@ impl Rtc for HipBackend {
                 p.blank_name.store(true, Ordering::Release);
                 return nvrtcResult::NVRTC_SUCCESS;
             }
-            unsafe { rtc!(self, hiprtcAddNameExpression(p.raw, name_expression)) }
+            let r = unsafe { rtc!(self, hiprtcAddNameExpression(p.raw(), name_expression)) };
+            if r == nvrtcResult::NVRTC_SUCCESS {
+                // SAFETY: non-null and NUL-terminated (caller contract).
+                let e = unsafe { core::ffi::CStr::from_ptr(name_expression) }.to_owned();
+                p.recipe.names.lock().unwrap_or_else(|e| e.into_inner()).push(e);
+            }
+            r
         })
     }
     unsafe fn nvrtcGetLoweredName(
@@ -449,7 +560,7 @@ impl Rtc for HipBackend {
                 return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
             }
             unsafe {
-                rtc!(self, hiprtcGetLoweredName(p.raw, name_expression, lowered_name))
+                rtc!(self, hiprtcGetLoweredName(p.raw(), name_expression, lowered_name))
             }
         })
     }

@@ -43,6 +43,10 @@ fn comgr_processors(hiprtc_path: &str) -> Option<Vec<&'static str>> {
         .map(|p| p.into_os_string())
         .chain(COMGR_SONAMES.iter().map(|s| s.into()));
     for c in candidates {
+        let path = std::path::Path::new(&c);
+        if path.components().count() > 1 && anycuda_api::loader::check_library_file(path).is_err() {
+            continue;
+        }
         // SAFETY: comgr's initialisers only set up its own state; hipRTC loads the same file.
         let Ok(lib) = (unsafe { libloading::Library::new(&c) }) else {
             continue;

@@ -7,7 +7,9 @@
 //!
 //! # Option mapping
 //!
-//! NVRTC's spellings are accepted exactly as NVRTC 13.0 accepts them (probed): long options take
+//! The shared option table (`anycuda_api::rtc_options`, NVRTC 13.5) runs first and joins
+//! NVRTC's two-entry spellings (`-arch`, `sm_90`) into one entry. NVRTC's spellings are accepted
+//! exactly as NVRTC 13.0 accepts them (probed): long options take
 //! `--name=value`; `-D`, `-U` and `-I` also take `-DX`, `-D=X` and `-D X`. Anything NVRTC rejects
 //! (including `-O0`..`-O3`, `-include X`, `-arch sm_90` with a space) is an
 //! [`OptionError::Invalid`], which the caller reports as `NVRTC_ERROR_INVALID_OPTION`.
@@ -510,7 +512,13 @@ pub fn translate(options: &[&CStr], ctx: &ArchContext) -> Result<Translated, Opt
         } else if let Some(v) = long_value(opt, &["--std", "-std"]) {
             match v {
                 "c++03" | "c++11" | "c++14" | "c++17" | "c++20" => std = Some(v.to_owned()),
-                _ => return Err(invalid("expects c++03, c++11, c++14, c++17 or c++20")),
+                // clang 15 (ROCm 5.x) knows C++23 only as c++2b; later clangs take both.
+                "c++23" => std = Some("c++2b".to_owned()),
+                _ => {
+                    return Err(invalid(
+                        "expects c++03, c++11, c++14, c++17, c++20 or c++23",
+                    ))
+                }
             }
         } else if matches!(opt, "-G" | "--device-debug") {
             debug = true;
@@ -537,6 +545,16 @@ pub fn translate(options: &[&CStr], ctx: &ArchContext) -> Result<Translated, Opt
             }
         } else if let Some(note) = note_only(opt).transpose().map_err(&invalid)? {
             notes.push(format!("ignoring '{opt}': {note}"));
+        } else if anycuda_api::rtc_options::validate(
+            &[raw],
+            anycuda_api::rtc_options::Dialect::Nvrtc,
+        )
+        .is_ok()
+        {
+            // In NVRTC 13.5's option table but without a hipRTC meaning.
+            notes.push(format!(
+                "ignoring '{opt}': NVRTC-only, no hipRTC equivalent"
+            ));
         } else {
             return Err(invalid("unrecognized option"));
         }
@@ -907,7 +925,7 @@ mod tests {
             "-I",
             "--fmad",
             "-fmad=0",
-            "-std=c++23",
+            "-std=c++98",
             "-dopt=off",
             "-default-device=true",
             "-maxrregcount",
@@ -1010,6 +1028,33 @@ mod tests {
                     t.notes.iter().any(|n| n.contains(&opt)),
                     "{opt} has no note"
                 );
+            }
+        }
+    }
+
+    /// Every option of NVRTC 13.5's table, with every valid sample value, is accepted on HIP
+    /// once normalised (translated, or noted as having no hipRTC meaning): a list NVRTC takes
+    /// never fails as an option list on HIP.
+    #[test]
+    fn every_nvrtc_table_option_is_translated_or_noted() {
+        use anycuda_api::rtc_options::{normalise, valid_samples, Dialect, Value, NVRTC_13_5};
+        for spec in NVRTC_13_5 {
+            for name in core::iter::once(spec.long).chain(spec.short) {
+                for v in valid_samples(spec) {
+                    let opt = if spec.value == Value::Flag {
+                        name.to_owned()
+                    } else if spec.value == Value::Arch {
+                        format!("{name}=gfx90a")
+                    } else {
+                        format!("{name}={v}")
+                    };
+                    let owned = cstrs(&[&opt, "--anycuda-hip-arch=gfx90a"]);
+                    let refs: Vec<&CStr> = owned.iter().map(CString::as_c_str).collect();
+                    let normal = normalise(&refs, Dialect::Hip).unwrap();
+                    let refs: Vec<&CStr> = normal.iter().map(CString::as_c_str).collect();
+                    let t = translate(&refs, &NO_DEVICE);
+                    assert!(t.is_ok(), "{opt}: {:?}", t.unwrap_err());
+                }
             }
         }
     }
