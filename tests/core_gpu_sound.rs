@@ -434,6 +434,11 @@ fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
     // One `Stream` value from `per_thread_stream` names a different stream on each thread.
     // A buffer allocated on it here and filled from another thread (so on that thread's
     // stream, behind a slow kernel) must not be freed here before that fill has run.
+    //
+    // The other thread stays alive, its work pending, until this one has checked: the buffer
+    // travels back by channel rather than by ending the thread. (A first version joined the
+    // thread with its per-thread stream still busy, and hung in the join on the H100 under
+    // both backends; under compute-sanitizer it passed.)
     let _l = serial();
     let g = gpu();
     let spin = kernel(&g, "delayed_fill");
@@ -441,44 +446,44 @@ fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
     let mut a = Buffer::<u32>::new(&p, N).unwrap();
     a.zero(&p).unwrap();
     p.synchronize().unwrap();
-    eprintln!("per-thread: allocated on this thread's stream");
+    // Slowed down by a kernel on another (created) stream's memory, so only the per-thread
+    // streams differ between the threads.
+    let mut scratch = Buffer::<u32>::zeroed(&g.stream, 256).unwrap();
+    g.stream.synchronize().unwrap();
+    let (give_back, back) = std::sync::mpsc::channel();
+    let done = std::sync::Barrier::new(2);
     std::thread::scope(|sc| {
-        sc.spawn(|| {
-            let mut scratch = Buffer::<u32>::zeroed(&p, 256).unwrap();
-            p.synchronize().unwrap();
-            eprintln!("per-thread: other thread: scratch ready");
+        let (p, spin, done, slow, scratch) = (&p, &spin, &done, g.slow, &mut scratch);
+        sc.spawn(move || {
             // SAFETY: delayed_fill writes scratch[i] for i < 256 (its length) only; no host
-            // borrow of it exists.
-            unsafe {
-                launch(
-                    &p,
-                    &one_block(),
-                    &spin,
-                    (&mut scratch, 256u32, 0u32, g.slow),
-                )
-            }
-            .unwrap();
+            // borrow of it exists; the checked launch records the use for scratch's free.
+            unsafe { launch(p, &one_block(), spin, (&mut *scratch, 256u32, 0u32, slow)) }.unwrap();
             // Queued on this thread's per-thread stream, after the slow kernel.
-            a.fill(STALE, &p).unwrap();
+            a.fill(STALE, p).unwrap();
             eprintln!("per-thread: other thread: slow kernel and fill queued");
-        })
-        .join()
-        .unwrap();
+            give_back.send(a).unwrap();
+            // Keep this thread (and its stream's pending work) until the check is done.
+            done.wait();
+            p.synchronize().unwrap();
+        });
+        let a = back.recv().unwrap();
+        let old = a.as_raw();
+        drop(a); // on this thread's per-thread stream: must wait for the other thread's fill
+        let mut fresh = Buffer::<u32>::new(p, N).unwrap();
+        let reused = fresh.as_raw() == old;
+        fresh.fill(1, p).unwrap();
+        eprintln!("per-thread: freed, reallocated and filled here");
+        // Everything, the other thread's stream included (it waits at the barrier).
+        g.ctx.synchronize().unwrap();
+        let bad = fresh.to_vec().unwrap().iter().filter(|&&x| x != 1).count();
+        println!("per-thread stream: address reused: {reused}; wrong elements: {bad}");
+        done.wait();
+        assert_eq!(
+            bad, 0,
+            "another thread's fill wrote a freed buffer after its reuse"
+        );
     });
-    eprintln!("per-thread: other thread joined");
-    let old = a.as_raw();
-    drop(a); // on this thread's per-thread stream: must wait for the other thread's fill
-    let mut fresh = Buffer::<u32>::new(&p, N).unwrap();
-    let reused = fresh.as_raw() == old;
-    fresh.fill(1, &p).unwrap();
-    eprintln!("per-thread: freed, reallocated and filled");
     g.ctx.synchronize().unwrap();
-    let bad = fresh.to_vec().unwrap().iter().filter(|&&x| x != 1).count();
-    println!("per-thread stream: address reused: {reused}; wrong elements: {bad}");
-    assert_eq!(
-        bad, 0,
-        "another thread's fill wrote a freed buffer after its reuse"
-    );
 }
 
 #[test]

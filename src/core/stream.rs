@@ -369,13 +369,21 @@ impl Stream {
         };
         let entry = track::register_repeat(Arc::new(f));
         let id = entry.id();
-        // Owned by the capture (then the graph) before the driver sees the id.
-        track::keep_for_capture(cap, entry);
         // SAFETY: the trampoline matches CUhostFn and treats its argument as an id; it runs
-        // the closure registered under it only while the entry (owned by the graph) lives.
-        check("cuLaunchHostFunc", unsafe {
+        // the closure registered under it only while the entry lives. The entry lives on this
+        // frame until it is handed to the capture below; nothing can run the node before: the
+        // graph exists only after `end_capture`, which needs the gate `st` holds shared.
+        let r = check("cuLaunchHostFunc", unsafe {
             driver::cuLaunchHostFunc(self.raw, Some(track::repeat_trampoline), track::id_ptr(id))
-        })
+        });
+        if r.is_ok() {
+            // Owned by the capture, then by the graph.
+            track::keep_for_capture(cap, entry);
+        }
+        // Refused (the capture may now be invalidated, and its id no longer answerable): the
+        // entry drops here, with the closure, instead of waiting in the capture's keep-alives.
+        drop(st);
+        r
     }
 
     /// Whether this is the per-thread default stream (`CU_STREAM_PER_THREAD`), whose handle

@@ -146,7 +146,8 @@ fn legacy_launch_on_a_real_function() {
             OK
         );
         assert_eq!(b.cuParamSeti(f, 8, 100), OK);
-        assert_eq!(b.cuParamSetSize(f, 16), OK);
+        // The parameters' own size, as a CUDA user computes it: `int*` at 0, `int` at 8.
+        assert_eq!(b.cuParamSetSize(f, 12), OK);
         assert_eq!(b.cuLaunchGrid(f, 1, 1), OK);
         assert_eq!(b.cuCtxSynchronize(), OK);
         let mut out = [0i32; 64];
