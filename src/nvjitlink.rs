@@ -64,6 +64,17 @@ pub struct LibraryInfo {
 }
 
 impl Library {
+    /// Whether this backend links with nvJitLink at all: true on the CUDA backend (whether or
+    /// not the library loaded), false on HIP, whose calls all answer not-supported.
+    pub fn is_nvjitlink(self) -> bool {
+        match self {
+            #[cfg(feature = "backend-cuda")]
+            Library::Cuda(_) => true,
+            #[cfg(feature = "backend-hip")]
+            Library::Hip(_) => false,
+        }
+    }
+
     /// Where the library was loaded from, its version and how many entry points resolved.
     pub fn info(self) -> LibraryInfo {
         let total = NVJITLINK_FUNCTIONS.len();

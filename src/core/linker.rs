@@ -8,8 +8,9 @@
 //! (cuda.core's `Linker` does the same). nvJitLink is optional: without it such a link fails
 //! with a [`CoreError`] naming the library and every path searched.
 //!
-//! Where the backend has no linker, `Linker::new` returns its not-supported error; the HIP
-//! backend has no nvJitLink either (`NVJITLINK_ERROR_NOT_SUPPORTED`).
+//! Where the backend has no linker, `Linker::new` returns its not-supported error. The HIP
+//! backend has no nvJitLink: there LTO-IR (LLVM bitcode from hipRTC) goes to the driver's
+//! linker as before (`CU_JIT_INPUT_NVVM`, which HIP 6.4+ links through `hipLinkAddData`).
 
 use super::error::{check, CoreError, Result};
 use super::module::ObjectCode;
@@ -198,7 +199,8 @@ impl Linker {
     /// Adds one piece of code (`cuLinkAddData`); `name` appears in the logs.
     ///
     /// LTO-IR ([`CodeType::Ltoir`], or bytes [`looks_like_ltoir`] recognises) is kept for
-    /// nvJitLink, which checks it at [`Linker::link`]; everything else also goes to the driver
+    /// nvJitLink, which checks it at [`Linker::link`] (on a backend without nvJitLink, HIP, it
+    /// goes to the driver as `CU_JIT_INPUT_NVVM`); everything else also goes to the driver
     /// here, which checks it at once.
     ///
     /// # Errors
@@ -211,7 +213,8 @@ impl Linker {
                 "the link is complete: start a new Linker",
             ));
         }
-        let ltoir = code.code_type() == CodeType::Ltoir || looks_like_ltoir(code.code());
+        let ltoir = (code.code_type() == CodeType::Ltoir || looks_like_ltoir(code.code()))
+            && crate::nvjitlink::library().map_or(true, |l| l.is_nvjitlink());
         let (input, jit_input) = match code.code_type() {
             _ if ltoir => (
                 CUjitInputType::CU_JIT_INPUT_NVVM,
@@ -246,7 +249,6 @@ impl Linker {
             self.inputs.push((data, jit_input, cname));
             return Ok(());
         }
-        self.inputs.push((data.clone(), jit_input, cname.clone()));
         self.ctx.bind()?;
         // SAFETY: live state; `data` is valid for `len` bytes during the call (the driver
         // copies what it keeps); no per-input options.
@@ -262,7 +264,10 @@ impl Linker {
                 core::ptr::null_mut(),
             )
         });
-        r.map_err(|e| self.with_log(e))
+        r.map_err(|e| self.with_log(e))?;
+        // Kept for an nvJitLink link, should LTO-IR come later.
+        self.inputs.push((data, jit_input, cname));
+        Ok(())
     }
 
     /// Completes the link (`cuLinkComplete`) and returns a copy of the linked cubin.
