@@ -6,7 +6,8 @@
 #
 # Layout afterwards:
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
-#   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13 (test libraries)
+#   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13
+#                                             (test libraries)
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
@@ -14,6 +15,7 @@ set -euo pipefail
 # ---- pinned versions (the only place they are written; codegen reads the same pins) ----------
 CUDA_RUNTIME_VERSION="13.5.37"   # PyPI nvidia-cuda-runtime
 CUDA_NVRTC_VERSION="13.5.37"     # PyPI nvidia-cuda-nvrtc
+NVJITLINK_VERSION="13.5.37"      # PyPI nvidia-nvjitlink (nvJitLink.h, libnvJitLink.so.13: LTO-IR linking)
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
@@ -59,6 +61,7 @@ fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
 }
 fetch_wheel nvidia-cuda-runtime "$CUDA_RUNTIME_VERSION" nvidia/cu13/include/cuda.h
 fetch_wheel nvidia-cuda-nvrtc "$CUDA_NVRTC_VERSION" nvidia/cu13/include/nvrtc.h
+fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
 missing=()

@@ -27,6 +27,7 @@ mod dispatch;
 pub mod core;
 mod generated;
 pub mod nccl;
+pub mod nvjitlink;
 pub mod rtc;
 mod select;
 

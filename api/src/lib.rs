@@ -14,6 +14,7 @@ pub mod hallucinated;
 pub mod handles;
 pub mod loader;
 pub mod nccl;
+pub mod nvjitlink;
 pub mod params;
 #[macro_use]
 mod rtc_headers_extra;

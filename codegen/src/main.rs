@@ -14,6 +14,7 @@ mod mapping;
 mod model;
 mod nccl;
 mod nvidia_platform;
+mod nvjitlink;
 
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
@@ -403,6 +404,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         ),
     ));
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(nvjitlink::generate(&inp.root, &ranges)?);
     Ok(out)
 }
 

@@ -18,6 +18,8 @@ pub enum ErrorCode {
     Nvrtc(nvrtcResult),
     /// An NCCL code (`ncclResult_t`, NCCL's numbering on every backend).
     Nccl(crate::nccl::ncclResult_t),
+    /// An nvJitLink code (`nvJitLinkResult`), from [`Linker`](super::Linker)'s LTO-IR links.
+    NvJitLink(crate::nvjitlink::nvJitLinkResult),
     /// The safe layer refused the call before any library saw it (a wrong argument count, a
     /// buffer of another device, a size that overflows); the text says why.
     Usage,
@@ -61,6 +63,15 @@ impl CoreError {
     pub fn nccl(call: &'static str, code: crate::nccl::ncclResult_t) -> Self {
         Self {
             code: ErrorCode::Nccl(code),
+            call,
+            detail: None,
+        }
+    }
+    /// An error from an nvJitLink call.
+    #[cold]
+    pub fn nvjitlink(call: &'static str, code: crate::nvjitlink::nvJitLinkResult) -> Self {
+        Self {
+            code: ErrorCode::NvJitLink(code),
             call,
             detail: None,
         }
@@ -117,6 +128,9 @@ impl CoreError {
             ErrorCode::Runtime(c) => c == cudaError_t::cudaErrorNotSupported,
             ErrorCode::Nvrtc(c) => c == nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED,
             ErrorCode::Nccl(c) => c == crate::nccl::ncclResult_t::ncclNotSupported,
+            ErrorCode::NvJitLink(c) => {
+                c == crate::nvjitlink::nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED
+            }
             ErrorCode::Usage => false,
         }
     }
@@ -127,7 +141,7 @@ impl CoreError {
             ErrorCode::Runtime(c) => RuntimeError(c).hip_code(),
             ErrorCode::Nvrtc(c) => NvrtcError(c).hip_code(),
             ErrorCode::Nccl(c) => crate::nccl::NcclError(c).rccl_code(),
-            ErrorCode::Usage => None,
+            ErrorCode::NvJitLink(_) | ErrorCode::Usage => None,
         }
     }
 }
@@ -139,6 +153,12 @@ impl fmt::Display for CoreError {
             ErrorCode::Runtime(c) => write!(f, "{} failed: {}", self.call, RuntimeError(c))?,
             ErrorCode::Nvrtc(c) => write!(f, "{} failed: {}", self.call, NvrtcError(c))?,
             ErrorCode::Nccl(c) => write!(f, "{} failed: {}", self.call, crate::nccl::NcclError(c))?,
+            ErrorCode::NvJitLink(c) => write!(
+                f,
+                "{} failed: {}",
+                self.call,
+                crate::nvjitlink::NvJitLinkError(c)
+            )?,
             ErrorCode::Usage => write!(f, "{}: refused", self.call)?,
         }
         match &self.detail {

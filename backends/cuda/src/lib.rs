@@ -13,6 +13,7 @@
 pub mod driver;
 mod loader;
 pub mod nccl;
+pub mod nvjitlink;
 pub mod rtc;
 pub mod runtime;
 
