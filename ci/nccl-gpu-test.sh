@@ -55,6 +55,8 @@ INCOMPLETE=0
 for b in "${BACKENDS[@]}"; do
     # One rank on one GPU: the library, types, streams and groups against a real GPU.
     run one_gpu_every_collective_one_rank "$b" 600 "$DEV/tests/nccl_gpu" --exact one_gpu_every_collective_one_rank --include-ignored --nocapture --test-threads=1
+    # A non-blocking communicator's group keeps its buffers borrowed until NCCL has enqueued.
+    run one_gpu_nonblocking_group_keeps_borrows_until_enqueued "$b" 300 "$DEV/tests/nccl_gpu" --exact one_gpu_nonblocking_group_keeps_borrows_until_enqueued --include-ignored --nocapture --test-threads=1
     if ((NGPU < 2)); then
         RESULTS+=("| the 2-GPU examples and tests below | $b | NOT RUN: needs 2 GPUs, found $NGPU |")
         say "NOT RUN $b: the 2-GPU examples and tests (found $NGPU GPU)"
