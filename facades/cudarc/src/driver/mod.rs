@@ -2,10 +2,8 @@
 //! [`LaunchConfig`], ...), [`result`] (one `Result` per driver call) and [`sys`] (the raw Driver
 //! API under CUDA's names), on anycuda's dispatched Driver API.
 
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub mod result;
 pub mod safe;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub mod sys;
 
 pub use safe::*;

@@ -5,9 +5,7 @@
 //! no AMD device present, name the target: `options: vec!["--anycuda-hip-arch=gfx90a".into()]`
 //! (NVRTC ignores that option).
 
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub mod result;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub mod safe;
 
 /// NVRTC's raw API under cudarc's `sys` names: anycuda's [`anycuda::nvrtc`].

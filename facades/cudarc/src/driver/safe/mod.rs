@@ -1,15 +1,10 @@
 //! cudarc's safe driver types, re-created on anycuda (module layout as in cudarc 0.19.10).
 
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub(crate) mod core;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub(crate) mod external_memory;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub(crate) mod graph;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub(crate) mod launch;
 pub(crate) mod profile;
-#[allow(clippy::undocumented_unsafe_blocks)] // SAFETY lines pending (lints branch)
 pub(crate) mod unified_memory;
 
 pub use self::core::{
