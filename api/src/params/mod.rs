@@ -46,6 +46,7 @@ pub struct KernelParams {
 
 /// Why an image's parameter layouts could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParamsError {
     /// A format (or version of one) this reader does not handle.
     #[error("unsupported code image: {0}")]
