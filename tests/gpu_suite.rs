@@ -13,7 +13,6 @@
 //! `ci/bench/probe_errors.cu`. The HIP backend must produce the same CUDA value; where it cannot,
 //! that is a bug in the backend, not something this suite papers over.
 
-#![allow(clippy::missing_safety_doc)]
 // `cudaStream_t` and `CUstream` are one C type (`struct CUstream_st *`), but anycuda's runtime and
 // driver modules each declare their own `CUstream_st`, so mixing the APIs needs `as` casts here.
 
