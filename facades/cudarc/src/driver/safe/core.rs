@@ -415,9 +415,9 @@ unsafe impl Sync for CudaEvent {}
 impl Drop for CudaEvent {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `self.cu_event` was created by `new_event` in `self.ctx`, which the `Arc`
+        // keeps alive, and this drop destroys it exactly once.
         self.ctx
-            // SAFETY: `self.cu_event` was created by `new_event` in `self.ctx`, which the `Arc`
-            // keeps alive, and this drop destroys it exactly once.
             .record_err(unsafe { result::event::destroy(self.cu_event) });
     }
 }
@@ -2006,10 +2006,10 @@ unsafe impl Sync for CudaModule {}
 impl Drop for CudaModule {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `self.cu_module` was loaded in `self.ctx` (kept alive by the `Arc`) and this
+        // drop unloads it once; every `CudaFunction` holds an `Arc` of the module, so none
+        // outlives it.
         self.ctx
-            // SAFETY: `self.cu_module` was loaded in `self.ctx` (kept alive by the `Arc`) and this
-            // drop unloads it once; every `CudaFunction` holds an `Arc` of the module, so none
-            // outlives it.
             .record_err(unsafe { result::module::unload(self.cu_module) });
     }
 }

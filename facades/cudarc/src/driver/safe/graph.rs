@@ -76,9 +76,9 @@ impl CudaStream {
                 stream: self.clone(),
             })),
             Err(e) => {
+                // SAFETY: `cu_graph` was returned by `end_capture` and is owned by nobody else,
+                // since instantiation failed.
                 self.ctx
-                    // SAFETY: `cu_graph` was returned by `end_capture` and is owned by nobody else,
-                    // since instantiation failed.
                     .record_err(unsafe { result::graph::destroy(cu_graph) });
                 Err(e)
             }

@@ -58,9 +58,9 @@ impl<T: Copy, const N: usize> SmallList<T, N> {
         } else {
             if self.len == N {
                 self.heap.reserve(2 * N);
+                // SAFETY: entries `0..N` of `inline` were written by earlier `push` calls:
+                // `self.len == N` here and each push below `N` wrote entry `len`.
                 self.heap
-                    // SAFETY: entries `0..N` of `inline` were written by earlier `push` calls:
-                    // `self.len == N` here and each push below `N` wrote entry `len`.
                     .extend(self.inline.iter().map(|x| unsafe { x.assume_init() }));
             }
             self.heap.push(v);
