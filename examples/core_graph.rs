@@ -84,7 +84,7 @@ fn run() -> Res<()> {
 
     // 2. The same graph built node by node.
     let mut b = GraphBuilder::new(&ctx)?;
-    // SAFETY (both kernel nodes): as for the captured launches; the graph keeps x, y and the
+    // SAFETY: (both kernel nodes) as for the captured launches; the graph keeps x, y and the
     // kernels alive itself.
     let n1 = match unsafe { b.kernel(&[], &cfg, &add_one, (&mut x, n)) } {
         Ok(node) => node,

@@ -54,6 +54,8 @@ fn run() -> Res<()> {
     };
     use CUdevice_attribute as A;
     let mut problems = Vec::new();
+    // SAFETY: queries only: every out-parameter is a local of the type the call writes (`name` is
+    // 256 chars and that length is passed), and device handles come from cuDeviceGet.
     unsafe {
         cuInit(0).result()?;
         let (mut drv, mut rt) = (0, 0);

@@ -70,6 +70,9 @@ fn run() -> Res<()> {
     };
     const _: () = assert!(size_of::<TestStruct>() == 16);
     const _: () = assert!(offset_of!(Packed, s) == 32 && size_of::<Packed>() == 56);
+    // SAFETY: the context is made current before use; the image is the compiler's complete output;
+    // each device allocation is as large as the type copied into or out of it, and the kernel's
+    // argument pointers point to live locals of its parameter types.
     unsafe {
         cuInit(0).result()?;
         let mut dev: CUdevice = 0;

@@ -25,6 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => {
             // The device's target, as CUDA code would read it from the driver.
             let mut dev = 0;
+            // SAFETY: `cuInit` takes a flag word, and `dev` is a local `CUdevice` the driver
+            // writes.
             unsafe {
                 anycuda::driver::cuInit(0).result()?;
                 anycuda::driver::cuDeviceGet(&mut dev, 0).result()?;
@@ -34,6 +36,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let opt = CString::new(format!("--gpu-architecture={arch}"))?;
     let opts = [opt.as_ptr(), c"--fmad=false".as_ptr()];
+    // SAFETY: `SAXPY` and the name are NUL-terminated, `opts` holds `opts.len()` C strings alive
+    // for the call, each buffer is as large as the size NVRTC reported for it, and `prog` is
+    // destroyed once, at the end.
     unsafe {
         let mut prog: nvrtcProgram = null_mut();
         check(nvrtcCreateProgram(

@@ -30,6 +30,8 @@ fn run() -> Res<()> {
     let mut host: Vec<u32> = (0..N as u32)
         .map(|i| i.wrapping_mul(2654435761) | 1)
         .collect();
+    // SAFETY: `dptr` is an allocation of `bytes` bytes, `host` is a Vec of `bytes` bytes, alive
+    // until after the stream is synchronized, and the stream and allocation are freed once.
     unsafe {
         cudaSetDevice(0).result()?;
         let mut dptr: *mut c_void = null_mut();

@@ -32,6 +32,8 @@ use common::{device_or_skip, Res};
 fn compile(arch: &str) -> Res<Vec<u8>> {
     let arch_opt = CString::new(format!("--gpu-architecture={arch}"))?;
     let opts = [c"--fmad=false".as_ptr(), arch_opt.as_ptr()];
+    // SAFETY: `SAXPY` and the name are NUL-terminated, `opts` holds `opts.len()` C strings alive
+    // for the call, and each buffer is as large as the size NVRTC reported for it.
     unsafe {
         let mut prog: nvrtcProgram = null_mut();
         nvrtcCreateProgram(
@@ -81,6 +83,9 @@ fn run() -> Res<()> {
     let Some(backend) = device_or_skip()? else {
         return Ok(());
     };
+    // SAFETY: the context is current before use; the image is the compiler's complete output;
+    // `d_x`, `d_y`, `d_out` hold `n` floats, the host Vecs `n` floats, and the kernel's argument
+    // pointers point to live locals of its parameter types.
     unsafe {
         cuInit(0).result()?;
         let mut dev: CUdevice = 0;

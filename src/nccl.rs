@@ -43,6 +43,7 @@ pub enum Library {
 
 /// Why no collective library can be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LibraryError {
     /// No GPU backend could be selected, so there is no library to choose.
     #[error("no usable GPU backend for NCCL: {0}")]

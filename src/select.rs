@@ -48,6 +48,7 @@ impl std::fmt::Display for BackendChoice {
 
 /// Why no backend could be chosen, or a choice was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SelectError {
     /// `ANYCUDA_BACKEND` (or a parsed string) named no backend.
     #[error("unknown backend {0:?}: expected cuda (or nvidia), hip (or rocm, amd), or auto")]
@@ -310,6 +311,7 @@ fn failures(b: Backend) -> String {
 
 /// Why [`device_count`] could not count devices.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DeviceCountError {
     /// The backend's driver library (libcuda, or HIP) did not load.
     #[error("no {role} library: {error}")]

@@ -590,8 +590,9 @@ fn two_gpus_peer_copies_and_buffers_of_another_device() {
     // A peer copy runs on a stream of the destination's context.
     assert!(usage(&b.copy_from_peer(&a, &s0).unwrap_err()));
     let mut host = [0u32; 4];
-    // SAFETY: refused before any copy is queued.
     assert!(usage(
+        // SAFETY: the copy is refused (usage error) before any copy is queued, so `host` is never
+        // written asynchronously.
         &unsafe { b.copy_to_host_async(&mut host, &s0) }.unwrap_err()
     ));
     let ev = c0.create_event(EventOptions::default()).unwrap();

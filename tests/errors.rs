@@ -19,6 +19,8 @@ fn backends() -> Vec<Backend> {
 
 fn s(p: *const c_char) -> String {
     assert!(!p.is_null());
+    // SAFETY: every caller passes what an error-name/-string function returned: a static
+    // NUL-terminated string from anycuda's tables (non-NULL, asserted above).
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
@@ -29,6 +31,8 @@ fn every_driver_code_has_a_name_and_string_on_both_backends() {
             let code = CUresult::from_i64(c.value);
             let mut p: *const c_char = std::ptr::null();
             assert_eq!(
+                // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call
+                // stores.
                 unsafe { b.cuGetErrorName(code, &mut p) },
                 CUresult::CUDA_SUCCESS,
                 "{}",
@@ -37,6 +41,8 @@ fn every_driver_code_has_a_name_and_string_on_both_backends() {
             // Aliases share a value; the canonical (first) name comes back.
             assert_eq!(s(p), code.name().unwrap(), "{:?}", b.kind());
             assert_eq!(
+                // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call
+                // stores.
                 unsafe { b.cuGetErrorString(code, &mut p) },
                 CUresult::CUDA_SUCCESS
             );
@@ -44,12 +50,17 @@ fn every_driver_code_has_a_name_and_string_on_both_backends() {
         }
         for c in cudaError_t::CONSTANTS {
             let code = cudaError_t::from_i64(c.value);
+            // SAFETY: `cudaGetErrorName` takes a value and returns a static string; no pointers in.
             assert_eq!(s(unsafe { b.cudaGetErrorName(code) }), code.name().unwrap());
+            // SAFETY: `cudaGetErrorString` takes a value and returns a static string; no pointers
+            // in.
             assert!(!s(unsafe { b.cudaGetErrorString(code) }).is_empty());
         }
         for c in nvrtcResult::CONSTANTS {
             let code = nvrtcResult::from_i64(c.value);
             assert_eq!(
+                // SAFETY: `nvrtcGetErrorString` takes a value and returns a static string; no
+                // pointers in.
                 s(unsafe { b.nvrtcGetErrorString(code) }),
                 code.name().unwrap(),
                 "{:?}",
@@ -73,6 +84,8 @@ fn hallucinated_codes_print_through_the_c_api() {
         for c in &hallucinated {
             let mut p: *const c_char = std::ptr::null();
             assert_eq!(
+                // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call
+                // stores.
                 unsafe { b.cuGetErrorName(CUresult::from_i64(c.value), &mut p) },
                 CUresult::CUDA_SUCCESS
             );
@@ -81,6 +94,8 @@ fn hallucinated_codes_print_through_the_c_api() {
         }
         let linking = nvrtcResult::NVRTC_ERROR_HIP_LINKING;
         assert_eq!(
+            // SAFETY: `nvrtcGetErrorString` takes a value and returns a static string; no pointers
+            // in.
             s(unsafe { b.nvrtcGetErrorString(linking) }),
             "NVRTC_ERROR_HIP_LINKING"
         );
@@ -93,11 +108,13 @@ fn unknown_codes_follow_cuda_and_keep_raw_hip_codes() {
         let mut p: *const c_char = c"sentinel".as_ptr();
         // Not a CUDA code and not an invented one: CUDA's answer (NULL, INVALID_VALUE).
         assert_eq!(
+            // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call stores.
             unsafe { b.cuGetErrorName(CUresult(77_777), &mut p) },
             CUresult::CUDA_ERROR_INVALID_VALUE
         );
         assert!(p.is_null());
         assert_eq!(
+            // SAFETY: `cudaGetErrorName` takes a value and returns a static string; no pointers in.
             s(unsafe { b.cudaGetErrorName(cudaError_t(77_777)) }),
             "unrecognized error code"
         );
@@ -106,6 +123,7 @@ fn unknown_codes_follow_cuda_and_keep_raw_hip_codes() {
         let code = CUresult::from_i64(for_unknown(raw).unwrap());
         assert_eq!(code.0 as i64, UNKNOWN_BASE + raw);
         assert_eq!(
+            // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call stores.
             unsafe { b.cuGetErrorName(code, &mut p) },
             CUresult::CUDA_SUCCESS
         );
@@ -117,6 +135,8 @@ fn unknown_codes_follow_cuda_and_keep_raw_hip_codes() {
     }
     for b in backends() {
         assert_eq!(
+            // SAFETY: a NULL out-pointer is what this checks: CUDA's contract is INVALID_VALUE, and
+            // the tables check for NULL before writing.
             unsafe { b.cuGetErrorName(CUresult(1), std::ptr::null_mut()) },
             CUresult::CUDA_ERROR_INVALID_VALUE
         );
@@ -127,6 +147,7 @@ fn unknown_codes_follow_cuda_and_keep_raw_hip_codes() {
 fn free_functions_answer_error_names_even_without_a_backend_choice() {
     let mut p: *const c_char = std::ptr::null();
     assert_eq!(
+        // SAFETY: `p` is a local `*const c_char`, writable for the one pointer the call stores.
         unsafe { anycuda::driver::cuGetErrorName(CUresult::CUDA_ERROR_OUT_OF_MEMORY, &mut p) },
         CUresult::CUDA_SUCCESS
     );
@@ -160,6 +181,7 @@ fn hip_errors_arrive_as_cuda_codes() {
         return;
     }
     let mut n = -1;
+    // SAFETY: `n` is a local `c_int` the call writes.
     let count = unsafe { b.cuDeviceGetCount(&mut n) };
     if count == CUresult::CUDA_SUCCESS && n > 0 {
         return; // a real AMD GPU: nothing to check about the no-device path
@@ -168,15 +190,19 @@ fn hip_errors_arrive_as_cuda_codes() {
     // CUDA's vocabulary (hipErrorNoDevice 100 / hipErrorInvalidDevice 101 on ROCm 5.2.3).
     assert_eq!(count, CUresult::CUDA_ERROR_NO_DEVICE, "{count}");
     // ROCm says hipErrorInvalidDevice here; CUDA's answer for "no GPU" is NO_DEVICE.
+    // SAFETY: `cuInit` takes a flag word, no pointers.
     assert_eq!(unsafe { b.cuInit(0) }, CUresult::CUDA_ERROR_NO_DEVICE);
+    // SAFETY: `cuInit` takes a flag word, no pointers; 1 is refused as invalid.
     assert_eq!(unsafe { b.cuInit(1) }, CUresult::CUDA_ERROR_INVALID_VALUE);
     assert_eq!(
+        // SAFETY: `n` is a local `c_int` the call writes.
         unsafe { b.cudaGetDeviceCount(&mut n) },
         cudaError_t::cudaErrorNoDevice
     );
     // Attributes: HIP's answer for a mapped one, not-supported for a CUDA-only one, invalid
     // for a value that is no CUDA attribute at all.
     let mut v = 0;
+    // SAFETY: `v` is a local `c_int` the call writes; device 0 is an ordinal the driver checks.
     let warp = unsafe {
         b.cuDeviceGetAttribute(&mut v, CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0)
     };
@@ -185,6 +211,8 @@ fn hip_errors_arrive_as_cuda_codes() {
         "{warp}"
     );
     assert_eq!(
+        // SAFETY: `v` is a local `c_int`; the unknown attribute is refused before anything is
+        // written.
         unsafe { b.cuDeviceGetAttribute(&mut v, CUdevice_attribute(99_999), 0) },
         CUresult::CUDA_ERROR_INVALID_VALUE
     );

@@ -13,7 +13,6 @@
 //! `ci/bench/probe_errors.cu`. The HIP backend must produce the same CUDA value; where it cannot,
 //! that is a bug in the backend, not something this suite papers over.
 
-#![allow(clippy::missing_safety_doc)]
 // `cudaStream_t` and `CUstream` are one C type (`struct CUstream_st *`), but anycuda's runtime and
 // driver modules each declare their own `CUstream_st`, so mixing the APIs needs `as` casts here.
 
@@ -236,25 +235,36 @@ fn arg<T>(v: &mut T) -> *mut c_void {
 }
 
 /// Launches `f` with a 1-D grid covering `n` threads of `block` each.
+///
+/// # Safety
+/// `f` is a live function and `args` has one pointer per parameter, to a live value of its type.
 unsafe fn launch_1d(f: CUfunction, n: u32, block: u32, stream: CUstream, args: &mut [*mut c_void]) {
-    ck!(cuLaunchKernel(
-        f,
-        n.div_ceil(block),
-        1,
-        1,
-        block,
-        1,
-        1,
-        0,
-        stream,
-        args.as_mut_ptr(),
-        null_mut()
-    ));
+    // SAFETY: the caller's contract: `f` is live and `args` matches its parameters.
+    ck!(unsafe {
+        cuLaunchKernel(
+            f,
+            n.div_ceil(block),
+            1,
+            1,
+            block,
+            1,
+            1,
+            0,
+            stream,
+            args.as_mut_ptr(),
+            null_mut(),
+        )
+    });
 }
 
+/// Reads `n` values of `T` from the device.
+///
+/// # Safety
+/// `src` holds at least `n` `T`s.
 unsafe fn dtoh<T: Copy + Default>(src: CUdeviceptr, n: usize) -> Vec<T> {
     let mut v = vec![T::default(); n];
-    ck!(cuMemcpyDtoH(v.as_mut_ptr().cast(), src, n * size_of::<T>()));
+    // SAFETY: `v` is writable for `n` `T`s and `src` holds as many (the caller's contract).
+    ck!(unsafe { cuMemcpyDtoH(v.as_mut_ptr().cast(), src, n * size_of::<T>()) });
     v
 }
 
@@ -271,6 +281,9 @@ fn memory_device() {
     const N: usize = 1 << 18;
     let bytes = N * 4;
     let src: Vec<u32> = (0..N as u32).map(|i| i ^ 0x5a5a_5a5a).collect();
+    // SAFETY: (memory_device) the raw API on the current context of `gpu()`: host pointers are
+    // `src`/`back` slices of `bytes` bytes, device pointers are this block's allocations of
+    // `bytes`, each freed once at the end.
     unsafe {
         let (mut free, mut total) = (0usize, 0usize);
         ck!(cuMemGetInfo(&mut free, &mut total));
@@ -330,6 +343,9 @@ fn memory_pinned() {
     };
     const N: usize = 1 << 16;
     let bytes = N * 4;
+    // SAFETY: (memory_pinned) host pointers come from cuMemHostAlloc/cudaMallocHost in this block,
+    // of the sizes copied, freed once after the stream is synchronized; device allocations
+    // likewise.
     unsafe {
         let (mut hin, mut hout): (*mut c_void, *mut c_void) = (null_mut(), null_mut());
         ck!(cuMemHostAlloc(&mut hin, bytes, CU_MEMHOSTALLOC_PORTABLE));
@@ -393,6 +409,8 @@ fn memory_managed() {
         return;
     };
     let mut managed = 0;
+    // SAFETY: (memory_managed) managed allocations of the sizes used, touched by the host only
+    // after the synchronize that follows each kernel, freed once.
     unsafe {
         ck!(cuDeviceGetAttribute(
             &mut managed,
@@ -408,6 +426,8 @@ fn memory_managed() {
     const N: u32 = 1024; // small: managed memory is taken from the whole card
     let m = g.module();
     let add_one = m.func(c"add_one");
+    // SAFETY: (memory_managed) as above: every pointer is an allocation made here of the size used,
+    // freed once after synchronizing.
     unsafe {
         let mut d: CUdeviceptr = 0;
         ck!(cuMemAllocManaged(
@@ -451,6 +471,8 @@ fn memset_variants() {
         return;
     };
     const N: usize = 4096;
+    // SAFETY: (memset_variants) each memset stays inside its allocation of `bytes` (element counts
+    // derived from it), and the read-back slices are that large.
     unsafe {
         let mut d = 0;
         ck!(cuMemAlloc(&mut d, N * 4));
@@ -518,6 +540,8 @@ fn memset_variants() {
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn memset_2d() {
     let Some(_g) = gpu("memset_2d") else { return };
+    // SAFETY: (memset_2d) the pitched allocation covers `height` rows of `pitch` bytes, and every
+    // 2D memset and copy stays inside its width and height.
     unsafe {
         // 2-D memsets on pitched memory: only the W x H rectangle changes, not the padding.
         let (w, h) = (100usize, 33usize);
@@ -578,6 +602,8 @@ fn copy_2d() {
     let Some(_g) = gpu("copy_2d") else { return };
     let (w, h) = (123usize, 45usize); // elements of u32
     let host: Vec<u32> = (0..(w * h) as u32).map(|i| i * 3 + 1).collect();
+    // SAFETY: (copy_2d) the descriptors' host and device pointers cover `pitch * height` bytes
+    // each, with widths no larger than the pitches.
     unsafe {
         let (mut d, mut pitch) = (0, 0usize);
         ck!(cuMemAllocPitch(&mut d, &mut pitch, w * 4, h, 4));
@@ -643,6 +669,8 @@ fn copy_2d_unaligned_subrect() {
     };
     let (w, h) = (123usize, 45usize);
     let host: Vec<u32> = (0..(w * h) as u32).map(|i| i * 3 + 1).collect();
+    // SAFETY: (copy_2d_unaligned_subrect) the sub-rectangle (offsets plus extent) lies inside both
+    // the host buffer and the pitched allocation.
     unsafe {
         let (mut d, mut pitch) = (0, 0usize);
         ck!(cuMemAllocPitch(&mut d, &mut pitch, w * 4, h, 4));
@@ -691,6 +719,8 @@ fn copy_3d() {
     let host: Vec<u32> = (0..(w * h * depth) as u32)
         .map(|i| i.wrapping_mul(7) + 5)
         .collect();
+    // SAFETY: (copy_3d) the 3D extents and offsets lie inside the arrays and pitched allocations
+    // made here, and the host buffers are that large.
     unsafe {
         // Runtime: cudaMalloc3D + cudaMemcpy3D.
         let extent = cudaExtent {
@@ -796,6 +826,8 @@ fn streams_and_events() {
     let m = g.module();
     let add_one = m.func(c"add_one");
     const N: u32 = 1 << 20;
+    // SAFETY: (streams_and_events) streams and events are created here, used while live and
+    // destroyed once; copies stay inside `d` and the host buffers.
     unsafe {
         let (mut s1, mut s2): (CUstream, CUstream) = (null_mut(), null_mut());
         ck!(cuStreamCreate(
@@ -878,43 +910,50 @@ fn streams_and_events() {
 }
 
 /// Sets the module's globals, runs `bump_global`, reads `g_value` back.
+///
+/// # Safety
+/// `m` is a live module of the suite's kernels, in the current context.
 unsafe fn check_globals(m: &Module, what: &str) {
-    let (mut g, mut gsize, mut c, mut csize) = (0, 0usize, 0, 0usize);
-    ck!(cuModuleGetGlobal(
-        &mut g,
-        &mut gsize,
-        m.0,
-        c"g_value".as_ptr()
-    ));
-    ck!(cuModuleGetGlobal(
-        &mut c,
-        &mut csize,
-        m.0,
-        c"c_add".as_ptr()
-    ));
-    assert_eq!((gsize, csize), (4, 4), "{what}: global sizes");
-    let (init, add) = (40i32, 2i32);
-    ck!(cuMemcpyHtoD(g, (&init as *const i32).cast(), 4));
-    ck!(cuMemcpyHtoD(c, (&add as *const i32).cast(), 4));
-    let f = m.func(c"bump_global");
-    for _ in 0..2 {
-        ck!(cuLaunchKernel(
-            f,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            null_mut(),
-            null_mut(),
-            null_mut()
+    // SAFETY: `m.0` is a live module (the caller's contract); the globals are 4-byte `int`s
+    // (sizes asserted) written from 4-byte locals, and `bump_global` takes no arguments.
+    unsafe {
+        let (mut g, mut gsize, mut c, mut csize) = (0, 0usize, 0, 0usize);
+        ck!(cuModuleGetGlobal(
+            &mut g,
+            &mut gsize,
+            m.0,
+            c"g_value".as_ptr()
         ));
+        ck!(cuModuleGetGlobal(
+            &mut c,
+            &mut csize,
+            m.0,
+            c"c_add".as_ptr()
+        ));
+        assert_eq!((gsize, csize), (4, 4), "{what}: global sizes");
+        let (init, add) = (40i32, 2i32);
+        ck!(cuMemcpyHtoD(g, (&init as *const i32).cast(), 4));
+        ck!(cuMemcpyHtoD(c, (&add as *const i32).cast(), 4));
+        let f = m.func(c"bump_global");
+        for _ in 0..2 {
+            ck!(cuLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                32,
+                1,
+                1,
+                0,
+                null_mut(),
+                null_mut(),
+                null_mut()
+            ));
+        }
+        ck!(cuCtxSynchronize());
+        let got = dtoh::<i32>(g, 1)[0];
+        assert_eq!(got, 44, "{what}: g_value after two bump_global launches");
     }
-    ck!(cuCtxSynchronize());
-    let got = dtoh::<i32>(g, 1)[0];
-    assert_eq!(got, 44, "{what}: g_value after two bump_global launches");
 }
 
 #[test]
@@ -938,6 +977,8 @@ fn modules_ptx_cubin_globals() {
     if g.backend.kind() == BackendKind::Cuda {
         assert!(ptx.starts_with(b"//") && cubin.starts_with(b"\x7fELF"));
     }
+    // SAFETY: (modules_ptx_cubin_globals) the images are complete compiler outputs alive for the
+    // load; modules are unloaded once, after `check_globals` used them.
     unsafe {
         check_globals(&Module::load(ptx), "module from PTX");
         check_globals(&Module::load(cubin), "module from cubin");
@@ -976,6 +1017,9 @@ fn launch_1d_3d_dynamic_shared() {
         return;
     };
     let m = g.module();
+    // SAFETY: (launch_1d_3d_dynamic_shared) every kernel gets argument pointers to live locals of
+    // its parameter types, grids that cover only the allocated elements, and dynamic shared memory
+    // within the device limit.
     unsafe {
         // 1-D: a grid that does not divide evenly.
         let n = 10_007u32;
@@ -1080,6 +1124,8 @@ fn occupancy() {
     let m = g.module();
     let add_one = m.func(c"add_one");
     let reverse = m.func(c"reverse_block");
+    // SAFETY: (occupancy) queries on a live function with locals as out-parameters; the launched
+    // kernels get live arguments and in-bounds grids.
     unsafe {
         let mut sms = 0;
         ck!(cuDeviceGetAttribute(
@@ -1214,6 +1260,9 @@ fn graph_capture_replay() {
     let m = g.module();
     let add_one = m.func(c"add_one");
     const N: u32 = 4096;
+    // SAFETY: (graph_capture_replay) the captured kernels' arguments are locals that outlive every
+    // replay, and the graph and its executable are destroyed once, after the last replay is
+    // synchronized.
     unsafe {
         let mut d = 0;
         ck!(cuMemAlloc(&mut d, N as usize * 4));
@@ -1276,6 +1325,8 @@ fn graph_capture_replay() {
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn peer_queries() {
     let Some(g) = gpu("peer_queries") else { return };
+    // SAFETY: (peer_queries) only queries: out-parameters are locals, device handles come from
+    // cuDeviceGet.
     unsafe {
         let mut count = 0;
         ck!(cuDeviceGetCount(&mut count));
@@ -1343,6 +1394,9 @@ fn error_invalid_device_pointer() {
         return;
     };
     let mut host = [0u8; 64];
+    // SAFETY: (error_invalid_device_pointer) the driver validates device pointers against its
+    // allocations and refuses the bogus ones before touching memory; every host buffer is as large
+    // as the byte count passed.
     unsafe {
         expect_code!(
             cuMemcpyDtoH(host.as_mut_ptr().cast(), 0xdead_0000_0000, 64),
@@ -1381,6 +1435,8 @@ fn error_device_out_of_range() {
     let Some(_g) = gpu("error_device_out_of_range") else {
         return;
     };
+    // SAFETY: (error_device_out_of_range) only out-of-range ordinals, which the driver refuses;
+    // out-parameters are locals.
     unsafe {
         let mut d: CUdevice = 0;
         expect_code!(
@@ -1405,6 +1461,8 @@ fn error_block_too_large() {
     };
     let m = g.module();
     let f = m.func(c"add_one");
+    // SAFETY: (error_block_too_large) the over-large block is refused at launch, before the kernel
+    // runs; its arguments are live locals anyway.
     unsafe {
         let mut d = 0;
         ck!(cuMemAlloc(&mut d, 4096 * 4));
@@ -1448,6 +1506,8 @@ fn error_stream_of_other_context() {
     };
     let m = g.module();
     let f = m.func(c"add_one");
+    // SAFETY: (error_stream_of_other_context) the launch on the other context's stream is refused
+    // before the kernel runs; both contexts and the stream are live and destroyed once.
     unsafe {
         let mut other: CUcontext = null_mut();
         ck!(cuCtxCreate(&mut other, null_mut(), 0, g.dev)); // now current
@@ -1496,6 +1556,8 @@ fn error_unrecorded_events() {
     let Some(_g) = gpu("error_unrecorded_events") else {
         return;
     };
+    // SAFETY: (error_unrecorded_events) both events are live; the unrecorded pair is refused; each
+    // is destroyed once.
     unsafe {
         let (mut e0, mut e1): (CUevent, CUevent) = (null_mut(), null_mut());
         ck!(cuEventCreate(&mut e0, 0));
@@ -1516,6 +1578,8 @@ fn error_double_free() {
     let Some(_g) = gpu("error_double_free") else {
         return;
     };
+    // SAFETY: (error_double_free) the suite is serialised, so nothing can be handed this address
+    // between the two frees: the second free meets the driver's check, not another allocation.
     unsafe {
         // Safe only because the suite is serialised: nothing can be handed this address between
         // the two frees.
@@ -1538,6 +1602,8 @@ fn error_unknown_symbol() {
         return;
     };
     let m = g.module();
+    // SAFETY: (error_unknown_symbol) `m.0` is a live module and the names are C string literals;
+    // out-parameters are locals.
     unsafe {
         let mut f: CUfunction = null_mut();
         expect_code!(
@@ -1570,6 +1636,9 @@ fn threads_with_own_streams() {
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..6)
             .map(|t| {
+                // SAFETY: (threads_with_own_streams) each thread makes a context current before use
+                // (the primary one, alive for the scope, or its own), creates and destroys its own
+                // stream and allocations, and launches with live locals as arguments.
                 scope.spawn(move || unsafe {
                     let mut own: CUcontext = null_mut();
                     if t % 2 == 0 {
@@ -1643,6 +1712,7 @@ fn threads_with_own_streams() {
         }
     });
     // The scope's threads leave this thread's context alone.
+    // SAFETY: (threads_with_own_streams) a query into a local.
     unsafe {
         let mut cur: CUcontext = null_mut();
         ck!(cuCtxGetCurrent(&mut cur));
@@ -1668,6 +1738,9 @@ fn pageable_copies_keep_cudas_contract() {
     const BUSY: u32 = 1 << 22;
     let m = g.module();
     let add_one = m.func(c"add_one");
+    // SAFETY: (pageable_copies_keep_cudas_contract) the pageable buffers are Vecs of the byte
+    // counts copied, alive until after the final synchronize; the queued kernels get live locals as
+    // arguments.
     unsafe {
         let mut s: CUstream = null_mut();
         ck!(cuStreamCreate(&mut s, 0));

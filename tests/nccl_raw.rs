@@ -124,6 +124,7 @@ fn facade_get_version_and_error_strings() {
         // No backend with a compiler here (no CUDA_PATH): the facade answers ncclNotSupported.
         let mut v = 0;
         assert_eq!(
+            // SAFETY: `v` is a local `c_int` the call writes.
             unsafe { ncclGetVersion(&mut v) },
             ncclResult_t::ncclNotSupported
         );
@@ -133,10 +134,12 @@ fn facade_get_version_and_error_strings() {
     let info = library().unwrap().info();
     eprintln!("collective library: {info:?}");
     let mut v = 0;
+    // SAFETY: `v` is a local `c_int` the call writes.
     unsafe { ncclGetVersion(&mut v) }.result().unwrap();
     assert_eq!(v, info.version);
     assert!(v >= MIN_VERSION);
     let s = |r: ncclResult_t| {
+        // SAFETY: `ncclGetErrorString` returns a static NUL-terminated string for any code.
         unsafe { CStr::from_ptr(ncclGetErrorString(r)) }
             .to_string_lossy()
             .into_owned()
@@ -170,19 +173,25 @@ fn calls_that_need_a_device_return_errors() {
     }
     let mut comm: ncclComm_t = std::ptr::null_mut();
     // No GPU here: NCCL reports the CUDA failure instead of creating a communicator.
+    // SAFETY: `comm` is a local, writable for one communicator; a NULL device list means devices
+    // 0..n-1.
     let r = unsafe { ncclCommInitAll(&mut comm, 1, std::ptr::null()) };
     assert_ne!(r, ncclResult_t::ncclSuccess);
     assert!(comm.is_null());
+    // SAFETY: `comm` is a local; zero devices are refused before anything is written.
     let r = unsafe { ncclCommInitAll(&mut comm, 0, std::ptr::null()) };
     assert_ne!(r, ncclResult_t::ncclSuccess);
     assert!(comm.is_null());
+    // SAFETY: a NULL `comm` is refused by NCCL's argument check before anything is written.
     let r = unsafe { ncclCommInitAll(std::ptr::null_mut(), 1, std::ptr::null()) };
     assert_ne!(r, ncclResult_t::ncclSuccess);
     // Calls on a null communicator are refused with NCCL's own argument check.
     let mut n = 0;
+    // SAFETY: a NULL communicator is refused by NCCL's argument check; `n` is a local.
     let r = unsafe { ncclCommCount(std::ptr::null_mut(), &mut n) };
     assert_eq!(r, ncclResult_t::ncclInvalidArgument);
     let mut async_err = ncclResult_t::ncclSuccess;
+    // SAFETY: a NULL communicator is refused by NCCL's argument check; `async_err` is a local.
     let r = unsafe { ncclCommGetAsyncError(std::ptr::null_mut(), &mut async_err) };
     assert_eq!(r, ncclResult_t::ncclInvalidArgument);
 }
@@ -432,6 +441,7 @@ fn rccl_live_version_errors_and_translation() {
         nccl_version(def("NCCL_MAJOR"), def("NCCL_MINOR"), def("NCCL_PATCH"))
     );
     let s = |r: ncclResult_t| {
+        // SAFETY: RCCL's `ncclGetErrorString` returns a static NUL-terminated string for any code.
         unsafe { CStr::from_ptr(l.ncclGetErrorString(r)) }
             .to_string_lossy()
             .into_owned()
@@ -453,10 +463,14 @@ fn rccl_live_version_errors_and_translation() {
     let mut cfg = ncclConfig_t::initializer_v2_14();
     let id = ncclUniqueId { internal: [0; 128] };
     assert_eq!(
+        // SAFETY: `comm` and `cfg` are locals, writable for what the call stores; the config comes
+        // from the v2.14 initializer.
         unsafe { l.ncclCommInitRankConfig(&mut comm, 1, id, 0, &mut cfg) },
         ncclResult_t::ncclNotSupported
     );
     // A data type RCCL cannot express is refused before the call.
+    // SAFETY: the data type RCCL cannot express is refused by the translation before the library is
+    // called, so the NULL buffers are never touched.
     let r = unsafe {
         l.ncclAllReduce(
             std::ptr::null(),
@@ -470,6 +484,7 @@ fn rccl_live_version_errors_and_translation() {
     };
     assert_eq!(r, ncclResult_t::ncclNotSupported);
     let mut v = 0;
+    // SAFETY: `v` is a local `c_int` the call writes.
     unsafe { l.ncclGetVersion(&mut v) }.result().unwrap();
     assert_eq!(v, l.version());
     eprintln!(

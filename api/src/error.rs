@@ -98,6 +98,7 @@ result_error!(
 
 /// Why a backend library could not be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// No candidate file could be opened.
     #[error("{library} not found; tried: {}", tried.join("; "))]

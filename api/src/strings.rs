@@ -104,6 +104,7 @@ unsafe fn write_out(
         }
         None => {
             // CUDA's behaviour for an unrecognised code: NULL and CUDA_ERROR_INVALID_VALUE.
+            // SAFETY: caller passes a writable `const char**` (checked non-null above).
             unsafe { *p = core::ptr::null() };
             invalid
         }
@@ -115,6 +116,7 @@ unsafe fn write_out(
 /// # Safety
 /// `p` must be null or point to writable storage for one pointer.
 pub unsafe fn error_name(e: CUresult, p: *mut *const c_char, invalid: CUresult) -> CUresult {
+    // SAFETY: the caller's contract is `write_out`'s: `p` is null or writable for one pointer.
     unsafe { write_out(p, name_of(e, "CUDA_ERROR_HIP_UNKNOWN_"), invalid) }
 }
 
@@ -123,6 +125,7 @@ pub unsafe fn error_name(e: CUresult, p: *mut *const c_char, invalid: CUresult) 
 /// # Safety
 /// `p` must be null or point to writable storage for one pointer.
 pub unsafe fn error_string(e: CUresult, p: *mut *const c_char, invalid: CUresult) -> CUresult {
+    // SAFETY: the caller's contract is `write_out`'s: `p` is null or writable for one pointer.
     unsafe { write_out(p, description_of(e), invalid) }
 }
 
@@ -161,15 +164,19 @@ mod tests {
             runtime_error_string(cudaError_t(code));
             nvrtc_error_string(nvrtcResult(code));
             let mut p = core::ptr::null();
+            // SAFETY: `p` is a local `*const c_char`, writable for one pointer.
             unsafe { error_name(CUresult(code), &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
+            // SAFETY: as above.
             unsafe { error_string(CUresult(code), &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
         }
         // The made-up entries are bounded: late unknown codes get the generic string.
         let late = crate::hallucinated::for_unknown(19_999).unwrap() as u32;
         assert_eq!(
+            // SAFETY: `runtime_error_name` returns a static NUL-terminated string, never NULL.
             unsafe { CStr::from_ptr(runtime_error_name(cudaError_t(late))) },
             c"unrecognized error code"
         );
+        // SAFETY: every `p` given below is a non-NULL static C string from the tables.
         let s = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
         assert_eq!(
             s(runtime_error_name(cudaError_t::cudaErrorMemoryAllocation)),
@@ -188,9 +195,11 @@ mod tests {
             CUresult::CUDA_ERROR_NOT_FOUND,
         ] {
             let mut p = core::ptr::null();
+            // SAFETY: `p` is a local `*const c_char`, writable for one pointer.
             let r = unsafe { error_name(e, &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
             assert_eq!(r, CUresult::CUDA_SUCCESS);
             assert_eq!(s(p), e.name().unwrap());
+            // SAFETY: as above.
             let r = unsafe { error_string(e, &mut p, CUresult::CUDA_ERROR_INVALID_VALUE) };
             assert_eq!(r, CUresult::CUDA_SUCCESS);
             assert!(!p.is_null());

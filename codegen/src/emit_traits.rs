@@ -242,6 +242,13 @@ impl ApiDesc<'_> {
             let ret = ret_type(f);
             let expr = self.default_expr(f, data)?;
             let e: syn::Expr = syn::parse_str(&expr)?;
+            // A data-file default listed `unsafe` calls an `unsafe fn` (error_name writes
+            // through `pStr`): its own block, so `unsafe_op_in_unsafe_fn` holds in the trait.
+            let e: syn::Expr = if data.defaults.get(&f.name).is_some_and(|d| !d.safe) {
+                syn::parse_quote!(unsafe { #e })
+            } else {
+                e
+            };
             let unused = unused_params(&ps, &expr);
             let doc = Self::method_doc(f);
             let name = ident(&f.name);

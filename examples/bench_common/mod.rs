@@ -26,7 +26,7 @@ pub unsafe fn raw_round_trip(
     let ok = |r: CUresult| r.result().map_err(|e| e.0);
     let bytes = std::mem::size_of_val(hx);
     let (mut x, mut y): (CUdeviceptr, CUdeviceptr) = (0, 0);
-    // SAFETY (whole body): the caller's handles; every pointer is to a live local or slice of
+    // SAFETY: (whole body) the caller's handles; every pointer is to a live local or slice of
     // `bytes` bytes.
     unsafe {
         if pools {

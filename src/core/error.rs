@@ -8,7 +8,11 @@ use crate::{DriverError, NvrtcError, RuntimeError};
 use std::fmt;
 
 /// The code of a failed call, from whichever raw API the call used.
+///
+/// `#[non_exhaustive]`: each raw API the safe layer gains (cuBLAS, cuRAND, ...) adds a variant;
+/// match with a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// A Driver API code (`CUresult`).
     Driver(CUresult),

@@ -963,7 +963,9 @@ mod driver_trait {
                 error: CUresult,
                 pStr: *mut *const c_char,
             ) -> CUresult {
-                crate::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
+                unsafe {
+                    crate::strings::error_name(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
+                }
             }
             /// `cuGetErrorString`: Gets the string description of an error code
             unsafe fn cuGetErrorString(
@@ -971,7 +973,9 @@ mod driver_trait {
                 error: CUresult,
                 pStr: *mut *const c_char,
             ) -> CUresult {
-                crate::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
+                unsafe {
+                    crate::strings::error_string(error, pStr, CUresult::CUDA_ERROR_INVALID_VALUE)
+                }
             }
             /// `cuGetExportTable`.
             unsafe fn cuGetExportTable(

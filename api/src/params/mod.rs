@@ -46,6 +46,7 @@ pub struct KernelParams {
 
 /// Why an image's parameter layouts could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParamsError {
     /// A format (or version of one) this reader does not handle.
     #[error("unsupported code image: {0}")]
@@ -132,14 +133,13 @@ pub unsafe fn image_len(image: *const core::ffi::c_void) -> Option<usize> {
     if p.is_null() {
         return None;
     }
-    // SAFETY: `p` is readable up to the end of its image: `i` stays at or before the first
-    // byte that differs from the magic, and a NUL (the end of a text image) differs from every
-    // magic byte.
     let starts_with = |magic: &[u8]| {
-        magic
-            .iter()
-            .enumerate()
-            .all(|(i, &m)| unsafe { *p.add(i) } == m)
+        magic.iter().enumerate().all(|(i, &m)| {
+            // SAFETY: `p` is readable up to the end of its image: `i` stays at or before the
+            // first byte that differs from the magic (`all` stops there), and a NUL (the end of
+            // a text image) differs from every magic byte.
+            (unsafe { *p.add(i) }) == m
+        })
     };
     if starts_with(b"\x7fELF") {
         // SAFETY: the caller's complete ELF image.

@@ -92,6 +92,9 @@ fn affine(stream: &Arc<CudaStream>, m: &Arc<CudaModule>) -> Result<Check, Driver
         .arg(&mut out)
         .arg(&mul)
         .arg(&add);
+    // SAFETY: candle's `affine_f32(numel, num_dims, info, inp, out, mul, add)`: the arguments
+    // match that signature; `info` holds the 2 dims and 2 strides it reads, `inp` and `out` hold
+    // `n` f32 each, and one thread per element never indexes past `numel`.
     unsafe { b.launch(LaunchConfig::for_num_elems(n as u32)) }?;
     let got = stream.clone_dtoh(&out)?;
     let want: Vec<f32> = (0..n)
@@ -117,6 +120,8 @@ fn unary(
     let (numel, nd, null) = (n, 1usize, 0u64); // null info: the contiguous path
     let mut b = stream.launch_builder(&f);
     b.arg(&numel).arg(&nd).arg(&null).arg(&inp).arg(&mut out);
+    // SAFETY: candle's unary `(numel, num_dims, info, inp, out)`: a null `info` selects the
+    // contiguous path, `inp` and `out` hold `n` f32 each, and no thread goes past `numel`.
     unsafe { b.launch(LaunchConfig::for_num_elems(n as u32)) }?;
     let got = stream.clone_dtoh(&out)?;
     let want: Vec<f32> = x.iter().map(|&v| cpu(v)).collect();
@@ -141,6 +146,9 @@ fn badd_broadcast(stream: &Arc<CudaStream>, m: &Arc<CudaModule>) -> Result<Check
         .arg(&lhs)
         .arg(&rhs)
         .arg(&mut out);
+    // SAFETY: candle's `badd_f32(numel, num_dims, info, lhs, rhs, out)`: `info` holds the 2
+    // dims and both 2 strides it reads (rhs stride 0 over rows stays inside its `cols` values),
+    // `lhs` and `out` hold `n` f32, and no thread goes past `numel`.
     unsafe { b.launch(LaunchConfig::for_num_elems(n as u32)) }?;
     let got = stream.clone_dtoh(&out)?;
     let want: Vec<f32> = (0..n).map(|i| l[i] + r[i % cols]).collect();

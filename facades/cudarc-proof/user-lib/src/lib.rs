@@ -29,6 +29,8 @@ pub fn scale_on_gpu(data: &[f32], a: f32) -> Result<Vec<f32>, Error> {
     let n = data.len() as i32;
     let mut b = stream.launch_builder(&f);
     b.arg(&mut x).arg(&a).arg(&n);
+    // SAFETY: `scale(float *x, float a, int n)` gets `x` (n floats), `a` and `n`, in that order,
+    // and guards `i < n`, so no thread writes past `x`.
     unsafe { b.launch(LaunchConfig::for_num_elems(n as u32)) }.map_err(Error::Driver)?;
     stream.clone_dtoh(&x).map_err(Error::Driver)
 }

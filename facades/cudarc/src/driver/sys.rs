@@ -61,12 +61,15 @@ pub unsafe fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
     let mut raw = anycuda::driver::CUfunc_cache(0);
+    // SAFETY: `raw` is a local `CUfunc_cache`, writable for the one value the driver stores.
     let r = unsafe { anycuda::driver::cuCtxGetCacheConfig(&mut raw) };
     if r != CUresult::CUDA_SUCCESS {
         return r;
     }
     match CUfunc_cache::try_from(raw) {
         Ok(v) => {
+            // SAFETY: `pconfig` is not null (checked above) and valid for a write: this fn's `#
+            // Safety`.
             unsafe { pconfig.write(v) };
             CUresult::CUDA_SUCCESS
         }
@@ -79,6 +82,8 @@ pub unsafe fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
 /// # Safety
 /// As CUDA's (none beyond a current context).
 pub unsafe fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
+    // SAFETY: `cuCtxSetCacheConfig` takes a value, no pointers; the caller's contract (a current
+    // context) is CUDA's.
     unsafe { anycuda::driver::cuCtxSetCacheConfig(config.into()) }
 }
 
@@ -87,6 +92,7 @@ pub unsafe fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
 /// # Safety
 /// `hfunc` is a live function.
 pub unsafe fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
+    // SAFETY: `hfunc` is a live function: this fn's `# Safety`.
     unsafe { anycuda::driver::cuFuncSetCacheConfig(hfunc, config.into()) }
 }
 
@@ -99,6 +105,7 @@ pub unsafe fn cuKernelSetCacheConfig(
     config: CUfunc_cache,
     dev: CUdevice,
 ) -> CUresult {
+    // SAFETY: `kernel` is a live kernel: this fn's `# Safety`; `dev` is a value the driver checks.
     unsafe { anycuda::driver::cuKernelSetCacheConfig(kernel, config.into(), dev) }
 }
 

@@ -24,6 +24,9 @@ fn ok(code: sys::nvrtcResult) -> Result<(), NvrtcError> {
 pub fn create_program(src: &CStr, name: Option<&CStr>) -> Result<sys::nvrtcProgram, NvrtcError> {
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     let name = name.map_or(std::ptr::null(), CStr::as_ptr);
+    // SAFETY: `prog` is a local the compiler writes one handle into; `src` and `name` (or null) are
+    // NUL-terminated strings alive for the call, which the caller keeps alive with the program
+    // (`Program` owns them); zero headers with null arrays.
     ok(unsafe {
         sys::nvrtcCreateProgram(
             &mut prog,
@@ -55,6 +58,8 @@ pub unsafe fn compile_program<O: Clone + Into<Vec<u8>>>(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|_| NvrtcError(sys::nvrtcResult::NVRTC_ERROR_INVALID_OPTION))?;
     let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+    // SAFETY: `prog` is a live program (this fn's `# Safety`), and `ptrs` holds `ptrs.len()`
+    // pointers to NUL-terminated strings owned by `owned`, alive for the call.
     ok(unsafe { sys::nvrtcCompileProgram(prog, ptrs.len() as c_int, ptrs.as_ptr()) })
 }
 
@@ -67,6 +72,8 @@ pub unsafe fn compile_program<O: Clone + Into<Vec<u8>>>(
 /// `prog` is a live program, not used afterwards.
 pub unsafe fn destroy_program(prog: sys::nvrtcProgram) -> Result<(), NvrtcError> {
     let mut prog = prog;
+    // SAFETY: `prog` is a live program not used afterwards (this fn's `# Safety`); `&mut prog` is a
+    // local the compiler nulls.
     ok(unsafe { sys::nvrtcDestroyProgram(&mut prog) })
 }
 
@@ -79,8 +86,10 @@ pub unsafe fn destroy_program(prog: sys::nvrtcProgram) -> Result<(), NvrtcError>
 /// `prog` is a live, compiled program.
 pub unsafe fn get_ptx(prog: sys::nvrtcProgram) -> Result<Vec<c_char>, NvrtcError> {
     let mut size = 0usize;
+    // SAFETY: `prog` is a live, compiled program (this fn's `# Safety`); `size` is a local `usize`.
     ok(unsafe { sys::nvrtcGetPTXSize(prog, &mut size) })?;
     let mut buf: Vec<c_char> = vec![0; size];
+    // SAFETY: `buf` holds the `size` bytes the compiler asked for just above, for the same program.
     ok(unsafe { sys::nvrtcGetPTX(prog, buf.as_mut_ptr()) })?;
     Ok(buf)
 }
@@ -94,8 +103,11 @@ pub unsafe fn get_ptx(prog: sys::nvrtcProgram) -> Result<Vec<c_char>, NvrtcError
 /// `prog` is a live program.
 pub unsafe fn get_program_log(prog: sys::nvrtcProgram) -> Result<Vec<c_char>, NvrtcError> {
     let mut size = 0usize;
+    // SAFETY: `prog` is a live program (this fn's `# Safety`); `size` is a local `usize`.
     ok(unsafe { sys::nvrtcGetProgramLogSize(prog, &mut size) })?;
     let mut buf: Vec<c_char> = vec![0; size.max(1)];
+    // SAFETY: `buf` holds at least the `size` bytes the compiler asked for just above, for the same
+    // program.
     ok(unsafe { sys::nvrtcGetProgramLog(prog, buf.as_mut_ptr()) })?;
     Ok(buf)
 }

@@ -73,6 +73,8 @@ impl Ptx {
 
 fn image_bytes(chars: &[c_char]) -> &[u8] {
     // c_char and u8 have the same size and alignment.
+    // SAFETY: `c_char` and `u8` have the same size and alignment, and the slice covers exactly
+    // `chars`, borrowed for the result's lifetime.
     unsafe { std::slice::from_raw_parts(chars.as_ptr().cast(), chars.len()) }
 }
 
@@ -132,9 +134,14 @@ impl Program {
 
     pub(crate) fn compile(self, opts: CompileOptions) -> Result<Ptx, CompileError> {
         let options = opts.build();
+        // SAFETY: `self.prog` was created by `Program::create` and is destroyed only by `Drop`, so
+        // it is live; its source and name are owned by `self`.
         if let Err(nvrtc) = unsafe { result::compile_program(self.prog, &options) } {
             let log =
+                // SAFETY: `self.prog` is live (as above).
                 unsafe { result::get_program_log(self.prog) }.map_err(CompileError::GetLogError)?;
+            // SAFETY: `get_program_log`'s buffer is zero-filled, at least one byte, and the
+            // compiler writes a log whose size (the one asked for) counts its NUL: it ends in NUL.
             let log = unsafe { CStr::from_ptr(log.as_ptr()) }.to_owned();
             return Err(CompileError::CompileError {
                 nvrtc,
@@ -142,6 +149,7 @@ impl Program {
                 log,
             });
         }
+        // SAFETY: `self.prog` is live and compiled successfully just above.
         let image = unsafe { result::get_ptx(self.prog) }.map_err(CompileError::GetPtxError)?;
         Ok(Ptx(PtxKind::Image(image)))
     }
@@ -152,6 +160,8 @@ impl Drop for Program {
         let prog = std::mem::replace(&mut self.prog, std::ptr::null_mut());
         if !prog.is_null() {
             // Nothing to report to from drop; a failed destroy only leaks the program.
+            // SAFETY: `prog` was created by `Program::create`, is live, and was just taken out of
+            // `self`, so it is destroyed exactly once.
             let _ = unsafe { result::destroy_program(prog) };
         }
     }

@@ -121,6 +121,7 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
         return;
     }
     let text = std::ffi::CString::new(NVCC_PTX).unwrap();
+    // SAFETY: `text` is a NUL-terminated PTX image that lives to the end of the call.
     let r = unsafe { result::module::load_data(text.as_ptr().cast()) };
     let e = r.expect_err("no device: loading cannot succeed");
     let amd = kind == BackendKind::Hip
@@ -152,6 +153,7 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
         // compile_ptx output is an AMD code object: the facade lets it through to the driver.
         let obj = compile_ptx_with_opts(SAXPY, opts(kind)).unwrap();
         let bytes = obj.as_bytes().unwrap();
+        // SAFETY: `bytes` is the complete code object compile_ptx produced, alive for the call.
         let e = unsafe { result::module::load_data(bytes.as_ptr().cast()) }.unwrap_err();
         assert_ne!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
     } else {

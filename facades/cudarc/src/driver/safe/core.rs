@@ -37,7 +37,12 @@ pub struct CudaContext {
 }
 
 // The raw handles are usable from any thread once bound (bind_to_thread).
+// SAFETY: the handles are plain driver handles, usable from any thread: every safe call first binds
+// the context to the calling thread (`bind_to_thread`), and the remaining fields are atomics or
+// immutable.
 unsafe impl Send for CudaContext {}
+// SAFETY: `&CudaContext` only reads immutable fields, updates atomics, or makes driver calls after
+// binding the context to the calling thread; the driver API is thread safe.
 unsafe impl Sync for CudaContext {}
 
 impl Drop for CudaContext {
@@ -48,8 +53,13 @@ impl Drop for CudaContext {
             return;
         }
         if self.is_primary {
+            // SAFETY: `self.cu_device`'s primary context was retained once by `new` and this drop
+            // (reached once, with the handle just taken out) releases it once.
             self.record_err(unsafe { result::primary_ctx::release(self.cu_device) });
         } else {
+            // SAFETY: `ctx` is the non-primary context this object owns (created by
+            // `new_non_primary`/`new_cig` or handed over through `from_raw_context`), just taken
+            // out, so it is destroyed exactly once.
             self.record_err(result::ok(unsafe { sys::cuCtxDestroy_v2(ctx) }));
         }
     }
@@ -70,6 +80,9 @@ impl CudaContext {
         cu_ctx: sys::CUcontext,
         is_primary: bool,
     ) -> Result<Arc<Self>, DriverError> {
+        // SAFETY: `cu_device` came from `cuDeviceGet` (`device_of`) or the caller of
+        // `from_raw_context`, who promised a live device; the attribute read writes only `out`'s
+        // own slot.
         let pools = unsafe {
             result::device::get_attribute(
                 cu_device,
@@ -106,6 +119,8 @@ impl CudaContext {
     /// device, `CUDA_ERROR_NOT_INITIALIZED` when no backend could be loaded. Never panics.
     pub fn new(ordinal: usize) -> Result<Arc<Self>, DriverError> {
         let cu_device = Self::device_of(ordinal)?;
+        // SAFETY: `cu_device` was just returned by `cuDeviceGet` for this ordinal, so it is a valid
+        // device handle.
         let cu_ctx = unsafe { result::primary_ctx::retain(cu_device) }?;
         // On failure the wrapper's drop releases the primary context.
         Self::wrap(ordinal, cu_device, cu_ctx, true)
@@ -117,6 +132,8 @@ impl CudaContext {
     /// The driver's error.
     pub fn new_non_primary(ordinal: usize, flags: u32) -> Result<Arc<Self>, DriverError> {
         let cu_device = Self::device_of(ordinal)?;
+        // SAFETY: a null `CUctxCreateParams` is the plain create; `cu_device` was just returned by
+        // `cuDeviceGet`.
         let cu_ctx = unsafe { result::ctx::create_v4(std::ptr::null_mut(), flags, cu_device) }?;
         Self::wrap(ordinal, cu_device, cu_ctx, false)
     }
@@ -131,8 +148,12 @@ impl CudaContext {
         cig_params: &mut sys::CUctxCigParam,
     ) -> Result<Arc<Self>, DriverError> {
         let cu_device = Self::device_of(ordinal)?;
+        // SAFETY: `CUctxCreateParams` is a C struct of pointers and integers for which all-zero
+        // bytes (null pointers) are a valid value.
         let mut params: sys::CUctxCreateParams = unsafe { std::mem::zeroed() };
         params.cigParams = cig_params;
+        // SAFETY: `params` is a local, initialised descriptor whose `cigParams` is the caller's
+        // `&mut`, alive for the call; `cu_device` was just returned by `cuDeviceGet`.
         let cu_ctx = unsafe { result::ctx::create_v4(&mut params, flags, cu_device) }?;
         Self::wrap(ordinal, cu_device, cu_ctx, false)
     }
@@ -213,6 +234,7 @@ impl CudaContext {
     /// The driver's error.
     pub fn total_mem(&self) -> Result<usize, DriverError> {
         self.check_err()?;
+        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`.
         unsafe { result::device::total_mem(self.cu_device) }
     }
 
@@ -243,6 +265,7 @@ impl CudaContext {
     pub fn bind_to_thread(&self) -> Result<(), DriverError> {
         self.check_err()?;
         if result::ctx::get_current()? != Some(self.cu_ctx) {
+            // SAFETY: `self.cu_ctx` is live while `self` is (destroyed or released only in `Drop`).
             unsafe { result::ctx::set_current(self.cu_ctx) }?;
         }
         Ok(())
@@ -254,6 +277,8 @@ impl CudaContext {
     /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for an attribute HIP cannot answer.
     pub fn attribute(&self, attrib: sys::CUdevice_attribute) -> Result<i32, DriverError> {
         self.check_err()?;
+        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`; the
+        // value is written to `out`'s own slot.
         unsafe { result::device::get_attribute(self.cu_device, attrib) }
     }
 
@@ -380,12 +405,18 @@ pub struct CudaEvent {
     pub(crate) ctx: Arc<CudaContext>,
 }
 
+// SAFETY: an event handle may be used from any thread; each use binds `ctx` first, and `ctx` is an
+// `Arc<CudaContext>` (Send + Sync).
 unsafe impl Send for CudaEvent {}
+// SAFETY: `&CudaEvent` allows only record, query, synchronize and elapsed-time calls on the handle,
+// which the driver serialises.
 unsafe impl Sync for CudaEvent {}
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `self.cu_event` was created by `new_event` in `self.ctx`, which the `Arc`
+        // keeps alive, and this drop destroys it exactly once.
         self.ctx
             .record_err(unsafe { result::event::destroy(self.cu_event) });
     }
@@ -430,6 +461,8 @@ impl CudaEvent {
             return Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_CONTEXT));
         }
         self.ctx.bind_to_thread()?;
+        // SAFETY: both the event and `stream.cu_stream` are live (owned by `self` and `stream`) and
+        // belong to the same context, checked just above.
         unsafe { result::event::record(self.cu_event, stream.cu_stream) }
     }
 
@@ -439,6 +472,7 @@ impl CudaEvent {
     /// The driver's error.
     pub fn synchronize(&self) -> Result<(), DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_event` is live while `self` is; the context was bound just above.
         unsafe { result::event::synchronize(self.cu_event) }
     }
 
@@ -452,6 +486,8 @@ impl CudaEvent {
         }
         self.synchronize()?;
         end.synchronize()?;
+        // SAFETY: both events are live (owned by `self` and `end`), of the same context (checked
+        // above), and both were synchronized.
         unsafe { result::event::elapsed(self.cu_event, end.cu_event) }
     }
 
@@ -465,6 +501,7 @@ impl CudaEvent {
     /// # Errors
     /// The driver's error other than `CUDA_ERROR_NOT_READY` (e.g. `CUDA_ERROR_CAPTURED_EVENT`).
     pub fn try_is_complete(&self) -> Result<bool, DriverError> {
+        // SAFETY: `self.cu_event` is live while `self` is.
         match unsafe { result::event::query(self.cu_event) } {
             Ok(()) => Ok(true),
             Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_READY)) => Ok(false),
@@ -481,7 +518,11 @@ pub struct CudaStream {
     pub(crate) owned: bool,
 }
 
+// SAFETY: a stream handle may be used from any thread; every use binds `ctx` first, and `ctx` is an
+// `Arc<CudaContext>` (Send + Sync).
 unsafe impl Send for CudaStream {}
+// SAFETY: `&CudaStream` allows only enqueueing, waiting and synchronizing, which the driver
+// serialises per stream.
 unsafe impl Sync for CudaStream {}
 
 impl PartialEq for CudaStream {
@@ -503,6 +544,8 @@ impl Drop for CudaStream {
         let s = std::mem::replace(&mut self.cu_stream, std::ptr::null_mut());
         if !s.is_null() && s as usize != PER_THREAD {
             self.ctx.num_streams.fetch_sub(1, Ordering::Relaxed);
+            // SAFETY: `s` is a stream this object created (not the null or per-thread stream,
+            // checked above), just taken out of `self`, so it is destroyed exactly once.
             self.ctx.record_err(unsafe { result::stream::destroy(s) });
         }
     }
@@ -629,6 +672,7 @@ impl CudaStream {
     /// The driver's error.
     pub fn synchronize(&self) -> Result<(), DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_stream` is live while `self` is (destroyed only in `Drop`).
         unsafe { result::stream::synchronize(self.cu_stream) }
     }
 
@@ -638,8 +682,11 @@ impl CudaStream {
     /// [`CudaContext::check_err`] reports later, as on CUDA.
     pub(crate) fn sync_keeping_recorded_error(&self) -> Result<(), DriverError> {
         if result::ctx::get_current()? != Some(self.ctx.cu_ctx) {
+            // SAFETY: `self.ctx.cu_ctx` is live while the `Arc` in `self.ctx` is.
             unsafe { result::ctx::set_current(self.ctx.cu_ctx) }?;
         }
+        // SAFETY: `self.cu_stream` is live while `self` is, and its context was made current just
+        // above.
         unsafe { result::stream::synchronize(self.cu_stream) }
     }
 
@@ -663,6 +710,8 @@ impl CudaStream {
     #[inline]
     pub fn wait(&self, event: &CudaEvent) -> Result<(), DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_stream` and `event.cu_event` are live while `self` and `event` are; the
+        // context was bound just above.
         unsafe {
             result::stream::wait_event(
                 self.cu_stream,
@@ -692,7 +741,11 @@ pub struct CudaSlice<T> {
     pub(crate) marker: PhantomData<*const T>,
 }
 
+// SAFETY: the slice owns device memory, not host values of `T`; its handles are usable from any
+// thread once `stream`'s context is bound, which every use does.
 unsafe impl<T> Send for CudaSlice<T> {}
+// SAFETY: `&CudaSlice<T>` only hands out the device pointer for stream-ordered use (reads and
+// writes are ordered by its events), never a host `&T`.
 unsafe impl<T> Sync for CudaSlice<T> {}
 
 impl<T> Drop for CudaSlice<T> {
@@ -705,11 +758,15 @@ impl<T> Drop for CudaSlice<T> {
         }
         ctx.record_err(ctx.bind_to_thread());
         if ctx.has_async_alloc {
+            // SAFETY: `cu_device_ptr` was allocated by this slice's stream, every recorded use was
+            // waited for above, and this drop frees it once, ordered on the same stream.
             ctx.record_err(unsafe {
                 result::free_async(self.cu_device_ptr, self.stream.cu_stream)
             });
         } else {
             ctx.record_err(self.stream.synchronize());
+            // SAFETY: `cu_device_ptr` was allocated by this slice, the stream was synchronized just
+            // above, and this drop frees it once.
             ctx.record_err(unsafe { result::free_sync(self.cu_device_ptr) });
         }
     }
@@ -979,6 +1036,8 @@ impl<T> CudaSlice<T> {
         s.read = None;
         s.write = None;
         let ptr = s.cu_device_ptr;
+        // SAFETY: `s` is a `ManuallyDrop` that is never dropped, so `s.stream` is dropped here
+        // exactly once and not read afterwards.
         unsafe { std::ptr::drop_in_place(&mut s.stream) };
         ptr
     }
@@ -1214,9 +1273,14 @@ impl<'a, T> CudaViewMut<'a, T> {
 pub unsafe trait ValidAsZeroBits {}
 
 macro_rules! marker_impls {
+    // SAFETY: the listed types are primitives with a fixed C layout whose all-zero bytes are valid
+    // (`0`, `0.0`, `false`): `ValidAsZeroBits`'s contract. For `DeviceRepr` every bit pattern
+    // is valid too, except `bool`, which kernels must write as 0 or 1 (as in cudarc).
     ($tr:ident: $($t:ty),*) => { $(unsafe impl $tr for $t {})* };
 }
 marker_impls!(ValidAsZeroBits: bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+// SAFETY: an array of `T` is `M` `T`s in a row: all-zero when each is, and each is, by `T:
+// ValidAsZeroBits`.
 unsafe impl<T: ValidAsZeroBits, const M: usize> ValidAsZeroBits for [T; M] {}
 #[cfg(feature = "f16")]
 marker_impls!(ValidAsZeroBits: half::f16, half::bf16);
@@ -1228,6 +1292,8 @@ marker_impls!(ValidAsZeroBits: float4::F4E2M1, float4::E8M0, float4::F4E2M1x2);
 macro_rules! zero_tuples {
     ($($t:ident),+) => { zero_tuples!(@ [] $($t)+); };
     (@ [$($done:ident)*] $next:ident $($rest:ident)*) => {
+        // SAFETY: a tuple of `ValidAsZeroBits` fields: all-zero bytes make every field a valid
+        // zero, and padding may hold anything.
         unsafe impl<$($done: ValidAsZeroBits,)* $next: ValidAsZeroBits> ValidAsZeroBits for ($($done,)* $next,) {}
         zero_tuples!(@ [$($done)* $next] $($rest)*);
     };
@@ -1242,6 +1308,8 @@ zero_tuples!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// the device may write back is a valid value.
 pub unsafe trait DeviceRepr {}
 marker_impls!(DeviceRepr: bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+// SAFETY: an array of `T: DeviceRepr` has C layout (`N` `T`s in a row) and every element pattern
+// the device writes is valid because it is for `T`.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
 #[cfg(feature = "f16")]
 marker_impls!(DeviceRepr: half::f16, half::bf16);
@@ -1475,13 +1543,19 @@ pub struct PinnedHostSlice<T> {
     pub(crate) event: CudaEvent,
 }
 
+// SAFETY: the slice owns its page-locked memory as a `Box<[T]>` owns its heap: it is freed only by
+// its own drop, and the constructors require `T: DeviceRepr` (plain C data).
 unsafe impl<T> Send for PinnedHostSlice<T> {}
+// SAFETY: `&PinnedHostSlice<T>` gives `&[T]` only after synchronizing the event that orders device
+// writes, and `T: DeviceRepr` is plain C data.
 unsafe impl<T> Sync for PinnedHostSlice<T> {}
 
 impl<T> Drop for PinnedHostSlice<T> {
     fn drop(&mut self) {
         let ctx = &self.event.ctx;
         ctx.record_err(self.event.synchronize());
+        // SAFETY: `self.ptr` came from `malloc_host` in `alloc_pinned_with_flags`, the event orders
+        // every pending copy and was synchronized above, and this drop frees it once.
         ctx.record_err(unsafe { result::free_host(self.ptr.cast()) });
     }
 }
@@ -1498,6 +1572,7 @@ impl CudaContext {
         self: &Arc<Self>,
         len: usize,
     ) -> Result<PinnedHostSlice<T>, DriverError> {
+        // SAFETY: the caller's contract (uninitialised memory) is passed on unchanged.
         unsafe { self.alloc_pinned_with_flags(len, sys::CU_MEMHOSTALLOC_WRITECOMBINED) }
     }
 
@@ -1519,8 +1594,12 @@ impl CudaContext {
             .ok_or_else(invalid_value)?;
         self.bind_to_thread()?;
         let event = self.new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC))?;
+        // SAFETY: `bytes` was checked not to overflow; the context is bound; the memory is returned
+        // uninitialised, which this fn's `# Safety` leaves to the caller.
         let ptr = unsafe { result::malloc_host(bytes, flags) }?.cast::<T>();
         if ptr.is_null() || !ptr.is_aligned() {
+            // SAFETY: `ptr` is what `malloc_host` just returned and nothing else has it; a null
+            // pointer makes the driver return an error, not free anything.
             let _ = unsafe { result::free_host(ptr.cast()) };
             return Err(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY));
         }
@@ -1570,6 +1649,9 @@ impl<T: ValidAsZeroBits> PinnedHostSlice<T> {
     /// The driver's error.
     pub fn as_slice(&self) -> Result<&[T], DriverError> {
         self.event.synchronize()?;
+        // SAFETY: `self.ptr` is an aligned, page-locked allocation of `self.len` `T`s
+        // (`alloc_pinned_with_flags`), and the event synchronized above orders every device write
+        // before the borrow.
         Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
     }
     /// The elements, mutably, after pending copies finish.
@@ -1578,6 +1660,7 @@ impl<T: ValidAsZeroBits> PinnedHostSlice<T> {
     /// The driver's error.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], DriverError> {
         self.event.synchronize()?;
+        // SAFETY: as in `as_slice`, and `&mut self` makes the borrow unique.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 }
@@ -1592,6 +1675,9 @@ impl<T> HostSlice<T> for PinnedHostSlice<T> {
     ) -> (&'a [T], SyncOnDrop<'a>) {
         stream.ctx.record_err(stream.wait(&self.event));
         (
+            // SAFETY: `self.ptr` holds `self.len` `T`s; the caller's contract (the trait's `#
+            // Safety`) keeps the host from writing while the device reads, and the returned guard
+            // records the read.
             unsafe { std::slice::from_raw_parts(self.ptr, self.len) },
             SyncOnDrop::Record(Some((&self.event, stream))),
         )
@@ -1602,6 +1688,8 @@ impl<T> HostSlice<T> for PinnedHostSlice<T> {
     ) -> (&'a mut [T], SyncOnDrop<'a>) {
         stream.ctx.record_err(stream.wait(&self.event));
         (
+            // SAFETY: `self.ptr` holds `self.len` `T`s and `&mut self` makes the borrow unique; the
+            // caller's contract keeps the host away until the guard records the write.
             unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) },
             SyncOnDrop::Record(Some((&self.event, stream))),
         )
@@ -1612,8 +1700,11 @@ impl CudaStream {
     fn raw_alloc(&self, bytes: usize) -> Result<sys::CUdeviceptr, DriverError> {
         self.ctx.bind_to_thread()?;
         if self.ctx.has_async_alloc {
+            // SAFETY: `self.cu_stream` is live while `self` is, and the context was bound just
+            // above.
             unsafe { result::malloc_async(self.cu_stream, bytes) }
         } else {
+            // SAFETY: the context was bound just above; a synchronous allocation takes only a size.
             unsafe { result::malloc_sync(bytes) }
         }
     }
@@ -1676,6 +1767,8 @@ impl CudaStream {
         self: &Arc<Self>,
         len: usize,
     ) -> Result<CudaSlice<T>, DriverError> {
+        // SAFETY: the memory is zeroed by `memset_zeros` before it is returned, and `T:
+        // ValidAsZeroBits` makes zero bytes valid `T`s.
         let mut dst = unsafe { self.alloc(len) }?;
         self.memset_zeros(&mut dst)?;
         Ok(dst)
@@ -1692,6 +1785,8 @@ impl CudaStream {
         self.ctx.bind_to_thread()?;
         let n = dst.num_bytes();
         let (ptr, _record) = dst.device_ptr_mut(self);
+        // SAFETY: `ptr` holds `n = dst.num_bytes()` bytes of `dst`, whose write is ordered by the
+        // `_record` guard; `self.cu_stream` is live.
         unsafe { result::memset_d8_async(ptr, 0, n, self.cu_stream) }
     }
 
@@ -1715,6 +1810,8 @@ impl CudaStream {
         self: &Arc<Self>,
         src: &Src,
     ) -> Result<CudaSlice<T>, DriverError> {
+        // SAFETY: the memory is filled by `memcpy_htod` from `src` (all `src.len()` elements)
+        // before it is returned.
         let mut dst = unsafe { self.alloc(src.len()) }?;
         self.memcpy_htod(src, &mut dst)?;
         Ok(dst)
@@ -1734,8 +1831,12 @@ impl CudaStream {
             return Err(invalid_value());
         }
         self.ctx.bind_to_thread()?;
+        // SAFETY: the guard `_record_src` lives until the copy is enqueued and records it, so the
+        // host does not reuse `src` before the device has read it (the trait's contract).
         let (src, _record_src) = unsafe { src.stream_synced_slice(self) };
         let (dst, _record_dst) = dst.device_ptr_mut(self);
+        // SAFETY: `src` is readable for its length and `dst` holds at least `src.len()` elements
+        // (checked above); the stream is live and the guards order both sides.
         unsafe { result::memcpy_htod_async(dst, src, self.cu_stream) }
     }
 
@@ -1765,11 +1866,18 @@ impl CudaStream {
             self.ctx.bind_to_thread()?;
             let (sptr, _record_src) = src.device_ptr(self);
             // Copy into the spare capacity; the length is set only once the bytes are there.
+            // SAFETY: `dst` has capacity for `n` elements (`Vec::with_capacity(n)` above); the
+            // slice covers only that spare capacity, which the copy writes and nothing reads before
+            // `set_len` below (`T: DeviceRepr` is plain data with no drop).
             let spare = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr(), n) };
+            // SAFETY: `spare` is writable for `n` `T`s, `sptr` holds `src.len() == n` elements, and
+            // the stream is live.
             unsafe { result::memcpy_dtoh_async(spare, sptr, self.cu_stream) }?;
         }
         // A pageable destination: the copy has completed when the call returns, on every
         // backend (CUDA's contract; the HIP backend keeps it, see `pageable_guard`).
+        // SAFETY: the copy into a pageable buffer has completed when the call returns (CUDA's
+        // contract, which the HIP backend keeps), so the first `n` elements are initialised.
         unsafe { dst.set_len(n) };
         Ok(dst)
     }
@@ -1789,8 +1897,12 @@ impl CudaStream {
         }
         self.ctx.bind_to_thread()?;
         let (src_ptr, _record_src) = src.device_ptr(self);
+        // SAFETY: the guard `_record_dst` records the write on this stream, so the host does not
+        // read `dst` before the copy lands (the trait's contract).
         let (dst, _record_dst) = unsafe { dst.stream_synced_mut_slice(self) };
         let n = src.len();
+        // SAFETY: `dst[..n]` is writable for `n` `T`s (`dst.len() >= n` checked above), `src_ptr`
+        // holds `n` elements, and the stream is live.
         unsafe { result::memcpy_dtoh_async(&mut dst[..n], src_ptr, self.cu_stream) }
     }
 
@@ -1813,6 +1925,8 @@ impl CudaStream {
         if src_ctx == self.ctx {
             let (s, _record_src) = src.device_ptr(self);
             let (d, _record_dst) = dst.device_ptr_mut(self);
+            // SAFETY: `d` and `s` hold at least `n` bytes (lengths checked above), both in this
+            // context; the guards order the copy after earlier uses.
             return unsafe { result::memcpy_dtod_async(d, s, n, self.cu_stream) };
         }
         // Events cannot be recorded on another context's stream: take the source pointer on its
@@ -1821,6 +1935,8 @@ impl CudaStream {
         let (s, _record_src) = src.device_ptr(&src_stream);
         let (d, _record_dst) = dst.device_ptr_mut(self);
         self.wait(&src_stream.record_event(None)?)?;
+        // SAFETY: `d` and `s` hold at least `n` bytes in their own contexts, both live (`Arc`s
+        // held); the wait above orders the copy after the source's pending work.
         unsafe {
             result::memcpy_peer_async(self.ctx.cu_ctx, d, src_ctx.cu_ctx, s, n, self.cu_stream)
         }
@@ -1834,6 +1950,7 @@ impl CudaStream {
         self: &Arc<Self>,
         src: &Src,
     ) -> Result<CudaSlice<T>, DriverError> {
+        // SAFETY: the memory is filled by `memcpy_dtod` from `src` before it is returned.
         let mut dst = unsafe { self.alloc(src.len()) }?;
         self.memcpy_dtod(src, &mut dst)?;
         Ok(dst)
@@ -1880,12 +1997,18 @@ pub struct CudaModule {
     pub(crate) ctx: Arc<CudaContext>,
 }
 
+// SAFETY: a module handle may be used from any thread; every use binds `ctx` (an
+// `Arc<CudaContext>`, Send + Sync) first.
 unsafe impl Send for CudaModule {}
+// SAFETY: `&CudaModule` allows only function and global look-ups, which the driver serialises.
 unsafe impl Sync for CudaModule {}
 
 impl Drop for CudaModule {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `self.cu_module` was loaded in `self.ctx` (kept alive by the `Arc`) and this
+        // drop unloads it once; every `CudaFunction` holds an `Arc` of the module, so none
+        // outlives it.
         self.ctx
             .record_err(unsafe { result::module::unload(self.cu_module) });
     }
@@ -1907,9 +2030,12 @@ impl CudaContext {
         use crate::nvrtc::safe::PtxKind;
         self.bind_to_thread()?;
         let cu_module = match ptx.0 {
+            // SAFETY: `image` is the complete compiler output (PTX text with its NUL, or a code
+            // object), alive for the call.
             PtxKind::Image(image) => unsafe { result::module::load_data(image.as_ptr().cast()) },
             PtxKind::Src(src) => {
                 let c = CString::new(src).map_err(|_| invalid_value())?;
+                // SAFETY: `c` is NUL-terminated PTX text, alive for the call.
                 unsafe { result::module::load_data(c.as_ptr().cast()) }
             }
             PtxKind::File(path) => {
@@ -1923,6 +2049,8 @@ impl CudaContext {
                 if data.is_empty() {
                     return Err(invalid_value());
                 }
+                // SAFETY: `data` is a non-empty binary image the caller handed over, alive for the
+                // call; the driver validates its format.
                 unsafe { result::module::load_data(data.as_ptr().cast()) }
             }
         }?;
@@ -1941,7 +2069,11 @@ pub struct CudaFunction {
     pub(crate) module: Arc<CudaModule>,
 }
 
+// SAFETY: a function handle may be used from any thread; every use binds the module's context
+// first, and the module is held by an `Arc`.
 unsafe impl Send for CudaFunction {}
+// SAFETY: `&CudaFunction` allows only attribute and occupancy queries and launches through the
+// driver, which serialises them.
 unsafe impl Sync for CudaFunction {}
 
 impl CudaModule {
@@ -1953,6 +2085,8 @@ impl CudaModule {
     pub fn load_function(self: &Arc<Self>, fn_name: &str) -> Result<CudaFunction, DriverError> {
         let name = CString::new(fn_name).map_err(|_| invalid_value())?;
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_module` is live while `self` is; `name` is an owned C string alive for
+        // the call.
         let cu_function = unsafe { result::module::get_function(self.cu_module, name) }?;
         Ok(CudaFunction {
             cu_function,
@@ -1971,6 +2105,8 @@ impl CudaModule {
     ) -> Result<CudaViewMut<'a, u8>, DriverError> {
         let name = CString::new(name).map_err(|_| invalid_value())?;
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_module` is live while `self` is; `name` is an owned C string alive for
+        // the call.
         let (ptr, len) = unsafe { result::module::get_global(self.cu_module, name) }?;
         Ok(CudaViewMut {
             ptr,
@@ -2003,6 +2139,8 @@ impl CudaFunction {
         block_size: u32,
     ) -> Result<usize, DriverError> {
         self.bind()?;
+        // SAFETY: `self.cu_function` is live while its module is (held by `self.module`); the
+        // context was bound just above.
         unsafe {
             result::occupancy::available_dynamic_shared_mem_per_block(
                 self.cu_function,
@@ -2024,6 +2162,8 @@ impl CudaFunction {
     ) -> Result<u32, DriverError> {
         self.bind()?;
         let flags = flags.unwrap_or(sys::CUoccupancy_flags::CU_OCCUPANCY_DEFAULT);
+        // SAFETY: `self.cu_function` is live while its module is (held by `self.module`); the
+        // context was bound just above.
         let n = unsafe {
             result::occupancy::max_active_block_per_multiprocessor_with_flags(
                 self.cu_function,
@@ -2039,6 +2179,8 @@ impl CudaFunction {
         config: crate::driver::LaunchConfig,
         stream: &CudaStream,
     ) -> sys::CUlaunchConfig {
+        // SAFETY: `CUlaunchConfig` is a C struct of integers, a stream handle and an attribute
+        // pointer; all-zero bytes are valid (no attributes, null stream).
         let mut c: sys::CUlaunchConfig = unsafe { std::mem::zeroed() };
         (c.gridDimX, c.gridDimY, c.gridDimZ) = config.grid_dim;
         (c.blockDimX, c.blockDimY, c.blockDimZ) = config.block_dim;
@@ -2059,6 +2201,8 @@ impl CudaFunction {
         self.bind()?;
         let cfg = Self::launch_config(config, stream);
         let mut n = 0;
+        // SAFETY: `n` is a local `c_int`, `cfg` a local, initialised config with no attributes, and
+        // `self.cu_function` is live.
         result::ok(unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.cu_function, &cfg) })?;
         Ok(n as u32)
     }
@@ -2078,6 +2222,8 @@ impl CudaFunction {
         let flags = flags.unwrap_or(sys::CUoccupancy_flags::CU_OCCUPANCY_DEFAULT);
         // A safe extern "C" fn is callable where an unsafe one is expected.
         let cb: unsafe extern "C" fn(std::ffi::c_int) -> usize = block_size_to_dynamic_smem_size;
+        // SAFETY: `self.cu_function` is live; `cb` is a safe `extern "C" fn`, sound to call with
+        // any block size.
         let (g, b) = unsafe {
             result::occupancy::max_potential_block_size_with_flags(
                 self.cu_function,
@@ -2102,6 +2248,8 @@ impl CudaFunction {
         self.bind()?;
         let cfg = Self::launch_config(config, stream);
         let mut n = 0;
+        // SAFETY: `n` is a local `c_int`, `cfg` a local, initialised config with no attributes, and
+        // `self.cu_function` is live.
         result::ok(unsafe {
             sys::cuOccupancyMaxPotentialClusterSize(&mut n, self.cu_function, &cfg)
         })?;
@@ -2114,6 +2262,8 @@ impl CudaFunction {
     /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for attributes HIP lacks.
     pub fn get_attribute(&self, attribute: sys::CUfunction_attribute) -> Result<i32, DriverError> {
         self.bind()?;
+        // SAFETY: `self.cu_function` is live while its module is (held by `self.module`); the
+        // context was bound just above.
         unsafe { result::function::get_function_attribute(self.cu_function, attribute) }
     }
 
@@ -2177,6 +2327,8 @@ impl CudaFunction {
         value: i32,
     ) -> Result<(), DriverError> {
         self.bind()?;
+        // SAFETY: `self.cu_function` is live while its module is; the driver checks the attribute
+        // and value.
         unsafe { result::function::set_function_attribute(self.cu_function, attribute, value) }
     }
 
@@ -2189,6 +2341,7 @@ impl CudaFunction {
         attribute: sys::CUfunc_cache,
     ) -> Result<(), DriverError> {
         self.bind()?;
+        // SAFETY: `self.cu_function` is live while its module is; the driver checks the config.
         unsafe { result::function::set_function_cache_config(self.cu_function, attribute) }
     }
 }

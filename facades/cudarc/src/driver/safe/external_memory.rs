@@ -22,6 +22,9 @@ pub struct ExternalMemory {
 impl Drop for ExternalMemory {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: `self.external_memory` was imported by `import_external_memory` and is owned by
+        // this object alone; every mapped buffer holds this object, so none outlives it, and this
+        // drop destroys it once.
         self.ctx.record_err(unsafe {
             result::external_memory::destroy_external_memory(self.external_memory)
         });
@@ -44,6 +47,9 @@ impl CudaContext {
     ) -> Result<ExternalMemory, DriverError> {
         use std::os::fd::AsRawFd;
         self.bind_to_thread()?;
+        // SAFETY: the caller promises (this fn's `# Safety`) that `file` is an exported memory
+        // object of at least `size` bytes; the fd stays open (`ManuallyDrop`) since the driver owns
+        // it after import.
         let external_memory = unsafe {
             result::external_memory::import_external_memory_opaque_fd(file.as_raw_fd(), size)
         }?;
@@ -76,6 +82,8 @@ impl ExternalMemory {
             return Err(super::core::invalid_value());
         }
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.external_memory` is live while `self` is, and `range` lies inside its
+        // `size` bytes (checked above).
         let device_ptr = unsafe {
             result::external_memory::get_mapped_buffer(
                 self.external_memory,
@@ -110,6 +118,9 @@ impl Drop for MappedBuffer {
         let ctx = &self.external_memory.ctx;
         ctx.record_err(ctx.bind_to_thread());
         ctx.record_err(self.stream.wait(&self.event));
+        // SAFETY: `self.device_ptr` came from `cuExternalMemoryGetMappedBuffer`, which CUDA frees
+        // with `cuMemFree`; the wait above orders pending uses, and the external memory itself is
+        // destroyed only after this (a field, dropped later).
         ctx.record_err(unsafe { result::memory_free(self.device_ptr) });
     }
 }

@@ -15,7 +15,11 @@ pub struct CudaGraph {
     pub(crate) stream: Arc<CudaStream>,
 }
 
+// SAFETY: the graph handles are usable from any thread; every use binds the stream's context first,
+// and `stream` is an `Arc<CudaStream>` (Send + Sync).
 unsafe impl Send for CudaGraph {}
+// SAFETY: `&CudaGraph` allows only launch and upload on its own stream, which the driver
+// serialises.
 unsafe impl Sync for CudaGraph {}
 
 impl Drop for CudaGraph {
@@ -24,10 +28,14 @@ impl Drop for CudaGraph {
         ctx.record_err(ctx.bind_to_thread());
         let exec = std::mem::replace(&mut self.cu_graph_exec, std::ptr::null_mut());
         if !exec.is_null() {
+            // SAFETY: `exec` was instantiated by `end_capture` and is owned by this graph alone; it
+            // was just taken out of `self`, so it is destroyed exactly once.
             ctx.record_err(unsafe { result::graph::exec_destroy(exec) });
         }
         let graph = std::mem::replace(&mut self.cu_graph, std::ptr::null_mut());
         if !graph.is_null() {
+            // SAFETY: `graph` came from `end_capture` and is owned by this graph alone; it was just
+            // taken out of `self`, so it is destroyed exactly once, after its executable.
             ctx.record_err(unsafe { result::graph::destroy(graph) });
         }
     }
@@ -40,6 +48,7 @@ impl CudaStream {
     /// The driver's error.
     pub fn begin_capture(&self, mode: sys::CUstreamCaptureMode) -> Result<(), DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_stream` is live while `self` is; the context was bound just above.
         unsafe { result::stream::begin_capture(self.cu_stream, mode) }
     }
 
@@ -53,10 +62,13 @@ impl CudaStream {
         flags: sys::CUgraphInstantiate_flags,
     ) -> Result<Option<CudaGraph>, DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_stream` is live while `self` is and is the stream whose capture began in
+        // `begin_capture`; the context was bound just above.
         let cu_graph = unsafe { result::stream::end_capture(self.cu_stream) }?;
         if cu_graph.is_null() {
             return Ok(None);
         }
+        // SAFETY: `cu_graph` was just returned by `end_capture` and is not null (checked above).
         match unsafe { result::graph::instantiate(cu_graph, flags) } {
             Ok(cu_graph_exec) => Ok(Some(CudaGraph {
                 cu_graph,
@@ -64,6 +76,8 @@ impl CudaStream {
                 stream: self.clone(),
             })),
             Err(e) => {
+                // SAFETY: `cu_graph` was returned by `end_capture` and is owned by nobody else,
+                // since instantiation failed.
                 self.ctx
                     .record_err(unsafe { result::graph::destroy(cu_graph) });
                 Err(e)
@@ -77,6 +91,8 @@ impl CudaStream {
     /// The driver's error.
     pub fn capture_status(&self) -> Result<sys::CUstreamCaptureStatus, DriverError> {
         self.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_stream` is live while `self` is; the status is written to `out`'s own
+        // slot.
         unsafe { result::stream::is_capturing(self.cu_stream) }
     }
 }
@@ -88,6 +104,8 @@ impl CudaGraph {
     /// The driver's error.
     pub fn launch(&self) -> Result<(), DriverError> {
         self.stream.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_graph_exec` is owned by `self` and `self.stream` is held by the `Arc`;
+        // the context was bound just above.
         unsafe { result::graph::launch(self.cu_graph_exec, self.stream.cu_stream) }
     }
 
@@ -97,6 +115,8 @@ impl CudaGraph {
     /// The driver's error.
     pub fn upload(&self) -> Result<(), DriverError> {
         self.stream.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_graph_exec` is owned by `self` and `self.stream` is held by the `Arc`;
+        // the context was bound just above.
         unsafe { result::graph::upload(self.cu_graph_exec, self.stream.cu_stream) }
     }
 

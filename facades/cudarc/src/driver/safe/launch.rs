@@ -58,6 +58,8 @@ impl<T: Copy, const N: usize> SmallList<T, N> {
         } else {
             if self.len == N {
                 self.heap.reserve(2 * N);
+                // SAFETY: entries `0..N` of `inline` were written by earlier `push` calls:
+                // `self.len == N` here and each push below `N` wrote entry `len`.
                 self.heap
                     .extend(self.inline.iter().map(|x| unsafe { x.assume_init() }));
             }
@@ -70,6 +72,8 @@ impl<T: Copy, const N: usize> SmallList<T, N> {
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         if self.len <= N {
             // The first `len` inline entries were written by `push`.
+            // SAFETY: `self.len <= N`, and `push` wrote the first `len` inline entries;
+            // `MaybeUninit<T>` has `T`'s layout, and `&mut self` makes the borrow unique.
             unsafe { std::slice::from_raw_parts_mut(self.inline.as_mut_ptr().cast(), self.len) }
         } else {
             &mut self.heap
@@ -80,6 +84,8 @@ impl<T: Copy, const N: usize> SmallList<T, N> {
 impl<T: Copy + std::fmt::Debug, const N: usize> std::fmt::Debug for SmallList<T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s: &[T] = if self.len <= N {
+            // SAFETY: `self.len <= N`, and `push` wrote the first `len` inline entries;
+            // `MaybeUninit<T>` has `T`'s layout.
             unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast(), self.len) }
         } else {
             &self.heap
@@ -127,6 +133,8 @@ pub unsafe trait PushKernelArg<T> {
     fn arg(&mut self, arg: T) -> &mut Self;
 }
 
+// SAFETY: the pushed pointer is `arg`, borrowed for `'b: 'a`, so it outlives the builder, and `T:
+// DeviceRepr` is a value a kernel can take by value.
 unsafe impl<'a, 'b: 'a, T: DeviceRepr> PushKernelArg<&'b T> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b T) -> &mut Self {
@@ -164,6 +172,9 @@ impl<'a> LaunchArgs<'a> {
     }
 }
 
+// SAFETY: the pushed pointer is to `arg.cu_device_ptr`, borrowed for `'b: 'a`, so it outlives the
+// builder; a `CUdeviceptr` is what a kernel's pointer parameter takes, and the read is ordered by
+// the slice's events.
 unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b CudaSlice<T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b CudaSlice<T>) -> &mut Self {
@@ -174,6 +185,8 @@ unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b CudaSlice<T>> for LaunchArgs<'a> {
     }
 }
 
+// SAFETY: the pushed pointer is to `arg.cu_device_ptr`, mutably borrowed for `'b: 'a`, so it
+// outlives the builder and no other use can overlap; the write is ordered by the slice's events.
 unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b mut CudaSlice<T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b mut CudaSlice<T>) -> &mut Self {
@@ -184,6 +197,8 @@ unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b mut CudaSlice<T>> for LaunchArgs<'a
     }
 }
 
+// SAFETY: the pushed pointer is to `arg.ptr`, borrowed for `'b: 'a`, so it outlives the builder;
+// the view's read is ordered by its slice's events.
 unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b CudaView<'c, T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b CudaView<'c, T>) -> &mut Self {
@@ -194,6 +209,8 @@ unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b CudaView<'c, T>> for Launch
     }
 }
 
+// SAFETY: the pushed pointer is to `arg.ptr`, mutably borrowed for `'b: 'a`, so it outlives the
+// builder; the write is ordered by its slice's events.
 unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b mut CudaViewMut<'c, T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b mut CudaViewMut<'c, T>) -> &mut Self {
@@ -236,6 +253,10 @@ impl LaunchArgs<'_> {
             .flags
             .map(|f| stream.record_event(Some(f)))
             .transpose()?;
+        // SAFETY: `submit` is reached only from `launch` and `launch_cooperative`, whose callers
+        // promise (their `# Safety`) that the arguments match the kernel and its accesses are
+        // sound; every pointer in `args` is borrowed for the builder's lifetime (`PushKernelArg`),
+        // the function's module is alive, and the stream is live.
         unsafe {
             go(
                 self.func.cu_function,

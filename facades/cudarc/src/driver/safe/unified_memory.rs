@@ -29,13 +29,19 @@ pub struct UnifiedSlice<T> {
     pub(crate) marker: PhantomData<*const T>,
 }
 
+// SAFETY: the slice owns managed memory, freed only by its own drop; its handles are usable from
+// any thread once the context is bound, which every use does.
 unsafe impl<T> Send for UnifiedSlice<T> {}
+// SAFETY: `&UnifiedSlice<T>` gives host access only through `as_slice` (after synchronizing its
+// event) and device access ordered by that event.
 unsafe impl<T> Sync for UnifiedSlice<T> {}
 
 impl<T> Drop for UnifiedSlice<T> {
     fn drop(&mut self) {
         let ctx = &self.stream.ctx;
         ctx.record_err(self.event.synchronize());
+        // SAFETY: `self.cu_device_ptr` came from `malloc_managed` in `alloc_unified`, the event
+        // synchronized above orders every pending use, and this drop frees it once.
         ctx.record_err(unsafe { result::memory_free(self.cu_device_ptr) });
     }
 }
@@ -94,6 +100,8 @@ impl CudaContext {
             != 0;
         let event = self.new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC))?;
         self.bind_to_thread()?;
+        // SAFETY: `bytes` was checked not to overflow and the context is bound; the memory is
+        // returned uninitialised, which this fn's `# Safety` leaves to the caller.
         let cu_device_ptr = unsafe { result::malloc_managed(bytes, attach_mode) }?;
         Ok(UnifiedSlice {
             cu_device_ptr,
@@ -166,6 +174,8 @@ impl<T> UnifiedSlice<T> {
         self.stream = stream.clone();
         self.attach_mode = flags;
         self.stream.ctx.bind_to_thread()?;
+        // SAFETY: `self.cu_device_ptr` is the managed allocation of `self.num_bytes()` bytes this
+        // slice owns, pending work was synchronized above, and `self.stream` is live (`Arc`).
         unsafe {
             result::stream::attach_mem_async(
                 self.stream.cu_stream,
@@ -198,6 +208,8 @@ impl<T> UnifiedSlice<T> {
         };
         self.stream.ctx.bind_to_thread()?;
         let location = sys::CUmemLocation::new(type_, id);
+        // SAFETY: `self.cu_device_ptr` is the managed allocation of `self.num_bytes()` bytes this
+        // slice owns, and `self.stream` is live (`Arc`).
         unsafe {
             result::mem_prefetch_async(
                 self.cu_device_ptr,
@@ -342,6 +354,9 @@ impl<T: ValidAsZeroBits> UnifiedSlice<T> {
     pub fn as_slice(&self) -> Result<&[T], DriverError> {
         self.check_host_access()?;
         self.event.synchronize()?;
+        // SAFETY: managed memory of `self.len` `T`s is host-accessible (checked by
+        // `check_host_access`), the event synchronized above orders every device write, and `T:
+        // ValidAsZeroBits` is plain data.
         Ok(unsafe { std::slice::from_raw_parts(self.cu_device_ptr as *const T, self.len) })
     }
     /// The elements on the host, mutably, after pending device work on them.
@@ -351,6 +366,7 @@ impl<T: ValidAsZeroBits> UnifiedSlice<T> {
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], DriverError> {
         self.check_host_access()?;
         self.event.synchronize()?;
+        // SAFETY: as in `as_slice`, and `&mut self` makes the borrow unique.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.cu_device_ptr as *mut T, self.len) })
     }
 }
@@ -390,9 +406,15 @@ macro_rules! unified_traits {
                 self.len
             }
             unsafe fn stream_synced_slice<'s>(&'s self, stream: &'s CudaStream) -> (&'s [T], SyncOnDrop<'s>) {
+                // SAFETY: the allocation holds `self.len` `T`s; the caller's contract (the trait's
+                // `# Safety`) keeps the host from writing while the device reads, and the guard
+                // records the read.
                 unified_access!(self, stream, unsafe { std::slice::from_raw_parts(self.$ptr as *const T, self.len) })
             }
             unsafe fn stream_synced_mut_slice<'s>(&'s mut self, stream: &'s CudaStream) -> (&'s mut [T], SyncOnDrop<'s>) {
+                // SAFETY: the allocation holds `self.len` `T`s and `&mut self` makes the borrow
+                // unique; the caller's contract keeps the host away until the guard records the
+                // write.
                 unified_access!(self, stream, unsafe { std::slice::from_raw_parts_mut(self.$ptr as *mut T, self.len) })
             }
         }
@@ -434,6 +456,8 @@ impl<'a> LaunchArgs<'a> {
     }
 }
 
+// SAFETY: the pushed pointer is to `arg.cu_device_ptr`, borrowed for `'b: 'a`, so it outlives the
+// builder; device access was checked and is ordered by the slice's event.
 unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b UnifiedSlice<T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b UnifiedSlice<T>) -> &mut Self {
@@ -441,6 +465,8 @@ unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b UnifiedSlice<T>> for LaunchArgs<'a>
         self.push_unified(&arg.cu_device_ptr, &arg.event, check)
     }
 }
+// SAFETY: the pushed pointer is to `arg.cu_device_ptr`, mutably borrowed for `'b: 'a`, so it
+// outlives the builder; device access was checked and is ordered by the slice's event.
 unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b mut UnifiedSlice<T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b mut UnifiedSlice<T>) -> &mut Self {
@@ -448,6 +474,8 @@ unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b mut UnifiedSlice<T>> for LaunchArgs
         self.push_unified(&arg.cu_device_ptr, &arg.event, check)
     }
 }
+// SAFETY: the pushed pointer is to `arg.ptr`, borrowed for `'b: 'a`, so it outlives the builder;
+// device access was checked and is ordered by the slice's event.
 unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b UnifiedView<'c, T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b UnifiedView<'c, T>) -> &mut Self {
@@ -460,6 +488,8 @@ unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b UnifiedView<'c, T>> for Lau
         self.push_unified(&arg.ptr, arg.event, check)
     }
 }
+// SAFETY: the pushed pointer is to `arg.ptr`, borrowed for `'b: 'a`, so it outlives the builder;
+// device access was checked and is ordered by the slice's event.
 unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b UnifiedViewMut<'c, T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b UnifiedViewMut<'c, T>) -> &mut Self {
@@ -472,6 +502,8 @@ unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b UnifiedViewMut<'c, T>> for 
         self.push_unified(&arg.ptr, arg.event, check)
     }
 }
+// SAFETY: the pushed pointer is to `arg.ptr`, mutably borrowed for `'b: 'a`, so it outlives the
+// builder; device access was checked and is ordered by the slice's event.
 unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b mut UnifiedViewMut<'c, T>> for LaunchArgs<'a> {
     #[inline(always)]
     fn arg(&mut self, arg: &'b mut UnifiedViewMut<'c, T>) -> &mut Self {
