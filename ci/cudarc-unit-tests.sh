@@ -32,6 +32,9 @@ s = re.sub(r'^(version|edition|rust-version|license)\.workspace = true$',
 s = s.replace('name = "anycuda-cudarc"', 'name = "anycuda-cudarc-upstream-tests"')
 s = s.replace('path = "../..", version = "0.1.0"', f'path = "{root}"')
 s = s.replace('log.workspace = true', 'log = "0.4"')
+# The workspace's lints are not inherited: this copy stands alone, and cudarc's own tests,
+# appended unchanged, are not ours to annotate.
+s = re.sub(r'^\[lints\]\nworkspace = true\n', '', s, flags=re.M)
 s += '\n[lib]\nname = "cudarc"\npath = "src/lib.rs"\n\n[workspace]\n'
 open(dst, 'w').write(s)
 PY
