@@ -88,11 +88,15 @@ impl CudaBackend {
             .clone()
             .into_bytes();
         let mut n = 0usize;
+        // SAFETY: `p.raw.0` is NVRTC's handle of a program held alive by `with_program` (a destroy
+        // waits for us); `n` is a live local that NVRTC writes the size to.
         unsafe { call!(self.nvrtc, NS, NS, nvrtcGetProgramLogSize(p.raw.0, &mut n)) }
             .result()
             .map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
+            // SAFETY: `buf` has the `n` bytes NVRTC just reported for this program's log, and the
+            // program is still held alive by `with_program`.
             unsafe {
                 call!(
                     self.nvrtc,
@@ -133,6 +137,8 @@ pub(crate) unsafe fn nvrtcVersion(
     minor: *mut c_int,
 ) -> nvrtcResult {
     non_null!(major, minor);
+    // SAFETY: `major` and `minor` are non-null (checked) and writable (caller contract of
+    // `nvrtcVersion`); NVRTC only writes one `c_int` through each.
     unsafe { call!(b.nvrtc, NS, NS, nvrtcVersion(major, minor)) }
 }
 /// `nvrtcGetNumSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
@@ -141,6 +147,7 @@ pub(crate) unsafe fn nvrtcGetNumSupportedArchs(
     numArchs: *mut c_int,
 ) -> nvrtcResult {
     non_null!(numArchs);
+    // SAFETY: `numArchs` is non-null (checked) and points to a writable `c_int` (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetNumSupportedArchs(numArchs)) }
 }
 /// `nvrtcGetSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
@@ -149,6 +156,8 @@ pub(crate) unsafe fn nvrtcGetSupportedArchs(
     supportedArchs: *mut c_int,
 ) -> nvrtcResult {
     non_null!(supportedArchs);
+    // SAFETY: `supportedArchs` is non-null (checked) and has room for the count
+    // `nvrtcGetNumSupportedArchs` reported (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetSupportedArchs(supportedArchs)) }
 }
 /// `nvrtcCreateProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
@@ -162,12 +171,18 @@ pub(crate) unsafe fn nvrtcCreateProgram(
     includeNames: *const *const c_char,
 ) -> nvrtcResult {
     non_null!(prog, src);
+    // SAFETY: the caller passes `numHeaders` with arrays that are null or hold that many string
+    // pointers (the C API's contract, which is `merge_headers`' `# Safety`); a bad count or null
+    // array is refused.
     let merged = match unsafe {
         rtc_input::merge_headers(RtcTarget::Nvrtc, numHeaders, headers, includeNames)
     } {
         Ok(h) => h,
         Err(e) => return e,
     };
+    // SAFETY: `prog` and `src` are non-null (checked) and `src` NUL-terminated (caller contract);
+    // `name` is null or NUL-terminated (NVRTC allows null); `merged`'s arrays hold `merged.len()`
+    // valid strings owned by `merged` or the caller, and it lives past the call.
     let r = unsafe {
         call!(
             b.nvrtc,
@@ -208,6 +223,8 @@ pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgra
         return INVALID_PROGRAM;
     };
     let mut raw = p.raw.0;
+    // SAFETY: `raw` is NVRTC's handle, just taken out of the table so nothing else can use it;
+    // NVRTC destroys it through the pointer to this local.
     let r = unsafe { call!(b.nvrtc, NS, NS, nvrtcDestroyProgram(&mut raw)) };
     // SAFETY: non-null (checked); NVRTC nulls the handle it destroys, so do we.
     unsafe { *prog = core::ptr::null_mut() };
@@ -221,6 +238,9 @@ pub(crate) unsafe fn nvrtcCompileProgram(
     options: *const *const c_char,
 ) -> nvrtcResult {
     with!(b, prog, |p| {
+        // SAFETY: `options` is null or holds `numOptions` NUL-terminated strings that outlive this
+        // call (caller contract of `nvrtcCompileProgram`), which is what `options` requires; the
+        // slice is only used within this call.
         let opts = match unsafe { rtc_input::options(numOptions, options) } {
             Ok(o) => o,
             Err(e) => return e,
@@ -288,6 +308,8 @@ pub(crate) unsafe fn nvrtcGetPTXSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(ptxSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `ptxSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTXSize(p.raw.0, ptxSizeRet)) }
     })
 }
@@ -299,6 +321,8 @@ pub(crate) unsafe fn nvrtcGetPTX(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(ptx);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `ptx` is non-null
+        // (checked) and sized by `nvrtcGetPTXSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTX(p.raw.0, ptx)) }
     })
 }
@@ -310,6 +334,8 @@ pub(crate) unsafe fn nvrtcGetCUBINSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(cubinSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `cubinSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBINSize(p.raw.0, cubinSizeRet)) }
     })
 }
@@ -321,6 +347,8 @@ pub(crate) unsafe fn nvrtcGetCUBIN(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(cubin);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `cubin` is non-null
+        // (checked) and sized by `nvrtcGetCUBINSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBIN(p.raw.0, cubin)) }
     })
 }
@@ -332,6 +360,8 @@ pub(crate) unsafe fn nvrtcGetLTOIRSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(LTOIRSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `LTOIRSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIRSize(p.raw.0, LTOIRSizeRet)) }
     })
 }
@@ -343,6 +373,8 @@ pub(crate) unsafe fn nvrtcGetLTOIR(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(LTOIR);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `LTOIR` is non-null
+        // (checked) and sized by `nvrtcGetLTOIRSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIR(p.raw.0, LTOIR)) }
     })
 }
@@ -354,6 +386,8 @@ pub(crate) unsafe fn nvrtcGetOptiXIRSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(optixirSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `optixirSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe {
             call!(
                 b.nvrtc,
@@ -372,6 +406,8 @@ pub(crate) unsafe fn nvrtcGetOptiXIR(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(optixir);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `optixir` is non-null
+        // (checked) and sized by `nvrtcGetOptiXIRSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetOptiXIR(p.raw.0, optixir)) }
     })
 }
@@ -420,6 +456,8 @@ pub(crate) unsafe fn nvrtcAddNameExpression(
         if p.refused.load(Ordering::Acquire) {
             return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
         }
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `name_expression` is
+        // non-null (checked) and NUL-terminated (caller contract); NVRTC copies it.
         unsafe {
             call!(
                 b.nvrtc,
@@ -439,6 +477,9 @@ pub(crate) unsafe fn nvrtcGetLoweredName(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(name_expression, lowered_name);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `name_expression` is
+        // non-null (checked) and NUL-terminated, `lowered_name` non-null (checked) and writable
+        // (caller contract).
         unsafe {
             call!(
                 b.nvrtc,
@@ -452,10 +493,13 @@ pub(crate) unsafe fn nvrtcGetLoweredName(
 /// `nvrtcGetPCHHeapSize` on NVRTC (listed in codegen/cuda-overrides.txt).
 pub(crate) unsafe fn nvrtcGetPCHHeapSize(b: &CudaBackend, ret: *mut usize) -> nvrtcResult {
     non_null!(ret);
+    // SAFETY: `ret` is non-null (checked) and points to a writable `usize` (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSize(ret)) }
 }
 /// `nvrtcGetPCHCreateStatus` on NVRTC (listed in codegen/cuda-overrides.txt).
 pub(crate) unsafe fn nvrtcGetPCHCreateStatus(b: &CudaBackend, prog: nvrtcProgram) -> nvrtcResult {
+    // SAFETY: `p.raw.0` is a live NVRTC program, held by `with_program` against a concurrent
+    // destroy; the call takes nothing else.
     with!(b, prog, |p| unsafe {
         call!(b.nvrtc, NS, NS, nvrtcGetPCHCreateStatus(p.raw.0))
     })
@@ -468,6 +512,8 @@ pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(size);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `size` is non-null
+        // (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSizeRequired(p.raw.0, size)) }
     })
 }
@@ -478,6 +524,8 @@ pub(crate) unsafe fn nvrtcSetFlowCallback(
     callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
     payload: *mut c_void,
 ) -> nvrtcResult {
+    // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `callback` and `payload`
+    // are the caller's, passed on unchanged under NVRTC's own contract for them.
     with!(b, prog, |p| unsafe {
         call!(
             b.nvrtc,
