@@ -123,6 +123,10 @@ macro_rules! with {
 }
 
 /// `nvrtcGetErrorString` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// None beyond NVRTC's: `result` may be any value (unknown ones get anycuda's string); the returned
+/// pointer is a static NUL-terminated string.
 pub(crate) unsafe fn nvrtcGetErrorString(b: &CudaBackend, result: nvrtcResult) -> *const c_char {
     match b.native_nvrtc().and_then(|t| t.nvrtcGetErrorString) {
         // SAFETY: takes a value, returns a static string.
@@ -131,6 +135,9 @@ pub(crate) unsafe fn nvrtcGetErrorString(b: &CudaBackend, result: nvrtcResult) -
     }
 }
 /// `nvrtcVersion` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `major` and `minor` must each be null (refused) or point to a writable `c_int`.
 pub(crate) unsafe fn nvrtcVersion(
     b: &CudaBackend,
     major: *mut c_int,
@@ -142,6 +149,9 @@ pub(crate) unsafe fn nvrtcVersion(
     unsafe { call!(b.nvrtc, NS, NS, nvrtcVersion(major, minor)) }
 }
 /// `nvrtcGetNumSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `numArchs` must be null (refused) or point to a writable `c_int`.
 pub(crate) unsafe fn nvrtcGetNumSupportedArchs(
     b: &CudaBackend,
     numArchs: *mut c_int,
@@ -151,6 +161,10 @@ pub(crate) unsafe fn nvrtcGetNumSupportedArchs(
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetNumSupportedArchs(numArchs)) }
 }
 /// `nvrtcGetSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `supportedArchs` must be null (refused) or have room for the count `nvrtcGetNumSupportedArchs`
+/// reports.
 pub(crate) unsafe fn nvrtcGetSupportedArchs(
     b: &CudaBackend,
     supportedArchs: *mut c_int,
@@ -161,6 +175,10 @@ pub(crate) unsafe fn nvrtcGetSupportedArchs(
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetSupportedArchs(supportedArchs)) }
 }
 /// `nvrtcCreateProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `prog` must be null (refused) or writable; `src` null (refused) or NUL-terminated; `name` null
+/// or NUL-terminated; `headers` and `includeNames` as [`rtc_input::merge_headers`] requires.
 pub(crate) unsafe fn nvrtcCreateProgram(
     b: &CudaBackend,
     prog: *mut nvrtcProgram,
@@ -214,6 +232,10 @@ pub(crate) unsafe fn nvrtcCreateProgram(
     r
 }
 /// `nvrtcDestroyProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `prog` must be null (refused) or point to a readable and writable `nvrtcProgram` (any value:
+/// unknown handles are refused).
 pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgram) -> nvrtcResult {
     non_null!(prog);
     // SAFETY: non-null pointer to a handle (caller contract).
@@ -231,6 +253,10 @@ pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgra
     r
 }
 /// `nvrtcCompileProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `options` must be null or point to `numOptions` pointers, each null or NUL-terminated (as
+/// [`rtc_input::options`] requires). `prog` may be any value.
 pub(crate) unsafe fn nvrtcCompileProgram(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -301,6 +327,9 @@ pub(crate) unsafe fn nvrtcCompileProgram(
     })
 }
 /// `nvrtcGetPTXSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ptxSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetPTXSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -314,6 +343,9 @@ pub(crate) unsafe fn nvrtcGetPTXSize(
     })
 }
 /// `nvrtcGetPTX` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ptx` must be null (refused) or have room for the size `nvrtcGetPTXSize` reported for `prog`.
 pub(crate) unsafe fn nvrtcGetPTX(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -327,6 +359,9 @@ pub(crate) unsafe fn nvrtcGetPTX(
     })
 }
 /// `nvrtcGetCUBINSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `cubinSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetCUBINSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -340,6 +375,10 @@ pub(crate) unsafe fn nvrtcGetCUBINSize(
     })
 }
 /// `nvrtcGetCUBIN` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `cubin` must be null (refused) or have room for the size `nvrtcGetCUBINSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetCUBIN(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -353,6 +392,9 @@ pub(crate) unsafe fn nvrtcGetCUBIN(
     })
 }
 /// `nvrtcGetLTOIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `LTOIRSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetLTOIRSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -366,6 +408,10 @@ pub(crate) unsafe fn nvrtcGetLTOIRSize(
     })
 }
 /// `nvrtcGetLTOIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `LTOIR` must be null (refused) or have room for the size `nvrtcGetLTOIRSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetLTOIR(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -379,6 +425,9 @@ pub(crate) unsafe fn nvrtcGetLTOIR(
     })
 }
 /// `nvrtcGetOptiXIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `optixirSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetOptiXIRSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -399,6 +448,10 @@ pub(crate) unsafe fn nvrtcGetOptiXIRSize(
     })
 }
 /// `nvrtcGetOptiXIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `optixir` must be null (refused) or have room for the size `nvrtcGetOptiXIRSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetOptiXIR(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -412,6 +465,9 @@ pub(crate) unsafe fn nvrtcGetOptiXIR(
     })
 }
 /// `nvrtcGetProgramLogSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `logSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetProgramLogSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -429,6 +485,10 @@ pub(crate) unsafe fn nvrtcGetProgramLogSize(
     })
 }
 /// `nvrtcGetProgramLog` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `log` must be null (refused) or have room for the size `nvrtcGetProgramLogSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetProgramLog(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -446,6 +506,9 @@ pub(crate) unsafe fn nvrtcGetProgramLog(
     })
 }
 /// `nvrtcAddNameExpression` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `name_expression` must be null (refused) or NUL-terminated. `prog` may be any value.
 pub(crate) unsafe fn nvrtcAddNameExpression(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -469,6 +532,10 @@ pub(crate) unsafe fn nvrtcAddNameExpression(
     })
 }
 /// `nvrtcGetLoweredName` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `name_expression` must be null (refused) or NUL-terminated; `lowered_name` null (refused) or
+/// writable. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetLoweredName(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -491,12 +558,18 @@ pub(crate) unsafe fn nvrtcGetLoweredName(
     })
 }
 /// `nvrtcGetPCHHeapSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ret` must be null (refused) or point to a writable `usize`.
 pub(crate) unsafe fn nvrtcGetPCHHeapSize(b: &CudaBackend, ret: *mut usize) -> nvrtcResult {
     non_null!(ret);
     // SAFETY: `ret` is non-null (checked) and points to a writable `usize` (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSize(ret)) }
 }
 /// `nvrtcGetPCHCreateStatus` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// None beyond NVRTC's: `prog` may be any value (unknown handles are refused).
 pub(crate) unsafe fn nvrtcGetPCHCreateStatus(b: &CudaBackend, prog: nvrtcProgram) -> nvrtcResult {
     // SAFETY: `p.raw.0` is a live NVRTC program, held by `with_program` against a concurrent
     // destroy; the call takes nothing else.
@@ -505,6 +578,9 @@ pub(crate) unsafe fn nvrtcGetPCHCreateStatus(b: &CudaBackend, prog: nvrtcProgram
     })
 }
 /// `nvrtcGetPCHHeapSizeRequired` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `size` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -518,6 +594,10 @@ pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
     })
 }
 /// `nvrtcSetFlowCallback` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `callback` and `payload` must satisfy NVRTC's contract for them (the callback is called with
+/// `payload` during a compile). `prog` may be any value.
 pub(crate) unsafe fn nvrtcSetFlowCallback(
     b: &CudaBackend,
     prog: nvrtcProgram,
