@@ -335,8 +335,8 @@ impl Rtc for HipBackend {
         let mut raw: hiprtcProgram = core::ptr::null_mut();
         // SAFETY: `raw` is a live local for the new handle; `src` and `name` are non-null
         // NUL-terminated strings (the caller's, checked above, or static literals); `merged`'s
-        // arrays hold `merged.len()` valid strings and outlive the call (hipRTC does not write
-        // through them despite its `*mut` signature).
+        // arrays hold `merged.len()` valid strings and outlive the call; the `*mut` casts only
+        // match the binding of hiprtc.h's `const char**`, which hipRTC reads and never writes.
         let r = unsafe {
             rtc!(self, hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
         };
