@@ -337,6 +337,8 @@ fn create(b: Backend, src: &str) -> nvrtcProgram {
     let src = cstring(src);
     let mut p = null_mut();
     let r =
+        // SAFETY: `p` is a live local for the handle; `src` (a `CString`) and the `f.cu` literal
+        // are NUL-terminated and outlive the call; zero headers with null arrays.
         unsafe { b.nvrtcCreateProgram(&mut p, src.as_ptr(), c"f.cu".as_ptr(), 0, null(), null()) };
     assert_eq!(r, R::NVRTC_SUCCESS);
     p
@@ -345,16 +347,23 @@ fn create(b: Backend, src: &str) -> nvrtcProgram {
 fn compile(b: Backend, p: nvrtcProgram, opts: &[String]) -> R {
     let c: Vec<CString> = opts.iter().map(|o| cstring(o.as_bytes())).collect();
     let ptrs: Vec<*const c_char> = c.iter().map(|o| o.as_ptr()).collect();
+    // SAFETY: `ptrs` holds `ptrs.len()` pointers into the `CString`s of `c`, which outlive the
+    // call.
     let r = unsafe { b.nvrtcCompileProgram(p, ptrs.len() as i32, ptrs.as_ptr()) };
     assert!(r.name().is_some(), "unknown result {r:?}");
     // The log is always readable and NUL-terminated after a compile.
     let mut n = 0;
     assert_eq!(
+        // SAFETY: `n` is a live local `usize` for the size; a program handle is only a key that the
+        // backend looks up in its table (never dereferenced), so stale or made-up ones are safe to
+        // pass.
         unsafe { b.nvrtcGetProgramLogSize(p, &mut n) },
         R::NVRTC_SUCCESS
     );
     let mut buf = vec![1u8; n];
     assert_eq!(
+        // SAFETY: `buf` has the `n` bytes that `nvrtcGetProgramLogSize` just reported for `p`, and
+        // nothing compiles `p` in between.
         unsafe { b.nvrtcGetProgramLog(p, buf.as_mut_ptr().cast()) },
         R::NVRTC_SUCCESS
     );
@@ -363,6 +372,9 @@ fn compile(b: Backend, p: nvrtcProgram, opts: &[String]) -> R {
 }
 
 fn destroy(b: Backend, mut p: nvrtcProgram) {
+    // SAFETY: `p` is a live local holding the handle to destroy; a program handle is only a key
+    // that the backend looks up in its table (never dereferenced), so stale or made-up ones are
+    // safe to pass.
     assert_eq!(unsafe { b.nvrtcDestroyProgram(&mut p) }, R::NVRTC_SUCCESS);
 }
 
@@ -400,6 +412,10 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
                         let mut n = 0;
                         let mut low = null();
                         let mut q = p;
+                        // SAFETY: a program handle is only a key that the backend looks up in its
+                        // table (never dereferenced), so stale or made-up ones are safe to pass;
+                        // `n`, `low` and `q` are live locals and the name is a NUL-terminated
+                        // literal.
                         unsafe {
                             assert_eq!(
                                 b.nvrtcGetPTXSize(p, &mut n),
@@ -419,6 +435,8 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
                             );
                         }
                     }
+                    // SAFETY: `nvrtcGetErrorString` takes any result value by value and returns a
+                    // static string (unknown codes get a fallback); nothing is dereferenced here.
                     4 => unsafe {
                         let s = b.nvrtcGetErrorString(R(rng.next() as u32));
                         assert!(!s.is_null());
@@ -426,6 +444,9 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
                     _ if !live.is_empty() => {
                         let p = *rng.pick(&live);
                         let mut n = 0;
+                        // SAFETY: `p` is a live program of this thread; `n` is a live local, and
+                        // the null out-pointers are what these calls must refuse with
+                        // `NVRTC_ERROR_INVALID_INPUT`.
                         unsafe {
                             assert_eq!(b.nvrtcGetPTXSize(p, &mut n), R::NVRTC_SUCCESS);
                             assert_eq!(
@@ -451,9 +472,13 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             let p = create(b, KERNEL);
             for _ in 0..1 + rng.below(4) {
                 let e = cstring(name_expression(&mut rng, 100_000));
+                // SAFETY: `p` is a live program from `create`; `e` is a `CString` (NUL-terminated)
+                // that outlives the call.
                 let r = unsafe { b.nvrtcAddNameExpression(p, e.as_ptr()) };
                 assert!(r.name().is_some(), "{r:?}");
                 let mut low = null();
+                // SAFETY: `p` is a live program; `e` is a NUL-terminated `CString` and `low` a live
+                // local for the answer.
                 let r = unsafe { b.nvrtcGetLoweredName(p, e.as_ptr(), &mut low) };
                 assert_eq!(r, R::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION);
             }
@@ -512,6 +537,8 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
                     e.as_bytes().len()
                 );
             }
+            // SAFETY: `p` is a live program from `create`; `e` is a NUL-terminated `CString` that
+            // outlives the call.
             unsafe { b.nvrtcAddNameExpression(p, e.as_ptr()) };
             let mut opts = vec![arch(kind).to_owned()];
             match rng.below(3) {
@@ -521,10 +548,13 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             }
             let r = compile(b, p, &opts);
             let mut n = 0;
+            // SAFETY: `p` is a live program; `n` is a live local `usize` for the size.
             assert_eq!(unsafe { b.nvrtcGetPTXSize(p, &mut n) }, R::NVRTC_SUCCESS);
             if r != R::NVRTC_SUCCESS {
                 let mut low = null();
                 assert_eq!(
+                    // SAFETY: `p` is a live program; `e` is a NUL-terminated `CString` and `low` a
+                    // live local for the answer.
                     unsafe { b.nvrtcGetLoweredName(p, e.as_ptr(), &mut low) },
                     R::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION
                 );

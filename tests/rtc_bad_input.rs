@@ -24,6 +24,8 @@ fn arch(kind: BackendKind) -> &'static str {
 
 fn create(b: Backend, src: &CStr, name: *const c_char) -> nvrtcProgram {
     let mut p = null_mut();
+    // SAFETY: `p` is a live local for the handle; `src` is a NUL-terminated `CStr` and `name` null
+    // or one of the callers' NUL-terminated literals; zero headers with null arrays.
     let r = unsafe { b.nvrtcCreateProgram(&mut p, src.as_ptr(), name, 0, null(), null()) };
     assert_eq!(r, R::NVRTC_SUCCESS);
     p
@@ -31,17 +33,23 @@ fn create(b: Backend, src: &CStr, name: *const c_char) -> nvrtcProgram {
 
 fn compile(b: Backend, p: nvrtcProgram, opts: &[&CStr]) -> R {
     let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    // SAFETY: `ptrs` holds `ptrs.len()` pointers into the `CStr`s of `opts`, which outlive the
+    // call; a program handle is only a key that the backend looks up in its table (never
+    // dereferenced), so stale or made-up ones are safe to pass.
     unsafe { b.nvrtcCompileProgram(p, ptrs.len() as i32, ptrs.as_ptr()) }
 }
 
 fn log(b: Backend, p: nvrtcProgram) -> String {
     let mut n = 0;
     assert_eq!(
+        // SAFETY: `n` is a live local `usize` for the size; `p` is a live program of the caller.
         unsafe { b.nvrtcGetProgramLogSize(p, &mut n) },
         R::NVRTC_SUCCESS
     );
     let mut buf = vec![0u8; n];
     assert_eq!(
+        // SAFETY: `buf` has the `n` bytes that `nvrtcGetProgramLogSize` just reported for `p`, and
+        // nothing compiles `p` in between.
         unsafe { b.nvrtcGetProgramLog(p, buf.as_mut_ptr().cast()) },
         R::NVRTC_SUCCESS
     );
@@ -50,12 +58,17 @@ fn log(b: Backend, p: nvrtcProgram) -> String {
 }
 
 fn destroy(b: Backend, mut p: nvrtcProgram) {
+    // SAFETY: `p` is a live local holding the handle to destroy, which NVRTC's contract lets us
+    // null.
     assert_eq!(unsafe { b.nvrtcDestroyProgram(&mut p) }, R::NVRTC_SUCCESS);
 }
 
 fn null_and_destroyed_programs(kind: BackendKind) {
     let Some(b) = compiler(kind) else { return };
     let mut n = 0usize;
+    // SAFETY: a program handle is only a key that the backend looks up in its table (never
+    // dereferenced), so stale or made-up ones are safe to pass; `n`, `none` and `stale` are live
+    // locals, and the null `prog` pointer is what `nvrtcDestroyProgram` must refuse.
     unsafe {
         assert_eq!(compile(b, null_mut(), &[]), R::NVRTC_ERROR_INVALID_PROGRAM);
         assert_eq!(
@@ -108,6 +121,9 @@ fn null_and_destroyed_programs_hiprtc() {
 
 fn null_arguments(kind: BackendKind) {
     let Some(b) = compiler(kind) else { return };
+    // SAFETY: every non-null pointer is a live local, a NUL-terminated literal or a live
+    // one-element array; the null ones and the bad counts are exactly what these calls must refuse
+    // with `NVRTC_ERROR_INVALID_INPUT` before reading anything.
     unsafe {
         let mut p = null_mut();
         assert_eq!(
@@ -265,6 +281,9 @@ fn unknown_arch_hiprtc() {
 fn name_expressions(kind: BackendKind) {
     let Some(b) = compiler(kind) else { return };
     let arch = std::ffi::CString::new(arch(kind)).unwrap();
+    // SAFETY: `p` is a live program until `destroy`; the name expressions are NUL-terminated
+    // literals, `lowered` is a live local, and after a successful `nvrtcGetLoweredName` it points
+    // to a NUL-terminated name owned by the still-live program.
     unsafe {
         let p = create(b, TEMPLATE, c"t.cu".as_ptr());
         assert_eq!(

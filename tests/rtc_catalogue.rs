@@ -78,6 +78,8 @@ fn backends_serve_the_catalogue() {
             use anycuda::Rtc;
             let mut n = 0usize;
             // An unserved method is the generated default.
+            // SAFETY: `n` is a live local `usize`; the unserved default only returns
+            // `NVRTC_ERROR_NOT_SUPPORTED` and writes nothing.
             let r = unsafe { b.nvrtcGetPCHHeapSize(&mut n) };
             assert!(!hip.contains(&"nvrtcGetPCHHeapSize"));
             assert_eq!(r, nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED);
@@ -86,6 +88,8 @@ fn backends_serve_the_catalogue() {
     // The facade's free function for a `const char*` API is safe and answers from the tables.
     let s = anycuda::nvrtc::nvrtcGetErrorString(nvrtcResult::NVRTC_ERROR_COMPILATION);
     assert_eq!(
+        // SAFETY: `nvrtcGetErrorString` returns a pointer to a static NUL-terminated string from
+        // anycuda's tables.
         unsafe { std::ffi::CStr::from_ptr(s) }.to_str(),
         Ok("NVRTC_ERROR_COMPILATION")
     );

@@ -23,6 +23,8 @@ fn arch(kind: BackendKind) -> &'static CStr {
 fn create(b: Backend, src: &CStr) -> nvrtcProgram {
     let mut p = null_mut();
     let r =
+        // SAFETY: `p` is a live local for the handle; `src` is a NUL-terminated `CStr` and `t.cu` a
+        // literal; zero headers with null arrays.
         unsafe { b.nvrtcCreateProgram(&mut p, src.as_ptr(), c"t.cu".as_ptr(), 0, null(), null()) };
     assert_eq!(r, R::NVRTC_SUCCESS);
     p
@@ -30,17 +32,23 @@ fn create(b: Backend, src: &CStr) -> nvrtcProgram {
 
 fn compile(b: Backend, p: nvrtcProgram, opts: &[&CStr]) -> R {
     let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    // SAFETY: `ptrs` holds `ptrs.len()` pointers into the `CStr`s of `opts`, which outlive the
+    // call; a program handle is only a key that the backend looks up in its table (never
+    // dereferenced), so stale or made-up ones are safe to pass.
     unsafe { b.nvrtcCompileProgram(p, ptrs.len() as i32, ptrs.as_ptr()) }
 }
 
 fn log(b: Backend, p: nvrtcProgram) -> String {
     let mut n = 0;
     assert_eq!(
+        // SAFETY: `n` is a live local `usize` for the size; `p` is a live program of the caller.
         unsafe { b.nvrtcGetProgramLogSize(p, &mut n) },
         R::NVRTC_SUCCESS
     );
     let mut buf = vec![0u8; n];
     assert_eq!(
+        // SAFETY: `buf` has the `n` bytes that `nvrtcGetProgramLogSize` just reported for `p`, and
+        // nothing compiles `p` in between.
         unsafe { b.nvrtcGetProgramLog(p, buf.as_mut_ptr().cast()) },
         R::NVRTC_SUCCESS
     );
@@ -48,6 +56,8 @@ fn log(b: Backend, p: nvrtcProgram) -> String {
 }
 
 fn destroy(b: Backend, mut p: nvrtcProgram) {
+    // SAFETY: `p` is a live local holding the handle to destroy, which NVRTC's contract lets us
+    // null.
     assert_eq!(unsafe { b.nvrtcDestroyProgram(&mut p) }, R::NVRTC_SUCCESS);
     assert!(p.is_null(), "destroy nulls the handle, as NVRTC does");
 }
@@ -164,15 +174,22 @@ fn stale_handles_never_reach_a_new_program() {
             );
             let mut n = 0;
             assert_eq!(
+                // SAFETY: `n` is a live local; `old` is a destroyed handle, and a program handle is
+                // only a key that the backend looks up in its table (never dereferenced), so stale
+                // or made-up ones are safe to pass.
                 unsafe { b.nvrtcGetPTXSize(old, &mut n) },
                 R::NVRTC_ERROR_INVALID_PROGRAM
             );
             let mut stale = old;
             assert_eq!(
+                // SAFETY: `stale` is a live local holding a destroyed handle; a program handle is
+                // only a key that the backend looks up in its table (never dereferenced), so stale
+                // or made-up ones are safe to pass.
                 unsafe { b.nvrtcDestroyProgram(&mut stale) },
                 R::NVRTC_ERROR_INVALID_PROGRAM
             );
             // The new program is untouched by the stale calls.
+            // SAFETY: `new` is a live program from `create`; `n` is a live local `usize`.
             assert_eq!(unsafe { b.nvrtcGetPTXSize(new, &mut n) }, R::NVRTC_SUCCESS);
             assert!(seen.insert(new as usize));
             destroy(b, new);
@@ -192,6 +209,10 @@ fn concurrent_destroy_and_use() {
                         let mut seen_dead = false;
                         for _ in 0..200 {
                             let mut n = 0;
+                            // SAFETY: `n` is a live local `usize`; `p` may be destroyed
+                            // concurrently, and a program handle is only a key that the backend
+                            // looks up in its table (never dereferenced), so stale or made-up ones
+                            // are safe to pass (a destroy waits for calls in flight).
                             let r = unsafe { b.nvrtcGetProgramLogSize(p as nvrtcProgram, &mut n) };
                             match r {
                                 R::NVRTC_SUCCESS => assert!(!seen_dead, "{kind}: alive after dead"),
@@ -216,6 +237,9 @@ fn concurrent_destroy_and_use() {
 #[test]
 fn blank_name_expression_and_failed_compile_agree_with_nvrtc() {
     each(|kind, b| {
+        // SAFETY: `p` is a live program from `create`; `n`, `byte` (room for the one-byte empty PTX
+        // that the size call reports) and `lowered` are live locals; `k` is a NUL-terminated
+        // literal.
         let empty_code = |p: nvrtcProgram, when: &str| unsafe {
             let mut n = 77;
             assert_eq!(b.nvrtcGetPTXSize(p, &mut n), R::NVRTC_SUCCESS);
@@ -236,6 +260,7 @@ fn blank_name_expression_and_failed_compile_agree_with_nvrtc() {
             let p = create(b, KERNEL);
             empty_code(p, "before compile");
             assert_eq!(
+                // SAFETY: `p` is a live program from `create`; `blank` is a NUL-terminated literal.
                 unsafe { b.nvrtcAddNameExpression(p, blank.as_ptr()) },
                 R::NVRTC_SUCCESS,
                 "{kind}"
@@ -252,6 +277,8 @@ fn blank_name_expression_and_failed_compile_agree_with_nvrtc() {
             );
             empty_code(p, "after a failed compile");
             assert_eq!(
+                // SAFETY: `p` is a live program (its compile failed, it is not destroyed); `k` is a
+                // NUL-terminated literal.
                 unsafe { b.nvrtcAddNameExpression(p, c"k".as_ptr()) },
                 R::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
                 "{kind}"
@@ -270,6 +297,7 @@ fn blank_name_expression_and_failed_compile_agree_with_nvrtc() {
             R::NVRTC_ERROR_INVALID_OPTION
         );
         assert_eq!(
+            // SAFETY: `p` is a live program from `create`; `k` is a NUL-terminated literal.
             unsafe { b.nvrtcAddNameExpression(p, c"k".as_ptr()) },
             R::NVRTC_SUCCESS
         );
@@ -289,6 +317,7 @@ fn empty_source_compiles_on_both() {
             log(b, p)
         );
         let mut n = 0;
+        // SAFETY: `p` is a live program from `create`; `n` is a live local `usize`.
         assert_eq!(unsafe { b.nvrtcGetPTXSize(p, &mut n) }, R::NVRTC_SUCCESS);
         assert!(n > 1, "{kind}: some code for an empty source");
         destroy(b, p);

@@ -12,8 +12,6 @@ pub mod enums;
 pub mod error;
 pub mod hallucinated;
 pub mod handles;
-// Being reworked in parallel (issue 11, `rtc`): its SAFETY lines come with that work.
-#[allow(clippy::undocumented_unsafe_blocks)]
 pub mod loader;
 pub mod nccl;
 pub mod nvjitlink;
@@ -22,8 +20,6 @@ pub mod params;
 mod rtc_headers_extra;
 pub mod rtc_headers;
 pub mod rtc_include;
-// Being reworked in parallel (issue 11, `rtc`): its SAFETY lines come with that work.
-#[allow(clippy::undocumented_unsafe_blocks)]
 pub mod rtc_input;
 pub mod rtc_options;
 pub mod strings;

@@ -41,6 +41,8 @@ impl Opened {
         if addr.is_null() {
             return self.path.clone();
         }
+        // SAFETY: `DlInfo` is a plain C struct of raw pointers, for which all-zero bytes (null
+        // pointers) are a valid value; `dladdr` overwrites it below.
         let mut info: libc_dl::DlInfo = unsafe { std::mem::zeroed() };
         // SAFETY: dladdr only reads `addr` and fills `info`.
         let ok = unsafe { libc_dl::dladdr(addr, &mut info) };

@@ -760,6 +760,8 @@ mod tests {
         let src = c"// mine";
         let (names, srcs) = ([name.as_ptr()], [src.as_ptr()]);
         let h =
+            // SAFETY: one header: `srcs` and `names` each hold one pointer to a live NUL-terminated
+            // string (`src` is a static literal, `name` a `CString` that outlives the call).
             unsafe { merge_headers(RtcTarget::Nvrtc, 1, srcs.as_ptr(), names.as_ptr()) }.unwrap();
         assert_eq!(
             h.len() as usize,
@@ -770,6 +772,8 @@ mod tests {
         let got: Vec<&CStr> = h
             .names
             .iter()
+            // SAFETY: every entry of `h.names` points either at `name` (still alive in this test)
+            // or at a built-in name that `h` owns and keeps alive while `got` is used.
             .map(|p| unsafe { CStr::from_ptr(*p) })
             .collect();
         assert_eq!(got.iter().filter(|n| **n == name.as_c_str()).count(), 1);
@@ -882,20 +886,28 @@ mod tests {
         let bad = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
         let null = core::ptr::null();
         assert_eq!(
+            // SAFETY: a negative count is refused before either (null) array is read.
             unsafe { merge_headers(RtcTarget::Hiprtc, -1, null, null) }.unwrap_err(),
             bad
         );
         assert_eq!(
+            // SAFETY: null arrays with a non-zero count are refused before anything is read through
+            // them.
             unsafe { merge_headers(RtcTarget::Hiprtc, 2, null, null) }.unwrap_err(),
             bad
         );
         let entries = [core::ptr::null::<c_char>()];
         assert_eq!(
+            // SAFETY: `entries` is a live one-element array of a null pointer, which the contract
+            // allows (and `merge_headers` must refuse).
             unsafe { merge_headers(RtcTarget::Hiprtc, 1, entries.as_ptr(), entries.as_ptr()) }
                 .unwrap_err(),
             bad
         );
+        // SAFETY: `entries` is a live one-element array holding a null entry, which the contract
+        // allows; `options` refuses it without dereferencing it.
         assert_eq!(unsafe { options(1, entries.as_ptr()) }.unwrap_err(), bad);
+        // SAFETY: a negative count is refused before the (null) array is read.
         assert_eq!(unsafe { options(-3, null) }.unwrap_err(), bad);
     }
 }

@@ -14,8 +14,6 @@ pub mod driver;
 mod loader;
 pub mod nccl;
 pub mod nvjitlink;
-// Its SAFETY lines are still to be written (the compiler work landed in parallel).
-#[allow(clippy::undocumented_unsafe_blocks)]
 pub mod rtc;
 pub mod runtime;
 

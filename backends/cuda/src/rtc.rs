@@ -88,11 +88,15 @@ impl CudaBackend {
             .clone()
             .into_bytes();
         let mut n = 0usize;
+        // SAFETY: `p.raw.0` is NVRTC's handle of a program held alive by `with_program` (a destroy
+        // waits for us); `n` is a live local that NVRTC writes the size to.
         unsafe { call!(self.nvrtc, NS, NS, nvrtcGetProgramLogSize(p.raw.0, &mut n)) }
             .result()
             .map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
+            // SAFETY: `buf` has the `n` bytes NVRTC just reported for this program's log, and the
+            // program is still held alive by `with_program`.
             unsafe {
                 call!(
                     self.nvrtc,
@@ -119,6 +123,10 @@ macro_rules! with {
 }
 
 /// `nvrtcGetErrorString` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// None beyond NVRTC's: `result` may be any value (unknown ones get anycuda's string); the returned
+/// pointer is a static NUL-terminated string.
 pub(crate) unsafe fn nvrtcGetErrorString(b: &CudaBackend, result: nvrtcResult) -> *const c_char {
     match b.native_nvrtc().and_then(|t| t.nvrtcGetErrorString) {
         // SAFETY: takes a value, returns a static string.
@@ -127,31 +135,50 @@ pub(crate) unsafe fn nvrtcGetErrorString(b: &CudaBackend, result: nvrtcResult) -
     }
 }
 /// `nvrtcVersion` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `major` and `minor` must each be null (refused) or point to a writable `c_int`.
 pub(crate) unsafe fn nvrtcVersion(
     b: &CudaBackend,
     major: *mut c_int,
     minor: *mut c_int,
 ) -> nvrtcResult {
     non_null!(major, minor);
+    // SAFETY: `major` and `minor` are non-null (checked) and writable (caller contract of
+    // `nvrtcVersion`); NVRTC only writes one `c_int` through each.
     unsafe { call!(b.nvrtc, NS, NS, nvrtcVersion(major, minor)) }
 }
 /// `nvrtcGetNumSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `numArchs` must be null (refused) or point to a writable `c_int`.
 pub(crate) unsafe fn nvrtcGetNumSupportedArchs(
     b: &CudaBackend,
     numArchs: *mut c_int,
 ) -> nvrtcResult {
     non_null!(numArchs);
+    // SAFETY: `numArchs` is non-null (checked) and points to a writable `c_int` (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetNumSupportedArchs(numArchs)) }
 }
 /// `nvrtcGetSupportedArchs` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `supportedArchs` must be null (refused) or have room for the count `nvrtcGetNumSupportedArchs`
+/// reports.
 pub(crate) unsafe fn nvrtcGetSupportedArchs(
     b: &CudaBackend,
     supportedArchs: *mut c_int,
 ) -> nvrtcResult {
     non_null!(supportedArchs);
+    // SAFETY: `supportedArchs` is non-null (checked) and has room for the count
+    // `nvrtcGetNumSupportedArchs` reported (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetSupportedArchs(supportedArchs)) }
 }
 /// `nvrtcCreateProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `prog` must be null (refused) or writable; `src` null (refused) or NUL-terminated; `name` null
+/// or NUL-terminated; `headers` and `includeNames` as [`rtc_input::merge_headers`] requires.
 pub(crate) unsafe fn nvrtcCreateProgram(
     b: &CudaBackend,
     prog: *mut nvrtcProgram,
@@ -162,12 +189,18 @@ pub(crate) unsafe fn nvrtcCreateProgram(
     includeNames: *const *const c_char,
 ) -> nvrtcResult {
     non_null!(prog, src);
+    // SAFETY: the caller passes `numHeaders` with arrays that are null or hold that many string
+    // pointers (the C API's contract, which is `merge_headers`' `# Safety`); a bad count or null
+    // array is refused.
     let merged = match unsafe {
         rtc_input::merge_headers(RtcTarget::Nvrtc, numHeaders, headers, includeNames)
     } {
         Ok(h) => h,
         Err(e) => return e,
     };
+    // SAFETY: `prog` and `src` are non-null (checked) and `src` NUL-terminated (caller contract);
+    // `name` is null or NUL-terminated (NVRTC allows null); `merged`'s arrays hold `merged.len()`
+    // valid strings owned by `merged` or the caller, and it lives past the call.
     let r = unsafe {
         call!(
             b.nvrtc,
@@ -199,6 +232,10 @@ pub(crate) unsafe fn nvrtcCreateProgram(
     r
 }
 /// `nvrtcDestroyProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `prog` must be null (refused) or point to a readable and writable `nvrtcProgram` (any value:
+/// unknown handles are refused).
 pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgram) -> nvrtcResult {
     non_null!(prog);
     // SAFETY: non-null pointer to a handle (caller contract).
@@ -208,12 +245,18 @@ pub(crate) unsafe fn nvrtcDestroyProgram(b: &CudaBackend, prog: *mut nvrtcProgra
         return INVALID_PROGRAM;
     };
     let mut raw = p.raw.0;
+    // SAFETY: `raw` is NVRTC's handle, just taken out of the table so nothing else can use it;
+    // NVRTC destroys it through the pointer to this local.
     let r = unsafe { call!(b.nvrtc, NS, NS, nvrtcDestroyProgram(&mut raw)) };
     // SAFETY: non-null (checked); NVRTC nulls the handle it destroys, so do we.
     unsafe { *prog = core::ptr::null_mut() };
     r
 }
 /// `nvrtcCompileProgram` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `options` must be null or point to `numOptions` pointers, each null or NUL-terminated (as
+/// [`rtc_input::options`] requires). `prog` may be any value.
 pub(crate) unsafe fn nvrtcCompileProgram(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -221,6 +264,9 @@ pub(crate) unsafe fn nvrtcCompileProgram(
     options: *const *const c_char,
 ) -> nvrtcResult {
     with!(b, prog, |p| {
+        // SAFETY: `options` is null or holds `numOptions` NUL-terminated strings that outlive this
+        // call (caller contract of `nvrtcCompileProgram`), which is what `options` requires; the
+        // slice is only used within this call.
         let opts = match unsafe { rtc_input::options(numOptions, options) } {
             Ok(o) => o,
             Err(e) => return e,
@@ -281,6 +327,9 @@ pub(crate) unsafe fn nvrtcCompileProgram(
     })
 }
 /// `nvrtcGetPTXSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ptxSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetPTXSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -288,10 +337,15 @@ pub(crate) unsafe fn nvrtcGetPTXSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(ptxSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `ptxSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTXSize(p.raw.0, ptxSizeRet)) }
     })
 }
 /// `nvrtcGetPTX` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ptx` must be null (refused) or have room for the size `nvrtcGetPTXSize` reported for `prog`.
 pub(crate) unsafe fn nvrtcGetPTX(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -299,10 +353,15 @@ pub(crate) unsafe fn nvrtcGetPTX(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(ptx);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `ptx` is non-null
+        // (checked) and sized by `nvrtcGetPTXSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPTX(p.raw.0, ptx)) }
     })
 }
 /// `nvrtcGetCUBINSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `cubinSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetCUBINSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -310,10 +369,16 @@ pub(crate) unsafe fn nvrtcGetCUBINSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(cubinSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `cubinSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBINSize(p.raw.0, cubinSizeRet)) }
     })
 }
 /// `nvrtcGetCUBIN` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `cubin` must be null (refused) or have room for the size `nvrtcGetCUBINSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetCUBIN(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -321,10 +386,15 @@ pub(crate) unsafe fn nvrtcGetCUBIN(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(cubin);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `cubin` is non-null
+        // (checked) and sized by `nvrtcGetCUBINSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetCUBIN(p.raw.0, cubin)) }
     })
 }
 /// `nvrtcGetLTOIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `LTOIRSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetLTOIRSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -332,10 +402,16 @@ pub(crate) unsafe fn nvrtcGetLTOIRSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(LTOIRSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `LTOIRSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIRSize(p.raw.0, LTOIRSizeRet)) }
     })
 }
 /// `nvrtcGetLTOIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `LTOIR` must be null (refused) or have room for the size `nvrtcGetLTOIRSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetLTOIR(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -343,10 +419,15 @@ pub(crate) unsafe fn nvrtcGetLTOIR(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(LTOIR);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `LTOIR` is non-null
+        // (checked) and sized by `nvrtcGetLTOIRSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetLTOIR(p.raw.0, LTOIR)) }
     })
 }
 /// `nvrtcGetOptiXIRSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `optixirSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetOptiXIRSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -354,6 +435,8 @@ pub(crate) unsafe fn nvrtcGetOptiXIRSize(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(optixirSizeRet);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `optixirSizeRet` is
+        // non-null (checked) and writable (caller contract).
         unsafe {
             call!(
                 b.nvrtc,
@@ -365,6 +448,10 @@ pub(crate) unsafe fn nvrtcGetOptiXIRSize(
     })
 }
 /// `nvrtcGetOptiXIR` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `optixir` must be null (refused) or have room for the size `nvrtcGetOptiXIRSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetOptiXIR(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -372,10 +459,15 @@ pub(crate) unsafe fn nvrtcGetOptiXIR(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(optixir);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `optixir` is non-null
+        // (checked) and sized by `nvrtcGetOptiXIRSize` (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetOptiXIR(p.raw.0, optixir)) }
     })
 }
 /// `nvrtcGetProgramLogSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `logSizeRet` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetProgramLogSize(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -393,6 +485,10 @@ pub(crate) unsafe fn nvrtcGetProgramLogSize(
     })
 }
 /// `nvrtcGetProgramLog` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `log` must be null (refused) or have room for the size `nvrtcGetProgramLogSize` reported for
+/// `prog`.
 pub(crate) unsafe fn nvrtcGetProgramLog(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -410,6 +506,9 @@ pub(crate) unsafe fn nvrtcGetProgramLog(
     })
 }
 /// `nvrtcAddNameExpression` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `name_expression` must be null (refused) or NUL-terminated. `prog` may be any value.
 pub(crate) unsafe fn nvrtcAddNameExpression(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -420,6 +519,8 @@ pub(crate) unsafe fn nvrtcAddNameExpression(
         if p.refused.load(Ordering::Acquire) {
             return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
         }
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `name_expression` is
+        // non-null (checked) and NUL-terminated (caller contract); NVRTC copies it.
         unsafe {
             call!(
                 b.nvrtc,
@@ -431,6 +532,10 @@ pub(crate) unsafe fn nvrtcAddNameExpression(
     })
 }
 /// `nvrtcGetLoweredName` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `name_expression` must be null (refused) or NUL-terminated; `lowered_name` null (refused) or
+/// writable. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetLoweredName(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -439,6 +544,9 @@ pub(crate) unsafe fn nvrtcGetLoweredName(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(name_expression, lowered_name);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `name_expression` is
+        // non-null (checked) and NUL-terminated, `lowered_name` non-null (checked) and writable
+        // (caller contract).
         unsafe {
             call!(
                 b.nvrtc,
@@ -450,17 +558,29 @@ pub(crate) unsafe fn nvrtcGetLoweredName(
     })
 }
 /// `nvrtcGetPCHHeapSize` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `ret` must be null (refused) or point to a writable `usize`.
 pub(crate) unsafe fn nvrtcGetPCHHeapSize(b: &CudaBackend, ret: *mut usize) -> nvrtcResult {
     non_null!(ret);
+    // SAFETY: `ret` is non-null (checked) and points to a writable `usize` (caller contract).
     unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSize(ret)) }
 }
 /// `nvrtcGetPCHCreateStatus` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// None beyond NVRTC's: `prog` may be any value (unknown handles are refused).
 pub(crate) unsafe fn nvrtcGetPCHCreateStatus(b: &CudaBackend, prog: nvrtcProgram) -> nvrtcResult {
+    // SAFETY: `p.raw.0` is a live NVRTC program, held by `with_program` against a concurrent
+    // destroy; the call takes nothing else.
     with!(b, prog, |p| unsafe {
         call!(b.nvrtc, NS, NS, nvrtcGetPCHCreateStatus(p.raw.0))
     })
 }
 /// `nvrtcGetPCHHeapSizeRequired` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `size` must be null (refused) or point to a writable `usize`. `prog` may be any value.
 pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
     b: &CudaBackend,
     prog: nvrtcProgram,
@@ -468,16 +588,24 @@ pub(crate) unsafe fn nvrtcGetPCHHeapSizeRequired(
 ) -> nvrtcResult {
     with!(b, prog, |p| {
         non_null!(size);
+        // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `size` is non-null
+        // (checked) and writable (caller contract).
         unsafe { call!(b.nvrtc, NS, NS, nvrtcGetPCHHeapSizeRequired(p.raw.0, size)) }
     })
 }
 /// `nvrtcSetFlowCallback` on NVRTC (listed in codegen/cuda-overrides.txt).
+///
+/// # Safety
+/// `callback` and `payload` must satisfy NVRTC's contract for them (the callback is called with
+/// `payload` during a compile). `prog` may be any value.
 pub(crate) unsafe fn nvrtcSetFlowCallback(
     b: &CudaBackend,
     prog: nvrtcProgram,
     callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
     payload: *mut c_void,
 ) -> nvrtcResult {
+    // SAFETY: `p.raw.0` is a live NVRTC program (held by `with_program`); `callback` and `payload`
+    // are the caller's, passed on unchanged under NVRTC's own contract for them.
     with!(b, prog, |p| unsafe {
         call!(
             b.nvrtc,

@@ -19,8 +19,6 @@ mod loader;
 pub mod nccl;
 pub mod nvjitlink;
 pub use loader::version_string;
-// `rtc.rs` is being reworked in parallel (issue 11); its SAFETY lines come with that work.
-#[allow(clippy::undocumented_unsafe_blocks)]
 pub mod rtc;
 mod rtc_isa;
 pub mod rtc_options;

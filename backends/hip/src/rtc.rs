@@ -191,10 +191,14 @@ impl HipBackend {
             .clone()
             .into_bytes();
         let mut n = 0usize;
+        // SAFETY: `p.raw()` is hipRTC's handle of a program held alive by the caller's
+        // `with_program`; `n` is a live local that hipRTC writes the size to.
         let r = unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw(), &mut n)) };
         r.result().map_err(|e| e.code())?;
         if n > 0 {
             let mut buf = vec![0u8; n];
+            // SAFETY: `buf` has the `n` bytes hipRTC just reported for this program's log, and the
+            // program is still held alive by the caller's `with_program`.
             let r = unsafe { rtc!(self, hiprtcGetProgramLog(p.raw(), buf.as_mut_ptr().cast())) };
             r.result().map_err(|e| e.code())?;
             let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
@@ -282,6 +286,8 @@ anycuda_api::served! { RTC_SERVED;
 impl Rtc for HipBackend {
     unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
         non_null!(major, minor);
+        // SAFETY: `major` and `minor` are non-null (checked) and point to writable `c_int`s (caller
+        // contract of `nvrtcVersion`).
         unsafe { rtc!(self, hiprtcVersion(major, minor)) }
     }
     unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
@@ -289,6 +295,8 @@ impl Rtc for HipBackend {
         if self.platform == Platform::Nvidia || self.rtc.is_err() {
             return NS;
         }
+        // SAFETY: `numArchs` is non-null (checked) and points to a writable `c_int` (caller
+        // contract).
         unsafe { *numArchs = self.supported_ccs().len() as c_int };
         nvrtcResult::NVRTC_SUCCESS
     }
@@ -312,6 +320,9 @@ impl Rtc for HipBackend {
         includeNames: *const *const c_char,
     ) -> nvrtcResult {
         non_null!(prog, src);
+        // SAFETY: the caller passes `numHeaders` with arrays that are null or hold that many string
+        // pointers (the C API's contract, which is `merge_headers`' `# Safety`); a bad count or
+        // null array is refused.
         let merged = match unsafe { rtc_input::merge_headers(self.header_target(), numHeaders, headers, includeNames) } {
             Ok(h) => h,
             Err(e) => return e,
@@ -322,6 +333,10 @@ impl Rtc for HipBackend {
         // SAFETY: non-null and NUL-terminated (caller contract).
         let src = if unsafe { *src } == 0 { c"\n".as_ptr() } else { src };
         let mut raw: hiprtcProgram = core::ptr::null_mut();
+        // SAFETY: `raw` is a live local for the new handle; `src` and `name` are non-null
+        // NUL-terminated strings (the caller's, checked above, or static literals); `merged`'s
+        // arrays hold `merged.len()` valid strings and outlive the call; the `*mut` casts only
+        // match the binding of hiprtc.h's `const char**`, which hipRTC reads and never writes.
         let r = unsafe {
             rtc!(self, hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
         };
@@ -363,12 +378,19 @@ impl Rtc for HipBackend {
         };
         let mut raw = p.raw.get_mut().to_owned();
         crate::rtc_wave::forget(raw as usize);
+        // SAFETY: `raw` is hipRTC's handle, just taken out of the table (and `rtc_wave`) so nothing
+        // else can use it; hipRTC destroys it through the pointer to this local.
         let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut raw)) };
+        // SAFETY: `prog` is non-null (checked) and writable (caller contract); NVRTC nulls the
+        // handle it destroys, so we do too.
         unsafe { *prog = core::ptr::null_mut() };
         r
     }
     unsafe fn nvrtcCompileProgram(&self, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
         self.with_program(prog, |p| {
+            // SAFETY: `options` is null or holds `numOptions` NUL-terminated strings that outlive
+            // this call (caller contract of `nvrtcCompileProgram`), which is what `options`
+            // requires; the slice is only used within this call.
             let opts = match unsafe { rtc_input::options(numOptions, options) } {
                 Ok(o) => o,
                 Err(e) => return e,
@@ -454,6 +476,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, true, ptxSizeRet, core::ptr::null_mut()) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `ptxSizeRet` is
+            // non-null (checked) and writable (caller contract).
             unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), ptxSizeRet)) }
         })
     }
@@ -463,6 +488,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, true, core::ptr::null_mut(), ptx) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `ptx` is non-null
+            // (checked) and sized by `nvrtcGetPTXSize` (caller contract).
             unsafe { rtc!(self, hiprtcGetCode(p.raw(), ptx)) }
         })
     }
@@ -472,6 +500,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, cubinSizeRet, core::ptr::null_mut()) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `cubinSizeRet` is
+            // non-null (checked) and writable (caller contract).
             unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), cubinSizeRet)) }
         })
     }
@@ -481,6 +512,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), cubin) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `cubin` is non-null
+            // (checked) and sized by `nvrtcGetCUBINSize` (caller contract).
             unsafe { rtc!(self, hiprtcGetCode(p.raw(), cubin)) }
         })
     }
@@ -490,6 +524,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, LTOIRSizeRet, core::ptr::null_mut()) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `LTOIRSizeRet` is
+            // non-null (checked) and writable (caller contract).
             unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw(), LTOIRSizeRet)) }
         })
     }
@@ -499,6 +536,9 @@ impl Rtc for HipBackend {
             if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), LTOIR) {
                 return r;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (else `empty_code` answered); `LTOIR` is non-null
+            // (checked) and sized by `nvrtcGetLTOIRSize` (caller contract).
             unsafe { rtc!(self, hiprtcGetBitcode(p.raw(), LTOIR)) }
         })
     }
@@ -508,6 +548,8 @@ impl Rtc for HipBackend {
                 Ok(l) => l,
                 Err(e) => return e,
             };
+            // SAFETY: `logSizeRet` is null, which `write_size` refuses without writing, or writable
+            // (caller contract of `nvrtcGetProgramLogSize`).
             match unsafe { rtc_input::write_size(log.len(), logSizeRet) } {
                 Ok(()) => nvrtcResult::NVRTC_SUCCESS,
                 Err(e) => e,
@@ -520,6 +562,8 @@ impl Rtc for HipBackend {
                 Ok(l) => l,
                 Err(e) => return e,
             };
+            // SAFETY: `log` is null, which `copy_out` refuses, or has room for `text.len()` bytes:
+            // the caller sized it with `nvrtcGetProgramLogSize`, which reports this same full log.
             match unsafe { rtc_input::copy_out(&text, log) } {
                 Ok(()) => nvrtcResult::NVRTC_SUCCESS,
                 Err(e) => e,
@@ -539,6 +583,9 @@ impl Rtc for HipBackend {
                 p.blank_name.store(true, Ordering::Release);
                 return nvrtcResult::NVRTC_SUCCESS;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy; `name_expression` is non-null (checked) and NUL-terminated
+            // (caller contract), and hipRTC copies it.
             let r = unsafe { rtc!(self, hiprtcAddNameExpression(p.raw(), name_expression)) };
             if r == nvrtcResult::NVRTC_SUCCESS {
                 // SAFETY: non-null and NUL-terminated (caller contract).
@@ -559,6 +606,9 @@ impl Rtc for HipBackend {
             if !p.compiled() {
                 return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
             }
+            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
+            // concurrent destroy and compiled (checked); `name_expression` is non-null (checked)
+            // and NUL-terminated, `lowered_name` non-null (checked) and writable (caller contract).
             unsafe {
                 rtc!(self, hiprtcGetLoweredName(p.raw(), name_expression, lowered_name))
             }
