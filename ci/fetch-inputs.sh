@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the pinned inputs of anycuda-codegen (and the CUDA test libraries CI uses) into
-# <repo>/.cache/inputs, which is git-ignored. Idempotent: a second run only checks what is there.
+# <repo>/.cache/inputs, which is git-ignored and, in a fresh clone, a link to a folder outside it
+# (ci/cache-dir.sh). Idempotent: a second run only checks what is there.
 #
 #   bash ci/fetch-inputs.sh
 #
@@ -23,6 +24,9 @@ ROCM_SMI_DEB_VERSION="6.1.2-1"   # Debian trixie librocm-smi64-1, RCCL's one oth
 DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=ci/cache-dir.sh
+source "$ROOT/ci/cache-dir.sh"
+anycuda_cache_dir "$ROOT" # .cache lives outside the clone (ci/cache-dir.sh)
 INPUTS="$ROOT/.cache/inputs"
 CUDA_DIR="$INPUTS/cuda"
 WHEELS_DIR="$INPUTS/wheels"

@@ -6,7 +6,7 @@
 #   bash ci/fuzz-rtc.sh [VERSION...]      default: 6.4 (after the 13.5 + 5.2.3 run)
 #
 # ANYCUDA_FUZZ_CASES (per compiler, default 15000), ANYCUDA_FUZZ_ROCM_CASES (per newer ROCm,
-# default 15000) and ANYCUDA_FUZZ_SEED set the size and the seed. Prints one `fuzz:` line per
+# default 15000) and ANYCUDA_FUZZ_SEED set the size and the seed (.ci/run asks for 4000 and 2000). Prints one `fuzz:` line per
 # run and its wall time; fails on any abort or panic.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -77,6 +77,9 @@ ROOTS+=(libc6 libstdc++6 libgcc-s1)
 # Never needed to load or compile, and large or with maintainer scripts: left out of the closure.
 SKIP_RE='^(debconf|perl-base|libc-bin|libc-gconv-modules-extra|dpkg|tar|install-info|ucf|sensible-utils|libclang-common-[0-9]+-dev|libllvm[0-9]+-dev)$'
 
+# shellcheck source=ci/cache-dir.sh
+source "$ROOT/ci/cache-dir.sh"
+anycuda_cache_dir "$ROOT" # .cache lives outside the clone (ci/cache-dir.sh)
 CACHE="$ROOT/.cache/rocm/$VERSION"
 PREFIX="$CACHE/prefix"
 STAMP="$CACHE/.prefix.done"
