@@ -6,6 +6,10 @@
 #
 #   bash ci/hip-nvidia/build-here.sh [OUT_DIR]        # default OUT_DIR: .cache/hip-nvidia
 #
+# Then, unless HIPNV_MATH=0, build-math.sh builds libhipblas.so and libhiprand.so into the same
+# OUT_DIR, against the pinned nvidia-cublas / nvidia-curand wheels fetch-math.sh unpacks into
+# .cache/hip-nvidia-math (README.md, "Math libraries").
+#
 # The runtime and NVRTC wheels lack three header sets that the HIP headers pull in; they come
 # from three more CUDA 13.0 wheels, unpacked into .cache/inputs/cuda-extra (git-ignored; kept out
 # of .device/, which travels to the GPU machine under a size limit):
@@ -49,3 +53,9 @@ inc="$EXTRA/nvidia/cu13/include"
 
 CUDA_HOME="$CUDA" CUDA_EXTRA_INCLUDE="$inc:$inc/cccl" HIPNV_COMPILER="${HIPNV_COMPILER:-g++}" \
     bash "$HERE/build.sh" "$OUT" "$deb"
+
+[[ "${HIPNV_MATH:-1}" == 0 ]] && exit 0
+math="$(bash "$HERE/fetch-math.sh")"
+CUDA_HOME="$CUDA" CUDA_EXTRA_INCLUDE="$inc:$inc/cccl" HIPNV_COMPILER="${HIPNV_COMPILER:-g++}" \
+    HIPNV_HIP_DEB="$deb" HIPNV_CUBLAS_DIR="$math/cuda/nvidia/cu13" \
+    HIPNV_CURAND_DIR="$math/cuda/nvidia/cu13" bash "$HERE/build-math.sh" "$OUT" "$math"

@@ -27,6 +27,8 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 
 die() { printf 'hip-nvidia: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'hip-nvidia: %s\n' "$*" >&2; }
+# shellcheck source=ci/hip-nvidia/common.sh
+source "$HERE/common.sh"
 
 [[ $# -ge 1 && $# -le 2 ]] || die "usage: $0 OUT_DIR [DEB_OR_DIR]"
 command -v python3 >/dev/null || die "python3 is required"
@@ -44,30 +46,9 @@ if [[ -z "$INPUT" ]]; then
 fi
 [[ -e "$INPUT" ]] || die "$INPUT does not exist"
 
-extract_deb() { # <deb> <dest>: dpkg-deb when present, else ar + tar (the GPU machine may lack dpkg)
-    local deb="$1" dest="$2"
-    mkdir -p "$dest"
-    if command -v dpkg-deb >/dev/null; then
-        dpkg-deb -x "$deb" "$dest"
-        return
-    fi
-    command -v ar >/dev/null || die "neither dpkg-deb nor ar found: cannot unpack $deb"
-    local tmp="$BUILD/deb-ar"
-    mkdir -p "$tmp"
-    (cd "$tmp" && ar x "$deb")
-    local data
-    data="$(ls "$tmp"/data.tar* 2>/dev/null | head -n1)"
-    [[ -n "$data" ]] || die "$deb has no data.tar member"
-    case "$data" in
-        *.zst) command -v zstd >/dev/null || die "$deb needs zstd to unpack"
-               zstd -dc "$data" | tar -x -C "$dest" ;;
-        *) tar -xf "$data" -C "$dest" ;;  # GNU tar picks the .xz/.gz decompressor itself
-    esac
-}
-
 if [[ -f "$INPUT" ]]; then
     log "unpacking $(basename "$INPUT")"
-    extract_deb "$(cd "$(dirname "$INPUT")" && pwd)/$(basename "$INPUT")" "$BUILD/deb"
+    hipnv_extract_deb "$(cd "$(dirname "$INPUT")" && pwd)/$(basename "$INPUT")" "$BUILD/deb"
     HIP_INCLUDE="$BUILD/deb/usr/include"
 elif [[ -d "$INPUT/hip" ]]; then
     HIP_INCLUDE="$INPUT"
@@ -86,55 +67,17 @@ if [[ -f "$HIP_INCLUDE/hip/hip_version.h" ]]; then
 fi
 
 # ---- CUDA: headers and libraries -------------------------------------------------------------
-CUDA="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
-[[ -f "$CUDA/include/cuda_runtime_api.h" ]] \
-    || die "no CUDA headers at $CUDA/include (set CUDA_HOME to the toolkit root)"
-INCLUDES=(-I"$BUILD/include" -I"$CUDA/include")
-# CUDA 13 moved CCCL (nv/target, which cuda_fp16.h includes) under include/cccl; nvcc adds it
-# by itself, a host compiler needs to be told.
-[[ -d "$CUDA/include/cccl" ]] && INCLUDES+=(-I"$CUDA/include/cccl")
-IFS=: read -r -a extra <<<"${CUDA_EXTRA_INCLUDE:-}"
-for d in "${extra[@]}"; do [[ -n "$d" ]] && INCLUDES+=(-I"$d"); done
-
-# Headers the HIP headers pull in that partial CUDA installs lack: say which, not a compiler error.
-for h in crt/host_defines.h cuda_profiler_api.h nv/target; do
-    found=0
-    for i in "${INCLUDES[@]}"; do [[ -e "${i#-I}/$h" ]] && { found=1; break; }; done
-    ((found)) || die "$h not found in $CUDA/include or CUDA_EXTRA_INCLUDE (a full CUDA toolkit has it; without one, see build-here.sh)"
-done
-
-LIBDIRS=()
-for d in "$CUDA/lib64" "$CUDA/lib" "$CUDA/targets/x86_64-linux/lib"; do
-    [[ -d "$d" ]] && LIBDIRS+=("$(cd "$d" && pwd -P)")
-done
-find_lib() { # <name>: the unversioned .so, else the highest-versioned one, in the CUDA lib dirs
-    local d f
-    for d in "${LIBDIRS[@]}"; do
-        [[ -e "$d/$1.so" ]] && { echo "$d/$1.so"; return; }
-    done
-    for d in "${LIBDIRS[@]}"; do
-        f="$(ls "$d/$1".so.* 2>/dev/null | sort -V | tail -n1 || true)"
-        [[ -n "$f" ]] && { echo "$f"; return; }
-    done
-}
-CUDART="$(find_lib libcudart)"
-NVRTC="$(find_lib libnvrtc)"
+INCLUDES=(-I"$BUILD/include")
+hipnv_cuda_setup
+CUDART="$(hipnv_find_lib libcudart)"
+NVRTC="$(hipnv_find_lib libnvrtc)"
 [[ -n "$CUDART" ]] || die "libcudart.so not found under $CUDA (lib64, lib)"
 [[ -n "$NVRTC" ]] || die "libnvrtc.so not found under $CUDA (lib64, lib)"
 
 # libcuda is the driver's: the toolkit ships a link stub, the system the real one. Without it
 # (a machine with no driver, e.g. CI here) the library still links, with the cu* calls left
 # undefined (they resolve lazily, so the dlopen check can still call the cudart/NVRTC parts).
-LIBCUDA=""
-for f in "$CUDA/lib64/stubs/libcuda.so" "$CUDA/lib/stubs/libcuda.so" \
-         "$CUDA/targets/x86_64-linux/lib/stubs/libcuda.so" \
-         /usr/lib/x86_64-linux-gnu/libcuda.so /usr/lib/x86_64-linux-gnu/libcuda.so.1 \
-         /usr/lib64/libcuda.so /usr/lib64/libcuda.so.1; do
-    [[ -e "$f" ]] && { LIBCUDA="$f"; break; }
-done
-if [[ -z "$LIBCUDA" ]] && command -v ldconfig >/dev/null; then
-    LIBCUDA="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
-fi
+hipnv_find_libcuda
 log "CUDA: $CUDA; cudart $CUDART; nvrtc $NVRTC; libcuda ${LIBCUDA:-absent (cu* left undefined)}"
 
 # ---- patch the headers and generate the exports ----------------------------------------------
@@ -155,42 +98,8 @@ fi
 DEFS=(-D__HIP_PLATFORM_NVIDIA__ -D__HIP_DISABLE_CPP_FUNCTIONS__)
 CXXFLAGS=(-std=c++17 -O2 -fPIC -fvisibility=hidden -Wall -Wno-deprecated-declarations)
 
-NVCC=""
-case "${HIPNV_COMPILER:-}" in
-    "") NVCC="$(command -v nvcc || true)"
-        [[ -z "$NVCC" && -x "$CUDA/bin/nvcc" ]] && NVCC="$CUDA/bin/nvcc" ;;
-    nvcc) NVCC="$(command -v nvcc || echo "$CUDA/bin/nvcc")"
-          [[ -x "$NVCC" ]] || die "HIPNV_COMPILER=nvcc but no nvcc found" ;;
-    g++|gcc|c++|clang++) ;;
-    *) die "HIPNV_COMPILER must be nvcc or g++" ;;
-esac
-CXX="${CXX:-g++}"
-
-build_gxx() {
-    command -v "$CXX" >/dev/null || die "no C++ compiler ($CXX) found"
-    log "compiling with $CXX ($("$CXX" --version | head -n1))"
-    "$CXX" "${CXXFLAGS[@]}" "${DEFS[@]}" "${INCLUDES[@]}" -shared -o "$LIB" \
-        "$BUILD/exports.cpp" "${LIBS[@]}" "${LDFLAGS[@]}"
-}
-build_nvcc() {
-    # nvcc hands a .cpp to its host compiler as plain C++ (no __CUDACC__); --cudart shared keeps
-    # the runtime dynamic, the same libcudart anycuda's CUDA backend uses.
-    log "compiling with $NVCC ($("$NVCC" --version | tail -n1))"
-    local xc x xl=()
-    xc="$(IFS=,; echo "${CXXFLAGS[*]:1}")"  # -std goes to nvcc itself
-    for x in "${LDFLAGS[@]}"; do xl+=(-Xlinker "${x#-Wl,}"); done
-    "$NVCC" -std=c++17 -shared --cudart shared -Xcompiler "$xc" "${DEFS[@]}" "${INCLUDES[@]}" \
-        -o "$LIB" "$BUILD/exports.cpp" "${LIBS[@]}" "${xl[@]}"
-}
-if [[ -n "$NVCC" ]]; then
-    if ! build_nvcc; then
-        [[ "${HIPNV_COMPILER:-}" == nvcc ]] && die "nvcc failed"
-        log "nvcc failed (above); retrying with $CXX"
-        build_gxx || die "the library did not compile"
-    fi
-else
-    build_gxx || die "the library did not compile"
-fi
+hipnv_pick_compiler
+hipnv_compile_shared "$LIB" "$BUILD/exports.cpp"
 ln -sf libamdhip64.so "$LIB.5"  # the name anycuda's default search tries first (soname)
 
 # ---- sanity checks ---------------------------------------------------------------------------
