@@ -22,6 +22,10 @@
 #                       first of the CUDA toolkit, the Python environment's nvidia-cublas /
 #                       nvidia-curand wheels (python3 -c 'import nvidia', then cu13/, cublas/ or
 #                       curand/), the pinned wheels fetch-math.sh unpacked (SRC/cuda/nvidia/cu13).
+#                       A library found without its header (a runtime-only install) is paired with
+#                       the pinned headers when SRC/cuda/nvidia/cu13/include has them (the GPU
+#                       bundle carries those headers, not the 480 MB of libraries).
+#   HIPNV_PYTHON        the Python whose environment is searched (default python3)
 #
 # Output in OUT_DIR: libhipblas.so (+ libhipblas.so.0, Debian libhipblas0's soname),
 # libhiprand.so (+ libhiprand.so.1, Debian libhiprand1's), build-math/ (prepared sources,
@@ -84,9 +88,10 @@ INCLUDES=()
 hipnv_cuda_setup
 CUDART="$(hipnv_find_lib libcudart)"
 
-# python_roots: the folders of the Python environment's `nvidia` namespace package.
+# python_roots: the folders of the Python environment's `nvidia` namespace package (the
+# nvidia-cublas / nvidia-curand wheels install under it).
 python_roots() {
-    python3 - <<'EOF' 2>/dev/null || true
+    "${HIPNV_PYTHON:-python3}" - <<'EOF' 2>/dev/null || true
 try:
     import nvidia
     for p in nvidia.__path__:
@@ -95,9 +100,11 @@ except Exception:
     pass
 EOF
 }
-# find_math <what> <header> <soname> <explicit dir> <wheel subdir>: prints "INCLUDE_DIR LIBRARY"
+# find_math <what> <header> <soname> <explicit dir> <wheel subdir>: prints "INCLUDE_DIR LIBRARY",
+# both from the first candidate root that has both; failing that, the library from the first
+# root that has it with the headers fetch-math.sh bundled (SRC/cuda/nvidia/cu13/include).
 find_math() {
-    local what="$1" header="$2" soname="$3" explicit="$4" sub="$5" root cands=() lib d
+    local what="$1" header="$2" soname="$3" explicit="$4" sub="$5" root cands=() libs=() d
     if [[ -n "$explicit" ]]; then
         cands=("$explicit")
     else
@@ -108,13 +115,21 @@ find_math() {
         cands+=("$SRC/cuda/nvidia/cu13")
     fi
     for root in "${cands[@]}"; do
-        [[ -f "$root/include/$header" ]] || continue
         for d in "$root/lib64" "$root/lib" "$root/targets/x86_64-linux/lib"; do
-            lib="$d/$soname"
-            [[ -e "$lib" ]] && { echo "$root/include $(cd "$d" && pwd -P)/$soname"; return; }
+            [[ -e "$d/$soname" ]] || continue
+            if [[ -f "$root/include/$header" ]]; then
+                echo "$root/include $(cd "$d" && pwd -P)/$soname"
+                return
+            fi
+            libs+=("$(cd "$d" && pwd -P)/$soname")
         done
     done
-    die "$what: no folder with include/$header and lib/$soname among: ${cands[*]} (set the HIPNV_*_DIR variable, or run fetch-math.sh)"
+    if ((${#libs[@]})) && [[ -z "$explicit" && -f "$SRC/cuda/nvidia/cu13/include/$header" ]]; then
+        log "$what: ${libs[0]} has no $header beside it: using the bundled pinned headers"
+        echo "$SRC/cuda/nvidia/cu13/include ${libs[0]}"
+        return
+    fi
+    die "$what: no $soname with include/$header among: ${cands[*]} (set HIPNV_${what^^}_DIR to a root with include/ and lib/, or run fetch-math.sh)"
 }
 read -r CUBLAS_INC CUBLAS_LIB < <(find_math cuBLAS cublas_v2.h libcublas.so.13 "${HIPNV_CUBLAS_DIR:-}" cublas)
 read -r CURAND_INC CURAND_LIB < <(find_math cuRAND curand.h libcurand.so.10 "${HIPNV_CURAND_DIR:-}" curand)
