@@ -8,6 +8,13 @@
 #   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
+#   hipmath only the setup step below (test and cudarc run it first by themselves)
+# Setup, before test or cudarc: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
+# machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
+# existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
+# ANYCUDA_HIPBLAS_LIBRARY / ANYCUDA_HIPRAND_LIBRARY to every part (also written to
+# $OUT/hip-math.env, to source by hand). HIPNV_MATH=0 skips it; a failed build counts as a failed
+# part (log: $OUT/hipmath.log) and the parts still run, without those variables.
 # Exits with the number of parts that failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,13 +36,41 @@ part() { # <name> <limit s> <cmd...>
     echo "gpu-all: $name: exit $rc in $((SECONDS - t0)) s"
     ((rc == 0)) || failed=$((failed + 1))
 }
+hip_math() { # the setup step above; returns nonzero when the libraries are not there
+    local dir="${HIPNV_DIR:-/tmp/hipnv}" t0=$SECONDS
+    echo "gpu-all: == hipmath"
+    if [[ -f "$dir/libhipblas.so" && -f "$dir/libhiprand.so" && "${HIPNV_REBUILD:-0}" != 1 ]]; then
+        echo "gpu-all: hipmath: reusing $dir/libhipblas.so and libhiprand.so (HIPNV_REBUILD=1 rebuilds)"
+    elif [[ ! -d .device/math ]]; then
+        echo "gpu-all: hipmath: no .device/math in the bundle (ci/gpu-pack.sh fetches it): not built" >&2
+        return 1
+    elif ! timeout --kill-after=15 "${HIPMATH_LIMIT:-300}" bash ci/hip-nvidia/build-math.sh "$dir" .device/math \
+        >"$OUT/hipmath.log" 2>&1; then
+        echo "gpu-all: hipmath: build-math.sh FAILED in $((SECONDS - t0)) s (log: $OUT/hipmath.log):" >&2
+        tail -n 20 "$OUT/hipmath.log" | sed 's/^/    /' >&2
+        return 1
+    else
+        grep -E '^(check-math|cuBLAS|cuRAND|libhip)' "$OUT/hipmath.log" | sed 's/^/gpu-all: hipmath: /'
+    fi
+    export ANYCUDA_HIPBLAS_LIBRARY="$dir/libhipblas.so" ANYCUDA_HIPRAND_LIBRARY="$dir/libhiprand.so"
+    printf 'export ANYCUDA_HIPBLAS_LIBRARY=%q ANYCUDA_HIPRAND_LIBRARY=%q\n' \
+        "$ANYCUDA_HIPBLAS_LIBRARY" "$ANYCUDA_HIPRAND_LIBRARY" >"$OUT/hip-math.env"
+    echo "gpu-all: hipmath: ready in $((SECONDS - t0)) s ($OUT/hip-math.env)"
+}
+math_done=0
 for p in "$@"; do
+    if [[ "$p" == test || "$p" == cudarc || "$p" == hipmath ]] && ((math_done == 0)) \
+        && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
+        math_done=1
+        hip_math || failed=$((failed + 1))
+    fi
     case "$p" in
         test) part test "${GPU_TEST_LIMIT:-480}" bash ci/gpu-test.sh ;;
         nccl) part nccl "${NCCL_TEST_LIMIT:-300}" env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
         cudarc) part cudarc "${CUDARC_LIMIT:-480}" bash ci/cudarc-gpu.sh ;;
         bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
         sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
+        hipmath) ;; # done above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac
 done

@@ -118,11 +118,15 @@ hipnv_compile_shared() {
         # nvcc hands a .cpp to its host compiler as plain C++ (no __CUDACC__); --cudart shared
         # keeps the runtime dynamic, the same libcudart anycuda's CUDA backend uses.
         log "compiling $(basename "$lib") with $NVCC ($("$NVCC" --version | tail -n1))"
-        local xc x xl=()
+        local xc x xl=() libs=()
         xc="$(IFS=,; echo "${CXXFLAGS[*]:1}")"  # -std goes to nvcc itself
         for x in "${LDFLAGS[@]}"; do xl+=(-Xlinker "${x#-Wl,}"); done
+        # nvcc takes no versioned library (libcublas.so.13) as an input file: hand it to the linker.
+        for x in "${LIBS[@]}"; do
+            if [[ "$x" == *.so.* ]]; then libs+=(-Xlinker "$x"); else libs+=("$x"); fi
+        done
         "$NVCC" "${CXXFLAGS[0]}" -shared --cudart shared -Xcompiler "$xc" "${DEFS[@]}" \
-            "${INCLUDES[@]}" -o "$lib" "$@" "${LIBS[@]}" "${xl[@]}"
+            "${INCLUDES[@]}" -o "$lib" "$@" "${libs[@]}" "${xl[@]}"
     }
     if [[ -n "$NVCC" ]]; then
         if ! _hipnv_nvcc "$@"; then
