@@ -109,11 +109,28 @@ def hipblas(src, build):
         r"HIPBLAS_EXPORT\s+(?:HIPBLAS_DEPRECATED_MSG\([^)]*\)\s*)?[\w\s\*]*?\b(hipblas\w+)\s*\(",
         strip_comments(header.read_text()))))
     (build / "exports.txt").write_text("".join(n + "\n" for n in decl))
+
+    # Which entry points the backend leaves unimplemented: a definition whose body calls no
+    # cublas* function and returns HIPBLAS_STATUS_NOT_SUPPORTED (the raw layer's "not supported
+    # on HIP's NVIDIA platform" list).
+    starts = [(m.group(1), m.start()) for m in
+              re.finditer(r"\nhipblasStatus_t\s+(hipblas\w+)\s*\(", strip_comments(text))]
+    code = strip_comments(text)
+    unsupported = []
+    for i, (name, start) in enumerate(starts):
+        end = starts[i + 1][1] if i + 1 < len(starts) else len(code)
+        body = code[prepare.matching(code, code.index("(", start), "(", ")"):end]
+        if "HIPBLAS_STATUS_NOT_SUPPORTED" in body and not re.search(r"\bcublas\w*\s*\(", body):
+            unsupported.append(name)
+    unsupported = sorted(set(unsupported))
+    (build / "not-supported.txt").write_text("".join(n + "\n" for n in unsupported))
     lines = [f"hipBLAS {major}.{minor}.{patch} (ROCm 5.5.1), NVIDIA backend "
              f"library/src/nvidia_detail/hipblas.cpp over cuBLAS",
              f"patches applied: {len(applied)}"]
     lines += [f"  {pid}: {reason}" for pid, reason in applied]
     lines.append(f"functions declared HIPBLAS_EXPORT in hipblas.h: {len(decl)}")
+    lines.append(f"of those, answering HIPBLAS_STATUS_NOT_SUPPORTED without calling cuBLAS "
+                 f"(not-supported.txt): {len(unsupported)}")
     (build / "summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
