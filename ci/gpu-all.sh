@@ -8,8 +8,8 @@
 #   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
-#   hipmath only the setup step below (test and cudarc run it first by themselves)
-# Setup, before test or cudarc: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
+#   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
+# Setup, before test, cudarc or bench: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
 # existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
 # ANYCUDA_HIPBLAS_LIBRARY / ANYCUDA_HIPRAND_LIBRARY to every part (also written to
@@ -59,7 +59,7 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
 }
 math_done=0
 for p in "$@"; do
-    if [[ "$p" == test || "$p" == cudarc || "$p" == hipmath ]] && ((math_done == 0)) \
+    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == hipmath ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))
