@@ -12,10 +12,10 @@
 //! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
 
 use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
-use crate::conv::{flags_to_cuda, flags_to_hip};
+use crate::conv::context::{ctx_flags_to_cuda, ctx_flags_to_hip};
 use crate::hip_types::hipCtx_t;
 use crate::HipBackend;
-use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUctx_flags, CUdevice, CUresult};
+use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUdevice, CUresult};
 use anycuda_api::runtime::cudaError_t;
 use core::cell::RefCell;
 use core::ffi::{c_int, c_uint};
@@ -47,27 +47,6 @@ fn replace_top(ctx: CUcontext) {
             None => s.push(ctx),
         }
     });
-}
-
-/// The CUDA context flags in HIP's words (AMD), validating them as CUDA does.
-pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, CUresult> {
-    if flags & !CUctx_flags::CU_CTX_FLAGS_MASK.0 != 0 {
-        return Err(INVALID_VALUE);
-    }
-    if nvidia(b) {
-        return Ok(flags);
-    }
-    // CU_CTX_MAP_HOST is always in effect on CUDA >= 3.2 (and on HIP); the coredump and
-    // sync-memops flags have no HIP counterpart.
-    flags_to_hip(b.conv().cu_ctx_flags, u64::from(flags))
-        .map(|h| h as c_uint)
-        .map_err(|_| NOT_SUPPORTED)
-}
-
-/// HIP device flags back in CUDA's words; HIP-only bits are dropped (they describe nothing CUDA
-/// can name).
-fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
-    flags_to_cuda(b.conv().cu_ctx_flags, u64::from(hip)) as c_uint
 }
 
 /// The device of a context (AMD: the ordinal whose primary context has this handle).

@@ -7,8 +7,9 @@
 //! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
 
 use super::support::{hip_fn, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::texture::channel_desc;
 use crate::conv::{enum_to_cuda, enum_to_hip};
-use crate::hip_types::{hipChannelFormatDesc, textureReference};
+use crate::hip_types::textureReference;
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUaddress_mode, CUarray_format, CUdevice, CUfilter_mode, CUresult, CUtexref,
@@ -124,39 +125,6 @@ pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
         unsafe { *pfm = CUfilter_mode(enum_to_cuda(b.conv().CUfilter_mode, m)) };
     }
     b.cu(e)
-}
-
-/// A CUDA array format and channel count as HIP's channel descriptor (`hipChannelFormatKind`
-/// signed 0, unsigned 1, float 2 in every HIP version, and `cudaChannelFormatKind`'s on NVIDIA).
-/// Formats a channel descriptor cannot express (normalized, block-compressed, video) are not
-/// supported; other values and channel counts other than 1, 2, 4 are invalid.
-pub(crate) fn channel_desc(
-    format: CUarray_format,
-    n: c_uint,
-) -> Result<hipChannelFormatDesc, CUresult> {
-    if !matches!(n, 1 | 2 | 4) {
-        return Err(INVALID_VALUE);
-    }
-    let (bits, kind) = match format {
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8 => (8, 1),
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16 => (16, 1),
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT32 => (32, 1),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT8 => (8, 0),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT16 => (16, 0),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT32 => (32, 0),
-        CUarray_format::CU_AD_FORMAT_HALF => (16, 2),
-        CUarray_format::CU_AD_FORMAT_FLOAT => (32, 2),
-        f if f.0 == 80 || (145..=203).contains(&f.0) => return Err(NOT_SUPPORTED),
-        _ => return Err(INVALID_VALUE),
-    };
-    let c = |i: c_uint| if i < n { bits } else { 0 };
-    Ok(hipChannelFormatDesc {
-        x: c(0),
-        y: c(1),
-        z: c(2),
-        w: c(3),
-        f: kind,
-    })
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth` → `hipDeviceGetTexture1DLinearMaxWidth`: CUDA's

@@ -1,11 +1,19 @@
 //! CUDA↔HIP translation at the boundary: the table types and their lookups, and every
-//! translation rule built on them (result codes, enum values, flag words, stream handles, graph
-//! edge data, memory locations), each defined once here and used by the generated forwarding
-//! and the hand-written adaptations alike.
+//! translation rule built on them, scalar and struct, each defined once here, beside its
+//! inverse, and used by the generated forwarding and the hand-written adaptations alike.
+//!
+//! This file holds the scalar rules (result codes, enum values, flag words, stream handles,
+//! graph edge data, memory locations); one room per area holds the struct rules:
+//! `context` (context flags), `memcpy` (copy descriptors), `graph_nodes` (kernel and
+//! memset node parameters), `launch` (`extra` markers, `dim3`, launch attributes), `memory`
+//! (allocation and pool properties, locations, access descriptors), `module` (JIT options,
+//! function attributes), `pointer` (pointer memory types), `props` (device properties),
+//! `stream` (wait-value flags) and `texture` (channel descriptors). Translations only: the
+//! behaviour (calling HIP, waiting, choosing an entry point) lives in `crate::adapt`.
 //!
 //! The data lives in `generated/conv.rs` (one [`ConvTables`] per supported HIP version, made by
-//! anycuda-codegen from the pinned headers); this file is hand-written. Values are carried as
-//! `i64` so every C enum (signed or unsigned, any width) fits; callers cast at the FFI edge.
+//! anycuda-codegen from the pinned headers); this directory is hand-written. Values are carried
+//! as `i64` so every C enum (signed or unsigned, any width) fits; callers cast at the FFI edge.
 //!
 //! Direction conventions:
 //! - CUDA → HIP ([`EnumMap::to_hip`]) is for arguments. A CUDA value HIP cannot express gives
@@ -15,6 +23,20 @@
 //!   HIP value with no CUDA counterpart maps to its hallucinated constant; one unknown when the
 //!   tables were generated maps to [`anycuda_api::hallucinated::for_unknown`], so the raw code
 //!   is always recoverable through [`anycuda_api::hallucinated::classify`].
+
+pub(crate) mod context;
+pub(crate) mod graph_nodes;
+pub(crate) mod launch;
+pub(crate) mod memcpy;
+pub(crate) mod memory;
+pub(crate) mod module;
+pub(crate) mod pointer;
+pub(crate) mod props;
+pub(crate) mod stream;
+pub(crate) mod texture;
+
+#[cfg(test)]
+mod tests;
 
 use crate::hip_types::{hipError_t, hipStream_t};
 use crate::Platform;
@@ -495,7 +517,7 @@ const _: () = {
 };
 
 #[cfg(test)]
-mod tests {
+mod scalar_tests {
     use super::*;
     use anycuda_api::driver::CUmemLocationType as T;
 
