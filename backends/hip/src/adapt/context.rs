@@ -13,7 +13,7 @@
 
 use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
 use crate::conv::context::{ctx_flags_to_cuda, ctx_flags_to_hip};
-use crate::hip_types::hipCtx_t;
+use crate::hip_types::{hipCtx_t, hipError_t};
 use crate::HipBackend;
 use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUdevice, CUresult};
 use anycuda_api::runtime::cudaError_t;
@@ -470,28 +470,9 @@ pub(crate) unsafe fn cuDevicePrimaryCtxSetFlags(
         // SAFETY: plain values.
         return b.cu(unsafe { setf(dev, hip_flags) });
     }
-    let get = hip_fn!(b, hipGetDevice);
-    let set = hip_fn!(b, hipSetDevice);
     let setf = hip_fn!(b, hipSetDeviceFlags);
-    let mut saved: c_int = 0;
-    // SAFETY: valid out-pointer.
-    let e = unsafe { get(&mut saved) };
-    if e != HIP_SUCCESS {
-        return b.cu(e);
-    }
-    // SAFETY: HIP validates the ordinal.
-    let e = unsafe { set(dev) };
-    if e != HIP_SUCCESS {
-        return b.cu(e);
-    }
     // SAFETY: plain value.
-    let r = unsafe { setf(hip_flags) };
-    // SAFETY: restoring the ordinal HIP reported.
-    let e = unsafe { set(saved) };
-    if r != HIP_SUCCESS {
-        return b.cu(r);
-    }
-    b.cu(e)
+    on_device(b, dev, || unsafe { setf(hip_flags) })
 }
 
 /// `cuDevicePrimaryCtxGetState`: flags translated back to CUDA's bits (both out-pointers are
@@ -531,9 +512,17 @@ pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> C
         // SAFETY: plain value.
         return b.cu(unsafe { reset(dev) });
     }
+    let reset = hip_fn!(b, hipDeviceReset);
+    // SAFETY: no arguments.
+    on_device(b, dev, || unsafe { reset() })
+}
+
+/// Runs `op` (a HIP call acting on the current device) with `dev` current, then makes the
+/// caller's device current again (AMD: per-device state HIP's primary-context calls ignore).
+/// The first failure wins: selecting `dev`, then `op`, then restoring.
+fn on_device(b: &HipBackend, dev: CUdevice, op: impl FnOnce() -> hipError_t) -> CUresult {
     let get = hip_fn!(b, hipGetDevice);
     let set = hip_fn!(b, hipSetDevice);
-    let reset = hip_fn!(b, hipDeviceReset);
     let mut saved: c_int = 0;
     // SAFETY: valid out-pointer.
     let e = unsafe { get(&mut saved) };
@@ -545,8 +534,7 @@ pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> C
     if e != HIP_SUCCESS {
         return b.cu(e);
     }
-    // SAFETY: no arguments.
-    let r = unsafe { reset() };
+    let r = op();
     // SAFETY: restoring the ordinal HIP reported.
     let e = unsafe { set(saved) };
     if r != HIP_SUCCESS {

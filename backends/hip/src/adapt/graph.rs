@@ -11,8 +11,8 @@ use crate::conv::memory::{
     access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, MAX_ACCESS_DESCS,
 };
 use crate::conv::{
-    check_default_edges, enum_bits_to_hip, enum_to_cuda, fill_default_edges, stream_to_hip,
-    ApiResult, EdgeData, EnumMap, Refusal,
+    check_default_edges, devptr_to_cuda, enum_bits_to_hip, enum_to_cuda, fill_default_edges,
+    stream_to_hip, ApiResult, EdgeData, EnumMap, Refusal,
 };
 use crate::hip_types::{
     hipGraphInstantiateParams, hipGraphNode_t, hipKernelNodeParams, hipMemAccessDesc,
@@ -738,7 +738,7 @@ pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
     let e = unsafe { f(hNode.cast(), (&mut p as *mut *mut c_void).cast()) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *dptr_out = p as usize as CUdeviceptr };
+        unsafe { *dptr_out = devptr_to_cuda(p) };
     }
     b.cu(e)
 }
@@ -900,7 +900,7 @@ unsafe fn add_mem_alloc_node<R: ApiResult>(
     // SAFETY: `h` and `descs` live for the call (HIP copies them into the node).
     let e = unsafe { f(node_out, graph, deps, n_deps, &mut h) };
     if e == HIP_SUCCESS {
-        c.dptr = h.dptr as usize as CUdeviceptr;
+        c.dptr = devptr_to_cuda(h.dptr);
     }
     R::from_hip(b.conv(), e)
 }
@@ -955,7 +955,7 @@ unsafe fn mem_alloc_node_params<R: ApiResult>(
             accessDescs: h.accessDescs.cast(),
             accessDescCount: h.accessDescCount,
             bytesize: h.bytesize,
-            dptr: h.dptr as usize as CUdeviceptr,
+            dptr: devptr_to_cuda(h.dptr),
         })
     };
     R::SUCCESS

@@ -10,9 +10,9 @@ use super::context::cuCtxGetDevice_v2;
 use super::support::{hip_fn, nvidia, pre_r0600, table, tri, INVALID_VALUE};
 use crate::conv::memcpy::{
     memcpy2d_to_hip, memcpy2d_to_hip52, memcpy3d_parms_to_hip, memcpy3d_to_hip, memcpy3d_to_hip52,
-    peer_to_3d, ptr,
+    peer_to_3d,
 };
-use crate::conv::stream_to_hip;
+use crate::conv::{devptr_to_hip, stream_to_hip};
 use crate::hip_types::{hipMemcpy3DParms, hipStream_t, hip_Memcpy2D__hip5_2, HIP_MEMCPY3D__hip5_2};
 use crate::HipBackend;
 use anycuda_api::driver::{
@@ -30,6 +30,22 @@ enum Copy2D {
     Unaligned,
 }
 
+/// Calls the 2D entry point `how` names, of one HIP layout (`$sync`, `$async_`, `$unaligned`),
+/// with the descriptor `$p`. HIP's NVIDIA layer lacks the unaligned copy: the aligned one then
+/// serves, which at worst refuses a pitch.
+macro_rules! copy2d {
+    ($b:expr, $how:expr, $p:expr, $sync:ident, $async_:ident, $unaligned:ident) => {
+        match $how {
+            Copy2D::Sync => hip_fn!($b, $sync)($p),
+            Copy2D::Async(s) => hip_fn!($b, $async_)($p, s),
+            Copy2D::Unaligned => match table::<CUresult>($b).ok().and_then(|t| t.$unaligned) {
+                Some(f) => f($p),
+                None => hip_fn!($b, $sync)($p),
+            },
+        }
+    };
+}
+
 unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> CUresult {
     if pCopy.is_null() {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -42,59 +58,41 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
         let p = pCopy.cast::<hip_Memcpy2D__hip5_2>();
         // SAFETY: same struct on that platform.
         return b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
-                {
-                    Some(f) => f(p),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                p,
+                hipMemcpyParam2D__hip5_2,
+                hipMemcpyParam2DAsync__hip5_2,
+                hipDrvMemcpy2DUnaligned__hip5_2
+            )
         });
     }
     if pre_r0600(b) {
-        let h = match memcpy2d_to_hip52(map, c) {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
+        let h = tri!(memcpy2d_to_hip52(map, c));
         // SAFETY: `h` lives on the stack for the call; pointers inside are the caller's.
         b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
-                {
-                    Some(f) => f(&h),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                &h,
+                hipMemcpyParam2D__hip5_2,
+                hipMemcpyParam2DAsync__hip5_2,
+                hipDrvMemcpy2DUnaligned__hip5_2
+            )
         })
     } else {
-        let h = match memcpy2d_to_hip(map, c) {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
+        let h = tri!(memcpy2d_to_hip(map, c));
         // SAFETY: as above.
         b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D)(&h),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync)(&h, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned)
-                {
-                    Some(f) => f(&h),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D)(&h),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                &h,
+                hipMemcpyParam2D,
+                hipMemcpyParam2DAsync,
+                hipDrvMemcpy2DUnaligned
+            )
         })
     }
 }
@@ -365,7 +363,7 @@ pub(crate) unsafe fn cuMemcpyHtoDAsync(
     let f = hip_fn!(b, hipMemcpyHtoDAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(ptr(dstDevice), srcHost.cast_mut(), ByteCount, s) };
+    let e = unsafe { f(devptr_to_hip(dstDevice), srcHost.cast_mut(), ByteCount, s) };
     b.cu(after_host_copy(b, e, s))
 }
 
@@ -381,7 +379,7 @@ pub(crate) unsafe fn cuMemcpyDtoHAsync(
     let f = hip_fn!(b, hipMemcpyDtoHAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(dstHost, ptr(srcDevice), ByteCount, s) };
+    let e = unsafe { f(dstHost, devptr_to_hip(srcDevice), ByteCount, s) };
     b.cu(after_host_copy(b, e, s))
 }
 
@@ -432,7 +430,14 @@ pub(crate) unsafe fn cuMemcpy(
 ) -> CUresult {
     let f = hip_fn!(b, hipMemcpy);
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _) })
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dst),
+            devptr_to_hip(src),
+            ByteCount,
+            HIP_MEMCPY_DEFAULT as _,
+        )
+    })
 }
 
 /// `cuMemcpyAsync` → `hipMemcpyAsync` with kind Default; legacy stream handle translated; the
@@ -447,7 +452,15 @@ pub(crate) unsafe fn cuMemcpyAsync(
     let f = hip_fn!(b, hipMemcpyAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _, s) };
+    let e = unsafe {
+        f(
+            devptr_to_hip(dst),
+            devptr_to_hip(src),
+            ByteCount,
+            HIP_MEMCPY_DEFAULT as _,
+            s,
+        )
+    };
     // Either side may be pageable host memory (unified addressing): the pageable rule.
     b.cu(after_host_copy(b, e, s))
 }
@@ -482,7 +495,15 @@ pub(crate) unsafe fn cuMemcpyPeer(
     // SAFETY: forwarded contract.
     let sd = tri!(unsafe { ctx_device(b, srcContext) });
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount) })
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dstDevice),
+            dd,
+            devptr_to_hip(srcDevice),
+            sd,
+            ByteCount,
+        )
+    })
 }
 
 /// `cuMemcpyPeerAsync` → `hipMemcpyPeerAsync`: contexts mapped to devices, legacy stream
@@ -503,7 +524,16 @@ pub(crate) unsafe fn cuMemcpyPeerAsync(
     let sd = tri!(unsafe { ctx_device(b, srcContext) });
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount, s) })
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dstDevice),
+            dd,
+            devptr_to_hip(srcDevice),
+            sd,
+            ByteCount,
+            s,
+        )
+    })
 }
 
 unsafe fn peer3d(

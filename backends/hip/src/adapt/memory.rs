@@ -3,9 +3,10 @@
 //! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
 
 use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::memcpy::ptr;
+use crate::conv::devptr_to_hip;
 use crate::conv::memory::{
-    pool_props_to_hip, pool_props_to_hip52, prop52, prop62, prop70, prop_to_cuda, prop_to_hip, Prop,
+    pool_props_to_hip, pool_props_to_hip52, prop52, prop62, prop70, prop_from52, prop_from62,
+    prop_from70, prop_to_cuda, prop_to_hip,
 };
 use crate::conv::{enum_arg, enum_to_hip, stream_to_hip, ApiResult, Refusal};
 use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
@@ -155,48 +156,15 @@ pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
         if let (Abi::V70, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle) {
             let mut o: hipMemAllocationProp = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.__bindgen_anon_1.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.allocFlags.compressionType,
-                    rdma: o.allocFlags.gpuDirectRDMACapable,
-                    usage: o.allocFlags.usage,
-                },
-            )
+            (e, prop_from70(&o))
         } else if let (Abi::V62, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip6_2) {
             let mut o: hipMemAllocationProp__hip6_2 = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.allocFlags.compressionType,
-                    rdma: o.allocFlags.gpuDirectRDMACapable,
-                    usage: o.allocFlags.usage,
-                },
-            )
+            (e, prop_from62(&o))
         } else if let (Abi::V52, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip5_2) {
             let mut o: hipMemAllocationProp__hip5_2 = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.compressionType,
-                    rdma: 0,
-                    usage: o.usage,
-                },
-            )
+            (e, prop_from52(&o))
         } else {
             return NOT_SUPPORTED;
         }
@@ -416,7 +384,7 @@ pub(crate) unsafe fn cuMemPrefetchAsync(
     hStream: CUstream,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { prefetch(b, ptr(devPtr), count, &location, flags, hStream) }
+    unsafe { prefetch(b, devptr_to_hip(devPtr), count, &location, flags, hStream) }
 }
 
 /// `cudaMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
@@ -442,7 +410,7 @@ pub(crate) unsafe fn cuMemAdvise(
     location: CUmemLocation,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { advise(b, ptr(devPtr), count, advice, &location) }
+    unsafe { advise(b, devptr_to_hip(devPtr), count, advice, &location) }
 }
 
 /// `cudaMemAdvise` → `hipMemAdvise` (see `advise`).

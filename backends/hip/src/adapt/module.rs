@@ -126,22 +126,27 @@ unsafe fn remember_image(m: CUmodule, image: *const c_void) {
     module_params::module_loaded(m, bytes);
 }
 
-/// `cuModuleLoadData` → `hipModuleLoadData`; the image's kernel parameter layouts are kept
-/// for `cuFuncGetParamInfo`/`cuFuncGetParamCount` (HIP has neither).
-pub(crate) unsafe fn cuModuleLoadData(
+/// Loads an in-memory image with `load` (HIP's `hipModuleLoadData` or `hipModuleLoadFatBinary`):
+/// CUDA's checks, NVIDIA formats refused with advice on AMD (`adapt/image.rs`), and the image's
+/// kernel parameter layouts kept for `cuFuncGetParamInfo`/`cuFuncGetParamCount` (HIP has
+/// neither).
+///
+/// # Safety
+/// CUDA's contract: `module` writable, `image` a loadable image.
+unsafe fn load_image(
     b: &HipBackend,
     module: *mut CUmodule,
     image: *const c_void,
+    load: unsafe extern "C" fn(*mut hipModule_t, *const c_void) -> crate::hip_types::hipError_t,
 ) -> CUresult {
-    let f = hip_fn!(b, hipModuleLoadData);
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    // SAFETY: the caller's image.
     tri!(unsafe { super::image::check_loadable(b, image) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
-    let e = unsafe { f(&mut m, image) };
+    let e = unsafe { load(&mut m, image) };
     if e == HIP_SUCCESS {
         // SAFETY: HIP accepted `image`.
         unsafe { remember_image(m.cast(), image) };
@@ -151,29 +156,27 @@ pub(crate) unsafe fn cuModuleLoadData(
     b.cu(e)
 }
 
-/// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`; parameter layouts kept as for
-/// `cuModuleLoadData` (offload bundles of AMD code objects; NVIDIA fat binaries are not read).
+/// `cuModuleLoadData` → `hipModuleLoadData` (see [`load_image`]).
+pub(crate) unsafe fn cuModuleLoadData(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    image: *const c_void,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleLoadData);
+    // SAFETY: forwarded contract.
+    unsafe { load_image(b, module, image, f) }
+}
+
+/// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary` (see [`load_image`]; offload bundles of
+/// AMD code objects; NVIDIA fat binaries are not read).
 pub(crate) unsafe fn cuModuleLoadFatBinary(
     b: &HipBackend,
     module: *mut CUmodule,
     fatCubin: *const c_void,
 ) -> CUresult {
     let f = hip_fn!(b, hipModuleLoadFatBinary);
-    if module.is_null() || fatCubin.is_null() {
-        return INVALID_VALUE;
-    }
-    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
-    tri!(unsafe { super::image::check_loadable(b, fatCubin) });
-    let mut m: hipModule_t = core::ptr::null_mut();
-    // SAFETY: valid out-pointer; the caller's image.
-    let e = unsafe { f(&mut m, fatCubin) };
-    if e == HIP_SUCCESS {
-        // SAFETY: HIP accepted the image.
-        unsafe { remember_image(m.cast(), fatCubin) };
-        // SAFETY: non-NULL.
-        unsafe { *module = m.cast() };
-    }
-    b.cu(e)
+    // SAFETY: forwarded contract.
+    unsafe { load_image(b, module, fatCubin, f) }
 }
 
 /// `cuModuleLoad` → `hipModuleLoad`; the file is read again after HIP loaded it, for the
@@ -415,18 +418,14 @@ unsafe fn func_attr(
     Ok(v)
 }
 
-/// `cuFuncSetCacheConfig` (AMD): the value and the function are validated; AMD GPUs have a
-/// fixed L1/LDS split, where CUDA documents the preference as having no effect, so nothing
-/// else is done. HIP's NVIDIA platform only takes host stubs (`hipFuncSetCacheConfig`): not
-/// supported there.
-pub(crate) unsafe fn cuFuncSetCacheConfig(
-    b: &HipBackend,
-    hfunc: CUfunction,
-    config: CUfunc_cache,
-) -> CUresult {
-    if config.0 > CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL.0 {
-        return INVALID_VALUE;
-    }
+/// A function setting AMD hardware makes moot (a fixed L1/LDS split, one LDS bank
+/// configuration), once its value is checked: the function is validated and nothing else is
+/// done, as CUDA documents such a setting as having no effect. HIP's NVIDIA platform only takes
+/// host stubs for these calls: not supported there.
+///
+/// # Safety
+/// CUDA's contract: `hfunc` is a function handle.
+unsafe fn setting_without_effect(b: &HipBackend, hfunc: CUfunction) -> CUresult {
     if nvidia(b) {
         return NOT_SUPPORTED;
     }
@@ -441,6 +440,22 @@ pub(crate) unsafe fn cuFuncSetCacheConfig(
     SUCCESS
 }
 
+/// `cuFuncSetCacheConfig` (AMD): the value and the function are validated; AMD GPUs have a
+/// fixed L1/LDS split, where CUDA documents the preference as having no effect, so nothing
+/// else is done. HIP's NVIDIA platform only takes host stubs (`hipFuncSetCacheConfig`): not
+/// supported there.
+pub(crate) unsafe fn cuFuncSetCacheConfig(
+    b: &HipBackend,
+    hfunc: CUfunction,
+    config: CUfunc_cache,
+) -> CUresult {
+    if config.0 > CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL.0 {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { setting_without_effect(b, hfunc) }
+}
+
 /// `cuFuncSetSharedMemConfig` (AMD): value and function validated; AMD's LDS has one fixed
 /// bank configuration, where CUDA documents the setting as having no effect. Not supported on
 /// HIP's NVIDIA platform (host stubs only).
@@ -452,18 +467,8 @@ pub(crate) unsafe fn cuFuncSetSharedMemConfig(
     if config.0 > CUsharedconfig::CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE.0 {
         return INVALID_VALUE;
     }
-    if nvidia(b) {
-        return NOT_SUPPORTED;
-    }
     // SAFETY: forwarded contract.
-    tri!(unsafe {
-        func_attr(
-            b,
-            hfunc,
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-        )
-    });
-    SUCCESS
+    unsafe { setting_without_effect(b, hfunc) }
 }
 
 /// `cuFuncSetAttribute` (AMD): HIP's `hipFuncSetAttribute` takes host stubs, and AMD allows

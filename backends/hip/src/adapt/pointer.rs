@@ -1,6 +1,7 @@
 //! Pointer attributes: HIP's memory types renumbered and folded onto CUDA's meanings.
 
 use super::support::{hip_fn, nvidia, pre_r0600, table, HIP_SUCCESS};
+use crate::conv::devptr_to_hip;
 use crate::conv::pointer::{attribute_size, cu_memtype, cuda_memtype, ptr_kind};
 use crate::hip_types::{
     hipPointerAttribute_t, hipPointerAttribute_t__hip5_2, hipPointer_attribute,
@@ -25,7 +26,7 @@ pub(crate) unsafe fn cuPointerGetAttribute(
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
     let get = hip_fn!(b, hipPointerGetAttribute);
-    let p = ptr as usize as *mut c_void;
+    let p = devptr_to_hip(ptr);
     if nvidia(b) {
         // SAFETY: `hipPointer_attribute` is `CUpointer_attribute` there.
         return b.cu(unsafe { get(data, attribute.0 as hipPointer_attribute, p) });

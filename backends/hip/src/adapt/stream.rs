@@ -2,7 +2,9 @@
 
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
 use crate::conv::stream::wait_flags_to_hip;
-use crate::conv::{check_default_edges, enum_arg, enum_to_cuda, stream_to_hip, ConvTables};
+use crate::conv::{
+    check_default_edges, devptr_to_hip, enum_arg, enum_to_cuda, stream_to_hip, ConvTables,
+};
 use crate::conv::{default_edges, ApiResult, EdgeData, EnumMap, Refusal};
 use crate::hip_types::{hipCtx_t, hipError_t, hipGraphNode_t, hipGraph_t, hipStream_t};
 use crate::HipBackend;
@@ -33,7 +35,7 @@ pub(crate) unsafe fn cuStreamWaitValue32(
     b.cu(unsafe {
         f(
             stream_to_hip(b.platform(), stream),
-            addr as usize as *mut c_void,
+            devptr_to_hip(addr),
             value,
             fl,
             u32::MAX,
@@ -55,7 +57,7 @@ pub(crate) unsafe fn cuStreamWaitValue64(
     b.cu(unsafe {
         f(
             stream_to_hip(b.platform(), stream),
-            addr as usize as *mut c_void,
+            devptr_to_hip(addr),
             value,
             fl,
             u64::MAX,

@@ -1,14 +1,11 @@
-//! Texture references (deprecated in CUDA, still served): address and filter modes, and the
-//! 1D linear texture width.
-//!
-//! CUDA's `CUaddress_mode`/`CUfilter_mode` pair with HIP's `HIPaddress_mode`/`HIPfilter_mode`
-//! in the tables; HIP's texture-reference calls take `hipTextureAddressMode` /
-//! `hipTextureFilterMode`, whose values are those of the `HIP*` enums in every HIP version
-//! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
+//! Texture references (deprecated in CUDA, still served): address and filter modes (their
+//! translations: `conv::texture`), and the 1D linear texture width.
 
 use super::support::{hip_fn, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::texture::channel_desc;
-use crate::conv::{enum_to_cuda, enum_to_hip};
+use crate::conv::texture::{
+    address_mode_to_cuda, address_mode_to_hip, channel_desc, filter_mode_to_cuda,
+    filter_mode_to_hip,
+};
 use crate::hip_types::textureReference;
 use crate::HipBackend;
 use anycuda_api::driver::{
@@ -30,7 +27,7 @@ pub(crate) unsafe fn cuTexRefSetAddressMode(
     if hTexRef.is_null() || !(0..3).contains(&dim) {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUaddress_mode, am.0).ok_or(INVALID_VALUE));
+    let m = tri!(address_mode_to_hip(b.conv().CUaddress_mode, am));
     let f = hip_fn!(b, hipTexRefSetAddressMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), dim, m as _) })
@@ -52,7 +49,7 @@ pub(crate) unsafe fn cuTexRefGetAddressMode(
     let e = unsafe { f(&mut m, tex(hTexRef), dim) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *pam = CUaddress_mode(enum_to_cuda(b.conv().CUaddress_mode, m)) };
+        unsafe { *pam = address_mode_to_cuda(b.conv().CUaddress_mode, m) };
     }
     b.cu(e)
 }
@@ -66,7 +63,7 @@ pub(crate) unsafe fn cuTexRefSetFilterMode(
     if hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
+    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
     let f = hip_fn!(b, hipTexRefSetFilterMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), m as _) })
@@ -87,7 +84,7 @@ pub(crate) unsafe fn cuTexRefGetFilterMode(
     let e = unsafe { f(&mut m, tex(hTexRef)) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *pfm = CUfilter_mode(enum_to_cuda(b.conv().CUfilter_mode, m)) };
+        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
     }
     b.cu(e)
 }
@@ -101,7 +98,7 @@ pub(crate) unsafe fn cuTexRefSetMipmapFilterMode(
     if hTexRef.is_null() {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
+    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
     let f = hip_fn!(b, hipTexRefSetMipmapFilterMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), m as _) })
@@ -122,7 +119,7 @@ pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
     let e = unsafe { f(&mut m, tex(hTexRef)) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *pfm = CUfilter_mode(enum_to_cuda(b.conv().CUfilter_mode, m)) };
+        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
     }
     b.cu(e)
 }

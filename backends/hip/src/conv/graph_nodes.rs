@@ -1,17 +1,15 @@
 //! Graph node parameters: kernel and memset nodes in HIP's field orders and back.
 
 use crate::conv::launch::{dim3_to_cuda, dim3_to_hip};
-use crate::conv::Refusal;
+use crate::conv::{devptr_to_cuda, devptr_to_hip, Refusal};
 use crate::hip_types::{hipKernelNodeParams, hipMemsetParams};
 use anycuda_api::driver::{
-    CUdeviceptr, CUgraphExecUpdateResultInfo, CUDA_GRAPH_INSTANTIATE_PARAMS,
-    CUDA_MEMSET_NODE_PARAMS,
+    CUgraphExecUpdateResultInfo, CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMSET_NODE_PARAMS,
 };
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphExecUpdateResultInfo, cudaGraphInstantiateParams, cudaKernelNodeParams,
     cudaMemsetParams,
 };
-use core::ffi::c_void;
 
 /// `cudaKernelNodeParams` → HIP's (other field order). CUDA's `extra` uses CUDA's launch
 /// markers and HIP may keep the array past the call, so `extra` is not supported on AMD.
@@ -62,7 +60,7 @@ pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> Result<hipMemsetPara
         return Err(Refusal::InvalidValue);
     }
     Ok(hipMemsetParams {
-        dst: c.dst as usize as *mut c_void,
+        dst: devptr_to_hip(c.dst),
         elementSize: c.elementSize,
         height: c.height,
         pitch: c.pitch,
@@ -74,7 +72,7 @@ pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> Result<hipMemsetPara
 /// HIP's memset node parameters in CUDA's struct.
 pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
     CUDA_MEMSET_NODE_PARAMS {
-        dst: h.dst as usize as CUdeviceptr,
+        dst: devptr_to_cuda(h.dst),
         pitch: h.pitch,
         value: h.value,
         elementSize: h.elementSize,

@@ -6,27 +6,23 @@
 //! `reserved` pointers, so each descriptor is rebuilt on the stack, field by field.
 
 use crate::adapt::support::nvidia;
-use crate::conv::{enum_to_cuda, EnumMap};
+use crate::conv::{devptr_to_cuda, devptr_to_hip, enum_to_cuda, EnumMap};
 use crate::hip_types::{
     hipMemcpy3DParms, hipMemoryType, hip_Memcpy2D, hip_Memcpy2D__hip5_2, HIP_MEMCPY3D__hip5_2,
     HIP_MEMCPY3D,
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUdeviceptr, CUmemorytype, CUresult, CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
+    CUmemorytype, CUresult, CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
 };
 use anycuda_api::runtime::{cudaError_t, cudaMemcpy3DParms};
-use core::ffi::{c_uint, c_void};
+use core::ffi::c_uint;
 
 /// A CUDA memory type in HIP's words; a value that is not a memory type is invalid, as on CUDA.
 pub(crate) fn memtype_to_hip(map: &EnumMap, t: CUmemorytype) -> Result<hipMemoryType, CUresult> {
     map.to_hip(i64::from(t.0))
         .map(|v| v as hipMemoryType)
         .ok_or(CUresult::CUDA_ERROR_INVALID_VALUE)
-}
-
-pub(crate) fn dptr(p: u64) -> *mut c_void {
-    p as usize as *mut c_void
 }
 
 /// Builds a HIP 2D descriptor (both layouts have the same fields) from CUDA's.
@@ -38,14 +34,14 @@ macro_rules! memcpy2d_to_hip {
             srcY: c.srcY,
             srcMemoryType: memtype_to_hip($map, c.srcMemoryType)?,
             srcHost: c.srcHost,
-            srcDevice: dptr(c.srcDevice),
+            srcDevice: devptr_to_hip(c.srcDevice),
             srcArray: c.srcArray.cast(),
             srcPitch: c.srcPitch,
             dstXInBytes: c.dstXInBytes,
             dstY: c.dstY,
             dstMemoryType: memtype_to_hip($map, c.dstMemoryType)?,
             dstHost: c.dstHost,
-            dstDevice: dptr(c.dstDevice),
+            dstDevice: devptr_to_hip(c.dstDevice),
             dstArray: c.dstArray.cast(),
             dstPitch: c.dstPitch,
             WidthInBytes: c.WidthInBytes,
@@ -67,37 +63,47 @@ pub(crate) fn memcpy2d_to_hip52(
     memcpy2d_to_hip!(hip_Memcpy2D__hip5_2, map, c)
 }
 
-/// `CUDA_MEMCPY3D` → HIP 6.x+ `HIP_MEMCPY3D` (the `reserved` pointers must be NULL, as CUDA
-/// requires).
+/// Builds a HIP 3D descriptor from CUDA's: both layouts have the same fields, HIP 5.2's with
+/// 32-bit sizes and offsets, which `$n` converts (`?` on its error). The `reserved` pointers must
+/// be NULL, as CUDA requires.
+macro_rules! memcpy3d_to_hip {
+    ($ty:ident, $map:expr, $c:expr, $n:expr) => {{
+        let c: &CUDA_MEMCPY3D = $c;
+        if !c.reserved0.is_null() || !c.reserved1.is_null() {
+            return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+        }
+        let n = $n;
+        Ok::<$ty, CUresult>($ty {
+            srcXInBytes: n(c.srcXInBytes)?,
+            srcY: n(c.srcY)?,
+            srcZ: n(c.srcZ)?,
+            srcLOD: n(c.srcLOD)?,
+            srcMemoryType: memtype_to_hip($map, c.srcMemoryType)?,
+            srcHost: c.srcHost,
+            srcDevice: devptr_to_hip(c.srcDevice),
+            srcArray: c.srcArray.cast(),
+            srcPitch: n(c.srcPitch)?,
+            srcHeight: n(c.srcHeight)?,
+            dstXInBytes: n(c.dstXInBytes)?,
+            dstY: n(c.dstY)?,
+            dstZ: n(c.dstZ)?,
+            dstLOD: n(c.dstLOD)?,
+            dstMemoryType: memtype_to_hip($map, c.dstMemoryType)?,
+            dstHost: c.dstHost,
+            dstDevice: devptr_to_hip(c.dstDevice),
+            dstArray: c.dstArray.cast(),
+            dstPitch: n(c.dstPitch)?,
+            dstHeight: n(c.dstHeight)?,
+            WidthInBytes: n(c.WidthInBytes)?,
+            Height: n(c.Height)?,
+            Depth: n(c.Depth)?,
+        })
+    }};
+}
+
+/// `CUDA_MEMCPY3D` → HIP 6.x+ `HIP_MEMCPY3D` (same field widths).
 pub(crate) fn memcpy3d_to_hip(map: &EnumMap, c: &CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
-    if !c.reserved0.is_null() || !c.reserved1.is_null() {
-        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-    }
-    Ok(HIP_MEMCPY3D {
-        srcXInBytes: c.srcXInBytes,
-        srcY: c.srcY,
-        srcZ: c.srcZ,
-        srcLOD: c.srcLOD,
-        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
-        srcHost: c.srcHost,
-        srcDevice: dptr(c.srcDevice),
-        srcArray: c.srcArray.cast(),
-        srcPitch: c.srcPitch,
-        srcHeight: c.srcHeight,
-        dstXInBytes: c.dstXInBytes,
-        dstY: c.dstY,
-        dstZ: c.dstZ,
-        dstLOD: c.dstLOD,
-        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
-        dstHost: c.dstHost,
-        dstDevice: dptr(c.dstDevice),
-        dstArray: c.dstArray.cast(),
-        dstPitch: c.dstPitch,
-        dstHeight: c.dstHeight,
-        WidthInBytes: c.WidthInBytes,
-        Height: c.Height,
-        Depth: c.Depth,
-    })
+    memcpy3d_to_hip!(HIP_MEMCPY3D, map, c, Ok::<usize, CUresult>)
 }
 
 /// `CUDA_MEMCPY3D` → HIP 5.2 `HIP_MEMCPY3D`, whose sizes and offsets are 32-bit: a value that
@@ -106,34 +112,8 @@ pub(crate) fn memcpy3d_to_hip52(
     map: &EnumMap,
     c: &CUDA_MEMCPY3D,
 ) -> Result<HIP_MEMCPY3D__hip5_2, CUresult> {
-    if !c.reserved0.is_null() || !c.reserved1.is_null() {
-        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-    }
-    let n = |v: usize| c_uint::try_from(v).map_err(|_| CUresult::CUDA_ERROR_NOT_SUPPORTED);
-    Ok(HIP_MEMCPY3D__hip5_2 {
-        srcXInBytes: n(c.srcXInBytes)?,
-        srcY: n(c.srcY)?,
-        srcZ: n(c.srcZ)?,
-        srcLOD: n(c.srcLOD)?,
-        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
-        srcHost: c.srcHost,
-        srcDevice: dptr(c.srcDevice),
-        srcArray: c.srcArray.cast(),
-        srcPitch: n(c.srcPitch)?,
-        srcHeight: n(c.srcHeight)?,
-        dstXInBytes: n(c.dstXInBytes)?,
-        dstY: n(c.dstY)?,
-        dstZ: n(c.dstZ)?,
-        dstLOD: n(c.dstLOD)?,
-        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
-        dstHost: c.dstHost,
-        dstDevice: dptr(c.dstDevice),
-        dstArray: c.dstArray.cast(),
-        dstPitch: n(c.dstPitch)?,
-        dstHeight: n(c.dstHeight)?,
-        WidthInBytes: n(c.WidthInBytes)?,
-        Height: n(c.Height)?,
-        Depth: n(c.Depth)?,
+    memcpy3d_to_hip!(HIP_MEMCPY3D__hip5_2, map, c, |v: usize| {
+        c_uint::try_from(v).map_err(|_| CUresult::CUDA_ERROR_NOT_SUPPORTED)
     })
 }
 
@@ -178,10 +158,6 @@ pub(crate) fn memcpy3d_parms_to_hip(
         },
         kind: kind as crate::hip_types::hipMemcpyKind,
     })
-}
-
-pub(crate) fn ptr(p: CUdeviceptr) -> *mut c_void {
-    p as usize as *mut c_void
 }
 
 /// A `CUDA_MEMCPY3D_PEER` as the `CUDA_MEMCPY3D` it describes (contexts dropped: with unified
@@ -230,7 +206,7 @@ pub(crate) fn memcpy3d_to_cuda(map: &EnumMap, h: &HIP_MEMCPY3D) -> CUDA_MEMCPY3D
         srcLOD: h.srcLOD,
         srcMemoryType: memtype_to_cuda(map, h.srcMemoryType),
         srcHost: h.srcHost,
-        srcDevice: h.srcDevice as usize as CUdeviceptr,
+        srcDevice: devptr_to_cuda(h.srcDevice),
         srcArray: h.srcArray.cast(),
         reserved0: core::ptr::null_mut(),
         srcPitch: h.srcPitch,
@@ -241,7 +217,7 @@ pub(crate) fn memcpy3d_to_cuda(map: &EnumMap, h: &HIP_MEMCPY3D) -> CUDA_MEMCPY3D
         dstLOD: h.dstLOD,
         dstMemoryType: memtype_to_cuda(map, h.dstMemoryType),
         dstHost: h.dstHost,
-        dstDevice: h.dstDevice as usize as CUdeviceptr,
+        dstDevice: devptr_to_cuda(h.dstDevice),
         dstArray: h.dstArray.cast(),
         reserved1: core::ptr::null_mut(),
         dstPitch: h.dstPitch,

@@ -41,13 +41,13 @@ pub(crate) fn handle_types_to_cuda(b: &HipBackend, h: u32) -> CUmemAllocationHan
 
 /// The fields every HIP layout of `hipMemAllocationProp` has, translated.
 pub(crate) struct Prop {
-    pub(crate) type_: u32,
-    pub(crate) handle: u32,
-    pub(crate) location: hipMemLocation,
-    pub(crate) win32: *mut c_void,
-    pub(crate) compression: u8,
-    pub(crate) rdma: u8,
-    pub(crate) usage: u16,
+    type_: u32,
+    handle: u32,
+    location: hipMemLocation,
+    win32: *mut c_void,
+    compression: u8,
+    rdma: u8,
+    usage: u16,
 }
 
 /// Validates and translates CUDA's allocation properties. Compression has no HIP counterpart
@@ -67,6 +67,7 @@ pub(crate) fn prop_to_hip(b: &HipBackend, p: &CUmemAllocationProp) -> Result<Pro
     })
 }
 
+/// The common fields back in CUDA's allocation properties (the inverse of [`prop_to_hip`]).
 pub(crate) fn prop_to_cuda(b: &HipBackend, h: &Prop) -> CUmemAllocationProp {
     // SAFETY: zeroed POD (reserved bytes stay zero).
     let mut c: CUmemAllocationProp = unsafe { core::mem::zeroed() };
@@ -80,6 +81,7 @@ pub(crate) fn prop_to_cuda(b: &HipBackend, h: &Prop) -> CUmemAllocationProp {
     c
 }
 
+/// The common fields in HIP 5.2's layout (which cannot request GPUDirect RDMA).
 pub(crate) fn prop52(p: &Prop) -> Result<hipMemAllocationProp__hip5_2, CUresult> {
     if p.rdma != 0 {
         // HIP 5.2 cannot request GPUDirect RDMA capability.
@@ -95,6 +97,20 @@ pub(crate) fn prop52(p: &Prop) -> Result<hipMemAllocationProp__hip5_2, CUresult>
     })
 }
 
+/// HIP 5.2's allocation properties back in the common fields (no RDMA request there).
+pub(crate) fn prop_from52(o: &hipMemAllocationProp__hip5_2) -> Prop {
+    Prop {
+        type_: o.type_,
+        handle: o.requestedHandleType,
+        location: o.location,
+        win32: o.win32HandleMetaData,
+        compression: o.compressionType,
+        rdma: 0,
+        usage: o.usage,
+    }
+}
+
+/// The common fields in HIP 6.2's layout.
 pub(crate) fn prop62(p: &Prop) -> hipMemAllocationProp__hip6_2 {
     hipMemAllocationProp__hip6_2 {
         type_: p.type_,
@@ -109,6 +125,20 @@ pub(crate) fn prop62(p: &Prop) -> hipMemAllocationProp__hip6_2 {
     }
 }
 
+/// HIP 6.2's allocation properties back in the common fields.
+pub(crate) fn prop_from62(o: &hipMemAllocationProp__hip6_2) -> Prop {
+    Prop {
+        type_: o.type_,
+        handle: o.requestedHandleType,
+        location: o.location,
+        win32: o.win32HandleMetaData,
+        compression: o.allocFlags.compressionType,
+        rdma: o.allocFlags.gpuDirectRDMACapable,
+        usage: o.allocFlags.usage,
+    }
+}
+
+/// The common fields in HIP 7.0's layout.
 pub(crate) fn prop70(p: &Prop) -> hipMemAllocationProp {
     hipMemAllocationProp {
         type_: p.type_,
@@ -122,6 +152,20 @@ pub(crate) fn prop70(p: &Prop) -> hipMemAllocationProp {
             gpuDirectRDMACapable: p.rdma,
             usage: p.usage,
         },
+    }
+}
+
+/// HIP 7.0's allocation properties back in the common fields.
+pub(crate) fn prop_from70(o: &hipMemAllocationProp) -> Prop {
+    Prop {
+        type_: o.type_,
+        // SAFETY: both members of the union are the same handle-type word.
+        handle: unsafe { o.__bindgen_anon_1.requestedHandleType },
+        location: o.location,
+        win32: o.win32HandleMetaData,
+        compression: o.allocFlags.compressionType,
+        rdma: o.allocFlags.gpuDirectRDMACapable,
+        usage: o.allocFlags.usage,
     }
 }
 

@@ -395,6 +395,19 @@ pub(crate) fn stream_to_hip(platform: Platform, s: anycuda_api::driver::CUstream
     }
 }
 
+/// A CUDA device pointer (`CUdeviceptr`, a 64-bit integer) in HIP's words (`void*`; HIP
+/// device and host pointers share one address space, as CUDA's unified addressing).
+#[inline]
+pub(crate) fn devptr_to_hip(p: anycuda_api::driver::CUdeviceptr) -> *mut core::ffi::c_void {
+    p as usize as *mut core::ffi::c_void
+}
+
+/// A HIP device pointer back as CUDA's `CUdeviceptr` (the inverse of [`devptr_to_hip`]).
+#[inline]
+pub(crate) fn devptr_to_cuda(p: *mut core::ffi::c_void) -> anycuda_api::driver::CUdeviceptr {
+    p as usize as anycuda_api::driver::CUdeviceptr
+}
+
 /// CUDA's graph edge data (`CUgraphEdgeData`, `cudaGraphEdgeData`: one layout, two types).
 /// HIP graphs only have the default edge (full completion, no ports).
 pub(crate) trait EdgeData: Copy {

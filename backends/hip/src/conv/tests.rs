@@ -510,7 +510,9 @@ mod driver {
     use super::super::graph_nodes::{memset_to_cuda, memset_to_hip};
     use super::super::memcpy::memcpy3d_to_cuda;
     use super::super::memcpy::{memcpy3d_to_hip, peer_to_3d};
-    use super::super::memory::{prop52, prop62, prop_to_hip};
+    use super::super::memory::{
+        prop52, prop62, prop70, prop_from52, prop_from62, prop_from70, prop_to_cuda, prop_to_hip,
+    };
     use super::super::module::jit_options;
     use super::super::stream::wait_flags_to_hip;
     use super::super::texture::channel_desc;
@@ -720,6 +722,14 @@ mod driver {
             (h6.type_, h6.requestedHandleType, h6.location.id),
             (h.type_, h.requestedHandleType, 3)
         );
+        // Every layout reads back as the caller's properties (the inverse rules).
+        for back in [prop_from52(&h), prop_from62(&h6), prop_from70(&prop70(&p))] {
+            let r = prop_to_cuda(&b, &back);
+            assert_eq!(
+                (r.type_, r.requestedHandleTypes, r.location.id()),
+                (c.type_, c.requestedHandleTypes, 3)
+            );
+        }
         // HIP 5.2 cannot ask for GPUDirect RDMA; compression has no HIP counterpart.
         c.allocFlags.gpuDirectRDMACapable = 1;
         assert_eq!(

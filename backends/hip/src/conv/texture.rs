@@ -1,9 +1,38 @@
-//! Textures: a CUDA array format and channel count as HIP's channel descriptor.
+//! Textures: address and filter modes in HIP's words and back, and a CUDA array format and
+//! channel count as HIP's channel descriptor.
+//!
+//! CUDA's `CUaddress_mode`/`CUfilter_mode` pair with HIP's `HIPaddress_mode`/`HIPfilter_mode`
+//! in the tables; HIP's texture-reference calls take `hipTextureAddressMode` /
+//! `hipTextureFilterMode`, whose values are those of the `HIP*` enums in every HIP version
+//! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
 
 use crate::adapt::support::{INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{enum_to_cuda, enum_to_hip, EnumMap};
 use crate::hip_types::hipChannelFormatDesc;
-use anycuda_api::driver::{CUarray_format, CUresult};
+use anycuda_api::driver::{CUaddress_mode, CUarray_format, CUfilter_mode, CUresult};
 use core::ffi::c_uint;
+
+/// A CUDA address mode as HIP's value (`map`: the `CUaddress_mode` table); a value outside the
+/// table is invalid.
+pub(crate) fn address_mode_to_hip(map: &EnumMap, m: CUaddress_mode) -> Result<u32, CUresult> {
+    enum_to_hip(map, m.0).ok_or(INVALID_VALUE)
+}
+
+/// HIP's address mode back as CUDA's.
+pub(crate) fn address_mode_to_cuda(map: &EnumMap, h: u32) -> CUaddress_mode {
+    CUaddress_mode(enum_to_cuda(map, h))
+}
+
+/// A CUDA filter mode as HIP's value (`map`: the `CUfilter_mode` table); a value outside the
+/// table is invalid.
+pub(crate) fn filter_mode_to_hip(map: &EnumMap, m: CUfilter_mode) -> Result<u32, CUresult> {
+    enum_to_hip(map, m.0).ok_or(INVALID_VALUE)
+}
+
+/// HIP's filter mode back as CUDA's.
+pub(crate) fn filter_mode_to_cuda(map: &EnumMap, h: u32) -> CUfilter_mode {
+    CUfilter_mode(enum_to_cuda(map, h))
+}
 
 /// A CUDA array format and channel count as HIP's channel descriptor (`hipChannelFormatKind`
 /// signed 0, unsigned 1, float 2 in every HIP version, and `cudaChannelFormatKind`'s on NVIDIA).
