@@ -18,7 +18,9 @@
 #   `Backend::Cuda`/`Backend::Hip` branch or `as_cuda()`/`as_hip()`);
 # - anything under backends/ or api/ uses the `anycuda` crate or its core (in code or as a
 #   Cargo dependency), or api/ uses a backend;
-# - the facade names a backend crate (in code or as a Cargo dependency) or branches on one.
+# - the facade names a backend crate (in code or as a Cargo dependency) or branches on one;
+# - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
+#   adaptations call the translations, never the other way.
 # Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,6 +34,7 @@ files_of() {
     raw) find src -name '*.rs' -not -path 'src/core/*' -not -path 'src/cli/*' -not -name main.rs ;;
     backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
     api) find api/src -name '*.rs' ;;
+    hip-conv) find backends/hip/src/conv -name '*.rs' ;;
     esac | sort
 }
 
@@ -71,7 +74,7 @@ code_of() {
 # Each layer's code, read once into a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for layer in facade cli core raw backends api; do
+for layer in facade cli core raw backends api hip-conv; do
     files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
 done
 
@@ -152,4 +155,6 @@ check "api/ uses no backend" \
     "$(offenders api "$BACKEND_CRATES"; dep_on 'anycuda-(cuda|hip)' api/Cargo.toml)"
 check "the facade names no backend crate and has no backend branch" \
     "$(offenders facade "$BACKEND|$BRANCH"; dep_on 'anycuda-(cuda|hip)' facades/cudarc/Cargo.toml)"
+check "the HIP backend's translations (conv/) use no adaptation (adapt/)" \
+    "$(offenders hip-conv '\bcrate::adapt\b')"
 exit "$fail"

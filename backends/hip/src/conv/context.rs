@@ -1,7 +1,7 @@
 //! Context flags: CUDA's `CUctx_flags` word in HIP's words and back.
 
-use crate::adapt::support::{nvidia, INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::{flags_to_cuda, flags_to_hip};
+use crate::conv::{nvidia, INVALID_VALUE, NOT_SUPPORTED};
 use crate::HipBackend;
 use anycuda_api::driver::{CUctx_flags, CUresult};
 use core::ffi::c_uint;

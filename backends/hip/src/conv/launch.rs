@@ -1,7 +1,7 @@
 //! Launches: `cuLaunchKernel`'s `extra` markers, `dim3`, and CUDA launch attributes in HIP's
 //! words.
 
-use crate::adapt::support::nvidia;
+use crate::conv::nvidia;
 use crate::hip_types::dim3 as hip_dim3;
 use crate::HipBackend;
 use anycuda_api::driver::CUresult;

@@ -5,7 +5,7 @@
 //! 5.x, 1 in 6.x; array 3 is 2 or 10) and HIP 5.2's `HIP_MEMCPY3D` has 32-bit fields and no
 //! `reserved` pointers, so each descriptor is rebuilt on the stack, field by field.
 
-use crate::adapt::support::nvidia;
+use crate::conv::nvidia;
 use crate::conv::{devptr_to_cuda, devptr_to_hip, enum_to_cuda, EnumMap};
 use crate::hip_types::{
     hipMemcpy3DParms, hipMemoryType, hip_Memcpy2D, hip_Memcpy2D__hip5_2, HIP_MEMCPY3D__hip5_2,

@@ -2,8 +2,8 @@
 //! `CUmemAccessDesc` rebuilt per HIP layout (HIP 5.2's allocation properties have another field
 //! order and no `allocFlags` struct; HIP 5.2's pool properties have no `maxSize`) and back.
 
-use crate::adapt::support::{INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::{enum_arg, enum_bits_to_hip, enum_to_cuda, enum_to_hip, Refusal};
+use crate::conv::{INVALID_VALUE, NOT_SUPPORTED};
 use crate::hip_types::{
     hipMemAccessDesc, hipMemAllocationProp, hipMemAllocationProp__bindgen_ty_1,
     hipMemAllocationProp__bindgen_ty_1__hip6_2, hipMemAllocationProp__bindgen_ty_2,

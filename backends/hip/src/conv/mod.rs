@@ -47,6 +47,17 @@ use anycuda_api::CudaEnum;
 
 pub use crate::generated::conv::{ConvTables, HIP_VERSIONS, NVIDIA_PLATFORM, TABLES};
 
+/// `CUDA_ERROR_INVALID_VALUE`.
+pub(crate) const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
+/// `CUDA_ERROR_NOT_SUPPORTED`.
+pub(crate) const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
+
+/// Whether HIP's NVIDIA platform is loaded (CUDA structs and values pass through).
+#[inline]
+pub(crate) fn nvidia(b: &crate::HipBackend) -> bool {
+    b.platform() == Platform::Nvidia
+}
+
 /// The translation of one CUDA enum to one HIP enum, for one set of HIP versions.
 #[derive(Debug)]
 pub struct EnumMap {

@@ -1,9 +1,9 @@
 //! Modules and functions: JIT option arrays, linker input types, occupancy flags and function
 //! attributes in HIP's words and back.
 
-use crate::adapt::support::{nvidia, INVALID_VALUE};
 use crate::conv::enum_to_hip;
 use crate::conv::props::copy_fields;
+use crate::conv::{nvidia, INVALID_VALUE};
 use crate::hip_types::{hipFuncAttributes, hipJitOption};
 use crate::HipBackend;
 use anycuda_api::driver::{CUjitInputType, CUjit_option, CUresult};

@@ -1,6 +1,6 @@
 //! Stream operations: wait-value flags in HIP's words.
 
-use crate::adapt::support::{INVALID_VALUE, NOT_SUPPORTED};
+use crate::conv::{INVALID_VALUE, NOT_SUPPORTED};
 use anycuda_api::driver::CUresult;
 use core::ffi::c_uint;
 

@@ -516,7 +516,7 @@ mod driver {
     use super::super::module::jit_options;
     use super::super::stream::wait_flags_to_hip;
     use super::super::texture::channel_desc;
-    use crate::adapt::support::{INVALID_VALUE, NOT_SUPPORTED};
+    use crate::conv::{INVALID_VALUE, NOT_SUPPORTED};
     use crate::HipBackend;
     use anycuda_api::driver::*;
     use core::ffi::c_void;

@@ -6,8 +6,8 @@
 //! `hipTextureFilterMode`, whose values are those of the `HIP*` enums in every HIP version
 //! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
 
-use crate::adapt::support::{INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::{enum_to_cuda, enum_to_hip, EnumMap};
+use crate::conv::{INVALID_VALUE, NOT_SUPPORTED};
 use crate::hip_types::hipChannelFormatDesc;
 use anycuda_api::driver::{CUaddress_mode, CUarray_format, CUfilter_mode, CUresult};
 use core::ffi::c_uint;
