@@ -1,4 +1,4 @@
-//! Rules the Driver and the Runtime adaptations share (one definition in `conv.rs` or one
+//! Rules the Driver and the Runtime adaptations share (one definition in `conv/` or one
 //! generic adaptation): both APIs must give the same answer. Live calls against the installed
 //! HIP (CI: Debian's ROCm 5.2.3, no GPU); nothing here passes HIP a made-up handle. A test that
 //! needs a device is `#[ignore]`d: ci/gpu-test.sh runs it on the HIP backend, and it fails

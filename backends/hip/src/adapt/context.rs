@@ -12,10 +12,10 @@
 //! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
 
 use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
-use crate::conv::{flags_to_cuda, flags_to_hip};
-use crate::hip_types::hipCtx_t;
+use crate::conv::context::{ctx_flags_to_cuda, ctx_flags_to_hip};
+use crate::hip_types::{hipCtx_t, hipError_t};
 use crate::HipBackend;
-use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUctx_flags, CUdevice, CUresult};
+use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUdevice, CUresult};
 use anycuda_api::runtime::cudaError_t;
 use core::cell::RefCell;
 use core::ffi::{c_int, c_uint};
@@ -47,27 +47,6 @@ fn replace_top(ctx: CUcontext) {
             None => s.push(ctx),
         }
     });
-}
-
-/// The CUDA context flags in HIP's words (AMD), validating them as CUDA does.
-pub(crate) fn ctx_flags_to_hip(b: &HipBackend, flags: c_uint) -> Result<c_uint, CUresult> {
-    if flags & !CUctx_flags::CU_CTX_FLAGS_MASK.0 != 0 {
-        return Err(INVALID_VALUE);
-    }
-    if nvidia(b) {
-        return Ok(flags);
-    }
-    // CU_CTX_MAP_HOST is always in effect on CUDA >= 3.2 (and on HIP); the coredump and
-    // sync-memops flags have no HIP counterpart.
-    flags_to_hip(b.conv().cu_ctx_flags, u64::from(flags))
-        .map(|h| h as c_uint)
-        .map_err(|_| NOT_SUPPORTED)
-}
-
-/// HIP device flags back in CUDA's words; HIP-only bits are dropped (they describe nothing CUDA
-/// can name).
-fn ctx_flags_to_cuda(b: &HipBackend, hip: c_uint) -> c_uint {
-    flags_to_cuda(b.conv().cu_ctx_flags, u64::from(hip)) as c_uint
 }
 
 /// The device of a context (AMD: the ordinal whose primary context has this handle).
@@ -491,28 +470,9 @@ pub(crate) unsafe fn cuDevicePrimaryCtxSetFlags(
         // SAFETY: plain values.
         return b.cu(unsafe { setf(dev, hip_flags) });
     }
-    let get = hip_fn!(b, hipGetDevice);
-    let set = hip_fn!(b, hipSetDevice);
     let setf = hip_fn!(b, hipSetDeviceFlags);
-    let mut saved: c_int = 0;
-    // SAFETY: valid out-pointer.
-    let e = unsafe { get(&mut saved) };
-    if e != HIP_SUCCESS {
-        return b.cu(e);
-    }
-    // SAFETY: HIP validates the ordinal.
-    let e = unsafe { set(dev) };
-    if e != HIP_SUCCESS {
-        return b.cu(e);
-    }
     // SAFETY: plain value.
-    let r = unsafe { setf(hip_flags) };
-    // SAFETY: restoring the ordinal HIP reported.
-    let e = unsafe { set(saved) };
-    if r != HIP_SUCCESS {
-        return b.cu(r);
-    }
-    b.cu(e)
+    on_device(b, dev, || unsafe { setf(hip_flags) })
 }
 
 /// `cuDevicePrimaryCtxGetState`: flags translated back to CUDA's bits (both out-pointers are
@@ -552,9 +512,17 @@ pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> C
         // SAFETY: plain value.
         return b.cu(unsafe { reset(dev) });
     }
+    let reset = hip_fn!(b, hipDeviceReset);
+    // SAFETY: no arguments.
+    on_device(b, dev, || unsafe { reset() })
+}
+
+/// Runs `op` (a HIP call acting on the current device) with `dev` current, then makes the
+/// caller's device current again (AMD: per-device state HIP's primary-context calls ignore).
+/// The first failure wins: selecting `dev`, then `op`, then restoring.
+fn on_device(b: &HipBackend, dev: CUdevice, op: impl FnOnce() -> hipError_t) -> CUresult {
     let get = hip_fn!(b, hipGetDevice);
     let set = hip_fn!(b, hipSetDevice);
-    let reset = hip_fn!(b, hipDeviceReset);
     let mut saved: c_int = 0;
     // SAFETY: valid out-pointer.
     let e = unsafe { get(&mut saved) };
@@ -566,8 +534,7 @@ pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> C
     if e != HIP_SUCCESS {
         return b.cu(e);
     }
-    // SAFETY: no arguments.
-    let r = unsafe { reset() };
+    let r = op();
     // SAFETY: restoring the ordinal HIP reported.
     let e = unsafe { set(saved) };
     if r != HIP_SUCCESS {

@@ -1,31 +1,34 @@
 //! Graphs: CUDA 12.3+ edge data, kernel/memset/memcpy/alloc node parameters (other field
 //! orders in HIP), generic node parameters, instantiation with parameters, executable update.
 
-use super::launch::{dim3_to_cuda, dim3_to_hip};
-use super::memcpy::{memcpy3d_parms_to_hip, memcpy3d_to_hip};
-use super::memory::{
-    access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, pre_hip62, MAX_ACCESS_DESCS,
-};
+use super::memory::pre_hip62;
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
+use crate::conv::graph_nodes::{
+    kernel_params_to_cuda, kernel_params_to_hip, memset_to_cuda, memset_to_hip,
+};
+use crate::conv::memcpy::{memcpy3d_to_cuda, memcpy3d_to_hip, memcpy_to_hip};
+use crate::conv::memory::{
+    access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, MAX_ACCESS_DESCS,
+};
 use crate::conv::{
-    check_default_edges, enum_bits_to_hip, enum_to_cuda, fill_default_edges, stream_to_hip,
-    ApiResult, EdgeData, EnumMap, Refusal,
+    check_default_edges, devptr_to_cuda, enum_bits_to_hip, enum_to_cuda, fill_default_edges,
+    stream_to_hip, ApiResult, EdgeData, EnumMap, Refusal,
 };
 use crate::hip_types::{
     hipGraphInstantiateParams, hipGraphNode_t, hipKernelNodeParams, hipMemAccessDesc,
-    hipMemAllocNodeParams, hipMemcpy3DParms, hipMemsetParams, HIP_MEMCPY3D,
+    hipMemAllocNodeParams, hipMemsetParams, HIP_MEMCPY3D,
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
-    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUmemorytype, CUresult,
+    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUresult,
     CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
     CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResultInfo, cudaGraphExec_t,
     cudaGraphInstantiateParams, cudaGraphNodeParams, cudaGraphNodeType, cudaGraphNode_t,
-    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemcpy3DParms, cudaMemsetParams,
+    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemsetParams,
 };
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -273,39 +276,6 @@ pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
 
 // ---------------------------------------------------------------- kernel nodes
 
-/// `cudaKernelNodeParams` → HIP's (other field order). CUDA's `extra` uses CUDA's launch
-/// markers and HIP may keep the array past the call, so `extra` is not supported on AMD.
-pub(crate) fn kernel_params_to_hip(
-    p: &cudaKernelNodeParams,
-) -> Result<hipKernelNodeParams, cudaError_t> {
-    if !p.extra.is_null() {
-        return Err(cudaError_t::cudaErrorNotSupported);
-    }
-    if p.func.is_null() {
-        return Err(cudaError_t::cudaErrorInvalidDeviceFunction);
-    }
-    Ok(hipKernelNodeParams {
-        blockDim: dim3_to_hip(p.blockDim),
-        extra: core::ptr::null_mut(),
-        func: p.func,
-        gridDim: dim3_to_hip(p.gridDim),
-        kernelParams: p.kernelParams,
-        sharedMemBytes: p.sharedMemBytes,
-    })
-}
-
-/// HIP's kernel node parameters in CUDA's struct.
-pub(crate) fn kernel_params_to_cuda(h: &hipKernelNodeParams) -> cudaKernelNodeParams {
-    cudaKernelNodeParams {
-        func: h.func,
-        gridDim: dim3_to_cuda(h.gridDim),
-        blockDim: dim3_to_cuda(h.blockDim),
-        sharedMemBytes: h.sharedMemBytes,
-        kernelParams: h.kernelParams,
-        extra: h.extra,
-    }
-}
-
 /// The HIP kernel parameters for a CUDA pointer: CUDA's struct itself on HIP's NVIDIA
 /// platform (`hipKernelNodeParams` is `cudaKernelNodeParams` there), else rebuilt into `buf`.
 unsafe fn kernel_in(
@@ -424,7 +394,7 @@ unsafe fn memset_in(
     if p.is_null() {
         return Err(cudaError_t::cudaErrorInvalidValue);
     }
-    // SAFETY: one layout (asserted with `memset_to_hip`).
+    // SAFETY: one layout (asserted beside `conv::graph_nodes::memset_to_hip`).
     *buf = memset_to_hip(unsafe { &*p.cast::<CUDA_MEMSET_NODE_PARAMS>() })?;
     if nvidia(b) {
         // `hipMemsetParams` is `cudaMemsetParams` there.
@@ -489,15 +459,6 @@ pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
 // ---------------------------------------------------------------- memory nodes
 
 // ---------------------------------------------------------------- generic node parameters
-
-/// `cudaMemcpy3DParms` in HIP's words (CUDA's struct on HIP's NVIDIA platform).
-fn memcpy_to_hip(b: &HipBackend, p: &cudaMemcpy3DParms) -> Result<hipMemcpy3DParms, cudaError_t> {
-    if nvidia(b) {
-        // SAFETY: `hipMemcpy3DParms` is `cudaMemcpy3DParms` there (same size, plain data).
-        return Ok(unsafe { core::mem::transmute_copy(p) });
-    }
-    memcpy3d_parms_to_hip(b.conv().cudaMemcpyKind, p)
-}
 
 /// `cudaGraphAddNode` (CUDA 12.3+, generic parameters and edge data): kernel, memset, memcpy,
 /// empty, child-graph (clone ownership), event-record and event-wait nodes are added through
@@ -777,44 +738,9 @@ pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
     let e = unsafe { f(hNode.cast(), (&mut p as *mut *mut c_void).cast()) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *dptr_out = p as usize as CUdeviceptr };
+        unsafe { *dptr_out = devptr_to_cuda(p) };
     }
     b.cu(e)
-}
-
-fn memtype_to_cuda(map: &EnumMap, t: crate::hip_types::hipMemoryType) -> CUmemorytype {
-    CUmemorytype(enum_to_cuda(map, t))
-}
-
-/// HIP 6+ `HIP_MEMCPY3D` → `CUDA_MEMCPY3D` (memory types renumbered back).
-pub(crate) fn memcpy3d_to_cuda(map: &EnumMap, h: &HIP_MEMCPY3D) -> CUDA_MEMCPY3D {
-    CUDA_MEMCPY3D {
-        srcXInBytes: h.srcXInBytes,
-        srcY: h.srcY,
-        srcZ: h.srcZ,
-        srcLOD: h.srcLOD,
-        srcMemoryType: memtype_to_cuda(map, h.srcMemoryType),
-        srcHost: h.srcHost,
-        srcDevice: h.srcDevice as usize as CUdeviceptr,
-        srcArray: h.srcArray.cast(),
-        reserved0: core::ptr::null_mut(),
-        srcPitch: h.srcPitch,
-        srcHeight: h.srcHeight,
-        dstXInBytes: h.dstXInBytes,
-        dstY: h.dstY,
-        dstZ: h.dstZ,
-        dstLOD: h.dstLOD,
-        dstMemoryType: memtype_to_cuda(map, h.dstMemoryType),
-        dstHost: h.dstHost,
-        dstDevice: h.dstDevice as usize as CUdeviceptr,
-        dstArray: h.dstArray.cast(),
-        reserved1: core::ptr::null_mut(),
-        dstPitch: h.dstPitch,
-        dstHeight: h.dstHeight,
-        WidthInBytes: h.WidthInBytes,
-        Height: h.Height,
-        Depth: h.Depth,
-    }
 }
 
 /// The descriptor in HIP 6+'s layout (the `hipDrvGraph*Memcpy*` calls exist from HIP 6.2).
@@ -974,7 +900,7 @@ unsafe fn add_mem_alloc_node<R: ApiResult>(
     // SAFETY: `h` and `descs` live for the call (HIP copies them into the node).
     let e = unsafe { f(node_out, graph, deps, n_deps, &mut h) };
     if e == HIP_SUCCESS {
-        c.dptr = h.dptr as usize as CUdeviceptr;
+        c.dptr = devptr_to_cuda(h.dptr);
     }
     R::from_hip(b.conv(), e)
 }
@@ -1029,7 +955,7 @@ unsafe fn mem_alloc_node_params<R: ApiResult>(
             accessDescs: h.accessDescs.cast(),
             accessDescCount: h.accessDescCount,
             bytesize: h.bytesize,
-            dptr: h.dptr as usize as CUdeviceptr,
+            dptr: devptr_to_cuda(h.dptr),
         })
     };
     R::SUCCESS
@@ -1091,43 +1017,6 @@ pub(crate) unsafe fn cudaGraphMemAllocNodeGetParams(
 // `cudaGraphExecUpdateResultInfo` and `CUDA_GRAPH_INSTANTIATE_PARAMS`/`cudaGraphInstantiateParams`
 // have one layout each, and their enums translate alike (`conv::same_rules`): the Runtime's are
 // read as the Driver's.
-
-const _: () = {
-    use core::mem::size_of;
-    assert!(size_of::<CUDA_MEMSET_NODE_PARAMS>() == size_of::<cudaMemsetParams>());
-    assert!(size_of::<CUgraphExecUpdateResultInfo>() == size_of::<cudaGraphExecUpdateResultInfo>());
-    assert!(size_of::<CUDA_GRAPH_INSTANTIATE_PARAMS>() == size_of::<cudaGraphInstantiateParams>());
-};
-
-/// CUDA's memset node parameters in HIP's struct (same fields, another order).
-///
-/// # Errors
-/// An element size other than 1, 2 or 4 is invalid, as on CUDA.
-pub(crate) fn memset_to_hip(c: &CUDA_MEMSET_NODE_PARAMS) -> Result<hipMemsetParams, Refusal> {
-    if !matches!(c.elementSize, 1 | 2 | 4) {
-        return Err(Refusal::InvalidValue);
-    }
-    Ok(hipMemsetParams {
-        dst: c.dst as usize as *mut c_void,
-        elementSize: c.elementSize,
-        height: c.height,
-        pitch: c.pitch,
-        value: c.value,
-        width: c.width,
-    })
-}
-
-/// HIP's memset node parameters in CUDA's struct.
-pub(crate) fn memset_to_cuda(h: &hipMemsetParams) -> CUDA_MEMSET_NODE_PARAMS {
-    CUDA_MEMSET_NODE_PARAMS {
-        dst: h.dst as usize as CUdeviceptr,
-        pitch: h.pitch,
-        value: h.value,
-        elementSize: h.elementSize,
-        width: h.width,
-        height: h.height,
-    }
-}
 
 /// A memset node's parameters in CUDA's words (HIP's NVIDIA platform: CUDA's own struct).
 ///
@@ -1261,7 +1150,7 @@ pub(crate) unsafe fn cudaGraphMemsetNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemsetParams,
 ) -> cudaError_t {
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::graph_nodes`).
     unsafe { memset_node_get(b, node, pNodeParams.cast()) }
 }
 
@@ -1281,7 +1170,7 @@ pub(crate) unsafe fn cudaGraphMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
 ) -> cudaError_t {
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::graph_nodes`).
     unsafe { memset_node_set(b, node, pNodeParams.cast()) }
 }
 
@@ -1305,7 +1194,7 @@ pub(crate) unsafe fn cudaGraphExecUpdate(
     hGraph: cudaGraph_t,
     resultInfo: *mut cudaGraphExecUpdateResultInfo,
 ) -> cudaError_t {
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::graph_nodes`).
     unsafe { exec_update(b, hGraphExec, hGraph, resultInfo.cast()) }
 }
 
@@ -1329,6 +1218,6 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
     instantiateParams: *mut cudaGraphInstantiateParams,
 ) -> cudaError_t {
     let map = b.conv().cudaGraphInstantiateResult;
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::graph_nodes`).
     unsafe { instantiate(b, map, pGraphExec, graph, instantiateParams.cast()) }
 }

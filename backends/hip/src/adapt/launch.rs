@@ -1,114 +1,12 @@
 //! Kernel launches: `cuLaunchKernel`'s `extra` array and stream handles in HIP's words.
 
-use super::support::{hip_fn, nvidia};
+use super::support::hip_fn;
+use crate::conv::launch::{dim3_to_hip, hip_markers, read_launch_attrs, translate_extra};
 use crate::conv::stream_to_hip;
-use crate::hip_types::dim3 as hip_dim3;
 use crate::HipBackend;
 use anycuda_api::driver::{CUfunction, CUresult, CUstream};
-use anycuda_api::runtime::{
-    cudaError_t, cudaLaunchAttributeID, cudaLaunchConfig_t, cudaStream_t, dim3,
-};
+use anycuda_api::runtime::{cudaError_t, cudaLaunchConfig_t, cudaStream_t, dim3};
 use core::ffi::{c_uint, c_void};
-
-/// The most `extra` entries read (keys, values and the end marker). CUDA defines two keys, so a
-/// well-formed array has at most 5 entries; the bound stops a runaway scan of a malformed one.
-pub(crate) const EXTRA_MAX: usize = 16;
-
-/// The three launch markers of one side, as integers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Markers {
-    /// `*_LAUNCH_PARAM_END`.
-    pub end: usize,
-    /// `*_LAUNCH_PARAM_BUFFER_POINTER`.
-    pub buffer_pointer: usize,
-    /// `*_LAUNCH_PARAM_BUFFER_SIZE`.
-    pub buffer_size: usize,
-}
-
-/// CUDA's markers (`cuda.h`: END 0, BUFFER_POINTER 1, BUFFER_SIZE 2).
-pub(crate) const CUDA_MARKERS: Markers = Markers {
-    end: anycuda_api::driver::CU_LAUNCH_PARAM_END_AS_INT as usize,
-    buffer_pointer: anycuda_api::driver::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize,
-    buffer_size: anycuda_api::driver::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize,
-};
-
-/// HIP's markers for the loaded platform: the `cu_launch_params` table on AMD (END is 3 there);
-/// CUDA's own on HIP's NVIDIA platform, whose `HIP_LAUNCH_PARAM_*` are `CU_LAUNCH_PARAM_*`.
-pub(crate) fn hip_markers(b: &HipBackend) -> Option<Markers> {
-    if nvidia(b) {
-        return Some(CUDA_MARKERS);
-    }
-    let m = b.conv().cu_launch_params;
-    let get = |cuda: usize| m.value_to_hip(cuda as i64).map(|v| v as usize);
-    Some(Markers {
-        end: get(CUDA_MARKERS.end)?,
-        buffer_pointer: get(CUDA_MARKERS.buffer_pointer)?,
-        buffer_size: get(CUDA_MARKERS.buffer_size)?,
-    })
-}
-
-/// Rewrites CUDA's `extra` array for HIP into `out`; returns how many entries were written
-/// (0: no argument buffer, pass NULL).
-///
-/// CUDA accepts the two keys in any order, each once, ended by END; HIP (AMD) reads exactly
-/// `{BUFFER_POINTER, p, BUFFER_SIZE, &size, END}`, so the output is always in that order. An
-/// unknown key, a repeated key, one key without the other, or no END within [`EXTRA_MAX`] entries
-/// is `CUDA_ERROR_INVALID_VALUE`, as is a NULL size pointer.
-///
-/// # Safety
-/// `extra` is NULL or points to an array ended by CUDA's END marker (read up to [`EXTRA_MAX`]).
-pub(crate) unsafe fn translate_extra(
-    extra: *const *mut c_void,
-    hip: Markers,
-    out: &mut [*mut c_void; 5],
-) -> Result<usize, CUresult> {
-    if extra.is_null() {
-        return Ok(0);
-    }
-    let mut pointer: Option<*mut c_void> = None;
-    let mut size: Option<*mut c_void> = None;
-    let mut i = 0;
-    loop {
-        if i >= EXTRA_MAX {
-            return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: within the caller's array (it ends with END, and we stop there or at the bound).
-        let key = unsafe { *extra.add(i) } as usize;
-        if key == CUDA_MARKERS.end {
-            break;
-        }
-        if i + 1 >= EXTRA_MAX {
-            return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: a key is followed by its value.
-        let value = unsafe { *extra.add(i + 1) };
-        let slot = if key == CUDA_MARKERS.buffer_pointer {
-            &mut pointer
-        } else if key == CUDA_MARKERS.buffer_size {
-            &mut size
-        } else {
-            return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-        };
-        if slot.replace(value).is_some() {
-            return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-        }
-        i += 2;
-    }
-    match (pointer, size) {
-        (None, None) => Ok(0),
-        (Some(p), Some(s)) if !s.is_null() => {
-            *out = [
-                hip.buffer_pointer as *mut c_void,
-                p,
-                hip.buffer_size as *mut c_void,
-                s,
-                hip.end as *mut c_void,
-            ];
-            Ok(5)
-        }
-        _ => Err(CUresult::CUDA_ERROR_INVALID_VALUE),
-    }
-}
 
 /// `cuLaunchKernel` → `hipModuleLaunchKernel`: the `extra` markers are translated (CUDA's END 0
 /// is HIP's 3 on AMD) into a stack copy in the order HIP requires, `CU_STREAM_LEGACY` becomes
@@ -209,24 +107,6 @@ pub(crate) unsafe fn cuLaunchCooperativeKernel(
 
 // ------------------------------------------------------------ Runtime
 
-/// CUDA's `dim3` in HIP's (same fields).
-pub(crate) fn dim3_to_hip(d: dim3) -> hip_dim3 {
-    hip_dim3 {
-        x: d.x,
-        y: d.y,
-        z: d.z,
-    }
-}
-
-/// HIP's `dim3` in CUDA's.
-pub(crate) fn dim3_to_cuda(d: hip_dim3) -> dim3 {
-    dim3 {
-        x: d.x,
-        y: d.y,
-        z: d.z,
-    }
-}
-
 /// `cudaLaunchCooperativeKernel` → `hipLaunchCooperativeKernel`: CUDA's `size_t` shared
 /// memory must fit HIP's `unsigned int` (else `cudaErrorInvalidValue`: no device has that
 /// much), `cudaStreamLegacy` translated.
@@ -257,49 +137,6 @@ pub(crate) unsafe fn cudaLaunchCooperativeKernel(
             stream_to_hip(b.platform(), stream.cast()),
         )
     })
-}
-
-/// What a CUDA launch attribute list asks for, as far as HIP's plain launches can express it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct LaunchRequest {
-    /// `cudaLaunchAttributeCooperative` with a non-zero value.
-    pub cooperative: bool,
-}
-
-/// Reads CUDA launch attributes: `Ignore` entries are skipped (as CUDA does), `Cooperative`
-/// selects a cooperative launch; every other attribute changes the launch in a way HIP's launch
-/// entry points cannot express in every version, so it is `cudaErrorNotSupported` (never
-/// silently dropped). A NULL list with a non-zero count is `cudaErrorInvalidValue`.
-///
-/// # Safety
-/// `attrs` is NULL or points to `n` attributes.
-pub(crate) unsafe fn read_launch_attrs(
-    attrs: *const anycuda_api::runtime::cudaLaunchAttribute,
-    n: c_uint,
-) -> Result<LaunchRequest, cudaError_t> {
-    let mut req = LaunchRequest::default();
-    if n == 0 {
-        return Ok(req);
-    }
-    if attrs.is_null() {
-        return Err(cudaError_t::cudaErrorInvalidValue);
-    }
-    // SAFETY: caller's array of `n` attributes.
-    let list = unsafe { core::slice::from_raw_parts(attrs, n as usize) };
-    for a in list {
-        match a.id {
-            cudaLaunchAttributeID::cudaLaunchAttributeIgnore => {}
-            cudaLaunchAttributeID::cudaLaunchAttributeCooperative => {
-                // SAFETY: the union member this id selects.
-                req.cooperative = unsafe { a.val.cooperative } != 0;
-            }
-            id if anycuda_api::CudaEnum::name(id).is_none() => {
-                return Err(cudaError_t::cudaErrorInvalidValue)
-            }
-            _ => return Err(cudaError_t::cudaErrorNotSupported),
-        }
-    }
-    Ok(req)
 }
 
 /// `cudaLaunchKernelExC` → `hipLaunchKernel` or `hipLaunchCooperativeKernel` (both exist in

@@ -8,180 +8,19 @@
 
 use super::context::cuCtxGetDevice_v2;
 use super::support::{hip_fn, nvidia, pre_r0600, table, tri, INVALID_VALUE};
-use crate::conv::{stream_to_hip, EnumMap};
-use crate::hip_types::{
-    hipMemcpy3DParms, hipMemoryType, hipStream_t, hip_Memcpy2D, hip_Memcpy2D__hip5_2,
-    HIP_MEMCPY3D__hip5_2, HIP_MEMCPY3D,
+use crate::conv::memcpy::{
+    memcpy2d_to_hip, memcpy2d_to_hip52, memcpy3d_parms_to_hip, memcpy3d_to_hip, memcpy3d_to_hip52,
+    peer_to_3d,
 };
+use crate::conv::{devptr_to_hip, stream_to_hip};
+use crate::hip_types::{hipMemcpy3DParms, hipStream_t, hip_Memcpy2D__hip5_2, HIP_MEMCPY3D__hip5_2};
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUcontext, CUdevice, CUdeviceptr, CUmemorytype, CUresult, CUstream, CUDA_MEMCPY2D,
-    CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
+    CUcontext, CUdevice, CUdeviceptr, CUresult, CUstream, CUDA_MEMCPY2D, CUDA_MEMCPY3D,
+    CUDA_MEMCPY3D_PEER,
 };
 use anycuda_api::runtime::{cudaError_t, cudaMemcpy3DParms, cudaMemcpyKind, cudaStream_t};
-use core::ffi::{c_uint, c_void};
-
-/// A CUDA memory type in HIP's words; a value that is not a memory type is invalid, as on CUDA.
-pub(crate) fn memtype_to_hip(map: &EnumMap, t: CUmemorytype) -> Result<hipMemoryType, CUresult> {
-    map.to_hip(i64::from(t.0))
-        .map(|v| v as hipMemoryType)
-        .ok_or(CUresult::CUDA_ERROR_INVALID_VALUE)
-}
-
-fn dptr(p: u64) -> *mut c_void {
-    p as usize as *mut c_void
-}
-
-/// Builds a HIP 2D descriptor (both layouts have the same fields) from CUDA's.
-macro_rules! memcpy2d_to_hip {
-    ($ty:ident, $map:expr, $c:expr) => {{
-        let c: &CUDA_MEMCPY2D = $c;
-        Ok::<$ty, CUresult>($ty {
-            srcXInBytes: c.srcXInBytes,
-            srcY: c.srcY,
-            srcMemoryType: memtype_to_hip($map, c.srcMemoryType)?,
-            srcHost: c.srcHost,
-            srcDevice: dptr(c.srcDevice),
-            srcArray: c.srcArray.cast(),
-            srcPitch: c.srcPitch,
-            dstXInBytes: c.dstXInBytes,
-            dstY: c.dstY,
-            dstMemoryType: memtype_to_hip($map, c.dstMemoryType)?,
-            dstHost: c.dstHost,
-            dstDevice: dptr(c.dstDevice),
-            dstArray: c.dstArray.cast(),
-            dstPitch: c.dstPitch,
-            WidthInBytes: c.WidthInBytes,
-            Height: c.Height,
-        })
-    }};
-}
-
-/// `CUDA_MEMCPY2D` → HIP 6.x+ `hip_Memcpy2D`.
-pub(crate) fn memcpy2d_to_hip(map: &EnumMap, c: &CUDA_MEMCPY2D) -> Result<hip_Memcpy2D, CUresult> {
-    memcpy2d_to_hip!(hip_Memcpy2D, map, c)
-}
-
-/// `CUDA_MEMCPY2D` → HIP 5.2 `hip_Memcpy2D`.
-pub(crate) fn memcpy2d_to_hip52(
-    map: &EnumMap,
-    c: &CUDA_MEMCPY2D,
-) -> Result<hip_Memcpy2D__hip5_2, CUresult> {
-    memcpy2d_to_hip!(hip_Memcpy2D__hip5_2, map, c)
-}
-
-/// `CUDA_MEMCPY3D` → HIP 6.x+ `HIP_MEMCPY3D` (the `reserved` pointers must be NULL, as CUDA
-/// requires).
-pub(crate) fn memcpy3d_to_hip(map: &EnumMap, c: &CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
-    if !c.reserved0.is_null() || !c.reserved1.is_null() {
-        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-    }
-    Ok(HIP_MEMCPY3D {
-        srcXInBytes: c.srcXInBytes,
-        srcY: c.srcY,
-        srcZ: c.srcZ,
-        srcLOD: c.srcLOD,
-        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
-        srcHost: c.srcHost,
-        srcDevice: dptr(c.srcDevice),
-        srcArray: c.srcArray.cast(),
-        srcPitch: c.srcPitch,
-        srcHeight: c.srcHeight,
-        dstXInBytes: c.dstXInBytes,
-        dstY: c.dstY,
-        dstZ: c.dstZ,
-        dstLOD: c.dstLOD,
-        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
-        dstHost: c.dstHost,
-        dstDevice: dptr(c.dstDevice),
-        dstArray: c.dstArray.cast(),
-        dstPitch: c.dstPitch,
-        dstHeight: c.dstHeight,
-        WidthInBytes: c.WidthInBytes,
-        Height: c.Height,
-        Depth: c.Depth,
-    })
-}
-
-/// `CUDA_MEMCPY3D` → HIP 5.2 `HIP_MEMCPY3D`, whose sizes and offsets are 32-bit: a value that
-/// does not fit is `CUDA_ERROR_NOT_SUPPORTED` (HIP 5.2 cannot express that copy).
-pub(crate) fn memcpy3d_to_hip52(
-    map: &EnumMap,
-    c: &CUDA_MEMCPY3D,
-) -> Result<HIP_MEMCPY3D__hip5_2, CUresult> {
-    if !c.reserved0.is_null() || !c.reserved1.is_null() {
-        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
-    }
-    let n = |v: usize| c_uint::try_from(v).map_err(|_| CUresult::CUDA_ERROR_NOT_SUPPORTED);
-    Ok(HIP_MEMCPY3D__hip5_2 {
-        srcXInBytes: n(c.srcXInBytes)?,
-        srcY: n(c.srcY)?,
-        srcZ: n(c.srcZ)?,
-        srcLOD: n(c.srcLOD)?,
-        srcMemoryType: memtype_to_hip(map, c.srcMemoryType)?,
-        srcHost: c.srcHost,
-        srcDevice: dptr(c.srcDevice),
-        srcArray: c.srcArray.cast(),
-        srcPitch: n(c.srcPitch)?,
-        srcHeight: n(c.srcHeight)?,
-        dstXInBytes: n(c.dstXInBytes)?,
-        dstY: n(c.dstY)?,
-        dstZ: n(c.dstZ)?,
-        dstLOD: n(c.dstLOD)?,
-        dstMemoryType: memtype_to_hip(map, c.dstMemoryType)?,
-        dstHost: c.dstHost,
-        dstDevice: dptr(c.dstDevice),
-        dstArray: c.dstArray.cast(),
-        dstPitch: n(c.dstPitch)?,
-        dstHeight: n(c.dstHeight)?,
-        WidthInBytes: n(c.WidthInBytes)?,
-        Height: n(c.Height)?,
-        Depth: n(c.Depth)?,
-    })
-}
-
-/// `cudaMemcpy3DParms` → `hipMemcpy3DParms` (same fields in every HIP version; the kind goes
-/// through the `cudaMemcpyKind` table, an unknown kind is `cudaErrorInvalidMemcpyDirection`).
-pub(crate) fn memcpy3d_parms_to_hip(
-    kinds: &EnumMap,
-    p: &cudaMemcpy3DParms,
-) -> Result<hipMemcpy3DParms, cudaError_t> {
-    let kind = kinds
-        .to_hip(i64::from(p.kind.0))
-        .ok_or(cudaError_t::cudaErrorInvalidMemcpyDirection)?;
-    Ok(hipMemcpy3DParms {
-        srcArray: p.srcArray.cast(),
-        srcPos: crate::hip_types::hipPos {
-            x: p.srcPos.x,
-            y: p.srcPos.y,
-            z: p.srcPos.z,
-        },
-        srcPtr: crate::hip_types::hipPitchedPtr {
-            ptr: p.srcPtr.ptr,
-            pitch: p.srcPtr.pitch,
-            xsize: p.srcPtr.xsize,
-            ysize: p.srcPtr.ysize,
-        },
-        dstArray: p.dstArray.cast(),
-        dstPos: crate::hip_types::hipPos {
-            x: p.dstPos.x,
-            y: p.dstPos.y,
-            z: p.dstPos.z,
-        },
-        dstPtr: crate::hip_types::hipPitchedPtr {
-            ptr: p.dstPtr.ptr,
-            pitch: p.dstPtr.pitch,
-            xsize: p.dstPtr.xsize,
-            ysize: p.dstPtr.ysize,
-        },
-        extent: crate::hip_types::hipExtent {
-            width: p.extent.width,
-            height: p.extent.height,
-            depth: p.extent.depth,
-        },
-        kind: kind as crate::hip_types::hipMemcpyKind,
-    })
-}
+use core::ffi::c_void;
 
 /// Which 2D entry point.
 #[derive(Clone, Copy)]
@@ -189,6 +28,22 @@ enum Copy2D {
     Sync,
     Async(hipStream_t),
     Unaligned,
+}
+
+/// Calls the 2D entry point `how` names, of one HIP layout (`$sync`, `$async_`, `$unaligned`),
+/// with the descriptor `$p`. HIP's NVIDIA layer lacks the unaligned copy: the aligned one then
+/// serves, which at worst refuses a pitch.
+macro_rules! copy2d {
+    ($b:expr, $how:expr, $p:expr, $sync:ident, $async_:ident, $unaligned:ident) => {
+        match $how {
+            Copy2D::Sync => hip_fn!($b, $sync)($p),
+            Copy2D::Async(s) => hip_fn!($b, $async_)($p, s),
+            Copy2D::Unaligned => match table::<CUresult>($b).ok().and_then(|t| t.$unaligned) {
+                Some(f) => f($p),
+                None => hip_fn!($b, $sync)($p),
+            },
+        }
+    };
 }
 
 unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> CUresult {
@@ -203,59 +58,41 @@ unsafe fn memcpy2d(b: &HipBackend, pCopy: *const CUDA_MEMCPY2D, how: Copy2D) -> 
         let p = pCopy.cast::<hip_Memcpy2D__hip5_2>();
         // SAFETY: same struct on that platform.
         return b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(p, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
-                {
-                    Some(f) => f(p),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(p),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                p,
+                hipMemcpyParam2D__hip5_2,
+                hipMemcpyParam2DAsync__hip5_2,
+                hipDrvMemcpy2DUnaligned__hip5_2
+            )
         });
     }
     if pre_r0600(b) {
-        let h = match memcpy2d_to_hip52(map, c) {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
+        let h = tri!(memcpy2d_to_hip52(map, c));
         // SAFETY: `h` lives on the stack for the call; pointers inside are the caller's.
         b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync__hip5_2)(&h, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned__hip5_2)
-                {
-                    Some(f) => f(&h),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D__hip5_2)(&h),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                &h,
+                hipMemcpyParam2D__hip5_2,
+                hipMemcpyParam2DAsync__hip5_2,
+                hipDrvMemcpy2DUnaligned__hip5_2
+            )
         })
     } else {
-        let h = match memcpy2d_to_hip(map, c) {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
+        let h = tri!(memcpy2d_to_hip(map, c));
         // SAFETY: as above.
         b.cu(unsafe {
-            match how {
-                Copy2D::Sync => hip_fn!(b, hipMemcpyParam2D)(&h),
-                Copy2D::Async(s) => hip_fn!(b, hipMemcpyParam2DAsync)(&h, s),
-                Copy2D::Unaligned => match table::<CUresult>(b)
-                    .ok()
-                    .and_then(|t| t.hipDrvMemcpy2DUnaligned)
-                {
-                    Some(f) => f(&h),
-                    // HIP's NVIDIA layer lacks it: the aligned copy, which at worst refuses a pitch.
-                    None => hip_fn!(b, hipMemcpyParam2D)(&h),
-                },
-            }
+            copy2d!(
+                b,
+                how,
+                &h,
+                hipMemcpyParam2D,
+                hipMemcpyParam2DAsync,
+                hipDrvMemcpy2DUnaligned
+            )
         })
     }
 }
@@ -526,7 +363,7 @@ pub(crate) unsafe fn cuMemcpyHtoDAsync(
     let f = hip_fn!(b, hipMemcpyHtoDAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(ptr(dstDevice), srcHost.cast_mut(), ByteCount, s) };
+    let e = unsafe { f(devptr_to_hip(dstDevice), srcHost.cast_mut(), ByteCount, s) };
     b.cu(after_host_copy(b, e, s))
 }
 
@@ -542,7 +379,7 @@ pub(crate) unsafe fn cuMemcpyDtoHAsync(
     let f = hip_fn!(b, hipMemcpyDtoHAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(dstHost, ptr(srcDevice), ByteCount, s) };
+    let e = unsafe { f(dstHost, devptr_to_hip(srcDevice), ByteCount, s) };
     b.cu(after_host_copy(b, e, s))
 }
 
@@ -584,10 +421,6 @@ pub(crate) unsafe fn cudaMemcpyAsync(
 /// platform): the direction is inferred from the pointers, as CUDA's unified addressing does.
 const HIP_MEMCPY_DEFAULT: u32 = 4;
 
-pub(crate) fn ptr(p: CUdeviceptr) -> *mut c_void {
-    p as usize as *mut c_void
-}
-
 /// `cuMemcpy` → `hipMemcpy` with kind Default (CUDA's unified-addressing copy has no kind).
 pub(crate) unsafe fn cuMemcpy(
     b: &HipBackend,
@@ -597,7 +430,14 @@ pub(crate) unsafe fn cuMemcpy(
 ) -> CUresult {
     let f = hip_fn!(b, hipMemcpy);
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _) })
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dst),
+            devptr_to_hip(src),
+            ByteCount,
+            HIP_MEMCPY_DEFAULT as _,
+        )
+    })
 }
 
 /// `cuMemcpyAsync` → `hipMemcpyAsync` with kind Default; legacy stream handle translated; the
@@ -612,7 +452,15 @@ pub(crate) unsafe fn cuMemcpyAsync(
     let f = hip_fn!(b, hipMemcpyAsync);
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers and stream; HIP validates them.
-    let e = unsafe { f(ptr(dst), ptr(src), ByteCount, HIP_MEMCPY_DEFAULT as _, s) };
+    let e = unsafe {
+        f(
+            devptr_to_hip(dst),
+            devptr_to_hip(src),
+            ByteCount,
+            HIP_MEMCPY_DEFAULT as _,
+            s,
+        )
+    };
     // Either side may be pageable host memory (unified addressing): the pageable rule.
     b.cu(after_host_copy(b, e, s))
 }
@@ -647,7 +495,15 @@ pub(crate) unsafe fn cuMemcpyPeer(
     // SAFETY: forwarded contract.
     let sd = tri!(unsafe { ctx_device(b, srcContext) });
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount) })
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dstDevice),
+            dd,
+            devptr_to_hip(srcDevice),
+            sd,
+            ByteCount,
+        )
+    })
 }
 
 /// `cuMemcpyPeerAsync` → `hipMemcpyPeerAsync`: contexts mapped to devices, legacy stream
@@ -668,40 +524,16 @@ pub(crate) unsafe fn cuMemcpyPeerAsync(
     let sd = tri!(unsafe { ctx_device(b, srcContext) });
     let s = stream_to_hip(b.platform(), hStream);
     // SAFETY: caller's pointers; HIP validates them.
-    b.cu(unsafe { f(ptr(dstDevice), dd, ptr(srcDevice), sd, ByteCount, s) })
-}
-
-/// A `CUDA_MEMCPY3D_PEER` as the `CUDA_MEMCPY3D` it describes (contexts dropped: with unified
-/// addressing the memory types and pointers identify the memory, which is how HIP copies
-/// between devices too).
-pub(crate) fn peer_to_3d(p: &CUDA_MEMCPY3D_PEER) -> CUDA_MEMCPY3D {
-    CUDA_MEMCPY3D {
-        srcXInBytes: p.srcXInBytes,
-        srcY: p.srcY,
-        srcZ: p.srcZ,
-        srcLOD: p.srcLOD,
-        srcMemoryType: p.srcMemoryType,
-        srcHost: p.srcHost,
-        srcDevice: p.srcDevice,
-        srcArray: p.srcArray,
-        reserved0: core::ptr::null_mut(),
-        srcPitch: p.srcPitch,
-        srcHeight: p.srcHeight,
-        dstXInBytes: p.dstXInBytes,
-        dstY: p.dstY,
-        dstZ: p.dstZ,
-        dstLOD: p.dstLOD,
-        dstMemoryType: p.dstMemoryType,
-        dstHost: p.dstHost,
-        dstDevice: p.dstDevice,
-        dstArray: p.dstArray,
-        reserved1: core::ptr::null_mut(),
-        dstPitch: p.dstPitch,
-        dstHeight: p.dstHeight,
-        WidthInBytes: p.WidthInBytes,
-        Height: p.Height,
-        Depth: p.Depth,
-    }
+    b.cu(unsafe {
+        f(
+            devptr_to_hip(dstDevice),
+            dd,
+            devptr_to_hip(srcDevice),
+            sd,
+            ByteCount,
+            s,
+        )
+    })
 }
 
 unsafe fn peer3d(

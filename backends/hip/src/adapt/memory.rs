@@ -2,29 +2,27 @@
 //! (HIP 5.2's allocation properties have another field order and no `allocFlags` struct; HIP
 //! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
 
-use super::memcpy::ptr;
 use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::{
-    enum_arg, enum_bits_to_hip, enum_to_cuda, enum_to_hip, stream_to_hip, ApiResult, Refusal,
+use crate::conv::devptr_to_hip;
+use crate::conv::memory::{
+    pool_props_to_hip, pool_props_to_hip52, prop52, prop62, prop70, prop_from52, prop_from62,
+    prop_from70, prop_to_cuda, prop_to_hip,
 };
+use crate::conv::{enum_arg, enum_to_hip, stream_to_hip, ApiResult, Refusal};
 use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
 use crate::hip_types::{
-    hipArrayMemoryRequirements, hipMemAccessDesc, hipMemAllocationProp,
-    hipMemAllocationProp__bindgen_ty_1, hipMemAllocationProp__bindgen_ty_1__hip6_2,
-    hipMemAllocationProp__bindgen_ty_2, hipMemAllocationProp__hip5_2, hipMemAllocationProp__hip6_2,
-    hipMemGenericAllocationHandle_t, hipMemLocation, hipMemPoolProps, hipMemPoolProps__hip5_2,
-    hipMemPool_t,
+    hipArrayMemoryRequirements, hipMemAllocationProp, hipMemAllocationProp__hip5_2,
+    hipMemAllocationProp__hip6_2, hipMemGenericAllocationHandle_t, hipMemPool_t,
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUdeviceptr, CUmemAccessDesc, CUmemAllocationGranularity_flags, CUmemAllocationHandleType,
-    CUmemAllocationProp, CUmemAllocationType, CUmemGenericAllocationHandle, CUmemLocation,
-    CUmemLocationType, CUmemPoolProps, CUmem_advise, CUmemoryPool, CUresult, CUstream,
+    CUdeviceptr, CUmemAllocationGranularity_flags, CUmemAllocationProp, CUmemAllocationType,
+    CUmemGenericAllocationHandle, CUmemLocation, CUmemLocationType, CUmemPoolProps, CUmem_advise,
+    CUmemoryPool, CUresult, CUstream,
 };
 use anycuda_api::runtime::{
-    cudaArrayMemoryRequirements, cudaError_t, cudaMemAccessDesc, cudaMemAllocationType,
-    cudaMemLocation, cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise, cudaMipmappedArray_t,
-    cudaStream_t,
+    cudaArrayMemoryRequirements, cudaError_t, cudaMemAllocationType, cudaMemLocation,
+    cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise, cudaMipmappedArray_t, cudaStream_t,
 };
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
@@ -67,113 +65,6 @@ fn abi(b: &HipBackend) -> Abi {
         Abi::V62
     } else {
         Abi::V52
-    }
-}
-
-fn location_to_cuda(b: &HipBackend, l: &hipMemLocation) -> CUmemLocation {
-    CUmemLocation::new(
-        CUmemLocationType(enum_to_cuda(b.conv().CUmemLocationType, l.type_)),
-        l.id,
-    )
-}
-
-fn handle_types_to_cuda(b: &HipBackend, h: u32) -> CUmemAllocationHandleType {
-    let map = b.conv().CUmemAllocationHandleType;
-    let mut out = 0;
-    for bit in 0..32 {
-        let m = 1u32 << bit;
-        if h & m != 0 {
-            if let Some(c) = map.lookup_cuda(i64::from(m)) {
-                out |= c as u32;
-            }
-        }
-    }
-    CUmemAllocationHandleType(out)
-}
-
-/// The fields every HIP layout of `hipMemAllocationProp` has, translated.
-pub(crate) struct Prop {
-    type_: u32,
-    handle: u32,
-    location: hipMemLocation,
-    win32: *mut c_void,
-    compression: u8,
-    rdma: u8,
-    usage: u16,
-}
-
-/// Validates and translates CUDA's allocation properties. Compression has no HIP counterpart
-/// (not supported); the allocation type, location and handle types are renumbered.
-pub(crate) fn prop_to_hip(b: &HipBackend, p: &CUmemAllocationProp) -> Result<Prop, CUresult> {
-    if p.allocFlags.compressionType != 0 {
-        return Err(NOT_SUPPORTED);
-    }
-    Ok(Prop {
-        type_: enum_to_hip(b.conv().CUmemAllocationType, p.type_.0).ok_or(INVALID_VALUE)?,
-        handle: handle_types_to_hip(b, p.requestedHandleTypes)?,
-        location: location_to_hip(b, &p.location)?,
-        win32: p.win32HandleMetaData,
-        compression: 0,
-        rdma: p.allocFlags.gpuDirectRDMACapable,
-        usage: p.allocFlags.usage,
-    })
-}
-
-fn prop_to_cuda(b: &HipBackend, h: &Prop) -> CUmemAllocationProp {
-    // SAFETY: zeroed POD (reserved bytes stay zero).
-    let mut c: CUmemAllocationProp = unsafe { core::mem::zeroed() };
-    c.type_ = CUmemAllocationType(enum_to_cuda(b.conv().CUmemAllocationType, h.type_));
-    c.requestedHandleTypes = handle_types_to_cuda(b, h.handle);
-    c.location = location_to_cuda(b, &h.location);
-    c.win32HandleMetaData = h.win32;
-    c.allocFlags.compressionType = h.compression;
-    c.allocFlags.gpuDirectRDMACapable = h.rdma;
-    c.allocFlags.usage = h.usage;
-    c
-}
-
-pub(crate) fn prop52(p: &Prop) -> Result<hipMemAllocationProp__hip5_2, CUresult> {
-    if p.rdma != 0 {
-        // HIP 5.2 cannot request GPUDirect RDMA capability.
-        return Err(NOT_SUPPORTED);
-    }
-    Ok(hipMemAllocationProp__hip5_2 {
-        compressionType: p.compression,
-        location: p.location,
-        requestedHandleType: p.handle,
-        type_: p.type_,
-        usage: p.usage,
-        win32HandleMetaData: p.win32,
-    })
-}
-
-pub(crate) fn prop62(p: &Prop) -> hipMemAllocationProp__hip6_2 {
-    hipMemAllocationProp__hip6_2 {
-        type_: p.type_,
-        requestedHandleType: p.handle,
-        location: p.location,
-        win32HandleMetaData: p.win32,
-        allocFlags: hipMemAllocationProp__bindgen_ty_1__hip6_2 {
-            compressionType: p.compression,
-            gpuDirectRDMACapable: p.rdma,
-            usage: p.usage,
-        },
-    }
-}
-
-fn prop70(p: &Prop) -> hipMemAllocationProp {
-    hipMemAllocationProp {
-        type_: p.type_,
-        __bindgen_anon_1: hipMemAllocationProp__bindgen_ty_1 {
-            requestedHandleType: p.handle,
-        },
-        location: p.location,
-        win32HandleMetaData: p.win32,
-        allocFlags: hipMemAllocationProp__bindgen_ty_2 {
-            compressionType: p.compression,
-            gpuDirectRDMACapable: p.rdma,
-            usage: p.usage,
-        },
     }
 }
 
@@ -265,48 +156,15 @@ pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
         if let (Abi::V70, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle) {
             let mut o: hipMemAllocationProp = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.__bindgen_anon_1.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.allocFlags.compressionType,
-                    rdma: o.allocFlags.gpuDirectRDMACapable,
-                    usage: o.allocFlags.usage,
-                },
-            )
+            (e, prop_from70(&o))
         } else if let (Abi::V62, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip6_2) {
             let mut o: hipMemAllocationProp__hip6_2 = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.allocFlags.compressionType,
-                    rdma: o.allocFlags.gpuDirectRDMACapable,
-                    usage: o.allocFlags.usage,
-                },
-            )
+            (e, prop_from62(&o))
         } else if let (Abi::V52, Some(f)) = (a, t.hipMemGetAllocationPropertiesFromHandle__hip5_2) {
             let mut o: hipMemAllocationProp__hip5_2 = core::mem::zeroed();
             let e = f(&mut o, h);
-            (
-                e,
-                Prop {
-                    type_: o.type_,
-                    handle: o.requestedHandleType,
-                    location: o.location,
-                    win32: o.win32HandleMetaData,
-                    compression: o.compressionType,
-                    rdma: 0,
-                    usage: o.usage,
-                },
-            )
+            (e, prop_from52(&o))
         } else {
             return NOT_SUPPORTED;
         }
@@ -316,17 +174,6 @@ pub(crate) unsafe fn cuMemGetAllocationPropertiesFromHandle(
         unsafe { *prop = prop_to_cuda(b, &p) };
     }
     b.cu(e)
-}
-
-pub(crate) fn pool_props_to_cuda(b: &HipBackend, h: &hipMemPoolProps) -> CUmemPoolProps {
-    // SAFETY: zeroed POD.
-    let mut c: CUmemPoolProps = unsafe { core::mem::zeroed() };
-    c.allocType = CUmemAllocationType(enum_to_cuda(b.conv().CUmemAllocationType, h.allocType));
-    c.handleTypes = handle_types_to_cuda(b, h.handleTypes);
-    c.location = location_to_cuda(b, &h.location);
-    c.win32SecurityAttributes = h.win32SecurityAttributes;
-    c.maxSize = h.maxSize;
-    c
 }
 
 /// `cudaMipmappedArrayGetMemoryRequirements` → `hipMipmappedArrayGetMemoryRequirements`:
@@ -366,112 +213,6 @@ pub(crate) unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 // `CUmemAccessDesc`/`cudaMemAccessDesc` have one layout, and their enums translate alike in
 // every HIP version (`conv::same_rules`), so one translation serves both APIs: the Runtime's
 // structs are read as the Driver's.
-
-// One layout for the Runtime's and the Driver's memory structs.
-const _: () = {
-    use core::mem::size_of;
-    assert!(size_of::<cudaMemLocation>() == size_of::<CUmemLocation>());
-    assert!(size_of::<cudaMemPoolProps>() == size_of::<CUmemPoolProps>());
-    assert!(size_of::<cudaMemAccessDesc>() == size_of::<CUmemAccessDesc>());
-};
-
-/// CUDA's location in HIP's struct.
-///
-/// # Errors
-/// As [`enum_arg`]: a location type HIP lacks is not supported, an unknown one invalid.
-pub(crate) fn location_to_hip(
-    b: &HipBackend,
-    l: &CUmemLocation,
-) -> Result<hipMemLocation, Refusal> {
-    Ok(hipMemLocation {
-        type_: enum_arg(b.conv().CUmemLocationType, l.type_)? as u32,
-        id: l.id(),
-    })
-}
-
-/// A CUDA handle-type bit set in HIP's bits (each bit through the table).
-///
-/// # Errors
-/// [`Refusal::NotSupported`] for a bit HIP lacks (such as FABRIC).
-pub(crate) fn handle_types_to_hip(
-    b: &HipBackend,
-    t: CUmemAllocationHandleType,
-) -> Result<u32, Refusal> {
-    enum_bits_to_hip(b.conv().CUmemAllocationHandleType, u64::from(t.0))
-        .and_then(|h| u32::try_from(h).ok())
-        .ok_or(Refusal::NotSupported)
-}
-
-/// CUDA's pool properties in HIP 6.2+'s layout. The CUDA 13 `usage` (hardware decompression)
-/// has no HIP counterpart (not supported).
-///
-/// # Errors
-/// As its fields' translations.
-pub(crate) fn pool_props_to_hip(
-    b: &HipBackend,
-    p: &CUmemPoolProps,
-) -> Result<hipMemPoolProps, Refusal> {
-    if p.usage != 0 {
-        return Err(Refusal::NotSupported);
-    }
-    Ok(hipMemPoolProps {
-        allocType: enum_arg(b.conv().CUmemAllocationType, p.allocType)? as u32,
-        handleTypes: handle_types_to_hip(b, p.handleTypes)?,
-        location: location_to_hip(b, &p.location)?,
-        win32SecurityAttributes: p.win32SecurityAttributes,
-        maxSize: p.maxSize,
-        reserved: [0; 56],
-    })
-}
-
-/// HIP 5.2's pool properties, which reserve `maxSize` (a non-zero one is not supported there).
-pub(crate) fn pool_props_to_hip52(h: &hipMemPoolProps) -> Result<hipMemPoolProps__hip5_2, Refusal> {
-    if h.maxSize != 0 {
-        return Err(Refusal::NotSupported);
-    }
-    Ok(hipMemPoolProps__hip5_2 {
-        allocType: h.allocType,
-        handleTypes: h.handleTypes,
-        location: h.location,
-        win32SecurityAttributes: h.win32SecurityAttributes,
-        reserved: [0; 64],
-    })
-}
-
-/// CUDA's access descriptors in HIP's words, into `out` (at most [`MAX_ACCESS_DESCS`]).
-///
-/// # Errors
-/// Invalid value for a NULL array of a non-zero count, not supported beyond
-/// [`MAX_ACCESS_DESCS`], else as the location and flag translations.
-///
-/// # Safety
-/// `descs` is NULL or points to `n` descriptors.
-pub(crate) unsafe fn access_descs_to_hip(
-    b: &HipBackend,
-    descs: *const CUmemAccessDesc,
-    n: usize,
-    out: &mut [hipMemAccessDesc; MAX_ACCESS_DESCS],
-) -> Result<(), Refusal> {
-    if n > 0 && descs.is_null() {
-        return Err(Refusal::InvalidValue);
-    }
-    if n > MAX_ACCESS_DESCS {
-        return Err(Refusal::NotSupported);
-    }
-    for (i, slot) in out.iter_mut().enumerate().take(n) {
-        // SAFETY: within the caller's `n` descriptors.
-        let d = unsafe { &*descs.add(i) };
-        *slot = hipMemAccessDesc {
-            location: location_to_hip(b, &d.location)?,
-            flags: enum_arg(b.conv().CUmemAccess_flags, d.flags)? as u32,
-        };
-    }
-    Ok(())
-}
-
-/// The most access descriptors a memory-allocation node may carry here (they are translated
-/// on the stack).
-pub(crate) const MAX_ACCESS_DESCS: usize = 64;
 
 /// `cuMemPoolCreate` / `cudaMemPoolCreate` → `hipMemPoolCreate`: properties rebuilt per HIP
 /// layout (HIP 5.2 has no `maxSize`), values renumbered. On HIP's NVIDIA platform
@@ -629,7 +370,7 @@ pub(crate) unsafe fn cudaMemPoolCreate(
     memPool: *mut cudaMemPool_t,
     poolProps: *const cudaMemPoolProps,
 ) -> cudaError_t {
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::memory`).
     unsafe { create_pool(b, memPool.cast(), poolProps.cast()) }
 }
 
@@ -643,7 +384,7 @@ pub(crate) unsafe fn cuMemPrefetchAsync(
     hStream: CUstream,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { prefetch(b, ptr(devPtr), count, &location, flags, hStream) }
+    unsafe { prefetch(b, devptr_to_hip(devPtr), count, &location, flags, hStream) }
 }
 
 /// `cudaMemPrefetchAsync` → `hipMemPrefetchAsync` (see `prefetch`).
@@ -669,7 +410,7 @@ pub(crate) unsafe fn cuMemAdvise(
     location: CUmemLocation,
 ) -> CUresult {
     // SAFETY: forwarded contract.
-    unsafe { advise(b, ptr(devPtr), count, advice, &location) }
+    unsafe { advise(b, devptr_to_hip(devPtr), count, advice, &location) }
 }
 
 /// `cudaMemAdvise` → `hipMemAdvise` (see `advise`).
@@ -704,6 +445,6 @@ pub(crate) unsafe fn cudaMemGetDefaultMemPool(
     type_: cudaMemAllocationType,
 ) -> cudaError_t {
     let t = CUmemAllocationType(type_.0);
-    // SAFETY: forwarded contract; one layout (asserted above).
+    // SAFETY: forwarded contract; one layout (asserted in `conv::memory`).
     unsafe { default_pool(b, memPool.cast(), location.cast(), t) }
 }

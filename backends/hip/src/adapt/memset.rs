@@ -4,10 +4,10 @@
 //! memset of a pitched allocation is.
 
 use super::support::{hip_fn, table};
-use crate::conv::stream_to_hip;
+use crate::conv::{devptr_to_hip, stream_to_hip};
 use crate::HipBackend;
 use anycuda_api::driver::{CUdeviceptr, CUresult, CUstream};
-use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
+use core::ffi::{c_uchar, c_uint, c_ushort};
 
 /// CUDA's checks: the pitch holds a row of `width` elements of `elem` bytes, and the last row's
 /// end is addressable. Returns each row's start, or the error.
@@ -44,15 +44,7 @@ pub(crate) unsafe fn cuMemsetD2D8(
         return e;
     }
     // SAFETY: device memory described by the caller (CUDA's contract); bounds checked above.
-    b.cu(unsafe {
-        set(
-            dstDevice as usize as *mut c_void,
-            dstPitch,
-            uc.into(),
-            Width,
-            Height,
-        )
-    })
+    b.cu(unsafe { set(devptr_to_hip(dstDevice), dstPitch, uc.into(), Width, Height) })
 }
 
 /// `cuMemsetD2D8Async` → `hipMemset2DAsync` on the translated stream.
@@ -73,7 +65,7 @@ pub(crate) unsafe fn cuMemsetD2D8Async(
     // SAFETY: as above; the stream handle is the caller's.
     b.cu(unsafe {
         set(
-            dstDevice as usize as *mut c_void,
+            devptr_to_hip(dstDevice),
             dstPitch,
             uc.into(),
             Width,
@@ -102,12 +94,12 @@ macro_rules! memset_2d_wide {
             };
             if let Some(f) = table::<CUresult>(b).ok().and_then(|t| t.$two_d) {
                 // SAFETY: device memory described by the caller; bounds checked above.
-                return b.cu(unsafe { f(dstDevice as usize as *mut c_void, dstPitch, value, Width, Height) });
+                return b.cu(unsafe { f(devptr_to_hip(dstDevice), dstPitch, value, Width, Height) });
             }
             let f = hip_fn!(b, $one_d);
             for row in rows {
                 // SAFETY: each row lies within the checked range.
-                let r = b.cu(unsafe { f(row as usize as *mut c_void, <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width) });
+                let r = b.cu(unsafe { f(devptr_to_hip(row), <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width) });
                 if r != CUresult::CUDA_SUCCESS {
                     return r;
                 }
@@ -132,12 +124,12 @@ macro_rules! memset_2d_wide {
             let s = stream_to_hip(b.platform(), hStream.cast()).cast();
             if let Some(f) = table::<CUresult>(b).ok().and_then(|t| t.$two_d_async) {
                 // SAFETY: as above; the stream handle is the caller's.
-                return b.cu(unsafe { f(dstDevice as usize as *mut c_void, dstPitch, value, Width, Height, s) });
+                return b.cu(unsafe { f(devptr_to_hip(dstDevice), dstPitch, value, Width, Height, s) });
             }
             let f = hip_fn!(b, $one_d_async);
             for row in rows {
                 // SAFETY: each row lies within the checked range; stream order keeps them in order.
-                let r = b.cu(unsafe { f(row as usize as *mut c_void, <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width, s) });
+                let r = b.cu(unsafe { f(devptr_to_hip(row), <$one_ty>::from_ne_bytes(value.to_ne_bytes()), Width, s) });
                 if r != CUresult::CUDA_SUCCESS {
                     return r;
                 }

@@ -21,13 +21,14 @@
 //! `CUDA_ERROR_INVALID_VALUE`, an enum value outside CUDA's set → invalid value, a CUDA request
 //! HIP cannot express → not supported), no panics, no heap allocation on the launch and copy
 //! paths, HIP errors translated through the tables.
-
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`memory`],
 //! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`image`], [`launch`], [`launch_legacy`],
 //! [`texture`], [`properties`], [`pointer`]. The rooms use [`support`] (table lookup, platform
-//! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule); they may
-//! use each other's helpers, never this file.
+//! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
+//! struct, each beside its inverse, in the room of the same area): a room here holds behaviour
+//! only (calling HIP, waiting, checking, choosing per platform and version). Rooms may use each
+//! other's helpers, never this file.
 
 #![allow(non_snake_case)]
 // CUDA signatures dictate the arity.
@@ -48,6 +49,3 @@ pub(crate) mod properties;
 pub(crate) mod stream;
 pub(crate) mod support;
 pub(crate) mod texture;
-
-#[cfg(test)]
-mod tests;

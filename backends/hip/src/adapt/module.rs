@@ -8,14 +8,15 @@
 
 use super::launch_legacy;
 use super::module_params;
-use super::properties::copy_fields;
 use super::support::{
     code_ok, hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
 };
 use crate::conv::enum_to_hip;
-use crate::hip_types::{
-    hipFuncAttributes, hipFunction_t, hipJitOption, hipLinkState_t, hipModule_t,
+use crate::conv::module::{
+    func_attrs_from_hip, input_type, jit_options, occupancy_flags, JitOptions, ERROR_LOG_SIZE,
+    INFO_LOG_SIZE, WALL_TIME,
 };
+use crate::hip_types::{hipFuncAttributes, hipFunction_t, hipLinkState_t, hipModule_t};
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
@@ -24,85 +25,6 @@ use anycuda_api::driver::{
 };
 use anycuda_api::runtime::{cudaError_t, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
-
-/// A CUDA JIT option array in HIP's words.
-#[derive(Debug, Default)]
-pub(crate) struct JitOptions {
-    /// HIP option numbers passed on.
-    pub keys: Vec<hipJitOption>,
-    /// Their values (enum values translated).
-    pub values: Vec<*mut c_void>,
-    /// For each passed option, its index in the caller's arrays.
-    pub src: Vec<usize>,
-    /// Indices (into the caller's arrays) of output options that were dropped.
-    pub dropped_outputs: Vec<usize>,
-}
-
-const INFO_LOG_SIZE: u32 = CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES.0;
-const ERROR_LOG_SIZE: u32 = CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES.0;
-const WALL_TIME: u32 = CUjit_option::CU_JIT_WALL_TIME.0;
-
-/// Translates CUDA's JIT option arrays. On HIP's NVIDIA platform the options are CUDA's and
-/// the table passes them through. On AMD: enum-valued options (fallback, cache mode) have their
-/// values renumbered; the CUDA target (an `sm_XX`) and options HIP lacks are dropped, and so
-/// are the output options (logs, wall time) when `drop_outputs` (AMD's `hipModuleLoadDataEx`
-/// ignores every option, so it would leave them stale).
-///
-/// # Safety
-/// `options`/`values` are NULL or hold `n` entries.
-pub(crate) unsafe fn jit_options(
-    b: &HipBackend,
-    drop_outputs: bool,
-    n: c_uint,
-    options: *const CUjit_option,
-    values: *const *mut c_void,
-) -> Result<JitOptions, CUresult> {
-    let mut out = JitOptions::default();
-    if n == 0 {
-        return Ok(out);
-    }
-    if options.is_null() || values.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let map = b.conv().CUjit_option;
-    for i in 0..n as usize {
-        // SAFETY: caller's arrays of `n` entries.
-        let (o, v) = unsafe { (*options.add(i), *values.add(i)) };
-        if o.0 >= CUjit_option::CU_JIT_NUM_OPTIONS.0 {
-            return Err(INVALID_VALUE);
-        }
-        let output = matches!(o.0, INFO_LOG_SIZE | ERROR_LOG_SIZE | WALL_TIME);
-        let key = if nvidia(b) {
-            map.to_hip(i64::from(o.0))
-        } else if o == CUjit_option::CU_JIT_TARGET || (drop_outputs && output) {
-            None
-        } else {
-            map.to_hip(i64::from(o.0))
-        };
-        let Some(key) = key else {
-            if output {
-                out.dropped_outputs.push(i);
-            }
-            continue;
-        };
-        let value = if nvidia(b) {
-            v
-        } else if o == CUjit_option::CU_JIT_FALLBACK_STRATEGY {
-            let h = enum_to_hip(b.conv().CUjit_fallback, v as usize as u32).ok_or(INVALID_VALUE)?;
-            h as usize as *mut c_void
-        } else if o == CUjit_option::CU_JIT_CACHE_MODE {
-            let h =
-                enum_to_hip(b.conv().CUjit_cacheMode, v as usize as u32).ok_or(INVALID_VALUE)?;
-            h as usize as *mut c_void
-        } else {
-            v
-        };
-        out.src.push(i);
-        out.keys.push(key as hipJitOption);
-        out.values.push(value);
-    }
-    Ok(out)
-}
 
 /// Writes "nothing produced" into dropped output options: log sizes 0 (and the log buffers, if
 /// given, NUL-terminated), wall time 0.0.
@@ -204,22 +126,27 @@ unsafe fn remember_image(m: CUmodule, image: *const c_void) {
     module_params::module_loaded(m, bytes);
 }
 
-/// `cuModuleLoadData` → `hipModuleLoadData`; the image's kernel parameter layouts are kept
-/// for `cuFuncGetParamInfo`/`cuFuncGetParamCount` (HIP has neither).
-pub(crate) unsafe fn cuModuleLoadData(
+/// Loads an in-memory image with `load` (HIP's `hipModuleLoadData` or `hipModuleLoadFatBinary`):
+/// CUDA's checks, NVIDIA formats refused with advice on AMD (`adapt/image.rs`), and the image's
+/// kernel parameter layouts kept for `cuFuncGetParamInfo`/`cuFuncGetParamCount` (HIP has
+/// neither).
+///
+/// # Safety
+/// CUDA's contract: `module` writable, `image` a loadable image.
+unsafe fn load_image(
     b: &HipBackend,
     module: *mut CUmodule,
     image: *const c_void,
+    load: unsafe extern "C" fn(*mut hipModule_t, *const c_void) -> crate::hip_types::hipError_t,
 ) -> CUresult {
-    let f = hip_fn!(b, hipModuleLoadData);
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    // SAFETY: the caller's image.
     tri!(unsafe { super::image::check_loadable(b, image) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
-    let e = unsafe { f(&mut m, image) };
+    let e = unsafe { load(&mut m, image) };
     if e == HIP_SUCCESS {
         // SAFETY: HIP accepted `image`.
         unsafe { remember_image(m.cast(), image) };
@@ -229,29 +156,27 @@ pub(crate) unsafe fn cuModuleLoadData(
     b.cu(e)
 }
 
-/// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary`; parameter layouts kept as for
-/// `cuModuleLoadData` (offload bundles of AMD code objects; NVIDIA fat binaries are not read).
+/// `cuModuleLoadData` → `hipModuleLoadData` (see [`load_image`]).
+pub(crate) unsafe fn cuModuleLoadData(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    image: *const c_void,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleLoadData);
+    // SAFETY: forwarded contract.
+    unsafe { load_image(b, module, image, f) }
+}
+
+/// `cuModuleLoadFatBinary` → `hipModuleLoadFatBinary` (see [`load_image`]; offload bundles of
+/// AMD code objects; NVIDIA fat binaries are not read).
 pub(crate) unsafe fn cuModuleLoadFatBinary(
     b: &HipBackend,
     module: *mut CUmodule,
     fatCubin: *const c_void,
 ) -> CUresult {
     let f = hip_fn!(b, hipModuleLoadFatBinary);
-    if module.is_null() || fatCubin.is_null() {
-        return INVALID_VALUE;
-    }
-    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
-    tri!(unsafe { super::image::check_loadable(b, fatCubin) });
-    let mut m: hipModule_t = core::ptr::null_mut();
-    // SAFETY: valid out-pointer; the caller's image.
-    let e = unsafe { f(&mut m, fatCubin) };
-    if e == HIP_SUCCESS {
-        // SAFETY: HIP accepted the image.
-        unsafe { remember_image(m.cast(), fatCubin) };
-        // SAFETY: non-NULL.
-        unsafe { *module = m.cast() };
-    }
-    b.cu(e)
+    // SAFETY: forwarded contract.
+    unsafe { load_image(b, module, fatCubin, f) }
 }
 
 /// `cuModuleLoad` → `hipModuleLoad`; the file is read again after HIP loaded it, for the
@@ -399,10 +324,6 @@ pub(crate) unsafe fn cuLinkCreate(
     b.cu(e)
 }
 
-fn input_type(b: &HipBackend, t: CUjitInputType) -> Result<u32, CUresult> {
-    enum_to_hip(b.conv().CUjitInputType, t.0).ok_or(INVALID_VALUE)
-}
-
 /// `cuLinkAddData` → `hipLinkAddData` (HIP 6.4+): input type and JIT options translated.
 pub(crate) unsafe fn cuLinkAddData(
     b: &HipBackend,
@@ -497,18 +418,14 @@ unsafe fn func_attr(
     Ok(v)
 }
 
-/// `cuFuncSetCacheConfig` (AMD): the value and the function are validated; AMD GPUs have a
-/// fixed L1/LDS split, where CUDA documents the preference as having no effect, so nothing
-/// else is done. HIP's NVIDIA platform only takes host stubs (`hipFuncSetCacheConfig`): not
-/// supported there.
-pub(crate) unsafe fn cuFuncSetCacheConfig(
-    b: &HipBackend,
-    hfunc: CUfunction,
-    config: CUfunc_cache,
-) -> CUresult {
-    if config.0 > CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL.0 {
-        return INVALID_VALUE;
-    }
+/// A function setting AMD hardware makes moot (a fixed L1/LDS split, one LDS bank
+/// configuration), once its value is checked: the function is validated and nothing else is
+/// done, as CUDA documents such a setting as having no effect. HIP's NVIDIA platform only takes
+/// host stubs for these calls: not supported there.
+///
+/// # Safety
+/// CUDA's contract: `hfunc` is a function handle.
+unsafe fn setting_without_effect(b: &HipBackend, hfunc: CUfunction) -> CUresult {
     if nvidia(b) {
         return NOT_SUPPORTED;
     }
@@ -523,6 +440,22 @@ pub(crate) unsafe fn cuFuncSetCacheConfig(
     SUCCESS
 }
 
+/// `cuFuncSetCacheConfig` (AMD): the value and the function are validated; AMD GPUs have a
+/// fixed L1/LDS split, where CUDA documents the preference as having no effect, so nothing
+/// else is done. HIP's NVIDIA platform only takes host stubs (`hipFuncSetCacheConfig`): not
+/// supported there.
+pub(crate) unsafe fn cuFuncSetCacheConfig(
+    b: &HipBackend,
+    hfunc: CUfunction,
+    config: CUfunc_cache,
+) -> CUresult {
+    if config.0 > CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL.0 {
+        return INVALID_VALUE;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { setting_without_effect(b, hfunc) }
+}
+
 /// `cuFuncSetSharedMemConfig` (AMD): value and function validated; AMD's LDS has one fixed
 /// bank configuration, where CUDA documents the setting as having no effect. Not supported on
 /// HIP's NVIDIA platform (host stubs only).
@@ -534,18 +467,8 @@ pub(crate) unsafe fn cuFuncSetSharedMemConfig(
     if config.0 > CUsharedconfig::CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE.0 {
         return INVALID_VALUE;
     }
-    if nvidia(b) {
-        return NOT_SUPPORTED;
-    }
     // SAFETY: forwarded contract.
-    tri!(unsafe {
-        func_attr(
-            b,
-            hfunc,
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-        )
-    });
-    SUCCESS
+    unsafe { setting_without_effect(b, hfunc) }
 }
 
 /// `cuFuncSetAttribute` (AMD): HIP's `hipFuncSetAttribute` takes host stubs, and AMD allows
@@ -674,16 +597,6 @@ pub(crate) unsafe fn cuModuleGetLoadingMode(
     // SAFETY: non-NULL.
     unsafe { *mode = CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING };
     SUCCESS
-}
-
-/// Occupancy flags: CUDA's `CU_OCCUPANCY_DEFAULT` (0) and `DISABLE_CACHING_OVERRIDE` (1) have
-/// HIP's values.
-fn occupancy_flags(flags: c_uint) -> Result<c_uint, CUresult> {
-    if flags > 1 {
-        Err(INVALID_VALUE)
-    } else {
-        Ok(flags)
-    }
 }
 
 unsafe fn max_block_size(
@@ -871,18 +784,6 @@ pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
 }
 
 // ------------------------------------------------------------ Runtime
-
-/// `cudaFuncAttributes` from HIP's (the cluster fields stay zero: no cluster requirement, as
-/// for a kernel without `__cluster_dims__`; HIP has no clusters).
-pub(crate) fn func_attrs_from_hip(h: &hipFuncAttributes) -> cudaFuncAttributes {
-    // SAFETY: plain data; all-zero is valid.
-    let mut a: cudaFuncAttributes = unsafe { core::mem::zeroed() };
-    copy_fields!(a <- h:
-        sharedSizeBytes, constSizeBytes, localSizeBytes, maxThreadsPerBlock, numRegs, ptxVersion,
-        binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes, preferredShmemCarveout,
-    );
-    a
-}
 
 /// `cudaFuncGetAttributes` → `hipFuncGetAttributes`: HIP's struct (other field order, no
 /// cluster fields) copied field by field into CUDA 13's. HIP's NVIDIA platform: CUDA's struct.

@@ -1,7 +1,10 @@
 //! Streams: wait values, capture modes and info, host callbacks, a stream's context.
 
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
-use crate::conv::{check_default_edges, enum_arg, enum_to_cuda, stream_to_hip, ConvTables};
+use crate::conv::stream::wait_flags_to_hip;
+use crate::conv::{
+    check_default_edges, devptr_to_hip, enum_arg, enum_to_cuda, stream_to_hip, ConvTables,
+};
 use crate::conv::{default_edges, ApiResult, EdgeData, EnumMap, Refusal};
 use crate::hip_types::{hipCtx_t, hipError_t, hipGraphNode_t, hipGraph_t, hipStream_t};
 use crate::HipBackend;
@@ -16,20 +19,6 @@ use anycuda_api::runtime::{
     cudaStream_t,
 };
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
-
-/// CUDA's wait-value operations (`CU_STREAM_WAIT_VALUE_GEQ/EQ/AND/NOR`, 0..=3) have the same
-/// values as HIP's (`hipStreamWaitValueGte/Eq/And/Nor`); `CU_STREAM_WAIT_VALUE_FLUSH`
-/// (1 << 30) has no HIP counterpart.
-pub(crate) fn wait_flags_to_hip(flags: c_uint) -> Result<c_uint, CUresult> {
-    const FLUSH: c_uint = 1 << 30;
-    if flags & FLUSH != 0 {
-        return Err(NOT_SUPPORTED);
-    }
-    if flags > 3 {
-        return Err(INVALID_VALUE);
-    }
-    Ok(flags)
-}
 
 /// `cuStreamWaitValue32` → `hipStreamWaitValue32` with an all-ones mask (CUDA compares the
 /// whole word); the FLUSH flag is not supported.
@@ -46,7 +35,7 @@ pub(crate) unsafe fn cuStreamWaitValue32(
     b.cu(unsafe {
         f(
             stream_to_hip(b.platform(), stream),
-            addr as usize as *mut c_void,
+            devptr_to_hip(addr),
             value,
             fl,
             u32::MAX,
@@ -68,7 +57,7 @@ pub(crate) unsafe fn cuStreamWaitValue64(
     b.cu(unsafe {
         f(
             stream_to_hip(b.platform(), stream),
-            addr as usize as *mut c_void,
+            devptr_to_hip(addr),
             value,
             fl,
             u64::MAX,

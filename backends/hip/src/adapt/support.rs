@@ -1,19 +1,17 @@
 //! What every adaptation room uses: the loaded table, platform and layout tests, the early
 //! returns for a missing library or entry point, and the Driver API's common codes.
 
+// The Driver's common codes and the platform test are conv's (the translations use them too).
 use crate::conv::ApiResult;
+pub(crate) use crate::conv::{nvidia, INVALID_VALUE, NOT_SUPPORTED};
 use crate::generated::table::HipTable;
 use crate::hip_types::hipError_t;
-use crate::{HipBackend, Platform};
+use crate::HipBackend;
 use anycuda_api::driver::CUresult;
 
 /// HIP's success code (0 in every HIP version and on the NVIDIA platform).
 pub(crate) const HIP_SUCCESS: hipError_t = 0;
 
-/// `CUDA_ERROR_INVALID_VALUE`.
-pub(crate) const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
-/// `CUDA_ERROR_NOT_SUPPORTED`.
-pub(crate) const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
 /// `CUDA_SUCCESS`.
 pub(crate) const SUCCESS: CUresult = CUresult::CUDA_SUCCESS;
 
@@ -37,12 +35,6 @@ pub(crate) fn unavailable<R: ApiResult>(has_library: bool) -> R {
 /// NVIDIA platform (built from HIP 5.2.3 headers).
 pub(crate) fn pre_r0600(b: &HipBackend) -> bool {
     b.hip_version() < 60_000_000
-}
-
-/// Whether HIP's NVIDIA platform is loaded (CUDA structs and values pass through).
-#[inline]
-pub(crate) fn nvidia(b: &HipBackend) -> bool {
-    b.platform() == Platform::Nvidia
 }
 
 /// Resolves a HIP entry point for an adaptation of either API: the function pointer, or an

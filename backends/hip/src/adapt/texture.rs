@@ -1,14 +1,12 @@
-//! Texture references (deprecated in CUDA, still served): address and filter modes, and the
-//! 1D linear texture width.
-//!
-//! CUDA's `CUaddress_mode`/`CUfilter_mode` pair with HIP's `HIPaddress_mode`/`HIPfilter_mode`
-//! in the tables; HIP's texture-reference calls take `hipTextureAddressMode` /
-//! `hipTextureFilterMode`, whose values are those of the `HIP*` enums in every HIP version
-//! (wrap 0, clamp 1, mirror 2, border 3; point 0, linear 1).
+//! Texture references (deprecated in CUDA, still served): address and filter modes (their
+//! translations: `conv::texture`), and the 1D linear texture width.
 
 use super::support::{hip_fn, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::{enum_to_cuda, enum_to_hip};
-use crate::hip_types::{hipChannelFormatDesc, textureReference};
+use crate::conv::texture::{
+    address_mode_to_cuda, address_mode_to_hip, channel_desc, filter_mode_to_cuda,
+    filter_mode_to_hip,
+};
+use crate::hip_types::textureReference;
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUaddress_mode, CUarray_format, CUdevice, CUfilter_mode, CUresult, CUtexref,
@@ -29,7 +27,7 @@ pub(crate) unsafe fn cuTexRefSetAddressMode(
     if hTexRef.is_null() || !(0..3).contains(&dim) {
         return INVALID_VALUE;
     }
-    let m = tri!(enum_to_hip(b.conv().CUaddress_mode, am.0).ok_or(INVALID_VALUE));
+    let m = tri!(address_mode_to_hip(b.conv().CUaddress_mode, am));
     let f = hip_fn!(b, hipTexRefSetAddressMode);
     // SAFETY: caller's texture reference.
     b.cu(unsafe { f(tex(hTexRef), dim, m as _) })
@@ -51,112 +49,61 @@ pub(crate) unsafe fn cuTexRefGetAddressMode(
     let e = unsafe { f(&mut m, tex(hTexRef), dim) };
     if e == HIP_SUCCESS {
         // SAFETY: non-NULL.
-        unsafe { *pam = CUaddress_mode(enum_to_cuda(b.conv().CUaddress_mode, m)) };
+        unsafe { *pam = address_mode_to_cuda(b.conv().CUaddress_mode, m) };
     }
     b.cu(e)
 }
 
-/// `cuTexRefSetFilterMode` → `hipTexRefSetFilterMode`: the mode translated.
-pub(crate) unsafe fn cuTexRefSetFilterMode(
-    b: &HipBackend,
-    hTexRef: CUtexref,
-    fm: CUfilter_mode,
-) -> CUresult {
-    if hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
-    let f = hip_fn!(b, hipTexRefSetFilterMode);
-    // SAFETY: caller's texture reference.
-    b.cu(unsafe { f(tex(hTexRef), m as _) })
-}
+/// The filter-mode pair of one texture-reference setting (plain or mipmap): the setter
+/// translates the mode, the getter translates it back; CUDA's checks first.
+macro_rules! filter_mode_pair {
+    ($(#[$set_doc:meta])* $set:ident => $hip_set:ident,
+     $(#[$get_doc:meta])* $get:ident => $hip_get:ident) => {
+        $(#[$set_doc])*
+        pub(crate) unsafe fn $set(b: &HipBackend, hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
+            if hTexRef.is_null() {
+                return INVALID_VALUE;
+            }
+            let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
+            let f = hip_fn!(b, $hip_set);
+            // SAFETY: caller's texture reference.
+            b.cu(unsafe { f(tex(hTexRef), m as _) })
+        }
 
-/// `cuTexRefGetFilterMode` → `hipTexRefGetFilterMode`: the mode translated back.
-pub(crate) unsafe fn cuTexRefGetFilterMode(
-    b: &HipBackend,
-    pfm: *mut CUfilter_mode,
-    hTexRef: CUtexref,
-) -> CUresult {
-    if pfm.is_null() || hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipTexRefGetFilterMode);
-    let mut m = 0;
-    // SAFETY: valid out-pointer, caller's texture reference.
-    let e = unsafe { f(&mut m, tex(hTexRef)) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *pfm = CUfilter_mode(enum_to_cuda(b.conv().CUfilter_mode, m)) };
-    }
-    b.cu(e)
-}
-
-/// `cuTexRefSetMipmapFilterMode` → `hipTexRefSetMipmapFilterMode`: the mode translated.
-pub(crate) unsafe fn cuTexRefSetMipmapFilterMode(
-    b: &HipBackend,
-    hTexRef: CUtexref,
-    fm: CUfilter_mode,
-) -> CUresult {
-    if hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let m = tri!(enum_to_hip(b.conv().CUfilter_mode, fm.0).ok_or(INVALID_VALUE));
-    let f = hip_fn!(b, hipTexRefSetMipmapFilterMode);
-    // SAFETY: caller's texture reference.
-    b.cu(unsafe { f(tex(hTexRef), m as _) })
-}
-
-/// `cuTexRefGetMipmapFilterMode` → `hipTexRefGetMipmapFilterMode`: translated back.
-pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
-    b: &HipBackend,
-    pfm: *mut CUfilter_mode,
-    hTexRef: CUtexref,
-) -> CUresult {
-    if pfm.is_null() || hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipTexRefGetMipmapFilterMode);
-    let mut m = 0;
-    // SAFETY: valid out-pointer, caller's texture reference.
-    let e = unsafe { f(&mut m, tex(hTexRef)) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *pfm = CUfilter_mode(enum_to_cuda(b.conv().CUfilter_mode, m)) };
-    }
-    b.cu(e)
-}
-
-/// A CUDA array format and channel count as HIP's channel descriptor (`hipChannelFormatKind`
-/// signed 0, unsigned 1, float 2 in every HIP version, and `cudaChannelFormatKind`'s on NVIDIA).
-/// Formats a channel descriptor cannot express (normalized, block-compressed, video) are not
-/// supported; other values and channel counts other than 1, 2, 4 are invalid.
-pub(crate) fn channel_desc(
-    format: CUarray_format,
-    n: c_uint,
-) -> Result<hipChannelFormatDesc, CUresult> {
-    if !matches!(n, 1 | 2 | 4) {
-        return Err(INVALID_VALUE);
-    }
-    let (bits, kind) = match format {
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8 => (8, 1),
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16 => (16, 1),
-        CUarray_format::CU_AD_FORMAT_UNSIGNED_INT32 => (32, 1),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT8 => (8, 0),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT16 => (16, 0),
-        CUarray_format::CU_AD_FORMAT_SIGNED_INT32 => (32, 0),
-        CUarray_format::CU_AD_FORMAT_HALF => (16, 2),
-        CUarray_format::CU_AD_FORMAT_FLOAT => (32, 2),
-        f if f.0 == 80 || (145..=203).contains(&f.0) => return Err(NOT_SUPPORTED),
-        _ => return Err(INVALID_VALUE),
+        $(#[$get_doc])*
+        pub(crate) unsafe fn $get(
+            b: &HipBackend,
+            pfm: *mut CUfilter_mode,
+            hTexRef: CUtexref,
+        ) -> CUresult {
+            if pfm.is_null() || hTexRef.is_null() {
+                return INVALID_VALUE;
+            }
+            let f = hip_fn!(b, $hip_get);
+            let mut m = 0;
+            // SAFETY: valid out-pointer, caller's texture reference.
+            let e = unsafe { f(&mut m, tex(hTexRef)) };
+            if e == HIP_SUCCESS {
+                // SAFETY: non-NULL.
+                unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
+            }
+            b.cu(e)
+        }
     };
-    let c = |i: c_uint| if i < n { bits } else { 0 };
-    Ok(hipChannelFormatDesc {
-        x: c(0),
-        y: c(1),
-        z: c(2),
-        w: c(3),
-        f: kind,
-    })
+}
+
+filter_mode_pair! {
+    /// `cuTexRefSetFilterMode` → `hipTexRefSetFilterMode`: the mode translated.
+    cuTexRefSetFilterMode => hipTexRefSetFilterMode,
+    /// `cuTexRefGetFilterMode` → `hipTexRefGetFilterMode`: the mode translated back.
+    cuTexRefGetFilterMode => hipTexRefGetFilterMode
+}
+
+filter_mode_pair! {
+    /// `cuTexRefSetMipmapFilterMode` → `hipTexRefSetMipmapFilterMode`: the mode translated.
+    cuTexRefSetMipmapFilterMode => hipTexRefSetMipmapFilterMode,
+    /// `cuTexRefGetMipmapFilterMode` → `hipTexRefGetMipmapFilterMode`: translated back.
+    cuTexRefGetMipmapFilterMode => hipTexRefGetMipmapFilterMode
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth` → `hipDeviceGetTexture1DLinearMaxWidth`: CUDA's

@@ -1,11 +1,19 @@
 //! CUDA↔HIP translation at the boundary: the table types and their lookups, and every
-//! translation rule built on them (result codes, enum values, flag words, stream handles, graph
-//! edge data, memory locations), each defined once here and used by the generated forwarding
-//! and the hand-written adaptations alike.
+//! translation rule built on them, scalar and struct, each defined once here, beside its
+//! inverse, and used by the generated forwarding and the hand-written adaptations alike.
+//!
+//! This file holds the scalar rules (result codes, enum values, flag words, stream handles,
+//! graph edge data, memory locations); one room per area holds the struct rules:
+//! `context` (context flags), `memcpy` (copy descriptors), `graph_nodes` (kernel and
+//! memset node parameters), `launch` (`extra` markers, `dim3`, launch attributes), `memory`
+//! (allocation and pool properties, locations, access descriptors), `module` (JIT options,
+//! function attributes), `pointer` (pointer memory types), `props` (device properties),
+//! `stream` (wait-value flags) and `texture` (channel descriptors). Translations only: the
+//! behaviour (calling HIP, waiting, choosing an entry point) lives in `crate::adapt`.
 //!
 //! The data lives in `generated/conv.rs` (one [`ConvTables`] per supported HIP version, made by
-//! anycuda-codegen from the pinned headers); this file is hand-written. Values are carried as
-//! `i64` so every C enum (signed or unsigned, any width) fits; callers cast at the FFI edge.
+//! anycuda-codegen from the pinned headers); this directory is hand-written. Values are carried
+//! as `i64` so every C enum (signed or unsigned, any width) fits; callers cast at the FFI edge.
 //!
 //! Direction conventions:
 //! - CUDA → HIP ([`EnumMap::to_hip`]) is for arguments. A CUDA value HIP cannot express gives
@@ -16,6 +24,20 @@
 //!   tables were generated maps to [`anycuda_api::hallucinated::for_unknown`], so the raw code
 //!   is always recoverable through [`anycuda_api::hallucinated::classify`].
 
+pub(crate) mod context;
+pub(crate) mod graph_nodes;
+pub(crate) mod launch;
+pub(crate) mod memcpy;
+pub(crate) mod memory;
+pub(crate) mod module;
+pub(crate) mod pointer;
+pub(crate) mod props;
+pub(crate) mod stream;
+pub(crate) mod texture;
+
+#[cfg(test)]
+mod tests;
+
 use crate::hip_types::{hipError_t, hipStream_t};
 use crate::Platform;
 use anycuda_api::driver::{CUgraphEdgeData, CUresult};
@@ -24,6 +46,17 @@ use anycuda_api::runtime::{cudaError_t, cudaGraphEdgeData};
 use anycuda_api::CudaEnum;
 
 pub use crate::generated::conv::{ConvTables, HIP_VERSIONS, NVIDIA_PLATFORM, TABLES};
+
+/// `CUDA_ERROR_INVALID_VALUE`.
+pub(crate) const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
+/// `CUDA_ERROR_NOT_SUPPORTED`.
+pub(crate) const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
+
+/// Whether HIP's NVIDIA platform is loaded (CUDA structs and values pass through).
+#[inline]
+pub(crate) fn nvidia(b: &crate::HipBackend) -> bool {
+    b.platform() == Platform::Nvidia
+}
 
 /// The translation of one CUDA enum to one HIP enum, for one set of HIP versions.
 #[derive(Debug)]
@@ -373,6 +406,19 @@ pub(crate) fn stream_to_hip(platform: Platform, s: anycuda_api::driver::CUstream
     }
 }
 
+/// A CUDA device pointer (`CUdeviceptr`, a 64-bit integer) in HIP's words (`void*`; HIP
+/// device and host pointers share one address space, as CUDA's unified addressing).
+#[inline]
+pub(crate) fn devptr_to_hip(p: anycuda_api::driver::CUdeviceptr) -> *mut core::ffi::c_void {
+    p as usize as *mut core::ffi::c_void
+}
+
+/// A HIP device pointer back as CUDA's `CUdeviceptr` (the inverse of [`devptr_to_hip`]).
+#[inline]
+pub(crate) fn devptr_to_cuda(p: *mut core::ffi::c_void) -> anycuda_api::driver::CUdeviceptr {
+    p as usize as anycuda_api::driver::CUdeviceptr
+}
+
 /// CUDA's graph edge data (`CUgraphEdgeData`, `cudaGraphEdgeData`: one layout, two types).
 /// HIP graphs only have the default edge (full completion, no ports).
 pub(crate) trait EdgeData: Copy {
@@ -495,7 +541,7 @@ const _: () = {
 };
 
 #[cfg(test)]
-mod tests {
+mod scalar_tests {
     use super::*;
     use anycuda_api::driver::CUmemLocationType as T;
 

@@ -1,12 +1,12 @@
-//! Unit tests of the pure translation helpers (no GPU, no library): launch `extra` arrays,
-//! copy descriptors, device properties, pointer memory types.
+//! Unit tests of the struct translations (no GPU, no library): launch `extra` arrays, copy
+//! descriptors, device properties, pointer memory types, graph nodes, JIT options.
 
 use super::launch::{translate_extra, Markers, CUDA_MARKERS, EXTRA_MAX};
 use super::memcpy::{
     memcpy2d_to_hip, memcpy2d_to_hip52, memcpy3d_parms_to_hip, memcpy3d_to_hip, memcpy3d_to_hip52,
 };
 use super::pointer::{attribute_size, cu_memtype, cuda_memtype, ptr_kind, PtrKind};
-use super::properties::{props_from_hip52, props_from_r0600};
+use super::props::{props_from_hip52, props_from_r0600};
 use crate::conv::{tables_for, ConvTables};
 use crate::hip_types::{hipDeviceProp_t, hipDeviceProp_tR0600};
 use anycuda_api::driver::{
@@ -507,13 +507,16 @@ fn pointer_attribute_sizes() {
 
 /// Driver API helpers (graph nodes, peers, JIT options, textures, allocation properties).
 mod driver {
-    use super::super::graph::{memcpy3d_to_cuda, memset_to_cuda, memset_to_hip};
+    use super::super::graph_nodes::{memset_to_cuda, memset_to_hip};
+    use super::super::memcpy::memcpy3d_to_cuda;
     use super::super::memcpy::{memcpy3d_to_hip, peer_to_3d};
-    use super::super::memory::{prop52, prop62, prop_to_hip};
+    use super::super::memory::{
+        prop52, prop62, prop70, prop_from52, prop_from62, prop_from70, prop_to_cuda, prop_to_hip,
+    };
     use super::super::module::jit_options;
     use super::super::stream::wait_flags_to_hip;
-    use super::super::support::{INVALID_VALUE, NOT_SUPPORTED};
     use super::super::texture::channel_desc;
+    use crate::conv::{INVALID_VALUE, NOT_SUPPORTED};
     use crate::HipBackend;
     use anycuda_api::driver::*;
     use core::ffi::c_void;
@@ -719,6 +722,14 @@ mod driver {
             (h6.type_, h6.requestedHandleType, h6.location.id),
             (h.type_, h.requestedHandleType, 3)
         );
+        // Every layout reads back as the caller's properties (the inverse rules).
+        for back in [prop_from52(&h), prop_from62(&h6), prop_from70(&prop70(&p))] {
+            let r = prop_to_cuda(&b, &back);
+            assert_eq!(
+                (r.type_, r.requestedHandleTypes, r.location.id()),
+                (c.type_, c.requestedHandleTypes, 3)
+            );
+        }
         // HIP 5.2 cannot ask for GPUDirect RDMA; compression has no HIP counterpart.
         c.allocFlags.gpuDirectRDMACapable = 1;
         assert_eq!(
@@ -738,7 +749,7 @@ mod driver {
 
 /// Runtime API helpers (graph nodes, launch attributes, function attributes).
 mod runtime {
-    use super::super::graph::kernel_params_to_hip;
+    use super::super::graph_nodes::kernel_params_to_hip;
     use super::super::launch::read_launch_attrs;
     use super::super::module::func_attrs_from_hip;
     use anycuda_api::runtime::*;

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The import picture: which layer of the house uses which, from the `use` paths in the code,
+# and the rules that keep every arrow pointing down:
+#
+#   facade (facades/cudarc)   cli (src/cli, src/main.rs)
+#        \                    /
+#         core (src/core: anycuda::core, the safe layer)
+#           |
+#         raw (the rest of src/: anycuda::{driver, runtime, nvrtc, rtc, nccl, nvjitlink, ...})
+#           |
+#         backends (backends/cuda: anycuda_cuda, backends/hip: anycuda_hip)
+#           |
+#         api (api: anycuda_api, the vocabulary)
+#
+# Prints, for each layer, the layers its code names and in how many files (comment lines do
+# not count). Fails (exit 1) when
+# - src/core names a backend (anycuda_cuda, anycuda_hip, anycuda::native / crate::native, a
+#   `Backend::Cuda`/`Backend::Hip` branch or `as_cuda()`/`as_hip()`);
+# - anything under backends/ or api/ uses the `anycuda` crate or its core (in code or as a
+#   Cargo dependency), or api/ uses a backend;
+# - the facade names a backend crate (in code or as a Cargo dependency) or branches on one;
+# - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
+#   adaptations call the translations, never the other way.
+# Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# The Rust files of a layer, one a line.
+files_of() {
+    case "$1" in
+    facade) find facades/cudarc/src -name '*.rs' ;;
+    cli) find src/cli -name '*.rs'; echo src/main.rs ;;
+    core) find src/core -name '*.rs' ;;
+    raw) find src -name '*.rs' -not -path 'src/core/*' -not -path 'src/cli/*' -not -name main.rs ;;
+    backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
+    api) find api/src -name '*.rs' ;;
+    hip-conv) find backends/hip/src/conv -name '*.rs' ;;
+    esac | sort
+}
+
+# Prints a Rust file's code with comments and the contents of string literals removed (so
+# that advice text such as "use anycuda::core::Program" is not an import), each line
+# prefixed with FILE:LINE: .
+CODE_AWK='
+{
+    out = ""; i = 1; n = length($0)
+    while (i <= n) {
+        c = substr($0, i, 1)
+        if (instr) {
+            if (c == "\\") { i += 2; continue }
+            if (c == "\"" && substr($0, i + 1, hashes) == hs) { instr = 0; i += 1 + hashes; out = out "\"\""; continue }
+            i++; continue
+        }
+        two = substr($0, i, 2)
+        if (two == "//") break
+        if (c == "\"") { instr = 1; hashes = 0; hs = ""; i++; continue }
+        if (two == "r\"" || two == "r#") {
+            j = i + 1; h = 0
+            while (substr($0, j, 1) == "#") { h++; j++ }
+            if (substr($0, j, 1) == "\"") {
+                instr = 1; hashes = h; hs = ""; for (k = 0; k < h; k++) hs = hs "#"
+                i = j + 1; continue
+            }
+        }
+        if (c == "\x27" && substr($0, i + 2, 1) == "\x27") { out = out "\x27_\x27"; i += 3; continue }
+        out = out c; i++
+    }
+    printf "%s:%d: %s\n", FILENAME, FNR, out
+}'
+code_of() {
+    awk "$CODE_AWK" "$1"
+}
+
+# Each layer's code, read once into a scratch folder.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for layer in facade cli core raw backends api hip-conv; do
+    files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
+done
+
+# How many of the layer's files have a code line matching the extended regex.
+count() {
+    grep -E -- "^[^ ]* .*($2)" "$scratch/$1" | cut -d: -f1 | sort -u | wc -l | tr -d ' '
+}
+
+# The code lines of a layer matching the regex, as FILE:LINE: code.
+offenders() {
+    grep -E -- "^[^ ]* .*($2)" "$scratch/$1" | sed 's/^/      /' || true
+}
+
+# What each layer names. Paths into the `anycuda` crate read `crate::` inside it and
+# `anycuda::` outside it; a grouped import (`anycuda::{core::X, driver}`) counts for each
+# layer it names.
+API='\banycuda_api\b'
+BACKEND_CRATES='\banycuda_(cuda|hip)\b'
+NATIVE='\b(anycuda|crate)::native\b'
+BACKEND="$BACKEND_CRATES|$NATIVE"
+CORE_OUT='\banycuda::(core\b|\{[^}]*\bcore\b)'
+RAW_OUT='\banycuda::([a-z_]+|\{)'
+CORE_IN='\bcrate::core\b'
+RAW_IN='\bcrate::(driver|runtime|nvrtc|rtc|nccl|nvjitlink|dispatch|select|generated|backend|Backend|Selected)\b'
+BRANCH='\bBackend::(Cuda|Hip)\b|\bas_(cuda|hip)\(|\bBackendKind::(Cuda|Hip)\b'
+
+echo "import picture (per layer: how many of its files name each other layer in code; - is itself)"
+printf '  %-9s %-6s %-6s %-6s %-9s %s\n' layer core raw facade backends api
+row() {
+    printf '  %-9s %-6s %-6s %-6s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+}
+row facade "$(count facade "$CORE_OUT")" "$(count facade "$RAW_OUT")" - \
+    "$(count facade "$BACKEND")" "$(count facade "$API")"
+row cli "$(count cli "$CORE_OUT")" "$(count cli "$RAW_OUT")" "$(count cli '\banycuda_cudarc\b')" \
+    "$(count cli "$BACKEND")" "$(count cli "$API")"
+row core - "$(count core "$RAW_IN")" "$(count core '\banycuda_cudarc\b')" \
+    "$(count core "$BACKEND")" "$(count core "$API")"
+row raw "$(count raw "$CORE_IN")" - "$(count raw '\banycuda_cudarc\b')" \
+    "$(count raw "$BACKEND")" "$(count raw "$API")"
+row backends "$(count backends '\banycuda::')" "$(count backends '\banycuda::')" \
+    "$(count backends '\banycuda_cudarc\b')" - "$(count backends "$API")"
+row api "$(count api '\banycuda::')" "$(count api '\banycuda::')" \
+    "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" -
+echo "  (backends and api: a path into the anycuda crate, core or raw alike)"
+
+# Arrows up that are allowed but worth seeing: raw code naming core.
+up=$(offenders raw "$CORE_IN")
+if [ -n "$up" ]; then
+    echo
+    echo "note: raw code that names core (an arrow up; allowed only as a re-export):"
+    echo "$up"
+fi
+
+fail=0
+check() {
+    local what=$1 hits=$2
+    if [ -n "$hits" ]; then
+        echo "FAIL: $what"
+        echo "$hits"
+        fail=1
+    else
+        echo "ok: $what"
+    fi
+}
+dep_on() {
+    # Cargo.toml files (given) that depend on one of the packages (regex on the name).
+    local re=$1
+    shift
+    grep -nHE "^[[:space:]]*($re)[[:space:]]*(=|\.workspace)" "$@" | sed 's/^/      /' || true
+}
+
+echo
+check "src/core names no backend and has no backend branch" \
+    "$(offenders core "$BACKEND|$BRANCH")"
+check "backends/ and api/ do not use the anycuda crate or its core" \
+    "$(offenders backends '\banycuda::|\banycuda_cudarc\b'; offenders api '\banycuda::|\banycuda_cudarc\b'; dep_on 'anycuda|anycuda-cudarc' backends/*/Cargo.toml api/Cargo.toml)"
+check "api/ uses no backend" \
+    "$(offenders api "$BACKEND_CRATES"; dep_on 'anycuda-(cuda|hip)' api/Cargo.toml)"
+check "the facade names no backend crate and has no backend branch" \
+    "$(offenders facade "$BACKEND|$BRANCH"; dep_on 'anycuda-(cuda|hip)' facades/cudarc/Cargo.toml)"
+check "the HIP backend's translations (conv/) use no adaptation (adapt/)" \
+    "$(offenders hip-conv '\bcrate::adapt\b')"
+exit "$fail"
