@@ -440,7 +440,9 @@ impl Program {
     /// device, no `-dlto`), so this is NVRTC's own `nvrtcCompileProgram` for callers that
     /// speak its command line (a CLI, cudarc's `compile_ptx`). Read the result with
     /// [`Program::output`] and [`Program::lowered_name`], the log with [`Program::log`].
-    /// Compiling again replaces the previous output, on every backend.
+    /// Compiling again replaces the previous output, on every backend, with one NVRTC
+    /// exception: a compile for a `compute_XX` target makes no cubin and leaves an earlier
+    /// compile's cubin in place.
     ///
     /// # Errors
     /// `NVRTC_ERROR_INVALID_OPTION` for an option containing a NUL byte;
