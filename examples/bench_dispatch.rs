@@ -18,8 +18,8 @@
 
 mod bench_common;
 
+use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
-use anycuda::rtc::Program;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
 use std::ffi::c_void;
@@ -180,9 +180,11 @@ fn run() -> Res<()> {
         cuDevicePrimaryCtxRetain(&mut ctx, dev).result()?;
         cuCtxSetCurrent(ctx).result()?;
         let arch = backend.device_arch(dev)?;
-        let mut prog = Program::new(backend, KERNELS, "kernels.cu", &[])?;
-        prog.compile(&[&format!("--gpu-architecture={arch}")])?;
-        let mut code = prog.ptx()?;
+        let opts = ProgramOptions::new().name("kernels.cu").arch(arch.as_str());
+        let mut code = Program::with_backend(backend, KERNELS, opts)?
+            .compile(CodeType::Ptx)?
+            .code()
+            .to_vec();
         code.push(0);
         let mut module: CUmodule = null_mut();
         cuModuleLoadData(&mut module, code.as_ptr().cast()).result()?;

@@ -8,8 +8,8 @@
 //!
 //! `cargo run --release --example kernel_args`
 
+use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
-use anycuda::rtc::Program;
 use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
 use std::ptr::null_mut;
@@ -78,9 +78,13 @@ fn run() -> Res<()> {
         let mut dev: CUdevice = 0;
         cuDeviceGet(&mut dev, 0).result()?;
         let arch = backend.device_arch(dev)?;
-        let mut prog = Program::new(backend, SRC, "kernel_args.cu", &[])?;
-        prog.compile(&[&format!("--gpu-architecture={arch}")])?;
-        let mut code = prog.ptx()?;
+        let opts = ProgramOptions::new()
+            .name("kernel_args.cu")
+            .arch(arch.as_str());
+        let mut code = Program::with_backend(backend, SRC, opts)?
+            .compile(CodeType::Ptx)?
+            .code()
+            .to_vec();
         code.push(0); // PTX is loaded as a C string; harmless after a code object
 
         let mut ctx: CUcontext = null_mut();

@@ -28,7 +28,6 @@ pub mod core;
 mod generated;
 pub mod nccl;
 pub mod nvjitlink;
-pub mod rtc;
 mod select;
 
 pub use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
@@ -237,9 +236,13 @@ pub mod runtime {
 
 /// NVRTC (`nvrtc*`): NVRTC's types and functions, served by the active backend's compiler
 /// (NVRTC, or hipRTC with CUDA options translated and the AMD code object returned as "PTX").
+///
+/// The safe wrapper over these calls is [`core::Program`] (with [`core::ProgramOptions`]).
 pub mod nvrtc {
     pub use crate::generated::nvrtc::*;
     pub use anycuda_api::nvrtc::*;
+    /// NVRTC 13.5's option table and the validator both backends run before their compiler.
+    pub use anycuda_api::rtc_options as options;
 }
 
 /// The README's Rust snippets, compiled as doctests so they stay true.

@@ -556,3 +556,78 @@ fn hiprtc_accepts_every_typed_option() {
         "{e}"
     );
 }
+
+/// `Program`'s NVRTC-level calls on both compilers: `compile_with_args` passes exactly the
+/// options given, `output` hands out each kind of the last compile (empty before one),
+/// `lowered_name` answers for the expressions given, and `set_options` adds name expressions
+/// only while the compiler accepts them.
+fn nvrtc_level_calls(b: Backend, arch: &str, want_ptx: CodeType) {
+    let kind = b.kind();
+    let opts = ProgramOptions::new()
+        .name("t.cu")
+        .name_expression("scale<float>");
+    let mut p = Program::with_backend(b, TEMPLATES, opts).unwrap();
+    // Before a compile: no code of any kind, as NVRTC.
+    for k in [CodeType::Ptx, CodeType::Cubin] {
+        assert!(p.output(k).unwrap().code().is_empty(), "{kind}: {k:?}");
+    }
+    assert!(p.output(CodeType::Fatbin).is_err(), "{kind}");
+    assert!(p.lowered_name("scale<float>").is_err(), "{kind}");
+    // Before the first compile a new expression is added to the compiler.
+    let more = p.options().clone().name_expression("scale<double>");
+    p.set_options(more).unwrap();
+    p.compile_with_args(&[format!("--gpu-architecture={arch}")])
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+    let ptx = p.output(CodeType::Ptx).unwrap();
+    assert_eq!(ptx.code_type(), want_ptx, "{kind}");
+    assert!(!ptx.code().is_empty(), "{kind}");
+    if want_ptx == CodeType::Ptx {
+        assert_ne!(ptx.code().last(), Some(&0), "PTX comes without its NUL");
+    }
+    assert_eq!(
+        p.output(CodeType::Cubin).unwrap().code_type(),
+        CodeType::Cubin
+    );
+    for (e, prefix) in [
+        ("scale<float>", "_Z5scaleIfE"),
+        ("scale<double>", "_Z5scaleIdE"),
+    ] {
+        let lowered = p.lowered_name(e).unwrap();
+        assert!(lowered.starts_with(prefix), "{kind}: {e} -> {lowered}");
+    }
+    let e = p.lowered_name("scale<int>").unwrap_err();
+    assert_eq!(e.detail(), Some("scale<int>"), "{kind}");
+    // After a compile NVRTC takes no more name expressions; the options stay as they were.
+    let late = p.options().clone().name_expression("scale<int>");
+    let e = p.set_options(late).unwrap_err();
+    assert_eq!(
+        e.nvrtc_code(),
+        Some(nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION),
+        "{kind}: {e}"
+    );
+    assert_eq!(p.options().name_expressions.len(), 2, "{kind}");
+    // Nothing is added to the options given: a compute_XX-only NVRTC compile makes no cubin,
+    // which `compile` refuses and `compile_with_args` leaves to the caller. (A fresh program:
+    // NVRTC keeps an earlier compile's cubin when a later compute_XX compile makes none.)
+    if kind == BackendKind::Cuda {
+        let mut p = Program::with_backend(b, TEMPLATES, ProgramOptions::new()).unwrap();
+        p.compile_with_args(&["--gpu-architecture=compute_90"])
+            .unwrap();
+        assert!(p.output(CodeType::Cubin).unwrap().code().is_empty());
+        assert!(!p.output(CodeType::Ptx).unwrap().code().is_empty());
+    }
+}
+
+#[test]
+fn nvrtc_level_calls_nvrtc() {
+    let Some(b) = nvrtc() else { return };
+    nvrtc_level_calls(b, "sm_90", CodeType::Ptx);
+}
+
+#[cfg(feature = "backend-hip")]
+#[test]
+fn nvrtc_level_calls_hiprtc() {
+    let Some(b) = hiprtc() else { return };
+    // On AMD, "PTX" is the AMD code object: labelled by its content.
+    nvrtc_level_calls(b, "gfx90a", CodeType::Cubin);
+}

@@ -11,7 +11,7 @@
 //! replayed: the summary prints the command. The summary line reads
 //! `fuzz: seed S: N cases (...), A aborts, P panics`; the test fails unless both are 0.
 //!
-//! Options are drawn from the whole option table (`anycuda::rtc::options`: every option, both
+//! Options are drawn from the whole option table (`anycuda::nvrtc::options`: every option, both
 //! spellings, every form — `=`, two entries, glued, bare — with valid and invalid values of its
 //! class and odd values), and sources from deep expressions of every class the depth scanner
 //! bounds (brackets, prefix operators, `*&`, casts, `?:`, assignments, template angles,
@@ -26,8 +26,8 @@
 
 mod common;
 
+use anycuda::nvrtc::options::{invalid_samples, valid_samples, Spec, Value, HIP_EXTRA, NVRTC_13_5};
 use anycuda::nvrtc::{nvrtcProgram, nvrtcResult as R};
-use anycuda::rtc::options::{invalid_samples, valid_samples, Spec, Value, HIP_EXTRA, NVRTC_13_5};
 use anycuda::{Backend, BackendKind, CudaEnum, Rtc};
 use core::ffi::c_char;
 use std::ffi::CString;
@@ -515,7 +515,7 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             }
             let p = create(b, &src);
             let r = compile(b, p, &[arch(kind).to_owned()]);
-            if anycuda_depth(&src) > anycuda::rtc::MAX_NESTING {
+            if anycuda_depth(&src) > anycuda_api::rtc_input::MAX_NESTING {
                 assert_eq!(r, R::NVRTC_ERROR_COMPILATION, "over the bound");
             }
             destroy(b, p);
@@ -566,7 +566,7 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
 }
 
 fn anycuda_depth(s: &str) -> usize {
-    anycuda::rtc::nesting_depth(s.as_bytes())
+    anycuda_api::rtc_input::nesting_depth(s.as_bytes())
 }
 
 fn kind_of(s: &str) -> BackendKind {

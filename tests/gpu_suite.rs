@@ -16,8 +16,8 @@
 // `cudaStream_t` and `CUstream` are one C type (`struct CUstream_st *`), but anycuda's runtime and
 // driver modules each declare their own `CUstream_st`, so mixing the APIs needs `as` casts here.
 
+use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
-use anycuda::rtc::Program;
 use anycuda::runtime::*;
 use anycuda::{Backend, BackendKind};
 use std::ffi::{c_void, CStr};
@@ -185,12 +185,14 @@ fn gpu(test: &str) -> Option<Gpu> {
 fn code(g: &Gpu) -> &'static (Vec<u8>, Vec<u8>) {
     static CODE: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
     CODE.get_or_init(|| {
-        let mut p = Program::new(g.backend, KERNELS, "gpu_suite.cu", &[]).unwrap();
-        p.compile(&[&format!("--gpu-architecture={}", g.arch)])
+        let opts = ProgramOptions::new().name("gpu_suite.cu");
+        let mut p = Program::with_backend(g.backend, KERNELS, opts).unwrap();
+        p.compile_with_args(&[&format!("--gpu-architecture={}", g.arch)])
             .unwrap_or_else(|e| panic!("compile for {}: {e}", g.arch));
-        let mut ptx = p.ptx().unwrap();
+        let output = |kind| p.output(kind).unwrap().code().to_vec();
+        let mut ptx = output(CodeType::Ptx);
         ptx.push(0);
-        let cubin = p.cubin().unwrap();
+        let cubin = output(CodeType::Cubin);
         (ptx, cubin)
     })
 }

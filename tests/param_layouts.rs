@@ -7,8 +7,8 @@
 
 mod common;
 
+use anycuda::core::{CodeType, Program};
 use anycuda::params::{image_len, kernel_params, KernelParams, ParamsError};
-use anycuda::rtc::Program;
 use anycuda::BackendKind;
 
 #[path = "common/param_kernels.rs"]
@@ -27,9 +27,8 @@ fn check(what: &str, got: &[KernelParams]) {
 
 fn compile(kind: BackendKind, arch: &str) -> Option<Program> {
     let b = common::compiler(kind)?;
-    let mut prog = Program::new(b, SOURCE, "params.cu", &[]).unwrap();
-    prog.add_name_expression("scale<double>").unwrap();
-    prog.compile(&[&format!("--gpu-architecture={arch}")])
+    let mut prog = common::program(b, SOURCE, "params.cu", &["scale<double>"]);
+    prog.compile_with_args(&[&format!("--gpu-architecture={arch}")])
         .unwrap_or_else(|e| panic!("{kind} {arch}: {e}"));
     assert_eq!(prog.lowered_name("scale<double>").unwrap(), SCALE);
     Some(prog)
@@ -46,9 +45,9 @@ fn nvrtc_ptx_and_cubin_agree_with_the_expected_layout() {
     let Some(prog) = compile(BackendKind::Cuda, "sm_90") else {
         return;
     };
-    let cubin = prog.cubin().unwrap();
+    let cubin = common::code(&prog, CodeType::Cubin);
     check("cubin", &kernel_params(&cubin).unwrap());
-    let mut ptx = prog.ptx().unwrap();
+    let mut ptx = common::code(&prog, CodeType::Ptx);
     check("PTX", &kernel_params(&ptx).unwrap());
     assert!(len_of(&cubin).is_some_and(|n| n <= cubin.len() && n > cubin.len() / 2));
     check(
@@ -62,7 +61,10 @@ fn nvrtc_ptx_and_cubin_agree_with_the_expected_layout() {
     // Older architectures lay parameters out the same way.
     for arch in ["sm_75", "sm_80", "sm_120"] {
         let prog = compile(BackendKind::Cuda, arch).unwrap();
-        check(arch, &kernel_params(&prog.cubin().unwrap()).unwrap());
+        check(
+            arch,
+            &kernel_params(&common::code(&prog, CodeType::Cubin)).unwrap(),
+        );
     }
 }
 
@@ -83,7 +85,7 @@ fn hiprtc_code_objects_agree_with_the_cuda_layout() {
             continue;
         }
         let prog = compile(BackendKind::Hip, arch).unwrap();
-        let code = prog.cubin().unwrap();
+        let code = common::code(&prog, CodeType::Cubin);
         // Newer code objects list hidden arguments (left out, as CUDA has none).
         let hidden = code.windows(7).any(|w| w == b"hidden_");
         checked.push(format!(
@@ -158,12 +160,12 @@ fn refused_formats_say_so() {
 fn damaged_real_images_never_panic() {
     let mut images = Vec::new();
     if let Some(prog) = compile(BackendKind::Cuda, "sm_90") {
-        images.push(prog.cubin().unwrap());
-        images.push(prog.ptx().unwrap());
+        images.push(common::code(&prog, CodeType::Cubin));
+        images.push(common::code(&prog, CodeType::Ptx));
     }
     #[cfg(feature = "backend-hip")]
     if let Some(prog) = compile(BackendKind::Hip, "gfx90a") {
-        images.push(prog.cubin().unwrap());
+        images.push(common::code(&prog, CodeType::Cubin));
     }
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -226,9 +228,9 @@ fn real_corpus_layouts_agree_across_ptx_cubin_and_amd() {
     let compile = |b: anycuda::Backend, file: &std::path::Path, arch: &str| {
         let src = std::fs::read_to_string(file).unwrap();
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let mut p = Program::new(b, &src, &name, &[]).unwrap();
+        let mut p = common::program(b, &src, &name, &[]);
         let inc = anycuda_api::rtc_include::source_folder_option(file).unwrap();
-        p.compile(&[&inc, &format!("--gpu-architecture={arch}")])
+        p.compile_with_args(&[&inc, &format!("--gpu-architecture={arch}")])
             .ok()
             .map(|_| p)
     };
@@ -240,8 +242,8 @@ fn real_corpus_layouts_agree_across_ptx_cubin_and_amd() {
         let Some(p) = compile(cuda, f, "sm_90") else {
             continue;
         };
-        let from_ptx = kernel_params(&p.ptx().unwrap()).unwrap();
-        let mut from_cubin = kernel_params(&p.cubin().unwrap()).unwrap();
+        let from_ptx = kernel_params(&common::code(&p, CodeType::Ptx)).unwrap();
+        let mut from_cubin = kernel_params(&common::code(&p, CodeType::Cubin)).unwrap();
         let mut sorted_ptx = from_ptx.clone();
         sorted_ptx.sort_by(|a, b| a.name.cmp(&b.name));
         from_cubin.sort_by(|a, b| a.name.cmp(&b.name));
@@ -250,7 +252,7 @@ fn real_corpus_layouts_agree_across_ptx_cubin_and_amd() {
         #[cfg(feature = "backend-hip")]
         if let Some(h) = hip {
             if let Some(p) = compile(h, f, "gfx90a") {
-                for k in kernel_params(&p.cubin().unwrap()).unwrap() {
+                for k in kernel_params(&common::code(&p, CodeType::Cubin)).unwrap() {
                     if let Some(c) = from_ptx.iter().find(|c| c.name == k.name) {
                         assert_eq!(k.params, c.params, "{}: {}", f.display(), k.name);
                         amd_kernels += 1;

@@ -4,14 +4,15 @@
 
 mod common;
 
-use anycuda::rtc::Program;
+use anycuda::core::{Program, ProgramOptions};
 use anycuda::{Backend, BackendKind};
 use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
 use common::compiler;
 
 fn compile(b: Backend, src: &str, opts: &[&str]) -> Result<(), String> {
-    let mut p = Program::new(b, src, "h.cu", &[]).map_err(|e| e.to_string())?;
-    p.compile(opts).map_err(|e| e.to_string())
+    let mut p = Program::with_backend(b, src, ProgramOptions::new().name("h.cu"))
+        .map_err(|e| e.to_string())?;
+    p.compile_with_args(opts).map_err(|e| e.to_string())
 }
 
 /// Every built-in header compiles on its own (and twice: include guards).

@@ -10,7 +10,6 @@
 mod common;
 
 use anycuda::nvrtc::nvrtcResult;
-use anycuda::rtc::Program;
 use anycuda::BackendKind;
 use anycuda_api::rtc_include::{includes, resolve, SearchPath, MAX_INCLUDE_NAME};
 use common::compiler;
@@ -227,12 +226,12 @@ fn compilers_survive(kind: BackendKind, arch: &str) {
             ('<', '>')
         };
         let src = format!("#include {open}{name}{close}\nextern \"C\" __global__ void k() {{}}\n");
-        let mut p = Program::new(b, &src, "fuzz.cu", &[]).unwrap();
+        let mut p = common::program(b, &src, "fuzz.cu", &[]);
         let arch_opt = format!("--gpu-architecture={arch}");
-        if let Err(e) = p.compile(&[&inc, &arch_opt]) {
+        if let Err(e) = p.compile_with_args(&[&inc, &arch_opt]) {
             assert_eq!(
-                e.error.0,
-                nvrtcResult::NVRTC_ERROR_COMPILATION,
+                e.nvrtc_code(),
+                Some(nvrtcResult::NVRTC_ERROR_COMPILATION),
                 "case {case}: {src:?}"
             );
         }

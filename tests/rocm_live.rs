@@ -9,9 +9,9 @@
 
 mod common;
 
+use anycuda::core::CodeType;
 use anycuda::driver::{cuDeviceGet, cuDeviceGetCount, cuInit, CUdevice, CUresult};
 use anycuda::nvrtc::nvrtcResult;
-use anycuda::rtc::Program;
 use anycuda::{Backend, BackendKind};
 use common::{compiler, elf_machine, elf_symbols, on_ci, EM_AMDGPU};
 use std::ffi::CStr;
@@ -197,10 +197,10 @@ fn hiprtc_compiles_for_the_release_targets_and_refuses_unknown_ones() {
     let v = b.as_hip().unwrap().hip_version();
     let (good, bad) = expectations(&major_minor(v));
     for arch in good {
-        let mut p = Program::new(b, SAXPY, "saxpy.cu", &[]).unwrap();
-        p.compile(&[&format!("--gpu-architecture={arch}")])
+        let mut p = common::program(b, SAXPY, "saxpy.cu", &[]);
+        p.compile_with_args(&[&format!("--gpu-architecture={arch}")])
             .unwrap_or_else(|e| panic!("HIP {v}, {arch}: {e}"));
-        let code = p.cubin().unwrap();
+        let code = common::code(&p, CodeType::Cubin);
         assert_eq!(elf_machine(&code), Some(EM_AMDGPU), "{arch}");
         let syms = elf_symbols(&code);
         assert!(
@@ -209,45 +209,46 @@ fn hiprtc_compiles_for_the_release_targets_and_refuses_unknown_ones() {
         );
     }
     for arch in bad {
-        let mut p = Program::new(b, SAXPY, "saxpy.cu", &[]).unwrap();
+        let mut p = common::program(b, SAXPY, "saxpy.cu", &[]);
         let e = p
-            .compile(&[&format!("--gpu-architecture={arch}")])
+            .compile_with_args(&[&format!("--gpu-architecture={arch}")])
             .unwrap_err();
-        assert_eq!(e.error.0, nvrtcResult::NVRTC_ERROR_INVALID_OPTION, "{arch}");
-        assert!(
-            p.log().unwrap().contains(arch),
-            "{arch}: the log names the target"
+        assert_eq!(
+            e.nvrtc_code(),
+            Some(nvrtcResult::NVRTC_ERROR_INVALID_OPTION),
+            "{arch}"
         );
+        assert!(p.log().contains(arch), "{arch}: the log names the target");
     }
 }
 
 #[test]
 fn bad_input_is_refused_with_cuda_codes() {
     let Some(b) = hip() else { return };
-    let mut p = Program::new(b, "this is not C++ {", "bad.cu", &[]).unwrap();
-    let e = p.compile(&["--gpu-architecture=gfx90a"]).unwrap_err();
-    assert_eq!(e.error.0, nvrtcResult::NVRTC_ERROR_COMPILATION);
-    assert!(!p.log().unwrap().is_empty());
-    let mut p = Program::new(b, SAXPY, "saxpy.cu", &[]).unwrap();
+    let mut p = common::program(b, "this is not C++ {", "bad.cu", &[]);
+    let e = p
+        .compile_with_args(&["--gpu-architecture=gfx90a"])
+        .unwrap_err();
+    assert_eq!(e.nvrtc_code(), Some(nvrtcResult::NVRTC_ERROR_COMPILATION));
+    assert!(!p.log().is_empty());
+    let mut p = common::program(b, SAXPY, "saxpy.cu", &[]);
     for opts in [
         &["--no-such-option", "--gpu-architecture=gfx90a"][..],
         &["--gpu-architecture=gfx90a:xnack"],
         &["--gpu-architecture=gfx90a:"],
         &["--gpu-architecture=gfx90a:sramecc+:sramecc-"],
     ] {
-        let e = p.compile(opts).unwrap_err();
+        let e = p.compile_with_args(opts).unwrap_err();
         assert_eq!(
-            e.error.0,
-            nvrtcResult::NVRTC_ERROR_INVALID_OPTION,
+            e.nvrtc_code(),
+            Some(nvrtcResult::NVRTC_ERROR_INVALID_OPTION),
             "{opts:?}"
         );
     }
-    let mut p = Program::new(b, SAXPY, "saxpy.cu", &[]).unwrap();
-    p.add_name_expression("&saxpy").unwrap();
-    p.compile(&["--gpu-architecture=gfx90a"]).unwrap();
+    let mut p = common::program(b, SAXPY, "saxpy.cu", &["&saxpy"]);
+    p.compile_with_args(&["--gpu-architecture=gfx90a"]).unwrap();
     assert_eq!(p.lowered_name("&saxpy").unwrap(), "saxpy");
     assert!(p.lowered_name("never_added").is_err());
-    let mut p = Program::new(b, SAXPY, "saxpy.cu", &[]).unwrap();
-    p.add_name_expression("no_such_kernel<int>").unwrap();
-    assert!(p.compile(&["--gpu-architecture=gfx90a"]).is_err());
+    let mut p = common::program(b, SAXPY, "saxpy.cu", &["no_such_kernel<int>"]);
+    assert!(p.compile_with_args(&["--gpu-architecture=gfx90a"]).is_err());
 }

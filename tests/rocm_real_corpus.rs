@@ -11,7 +11,7 @@
 
 mod common;
 
-use anycuda::rtc::Program;
+use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::{Backend, BackendKind};
 #[cfg(feature = "backend-hip")]
 use common::elf_symbols;
@@ -56,17 +56,22 @@ fn corpus() -> Option<Vec<PathBuf>> {
 fn compile(b: Backend, file: &PathBuf, arch: &str) -> Result<Program, String> {
     let src = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let mut p = Program::new(b, &src, &name, &[]).map_err(|e| e.to_string())?;
+    let mut p = Program::with_backend(b, &src, ProgramOptions::new().name(name))
+        .map_err(|e| e.to_string())?;
     let inc = anycuda_api::rtc_include::source_folder_option(file).unwrap();
     let arch_opt = format!("--gpu-architecture={arch}");
-    p.compile(&[&inc, &arch_opt]).map_err(|e| {
+    p.compile_with_args(&[&inc, &arch_opt]).map_err(|e| {
         let first: Vec<&str> = e
-            .log
+            .detail()
+            .unwrap_or_default()
             .lines()
             .filter(|l| l.contains("error"))
             .take(3)
             .collect();
-        format!("{}: {}", e.error, first.join(" | "))
+        let code = e
+            .nvrtc_code()
+            .map_or_else(|| e.to_string(), |c| c.to_string());
+        format!("{code}: {}", first.join(" | "))
     })?;
     Ok(p)
 }
@@ -99,7 +104,7 @@ fn nvrtc_entries(files: &[PathBuf]) -> Option<Vec<Option<Vec<String>>>> {
         .iter()
         .map(|f| {
             let p = compile(b, f, "sm_90").ok()?;
-            let ptx = String::from_utf8(p.ptx().ok()?).ok()?;
+            let ptx = String::from_utf8(p.output(CodeType::Ptx).ok()?.code().to_vec()).ok()?;
             Some(
                 ptx.lines()
                     .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
@@ -141,7 +146,7 @@ fn real_corpus_compiles_on_nvrtc_sm_90() {
     for f in &files {
         match compile(b, f, "sm_90") {
             Ok(p) => {
-                let cubin = p.cubin().unwrap();
+                let cubin = common::code(&p, CodeType::Cubin);
                 assert_eq!(elf_machine(&cubin), Some(EM_CUDA), "{}", f.display());
                 ok += 1;
             }
@@ -176,7 +181,7 @@ fn real_corpus_compiles_on_hiprtc() {
                     continue;
                 }
             };
-            let syms = elf_symbols(&p.cubin().unwrap());
+            let syms = elf_symbols(&common::code(&p, CodeType::Cubin));
             let want = entries
                 .as_ref()
                 .and_then(|e| e[i].clone())

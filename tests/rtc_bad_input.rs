@@ -2,8 +2,8 @@
 
 mod common;
 
+use anycuda::core::{Program, ProgramOptions};
 use anycuda::nvrtc::{nvrtcProgram, nvrtcResult as R};
-use anycuda::rtc::Program;
 use anycuda::{Backend, BackendKind, Rtc};
 use common::compiler;
 use core::ffi::{c_char, CStr};
@@ -366,8 +366,13 @@ fn safe_layer_refuses_interior_nul() {
     let Some(b) = compiler(BackendKind::Cuda).or_else(|| compiler(BackendKind::Hip)) else {
         return;
     };
-    let e = Program::new(b, "a\0b", "x.cu", &[]).unwrap_err();
-    assert_eq!(e.0, R::NVRTC_ERROR_INVALID_INPUT);
+    let e = Program::with_backend(b, "a\0b", ProgramOptions::new()).unwrap_err();
+    assert_eq!(e.nvrtc_code(), Some(R::NVRTC_ERROR_INVALID_INPUT));
+    let e = Program::with_backend(b, "k", ProgramOptions::new().name("x\0.cu")).unwrap_err();
+    assert_eq!(e.nvrtc_code(), Some(R::NVRTC_ERROR_INVALID_INPUT));
+    let mut p = Program::with_backend(b, "k", ProgramOptions::new()).unwrap();
+    let e = p.compile_with_args(&["-DX\0Y"]).unwrap_err();
+    assert_eq!(e.nvrtc_code(), Some(R::NVRTC_ERROR_INVALID_OPTION));
 }
 
 /// Finding 7: a library file named by `ANYCUDA_NVRTC_LIBRARY` that is a truncated copy of the

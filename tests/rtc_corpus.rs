@@ -4,11 +4,12 @@
 
 mod common;
 
-use anycuda::rtc::Program;
-use anycuda::{Backend, BackendKind, NvrtcError};
+use anycuda::core::{CodeType, Program};
+use anycuda::nvrtc::nvrtcResult;
+use anycuda::{Backend, BackendKind};
 #[cfg(feature = "backend-hip")]
 use common::EM_AMDGPU;
-use common::{compiler, corpus, elf_machine, elf_symbols, Kernel, EM_CUDA};
+use common::{code, compiler, corpus, elf_machine, elf_symbols, program, Kernel, EM_CUDA};
 
 #[cfg(feature = "backend-hip")]
 /// The arches the issue names for Debian's hipRTC 5.2.3; the whole corpus is built for each.
@@ -17,14 +18,12 @@ const CORPUS_HIP_ARCHES: &[&str] = &["gfx908", "gfx90a", "gfx1030"];
 /// Compiles one corpus entry; returns the program and every symbol name it must define.
 fn build(b: Backend, k: &Kernel, arch: &str) -> (Program, Vec<String>) {
     let name = k.path.file_name().unwrap().to_string_lossy().into_owned();
-    let mut p = Program::new(b, &k.source, &name, &[]).unwrap();
-    for e in &k.name_expressions {
-        p.add_name_expression(e).unwrap();
-    }
+    let exprs: Vec<&str> = k.name_expressions.iter().map(String::as_str).collect();
+    let mut p = program(b, &k.source, &name, &exprs);
     let mut opts: Vec<&str> = k.options.iter().map(String::as_str).collect();
     let arch_opt = format!("--gpu-architecture={arch}");
     opts.push(&arch_opt);
-    if let Err(e) = p.compile(&opts) {
+    if let Err(e) = p.compile_with_args(&opts) {
         panic!("{name} for {arch} on {}: {e}", b.kind());
     }
     let mut symbols = k.kernels.clone();
@@ -57,8 +56,8 @@ fn corpus_compiles_with_nvrtc_for_sm_90() {
     );
     for k in &kernels {
         let (p, symbols) = build(b, k, "sm_90");
-        let ptx = String::from_utf8(p.ptx().unwrap()).unwrap();
-        let cubin = p.cubin().unwrap();
+        let ptx = String::from_utf8(code(&p, CodeType::Ptx)).unwrap();
+        let cubin = code(&p, CodeType::Cubin);
         assert_eq!(
             elf_machine(&cubin),
             Some(EM_CUDA),
@@ -100,15 +99,15 @@ fn corpus_compiles_with_hiprtc_for_amd_arches() {
         for arch in CORPUS_HIP_ARCHES {
             let (p, symbols) = build(b, k, arch);
             // NVRTC's "PTX" and "CUBIN" calls both return the AMD code object on HIP.
-            let code = p.ptx().unwrap();
-            assert_eq!(code, p.cubin().unwrap());
+            let image = code(&p, CodeType::Ptx);
+            assert_eq!(image, code(&p, CodeType::Cubin));
             assert_eq!(
-                elf_machine(&code),
+                elf_machine(&image),
                 Some(EM_AMDGPU),
                 "{} for {arch}: not an AMDGPU ELF",
                 k.path.display()
             );
-            let syms = elf_symbols(&code);
+            let syms = elf_symbols(&image);
             for s in &symbols {
                 assert!(
                     syms.contains(s),
@@ -138,9 +137,9 @@ fn saxpy_compiles_for_every_arch_the_installed_hiprtc_supports() {
         .unwrap();
     for arch in anycuda::native::hip::rtc_options::supported_archs(hip.hip_version()) {
         let (p, symbols) = build(b, &k, arch);
-        let code = p.ptx().unwrap();
-        assert_eq!(elf_machine(&code), Some(EM_AMDGPU), "saxpy for {arch}");
-        let syms = elf_symbols(&code);
+        let image = code(&p, CodeType::Ptx);
+        assert_eq!(elf_machine(&image), Some(EM_AMDGPU), "saxpy for {arch}");
+        let syms = elf_symbols(&image);
         assert!(
             symbols
                 .iter()
@@ -160,21 +159,21 @@ fn compile_error_is_reported(kind: BackendKind, arch: &str) {
             .expect_error
             .as_deref()
             .expect("bad kernels name the expected error");
-        let mut p = Program::new(b, &k.source, "bad.cu", &[]).unwrap();
+        let mut p = program(b, &k.source, "bad.cu", &[]);
         let err = p
-            .compile(&[&format!("--gpu-architecture={arch}")])
+            .compile_with_args(&[format!("--gpu-architecture={arch}")])
             .unwrap_err();
         assert_eq!(
-            err.error,
-            NvrtcError(anycuda::nvrtc::nvrtcResult::NVRTC_ERROR_COMPILATION),
+            err.nvrtc_code(),
+            Some(nvrtcResult::NVRTC_ERROR_COMPILATION),
             "{kind}"
         );
+        let log = err.detail().unwrap_or_default();
         assert!(
-            err.log.contains(expected),
-            "{kind}: log does not mention {expected}:\n{}",
-            err.log
+            log.contains(expected),
+            "{kind}: log does not mention {expected}:\n{log}"
         );
-        assert_eq!(p.log().unwrap(), err.log);
+        assert_eq!(p.log(), log);
     }
 }
 

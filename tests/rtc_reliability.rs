@@ -118,8 +118,8 @@ fn deep_nesting_from_a_small_thread_is_an_error_not_an_abort() {
         ));
         let too_deep = src(format!(
             "__device__ int f() {{ return {}1{}; }}",
-            "(".repeat(anycuda::rtc::MAX_NESTING + 1),
-            ")".repeat(anycuda::rtc::MAX_NESTING + 1)
+            "(".repeat(anycuda_api::rtc_input::MAX_NESTING + 1),
+            ")".repeat(anycuda_api::rtc_input::MAX_NESTING + 1)
         ));
         let a = arch(kind);
         std::thread::Builder::new()
@@ -364,7 +364,7 @@ fn aborting_option_values_are_invalid_options() {
 /// invalid sample is refused by anycuda before NVRTC sees it.
 #[test]
 fn option_table_agrees_with_nvrtc_13_5() {
-    use anycuda::rtc::options::{invalid_samples, valid_samples, Value, NVRTC_13_5};
+    use anycuda::nvrtc::options::{invalid_samples, valid_samples, Value, NVRTC_13_5};
     let Some(b) = compiler(BackendKind::Cuda) else {
         return;
     };
@@ -621,8 +621,9 @@ fn two_entry_spellings_compile_on_both() {
 }
 
 /// Findings 5 and 6: one program compiled twice behaves as on NVRTC on both backends (the
-/// second compile's output replaces the first, name expressions survive), through the raw API,
-/// `anycuda::rtc::Program` and `core::Program`; output is labelled by its content.
+/// second compile's output replaces the first, name expressions survive), through
+/// `core::Program` with NVRTC's own options and with typed ones; output is labelled by its
+/// content.
 #[test]
 fn repeated_compiles_replace_output_on_both() {
     use anycuda::core::{CodeType, Program as CoreProgram, ProgramOptions};
@@ -633,15 +634,14 @@ fn repeated_compiles_replace_output_on_both() {
             BackendKind::Cuda => ("--gpu-architecture=sm_90", "--gpu-architecture=sm_80"),
             BackendKind::Hip => ("--gpu-architecture=gfx90a", "--gpu-architecture=gfx1030"),
         };
-        let mut p = anycuda::rtc::Program::new(b, src, "t.cu", &[]).unwrap();
-        p.add_name_expression("t<float>").unwrap();
-        p.compile(&[a1]).unwrap();
-        let first = p.cubin().unwrap();
+        let mut p = common::program(b, src, "t.cu", &["t<float>"]);
+        p.compile_with_args(&[a1]).unwrap();
+        let first = common::code(&p, CodeType::Cubin);
         assert!(first.starts_with(b"\x7fELF"), "{kind}");
         let low1 = p.lowered_name("t<float>").unwrap();
-        p.compile(&[a2])
+        p.compile_with_args(&[a2])
             .unwrap_or_else(|e| panic!("{kind}: second compile: {e}"));
-        let second = p.cubin().unwrap();
+        let second = common::code(&p, CodeType::Cubin);
         assert!(second.starts_with(b"\x7fELF"), "{kind}");
         assert_ne!(
             first, second,
@@ -649,10 +649,10 @@ fn repeated_compiles_replace_output_on_both() {
         );
         assert_eq!(p.lowered_name("t<float>").unwrap(), low1, "{kind}");
         // A failed compile leaves no PTX, as NVRTC.
-        assert!(p.compile(&[a1, "-DFAIL"]).is_err());
-        assert!(p.ptx().unwrap().is_empty(), "{kind}");
-        p.compile(&[a1]).unwrap();
-        assert_eq!(p.cubin().unwrap(), first, "{kind}");
+        assert!(p.compile_with_args(&[a1, "-DFAIL"]).is_err());
+        assert!(common::code(&p, CodeType::Ptx).is_empty(), "{kind}");
+        p.compile_with_args(&[a1]).unwrap();
+        assert_eq!(common::code(&p, CodeType::Cubin), first, "{kind}");
 
         // core::Program: two targets from one program, labelled by content.
         let arch = a1.trim_start_matches("--gpu-architecture=");

@@ -8,7 +8,7 @@
 
 mod common;
 
-use anycuda::rtc::Program;
+use anycuda::core::CodeType;
 use anycuda::BackendKind;
 
 const SRC: &str =
@@ -19,11 +19,11 @@ fn nc_loads(kind: BackendKind, b: anycuda::Backend, extra: &[&str]) -> bool {
         BackendKind::Cuda => "--gpu-architecture=compute_90",
         BackendKind::Hip => "--gpu-architecture=gfx90a",
     };
-    let mut p = Program::new(b, SRC, "k.cu", &[]).unwrap();
+    let mut p = common::program(b, SRC, "k.cu", &[]);
     let mut opts = vec![arch];
     opts.extend_from_slice(extra);
-    p.compile(&opts).unwrap();
-    String::from_utf8_lossy(&p.ptx().unwrap()).contains("ld.global.nc")
+    p.compile_with_args(&opts).unwrap();
+    String::from_utf8_lossy(&common::code(&p, CodeType::Ptx)).contains("ld.global.nc")
 }
 
 #[test]
@@ -37,10 +37,10 @@ fn restrict_leaks_into_later_programs_on_nvrtc_only() {
             nc_loads(BackendKind::Cuda, b, &["-restrict"]),
             "-restrict: nc loads"
         );
-        let mut p = Program::new(b, SRC, "k.cu", &[]).unwrap();
-        p.compile(&["--gpu-architecture=compute_90", "-restrict"])
+        let mut p = common::program(b, SRC, "k.cu", &[]);
+        p.compile_with_args(&["--gpu-architecture=compute_90", "-restrict"])
             .unwrap();
-        let log = p.log().unwrap();
+        let log = p.log();
         assert!(log.contains("keeps '-restrict'"), "the user is told: {log}");
         assert!(
             nc_loads(BackendKind::Cuda, b, &[]),
@@ -49,10 +49,10 @@ fn restrict_leaks_into_later_programs_on_nvrtc_only() {
     }
     if let Some(b) = common::compiler(BackendKind::Hip) {
         // The HIP backend never passes -restrict on (hipRTC has no such option): no leak.
-        let mut p = Program::new(b, SRC, "k.cu", &[]).unwrap();
-        p.compile(&["--gpu-architecture=gfx90a", "-restrict"])
+        let mut p = common::program(b, SRC, "k.cu", &[]);
+        p.compile_with_args(&["--gpu-architecture=gfx90a", "-restrict"])
             .unwrap();
-        let log = p.log().unwrap();
+        let log = p.log();
         assert!(log.contains("ignoring '-restrict'"), "{log}");
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use anycuda::rtc::Program;
+use anycuda::core::CodeType;
 use anycuda::BackendKind;
 
 const SRC: &str = "template <typename T> __global__ void scale(T *p, T f) { p[threadIdx.x] *= f; }";
@@ -21,11 +21,11 @@ fn concurrent_compiles_on_both_compilers() {
                 for i in 0..3 {
                     let ty = ["float", "double", "int"][(t + i) % 3];
                     let expr = format!("scale<{ty}>");
-                    let mut p = Program::new(b, SRC, &format!("t{t}_{i}.cu"), &[]).unwrap();
-                    p.add_name_expression(&expr).unwrap();
-                    p.compile(&[&format!("--gpu-architecture={arch}")]).unwrap();
+                    let mut p = common::program(b, SRC, &format!("t{t}_{i}.cu"), &[expr.as_str()]);
+                    p.compile_with_args(&[&format!("--gpu-architecture={arch}")])
+                        .unwrap();
                     assert!(p.lowered_name(&expr).unwrap().starts_with("_Z5scaleI"));
-                    assert!(!p.ptx().unwrap().is_empty());
+                    assert!(!common::code(&p, CodeType::Ptx).is_empty());
                 }
             }));
         }

@@ -22,6 +22,7 @@ pub mod rtc_headers;
 pub mod rtc_include;
 pub mod rtc_input;
 pub mod rtc_options;
+pub mod rtc_program;
 pub mod strings;
 pub mod traits;
 pub mod unions;

@@ -3,7 +3,8 @@
 //!   method per CUDA function, through `api_trait!`);
 //! - `backends/cuda/src/generated/forward.rs`: the CUDA backend's impls (through `served!`),
 //!   each method one `call!` into the function table, except the hand-written overrides listed
-//!   in `codegen/cuda-overrides.txt`;
+//!   in `codegen/cuda-overrides.txt`; the NVRTC functions of `codegen/cuda-nvrtc-checked.txt`
+//!   first look up the program handle and refuse NULL pointers;
 //! - `src/generated/{driver,runtime,nvrtc}.rs`: the facade's `impl Driver/Runtime/Rtc for
 //!   Backend` (enum dispatch) and the C-named free functions, plus the versioned-symbol aliases.
 //!
@@ -37,6 +38,9 @@ struct Default {
 struct Data {
     defaults: BTreeMap<String, Default>,
     overrides: BTreeSet<String>,
+    /// NVRTC functions whose CUDA method the generator writes with anycuda's program lookup
+    /// and NULL checks (`codegen/cuda-nvrtc-checked.txt`).
+    checked: BTreeSet<String>,
 }
 
 fn data_lines(path: &Path) -> Result<Vec<(usize, Vec<String>)>> {
@@ -98,6 +102,27 @@ fn load_data(root: &Path) -> Result<Data> {
             bail!("{}:{n}: {name} listed twice", p.display());
         }
     }
+    let p = root.join("codegen/cuda-nvrtc-checked.txt");
+    for (n, cols) in data_lines(&p)? {
+        let [name, reason] = cols.as_slice() else {
+            bail!("{}:{n}: expected `<function> | reason`", p.display());
+        };
+        if reason.is_empty() {
+            bail!("{}:{n}: {name} has no reason", p.display());
+        }
+        if !name.starts_with("nvrtc") {
+            bail!("{}:{n}: {name} is not an NVRTC function", p.display());
+        }
+        if d.overrides.contains(name) {
+            bail!(
+                "{}:{n}: {name} is also a hand-written override",
+                p.display()
+            );
+        }
+        if !d.checked.insert(name.clone()) {
+            bail!("{}:{n}: {name} listed twice", p.display());
+        }
+    }
     Ok(d)
 }
 
@@ -129,6 +154,47 @@ struct ApiDesc<'a> {
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
+}
+
+/// The CUDA backend's body for an NVRTC function of `codegen/cuda-nvrtc-checked.txt`: the
+/// program handle looked up (`rtc_program::with_program`, NVRTC's own handle passed on), every pointer but
+/// `void *` checked for NULL, then the call into libnvrtc.
+fn checked_nvrtc_body(f: &CudaFn, ps: &[(Ident, syn::Type)]) -> Result<TokenStream> {
+    let is_prog = |t: &syn::Type| type_str(t) == "nvrtcProgram";
+    let progs: Vec<&Ident> = ps
+        .iter()
+        .filter(|(_, t)| is_prog(t))
+        .map(|(n, _)| n)
+        .collect();
+    let ptrs: Vec<&Ident> = ps
+        .iter()
+        .filter(|(_, t)| matches!(t, syn::Type::Ptr(p) if type_str(&p.elem) != "c_void"))
+        .map(|(n, _)| n)
+        .collect();
+    let args: Vec<TokenStream> = ps
+        .iter()
+        .map(|(n, t)| {
+            if is_prog(t) {
+                quote!(__p.raw())
+            } else {
+                quote!(#n)
+            }
+        })
+        .collect();
+    let nn = if ptrs.is_empty() {
+        quote!()
+    } else {
+        quote!(anycuda_api::nvrtc_non_null!(#(#ptrs),*);)
+    };
+    let name = ident(&f.name);
+    let call = quote!(unsafe {
+        crate::loader::call!(self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN, #name(#(#args),*))
+    });
+    Ok(match progs.as_slice() {
+        [] => quote!(#nn #call),
+        [p] => quote!(anycuda_api::rtc_program::with_program(self, #p, |__p| { #nn #call })),
+        _ => bail!("{} takes two programs: write it by hand", f.name),
+    })
 }
 
 /// A function's parameters as Rust identifiers and types.
@@ -280,6 +346,8 @@ impl ApiDesc<'_> {
             let name = ident(&f.name);
             let body = if data.overrides.contains(&f.name) {
                 quote!(unsafe { crate::#m::#name(self, #(#pn),*) })
+            } else if data.checked.contains(&f.name) {
+                checked_nvrtc_body(f, &ps)?
             } else if let Some(d) = data.defaults.get(&f.name) {
                 let e: syn::Expr = syn::parse_str(&api_paths(&d.expr))?;
                 quote!(unsafe { crate::loader::call!(self.#field, #e, #e, #name(#(#pn),*)) })
@@ -492,7 +560,12 @@ pub fn generate(
     inputs: &str,
 ) -> Result<Vec<(PathBuf, String)>> {
     let data = load_data(root)?;
-    for n in data.defaults.keys().chain(data.overrides.iter()) {
+    for n in data
+        .defaults
+        .keys()
+        .chain(data.overrides.iter())
+        .chain(data.checked.iter())
+    {
         if !driver
             .iter()
             .chain(runtime)
@@ -572,7 +645,7 @@ pub fn generate(
     // ---- backends/cuda/src/generated/forward.rs ----
     let mut forward = header(
         inputs,
-        "The CUDA backend's `Driver`, `Runtime` and `Rtc` impls: every method calls the entry point of the\nsame name in the function table, except the hand-written overrides listed in\n`codegen/cuda-overrides.txt`.",
+        "The CUDA backend's `Driver`, `Runtime` and `Rtc` impls: every method calls the entry point of the\nsame name in the function table, except the hand-written overrides listed in\n`codegen/cuda-overrides.txt`; the NVRTC functions of `codegen/cuda-nvrtc-checked.txt` look up\nthe program handle and refuse NULL pointers first.",
     );
     let mut reexports = Vec::new();
     for a in &apis {

@@ -1,7 +1,7 @@
 //! `anycuda compile`: one source, one or more arches, with the chosen backend's compiler.
 
 use super::Emit;
-use anycuda::rtc::Program;
+use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::{Backend, BackendKind, Driver};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -150,11 +150,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     }
     let mut failed = false;
     for arch in &archs {
-        let mut prog = Program::new(b, &src, &name, &[]).map_err(|e| e.to_string())?;
-        for e in &a.name_expressions {
-            prog.add_name_expression(e)
-                .map_err(|err| format!("name expression {e:?}: {err}"))?;
-        }
+        let mut opts = ProgramOptions::new().name(name.as_str());
+        opts.name_expressions.clone_from(&a.name_expressions);
+        // A refused name expression comes back with the expression as the error's detail.
+        let mut prog = Program::with_backend(b, &src, opts).map_err(|e| e.to_string())?;
         // The arch goes first: an option that takes the next one as its value (`-I`, `-D` at
         // the end of the user's list) must not swallow it. nvcc finds quoted includes next to
         // the source: its folder comes before the user's -I.
@@ -163,7 +162,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         let mut opts: Vec<&str> = vec![&arch_opt];
         opts.extend(src_dir.iter().map(String::as_str));
         opts.extend(a.options.iter().map(String::as_str));
-        if let Err(e) = prog.compile(&opts) {
+        if let Err(e) = prog.compile_with_args(&opts) {
             eprintln!(
                 "{name} [{} {arch}]: compilation failed: {}",
                 b.kind(),
@@ -172,7 +171,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             failed = true;
             continue;
         }
-        let log = prog.log().unwrap_or_default();
+        let log = prog.log();
         if !log.trim().is_empty() {
             eprintln!(
                 "{name} [{} {arch}] log:\n{}",
@@ -181,14 +180,15 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             );
         }
         let lto = b.kind() == BackendKind::Cuda && a.options.iter().any(|o| is_lto(o));
-        let code = match (a.emit, b.kind()) {
-            (Emit::Auto, BackendKind::Cuda) if lto => prog.ltoir(),
-            (Emit::Ptx, _) | (Emit::Auto, BackendKind::Hip) => prog.ptx(),
-            (Emit::Cubin, _) => prog.cubin(),
-            (Emit::Auto, BackendKind::Cuda) if arch.starts_with("sm_") => prog.cubin(),
-            (Emit::Auto, BackendKind::Cuda) => prog.ptx(),
-        }
-        .map_err(|e| e.to_string())?;
+        let kind = match (a.emit, b.kind()) {
+            (Emit::Auto, BackendKind::Cuda) if lto => CodeType::Ltoir,
+            (Emit::Ptx, _) | (Emit::Auto, BackendKind::Hip) => CodeType::Ptx,
+            (Emit::Cubin, _) => CodeType::Cubin,
+            (Emit::Auto, BackendKind::Cuda) if arch.starts_with("sm_") => CodeType::Cubin,
+            (Emit::Auto, BackendKind::Cuda) => CodeType::Ptx,
+        };
+        let output = prog.output(kind).map_err(|e| e.to_string())?;
+        let code = output.code();
         if code.is_empty() {
             let why = if lto {
                 "-dlto makes LTO IR only; use the default --emit auto to write it"
@@ -205,10 +205,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         let ext = if lto && a.emit == Emit::Auto {
             "ltoir"
         } else {
-            extension(&code)
+            extension(code)
         };
         let path = output_path(&a, arch, ext);
-        std::fs::write(&path, &code).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, code).map_err(|e| format!("{}: {e}", path.display()))?;
         println!(
             "{name} [{} {arch}] -> {} ({} bytes)",
             b.kind(),

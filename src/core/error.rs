@@ -125,6 +125,13 @@ impl CoreError {
             _ => None,
         }
     }
+    /// The NVRTC code, if the failed call was an NVRTC call.
+    pub fn nvrtc_code(&self) -> Option<nvrtcResult> {
+        match self.code {
+            ErrorCode::Nvrtc(c) => Some(c),
+            _ => None,
+        }
+    }
     /// Whether this is the backend's "not supported" answer, in any of the three APIs.
     pub fn is_not_supported(&self) -> bool {
         match self.code {

@@ -358,10 +358,7 @@ impl Program {
             log: String::new(),
         };
         for e in &prog.options.name_expressions {
-            let c = nul_free("nvrtcAddNameExpression", "a name expression", e)?;
-            // SAFETY: live program, NUL-terminated string.
-            let r = unsafe { backend.nvrtcAddNameExpression(prog.raw, c.as_ptr()) };
-            rtc_check("nvrtcAddNameExpression", r).map_err(|err| err.with_detail(e.clone()))?;
+            prog.add_name_expression(e)?;
         }
         Ok(prog)
     }
@@ -418,15 +415,51 @@ impl Program {
     /// fetching the code or a lowered name.
     pub fn compile(&mut self, target: CodeType) -> Result<ObjectCode> {
         if target == CodeType::Fatbin {
-            return Err(CoreError::usage(
-                "Program::compile",
-                "NVRTC produces PTX, cubin or LTO-IR, not fat binaries",
-            ));
+            return Err(fatbin_refused());
         }
         let args = self.compile_args(target);
+        self.compile_with_args(&args)?;
+        let (code, kind) = self.fetch_code(target)?;
+        if code.is_empty() {
+            return Err(CoreError::usage(
+                "Program::compile",
+                format!(
+                    "the compiler produced no {}: a cubin needs an sm_XX arch (not compute_XX)",
+                    target.name()
+                ),
+            ));
+        }
+        let mut lowered = Vec::with_capacity(self.options.name_expressions.len());
+        for e in &self.options.name_expressions {
+            lowered.push((e.clone(), self.lowered_name(e)?));
+        }
+        Ok(ObjectCode::from_compiler(code, kind, lowered))
+    }
+
+    /// Compiles with exactly these compiler options: nothing is added (no arch from the current
+    /// device, no `-dlto`), so this is NVRTC's own `nvrtcCompileProgram` for callers that
+    /// speak its command line (a CLI, cudarc's `compile_ptx`). Read the result with
+    /// [`Program::output`] and [`Program::lowered_name`], the log with [`Program::log`].
+    /// Compiling again replaces the previous output, on every backend, with one NVRTC
+    /// exception: a compile for a `compute_XX` target makes no cubin and leaves an earlier
+    /// compile's cubin in place.
+    ///
+    /// # Errors
+    /// `NVRTC_ERROR_INVALID_OPTION` for an option containing a NUL byte;
+    /// `nvrtcCompileProgram`'s error with the compile log as the detail
+    /// ([`CoreError::detail`]).
+    pub fn compile_with_args<S: AsRef<str>>(&mut self, args: &[S]) -> Result<()> {
         let cargs: Vec<CString> = args
             .iter()
-            .map(|a| nul_free("nvrtcCompileProgram", "an option", a))
+            .map(|a| {
+                CString::new(a.as_ref()).map_err(|_| {
+                    CoreError::nvrtc(
+                        "nvrtcCompileProgram",
+                        nvrtcResult::NVRTC_ERROR_INVALID_OPTION,
+                        Some("an option contains a NUL byte".into()),
+                    )
+                })
+            })
             .collect::<Result<_>>()?;
         let ptrs: Vec<*const c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
         let n = c_int::try_from(ptrs.len())
@@ -441,6 +474,53 @@ impl Program {
                 Some(self.log.clone()),
             ));
         }
+        Ok(())
+    }
+
+    /// The last compile's output of kind `kind` (`nvrtcGetPTX`, `nvrtcGetCUBIN` or
+    /// `nvrtcGetLTOIR`), labelled by its content as [`Program::compile`] labels it, PTX text
+    /// without NVRTC's trailing NUL. The code is empty when the compiler made none of that kind
+    /// (no successful compile yet, a cubin for a `compute_XX` arch, LTO-IR without `-dlto`);
+    /// it carries no lowered names (ask [`Program::lowered_name`]).
+    ///
+    /// # Errors
+    /// A usage error for [`CodeType::Fatbin`]; the compiler's error fetching the code.
+    pub fn output(&self, kind: CodeType) -> Result<ObjectCode> {
+        if kind == CodeType::Fatbin {
+            return Err(fatbin_refused());
+        }
+        let (code, kind) = self.fetch_code(kind)?;
+        Ok(ObjectCode::from_compiler(code, kind, Vec::new()))
+    }
+
+    /// Replaces the options later compiles use ([`Program::compile`]); name expressions not
+    /// given before are added to the program (`nvrtcAddNameExpression`), which NVRTC allows
+    /// only before the first compile.
+    ///
+    /// # Errors
+    /// `NVRTC_ERROR_INVALID_INPUT` for a NUL in a new name expression; the compiler's error
+    /// adding it (e.g. `NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION`). The options are
+    /// replaced only on success.
+    pub fn set_options(&mut self, options: ProgramOptions) -> Result<()> {
+        for e in &options.name_expressions {
+            if !self.options.name_expressions.contains(e) {
+                self.add_name_expression(e)?;
+            }
+        }
+        self.options = options;
+        Ok(())
+    }
+
+    fn add_name_expression(&self, expr: &str) -> Result<()> {
+        let c = nul_free("nvrtcAddNameExpression", "a name expression", expr)?;
+        // SAFETY: live program, NUL-terminated string.
+        let r = unsafe { self.backend.nvrtcAddNameExpression(self.raw, c.as_ptr()) };
+        rtc_check("nvrtcAddNameExpression", r).map_err(|err| err.with_detail(expr.to_owned()))
+    }
+
+    /// The code of `target` the last compile made and what it is by content, PTX's NUL
+    /// removed.
+    fn fetch_code(&self, target: CodeType) -> Result<(Vec<u8>, CodeType)> {
         let (mut code, kind) = match target {
             CodeType::Ptx => (
                 self.fetch("nvrtcGetPTX", Rtc::nvrtcGetPTXSize, Rtc::nvrtcGetPTX)?,
@@ -461,24 +541,17 @@ impl Program {
         if kind == CodeType::Ptx && code.last() == Some(&0) {
             code.pop(); // PTX is text; NVRTC's size counts the NUL
         }
-        if code.is_empty() {
-            return Err(CoreError::usage(
-                "Program::compile",
-                format!(
-                    "the compiler produced no {}: a cubin needs an sm_XX arch (not compute_XX)",
-                    target.name()
-                ),
-            ));
-        }
-        let mut lowered = Vec::with_capacity(self.options.name_expressions.len());
-        for e in &self.options.name_expressions {
-            lowered.push((e.clone(), self.lowered_name(e)?));
-        }
-        Ok(ObjectCode::from_compiler(code, kind, lowered))
+        Ok((code, kind))
     }
 
-    /// `nvrtcGetLoweredName` for one of the options' name expressions, after a compile.
-    fn lowered_name(&self, expr: &str) -> Result<String> {
+    /// `nvrtcGetLoweredName`: the mangled name of a name expression given in the options,
+    /// after a successful compile.
+    ///
+    /// # Errors
+    /// `NVRTC_ERROR_INVALID_INPUT` for a NUL in `expr`; the compiler's error (e.g.
+    /// `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` for an expression never added,
+    /// `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`), with `expr` as the detail.
+    pub fn lowered_name(&self, expr: &str) -> Result<String> {
         let e = nul_free("nvrtcGetLoweredName", "a name expression", expr)?;
         let mut out: *const c_char = core::ptr::null();
         // SAFETY: live program, valid out-pointer.
@@ -530,6 +603,14 @@ impl Program {
     }
 }
 
+/// NVRTC makes no fat binaries: the usage error for asking it for one.
+fn fatbin_refused() -> CoreError {
+    CoreError::usage(
+        "Program::compile",
+        "NVRTC produces PTX, cubin or LTO-IR, not fat binaries",
+    )
+}
+
 impl std::fmt::Debug for Program {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Program")
@@ -550,13 +631,14 @@ impl Drop for Program {
     }
 }
 
-/// What compiled `code` is, by its content: an ELF (`\x7fELF`) is a device binary (a cubin, or
-/// the AMD code object), a fat binary by its magic, LLVM bitcode is LTO IR; anything else asked
+/// What compiled `code` is, by its content: an ELF (`\x7fELF`) or a clang offload bundle is a
+/// device binary (a cubin, or the AMD code object), a fat binary by its magic, LLVM bitcode is LTO IR; anything else asked
 /// for as PTX or CUBIN is PTX text. `asked` decides only between LTO IR (NVIDIA's own format has
 /// no magic anycuda relies on) and PTX.
 pub(crate) fn label_by_content(code: &[u8], asked: CodeType) -> CodeType {
     const FATBIN: [u8; 4] = 0xba55_ed50u32.to_le_bytes();
-    if code.starts_with(b"\x7fELF") {
+    // A clang offload bundle (hipRTC's output on some ROCm releases) holds AMD code objects.
+    if code.starts_with(b"\x7fELF") || code.starts_with(b"__CLANG_OFFLOAD_BUNDLE__") {
         CodeType::Cubin
     } else if code.starts_with(&FATBIN) {
         CodeType::Fatbin

@@ -132,3 +132,26 @@ pub fn elf_symbols(b: &[u8]) -> Vec<String> {
 /// ELF machine numbers.
 pub const EM_AMDGPU: u16 = 224;
 pub const EM_CUDA: u16 = 190;
+
+/// The bytes of `p`'s last compile output of `kind`, as [`Program::output`] gives them (labelled
+/// by content, PTX without its NUL; empty when the compiler made none).
+///
+/// # Panics
+/// When the compiler refuses to hand the output over.
+pub fn code(p: &anycuda::core::Program, kind: anycuda::core::CodeType) -> Vec<u8> {
+    p.output(kind)
+        .unwrap_or_else(|e| panic!("{kind:?} output: {e}"))
+        .code()
+        .to_vec()
+}
+
+/// A program on `b`'s compiler named `name`, with these name expressions.
+///
+/// # Panics
+/// When the compiler refuses to create it.
+pub fn program(b: Backend, src: &str, name: &str, exprs: &[&str]) -> anycuda::core::Program {
+    let mut opts = anycuda::core::ProgramOptions::new().name(name);
+    opts.name_expressions = exprs.iter().map(|e| (*e).to_owned()).collect();
+    anycuda::core::Program::with_backend(b, src, opts)
+        .unwrap_or_else(|e| panic!("{name} on {}: {e}", b.kind()))
+}

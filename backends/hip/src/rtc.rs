@@ -1,22 +1,20 @@
 //! `Rtc` for HIP: NVRTC's API over hipRTC.
 //!
+//! The program lifecycle (handle table, NULL checks, NVRTC 13.5's option table, the nesting
+//! bound, the large-stack compile thread, anycuda's notes in the log) is the one both backends
+//! share, [`anycuda_api::rtc_program`]; this file holds what is hipRTC's:
+//!
 //! - CUDA options are translated (`rtc_options`); every option without a HIP meaning is noted
 //!   at the top of the program log, and the target is validated before hipRTC sees it (hipRTC
 //!   5.2.3 aborts the process on an unknown target).
 //! - `nvrtcGetPTX`/`nvrtcGetCUBIN` return the AMD code object (`hiprtcGetCode`), which
 //!   `cuModuleLoadData` on HIP accepts; `nvrtcGetLTOIR` returns the LLVM bitcode.
-//! - An `nvrtcProgram` is a key into [`Handles`] (never reused, never a pointer), so a null,
-//!   foreign or destroyed handle gets `NVRTC_ERROR_INVALID_PROGRAM` instead of undefined
-//!   behaviour, and a destroy waits for calls in flight.
 //! - NVRTC's rules are kept where hipRTC differs: an empty source compiles; an empty name
 //!   expression is accepted and then fails the compile; before a successful compile the code
 //!   is empty (PTX: one NUL byte, CUBIN and LTO IR: 0 bytes) and lowered names are
 //!   `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (probed on NVRTC 13.0).
-//! - Compiles run on a large-stack thread after the shared checks (NVRTC 13.5's option table,
-//!   `anycuda_api::rtc_options`, which also joins NVRTC's two-entry spellings such as `-I`,
-//!   `/dir` into one entry hipRTC takes; the expression-depth bound
-//!   [`rtc_input::MAX_NESTING`]), like the CUDA backend's; no thread, no compile
-//!   (`NVRTC_ERROR_OUT_OF_MEMORY`).
+//! - The shared option check also joins NVRTC's two-entry spellings such as `-I`, `/dir` into
+//!   the one entry hipRTC takes.
 //! - hipRTC compiles a program once; NVRTC any number of times. A repeated compile runs on a
 //!   fresh hipRTC program made from the same source, headers and name expressions, and its
 //!   output replaces the previous one, as on NVRTC. (As on NVRTC, one program must not be used
@@ -32,15 +30,16 @@ use anycuda_api::handles::Handles;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::nvrtc_non_null as non_null;
 use anycuda_api::rtc_headers::RtcTarget;
-use anycuda_api::rtc_input::{self, AssertSend};
+use anycuda_api::rtc_input::{self, Headers};
 use anycuda_api::rtc_options::Dialect;
+use anycuda_api::rtc_program::{self, with_program, ProgramBase, RtcBackend};
 use anycuda_api::traits::{Api, Rtc};
-use core::ffi::{c_char, c_int};
+use core::ffi::{c_char, c_int, CStr};
+use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 const NS: nvrtcResult = nvrtcResult::NVRTC_ERROR_NOT_SUPPORTED;
-const INVALID_PROGRAM: nvrtcResult = nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM;
 
 /// Compile states, as NVRTC's name-expression and code rules see them.
 const FRESH: u8 = 0;
@@ -58,10 +57,8 @@ pub struct Program {
     /// of times (each compile replacing the output), so a second compile runs on a new hipRTC
     /// program made from these.
     recipe: Recipe,
-    /// The deepest bracket nesting of the source and headers.
-    depth: usize,
-    /// anycuda's notes (option translation), shown before hipRTC's own log.
-    notes: Mutex<String>,
+    /// Nesting depth and anycuda's notes (option translation), shown before hipRTC's own log.
+    base: ProgramBase,
     /// [`FRESH`], [`FAILED`] or [`COMPILED`].
     state: AtomicU8,
     /// Whether a blank name expression was added: NVRTC accepts it, then fails the compile.
@@ -77,13 +74,22 @@ unsafe impl Sync for Program {}
 /// the hipRTC program for a repeated compile.
 #[derive(Debug, Default)]
 struct Recipe {
-    src: std::ffi::CString,
-    name: std::ffi::CString,
+    src: CString,
+    name: CString,
     /// `(include name, source)` of every header hipRTC was given (built-ins included).
-    headers: Vec<(std::ffi::CString, std::ffi::CString)>,
-    names: Mutex<Vec<std::ffi::CString>>,
+    headers: Vec<(CString, CString)>,
+    names: Mutex<Vec<CString>>,
     /// Whether a compile ran (the next one needs a fresh hipRTC program).
     compiled_once: AtomicBool,
+}
+
+/// Where a code call (`nvrtcGetPTX` and its kin) puts its answer.
+#[derive(Clone, Copy)]
+enum Out {
+    /// A `…Size` call: the byte count.
+    Size(*mut usize),
+    /// The code itself, into a buffer the matching `…Size` call sized.
+    Buf(*mut c_char),
 }
 
 /// The program table of the HIP backend.
@@ -128,47 +134,30 @@ impl HipBackend {
         self.programs.with(prog as usize, |p| p.raw())
     }
 
-    /// Runs `f` on the live program behind `prog`, held against a concurrent destroy.
-    fn with_program(
+    /// `nvrtcGet{PTX,CUBIN,LTOIR}[Size]`: the program looked up and the out-pointer checked;
+    /// after a successful compile hipRTC's answer (`native`, given hipRTC's program), before one
+    /// NVRTC's: empty code (PTX: one NUL byte, `nul`; CUBIN and LTO IR: 0 bytes).
+    fn code(
         &self,
         prog: nvrtcProgram,
-        f: impl FnOnce(&Program) -> nvrtcResult,
-    ) -> nvrtcResult {
-        self.programs
-            .with(prog as usize, f)
-            .unwrap_or(INVALID_PROGRAM)
-    }
-
-    /// NVRTC's answer for code asked of a program without a successful compile: empty PTX (one
-    /// NUL byte), empty CUBIN and LTO IR.
-    fn empty_code(
-        &self,
-        p: &Program,
+        out: Out,
         nul: bool,
-        size: *mut usize,
-        out: *mut c_char,
-    ) -> Option<nvrtcResult> {
-        if p.compiled() {
-            return None;
-        }
-        let data: &[u8] = if nul { &[0] } else { &[] };
-        // SAFETY: caller-checked non-null pointers, sized by the matching *Size call.
-        let r = unsafe {
-            if size.is_null() {
-                rtc_input::copy_out(data, out)
-            } else {
-                rtc_input::write_size(data.len(), size)
-            }
-        };
-        Some(r.err().unwrap_or(nvrtcResult::NVRTC_SUCCESS))
-    }
-
-    /// The header set for this platform's compiler (hipRTC is NVRTC on HIP's NVIDIA platform).
-    fn header_target(&self) -> RtcTarget {
-        match self.platform {
-            Platform::Amd => RtcTarget::Hiprtc,
-            Platform::Nvidia => RtcTarget::Nvrtc,
-        }
+        native: impl FnOnce(hiprtcProgram) -> nvrtcResult,
+    ) -> nvrtcResult {
+        with_program(self, prog, |p| {
+            let empty: &[u8] = if nul { &[0] } else { &[] };
+            let r = match out {
+                Out::Size(n) if n.is_null() => return nvrtcResult::NVRTC_ERROR_INVALID_INPUT,
+                Out::Buf(b) if b.is_null() => return nvrtcResult::NVRTC_ERROR_INVALID_INPUT,
+                _ if p.compiled() => return native(p.raw()),
+                // SAFETY: non-null (checked) and writable (the caller's contract).
+                Out::Size(n) => unsafe { rtc_input::write_size(empty.len(), n) },
+                // SAFETY: non-null (checked) and sized by the matching `Size` call, which
+                // reported this same empty code (the caller's contract).
+                Out::Buf(b) => unsafe { rtc_input::copy_out(empty, b) },
+            };
+            r.err().unwrap_or(nvrtcResult::NVRTC_SUCCESS)
+        })
     }
 
     /// The current device's target, if there is a device.
@@ -180,32 +169,6 @@ impl HipBackend {
             return None;
         }
         self.device_arch(dev).ok()
-    }
-
-    /// The full log: anycuda's notes, then hipRTC's log, NUL-terminated.
-    fn full_log(&self, p: &Program) -> Result<Vec<u8>, nvrtcResult> {
-        let mut out = p
-            .notes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-            .into_bytes();
-        let mut n = 0usize;
-        // SAFETY: `p.raw()` is hipRTC's handle of a program held alive by the caller's
-        // `with_program`; `n` is a live local that hipRTC writes the size to.
-        let r = unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw(), &mut n)) };
-        r.result().map_err(|e| e.code())?;
-        if n > 0 {
-            let mut buf = vec![0u8; n];
-            // SAFETY: `buf` has the `n` bytes hipRTC just reported for this program's log, and the
-            // program is still held alive by the caller's `with_program`.
-            let r = unsafe { rtc!(self, hiprtcGetProgramLog(p.raw(), buf.as_mut_ptr().cast())) };
-            r.result().map_err(|e| e.code())?;
-            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-            out.extend_from_slice(&buf[..end]);
-        }
-        out.push(0);
-        Ok(out)
     }
 
     /// Replaces `p`'s hipRTC program with a fresh one made from its recipe (source, name,
@@ -282,6 +245,188 @@ fn cc_of_gfx(arch: &str) -> Option<c_int> {
     Some(major * 10 + minor)
 }
 
+impl RtcBackend for HipBackend {
+    type Program = Program;
+
+    fn programs(&self) -> &Handles<Program> {
+        &self.programs
+    }
+
+    fn base(p: &Program) -> &ProgramBase {
+        &p.base
+    }
+
+    /// hipRTC is NVRTC on HIP's NVIDIA platform: NVRTC's built-in headers there.
+    fn header_target(&self) -> RtcTarget {
+        match self.platform {
+            Platform::Amd => RtcTarget::Hiprtc,
+            Platform::Nvidia => RtcTarget::Nvrtc,
+        }
+    }
+
+    /// HIP-only options (`--anycuda-hip-*`) are allowed where hipRTC is AMD's.
+    fn dialect(&self) -> Dialect {
+        match self.platform {
+            Platform::Amd => Dialect::Hip,
+            Platform::Nvidia => Dialect::Nvrtc,
+        }
+    }
+
+    unsafe fn create(
+        &self,
+        src: *const c_char,
+        name: *const c_char,
+        headers: &Headers,
+        base: ProgramBase,
+    ) -> Result<Program, nvrtcResult> {
+        // NVRTC's name for an unnamed program; hipRTC needs one.
+        let name = if name.is_null() {
+            c"default_program".as_ptr()
+        } else {
+            name
+        };
+        // NVRTC compiles an empty source; hipRTC refuses to create one.
+        // SAFETY: non-null and NUL-terminated (this fn's contract).
+        let src = if unsafe { *src } == 0 {
+            c"\n".as_ptr()
+        } else {
+            src
+        };
+        let mut raw: hiprtcProgram = core::ptr::null_mut();
+        // SAFETY: `raw` is a live local for the new handle; `src` and `name` are non-null
+        // NUL-terminated strings (the caller's or static literals); `headers`' arrays hold
+        // `headers.len()` valid strings and outlive the call; the `*mut` casts only match the
+        // binding of hiprtc.h's `const char**`, which hipRTC reads and never writes.
+        let r = unsafe {
+            rtc!(
+                self,
+                hiprtcCreateProgram(
+                    &mut raw,
+                    src,
+                    name,
+                    headers.len(),
+                    headers.sources_ptr().cast_mut(),
+                    headers.names_ptr().cast_mut()
+                )
+            )
+        };
+        r.result().map_err(|e| e.code())?;
+        // SAFETY: non-null NUL-terminated source (as above).
+        let text = unsafe { CStr::from_ptr(src) }.to_string_lossy();
+        crate::rtc_wave::remember(raw as usize, &text);
+        // SAFETY: NUL-terminated strings (this fn's contract; hipRTC read them too).
+        let cstr = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_owned();
+        let recipe = Recipe {
+            src: cstr(src),
+            name: cstr(name),
+            headers: headers
+                .names
+                .iter()
+                .zip(&headers.sources)
+                .map(|(n, s)| (cstr(*n), cstr(*s)))
+                .collect(),
+            ..Recipe::default()
+        };
+        Ok(Program {
+            raw: AtomicPtr::new(raw),
+            recipe,
+            base,
+            state: AtomicU8::new(FRESH),
+            blank_name: AtomicBool::new(false),
+        })
+    }
+
+    fn destroy(&self, mut p: Program) -> nvrtcResult {
+        let mut raw = *p.raw.get_mut();
+        crate::rtc_wave::forget(raw as usize);
+        // SAFETY: `raw` is hipRTC's handle of a program just taken out of the table (and
+        // `rtc_wave`) so nothing else can use it; hipRTC destroys it through this local.
+        unsafe { rtc!(self, hiprtcDestroyProgram(&mut raw)) }
+    }
+
+    fn compiler_log(&self, p: &Program) -> Result<Vec<u8>, nvrtcResult> {
+        rtc_program::sized_output(
+            // SAFETY: a live program (held by the caller), a live out-pointer.
+            |n| unsafe { rtc!(self, hiprtcGetProgramLogSize(p.raw(), n)) },
+            // SAFETY: a live program; the buffer has the size hipRTC just reported.
+            |buf| unsafe { rtc!(self, hiprtcGetProgramLog(p.raw(), buf)) },
+        )
+    }
+
+    fn prepare(
+        &self,
+        p: &Program,
+        opts: &[&CStr],
+        notes: &mut String,
+    ) -> Result<Vec<CString>, nvrtcResult> {
+        let (args, lines) = if self.platform == Platform::Nvidia {
+            // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
+            let (kept, lines) = anycuda_api::rtc_options::filter(opts);
+            (
+                kept.into_iter().map(CStr::to_owned).collect::<Vec<_>>(),
+                lines,
+            )
+        } else {
+            let arch = self.current_arch();
+            let ctx = ArchContext {
+                device_arch: arch.as_deref(),
+                hip_version: self.hip_version(),
+            };
+            match rtc_options::translate(opts, &ctx) {
+                // Quoted includes resolve in the working directory, as on NVRTC (rtc_include).
+                Ok(mut t) => {
+                    t.args
+                        .extend(anycuda_api::rtc_include::hiprtc_search_options());
+                    (t.args, t.notes)
+                }
+                Err(e) => {
+                    notes.push_str(&format!("anycuda: {e}\n"));
+                    return Err(nvrtcResult::NVRTC_ERROR_INVALID_OPTION);
+                }
+            }
+        };
+        notes.extend(lines.iter().map(|l| format!("anycuda: {l}\n")));
+        if p.recipe.compiled_once.load(Ordering::Acquire) {
+            if let Err(r) = self.renew(p) {
+                notes.push_str(
+                    "anycuda: error: could not remake the hipRTC program for a repeated compile\n",
+                );
+                return Err(r);
+            }
+        }
+        notes.push_str(&crate::rtc_wave::notes(p.raw() as usize, &args));
+        Ok(args)
+    }
+
+    fn refused(&self, p: &Program) {
+        p.state.store(FAILED, Ordering::Release);
+    }
+
+    fn compile(&self, p: &Program, args: &[CString]) -> nvrtcResult {
+        if p.blank_name.load(Ordering::Acquire) {
+            // NVRTC accepts a blank name expression, then fails the compile with this line.
+            p.base.notes().push_str("anycuda: error: Error in parsing name expression for lowered name lookup. Input name expression was blank\n");
+            p.state.store(FAILED, Ordering::Release);
+            return nvrtcResult::NVRTC_ERROR_COMPILATION;
+        }
+        let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        p.recipe.compiled_once.store(true, Ordering::Release);
+        // SAFETY: a live program (held by the caller); the option strings are owned by `args`.
+        let r = unsafe {
+            rtc!(
+                self,
+                hiprtcCompileProgram(p.raw(), ptrs.len() as c_int, ptrs.as_ptr().cast_mut())
+            )
+        };
+        match r {
+            nvrtcResult::NVRTC_SUCCESS => p.state.store(COMPILED, Ordering::Release),
+            nvrtcResult::NVRTC_ERROR_COMPILATION => p.state.store(FAILED, Ordering::Release),
+            _ => {}
+        }
+        r
+    }
+}
+
 anycuda_api::served! { RTC_SERVED;
 impl Rtc for HipBackend {
     unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
@@ -319,265 +464,63 @@ impl Rtc for HipBackend {
         headers: *const *const c_char,
         includeNames: *const *const c_char,
     ) -> nvrtcResult {
-        non_null!(prog, src);
-        // SAFETY: the caller passes `numHeaders` with arrays that are null or hold that many string
-        // pointers (the C API's contract, which is `merge_headers`' `# Safety`); a bad count or
-        // null array is refused.
-        let merged = match unsafe { rtc_input::merge_headers(self.header_target(), numHeaders, headers, includeNames) } {
-            Ok(h) => h,
-            Err(e) => return e,
-        };
-        // NVRTC's name for an unnamed program; hipRTC needs one.
-        let name = if name.is_null() { c"default_program".as_ptr() } else { name };
-        // NVRTC compiles an empty source; hipRTC refuses to create one.
-        // SAFETY: non-null and NUL-terminated (caller contract).
-        let src = if unsafe { *src } == 0 { c"\n".as_ptr() } else { src };
-        let mut raw: hiprtcProgram = core::ptr::null_mut();
-        // SAFETY: `raw` is a live local for the new handle; `src` and `name` are non-null
-        // NUL-terminated strings (the caller's, checked above, or static literals); `merged`'s
-        // arrays hold `merged.len()` valid strings and outlive the call; the `*mut` casts only
-        // match the binding of hiprtc.h's `const char**`, which hipRTC reads and never writes.
-        let r = unsafe {
-            rtc!(self, hiprtcCreateProgram(&mut raw, src, name, merged.len(), merged.sources_ptr().cast_mut(), merged.names_ptr().cast_mut()))
-        };
-        if r != nvrtcResult::NVRTC_SUCCESS {
-            return r;
-        }
-        // SAFETY: NUL-terminated source and headers (caller contract).
-        let depth = unsafe { rtc_input::program_depth(src, &merged) };
-        // SAFETY: non-null NUL-terminated source (checked; caller contract).
-        let text = unsafe { core::ffi::CStr::from_ptr(src) }.to_string_lossy();
-        crate::rtc_wave::remember(raw as usize, &text);
-        // SAFETY: NUL-terminated strings (caller contract; hipRTC read them too).
-        let cstr = |p: *const c_char| unsafe { core::ffi::CStr::from_ptr(p) }.to_owned();
-        let recipe = Recipe {
-            src: cstr(src),
-            name: cstr(name),
-            headers: merged.names.iter().zip(&merged.sources).map(|(n, s)| (cstr(*n), cstr(*s))).collect(),
-            ..Recipe::default()
-        };
-        let handle = self.programs.insert(Program {
-            raw: AtomicPtr::new(raw),
-            recipe,
-            depth,
-            notes: Mutex::new(String::new()),
-            state: AtomicU8::new(FRESH),
-            blank_name: AtomicBool::new(false),
-        });
-        // SAFETY: non-null out-pointer (checked).
-        unsafe { *prog = handle as nvrtcProgram };
-        r
+        // SAFETY: the caller's contract (NVRTC's) is `create_program`'s.
+        unsafe { rtc_program::create_program(self, prog, src, name, numHeaders, headers, includeNames) }
     }
     unsafe fn nvrtcDestroyProgram(&self, prog: *mut nvrtcProgram) -> nvrtcResult {
-        non_null!(prog);
-        // SAFETY: non-null pointer to a handle (caller contract).
-        let handle = unsafe { *prog };
-        // Waits for calls in flight on this program; later calls find it gone.
-        let Some(mut p) = self.programs.remove(handle as usize) else {
-            return INVALID_PROGRAM;
-        };
-        let mut raw = p.raw.get_mut().to_owned();
-        crate::rtc_wave::forget(raw as usize);
-        // SAFETY: `raw` is hipRTC's handle, just taken out of the table (and `rtc_wave`) so nothing
-        // else can use it; hipRTC destroys it through the pointer to this local.
-        let r = unsafe { rtc!(self, hiprtcDestroyProgram(&mut raw)) };
-        // SAFETY: `prog` is non-null (checked) and writable (caller contract); NVRTC nulls the
-        // handle it destroys, so we do too.
-        unsafe { *prog = core::ptr::null_mut() };
-        r
+        // SAFETY: the caller's contract (NVRTC's) is `destroy_program`'s.
+        unsafe { rtc_program::destroy_program(self, prog) }
     }
     unsafe fn nvrtcCompileProgram(&self, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            // SAFETY: `options` is null or holds `numOptions` NUL-terminated strings that outlive
-            // this call (caller contract of `nvrtcCompileProgram`), which is what `options`
-            // requires; the slice is only used within this call.
-            let opts = match unsafe { rtc_input::options(numOptions, options) } {
-                Ok(o) => o,
-                Err(e) => return e,
-            };
-            let mut notes = p.notes.lock().unwrap_or_else(|e| e.into_inner());
-            notes.clear();
-            // NVRTC's option table first (both platforms), then one entry per option: hipRTC
-            // takes none of NVRTC's two-entry spellings (`-I`, `/dir`; `-arch`, `sm_90`).
-            let dialect = if self.platform == Platform::Nvidia { Dialect::Nvrtc } else { Dialect::Hip };
-            let normal = match anycuda_api::rtc_options::normalise(&opts, dialect) {
-                Ok(n) => n,
-                Err(e) => {
-                    *notes = format!("anycuda: error: {e}\n");
-                    return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-                }
-            };
-            let opts: Vec<&core::ffi::CStr> = normal.iter().map(|c| c.as_c_str()).collect();
-            let (args, lines) = if self.platform == Platform::Nvidia {
-                // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
-                let (kept, lines) = anycuda_api::rtc_options::filter(&opts);
-                (kept.into_iter().map(|o| o.to_owned()).collect::<Vec<_>>(), lines)
-            } else {
-                let arch = self.current_arch();
-                let ctx = ArchContext { device_arch: arch.as_deref(), hip_version: self.hip_version() };
-                match rtc_options::translate(&opts, &ctx) {
-                    // Quoted includes resolve in the working directory, as on NVRTC (rtc_include).
-                    Ok(mut t) => {
-                        t.args.extend(anycuda_api::rtc_include::hiprtc_search_options());
-                        (t.args, t.notes)
-                    }
-                    Err(e) => {
-                        *notes = format!("anycuda: {e}\n");
-                        return nvrtcResult::NVRTC_ERROR_INVALID_OPTION;
-                    }
-                }
-            };
-            *notes = lines.iter().map(|l| format!("anycuda: {l}\n")).collect();
-            if p.recipe.compiled_once.load(Ordering::Acquire) {
-                if let Err(r) = self.renew(p) {
-                    notes.push_str("anycuda: error: could not remake the hipRTC program for a repeated compile\n");
-                    return r;
-                }
-            }
-            notes.push_str(&crate::rtc_wave::notes(p.raw() as usize, &args));
-            // NVRTC's failures that hipRTC would not report the same way.
-            if p.depth > rtc_input::MAX_NESTING {
-                notes.push_str(&rtc_input::too_deep_note(p.depth));
-                p.state.store(FAILED, Ordering::Release);
-                return nvrtcResult::NVRTC_ERROR_COMPILATION;
-            }
-            if p.blank_name.load(Ordering::Acquire) {
-                notes.push_str("anycuda: error: Error in parsing name expression for lowered name lookup. Input name expression was blank\n");
-                p.state.store(FAILED, Ordering::Release);
-                return nvrtcResult::NVRTC_ERROR_COMPILATION;
-            }
-            drop(notes);
-            let ptrs: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
-            let call = AssertSend((p.raw(), ptrs));
-            p.recipe.compiled_once.store(true, Ordering::Release);
-            let r = rtc_input::on_compile_stack(|| {
-                let (raw, ptrs) = call.into_inner();
-                // SAFETY: a live program; the option strings outlive the joined thread.
-                unsafe { rtc!(self, hiprtcCompileProgram(raw, ptrs.len() as c_int, ptrs.as_ptr().cast_mut())) }
-            });
-            let r = match r {
-                Ok(r) => r,
-                Err(e) => {
-                    p.notes.lock().unwrap_or_else(|e| e.into_inner()).push_str(&e.note());
-                    return e.code();
-                }
-            };
-            match r {
-                nvrtcResult::NVRTC_SUCCESS => p.state.store(COMPILED, Ordering::Release),
-                nvrtcResult::NVRTC_ERROR_COMPILATION => p.state.store(FAILED, Ordering::Release),
-                _ => {}
-            }
-            r
-        })
+        // SAFETY: the caller's contract (NVRTC's) is `compile_program`'s.
+        unsafe { rtc_program::compile_program(self, prog, numOptions, options) }
     }
     unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(ptxSizeRet);
-            if let Some(r) = self.empty_code(p, true, ptxSizeRet, core::ptr::null_mut()) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `ptxSizeRet` is
-            // non-null (checked) and writable (caller contract).
-            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), ptxSizeRet)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `ptxSizeRet`
+        // is non-null (checked by `code`) and writable (caller contract).
+        self.code(prog, Out::Size(ptxSizeRet), true, |raw| unsafe { rtc!(self, hiprtcGetCodeSize(raw, ptxSizeRet)) })
     }
     unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(ptx);
-            if let Some(r) = self.empty_code(p, true, core::ptr::null_mut(), ptx) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `ptx` is non-null
-            // (checked) and sized by `nvrtcGetPTXSize` (caller contract).
-            unsafe { rtc!(self, hiprtcGetCode(p.raw(), ptx)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `ptx`
+        // is non-null (checked by `code`) and sized by `nvrtcGetPTXSize` (caller contract).
+        self.code(prog, Out::Buf(ptx), true, |raw| unsafe { rtc!(self, hiprtcGetCode(raw, ptx)) })
     }
     unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(cubinSizeRet);
-            if let Some(r) = self.empty_code(p, false, cubinSizeRet, core::ptr::null_mut()) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `cubinSizeRet` is
-            // non-null (checked) and writable (caller contract).
-            unsafe { rtc!(self, hiprtcGetCodeSize(p.raw(), cubinSizeRet)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `cubinSizeRet`
+        // is non-null (checked by `code`) and writable (caller contract).
+        self.code(prog, Out::Size(cubinSizeRet), false, |raw| unsafe { rtc!(self, hiprtcGetCodeSize(raw, cubinSizeRet)) })
     }
     unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(cubin);
-            if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), cubin) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `cubin` is non-null
-            // (checked) and sized by `nvrtcGetCUBINSize` (caller contract).
-            unsafe { rtc!(self, hiprtcGetCode(p.raw(), cubin)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `cubin`
+        // is non-null (checked by `code`) and sized by `nvrtcGetCUBINSize` (caller contract).
+        self.code(prog, Out::Buf(cubin), false, |raw| unsafe { rtc!(self, hiprtcGetCode(raw, cubin)) })
     }
     unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(LTOIRSizeRet);
-            if let Some(r) = self.empty_code(p, false, LTOIRSizeRet, core::ptr::null_mut()) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `LTOIRSizeRet` is
-            // non-null (checked) and writable (caller contract).
-            unsafe { rtc!(self, hiprtcGetBitcodeSize(p.raw(), LTOIRSizeRet)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `LTOIRSizeRet`
+        // is non-null (checked by `code`) and writable (caller contract).
+        self.code(prog, Out::Size(LTOIRSizeRet), false, |raw| unsafe { rtc!(self, hiprtcGetBitcodeSize(raw, LTOIRSizeRet)) })
     }
     unsafe fn nvrtcGetLTOIR(&self, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            non_null!(LTOIR);
-            if let Some(r) = self.empty_code(p, false, core::ptr::null_mut(), LTOIR) {
-                return r;
-            }
-            // SAFETY: `p.raw()` is a live hipRTC program, held by `with_program` against a
-            // concurrent destroy and compiled (else `empty_code` answered); `LTOIR` is non-null
-            // (checked) and sized by `nvrtcGetLTOIRSize` (caller contract).
-            unsafe { rtc!(self, hiprtcGetBitcode(p.raw(), LTOIR)) }
-        })
+        // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `LTOIR`
+        // is non-null (checked by `code`) and sized by `nvrtcGetLTOIRSize` (caller contract).
+        self.code(prog, Out::Buf(LTOIR), false, |raw| unsafe { rtc!(self, hiprtcGetBitcode(raw, LTOIR)) })
     }
     unsafe fn nvrtcGetProgramLogSize(&self, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            let log = match self.full_log(p) {
-                Ok(l) => l,
-                Err(e) => return e,
-            };
-            // SAFETY: `logSizeRet` is null, which `write_size` refuses without writing, or writable
-            // (caller contract of `nvrtcGetProgramLogSize`).
-            match unsafe { rtc_input::write_size(log.len(), logSizeRet) } {
-                Ok(()) => nvrtcResult::NVRTC_SUCCESS,
-                Err(e) => e,
-            }
-        })
+        // SAFETY: the caller's contract (NVRTC's) is `program_log_size`'s.
+        unsafe { rtc_program::program_log_size(self, prog, logSizeRet) }
     }
     unsafe fn nvrtcGetProgramLog(&self, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
-            let text = match self.full_log(p) {
-                Ok(l) => l,
-                Err(e) => return e,
-            };
-            // SAFETY: `log` is null, which `copy_out` refuses, or has room for `text.len()` bytes:
-            // the caller sized it with `nvrtcGetProgramLogSize`, which reports this same full log.
-            match unsafe { rtc_input::copy_out(&text, log) } {
-                Ok(()) => nvrtcResult::NVRTC_SUCCESS,
-                Err(e) => e,
-            }
-        })
+        // SAFETY: the caller's contract (NVRTC's) is `program_log`'s.
+        unsafe { rtc_program::program_log(self, prog, log) }
     }
     unsafe fn nvrtcAddNameExpression(&self, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-        self.with_program(prog, |p| {
+        with_program(self, prog, |p| {
             non_null!(name_expression);
             if p.state.load(Ordering::Acquire) != FRESH {
                 return nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
             }
             // SAFETY: non-null and NUL-terminated (caller contract).
-            let text = unsafe { core::ffi::CStr::from_ptr(name_expression) }.to_bytes();
+            let text = unsafe { CStr::from_ptr(name_expression) }.to_bytes();
             if text.iter().all(|b| b.is_ascii_whitespace()) {
                 // NVRTC accepts it here and fails the compile; hipRTC refuses it here.
                 p.blank_name.store(true, Ordering::Release);
@@ -589,7 +532,7 @@ impl Rtc for HipBackend {
             let r = unsafe { rtc!(self, hiprtcAddNameExpression(p.raw(), name_expression)) };
             if r == nvrtcResult::NVRTC_SUCCESS {
                 // SAFETY: non-null and NUL-terminated (caller contract).
-                let e = unsafe { core::ffi::CStr::from_ptr(name_expression) }.to_owned();
+                let e = unsafe { CStr::from_ptr(name_expression) }.to_owned();
                 p.recipe.names.lock().unwrap_or_else(|e| e.into_inner()).push(e);
             }
             r
@@ -601,7 +544,7 @@ impl Rtc for HipBackend {
         name_expression: *const c_char,
         lowered_name: *mut *const c_char,
     ) -> nvrtcResult {
-        self.with_program(prog, |p| {
+        with_program(self, prog, |p| {
             non_null!(name_expression, lowered_name);
             if !p.compiled() {
                 return nvrtcResult::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;

@@ -1,7 +1,8 @@
 //! cudarc's safe NVRTC API: [`compile_ptx`] and friends.
 
 use super::{result, sys};
-use core::ffi::{c_char, CStr};
+use anycuda::core::{CodeType, CoreError, Program, ProgramOptions};
+use core::ffi::c_char;
 use std::ffi::CString;
 use std::path::PathBuf;
 
@@ -92,79 +93,50 @@ pub fn compile_ptx<S: AsRef<str>>(src: S) -> Result<Ptx, CompileError> {
     compile_ptx_with_opts(src, Default::default())
 }
 
-/// Compiles CUDA C++ source with NVRTC (CUDA) or hipRTC (HIP, CUDA options translated).
+/// Compiles CUDA C++ source with NVRTC (CUDA) or hipRTC (HIP, CUDA options translated), through
+/// anycuda's one compiler wrapper, [`anycuda::core::Program`], with exactly the options
+/// [`CompileOptions`] stands for (nothing added, as in cudarc).
 ///
 /// # Errors
 /// [`CompileError::CreationError`] (also for a source or name containing NUL, as
 /// `NVRTC_ERROR_INVALID_INPUT`), [`CompileError::CompileError`] with the log, or
-/// [`CompileError::GetPtxError`].
+/// [`CompileError::GetPtxError`]. The log is read with every compile, so
+/// [`CompileError::GetLogError`] does not occur here.
 pub fn compile_ptx_with_opts<S: AsRef<str>>(
     src: S,
     opts: CompileOptions,
 ) -> Result<Ptx, CompileError> {
-    let prog = Program::create(src, opts.name.as_deref())?;
-    prog.compile(opts)
+    // cudarc passes a null name when none is given, for which NVRTC uses "default_program".
+    let name = opts.name.as_deref().unwrap_or("default_program");
+    let mut prog = Program::new(src.as_ref(), ProgramOptions::new().name(name))
+        .map_err(|e| CompileError::CreationError(nvrtc_error(&e)))?;
+    let options = opts.build();
+    if let Err(e) = prog.compile_with_args(&options) {
+        return Err(CompileError::CompileError {
+            nvrtc: nvrtc_error(&e),
+            options,
+            // The log is cut at its first NUL, so it has none inside.
+            log: CString::new(prog.log()).unwrap_or_default(),
+        });
+    }
+    let out = prog
+        .output(CodeType::Ptx)
+        .map_err(|e| CompileError::GetPtxError(nvrtc_error(&e)))?;
+    // As from `nvrtcGetPTX`: PTX text keeps its NUL (the driver loads it as a C string); an AMD
+    // code object is binary and kept byte for byte.
+    let mut image: Vec<c_char> = out.code().iter().map(|&b| b as c_char).collect();
+    if out.code_type() == CodeType::Ptx {
+        image.push(0);
+    }
+    Ok(Ptx(PtxKind::Image(image)))
 }
 
-/// An NVRTC program, destroyed on drop.
-pub(crate) struct Program {
-    prog: sys::nvrtcProgram,
-    // NVRTC may read these until the program is destroyed.
-    _src: CString,
-    _name: Option<CString>,
-}
-
-impl Program {
-    pub(crate) fn create<S: AsRef<str>>(src: S, name: Option<&str>) -> Result<Self, CompileError> {
-        let invalid = || {
-            CompileError::CreationError(result::NvrtcError(
-                sys::nvrtcResult::NVRTC_ERROR_INVALID_INPUT,
-            ))
-        };
-        let src = CString::new(src.as_ref()).map_err(|_| invalid())?;
-        let name = name.map(CString::new).transpose().map_err(|_| invalid())?;
-        let prog =
-            result::create_program(&src, name.as_deref()).map_err(CompileError::CreationError)?;
-        Ok(Self {
-            prog,
-            _src: src,
-            _name: name,
-        })
-    }
-
-    pub(crate) fn compile(self, opts: CompileOptions) -> Result<Ptx, CompileError> {
-        let options = opts.build();
-        // SAFETY: `self.prog` was created by `Program::create` and is destroyed only by `Drop`, so
-        // it is live; its source and name are owned by `self`.
-        if let Err(nvrtc) = unsafe { result::compile_program(self.prog, &options) } {
-            let log =
-                // SAFETY: `self.prog` is live (as above).
-                unsafe { result::get_program_log(self.prog) }.map_err(CompileError::GetLogError)?;
-            // SAFETY: `get_program_log`'s buffer is zero-filled, at least one byte, and the
-            // compiler writes a log whose size (the one asked for) counts its NUL: it ends in NUL.
-            let log = unsafe { CStr::from_ptr(log.as_ptr()) }.to_owned();
-            return Err(CompileError::CompileError {
-                nvrtc,
-                options,
-                log,
-            });
-        }
-        // SAFETY: `self.prog` is live and compiled successfully just above.
-        let image = unsafe { result::get_ptx(self.prog) }.map_err(CompileError::GetPtxError)?;
-        Ok(Ptx(PtxKind::Image(image)))
-    }
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        let prog = std::mem::replace(&mut self.prog, std::ptr::null_mut());
-        if !prog.is_null() {
-            // Nothing to report to from drop; a failed destroy only leaks the program.
-            // SAFETY: `prog` was created by `Program::create`, is live, and was just taken out of
-            // `self`, so it is destroyed exactly once.
-            let _ = unsafe { result::destroy_program(prog) };
-        }
-    }
+/// The NVRTC code of a failed `core` compiler call (every such call is an NVRTC call).
+fn nvrtc_error(e: &CoreError) -> result::NvrtcError {
+    result::NvrtcError(
+        e.nvrtc_code()
+            .unwrap_or(sys::nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR),
+    )
 }
 
 /// Why [`compile_ptx`] failed, as in cudarc.
