@@ -8,9 +8,11 @@
 //! What is not cudarc's own comes from `anycuda::core`: a context is a `core::Context` (the
 //! primary one retained and released there, a non-primary one borrowed), binding is
 //! `core::Context::bind`, modules are loaded as `core::ObjectCode`s and kernels looked up as
-//! `core::Kernel`s, and a `CoreError` becomes a [`DriverError`] through core's one `From`.
+//! `core::Kernel`s, and a `CoreError` becomes a [`DriverError`] through core's one
+//! `CoreError::into_driver_error`.
 
 use crate::driver::{result, sys};
+use anycuda::core::CoreError;
 use std::ffi::CString;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
@@ -113,7 +115,7 @@ impl CudaContext {
     }
 
     fn device_of(ordinal: usize) -> Result<anycuda::core::Device, DriverError> {
-        Ok(anycuda::core::Device::new(ordinal)?)
+        anycuda::core::Device::new(ordinal).map_err(CoreError::into_driver_error)
     }
 
     /// Wraps a non-primary context this object will own in a borrowed `core::Context`.
@@ -139,7 +141,9 @@ impl CudaContext {
     pub fn new(ordinal: usize) -> Result<Arc<Self>, DriverError> {
         // core retains the primary context (once per process while any clone lives) and
         // releases it when the last clone drops.
-        let core = Self::device_of(ordinal)?.context()?;
+        let core = Self::device_of(ordinal)?
+            .context()
+            .map_err(CoreError::into_driver_error)?;
         Self::wrap(core, true)
     }
 
@@ -190,7 +194,8 @@ impl CudaContext {
         cu_device: sys::CUdevice,
         cu_ctx: sys::CUcontext,
     ) -> Result<Arc<Self>, DriverError> {
-        let device = anycuda::core::Device::from_raw(ordinal, cu_device)?;
+        let device = anycuda::core::Device::from_raw(ordinal, cu_device)
+            .map_err(CoreError::into_driver_error)?;
         // SAFETY: the caller's contract: `cu_ctx` is a live context of this device, owned by
         // nothing else, so by the `CudaContext` from here on.
         unsafe { Self::owned(device, cu_ctx) }
@@ -288,7 +293,7 @@ impl CudaContext {
     pub fn bind_to_thread(&self) -> Result<(), DriverError> {
         self.check_err()?;
         // One `cuCtxGetCurrent` when already current; the error path (cold) converts.
-        Ok(self.core.bind()?)
+        self.core.bind().map_err(CoreError::into_driver_error)
     }
 
     /// A device attribute.
@@ -701,7 +706,7 @@ impl CudaStream {
     /// error (the host would read memory a copy still writes) nor swallow that error, which
     /// [`CudaContext::check_err`] reports later, as on CUDA.
     pub(crate) fn sync_keeping_recorded_error(&self) -> Result<(), DriverError> {
-        self.ctx.core.bind()?;
+        self.ctx.core.bind().map_err(CoreError::into_driver_error)?;
         // SAFETY: `self.cu_stream` is live while `self` is, and its context was made current just
         // above.
         unsafe { result::stream::synchronize(self.cu_stream) }
@@ -2044,22 +2049,25 @@ impl CudaContext {
         // NUL-terminated copy.
         let code = match ptx.0 {
             PtxKind::Image(image) => {
-                ObjectCode::from_image(image.iter().map(|&c| c as u8).collect::<Vec<u8>>())?
+                ObjectCode::from_image(image.iter().map(|&c| c as u8).collect::<Vec<u8>>())
             }
             PtxKind::Src(src) => {
                 if src.as_bytes().contains(&0) {
                     return Err(invalid_value());
                 }
-                ObjectCode::from_ptx(src.into_bytes())?
+                ObjectCode::from_ptx(src.into_bytes())
             }
             PtxKind::File(path) => {
                 let bytes = std::fs::read(&path)
                     .map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_FILE_NOT_FOUND))?;
-                ObjectCode::from_image(bytes)?
+                ObjectCode::from_image(bytes)
             }
-            PtxKind::Binary(data) => ObjectCode::from_image(data)?,
-        };
-        let core = code.load(&self.core)?;
+            PtxKind::Binary(data) => ObjectCode::from_image(data),
+        }
+        .map_err(CoreError::into_driver_error)?;
+        let core = code
+            .load(&self.core)
+            .map_err(CoreError::into_driver_error)?;
         Ok(Arc::new(CudaModule {
             cu_module: core.as_raw(),
             core,
@@ -2094,7 +2102,10 @@ impl CudaModule {
     /// an interior NUL (cudarc panics), or the driver's error.
     pub fn load_function(self: &Arc<Self>, fn_name: &str) -> Result<CudaFunction, DriverError> {
         self.ctx.bind_to_thread()?;
-        let kernel = self.core.kernel(fn_name)?;
+        let kernel = self
+            .core
+            .kernel(fn_name)
+            .map_err(CoreError::into_driver_error)?;
         Ok(CudaFunction {
             cu_function: kernel.as_raw(),
             kernel,
