@@ -88,17 +88,9 @@ impl CudaContext {
             core.device().as_raw(),
             core.as_raw(),
         );
-        // SAFETY: `cu_device` came from `cuDeviceGet` (`device_of`) or the caller of
-        // `from_raw_context`, who promised a live device; the attribute read writes only `out`'s
-        // own slot.
-        let pools = unsafe {
-            result::device::get_attribute(
-                cu_device,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-            )
-        };
-        // HIP without the attribute: synchronous allocation is always correct.
-        let has_async_alloc = matches!(pools, Ok(n) if n > 0);
+        // core's rule: the pools attribute, an honest `false` where the backend cannot say (then
+        // synchronous allocation, always correct).
+        let has_async_alloc = core.device().memory_pools_supported();
         let ctx = Arc::new(CudaContext {
             core,
             cu_device,
@@ -231,7 +223,10 @@ impl CudaContext {
     /// The driver's error, or one recorded earlier (see [`CudaContext::check_err`]).
     pub fn name(&self) -> Result<String, DriverError> {
         self.check_err()?;
-        result::device::get_name(self.cu_device)
+        self.core
+            .device()
+            .name()
+            .map_err(CoreError::into_driver_error)
     }
 
     /// The device's UUID.
@@ -262,8 +257,10 @@ impl CudaContext {
     /// The driver's error.
     pub fn total_mem(&self) -> Result<usize, DriverError> {
         self.check_err()?;
-        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`.
-        unsafe { result::device::total_mem(self.cu_device) }
+        self.core
+            .device()
+            .total_memory()
+            .map_err(CoreError::into_driver_error)
     }
 
     /// `(free, total)` device memory in bytes.
@@ -302,9 +299,10 @@ impl CudaContext {
     /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for an attribute HIP cannot answer.
     pub fn attribute(&self, attrib: sys::CUdevice_attribute) -> Result<i32, DriverError> {
         self.check_err()?;
-        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`; the
-        // value is written to `out`'s own slot.
-        unsafe { result::device::get_attribute(self.cu_device, attrib) }
+        self.core
+            .device()
+            .attribute(attrib)
+            .map_err(CoreError::into_driver_error)
     }
 
     /// Waits for all work in this context.
