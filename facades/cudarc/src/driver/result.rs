@@ -357,10 +357,10 @@ pub mod module {
 ///
 /// # Errors
 /// The driver's error.
-#[inline(always)]
 ///
 /// # Safety
 /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+#[inline(always)]
 pub unsafe fn launch_kernel(
     f: sys::CUfunction,
     grid_dim: (c_uint, c_uint, c_uint),
@@ -434,10 +434,10 @@ pub mod external_memory {
     ///
     /// # Errors
     /// The driver's error.
-    #[cfg(unix)]
     ///
     /// # Safety
     /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
+    #[cfg(unix)]
     pub unsafe fn import_external_memory_opaque_fd(
         fd: std::os::fd::RawFd,
         size: u64,
