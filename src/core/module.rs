@@ -268,14 +268,24 @@ unsafe impl Send for ModuleInner {}
 // SAFETY: as above; the handle is never mutated after creation.
 unsafe impl Sync for ModuleInner {}
 
+impl ModuleInner {
+    /// Unloads the module in its own context, whatever is current here, once: the handle is
+    /// nulled, so a later call (the drop after [`Module::unload`]) does nothing.
+    fn unload_once(&mut self) -> Result<()> {
+        let raw = std::mem::replace(&mut self.raw, core::ptr::null_mut());
+        if raw.is_null() {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: we own the module, taken out above so it is unloaded once; no Kernel of it
+        // is alive (each holds this Arc).
+        check("cuModuleUnload", unsafe { cuModuleUnload(raw) })
+    }
+}
+
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        // Unload in the module's own context, whatever is current here.
-        let r = self.ctx.bind().and_then(|()| {
-            // SAFETY: we own the module; no Kernel of it is alive (each holds this Arc).
-            check("cuModuleUnload", unsafe { cuModuleUnload(self.raw) })
-        });
-        if let Err(e) = r {
+        if let Err(e) = self.unload_once() {
             log::warn!("{e}");
         }
     }
@@ -369,6 +379,21 @@ impl Module {
             v.push(ParamInfo { offset, size });
         }
         Some(v.into_boxed_slice())
+    }
+
+    /// Drops this reference and, when it was the last one (no clone, no [`Kernel`] of the
+    /// module alive), unloads the module now and returns the unload's result, which a plain
+    /// drop can only log. For layers that report errors of their own (the cudarc facade
+    /// records them on its context).
+    ///
+    /// # Errors
+    /// The driver's error from binding the module's context or from `cuModuleUnload`. `Ok`
+    /// when other references remain (the last of them unloads it).
+    pub fn unload(self) -> Result<()> {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut inner) => inner.unload_once(),
+            Err(_still_shared) => Ok(()),
+        }
     }
 
     /// The raw `CUmodule` (still owned by this `Module`).
