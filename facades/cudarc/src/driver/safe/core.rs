@@ -15,6 +15,7 @@ use crate::driver::{result, sys};
 use anycuda::core::CoreError;
 use std::ffi::CString;
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Bound, RangeBounds};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -2013,9 +2014,9 @@ impl CudaStream {
 /// A loaded module; functions keep it alive.
 #[derive(Debug)]
 pub struct CudaModule {
-    /// The safe layer's module: unloaded (in its own context) when this and every
-    /// [`CudaFunction`]'s kernel are gone. Declared before `ctx` so it drops first.
-    pub(crate) core: anycuda::core::Module,
+    /// The safe layer's module, unloaded by this object's `Drop` (after every
+    /// [`CudaFunction`], each holding this module's `Arc`, and so its kernel, is gone).
+    pub(crate) core: ManuallyDrop<anycuda::core::Module>,
     pub(crate) cu_module: sys::CUmodule,
     pub(crate) ctx: Arc<CudaContext>,
 }
@@ -2025,6 +2026,18 @@ pub struct CudaModule {
 unsafe impl Send for CudaModule {}
 // SAFETY: `&CudaModule` allows only function and global look-ups, which the driver serialises.
 unsafe impl Sync for CudaModule {}
+
+impl Drop for CudaModule {
+    fn drop(&mut self) {
+        // SAFETY: `core` is taken out once, here, and `self.core` is not used after `drop`.
+        let core = unsafe { ManuallyDrop::take(&mut self.core) };
+        // As cudarc: errors of the unload are recorded on the context (`check_err` reports
+        // them); core's plain drop could only log them.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        self.ctx
+            .record_err(core.unload().map_err(CoreError::into_driver_error));
+    }
+}
 
 impl CudaContext {
     /// Loads compiled code: [`crate::nvrtc::compile_ptx`] output, PTX text, a file or a binary.
@@ -2068,7 +2081,7 @@ impl CudaContext {
             .map_err(CoreError::into_driver_error)?;
         Ok(Arc::new(CudaModule {
             cu_module: core.as_raw(),
-            core,
+            core: ManuallyDrop::new(core),
             ctx: self.clone(),
         }))
     }
