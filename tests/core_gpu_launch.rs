@@ -772,9 +772,15 @@ fn borrowed_non_primary_context() {
         let stream = ctx
             .create_stream(StreamOptions::default().non_blocking(true))
             .unwrap();
-        let module = g.code.load(&ctx).unwrap();
+        // Its own ObjectCode (whose module cache is dropped in this scope), not `g.code`'s,
+        // which outlives the context.
+        let code = ObjectCode::from_ptx(g.code.code().to_vec()).unwrap();
+        let module = code.load(&ctx).unwrap();
+        drop(code);
         assert_eq!(module.context().as_raw(), raw);
         let k = module.kernel("saxpy").unwrap();
+        // Another reference is alive (`module`): unloading a clone only drops it.
+        module.clone().unload().unwrap();
         let n = 1000usize;
         let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let dx = Buffer::from_slice(&stream, &x).unwrap();
@@ -788,6 +794,9 @@ fn borrowed_non_primary_context() {
         for i in 0..n {
             assert_eq!(out[i], 3.0 * x[i], "element {i}");
         }
+        drop(k);
+        // The last reference: unloaded now, with the driver's answer returned.
+        module.unload().unwrap();
     }
     // SAFETY: every object made from `raw` was dropped with the scope above; the borrowed
     // Context destroyed nothing, so `raw` is still live and ours to destroy, once.
