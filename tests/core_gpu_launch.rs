@@ -735,3 +735,74 @@ fn cooperative_and_cluster_launches() {
         assert!(is_usage(&e), "{e}");
     }
 }
+
+/// A context created outside core (`cuCtxCreate`) and borrowed with
+/// `Context::from_raw_borrowed`: code loads and kernels launch in it, the primary-context
+/// registry is untouched, and dropping the borrowed `Context` leaves the context for its owner
+/// to destroy (the cudarc facade's `new_non_primary` path).
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn borrowed_non_primary_context() {
+    use anycuda::driver::{cuCtxCreate, cuCtxDestroy, CUcontext, CUresult};
+    let g = gpu();
+    let dev = g.ctx.device();
+    let mut raw: CUcontext = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; null creation parameters are the plain create; the device
+    // handle came from cuDeviceGet.
+    let r = unsafe { cuCtxCreate(&mut raw, std::ptr::null_mut(), 0, dev.as_raw()) };
+    if r != CUresult::CUDA_SUCCESS && !on_cuda() {
+        println!(
+            "N/A: cuCtxCreate on this backend: {}",
+            anycuda::DriverError(r)
+        );
+        return;
+    }
+    assert_eq!(r, CUresult::CUDA_SUCCESS, "cuCtxCreate");
+    {
+        // SAFETY: `raw` is a live context of `dev`, destroyed below only after this scope has
+        // dropped the borrowed Context and everything made from it.
+        let ctx = unsafe { Context::from_raw_borrowed(raw, dev) };
+        assert_eq!(ctx.as_raw(), raw);
+        assert_ne!(ctx, g.ctx);
+        assert_eq!(
+            dev.context().unwrap(),
+            g.ctx,
+            "the registry still gives the primary"
+        );
+        let stream = ctx
+            .create_stream(StreamOptions::default().non_blocking(true))
+            .unwrap();
+        // Its own ObjectCode (whose module cache is dropped in this scope), not `g.code`'s,
+        // which outlives the context.
+        let code = ObjectCode::from_ptx(g.code.code().to_vec()).unwrap();
+        let module = code.load(&ctx).unwrap();
+        drop(code);
+        assert_eq!(module.context().as_raw(), raw);
+        let k = module.kernel("saxpy").unwrap();
+        // Another reference is alive (`module`): unloading a clone only drops it.
+        module.clone().unload().unwrap();
+        let n = 1000usize;
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let dx = Buffer::from_slice(&stream, &x).unwrap();
+        let mut dy = Buffer::from_slice(&stream, &x).unwrap();
+        let cfg = LaunchConfig::for_num_elems(n as u32, 128);
+        // SAFETY: the kernel touches only its buffer arguments, within the length it is
+        // given (which matches them); no host borrow of them is alive.
+        unsafe { launch(&stream, &cfg, &k, (2.0f32, &dx, &mut dy, n as u32)) }.unwrap();
+        stream.synchronize().unwrap();
+        let out = dy.to_vec().unwrap();
+        for i in 0..n {
+            assert_eq!(out[i], 3.0 * x[i], "element {i}");
+        }
+        drop(k);
+        // The last reference: unloaded now, with the driver's answer returned.
+        module.unload().unwrap();
+    }
+    // SAFETY: every object made from `raw` was dropped with the scope above; the borrowed
+    // Context destroyed nothing, so `raw` is still live and ours to destroy, once.
+    let r = unsafe { cuCtxDestroy(raw) };
+    assert_eq!(r, CUresult::CUDA_SUCCESS, "cuCtxDestroy after the borrow");
+    // The primary context still works after the borrowed one is gone.
+    g.ctx.bind().unwrap();
+    g.stream.synchronize().unwrap();
+}

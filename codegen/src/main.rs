@@ -4,6 +4,7 @@
 mod bindgen_run;
 mod emit;
 mod emit_cuda;
+mod emit_cudarc;
 mod emit_hip_serve;
 mod emit_traits;
 mod extras;
@@ -403,6 +404,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             emit::banner(&hip_in)
         ),
     ));
+    out.extend(emit_cudarc::generate(&driver_fns, &cuda_in)?);
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvjitlink::generate(&inp.root, &ranges)?);
     Ok(out)

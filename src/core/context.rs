@@ -16,6 +16,9 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 pub(crate) struct ContextInner {
     raw: CUcontext,
     device: Device,
+    /// Whether this object holds a retain of the device's primary context (released on drop);
+    /// `false` for a context borrowed with [`Context::from_raw_borrowed`].
+    retained: bool,
     /// Whether the device serves `cuMemAllocAsync` (asked once per context).
     pools: OnceLock<bool>,
 }
@@ -29,6 +32,10 @@ unsafe impl Sync for ContextInner {}
 
 impl Drop for ContextInner {
     fn drop(&mut self) {
+        if !self.retained {
+            // Borrowed: its owner destroys it.
+            return;
+        }
         // SAFETY: this object holds exactly one retain of the device's primary context.
         let r = unsafe { driver::cuDevicePrimaryCtxRelease(self.device.as_raw()) };
         if r != CUresult::CUDA_SUCCESS {
@@ -102,11 +109,33 @@ impl Context {
         let inner = Arc::new(ContextInner {
             raw,
             device,
+            retained: true,
             pools: OnceLock::new(),
         });
         reg.retain(|(d, w)| *d != device && w.strong_count() > 0);
         reg.push((device, Arc::downgrade(&inner)));
         Ok(Context(inner))
+    }
+
+    /// Wraps a context the caller owns (a non-primary one from `cuCtxCreate`, say) without
+    /// taking ownership: dropping the last clone releases and destroys nothing. For layers that
+    /// own their contexts themselves (the cudarc facade's `CudaContext::new_non_primary`) and
+    /// still load modules, make streams and bind through the safe layer.
+    ///
+    /// Not entered in the primary-context registry: [`Device::context`] keeps returning the
+    /// device's primary context.
+    ///
+    /// # Safety
+    /// `raw` is a live context of `device`, and stays alive (not destroyed, not reset) until
+    /// this `Context`, every clone of it and everything made from it (streams, events, buffers,
+    /// modules, kernels) are dropped.
+    pub unsafe fn from_raw_borrowed(raw: CUcontext, device: Device) -> Context {
+        Context(Arc::new(ContextInner {
+            raw,
+            device,
+            retained: false,
+            pools: OnceLock::new(),
+        }))
     }
 
     /// The raw `CUcontext`.

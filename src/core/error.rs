@@ -145,6 +145,26 @@ impl CoreError {
             ErrorCode::Usage => false,
         }
     }
+    /// The raw layer's error for this one, for code that answers in Driver API terms (the cudarc
+    /// facade): the Driver code itself; `CUDA_ERROR_INVALID_VALUE` for a call the safe layer
+    /// refused (what the driver answers a bad argument with); for a code of another API, which
+    /// has no Driver counterpart, `CUDA_ERROR_UNKNOWN`. Keep the `CoreError` where the call,
+    /// the detail or another API's code matter.
+    ///
+    /// A method, not `From`: a second `From` impl on [`DriverError`] would break type inference
+    /// in code that relies on `?` converting into it (`Ok(())` in closures, as cudarc's users
+    /// write).
+    #[cold]
+    pub fn into_driver_error(self) -> DriverError {
+        match self.code {
+            ErrorCode::Driver(c) => DriverError(c),
+            ErrorCode::Usage => DriverError(CUresult::CUDA_ERROR_INVALID_VALUE),
+            ErrorCode::Runtime(_)
+            | ErrorCode::Nvrtc(_)
+            | ErrorCode::Nccl(_)
+            | ErrorCode::NvJitLink(_) => DriverError(CUresult::CUDA_ERROR_UNKNOWN),
+        }
+    }
     /// For a code invented for HIP (hallucinated or unknown), the raw HIP value.
     pub fn hip_code(&self) -> Option<i64> {
         match self.code {
@@ -213,5 +233,27 @@ pub fn check_rt(call: &'static str, code: cudaError_t) -> Result<()> {
     match code.result() {
         Ok(()) => Ok(()),
         Err(e) => Err(CoreError::runtime(call, e.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_error_from_core_error_keeps_the_driver_code() {
+        let e = CoreError::driver("cuModuleGetFunction", CUresult::CUDA_ERROR_NOT_FOUND);
+        assert_eq!(e.into_driver_error().0, CUresult::CUDA_ERROR_NOT_FOUND);
+        let usage = CoreError::usage("ObjectCode::from_bytes", "empty code");
+        assert_eq!(
+            usage.into_driver_error().0,
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+        let rtc = CoreError::nvrtc(
+            "nvrtcCompileProgram",
+            nvrtcResult::NVRTC_ERROR_COMPILATION,
+            None,
+        );
+        assert_eq!(rtc.into_driver_error().0, CUresult::CUDA_ERROR_UNKNOWN);
     }
 }

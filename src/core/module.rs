@@ -65,6 +65,21 @@ impl ObjectCode {
         Ok(Self::from_compiler(code, kind, Vec::new()))
     }
 
+    /// Code from memory whose kind its first bytes tell, as `cuModuleLoadData` decides: an ELF
+    /// header is a cubin (or, on HIP, an AMD code object), a fat-binary or clang offload-bundle
+    /// header a fat binary, anything else PTX text (a trailing NUL is dropped). For images of
+    /// unknown origin, such as the cudarc facade's `load_module` receives.
+    ///
+    /// # Errors
+    /// As [`ObjectCode::from_bytes`].
+    pub fn from_image(code: impl Into<Vec<u8>>) -> Result<Self> {
+        let code = code.into();
+        match image_kind(&code) {
+            CodeType::Ptx => Self::from_ptx(code),
+            kind => Self::from_bytes(code, kind),
+        }
+    }
+
     /// [`ObjectCode::from_bytes`] for a cubin (or, on HIP, an AMD code object), as cuda.core's
     /// `ObjectCode.from_cubin`.
     ///
@@ -223,6 +238,21 @@ pub(crate) fn current_primary_context(op: &'static str) -> Result<Context> {
     ))
 }
 
+/// The kind of a binary image by its magic bytes: ELF (a cubin or AMD code object), a CUDA fat
+/// binary or a clang offload bundle (a fat binary), else PTX text. One rule for
+/// [`ObjectCode::from_image`] and the check before `cuModuleLoadData`.
+fn image_kind(code: &[u8]) -> CodeType {
+    if code.starts_with(b"\x7fELF") {
+        CodeType::Cubin
+    } else if code.starts_with(&0xBA55_ED50u32.to_le_bytes())
+        || code.starts_with(b"__CLANG_OFFLOAD_BUNDLE__")
+    {
+        CodeType::Fatbin
+    } else {
+        CodeType::Ptx
+    }
+}
+
 struct ModuleInner {
     raw: CUmodule,
     ctx: Context,
@@ -238,14 +268,24 @@ unsafe impl Send for ModuleInner {}
 // SAFETY: as above; the handle is never mutated after creation.
 unsafe impl Sync for ModuleInner {}
 
+impl ModuleInner {
+    /// Unloads the module in its own context, whatever is current here, once: the handle is
+    /// nulled, so a later call (the drop after [`Module::unload`]) does nothing.
+    fn unload_once(&mut self) -> Result<()> {
+        let raw = std::mem::replace(&mut self.raw, core::ptr::null_mut());
+        if raw.is_null() {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: we own the module, taken out above so it is unloaded once; no Kernel of it
+        // is alive (each holds this Arc).
+        check("cuModuleUnload", unsafe { cuModuleUnload(raw) })
+    }
+}
+
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        // Unload in the module's own context, whatever is current here.
-        let r = self.ctx.bind().and_then(|()| {
-            // SAFETY: we own the module; no Kernel of it is alive (each holds this Arc).
-            check("cuModuleUnload", unsafe { cuModuleUnload(self.raw) })
-        });
-        if let Err(e) = r {
+        if let Err(e) = self.unload_once() {
             log::warn!("{e}");
         }
     }
@@ -264,11 +304,7 @@ impl Module {
         // check that a binary looks like one (else it would be read as unterminated PTX), and
         // always hand over a NUL-terminated copy.
         let magic_ok = match kind {
-            CodeType::Cubin => code.starts_with(b"\x7fELF"),
-            CodeType::Fatbin => {
-                code.starts_with(&0xBA55_ED50u32.to_le_bytes())
-                    || code.starts_with(b"__CLANG_OFFLOAD_BUNDLE__")
-            }
+            CodeType::Cubin | CodeType::Fatbin => image_kind(&code) == kind,
             _ => true,
         };
         if !magic_ok {
@@ -343,6 +379,21 @@ impl Module {
             v.push(ParamInfo { offset, size });
         }
         Some(v.into_boxed_slice())
+    }
+
+    /// Drops this reference and, when it was the last one (no clone, no [`Kernel`] of the
+    /// module alive), unloads the module now and returns the unload's result, which a plain
+    /// drop can only log. For layers that report errors of their own (the cudarc facade
+    /// records them on its context).
+    ///
+    /// # Errors
+    /// The driver's error from binding the module's context or from `cuModuleUnload`. `Ok`
+    /// when other references remain (the last of them unloads it).
+    pub fn unload(self) -> Result<()> {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut inner) => inner.unload_once(),
+            Err(_still_shared) => Ok(()),
+        }
     }
 
     /// The raw `CUmodule` (still owned by this `Module`).
@@ -711,5 +762,31 @@ impl KernelOccupancy<'_> {
             cuOccupancyAvailableDynamicSMemPerBlock(&mut bytes, self.0 .0.func, nb, bs)
         })?;
         Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_image_tells_the_kind_by_the_first_bytes() {
+        let elf_bytes = b"\x7fELF\x02\x01\x01rest\0";
+        let elf = ObjectCode::from_image(elf_bytes.to_vec()).unwrap();
+        assert_eq!(elf.code_type(), CodeType::Cubin);
+        let fatbin = ObjectCode::from_image(0xBA55_ED50u32.to_le_bytes().to_vec()).unwrap();
+        assert_eq!(fatbin.code_type(), CodeType::Fatbin);
+        let bundle = ObjectCode::from_image(b"__CLANG_OFFLOAD_BUNDLE__\0\0".to_vec()).unwrap();
+        assert_eq!(bundle.code_type(), CodeType::Fatbin);
+        let ptx = ObjectCode::from_image(b".version 8.0\n.target sm_80\n\0".to_vec()).unwrap();
+        assert_eq!(ptx.code_type(), CodeType::Ptx);
+        // PTX loses its trailing NUL (the loader adds its own), binaries keep every byte.
+        assert_eq!(ptx.code(), b".version 8.0\n.target sm_80\n");
+        assert_eq!(elf.code(), elf_bytes);
+        // Empty code is refused, whatever its kind would have been.
+        let err = ObjectCode::from_image(Vec::new()).unwrap_err();
+        assert_eq!(err.code(), super::super::ErrorCode::Usage);
+        // A NUL alone is PTX text with nothing in it: empty, so refused too.
+        assert!(ObjectCode::from_image(vec![0u8]).is_err());
     }
 }

@@ -64,3 +64,19 @@ fn float8_types_are_device_repr() {
     repr::<float8::F8E4M3>();
     repr::<float8::F8E5M2>();
 }
+
+/// `?` into `DriverError` from a closure's `Ok(())` must infer, as it does with cudarc (its
+/// examples write `thread::spawn(move || { ...?; Ok(()) })`): `DriverError` may have no `From`
+/// impl but the identity one. This test fails to compile if one is added.
+#[test]
+fn question_mark_into_driver_error_infers() {
+    fn run() -> Result<u32, DriverError> {
+        let f = || {
+            let n: u32 = 7;
+            Ok(n)
+        };
+        let n = f()?;
+        Ok(n + 1)
+    }
+    assert_eq!(run(), Ok(8));
+}

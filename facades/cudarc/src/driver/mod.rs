@@ -2,6 +2,7 @@
 //! [`LaunchConfig`], ...), [`result`] (one `Result` per driver call) and [`sys`] (the raw Driver
 //! API under CUDA's names), on anycuda's dispatched Driver API.
 
+mod generated;
 pub mod result;
 pub mod safe;
 pub mod sys;

@@ -4,10 +4,18 @@
 //! and module holds that `Arc`; slices hold their allocating stream's `Arc`. With more than one
 //! stream in a context, each slice carries a read and a write [`CudaEvent`] so uses on
 //! different streams are ordered (cudarc's event tracking).
+//!
+//! What is not cudarc's own comes from `anycuda::core`: a context is a `core::Context` (the
+//! primary one retained and released there, a non-primary one borrowed), binding is
+//! `core::Context::bind`, modules are loaded as `core::ObjectCode`s and kernels looked up as
+//! `core::Kernel`s, and a `CoreError` becomes a [`DriverError`] through core's one
+//! `CoreError::into_driver_error`.
 
 use crate::driver::{result, sys};
+use anycuda::core::CoreError;
 use std::ffi::CString;
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Bound, RangeBounds};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -26,6 +34,9 @@ pub(crate) fn invalid_value() -> DriverError {
 /// Thread safe: every safe call first binds the context to the calling thread.
 #[derive(Debug)]
 pub struct CudaContext {
+    /// The safe layer's context: binds, loads modules; for a primary context it holds the
+    /// retain (released when the last `core::Context` clone drops, after every module).
+    pub(crate) core: anycuda::core::Context,
     pub(crate) cu_device: sys::CUdevice,
     pub(crate) cu_ctx: sys::CUcontext,
     pub(crate) ordinal: usize,
@@ -52,11 +63,9 @@ impl Drop for CudaContext {
         if ctx.is_null() {
             return;
         }
-        if self.is_primary {
-            // SAFETY: `self.cu_device`'s primary context was retained once by `new` and this drop
-            // (reached once, with the handle just taken out) releases it once.
-            self.record_err(unsafe { result::primary_ctx::release(self.cu_device) });
-        } else {
+        // A primary context's retain is core's: released when the last `core::Context` clone
+        // (this object's `core` field, or another `CudaContext`'s) drops.
+        if !self.is_primary {
             // SAFETY: `ctx` is the non-primary context this object owns (created by
             // `new_non_primary`/`new_cig` or handed over through `from_raw_context`), just taken
             // out, so it is destroyed exactly once.
@@ -74,24 +83,17 @@ impl PartialEq for CudaContext {
 impl Eq for CudaContext {}
 
 impl CudaContext {
-    fn wrap(
-        ordinal: usize,
-        cu_device: sys::CUdevice,
-        cu_ctx: sys::CUcontext,
-        is_primary: bool,
-    ) -> Result<Arc<Self>, DriverError> {
-        // SAFETY: `cu_device` came from `cuDeviceGet` (`device_of`) or the caller of
-        // `from_raw_context`, who promised a live device; the attribute read writes only `out`'s
-        // own slot.
-        let pools = unsafe {
-            result::device::get_attribute(
-                cu_device,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-            )
-        };
-        // HIP without the attribute: synchronous allocation is always correct.
-        let has_async_alloc = matches!(pools, Ok(n) if n > 0);
+    fn wrap(core: anycuda::core::Context, is_primary: bool) -> Result<Arc<Self>, DriverError> {
+        let (ordinal, cu_device, cu_ctx) = (
+            core.device().ordinal(),
+            core.device().as_raw(),
+            core.as_raw(),
+        );
+        // core's rule: the pools attribute, an honest `false` where the backend cannot say (then
+        // synchronous allocation, always correct).
+        let has_async_alloc = core.device().memory_pools_supported();
         let ctx = Arc::new(CudaContext {
+            core,
             cu_device,
             cu_ctx,
             ordinal,
@@ -105,11 +107,23 @@ impl CudaContext {
         Ok(ctx)
     }
 
-    fn device_of(ordinal: usize) -> Result<sys::CUdevice, DriverError> {
-        result::init()?;
-        let ordinal = i32::try_from(ordinal)
-            .map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE))?;
-        result::device::get(ordinal)
+    fn device_of(ordinal: usize) -> Result<anycuda::core::Device, DriverError> {
+        anycuda::core::Device::new(ordinal).map_err(CoreError::into_driver_error)
+    }
+
+    /// Wraps a non-primary context this object will own in a borrowed `core::Context`.
+    ///
+    /// # Safety
+    /// `cu_ctx` is a live context of `device`, destroyed only by the `CudaContext` made from it
+    /// (whose `Drop` runs after every module, stream and slice, each holding its `Arc`).
+    unsafe fn owned(
+        device: anycuda::core::Device,
+        cu_ctx: sys::CUcontext,
+    ) -> Result<Arc<Self>, DriverError> {
+        // SAFETY: this fn's contract: `cu_ctx` lives as long as the `CudaContext`, which
+        // outlives every clone of the borrowed `core::Context` (held by it and its modules).
+        let core = unsafe { anycuda::core::Context::from_raw_borrowed(cu_ctx, device) };
+        Self::wrap(core, false)
     }
 
     /// Retains the primary context of device `ordinal`.
@@ -118,12 +132,12 @@ impl CudaContext {
     /// The driver's error: `CUDA_ERROR_NO_DEVICE`/`CUDA_ERROR_INVALID_DEVICE` with no such
     /// device, `CUDA_ERROR_NOT_INITIALIZED` when no backend could be loaded. Never panics.
     pub fn new(ordinal: usize) -> Result<Arc<Self>, DriverError> {
-        let cu_device = Self::device_of(ordinal)?;
-        // SAFETY: `cu_device` was just returned by `cuDeviceGet` for this ordinal, so it is a valid
-        // device handle.
-        let cu_ctx = unsafe { result::primary_ctx::retain(cu_device) }?;
-        // On failure the wrapper's drop releases the primary context.
-        Self::wrap(ordinal, cu_device, cu_ctx, true)
+        // core retains the primary context (once per process while any clone lives) and
+        // releases it when the last clone drops.
+        let core = Self::device_of(ordinal)?
+            .context()
+            .map_err(CoreError::into_driver_error)?;
+        Self::wrap(core, true)
     }
 
     /// Creates a new, non-primary context (`cuCtxCreate`), destroyed on drop.
@@ -131,11 +145,12 @@ impl CudaContext {
     /// # Errors
     /// The driver's error.
     pub fn new_non_primary(ordinal: usize, flags: u32) -> Result<Arc<Self>, DriverError> {
-        let cu_device = Self::device_of(ordinal)?;
-        // SAFETY: a null `CUctxCreateParams` is the plain create; `cu_device` was just returned by
-        // `cuDeviceGet`.
-        let cu_ctx = unsafe { result::ctx::create_v4(std::ptr::null_mut(), flags, cu_device) }?;
-        Self::wrap(ordinal, cu_device, cu_ctx, false)
+        let device = Self::device_of(ordinal)?;
+        // SAFETY: a null `CUctxCreateParams` is the plain create; `device` came from `cuDeviceGet`.
+        let cu_ctx =
+            unsafe { result::ctx::create_v4(std::ptr::null_mut(), flags, device.as_raw()) }?;
+        // SAFETY: `cu_ctx` was just created for `device` and is owned by nothing else.
+        unsafe { Self::owned(device, cu_ctx) }
     }
 
     /// Creates a non-primary context with CUDA-in-Graphics parameters.
@@ -147,21 +162,23 @@ impl CudaContext {
         flags: u32,
         cig_params: &mut sys::CUctxCigParam,
     ) -> Result<Arc<Self>, DriverError> {
-        let cu_device = Self::device_of(ordinal)?;
+        let device = Self::device_of(ordinal)?;
         // SAFETY: `CUctxCreateParams` is a C struct of pointers and integers for which all-zero
         // bytes (null pointers) are a valid value.
         let mut params: sys::CUctxCreateParams = unsafe { std::mem::zeroed() };
         params.cigParams = cig_params;
         // SAFETY: `params` is a local, initialised descriptor whose `cigParams` is the caller's
-        // `&mut`, alive for the call; `cu_device` was just returned by `cuDeviceGet`.
-        let cu_ctx = unsafe { result::ctx::create_v4(&mut params, flags, cu_device) }?;
-        Self::wrap(ordinal, cu_device, cu_ctx, false)
+        // `&mut`, alive for the call; `device` came from `cuDeviceGet`.
+        let cu_ctx = unsafe { result::ctx::create_v4(&mut params, flags, device.as_raw()) }?;
+        // SAFETY: `cu_ctx` was just created for `device` and is owned by nothing else.
+        unsafe { Self::owned(device, cu_ctx) }
     }
 
     /// Wraps an existing non-primary context, which this object then owns and destroys on drop.
     ///
     /// # Errors
-    /// The driver's error.
+    /// The driver's error; `CUDA_ERROR_INVALID_DEVICE` when `cu_device` is not the device of
+    /// `ordinal` (the context then stays the caller's).
     ///
     /// # Safety
     /// `cu_ctx` is a live context of `cu_device` (ordinal `ordinal`), owned by nothing else.
@@ -170,7 +187,11 @@ impl CudaContext {
         cu_device: sys::CUdevice,
         cu_ctx: sys::CUcontext,
     ) -> Result<Arc<Self>, DriverError> {
-        Self::wrap(ordinal, cu_device, cu_ctx, false)
+        let device = anycuda::core::Device::from_raw(ordinal, cu_device)
+            .map_err(CoreError::into_driver_error)?;
+        // SAFETY: the caller's contract: `cu_ctx` is a live context of this device, owned by
+        // nothing else, so by the `CudaContext` from here on.
+        unsafe { Self::owned(device, cu_ctx) }
     }
 
     /// Whether this is the device's primary context.
@@ -203,7 +224,10 @@ impl CudaContext {
     /// The driver's error, or one recorded earlier (see [`CudaContext::check_err`]).
     pub fn name(&self) -> Result<String, DriverError> {
         self.check_err()?;
-        result::device::get_name(self.cu_device)
+        self.core
+            .device()
+            .name()
+            .map_err(CoreError::into_driver_error)
     }
 
     /// The device's UUID.
@@ -234,8 +258,10 @@ impl CudaContext {
     /// The driver's error.
     pub fn total_mem(&self) -> Result<usize, DriverError> {
         self.check_err()?;
-        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`.
-        unsafe { result::device::total_mem(self.cu_device) }
+        self.core
+            .device()
+            .total_memory()
+            .map_err(CoreError::into_driver_error)
     }
 
     /// `(free, total)` device memory in bytes.
@@ -264,11 +290,8 @@ impl CudaContext {
     #[inline]
     pub fn bind_to_thread(&self) -> Result<(), DriverError> {
         self.check_err()?;
-        if result::ctx::get_current()? != Some(self.cu_ctx) {
-            // SAFETY: `self.cu_ctx` is live while `self` is (destroyed or released only in `Drop`).
-            unsafe { result::ctx::set_current(self.cu_ctx) }?;
-        }
-        Ok(())
+        // One `cuCtxGetCurrent` when already current; the error path (cold) converts.
+        self.core.bind().map_err(CoreError::into_driver_error)
     }
 
     /// A device attribute.
@@ -277,9 +300,10 @@ impl CudaContext {
     /// The driver's error; on HIP, `CUDA_ERROR_NOT_SUPPORTED` for an attribute HIP cannot answer.
     pub fn attribute(&self, attrib: sys::CUdevice_attribute) -> Result<i32, DriverError> {
         self.check_err()?;
-        // SAFETY: `self.cu_device` is this context's device, valid for the life of `self`; the
-        // value is written to `out`'s own slot.
-        unsafe { result::device::get_attribute(self.cu_device, attrib) }
+        self.core
+            .device()
+            .attribute(attrib)
+            .map_err(CoreError::into_driver_error)
     }
 
     /// Waits for all work in this context.
@@ -681,10 +705,7 @@ impl CudaStream {
     /// error (the host would read memory a copy still writes) nor swallow that error, which
     /// [`CudaContext::check_err`] reports later, as on CUDA.
     pub(crate) fn sync_keeping_recorded_error(&self) -> Result<(), DriverError> {
-        if result::ctx::get_current()? != Some(self.ctx.cu_ctx) {
-            // SAFETY: `self.ctx.cu_ctx` is live while the `Arc` in `self.ctx` is.
-            unsafe { result::ctx::set_current(self.ctx.cu_ctx) }?;
-        }
+        self.ctx.core.bind().map_err(CoreError::into_driver_error)?;
         // SAFETY: `self.cu_stream` is live while `self` is, and its context was made current just
         // above.
         unsafe { result::stream::synchronize(self.cu_stream) }
@@ -1993,6 +2014,9 @@ impl CudaStream {
 /// A loaded module; functions keep it alive.
 #[derive(Debug)]
 pub struct CudaModule {
+    /// The safe layer's module, unloaded by this object's `Drop` (after every
+    /// [`CudaFunction`], each holding this module's `Arc`, and so its kernel, is gone).
+    pub(crate) core: ManuallyDrop<anycuda::core::Module>,
     pub(crate) cu_module: sys::CUmodule,
     pub(crate) ctx: Arc<CudaContext>,
 }
@@ -2005,12 +2029,13 @@ unsafe impl Sync for CudaModule {}
 
 impl Drop for CudaModule {
     fn drop(&mut self) {
+        // SAFETY: `core` is taken out once, here, and `self.core` is not used after `drop`.
+        let core = unsafe { ManuallyDrop::take(&mut self.core) };
+        // As cudarc: errors of the unload are recorded on the context (`check_err` reports
+        // them); core's plain drop could only log them.
         self.ctx.record_err(self.ctx.bind_to_thread());
-        // SAFETY: `self.cu_module` was loaded in `self.ctx` (kept alive by the `Arc`) and this
-        // drop unloads it once; every `CudaFunction` holds an `Arc` of the module, so none
-        // outlives it.
         self.ctx
-            .record_err(unsafe { result::module::unload(self.cu_module) });
+            .record_err(core.unload().map_err(CoreError::into_driver_error));
     }
 }
 
@@ -2021,41 +2046,42 @@ impl CudaContext {
     /// The driver's error. On an AMD GPU, PTX text and NVIDIA cubins give
     /// `CUDA_ERROR_NOT_SUPPORTED` (the HIP backend's rule); the advice, to compile the `.cu`
     /// source with `compile_ptx`, whose output loads on both backends, is printed once, logged
-    /// and returned by [`result::not_supported_reason`]. A string or path with an interior NUL
-    /// gives `CUDA_ERROR_INVALID_VALUE` (cudarc panics).
+    /// and returned by [`result::not_supported_reason`]. A string with an interior NUL or empty
+    /// code gives `CUDA_ERROR_INVALID_VALUE` (cudarc panics); a file that cannot be read
+    /// `CUDA_ERROR_FILE_NOT_FOUND`.
     pub fn load_module(
         self: &Arc<Self>,
         ptx: crate::nvrtc::Ptx,
     ) -> Result<Arc<CudaModule>, DriverError> {
         use crate::nvrtc::safe::PtxKind;
+        use anycuda::core::ObjectCode;
         self.bind_to_thread()?;
-        let cu_module = match ptx.0 {
-            // SAFETY: `image` is the complete compiler output (PTX text with its NUL, or a code
-            // object), alive for the call.
-            PtxKind::Image(image) => unsafe { result::module::load_data(image.as_ptr().cast()) },
+        // core tells the kind by the first bytes, as `cuModuleLoadData` does, and loads a
+        // NUL-terminated copy.
+        let code = match ptx.0 {
+            PtxKind::Image(image) => {
+                ObjectCode::from_image(image.iter().map(|&c| c as u8).collect::<Vec<u8>>())
+            }
             PtxKind::Src(src) => {
-                let c = CString::new(src).map_err(|_| invalid_value())?;
-                // SAFETY: `c` is NUL-terminated PTX text, alive for the call.
-                unsafe { result::module::load_data(c.as_ptr().cast()) }
-            }
-            PtxKind::File(path) => {
-                let name = path
-                    .to_str()
-                    .and_then(|p| CString::new(p).ok())
-                    .ok_or_else(invalid_value)?;
-                result::module::load(name)
-            }
-            PtxKind::Binary(data) => {
-                if data.is_empty() {
+                if src.as_bytes().contains(&0) {
                     return Err(invalid_value());
                 }
-                // SAFETY: `data` is a non-empty binary image the caller handed over, alive for the
-                // call; the driver validates its format.
-                unsafe { result::module::load_data(data.as_ptr().cast()) }
+                ObjectCode::from_ptx(src.into_bytes())
             }
-        }?;
+            PtxKind::File(path) => {
+                let bytes = std::fs::read(&path)
+                    .map_err(|_| DriverError(sys::CUresult::CUDA_ERROR_FILE_NOT_FOUND))?;
+                ObjectCode::from_image(bytes)
+            }
+            PtxKind::Binary(data) => ObjectCode::from_image(data),
+        }
+        .map_err(CoreError::into_driver_error)?;
+        let core = code
+            .load(&self.core)
+            .map_err(CoreError::into_driver_error)?;
         Ok(Arc::new(CudaModule {
-            cu_module,
+            cu_module: core.as_raw(),
+            core: ManuallyDrop::new(core),
             ctx: self.clone(),
         }))
     }
@@ -2065,6 +2091,9 @@ impl CudaContext {
 #[derive(Debug, Clone)]
 pub struct CudaFunction {
     pub(crate) cu_function: sys::CUfunction,
+    /// The safe layer's kernel (it holds the module's `core::Module` too).
+    #[allow(unused)]
+    pub(crate) kernel: anycuda::core::Kernel,
     #[allow(unused)]
     pub(crate) module: Arc<CudaModule>,
 }
@@ -2083,13 +2112,14 @@ impl CudaModule {
     /// `CUDA_ERROR_NOT_FOUND` for an unknown name, `CUDA_ERROR_INVALID_VALUE` for a name with
     /// an interior NUL (cudarc panics), or the driver's error.
     pub fn load_function(self: &Arc<Self>, fn_name: &str) -> Result<CudaFunction, DriverError> {
-        let name = CString::new(fn_name).map_err(|_| invalid_value())?;
         self.ctx.bind_to_thread()?;
-        // SAFETY: `self.cu_module` is live while `self` is; `name` is an owned C string alive for
-        // the call.
-        let cu_function = unsafe { result::module::get_function(self.cu_module, name) }?;
+        let kernel = self
+            .core
+            .kernel(fn_name)
+            .map_err(CoreError::into_driver_error)?;
         Ok(CudaFunction {
-            cu_function,
+            cu_function: kernel.as_raw(),
+            kernel,
             module: self.clone(),
         })
     }
