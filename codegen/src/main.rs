@@ -15,6 +15,7 @@ mod model;
 mod nccl;
 mod nvidia_platform;
 mod nvjitlink;
+mod optional_lib;
 
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
