@@ -445,3 +445,45 @@ fn no_gpu_answers(l: &dyn Curand, name: &str) {
     let r = unsafe { l.curandGenerateUniform(core::ptr::null_mut(), core::ptr::null_mut(), 16) };
     assert_eq!(r, curandStatus_t::CURAND_STATUS_NOT_INITIALIZED);
 }
+
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    setup();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn the_cli_reports_curand() {
+    let v = &cli_json(&["coverage", "--json", "--verbose"])["curand"];
+    assert_eq!(v["cuda_total"], CURAND_FUNCTIONS.len());
+    assert_eq!(v["exposed"], CURAND_FUNCTIONS.len());
+    assert_eq!(v["hip_backend"], HIPRAND_DECLARED.len());
+    assert_eq!(
+        v["hip_backend"].as_u64().unwrap() + v["hip_unsupported"].as_u64().unwrap(),
+        CURAND_FUNCTIONS.len() as u64
+    );
+    assert!(v["names"]["hip_unsupported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n == "curandGetProperty"));
+    // `info` names the library each backend loaded (the child inherits setup's variables).
+    let info = cli_json(&["info", "--json"]);
+    let backends = info["backends"].as_array().unwrap();
+    for (kind, name, loaded) in [
+        ("cuda", "cuRAND", cuda_library().is_some()),
+        ("hip", "hipRAND", hip_library().is_some()),
+    ] {
+        let b = backends.iter().find(|b| b["backend"] == kind).unwrap();
+        if loaded {
+            assert_eq!(b["rand"]["library"], name, "{b}");
+            assert!(b["rand"]["entry_points"].as_u64().unwrap() > 0, "{b}");
+        } else {
+            assert!(b["rand"]["error"].is_string(), "{b}");
+        }
+    }
+}
