@@ -369,8 +369,21 @@ fn hip_module(
                     _ => {}
                 }
             }
+            if f.name == "curandCreateGenerator" {
+                // No device: cuRAND's own answer, before hipRAND (see backends/hip/src/curand.rs).
+                // First, as cuRAND checks for a GPU before it looks at the type.
+                pre.insert(0, quote! {
+                    if !self.has_device() {
+                        return curandStatus_t::CURAND_STATUS_INITIALIZATION_FAILED;
+                    }
+                });
+            }
+            // The table checks null arguments too; checked here first so that they are answered
+            // before this impl's own rules (the device check), in cuRAND's order.
+            let guards = null_guards(f);
             Ok(quote! {
                 #forward
+                #guards
                 #(#pre)*
                 // SAFETY: forwarded under the caller's contract, values in hipRAND's numbering.
                 status_from_hiprand(unsafe { t.#n(#(#args),*) })

@@ -9,6 +9,11 @@
 //!   [`anycuda_api::curand::not_supported_reason`] names the function;
 //! - a generator type with no hipRAND counterpart (or no cuRAND meaning) answers
 //!   `CURAND_STATUS_TYPE_ERROR`, as cuRAND itself does for an unknown type;
+//! - with no HIP device, `curandCreateGenerator` answers `CURAND_STATUS_INITIALIZATION_FAILED`,
+//!   cuRAND's answer without a GPU, before hipRAND sees it: hipRAND 6.4 creates the generator
+//!   lazily, and rocRAND then aborts the whole process when it is destroyed ("rocRAND internal
+//!   error: hipErrorNoDevice in ~poisson_distribution_manager"); hipRAND 5.x fails the creation
+//!   itself with an allocation error;
 //! - `curandGetVersion` reports hipRAND's own version (`HIPRAND_VERSION`, e.g. `201009` for
 //!   2.10.9), not a cuRAND one: anycuda does not invent a version.
 
@@ -16,6 +21,7 @@ use crate::Platform;
 use anycuda_api::curand::{self, CurandTable, Flavor};
 use anycuda_api::error::LoadError;
 use anycuda_api::loader::Loaded;
+use core::ffi::c_int;
 use std::sync::OnceLock;
 
 #[path = "generated/curand.rs"]
@@ -33,6 +39,11 @@ pub(crate) use anycuda_api::curand::refuse;
 pub struct RandLibrary {
     loaded: Loaded<CurandTable>,
     flavor: Flavor,
+    /// `hipGetDeviceCount` of the HIP runtime hipRAND itself is linked to (resolved through
+    /// hipRAND's handle, which searches its dependencies); `None` for cuRAND.
+    device_count: Option<unsafe extern "C" fn(*mut c_int) -> c_int>,
+    /// The handle `device_count` was resolved through, kept open as long as it is used.
+    _probe: Option<anycuda_api::loader::Opened>,
 }
 
 impl RandLibrary {
@@ -41,10 +52,42 @@ impl RandLibrary {
     /// # Errors
     /// As [`anycuda_api::curand::load`].
     pub fn open(search: &anycuda_api::loader::Search, flavor: Flavor) -> Result<Self, LoadError> {
+        let loaded = curand::load(search, flavor)?;
+        let (mut device_count, mut probe) = (None, None);
+        if flavor == Flavor::Hiprand {
+            // The same file again (the loader hands back the mapped one): only to look up a
+            // symbol in hipRAND's dependency scope.
+            if let Ok(o) = search.open() {
+                let p = o.sym(c"hipGetDeviceCount");
+                if !p.is_null() {
+                    // SAFETY: hipGetDeviceCount(int*) -> hipError_t (a C int) in every HIP.
+                    device_count = Some(unsafe {
+                        core::mem::transmute::<
+                            *mut core::ffi::c_void,
+                            unsafe extern "C" fn(*mut c_int) -> c_int,
+                        >(p)
+                    });
+                    probe = Some(o);
+                }
+            }
+        }
         Ok(Self {
-            loaded: curand::load(search, flavor)?,
+            loaded,
             flavor,
+            device_count,
+            _probe: probe,
         })
+    }
+    /// Whether the HIP runtime hipRAND uses sees a device (true for cuRAND, which answers for
+    /// itself).
+    pub fn has_device(&self) -> bool {
+        let Some(f) = self.device_count else {
+            return self.flavor == Flavor::Curand;
+        };
+        let mut n: c_int = 0;
+        // SAFETY: a valid out-pointer; the function stays mapped while `_probe` is open.
+        let r = unsafe { f(&mut n) };
+        r == 0 && n > 0
     }
     /// The raw entry points (the library's own values).
     #[inline]

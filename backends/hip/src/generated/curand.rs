@@ -171,6 +171,12 @@ impl Curand for crate::curand::RandLibrary {
         if !self.translates() {
             return unsafe { t.curandCreateGenerator(generator, rng_type) };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
+        if !self.has_device() {
+            return curandStatus_t::CURAND_STATUS_INITIALIZATION_FAILED;
+        }
         let Some(rng_type) = rngtype_to_hiprand(rng_type) else {
             return curandStatus_t::CURAND_STATUS_TYPE_ERROR
         };
@@ -187,6 +193,9 @@ impl Curand for crate::curand::RandLibrary {
         if !self.translates() {
             return unsafe { t.curandCreateGeneratorHost(generator, rng_type) };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
         let Some(rng_type) = rngtype_to_hiprand(rng_type) else {
             return curandStatus_t::CURAND_STATUS_TYPE_ERROR
         };
@@ -202,6 +211,9 @@ impl Curand for crate::curand::RandLibrary {
         if !self.translates() {
             return unsafe { t.curandDestroyGenerator(generator) };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
         status_from_hiprand(unsafe { t.curandDestroyGenerator(generator) })
     }
     #[inline]
@@ -209,6 +221,9 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandGetVersion(version) };
+        }
+        if version.is_null() {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe { t.curandGetVersion(version) })
     }
@@ -236,6 +251,9 @@ impl Curand for crate::curand::RandLibrary {
         if !self.translates() {
             return unsafe { t.curandSetStream(generator, stream) };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
         status_from_hiprand(unsafe { t.curandSetStream(generator, stream) })
     }
     #[inline]
@@ -247,6 +265,9 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandSetPseudoRandomGeneratorSeed(generator, seed) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
         }
         status_from_hiprand(unsafe {
             t.curandSetPseudoRandomGeneratorSeed(generator, seed)
@@ -261,6 +282,9 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandSetGeneratorOffset(generator, offset) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
         }
         status_from_hiprand(unsafe { t.curandSetGeneratorOffset(generator, offset) })
     }
@@ -290,6 +314,9 @@ impl Curand for crate::curand::RandLibrary {
                 t.curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions)
             };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
         status_from_hiprand(unsafe {
             t.curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions)
         })
@@ -304,6 +331,12 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandGenerate(generator, outputPtr, num) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && num != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe { t.curandGenerate(generator, outputPtr, num) })
     }
@@ -333,6 +366,12 @@ impl Curand for crate::curand::RandLibrary {
         if !self.translates() {
             return unsafe { t.curandGenerateUniform(generator, outputPtr, num) };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && num != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
         status_from_hiprand(unsafe {
             t.curandGenerateUniform(generator, outputPtr, num)
         })
@@ -347,6 +386,12 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandGenerateUniformDouble(generator, outputPtr, num) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && num != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe {
             t.curandGenerateUniformDouble(generator, outputPtr, num)
@@ -367,6 +412,12 @@ impl Curand for crate::curand::RandLibrary {
                 t.curandGenerateNormal(generator, outputPtr, n, mean, stddev)
             };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && n != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
         status_from_hiprand(unsafe {
             t.curandGenerateNormal(generator, outputPtr, n, mean, stddev)
         })
@@ -385,6 +436,12 @@ impl Curand for crate::curand::RandLibrary {
             return unsafe {
                 t.curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev)
             };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && n != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe {
             t.curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev)
@@ -405,6 +462,12 @@ impl Curand for crate::curand::RandLibrary {
                 t.curandGenerateLogNormal(generator, outputPtr, n, mean, stddev)
             };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && n != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
         status_from_hiprand(unsafe {
             t.curandGenerateLogNormal(generator, outputPtr, n, mean, stddev)
         })
@@ -424,6 +487,12 @@ impl Curand for crate::curand::RandLibrary {
                 t.curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev)
             };
         }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && n != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
+        }
         status_from_hiprand(unsafe {
             t.curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev)
         })
@@ -439,6 +508,9 @@ impl Curand for crate::curand::RandLibrary {
             return unsafe {
                 t.curandCreatePoissonDistribution(lambda, discrete_distribution)
             };
+        }
+        if discrete_distribution.is_null() {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe {
             t.curandCreatePoissonDistribution(lambda, discrete_distribution)
@@ -468,6 +540,12 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandGeneratePoisson(generator, outputPtr, n, lambda) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
+        }
+        if outputPtr.is_null() && n != 0 {
+            return curandStatus_t::CURAND_STATUS_OUT_OF_RANGE;
         }
         status_from_hiprand(unsafe {
             t.curandGeneratePoisson(generator, outputPtr, n, lambda)
@@ -537,6 +615,9 @@ impl Curand for crate::curand::RandLibrary {
         let t = self.table();
         if !self.translates() {
             return unsafe { t.curandGenerateSeeds(generator) };
+        }
+        if generator.is_null() {
+            return curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
         }
         status_from_hiprand(unsafe { t.curandGenerateSeeds(generator) })
     }
