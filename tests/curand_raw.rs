@@ -342,6 +342,17 @@ fn hiprand_loads_and_translates_without_a_gpu() {
         assert!(v > 0, "hipRAND {} reports {v}", rocm_release());
     }
     no_gpu_answers(&l, "hipRAND");
+    // A host generator: cuRAND's need no GPU, hipRAND's do (5.x answers NOT_IMPLEMENTED, 6.4
+    // creates one that aborts the process when destroyed): not supported here, with a reason.
+    let mut g: curandGenerator_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let r =
+        unsafe { l.curandCreateGeneratorHost(&mut g, curandRngType_t::CURAND_RNG_PSEUDO_DEFAULT) };
+    assert_eq!(r, curandStatus_t::CURAND_STATUS_NOT_SUPPORTED);
+    assert!(g.is_null());
+    assert!(not_supported_reason(r)
+        .unwrap()
+        .contains("host generators need a HIP device"));
     if rocm_release() == "5.2" {
         // hipRAND 5.3.3's own answer without a device, through the raw table (hipRAND's
         // numbering in: HIPRAND_RNG_PSEUDO_DEFAULT read from its header), mapped to cuRAND's.
@@ -416,6 +427,13 @@ fn no_gpu_answers(l: &dyn Curand, name: &str) {
     eprintln!("{name}: curandCreateGenerator(type 12345): {r:?}");
     assert_ne!(r, curandStatus_t::CURAND_STATUS_SUCCESS);
     assert!(known(r), "{r:?}");
+    // A bad type for a host generator (which needs no GPU): the type is what is refused.
+    let mut g: curandGenerator_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let r = unsafe { l.curandCreateGeneratorHost(&mut g, curandRngType_t(12345)) };
+    eprintln!("{name}: curandCreateGeneratorHost(type 12345): {r:?}");
+    assert_eq!(r, curandStatus_t::CURAND_STATUS_TYPE_ERROR);
+    assert!(g.is_null());
     // A null generator on calls that take one.
     // SAFETY: a null handle is what is being tested; the library rejects it.
     let r = unsafe { l.curandSetPseudoRandomGeneratorSeed(core::ptr::null_mut(), 1) };
@@ -495,5 +513,67 @@ fn the_cli_reports_curand() {
         } else {
             assert!(b["rand"]["error"].is_string(), "{b}");
         }
+    }
+}
+
+/// cuRAND's host generators run without a GPU: real numbers through anycuda's raw layer,
+/// checked statistically and for reproducibility with a fixed seed.
+#[test]
+fn curand_host_generator_generates_without_a_gpu() {
+    let Some((t, _)) = cuda_library() else { return };
+    let l = Library::Cuda(t);
+    let make = |seed: u64| {
+        let mut g: curandGenerator_t = core::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        unsafe { l.curandCreateGeneratorHost(&mut g, curandRngType_t::CURAND_RNG_PSEUDO_DEFAULT) }
+            .result()
+            .unwrap();
+        // SAFETY: the generator just created.
+        unsafe { l.curandSetPseudoRandomGeneratorSeed(g, seed) }
+            .result()
+            .unwrap();
+        g
+    };
+    const N: usize = 100_000;
+    let uniform = |g| {
+        let mut v = vec![0f32; N];
+        // SAFETY: a live host generator; the output holds N floats.
+        unsafe { l.curandGenerateUniform(g, v.as_mut_ptr(), N) }
+            .result()
+            .unwrap();
+        v
+    };
+    let (g1, g2) = (make(1234), make(1234));
+    let (a, b) = (uniform(g1), uniform(g2));
+    assert_eq!(a, b, "same seed, same numbers");
+    let g3 = make(4321);
+    assert_ne!(uniform(g3), a, "another seed, other numbers");
+    // Uniform on (0, 1]: mean 1/2, variance 1/12 (standard error of the mean ~0.0009).
+    assert!(a.iter().all(|x| *x > 0.0 && *x <= 1.0));
+    let mean = a.iter().map(|x| f64::from(*x)).sum::<f64>() / N as f64;
+    let var = a
+        .iter()
+        .map(|x| (f64::from(*x) - mean).powi(2))
+        .sum::<f64>()
+        / N as f64;
+    assert!((mean - 0.5).abs() < 0.005, "mean {mean}");
+    assert!((var - 1.0 / 12.0).abs() < 0.002, "variance {var}");
+    // Normal(2, 3) in double precision (standard error of the mean ~0.0095).
+    let mut n = vec![0f64; N];
+    // SAFETY: a live host generator; the output holds N doubles (an even count, as required).
+    unsafe { l.curandGenerateNormalDouble(g1, n.as_mut_ptr(), N, 2.0, 3.0) }
+        .result()
+        .unwrap();
+    let mean = n.iter().sum::<f64>() / N as f64;
+    let sd = (n.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / N as f64).sqrt();
+    assert!((mean - 2.0).abs() < 0.05, "mean {mean}");
+    assert!((sd - 3.0).abs() < 0.05, "stddev {sd}");
+    // An odd count of normals is cuRAND's LENGTH_NOT_MULTIPLE, not a crash.
+    // SAFETY: as above; 3 doubles fit.
+    let r = unsafe { l.curandGenerateNormalDouble(g1, n.as_mut_ptr(), 3, 0.0, 1.0) };
+    assert_eq!(r, curandStatus_t::CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    for g in [g1, g2, g3] {
+        // SAFETY: each generator destroyed once.
+        unsafe { l.curandDestroyGenerator(g) }.result().unwrap();
     }
 }

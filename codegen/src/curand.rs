@@ -378,6 +378,15 @@ fn hip_module(
                     }
                 });
             }
+            if f.name == "curandCreateGeneratorHost" {
+                // After the type check, as cuRAND checks the type of a host generator.
+                let why = "curandCreateGeneratorHost: hipRAND's host generators need a HIP device (rocRAND 6.4 creates one without and aborts the process destroying it), and none is present";
+                pre.push(quote! {
+                    if !self.has_device() {
+                        return crate::curand::refuse(#why);
+                    }
+                });
+            }
             // The table checks null arguments too; checked here first so that they are answered
             // before this impl's own rules (the device check), in cuRAND's order.
             let guards = null_guards(f);

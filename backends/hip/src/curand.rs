@@ -14,6 +14,9 @@
 //!   lazily, and rocRAND then aborts the whole process when it is destroyed ("rocRAND internal
 //!   error: hipErrorNoDevice in ~poisson_distribution_manager"); hipRAND 5.x fails the creation
 //!   itself with an allocation error;
+//! - with no HIP device, `curandCreateGeneratorHost` answers `CURAND_STATUS_NOT_SUPPORTED` with a
+//!   reason: cuRAND's host generators need no GPU, hipRAND's do (hipRAND 5.x answers
+//!   `HIPRAND_STATUS_NOT_IMPLEMENTED`; 6.4 creates one whose destruction aborts the process);
 //! - `curandGetVersion` reports hipRAND's own version (`HIPRAND_VERSION`, e.g. `201009` for
 //!   2.10.9), not a cuRAND one: anycuda does not invent a version.
 

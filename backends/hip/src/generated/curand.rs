@@ -200,6 +200,11 @@ impl Curand for crate::curand::RandLibrary {
             return curandStatus_t::CURAND_STATUS_TYPE_ERROR
         };
         let rng_type = curandRngType_t(rng_type as _);
+        if !self.has_device() {
+            return crate::curand::refuse(
+                "curandCreateGeneratorHost: hipRAND's host generators need a HIP device (rocRAND 6.4 creates one without and aborts the process destroying it), and none is present",
+            );
+        }
         status_from_hiprand(unsafe { t.curandCreateGeneratorHost(generator, rng_type) })
     }
     #[inline]
