@@ -1,5 +1,6 @@
 //! cuRAND (`curand*`): cuRAND's host API, served by the active backend's random-number
-//! library: cuRAND on the CUDA backend and on HIP's NVIDIA platform, hipRAND on AMD.
+//! library: cuRAND on the CUDA backend, hipRAND on the HIP backend (AMD's, or its NVIDIA build
+//! on HIP's NVIDIA platform).
 //!
 //! Names, signatures and values are cuRAND's on every backend; on AMD the HIP backend
 //! translates hipRAND's statuses and generator types through tables generated from both
@@ -43,7 +44,7 @@ pub enum Library {
     /// cuRAND, loaded by the CUDA backend.
     #[cfg(feature = "backend-cuda")]
     Cuda(&'static CurandTable),
-    /// hipRAND (AMD) or cuRAND (HIP's NVIDIA platform), loaded by the HIP backend.
+    /// hipRAND (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.
     #[cfg(feature = "backend-hip")]
     Hip(&'static anycuda_hip::curand::RandLibrary),
 }
@@ -104,8 +105,8 @@ impl Library {
     }
 }
 
-/// The random-number library of a given backend (cuRAND for CUDA; hipRAND or cuRAND for HIP,
-/// by platform), loaded on first use.
+/// The random-number library of a given backend (cuRAND for CUDA, hipRAND for HIP), loaded on
+/// first use.
 ///
 /// # Errors
 /// [`LibraryError::Load`] naming every path tried.

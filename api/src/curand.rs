@@ -146,11 +146,13 @@ pub enum Flavor {
 }
 
 /// A version code as people write it: cuRAND `10405` -> `10.4.5`; hipRAND `201009` ->
-/// `2.10.9`.
+/// `2.10.9`. hipRAND's NVIDIA build reports cuRAND's version (below 100000), written as such.
 pub fn version_string(flavor: Flavor, code: i32) -> String {
     match flavor {
-        Flavor::Curand => format!("{}.{}.{}", code / 1000, (code % 1000) / 100, code % 100),
-        Flavor::Hiprand => format!("{}.{}.{}", code / 100_000, (code / 100) % 1000, code % 100),
+        Flavor::Hiprand if code >= 100_000 => {
+            format!("{}.{}.{}", code / 100_000, (code / 100) % 1000, code % 100)
+        }
+        _ => format!("{}.{}.{}", code / 1000, (code % 1000) / 100, code % 100),
     }
 }
 

@@ -328,14 +328,14 @@ fn hip_module(
         &[
             "hipRAND with cuRAND's values: generator types translated on the way in, statuses",
             "on the way out; functions hipRAND lacks answer `CURAND_STATUS_NOT_SUPPORTED` with a",
-            "reason. On HIP's NVIDIA platform the library is cuRAND and values pass unchanged.",
+            "reason. A cuRAND library (`Flavor::Curand`) gets values unchanged.",
         ],
         |f, args| {
             let n = ident(&f.name);
             let forward = quote! {
                 let t = self.table();
                 if !self.translates() {
-                    // SAFETY: cuRAND itself (HIP's NVIDIA platform): forwarded unchanged.
+                    // SAFETY: a cuRAND library (Flavor::Curand): forwarded unchanged.
                     return unsafe { t.#n(#(#args),*) };
                 }
             };

@@ -122,10 +122,10 @@ fn nccl_entry(verbose: bool) -> Value {
     v
 }
 
-/// `curand`: every function of the pinned `curand.h` is exposed and forwarded on CUDA (and on
-/// HIP's NVIDIA platform, which loads cuRAND); on AMD, hipRAND serves those whose twin its
-/// header (`hiprand.h`, pinned) declares and the rest answer `CURAND_STATUS_NOT_SUPPORTED`
-/// with a reason (`anycuda::curand::not_supported_reason`).
+/// `curand`: every function of the pinned `curand.h` is exposed and forwarded on CUDA; on HIP,
+/// hipRAND (AMD's, or its NVIDIA build) serves those whose twin its header (`hiprand.h`,
+/// pinned) declares and the rest answer `CURAND_STATUS_NOT_SUPPORTED` with a reason
+/// (`anycuda::curand::not_supported_reason`).
 fn curand_entry(verbose: bool) -> Value {
     use anycuda::curand::{CURAND_FUNCTIONS, HIPRAND_DECLARED};
     let all: Vec<&str> = CURAND_FUNCTIONS.iter().map(|f| f.name).collect();

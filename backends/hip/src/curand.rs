@@ -1,6 +1,8 @@
-//! cuRAND on the HIP backend: hipRAND on AMD, translated through tables generated from both
-//! headers (statuses, generator types) plus the rules below; cuRAND itself on HIP's NVIDIA
-//! platform, as hipRAND's own NVIDIA build does there.
+//! cuRAND on the HIP backend: hipRAND, translated through tables generated from both headers
+//! (statuses, generator types) plus the rules below. On HIP's NVIDIA platform that is hipRAND's
+//! NVIDIA build (which forwards to cuRAND; `ci/hip-nvidia/build-math.sh` builds it), found the
+//! same way (`ANYCUDA_HIPRAND_LIBRARY`, `libhiprand.so.1`, ...), so the HIP backend's cuRAND
+//! layer runs through HIP's own math library on both platforms.
 //!
 //! Rules kept by hand:
 //! - a cuRAND function whose hipRAND twin the pinned headers do not declare (ordering,
@@ -9,16 +11,16 @@
 //!   [`anycuda_api::curand::not_supported_reason`] names the function;
 //! - a generator type with no hipRAND counterpart (or no cuRAND meaning) answers
 //!   `CURAND_STATUS_TYPE_ERROR`, as cuRAND itself does for an unknown type;
-//! - with no HIP device, `curandCreateGenerator` answers `CURAND_STATUS_INITIALIZATION_FAILED`,
+//! - on AMD, with no HIP device, `curandCreateGenerator` answers `CURAND_STATUS_INITIALIZATION_FAILED`,
 //!   cuRAND's answer without a GPU, before hipRAND sees it: hipRAND 6.4 creates the generator
 //!   lazily, and rocRAND then aborts the whole process when it is destroyed ("rocRAND internal
 //!   error: hipErrorNoDevice in ~poisson_distribution_manager"); hipRAND 5.x fails the creation
 //!   itself with an allocation error;
-//! - with no HIP device, `curandCreateGeneratorHost` answers `CURAND_STATUS_NOT_SUPPORTED` with a
+//! - on AMD, with no HIP device, `curandCreateGeneratorHost` answers `CURAND_STATUS_NOT_SUPPORTED` with a
 //!   reason: cuRAND's host generators need no GPU, hipRAND's do (hipRAND 5.x answers
 //!   `HIPRAND_STATUS_NOT_IMPLEMENTED`; 6.4 creates one whose destruction aborts the process);
 //! - `curandGetVersion` reports hipRAND's own version (`HIPRAND_VERSION`, e.g. `201009` for
-//!   2.10.9), not a cuRAND one: anycuda does not invent a version.
+//!   2.10.9; hipRAND's NVIDIA build reports cuRAND's), not an invented one.
 
 use crate::Platform;
 use anycuda_api::curand::{self, CurandTable, Flavor};
@@ -36,28 +38,34 @@ pub use tables::*;
 
 pub(crate) use anycuda_api::curand::refuse;
 
-/// A loaded hipRAND (values translated) or cuRAND (values unchanged). `Send + Sync`: the table
+/// A loaded hipRAND (values translated) or cuRAND (values unchanged; what
+/// [`RandLibrary::open`] gives for [`Flavor::Curand`]). `Send + Sync`: the table
 /// holds plain function pointers and the library stays loaded while it lives.
 #[derive(Debug)]
 pub struct RandLibrary {
     loaded: Loaded<CurandTable>,
     flavor: Flavor,
     /// `hipGetDeviceCount` of the HIP runtime hipRAND itself is linked to (resolved through
-    /// hipRAND's handle, which searches its dependencies); `None` for cuRAND.
+    /// hipRAND's handle, which searches its dependencies), on AMD only; `None` elsewhere.
     device_count: Option<unsafe extern "C" fn(*mut c_int) -> c_int>,
     /// The handle `device_count` was resolved through, kept open as long as it is used.
     _probe: Option<anycuda_api::loader::Opened>,
 }
 
 impl RandLibrary {
-    /// Opens the library `search` finds, of the given flavor (hipRAND's values differ).
+    /// Opens the library `search` finds, of the given flavor (hipRAND's values differ), for a
+    /// platform (on AMD the no-device rules apply).
     ///
     /// # Errors
     /// As [`anycuda_api::curand::load`].
-    pub fn open(search: &anycuda_api::loader::Search, flavor: Flavor) -> Result<Self, LoadError> {
+    pub fn open(
+        search: &anycuda_api::loader::Search,
+        flavor: Flavor,
+        platform: Platform,
+    ) -> Result<Self, LoadError> {
         let loaded = curand::load(search, flavor)?;
         let (mut device_count, mut probe) = (None, None);
-        if flavor == Flavor::Hiprand {
+        if flavor == Flavor::Hiprand && platform == Platform::Amd {
             // The same file again (the loader hands back the mapped one): only to look up a
             // symbol in hipRAND's dependency scope.
             if let Ok(o) = search.open() {
@@ -81,11 +89,12 @@ impl RandLibrary {
             _probe: probe,
         })
     }
-    /// Whether the HIP runtime hipRAND uses sees a device (true for cuRAND, which answers for
-    /// itself).
+    /// Whether the HIP runtime hipRAND uses sees a device. True where anycuda does not ask (HIP's
+    /// NVIDIA platform, cuRAND, or a hipRAND whose HIP runtime could not be looked up): the
+    /// library answers for itself there.
     pub fn has_device(&self) -> bool {
         let Some(f) = self.device_count else {
-            return self.flavor == Flavor::Curand;
+            return true;
         };
         let mut n: c_int = 0;
         // SAFETY: a valid out-pointer; the function stays mapped while `_probe` is open.
@@ -123,21 +132,22 @@ impl RandLibrary {
     }
 }
 
-/// The random-number library for a HIP platform: hipRAND on AMD (`ANYCUDA_HIPRAND_LIBRARY`,
-/// `libhiprand.so.1`, `ROCM_PATH`, `/opt/rocm`), cuRAND on HIP's NVIDIA platform (as the CUDA
-/// backend finds it). Loaded once per platform.
+/// The random-number library for a HIP platform: hipRAND (`ANYCUDA_HIPRAND_LIBRARY`,
+/// `libhiprand.so.1`, `ROCM_PATH`, `/opt/rocm`): AMD's on AMD, its NVIDIA build on HIP's NVIDIA
+/// platform. Loaded once per platform.
 ///
 /// # Errors
 /// The [`LoadError`] naming every path tried, or a missing version query.
 pub fn library(platform: Platform) -> Result<&'static RandLibrary, &'static LoadError> {
-    static HIPRAND: OnceLock<Result<RandLibrary, LoadError>> = OnceLock::new();
-    static CURAND: OnceLock<Result<RandLibrary, LoadError>> = OnceLock::new();
-    let (cell, search, flavor) = match platform {
-        Platform::Amd => (&HIPRAND, &curand::HIPRAND_SEARCH, Flavor::Hiprand),
-        Platform::Nvidia => (&CURAND, &curand::CURAND_SEARCH, Flavor::Curand),
+    static AMD: OnceLock<Result<RandLibrary, LoadError>> = OnceLock::new();
+    static NVIDIA: OnceLock<Result<RandLibrary, LoadError>> = OnceLock::new();
+    let cell = match platform {
+        Platform::Amd => &AMD,
+        Platform::Nvidia => &NVIDIA,
     };
+    let flavor = Flavor::Hiprand;
     cell.get_or_init(|| {
-        let l = RandLibrary::open(search, flavor);
+        let l = RandLibrary::open(&curand::HIPRAND_SEARCH, flavor, platform);
         match &l {
             Ok(l) => log::debug!(
                 "hip {}: {} ({})",

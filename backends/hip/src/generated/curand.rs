@@ -158,7 +158,7 @@ pub fn rngtype_to_hiprand(v: curandRngType_t) -> Option<c_int> {
 }
 /// hipRAND with cuRAND's values: generator types translated on the way in, statuses
 /// on the way out; functions hipRAND lacks answer `CURAND_STATUS_NOT_SUPPORTED` with a
-/// reason. On HIP's NVIDIA platform the library is cuRAND and values pass unchanged.
+/// reason. A cuRAND library (`Flavor::Curand`) gets values unchanged.
 #[allow(unused_variables, clippy::too_many_arguments)]
 impl Curand for crate::curand::RandLibrary {
     #[inline]
