@@ -259,6 +259,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/multi-gpu.md")]
 #[doc = include_str!("../docs/nvrtc-on-hip.md")]
 #[doc = include_str!("../docs/proof-and-status.md")]
+#[doc = include_str!("../docs/random-numbers.md")]
 #[doc = include_str!("../docs/safe-layer.md")]
 #[cfg(doctest)]
 pub struct DocsDoctests;
