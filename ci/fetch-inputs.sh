@@ -7,8 +7,8 @@
 #
 # Layout afterwards:
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
-#   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13
-#                                             (test libraries)
+#   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
+#                                             libcurand.so.10 (test libraries)
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
@@ -17,6 +17,8 @@ set -euo pipefail
 CUDA_RUNTIME_VERSION="13.5.37"   # PyPI nvidia-cuda-runtime
 CUDA_NVRTC_VERSION="13.5.37"     # PyPI nvidia-cuda-nvrtc
 NVJITLINK_VERSION="13.5.37"      # PyPI nvidia-nvjitlink (nvJitLink.h, libnvJitLink.so.13: LTO-IR linking)
+CURAND_VERSION="10.4.5.25"       # PyPI nvidia-curand (curand.h, libcurand.so.10; CUDA 13.x)
+HIPRAND_DEB_VERSION="5.3.3-4"    # Debian bookworm libhiprand-dev/librocrand-dev (ci/curand-fetch.sh)
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
@@ -51,6 +53,7 @@ fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
         "${pip[@]}" download --quiet --no-deps --only-binary=:all: \
             --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
             --platform manylinux2010_x86_64 --platform manylinux_2_12_x86_64 \
+            --platform manylinux_2_27_x86_64 --platform manylinux_2_28_x86_64 \
             --python-version 3.12 --implementation py --abi none \
             --dest "$WHEELS_DIR" "$name==$version"
         whl="$(ls "$WHEELS_DIR"/"${name//-/_}"-"$version"-*.whl | head -n1)"
@@ -66,6 +69,7 @@ fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
 fetch_wheel nvidia-cuda-runtime "$CUDA_RUNTIME_VERSION" nvidia/cu13/include/cuda.h
 fetch_wheel nvidia-cuda-nvrtc "$CUDA_NVRTC_VERSION" nvidia/cu13/include/nvrtc.h
 fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
+fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
 missing=()
@@ -108,6 +112,7 @@ TOML
 fi
 
 bash "$ROOT/ci/nccl-fetch.sh"
+bash "$ROOT/ci/curand-fetch.sh"
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"

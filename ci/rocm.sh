@@ -20,7 +20,9 @@
 #      way.
 #
 # The command also gets (docs/choosing-a-backend.md, "Library search"): ROCM_PATH, ANYCUDA_HIP_LIBRARY,
-# ANYCUDA_HIPRTC_LIBRARY, and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
+# ANYCUDA_HIPRTC_LIBRARY, ANYCUDA_HIPRAND_LIBRARY (hipRAND: bookworm's 5.3.3 from
+# .cache/inputs/hiprand for 5.2, fetched by ci/curand-fetch.sh; the release's own libhiprand1 and
+# librocrand1 otherwise), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -50,9 +52,17 @@ case "$VERSION" in
     export ANYCUDA_ROCM_VERSION=5.2 ROCM_PATH=/usr
     export ANYCUDA_HIP_LIBRARY=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5
     unset ANYCUDA_HIPRTC_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH
+    # hipRAND 5.3.3 (bookworm, the 5.2.3 set) is unpacked privately by ci/curand-fetch.sh.
+    hiprand="$ROOT/.cache/inputs/hiprand/usr/lib/x86_64-linux-gnu/libhiprand.so.1"
+    if [[ -e "$hiprand" ]]; then
+        export ANYCUDA_HIPRAND_LIBRARY="$hiprand"
+    else
+        unset ANYCUDA_HIPRAND_LIBRARY
+    fi
     if ((print_env)); then
         printf 'export %s=%q\n' ANYCUDA_ROCM_VERSION "$ANYCUDA_ROCM_VERSION" ROCM_PATH "$ROCM_PATH" \
             ANYCUDA_HIP_LIBRARY "$ANYCUDA_HIP_LIBRARY"
+        [[ -n "${ANYCUDA_HIPRAND_LIBRARY:-}" ]] && printf 'export %s=%q\n' ANYCUDA_HIPRAND_LIBRARY "$ANYCUDA_HIPRAND_LIBRARY"
         exit 0
     fi
     exec "$@"
@@ -60,18 +70,19 @@ case "$VERSION" in
 5.7)
     SUITE=trixie
     # 5.7 keeps hipRTC inside libamdhip64; comgr 2 compiles, the builtins hold the headers.
-    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1)
+    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1 libhiprand1)
     HIP_SONAME=libamdhip64.so.5
     HIPRTC_SONAME=
     ;;
 6.4)
     SUITE=sid
-    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1)
+    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1)
     HIP_SONAME=libamdhip64.so.6
     HIPRTC_SONAME=libhiprtc.so.6
     ;;
 *) die "unknown ROCm version '$VERSION' (5.2, 5.7 or 6.4)" ;;
 esac
+# libhiprand1 brings librocrand1 (tests/curand_raw.rs): about 140 MB installed on 6.4.
 # Loaded by the runtime through the loader itself: glibc and the C++ runtime of that release.
 ROOTS+=(libc6 libstdc++6 libgcc-s1)
 # Never needed to load or compile, and large or with maintainer scripts: left out of the closure.
@@ -122,19 +133,28 @@ prepare() {
         log "downloading ${want[*]}"
         (cd "$DEBS" && apt-get "${opts[@]}" -q download "${want[@]}" >&2)
     fi
-    rm -rf "$PREFIX"
-    mkdir -p "$PREFIX"
+    # Unpacked beside the old prefix and swapped in at the end, so that a process still running
+    # from the old one (another checkout sharing this cache) keeps its files.
+    local next="$PREFIX.next.$$"
+    rm -rf "$next"
+    mkdir -p "$next"
     : >"$CACHE/packages.txt"
     for p in "${pkgs[@]}"; do
         v="$(apt-cache "${opts[@]}" show --no-all-versions "$p" | sed -n 's/^Version: //p' | head -n1)"
         f="$(compgen -G "$DEBS/${p}_${v//:/%3a}_*.deb" | head -n1)"
-        dpkg -x "$f" "$PREFIX"
+        dpkg -x "$f" "$next"
         echo "$p $v" >>"$CACHE/packages.txt"
     done
-    touch "$STAMP"
+    if [[ -d "$PREFIX" ]]; then
+        mv "$PREFIX" "$PREFIX.old.$$"
+    fi
+    mv "$next" "$PREFIX"
+    rm -rf "$PREFIX.old.$$"
+    printf '%s\n' "${ROOTS[*]}" >"$STAMP"
 }
 
-[[ -f "$STAMP" ]] || prepare
+# The stamp records the package roots it was prepared for: a changed list prepares again.
+[[ -f "$STAMP" && "$(cat "$STAMP")" == "${ROOTS[*]}" ]] || prepare
 
 LIBDIRS=()
 for d in usr/lib/x86_64-linux-gnu lib/x86_64-linux-gnu usr/lib lib; do
@@ -166,10 +186,12 @@ if [[ -n "$HIPRTC_SONAME" ]]; then
 else
     unset ANYCUDA_HIPRTC_LIBRARY
 fi
+ANYCUDA_HIPRAND_LIBRARY="$(libfile libhiprand.so.1)"
+export ANYCUDA_HIPRAND_LIBRARY
 export ROCM_LOADER="$LOADER" ROCM_LIBRARY_PATH="$LIBRARY_PATH_"
 
 if ((print_env)); then
-    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
+    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
         [[ -n "${!v:-}" ]] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     exit 0

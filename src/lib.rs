@@ -25,6 +25,7 @@
 mod dispatch;
 // After `dispatch`: the generated impls use `dispatch_api!`.
 pub mod core;
+pub mod curand;
 mod generated;
 pub mod nccl;
 pub mod nvjitlink;
@@ -261,6 +262,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/multi-gpu.md")]
 #[doc = include_str!("../docs/nvrtc-on-hip.md")]
 #[doc = include_str!("../docs/proof-and-status.md")]
+#[doc = include_str!("../docs/random-numbers.md")]
 #[doc = include_str!("../docs/safe-layer.md")]
 #[cfg(doctest)]
 pub struct DocsDoctests;

@@ -2,6 +2,7 @@
 //! inputs that `ci/fetch-inputs.sh` fetches. `--check` compares instead of writing (CI).
 
 mod bindgen_run;
+mod curand;
 mod emit;
 mod emit_cuda;
 mod emit_cudarc;
@@ -16,6 +17,7 @@ mod model;
 mod nccl;
 mod nvidia_platform;
 mod nvjitlink;
+mod optional_lib;
 
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
@@ -407,6 +409,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(emit_cudarc::generate(&driver_fns, &cuda_in)?);
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvjitlink::generate(&inp.root, &ranges)?);
+    out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     Ok(out)
 }
 

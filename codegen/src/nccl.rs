@@ -12,11 +12,11 @@
 //! - `src/generated/nccl.rs`: the facade's C-named free functions, dispatched to the backend.
 
 use crate::bindgen_run::{self, Job};
-use crate::emit::int_lit;
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
 use crate::model::{self, Bindings, FnDecl};
-use anyhow::{bail, Context, Result};
+use crate::optional_lib::{self, arg_idents, ret_str, EnumMap, Lib, Sides};
+use anyhow::{bail, Result};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,17 +47,7 @@ struct Inputs {
 }
 
 fn locate(root: &Path) -> Result<Inputs> {
-    let script = root.join("ci/fetch-inputs.sh");
-    let text = std::fs::read_to_string(&script)
-        .with_context(|| format!("reading the pins from {}", script.display()))?;
-    let pin = |key: &str| -> Result<String> {
-        text.lines()
-            .find_map(|l| {
-                let rest = l.trim().strip_prefix(key)?.strip_prefix("=\"")?;
-                Some(rest.split('"').next()?.to_string())
-            })
-            .with_context(|| format!("no `{key}=\"...\"` pin in {}", script.display()))
-    };
+    let pin = |key: &str| optional_lib::pin(root, key);
     let inputs = root.join(".cache/inputs");
     let me = Inputs {
         nccl_include: inputs.join("nccl/nvidia/nccl/include"),
@@ -85,65 +75,6 @@ fn locate(root: &Path) -> Result<Inputs> {
         }
     }
     Ok(me)
-}
-
-/// `(name, value)` of an enum's enumerators, sentinels left out.
-fn values(b: &Bindings, ty: &str) -> Result<Vec<(String, i64)>> {
-    let e = b
-        .enums
-        .values()
-        .find(|e| e.user_name() == ty)
-        .with_context(|| format!("no enum {ty}"))?;
-    Ok(e.variants
-        .iter()
-        .filter(|v| !SENTINELS.contains(&v.name.as_str()))
-        .map(|v| (v.name.clone(), v.value))
-        .collect())
-}
-
-/// One translated enum: pairs by name, and what exists on one side only.
-struct EnumMap {
-    ty: String,
-    /// (NCCL name, NCCL value, RCCL name, RCCL value).
-    pairs: Vec<(String, i64, String, i64)>,
-    nccl_only: Vec<(String, i64)>,
-    rccl_only: Vec<(String, i64)>,
-}
-
-fn map_enum(nccl: &Bindings, rccl: &Bindings, ty: &str) -> Result<EnumMap> {
-    let n = values(nccl, ty)?;
-    let r = values(rccl, ty)?;
-    let mut pairs = Vec::new();
-    let mut nccl_only = Vec::new();
-    let mut paired_r = BTreeSet::new();
-    // Aliases (ncclInt8/ncclChar) share a value: pair each NCCL value once, by its first name
-    // that RCCL also declares.
-    let mut seen_nv = BTreeSet::new();
-    for (name, v) in &n {
-        if let Some((rn, rv)) = r.iter().find(|(rn, _)| rn == name) {
-            if seen_nv.insert(*v) {
-                pairs.push((name.clone(), *v, rn.clone(), *rv));
-            }
-            paired_r.insert(*rv);
-        }
-    }
-    for (name, v) in &n {
-        if !seen_nv.contains(v) && !nccl_only.iter().any(|(_, x)| x == v) {
-            nccl_only.push((name.clone(), *v));
-        }
-    }
-    let mut rccl_only = Vec::new();
-    for (name, v) in &r {
-        if !paired_r.contains(v) && !rccl_only.iter().any(|(_, x)| x == v) {
-            rccl_only.push((name.clone(), *v));
-        }
-    }
-    Ok(EnumMap {
-        ty: ty.to_string(),
-        pairs,
-        nccl_only,
-        rccl_only,
-    })
 }
 
 /// `ncclSystemError` -> `ncclRcclSystemError`: the hallucinated NCCL name of an RCCL-only code.
@@ -199,7 +130,7 @@ pub fn generate(
 
     let maps: Vec<EnumMap> = TRANSLATED
         .iter()
-        .map(|t| map_enum(&nccl_b, &rccl_b, t))
+        .map(|t| optional_lib::map_enum(&SIDES, &nccl_b, &rccl_b, t, t))
         .collect::<Result<_>>()?;
 
     // Extra constants: anycuda's own "not supported", and one per RCCL-only result code.
@@ -215,7 +146,7 @@ pub fn generate(
         if m.ty != "ncclResult_t" {
             continue;
         }
-        for (rn, rv) in &m.rccl_only {
+        for (rn, rv) in &m.hip_only {
             res.push(ExtraConst {
                 name: hallucinated_name(rn),
                 value: ranges.named_base + rv,
@@ -244,9 +175,18 @@ pub fn generate(
         .iter()
         .filter(|f| !f.name.starts_with("pnccl"))
         .collect();
+    let in_rccl: Vec<&str> = fns
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|n| rccl_names.contains(*n))
+        .collect();
+    let rccl_declared: syn::Item = syn::parse_quote! {
+        /// The functions of [`NCCL_FUNCTIONS`] that the pinned `rccl.h` also declares.
+        pub static RCCL_DECLARED: &[&str] = &[#(#in_rccl),*];
+    };
     out.push((
         PathBuf::from("api/src/generated/nccl_fns.rs"),
-        fns_module(&fns, &rccl_names, &both_in)?,
+        optional_lib::fns_module(&LIB, &fns, vec![rccl_declared], &both_in)?,
     ));
     out.push((
         PathBuf::from("backends/hip/src/generated/nccl.rs"),
@@ -254,30 +194,14 @@ pub fn generate(
     ));
     out.push((
         PathBuf::from("src/generated/nccl.rs"),
-        facade_module(&fns, &nccl_in)?,
+        optional_lib::facade_module(
+            &LIB,
+            &fns,
+            &nccl_in,
+            "The NCCL API's free functions, dispatched to the active backend's collective library.",
+        )?,
     ));
     Ok(out)
-}
-
-fn arg_idents(d: &FnDecl) -> Vec<Ident> {
-    d.args
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| {
-            if n == "_" || n.is_empty() {
-                ident(&format!("arg{i}"))
-            } else {
-                ident(n)
-            }
-        })
-        .collect()
-}
-
-fn ret_str(d: &FnDecl) -> String {
-    match &d.ret {
-        Some(t) => quote!(#t).to_string().replace(' ', ""),
-        None => "()".into(),
-    }
 }
 
 /// What a call returns when it cannot be served (no library, no entry point).
@@ -295,189 +219,80 @@ fn fallback(d: &FnDecl) -> Result<TokenStream> {
     })
 }
 
-fn fns_module(fns: &[&FnDecl], rccl: &BTreeSet<String>, inputs: &str) -> Result<String> {
-    let mut infos = Vec::new();
-    let mut fields = Vec::new();
-    let mut inits = Vec::new();
-    let mut names = Vec::new();
-    let mut trait_items = Vec::new();
-    let mut impl_items = Vec::new();
-    let mut in_rccl = Vec::new();
-    for (i, f) in fns.iter().enumerate() {
-        let name = &f.name;
-        let n = ident(name);
-        infos.push(quote!(crate::FnInfo { name: #name, symbol: #name, version: 0 }));
-        if rccl.contains(name) {
-            in_rccl.push(name.clone());
-        }
-        let ty = emit_cuda::fn_ptr_type(f);
-        let mut doc = format!(" `{name}`");
-        let b = emit_cuda::brief(&f.doc);
-        if !b.is_empty() {
-            doc.push_str(": ");
-            doc.push_str(&b);
-        }
-        fields.push(quote! { #[doc = #doc] pub #n: #ty });
-        inits.push(quote! { #n: unsafe { ::core::mem::transmute::<*mut c_void, #ty>(resolve(&list[#i])) } });
-        names.push(n.clone());
-        let args = arg_idents(f);
-        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
-        let ret = match &f.ret {
-            Some(t) => quote!(-> #t),
-            None => quote!(),
-        };
-        let tdoc = format!(" `{name}` with NCCL's signature and values.");
-        trait_items.push(quote! {
-            #[doc = #tdoc]
-            ///
-            /// # Safety
-            /// The contract of the NCCL function of the same name: every pointer and handle valid
-            /// for what NCCL's documentation says the function reads or writes.
-            unsafe fn #n(&self, #(#args: #tys),*) #ret;
-        });
-        let fb = fallback(f)?;
-        // anycuda's own and invented codes mean nothing to the library: answered here.
-        let own = if f.name == "ncclGetErrorString" {
-            let a = &args[0];
-            quote! {
-                if crate::hallucinated::is_reserved(#a.0 as i64) {
-                    return crate::nccl::error_string(#a);
-                }
+/// anycuda's own and invented codes mean nothing to the library: answered before it is called.
+fn prelude(d: &FnDecl) -> TokenStream {
+    if d.name == "ncclGetErrorString" {
+        let a = &arg_idents(d)[0];
+        quote! {
+            if crate::hallucinated::is_reserved(#a.0 as i64) {
+                return crate::nccl::error_string(#a);
             }
-        } else {
-            quote!()
-        };
-        impl_items.push(quote! {
-            #[inline]
-            unsafe fn #n(&self, #(#args: #tys),*) #ret {
-                #own
-                match self.#n {
-                    // SAFETY: the pointer was resolved for this symbol's ABI; the caller upholds
-                    // the function's contract.
-                    Some(f) => unsafe { f(#(#args),*) },
-                    None => #fb,
-                }
-            }
-        });
+        }
+    } else {
+        quote!()
     }
-    let count = fns.len();
-    let items: Vec<syn::Item> = vec![
-        syn::parse_quote!(
-            use crate::nccl::*;
-        ),
-        syn::parse_quote!(
-            use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
-        ),
-        syn::parse_quote! {
-            /// Every function of the pinned `nccl.h` (the profiling `pnccl*` twins left out).
-            pub static NCCL_FUNCTIONS: &[crate::FnInfo] = &[#(#infos),*];
-        },
-        syn::parse_quote! {
-            /// The functions of [`NCCL_FUNCTIONS`] that the pinned `rccl.h` also declares.
-            pub static RCCL_DECLARED: &[&str] = &[#(#in_rccl),*];
-        },
-        syn::parse_quote! {
-            /// The entry points of a loaded NCCL or RCCL, one per [`NCCL_FUNCTIONS`] entry
-            /// (`None`: not provided by the loaded library).
-            #[derive(Clone, Copy)]
-            pub struct NcclTable { #(#fields),* }
-        },
-        syn::parse_quote! {
-            impl NcclTable {
-                /// Resolves every entry point, calling `resolve` once per catalogue entry, in
-                /// catalogue order; a null pointer leaves the field `None`.
-                ///
-                /// # Safety
-                /// `resolve` must return null or a pointer to a function with exactly the ABI of
-                /// that entry's symbol as the pinned `nccl.h` declares it.
-                pub unsafe fn load(mut resolve: impl FnMut(&'static crate::FnInfo) -> *mut c_void) -> Self {
-                    let list: &'static [crate::FnInfo] = NCCL_FUNCTIONS;
-                    debug_assert_eq!(list.len(), #count);
-                    Self { #(#inits),* }
-                }
-                /// How many entry points resolved.
-                pub fn loaded_count(&self) -> usize {
-                    [#(self.#names.is_some()),*].iter().filter(|b| **b).count()
-                }
-            }
-        },
-        syn::parse_quote! {
-            impl ::core::fmt::Debug for NcclTable {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.debug_struct("NcclTable")
-                        .field("loaded", &self.loaded_count())
-                        .field("of", &#count)
-                        .finish()
-                }
-            }
-        },
-        syn::parse_quote! {
-            /// The NCCL API, one method per function of the pinned `nccl.h`, with NCCL's
-            /// signatures and values. Implemented by the raw table (values passed unchanged) and
-            /// by each backend's collective library (RCCL's values translated on AMD).
-            #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
-            pub trait Nccl { #(#trait_items)* }
-        },
-        syn::parse_quote! {
-            impl Nccl for NcclTable { #(#impl_items)* }
-        },
-    ];
-    crate::emit::render(
-        inputs,
-        "The NCCL function catalogue, the function-pointer table and the `Nccl` trait.",
-        &items,
-    )
 }
 
+fn facade_doc(name: &str) -> String {
+    format!("`{name}` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.")
+}
+
+/// NCCL as an optional library.
+const LIB: Lib<'static> = Lib {
+    module: "nccl",
+    name: "NCCL",
+    header: "nccl.h",
+    catalogue: "NCCL_FUNCTIONS",
+    catalogue_doc: &[
+        "Every function of the pinned `nccl.h` (the profiling `pnccl*` twins left out).",
+    ],
+    table: "NcclTable",
+    table_of: "a loaded NCCL or RCCL",
+    trait_name: "Nccl",
+    trait_doc: &[
+        "The NCCL API, one method per function of the pinned `nccl.h`, with NCCL's",
+        "signatures and values. Implemented by the raw table (values passed unchanged) and",
+        "by each backend's collective library (RCCL's values translated on AMD).",
+    ],
+    safety: &[
+        "The contract of the NCCL function of the same name: every pointer and handle valid",
+        "for what NCCL's documentation says the function reads or writes.",
+    ],
+    ffi: &[
+        "c_char",
+        "c_int",
+        "c_long",
+        "c_longlong",
+        "c_uint",
+        "c_ulong",
+        "c_ulonglong",
+        "c_void",
+    ],
+    fallback: &fallback,
+    prelude: &prelude,
+    facade_doc: &facade_doc,
+};
+
+/// NCCL and RCCL keep the same names.
+fn same_name(n: &str) -> String {
+    n.to_string()
+}
+
+/// How NCCL's and RCCL's enums are paired.
+const SIDES: Sides<'static> = Sides {
+    cuda: "NCCL",
+    hip: "RCCL",
+    hip_name: &same_name,
+    sentinels: SENTINELS,
+};
+
 fn hip_module(fns: &[&FnDecl], maps: &[EnumMap], ranges: &Ranges, inputs: &str) -> Result<String> {
-    let mut items: Vec<syn::Item> = vec![
-        syn::parse_quote!(
-            use anycuda_api::nccl::*;
-        ),
-        syn::parse_quote!(
-            use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
-        ),
-    ];
+    let mut items = optional_lib::uses(&LIB, "anycuda_api");
     for m in maps {
-        let t = ident(&m.ty);
         let short =
             m.ty.trim_start_matches("nccl")
                 .trim_end_matches("_t")
                 .to_ascii_uppercase();
-        let pairs_n = ident(&format!("{short}_PAIRS"));
-        let nonly_n = ident(&format!("{short}_NCCL_ONLY"));
-        let ronly_n = ident(&format!("{short}_RCCL_ONLY"));
-        let pairs = m.pairs.iter().map(|(a, av, b, bv)| {
-            let (av, bv) = (int_lit(*av), int_lit(*bv));
-            quote!((#a, #av, #b, #bv))
-        });
-        let nonly = m.nccl_only.iter().map(|(a, v)| {
-            let v = int_lit(*v);
-            quote!((#a, #v))
-        });
-        let ronly = m.rccl_only.iter().map(|(a, v)| {
-            let v = int_lit(*v);
-            quote!((#a, #v))
-        });
-        let d1 = format!(
-            " `{}`: (NCCL name, NCCL value, RCCL name, RCCL value) of every value both declare.",
-            m.ty
-        );
-        let d2 = format!(" `{}` values only NCCL declares.", m.ty);
-        let d3 = format!(" `{}` values only RCCL declares.", m.ty);
-        items.push(syn::parse_quote! { #[doc = #d1] pub static #pairs_n: &[(&str, i64, &str, i64)] = &[#(#pairs),*]; });
-        items.push(syn::parse_quote! { #[doc = #d2] pub static #nonly_n: &[(&str, i64)] = &[#(#nonly),*]; });
-        items.push(syn::parse_quote! { #[doc = #d3] pub static #ronly_n: &[(&str, i64)] = &[#(#ronly),*]; });
-        // NCCL -> RCCL (arguments): None where RCCL has no counterpart.
-        let to_arms = m.pairs.iter().map(|(_, av, _, bv)| {
-            let (av, bv) = (int_lit(*av), int_lit(*bv));
-            quote!(#av => Some(#bv as c_int))
-        });
-        let to_fn = ident(&format!("{}_to_rccl", short.to_ascii_lowercase()));
-        let to_doc = format!(
-            " A `{}` in RCCL's numbering, or `None` when RCCL has no counterpart.",
-            m.ty
-        );
         let passthrough = if m.ty == "ncclRedOp_t" {
             // Custom ops from ncclRedOpCreatePreMulSum are handles the library itself handed
             // out: they pass unchanged.
@@ -485,182 +300,83 @@ fn hip_module(fns: &[&FnDecl], maps: &[EnumMap], ranges: &Ranges, inputs: &str) 
         } else {
             quote!()
         };
-        items.push(syn::parse_quote! {
-            #[doc = #to_doc]
-            #[inline]
-            pub fn #to_fn(v: #t) -> Option<c_int> {
-                match v.0 as i64 { #(#to_arms,)* #passthrough _ => None }
-            }
-        });
+        items.extend(optional_lib::enum_map_items(&SIDES, m, &short, passthrough));
         if m.ty == "ncclResult_t" {
-            let from_arms = m.pairs.iter().map(|(_, av, _, bv)| {
-                let (av, bv) = (int_lit(*av), int_lit(*bv));
-                quote!(#bv => #t(#av as _))
-            });
-            let hall_arms = m.rccl_only.iter().map(|(_, rv)| {
-                let (rv, hv) = (int_lit(*rv), int_lit(ranges.named_base + rv));
-                quote!(#rv => #t(#hv as _))
-            });
-            items.push(syn::parse_quote! {
-                /// An RCCL result in NCCL's numbering: paired codes by name, RCCL-only codes as
-                /// their hallucinated constants, codes unknown at generation time as
-                /// `UNKNOWN_BASE + raw`; anycuda's own codes (reserved ranges) pass unchanged.
-                #[inline]
-                pub fn result_from_rccl(r: ncclResult_t) -> ncclResult_t {
-                    let raw = r.0 as i64;
-                    if anycuda_api::hallucinated::is_reserved(raw) {
-                        return r;
-                    }
-                    match raw {
-                        #(#from_arms,)*
-                        #(#hall_arms,)*
-                        other => match anycuda_api::hallucinated::for_unknown(other) {
-                            Some(v) => #t(v as _),
-                            None => #t::ncclInternalError,
-                        },
-                    }
-                }
-            });
+            items.push(optional_lib::status_from_hip(
+                &SIDES,
+                m,
+                ranges.named_base,
+                "result_from_rccl",
+                "ncclInternalError",
+            ));
         }
     }
     // The translating impl.
-    let mut impl_items = Vec::new();
-    for f in fns {
-        let n = ident(&f.name);
-        let args = arg_idents(f);
-        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
-        let ret_s = ret_str(f);
-        let ret = match &f.ret {
-            Some(t) => quote!(-> #t),
-            None => quote!(),
-        };
-        let mut pre = Vec::new();
-        let mut post = Vec::new();
-        for (a, t) in args.iter().zip(&tys) {
-            let ts = quote!(#t).to_string().replace(' ', "");
-            match ts.as_str() {
-                "ncclDataType_t" => pre.push(quote! {
-                    let Some(#a) = datatype_to_rccl(#a) else { return ncclResult_t::ncclNotSupported };
-                    let #a = ncclDataType_t(#a as _);
-                }),
-                "ncclRedOp_t" => pre.push(quote! {
-                    let Some(#a) = redop_to_rccl(#a) else { return ncclResult_t::ncclNotSupported };
-                    let #a = ncclRedOp_t(#a as _);
-                }),
-                "*mutncclResult_t" => post.push(quote! {
-                    if r == ncclResult_t::ncclSuccess && !#a.is_null() {
-                        // SAFETY: the library just wrote a result there, under the caller's contract.
-                        unsafe { *#a = result_from_rccl(*#a) };
-                    }
-                }),
-                "ncclResult_t" if f.name == "ncclGetErrorString" => pre.push(quote! {
-                    let Some(#a) = result_to_rccl(#a) else { return crate::nccl::own_error_string(#a) };
-                    let #a = ncclResult_t(#a as _);
-                }),
-                _ => {}
+    let self_ty: syn::Type = syn::parse_quote!(crate::nccl::CollectiveLibrary);
+    items.push(optional_lib::hip_impl(
+        &LIB,
+        fns,
+        &self_ty,
+        &[
+            "RCCL with NCCL's values: data types and operations translated on the way in, results",
+            "on the way out. On HIP's NVIDIA platform the library is NCCL and values pass unchanged.",
+        ],
+        |f, args| {
+            let n = ident(&f.name);
+            let ret_s = ret_str(f);
+            let mut pre = Vec::new();
+            let mut post = Vec::new();
+            for (a, (_, t)) in args.iter().zip(&f.args) {
+                match optional_lib::type_str(t).as_str() {
+                    "ncclDataType_t" => pre.push(quote! {
+                        let Some(#a) = datatype_to_rccl(#a) else { return ncclResult_t::ncclNotSupported };
+                        let #a = ncclDataType_t(#a as _);
+                    }),
+                    "ncclRedOp_t" => pre.push(quote! {
+                        let Some(#a) = redop_to_rccl(#a) else { return ncclResult_t::ncclNotSupported };
+                        let #a = ncclRedOp_t(#a as _);
+                    }),
+                    "*mutncclResult_t" => post.push(quote! {
+                        if r == ncclResult_t::ncclSuccess && !#a.is_null() {
+                            // SAFETY: the library just wrote a result there, under the caller's contract.
+                            unsafe { *#a = result_from_rccl(*#a) };
+                        }
+                    }),
+                    "ncclResult_t" if f.name == "ncclGetErrorString" => pre.push(quote! {
+                        let Some(#a) = result_to_rccl(#a) else { return crate::nccl::own_error_string(#a) };
+                        let #a = ncclResult_t(#a as _);
+                    }),
+                    _ => {}
+                }
             }
-        }
-        let body = if ret_s == "ncclResult_t" {
-            quote! {
-                #(#pre)*
-                // SAFETY: forwarded under the caller's contract, values in RCCL's numbering.
-                let r = result_from_rccl(unsafe { t.#n(#(#args),*) });
-                #(#post)*
-                r
-            }
-        } else {
-            quote! {
-                #(#pre)*
-                // SAFETY: forwarded under the caller's contract.
-                unsafe { t.#n(#(#args),*) }
-            }
-        };
-        impl_items.push(quote! {
-            #[inline]
-            unsafe fn #n(&self, #(#args: #tys),*) #ret {
+            let body = if ret_s == "ncclResult_t" {
+                quote! {
+                    #(#pre)*
+                    // SAFETY: forwarded under the caller's contract, values in RCCL's numbering.
+                    let r = result_from_rccl(unsafe { t.#n(#(#args),*) });
+                    #(#post)*
+                    r
+                }
+            } else {
+                quote! {
+                    #(#pre)*
+                    // SAFETY: forwarded under the caller's contract.
+                    unsafe { t.#n(#(#args),*) }
+                }
+            };
+            Ok(quote! {
                 let t = self.table();
                 if !self.translates() {
                     // SAFETY: NCCL itself (HIP's NVIDIA platform): forwarded unchanged.
                     return unsafe { t.#n(#(#args),*) };
                 }
                 #body
-            }
-        });
-    }
-    items.push(syn::parse_quote! {
-        /// RCCL with NCCL's values: data types and operations translated on the way in, results
-        /// on the way out. On HIP's NVIDIA platform the library is NCCL and values pass unchanged.
-        #[allow(unused_variables, clippy::too_many_arguments)]
-        impl Nccl for crate::nccl::CollectiveLibrary { #(#impl_items)* }
-    });
+            })
+        },
+    )?);
     crate::emit::render(
         inputs,
         "NCCL<->RCCL translation: tables generated from both headers, and the translating impl.",
-        &items,
-    )
-}
-
-fn facade_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
-    let mut items: Vec<syn::Item> = vec![
-        syn::parse_quote!(
-            use anycuda_api::nccl::*;
-        ),
-        syn::parse_quote!(
-            use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
-        ),
-    ];
-    let mut impl_items = Vec::new();
-    for f in fns {
-        let n = ident(&f.name);
-        let args = arg_idents(f);
-        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
-        let ret = match &f.ret {
-            Some(t) => quote!(-> #t),
-            None => quote!(),
-        };
-        let fb = fallback(f)?;
-        impl_items.push(quote! {
-            #[inline]
-            unsafe fn #n(&self, #(#args: #tys),*) #ret {
-                match *self {
-                    // SAFETY: forwarded under the caller's contract.
-                    #[cfg(feature = "backend-cuda")]
-                    crate::nccl::Library::Cuda(t) => unsafe { t.#n(#(#args),*) },
-                    // SAFETY: forwarded under the caller's contract.
-                    #[cfg(feature = "backend-hip")]
-                    crate::nccl::Library::Hip(l) => unsafe { l.#n(#(#args),*) },
-                }
-            }
-        });
-        let doc = format!(
-            "`{}` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.",
-            f.name
-        );
-        items.push(syn::parse_quote! {
-            #[doc = #doc]
-            ///
-            /// # Safety
-            /// The contract of the NCCL function of the same name: every pointer and handle valid
-            /// for what NCCL's documentation says the function reads or writes.
-            #[inline]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn #n(#(#args: #tys),*) #ret {
-                match crate::nccl::library() {
-                    // SAFETY: forwarded under the caller's contract.
-                    Ok(l) => unsafe { l.#n(#(#args),*) },
-                    #[allow(unused_variables)]
-                    Err(_) => #fb,
-                }
-            }
-        });
-    }
-    items.push(syn::parse_quote! {
-        #[allow(unused_variables, clippy::too_many_arguments)]
-        impl Nccl for crate::nccl::Library { #(#impl_items)* }
-    });
-    crate::emit::render(
-        inputs,
-        "The NCCL API's free functions, dispatched to the active backend's collective library.",
         &items,
     )
 }

@@ -49,6 +49,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         out.insert(api.to_string(), v);
     }
     out.insert("nccl".into(), nccl_entry(verbose));
+    out.insert("curand".into(), curand_entry(verbose));
     let out = Value::Object(out);
     if as_json {
         println!(
@@ -65,7 +66,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "{:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
         "API", "CUDA total", "exposed", "CUDA backend", "HIP backend", "HIP unsupported"
     );
-    for key in ["driver", "runtime", "nvrtc", "nccl"] {
+    for key in ["driver", "runtime", "nvrtc", "nccl", "curand"] {
         let v = &out[key];
         println!(
             "{key:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
@@ -81,7 +82,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "HIP unsupported: exposed functions that answer the API's not-supported error on HIP."
     );
     if verbose {
-        for key in ["driver", "runtime", "nvrtc", "nccl"] {
+        for key in ["driver", "runtime", "nvrtc", "nccl", "curand"] {
             for (label, list) in out[key]["names"].as_object().into_iter().flatten() {
                 let names: Vec<&str> = list
                     .as_array()
@@ -117,6 +118,33 @@ fn nccl_entry(verbose: bool) -> Value {
     });
     if verbose {
         v["names"] = json!({ "hip_backend": RCCL_DECLARED, "hip_unsupported": unsupported });
+    }
+    v
+}
+
+/// `curand`: every function of the pinned `curand.h` is exposed and forwarded on CUDA; on HIP,
+/// hipRAND (AMD's, or its NVIDIA build) serves those whose twin its header (`hiprand.h`,
+/// pinned) declares and the rest answer `CURAND_STATUS_NOT_SUPPORTED` with a reason
+/// (`anycuda::curand::not_supported_reason`).
+fn curand_entry(verbose: bool) -> Value {
+    use anycuda::curand::{CURAND_FUNCTIONS, HIPRAND_DECLARED};
+    let all: Vec<&str> = CURAND_FUNCTIONS.iter().map(|f| f.name).collect();
+    let served: Vec<&str> = HIPRAND_DECLARED.iter().map(|(c, _)| *c).collect();
+    let unsupported: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|f| !served.contains(f))
+        .collect();
+    let mut v = json!({
+        "cuda_total": all.len(),
+        "exposed": all.len(),
+        "cuda_backend": all.len(),
+        "hip_backend": served.len(),
+        "hip_unsupported": unsupported.len(),
+        "not_exposed": 0,
+    });
+    if verbose {
+        v["names"] = json!({ "hip_backend": served, "hip_unsupported": unsupported });
     }
     v
 }

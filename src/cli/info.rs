@@ -172,6 +172,7 @@ impl BackendInfo {
             "libraries": libs,
             "compiler_loaded": b.compiler_loaded,
             "collective": collective_json(self.kind),
+            "rand": rand_json(self.kind),
             "devices": devices,
             "device_error": device_error,
         })
@@ -201,6 +202,7 @@ impl BackendInfo {
             }
         }
         print_collective(self.kind);
+        print_rand(self.kind);
         let devs = match &b.devices {
             Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
             Ok(d) => d,
@@ -314,6 +316,35 @@ fn collective_json(kind: BackendKind) -> Value {
     match collective(kind) {
         Ok(l) => json!({
             "library": l.name, "path": l.path, "version": anycuda::nccl::version_string(l.version),
+            "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
+        }),
+        Err(e) => json!({ "error": e }),
+    }
+}
+
+/// The backend's random-number library (cuRAND, or hipRAND on AMD): path and version, or why
+/// not.
+fn rand_library(kind: BackendKind) -> Result<anycuda::curand::LibraryInfo, String> {
+    let b = Backend::load(kind).map_err(|e| e.to_string())?;
+    anycuda::curand::library_of(b)
+        .map(anycuda::curand::Library::info)
+        .map_err(|e| e.to_string())
+}
+
+fn print_rand(kind: BackendKind) {
+    match rand_library(kind) {
+        Ok(l) => println!(
+            "  {:<8} {} ({} {}, {}/{} entry points)",
+            "curand", l.path, l.name, l.version_string, l.entry_points.0, l.entry_points.1
+        ),
+        Err(e) => println!("  {:<8} unavailable: {e}", "curand"),
+    }
+}
+
+fn rand_json(kind: BackendKind) -> Value {
+    match rand_library(kind) {
+        Ok(l) => json!({
+            "library": l.name, "path": l.path, "version": l.version_string,
             "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
         }),
         Err(e) => json!({ "error": e }),

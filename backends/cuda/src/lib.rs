@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod curand;
 pub mod driver;
 mod loader;
 pub mod nccl;
