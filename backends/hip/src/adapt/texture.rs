@@ -54,56 +54,74 @@ pub(crate) unsafe fn cuTexRefGetAddressMode(
     b.cu(e)
 }
 
-/// The filter-mode pair of one texture-reference setting (plain or mipmap): the setter
-/// translates the mode, the getter translates it back; CUDA's checks first.
-macro_rules! filter_mode_pair {
-    ($(#[$set_doc:meta])* $set:ident => $hip_set:ident,
-     $(#[$get_doc:meta])* $get:ident => $hip_get:ident) => {
-        $(#[$set_doc])*
-        pub(crate) unsafe fn $set(b: &HipBackend, hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-            if hTexRef.is_null() {
-                return INVALID_VALUE;
-            }
-            let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
-            let f = hip_fn!(b, $hip_set);
-            // SAFETY: caller's texture reference.
-            b.cu(unsafe { f(tex(hTexRef), m as _) })
-        }
-
-        $(#[$get_doc])*
-        pub(crate) unsafe fn $get(
-            b: &HipBackend,
-            pfm: *mut CUfilter_mode,
-            hTexRef: CUtexref,
-        ) -> CUresult {
-            if pfm.is_null() || hTexRef.is_null() {
-                return INVALID_VALUE;
-            }
-            let f = hip_fn!(b, $hip_get);
-            let mut m = 0;
-            // SAFETY: valid out-pointer, caller's texture reference.
-            let e = unsafe { f(&mut m, tex(hTexRef)) };
-            if e == HIP_SUCCESS {
-                // SAFETY: non-NULL.
-                unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
-            }
-            b.cu(e)
-        }
-    };
+/// `cuTexRefSetFilterMode` → `hipTexRefSetFilterMode`: the mode translated.
+pub(crate) unsafe fn cuTexRefSetFilterMode(
+    b: &HipBackend,
+    hTexRef: CUtexref,
+    fm: CUfilter_mode,
+) -> CUresult {
+    if hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
+    let f = hip_fn!(b, hipTexRefSetFilterMode);
+    // SAFETY: caller's texture reference.
+    b.cu(unsafe { f(tex(hTexRef), m as _) })
 }
 
-filter_mode_pair! {
-    /// `cuTexRefSetFilterMode` → `hipTexRefSetFilterMode`: the mode translated.
-    cuTexRefSetFilterMode => hipTexRefSetFilterMode,
-    /// `cuTexRefGetFilterMode` → `hipTexRefGetFilterMode`: the mode translated back.
-    cuTexRefGetFilterMode => hipTexRefGetFilterMode
+/// `cuTexRefGetFilterMode` → `hipTexRefGetFilterMode`: the mode translated back.
+pub(crate) unsafe fn cuTexRefGetFilterMode(
+    b: &HipBackend,
+    pfm: *mut CUfilter_mode,
+    hTexRef: CUtexref,
+) -> CUresult {
+    if pfm.is_null() || hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipTexRefGetFilterMode);
+    let mut m = 0;
+    // SAFETY: valid out-pointer, caller's texture reference.
+    let e = unsafe { f(&mut m, tex(hTexRef)) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
+    }
+    b.cu(e)
 }
 
-filter_mode_pair! {
-    /// `cuTexRefSetMipmapFilterMode` → `hipTexRefSetMipmapFilterMode`: the mode translated.
-    cuTexRefSetMipmapFilterMode => hipTexRefSetMipmapFilterMode,
-    /// `cuTexRefGetMipmapFilterMode` → `hipTexRefGetMipmapFilterMode`: translated back.
-    cuTexRefGetMipmapFilterMode => hipTexRefGetMipmapFilterMode
+/// `cuTexRefSetMipmapFilterMode` → `hipTexRefSetMipmapFilterMode`: the mode translated.
+pub(crate) unsafe fn cuTexRefSetMipmapFilterMode(
+    b: &HipBackend,
+    hTexRef: CUtexref,
+    fm: CUfilter_mode,
+) -> CUresult {
+    if hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
+    let f = hip_fn!(b, hipTexRefSetMipmapFilterMode);
+    // SAFETY: caller's texture reference.
+    b.cu(unsafe { f(tex(hTexRef), m as _) })
+}
+
+/// `cuTexRefGetMipmapFilterMode` → `hipTexRefGetMipmapFilterMode`: translated back.
+pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
+    b: &HipBackend,
+    pfm: *mut CUfilter_mode,
+    hTexRef: CUtexref,
+) -> CUresult {
+    if pfm.is_null() || hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = hip_fn!(b, hipTexRefGetMipmapFilterMode);
+    let mut m = 0;
+    // SAFETY: valid out-pointer, caller's texture reference.
+    let e = unsafe { f(&mut m, tex(hTexRef)) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
+    }
+    b.cu(e)
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth` → `hipDeviceGetTexture1DLinearMaxWidth`: CUDA's
