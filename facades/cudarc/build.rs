@@ -4,7 +4,6 @@
 const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("CUBLAS", "cublas (cuBLAS)"),
     ("CUBLASLT", "cublaslt (cuBLASLt)"),
-    ("CURAND", "curand (cuRAND)"),
     ("CUDNN", "cudnn (cuDNN)"),
     ("CUFFT", "cufft (cuFFT)"),
     ("CUSPARSE", "cusparse (cuSPARSE)"),
@@ -20,7 +19,7 @@ const OUT_OF_SCOPE: &[(&str, &str)] = &[
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=ANYCUDA_CUDARC_QUIET");
-    // cudarc's defaults include cublas/cublaslt/curand; opt out of the reminder with this.
+    // cudarc's defaults include cublas and cublaslt; opt out of the reminder with this.
     if std::env::var_os("ANYCUDA_CUDARC_QUIET").is_some() {
         return;
     }
@@ -28,7 +27,7 @@ fn main() {
         if std::env::var_os(format!("CARGO_FEATURE_{feature}")).is_some() {
             println!(
                 "cargo:warning=anycuda-cudarc: feature accepted, but cudarc::{module} is not \
-                 provided yet (only driver and nvrtc are); code using it will not compile"
+                 provided yet (driver, nvrtc and curand are); code using it will not compile"
             );
         }
     }

@@ -24,6 +24,9 @@ pub enum ErrorCode {
     Nccl(crate::nccl::ncclResult_t),
     /// An nvJitLink code (`nvJitLinkResult`), from [`Linker`](super::Linker)'s LTO-IR links.
     NvJitLink(crate::nvjitlink::nvJitLinkResult),
+    /// A cuRAND code (`curandStatus_t`, cuRAND's numbering on every backend), from
+    /// [`Rng`](super::Rng).
+    Curand(crate::curand::curandStatus_t),
     /// The safe layer refused the call before any library saw it (a wrong argument count, a
     /// buffer of another device, a size that overflows); the text says why.
     Usage,
@@ -80,6 +83,15 @@ impl CoreError {
             detail: None,
         }
     }
+    /// An error from a cuRAND call.
+    #[cold]
+    pub fn curand(call: &'static str, code: crate::curand::curandStatus_t) -> Self {
+        Self {
+            code: ErrorCode::Curand(code),
+            call,
+            detail: None,
+        }
+    }
     /// An error from an NVRTC call, with the program log where there is one.
     #[cold]
     pub fn nvrtc(call: &'static str, code: nvrtcResult, log: Option<String>) -> Self {
@@ -132,7 +144,14 @@ impl CoreError {
             _ => None,
         }
     }
-    /// Whether this is the backend's "not supported" answer, in any of the three APIs.
+    /// The cuRAND status, if the failed call was a cuRAND call.
+    pub fn curand_code(&self) -> Option<crate::curand::curandStatus_t> {
+        match self.code {
+            ErrorCode::Curand(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// Whether this is the backend's "not supported" answer, in any of the raw APIs.
     pub fn is_not_supported(&self) -> bool {
         match self.code {
             ErrorCode::Driver(c) => c == CUresult::CUDA_ERROR_NOT_SUPPORTED,
@@ -142,6 +161,7 @@ impl CoreError {
             ErrorCode::NvJitLink(c) => {
                 c == crate::nvjitlink::nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED
             }
+            ErrorCode::Curand(c) => c == crate::curand::curandStatus_t::CURAND_STATUS_NOT_SUPPORTED,
             ErrorCode::Usage => false,
         }
     }
@@ -162,7 +182,8 @@ impl CoreError {
             ErrorCode::Runtime(_)
             | ErrorCode::Nvrtc(_)
             | ErrorCode::Nccl(_)
-            | ErrorCode::NvJitLink(_) => DriverError(CUresult::CUDA_ERROR_UNKNOWN),
+            | ErrorCode::NvJitLink(_)
+            | ErrorCode::Curand(_) => DriverError(CUresult::CUDA_ERROR_UNKNOWN),
         }
     }
     /// For a code invented for HIP (hallucinated or unknown), the raw HIP value.
@@ -172,6 +193,7 @@ impl CoreError {
             ErrorCode::Runtime(c) => RuntimeError(c).hip_code(),
             ErrorCode::Nvrtc(c) => NvrtcError(c).hip_code(),
             ErrorCode::Nccl(c) => crate::nccl::NcclError(c).rccl_code(),
+            ErrorCode::Curand(c) => crate::curand::CurandError(c).hiprand_code(),
             ErrorCode::NvJitLink(_) | ErrorCode::Usage => None,
         }
     }
@@ -190,6 +212,9 @@ impl fmt::Display for CoreError {
                 self.call,
                 crate::nvjitlink::NvJitLinkError(c)
             )?,
+            ErrorCode::Curand(c) => {
+                write!(f, "{} failed: {}", self.call, crate::curand::CurandError(c))?;
+            }
             ErrorCode::Usage => write!(f, "{}: refused", self.call)?,
         }
         match &self.detail {

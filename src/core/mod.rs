@@ -25,6 +25,7 @@
 //! | `EventOptions(ipc_enabled)`, `Event.get_ipc_descriptor`/`from_ipc_descriptor` | [`EventOptions::ipc_enabled`], [`Event::ipc_handle`]/[`Event::from_ipc_handle`] ([`IpcEventHandle`]) |
 //! | `Buffer.get_ipc_descriptor`/`from_ipc_descriptor` | [`IpcMemHandle::new`], [`IpcMemory::open`] |
 //! | per-thread default stream | [`Context::per_thread_stream`] |
+//! | (cuRAND generator) | [`Rng`] |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 //!
@@ -61,9 +62,11 @@ pub mod launch;
 pub mod linker;
 pub mod module;
 pub mod program;
+pub mod rng;
 pub use graph::{CaptureMode, Graph, GraphBuilder, GraphExec, GraphNode};
 pub use ipc::{IpcEventHandle, IpcMemHandle, IpcMemory};
 pub use launch::{launch, launch_unchecked, Dim3, KernelArg, KernelArgs, LaunchConfig};
 pub use linker::{LinkLogs, Linker, LinkerOptions};
 pub use module::{Kernel, KernelAttributes, KernelOccupancy, Module, ObjectCode, ParamInfo};
 pub use program::{CodeType, Program, ProgramOptions};
+pub use rng::{NormalValue, Rng, RngOutput, UniformValue};
