@@ -189,11 +189,17 @@ fn code(g: &Gpu) -> &'static (Vec<u8>, Vec<u8>) {
         let mut p = Program::with_backend(g.backend, KERNELS, opts).unwrap();
         p.compile_with_args(&[&format!("--gpu-architecture={}", g.arch)])
             .unwrap_or_else(|e| panic!("compile for {}: {e}", g.arch));
-        let output = |kind| p.output(kind).unwrap().code().to_vec();
-        let mut ptx = output(CodeType::Ptx);
-        ptx.push(0);
-        let cubin = output(CodeType::Cubin);
-        (ptx, cubin)
+        // core hands PTX text back without its NUL; the raw cuModuleLoadData below needs it.
+        // HIP's NVIDIA platform answers the "cubin" request with PTX too, so the label decides.
+        let output = |kind| {
+            let code = p.output(kind).unwrap();
+            let mut bytes = code.code().to_vec();
+            if code.code_type() == CodeType::Ptx {
+                bytes.push(0);
+            }
+            bytes
+        };
+        (output(CodeType::Ptx), output(CodeType::Cubin))
     })
 }
 
