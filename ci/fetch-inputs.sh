@@ -8,7 +8,7 @@
 # Layout afterwards:
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
 #   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
-#                                             libcurand.so.10 (test libraries)
+#                                             libcurand.so.10, libcublas.so.13 (test libraries)
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
@@ -19,6 +19,9 @@ CUDA_NVRTC_VERSION="13.5.37"     # PyPI nvidia-cuda-nvrtc
 NVJITLINK_VERSION="13.5.37"      # PyPI nvidia-nvjitlink (nvJitLink.h, libnvJitLink.so.13: LTO-IR linking)
 CURAND_VERSION="10.4.5.25"       # PyPI nvidia-curand (curand.h, libcurand.so.10; CUDA 13.x)
 HIPRAND_DEB_VERSION="5.3.3-4"    # Debian bookworm libhiprand-dev/librocrand-dev (ci/curand-fetch.sh)
+CUBLAS_VERSION="13.10.0.20"      # PyPI nvidia-cublas (cublas_api.h, libcublas.so.13, libcublasLt.so.13;
+                                 # the release PyPI cuda-toolkit 13.5.0 pins with the wheels above)
+HIPBLAS_DEB_VERSION="5.5.1-4"    # Debian trixie libhipblas-dev/libhipblas0 (ci/cublas-fetch.sh)
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
@@ -70,6 +73,7 @@ fetch_wheel nvidia-cuda-runtime "$CUDA_RUNTIME_VERSION" nvidia/cu13/include/cuda
 fetch_wheel nvidia-cuda-nvrtc "$CUDA_NVRTC_VERSION" nvidia/cu13/include/nvrtc.h
 fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
 fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
+fetch_wheel nvidia-cublas "$CUBLAS_VERSION" nvidia/cu13/include/cublas_api.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
 missing=()
@@ -113,6 +117,7 @@ fi
 
 bash "$ROOT/ci/nccl-fetch.sh"
 bash "$ROOT/ci/curand-fetch.sh"
+bash "$ROOT/ci/cublas-fetch.sh"
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"

@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod catalog;
+pub mod cublas;
 pub mod curand;
 pub mod enums;
 pub mod error;

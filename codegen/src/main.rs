@@ -2,6 +2,7 @@
 //! inputs that `ci/fetch-inputs.sh` fetches. `--check` compares instead of writing (CI).
 
 mod bindgen_run;
+mod cublas;
 mod curand;
 mod emit;
 mod emit_cuda;
@@ -410,6 +411,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvjitlink::generate(&inp.root, &ranges)?);
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(cublas::generate(&inp.root, &runtime_b)?);
     Ok(out)
 }
 

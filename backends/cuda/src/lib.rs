@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cublas;
 pub mod curand;
 pub mod driver;
 mod loader;

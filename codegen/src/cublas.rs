@@ -1,0 +1,168 @@
+//! cuBLAS, NVIDIA's dense linear-algebra library (PyPI `nvidia-cublas`), fetched by
+//! `ci/fetch-inputs.sh`; hipBLAS (Debian trixie `libhipblas-dev` 5.5.1, fetched by
+//! `ci/cublas-fetch.sh`) is its HIP counterpart.
+//!
+//! Outputs so far:
+//! - `api/src/generated/cublas.rs`: cuBLAS's types from `cublas_api.h` (enums as newtypes,
+//!   handles), with NVIDIA's names and values;
+//! - `api/src/generated/cublas_fns.rs`: the function catalogue (every function `cublas_api.h`
+//!   declares: the `_v2` names and the ones without a legacy twin, as libcublas exports them),
+//!   the function-pointer table, the `Cublas` trait and the table's impl of it.
+
+use crate::bindgen_run::{self, Job};
+use crate::emit_cuda;
+use crate::model::{self, Bindings, FnDecl};
+use crate::optional_lib::{self, ret_str, type_str, Lib};
+use anyhow::{bail, Result};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Runtime types `cublas_api.h` uses, defined once in `crate::runtime` and re-exported.
+const FROM_RUNTIME: &[&str] = &[
+    "libraryPropertyType",
+    "cudaDataType",
+    "cudaEmulationStrategy",
+    "cudaEmulationMantissaControl",
+    "cudaEmulationSpecialValuesSupport",
+];
+
+/// Generates the outputs. `runtime_b`: the CUDA runtime bindings (types the runtime defines are
+/// re-exported from `crate::runtime`, not defined twice).
+pub fn generate(root: &Path, runtime_b: &Bindings) -> Result<Vec<(PathBuf, String)>> {
+    let cublas_version = optional_lib::pin(root, "CUBLAS_VERSION")?;
+    let inputs = root.join(".cache/inputs");
+    let cuda_inc = inputs.join("cuda/nvidia/cu13/include");
+    let header = cuda_inc.join("cublas_api.h");
+    let stamp = inputs.join(format!("cuda/.nvidia-cublas-{cublas_version}.done"));
+    if !header.exists() || !stamp.exists() {
+        bail!(
+            "missing or stale codegen input {} (pinned nvidia-cublas {cublas_version}); run `bash ci/fetch-inputs.sh`",
+            header.display()
+        );
+    }
+    let shim = root.join("codegen/shim");
+    let mut b = model::read(
+        &bindgen_run::run(
+            &Job {
+                includes: &["cublas_api.h"],
+                allow_files: &[r".*/cublas_api\.h"],
+                // The shim's cuda_fp16.h/cuda_bf16.h (shim/cublas, the first -I) and
+                // crt/host_defines.h (shim) must win over the real (C++/CUDA) ones.
+                // C++: the `__half` functions (cublasHgemm, ...) are declared for C++ only, and
+                // libcublas exports them (extern "C").
+                clang_args: vec![
+                    "-xc++".into(),
+                    "-std=c++14".into(),
+                    format!("-I{}", shim.display()),
+                    format!("-I{}", cuda_inc.display()),
+                ],
+            },
+            &shim.join("cublas"),
+        )?,
+        "cublas_api.h",
+    )?;
+    // The runtime's enums, and `cublasDataType_t` (an alias of the runtime's `cudaDataType`),
+    // are written in api/src/cublas.rs over `crate::runtime`'s types.
+    b.items.retain(|it| match it {
+        model::Item::Enum(tag) => !FROM_RUNTIME.contains(&b.enums[tag].user_name()),
+        model::Item::Plain(syn::Item::Type(t)) => t.ident != "cublasDataType_t",
+        _ => true,
+    });
+    let text = std::fs::read_to_string(&header)?;
+    let input = format!("nvidia-cublas {cublas_version} (cublas_api.h)");
+    let fns: Vec<&FnDecl> = b.functions.iter().collect();
+    if fns.is_empty() {
+        bail!("no cuBLAS functions in cublas_api.h");
+    }
+    for f in &fns {
+        fallback(f)?;
+    }
+    Ok(vec![
+        (
+            PathBuf::from("api/src/generated/cublas.rs"),
+            emit_cuda::api_module(
+                &b,
+                &[&text],
+                &BTreeMap::new(),
+                &input,
+                "cuBLAS types from `cublas_api.h`, with NVIDIA's names and values.",
+                Some((runtime_b, "crate::runtime")),
+            )?,
+        ),
+        (
+            PathBuf::from("api/src/generated/cublas_fns.rs"),
+            optional_lib::fns_module(&LIB, &fns, Vec::new(), &input)?,
+        ),
+    ])
+}
+
+/// What a call answers without a library or entry point, by return type.
+fn fallback(f: &FnDecl) -> Result<TokenStream> {
+    Ok(match ret_str(f).as_str() {
+        "cublasStatus_t" => quote!(crate::cublas::not_loaded()),
+        // cublasGetCudartVersion: no runtime version known.
+        "usize" => quote!(0),
+        // cublasGetStatusName/String: a string that says why, never null.
+        "*constc_char" => quote!(c"anycuda: no cuBLAS library loaded".as_ptr()),
+        // cublasXerbla: nothing to report to.
+        "()" => quote!(()),
+        other => bail!("{} returns {other}: no fallback for it", f.name),
+    })
+}
+
+fn facade_doc(name: &str) -> String {
+    format!("`{name}` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.")
+}
+
+/// A null handle answered before any library sees it: libcublas dereferences it.
+/// `CUBLAS_STATUS_NOT_INITIALIZED` is cuBLAS's own answer for an uninitialised handle.
+fn null_guards(f: &FnDecl) -> TokenStream {
+    let args = optional_lib::arg_idents(f);
+    let mut checks = Vec::new();
+    for (a, (_, t)) in args.iter().zip(&f.args) {
+        if type_str(t) == "cublasHandle_t" {
+            checks.push(quote! {
+                if #a.is_null() {
+                    return cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+                }
+            });
+        }
+    }
+    quote!(#(#checks)*)
+}
+
+/// cuBLAS as an optional library.
+const LIB: Lib<'static> = Lib {
+    module: "cublas",
+    name: "cuBLAS",
+    header: "cublas_api.h",
+    catalogue: "CUBLAS_FUNCTIONS",
+    catalogue_doc: &["Every function of the pinned `cublas_api.h`."],
+    table: "CublasTable",
+    table_of: "a loaded cuBLAS",
+    trait_name: "Cublas",
+    trait_doc: &[
+        "The cuBLAS API, one method per function of the pinned `cublas_api.h`, with cuBLAS's",
+        "signatures and values. Implemented by the raw table (values passed unchanged).",
+    ],
+    safety: &[
+        "The contract of the cuBLAS function of the same name: every pointer and handle",
+        "valid for what NVIDIA's documentation says the function reads or writes.",
+    ],
+    ffi: &[
+        "c_char",
+        "c_uchar",
+        "c_int",
+        "c_void",
+        "c_longlong",
+        "c_float",
+        "c_double",
+        "c_ushort",
+        "c_uint",
+    ],
+    fallback: &fallback,
+    prelude: &null_guards,
+    facade_doc: &facade_doc,
+};
