@@ -5,7 +5,7 @@
 //! headers declare, so one binary serves CUDA 12.x and 13.x drivers; a function the installed
 //! driver lacks returns `CUDA_ERROR_NOT_SUPPORTED`.
 //!
-//! The file set mirrors `anycuda-hip` (wgpu-hal's sibling-backend layout), less `conv.rs`:
+//! The file set mirrors `anycuda-hip` (wgpu-hal's sibling-backend layout), less `conv/`:
 //! CUDA's values are the API's own, so nothing is translated.
 
 #![warn(missing_docs)]
