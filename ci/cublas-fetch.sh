@@ -25,35 +25,10 @@ pin() { sed -n "s/^$1=\"\\([^\"]*\\)\".*/\\1/p" "$ROOT/ci/fetch-inputs.sh" | hea
 HIPBLAS_DEB_VERSION="${HIPBLAS_DEB_VERSION:-$(pin HIPBLAS_DEB_VERSION)}"
 [[ -n "$HIPBLAS_DEB_VERSION" ]] || { echo "cublas-fetch: no HIPBLAS_DEB_VERSION pin in ci/fetch-inputs.sh" >&2; exit 2; }
 INPUTS="$ROOT/.cache/inputs"
-log() { printf 'cublas-fetch: %s\n' "$*" >&2; }
 
 HIPBLAS_DIR="$INPUTS/hipblas"
-APT_DIR="$INPUTS/hipblas-apt"
-PKGS=(libhipblas-dev libhipblas0)
-if [[ ! -f "$HIPBLAS_DIR/.hipblas-$HIPBLAS_DEB_VERSION.done" || ! -e "$HIPBLAS_DIR/usr/include/hipblas/hipblas.h" ]]; then
-    mkdir -p "$APT_DIR/state/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/debs"
-    : >"$APT_DIR/state/status"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
-        >"$APT_DIR/sources.list"
-    opts=(-o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-        -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null"
-        -o "Dir::State=$APT_DIR/state" -o "Dir::State::status=$APT_DIR/state/status"
-        -o "Dir::Cache=$APT_DIR/cache" -o "APT::Architecture=amd64" -o "APT::Architectures=amd64"
-        -o "Debug::NoLocking=1" -o "Acquire::Languages=none" -o "APT::Sandbox::User=$(id -un)")
-    want=()
-    for p in "${PKGS[@]}"; do
-        compgen -G "$APT_DIR/debs/${p}_${HIPBLAS_DEB_VERSION//:/%3a}_*.deb" >/dev/null || want+=("$p=$HIPBLAS_DEB_VERSION")
-    done
-    if ((${#want[@]})); then
-        log "downloading ${want[*]} (Debian trixie)"
-        apt-get "${opts[@]}" -q update >&2
-        (cd "$APT_DIR/debs" && apt-get "${opts[@]}" -q download "${want[@]}" >&2)
-    fi
-    rm -rf "$HIPBLAS_DIR"
-    mkdir -p "$HIPBLAS_DIR"
-    for p in "${PKGS[@]}"; do
-        dpkg -x "$(compgen -G "$APT_DIR/debs/${p}_${HIPBLAS_DEB_VERSION//:/%3a}_*.deb" | head -n1)" "$HIPBLAS_DIR"
-    done
-    touch "$HIPBLAS_DIR/.hipblas-$HIPBLAS_DEB_VERSION.done"
-fi
+# shellcheck source=ci/deb-fetch.sh
+source "$ROOT/ci/deb-fetch.sh"
+deb_fetch "$HIPBLAS_DIR" "$INPUTS/hipblas-apt" trixie usr/include/hipblas/hipblas.h "hipblas-$HIPBLAS_DEB_VERSION" \
+    "libhipblas-dev=$HIPBLAS_DEB_VERSION" "libhipblas0=$HIPBLAS_DEB_VERSION"
 echo "hipBLAS headers: $HIPBLAS_DIR/usr/include/hipblas (Debian trixie libhipblas-dev $HIPBLAS_DEB_VERSION)"

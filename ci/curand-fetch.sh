@@ -22,35 +22,10 @@ pin() { sed -n "s/^$1=\"\\([^\"]*\\)\".*/\\1/p" "$ROOT/ci/fetch-inputs.sh" | hea
 HIPRAND_DEB_VERSION="${HIPRAND_DEB_VERSION:-$(pin HIPRAND_DEB_VERSION)}"
 [[ -n "$HIPRAND_DEB_VERSION" ]] || { echo "curand-fetch: no HIPRAND_DEB_VERSION pin in ci/fetch-inputs.sh" >&2; exit 2; }
 INPUTS="$ROOT/.cache/inputs"
-log() { printf 'curand-fetch: %s\n' "$*" >&2; }
 
 HIPRAND_DIR="$INPUTS/hiprand"
-APT_DIR="$INPUTS/hiprand-apt"
-PKGS=(libhiprand-dev libhiprand1 librocrand-dev librocrand1)
-if [[ ! -f "$HIPRAND_DIR/.hiprand-$HIPRAND_DEB_VERSION.done" || ! -e "$HIPRAND_DIR/usr/include/hiprand/hiprand.h" ]]; then
-    mkdir -p "$APT_DIR/state/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/debs"
-    : >"$APT_DIR/state/status"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
-        >"$APT_DIR/sources.list"
-    opts=(-o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-        -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null"
-        -o "Dir::State=$APT_DIR/state" -o "Dir::State::status=$APT_DIR/state/status"
-        -o "Dir::Cache=$APT_DIR/cache" -o "APT::Architecture=amd64" -o "APT::Architectures=amd64"
-        -o "Debug::NoLocking=1" -o "Acquire::Languages=none" -o "APT::Sandbox::User=$(id -un)")
-    want=()
-    for p in "${PKGS[@]}"; do
-        compgen -G "$APT_DIR/debs/${p}_${HIPRAND_DEB_VERSION//:/%3a}_*.deb" >/dev/null || want+=("$p=$HIPRAND_DEB_VERSION")
-    done
-    if ((${#want[@]})); then
-        log "downloading ${want[*]} (Debian bookworm)"
-        apt-get "${opts[@]}" -q update >&2
-        (cd "$APT_DIR/debs" && apt-get "${opts[@]}" -q download "${want[@]}" >&2)
-    fi
-    rm -rf "$HIPRAND_DIR"
-    mkdir -p "$HIPRAND_DIR"
-    for p in "${PKGS[@]}"; do
-        dpkg -x "$(compgen -G "$APT_DIR/debs/${p}_${HIPRAND_DEB_VERSION//:/%3a}_*.deb" | head -n1)" "$HIPRAND_DIR"
-    done
-    touch "$HIPRAND_DIR/.hiprand-$HIPRAND_DEB_VERSION.done"
-fi
+# shellcheck source=ci/deb-fetch.sh
+source "$ROOT/ci/deb-fetch.sh"
+deb_fetch "$HIPRAND_DIR" "$INPUTS/hiprand-apt" bookworm usr/include/hiprand/hiprand.h "hiprand-$HIPRAND_DEB_VERSION" \
+    "libhiprand-dev=$HIPRAND_DEB_VERSION" "libhiprand1=$HIPRAND_DEB_VERSION" "librocrand-dev=$HIPRAND_DEB_VERSION" "librocrand1=$HIPRAND_DEB_VERSION"
 echo "hipRAND headers: $HIPRAND_DIR/usr/include/hiprand (Debian bookworm libhiprand-dev $HIPRAND_DEB_VERSION)"

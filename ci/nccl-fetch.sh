@@ -46,33 +46,9 @@ fi
 
 # ---- RCCL: Debian trixie librccl-dev + librccl1 + librocm-smi64-1 (private apt, dpkg -x) ---------
 RCCL_DIR="$INPUTS/rccl"
-APT_DIR="$INPUTS/rccl-apt"
-if [[ ! -f "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done" || ! -e "$RCCL_DIR/usr/lib/x86_64-linux-gnu/librocm_smi64.so.1" ]]; then
-    mkdir -p "$APT_DIR/state/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/debs"
-    : >"$APT_DIR/state/status"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
-        >"$APT_DIR/sources.list"
-    opts=(-o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-        -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null"
-        -o "Dir::State=$APT_DIR/state" -o "Dir::State::status=$APT_DIR/state/status"
-        -o "Dir::Cache=$APT_DIR/cache" -o "APT::Architecture=amd64" -o "APT::Architectures=amd64"
-        -o "Debug::NoLocking=1" -o "Acquire::Languages=none" -o "APT::Sandbox::User=$(id -un)")
-    want=()
-    declare -A VER=([librccl-dev]="$RCCL_DEB_VERSION" [librccl1]="$RCCL_DEB_VERSION" [librocm-smi64-1]="$ROCM_SMI_DEB_VERSION")
-    for p in "${!VER[@]}"; do
-        compgen -G "$APT_DIR/debs/${p}_${VER[$p]//:/%3a}_*.deb" >/dev/null || want+=("$p=${VER[$p]}")
-    done
-    if ((${#want[@]})); then
-        log "downloading ${want[*]} (Debian trixie)"
-        apt-get "${opts[@]}" -q update >&2
-        (cd "$APT_DIR/debs" && apt-get "${opts[@]}" -q download "${want[@]}" >&2)
-    fi
-    rm -rf "$RCCL_DIR"
-    mkdir -p "$RCCL_DIR"
-    for p in "${!VER[@]}"; do
-        dpkg -x "$(compgen -G "$APT_DIR/debs/${p}_${VER[$p]//:/%3a}_*.deb" | head -n1)" "$RCCL_DIR"
-    done
-    touch "$RCCL_DIR/.rccl-$RCCL_DEB_VERSION.done"
-fi
+# shellcheck source=ci/deb-fetch.sh
+source "$ROOT/ci/deb-fetch.sh"
+deb_fetch "$RCCL_DIR" "$INPUTS/rccl-apt" trixie usr/lib/x86_64-linux-gnu/librocm_smi64.so.1 "rccl-$RCCL_DEB_VERSION" \
+    "librccl-dev=$RCCL_DEB_VERSION" "librccl1=$RCCL_DEB_VERSION" "librocm-smi64-1=$ROCM_SMI_DEB_VERSION"
 echo "NCCL headers:    $NCCL_DIR/nvidia/nccl/include (nvidia-nccl-cu13 $NCCL_VERSION)"
 echo "RCCL headers:    $RCCL_DIR/usr/include/rccl (Debian trixie librccl-dev $RCCL_DEB_VERSION)"
