@@ -513,10 +513,13 @@ fn the_cli_reports_curand() {
     ] {
         let b = backends.iter().find(|b| b["backend"] == kind).unwrap();
         if loaded {
-            assert_eq!(b["rand"]["library"], name, "{b}");
-            assert!(b["rand"]["entry_points"].as_u64().unwrap() > 0, "{b}");
+            assert_eq!(b["math"]["curand"]["library"], name, "{b}");
+            assert!(
+                b["math"]["curand"]["entry_points"].as_u64().unwrap() > 0,
+                "{b}"
+            );
         } else {
-            assert!(b["rand"]["error"].is_string(), "{b}");
+            assert!(b["math"]["curand"]["error"].is_string(), "{b}");
         }
     }
 }

@@ -2,12 +2,14 @@
 //! `ci/fetch-inputs.sh`; hipBLAS (Debian trixie `libhipblas-dev` 5.5.1, fetched by
 //! `ci/cublas-fetch.sh`) is its HIP counterpart.
 //!
-//! Outputs so far:
+//! Outputs:
 //! - `api/src/generated/cublas.rs`: cuBLAS's types from `cublas_api.h` (enums as newtypes,
 //!   handles), with NVIDIA's names and values;
 //! - `api/src/generated/cublas_fns.rs`: the function catalogue (every function `cublas_api.h`
 //!   declares: the `_v2` names and the ones without a legacy twin, as libcublas exports them),
-//!   the function-pointer table, the `Cublas` trait and the table's impl of it.
+//!   the function-pointer table, the `Cublas` trait and the table's impl of it;
+//! - `backends/hip/src/generated/cublas.rs`: the HIP backend's `Cublas` impl over hipBLAS;
+//! - `src/generated/cublas.rs`: the facade's C-named free functions, dispatched to the backend.
 
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda;
@@ -95,6 +97,19 @@ pub fn generate(root: &Path, runtime_b: &Bindings) -> Result<Vec<(PathBuf, Strin
             PathBuf::from("api/src/generated/cublas_fns.rs"),
             optional_lib::fns_module(&LIB, &fns, Vec::new(), &input)?,
         ),
+        (
+            PathBuf::from("backends/hip/src/generated/cublas.rs"),
+            hip_module(&fns, &input)?,
+        ),
+        (
+            PathBuf::from("src/generated/cublas.rs"),
+            optional_lib::facade_module(
+                &LIB,
+                &fns,
+                &input,
+                "The cuBLAS API's free functions, dispatched to the active backend's BLAS library.",
+            )?,
+        ),
     ])
 }
 
@@ -114,6 +129,36 @@ fn fallback(f: &FnDecl) -> Result<TokenStream> {
 
 fn facade_doc(name: &str) -> String {
     format!("`{name}` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.")
+}
+
+/// The HIP backend's `Cublas` impl. A cuBLAS library (values unchanged) is forwarded; hipBLAS's
+/// translation is not generated yet, so every call on hipBLAS answers
+/// `CUBLAS_STATUS_NOT_SUPPORTED` with a reason.
+fn hip_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
+    let mut items = optional_lib::uses(&LIB, "anycuda_api");
+    let self_ty: syn::Type = syn::parse_quote!(crate::cublas::BlasLibrary);
+    items.push(optional_lib::hip_impl(
+        &LIB,
+        fns,
+        &self_ty,
+        &["hipBLAS with cuBLAS's values (translation pending: every call is refused)."],
+        |f, _args| {
+            let fb = fallback(f)?;
+            let why = format!(
+                "{}: the HIP backend's hipBLAS translation is not built yet",
+                f.name
+            );
+            Ok(match ret_str(f).as_str() {
+                "cublasStatus_t" => quote!(crate::cublas::refuse(#why)),
+                _ => fb,
+            })
+        },
+    )?);
+    crate::emit::render(
+        inputs,
+        "cuBLAS on hipBLAS: the HIP backend's translating impl.",
+        &items,
+    )
 }
 
 /// A null handle answered before any library sees it: libcublas dereferences it.

@@ -50,6 +50,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
     }
     out.insert("nccl".into(), nccl_entry(verbose));
     out.insert("curand".into(), curand_entry(verbose));
+    out.insert("cublas".into(), cublas_entry(verbose));
     let out = Value::Object(out);
     if as_json {
         println!(
@@ -66,7 +67,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "{:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
         "API", "CUDA total", "exposed", "CUDA backend", "HIP backend", "HIP unsupported"
     );
-    for key in ["driver", "runtime", "nvrtc", "nccl", "curand"] {
+    for key in KEYS {
         let v = &out[key];
         println!(
             "{key:<8} {:>10} {:>8} {:>13} {:>12} {:>16}",
@@ -82,7 +83,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         "HIP unsupported: exposed functions that answer the API's not-supported error on HIP."
     );
     if verbose {
-        for key in ["driver", "runtime", "nvrtc", "nccl", "curand"] {
+        for key in KEYS {
             for (label, list) in out[key]["names"].as_object().into_iter().flatten() {
                 let names: Vec<&str> = list
                     .as_array()
@@ -95,6 +96,29 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rows, in the order they print.
+const KEYS: [&str; 6] = ["driver", "runtime", "nvrtc", "nccl", "curand", "cublas"];
+
+/// `cublas`: every function of the pinned `cublas_api.h` is exposed and forwarded on CUDA; the
+/// HIP backend's hipBLAS translation is not built yet, so on HIP every function answers
+/// `CUBLAS_STATUS_NOT_SUPPORTED` with a reason.
+fn cublas_entry(verbose: bool) -> Value {
+    use anycuda::cublas::CUBLAS_FUNCTIONS;
+    let all: Vec<&str> = CUBLAS_FUNCTIONS.iter().map(|f| f.name).collect();
+    let mut v = json!({
+        "cuda_total": all.len(),
+        "exposed": all.len(),
+        "cuda_backend": all.len(),
+        "hip_backend": 0,
+        "hip_unsupported": all.len(),
+        "not_exposed": 0,
+    });
+    if verbose {
+        v["names"] = json!({ "hip_backend": [], "hip_unsupported": all });
+    }
+    v
 }
 
 /// `nccl`: every function of the pinned `nccl.h` is exposed and forwarded on CUDA (and on HIP's

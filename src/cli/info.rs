@@ -172,7 +172,7 @@ impl BackendInfo {
             "libraries": libs,
             "compiler_loaded": b.compiler_loaded,
             "collective": collective_json(self.kind),
-            "rand": rand_json(self.kind),
+            "math": math_json(self.kind),
             "devices": devices,
             "device_error": device_error,
         })
@@ -202,7 +202,7 @@ impl BackendInfo {
             }
         }
         print_collective(self.kind);
-        print_rand(self.kind);
+        print_math(self.kind);
         let devs = match &b.devices {
             Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
             Ok(d) => d,
@@ -322,31 +322,72 @@ fn collective_json(kind: BackendKind) -> Value {
     }
 }
 
-/// The backend's random-number library (cuRAND, or hipRAND on AMD): path and version, or why
-/// not.
-fn rand_library(kind: BackendKind) -> Result<anycuda::curand::LibraryInfo, String> {
-    let b = Backend::load(kind).map_err(|e| e.to_string())?;
-    anycuda::curand::library_of(b)
-        .map(anycuda::curand::Library::info)
-        .map_err(|e| e.to_string())
+/// One math library's row: which library, where, which version and how many entry points.
+struct MathRow {
+    name: &'static str,
+    path: String,
+    version: String,
+    entry_points: (usize, usize),
 }
 
-fn print_rand(kind: BackendKind) {
-    match rand_library(kind) {
-        Ok(l) => println!(
-            "  {:<8} {} ({} {}, {}/{} entry points)",
-            "curand", l.path, l.name, l.version_string, l.entry_points.0, l.entry_points.1
-        ),
-        Err(e) => println!("  {:<8} unavailable: {e}", "curand"),
+/// The math libraries `info` lists, each with its key (`curand`) and how to find the backend's
+/// library: one line here per library.
+const MATH_LIBS: &[(&str, fn(Backend) -> Result<MathRow, String>)] = &[
+    ("curand", |b| {
+        let l = anycuda::curand::library_of(b)
+            .map(anycuda::curand::Library::info)
+            .map_err(|e| e.to_string())?;
+        Ok(MathRow {
+            name: l.name,
+            path: l.path,
+            version: l.version_string,
+            entry_points: l.entry_points,
+        })
+    }),
+    ("cublas", |b| {
+        let l = anycuda::cublas::library_of(b)
+            .map(anycuda::cublas::Library::info)
+            .map_err(|e| e.to_string())?;
+        Ok(MathRow {
+            name: l.name,
+            path: l.path,
+            version: l.version_string,
+            entry_points: l.entry_points,
+        })
+    }),
+];
+
+fn math_row(
+    kind: BackendKind,
+    find: fn(Backend) -> Result<MathRow, String>,
+) -> Result<MathRow, String> {
+    find(Backend::load(kind).map_err(|e| e.to_string())?)
+}
+
+fn print_math(kind: BackendKind) {
+    for (key, find) in MATH_LIBS {
+        match math_row(kind, *find) {
+            Ok(l) => println!(
+                "  {key:<8} {} ({} {}, {}/{} entry points)",
+                l.path, l.name, l.version, l.entry_points.0, l.entry_points.1
+            ),
+            Err(e) => println!("  {key:<8} unavailable: {e}"),
+        }
     }
 }
 
-fn rand_json(kind: BackendKind) -> Value {
-    match rand_library(kind) {
-        Ok(l) => json!({
-            "library": l.name, "path": l.path, "version": l.version_string,
-            "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
-        }),
-        Err(e) => json!({ "error": e }),
+/// `{"curand": {...}, "cublas": {...}}`: each math library, or why not.
+fn math_json(kind: BackendKind) -> Value {
+    let mut out = serde_json::Map::new();
+    for (key, find) in MATH_LIBS {
+        let v = match math_row(kind, *find) {
+            Ok(l) => json!({
+                "library": l.name, "path": l.path, "version": l.version,
+                "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
+            }),
+            Err(e) => json!({ "error": e }),
+        };
+        out.insert((*key).to_string(), v);
     }
+    Value::Object(out)
 }
