@@ -330,9 +330,12 @@ struct MathRow {
     entry_points: (usize, usize),
 }
 
+/// How `info` finds one math library of a backend.
+type FindMath = fn(Backend) -> Result<MathRow, String>;
+
 /// The math libraries `info` lists, each with its key (`curand`) and how to find the backend's
 /// library: one line here per library.
-const MATH_LIBS: &[(&str, fn(Backend) -> Result<MathRow, String>)] = &[
+const MATH_LIBS: &[(&str, FindMath)] = &[
     ("curand", |b| {
         let l = anycuda::curand::library_of(b)
             .map(anycuda::curand::Library::info)
