@@ -7,9 +7,10 @@
 #   nccl    ci/nccl-gpu-test.sh: the collective layer (1 GPU: one rank; 2 GPUs: everything)
 #   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
 #   bench   ci/bench.sh: the interleaved overhead benchmark
+#   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
-# Setup, before test, cudarc or bench: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
+# Setup, before test, cudarc, bench or blasbench: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
 # existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
 # ANYCUDA_HIPBLAS_LIBRARY / ANYCUDA_HIPRAND_LIBRARY to every part (also written to
@@ -59,7 +60,7 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
 }
 math_done=0
 for p in "$@"; do
-    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == hipmath ]] && ((math_done == 0)) \
+    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))
@@ -69,6 +70,7 @@ for p in "$@"; do
         nccl) part nccl "${NCCL_TEST_LIMIT:-300}" env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
         cudarc) part cudarc "${CUDARC_LIMIT:-480}" bash ci/cudarc-gpu.sh ;;
         bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
+        blasbench) part blasbench "${BLASBENCH_LIMIT:-420}" env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
         sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
         hipmath) ;; # done above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;

@@ -1,0 +1,295 @@
+//! GEMM through anycuda, measured like ci/bench/blas_baseline.cu (same shapes, data, stream
+//! setup and timing; ci/blas-bench.sh runs them in one interleaved run and tabulates the ratios):
+//!
+//! - `sgemm_4096`: SGEMM 4096³ (ms per call); `hgemm_4096`: f16 GEMM 4096³ through
+//!   `cublasGemmEx` with `CUBLAS_COMPUTE_32F` (ms per call);
+//! - `sgemm_b64`, `hgemm_b64`: strided-batched 64³ GEMM, batch 1024 (µs per call).
+//!
+//! `bench_blas raw` calls the raw layer (`anycuda::cublas`, `anycuda::runtime`). Each figure is
+//! the median of BENCH_REPEATS repeats of N calls and one stream synchronisation, after a
+//! warm-up. A counting global allocator checks that the GEMM loops allocate nothing (exits 1
+//! otherwise). Lines starting with `RESULT` are what ci/blas-bench.sh reads.
+//!
+//! `ANYCUDA_BACKEND=cuda cargo run --release --example bench_blas -- raw` (or `hip`).
+//! Environment: BENCH_REPEATS (7), BENCH_BIG_CALLS (20), BENCH_SMALL_CALLS (2000).
+
+use anycuda::cublas::*;
+use anycuda::runtime::{
+    cudaDeviceSynchronize, cudaError_t, cudaFree, cudaMalloc, cudaMemset,
+    cudaStreamCreateWithFlags, cudaStreamDestroy, cudaStreamNonBlocking, cudaStreamSynchronize,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::error::Error;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Counts every allocation (and reallocation) the process makes.
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.realloc(p, l, n) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+const N: i32 = 4096;
+const S: i32 = 64;
+const BATCH: i32 = 1024;
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Times `f` like the baseline: 3 warm-up calls, then `repeats` x (`calls` calls + one stream
+/// sync); the median seconds per call. Checks that the timed calls allocate nothing.
+fn per_call(
+    key: &str,
+    sync: &mut dyn FnMut() -> Res<()>,
+    calls: usize,
+    repeats: usize,
+    f: &mut dyn FnMut() -> Res<()>,
+    allocs: &mut Vec<String>,
+) -> Res<f64> {
+    for _ in 0..3 {
+        f()?;
+    }
+    sync()?;
+    let mut t = Vec::with_capacity(repeats);
+    let before = ALLOCS.load(Relaxed);
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        for _ in 0..calls {
+            f()?;
+        }
+        sync()?;
+        t.push(t0.elapsed().as_secs_f64() / calls as f64);
+    }
+    let n = ALLOCS.load(Relaxed) - before;
+    if n != 0 {
+        allocs.push(format!(
+            "{key}: {n} allocations in {} calls",
+            calls * repeats
+        ));
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "raw".into());
+    let r = match mode.as_str() {
+        "raw" => raw(),
+        other => Err(format!("unknown mode {other:?} (raw)").into()),
+    };
+    if let Err(e) = r {
+        eprintln!("bench_blas: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn ck(r: cudaError_t) -> Res<()> {
+    r.result().map_err(|e| e.to_string().into())
+}
+fn cb(r: cublasStatus_t) -> Res<()> {
+    r.result().map_err(|e| e.to_string().into())
+}
+
+/// The raw layer: the same calls as the C++ baseline, through anycuda's C-named functions.
+fn raw() -> Res<()> {
+    let sel = anycuda::backend()?;
+    println!("RESULT backend raw-{}", sel.kind());
+    let repeats = env_num("BENCH_REPEATS", 7).max(1);
+    let big_calls = env_num("BENCH_BIG_CALLS", 20).max(1);
+    let small_calls = env_num("BENCH_SMALL_CALLS", 2000).max(1);
+    let big = (N as usize) * (N as usize);
+    let mut allocs = Vec::new();
+    // SAFETY: (whole body) every pointer passed is a live local or a device allocation of the
+    // size the call reads or writes (4096² elements, or 1024 batches of 64² within them).
+    unsafe {
+        let mut s: cudaStream_t = core::ptr::null_mut();
+        ck(cudaStreamCreateWithFlags(&mut s, cudaStreamNonBlocking))?;
+        let mut h: cublasHandle_t = core::ptr::null_mut();
+        cb(cublasCreate_v2(&mut h))?;
+        cb(cublasSetStream_v2(h, s))?;
+        let mut bufs = [core::ptr::null_mut::<c_void>(); 6];
+        for (i, p) in bufs.iter_mut().enumerate() {
+            let bytes = big * if i < 3 { 4 } else { 2 };
+            ck(cudaMalloc(p, bytes))?;
+            ck(cudaMemset(*p, 0x3c, bytes))?;
+        }
+        ck(cudaDeviceSynchronize())?;
+        let [a, b, c, ha, hb, hc] = bufs;
+        let (one, zero) = (1.0f32, 0.0f32);
+        let (op, f16) = (cublasOperation_t::CUBLAS_OP_N, cudaDataType::CUDA_R_16F);
+        let (c32, algo) = (
+            cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        );
+        let mut sync = || ck(cudaStreamSynchronize(s));
+        let t = per_call(
+            "sgemm_4096",
+            &mut sync,
+            big_calls,
+            repeats,
+            &mut || {
+                cb(cublasSgemm_v2(
+                    h,
+                    op,
+                    op,
+                    N,
+                    N,
+                    N,
+                    &one,
+                    a.cast(),
+                    N,
+                    b.cast(),
+                    N,
+                    &zero,
+                    c.cast(),
+                    N,
+                ))
+            },
+            &mut allocs,
+        )?;
+        println!("RESULT sgemm_4096 {:.6}", t * 1e3);
+        let t = per_call(
+            "hgemm_4096",
+            &mut sync,
+            big_calls,
+            repeats,
+            &mut || {
+                cb(cublasGemmEx(
+                    h,
+                    op,
+                    op,
+                    N,
+                    N,
+                    N,
+                    (&one as *const f32).cast(),
+                    ha,
+                    f16,
+                    N,
+                    hb,
+                    f16,
+                    N,
+                    (&zero as *const f32).cast(),
+                    hc,
+                    f16,
+                    N,
+                    c32,
+                    algo,
+                ))
+            },
+            &mut allocs,
+        )?;
+        println!("RESULT hgemm_4096 {:.6}", t * 1e3);
+        let st = i64::from(S * S);
+        let t = per_call(
+            "sgemm_b64",
+            &mut sync,
+            small_calls,
+            repeats,
+            &mut || {
+                cb(cublasSgemmStridedBatched(
+                    h,
+                    op,
+                    op,
+                    S,
+                    S,
+                    S,
+                    &one,
+                    a.cast(),
+                    S,
+                    st,
+                    b.cast(),
+                    S,
+                    st,
+                    &zero,
+                    c.cast(),
+                    S,
+                    st,
+                    BATCH,
+                ))
+            },
+            &mut allocs,
+        )?;
+        println!("RESULT sgemm_b64 {:.6}", t * 1e6);
+        let t = per_call(
+            "hgemm_b64",
+            &mut sync,
+            small_calls,
+            repeats,
+            &mut || {
+                cb(cublasGemmStridedBatchedEx(
+                    h,
+                    op,
+                    op,
+                    S,
+                    S,
+                    S,
+                    (&one as *const f32).cast(),
+                    ha,
+                    f16,
+                    S,
+                    st,
+                    hb,
+                    f16,
+                    S,
+                    st,
+                    (&zero as *const f32).cast(),
+                    hc,
+                    f16,
+                    S,
+                    st,
+                    BATCH,
+                    c32,
+                    algo,
+                ))
+            },
+            &mut allocs,
+        )?;
+        println!("RESULT hgemm_b64 {:.6}", t * 1e6);
+        cb(cublasDestroy_v2(h))?;
+        for p in bufs {
+            ck(cudaFree(p))?;
+        }
+        ck(cudaStreamDestroy(s))?;
+    }
+    report_allocs(&allocs)
+}
+
+fn report_allocs(allocs: &[String]) -> Res<()> {
+    if allocs.is_empty() {
+        println!("RESULT allocs_per_gemm 0");
+        Ok(())
+    } else {
+        Err(format!("heap allocations in GEMM loops: {}", allocs.join("; ")).into())
+    }
+}

@@ -1,0 +1,141 @@
+//! GEMM through cudarc's `cublas` module, written against cudarc's API only, so the same file
+//! builds against cudarc 0.19.10 itself and against anycuda-cudarc (ci/blas-bench.sh generates
+//! both crates). Shapes, data, stream setup and timing are those of ci/bench/blas_baseline.cu:
+//! `sgemm_4096`/`hgemm_4096` (ms per call), `sgemm_b64`/`hgemm_b64` (64³ x 1024 strided
+//! batched, µs per call), each the median of BENCH_REPEATS repeats of N calls and one stream
+//! synchronisation after a warm-up. A counting allocator reports allocations per GEMM call.
+//! Prints `RESULT key value` lines.
+
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+use half::f16;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Counts every allocation (and reallocation) the process makes.
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.realloc(p, l, n) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+const N: i32 = 4096;
+const S: i32 = 64;
+const BATCH: i32 = 1024;
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+        .max(1)
+}
+
+/// 3 warm-up calls, then `repeats` x (`calls` calls + one sync): median seconds per call, and
+/// the allocations the timed calls made, per call.
+fn per_call(
+    stream: &Arc<CudaStream>,
+    calls: usize,
+    repeats: usize,
+    f: &mut dyn FnMut() -> Res<()>,
+) -> Res<(f64, f64)> {
+    for _ in 0..3 {
+        f()?;
+    }
+    stream.synchronize()?;
+    let mut t = Vec::with_capacity(repeats);
+    let before = ALLOCS.load(Relaxed);
+    for _ in 0..repeats {
+        let t0 = Instant::now();
+        for _ in 0..calls {
+            f()?;
+        }
+        stream.synchronize()?;
+        t.push(t0.elapsed().as_secs_f64() / calls as f64);
+    }
+    let allocs = (ALLOCS.load(Relaxed) - before) as f64 / (calls * repeats) as f64;
+    t.sort_by(f64::total_cmp);
+    Ok((t[t.len() / 2], allocs))
+}
+
+/// A buffer of `n` elements, every byte 0x3c (f32 ~0.0115, f16 ~1.06), as in the baseline.
+fn pattern<T: cudarc::driver::DeviceRepr>(stream: &Arc<CudaStream>, n: usize) -> Res<CudaSlice<T>> {
+    // SAFETY: every byte is written by the memset below before any read.
+    let s = unsafe { stream.alloc::<T>(n) }?;
+    {
+        let (p, _rec) = s.device_ptr(stream);
+        // SAFETY: `p` is the start of `s`, n * size_of::<T>() bytes, on this stream.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(p, 0x3c, n * std::mem::size_of::<T>(), stream.cu_stream())
+        }?;
+    }
+    Ok(s)
+}
+
+fn main() -> Res<()> {
+    let ctx = match CudaContext::new(0) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("SKIP: no GPU ({e})");
+            return Ok(());
+        }
+    };
+    let repeats = env_num("BENCH_REPEATS", 7);
+    let big_calls = env_num("BENCH_BIG_CALLS", 20);
+    let small_calls = env_num("BENCH_SMALL_CALLS", 2000);
+    let stream = ctx.new_stream()?;
+    let blas = CudaBlas::new(stream.clone())?;
+    let big = (N as usize) * (N as usize);
+    let (a, b, mut c) = (pattern::<f32>(&stream, big)?, pattern::<f32>(&stream, big)?, pattern::<f32>(&stream, big)?);
+    let (ha, hb, mut hc) = (pattern::<f16>(&stream, big)?, pattern::<f16>(&stream, big)?, pattern::<f16>(&stream, big)?);
+    stream.synchronize()?;
+    let op = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
+    let cfg = |n: i32, one, zero| GemmConfig { transa: op, transb: op, m: n, n, k: n, alpha: one, lda: n, ldb: n, beta: zero, ldc: n };
+    let st = i64::from(S * S);
+    let mut allocs = 0f64;
+
+    let sg = cfg(N, 1.0f32, 0.0f32);
+    // SAFETY: 4096² elements in each operand, as the configuration reads and writes.
+    let (t, al) = per_call(&stream, big_calls, repeats, &mut || Ok(unsafe { blas.gemm(sg, &a, &b, &mut c) }?))?;
+    println!("RESULT sgemm_4096 {:.6}", t * 1e3);
+    allocs = allocs.max(al);
+    let hg = cfg(N, f16::ONE, f16::ZERO);
+    // SAFETY: as above.
+    let (t, al) = per_call(&stream, big_calls, repeats, &mut || Ok(unsafe { blas.gemm(hg, &ha, &hb, &mut hc) }?))?;
+    println!("RESULT hgemm_4096 {:.6}", t * 1e3);
+    allocs = allocs.max(al);
+    let sb = StridedBatchedConfig { gemm: cfg(S, 1.0f32, 0.0f32), batch_size: BATCH, stride_a: st, stride_b: st, stride_c: st };
+    // SAFETY: 1024 batches of 64² lie within the 4096² operands.
+    let (t, al) = per_call(&stream, small_calls, repeats, &mut || Ok(unsafe { blas.gemm_strided_batched(sb, &a, &b, &mut c) }?))?;
+    println!("RESULT sgemm_b64 {:.6}", t * 1e6);
+    allocs = allocs.max(al);
+    let hb64 = StridedBatchedConfig { gemm: cfg(S, f16::ONE, f16::ZERO), batch_size: BATCH, stride_a: st, stride_b: st, stride_c: st };
+    // SAFETY: as above.
+    let (t, al) = per_call(&stream, small_calls, repeats, &mut || Ok(unsafe { blas.gemm_strided_batched(hb64, &ha, &hb, &mut hc) }?))?;
+    println!("RESULT hgemm_b64 {:.6}", t * 1e6);
+    allocs = allocs.max(al);
+    println!("RESULT allocs_per_gemm {allocs}");
+    Ok(())
+}
