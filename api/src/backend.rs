@@ -50,6 +50,28 @@ pub struct LibraryReport {
     pub status: Result<LoadedLibrary, crate::error::LoadError>,
 }
 
+impl LibraryReport {
+    /// The report of one library as a backend loaded it: its file, its version formatted by
+    /// `version` and how many of the `total` declared entry points `count` says resolved; or
+    /// why it did not load. One body for every backend.
+    pub fn of<T>(
+        role: LibraryRole,
+        l: &Result<crate::loader::Loaded<T>, crate::error::LoadError>,
+        version: impl Fn(i32) -> String,
+        count: fn(&T) -> usize,
+        total: usize,
+    ) -> Self {
+        LibraryReport {
+            role,
+            status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
+                path: l.path.clone(),
+                version: version(l.version),
+                entry_points: (count(&l.table), total),
+            }),
+        }
+    }
+}
+
 /// A library that loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadedLibrary {

@@ -25,7 +25,7 @@ mod generated;
 pub use anycuda_api::loader::Loaded;
 pub use generated::table::{DriverTable, NvrtcTable, RuntimeTable};
 
-use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
+use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole};
 use anycuda_api::driver::{CUdevice, CUdevice_attribute};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::functions;
@@ -74,42 +74,29 @@ impl CudaBackend {
     }
 }
 
-fn report<T>(
-    role: LibraryRole,
-    l: &Result<Loaded<T>, LoadError>,
-    count: fn(&T) -> usize,
-    total: usize,
-) -> LibraryReport {
-    LibraryReport {
-        role,
-        status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
-            path: l.path.clone(),
-            version: loader::version_string(l.version),
-            entry_points: (count(&l.table), total),
-        }),
-    }
-}
-
 impl Api for CudaBackend {
     const KIND: BackendKind = BackendKind::Cuda;
 
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
-            report(
+            LibraryReport::of(
                 LibraryRole::Driver,
                 &self.driver,
+                loader::version_string,
                 DriverTable::loaded_count,
                 functions::DRIVER_FUNCTIONS.len(),
             ),
-            report(
+            LibraryReport::of(
                 LibraryRole::Runtime,
                 &self.runtime,
+                loader::version_string,
                 RuntimeTable::loaded_count,
                 functions::RUNTIME_FUNCTIONS.len(),
             ),
-            report(
+            LibraryReport::of(
                 LibraryRole::Nvrtc,
                 &self.nvrtc,
+                loader::version_string,
                 NvrtcTable::loaded_count,
                 functions::NVRTC_FUNCTIONS.len(),
             ),

@@ -49,7 +49,7 @@ pub use generated::table::{HipTable, HiprtcTable};
 /// HIP's own types (raw integers for enums: their values depend on the HIP version).
 pub use generated::types as hip_types;
 
-use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};
+use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole};
 use anycuda_api::driver::{CUdevice, CUresult};
 use anycuda_api::error::{DriverError, LoadError};
 use anycuda_api::runtime::cudaError_t;
@@ -174,36 +174,19 @@ impl HipBackend {
     }
 }
 
-fn report<T>(
-    role: LibraryRole,
-    l: &Result<Loaded<T>, LoadError>,
-    fmt: fn(i32) -> String,
-    count: fn(&T) -> usize,
-    total: usize,
-) -> LibraryReport {
-    LibraryReport {
-        role,
-        status: l.as_ref().map_err(Clone::clone).map(|l| LoadedLibrary {
-            path: l.path.clone(),
-            version: fmt(l.version),
-            entry_points: (count(&l.table), total),
-        }),
-    }
-}
-
 impl Api for HipBackend {
     const KIND: BackendKind = BackendKind::Hip;
 
     fn libraries(&self) -> Vec<LibraryReport> {
         vec![
-            report(
+            LibraryReport::of(
                 LibraryRole::Hip,
                 &self.hip,
                 loader::version_string,
                 HipTable::loaded_count,
                 generated::table::HIP_FUNCTIONS.len(),
             ),
-            report(
+            LibraryReport::of(
                 LibraryRole::Hiprtc,
                 &self.rtc,
                 |v| format!("{}.{}", v / 1000, v % 1000),
