@@ -29,7 +29,10 @@ HIPRAND_DEB=libhiprand-dev_5.3.3-4_amd64.deb        # bookworm, source package r
 HIPRAND_DEB_URL=$DEBIAN/pool/main/r/rocrand/$HIPRAND_DEB
 HIPRAND_DEB_SHA256=1c4422dfdf9971c4ec6dbe4050e4499137481ffd087ac5473c3dee5a518f2a99
 # CUDA 13.0's releases (the GPU machine's toolkit): libcublas.so.13 (+ libcublasLt.so.13) and
-# libcurand.so.10. py3-none wheels, one file each.
+# libcurand.so.10. py3-none wheels, one file each. Deliberately not the codegen's pins
+# (CUBLAS_VERSION / CURAND_VERSION in ci/fetch-inputs.sh, the newest headers anycuda exposes):
+# hipBLAS/hipRAND are compiled here against the headers of the library they will call on the
+# GPU machine, and a newer header could declare what that 13.0 library lacks.
 CUBLAS_WHEEL=nvidia_cublas-13.0.2.14-py3-none-manylinux_2_27_x86_64.whl
 CUBLAS_WHEEL_SHA256=0cf238ffdbe46c00cb9aa98e7bca745c223a5ca5a53e686ac8b3e5a08fe80d6c
 CURAND_WHEEL=nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl
