@@ -232,13 +232,32 @@ fn compile_error_exits_non_zero_with_the_log() {
     }
 }
 
-/// A temporary source file for one test.
-fn temp_source(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+/// A temporary source file for one test, in a folder of its own that is removed on drop (every
+/// run used to leave its folders in the temp dir).
+struct TempSource {
+    dir: std::path::PathBuf,
+    path: std::path::PathBuf,
+}
+
+impl std::ops::Deref for TempSource {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl Drop for TempSource {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn temp_source(name: &str, bytes: &[u8]) -> TempSource {
     let dir = std::env::temp_dir().join(format!("anycuda-cli-bad-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
-    path
+    TempSource { dir, path }
 }
 
 /// Issue 11 item 7: the arch came after the user's options, so `-- -I` swallowed it (the PTX

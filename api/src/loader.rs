@@ -304,10 +304,46 @@ mod tests {
     use super::*;
     use std::path::{Path, PathBuf};
 
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("anycuda-loader-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d.join(name)
+    /// A scratch file in a folder of its own, removed with the folder on drop (tests run in
+    /// parallel, so no two share one; every run used to leave its folder in the temp dir).
+    struct Scratch {
+        dir: PathBuf,
+        path: PathBuf,
+    }
+
+    impl core::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.path
+        }
+    }
+
+    impl AsRef<Path> for Scratch {
+        fn as_ref(&self) -> &Path {
+            &self.path
+        }
+    }
+
+    impl AsRef<std::ffi::OsStr> for Scratch {
+        fn as_ref(&self) -> &std::ffi::OsStr {
+            self.path.as_os_str()
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("anycuda-loader-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch {
+            path: dir.join(name),
+            dir,
+        }
     }
 
     /// A real shared object: this test binary (a position-independent executable is ET_DYN).
