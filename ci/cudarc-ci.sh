@@ -15,7 +15,7 @@ rustfmt --edition 2021 --check facades/cudarc-patch/src/lib.rs facades/cudarc-pr
     facades/cudarc/bench/ab.rs facades/cudarc/bench/ab_ops.rs
 
 say "facade tests with the f16/f8 features"
-cargo test --locked -p anycuda-cudarc --features f16,f8 --test api_shape
+cargo test --locked -p anycuda-cudarc --features f16,f8 --test api_shape --test cublas_host
 
 say "cudarc 0.19.10's examples, unchanged, against the facade"
 bash ci/cudarc-examples.sh build
@@ -24,27 +24,27 @@ say "cudarc 0.19.10's unit tests against the facade (built; the NVRTC ones run)"
 bash ci/cudarc-unit-tests.sh build
 ANYCUDA_BACKEND=cuda bash ci/cudarc-unit-tests.sh run nvrtc::
 
-say "out-of-scope modules: using cudarc::cublas fails to compile, naming the module"
+say "out-of-scope modules: using cudarc::cudnn fails to compile, naming the module"
 oos="$CARGO_TARGET_DIR/cudarc-proofs/out-of-scope"
 mkdir -p "$oos/src"
 cat >"$oos/Cargo.toml" <<TOML
 [package]
-name = "uses-cublas"
+name = "uses-cudnn"
 version = "0.0.0"
 edition = "2021"
 publish = false
 [workspace]
 [dependencies]
-cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["cublas"] }
+cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["cudnn"] }
 TOML
-echo 'use cudarc::cublas::CudaBlas; fn main() { let _ = std::mem::size_of::<CudaBlas>(); }' >"$oos/src/main.rs"
+echo 'use cudarc::cudnn::Cudnn; fn main() { let _ = std::mem::size_of::<Cudnn>(); }' >"$oos/src/main.rs"
 cp Cargo.lock "$oos/Cargo.lock"
 if out="$(env -u ANYCUDA_CUDARC_QUIET cargo build --manifest-path "$oos/Cargo.toml" 2>&1)"; then
-    echo "using cudarc::cublas compiled; it must not" >&2; exit 1
+    echo "using cudarc::cudnn compiled; it must not" >&2; exit 1
 fi
-grep -q 'could not find `cublas` in `cudarc`' <<<"$out" || { echo "$out" >&2; exit 1; }
-grep -q 'cudarc::cublas (cuBLAS) is not provided' <<<"$out" || { echo "$out" >&2; exit 1; }
-echo "ok: the build names cudarc::cublas and says why"
+grep -q 'could not find `cudnn` in `cudarc`' <<<"$out" || { echo "$out" >&2; exit 1; }
+grep -q 'cudarc::cudnn (cuDNN) is not provided' <<<"$out" || { echo "$out" >&2; exit 1; }
+echo "ok: the build names cudarc::cudnn and says why"
 
 say "[patch.crates-io] proof: cudarc reached through a dependency"
 cargo build --locked --manifest-path facades/cudarc-proof/Cargo.toml

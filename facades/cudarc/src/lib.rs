@@ -1,5 +1,5 @@
 //! cudarc's API on anycuda: code written against [cudarc](https://docs.rs/cudarc/0.19.10)
-//! 0.19.10's driver, NVRTC and cuRAND modules runs unchanged on NVIDIA (CUDA) and AMD (HIP/ROCm) GPUs.
+//! 0.19.10's driver, NVRTC, cuBLAS and cuRAND modules runs unchanged on NVIDIA (CUDA) and AMD (HIP/ROCm) GPUs.
 //!
 //! Depend on it under cudarc's name and recompile:
 //! `cudarc = { package = "anycuda-cudarc", version = "0.1" }`. For cudarc reached through
@@ -23,7 +23,9 @@
 //!   is a `DriverError`, never a panic.
 //! - `std`, `no-std`: ignored; this crate always uses `std`.
 //! - `curand`: [`curand`] (`CudaRng`, `result`, `sys`), on cuRAND or hipRAND.
-//! - `cublas`, `cublaslt`, `cudnn*`, `cufft`, `cusparse`, `cusolver`, `cusolvermg`,
+//! - `cublas`: [`cublas`] (`CudaBlas`, `Gemm`, `Gemv`, `Asum`, `GroupedGemm`, `result`, `sys`),
+//!   on cuBLAS or hipBLAS.
+//! - `cublaslt`, `cudnn*`, `cufft`, `cusparse`, `cusolver`, `cusolvermg`,
 //!   `cutensor*`, `cupti`, `cufile`, `nvtx`, `nccl*`: accepted, but the modules do not exist yet.
 //!   Code that uses them fails to compile with "could not find `cublas` in `cudarc`", and the
 //!   build script prints a warning naming each such module (`ANYCUDA_CUDARC_QUIET=1` silences it).
@@ -40,6 +42,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cublas")]
+pub mod cublas;
 #[cfg(feature = "curand")]
 pub mod curand;
 pub mod driver;

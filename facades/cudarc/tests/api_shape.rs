@@ -80,3 +80,113 @@ fn question_mark_into_driver_error_infers() {
     }
     assert_eq!(run(), Ok(8));
 }
+
+/// cudarc's cublas names, bounds and signatures: `CudaBlas::new`, the operation traits for f32
+/// and f64, `Send + Sync`, and the raw call shape downstream crates write against `result`.
+#[test]
+fn cublas_names_and_bounds() {
+    use cudarc::cublas::result::CublasError;
+    use cudarc::cublas::{
+        sys, Asum, AsumConfig, CudaBlas, Gemm, GemmConfig, Gemv, GemvConfig, StridedBatchedConfig,
+    };
+    fn ops<T, B: Gemm<T> + Gemv<T> + Asum<T>>() {}
+    send_sync::<CudaBlas>();
+    ops::<f32, CudaBlas>();
+    ops::<f64, CudaBlas>();
+    let _: fn(Arc<CudaStream>) -> Result<CudaBlas, CublasError> = CudaBlas::new;
+    let _: fn(&CudaBlas) -> &sys::cublasHandle_t = CudaBlas::handle;
+    let _: fn(&CudaBlas) -> Result<sys::cublasPointerMode_t, CublasError> =
+        CudaBlas::get_pointer_mode;
+    let n = sys::cublasOperation_t::CUBLAS_OP_N;
+    let g = GemmConfig {
+        transa: n,
+        transb: n,
+        m: 1,
+        n: 2,
+        k: 3,
+        alpha: 1f32,
+        lda: 1,
+        ldb: 3,
+        beta: 0f32,
+        ldc: 1,
+    };
+    let s = StridedBatchedConfig {
+        gemm: g,
+        batch_size: 4,
+        stride_a: 3,
+        stride_b: 6,
+        stride_c: 2,
+    };
+    let _ = (
+        s,
+        GemvConfig {
+            trans: n,
+            m: 1,
+            n: 1,
+            alpha: 1f64,
+            lda: 1,
+            incx: 1,
+            beta: 0f64,
+            incy: 1,
+        },
+    );
+    let _ = AsumConfig { n: 1, incx: 1 };
+
+    // The shape of a strided-batched GEMM through `result` on a slice's stream, as candle
+    // writes it: `*handle()`, device pointers cast with `as`, f32 scalars through `*const _`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn through_result(
+        blas: &CudaBlas,
+        cfg: StridedBatchedConfig<f32>,
+        a: &CudaView<f32>,
+        b: &CudaView<f32>,
+        c: &mut CudaSlice<f32>,
+    ) -> Result<(), CublasError> {
+        let stream = c.stream().clone();
+        let (a, _ga) = a.device_ptr(&stream);
+        let (b, _gb) = b.device_ptr(&stream);
+        let (c, _gc) = c.device_ptr_mut(&stream);
+        // SAFETY: not called; the extents would be the caller's contract.
+        unsafe {
+            cudarc::cublas::result::gemm_strided_batched_ex(
+                *blas.handle(),
+                cfg.gemm.transa,
+                cfg.gemm.transb,
+                cfg.gemm.m,
+                cfg.gemm.n,
+                cfg.gemm.k,
+                (&cfg.gemm.alpha) as *const f32 as *const _,
+                a as *const _,
+                sys::cudaDataType_t::CUDA_R_32F,
+                cfg.gemm.lda,
+                cfg.stride_a,
+                b as *const _,
+                sys::cudaDataType_t::CUDA_R_32F,
+                cfg.gemm.ldb,
+                cfg.stride_b,
+                (&cfg.gemm.beta) as *const f32 as *const _,
+                c as *mut _,
+                sys::cudaDataType_t::CUDA_R_32F,
+                cfg.gemm.ldc,
+                cfg.stride_c,
+                cfg.batch_size,
+                sys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
+                sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP,
+            )
+        }
+    }
+    let _ = through_result;
+}
+
+#[cfg(feature = "f16")]
+#[test]
+fn cublas_half_types() {
+    use cudarc::cublas::{CudaBlas, Gemm, GroupedGemm, GroupedGemmDtype};
+    fn half<T: GroupedGemmDtype<ComputeType = f32>, B: Gemm<T> + GroupedGemm<T>>() {}
+    half::<half::f16, CudaBlas>();
+    half::<half::bf16, CudaBlas>();
+    assert_eq!(
+        <half::bf16 as GroupedGemmDtype>::data_type(),
+        cudarc::cublas::sys::cudaDataType_t::CUDA_R_16BF
+    );
+}
