@@ -88,7 +88,12 @@ fn pattern<T: cudarc::driver::DeviceRepr>(stream: &Arc<CudaStream>, n: usize) ->
         let (p, _rec) = s.device_ptr(stream);
         // SAFETY: `p` is the start of `s`, n * size_of::<T>() bytes, on this stream.
         unsafe {
-            cudarc::driver::result::memset_d8_async(p, 0x3c, n * std::mem::size_of::<T>(), stream.cu_stream())
+            cudarc::driver::result::memset_d8_async(
+                p,
+                0x3c,
+                n * std::mem::size_of::<T>(),
+                stream.cu_stream(),
+            )
         }?;
     }
     Ok(s)
@@ -108,32 +113,78 @@ fn main() -> Res<()> {
     let stream = ctx.new_stream()?;
     let blas = CudaBlas::new(stream.clone())?;
     let big = (N as usize) * (N as usize);
-    let (a, b, mut c) = (pattern::<f32>(&stream, big)?, pattern::<f32>(&stream, big)?, pattern::<f32>(&stream, big)?);
-    let (ha, hb, mut hc) = (pattern::<f16>(&stream, big)?, pattern::<f16>(&stream, big)?, pattern::<f16>(&stream, big)?);
+    let (a, b, mut c) = (
+        pattern::<f32>(&stream, big)?,
+        pattern::<f32>(&stream, big)?,
+        pattern::<f32>(&stream, big)?,
+    );
+    let (ha, hb, mut hc) = (
+        pattern::<f16>(&stream, big)?,
+        pattern::<f16>(&stream, big)?,
+        pattern::<f16>(&stream, big)?,
+    );
     stream.synchronize()?;
     let op = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
-    let cfg = |n: i32, one, zero| GemmConfig { transa: op, transb: op, m: n, n, k: n, alpha: one, lda: n, ldb: n, beta: zero, ldc: n };
+    fn cfg<T>(
+        op: cudarc::cublas::sys::cublasOperation_t,
+        n: i32,
+        one: T,
+        zero: T,
+    ) -> GemmConfig<T> {
+        GemmConfig {
+            transa: op,
+            transb: op,
+            m: n,
+            n,
+            k: n,
+            alpha: one,
+            lda: n,
+            ldb: n,
+            beta: zero,
+            ldc: n,
+        }
+    }
     let st = i64::from(S * S);
     let mut allocs = 0f64;
 
-    let sg = cfg(N, 1.0f32, 0.0f32);
+    let sg = cfg(op, N, 1.0f32, 0.0f32);
     // SAFETY: 4096² elements in each operand, as the configuration reads and writes.
-    let (t, al) = per_call(&stream, big_calls, repeats, &mut || Ok(unsafe { blas.gemm(sg, &a, &b, &mut c) }?))?;
+    let (t, al) = per_call(&stream, big_calls, repeats, &mut || {
+        Ok(unsafe { blas.gemm(sg, &a, &b, &mut c) }?)
+    })?;
     println!("RESULT sgemm_4096 {:.6}", t * 1e3);
     allocs = allocs.max(al);
-    let hg = cfg(N, f16::ONE, f16::ZERO);
+    let hg = cfg(op, N, f16::ONE, f16::ZERO);
     // SAFETY: as above.
-    let (t, al) = per_call(&stream, big_calls, repeats, &mut || Ok(unsafe { blas.gemm(hg, &ha, &hb, &mut hc) }?))?;
+    let (t, al) = per_call(&stream, big_calls, repeats, &mut || {
+        Ok(unsafe { blas.gemm(hg, &ha, &hb, &mut hc) }?)
+    })?;
     println!("RESULT hgemm_4096 {:.6}", t * 1e3);
     allocs = allocs.max(al);
-    let sb = StridedBatchedConfig { gemm: cfg(S, 1.0f32, 0.0f32), batch_size: BATCH, stride_a: st, stride_b: st, stride_c: st };
+    let sb = StridedBatchedConfig {
+        gemm: cfg(op, S, 1.0f32, 0.0f32),
+        batch_size: BATCH,
+        stride_a: st,
+        stride_b: st,
+        stride_c: st,
+    };
     // SAFETY: 1024 batches of 64² lie within the 4096² operands.
-    let (t, al) = per_call(&stream, small_calls, repeats, &mut || Ok(unsafe { blas.gemm_strided_batched(sb, &a, &b, &mut c) }?))?;
+    let (t, al) = per_call(&stream, small_calls, repeats, &mut || {
+        Ok(unsafe { blas.gemm_strided_batched(sb, &a, &b, &mut c) }?)
+    })?;
     println!("RESULT sgemm_b64 {:.6}", t * 1e6);
     allocs = allocs.max(al);
-    let hb64 = StridedBatchedConfig { gemm: cfg(S, f16::ONE, f16::ZERO), batch_size: BATCH, stride_a: st, stride_b: st, stride_c: st };
+    let hb64 = StridedBatchedConfig {
+        gemm: cfg(op, S, f16::ONE, f16::ZERO),
+        batch_size: BATCH,
+        stride_a: st,
+        stride_b: st,
+        stride_c: st,
+    };
     // SAFETY: as above.
-    let (t, al) = per_call(&stream, small_calls, repeats, &mut || Ok(unsafe { blas.gemm_strided_batched(hb64, &ha, &hb, &mut hc) }?))?;
+    let (t, al) = per_call(&stream, small_calls, repeats, &mut || {
+        Ok(unsafe { blas.gemm_strided_batched(hb64, &ha, &hb, &mut hc) }?)
+    })?;
     println!("RESULT hgemm_b64 {:.6}", t * 1e6);
     allocs = allocs.max(al);
     println!("RESULT allocs_per_gemm {allocs}");
