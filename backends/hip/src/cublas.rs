@@ -31,10 +31,12 @@
 //!   only names its own statuses); `cublasGetCudartVersion` answers 0;
 //! - on AMD, with no HIP device, `cublasCreate_v2` answers `CUBLAS_STATUS_NOT_INITIALIZED`,
 //!   cuBLAS's answer without a GPU, before hipBLAS sees it. Measured without a GPU (tests/
-//!   cublas_raw.rs): hipBLAS 5.5.1 answers `HIPBLAS_STATUS_NOT_INITIALIZED` itself, but hipBLAS
-//!   6.4.4 answers `HIPBLAS_STATUS_INTERNAL_ERROR` (neither aborts the process; rocBLAS's
-//!   "Could not initialize Tensile host: No devices found" path is not reached), so the answer
-//!   is given here, the same on every release.
+//!   cublas_raw.rs): hipBLAS 5.5.1 answers `HIPBLAS_STATUS_NOT_INITIALIZED` when it is the
+//!   first to touch the HIP runtime and `HIPBLAS_STATUS_INTERNAL_ERROR` once the runtime was
+//!   asked for devices; hipBLAS 6.4.4 answers `HIPBLAS_STATUS_INTERNAL_ERROR`. Neither aborts
+//!   the process (rocBLAS's "Could not initialize Tensile host: No devices found" path is not
+//!   reached), but the answer depends on the release and on history, so it is given here, the
+//!   same every time.
 
 use crate::device_probe::DeviceProbe;
 use crate::Platform;
