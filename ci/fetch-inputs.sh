@@ -22,6 +22,10 @@ HIPRAND_DEB_VERSION="5.3.3-4"    # Debian bookworm libhiprand-dev/librocrand-dev
 CUBLAS_VERSION="13.10.0.20"      # PyPI nvidia-cublas (cublas_api.h, libcublas.so.13, libcublasLt.so.13;
                                  # the release PyPI cuda-toolkit 13.5.0 pins with the wheels above)
 HIPBLAS_DEB_VERSION="5.5.1-4"    # Debian trixie libhipblas-dev/libhipblas0 (ci/cublas-fetch.sh)
+HIPBLAS2_DEB_VERSION="6.4.4-1"   # Debian sid libhipblas-dev/libhipblas2: hipBLAS 2.x's ABI (hipDataType,
+                                 # hipblasComputeType_t), its header for codegen's checks
+HIPBLAS_COMMON_DEB_VERSION="7.1.0-1+b1" # Debian sid libhipblas-common-dev (hipblas-common.h:
+                                 # hipblasComputeType_t, which hipBLAS 2.x's header includes)
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)

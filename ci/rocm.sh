@@ -22,7 +22,8 @@
 # The command also gets (docs/choosing-a-backend.md, "Library search"): ROCM_PATH, ANYCUDA_HIP_LIBRARY,
 # ANYCUDA_HIPRTC_LIBRARY, ANYCUDA_HIPRAND_LIBRARY (hipRAND: bookworm's 5.3.3 from
 # .cache/inputs/hiprand for 5.2, fetched by ci/curand-fetch.sh; the release's own libhiprand1 and
-# librocrand1 otherwise), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
+# librocrand1 otherwise), ANYCUDA_HIPBLAS_LIBRARY (hipBLAS: trixie's 5.5.1 for 5.7, sid's 6.4.4 for
+# 6.4, each with its rocBLAS; unset for 5.2, as bookworm has none), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,6 +53,8 @@ case "$VERSION" in
     export ANYCUDA_ROCM_VERSION=5.2 ROCM_PATH=/usr
     export ANYCUDA_HIP_LIBRARY=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5
     unset ANYCUDA_HIPRTC_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH
+    # bookworm has no hipBLAS: cuBLAS on HIP is not served on 5.2 (tests/cublas_raw.rs knows).
+    unset ANYCUDA_HIPBLAS_LIBRARY
     # hipRAND 5.3.3 (bookworm, the 5.2.3 set) is unpacked privately by ci/curand-fetch.sh.
     hiprand="$ROOT/.cache/inputs/hiprand/usr/lib/x86_64-linux-gnu/libhiprand.so.1"
     if [[ -e "$hiprand" ]]; then
@@ -70,19 +73,24 @@ case "$VERSION" in
 5.7)
     SUITE=trixie
     # 5.7 keeps hipRTC inside libamdhip64; comgr 2 compiles, the builtins hold the headers.
-    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1 libhiprand1)
+    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1 libhiprand1 libhipblas0)
     HIP_SONAME=libamdhip64.so.5
+    HIPBLAS_SONAME=libhipblas.so.0
     HIPRTC_SONAME=
     ;;
 6.4)
     SUITE=sid
-    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1)
+    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1 libhipblas2)
+    HIPBLAS_SONAME=libhipblas.so.2
     HIP_SONAME=libamdhip64.so.6
     HIPRTC_SONAME=libhiprtc.so.6
     ;;
 *) die "unknown ROCm version '$VERSION' (5.2, 5.7 or 6.4)" ;;
 esac
 # libhiprand1 brings librocrand1 (tests/curand_raw.rs): about 140 MB installed on 6.4.
+# libhipblas0 (trixie, hipBLAS 5.5.1) and libhipblas2 (sid, 6.4.4) bring rocBLAS
+# (tests/cublas_raw.rs), by far the largest part of each prefix (its Tensile kernels for every
+# GPU): see README's disk figures.
 # Loaded by the runtime through the loader itself: glibc and the C++ runtime of that release.
 ROOTS+=(libc6 libstdc++6 libgcc-s1)
 # Never needed to load or compile, and large or with maintainer scripts: left out of the closure.
@@ -188,10 +196,12 @@ else
 fi
 ANYCUDA_HIPRAND_LIBRARY="$(libfile libhiprand.so.1)"
 export ANYCUDA_HIPRAND_LIBRARY
+ANYCUDA_HIPBLAS_LIBRARY="$(libfile "$HIPBLAS_SONAME")"
+export ANYCUDA_HIPBLAS_LIBRARY
 export ROCM_LOADER="$LOADER" ROCM_LIBRARY_PATH="$LIBRARY_PATH_"
 
 if ((print_env)); then
-    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
+    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ANYCUDA_HIPBLAS_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
         [[ -n "${!v:-}" ]] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     exit 0

@@ -19,8 +19,13 @@
 //! ```
 //!
 //! Library search: `ANYCUDA_CUBLAS_LIBRARY` (an exact file), else `libcublas.so.13`, then
-//! `CUDA_PATH`/`CUDA_HOME` and `/usr/local/cuda`. A library that cannot be loaded is reported by
-//! [`library`] with every path tried.
+//! `CUDA_PATH`/`CUDA_HOME` and `/usr/local/cuda`; on the HIP backend `ANYCUDA_HIPBLAS_LIBRARY`,
+//! else `libhipblas.so.3`/`.so.2`/`.so.0`, then `ROCM_PATH`/`HIP_PATH` and `/opt/rocm`. A
+//! library that cannot be loaded is reported by [`library`] with every path tried.
+//!
+//! On the HIP backend hipBLAS serves the functions of [`HIPBLAS_DECLARED`] (values translated)
+//! and anycuda answers those of [`HIPBLAS_ANSWERED`]; the rest answer
+//! `CUBLAS_STATUS_NOT_SUPPORTED` with a reason. See `docs/linear-algebra.md`.
 
 pub use anycuda_api::cublas::*;
 
@@ -63,12 +68,16 @@ pub struct LibraryInfo {
     pub name: &'static str,
     /// The file the loader mapped.
     pub path: String,
-    /// Its version code (`cublasGetVersion_v2`), e.g. `131000`.
+    /// Its version code (`cublasGetVersion_v2`), e.g. `131000`; 0 for hipBLAS, which has no
+    /// version query.
     pub version: i32,
-    /// The version as people write it (`13.10.0`).
+    /// The version as people write it (`13.10.0`; for hipBLAS, that it is unknown).
     pub version_string: String,
     /// Entry points resolved, of the functions the pinned `cublas_api.h` declares.
     pub entry_points: (usize, usize),
+    /// How the library takes the mixed-precision functions' data and compute types
+    /// ([`Abi::describe`]): read from hipBLAS's exports, `"cuBLAS"` for cuBLAS.
+    pub abi: &'static str,
 }
 
 impl Library {
@@ -86,15 +95,22 @@ impl Library {
                     version,
                     version_string: version_string(version),
                     entry_points: (t.loaded_count(), total),
+                    abi: Abi::Cublas.describe(),
                 }
             }
             #[cfg(feature = "backend-hip")]
             Library::Hip(l) => LibraryInfo {
                 name: l.name(),
-                path: String::new(),
-                version: 0,
-                version_string: String::new(),
-                entry_points: (0, total),
+                path: l.path().to_string(),
+                version: l.version(),
+                version_string: match l.flavor() {
+                    Flavor::Cublas => version_string(l.version()),
+                    Flavor::Hipblas => {
+                        format!("version unknown (no query), {}", l.abi().describe())
+                    }
+                },
+                entry_points: (l.table().loaded_count(), total),
+                abi: l.abi().describe(),
             },
         }
     }

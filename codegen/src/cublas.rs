@@ -12,7 +12,9 @@
 //! - `src/generated/cublas.rs`: the facade's C-named free functions, dispatched to the backend.
 
 use crate::bindgen_run::{self, Job};
-use crate::emit_cuda;
+use crate::cublas_hip;
+use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
+use crate::extras::Ranges;
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, Lib};
 use anyhow::{bail, Result};
@@ -32,7 +34,11 @@ const FROM_RUNTIME: &[&str] = &[
 
 /// Generates the outputs. `runtime_b`: the CUDA runtime bindings (types the runtime defines are
 /// re-exported from `crate::runtime`, not defined twice).
-pub fn generate(root: &Path, runtime_b: &Bindings) -> Result<Vec<(PathBuf, String)>> {
+pub fn generate(
+    root: &Path,
+    ranges: &Ranges,
+    runtime_b: &Bindings,
+) -> Result<Vec<(PathBuf, String)>> {
     let cublas_version = optional_lib::pin(root, "CUBLAS_VERSION")?;
     let inputs = root.join(".cache/inputs");
     let cuda_inc = inputs.join("cuda/nvidia/cu13/include");
@@ -81,13 +87,29 @@ pub fn generate(root: &Path, runtime_b: &Bindings) -> Result<Vec<(PathBuf, Strin
     for f in &fns {
         fallback(f)?;
     }
+    let hip_in = format!(
+        "{input}, Debian trixie libhipblas-dev {} (hipblas.h), Debian sid libhipblas-dev {} (hipblas.h, hipblas-common.h)",
+        optional_lib::pin(root, "HIPBLAS_DEB_VERSION")?,
+        optional_lib::pin(root, "HIPBLAS2_DEB_VERSION")?
+    );
+    let hip = cublas_hip::generate(root, &b, runtime_b, &fns, ranges.named_base, &LIB, &hip_in)?;
+    let mut extras: Extras = BTreeMap::new();
+    let st = extras.entry("cublasStatus_t".to_string()).or_default();
+    for (hn, hv) in &hip.hip_only_status {
+        st.push(ExtraConst {
+            name: cublas_hip::hallucinated_name(hn),
+            value: ranges.named_base + hv,
+            description: format!("hipBLAS's `{hn}` ({hv}), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value)."),
+            origin: ExtraOrigin::Hallucinated(hn.clone()),
+        });
+    }
     Ok(vec![
         (
             PathBuf::from("api/src/generated/cublas.rs"),
             emit_cuda::api_module(
                 &b,
                 &[&text],
-                &BTreeMap::new(),
+                &extras,
                 &input,
                 "cuBLAS types from `cublas_api.h`, with NVIDIA's names and values.",
                 Some((runtime_b, "crate::runtime")),
@@ -95,11 +117,11 @@ pub fn generate(root: &Path, runtime_b: &Bindings) -> Result<Vec<(PathBuf, Strin
         ),
         (
             PathBuf::from("api/src/generated/cublas_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, Vec::new(), &input)?,
+            optional_lib::fns_module(&LIB, &fns, hip.fns_items, &hip_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cublas.rs"),
-            hip_module(&fns, &input)?,
+            hip.hip_module,
         ),
         (
             PathBuf::from("src/generated/cublas.rs"),
@@ -129,36 +151,6 @@ fn fallback(f: &FnDecl) -> Result<TokenStream> {
 
 fn facade_doc(name: &str) -> String {
     format!("`{name}` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.")
-}
-
-/// The HIP backend's `Cublas` impl. A cuBLAS library (values unchanged) is forwarded; hipBLAS's
-/// translation is not generated yet, so every call on hipBLAS answers
-/// `CUBLAS_STATUS_NOT_SUPPORTED` with a reason.
-fn hip_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
-    let mut items = optional_lib::uses(&LIB, "anycuda_api");
-    let self_ty: syn::Type = syn::parse_quote!(crate::cublas::BlasLibrary);
-    items.push(optional_lib::hip_impl(
-        &LIB,
-        fns,
-        &self_ty,
-        &["hipBLAS with cuBLAS's values (translation pending: every call is refused)."],
-        |f, _args| {
-            let fb = fallback(f)?;
-            let why = format!(
-                "{}: the HIP backend's hipBLAS translation is not built yet",
-                f.name
-            );
-            Ok(match ret_str(f).as_str() {
-                "cublasStatus_t" => quote!(crate::cublas::refuse(#why)),
-                _ => fb,
-            })
-        },
-    )?);
-    crate::emit::render(
-        inputs,
-        "cuBLAS on hipBLAS: the HIP backend's translating impl.",
-        &items,
-    )
 }
 
 /// A null handle answered before any library sees it: libcublas dereferences it.

@@ -52,6 +52,16 @@ impl cublasStatus_t {
     pub const CUBLAS_STATUS_INTERNAL_ERROR: cublasStatus_t = cublasStatus_t(14);
     pub const CUBLAS_STATUS_NOT_SUPPORTED: cublasStatus_t = cublasStatus_t(15);
     pub const CUBLAS_STATUS_LICENSE_ERROR: cublasStatus_t = cublasStatus_t(16);
+    /// hipBLAS's `HIPBLAS_STATUS_HANDLE_IS_NULLPTR` (9), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).
+    pub const CUBLAS_STATUS_HIPBLAS_HANDLE_IS_NULLPTR: cublasStatus_t = cublasStatus_t(
+        1073741833,
+    );
+    /// hipBLAS's `HIPBLAS_STATUS_INVALID_ENUM` (10), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).
+    pub const CUBLAS_STATUS_HIPBLAS_INVALID_ENUM: cublasStatus_t = cublasStatus_t(
+        1073741834,
+    );
+    /// hipBLAS's `HIPBLAS_STATUS_UNKNOWN` (11), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).
+    pub const CUBLAS_STATUS_HIPBLAS_UNKNOWN: cublasStatus_t = cublasStatus_t(1073741835);
     /// Every named constant of `cublasStatus_t`, for [`crate::CudaEnum`].
     const __CONSTANTS: &'static [crate::ConstInfo] = &[
         crate::ConstInfo {
@@ -113,6 +123,30 @@ impl cublasStatus_t {
             value: 16,
             description: "",
             origin: crate::Origin::Cuda,
+        },
+        crate::ConstInfo {
+            name: "CUBLAS_STATUS_HIPBLAS_HANDLE_IS_NULLPTR",
+            value: 1073741833,
+            description: "hipBLAS's `HIPBLAS_STATUS_HANDLE_IS_NULLPTR` (9), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).",
+            origin: crate::Origin::Hallucinated {
+                hip_name: "HIPBLAS_STATUS_HANDLE_IS_NULLPTR",
+            },
+        },
+        crate::ConstInfo {
+            name: "CUBLAS_STATUS_HIPBLAS_INVALID_ENUM",
+            value: 1073741834,
+            description: "hipBLAS's `HIPBLAS_STATUS_INVALID_ENUM` (10), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).",
+            origin: crate::Origin::Hallucinated {
+                hip_name: "HIPBLAS_STATUS_INVALID_ENUM",
+            },
+        },
+        crate::ConstInfo {
+            name: "CUBLAS_STATUS_HIPBLAS_UNKNOWN",
+            value: 1073741835,
+            description: "hipBLAS's `HIPBLAS_STATUS_UNKNOWN` (11), which cuBLAS does not declare (hallucinated by anycuda: value = 0x4000_0000 + hipBLAS value).",
+            origin: crate::Origin::Hallucinated {
+                hip_name: "HIPBLAS_STATUS_UNKNOWN",
+            },
         },
     ];
 }

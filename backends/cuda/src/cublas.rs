@@ -16,7 +16,7 @@ pub fn library() -> Result<&'static Loaded<CublasTable>, &'static LoadError> {
     static CUBLAS: OnceLock<Result<Loaded<CublasTable>, LoadError>> = OnceLock::new();
     CUBLAS
         .get_or_init(|| {
-            let l = cublas::load(&cublas::CUBLAS_SEARCH);
+            let l = cublas::load(&cublas::CUBLAS_SEARCH, cublas::Flavor::Cublas).map(|(l, _)| l);
             match &l {
                 Ok(l) => log::debug!(
                     "cuda cublas: {} ({})",

@@ -22,11 +22,11 @@
 //! - `curandGetVersion` reports hipRAND's own version (`HIPRAND_VERSION`, e.g. `201009` for
 //!   2.10.9; hipRAND's NVIDIA build reports cuRAND's), not an invented one.
 
+use crate::device_probe::DeviceProbe;
 use crate::Platform;
 use anycuda_api::curand::{self, CurandTable, Flavor};
 use anycuda_api::error::LoadError;
 use anycuda_api::loader::Loaded;
-use core::ffi::c_int;
 use std::sync::OnceLock;
 
 #[path = "generated/curand.rs"]
@@ -45,11 +45,8 @@ pub(crate) use anycuda_api::curand::refuse;
 pub struct RandLibrary {
     loaded: Loaded<CurandTable>,
     flavor: Flavor,
-    /// `hipGetDeviceCount` of the HIP runtime hipRAND itself is linked to (resolved through
-    /// hipRAND's handle, which searches its dependencies), on AMD only; `None` elsewhere.
-    device_count: Option<unsafe extern "C" fn(*mut c_int) -> c_int>,
-    /// The handle `device_count` was resolved through, kept open as long as it is used.
-    _probe: Option<anycuda_api::loader::Opened>,
+    /// Whether hipRAND's HIP runtime sees a device (AMD only).
+    probe: DeviceProbe,
 }
 
 impl RandLibrary {
@@ -64,42 +61,22 @@ impl RandLibrary {
         platform: Platform,
     ) -> Result<Self, LoadError> {
         let loaded = curand::load(search, flavor)?;
-        let (mut device_count, mut probe) = (None, None);
-        if flavor == Flavor::Hiprand && platform == Platform::Amd {
-            // The same file again (the loader hands back the mapped one): only to look up a
-            // symbol in hipRAND's dependency scope.
-            if let Ok(o) = search.open() {
-                let p = o.sym(c"hipGetDeviceCount");
-                if !p.is_null() {
-                    // SAFETY: hipGetDeviceCount(int*) -> hipError_t (a C int) in every HIP.
-                    device_count = Some(unsafe {
-                        core::mem::transmute::<
-                            *mut core::ffi::c_void,
-                            unsafe extern "C" fn(*mut c_int) -> c_int,
-                        >(p)
-                    });
-                    probe = Some(o);
-                }
-            }
-        }
+        let probe = if flavor == Flavor::Hiprand {
+            DeviceProbe::open(search, platform)
+        } else {
+            DeviceProbe::none()
+        };
         Ok(Self {
             loaded,
             flavor,
-            device_count,
-            _probe: probe,
+            probe,
         })
     }
     /// Whether the HIP runtime hipRAND uses sees a device. True where anycuda does not ask (HIP's
     /// NVIDIA platform, cuRAND, or a hipRAND whose HIP runtime could not be looked up): the
     /// library answers for itself there.
     pub fn has_device(&self) -> bool {
-        let Some(f) = self.device_count else {
-            return true;
-        };
-        let mut n: c_int = 0;
-        // SAFETY: a valid out-pointer; the function stays mapped while `_probe` is open.
-        let r = unsafe { f(&mut n) };
-        r == 0 && n > 0
+        self.probe.has_device()
     }
     /// The raw entry points (the library's own values).
     #[inline]
