@@ -25,6 +25,7 @@
 mod dispatch;
 // After `dispatch`: the generated impls use `dispatch_api!`.
 pub mod core;
+pub mod cublaslt;
 pub mod curand;
 mod generated;
 pub mod nccl;

@@ -173,6 +173,7 @@ impl BackendInfo {
             "compiler_loaded": b.compiler_loaded,
             "collective": collective_json(self.kind),
             "rand": rand_json(self.kind),
+            "matmul": matmul_json(self.kind),
             "devices": devices,
             "device_error": device_error,
         })
@@ -203,6 +204,7 @@ impl BackendInfo {
         }
         print_collective(self.kind);
         print_rand(self.kind);
+        print_matmul(self.kind);
         let devs = match &b.devices {
             Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
             Ok(d) => d,
@@ -343,6 +345,39 @@ fn print_rand(kind: BackendKind) {
 
 fn rand_json(kind: BackendKind) -> Value {
     match rand_library(kind) {
+        Ok(l) => json!({
+            "library": l.name, "path": l.path, "version": l.version_string,
+            "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
+        }),
+        Err(e) => json!({ "error": e }),
+    }
+}
+
+/// The backend's matmul library (cuBLASLt, or hipBLASLt on AMD; none on HIP's NVIDIA platform):
+/// path and version, or why not.
+fn matmul_library(kind: BackendKind) -> Result<anycuda::cublaslt::LibraryInfo, String> {
+    let b = Backend::load(kind).map_err(|e| e.to_string())?;
+    anycuda::cublaslt::library_of(b)
+        .map(anycuda::cublaslt::Library::info)
+        .map_err(|e| e.to_string())
+}
+
+fn print_matmul(kind: BackendKind) {
+    match matmul_library(kind) {
+        Ok(l) if l.name == "none" => {
+            println!("  {:<8} unavailable: {}", "cublaslt", l.version_string)
+        }
+        Ok(l) => println!(
+            "  {:<8} {} ({} {}, {}/{} entry points)",
+            "cublaslt", l.path, l.name, l.version_string, l.entry_points.0, l.entry_points.1
+        ),
+        Err(e) => println!("  {:<8} unavailable: {e}", "cublaslt"),
+    }
+}
+
+fn matmul_json(kind: BackendKind) -> Value {
+    match matmul_library(kind) {
+        Ok(l) if l.name == "none" => json!({ "error": l.version_string }),
         Ok(l) => json!({
             "library": l.name, "path": l.path, "version": l.version_string,
             "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,

@@ -14,6 +14,7 @@
 
 mod adapt;
 pub mod conv;
+pub mod cublaslt;
 pub mod curand;
 pub mod driver;
 mod loader;
