@@ -261,6 +261,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/cli.md")]
 #[doc = include_str!("../docs/coming-from-cudarc.md")]
 #[doc = include_str!("../docs/contributing.md")]
+#[doc = include_str!("../docs/cublaslt.md")]
 #[doc = include_str!("../docs/multi-gpu.md")]
 #[doc = include_str!("../docs/nvrtc-on-hip.md")]
 #[doc = include_str!("../docs/proof-and-status.md")]

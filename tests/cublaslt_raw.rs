@@ -648,6 +648,31 @@ fn hipblaslt_loads_and_translates_without_a_gpu() {
     unsafe { l.cublasLtMatmulDescDestroy(desc) }
         .result()
         .unwrap();
+    // A compute or data type cuBLAS names but hipBLASLt lacks: not supported, with a reason; one
+    // cuBLAS does not name: invalid.
+    let mut d2: cublasLtMatmulDesc_t = core::ptr::null_mut();
+    for (c, ty, want) in [
+        (
+            cublasComputeType_t::CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
+            cudaDataType::CUDA_R_64F,
+            cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
+        ),
+        (
+            cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cudaDataType::CUDA_R_4F_E2M1,
+            cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
+        ),
+        (
+            cublasComputeType_t(9999),
+            cudaDataType::CUDA_R_32F,
+            cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE,
+        ),
+    ] {
+        // SAFETY: a valid out-pointer; nothing is created.
+        let r = unsafe { l.cublasLtMatmulDescCreate(&mut d2, c, ty) };
+        assert_eq!(r, want, "{c:?} {ty:?}");
+        assert!(d2.is_null());
+    }
     // A function hipBLASLt lacks: anycuda's refusal, and why.
     let algo = cublasLtMatmulAlgo_t { data: [0; 8] };
     let mut v = 0u32;

@@ -602,18 +602,32 @@ fn hip_module(
             let mut pre = Vec::new();
             for (a, (_, t)) in args.iter().zip(&f.args) {
                 match type_str(t).as_str() {
+                    // A value cuBLAS names but hipBLASLt lacks: not supported, with a reason; a
+                    // value cuBLAS does not name: invalid, as cuBLASLt answers it.
                     "cublasComputeType_t" => {
                         let why = format!("{}: this compute type has no hipBLASLt counterpart", f.name);
                         pre.push(quote! {
-                            let Some(#a) = compute_to_hipblaslt(#a) else { return crate::cublaslt::refuse(#why) };
-                            let #a = cublasComputeType_t(#a as _);
+                            let Some(h) = compute_to_hipblaslt(#a) else {
+                                return if anycuda_api::CudaEnum::info(#a).is_some() {
+                                    crate::cublaslt::refuse(#why)
+                                } else {
+                                    cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+                                };
+                            };
+                            let #a = cublasComputeType_t(h as _);
                         });
                     }
                     "cudaDataType_t" | "cudaDataType" => {
                         let why = format!("{}: this data type has no hipBLASLt counterpart", f.name);
                         pre.push(quote! {
-                            let Some(#a) = datatype_to_hipblaslt(#a) else { return crate::cublaslt::refuse(#why) };
-                            let #a = cudaDataType(#a as _);
+                            let Some(h) = datatype_to_hipblaslt(#a) else {
+                                return if anycuda_api::CudaEnum::info(#a).is_some() {
+                                    crate::cublaslt::refuse(#why)
+                                } else {
+                                    cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+                                };
+                            };
+                            let #a = cudaDataType(h as _);
                         });
                     }
                     _ => {}

@@ -1103,12 +1103,16 @@ impl CublasLt for crate::cublaslt::LtLibrary {
         if matLayout.is_null() {
             return cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE;
         }
-        let Some(type_) = datatype_to_hipblaslt(type_) else {
-            return crate::cublaslt::refuse(
-                "cublasLtMatrixLayoutCreate: this data type has no hipBLASLt counterpart",
-            )
+        let Some(h) = datatype_to_hipblaslt(type_) else {
+            return if anycuda_api::CudaEnum::info(type_).is_some() {
+                crate::cublaslt::refuse(
+                    "cublasLtMatrixLayoutCreate: this data type has no hipBLASLt counterpart",
+                )
+            } else {
+                cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+            };
         };
-        let type_ = cudaDataType(type_ as _);
+        let type_ = cudaDataType(h as _);
         status_from_hipblaslt(unsafe {
             t.cublasLtMatrixLayoutCreate(matLayout, type_, rows, cols, ld)
         })
@@ -1235,18 +1239,26 @@ impl CublasLt for crate::cublaslt::LtLibrary {
         if matmulDesc.is_null() {
             return cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE;
         }
-        let Some(computeType) = compute_to_hipblaslt(computeType) else {
-            return crate::cublaslt::refuse(
-                "cublasLtMatmulDescCreate: this compute type has no hipBLASLt counterpart",
-            )
+        let Some(h) = compute_to_hipblaslt(computeType) else {
+            return if anycuda_api::CudaEnum::info(computeType).is_some() {
+                crate::cublaslt::refuse(
+                    "cublasLtMatmulDescCreate: this compute type has no hipBLASLt counterpart",
+                )
+            } else {
+                cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+            };
         };
-        let computeType = cublasComputeType_t(computeType as _);
-        let Some(scaleType) = datatype_to_hipblaslt(scaleType) else {
-            return crate::cublaslt::refuse(
-                "cublasLtMatmulDescCreate: this data type has no hipBLASLt counterpart",
-            )
+        let computeType = cublasComputeType_t(h as _);
+        let Some(h) = datatype_to_hipblaslt(scaleType) else {
+            return if anycuda_api::CudaEnum::info(scaleType).is_some() {
+                crate::cublaslt::refuse(
+                    "cublasLtMatmulDescCreate: this data type has no hipBLASLt counterpart",
+                )
+            } else {
+                cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+            };
         };
-        let scaleType = cudaDataType(scaleType as _);
+        let scaleType = cudaDataType(h as _);
         status_from_hipblaslt(unsafe {
             t.cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType)
         })
@@ -1352,12 +1364,16 @@ impl CublasLt for crate::cublaslt::LtLibrary {
         if transformDesc.is_null() {
             return cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE;
         }
-        let Some(scaleType) = datatype_to_hipblaslt(scaleType) else {
-            return crate::cublaslt::refuse(
-                "cublasLtMatrixTransformDescCreate: this data type has no hipBLASLt counterpart",
-            )
+        let Some(h) = datatype_to_hipblaslt(scaleType) else {
+            return if anycuda_api::CudaEnum::info(scaleType).is_some() {
+                crate::cublaslt::refuse(
+                    "cublasLtMatrixTransformDescCreate: this data type has no hipBLASLt counterpart",
+                )
+            } else {
+                cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+            };
         };
-        let scaleType = cudaDataType(scaleType as _);
+        let scaleType = cudaDataType(h as _);
         status_from_hipblaslt(unsafe {
             t.cublasLtMatrixTransformDescCreate(transformDesc, scaleType)
         })
