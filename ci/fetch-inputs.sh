@@ -8,7 +8,8 @@
 # Layout afterwards:
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
 #   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
-#                                             libcurand.so.10, libcublas.so.13 (test libraries)
+#                                             libcurand.so.10, libcublas.so.13, libcublasLt.so.13
+#                                             (test libraries)
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
@@ -26,6 +27,10 @@ HIPBLAS2_DEB_VERSION="6.4.4-1"   # Debian sid libhipblas-dev/libhipblas2: hipBLA
                                  # hipblasComputeType_t), its header for codegen's checks
 HIPBLAS_COMMON_DEB_VERSION="7.1.0-1+b1" # Debian sid libhipblas-common-dev (hipblas-common.h:
                                  # hipblasComputeType_t, which hipBLAS 2.x's header includes)
+HIPBLASLT_DEB_VERSION="7.1.1+dfsg-4" # Debian sid libhipblaslt-dev/libhipblaslt1 (ci/cublaslt-fetch.sh;
+                                 # amd64 only; cuBLASLt itself is libcublasLt.so.13 of nvidia-cublas)
+HIP_DEV_SID_DEB_VERSION="6.4.3-5" # Debian sid libamdhip64-dev: the HIP headers hipBLASLt 7.1.1 is
+                                 # built with (hipDataType; ci/cublaslt-fetch.sh)
 CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
@@ -122,6 +127,7 @@ fi
 bash "$ROOT/ci/nccl-fetch.sh"
 bash "$ROOT/ci/curand-fetch.sh"
 bash "$ROOT/ci/cublas-fetch.sh"
+bash "$ROOT/ci/cublaslt-fetch.sh"
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"

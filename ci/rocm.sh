@@ -23,7 +23,9 @@
 # ANYCUDA_HIPRTC_LIBRARY, ANYCUDA_HIPRAND_LIBRARY (hipRAND: bookworm's 5.3.3 from
 # .cache/inputs/hiprand for 5.2, fetched by ci/curand-fetch.sh; the release's own libhiprand1 and
 # librocrand1 otherwise), ANYCUDA_HIPBLAS_LIBRARY (hipBLAS: trixie's 5.5.1 for 5.7, sid's 6.4.4 for
-# 6.4, each with its rocBLAS; unset for 5.2, as bookworm has none), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
+# 6.4, each with its rocBLAS; unset for 5.2, as bookworm has none), ANYCUDA_HIPBLASLT_LIBRARY
+# (hipBLASLt: 6.4 only, sid's libhipblaslt1; unset for 5.2 and 5.7, whose Debian releases have no
+# hipBLASLt), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +54,7 @@ case "$VERSION" in
     dpkg -s libamdhip64-5 >/dev/null 2>&1 || die "ROCm 5.2.3 is not installed: run bash ci/fetch-inputs.sh"
     export ANYCUDA_ROCM_VERSION=5.2 ROCM_PATH=/usr
     export ANYCUDA_HIP_LIBRARY=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5
-    unset ANYCUDA_HIPRTC_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH
+    unset ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPBLASLT_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH
     # bookworm has no hipBLAS: cuBLAS on HIP is not served on 5.2 (tests/cublas_raw.rs knows).
     unset ANYCUDA_HIPBLAS_LIBRARY
     # hipRAND 5.3.3 (bookworm, the 5.2.3 set) is unpacked privately by ci/curand-fetch.sh.
@@ -77,13 +79,15 @@ case "$VERSION" in
     HIP_SONAME=libamdhip64.so.5
     HIPBLAS_SONAME=libhipblas.so.0
     HIPRTC_SONAME=
+    HIPBLASLT_SONAME=
     ;;
 6.4)
     SUITE=sid
-    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1 libhipblas2)
+    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1 libhipblas2 libhipblaslt1)
     HIPBLAS_SONAME=libhipblas.so.2
     HIP_SONAME=libamdhip64.so.6
     HIPRTC_SONAME=libhiprtc.so.6
+    HIPBLASLT_SONAME=libhipblaslt.so.1
     ;;
 *) die "unknown ROCm version '$VERSION' (5.2, 5.7 or 6.4)" ;;
 esac
@@ -91,6 +95,9 @@ esac
 # libhipblas0 (trixie, hipBLAS 5.5.1) and libhipblas2 (sid, 6.4.4) bring rocBLAS
 # (tests/cublas_raw.rs), by far the largest part of each prefix (its Tensile kernels for every
 # GPU): see README's disk figures.
+# libhipblaslt1 (6.4 only: sid's hipBLASLt 7.1.1, tests/cublaslt_raw.rs) depends on nothing the
+# prefix lacks (libamdhip64-6, glibc, the C++ runtime: the same libamdhip64 as HIP's own) but is
+# large: a 160 MB download, 680 MB installed (its GPU kernel libraries for every target).
 # Loaded by the runtime through the loader itself: glibc and the C++ runtime of that release.
 ROOTS+=(libc6 libstdc++6 libgcc-s1)
 # Never needed to load or compile, and large or with maintainer scripts: left out of the closure.
@@ -198,10 +205,16 @@ ANYCUDA_HIPRAND_LIBRARY="$(libfile libhiprand.so.1)"
 export ANYCUDA_HIPRAND_LIBRARY
 ANYCUDA_HIPBLAS_LIBRARY="$(libfile "$HIPBLAS_SONAME")"
 export ANYCUDA_HIPBLAS_LIBRARY
+if [[ -n "$HIPBLASLT_SONAME" ]]; then
+    ANYCUDA_HIPBLASLT_LIBRARY="$(libfile "$HIPBLASLT_SONAME")"
+    export ANYCUDA_HIPBLASLT_LIBRARY
+else
+    unset ANYCUDA_HIPBLASLT_LIBRARY
+fi
 export ROCM_LOADER="$LOADER" ROCM_LIBRARY_PATH="$LIBRARY_PATH_"
 
 if ((print_env)); then
-    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ANYCUDA_HIPBLAS_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
+    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ANYCUDA_HIPBLAS_LIBRARY ANYCUDA_HIPBLASLT_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
         [[ -n "${!v:-}" ]] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     exit 0

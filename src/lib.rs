@@ -26,6 +26,7 @@ mod dispatch;
 // After `dispatch`: the generated impls use `dispatch_api!`.
 pub mod core;
 pub mod cublas;
+pub mod cublaslt;
 pub mod curand;
 mod generated;
 pub mod nccl;
@@ -262,6 +263,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/coming-from-cudarc.md")]
 #[doc = include_str!("../docs/contributing.md")]
 #[doc = include_str!("../docs/linear-algebra.md")]
+#[doc = include_str!("../docs/cublaslt.md")]
 #[doc = include_str!("../docs/multi-gpu.md")]
 #[doc = include_str!("../docs/nvrtc-on-hip.md")]
 #[doc = include_str!("../docs/proof-and-status.md")]

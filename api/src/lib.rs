@@ -9,6 +9,7 @@
 pub mod backend;
 pub mod catalog;
 pub mod cublas;
+pub mod cublaslt;
 pub mod curand;
 pub mod enums;
 pub mod error;

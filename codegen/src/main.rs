@@ -4,6 +4,7 @@
 mod bindgen_run;
 mod cublas;
 mod cublas_hip;
+mod cublaslt;
 mod curand;
 mod emit;
 mod emit_cuda;
@@ -413,6 +414,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(nvjitlink::generate(&inp.root, &ranges)?);
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
     Ok(out)
 }
 

@@ -51,6 +51,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
     out.insert("nccl".into(), nccl_entry(verbose));
     out.insert("curand".into(), curand_entry(verbose));
     out.insert("cublas".into(), cublas_entry(verbose));
+    out.insert("cublaslt".into(), cublaslt_entry(verbose));
     let out = Value::Object(out);
     if as_json {
         println!(
@@ -82,6 +83,7 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
     println!(
         "HIP unsupported: exposed functions that answer the API's not-supported error on HIP."
     );
+    println!("cublaslt: the HIP column is AMD's (hipBLASLt); hipBLASLt has no NVIDIA build, so on HIP's NVIDIA platform every cuBLASLt call is not supported.");
     if verbose {
         for key in KEYS {
             for (label, list) in out[key]["names"].as_object().into_iter().flatten() {
@@ -99,7 +101,9 @@ pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
 }
 
 /// The rows, in the order they print.
-const KEYS: [&str; 6] = ["driver", "runtime", "nvrtc", "nccl", "curand", "cublas"];
+const KEYS: [&str; 7] = [
+    "driver", "runtime", "nvrtc", "nccl", "curand", "cublas", "cublaslt",
+];
 
 /// `cublas`: every function of the pinned `cublas_api.h` is exposed and forwarded on CUDA; on
 /// HIP, hipBLAS (AMD's, or its NVIDIA build) serves those whose twin its pinned header
@@ -178,6 +182,35 @@ fn curand_entry(verbose: bool) -> Value {
         "hip_backend": served.len(),
         "hip_unsupported": unsupported.len(),
         "not_exposed": 0,
+    });
+    if verbose {
+        v["names"] = json!({ "hip_backend": served, "hip_unsupported": unsupported });
+    }
+    v
+}
+
+/// `cublaslt`: every function of the pinned `cublasLt.h` is exposed and forwarded on CUDA; on
+/// HIP, hipBLASLt (AMD only: it has no build for HIP's NVIDIA platform, where every call answers
+/// `CUBLAS_STATUS_NOT_SUPPORTED`) serves those whose twin its header (`hipblaslt.h`, pinned)
+/// declares with the same signature, and the rest answer `CUBLAS_STATUS_NOT_SUPPORTED` with a
+/// reason (`anycuda::cublaslt::not_supported_reason`).
+fn cublaslt_entry(verbose: bool) -> Value {
+    use anycuda::cublaslt::{CUBLASLT_FUNCTIONS, HIPBLASLT_DECLARED};
+    let all: Vec<&str> = CUBLASLT_FUNCTIONS.iter().map(|f| f.name).collect();
+    let served: Vec<&str> = HIPBLASLT_DECLARED.iter().map(|(c, _)| *c).collect();
+    let unsupported: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|f| !served.contains(f))
+        .collect();
+    let mut v = json!({
+        "cuda_total": all.len(),
+        "exposed": all.len(),
+        "cuda_backend": all.len(),
+        "hip_backend": served.len(),
+        "hip_unsupported": unsupported.len(),
+        "not_exposed": 0,
+        "hip_note": "hipBLASLt has no NVIDIA build: on HIP's NVIDIA platform every cuBLASLt call answers CUBLAS_STATUS_NOT_SUPPORTED; the HIP column is AMD's",
     });
     if verbose {
         v["names"] = json!({ "hip_backend": served, "hip_unsupported": unsupported });

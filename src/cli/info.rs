@@ -358,12 +358,25 @@ const MATH_LIBS: &[(&str, FindMath)] = &[
             entry_points: l.entry_points,
         })
     }),
+    // cuBLASLt, or hipBLASLt on AMD; on HIP's NVIDIA platform there is none (no NVIDIA build of
+    // hipBLASLt): the library's info says why in its version string.
+    ("cublaslt", |b| {
+        let l = anycuda::cublaslt::library_of(b)
+            .map(anycuda::cublaslt::Library::info)
+            .map_err(|e| e.to_string())?;
+        if l.name == "none" {
+            return Err(l.version_string);
+        }
+        Ok(MathRow {
+            name: l.name,
+            path: l.path,
+            version: l.version_string,
+            entry_points: l.entry_points,
+        })
+    }),
 ];
 
-fn math_row(
-    kind: BackendKind,
-    find: fn(Backend) -> Result<MathRow, String>,
-) -> Result<MathRow, String> {
+fn math_row(kind: BackendKind, find: FindMath) -> Result<MathRow, String> {
     find(Backend::load(kind).map_err(|e| e.to_string())?)
 }
 

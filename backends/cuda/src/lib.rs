@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod cublas;
+pub mod cublaslt;
 pub mod curand;
 pub mod driver;
 mod loader;

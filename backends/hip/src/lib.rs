@@ -15,6 +15,7 @@
 mod adapt;
 pub mod conv;
 pub mod cublas;
+pub mod cublaslt;
 pub mod curand;
 mod device_probe;
 pub mod driver;
