@@ -310,6 +310,9 @@ pub struct Program {
     cache: Option<Arc<dyn ProgramCache>>,
     /// What the last compile found in the cache, which then stands for the compiler's output.
     hit: Option<CachedOutput>,
+    /// Whether a compile succeeded (from the cache or not): NVRTC then takes no more name
+    /// expressions, and neither does a program compiled from the cache.
+    compiled: bool,
 }
 
 // SAFETY: an nvrtcProgram is not tied to the thread that created it; every use goes through
@@ -386,6 +389,7 @@ impl Program {
             source: code.to_owned(),
             cache: cache::default_cache(),
             hit: None,
+            compiled: false,
         };
         for e in &prog.options.name_expressions {
             prog.add_name_expression(e)?;
@@ -528,6 +532,7 @@ impl Program {
                     Some(out) => {
                         self.log = out.log.clone();
                         self.hit = Some(out);
+                        self.compiled = true;
                         return Ok(());
                     }
                     None => log::warn!("program cache: entry {key:?} does not decode; compiling"),
@@ -544,6 +549,7 @@ impl Program {
                 Some(self.log.clone()),
             ));
         }
+        self.compiled = true;
         if let (Some(c), Some(key)) = (&self.cache, &key) {
             match self.collect_output() {
                 Some(out) => {
@@ -557,17 +563,17 @@ impl Program {
         Ok(())
     }
 
-    /// Everything the compile just made, to store: the code of each kind the compiler made,
-    /// the log and the lowered names. `None` when a lowered name cannot be read.
+    /// Everything the compile just made, to store: what the compiler answers for each kind of
+    /// code (the code, or its error code, which a hit replays), the log and the lowered names.
+    /// `None` when a lowered name cannot be read.
     fn collect_output(&self) -> Option<CachedOutput> {
         let mut codes = Vec::new();
         for asked in [CodeType::Ptx, CodeType::Cubin, CodeType::Ltoir] {
-            // A kind the compile did not make is an error or empty: not stored.
-            if let Ok((code, label)) = self.fetch_compiled(asked) {
-                if !code.is_empty() {
-                    codes.push((asked, label, code));
-                }
-            }
+            let answer = match self.fetch_compiled(asked) {
+                Ok((code, label)) => Ok((label, code)),
+                Err(e) => Err(e.nvrtc_code()?.0),
+            };
+            codes.push((asked, answer));
         }
         let mut lowered = Vec::new();
         for e in &self.options.name_expressions {
@@ -680,6 +686,14 @@ impl Program {
     pub fn set_options(&mut self, options: ProgramOptions) -> Result<()> {
         for e in &options.name_expressions {
             if !self.options.name_expressions.contains(e) {
+                if self.compiled && self.hit.is_some() {
+                    // Compiled from the cache: the compiler was not run, but the rule holds.
+                    return Err(CoreError::nvrtc(
+                        "nvrtcAddNameExpression",
+                        nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
+                        Some(e.clone()),
+                    ));
+                }
                 self.add_name_expression(e)?;
             }
         }
@@ -698,11 +712,15 @@ impl Program {
     /// removed.
     fn fetch_code(&self, target: CodeType) -> Result<(Vec<u8>, CodeType)> {
         if let Some(hit) = &self.hit {
-            return Ok(hit
-                .codes
-                .iter()
-                .find(|c| c.0 == target)
-                .map_or_else(|| (Vec::new(), target), |c| (c.2.clone(), c.1)));
+            return match hit.codes.iter().find(|c| c.0 == target).map(|c| &c.1) {
+                Some(Ok((label, code))) => Ok((code.clone(), *label)),
+                Some(Err(code)) => Err(CoreError::nvrtc(
+                    fetch_call(target),
+                    nvrtcResult(*code),
+                    None,
+                )),
+                None => Ok((Vec::new(), target)),
+            };
         }
         self.fetch_compiled(target)
     }
@@ -986,13 +1004,26 @@ fn include_directives(text: &str) -> Vec<Directive> {
     out
 }
 
-/// What a compile made, as the cache stores it: the code of each kind the compiler was asked
-/// for (`(asked, labelled, bytes)`), the log and the lowered names.
+/// What the compiler answered when asked for one kind of code: the code and its label, or
+/// the error code of fetching it.
+type CodeAnswer = std::result::Result<(CodeType, Vec<u8>), u32>;
+
+/// What a compile made, as the cache stores it: the answer for each kind of code, the log and
+/// the lowered names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CachedOutput {
     log: String,
-    codes: Vec<(CodeType, CodeType, Vec<u8>)>,
+    codes: Vec<(CodeType, CodeAnswer)>,
     lowered: Vec<(String, String)>,
+}
+
+/// The NVRTC call that fetches code of kind `t` (the call an error names).
+fn fetch_call(t: CodeType) -> &'static str {
+    match t {
+        CodeType::Ptx => "nvrtcGetPTX",
+        CodeType::Cubin => "nvrtcGetCUBIN",
+        _ => "nvrtcGetLTOIR",
+    }
 }
 
 fn code_type_byte(t: CodeType) -> u8 {
@@ -1023,10 +1054,19 @@ impl CachedOutput {
         let mut out = Vec::new();
         bytes(&mut out, self.log.as_bytes());
         out.extend_from_slice(&(self.codes.len() as u32).to_le_bytes());
-        for (asked, label, code) in &self.codes {
+        for (asked, answer) in &self.codes {
             out.push(code_type_byte(*asked));
-            out.push(code_type_byte(*label));
-            bytes(&mut out, code);
+            match answer {
+                Ok((label, code)) => {
+                    out.push(0);
+                    out.push(code_type_byte(*label));
+                    bytes(&mut out, code);
+                }
+                Err(e) => {
+                    out.push(1);
+                    out.extend_from_slice(&e.to_le_bytes());
+                }
+            }
         }
         out.extend_from_slice(&(self.lowered.len() as u32).to_le_bytes());
         for (e, l) in &self.lowered {
@@ -1064,8 +1104,12 @@ impl CachedOutput {
         let mut codes = Vec::new();
         for _ in 0..r.u32()? {
             let asked = code_type_of(r.take(1)?[0])?;
-            let label = code_type_of(r.take(1)?[0])?;
-            codes.push((asked, label, r.bytes()?.to_vec()));
+            let answer = match r.take(1)?[0] {
+                0 => Ok((code_type_of(r.take(1)?[0])?, r.bytes()?.to_vec())),
+                1 => Err(u32::from_le_bytes(r.take(4)?.try_into().ok()?)),
+                _ => return None,
+            };
+            codes.push((asked, answer));
         }
         let mut lowered = Vec::new();
         for _ in 0..r.u32()? {
@@ -1201,8 +1245,12 @@ mod label_tests {
         let out = CachedOutput {
             log: "warning: x".into(),
             codes: vec![
-                (CodeType::Ptx, CodeType::Ptx, b".version 9.0".to_vec()),
-                (CodeType::Cubin, CodeType::Cubin, b"\x7fELF....".to_vec()),
+                (CodeType::Ptx, Ok((CodeType::Ptx, b".version 9.0".to_vec()))),
+                (
+                    CodeType::Cubin,
+                    Ok((CodeType::Cubin, b"\x7fELF....".to_vec())),
+                ),
+                (CodeType::Ltoir, Err(6)),
             ],
             lowered: vec![("scale<float>".into(), "_Z5scaleIfEvPT_".into())],
         };
