@@ -293,13 +293,18 @@ impl ProgramOptions {
 /// name, source and name expressions; the options, parsed as the compiler sees them (two-entry
 /// and glued spellings made one), which include the target arch (the current device's when none
 /// is set); and the path and contents of every header the compile can reach through its
-/// `#include` lines and `--pre-include` options, in every folder of the search order.
+/// `#include` lines and `--pre-include` options, in every folder of the search order. The
+/// entry holds what the compiler answers for every kind of code (PTX, cubin, LTO-IR, or the
+/// error of fetching one), so the [`CodeType`] asked for needs no part of the key (`-dlto`,
+/// which LTO-IR needs, is an option).
 ///
 /// A compile is not cached (it simply runs) when a header cannot be known from the text: an
 /// `#include` whose name comes from a macro, `#include_next`, `__has_include`, or an include
 /// found neither among the built-in headers nor on disk (the compiler may find it somewhere
-/// anycuda does not look); also when the compiler's file cannot be identified. Failed compiles
-/// are never cached. A hit leaves the raw program (see [`Program::as_raw`]) uncompiled: code
+/// anycuda does not look); an option that reads or writes other files (`--time`,
+/// `--fdevice-time-trace`, the precompiled-header options) or a raw hipRTC option that changes
+/// the header search (`--anycuda-hip-option=-I...`); also when the compiler's file cannot be
+/// identified. Failed compiles are never cached. A hit leaves the raw program (see [`Program::as_raw`]) uncompiled: code
 /// that reads the output through raw NVRTC calls should [`set_cache(None)`](Program::set_cache).
 pub struct Program {
     backend: Backend,
@@ -310,9 +315,6 @@ pub struct Program {
     cache: Option<Arc<dyn ProgramCache>>,
     /// What the last compile found in the cache, which then stands for the compiler's output.
     hit: Option<CachedOutput>,
-    /// Whether a compile succeeded (from the cache or not): NVRTC then takes no more name
-    /// expressions, and neither does a program compiled from the cache.
-    compiled: bool,
 }
 
 // SAFETY: an nvrtcProgram is not tied to the thread that created it; every use goes through
@@ -389,7 +391,6 @@ impl Program {
             source: code.to_owned(),
             cache: cache::default_cache(),
             hit: None,
-            compiled: false,
         };
         for e in &prog.options.name_expressions {
             prog.add_name_expression(e)?;
@@ -532,7 +533,6 @@ impl Program {
                     Some(out) => {
                         self.log = out.log.clone();
                         self.hit = Some(out);
-                        self.compiled = true;
                         return Ok(());
                     }
                     None => log::warn!("program cache: entry {key:?} does not decode; compiling"),
@@ -549,7 +549,6 @@ impl Program {
                 Some(self.log.clone()),
             ));
         }
-        self.compiled = true;
         if let (Some(c), Some(key)) = (&self.cache, &key) {
             match self.collect_output() {
                 Some(out) => {
@@ -645,6 +644,12 @@ impl Program {
             match p.spec.long {
                 "--include-path" => include_dirs.push(PathBuf::from(value())),
                 "--pre-include" => pre_includes.push(value()),
+                long if FILE_OPTIONS.contains(&long) => {
+                    return Err(format!("`{long}` reads or writes files besides headers"));
+                }
+                "--anycuda-hip-option" if hidden_search_option(&value()) => {
+                    return Err(format!("`{}` changes the header search", value()));
+                }
                 _ => {}
             }
         }
@@ -686,8 +691,9 @@ impl Program {
     pub fn set_options(&mut self, options: ProgramOptions) -> Result<()> {
         for e in &options.name_expressions {
             if !self.options.name_expressions.contains(e) {
-                if self.compiled && self.hit.is_some() {
-                    // Compiled from the cache: the compiler was not run, but the rule holds.
+                if self.hit.is_some() {
+                    // Compiled from the cache: the compiler did not run, but NVRTC's rule that
+                    // a compiled program takes no more name expressions holds.
                     return Err(CoreError::nvrtc(
                         "nvrtcAddNameExpression",
                         nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
@@ -849,6 +855,33 @@ fn is_builtin_header(name: &str) -> bool {
     [RtcTarget::Nvrtc, RtcTarget::Hiprtc]
         .into_iter()
         .any(|t| builtin_headers(t).iter().any(|(n, _)| *n == name))
+}
+
+/// Options whose compile reads or writes files other than headers (precompiled headers,
+/// timing reports): a hit would skip the writing, and the key cannot cover what is read.
+const FILE_OPTIONS: &[&str] = &[
+    "--time",
+    "--fdevice-time-trace",
+    "--pch",
+    "--create-pch",
+    "--use-pch",
+    "--pch-dir",
+];
+
+/// Whether a raw clang option passed to hipRTC changes where headers are found (`-I`,
+/// `-isystem`, `-iquote`, `-include`, ...): the key would not know those folders.
+fn hidden_search_option(opt: &str) -> bool {
+    [
+        "-I",
+        "-i",
+        "--include",
+        "--system-header",
+        "-F",
+        "--sysroot",
+        "-nostdinc",
+    ]
+    .iter()
+    .any(|p| opt.starts_with(p))
 }
 
 /// The most header files one compile's key reads; a program reaching more is not cached.
