@@ -195,6 +195,10 @@ impl ProgramCache for InMemoryProgramCache {
 /// - Size: after each store, entries are removed oldest-used first until the folder's entries
 ///   total at most [`max_bytes`](Self::max_bytes). A hit touches the entry's modification time,
 ///   which is what "used" means. Files vanishing under another process's eviction are expected.
+///   An entry larger than the limit is not stored.
+/// - Trust: the checksum finds damage, not malice. Whoever can write the folder decides what
+///   code a hit loads, so it must be trusted as the compiler is; folders the cache creates are
+///   the user's alone (mode 0700 on Unix).
 #[derive(Debug, Clone)]
 pub struct FileProgramCache {
     dir: PathBuf,
@@ -235,13 +239,15 @@ impl FileProgramCache {
 
     /// The entries now in the folder, with their sizes (none when the folder does not exist).
     pub fn entries(&self) -> Vec<(PathBuf, u64)> {
-        self.scan()
+        self.scan(false)
             .into_iter()
             .map(|(p, len, _)| (p, len))
             .collect()
     }
 
-    fn scan(&self) -> Vec<(PathBuf, u64, SystemTime)> {
+    /// The entries with size and modification time; `tidy` also removes temporary files a
+    /// crashed writer left behind.
+    fn scan(&self, tidy: bool) -> Vec<(PathBuf, u64, SystemTime)> {
         let Ok(rd) = fs::read_dir(&self.dir) else {
             return Vec::new();
         };
@@ -254,6 +260,9 @@ impl FileProgramCache {
             let Ok(meta) = e.metadata() else { continue };
             let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
             if name.starts_with(".tmp-") {
+                if !tidy {
+                    continue;
+                }
                 let age = SystemTime::now().duration_since(mtime).unwrap_or_default();
                 if age > STALE_TEMP {
                     let _ = fs::remove_file(&path);
@@ -269,7 +278,7 @@ impl FileProgramCache {
 
     /// Removes entries, least recently used first, until they total at most the limit.
     fn evict(&self) {
-        let mut entries = self.scan();
+        let mut entries = self.scan(true);
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
         if total <= self.max_bytes {
             return;
@@ -319,6 +328,16 @@ impl FileProgramCache {
     }
 }
 
+/// Creates `dir` and its parents; on Unix a folder it creates is the user's alone (0700), since
+/// whoever can write entries decides what code a hit loads.
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
 impl ProgramCache for FileProgramCache {
@@ -355,7 +374,7 @@ impl ProgramCache for FileProgramCache {
         if (HEADER_LEN + value.len()) as u64 > self.max_bytes {
             return Ok(()); // could never be kept: not an error, just not cached
         }
-        fs::create_dir_all(&self.dir)?;
+        create_private_dir(&self.dir)?;
         let tmp = self.dir.join(format!(
             ".tmp-{}-{}-{}",
             std::process::id(),
@@ -651,5 +670,47 @@ mod tests {
         assert_eq!(c.total_bytes(), 8);
         c.put(&key("big"), &[0; 11]).unwrap(); // larger than the limit: not kept
         assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn file_cache_checks_entries_and_tidies_its_folder() {
+        let root = std::env::temp_dir().join(format!("anycuda-fcache-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let dir = root.join("a/b");
+        let c = FileProgramCache::new(&dir, 1 << 20);
+        let k = KeyBuilder::new().field("k").finish();
+        assert!(c.get(&k).is_none(), "no folder yet: a miss, not an error");
+        c.put(&k, b"payload").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "created private");
+        }
+        assert_eq!(c.get(&k).as_deref(), Some(&b"payload"[..]));
+        // An entry renamed to another key's name is refused: the header names its key.
+        let other = KeyBuilder::new().field("other").finish();
+        fs::copy(c.entry_path(&k), c.entry_path(&other)).unwrap();
+        assert!(c.get(&other).is_none());
+        assert!(!c.entry_path(&other).exists(), "a refused entry is removed");
+        // A stale temporary file is tidied away by the next store; a fresh one is left alone.
+        let stale = dir.join(".tmp-1-2-x");
+        fs::write(&stale, b"partial").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(SystemTime::now() - 2 * STALE_TEMP)
+            .unwrap();
+        let fresh = dir.join(".tmp-1-3-x");
+        fs::write(&fresh, b"partial").unwrap();
+        c.put(&k, b"again").unwrap();
+        assert!(!stale.exists() && fresh.exists());
+        // An entry another process removed is a miss, and eviction over what is left works.
+        fs::remove_file(c.entry_path(&k)).unwrap();
+        assert!(c.get(&k).is_none());
+        c.evict();
+        assert!(c.entries().is_empty());
+        fs::remove_dir_all(&root).unwrap();
     }
 }
