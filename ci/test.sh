@@ -13,5 +13,9 @@ bash ci/fetch-inputs.sh
 # anycuda finds NVRTC and libcudart through CUDA_PATH (see docs/choosing-a-backend.md, "Library search").
 export CUDA_PATH="$ROOT/.cache/inputs/cuda/nvidia/cu13"
 export ANYCUDA_REAL_CORPUS=1 # the real-world kernel corpus (tests/rocm_real_corpus.rs)
+# No default program cache (docs/safe-layer.md, "The program cache"): the compiler tests must
+# run the compiler every time, not replay an earlier compile. tests/program_cache.rs tests the
+# cache with caches of its own, and the default one in child processes that turn it back on.
+export ANYCUDA_CACHE_DISABLE=1
 
 cargo test --workspace --locked "$@"

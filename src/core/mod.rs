@@ -17,6 +17,7 @@
 //! | `Buffer` (`from_handle`) | [`Buffer`] ([`Buffer::from_handle`]), [`BufferView`], [`BufferViewMut`], [`Allocation`] |
 //! | `system` | [`system`] |
 //! | `Program`, `ProgramOptions` | [`Program`], [`ProgramOptions`] |
+//! | `ProgramCacheResource`, `InMemoryProgramCache`, `FileStreamProgramCache` | [`ProgramCache`], [`InMemoryProgramCache`], [`FileProgramCache`] ([`cache`]) |
 //! | `ObjectCode` (`from_cubin`, `from_ptx`, ...) | [`ObjectCode`] ([`CodeType`]), [`Module`] |
 //! | `Kernel` (`attributes`, `occupancy`, `arguments_info`) | [`Kernel`] ([`KernelAttributes`], [`KernelOccupancy`], [`ParamInfo`]) |
 //! | `LaunchConfig`, `launch` | [`LaunchConfig`], `unsafe` [`launch()`] / [`launch_unchecked()`] ([`KernelArgs`]) |
@@ -34,6 +35,7 @@
 //! reach the driver as ids, never as pointers; kernel code is arbitrary, so launching a kernel
 //! or adding a kernel node is `unsafe`, with a `# Safety` contract.
 
+pub mod cache;
 pub mod comm;
 #[cfg(doctest)]
 mod compile_fail;
@@ -63,6 +65,7 @@ pub mod linker;
 pub mod module;
 pub mod program;
 pub mod rng;
+pub use cache::{FileProgramCache, InMemoryProgramCache, ProgramCache};
 pub use graph::{CaptureMode, Graph, GraphBuilder, GraphExec, GraphNode};
 pub use ipc::{IpcEventHandle, IpcMemHandle, IpcMemory};
 pub use launch::{launch, launch_unchecked, Dim3, KernelArg, KernelArgs, LaunchConfig};

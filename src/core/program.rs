@@ -5,6 +5,7 @@
 //! the README, "NVRTC on HIP"), and both [`CodeType::Ptx`] and [`CodeType::Cubin`] yield the AMD
 //! code object, which comes back labelled [`CodeType::Cubin`] (it is the backend's native binary).
 
+use super::cache::{self, CacheKey, KeyBuilder, ProgramCache};
 use super::error::{CoreError, Result};
 use super::module::ObjectCode;
 use crate::driver::{CUcontext, CUdevice, CUresult};
@@ -12,6 +13,8 @@ use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::{Backend, Driver, Rtc};
 use core::ffi::{c_char, c_int};
 use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What a compile produces, or what kind of code an [`ObjectCode`] holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -278,11 +281,40 @@ impl ProgramOptions {
 /// assert_eq!(ptx.code_type(), CodeType::Ptx);
 /// # Ok::<(), anycuda::core::CoreError>(())
 /// ```
+///
+/// # Cache
+///
+/// A compile is first looked up in the program's [`ProgramCache`] (the process-wide
+/// [`cache::default_cache`] unless [`Program::set_cache`] says otherwise), and a successful
+/// compile is stored there, so the next process that compiles the same program skips the
+/// compiler. The key is a SHA-256 digest of: a schema version; anycuda's version and its
+/// built-in headers (and whether they are on); the backend and its compiler's identity (NVRTC or
+/// hipRTC, its version, and the loaded file's path, size and modification time); the program's
+/// name, source and name expressions; the options, parsed as the compiler sees them (two-entry
+/// and glued spellings made one), which include the target arch (the current device's when none
+/// is set); and the path and contents of every header the compile can reach through its
+/// `#include` lines and `--pre-include` options, in every folder of the search order. The
+/// entry holds what the compiler answers for every kind of code (PTX, cubin, LTO-IR, or the
+/// error of fetching one), so the [`CodeType`] asked for needs no part of the key (`-dlto`,
+/// which LTO-IR needs, is an option).
+///
+/// A compile is not cached (it simply runs) when a header cannot be known from the text: an
+/// `#include` whose name comes from a macro, `#include_next`, `__has_include`, or an include
+/// found neither among the built-in headers nor on disk (the compiler may find it somewhere
+/// anycuda does not look); an option that reads or writes other files (`--time`,
+/// `--fdevice-time-trace`, the precompiled-header options) or a raw hipRTC option that changes
+/// the header search (`--anycuda-hip-option=-I...`); also when the compiler's file cannot be
+/// identified. Failed compiles are never cached. A hit leaves the raw program (see [`Program::as_raw`]) uncompiled: code
+/// that reads the output through raw NVRTC calls should [`set_cache(None)`](Program::set_cache).
 pub struct Program {
     backend: Backend,
     raw: nvrtcProgram,
     options: ProgramOptions,
     log: String,
+    source: String,
+    cache: Option<Arc<dyn ProgramCache>>,
+    /// What the last compile found in the cache, which then stands for the compiler's output.
+    hit: Option<CachedOutput>,
 }
 
 // SAFETY: an nvrtcProgram is not tied to the thread that created it; every use goes through
@@ -356,6 +388,9 @@ impl Program {
             raw,
             options,
             log: String::new(),
+            source: code.to_owned(),
+            cache: cache::default_cache(),
+            hit: None,
         };
         for e in &prog.options.name_expressions {
             prog.add_name_expression(e)?;
@@ -363,7 +398,30 @@ impl Program {
         Ok(prog)
     }
 
+    /// Uses `cache` for later compiles, or no cache (`None`): every compile runs the compiler.
+    pub fn set_cache(&mut self, cache: Option<Arc<dyn ProgramCache>>) {
+        self.cache = cache;
+    }
+
+    /// [`Program::set_cache`], by value.
+    #[must_use]
+    pub fn with_cache(mut self, cache: Option<Arc<dyn ProgramCache>>) -> Self {
+        self.set_cache(cache);
+        self
+    }
+
+    /// The cache later compiles use, if any.
+    pub fn cache(&self) -> Option<&Arc<dyn ProgramCache>> {
+        self.cache.as_ref()
+    }
+
+    /// Whether the last successful compile was served from the cache (the compiler did not run).
+    pub fn cache_hit(&self) -> bool {
+        self.hit.is_some()
+    }
+
     /// The raw `nvrtcProgram`, to mix with [`crate::nvrtc`] calls. It stays owned by `self`.
+    /// After a cache hit ([`Program::cache_hit`]) it has not been compiled.
     pub fn as_raw(&self) -> nvrtcProgram {
         self.raw
     }
@@ -464,6 +522,23 @@ impl Program {
         let ptrs: Vec<*const c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
         let n = c_int::try_from(ptrs.len())
             .map_err(|_| CoreError::usage("Program::compile", "more options than NVRTC accepts"))?;
+        self.hit = None;
+        let key = match &self.cache {
+            Some(_) => self.cache_key(&cargs),
+            None => None,
+        };
+        if let (Some(c), Some(key)) = (&self.cache, &key) {
+            if let Some(bytes) = c.get(key) {
+                match CachedOutput::decode(&bytes) {
+                    Some(out) => {
+                        self.log = out.log.clone();
+                        self.hit = Some(out);
+                        return Ok(());
+                    }
+                    None => log::warn!("program cache: entry {key:?} does not decode; compiling"),
+                }
+            }
+        }
         // SAFETY: live program; `ptrs` holds `n` NUL-terminated strings alive for the call.
         let r = unsafe { self.backend.nvrtcCompileProgram(self.raw, n, ptrs.as_ptr()) };
         self.log = self.fetch_log().unwrap_or_default();
@@ -474,7 +549,119 @@ impl Program {
                 Some(self.log.clone()),
             ));
         }
+        if let (Some(c), Some(key)) = (&self.cache, &key) {
+            match self.collect_output() {
+                Some(out) => {
+                    if let Err(e) = c.put(key, &out.encode()) {
+                        log::warn!("program cache: cannot store {key:?}: {e}; compiled anyway");
+                    }
+                }
+                None => log::debug!("program cache: the output could not be read back whole"),
+            }
+        }
         Ok(())
+    }
+
+    /// Everything the compile just made, to store: what the compiler answers for each kind of
+    /// code (the code, or its error code, which a hit replays), the log and the lowered names.
+    /// `None` when a lowered name cannot be read.
+    fn collect_output(&self) -> Option<CachedOutput> {
+        let mut codes = Vec::new();
+        for asked in [CodeType::Ptx, CodeType::Cubin, CodeType::Ltoir] {
+            let answer = match self.fetch_compiled(asked) {
+                Ok((code, label)) => Ok((label, code)),
+                Err(e) => Err(e.nvrtc_code()?.0),
+            };
+            codes.push((asked, answer));
+        }
+        let mut lowered = Vec::new();
+        for e in &self.options.name_expressions {
+            lowered.push((e.clone(), self.lowered_name(e).ok()?));
+        }
+        Some(CachedOutput {
+            log: self.log.clone(),
+            codes,
+            lowered,
+        })
+    }
+
+    /// The cache key of a compile with `args`, or `None` when the compile cannot be cached
+    /// (see the type's "Cache" section; the reason is logged at debug level).
+    fn cache_key(&self, args: &[CString]) -> Option<CacheKey> {
+        match self.try_cache_key(args) {
+            Ok(k) => Some(k),
+            Err(why) => {
+                log::debug!("program cache: not caching this compile: {why}");
+                None
+            }
+        }
+    }
+
+    fn try_cache_key(&self, args: &[CString]) -> std::result::Result<CacheKey, String> {
+        use anycuda_api::rtc_options::{self, Dialect};
+        let mut k = KeyBuilder::new();
+        k.field(KEY_SCHEMA.to_le_bytes());
+        k.field(env!("CARGO_PKG_VERSION"));
+        k.field(builtin_headers_digest());
+        let builtins = anycuda_api::rtc_input::builtins_enabled();
+        k.field([u8::from(builtins)]);
+        k.field(self.backend.kind().to_string());
+        let compiler = self
+            .backend
+            .libraries()
+            .into_iter()
+            .find(|l| l.role.is_compiler() && l.status.is_ok())
+            .ok_or("the compiler did not load")?;
+        let lib = compiler.status.as_ref().map_err(|e| e.to_string())?;
+        let meta = std::fs::metadata(&lib.path)
+            .map_err(|e| format!("cannot identify the compiler file {}: {e}", lib.path))?;
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .ok_or("the compiler file has no modification time")?;
+        k.field(compiler.role.to_string())
+            .field(&lib.version)
+            .field(&lib.path)
+            .field(meta.len().to_le_bytes())
+            .field(mtime.as_nanos().to_le_bytes());
+        k.field(self.options.name.as_deref().unwrap_or("program.cu"));
+        k.field(&self.source);
+        k.field((self.options.name_expressions.len() as u64).to_le_bytes());
+        for e in &self.options.name_expressions {
+            k.field(e);
+        }
+        // The superset dialect: an option the backend refuses fails the compile, which is
+        // never stored.
+        let opts: Vec<&CStr> = args.iter().map(CString::as_c_str).collect();
+        let parsed = rtc_options::parse(&opts, Dialect::Hip).map_err(|e| e.to_string())?;
+        k.field((parsed.len() as u64).to_le_bytes());
+        let mut include_dirs = Vec::new();
+        let mut pre_includes = Vec::new();
+        for p in &parsed {
+            k.field(p.spec.long).field(p.value.unwrap_or(b"\0none"));
+            let value = || String::from_utf8_lossy(p.value.unwrap_or_default()).into_owned();
+            match p.spec.long {
+                "--include-path" => include_dirs.push(PathBuf::from(value())),
+                "--pre-include" => pre_includes.push(value()),
+                long if FILE_OPTIONS.contains(&long) => {
+                    return Err(format!("`{long}` reads or writes files besides headers"));
+                }
+                "--anycuda-hip-option" if hidden_search_option(&value()) => {
+                    return Err(format!("`{}` changes the header search", value()));
+                }
+                _ => {}
+            }
+        }
+        let mut headers = HeaderScan::new(include_dirs, builtins);
+        for name in &pre_includes {
+            headers.include(name, true, None)?;
+        }
+        headers.scan_text(&self.source, None)?;
+        for (path, contents) in &headers.found {
+            k.field(path.as_os_str().as_encoded_bytes()).field(contents);
+        }
+        Ok(k.finish())
     }
 
     /// The last compile's output of kind `kind` (`nvrtcGetPTX`, `nvrtcGetCUBIN` or
@@ -504,6 +691,15 @@ impl Program {
     pub fn set_options(&mut self, options: ProgramOptions) -> Result<()> {
         for e in &options.name_expressions {
             if !self.options.name_expressions.contains(e) {
+                if self.hit.is_some() {
+                    // Compiled from the cache: the compiler did not run, but NVRTC's rule that
+                    // a compiled program takes no more name expressions holds.
+                    return Err(CoreError::nvrtc(
+                        "nvrtcAddNameExpression",
+                        nvrtcResult::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
+                        Some(e.clone()),
+                    ));
+                }
                 self.add_name_expression(e)?;
             }
         }
@@ -521,6 +717,22 @@ impl Program {
     /// The code of `target` the last compile made and what it is by content, PTX's NUL
     /// removed.
     fn fetch_code(&self, target: CodeType) -> Result<(Vec<u8>, CodeType)> {
+        if let Some(hit) = &self.hit {
+            return match hit.codes.iter().find(|c| c.0 == target).map(|c| &c.1) {
+                Some(Ok((label, code))) => Ok((code.clone(), *label)),
+                Some(Err(code)) => Err(CoreError::nvrtc(
+                    fetch_call(target),
+                    nvrtcResult(*code),
+                    None,
+                )),
+                None => Ok((Vec::new(), target)),
+            };
+        }
+        self.fetch_compiled(target)
+    }
+
+    /// [`Program::fetch_code`] from the compiler itself.
+    fn fetch_compiled(&self, target: CodeType) -> Result<(Vec<u8>, CodeType)> {
         let (mut code, kind) = match target {
             CodeType::Ptx => (
                 self.fetch("nvrtcGetPTX", Rtc::nvrtcGetPTXSize, Rtc::nvrtcGetPTX)?,
@@ -553,6 +765,20 @@ impl Program {
     /// `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION`), with `expr` as the detail.
     pub fn lowered_name(&self, expr: &str) -> Result<String> {
         let e = nul_free("nvrtcGetLoweredName", "a name expression", expr)?;
+        if let Some(hit) = &self.hit {
+            return hit
+                .lowered
+                .iter()
+                .find(|l| l.0 == expr)
+                .map(|l| l.1.clone())
+                .ok_or_else(|| {
+                    CoreError::nvrtc(
+                        "nvrtcGetLoweredName",
+                        nvrtcResult::NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
+                        Some(expr.to_owned()),
+                    )
+                });
+        }
         let mut out: *const c_char = core::ptr::null();
         // SAFETY: live program, valid out-pointer.
         let r = unsafe {
@@ -600,6 +826,333 @@ impl Program {
             })?;
         }
         Ok(buf)
+    }
+}
+
+/// The version of the cache key's layout: bump it when what goes into the key changes.
+const KEY_SCHEMA: u32 = 1;
+
+/// The digest of anycuda's built-in headers for both compilers (their text decides what an
+/// `#include` of one of them compiles), computed once.
+fn builtin_headers_digest() -> [u8; 32] {
+    use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+    static DIGEST: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    *DIGEST.get_or_init(|| {
+        let mut k = KeyBuilder::new();
+        for t in [RtcTarget::Nvrtc, RtcTarget::Hiprtc] {
+            for (name, text) in builtin_headers(t) {
+                k.field(name).field(text);
+            }
+        }
+        *k.finish().as_bytes()
+    })
+}
+
+/// Whether `name` is one of anycuda's built-in headers (for either compiler: the on-disk
+/// candidates are hashed as well, so a name built in for one compiler only is still covered).
+fn is_builtin_header(name: &str) -> bool {
+    use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+    [RtcTarget::Nvrtc, RtcTarget::Hiprtc]
+        .into_iter()
+        .any(|t| builtin_headers(t).iter().any(|(n, _)| *n == name))
+}
+
+/// Options whose compile reads or writes files other than headers (precompiled headers,
+/// timing reports): a hit would skip the writing, and the key cannot cover what is read.
+const FILE_OPTIONS: &[&str] = &[
+    "--time",
+    "--fdevice-time-trace",
+    "--pch",
+    "--create-pch",
+    "--use-pch",
+    "--pch-dir",
+];
+
+/// Whether a raw clang option passed to hipRTC changes where headers are found (`-I`,
+/// `-isystem`, `-iquote`, `-include`, ...): the key would not know those folders.
+fn hidden_search_option(opt: &str) -> bool {
+    [
+        "-I",
+        "-i",
+        "--include",
+        "--system-header",
+        "-F",
+        "--sysroot",
+        "-nostdinc",
+    ]
+    .iter()
+    .any(|p| opt.starts_with(p))
+}
+
+/// The most header files one compile's key reads; a program reaching more is not cached.
+const MAX_KEY_HEADERS: usize = 4096;
+/// The most header bytes one compile's key reads.
+const MAX_KEY_HEADER_BYTES: usize = 256 << 20;
+
+/// The headers a compile can reach, found by following `#include` lines from the source.
+///
+/// Conservative by design: every candidate file of an include, in every folder of the search
+/// order (next to the includer and the working directory for quoted includes, then each `-I`
+/// folder), is read and followed, not only the one the compiler picks, so the key covers the
+/// compiler's choice whatever its exact order. Includes inside `#if` blocks or comments are
+/// followed too. What cannot be known from the text is an error: the compile is not cached.
+struct HeaderScan {
+    include_dirs: Vec<PathBuf>,
+    cwd: Option<PathBuf>,
+    builtins: bool,
+    found: Vec<(PathBuf, Vec<u8>)>,
+    seen: std::collections::HashSet<PathBuf>,
+    bytes: usize,
+}
+
+impl HeaderScan {
+    fn new(include_dirs: Vec<PathBuf>, builtins: bool) -> Self {
+        let cwd = std::env::current_dir().ok();
+        let include_dirs = include_dirs
+            .into_iter()
+            .map(|d| match &cwd {
+                Some(c) if d.is_relative() => c.join(d),
+                _ => d,
+            })
+            .collect();
+        Self {
+            include_dirs,
+            cwd,
+            builtins,
+            found: Vec::new(),
+            seen: Default::default(),
+            bytes: 0,
+        }
+    }
+
+    /// Follows the includes of `text`, a file in `dir` (`None` for the main source).
+    fn scan_text(&mut self, text: &str, dir: Option<&Path>) -> std::result::Result<(), String> {
+        if text.contains("__has_include") {
+            return Err("`__has_include` depends on files the text does not name".into());
+        }
+        for d in include_directives(text) {
+            match d {
+                Directive::Include(name, quoted) => self.include(&name, quoted, dir)?,
+                Directive::Unknown(line) => {
+                    return Err(format!("cannot tell which file `{line}` includes"))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and follows every candidate file of one include.
+    fn include(
+        &mut self,
+        name: &str,
+        quoted: bool,
+        dir: Option<&Path>,
+    ) -> std::result::Result<(), String> {
+        let mut any = self.builtins && is_builtin_header(name);
+        let rel = Path::new(name);
+        let candidates: Vec<PathBuf> = if rel.is_absolute() {
+            vec![rel.to_path_buf()]
+        } else {
+            let quoted_dirs = [dir, self.cwd.as_deref()];
+            quoted_dirs
+                .into_iter()
+                .filter(|_| quoted)
+                .flatten()
+                .chain(self.include_dirs.iter().map(PathBuf::as_path))
+                .map(|d| d.join(rel))
+                .collect()
+        };
+        for c in candidates {
+            if !c.is_file() {
+                continue;
+            }
+            any = true;
+            if !self.seen.insert(c.clone()) {
+                continue;
+            }
+            if self.seen.len() > MAX_KEY_HEADERS {
+                return Err(format!("more than {MAX_KEY_HEADERS} headers"));
+            }
+            let bytes = std::fs::read(&c).map_err(|e| format!("{}: {e}", c.display()))?;
+            self.bytes += bytes.len();
+            if self.bytes > MAX_KEY_HEADER_BYTES {
+                return Err("the headers are too large to hash".into());
+            }
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            self.found.push((c.clone(), bytes));
+            self.scan_text(&text, c.parent())?;
+        }
+        if any {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{name}` is neither built in nor on disk (the compiler may find it elsewhere)"
+            ))
+        }
+    }
+}
+
+/// One `#include`-like directive of a text.
+#[derive(Debug, PartialEq, Eq)]
+enum Directive {
+    /// `#include "name"` (quoted) or `#include <name>`.
+    Include(String, bool),
+    /// An include whose file the text does not name (a macro, `#include_next`, unterminated).
+    Unknown(String),
+}
+
+/// The include directives of `text`, continued lines joined.
+fn include_directives(text: &str) -> Vec<Directive> {
+    let joined = text.replace("\\\r\n", "").replace("\\\n", "");
+    let mut out = Vec::new();
+    for line in joined.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(after) = rest.strip_prefix("include") else {
+            continue;
+        };
+        if after.starts_with("_next") {
+            out.push(Directive::Unknown(line.trim().to_owned()));
+            continue;
+        }
+        let after = after.trim_start();
+        let close = match after.chars().next() {
+            Some('"') => '"',
+            Some('<') => '>',
+            _ => {
+                out.push(Directive::Unknown(line.trim().to_owned()));
+                continue;
+            }
+        };
+        match after[1..].find(close) {
+            Some(end) => out.push(Directive::Include(
+                after[1..1 + end].to_owned(),
+                close == '"',
+            )),
+            None => out.push(Directive::Unknown(line.trim().to_owned())),
+        }
+    }
+    out
+}
+
+/// What the compiler answered when asked for one kind of code: the code and its label, or
+/// the error code of fetching it.
+type CodeAnswer = std::result::Result<(CodeType, Vec<u8>), u32>;
+
+/// What a compile made, as the cache stores it: the answer for each kind of code, the log and
+/// the lowered names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CachedOutput {
+    log: String,
+    codes: Vec<(CodeType, CodeAnswer)>,
+    lowered: Vec<(String, String)>,
+}
+
+/// The NVRTC call that fetches code of kind `t` (the call an error names).
+fn fetch_call(t: CodeType) -> &'static str {
+    match t {
+        CodeType::Ptx => "nvrtcGetPTX",
+        CodeType::Cubin => "nvrtcGetCUBIN",
+        _ => "nvrtcGetLTOIR",
+    }
+}
+
+fn code_type_byte(t: CodeType) -> u8 {
+    match t {
+        CodeType::Ptx => 0,
+        CodeType::Cubin => 1,
+        CodeType::Ltoir => 2,
+        CodeType::Fatbin => 3,
+    }
+}
+
+fn code_type_of(b: u8) -> Option<CodeType> {
+    Some(match b {
+        0 => CodeType::Ptx,
+        1 => CodeType::Cubin,
+        2 => CodeType::Ltoir,
+        3 => CodeType::Fatbin,
+        _ => return None,
+    })
+}
+
+impl CachedOutput {
+    fn encode(&self) -> Vec<u8> {
+        fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        let mut out = Vec::new();
+        bytes(&mut out, self.log.as_bytes());
+        out.extend_from_slice(&(self.codes.len() as u32).to_le_bytes());
+        for (asked, answer) in &self.codes {
+            out.push(code_type_byte(*asked));
+            match answer {
+                Ok((label, code)) => {
+                    out.push(0);
+                    out.push(code_type_byte(*label));
+                    bytes(&mut out, code);
+                }
+                Err(e) => {
+                    out.push(1);
+                    out.extend_from_slice(&e.to_le_bytes());
+                }
+            }
+        }
+        out.extend_from_slice(&(self.lowered.len() as u32).to_le_bytes());
+        for (e, l) in &self.lowered {
+            bytes(&mut out, e.as_bytes());
+            bytes(&mut out, l.as_bytes());
+        }
+        out
+    }
+
+    /// The output `data` encodes; `None` for anything malformed (never trusted further).
+    fn decode(data: &[u8]) -> Option<Self> {
+        struct R<'a>(&'a [u8]);
+        impl<'a> R<'a> {
+            fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+                if n > self.0.len() {
+                    return None;
+                }
+                let (a, b) = self.0.split_at(n);
+                self.0 = b;
+                Some(a)
+            }
+            fn u32(&mut self) -> Option<u32> {
+                Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+            }
+            fn bytes(&mut self) -> Option<&'a [u8]> {
+                let n = u64::from_le_bytes(self.take(8)?.try_into().ok()?);
+                self.take(usize::try_from(n).ok()?)
+            }
+            fn string(&mut self) -> Option<String> {
+                String::from_utf8(self.bytes()?.to_vec()).ok()
+            }
+        }
+        let mut r = R(data);
+        let log = r.string()?;
+        let mut codes = Vec::new();
+        for _ in 0..r.u32()? {
+            let asked = code_type_of(r.take(1)?[0])?;
+            let answer = match r.take(1)?[0] {
+                0 => Ok((code_type_of(r.take(1)?[0])?, r.bytes()?.to_vec())),
+                1 => Err(u32::from_le_bytes(r.take(4)?.try_into().ok()?)),
+                _ => return None,
+            };
+            codes.push((asked, answer));
+        }
+        let mut lowered = Vec::new();
+        for _ in 0..r.u32()? {
+            lowered.push((r.string()?, r.string()?));
+        }
+        r.0.is_empty().then_some(Self {
+            log,
+            codes,
+            lowered,
+        })
     }
 }
 
@@ -701,5 +1254,46 @@ mod label_tests {
             label_by_content(b"\x12\x34", CodeType::Ltoir),
             CodeType::Ltoir
         );
+    }
+
+    #[test]
+    fn include_directives_are_read_or_refused() {
+        let text = "#include \"a.h\"\n  #  include <b/c.h>\n#include MACRO\n#include_next <d.h>\n\
+                    #define X\n#include \"open\n#inc\\\nlude <e.h>\n";
+        assert_eq!(
+            include_directives(text),
+            vec![
+                Directive::Include("a.h".into(), true),
+                Directive::Include("b/c.h".into(), false),
+                Directive::Unknown("#include MACRO".into()),
+                Directive::Unknown("#include_next <d.h>".into()),
+                Directive::Unknown("#include \"open".into()),
+                Directive::Include("e.h".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn cached_output_round_trips_and_refuses_damage() {
+        let out = CachedOutput {
+            log: "warning: x".into(),
+            codes: vec![
+                (CodeType::Ptx, Ok((CodeType::Ptx, b".version 9.0".to_vec()))),
+                (
+                    CodeType::Cubin,
+                    Ok((CodeType::Cubin, b"\x7fELF....".to_vec())),
+                ),
+                (CodeType::Ltoir, Err(6)),
+            ],
+            lowered: vec![("scale<float>".into(), "_Z5scaleIfEvPT_".into())],
+        };
+        let bytes = out.encode();
+        assert_eq!(CachedOutput::decode(&bytes), Some(out));
+        for cut in 0..bytes.len() {
+            assert_eq!(CachedOutput::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(CachedOutput::decode(&longer), None);
     }
 }

@@ -13,6 +13,11 @@ fn compile_ptx_works() {
 }
 
 #[test]
+fn compile_ptx_uses_the_program_cache() {
+    no_gpu::compile_ptx_uses_the_program_cache(Cuda);
+}
+
+#[test]
 fn compile_error_has_log() {
     no_gpu::compile_error_has_log(Cuda);
 }

@@ -162,3 +162,54 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
     // Ptx built from text keeps it (what load_module will hand to the driver).
     assert_eq!(Ptx::from_src(NVCC_PTX).to_src(), NVCC_PTX);
 }
+
+/// `compile_ptx` goes through `anycuda::core::Program`, so it stores into (and reads from) the
+/// process-wide program cache under the key `core` computes for the same compile: a core
+/// `Program` compiling what `compile_ptx` just compiled is served from the cache.
+pub fn compile_ptx_uses_the_program_cache(kind: BackendKind) {
+    use anycuda::core::{cache::default_cache, Program, ProgramOptions};
+    if !setup(kind) {
+        return;
+    }
+    // A source no earlier run has compiled: the first compile cannot be a hit.
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let src = format!("{SAXPY}\n// {nonce} {}\n", std::process::id());
+    compile_ptx_with_opts(&src, opts(kind)).expect("saxpy compiles");
+    let mut p = Program::new(&src, ProgramOptions::new().name("default_program")).unwrap();
+    if default_cache().is_none() {
+        // ANYCUDA_CACHE_DISABLE=1 here (as in ci/test.sh): no Program has a cache. Check that,
+        // then run this test again in a child process with a cache of its own.
+        assert!(p.cache().is_none());
+        assert!(
+            std::env::var_os("ANYCUDA_TEST_CACHE_CHILD").is_none(),
+            "the child has a cache"
+        );
+        let dir = std::env::temp_dir().join(format!("anycuda-facade-cache-{}", std::process::id()));
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "compile_ptx_uses_the_program_cache",
+                "--nocapture",
+            ])
+            .env("ANYCUDA_TEST_CACHE_CHILD", "1")
+            .env("ANYCUDA_CACHE_DIR", &dir)
+            .env_remove("ANYCUDA_CACHE_DISABLE")
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        // A misspelt test name would run no test and succeed: one must have passed.
+        assert!(
+            out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+            "child with a cache: {out:?}"
+        );
+        return;
+    }
+    p.compile_with_args(&opts(kind).options).unwrap();
+    assert!(
+        p.cache_hit(),
+        "compile_ptx stored its compile in the default cache"
+    );
+}
