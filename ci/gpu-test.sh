@@ -23,6 +23,9 @@
 # Writes $OUT/gpu-results.md (the table) and $OUT/gpu-test.log (every log, concatenated). Exits 1
 # if anything failed, including a HIP shim that does not build.
 set -uo pipefail
+# The compilers run for real in every test, as in ci/test.sh; the program cache's own tests use
+# caches of their own.
+export ANYCUDA_CACHE_DISABLE=1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
