@@ -27,6 +27,9 @@ pub enum ErrorCode {
     /// A cuRAND code (`curandStatus_t`, cuRAND's numbering on every backend), from
     /// [`Rng`](super::Rng).
     Curand(crate::curand::curandStatus_t),
+    /// A cuBLAS code (`cublasStatus_t`, cuBLAS's numbering on every backend), from
+    /// [`Blas`](super::Blas).
+    Cublas(crate::cublas::cublasStatus_t),
     /// The safe layer refused the call before any library saw it (a wrong argument count, a
     /// buffer of another device, a size that overflows); the text says why.
     Usage,
@@ -92,6 +95,15 @@ impl CoreError {
             detail: None,
         }
     }
+    /// An error from a cuBLAS call.
+    #[cold]
+    pub fn cublas(call: &'static str, code: crate::cublas::cublasStatus_t) -> Self {
+        Self {
+            code: ErrorCode::Cublas(code),
+            call,
+            detail: None,
+        }
+    }
     /// An error from an NVRTC call, with the program log where there is one.
     #[cold]
     pub fn nvrtc(call: &'static str, code: nvrtcResult, log: Option<String>) -> Self {
@@ -151,6 +163,13 @@ impl CoreError {
             _ => None,
         }
     }
+    /// The cuBLAS status, if the failed call was a cuBLAS call.
+    pub fn cublas_code(&self) -> Option<crate::cublas::cublasStatus_t> {
+        match self.code {
+            ErrorCode::Cublas(c) => Some(c),
+            _ => None,
+        }
+    }
     /// Whether this is the backend's "not supported" answer, in any of the raw APIs.
     pub fn is_not_supported(&self) -> bool {
         match self.code {
@@ -162,6 +181,7 @@ impl CoreError {
                 c == crate::nvjitlink::nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED
             }
             ErrorCode::Curand(c) => c == crate::curand::curandStatus_t::CURAND_STATUS_NOT_SUPPORTED,
+            ErrorCode::Cublas(c) => c == crate::cublas::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
             ErrorCode::Usage => false,
         }
     }
@@ -183,7 +203,8 @@ impl CoreError {
             | ErrorCode::Nvrtc(_)
             | ErrorCode::Nccl(_)
             | ErrorCode::NvJitLink(_)
-            | ErrorCode::Curand(_) => DriverError(CUresult::CUDA_ERROR_UNKNOWN),
+            | ErrorCode::Curand(_)
+            | ErrorCode::Cublas(_) => DriverError(CUresult::CUDA_ERROR_UNKNOWN),
         }
     }
     /// For a code invented for HIP (hallucinated or unknown), the raw HIP value.
@@ -194,7 +215,9 @@ impl CoreError {
             ErrorCode::Nvrtc(c) => NvrtcError(c).hip_code(),
             ErrorCode::Nccl(c) => crate::nccl::NcclError(c).rccl_code(),
             ErrorCode::Curand(c) => crate::curand::CurandError(c).hiprand_code(),
-            ErrorCode::NvJitLink(_) | ErrorCode::Usage => None,
+            // The raw cuBLAS layer keeps no hipBLAS code beside the status (yet): a hipBLAS
+            // status is reported in cuBLAS's numbering only.
+            ErrorCode::NvJitLink(_) | ErrorCode::Cublas(_) | ErrorCode::Usage => None,
         }
     }
 }
@@ -214,6 +237,9 @@ impl fmt::Display for CoreError {
             )?,
             ErrorCode::Curand(c) => {
                 write!(f, "{} failed: {}", self.call, crate::curand::CurandError(c))?;
+            }
+            ErrorCode::Cublas(c) => {
+                write!(f, "{} failed: {}", self.call, crate::cublas::CublasError(c))?;
             }
             ErrorCode::Usage => write!(f, "{}: refused", self.call)?,
         }

@@ -38,7 +38,8 @@ use std::sync::{Arc, Mutex};
 /// Plain data that may cross to the device and back: no pointers to host memory, no `Drop`,
 /// and every bit pattern the device may write is a valid value.
 ///
-/// Implemented for the integer and float types, `()`, and arrays of `DeviceCopy` types.
+/// Implemented for the integer and float types, `()`, arrays of `DeviceCopy` types, and (with
+/// the `half` feature) `half::f16` and `half::bf16`.
 /// `bool` and `char` are excluded because not every bit pattern is a valid value (a kernel
 /// writing `2` into a `bool` would be undefined behaviour once read in Rust); references and
 /// raw pointers because a host address means nothing on the device (and a reference must point
@@ -102,6 +103,13 @@ device_copy!(
 );
 // SAFETY: an array of DeviceCopy values has no padding and every bit pattern valid per element.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+// SAFETY: `half`'s types are `#[repr(transparent)]` over `u16`: every bit pattern is a valid
+// value (NaNs included), no pointers, no Drop.
+#[cfg(feature = "half")]
+unsafe impl DeviceCopy for half::f16 {}
+// SAFETY: as for `half::f16`.
+#[cfg(feature = "half")]
+unsafe impl DeviceCopy for half::bf16 {}
 
 /// Where [`Buffer`] memory comes from (cuda.core's `MemoryResource`).
 ///
@@ -992,6 +1000,30 @@ impl<T: DeviceCopy> DeviceSlice<T> for BufferViewMut<'_, T> {
     #[inline]
     fn as_view(&self) -> BufferView<'_, T> {
         BufferViewMut::as_view(self)
+    }
+}
+
+/// Anything that can be written as a device range of `T`: [`Buffer`] and [`BufferViewMut`],
+/// borrowed mutably (the outputs of [`Blas`](super::Blas)'s operations).
+pub trait DeviceSliceMut<T: DeviceCopy>: DeviceSlice<T> {
+    /// The range as an exclusive view.
+    fn as_view_mut(&mut self) -> BufferViewMut<'_, T>;
+}
+impl<T: DeviceCopy> DeviceSliceMut<T> for Buffer<T> {
+    #[inline]
+    fn as_view_mut(&mut self) -> BufferViewMut<'_, T> {
+        Buffer::as_view_mut(self)
+    }
+}
+impl<T: DeviceCopy> DeviceSliceMut<T> for BufferViewMut<'_, T> {
+    #[inline]
+    fn as_view_mut(&mut self) -> BufferViewMut<'_, T> {
+        BufferViewMut {
+            ptr: self.ptr,
+            len: self.len,
+            alloc: self.alloc,
+            _t: PhantomData,
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 //! | `Buffer.get_ipc_descriptor`/`from_ipc_descriptor` | [`IpcMemHandle::new`], [`IpcMemory::open`] |
 //! | per-thread default stream | [`Context::per_thread_stream`] |
 //! | (cuRAND generator) | [`Rng`] |
+//! | (cuBLAS handle: GEMM, strided-batched GEMM) | [`Blas`] ([`Gemm`], [`StridedBatch`], [`GemmType`]) |
 //!
 //! Every safe type hands out its raw handle (`as_raw`) so the layers can be mixed.
 //!
@@ -35,6 +36,7 @@
 //! reach the driver as ids, never as pointers; kernel code is arbitrary, so launching a kernel
 //! or adding a kernel node is `unsafe`, with a `# Safety` contract.
 
+pub mod blas;
 pub mod cache;
 pub mod comm;
 #[cfg(doctest)]
@@ -48,12 +50,15 @@ pub mod stream;
 pub mod system;
 mod track;
 
+pub use blas::{Blas, BlasScalar, Gemm, GemmType, StridedBatch, Transpose};
 pub use context::Context;
 pub use device::{Device, DeviceProperties, Uuid};
 pub use error::{CoreError, ErrorCode, Result};
 pub use event::{Event, EventOptions};
 pub use memory::PinnedBuffer;
-pub use memory::{Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice};
+pub use memory::{
+    Allocation, Buffer, BufferView, BufferViewMut, DeviceCopy, DeviceSlice, DeviceSliceMut,
+};
 pub use memory::{
     DeviceMemoryResource, ManagedMemoryResource, MemoryResource, PinnedMemoryResource,
 };
