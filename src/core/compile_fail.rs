@@ -252,3 +252,55 @@ pub struct HostNodeNeedsStatic;
 /// }
 /// ```
 pub struct GraphNodeNeedsExclusiveBuffer;
+
+/// A GEMM's output cannot also be one of its inputs: C is borrowed mutably for the call.
+///
+/// ```compile_fail,E0502
+/// use anycuda::core::{Blas, Buffer, Gemm, Result};
+/// fn f(blas: &Blas, a: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+///     let g = Gemm::new(4, 4, 4);
+///     blas.gemm(&g, a, a, c)?;
+///     blas.gemm(&g, a, c, c)?; // FAILS
+///     Ok(())
+/// }
+/// ```
+pub struct GemmOutputIsNotAnInput;
+
+/// Nor can a view of C's buffer be an input while part of that buffer is the output.
+///
+/// ```compile_fail,E0502
+/// use anycuda::core::{Blas, Buffer, Gemm, Result};
+/// fn f(blas: &Blas, a: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+///     let g = Gemm::new(4, 4, 4);
+///     let mut tail = c.view_mut(16..)?;
+///     blas.gemm(&g, a, &c.view(..16)?, &mut tail)?; // FAILS
+///     blas.gemm(&g, a, a, &mut tail)?;
+///     Ok(())
+/// }
+/// ```
+pub struct GemmOutputViewIsExclusive;
+
+/// GEMM's scalars have the element type's scalar type (`f32` for `f32`, `f16` and `bf16`;
+/// `f64` for `f64`): a description of another type is refused.
+///
+/// ```compile_fail,E0308
+/// use anycuda::core::{Blas, Buffer, Gemm, Result};
+/// fn f(blas: &Blas, a: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+///     blas.gemm(&Gemm::<f32>::new(4, 4, 4), a, a, c)?;
+///     blas.gemm(&Gemm::<f64>::new(4, 4, 4), a, a, c)?; // FAILS
+///     Ok(())
+/// }
+/// ```
+pub struct GemmScalarsAreTyped;
+
+/// Only the element types cuBLAS multiplies have a GEMM.
+///
+/// ```compile_fail,E0277
+/// use anycuda::core::{Blas, Buffer, Gemm, Result};
+/// fn f(blas: &Blas, a: &Buffer<f32>, c: &mut Buffer<f32>, u: &Buffer<u32>, v: &mut Buffer<u32>) -> Result<()> {
+///     blas.gemm(&Gemm::new(4, 4, 4), a, a, c)?;
+///     blas.gemm(&Gemm::<f32>::new(4, 4, 4), u, u, v)?; // FAILS
+///     Ok(())
+/// }
+/// ```
+pub struct GemmNeedsAGemmType;
