@@ -15,10 +15,13 @@
 //! - every leading dimension is at least the rows of its operand's storage (and at least 1);
 //! - every operand's extent, `ld * (cols - 1) + rows`, plus `(batch - 1) * stride` for a
 //!   strided batch, fits its buffer, computed without overflow;
-//! - C shares no element with A or B (the borrow checker already keeps a buffer from being
-//!   both an input and the output; this also covers memory wrapped twice with
-//!   [`Buffer::from_handle`](super::Buffer::from_handle)), and the batches of C do not overlap
-//!   one another (cuBLAS computes them concurrently);
+//! - C's span (from its first element to its last, the whole batch) does not intersect A's or
+//!   B's (the borrow checker already keeps a buffer from being both an input and the output;
+//!   this also covers memory wrapped twice with
+//!   [`Buffer::from_handle`](super::Buffer::from_handle)), and the matrices of C do not overlap
+//!   one another (cuBLAS computes them concurrently): whole matrices one after another, or
+//!   interleaved inside each column's leading dimension; any other layout is refused rather
+//!   than searched;
 //! - every buffer belongs to the handle's context.
 //!
 //! A GEMM reads A and B and writes C on the handle's stream: those are uses of the three
