@@ -5,7 +5,8 @@
 //!   `cublasGemmEx` with `CUBLAS_COMPUTE_32F` (ms per call);
 //! - `sgemm_b64`, `hgemm_b64`: strided-batched 64³ GEMM, batch 1024 (µs per call).
 //!
-//! `bench_blas raw` calls the raw layer (`anycuda::cublas`, `anycuda::runtime`). Each figure is
+//! `bench_blas raw` calls the raw layer (`anycuda::cublas`, `anycuda::runtime`); `bench_blas
+//! core` the safe layer (`anycuda::core::Blas` over `Buffer`s; needs the `half` feature). Each figure is
 //! the median of BENCH_REPEATS repeats of N calls and one stream synchronisation, after a
 //! warm-up. A counting global allocator checks that the GEMM loops allocate nothing (exits 1
 //! otherwise). Lines starting with `RESULT` are what ci/blas-bench.sh reads.
@@ -106,7 +107,8 @@ fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "raw".into());
     let r = match mode.as_str() {
         "raw" => raw(),
-        other => Err(format!("unknown mode {other:?} (raw)").into()),
+        "core" => core(),
+        other => Err(format!("unknown mode {other:?} (raw, core)").into()),
     };
     if let Err(e) = r {
         eprintln!("bench_blas: FAILED: {e}");
@@ -283,6 +285,86 @@ fn raw() -> Res<()> {
         ck(cudaStreamDestroy(s))?;
     }
     report_allocs(&allocs)
+}
+
+/// The safe layer: the same GEMMs through `anycuda::core::Blas` over `Buffer`s (f16 needs the
+/// `half` feature, which the GPU bundle is built with).
+#[cfg(feature = "half")]
+fn core() -> Res<()> {
+    use anycuda::core::{Blas, Buffer, Device, Gemm, StridedBatch};
+    use half::f16;
+    let sel = anycuda::backend()?;
+    println!("RESULT backend core-{}", sel.kind());
+    let repeats = env_num("BENCH_REPEATS", 7).max(1);
+    let big_calls = env_num("BENCH_BIG_CALLS", 20).max(1);
+    let small_calls = env_num("BENCH_SMALL_CALLS", 2000).max(1);
+    let (n, s, count) = (N as usize, S as usize, BATCH as usize);
+    let mut allocs = Vec::new();
+    // A non-blocking stream, as the baseline's; the buffers are allocated on it, so the GEMMs
+    // are uses on their own stream (nothing to record for their frees).
+    let stream = Device::new(0)?.create_stream(Default::default())?;
+    let blas = Blas::new(&stream)?;
+    // The baseline's memset(0x3c) of every byte.
+    let f32_buf = || -> Res<Buffer<f32>> {
+        let mut b = Buffer::new(&stream, n * n)?;
+        b.fill(f32::from_bits(0x3c3c_3c3c), &stream)?;
+        Ok(b)
+    };
+    let f16_buf = || -> Res<Buffer<f16>> {
+        let mut b = Buffer::new(&stream, n * n)?;
+        b.fill(f16::from_bits(0x3c3c), &stream)?;
+        Ok(b)
+    };
+    let (a, b, mut c) = (f32_buf()?, f32_buf()?, f32_buf()?);
+    let (ha, hb, mut hc) = (f16_buf()?, f16_buf()?, f16_buf()?);
+    stream.synchronize()?;
+    let big = Gemm::<f32>::new(n, n, n);
+    let small = Gemm::<f32>::new(s, s, s);
+    let batch = StridedBatch::new(count);
+    let mut sync = || -> Res<()> { Ok(stream.synchronize()?) };
+    let t = per_call(
+        "sgemm_4096",
+        &mut sync,
+        big_calls,
+        repeats,
+        &mut || Ok(blas.gemm(&big, &a, &b, &mut c)?),
+        &mut allocs,
+    )?;
+    println!("RESULT sgemm_4096 {:.6}", t * 1e3);
+    let t = per_call(
+        "hgemm_4096",
+        &mut sync,
+        big_calls,
+        repeats,
+        &mut || Ok(blas.gemm(&big, &ha, &hb, &mut hc)?),
+        &mut allocs,
+    )?;
+    println!("RESULT hgemm_4096 {:.6}", t * 1e3);
+    let t = per_call(
+        "sgemm_b64",
+        &mut sync,
+        small_calls,
+        repeats,
+        &mut || Ok(blas.gemm_strided_batched(&small, &batch, &a, &b, &mut c)?),
+        &mut allocs,
+    )?;
+    println!("RESULT sgemm_b64 {:.6}", t * 1e6);
+    let t = per_call(
+        "hgemm_b64",
+        &mut sync,
+        small_calls,
+        repeats,
+        &mut || Ok(blas.gemm_strided_batched(&small, &batch, &ha, &hb, &mut hc)?),
+        &mut allocs,
+    )?;
+    println!("RESULT hgemm_b64 {:.6}", t * 1e6);
+    report_allocs(&allocs)
+}
+
+/// Without the `half` feature there is no f16 GEMM in the safe layer to measure.
+#[cfg(not(feature = "half"))]
+fn core() -> Res<()> {
+    Err("the core mode measures f16 GEMMs too: build with `--features half`".into())
 }
 
 fn report_allocs(allocs: &[String]) -> Res<()> {
