@@ -3,7 +3,9 @@
 //!
 //! - `sgemm_4096`: SGEMM 4096³ (ms per call); `hgemm_4096`: f16 GEMM 4096³ through
 //!   `cublasGemmEx` with `CUBLAS_COMPUTE_32F` (ms per call);
-//! - `sgemm_b64`, `hgemm_b64`: strided-batched 64³ GEMM, batch 1024 (µs per call).
+//! - `sgemm_b64`, `hgemm_b64`: strided-batched 64³ GEMM, batch 1024 (µs per call), and
+//!   `*_b64_enq`: the host's time per call alone (100 calls, no wait for the GPU), which is
+//!   where a wrapper's overhead shows.
 //!
 //! `bench_blas raw` calls the raw layer (`anycuda::cublas`, `anycuda::runtime`); `bench_blas
 //! core` the safe layer (`anycuda::core::Blas` over `Buffer`s; needs the `half` feature). Each figure is
@@ -91,6 +93,21 @@ fn per_call(
         }
         sync()?;
         t.push(t0.elapsed().as_secs_f64() / calls as f64);
+    }
+    if key.ends_with("_b64") {
+        // The host's cost per call, apart from the GPU's: 100 calls (too few to fill the launch
+        // queue, so none waits for the GPU) timed up to the last call's return, 50 times.
+        let mut e = Vec::with_capacity(50);
+        for _ in 0..50 {
+            let t0 = Instant::now();
+            for _ in 0..100 {
+                f()?;
+            }
+            e.push(t0.elapsed().as_secs_f64() / 100.0);
+            sync()?;
+        }
+        e.sort_by(f64::total_cmp);
+        println!("RESULT {key}_enq {:.6}", e[e.len() / 2] * 1e6);
     }
     let n = ALLOCS.load(Relaxed) - before;
     if n != 0 {

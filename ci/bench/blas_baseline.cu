@@ -7,6 +7,7 @@
 //   hgemm_4096   cublasGemmEx f16 A/B/C, CUBLAS_COMPUTE_32F, default algo    (ms per call)
 //   sgemm_b64    cublasSgemmStridedBatched, 64^3, batch 1024                 (us per call)
 //   hgemm_b64    cublasGemmStridedBatchedEx f16, COMPUTE_32F, 64^3 x 1024    (us per call)
+//   *_b64_enq    the host's time per call alone for the two batched cases      (us per call)
 //
 // Lines `RESULT <key> <value>` are what the script reads.
 #include <cublas_v2.h>
@@ -39,6 +40,22 @@
 static int env_int(const char* k, int d) {
     const char* v = std::getenv(k);
     return v ? std::atoi(v) : d;
+}
+
+// The host's cost per call alone: 100 calls (too few to fill the launch queue), timed up to the
+// last call's return, 50 times; the median, in seconds.
+template <class F>
+static double median_enqueue(cudaStream_t s, F f) {
+    std::vector<double> t;
+    for (int r = 0; r < 50; r++) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < 100; i++) f();
+        auto t1 = std::chrono::steady_clock::now();
+        t.push_back(std::chrono::duration<double>(t1 - t0).count() / 100);
+        CK(cudaStreamSynchronize(s));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
 }
 
 template <class F>
@@ -98,12 +115,23 @@ int main() {
                                      c, S, st, B));
     });
     std::printf("RESULT sgemm_b64 %.6f\n", t * 1e6);
+    t = median_enqueue(s, [&] {
+        CB(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, S, S, S, &one, a, S, st, b, S, st, &zero,
+                                     c, S, st, B));
+    });
+    std::printf("RESULT sgemm_b64_enq %.6f\n", t * 1e6);
     t = median_per_call(s, small_calls, repeats, [&] {
         CB(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, S, S, S, &one, ha, CUDA_R_16F, S, st, hb,
                                       CUDA_R_16F, S, st, &zero, hc, CUDA_R_16F, S, st, B, CUBLAS_COMPUTE_32F,
                                       CUBLAS_GEMM_DEFAULT));
     });
     std::printf("RESULT hgemm_b64 %.6f\n", t * 1e6);
+    t = median_enqueue(s, [&] {
+        CB(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, S, S, S, &one, ha, CUDA_R_16F, S, st, hb,
+                                      CUDA_R_16F, S, st, &zero, hc, CUDA_R_16F, S, st, B, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT));
+    });
+    std::printf("RESULT hgemm_b64_enq %.6f\n", t * 1e6);
     CB(cublasDestroy(h));
     CK(cudaStreamDestroy(s));
     return 0;

@@ -59,6 +59,7 @@ fn per_call(
     stream: &Arc<CudaStream>,
     calls: usize,
     repeats: usize,
+    enq: Option<&str>,
     f: &mut dyn FnMut() -> Res<()>,
 ) -> Res<(f64, f64)> {
     for _ in 0..3 {
@@ -76,6 +77,21 @@ fn per_call(
         t.push(t0.elapsed().as_secs_f64() / calls as f64);
     }
     let allocs = (ALLOCS.load(Relaxed) - before) as f64 / (calls * repeats) as f64;
+    if let Some(key) = enq {
+        // The host's cost per call alone: 100 calls (too few to fill the launch queue), timed
+        // up to the last call's return, 50 times.
+        let mut e = Vec::with_capacity(50);
+        for _ in 0..50 {
+            let t0 = Instant::now();
+            for _ in 0..100 {
+                f()?;
+            }
+            e.push(t0.elapsed().as_secs_f64() / 100.0);
+            stream.synchronize()?;
+        }
+        e.sort_by(f64::total_cmp);
+        println!("RESULT {key}_enq {:.6}", e[e.len() / 2] * 1e6);
+    }
     t.sort_by(f64::total_cmp);
     Ok((t[t.len() / 2], allocs))
 }
@@ -149,14 +165,14 @@ fn main() -> Res<()> {
 
     let sg = cfg(op, N, 1.0f32, 0.0f32);
     // SAFETY: 4096² elements in each operand, as the configuration reads and writes.
-    let (t, al) = per_call(&stream, big_calls, repeats, &mut || {
+    let (t, al) = per_call(&stream, big_calls, repeats, None, &mut || {
         Ok(unsafe { blas.gemm(sg, &a, &b, &mut c) }?)
     })?;
     println!("RESULT sgemm_4096 {:.6}", t * 1e3);
     allocs = allocs.max(al);
     let hg = cfg(op, N, f16::ONE, f16::ZERO);
     // SAFETY: as above.
-    let (t, al) = per_call(&stream, big_calls, repeats, &mut || {
+    let (t, al) = per_call(&stream, big_calls, repeats, None, &mut || {
         Ok(unsafe { blas.gemm(hg, &ha, &hb, &mut hc) }?)
     })?;
     println!("RESULT hgemm_4096 {:.6}", t * 1e3);
@@ -169,9 +185,13 @@ fn main() -> Res<()> {
         stride_c: st,
     };
     // SAFETY: 1024 batches of 64² lie within the 4096² operands.
-    let (t, al) = per_call(&stream, small_calls, repeats, &mut || {
-        Ok(unsafe { blas.gemm_strided_batched(sb, &a, &b, &mut c) }?)
-    })?;
+    let (t, al) = per_call(
+        &stream,
+        small_calls,
+        repeats,
+        Some("sgemm_b64"),
+        &mut || Ok(unsafe { blas.gemm_strided_batched(sb, &a, &b, &mut c) }?),
+    )?;
     println!("RESULT sgemm_b64 {:.6}", t * 1e6);
     allocs = allocs.max(al);
     let hb64 = StridedBatchedConfig {
@@ -182,9 +202,13 @@ fn main() -> Res<()> {
         stride_c: st,
     };
     // SAFETY: as above.
-    let (t, al) = per_call(&stream, small_calls, repeats, &mut || {
-        Ok(unsafe { blas.gemm_strided_batched(hb64, &ha, &hb, &mut hc) }?)
-    })?;
+    let (t, al) = per_call(
+        &stream,
+        small_calls,
+        repeats,
+        Some("hgemm_b64"),
+        &mut || Ok(unsafe { blas.gemm_strided_batched(hb64, &ha, &hb, &mut hc) }?),
+    )?;
     println!("RESULT hgemm_b64 {:.6}", t * 1e6);
     allocs = allocs.max(al);
     println!("RESULT allocs_per_gemm {allocs}");
