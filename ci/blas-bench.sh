@@ -89,12 +89,16 @@ else
     say "warning: no HIP shim ($HIPNV/libamdhip64.so) or ANYCUDA_HIPBLAS_LIBRARY: the HIP columns are left out"
     FAILED=1
 fi
-say "columns: ${COLS[*]}; $ROUNDS rounds"
+# Every program on one core of its own choosing: a process that migrates between cores times its
+# host-bound small GEMMs with more variance than the layers differ by.
+PIN=()
+command -v taskset >/dev/null && PIN=(taskset -c "${BENCH_CPU:-2}")
+say "columns: ${COLS[*]}; $ROUNDS rounds; pinned: ${PIN[*]:-no}"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     for col in "${COLS[@]}"; do
         say "round $ROUND: $col"
         # shellcheck disable=SC2086 # CMD holds a command line
-        if ! ${CMD[$col]} >>"$WORK/$col.out" 2>&1; then
+        if ! "${PIN[@]}" ${CMD[$col]} >>"$WORK/$col.out" 2>&1; then
             say "$col FAILED:"
             tail -n 15 "$WORK/$col.out" >&2
             FAILED=1

@@ -94,6 +94,13 @@ fn per_call(
         sync()?;
         t.push(t0.elapsed().as_secs_f64() / calls as f64);
     }
+    let n = ALLOCS.load(Relaxed) - before;
+    if n != 0 {
+        allocs.push(format!(
+            "{key}: {n} allocations in {} calls",
+            calls * repeats
+        ));
+    }
     if key.ends_with("_b64") {
         // The host's cost per call, apart from the GPU's: 100 calls (too few to fill the launch
         // queue, so none waits for the GPU) timed up to the last call's return, 50 times.
@@ -108,13 +115,6 @@ fn per_call(
         }
         e.sort_by(f64::total_cmp);
         println!("RESULT {key}_enq {:.6}", e[e.len() / 2] * 1e6);
-    }
-    let n = ALLOCS.load(Relaxed) - before;
-    if n != 0 {
-        allocs.push(format!(
-            "{key}: {n} allocations in {} calls",
-            calls * repeats
-        ));
     }
     t.sort_by(f64::total_cmp);
     Ok(t[t.len() / 2])
