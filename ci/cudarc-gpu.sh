@@ -63,9 +63,17 @@ for be in "${COLS[@]}"; do
         elif [[ -n "${UPSTREAM_FAIL["example $e"]:-}" ]]; then rec "example $e" "$be" "FAIL as on cudarc itself (rc $rc: $last)"
         else rec "example $e" "$be" "FAIL (rc $rc: $last)"; fail=1; fi
     done <"$B/examples.txt"
-    # cudarc's unit tests.
-    timeout 900 "$unit" --test-threads=1 >"$LOGS/$be-unit.log" 2>&1
-    unit_rc=$?
+    # cudarc's unit tests, in three processes: cuBLAS's grouped GEMM tests, the other cuBLAS tests,
+    # and the rest. On cudarc itself the grouped GEMMs hand cuBLAS host pointer arrays, an illegal
+    # address that poisons the process's context, and every later test in that process failed
+    # with it (19 passed instead of 48 when they first ran together); apart, a failure stays
+    # with the test that has it, and the shared-failure list below stays honest.
+    unit_rc=0
+    : >"$LOGS/$be-unit.log"
+    for group in "--skip cublas::" "cublas:: --skip grouped_gemm" "grouped_gemm"; do
+        # shellcheck disable=SC2086 # the group is a filter and its flags
+        timeout 600 "$unit" --test-threads=1 $group >>"$LOGS/$be-unit.log" 2>&1 || unit_rc=$?
+    done
     passed="$(grep -c ' \.\.\. ok$' "$LOGS/$be-unit.log")"
     failed="$(grep -c ' \.\.\. FAILED$' "$LOGS/$be-unit.log")"
     ignored="$(grep -c ' \.\.\. ignored' "$LOGS/$be-unit.log")"
