@@ -497,6 +497,15 @@ fn cublas_loads_and_resolves_everything() {
     // SAFETY: valid out-pointer; the null handle is answered by anycuda's guard.
     let r = unsafe { t.cublasGetStream_v2(core::ptr::null_mut(), &mut s) };
     assert_eq!(r, cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED);
+    // The version needs no handle in NVIDIA's library, so none is asked for; a null out-pointer
+    // is refused before libcublas writes through it.
+    let mut v = 0;
+    // SAFETY: valid out-pointer; a null handle, which cublasGetVersion_v2 accepts.
+    let r = unsafe { t.cublasGetVersion_v2(core::ptr::null_mut(), &mut v) };
+    assert_eq!((r, v), (cublasStatus_t::CUBLAS_STATUS_SUCCESS, version));
+    // SAFETY: the null out-pointer is answered by anycuda's guard.
+    let r = unsafe { t.cublasGetVersion_v2(core::ptr::null_mut(), core::ptr::null_mut()) };
+    assert_eq!(r, cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE);
     // Without a GPU, creating a handle fails with cuBLAS's own status.
     let mut h: cublasHandle_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer.

@@ -155,9 +155,21 @@ fn facade_doc(name: &str) -> String {
 
 /// A null handle answered before any library sees it: libcublas dereferences it.
 /// `CUBLAS_STATUS_NOT_INITIALIZED` is cuBLAS's own answer for an uninitialised handle.
+///
+/// `cublasGetVersion_v2` is the exception: NVIDIA's library answers it without a handle (the
+/// loader's version probe relies on that), so a null handle is passed on there, and a null
+/// out-pointer, which libcublas would write through, is `CUBLAS_STATUS_INVALID_VALUE`.
 fn null_guards(f: &FnDecl) -> TokenStream {
     let args = optional_lib::arg_idents(f);
     let mut checks = Vec::new();
+    if f.name == "cublasGetVersion_v2" {
+        let v = &args[1];
+        return quote! {
+            if #v.is_null() {
+                return cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE;
+            }
+        };
+    }
     for (a, (_, t)) in args.iter().zip(&f.args) {
         if type_str(t) == "cublasHandle_t" {
             checks.push(quote! {

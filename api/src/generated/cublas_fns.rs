@@ -31303,8 +31303,8 @@ impl Cublas for CublasTable {
         handle: cublasHandle_t,
         version: *mut c_int,
     ) -> cublasStatus_t {
-        if handle.is_null() {
-            return cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+        if version.is_null() {
+            return cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE;
         }
         match self.cublasGetVersion_v2 {
             Some(f) => unsafe { f(handle, version) }
