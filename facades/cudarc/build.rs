@@ -1,8 +1,7 @@
 //! Names each out-of-scope cudarc module whose feature is on: the feature resolves, the module
-//! does not exist, and this warning says why before any `use cudarc::cublaslt` fails to resolve.
+//! does not exist, and this warning says why before any `use cudarc::cudnn` fails to resolve.
 
 const OUT_OF_SCOPE: &[(&str, &str)] = &[
-    ("CUBLASLT", "cublaslt (cuBLASLt)"),
     ("CUDNN", "cudnn (cuDNN)"),
     ("CUFFT", "cufft (cuFFT)"),
     ("CUSPARSE", "cusparse (cuSPARSE)"),
@@ -18,7 +17,7 @@ const OUT_OF_SCOPE: &[(&str, &str)] = &[
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=ANYCUDA_CUDARC_QUIET");
-    // cudarc's defaults include cublaslt; opt out of the reminder with this.
+    // Opt out of the reminder with this.
     if std::env::var_os("ANYCUDA_CUDARC_QUIET").is_some() {
         return;
     }
@@ -26,7 +25,8 @@ fn main() {
         if std::env::var_os(format!("CARGO_FEATURE_{feature}")).is_some() {
             println!(
                 "cargo:warning=anycuda-cudarc: feature accepted, but cudarc::{module} is not \
-                 provided yet (driver, nvrtc, cublas and curand are); code using it will not compile"
+                 provided yet (driver, nvrtc, cublas, cublaslt and curand are); code using it \
+                 will not compile"
             );
         }
     }

@@ -1,5 +1,6 @@
 //! cudarc's API on anycuda: code written against [cudarc](https://docs.rs/cudarc/0.19.10)
-//! 0.19.10's driver, NVRTC, cuBLAS and cuRAND modules runs unchanged on NVIDIA (CUDA) and AMD (HIP/ROCm) GPUs.
+//! 0.19.10's driver, NVRTC, cuBLAS, cuBLASLt and cuRAND modules runs unchanged on NVIDIA (CUDA)
+//! and AMD (HIP/ROCm) GPUs.
 //!
 //! Depend on it under cudarc's name and recompile:
 //! `cudarc = { package = "anycuda-cudarc", version = "0.1" }`. For cudarc reached through
@@ -25,7 +26,9 @@
 //! - `curand`: [`curand`] (`CudaRng`, `result`, `sys`), on cuRAND or hipRAND.
 //! - `cublas`: [`cublas`] (`CudaBlas`, `Gemm`, `Gemv`, `Asum`, `GroupedGemm`, `result`, `sys`),
 //!   on cuBLAS or hipBLAS.
-//! - `cublaslt`, `cudnn*`, `cufft`, `cusparse`, `cusolver`, `cusolvermg`,
+//! - `cublaslt`: [`cublaslt`] (`CudaBlasLT`, `Matmul`, `Workspace`, `result`, `sys`), on
+//!   cuBLASLt or hipBLASLt.
+//! - `cudnn*`, `cufft`, `cusparse`, `cusolver`, `cusolvermg`,
 //!   `cutensor*`, `cupti`, `cufile`, `nvtx`, `nccl*`: accepted, but the modules do not exist yet.
 //!   Code that uses them fails to compile with "could not find `cublas` in `cudarc`", and the
 //!   build script prints a warning naming each such module (`ANYCUDA_CUDARC_QUIET=1` silences it).
@@ -44,6 +47,8 @@
 
 #[cfg(feature = "cublas")]
 pub mod cublas;
+#[cfg(feature = "cublaslt")]
+pub mod cublaslt;
 #[cfg(feature = "curand")]
 pub mod curand;
 pub mod driver;
