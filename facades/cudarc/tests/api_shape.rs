@@ -190,3 +190,63 @@ fn cublas_half_types() {
         cudarc::cublas::sys::cudaDataType_t::CUDA_R_16BF
     );
 }
+
+/// cudarc's cublaslt names, bounds and signatures: `CudaBlasLT::new`, `Workspace::new`,
+/// `Matmul` for f32 (and f16/bf16 with `f16`) with cudarc's data and compute types,
+/// `Send + Sync`, and the config and activation every matmul takes.
+#[test]
+fn cublaslt_names_and_bounds() {
+    use cudarc::cublaslt::result::CublasError;
+    use cudarc::cublaslt::{
+        sys, Activation, CudaBlasLT, Matmul, MatmulConfig, MatmulShared, Workspace,
+    };
+    use cudarc::driver::DriverError;
+    fn matmul<T, B: Matmul<T> + MatmulShared>() {}
+    send_sync::<CudaBlasLT>();
+    matmul::<f32, CudaBlasLT>();
+    let _: fn(Arc<CudaStream>) -> Result<CudaBlasLT, CublasError> = CudaBlasLT::new;
+    let _: fn(Arc<CudaStream>) -> Result<Workspace, DriverError> = Workspace::new;
+    let _: fn(&CudaBlasLT) -> &sys::cublasLtHandle_t = <CudaBlasLT as MatmulShared>::handle;
+    let _: fn(&CudaBlasLT) -> &Workspace = <CudaBlasLT as MatmulShared>::workspace;
+    let _: fn(&CudaBlasLT) -> &Arc<CudaStream> = <CudaBlasLT as MatmulShared>::stream;
+    assert_eq!(
+        <CudaBlasLT as Matmul<f32>>::matrix_type(),
+        sys::cudaDataType_t::CUDA_R_32F
+    );
+    assert_eq!(
+        <CudaBlasLT as Matmul<f32>>::compute_type(),
+        sys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+    );
+    #[cfg(feature = "f16")]
+    {
+        matmul::<half::f16, CudaBlasLT>();
+        matmul::<half::bf16, CudaBlasLT>();
+        assert_eq!(
+            <CudaBlasLT as Matmul<half::bf16>>::matrix_type(),
+            sys::cudaDataType_t::CUDA_R_16BF
+        );
+        assert_eq!(
+            <CudaBlasLT as Matmul<half::f16>>::compute_type(),
+            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F
+        );
+    }
+    let cfg = MatmulConfig {
+        transa: false,
+        transb: true,
+        transc: false,
+        m: 2,
+        n: 3,
+        k: 4,
+        alpha: 1.0,
+        lda: 2,
+        ldb: 3,
+        beta: 0.0,
+        ldc: 2,
+        stride_a: Some(8),
+        stride_b: Some(12),
+        stride_c: Some(6),
+        stride_bias: None,
+        batch_size: Some(5),
+    };
+    let _ = (cfg, [Activation::Relu, Activation::Gelu]);
+}

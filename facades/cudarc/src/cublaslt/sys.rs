@@ -13,7 +13,7 @@
 //!   a `match` needs a `_` arm, and `as` casts become `.0`.
 //! - The types `cublasLt.h` shares with `cublas_api.h` (`cublasStatus_t`, `cublasComputeType_t`,
 //!   `cudaDataType`) are the same Rust types as in [`crate::cublas::sys`], and so is
-//!   [`CublasError`](crate::cublaslt::result::CublasError): one Rust type per C type.
+//!   [`CublasError`]: one Rust type per C type.
 //! - `culib()` does not exist: anycuda loads the library itself. [`anycuda::cublaslt::library`]
 //!   says which one and from where, and [`is_culib_present`] answers as cudarc's does.
 
