@@ -15,7 +15,8 @@ rustfmt --edition 2021 --check facades/cudarc-patch/src/lib.rs facades/cudarc-pr
     facades/cudarc/bench/ab.rs facades/cudarc/bench/ab_ops.rs
 
 say "facade tests with the f16/f8 features"
-cargo test --locked -p anycuda-cudarc --features f16,f8 --test api_shape --test cublas_host
+cargo test --locked -p anycuda-cudarc --features f16,f8 --test api_shape --test cublas_host \
+    --test cublaslt_host
 
 say "cudarc 0.19.10's examples, unchanged, against the facade"
 bash ci/cudarc-examples.sh build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cudarc 0.19.10's own unit tests for its safe driver, NVRTC, cuBLAS and cuRAND modules, run
-# against the facade.
+# cudarc 0.19.10's own unit tests for its safe driver, NVRTC, cuBLAS, cuBLASLt and cuRAND
+# modules, run against the facade.
 #
 #   bash ci/cudarc-unit-tests.sh build        # CI: extract, map, compile (no GPU needed)
 #   bash ci/cudarc-unit-tests.sh run [ARGS]   # build, then run them (GPU; ANYCUDA_BACKEND)
@@ -51,7 +51,7 @@ files = ["src/driver/safe/core.rs", "src/driver/safe/launch.rs", "src/driver/saf
          "src/driver/safe/unified_memory.rs", "src/driver/result.rs", "src/nvrtc/safe.rs",
          "src/nvrtc/result.rs", "src/curand/safe.rs",
          "src/cublas/safe/mod.rs", "src/cublas/safe/gemm.rs", "src/cublas/safe/gemv.rs",
-         "src/cublas/safe/asum.rs", "src/cublas/safe/grouped_gemm.rs"]
+         "src/cublas/safe/asum.rs", "src/cublas/safe/grouped_gemm.rs", "src/cublaslt/safe.rs"]
 skip = {}
 for s in skips:
     k, why = s.split("|", 1)
@@ -96,7 +96,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 # cuda-13000: the tests' #[cfg(feature = "cuda-...")] pick CUDA 13.0 APIs (the pinned headers).
 # curand: the facade's cudarc::curand, whose tests (src/curand/safe.rs) need cuRAND (or hipRAND).
 # cublas: the facade's cudarc::cublas, whose tests (src/cublas/safe/*.rs) need cuBLAS (or hipBLAS).
-FEATURES="cuda-13000,f16,nvrtc,driver,curand,cublas"
+# cublaslt: the facade's cudarc::cublaslt, whose tests (src/cublaslt/safe.rs) need cuBLASLt (or
+# hipBLASLt).
+FEATURES="cuda-13000,f16,nvrtc,driver,curand,cublas,cublaslt"
 case "$MODE" in
 build)
     cargo test --manifest-path "$GEN/Cargo.toml" --features "$FEATURES" --lib --no-run

@@ -16,10 +16,10 @@ rm -rf "$GEN" && cp -r "$SRC" "$GEN" && chmod -R u+w "$GEN"
 # Its own workspace (the copy sits under this repository's target/).
 printf '\n[workspace]\n' >>"$GEN/Cargo.toml"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-# The same CUDA API version and modules the facade's proofs use (cublas: its unit tests run beside
-# the facade's); cudarc loads libcuda, NVRTC and cuBLAS at run time (dynamic-loading), as on the
-# facade.
-FEATURES="std,driver,nvrtc,cublas,f16,cuda-13000,dynamic-loading"
+# The same CUDA API version and modules the facade's proofs use (cublas, cublaslt: their unit tests
+# run beside the facade's); cudarc loads libcuda, NVRTC, cuBLAS and cuBLASLt at run time
+# (dynamic-loading), as on the facade.
+FEATURES="std,driver,nvrtc,cublas,cublaslt,f16,cuda-13000,dynamic-loading"
 EXAMPLES="${CUDARC_EXAMPLES[*]}"
 mkdir -p "$DEST/bin"
 args=()
