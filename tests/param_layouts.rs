@@ -238,25 +238,42 @@ fn real_corpus_layouts_agree_across_ptx_cubin_and_amd() {
     // Counted only where the HIP backend is compiled in.
     #[cfg_attr(not(feature = "backend-hip"), allow(unused_mut))]
     let mut amd_kernels = 0;
-    for f in &files {
-        let Some(p) = compile(cuda, f, "sm_90") else {
+    // Compiled on every core (each compile is single-threaded), checked in file order.
+    let compiled = common::par_map(&files, |f| {
+        let nv = compile(cuda, f, "sm_90").map(|p| {
+            (
+                common::code(&p, CodeType::Ptx),
+                common::code(&p, CodeType::Cubin),
+            )
+        });
+        #[cfg(feature = "backend-hip")]
+        let amd = nv
+            .as_ref()
+            .and(hip)
+            .and_then(|h| compile(h, f, "gfx90a"))
+            .map(|p| common::code(&p, CodeType::Cubin));
+        #[cfg(not(feature = "backend-hip"))]
+        let amd: Option<Vec<u8>> = None;
+        (nv, amd)
+    });
+    #[cfg_attr(not(feature = "backend-hip"), allow(unused_variables))]
+    for (f, (nv, amd)) in files.iter().zip(compiled) {
+        let Some((ptx, cubin)) = nv else {
             continue;
         };
-        let from_ptx = kernel_params(&common::code(&p, CodeType::Ptx)).unwrap();
-        let mut from_cubin = kernel_params(&common::code(&p, CodeType::Cubin)).unwrap();
+        let from_ptx = kernel_params(&ptx).unwrap();
+        let mut from_cubin = kernel_params(&cubin).unwrap();
         let mut sorted_ptx = from_ptx.clone();
         sorted_ptx.sort_by(|a, b| a.name.cmp(&b.name));
         from_cubin.sort_by(|a, b| a.name.cmp(&b.name));
         assert_eq!(sorted_ptx, from_cubin, "{}", f.display());
         kernels += from_ptx.len();
         #[cfg(feature = "backend-hip")]
-        if let Some(h) = hip {
-            if let Some(p) = compile(h, f, "gfx90a") {
-                for k in kernel_params(&common::code(&p, CodeType::Cubin)).unwrap() {
-                    if let Some(c) = from_ptx.iter().find(|c| c.name == k.name) {
-                        assert_eq!(k.params, c.params, "{}: {}", f.display(), k.name);
-                        amd_kernels += 1;
-                    }
+        if let Some(code) = amd {
+            for k in kernel_params(&code).unwrap() {
+                if let Some(c) = from_ptx.iter().find(|c| c.name == k.name) {
+                    assert_eq!(k.params, c.params, "{}: {}", f.display(), k.name);
+                    amd_kernels += 1;
                 }
             }
         }

@@ -100,20 +100,17 @@ fn nvrtc_entries(files: &[PathBuf]) -> Option<Vec<Option<Vec<String>>>> {
         );
     }
     let b = compiler(BackendKind::Cuda)?;
-    let entries: Vec<Option<Vec<String>>> = files
-        .iter()
-        .map(|f| {
-            let p = compile(b, f, "sm_90").ok()?;
-            let ptx = String::from_utf8(p.output(CodeType::Ptx).ok()?.code().to_vec()).ok()?;
-            Some(
-                ptx.lines()
-                    .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
-                    .chain(ptx.lines().filter_map(|l| l.trim().strip_prefix(".entry ")))
-                    .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
-                    .collect(),
-            )
-        })
-        .collect();
+    let entries: Vec<Option<Vec<String>>> = common::par_map(files, |f| {
+        let p = compile(b, f, "sm_90").ok()?;
+        let ptx = String::from_utf8(p.output(CodeType::Ptx).ok()?.code().to_vec()).ok()?;
+        Some(
+            ptx.lines()
+                .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
+                .chain(ptx.lines().filter_map(|l| l.trim().strip_prefix(".entry ")))
+                .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
+                .collect(),
+        )
+    });
     let text: Vec<String> = entries
         .iter()
         .map(|e| e.as_ref().map_or_else(|| "!".to_owned(), |k| k.join(" ")))
@@ -143,10 +140,12 @@ fn real_corpus_compiles_on_nvrtc_sm_90() {
         return;
     };
     let (mut ok, mut failures) = (0, Vec::new());
-    for f in &files {
-        match compile(b, f, "sm_90") {
-            Ok(p) => {
-                let cubin = common::code(&p, CodeType::Cubin);
+    let results = common::par_map(&files, |f| {
+        compile(b, f, "sm_90").map(|p| common::code(&p, CodeType::Cubin))
+    });
+    for (f, r) in files.iter().zip(results) {
+        match r {
+            Ok(cubin) => {
                 assert_eq!(elf_machine(&cubin), Some(EM_CUDA), "{}", f.display());
                 ok += 1;
             }

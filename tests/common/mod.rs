@@ -155,3 +155,35 @@ pub fn program(b: Backend, src: &str, name: &str, exprs: &[&str]) -> anycuda::co
     anycuda::core::Program::with_backend(b, src, opts)
         .unwrap_or_else(|e| panic!("{name} on {}: {e}", b.kind()))
 }
+
+/// `f` over `items` on every core (`std::thread::available_parallelism`), results in `items`'
+/// order; a panic in `f` fails the test as it would serially. The corpus tests compile one file
+/// per call: NVRTC compiles run side by side, and overlap the hipRTC ones, which the HIP backend
+/// serialises (hipRTC 5.2.3 is not thread-safe), so only NVRTC's share of the time shrinks.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
