@@ -69,7 +69,9 @@ CMD[cxx]="$WORK/blas_baseline"
 [[ -x "$DEV/bin/bench_blas" ]] && {
     CMD[raw-cuda]="env ANYCUDA_BACKEND=cuda $DEV/bin/bench_blas raw"
     CMD[core-cuda]="env ANYCUDA_BACKEND=cuda $DEV/bin/bench_blas core"
-    COLS+=(raw-cuda core-cuda)
+    # The raw layer against the same cuBLAS called directly, in one process (its own table).
+    CMD[ab]="env ANYCUDA_BACKEND=cuda $DEV/bin/bench_blas ab"
+    COLS+=(raw-cuda core-cuda ab)
 }
 for b in cudarc facade; do
     [[ -x "$DEV/cudarc/bin/blas_$b" ]] && {
@@ -130,14 +132,15 @@ for c in cols:
                 allocs[c] = max(allocs.get(c, 0.0), v)
             else:
                 vals.setdefault((c, p[1]), []).append(v)
-print("| case | " + " | ".join(cols) + " |")
-print("|---|" + "---:|" * len(cols))
+tcols = [c for c in cols if c != "ab"]  # the A/B has its own table below
+print("| case | " + " | ".join(tcols) + " |")
+print("|---|" + "---:|" * len(tcols))
 bad = False
 for key, label, unit, flop_scale, peak in keys:
     base = vals.get(("cxx", key))
     base = statistics.median(base) if base else None
     cells = []
-    for c in cols:
+    for c in tcols:
         v = vals.get((c, key))
         if not v:
             cells.append("-")
@@ -156,6 +159,23 @@ print("Host time per call: 100 calls timed up to the last one's return (no wait 
 print("the small batched GEMMs take about as long on the GPU as to enqueue, so their throughput rows are noisy.")
 print("Peaks (H100 SXM, dense): FP32 67 TFLOP/s; FP16 tensor 989.4 TFLOP/s.")
 print("Heap allocations per GEMM call: " + ", ".join(f"{c} {allocs[c]:g}" for c in cols if c in allocs))
+# The in-process A/B (bench_blas ab): the raw layer's own cost per call, every round's median.
+ab = [("sgemm", "SGEMM 64³ x 1024: host time per call", "µs"),
+      ("hgemm", "HGEMM 64³ x 1024: host time per call", "µs"),
+      ("trivial", "cublasGetStream_v2", "ns")]
+if any(vals.get(("ab", f"ab_{k}_direct")) for k, _, _ in ab):
+    print()
+    print("In one process (bench_blas ab): the same cuBLAS function called through a pointer from the")
+    print("library anycuda loaded, and through anycuda::cublas, alternating batches, same handle and stream.")
+    print()
+    print("| call | direct | anycuda::cublas | anycuda / direct | added per call |")
+    print("|---|---:|---:|---:|---:|")
+    for k, label, unit in ab:
+        d, a = vals.get(("ab", f"ab_{k}_direct")), vals.get(("ab", f"ab_{k}_anycuda"))
+        if not d or not a:
+            continue
+        d, a = statistics.median(d), statistics.median(a)
+        print(f"| {label} | {d:.4g} {unit} | {a:.4g} {unit} | {a / d:.3f} | {a - d:+.3g} {unit} |")
 for c in cols:
     if c in ("cxx", "cudarc"):
         continue

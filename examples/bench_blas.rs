@@ -7,6 +7,13 @@
 //!   `*_b64_enq`: the host's time per call alone (100 calls, no wait for the GPU), which is
 //!   where a wrapper's overhead shows.
 //!
+//! `bench_blas ab` measures the raw layer's own cost in one process, apart from everything that
+//! differs between processes (loaded libraries, heap, page layout): the same cuBLAS entry point
+//! called through a pointer taken from the very library anycuda loaded (`dlsym` on
+//! ANYCUDA_CUBLAS_LIBRARY, else the soname) and through `anycuda::cublas`, on one handle and
+//! stream, in alternating batches: `ab_*_direct`/`ab_*_anycuda` (µs per call) for the two batched
+//! GEMMs' host time and for a trivial call (`cublasGetStream_v2`, ns per call).
+//!
 //! `bench_blas raw` calls the raw layer (`anycuda::cublas`, `anycuda::runtime`); `bench_blas
 //! core` the safe layer (`anycuda::core::Blas` over `Buffer`s; needs the `half` feature). Each figure is
 //! the median of BENCH_REPEATS repeats of N calls and one stream synchronisation, after a
@@ -125,7 +132,8 @@ fn main() {
     let r = match mode.as_str() {
         "raw" => raw(),
         "core" => core(),
-        other => Err(format!("unknown mode {other:?} (raw, core)").into()),
+        "ab" => ab(),
+        other => Err(format!("unknown mode {other:?} (raw, core, ab)").into()),
     };
     if let Err(e) = r {
         eprintln!("bench_blas: FAILED: {e}");
@@ -295,6 +303,225 @@ fn raw() -> Res<()> {
             &mut allocs,
         )?;
         println!("RESULT hgemm_b64 {:.6}", t * 1e6);
+        cb(cublasDestroy_v2(h))?;
+        for p in bufs {
+            ck(cudaFree(p))?;
+        }
+        ck(cudaStreamDestroy(s))?;
+    }
+    report_allocs(&allocs)
+}
+
+/// Median of `rounds` alternating batches of `calls` calls through `a` and `b` (the order flips
+/// every round so neither always runs first); seconds per call, `(a, b)`.
+fn alternate(
+    rounds: usize,
+    calls: usize,
+    sync: &mut dyn FnMut() -> Res<()>,
+    a: &mut dyn FnMut() -> Res<()>,
+    b: &mut dyn FnMut() -> Res<()>,
+) -> Res<(f64, f64)> {
+    let (mut ta, mut tb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for r in 0..rounds {
+        for first in [r % 2 == 0, r % 2 != 0] {
+            let (f, t): (&mut dyn FnMut() -> Res<()>, _) = if first {
+                (&mut *a, &mut ta)
+            } else {
+                (&mut *b, &mut tb)
+            };
+            let t0 = Instant::now();
+            for _ in 0..calls {
+                f()?;
+            }
+            t.push(t0.elapsed().as_secs_f64() / calls as f64);
+            sync()?;
+        }
+    }
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    Ok((ta[rounds / 2], tb[rounds / 2]))
+}
+
+/// The in-process A/B of the raw layer against the same cuBLAS called directly (module docs).
+fn ab() -> Res<()> {
+    type SgemmBatched = unsafe extern "C" fn(
+        cublasHandle_t,
+        cublasOperation_t,
+        cublasOperation_t,
+        i32,
+        i32,
+        i32,
+        *const f32,
+        *const f32,
+        i32,
+        i64,
+        *const f32,
+        i32,
+        i64,
+        *const f32,
+        *mut f32,
+        i32,
+        i64,
+        i32,
+    ) -> cublasStatus_t;
+    type GemmBatchedEx = unsafe extern "C" fn(
+        cublasHandle_t,
+        cublasOperation_t,
+        cublasOperation_t,
+        i32,
+        i32,
+        i32,
+        *const c_void,
+        *const c_void,
+        cudaDataType,
+        i32,
+        i64,
+        *const c_void,
+        cudaDataType,
+        i32,
+        i64,
+        *const c_void,
+        *mut c_void,
+        cudaDataType,
+        i32,
+        i64,
+        i32,
+        cublasComputeType_t,
+        cublasGemmAlgo_t,
+    ) -> cublasStatus_t;
+    type GetStream = unsafe extern "C" fn(cublasHandle_t, *mut cudaStream_t) -> cublasStatus_t;
+    let sel = anycuda::backend()?;
+    println!("RESULT backend ab-{}", sel.kind());
+    if sel.kind() != anycuda::BackendKind::Cuda {
+        return Err("the A/B calls NVIDIA's cuBLAS directly: ANYCUDA_BACKEND=cuda".into());
+    }
+    let path = std::env::var("ANYCUDA_CUBLAS_LIBRARY").unwrap_or_else(|_| "libcublas.so.13".into());
+    let rounds = env_num("BENCH_AB_ROUNDS", 201).max(1);
+    let mut allocs = Vec::new();
+    // SAFETY: (whole body) the symbols are cuBLAS's own, called with their C signatures; every
+    // pointer passed is a live local or a device allocation of the size the call reads or writes.
+    unsafe {
+        let mut s: cudaStream_t = core::ptr::null_mut();
+        ck(cudaStreamCreateWithFlags(&mut s, cudaStreamNonBlocking))?;
+        let mut h: cublasHandle_t = core::ptr::null_mut();
+        cb(cublasCreate_v2(&mut h))?;
+        cb(cublasSetStream_v2(h, s))?;
+        // Opened after anycuda's first cuBLAS call: the same path maps the same library, so the
+        // direct pointers are the very functions anycuda dispatches to.
+        let lib = libloading::Library::new(&path)?;
+        let d_sgemm: libloading::Symbol<SgemmBatched> = lib.get(b"cublasSgemmStridedBatched\0")?;
+        let d_hgemm: libloading::Symbol<GemmBatchedEx> =
+            lib.get(b"cublasGemmStridedBatchedEx\0")?;
+        let d_get: libloading::Symbol<GetStream> = lib.get(b"cublasGetStream_v2\0")?;
+        let (d_sgemm, d_hgemm, d_get) = (*d_sgemm, *d_hgemm, *d_get);
+        let small = (S * S * BATCH) as usize;
+        let mut bufs = [core::ptr::null_mut::<c_void>(); 6];
+        for (i, p) in bufs.iter_mut().enumerate() {
+            let bytes = small * if i < 3 { 4 } else { 2 };
+            ck(cudaMalloc(p, bytes))?;
+            ck(cudaMemset(*p, 0x3c, bytes))?;
+        }
+        ck(cudaDeviceSynchronize())?;
+        let [a, b, c, ha, hb, hc] = bufs;
+        let (one, zero) = (1.0f32, 0.0f32);
+        let (op, f16) = (cublasOperation_t::CUBLAS_OP_N, cudaDataType::CUDA_R_16F);
+        let (c32, algo) = (
+            cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        );
+        let st = i64::from(S * S);
+        let mut sync = || ck(cudaStreamSynchronize(s));
+        let before = ALLOCS.load(Relaxed);
+        let (ta, tb) = alternate(
+            rounds,
+            100,
+            &mut sync,
+            &mut || {
+                cb(d_sgemm(
+                    h,
+                    op,
+                    op,
+                    S,
+                    S,
+                    S,
+                    &one,
+                    a.cast(),
+                    S,
+                    st,
+                    b.cast(),
+                    S,
+                    st,
+                    &zero,
+                    c.cast(),
+                    S,
+                    st,
+                    BATCH,
+                ))
+            },
+            &mut || {
+                cb(cublasSgemmStridedBatched(
+                    h,
+                    op,
+                    op,
+                    S,
+                    S,
+                    S,
+                    &one,
+                    a.cast(),
+                    S,
+                    st,
+                    b.cast(),
+                    S,
+                    st,
+                    &zero,
+                    c.cast(),
+                    S,
+                    st,
+                    BATCH,
+                ))
+            },
+        )?;
+        println!("RESULT ab_sgemm_direct {:.6}", ta * 1e6);
+        println!("RESULT ab_sgemm_anycuda {:.6}", tb * 1e6);
+        let alpha = (&one as *const f32).cast::<c_void>();
+        let beta = (&zero as *const f32).cast::<c_void>();
+        let (ta, tb) = alternate(
+            rounds,
+            100,
+            &mut sync,
+            &mut || {
+                cb(d_hgemm(
+                    h, op, op, S, S, S, alpha, ha, f16, S, st, hb, f16, S, st, beta, hc, f16, S,
+                    st, BATCH, c32, algo,
+                ))
+            },
+            &mut || {
+                cb(cublasGemmStridedBatchedEx(
+                    h, op, op, S, S, S, alpha, ha, f16, S, st, hb, f16, S, st, beta, hc, f16, S,
+                    st, BATCH, c32, algo,
+                ))
+            },
+        )?;
+        println!("RESULT ab_hgemm_direct {:.6}", ta * 1e6);
+        println!("RESULT ab_hgemm_anycuda {:.6}", tb * 1e6);
+        let (mut got_a, mut got_b): (cudaStream_t, cudaStream_t) =
+            (core::ptr::null_mut(), core::ptr::null_mut());
+        let (ta, tb) = alternate(
+            rounds,
+            10_000,
+            &mut || Ok(()),
+            &mut || cb(d_get(h, &mut got_a)),
+            &mut || cb(cublasGetStream_v2(h, &mut got_b)),
+        )?;
+        if got_a != s || got_b != s {
+            return Err("cublasGetStream_v2 returned another stream".into());
+        }
+        println!("RESULT ab_trivial_direct {:.3}", ta * 1e9);
+        println!("RESULT ab_trivial_anycuda {:.3}", tb * 1e9);
+        let n = ALLOCS.load(Relaxed) - before;
+        if n != 0 {
+            allocs.push(format!("A/B: {n} allocations"));
+        }
         cb(cublasDestroy_v2(h))?;
         for p in bufs {
             ck(cudaFree(p))?;
