@@ -162,7 +162,8 @@ print("Heap allocations per GEMM call: " + ", ".join(f"{c} {allocs[c]:g}" for c 
 # The in-process A/B (bench_blas ab): the raw layer's own cost per call, every round's median.
 ab = [("sgemm", "SGEMM 64³ x 1024: host time per call", "µs"),
       ("hgemm", "HGEMM 64³ x 1024: host time per call", "µs"),
-      ("trivial", "cublasGetStream_v2", "ns")]
+      ("trivial", "cublasGetStream_v2", "ns"),
+      ("driver", "cuCtxGetCurrent (Driver API)", "ns")]
 if any(vals.get(("ab", f"ab_{k}_direct")) for k, _, _ in ab):
     print()
     print("In one process (bench_blas ab): the same cuBLAS function called through a pointer from the")

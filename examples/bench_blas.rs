@@ -24,6 +24,7 @@
 //! Environment: BENCH_REPEATS (7), BENCH_BIG_CALLS (20), BENCH_SMALL_CALLS (2000).
 
 use anycuda::cublas::*;
+use anycuda::driver::{CUcontext, CUresult};
 use anycuda::runtime::{
     cudaDeviceSynchronize, cudaError_t, cudaFree, cudaMalloc, cudaMemset,
     cudaStreamCreateWithFlags, cudaStreamDestroy, cudaStreamNonBlocking, cudaStreamSynchronize,
@@ -313,15 +314,18 @@ fn raw() -> Res<()> {
 }
 
 /// Median of `rounds` alternating batches of `calls` calls through `a` and `b` (the order flips
-/// every round so neither always runs first); seconds per call, `(a, b)`.
+/// every round so neither always runs first); seconds per call, `(a, b)`. Heap allocations
+/// inside the batches are added to `allocs` (the timing vectors are made before they start).
 fn alternate(
     rounds: usize,
     calls: usize,
     sync: &mut dyn FnMut() -> Res<()>,
     a: &mut dyn FnMut() -> Res<()>,
     b: &mut dyn FnMut() -> Res<()>,
+    allocs: &mut u64,
 ) -> Res<(f64, f64)> {
     let (mut ta, mut tb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    let before = ALLOCS.load(Relaxed);
     for r in 0..rounds {
         for first in [r % 2 == 0, r % 2 != 0] {
             let (f, t): (&mut dyn FnMut() -> Res<()>, _) = if first {
@@ -337,6 +341,7 @@ fn alternate(
             sync()?;
         }
     }
+    *allocs += ALLOCS.load(Relaxed) - before;
     ta.sort_by(f64::total_cmp);
     tb.sort_by(f64::total_cmp);
     Ok((ta[rounds / 2], tb[rounds / 2]))
@@ -431,7 +436,7 @@ fn ab() -> Res<()> {
         );
         let st = i64::from(S * S);
         let mut sync = || ck(cudaStreamSynchronize(s));
-        let before = ALLOCS.load(Relaxed);
+        let mut n = 0;
         let (ta, tb) = alternate(
             rounds,
             100,
@@ -480,6 +485,7 @@ fn ab() -> Res<()> {
                     BATCH,
                 ))
             },
+            &mut n,
         )?;
         println!("RESULT ab_sgemm_direct {:.6}", ta * 1e6);
         println!("RESULT ab_sgemm_anycuda {:.6}", tb * 1e6);
@@ -501,6 +507,7 @@ fn ab() -> Res<()> {
                     st, BATCH, c32, algo,
                 ))
             },
+            &mut n,
         )?;
         println!("RESULT ab_hgemm_direct {:.6}", ta * 1e6);
         println!("RESULT ab_hgemm_anycuda {:.6}", tb * 1e6);
@@ -512,13 +519,34 @@ fn ab() -> Res<()> {
             &mut || Ok(()),
             &mut || cb(d_get(h, &mut got_a)),
             &mut || cb(cublasGetStream_v2(h, &mut got_b)),
+            &mut n,
         )?;
         if got_a != s || got_b != s {
             return Err("cublasGetStream_v2 returned another stream".into());
         }
         println!("RESULT ab_trivial_direct {:.3}", ta * 1e9);
         println!("RESULT ab_trivial_anycuda {:.3}", tb * 1e9);
-        let n = ALLOCS.load(Relaxed) - before;
+        // The Driver API's trivial call, the same way: NVIDIA's libcuda (already mapped by
+        // anycuda's CUDA backend; the soname returns that mapping) against anycuda::driver.
+        type CtxGetCurrent = unsafe extern "C" fn(*mut CUcontext) -> CUresult;
+        let cuda = libloading::Library::new("libcuda.so.1")?;
+        let d_ctx: CtxGetCurrent = *cuda.get::<CtxGetCurrent>(b"cuCtxGetCurrent\0")?;
+        let (mut ca, mut cb_): (CUcontext, CUcontext) =
+            (core::ptr::null_mut(), core::ptr::null_mut());
+        let dk = |r: CUresult| -> Res<()> { r.result().map_err(|e| e.into()) };
+        let (ta, tb) = alternate(
+            rounds,
+            10_000,
+            &mut || Ok(()),
+            &mut || dk(d_ctx(&mut ca)),
+            &mut || dk(anycuda::driver::cuCtxGetCurrent(&mut cb_)),
+            &mut n,
+        )?;
+        if ca.is_null() || ca != cb_ {
+            return Err("cuCtxGetCurrent: the two calls disagree".into());
+        }
+        println!("RESULT ab_driver_direct {:.3}", ta * 1e9);
+        println!("RESULT ab_driver_anycuda {:.3}", tb * 1e9);
         if n != 0 {
             allocs.push(format!("A/B: {n} allocations"));
         }

@@ -341,11 +341,10 @@ pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) ->
             #[inline]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn #n(#(#args: #tys),*) #ret {
-                match crate::#module::library() {
+                match active() {
                     // SAFETY: forwarded under the caller's contract.
-                    Ok(l) => unsafe { l.#n(#(#args),*) },
-                    #[allow(unused_variables)]
-                    Err(_) => #fb,
+                    Some(l) => unsafe { l.#n(#(#args),*) },
+                    None => #fb,
                 }
             }
         });
@@ -354,6 +353,20 @@ pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) ->
     items.push(syn::parse_quote! {
         #[allow(unused_variables, clippy::too_many_arguments)]
         impl #trait_name for crate::#module::Library { #(#impl_items)* }
+    });
+    // The free functions' one lookup: `library()` builds a `Result` with an error type of
+    // strings (returned through memory, dropped on every call), which cost a trivial call about
+    // 10 ns on the H100 machine (bench_blas ab). The answer cannot change once made: the
+    // backend is chosen once per process and libraries are never unloaded, so it is kept.
+    items.push(syn::parse_quote! {
+        /// The active backend's library as the free functions reach it: `library()` once, then
+        /// one atomic load per call; `None` when `library()` fails (it says why).
+        #[inline]
+        pub(crate) fn active() -> Option<crate::#module::Library> {
+            static ACTIVE: std::sync::OnceLock<Option<crate::#module::Library>> =
+                std::sync::OnceLock::new();
+            *ACTIVE.get_or_init(|| crate::#module::library().ok())
+        }
     });
     crate::emit::render(inputs, doc, &items)
 }

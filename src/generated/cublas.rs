@@ -24,10 +24,9 @@ use core::ffi::{
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasCreate_v2(handle: *mut cublasHandle_t) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCreate_v2(handle) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCreate_v2(handle) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDestroy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -38,10 +37,9 @@ pub unsafe fn cublasCreate_v2(handle: *mut cublasHandle_t) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasDestroy_v2(handle: cublasHandle_t) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDestroy_v2(handle) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDestroy_v2(handle) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetVersion_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -55,10 +53,9 @@ pub unsafe fn cublasGetVersion_v2(
     handle: cublasHandle_t,
     version: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetVersion_v2(handle, version) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetVersion_v2(handle, version) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetProperty` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -72,10 +69,9 @@ pub unsafe fn cublasGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetProperty(type_, value) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetProperty(type_, value) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetCudartVersion` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -86,10 +82,9 @@ pub unsafe fn cublasGetProperty(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasGetCudartVersion() -> usize {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetCudartVersion() }
-        #[allow(unused_variables)]
-        Err(_) => 0,
+    match active() {
+        Some(l) => unsafe { l.cublasGetCudartVersion() }
+        None => 0,
     }
 }
 ///`cublasSetWorkspace_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -104,12 +99,11 @@ pub unsafe fn cublasSetWorkspace_v2(
     workspace: *mut c_void,
     workspaceSizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetStream_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -123,10 +117,9 @@ pub unsafe fn cublasSetStream_v2(
     handle: cublasHandle_t,
     streamId: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetStream_v2(handle, streamId) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetStream_v2(handle, streamId) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetStream_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -140,10 +133,9 @@ pub unsafe fn cublasGetStream_v2(
     handle: cublasHandle_t,
     streamId: *mut cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetStream_v2(handle, streamId) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetStream_v2(handle, streamId) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetPointerMode_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -157,10 +149,9 @@ pub unsafe fn cublasGetPointerMode_v2(
     handle: cublasHandle_t,
     mode: *mut cublasPointerMode_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetPointerMode_v2(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetPointerMode_v2(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetPointerMode_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -174,10 +165,9 @@ pub unsafe fn cublasSetPointerMode_v2(
     handle: cublasHandle_t,
     mode: cublasPointerMode_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetPointerMode_v2(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetPointerMode_v2(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetAtomicsMode` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -191,10 +181,9 @@ pub unsafe fn cublasGetAtomicsMode(
     handle: cublasHandle_t,
     mode: *mut cublasAtomicsMode_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetAtomicsMode(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetAtomicsMode(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetAtomicsMode` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -208,10 +197,9 @@ pub unsafe fn cublasSetAtomicsMode(
     handle: cublasHandle_t,
     mode: cublasAtomicsMode_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetAtomicsMode(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetAtomicsMode(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetMathMode` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -225,10 +213,9 @@ pub unsafe fn cublasGetMathMode(
     handle: cublasHandle_t,
     mode: *mut cublasMath_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetMathMode(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetMathMode(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetMathMode` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -242,10 +229,9 @@ pub unsafe fn cublasSetMathMode(
     handle: cublasHandle_t,
     mode: cublasMath_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetMathMode(handle, mode) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetMathMode(handle, mode) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetSmCountTarget` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -259,10 +245,9 @@ pub unsafe fn cublasGetSmCountTarget(
     handle: cublasHandle_t,
     smCountTarget: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetSmCountTarget(handle, smCountTarget) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetSmCountTarget(handle, smCountTarget) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetSmCountTarget` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -276,10 +261,9 @@ pub unsafe fn cublasSetSmCountTarget(
     handle: cublasHandle_t,
     smCountTarget: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetSmCountTarget(handle, smCountTarget) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetSmCountTarget(handle, smCountTarget) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetEmulationStrategy` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -293,10 +277,9 @@ pub unsafe fn cublasGetEmulationStrategy(
     handle: cublasHandle_t,
     emulationStrategy: *mut cublasEmulationStrategy_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetEmulationStrategy(handle, emulationStrategy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetEmulationStrategy(handle, emulationStrategy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetEmulationStrategy` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -310,10 +293,9 @@ pub unsafe fn cublasSetEmulationStrategy(
     handle: cublasHandle_t,
     emulationStrategy: cublasEmulationStrategy_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetEmulationStrategy(handle, emulationStrategy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetEmulationStrategy(handle, emulationStrategy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetEmulationSpecialValuesSupport` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -327,10 +309,9 @@ pub unsafe fn cublasGetEmulationSpecialValuesSupport(
     handle: cublasHandle_t,
     mask: *mut cudaEmulationSpecialValuesSupport,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetEmulationSpecialValuesSupport(handle, mask) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetEmulationSpecialValuesSupport(handle, mask) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetEmulationSpecialValuesSupport` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -344,10 +325,9 @@ pub unsafe fn cublasSetEmulationSpecialValuesSupport(
     handle: cublasHandle_t,
     mask: cudaEmulationSpecialValuesSupport,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetEmulationSpecialValuesSupport(handle, mask) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetEmulationSpecialValuesSupport(handle, mask) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetFixedPointEmulationMantissaControl` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -361,14 +341,13 @@ pub unsafe fn cublasGetFixedPointEmulationMantissaControl(
     handle: cublasHandle_t,
     mantissaControl: *mut cudaEmulationMantissaControl,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetFixedPointEmulationMantissaControl(handle, mantissaControl)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetFixedPointEmulationMantissaControl` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -382,14 +361,13 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaControl(
     handle: cublasHandle_t,
     mantissaControl: cudaEmulationMantissaControl,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetFixedPointEmulationMantissaControl(handle, mantissaControl)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetFixedPointEmulationMaxMantissaBitCount` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -403,8 +381,8 @@ pub unsafe fn cublasGetFixedPointEmulationMaxMantissaBitCount(
     handle: cublasHandle_t,
     maxMantissaBitCount: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetFixedPointEmulationMaxMantissaBitCount(
                     handle,
@@ -412,8 +390,7 @@ pub unsafe fn cublasGetFixedPointEmulationMaxMantissaBitCount(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetFixedPointEmulationMaxMantissaBitCount` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -427,8 +404,8 @@ pub unsafe fn cublasSetFixedPointEmulationMaxMantissaBitCount(
     handle: cublasHandle_t,
     maxMantissaBitCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetFixedPointEmulationMaxMantissaBitCount(
                     handle,
@@ -436,8 +413,7 @@ pub unsafe fn cublasSetFixedPointEmulationMaxMantissaBitCount(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetFixedPointEmulationMantissaBitOffset` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -451,8 +427,8 @@ pub unsafe fn cublasGetFixedPointEmulationMantissaBitOffset(
     handle: cublasHandle_t,
     mantissaBitOffset: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetFixedPointEmulationMantissaBitOffset(
                     handle,
@@ -460,8 +436,7 @@ pub unsafe fn cublasGetFixedPointEmulationMantissaBitOffset(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetFixedPointEmulationMantissaBitOffset` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -475,8 +450,8 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaBitOffset(
     handle: cublasHandle_t,
     mantissaBitOffset: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetFixedPointEmulationMantissaBitOffset(
                     handle,
@@ -484,8 +459,7 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaBitOffset(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetFixedPointEmulationMantissaBitCountPointer` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -499,8 +473,8 @@ pub unsafe fn cublasGetFixedPointEmulationMantissaBitCountPointer(
     handle: cublasHandle_t,
     mantissaBitCount: *mut *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetFixedPointEmulationMantissaBitCountPointer(
                     handle,
@@ -508,8 +482,7 @@ pub unsafe fn cublasGetFixedPointEmulationMantissaBitCountPointer(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetFixedPointEmulationMantissaBitCountPointer` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -523,8 +496,8 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaBitCountPointer(
     handle: cublasHandle_t,
     mantissaBitCount: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetFixedPointEmulationMantissaBitCountPointer(
                     handle,
@@ -532,8 +505,7 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaBitCountPointer(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetStatusName` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -544,10 +516,9 @@ pub unsafe fn cublasSetFixedPointEmulationMantissaBitCountPointer(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasGetStatusName(status: cublasStatus_t) -> *const c_char {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetStatusName(status) }
-        #[allow(unused_variables)]
-        Err(_) => c"anycuda: no cuBLAS library loaded".as_ptr(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetStatusName(status) }
+        None => c"anycuda: no cuBLAS library loaded".as_ptr(),
     }
 }
 ///`cublasGetStatusString` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -558,10 +529,9 @@ pub unsafe fn cublasGetStatusName(status: cublasStatus_t) -> *const c_char {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasGetStatusString(status: cublasStatus_t) -> *const c_char {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetStatusString(status) }
-        #[allow(unused_variables)]
-        Err(_) => c"anycuda: no cuBLAS library loaded".as_ptr(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetStatusString(status) }
+        None => c"anycuda: no cuBLAS library loaded".as_ptr(),
     }
 }
 ///`cublasLoggerConfigure` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -577,14 +547,13 @@ pub unsafe fn cublasLoggerConfigure(
     logToStdErr: c_int,
     logFileName: *const c_char,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLoggerConfigure(logIsOn, logToStdOut, logToStdErr, logFileName)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetLoggerCallback` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -597,10 +566,9 @@ pub unsafe fn cublasLoggerConfigure(
 pub unsafe fn cublasSetLoggerCallback(
     userCallback: cublasLogCallback,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetLoggerCallback(userCallback) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetLoggerCallback(userCallback) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetLoggerCallback` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -613,10 +581,9 @@ pub unsafe fn cublasSetLoggerCallback(
 pub unsafe fn cublasGetLoggerCallback(
     userCallback: *mut cublasLogCallback,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetLoggerCallback(userCallback) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetLoggerCallback(userCallback) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetVector` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -634,10 +601,9 @@ pub unsafe fn cublasSetVector(
     devicePtr: *mut c_void,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetVector(n, elemSize, x, incx, devicePtr, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetVector(n, elemSize, x, incx, devicePtr, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetVector_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -655,10 +621,9 @@ pub unsafe fn cublasSetVector_64(
     devicePtr: *mut c_void,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetVector_64(n, elemSize, x, incx, devicePtr, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetVector` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -676,10 +641,9 @@ pub unsafe fn cublasGetVector(
     y: *mut c_void,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetVector(n, elemSize, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetVector(n, elemSize, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetVector_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -697,10 +661,9 @@ pub unsafe fn cublasGetVector_64(
     y: *mut c_void,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetVector_64(n, elemSize, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetVector_64(n, elemSize, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetMatrix` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -719,10 +682,9 @@ pub unsafe fn cublasSetMatrix(
     B: *mut c_void,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetMatrix(rows, cols, elemSize, A, lda, B, ldb) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetMatrix_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -741,10 +703,9 @@ pub unsafe fn cublasSetMatrix_64(
     B: *mut c_void,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSetMatrix_64(rows, cols, elemSize, A, lda, B, ldb) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetMatrix` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -763,10 +724,9 @@ pub unsafe fn cublasGetMatrix(
     B: *mut c_void,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetMatrix(rows, cols, elemSize, A, lda, B, ldb) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetMatrix_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -785,10 +745,9 @@ pub unsafe fn cublasGetMatrix_64(
     B: *mut c_void,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasGetMatrix_64(rows, cols, elemSize, A, lda, B, ldb) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetVectorAsync` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -807,8 +766,8 @@ pub unsafe fn cublasSetVectorAsync(
     incy: c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetVectorAsync(
                     n,
@@ -821,8 +780,7 @@ pub unsafe fn cublasSetVectorAsync(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetVectorAsync_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -841,8 +799,8 @@ pub unsafe fn cublasSetVectorAsync_64(
     incy: i64,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetVectorAsync_64(
                     n,
@@ -855,8 +813,7 @@ pub unsafe fn cublasSetVectorAsync_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetVectorAsync` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -875,8 +832,8 @@ pub unsafe fn cublasGetVectorAsync(
     incy: c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetVectorAsync(
                     n,
@@ -889,8 +846,7 @@ pub unsafe fn cublasGetVectorAsync(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetVectorAsync_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -909,8 +865,8 @@ pub unsafe fn cublasGetVectorAsync_64(
     incy: i64,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetVectorAsync_64(
                     n,
@@ -923,8 +879,7 @@ pub unsafe fn cublasGetVectorAsync_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetMatrixAsync` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -944,14 +899,13 @@ pub unsafe fn cublasSetMatrixAsync(
     ldb: c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSetMatrixAsync_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -971,14 +925,13 @@ pub unsafe fn cublasSetMatrixAsync_64(
     ldb: i64,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetMatrixAsync` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -998,14 +951,13 @@ pub unsafe fn cublasGetMatrixAsync(
     ldb: c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetMatrixAsync(rows, cols, elemSize, A, lda, B, ldb, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGetMatrixAsync_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1025,14 +977,13 @@ pub unsafe fn cublasGetMatrixAsync_64(
     ldb: i64,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGetMatrixAsync_64(rows, cols, elemSize, A, lda, B, ldb, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasXerbla` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1043,10 +994,9 @@ pub unsafe fn cublasGetMatrixAsync_64(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasXerbla(srName: *const c_char, info: c_int) {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasXerbla(srName, info) }
-        #[allow(unused_variables)]
-        Err(_) => {}
+    match active() {
+        Some(l) => unsafe { l.cublasXerbla(srName, info) }
+        None => {}
     }
 }
 ///`cublasNrm2Ex` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1066,8 +1016,8 @@ pub unsafe fn cublasNrm2Ex(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasNrm2Ex(
                     handle,
@@ -1081,8 +1031,7 @@ pub unsafe fn cublasNrm2Ex(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasNrm2Ex_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1102,8 +1051,8 @@ pub unsafe fn cublasNrm2Ex_64(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasNrm2Ex_64(
                     handle,
@@ -1117,8 +1066,7 @@ pub unsafe fn cublasNrm2Ex_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSnrm2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1135,10 +1083,9 @@ pub unsafe fn cublasSnrm2_v2(
     incx: c_int,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSnrm2_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSnrm2_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSnrm2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1155,10 +1102,9 @@ pub unsafe fn cublasSnrm2_v2_64(
     incx: i64,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSnrm2_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSnrm2_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDnrm2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1175,10 +1121,9 @@ pub unsafe fn cublasDnrm2_v2(
     incx: c_int,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDnrm2_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDnrm2_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDnrm2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1195,10 +1140,9 @@ pub unsafe fn cublasDnrm2_v2_64(
     incx: i64,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDnrm2_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDnrm2_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScnrm2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1215,10 +1159,9 @@ pub unsafe fn cublasScnrm2_v2(
     incx: c_int,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScnrm2_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScnrm2_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScnrm2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1235,10 +1178,9 @@ pub unsafe fn cublasScnrm2_v2_64(
     incx: i64,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScnrm2_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScnrm2_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDznrm2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1255,10 +1197,9 @@ pub unsafe fn cublasDznrm2_v2(
     incx: c_int,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDznrm2_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDznrm2_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDznrm2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1275,10 +1216,9 @@ pub unsafe fn cublasDznrm2_v2_64(
     incx: i64,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDznrm2_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDznrm2_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDotEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1301,8 +1241,8 @@ pub unsafe fn cublasDotEx(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDotEx(
                     handle,
@@ -1319,8 +1259,7 @@ pub unsafe fn cublasDotEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDotEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1343,8 +1282,8 @@ pub unsafe fn cublasDotEx_64(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDotEx_64(
                     handle,
@@ -1361,8 +1300,7 @@ pub unsafe fn cublasDotEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDotcEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1385,8 +1323,8 @@ pub unsafe fn cublasDotcEx(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDotcEx(
                     handle,
@@ -1403,8 +1341,7 @@ pub unsafe fn cublasDotcEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDotcEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1427,8 +1364,8 @@ pub unsafe fn cublasDotcEx_64(
     resultType: cudaDataType,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDotcEx_64(
                     handle,
@@ -1445,8 +1382,7 @@ pub unsafe fn cublasDotcEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSdot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1465,10 +1401,9 @@ pub unsafe fn cublasSdot_v2(
     incy: c_int,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSdot_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSdot_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSdot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1487,10 +1422,9 @@ pub unsafe fn cublasSdot_v2_64(
     incy: i64,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSdot_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSdot_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDdot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1509,10 +1443,9 @@ pub unsafe fn cublasDdot_v2(
     incy: c_int,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDdot_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDdot_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDdot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1531,10 +1464,9 @@ pub unsafe fn cublasDdot_v2_64(
     incy: i64,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDdot_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDdot_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdotu_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1553,10 +1485,9 @@ pub unsafe fn cublasCdotu_v2(
     incy: c_int,
     result: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdotu_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCdotu_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdotu_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1575,10 +1506,9 @@ pub unsafe fn cublasCdotu_v2_64(
     incy: i64,
     result: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdotu_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCdotu_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdotc_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1597,10 +1527,9 @@ pub unsafe fn cublasCdotc_v2(
     incy: c_int,
     result: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdotc_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCdotc_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdotc_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1619,10 +1548,9 @@ pub unsafe fn cublasCdotc_v2_64(
     incy: i64,
     result: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdotc_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCdotc_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdotu_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1641,10 +1569,9 @@ pub unsafe fn cublasZdotu_v2(
     incy: c_int,
     result: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdotu_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdotu_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdotu_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1663,10 +1590,9 @@ pub unsafe fn cublasZdotu_v2_64(
     incy: i64,
     result: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdotu_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdotu_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdotc_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1685,10 +1611,9 @@ pub unsafe fn cublasZdotc_v2(
     incy: c_int,
     result: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdotc_v2(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdotc_v2(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdotc_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1707,10 +1632,9 @@ pub unsafe fn cublasZdotc_v2_64(
     incy: i64,
     result: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdotc_v2_64(handle, n, x, incx, y, incy, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdotc_v2_64(handle, n, x, incx, y, incy, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScalEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1730,8 +1654,8 @@ pub unsafe fn cublasScalEx(
     incx: c_int,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasScalEx(
                     handle,
@@ -1745,8 +1669,7 @@ pub unsafe fn cublasScalEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScalEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1766,8 +1689,8 @@ pub unsafe fn cublasScalEx_64(
     incx: i64,
     executionType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasScalEx_64(
                     handle,
@@ -1781,8 +1704,7 @@ pub unsafe fn cublasScalEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1799,10 +1721,9 @@ pub unsafe fn cublasSscal_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1819,10 +1740,9 @@ pub unsafe fn cublasSscal_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1839,10 +1759,9 @@ pub unsafe fn cublasDscal_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1859,10 +1778,9 @@ pub unsafe fn cublasDscal_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1879,10 +1797,9 @@ pub unsafe fn cublasCscal_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1899,10 +1816,9 @@ pub unsafe fn cublasCscal_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1919,10 +1835,9 @@ pub unsafe fn cublasCsscal_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1939,10 +1854,9 @@ pub unsafe fn cublasCsscal_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1959,10 +1873,9 @@ pub unsafe fn cublasZscal_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1979,10 +1892,9 @@ pub unsafe fn cublasZscal_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdscal_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -1999,10 +1911,9 @@ pub unsafe fn cublasZdscal_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdscal_v2(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdscal_v2(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdscal_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2019,10 +1930,9 @@ pub unsafe fn cublasZdscal_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdscal_v2_64(handle, n, alpha, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdscal_v2_64(handle, n, alpha, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasAxpyEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2045,8 +1955,8 @@ pub unsafe fn cublasAxpyEx(
     incy: c_int,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasAxpyEx(
                     handle,
@@ -2063,8 +1973,7 @@ pub unsafe fn cublasAxpyEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasAxpyEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2087,8 +1996,8 @@ pub unsafe fn cublasAxpyEx_64(
     incy: i64,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasAxpyEx_64(
                     handle,
@@ -2105,8 +2014,7 @@ pub unsafe fn cublasAxpyEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSaxpy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2125,10 +2033,9 @@ pub unsafe fn cublasSaxpy_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSaxpy_v2(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSaxpy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2147,10 +2054,9 @@ pub unsafe fn cublasSaxpy_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDaxpy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2169,10 +2075,9 @@ pub unsafe fn cublasDaxpy_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDaxpy_v2(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDaxpy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2191,10 +2096,9 @@ pub unsafe fn cublasDaxpy_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCaxpy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2213,10 +2117,9 @@ pub unsafe fn cublasCaxpy_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCaxpy_v2(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCaxpy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2235,10 +2138,9 @@ pub unsafe fn cublasCaxpy_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZaxpy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2257,10 +2159,9 @@ pub unsafe fn cublasZaxpy_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZaxpy_v2(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZaxpy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2279,10 +2180,9 @@ pub unsafe fn cublasZaxpy_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZaxpy_v2_64(handle, n, alpha, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCopyEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2302,10 +2202,9 @@ pub unsafe fn cublasCopyEx(
     yType: cudaDataType,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCopyEx(handle, n, x, xType, incx, y, yType, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCopyEx(handle, n, x, xType, incx, y, yType, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCopyEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2325,10 +2224,11 @@ pub unsafe fn cublasCopyEx_64(
     yType: cudaDataType,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasCopyEx_64(handle, n, x, xType, incx, y, yType, incy) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScopy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2346,10 +2246,9 @@ pub unsafe fn cublasScopy_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScopy_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScopy_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScopy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2367,10 +2266,9 @@ pub unsafe fn cublasScopy_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScopy_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScopy_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDcopy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2388,10 +2286,9 @@ pub unsafe fn cublasDcopy_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDcopy_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDcopy_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDcopy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2409,10 +2306,9 @@ pub unsafe fn cublasDcopy_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDcopy_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDcopy_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCcopy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2430,10 +2326,9 @@ pub unsafe fn cublasCcopy_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCcopy_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCcopy_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCcopy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2451,10 +2346,9 @@ pub unsafe fn cublasCcopy_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCcopy_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCcopy_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZcopy_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2472,10 +2366,9 @@ pub unsafe fn cublasZcopy_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZcopy_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZcopy_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZcopy_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2493,10 +2386,9 @@ pub unsafe fn cublasZcopy_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZcopy_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZcopy_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSswap_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2514,10 +2406,9 @@ pub unsafe fn cublasSswap_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSswap_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSswap_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSswap_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2535,10 +2426,9 @@ pub unsafe fn cublasSswap_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSswap_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSswap_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDswap_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2556,10 +2446,9 @@ pub unsafe fn cublasDswap_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDswap_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDswap_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDswap_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2577,10 +2466,9 @@ pub unsafe fn cublasDswap_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDswap_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDswap_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCswap_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2598,10 +2486,9 @@ pub unsafe fn cublasCswap_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCswap_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCswap_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCswap_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2619,10 +2506,9 @@ pub unsafe fn cublasCswap_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCswap_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCswap_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZswap_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2640,10 +2526,9 @@ pub unsafe fn cublasZswap_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZswap_v2(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZswap_v2(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZswap_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2661,10 +2546,9 @@ pub unsafe fn cublasZswap_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZswap_v2_64(handle, n, x, incx, y, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZswap_v2_64(handle, n, x, incx, y, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSwapEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2684,10 +2568,9 @@ pub unsafe fn cublasSwapEx(
     yType: cudaDataType,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSwapEx(handle, n, x, xType, incx, y, yType, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSwapEx(handle, n, x, xType, incx, y, yType, incy) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSwapEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2707,10 +2590,11 @@ pub unsafe fn cublasSwapEx_64(
     yType: cudaDataType,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIsamax_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2727,10 +2611,9 @@ pub unsafe fn cublasIsamax_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIsamax_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIsamax_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIsamax_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2747,10 +2630,9 @@ pub unsafe fn cublasIsamax_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIsamax_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIsamax_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIdamax_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2767,10 +2649,9 @@ pub unsafe fn cublasIdamax_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIdamax_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIdamax_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIdamax_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2787,10 +2668,9 @@ pub unsafe fn cublasIdamax_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIdamax_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIdamax_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIcamax_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2807,10 +2687,9 @@ pub unsafe fn cublasIcamax_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIcamax_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIcamax_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIcamax_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2827,10 +2706,9 @@ pub unsafe fn cublasIcamax_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIcamax_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIcamax_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIzamax_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2847,10 +2725,9 @@ pub unsafe fn cublasIzamax_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIzamax_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIzamax_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIzamax_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2867,10 +2744,9 @@ pub unsafe fn cublasIzamax_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIzamax_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIzamax_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIamaxEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2888,10 +2764,9 @@ pub unsafe fn cublasIamaxEx(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIamaxEx(handle, n, x, xType, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIamaxEx(handle, n, x, xType, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIamaxEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2909,10 +2784,9 @@ pub unsafe fn cublasIamaxEx_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIamaxEx_64(handle, n, x, xType, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIamaxEx_64(handle, n, x, xType, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIsamin_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2929,10 +2803,9 @@ pub unsafe fn cublasIsamin_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIsamin_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIsamin_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIsamin_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2949,10 +2822,9 @@ pub unsafe fn cublasIsamin_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIsamin_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIsamin_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIdamin_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2969,10 +2841,9 @@ pub unsafe fn cublasIdamin_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIdamin_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIdamin_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIdamin_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -2989,10 +2860,9 @@ pub unsafe fn cublasIdamin_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIdamin_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIdamin_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIcamin_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3009,10 +2879,9 @@ pub unsafe fn cublasIcamin_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIcamin_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIcamin_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIcamin_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3029,10 +2898,9 @@ pub unsafe fn cublasIcamin_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIcamin_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIcamin_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIzamin_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3049,10 +2917,9 @@ pub unsafe fn cublasIzamin_v2(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIzamin_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIzamin_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIzamin_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3069,10 +2936,9 @@ pub unsafe fn cublasIzamin_v2_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIzamin_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIzamin_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIaminEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3090,10 +2956,9 @@ pub unsafe fn cublasIaminEx(
     incx: c_int,
     result: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIaminEx(handle, n, x, xType, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIaminEx(handle, n, x, xType, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasIaminEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3111,10 +2976,9 @@ pub unsafe fn cublasIaminEx_64(
     incx: i64,
     result: *mut i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasIaminEx_64(handle, n, x, xType, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasIaminEx_64(handle, n, x, xType, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasAsumEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3134,8 +2998,8 @@ pub unsafe fn cublasAsumEx(
     resultType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasAsumEx(
                     handle,
@@ -3149,8 +3013,7 @@ pub unsafe fn cublasAsumEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasAsumEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3170,8 +3033,8 @@ pub unsafe fn cublasAsumEx_64(
     resultType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasAsumEx_64(
                     handle,
@@ -3185,8 +3048,7 @@ pub unsafe fn cublasAsumEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSasum_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3203,10 +3065,9 @@ pub unsafe fn cublasSasum_v2(
     incx: c_int,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSasum_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSasum_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSasum_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3223,10 +3084,9 @@ pub unsafe fn cublasSasum_v2_64(
     incx: i64,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSasum_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSasum_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDasum_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3243,10 +3103,9 @@ pub unsafe fn cublasDasum_v2(
     incx: c_int,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDasum_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDasum_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDasum_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3263,10 +3122,9 @@ pub unsafe fn cublasDasum_v2_64(
     incx: i64,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDasum_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDasum_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScasum_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3283,10 +3141,9 @@ pub unsafe fn cublasScasum_v2(
     incx: c_int,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScasum_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScasum_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasScasum_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3303,10 +3160,9 @@ pub unsafe fn cublasScasum_v2_64(
     incx: i64,
     result: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasScasum_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasScasum_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDzasum_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3323,10 +3179,9 @@ pub unsafe fn cublasDzasum_v2(
     incx: c_int,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDzasum_v2(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDzasum_v2(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDzasum_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3343,10 +3198,9 @@ pub unsafe fn cublasDzasum_v2_64(
     incx: i64,
     result: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDzasum_v2_64(handle, n, x, incx, result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDzasum_v2_64(handle, n, x, incx, result) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3366,10 +3220,9 @@ pub unsafe fn cublasSrot_v2(
     c: *const f32,
     s: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3389,10 +3242,9 @@ pub unsafe fn cublasSrot_v2_64(
     c: *const f32,
     s: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3412,10 +3264,9 @@ pub unsafe fn cublasDrot_v2(
     c: *const f64,
     s: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3435,10 +3286,9 @@ pub unsafe fn cublasDrot_v2_64(
     c: *const f64,
     s: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3458,10 +3308,9 @@ pub unsafe fn cublasCrot_v2(
     c: *const f32,
     s: *const cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3481,10 +3330,9 @@ pub unsafe fn cublasCrot_v2_64(
     c: *const f32,
     s: *const cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3504,10 +3352,9 @@ pub unsafe fn cublasCsrot_v2(
     c: *const f32,
     s: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3527,10 +3374,9 @@ pub unsafe fn cublasCsrot_v2_64(
     c: *const f32,
     s: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3550,10 +3396,9 @@ pub unsafe fn cublasZrot_v2(
     c: *const f64,
     s: *const cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3573,10 +3418,9 @@ pub unsafe fn cublasZrot_v2_64(
     c: *const f64,
     s: *const cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdrot_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3596,10 +3440,9 @@ pub unsafe fn cublasZdrot_v2(
     c: *const f64,
     s: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdrot_v2(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdrot_v2(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdrot_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3619,10 +3462,9 @@ pub unsafe fn cublasZdrot_v2_64(
     c: *const f64,
     s: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3646,8 +3488,8 @@ pub unsafe fn cublasRotEx(
     csType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasRotEx(
                     handle,
@@ -3665,8 +3507,7 @@ pub unsafe fn cublasRotEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3690,8 +3531,8 @@ pub unsafe fn cublasRotEx_64(
     csType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasRotEx_64(
                     handle,
@@ -3709,8 +3550,7 @@ pub unsafe fn cublasRotEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrotg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3727,10 +3567,9 @@ pub unsafe fn cublasSrotg_v2(
     c: *mut f32,
     s: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrotg_v2(handle, a, b, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrotg_v2(handle, a, b, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrotg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3747,10 +3586,9 @@ pub unsafe fn cublasDrotg_v2(
     c: *mut f64,
     s: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrotg_v2(handle, a, b, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrotg_v2(handle, a, b, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCrotg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3767,10 +3605,9 @@ pub unsafe fn cublasCrotg_v2(
     c: *mut f32,
     s: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCrotg_v2(handle, a, b, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCrotg_v2(handle, a, b, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZrotg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3787,10 +3624,9 @@ pub unsafe fn cublasZrotg_v2(
     c: *mut f64,
     s: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZrotg_v2(handle, a, b, c, s) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZrotg_v2(handle, a, b, c, s) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotgEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3810,12 +3646,11 @@ pub unsafe fn cublasRotgEx(
     csType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasRotgEx(handle, a, b, abType, c, s, csType, executiontype) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrotm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3834,10 +3669,9 @@ pub unsafe fn cublasSrotm_v2(
     incy: c_int,
     param: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrotm_v2(handle, n, x, incx, y, incy, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrotm_v2(handle, n, x, incx, y, incy, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrotm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3856,10 +3690,9 @@ pub unsafe fn cublasSrotm_v2_64(
     incy: i64,
     param: *const f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrotm_v2_64(handle, n, x, incx, y, incy, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrotm_v2_64(handle, n, x, incx, y, incy, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrotm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3878,10 +3711,9 @@ pub unsafe fn cublasDrotm_v2(
     incy: c_int,
     param: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrotm_v2(handle, n, x, incx, y, incy, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrotm_v2(handle, n, x, incx, y, incy, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrotm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3900,10 +3732,9 @@ pub unsafe fn cublasDrotm_v2_64(
     incy: i64,
     param: *const f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrotm_v2_64(handle, n, x, incx, y, incy, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrotm_v2_64(handle, n, x, incx, y, incy, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotmEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3926,8 +3757,8 @@ pub unsafe fn cublasRotmEx(
     paramType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasRotmEx(
                     handle,
@@ -3944,8 +3775,7 @@ pub unsafe fn cublasRotmEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotmEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -3968,8 +3798,8 @@ pub unsafe fn cublasRotmEx_64(
     paramType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasRotmEx_64(
                     handle,
@@ -3986,8 +3816,7 @@ pub unsafe fn cublasRotmEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSrotmg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4005,10 +3834,9 @@ pub unsafe fn cublasSrotmg_v2(
     y1: *const f32,
     param: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSrotmg_v2(handle, d1, d2, x1, y1, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSrotmg_v2(handle, d1, d2, x1, y1, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDrotmg_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4026,10 +3854,9 @@ pub unsafe fn cublasDrotmg_v2(
     y1: *const f64,
     param: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDrotmg_v2(handle, d1, d2, x1, y1, param) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDrotmg_v2(handle, d1, d2, x1, y1, param) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasRotmgEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4053,8 +3880,8 @@ pub unsafe fn cublasRotmgEx(
     paramType: cudaDataType,
     executiontype: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasRotmgEx(
                     handle,
@@ -4072,8 +3899,7 @@ pub unsafe fn cublasRotmgEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4097,8 +3923,8 @@ pub unsafe fn cublasSgemv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemv_v2(
                     handle,
@@ -4116,8 +3942,7 @@ pub unsafe fn cublasSgemv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4141,8 +3966,8 @@ pub unsafe fn cublasSgemv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemv_v2_64(
                     handle,
@@ -4160,8 +3985,7 @@ pub unsafe fn cublasSgemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4185,8 +4009,8 @@ pub unsafe fn cublasDgemv_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemv_v2(
                     handle,
@@ -4204,8 +4028,7 @@ pub unsafe fn cublasDgemv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4229,8 +4052,8 @@ pub unsafe fn cublasDgemv_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemv_v2_64(
                     handle,
@@ -4248,8 +4071,7 @@ pub unsafe fn cublasDgemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4273,8 +4095,8 @@ pub unsafe fn cublasCgemv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemv_v2(
                     handle,
@@ -4292,8 +4114,7 @@ pub unsafe fn cublasCgemv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4317,8 +4138,8 @@ pub unsafe fn cublasCgemv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemv_v2_64(
                     handle,
@@ -4336,8 +4157,7 @@ pub unsafe fn cublasCgemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4361,8 +4181,8 @@ pub unsafe fn cublasZgemv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemv_v2(
                     handle,
@@ -4380,8 +4200,7 @@ pub unsafe fn cublasZgemv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4405,8 +4224,8 @@ pub unsafe fn cublasZgemv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemv_v2_64(
                     handle,
@@ -4424,8 +4243,7 @@ pub unsafe fn cublasZgemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4451,8 +4269,8 @@ pub unsafe fn cublasSgbmv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgbmv_v2(
                     handle,
@@ -4472,8 +4290,7 @@ pub unsafe fn cublasSgbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4499,8 +4316,8 @@ pub unsafe fn cublasSgbmv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgbmv_v2_64(
                     handle,
@@ -4520,8 +4337,7 @@ pub unsafe fn cublasSgbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4547,8 +4363,8 @@ pub unsafe fn cublasDgbmv_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgbmv_v2(
                     handle,
@@ -4568,8 +4384,7 @@ pub unsafe fn cublasDgbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4595,8 +4410,8 @@ pub unsafe fn cublasDgbmv_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgbmv_v2_64(
                     handle,
@@ -4616,8 +4431,7 @@ pub unsafe fn cublasDgbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4643,8 +4457,8 @@ pub unsafe fn cublasCgbmv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgbmv_v2(
                     handle,
@@ -4664,8 +4478,7 @@ pub unsafe fn cublasCgbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4691,8 +4504,8 @@ pub unsafe fn cublasCgbmv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgbmv_v2_64(
                     handle,
@@ -4712,8 +4525,7 @@ pub unsafe fn cublasCgbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4739,8 +4551,8 @@ pub unsafe fn cublasZgbmv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgbmv_v2(
                     handle,
@@ -4760,8 +4572,7 @@ pub unsafe fn cublasZgbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4787,8 +4598,8 @@ pub unsafe fn cublasZgbmv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgbmv_v2_64(
                     handle,
@@ -4808,8 +4619,7 @@ pub unsafe fn cublasZgbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4830,12 +4640,11 @@ pub unsafe fn cublasStrmv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4856,12 +4665,11 @@ pub unsafe fn cublasStrmv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4882,12 +4690,11 @@ pub unsafe fn cublasDtrmv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4908,12 +4715,11 @@ pub unsafe fn cublasDtrmv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4934,12 +4740,11 @@ pub unsafe fn cublasCtrmv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4960,12 +4765,11 @@ pub unsafe fn cublasCtrmv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -4986,12 +4790,11 @@ pub unsafe fn cublasZtrmv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtrmv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5012,12 +4815,11 @@ pub unsafe fn cublasZtrmv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5039,12 +4841,11 @@ pub unsafe fn cublasStbmv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5066,14 +4867,13 @@ pub unsafe fn cublasStbmv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5095,12 +4895,11 @@ pub unsafe fn cublasDtbmv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5122,14 +4921,13 @@ pub unsafe fn cublasDtbmv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5151,12 +4949,11 @@ pub unsafe fn cublasCtbmv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5178,14 +4975,13 @@ pub unsafe fn cublasCtbmv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5207,12 +5003,11 @@ pub unsafe fn cublasZtbmv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtbmv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5234,14 +5029,13 @@ pub unsafe fn cublasZtbmv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5261,10 +5055,9 @@ pub unsafe fn cublasStpmv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasStpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5284,12 +5077,11 @@ pub unsafe fn cublasStpmv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5309,10 +5101,9 @@ pub unsafe fn cublasDtpmv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5332,12 +5123,11 @@ pub unsafe fn cublasDtpmv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5357,10 +5147,9 @@ pub unsafe fn cublasCtpmv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5380,12 +5169,11 @@ pub unsafe fn cublasCtpmv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5405,10 +5193,9 @@ pub unsafe fn cublasZtpmv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZtpmv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5428,12 +5215,11 @@ pub unsafe fn cublasZtpmv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5454,12 +5240,11 @@ pub unsafe fn cublasStrsv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5480,12 +5265,11 @@ pub unsafe fn cublasStrsv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5506,12 +5290,11 @@ pub unsafe fn cublasDtrsv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5532,12 +5315,11 @@ pub unsafe fn cublasDtrsv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5558,12 +5340,11 @@ pub unsafe fn cublasCtrsv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5584,12 +5365,11 @@ pub unsafe fn cublasCtrsv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5610,12 +5390,11 @@ pub unsafe fn cublasZtrsv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtrsv_v2(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5636,12 +5415,11 @@ pub unsafe fn cublasZtrsv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStpsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5661,10 +5439,9 @@ pub unsafe fn cublasStpsv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasStpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStpsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5684,12 +5461,11 @@ pub unsafe fn cublasStpsv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtpsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5709,10 +5485,9 @@ pub unsafe fn cublasDtpsv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtpsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5732,12 +5507,11 @@ pub unsafe fn cublasDtpsv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtpsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5757,10 +5531,9 @@ pub unsafe fn cublasCtpsv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtpsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5780,12 +5553,11 @@ pub unsafe fn cublasCtpsv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtpsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5805,10 +5577,9 @@ pub unsafe fn cublasZtpsv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZtpsv_v2(handle, uplo, trans, diag, n, AP, x, incx) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtpsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5828,12 +5599,11 @@ pub unsafe fn cublasZtpsv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStbsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5855,12 +5625,11 @@ pub unsafe fn cublasStbsv_v2(
     x: *mut f32,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasStbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStbsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5882,14 +5651,13 @@ pub unsafe fn cublasStbsv_v2_64(
     x: *mut f32,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtbsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5911,12 +5679,11 @@ pub unsafe fn cublasDtbsv_v2(
     x: *mut f64,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtbsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5938,14 +5705,13 @@ pub unsafe fn cublasDtbsv_v2_64(
     x: *mut f64,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtbsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5967,12 +5733,11 @@ pub unsafe fn cublasCtbsv_v2(
     x: *mut cuComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtbsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -5994,14 +5759,13 @@ pub unsafe fn cublasCtbsv_v2_64(
     x: *mut cuComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtbsv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6023,12 +5787,11 @@ pub unsafe fn cublasZtbsv_v2(
     x: *mut cuDoubleComplex,
     incx: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZtbsv_v2(handle, uplo, trans, diag, n, k, A, lda, x, incx) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtbsv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6050,14 +5813,13 @@ pub unsafe fn cublasZtbsv_v2_64(
     x: *mut cuDoubleComplex,
     incx: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsymv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6080,14 +5842,13 @@ pub unsafe fn cublasSsymv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsymv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6110,8 +5871,8 @@ pub unsafe fn cublasSsymv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsymv_v2_64(
                     handle,
@@ -6128,8 +5889,7 @@ pub unsafe fn cublasSsymv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsymv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6152,14 +5912,13 @@ pub unsafe fn cublasDsymv_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsymv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6182,8 +5941,8 @@ pub unsafe fn cublasDsymv_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsymv_v2_64(
                     handle,
@@ -6200,8 +5959,7 @@ pub unsafe fn cublasDsymv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsymv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6224,14 +5982,13 @@ pub unsafe fn cublasCsymv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsymv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6254,8 +6011,8 @@ pub unsafe fn cublasCsymv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsymv_v2_64(
                     handle,
@@ -6272,8 +6029,7 @@ pub unsafe fn cublasCsymv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsymv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6296,14 +6052,13 @@ pub unsafe fn cublasZsymv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsymv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsymv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6326,8 +6081,8 @@ pub unsafe fn cublasZsymv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsymv_v2_64(
                     handle,
@@ -6344,8 +6099,7 @@ pub unsafe fn cublasZsymv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6368,14 +6122,13 @@ pub unsafe fn cublasChemv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6398,8 +6151,8 @@ pub unsafe fn cublasChemv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChemv_v2_64(
                     handle,
@@ -6416,8 +6169,7 @@ pub unsafe fn cublasChemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhemv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6440,14 +6192,13 @@ pub unsafe fn cublasZhemv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhemv_v2(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhemv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6470,8 +6221,8 @@ pub unsafe fn cublasZhemv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhemv_v2_64(
                     handle,
@@ -6488,8 +6239,7 @@ pub unsafe fn cublasZhemv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6513,8 +6263,8 @@ pub unsafe fn cublasSsbmv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsbmv_v2(
                     handle,
@@ -6532,8 +6282,7 @@ pub unsafe fn cublasSsbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6557,8 +6306,8 @@ pub unsafe fn cublasSsbmv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsbmv_v2_64(
                     handle,
@@ -6576,8 +6325,7 @@ pub unsafe fn cublasSsbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6601,8 +6349,8 @@ pub unsafe fn cublasDsbmv_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsbmv_v2(
                     handle,
@@ -6620,8 +6368,7 @@ pub unsafe fn cublasDsbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6645,8 +6392,8 @@ pub unsafe fn cublasDsbmv_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsbmv_v2_64(
                     handle,
@@ -6664,8 +6411,7 @@ pub unsafe fn cublasDsbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6689,8 +6435,8 @@ pub unsafe fn cublasChbmv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChbmv_v2(
                     handle,
@@ -6708,8 +6454,7 @@ pub unsafe fn cublasChbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6733,8 +6478,8 @@ pub unsafe fn cublasChbmv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChbmv_v2_64(
                     handle,
@@ -6752,8 +6497,7 @@ pub unsafe fn cublasChbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhbmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6777,8 +6521,8 @@ pub unsafe fn cublasZhbmv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhbmv_v2(
                     handle,
@@ -6796,8 +6540,7 @@ pub unsafe fn cublasZhbmv_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhbmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6821,8 +6564,8 @@ pub unsafe fn cublasZhbmv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhbmv_v2_64(
                     handle,
@@ -6840,8 +6583,7 @@ pub unsafe fn cublasZhbmv_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6863,14 +6605,13 @@ pub unsafe fn cublasSspmv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6892,14 +6633,13 @@ pub unsafe fn cublasSspmv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6921,14 +6661,13 @@ pub unsafe fn cublasDspmv_v2(
     y: *mut f64,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDspmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6950,14 +6689,13 @@ pub unsafe fn cublasDspmv_v2_64(
     y: *mut f64,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -6979,14 +6717,13 @@ pub unsafe fn cublasChpmv_v2(
     y: *mut cuComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7008,14 +6745,13 @@ pub unsafe fn cublasChpmv_v2_64(
     y: *mut cuComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpmv_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7037,14 +6773,13 @@ pub unsafe fn cublasZhpmv_v2(
     y: *mut cuDoubleComplex,
     incy: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhpmv_v2(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpmv_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7066,14 +6801,13 @@ pub unsafe fn cublasZhpmv_v2_64(
     y: *mut cuDoubleComplex,
     incy: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhpmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSger_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7095,12 +6829,11 @@ pub unsafe fn cublasSger_v2(
     A: *mut f32,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSger_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7122,12 +6855,11 @@ pub unsafe fn cublasSger_v2_64(
     A: *mut f32,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDger_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7149,12 +6881,11 @@ pub unsafe fn cublasDger_v2(
     A: *mut f64,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDger_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDger_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7176,12 +6907,11 @@ pub unsafe fn cublasDger_v2_64(
     A: *mut f64,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgeru_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7203,12 +6933,11 @@ pub unsafe fn cublasCgeru_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgeru_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7230,12 +6959,11 @@ pub unsafe fn cublasCgeru_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgerc_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7257,12 +6985,11 @@ pub unsafe fn cublasCgerc_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgerc_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7284,12 +7011,11 @@ pub unsafe fn cublasCgerc_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgeru_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7311,12 +7037,11 @@ pub unsafe fn cublasZgeru_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZgeru_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgeru_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7338,12 +7063,11 @@ pub unsafe fn cublasZgeru_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZgeru_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgerc_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7365,12 +7089,11 @@ pub unsafe fn cublasZgerc_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZgerc_v2(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgerc_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7392,12 +7115,11 @@ pub unsafe fn cublasZgerc_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZgerc_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7417,10 +7139,9 @@ pub unsafe fn cublasSsyr_v2(
     A: *mut f32,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7440,10 +7161,9 @@ pub unsafe fn cublasSsyr_v2_64(
     A: *mut f32,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7463,10 +7183,9 @@ pub unsafe fn cublasDsyr_v2(
     A: *mut f64,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7486,10 +7205,9 @@ pub unsafe fn cublasDsyr_v2_64(
     A: *mut f64,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7509,10 +7227,9 @@ pub unsafe fn cublasCsyr_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7532,10 +7249,9 @@ pub unsafe fn cublasCsyr_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7555,10 +7271,9 @@ pub unsafe fn cublasZsyr_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZsyr_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7578,10 +7293,9 @@ pub unsafe fn cublasZsyr_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7601,10 +7315,9 @@ pub unsafe fn cublasCher_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCher_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7624,10 +7337,9 @@ pub unsafe fn cublasCher_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCher_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7647,10 +7359,9 @@ pub unsafe fn cublasZher_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZher_v2(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7670,10 +7381,9 @@ pub unsafe fn cublasZher_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZher_v2_64(handle, uplo, n, alpha, x, incx, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7692,10 +7402,9 @@ pub unsafe fn cublasSspr_v2(
     incx: c_int,
     AP: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSspr_v2(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7714,10 +7423,9 @@ pub unsafe fn cublasSspr_v2_64(
     incx: i64,
     AP: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7736,10 +7444,9 @@ pub unsafe fn cublasDspr_v2(
     incx: c_int,
     AP: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDspr_v2(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7758,10 +7465,9 @@ pub unsafe fn cublasDspr_v2_64(
     incx: i64,
     AP: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7780,10 +7486,9 @@ pub unsafe fn cublasChpr_v2(
     incx: c_int,
     AP: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasChpr_v2(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7802,10 +7507,9 @@ pub unsafe fn cublasChpr_v2_64(
     incx: i64,
     AP: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasChpr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpr_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7824,10 +7528,9 @@ pub unsafe fn cublasZhpr_v2(
     incx: c_int,
     AP: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZhpr_v2(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpr_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7846,10 +7549,9 @@ pub unsafe fn cublasZhpr_v2_64(
     incx: i64,
     AP: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZhpr_v2_64(handle, uplo, n, alpha, x, incx, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7871,12 +7573,11 @@ pub unsafe fn cublasSsyr2_v2(
     A: *mut f32,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7898,14 +7599,13 @@ pub unsafe fn cublasSsyr2_v2_64(
     A: *mut f32,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7927,12 +7627,11 @@ pub unsafe fn cublasDsyr2_v2(
     A: *mut f64,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7954,14 +7653,13 @@ pub unsafe fn cublasDsyr2_v2_64(
     A: *mut f64,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -7983,12 +7681,11 @@ pub unsafe fn cublasCsyr2_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8010,14 +7707,13 @@ pub unsafe fn cublasCsyr2_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8039,12 +7735,11 @@ pub unsafe fn cublasZsyr2_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZsyr2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8066,14 +7761,13 @@ pub unsafe fn cublasZsyr2_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8095,12 +7789,11 @@ pub unsafe fn cublasCher2_v2(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasCher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8122,14 +7815,13 @@ pub unsafe fn cublasCher2_v2_64(
     A: *mut cuComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8151,12 +7843,11 @@ pub unsafe fn cublasZher2_v2(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZher2_v2(handle, uplo, n, alpha, x, incx, y, incy, A, lda) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8178,14 +7869,13 @@ pub unsafe fn cublasZher2_v2_64(
     A: *mut cuDoubleComplex,
     lda: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZher2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8206,12 +7896,11 @@ pub unsafe fn cublasSspr2_v2(
     incy: c_int,
     AP: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSspr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8232,12 +7921,11 @@ pub unsafe fn cublasSspr2_v2_64(
     incy: i64,
     AP: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8258,12 +7946,11 @@ pub unsafe fn cublasDspr2_v2(
     incy: c_int,
     AP: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDspr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDspr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8284,12 +7971,11 @@ pub unsafe fn cublasDspr2_v2_64(
     incy: i64,
     AP: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8310,12 +7996,11 @@ pub unsafe fn cublasChpr2_v2(
     incy: c_int,
     AP: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasChpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChpr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8336,12 +8021,11 @@ pub unsafe fn cublasChpr2_v2_64(
     incy: i64,
     AP: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasChpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpr2_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8362,12 +8046,11 @@ pub unsafe fn cublasZhpr2_v2(
     incy: c_int,
     AP: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZhpr2_v2(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhpr2_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8388,12 +8071,11 @@ pub unsafe fn cublasZhpr2_v2_64(
     incy: i64,
     AP: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasZhpr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8418,8 +8100,8 @@ pub unsafe fn cublasSgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemvBatched(
                     handle,
@@ -8438,8 +8120,7 @@ pub unsafe fn cublasSgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8464,8 +8145,8 @@ pub unsafe fn cublasSgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemvBatched_64(
                     handle,
@@ -8484,8 +8165,7 @@ pub unsafe fn cublasSgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8510,8 +8190,8 @@ pub unsafe fn cublasDgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemvBatched(
                     handle,
@@ -8530,8 +8210,7 @@ pub unsafe fn cublasDgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8556,8 +8235,8 @@ pub unsafe fn cublasDgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemvBatched_64(
                     handle,
@@ -8576,8 +8255,7 @@ pub unsafe fn cublasDgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8602,8 +8280,8 @@ pub unsafe fn cublasCgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemvBatched(
                     handle,
@@ -8622,8 +8300,7 @@ pub unsafe fn cublasCgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8648,8 +8325,8 @@ pub unsafe fn cublasCgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemvBatched_64(
                     handle,
@@ -8668,8 +8345,7 @@ pub unsafe fn cublasCgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8694,8 +8370,8 @@ pub unsafe fn cublasZgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemvBatched(
                     handle,
@@ -8714,8 +8390,7 @@ pub unsafe fn cublasZgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8740,8 +8415,8 @@ pub unsafe fn cublasZgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemvBatched_64(
                     handle,
@@ -8760,8 +8435,7 @@ pub unsafe fn cublasZgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSHgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8786,8 +8460,8 @@ pub unsafe fn cublasHSHgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSHgemvBatched(
                     handle,
@@ -8806,8 +8480,7 @@ pub unsafe fn cublasHSHgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSHgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8832,8 +8505,8 @@ pub unsafe fn cublasHSHgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSHgemvBatched_64(
                     handle,
@@ -8852,8 +8525,7 @@ pub unsafe fn cublasHSHgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSSgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8878,8 +8550,8 @@ pub unsafe fn cublasHSSgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSSgemvBatched(
                     handle,
@@ -8898,8 +8570,7 @@ pub unsafe fn cublasHSSgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSSgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8924,8 +8595,8 @@ pub unsafe fn cublasHSSgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSSgemvBatched_64(
                     handle,
@@ -8944,8 +8615,7 @@ pub unsafe fn cublasHSSgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSTgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -8970,8 +8640,8 @@ pub unsafe fn cublasTSTgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSTgemvBatched(
                     handle,
@@ -8990,8 +8660,7 @@ pub unsafe fn cublasTSTgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSTgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9016,8 +8685,8 @@ pub unsafe fn cublasTSTgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSTgemvBatched_64(
                     handle,
@@ -9036,8 +8705,7 @@ pub unsafe fn cublasTSTgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSSgemvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9062,8 +8730,8 @@ pub unsafe fn cublasTSSgemvBatched(
     incy: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSSgemvBatched(
                     handle,
@@ -9082,8 +8750,7 @@ pub unsafe fn cublasTSSgemvBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSSgemvBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9108,8 +8775,8 @@ pub unsafe fn cublasTSSgemvBatched_64(
     incy: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSSgemvBatched_64(
                     handle,
@@ -9128,8 +8795,7 @@ pub unsafe fn cublasTSSgemvBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9157,8 +8823,8 @@ pub unsafe fn cublasSgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemvStridedBatched(
                     handle,
@@ -9180,8 +8846,7 @@ pub unsafe fn cublasSgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9209,8 +8874,8 @@ pub unsafe fn cublasSgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemvStridedBatched_64(
                     handle,
@@ -9232,8 +8897,7 @@ pub unsafe fn cublasSgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9261,8 +8925,8 @@ pub unsafe fn cublasDgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemvStridedBatched(
                     handle,
@@ -9284,8 +8948,7 @@ pub unsafe fn cublasDgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9313,8 +8976,8 @@ pub unsafe fn cublasDgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemvStridedBatched_64(
                     handle,
@@ -9336,8 +8999,7 @@ pub unsafe fn cublasDgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9365,8 +9027,8 @@ pub unsafe fn cublasCgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemvStridedBatched(
                     handle,
@@ -9388,8 +9050,7 @@ pub unsafe fn cublasCgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9417,8 +9078,8 @@ pub unsafe fn cublasCgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemvStridedBatched_64(
                     handle,
@@ -9440,8 +9101,7 @@ pub unsafe fn cublasCgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9469,8 +9129,8 @@ pub unsafe fn cublasZgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemvStridedBatched(
                     handle,
@@ -9492,8 +9152,7 @@ pub unsafe fn cublasZgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9521,8 +9180,8 @@ pub unsafe fn cublasZgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemvStridedBatched_64(
                     handle,
@@ -9544,8 +9203,7 @@ pub unsafe fn cublasZgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSHgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9573,8 +9231,8 @@ pub unsafe fn cublasHSHgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSHgemvStridedBatched(
                     handle,
@@ -9596,8 +9254,7 @@ pub unsafe fn cublasHSHgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSHgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9625,8 +9282,8 @@ pub unsafe fn cublasHSHgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSHgemvStridedBatched_64(
                     handle,
@@ -9648,8 +9305,7 @@ pub unsafe fn cublasHSHgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSSgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9677,8 +9333,8 @@ pub unsafe fn cublasHSSgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSSgemvStridedBatched(
                     handle,
@@ -9700,8 +9356,7 @@ pub unsafe fn cublasHSSgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHSSgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9729,8 +9384,8 @@ pub unsafe fn cublasHSSgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHSSgemvStridedBatched_64(
                     handle,
@@ -9752,8 +9407,7 @@ pub unsafe fn cublasHSSgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSTgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9781,8 +9435,8 @@ pub unsafe fn cublasTSTgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSTgemvStridedBatched(
                     handle,
@@ -9804,8 +9458,7 @@ pub unsafe fn cublasTSTgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSTgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9833,8 +9486,8 @@ pub unsafe fn cublasTSTgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSTgemvStridedBatched_64(
                     handle,
@@ -9856,8 +9509,7 @@ pub unsafe fn cublasTSTgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSSgemvStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9885,8 +9537,8 @@ pub unsafe fn cublasTSSgemvStridedBatched(
     stridey: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSSgemvStridedBatched(
                     handle,
@@ -9908,8 +9560,7 @@ pub unsafe fn cublasTSSgemvStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasTSSgemvStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9937,8 +9588,8 @@ pub unsafe fn cublasTSSgemvStridedBatched_64(
     stridey: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasTSSgemvStridedBatched_64(
                     handle,
@@ -9960,8 +9611,7 @@ pub unsafe fn cublasTSSgemvStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -9987,8 +9637,8 @@ pub unsafe fn cublasSgemm_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemm_v2(
                     handle,
@@ -10008,8 +9658,7 @@ pub unsafe fn cublasSgemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10035,8 +9684,8 @@ pub unsafe fn cublasSgemm_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemm_v2_64(
                     handle,
@@ -10056,8 +9705,7 @@ pub unsafe fn cublasSgemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10083,8 +9731,8 @@ pub unsafe fn cublasDgemm_v2(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemm_v2(
                     handle,
@@ -10104,8 +9752,7 @@ pub unsafe fn cublasDgemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10131,8 +9778,8 @@ pub unsafe fn cublasDgemm_v2_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemm_v2_64(
                     handle,
@@ -10152,8 +9799,7 @@ pub unsafe fn cublasDgemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10179,8 +9825,8 @@ pub unsafe fn cublasCgemm_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm_v2(
                     handle,
@@ -10200,8 +9846,7 @@ pub unsafe fn cublasCgemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10227,8 +9872,8 @@ pub unsafe fn cublasCgemm_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm_v2_64(
                     handle,
@@ -10248,8 +9893,7 @@ pub unsafe fn cublasCgemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3m` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10275,8 +9919,8 @@ pub unsafe fn cublasCgemm3m(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3m(
                     handle,
@@ -10296,8 +9940,7 @@ pub unsafe fn cublasCgemm3m(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3m_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10323,8 +9966,8 @@ pub unsafe fn cublasCgemm3m_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3m_64(
                     handle,
@@ -10344,8 +9987,7 @@ pub unsafe fn cublasCgemm3m_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10374,8 +10016,8 @@ pub unsafe fn cublasCgemm3mEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mEx(
                     handle,
@@ -10398,8 +10040,7 @@ pub unsafe fn cublasCgemm3mEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10428,8 +10069,8 @@ pub unsafe fn cublasCgemm3mEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mEx_64(
                     handle,
@@ -10452,8 +10093,7 @@ pub unsafe fn cublasCgemm3mEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10479,8 +10119,8 @@ pub unsafe fn cublasZgemm_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemm_v2(
                     handle,
@@ -10500,8 +10140,7 @@ pub unsafe fn cublasZgemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10527,8 +10166,8 @@ pub unsafe fn cublasZgemm_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemm_v2_64(
                     handle,
@@ -10548,8 +10187,7 @@ pub unsafe fn cublasZgemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemm3m` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10575,8 +10213,8 @@ pub unsafe fn cublasZgemm3m(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemm3m(
                     handle,
@@ -10596,8 +10234,7 @@ pub unsafe fn cublasZgemm3m(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemm3m_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10623,8 +10260,8 @@ pub unsafe fn cublasZgemm3m_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemm3m_64(
                     handle,
@@ -10644,8 +10281,7 @@ pub unsafe fn cublasZgemm3m_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemm` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10671,8 +10307,8 @@ pub unsafe fn cublasHgemm(
     C: *mut __half,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemm(
                     handle,
@@ -10692,8 +10328,7 @@ pub unsafe fn cublasHgemm(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemm_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10719,8 +10354,8 @@ pub unsafe fn cublasHgemm_64(
     C: *mut __half,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemm_64(
                     handle,
@@ -10740,8 +10375,7 @@ pub unsafe fn cublasHgemm_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10770,8 +10404,8 @@ pub unsafe fn cublasSgemmEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmEx(
                     handle,
@@ -10794,8 +10428,7 @@ pub unsafe fn cublasSgemmEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10824,8 +10457,8 @@ pub unsafe fn cublasSgemmEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmEx_64(
                     handle,
@@ -10848,8 +10481,7 @@ pub unsafe fn cublasSgemmEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10880,8 +10512,8 @@ pub unsafe fn cublasGemmEx(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmEx(
                     handle,
@@ -10906,8 +10538,7 @@ pub unsafe fn cublasGemmEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10938,8 +10569,8 @@ pub unsafe fn cublasGemmEx_64(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmEx_64(
                     handle,
@@ -10964,8 +10595,7 @@ pub unsafe fn cublasGemmEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -10994,8 +10624,8 @@ pub unsafe fn cublasCgemmEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmEx(
                     handle,
@@ -11018,8 +10648,7 @@ pub unsafe fn cublasCgemmEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11048,8 +10677,8 @@ pub unsafe fn cublasCgemmEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmEx_64(
                     handle,
@@ -11072,8 +10701,7 @@ pub unsafe fn cublasCgemmEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyrk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11096,14 +10724,13 @@ pub unsafe fn cublasSsyrk_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyrk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11126,8 +10753,8 @@ pub unsafe fn cublasSsyrk_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyrk_v2_64(
                     handle,
@@ -11144,8 +10771,7 @@ pub unsafe fn cublasSsyrk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyrk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11168,14 +10794,13 @@ pub unsafe fn cublasDsyrk_v2(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyrk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11198,8 +10823,8 @@ pub unsafe fn cublasDsyrk_v2_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyrk_v2_64(
                     handle,
@@ -11216,8 +10841,7 @@ pub unsafe fn cublasDsyrk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11240,14 +10864,13 @@ pub unsafe fn cublasCsyrk_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11270,8 +10893,8 @@ pub unsafe fn cublasCsyrk_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrk_v2_64(
                     handle,
@@ -11288,8 +10911,7 @@ pub unsafe fn cublasCsyrk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyrk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11312,14 +10934,13 @@ pub unsafe fn cublasZsyrk_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyrk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyrk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11342,8 +10963,8 @@ pub unsafe fn cublasZsyrk_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyrk_v2_64(
                     handle,
@@ -11360,8 +10981,7 @@ pub unsafe fn cublasZsyrk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrkEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11386,8 +11006,8 @@ pub unsafe fn cublasCsyrkEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrkEx(
                     handle,
@@ -11406,8 +11026,7 @@ pub unsafe fn cublasCsyrkEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrkEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11432,8 +11051,8 @@ pub unsafe fn cublasCsyrkEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrkEx_64(
                     handle,
@@ -11452,8 +11071,7 @@ pub unsafe fn cublasCsyrkEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrk3mEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11478,8 +11096,8 @@ pub unsafe fn cublasCsyrk3mEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrk3mEx(
                     handle,
@@ -11498,8 +11116,7 @@ pub unsafe fn cublasCsyrk3mEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrk3mEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11524,8 +11141,8 @@ pub unsafe fn cublasCsyrk3mEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrk3mEx_64(
                     handle,
@@ -11544,8 +11161,7 @@ pub unsafe fn cublasCsyrk3mEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11568,14 +11184,13 @@ pub unsafe fn cublasCherk_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11598,8 +11213,8 @@ pub unsafe fn cublasCherk_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherk_v2_64(
                     handle,
@@ -11616,8 +11231,7 @@ pub unsafe fn cublasCherk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZherk_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11640,14 +11254,13 @@ pub unsafe fn cublasZherk_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZherk_v2(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZherk_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11670,8 +11283,8 @@ pub unsafe fn cublasZherk_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZherk_v2_64(
                     handle,
@@ -11688,8 +11301,7 @@ pub unsafe fn cublasZherk_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherkEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11714,8 +11326,8 @@ pub unsafe fn cublasCherkEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherkEx(
                     handle,
@@ -11734,8 +11346,7 @@ pub unsafe fn cublasCherkEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherkEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11760,8 +11371,8 @@ pub unsafe fn cublasCherkEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherkEx_64(
                     handle,
@@ -11780,8 +11391,7 @@ pub unsafe fn cublasCherkEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherk3mEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11806,8 +11416,8 @@ pub unsafe fn cublasCherk3mEx(
     Ctype: cudaDataType,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherk3mEx(
                     handle,
@@ -11826,8 +11436,7 @@ pub unsafe fn cublasCherk3mEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherk3mEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11852,8 +11461,8 @@ pub unsafe fn cublasCherk3mEx_64(
     Ctype: cudaDataType,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherk3mEx_64(
                     handle,
@@ -11872,8 +11481,7 @@ pub unsafe fn cublasCherk3mEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11898,8 +11506,8 @@ pub unsafe fn cublasSsyr2k_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyr2k_v2(
                     handle,
@@ -11918,8 +11526,7 @@ pub unsafe fn cublasSsyr2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyr2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11944,8 +11551,8 @@ pub unsafe fn cublasSsyr2k_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyr2k_v2_64(
                     handle,
@@ -11964,8 +11571,7 @@ pub unsafe fn cublasSsyr2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -11990,8 +11596,8 @@ pub unsafe fn cublasDsyr2k_v2(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyr2k_v2(
                     handle,
@@ -12010,8 +11616,7 @@ pub unsafe fn cublasDsyr2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyr2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12036,8 +11641,8 @@ pub unsafe fn cublasDsyr2k_v2_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyr2k_v2_64(
                     handle,
@@ -12056,8 +11661,7 @@ pub unsafe fn cublasDsyr2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12082,8 +11686,8 @@ pub unsafe fn cublasCsyr2k_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyr2k_v2(
                     handle,
@@ -12102,8 +11706,7 @@ pub unsafe fn cublasCsyr2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyr2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12128,8 +11731,8 @@ pub unsafe fn cublasCsyr2k_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyr2k_v2_64(
                     handle,
@@ -12148,8 +11751,7 @@ pub unsafe fn cublasCsyr2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12174,8 +11776,8 @@ pub unsafe fn cublasZsyr2k_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyr2k_v2(
                     handle,
@@ -12194,8 +11796,7 @@ pub unsafe fn cublasZsyr2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyr2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12220,8 +11821,8 @@ pub unsafe fn cublasZsyr2k_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyr2k_v2_64(
                     handle,
@@ -12240,8 +11841,7 @@ pub unsafe fn cublasZsyr2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12266,8 +11866,8 @@ pub unsafe fn cublasCher2k_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCher2k_v2(
                     handle,
@@ -12286,8 +11886,7 @@ pub unsafe fn cublasCher2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCher2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12312,8 +11911,8 @@ pub unsafe fn cublasCher2k_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCher2k_v2_64(
                     handle,
@@ -12332,8 +11931,7 @@ pub unsafe fn cublasCher2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher2k_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12358,8 +11956,8 @@ pub unsafe fn cublasZher2k_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZher2k_v2(
                     handle,
@@ -12378,8 +11976,7 @@ pub unsafe fn cublasZher2k_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZher2k_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12404,8 +12001,8 @@ pub unsafe fn cublasZher2k_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZher2k_v2_64(
                     handle,
@@ -12424,8 +12021,7 @@ pub unsafe fn cublasZher2k_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyrkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12450,8 +12046,8 @@ pub unsafe fn cublasSsyrkx(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyrkx(
                     handle,
@@ -12470,8 +12066,7 @@ pub unsafe fn cublasSsyrkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsyrkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12496,8 +12091,8 @@ pub unsafe fn cublasSsyrkx_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsyrkx_64(
                     handle,
@@ -12516,8 +12111,7 @@ pub unsafe fn cublasSsyrkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyrkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12542,8 +12136,8 @@ pub unsafe fn cublasDsyrkx(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyrkx(
                     handle,
@@ -12562,8 +12156,7 @@ pub unsafe fn cublasDsyrkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsyrkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12588,8 +12181,8 @@ pub unsafe fn cublasDsyrkx_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsyrkx_64(
                     handle,
@@ -12608,8 +12201,7 @@ pub unsafe fn cublasDsyrkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12634,8 +12226,8 @@ pub unsafe fn cublasCsyrkx(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrkx(
                     handle,
@@ -12654,8 +12246,7 @@ pub unsafe fn cublasCsyrkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsyrkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12680,8 +12271,8 @@ pub unsafe fn cublasCsyrkx_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsyrkx_64(
                     handle,
@@ -12700,8 +12291,7 @@ pub unsafe fn cublasCsyrkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyrkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12726,8 +12316,8 @@ pub unsafe fn cublasZsyrkx(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyrkx(
                     handle,
@@ -12746,8 +12336,7 @@ pub unsafe fn cublasZsyrkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsyrkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12772,8 +12361,8 @@ pub unsafe fn cublasZsyrkx_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsyrkx_64(
                     handle,
@@ -12792,8 +12381,7 @@ pub unsafe fn cublasZsyrkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12818,8 +12406,8 @@ pub unsafe fn cublasCherkx(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherkx(
                     handle,
@@ -12838,8 +12426,7 @@ pub unsafe fn cublasCherkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCherkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12864,8 +12451,8 @@ pub unsafe fn cublasCherkx_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCherkx_64(
                     handle,
@@ -12884,8 +12471,7 @@ pub unsafe fn cublasCherkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZherkx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12910,8 +12496,8 @@ pub unsafe fn cublasZherkx(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZherkx(
                     handle,
@@ -12930,8 +12516,7 @@ pub unsafe fn cublasZherkx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZherkx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -12956,8 +12541,8 @@ pub unsafe fn cublasZherkx_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZherkx_64(
                     handle,
@@ -12976,8 +12561,7 @@ pub unsafe fn cublasZherkx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsymm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13002,8 +12586,8 @@ pub unsafe fn cublasSsymm_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsymm_v2(
                     handle,
@@ -13022,8 +12606,7 @@ pub unsafe fn cublasSsymm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSsymm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13048,8 +12631,8 @@ pub unsafe fn cublasSsymm_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSsymm_v2_64(
                     handle,
@@ -13068,8 +12651,7 @@ pub unsafe fn cublasSsymm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsymm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13094,8 +12676,8 @@ pub unsafe fn cublasDsymm_v2(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsymm_v2(
                     handle,
@@ -13114,8 +12696,7 @@ pub unsafe fn cublasDsymm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDsymm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13140,8 +12721,8 @@ pub unsafe fn cublasDsymm_v2_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDsymm_v2_64(
                     handle,
@@ -13160,8 +12741,7 @@ pub unsafe fn cublasDsymm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsymm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13186,8 +12766,8 @@ pub unsafe fn cublasCsymm_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsymm_v2(
                     handle,
@@ -13206,8 +12786,7 @@ pub unsafe fn cublasCsymm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCsymm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13232,8 +12811,8 @@ pub unsafe fn cublasCsymm_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCsymm_v2_64(
                     handle,
@@ -13252,8 +12831,7 @@ pub unsafe fn cublasCsymm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsymm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13278,8 +12856,8 @@ pub unsafe fn cublasZsymm_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsymm_v2(
                     handle,
@@ -13298,8 +12876,7 @@ pub unsafe fn cublasZsymm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZsymm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13324,8 +12901,8 @@ pub unsafe fn cublasZsymm_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZsymm_v2_64(
                     handle,
@@ -13344,8 +12921,7 @@ pub unsafe fn cublasZsymm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13370,8 +12946,8 @@ pub unsafe fn cublasChemm_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChemm_v2(
                     handle,
@@ -13390,8 +12966,7 @@ pub unsafe fn cublasChemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasChemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13416,8 +12991,8 @@ pub unsafe fn cublasChemm_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasChemm_v2_64(
                     handle,
@@ -13436,8 +13011,7 @@ pub unsafe fn cublasChemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhemm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13462,8 +13036,8 @@ pub unsafe fn cublasZhemm_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhemm_v2(
                     handle,
@@ -13482,8 +13056,7 @@ pub unsafe fn cublasZhemm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZhemm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13508,8 +13081,8 @@ pub unsafe fn cublasZhemm_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZhemm_v2_64(
                     handle,
@@ -13528,8 +13101,7 @@ pub unsafe fn cublasZhemm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13553,8 +13125,8 @@ pub unsafe fn cublasStrsm_v2(
     B: *mut f32,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrsm_v2(
                     handle,
@@ -13572,8 +13144,7 @@ pub unsafe fn cublasStrsm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13597,8 +13168,8 @@ pub unsafe fn cublasStrsm_v2_64(
     B: *mut f32,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrsm_v2_64(
                     handle,
@@ -13616,8 +13187,7 @@ pub unsafe fn cublasStrsm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13641,8 +13211,8 @@ pub unsafe fn cublasDtrsm_v2(
     B: *mut f64,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrsm_v2(
                     handle,
@@ -13660,8 +13230,7 @@ pub unsafe fn cublasDtrsm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13685,8 +13254,8 @@ pub unsafe fn cublasDtrsm_v2_64(
     B: *mut f64,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrsm_v2_64(
                     handle,
@@ -13704,8 +13273,7 @@ pub unsafe fn cublasDtrsm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13729,8 +13297,8 @@ pub unsafe fn cublasCtrsm_v2(
     B: *mut cuComplex,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrsm_v2(
                     handle,
@@ -13748,8 +13316,7 @@ pub unsafe fn cublasCtrsm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13773,8 +13340,8 @@ pub unsafe fn cublasCtrsm_v2_64(
     B: *mut cuComplex,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrsm_v2_64(
                     handle,
@@ -13792,8 +13359,7 @@ pub unsafe fn cublasCtrsm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13817,8 +13383,8 @@ pub unsafe fn cublasZtrsm_v2(
     B: *mut cuDoubleComplex,
     ldb: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrsm_v2(
                     handle,
@@ -13836,8 +13402,7 @@ pub unsafe fn cublasZtrsm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13861,8 +13426,8 @@ pub unsafe fn cublasZtrsm_v2_64(
     B: *mut cuDoubleComplex,
     ldb: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrsm_v2_64(
                     handle,
@@ -13880,8 +13445,7 @@ pub unsafe fn cublasZtrsm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrmm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13907,8 +13471,8 @@ pub unsafe fn cublasStrmm_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrmm_v2(
                     handle,
@@ -13928,8 +13492,7 @@ pub unsafe fn cublasStrmm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrmm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -13955,8 +13518,8 @@ pub unsafe fn cublasStrmm_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrmm_v2_64(
                     handle,
@@ -13976,8 +13539,7 @@ pub unsafe fn cublasStrmm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrmm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14003,8 +13565,8 @@ pub unsafe fn cublasDtrmm_v2(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrmm_v2(
                     handle,
@@ -14024,8 +13586,7 @@ pub unsafe fn cublasDtrmm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrmm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14051,8 +13612,8 @@ pub unsafe fn cublasDtrmm_v2_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrmm_v2_64(
                     handle,
@@ -14072,8 +13633,7 @@ pub unsafe fn cublasDtrmm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrmm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14099,8 +13659,8 @@ pub unsafe fn cublasCtrmm_v2(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrmm_v2(
                     handle,
@@ -14120,8 +13680,7 @@ pub unsafe fn cublasCtrmm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrmm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14147,8 +13706,8 @@ pub unsafe fn cublasCtrmm_v2_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrmm_v2_64(
                     handle,
@@ -14168,8 +13727,7 @@ pub unsafe fn cublasCtrmm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrmm_v2` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14195,8 +13753,8 @@ pub unsafe fn cublasZtrmm_v2(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrmm_v2(
                     handle,
@@ -14216,8 +13774,7 @@ pub unsafe fn cublasZtrmm_v2(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrmm_v2_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14243,8 +13800,8 @@ pub unsafe fn cublasZtrmm_v2_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrmm_v2_64(
                     handle,
@@ -14264,8 +13821,7 @@ pub unsafe fn cublasZtrmm_v2_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14292,8 +13848,8 @@ pub unsafe fn cublasHgemmBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemmBatched(
                     handle,
@@ -14314,8 +13870,7 @@ pub unsafe fn cublasHgemmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14342,8 +13897,8 @@ pub unsafe fn cublasHgemmBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemmBatched_64(
                     handle,
@@ -14364,8 +13919,7 @@ pub unsafe fn cublasHgemmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14392,8 +13946,8 @@ pub unsafe fn cublasSgemmBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmBatched(
                     handle,
@@ -14414,8 +13968,7 @@ pub unsafe fn cublasSgemmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14442,8 +13995,8 @@ pub unsafe fn cublasSgemmBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmBatched_64(
                     handle,
@@ -14464,8 +14017,7 @@ pub unsafe fn cublasSgemmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14492,8 +14044,8 @@ pub unsafe fn cublasDgemmBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmBatched(
                     handle,
@@ -14514,8 +14066,7 @@ pub unsafe fn cublasDgemmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14542,8 +14093,8 @@ pub unsafe fn cublasDgemmBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmBatched_64(
                     handle,
@@ -14564,8 +14115,7 @@ pub unsafe fn cublasDgemmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14592,8 +14142,8 @@ pub unsafe fn cublasCgemmBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmBatched(
                     handle,
@@ -14614,8 +14164,7 @@ pub unsafe fn cublasCgemmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14642,8 +14191,8 @@ pub unsafe fn cublasCgemmBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmBatched_64(
                     handle,
@@ -14664,8 +14213,7 @@ pub unsafe fn cublasCgemmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14692,8 +14240,8 @@ pub unsafe fn cublasCgemm3mBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mBatched(
                     handle,
@@ -14714,8 +14262,7 @@ pub unsafe fn cublasCgemm3mBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14742,8 +14289,8 @@ pub unsafe fn cublasCgemm3mBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mBatched_64(
                     handle,
@@ -14764,8 +14311,7 @@ pub unsafe fn cublasCgemm3mBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14792,8 +14338,8 @@ pub unsafe fn cublasZgemmBatched(
     ldc: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemmBatched(
                     handle,
@@ -14814,8 +14360,7 @@ pub unsafe fn cublasZgemmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14842,8 +14387,8 @@ pub unsafe fn cublasZgemmBatched_64(
     ldc: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemmBatched_64(
                     handle,
@@ -14864,8 +14409,7 @@ pub unsafe fn cublasZgemmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemmStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14895,8 +14439,8 @@ pub unsafe fn cublasHgemmStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemmStridedBatched(
                     handle,
@@ -14920,8 +14464,7 @@ pub unsafe fn cublasHgemmStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasHgemmStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -14951,8 +14494,8 @@ pub unsafe fn cublasHgemmStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasHgemmStridedBatched_64(
                     handle,
@@ -14976,8 +14519,7 @@ pub unsafe fn cublasHgemmStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15007,8 +14549,8 @@ pub unsafe fn cublasSgemmStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmStridedBatched(
                     handle,
@@ -15032,8 +14574,7 @@ pub unsafe fn cublasSgemmStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15063,8 +14604,8 @@ pub unsafe fn cublasSgemmStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmStridedBatched_64(
                     handle,
@@ -15088,8 +14629,7 @@ pub unsafe fn cublasSgemmStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15119,8 +14659,8 @@ pub unsafe fn cublasDgemmStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmStridedBatched(
                     handle,
@@ -15144,8 +14684,7 @@ pub unsafe fn cublasDgemmStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15175,8 +14714,8 @@ pub unsafe fn cublasDgemmStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmStridedBatched_64(
                     handle,
@@ -15200,8 +14739,7 @@ pub unsafe fn cublasDgemmStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15231,8 +14769,8 @@ pub unsafe fn cublasCgemmStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmStridedBatched(
                     handle,
@@ -15256,8 +14794,7 @@ pub unsafe fn cublasCgemmStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemmStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15287,8 +14824,8 @@ pub unsafe fn cublasCgemmStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemmStridedBatched_64(
                     handle,
@@ -15312,8 +14849,7 @@ pub unsafe fn cublasCgemmStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15343,8 +14879,8 @@ pub unsafe fn cublasCgemm3mStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mStridedBatched(
                     handle,
@@ -15368,8 +14904,7 @@ pub unsafe fn cublasCgemm3mStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgemm3mStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15399,8 +14934,8 @@ pub unsafe fn cublasCgemm3mStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgemm3mStridedBatched_64(
                     handle,
@@ -15424,8 +14959,7 @@ pub unsafe fn cublasCgemm3mStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemmStridedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15455,8 +14989,8 @@ pub unsafe fn cublasZgemmStridedBatched(
     strideC: c_longlong,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemmStridedBatched(
                     handle,
@@ -15480,8 +15014,7 @@ pub unsafe fn cublasZgemmStridedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgemmStridedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15511,8 +15044,8 @@ pub unsafe fn cublasZgemmStridedBatched_64(
     strideC: c_longlong,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgemmStridedBatched_64(
                     handle,
@@ -15536,8 +15069,7 @@ pub unsafe fn cublasZgemmStridedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmBatchedEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15569,8 +15101,8 @@ pub unsafe fn cublasGemmBatchedEx(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmBatchedEx(
                     handle,
@@ -15596,8 +15128,7 @@ pub unsafe fn cublasGemmBatchedEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmBatchedEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15629,8 +15160,8 @@ pub unsafe fn cublasGemmBatchedEx_64(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmBatchedEx_64(
                     handle,
@@ -15656,8 +15187,7 @@ pub unsafe fn cublasGemmBatchedEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmStridedBatchedEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15692,8 +15222,8 @@ pub unsafe fn cublasGemmStridedBatchedEx(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmStridedBatchedEx(
                     handle,
@@ -15722,8 +15252,7 @@ pub unsafe fn cublasGemmStridedBatchedEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmStridedBatchedEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15758,8 +15287,8 @@ pub unsafe fn cublasGemmStridedBatchedEx_64(
     computeType: cublasComputeType_t,
     algo: cublasGemmAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmStridedBatchedEx_64(
                     handle,
@@ -15788,8 +15317,7 @@ pub unsafe fn cublasGemmStridedBatchedEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmGroupedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15817,8 +15345,8 @@ pub unsafe fn cublasSgemmGroupedBatched(
     group_count: c_int,
     group_size: *const c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmGroupedBatched(
                     handle,
@@ -15840,8 +15368,7 @@ pub unsafe fn cublasSgemmGroupedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgemmGroupedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15869,8 +15396,8 @@ pub unsafe fn cublasSgemmGroupedBatched_64(
     group_count: i64,
     group_size: *const i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgemmGroupedBatched_64(
                     handle,
@@ -15892,8 +15419,7 @@ pub unsafe fn cublasSgemmGroupedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmGroupedBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15921,8 +15447,8 @@ pub unsafe fn cublasDgemmGroupedBatched(
     group_count: c_int,
     group_size: *const c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmGroupedBatched(
                     handle,
@@ -15944,8 +15470,7 @@ pub unsafe fn cublasDgemmGroupedBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgemmGroupedBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -15973,8 +15498,8 @@ pub unsafe fn cublasDgemmGroupedBatched_64(
     group_count: i64,
     group_size: *const i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgemmGroupedBatched_64(
                     handle,
@@ -15996,8 +15521,7 @@ pub unsafe fn cublasDgemmGroupedBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmGroupedBatchedEx` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16029,8 +15553,8 @@ pub unsafe fn cublasGemmGroupedBatchedEx(
     group_size: *const c_int,
     computeType: cublasComputeType_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmGroupedBatchedEx(
                     handle,
@@ -16056,8 +15580,7 @@ pub unsafe fn cublasGemmGroupedBatchedEx(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasGemmGroupedBatchedEx_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16089,8 +15612,8 @@ pub unsafe fn cublasGemmGroupedBatchedEx_64(
     group_size: *const i64,
     computeType: cublasComputeType_t,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasGemmGroupedBatchedEx_64(
                     handle,
@@ -16116,8 +15639,7 @@ pub unsafe fn cublasGemmGroupedBatchedEx_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgeam` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16142,8 +15664,8 @@ pub unsafe fn cublasSgeam(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgeam(
                     handle,
@@ -16162,8 +15684,7 @@ pub unsafe fn cublasSgeam(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgeam_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16188,8 +15709,8 @@ pub unsafe fn cublasSgeam_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgeam_64(
                     handle,
@@ -16208,8 +15729,7 @@ pub unsafe fn cublasSgeam_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgeam` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16234,8 +15754,8 @@ pub unsafe fn cublasDgeam(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgeam(
                     handle,
@@ -16254,8 +15774,7 @@ pub unsafe fn cublasDgeam(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgeam_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16280,8 +15799,8 @@ pub unsafe fn cublasDgeam_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgeam_64(
                     handle,
@@ -16300,8 +15819,7 @@ pub unsafe fn cublasDgeam_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgeam` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16326,8 +15844,8 @@ pub unsafe fn cublasCgeam(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgeam(
                     handle,
@@ -16346,8 +15864,7 @@ pub unsafe fn cublasCgeam(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgeam_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16372,8 +15889,8 @@ pub unsafe fn cublasCgeam_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgeam_64(
                     handle,
@@ -16392,8 +15909,7 @@ pub unsafe fn cublasCgeam_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgeam` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16418,8 +15934,8 @@ pub unsafe fn cublasZgeam(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgeam(
                     handle,
@@ -16438,8 +15954,7 @@ pub unsafe fn cublasZgeam(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgeam_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16464,8 +15979,8 @@ pub unsafe fn cublasZgeam_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgeam_64(
                     handle,
@@ -16484,8 +15999,7 @@ pub unsafe fn cublasZgeam_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16510,8 +16024,8 @@ pub unsafe fn cublasStrsmBatched(
     ldb: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrsmBatched(
                     handle,
@@ -16530,8 +16044,7 @@ pub unsafe fn cublasStrsmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrsmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16556,8 +16069,8 @@ pub unsafe fn cublasStrsmBatched_64(
     ldb: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasStrsmBatched_64(
                     handle,
@@ -16576,8 +16089,7 @@ pub unsafe fn cublasStrsmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16602,8 +16114,8 @@ pub unsafe fn cublasDtrsmBatched(
     ldb: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrsmBatched(
                     handle,
@@ -16622,8 +16134,7 @@ pub unsafe fn cublasDtrsmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrsmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16648,8 +16159,8 @@ pub unsafe fn cublasDtrsmBatched_64(
     ldb: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDtrsmBatched_64(
                     handle,
@@ -16668,8 +16179,7 @@ pub unsafe fn cublasDtrsmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16694,8 +16204,8 @@ pub unsafe fn cublasCtrsmBatched(
     ldb: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrsmBatched(
                     handle,
@@ -16714,8 +16224,7 @@ pub unsafe fn cublasCtrsmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrsmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16740,8 +16249,8 @@ pub unsafe fn cublasCtrsmBatched_64(
     ldb: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCtrsmBatched_64(
                     handle,
@@ -16760,8 +16269,7 @@ pub unsafe fn cublasCtrsmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsmBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16786,8 +16294,8 @@ pub unsafe fn cublasZtrsmBatched(
     ldb: c_int,
     batchCount: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrsmBatched(
                     handle,
@@ -16806,8 +16314,7 @@ pub unsafe fn cublasZtrsmBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrsmBatched_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16832,8 +16339,8 @@ pub unsafe fn cublasZtrsmBatched_64(
     ldb: i64,
     batchCount: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZtrsmBatched_64(
                     handle,
@@ -16852,8 +16359,7 @@ pub unsafe fn cublasZtrsmBatched_64(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSdgmm` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16875,10 +16381,9 @@ pub unsafe fn cublasSdgmm(
     C: *mut f32,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSdgmm_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16900,10 +16405,11 @@ pub unsafe fn cublasSdgmm_64(
     C: *mut f32,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDdgmm` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16925,10 +16431,9 @@ pub unsafe fn cublasDdgmm(
     C: *mut f64,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDdgmm_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16950,10 +16455,11 @@ pub unsafe fn cublasDdgmm_64(
     C: *mut f64,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdgmm` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -16975,10 +16481,9 @@ pub unsafe fn cublasCdgmm(
     C: *mut cuComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCdgmm_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17000,10 +16505,11 @@ pub unsafe fn cublasCdgmm_64(
     C: *mut cuComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasCdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdgmm` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17025,10 +16531,9 @@ pub unsafe fn cublasZdgmm(
     C: *mut cuDoubleComplex,
     ldc: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZdgmm_64` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17050,10 +16555,11 @@ pub unsafe fn cublasZdgmm_64(
     C: *mut cuDoubleComplex,
     ldc: i64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasZdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSmatinvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17073,14 +16579,13 @@ pub unsafe fn cublasSmatinvBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDmatinvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17100,14 +16605,13 @@ pub unsafe fn cublasDmatinvBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCmatinvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17127,14 +16631,13 @@ pub unsafe fn cublasCmatinvBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZmatinvBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17154,14 +16657,13 @@ pub unsafe fn cublasZmatinvBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgeqrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17181,8 +16683,8 @@ pub unsafe fn cublasSgeqrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgeqrfBatched(
                     handle,
@@ -17196,8 +16698,7 @@ pub unsafe fn cublasSgeqrfBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgeqrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17217,8 +16718,8 @@ pub unsafe fn cublasDgeqrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgeqrfBatched(
                     handle,
@@ -17232,8 +16733,7 @@ pub unsafe fn cublasDgeqrfBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgeqrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17253,8 +16753,8 @@ pub unsafe fn cublasCgeqrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgeqrfBatched(
                     handle,
@@ -17268,8 +16768,7 @@ pub unsafe fn cublasCgeqrfBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgeqrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17289,8 +16788,8 @@ pub unsafe fn cublasZgeqrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgeqrfBatched(
                     handle,
@@ -17304,8 +16803,7 @@ pub unsafe fn cublasZgeqrfBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgelsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17329,8 +16827,8 @@ pub unsafe fn cublasSgelsBatched(
     devInfoArray: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgelsBatched(
                     handle,
@@ -17348,8 +16846,7 @@ pub unsafe fn cublasSgelsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgelsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17373,8 +16870,8 @@ pub unsafe fn cublasDgelsBatched(
     devInfoArray: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgelsBatched(
                     handle,
@@ -17392,8 +16889,7 @@ pub unsafe fn cublasDgelsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgelsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17417,8 +16913,8 @@ pub unsafe fn cublasCgelsBatched(
     devInfoArray: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgelsBatched(
                     handle,
@@ -17436,8 +16932,7 @@ pub unsafe fn cublasCgelsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgelsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17461,8 +16956,8 @@ pub unsafe fn cublasZgelsBatched(
     devInfoArray: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgelsBatched(
                     handle,
@@ -17480,8 +16975,7 @@ pub unsafe fn cublasZgelsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStpttr` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17499,10 +16993,9 @@ pub unsafe fn cublasStpttr(
     A: *mut f32,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasStpttr(handle, uplo, n, AP, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasStpttr(handle, uplo, n, AP, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtpttr` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17520,10 +17013,9 @@ pub unsafe fn cublasDtpttr(
     A: *mut f64,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDtpttr(handle, uplo, n, AP, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDtpttr(handle, uplo, n, AP, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtpttr` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17541,10 +17033,9 @@ pub unsafe fn cublasCtpttr(
     A: *mut cuComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCtpttr(handle, uplo, n, AP, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCtpttr(handle, uplo, n, AP, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtpttr` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17562,10 +17053,9 @@ pub unsafe fn cublasZtpttr(
     A: *mut cuDoubleComplex,
     lda: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZtpttr(handle, uplo, n, AP, A, lda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZtpttr(handle, uplo, n, AP, A, lda) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasStrttp` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17583,10 +17073,9 @@ pub unsafe fn cublasStrttp(
     lda: c_int,
     AP: *mut f32,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasStrttp(handle, uplo, n, A, lda, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasStrttp(handle, uplo, n, A, lda, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDtrttp` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17604,10 +17093,9 @@ pub unsafe fn cublasDtrttp(
     lda: c_int,
     AP: *mut f64,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDtrttp(handle, uplo, n, A, lda, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasDtrttp(handle, uplo, n, A, lda, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCtrttp` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17625,10 +17113,9 @@ pub unsafe fn cublasCtrttp(
     lda: c_int,
     AP: *mut cuComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCtrttp(handle, uplo, n, A, lda, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasCtrttp(handle, uplo, n, A, lda, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZtrttp` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17646,10 +17133,9 @@ pub unsafe fn cublasZtrttp(
     lda: c_int,
     AP: *mut cuDoubleComplex,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZtrttp(handle, uplo, n, A, lda, AP) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasZtrttp(handle, uplo, n, A, lda, AP) }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgetrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17668,10 +17154,11 @@ pub unsafe fn cublasSgetrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgetrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17690,10 +17177,11 @@ pub unsafe fn cublasDgetrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgetrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17712,10 +17200,11 @@ pub unsafe fn cublasCgetrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgetrfBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17734,10 +17223,11 @@ pub unsafe fn cublasZgetrfBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => unsafe { l.cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize) }
+        }
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgetriBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17758,14 +17248,13 @@ pub unsafe fn cublasSgetriBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgetriBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17786,14 +17275,13 @@ pub unsafe fn cublasDgetriBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgetriBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17814,14 +17302,13 @@ pub unsafe fn cublasCgetriBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgetriBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17842,14 +17329,13 @@ pub unsafe fn cublasZgetriBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasSgetrsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17872,8 +17358,8 @@ pub unsafe fn cublasSgetrsBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasSgetrsBatched(
                     handle,
@@ -17890,8 +17376,7 @@ pub unsafe fn cublasSgetrsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasDgetrsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17914,8 +17399,8 @@ pub unsafe fn cublasDgetrsBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasDgetrsBatched(
                     handle,
@@ -17932,8 +17417,7 @@ pub unsafe fn cublasDgetrsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasCgetrsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17956,8 +17440,8 @@ pub unsafe fn cublasCgetrsBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasCgetrsBatched(
                     handle,
@@ -17974,8 +17458,7 @@ pub unsafe fn cublasCgetrsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasZgetrsBatched` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -17998,8 +17481,8 @@ pub unsafe fn cublasZgetrsBatched(
     info: *mut c_int,
     batchSize: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasZgetrsBatched(
                     handle,
@@ -18016,8 +17499,7 @@ pub unsafe fn cublasZgetrsBatched(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 ///`cublasUint8gemmBias` on the active backend's BLAS library (cuBLAS, or hipBLAS on AMD), with cuBLAS's signature and values.
@@ -18047,8 +17529,8 @@ pub unsafe fn cublasUint8gemmBias(
     C_mult: c_int,
     C_shift: c_int,
 ) -> cublasStatus_t {
-    match crate::cublas::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasUint8gemmBias(
                     handle,
@@ -18072,8 +17554,7 @@ pub unsafe fn cublasUint8gemmBias(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublas::not_loaded(),
+        None => crate::cublas::not_loaded(),
     }
 }
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -40082,4 +39563,11 @@ impl Cublas for crate::cublas::Library {
             }
         }
     }
+}
+/// The active backend's library as the free functions reach it: `library()` once, then
+/// one atomic load per call; `None` when `library()` fails (it says why).
+#[inline]
+pub(crate) fn active() -> Option<crate::cublas::Library> {
+    static ACTIVE: std::sync::OnceLock<Option<crate::cublas::Library>> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| crate::cublas::library().ok())
 }

@@ -22,10 +22,9 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtCreate(lightHandle: *mut cublasLtHandle_t) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtCreate(lightHandle) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtCreate(lightHandle) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -36,10 +35,9 @@ pub unsafe fn cublasLtCreate(lightHandle: *mut cublasLtHandle_t) -> cublasStatus
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtDestroy(lightHandle: cublasLtHandle_t) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtDestroy(lightHandle) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtDestroy(lightHandle) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtGetStatusName` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -50,10 +48,9 @@ pub unsafe fn cublasLtDestroy(lightHandle: cublasLtHandle_t) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtGetStatusName(status: cublasStatus_t) -> *const c_char {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtGetStatusName(status) }
-        #[allow(unused_variables)]
-        Err(_) => c"anycuda: no cuBLASLt library loaded".as_ptr(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtGetStatusName(status) }
+        None => c"anycuda: no cuBLASLt library loaded".as_ptr(),
     }
 }
 ///`cublasLtGetStatusString` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -64,10 +61,9 @@ pub unsafe fn cublasLtGetStatusName(status: cublasStatus_t) -> *const c_char {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtGetStatusString(status: cublasStatus_t) -> *const c_char {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtGetStatusString(status) }
-        #[allow(unused_variables)]
-        Err(_) => c"anycuda: no cuBLASLt library loaded".as_ptr(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtGetStatusString(status) }
+        None => c"anycuda: no cuBLASLt library loaded".as_ptr(),
     }
 }
 ///`cublasLtGetVersion` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -78,10 +74,9 @@ pub unsafe fn cublasLtGetStatusString(status: cublasStatus_t) -> *const c_char {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtGetVersion() -> usize {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtGetVersion() }
-        #[allow(unused_variables)]
-        Err(_) => 0,
+    match active() {
+        Some(l) => unsafe { l.cublasLtGetVersion() }
+        None => 0,
     }
 }
 ///`cublasLtGetCudartVersion` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -92,10 +87,9 @@ pub unsafe fn cublasLtGetVersion() -> usize {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtGetCudartVersion() -> usize {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtGetCudartVersion() }
-        #[allow(unused_variables)]
-        Err(_) => 0,
+    match active() {
+        Some(l) => unsafe { l.cublasLtGetCudartVersion() }
+        None => 0,
     }
 }
 ///`cublasLtGetProperty` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -109,10 +103,9 @@ pub unsafe fn cublasLtGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtGetProperty(type_, value) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtGetProperty(type_, value) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtHeuristicsCacheGetCapacity` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -125,10 +118,9 @@ pub unsafe fn cublasLtGetProperty(
 pub unsafe fn cublasLtHeuristicsCacheGetCapacity(
     capacity: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtHeuristicsCacheGetCapacity(capacity) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtHeuristicsCacheGetCapacity(capacity) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtHeuristicsCacheSetCapacity` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -139,10 +131,9 @@ pub unsafe fn cublasLtHeuristicsCacheGetCapacity(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtHeuristicsCacheSetCapacity(capacity: usize) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtHeuristicsCacheSetCapacity(capacity) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtHeuristicsCacheSetCapacity(capacity) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtDisableCpuInstructionsSetMask` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -153,10 +144,9 @@ pub unsafe fn cublasLtHeuristicsCacheSetCapacity(capacity: usize) -> cublasStatu
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtDisableCpuInstructionsSetMask(mask: c_uint) -> c_uint {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtDisableCpuInstructionsSetMask(mask) }
-        #[allow(unused_variables)]
-        Err(_) => 0,
+    match active() {
+        Some(l) => unsafe { l.cublasLtDisableCpuInstructionsSetMask(mask) }
+        None => 0,
     }
 }
 ///`cublasLtMatmul` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -184,8 +174,8 @@ pub unsafe fn cublasLtMatmul(
     workspaceSizeInBytes: usize,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmul(
                     lightHandle,
@@ -207,8 +197,7 @@ pub unsafe fn cublasLtMatmul(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransform` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -231,8 +220,8 @@ pub unsafe fn cublasLtMatrixTransform(
     Cdesc: cublasLtMatrixLayout_t,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixTransform(
                     lightHandle,
@@ -249,8 +238,7 @@ pub unsafe fn cublasLtMatrixTransform(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixLayoutInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -268,8 +256,8 @@ pub unsafe fn cublasLtMatrixLayoutInit_internal(
     cols: u64,
     ld: i64,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixLayoutInit_internal(
                     matLayout,
@@ -281,8 +269,7 @@ pub unsafe fn cublasLtMatrixLayoutInit_internal(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtGroupedMatrixLayoutInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -301,8 +288,8 @@ pub unsafe fn cublasLtGroupedMatrixLayoutInit_internal(
     cols_array: *const c_void,
     ld_array: *const c_void,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtGroupedMatrixLayoutInit_internal(
                     matLayout,
@@ -315,8 +302,7 @@ pub unsafe fn cublasLtGroupedMatrixLayoutInit_internal(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixLayoutCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -333,12 +319,11 @@ pub unsafe fn cublasLtMatrixLayoutCreate(
     cols: u64,
     ld: i64,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasLtMatrixLayoutCreate(matLayout, type_, rows, cols, ld) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtGroupedMatrixLayoutCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -356,8 +341,8 @@ pub unsafe fn cublasLtGroupedMatrixLayoutCreate(
     cols_array: *const c_void,
     ld_array: *const c_void,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtGroupedMatrixLayoutCreate(
                     matLayout,
@@ -369,8 +354,7 @@ pub unsafe fn cublasLtGroupedMatrixLayoutCreate(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixLayoutDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -383,10 +367,9 @@ pub unsafe fn cublasLtGroupedMatrixLayoutCreate(
 pub unsafe fn cublasLtMatrixLayoutDestroy(
     matLayout: cublasLtMatrixLayout_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatrixLayoutDestroy(matLayout) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatrixLayoutDestroy(matLayout) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixLayoutSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -402,14 +385,13 @@ pub unsafe fn cublasLtMatrixLayoutSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixLayoutGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -426,8 +408,8 @@ pub unsafe fn cublasLtMatrixLayoutGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixLayoutGetAttribute(
                     matLayout,
@@ -438,8 +420,7 @@ pub unsafe fn cublasLtMatrixLayoutGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulDescInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -455,8 +436,8 @@ pub unsafe fn cublasLtMatmulDescInit_internal(
     computeType: cublasComputeType_t,
     scaleType: cudaDataType_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulDescInit_internal(
                     matmulDesc,
@@ -466,8 +447,7 @@ pub unsafe fn cublasLtMatmulDescInit_internal(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulDescCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -482,12 +462,11 @@ pub unsafe fn cublasLtMatmulDescCreate(
     computeType: cublasComputeType_t,
     scaleType: cudaDataType_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulDescDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -500,10 +479,9 @@ pub unsafe fn cublasLtMatmulDescCreate(
 pub unsafe fn cublasLtMatmulDescDestroy(
     matmulDesc: cublasLtMatmulDesc_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatmulDescDestroy(matmulDesc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatmulDescDestroy(matmulDesc) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulDescSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -519,14 +497,13 @@ pub unsafe fn cublasLtMatmulDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulDescGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -543,8 +520,8 @@ pub unsafe fn cublasLtMatmulDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulDescGetAttribute(
                     matmulDesc,
@@ -555,8 +532,7 @@ pub unsafe fn cublasLtMatmulDescGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransformDescInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -571,8 +547,8 @@ pub unsafe fn cublasLtMatrixTransformDescInit_internal(
     size: usize,
     scaleType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixTransformDescInit_internal(
                     transformDesc,
@@ -581,8 +557,7 @@ pub unsafe fn cublasLtMatrixTransformDescInit_internal(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransformDescCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -596,10 +571,11 @@ pub unsafe fn cublasLtMatrixTransformDescCreate(
     transformDesc: *mut cublasLtMatrixTransformDesc_t,
     scaleType: cudaDataType,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatrixTransformDescCreate(transformDesc, scaleType) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.cublasLtMatrixTransformDescCreate(transformDesc, scaleType) }
+        }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransformDescDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -612,10 +588,9 @@ pub unsafe fn cublasLtMatrixTransformDescCreate(
 pub unsafe fn cublasLtMatrixTransformDescDestroy(
     transformDesc: cublasLtMatrixTransformDesc_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatrixTransformDescDestroy(transformDesc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatrixTransformDescDestroy(transformDesc) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransformDescSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -631,8 +606,8 @@ pub unsafe fn cublasLtMatrixTransformDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixTransformDescSetAttribute(
                     transformDesc,
@@ -642,8 +617,7 @@ pub unsafe fn cublasLtMatrixTransformDescSetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatrixTransformDescGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -660,8 +634,8 @@ pub unsafe fn cublasLtMatrixTransformDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatrixTransformDescGetAttribute(
                     transformDesc,
@@ -672,8 +646,7 @@ pub unsafe fn cublasLtMatrixTransformDescGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtEmulationDescInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -687,10 +660,9 @@ pub unsafe fn cublasLtEmulationDescInit_internal(
     emulationDesc: cublasLtEmulationDesc_t,
     size: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtEmulationDescInit_internal(emulationDesc, size) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtEmulationDescInit_internal(emulationDesc, size) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtEmulationDescCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -703,10 +675,9 @@ pub unsafe fn cublasLtEmulationDescInit_internal(
 pub unsafe fn cublasLtEmulationDescCreate(
     emulationDesc: *mut cublasLtEmulationDesc_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtEmulationDescCreate(emulationDesc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtEmulationDescCreate(emulationDesc) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtEmulationDescDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -719,10 +690,9 @@ pub unsafe fn cublasLtEmulationDescCreate(
 pub unsafe fn cublasLtEmulationDescDestroy(
     emulationDesc: cublasLtEmulationDesc_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtEmulationDescDestroy(emulationDesc) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtEmulationDescDestroy(emulationDesc) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtEmulationDescSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -738,8 +708,8 @@ pub unsafe fn cublasLtEmulationDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtEmulationDescSetAttribute(
                     emulationDesc,
@@ -749,8 +719,7 @@ pub unsafe fn cublasLtEmulationDescSetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtEmulationDescGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -767,8 +736,8 @@ pub unsafe fn cublasLtEmulationDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtEmulationDescGetAttribute(
                     emulationDesc,
@@ -779,8 +748,7 @@ pub unsafe fn cublasLtEmulationDescGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulPreferenceInit_internal` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -794,10 +762,9 @@ pub unsafe fn cublasLtMatmulPreferenceInit_internal(
     pref: cublasLtMatmulPreference_t,
     size: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatmulPreferenceInit_internal(pref, size) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatmulPreferenceInit_internal(pref, size) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulPreferenceCreate` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -810,10 +777,9 @@ pub unsafe fn cublasLtMatmulPreferenceInit_internal(
 pub unsafe fn cublasLtMatmulPreferenceCreate(
     pref: *mut cublasLtMatmulPreference_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatmulPreferenceCreate(pref) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatmulPreferenceCreate(pref) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulPreferenceDestroy` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -826,10 +792,9 @@ pub unsafe fn cublasLtMatmulPreferenceCreate(
 pub unsafe fn cublasLtMatmulPreferenceDestroy(
     pref: cublasLtMatmulPreference_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtMatmulPreferenceDestroy(pref) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtMatmulPreferenceDestroy(pref) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulPreferenceSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -845,14 +810,13 @@ pub unsafe fn cublasLtMatmulPreferenceSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulPreferenceGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -869,8 +833,8 @@ pub unsafe fn cublasLtMatmulPreferenceGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulPreferenceGetAttribute(
                     pref,
@@ -881,8 +845,7 @@ pub unsafe fn cublasLtMatmulPreferenceGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoGetHeuristic` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -904,8 +867,8 @@ pub unsafe fn cublasLtMatmulAlgoGetHeuristic(
     heuristicResultsArray: *mut cublasLtMatmulHeuristicResult_t,
     returnAlgoCount: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoGetHeuristic(
                     lightHandle,
@@ -921,8 +884,7 @@ pub unsafe fn cublasLtMatmulAlgoGetHeuristic(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoGetHeuristicForStream` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -945,8 +907,8 @@ pub unsafe fn cublasLtMatmulAlgoGetHeuristicForStream(
     returnAlgoCount: *mut c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoGetHeuristicForStream(
                     lightHandle,
@@ -963,8 +925,7 @@ pub unsafe fn cublasLtMatmulAlgoGetHeuristicForStream(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoGetIds` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -986,8 +947,8 @@ pub unsafe fn cublasLtMatmulAlgoGetIds(
     algoIdsArray: *mut c_int,
     returnAlgoCount: *mut c_int,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoGetIds(
                     lightHandle,
@@ -1003,8 +964,7 @@ pub unsafe fn cublasLtMatmulAlgoGetIds(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoInit` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1025,8 +985,8 @@ pub unsafe fn cublasLtMatmulAlgoInit(
     algoId: c_int,
     algo: *mut cublasLtMatmulAlgo_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoInit(
                     lightHandle,
@@ -1041,8 +1001,7 @@ pub unsafe fn cublasLtMatmulAlgoInit(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoCheck` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1062,8 +1021,8 @@ pub unsafe fn cublasLtMatmulAlgoCheck(
     algo: *const cublasLtMatmulAlgo_t,
     result: *mut cublasLtMatmulHeuristicResult_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoCheck(
                     lightHandle,
@@ -1077,8 +1036,7 @@ pub unsafe fn cublasLtMatmulAlgoCheck(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoCheckForStream` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1099,8 +1057,8 @@ pub unsafe fn cublasLtMatmulAlgoCheckForStream(
     result: *mut cublasLtMatmulHeuristicResult_t,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoCheckForStream(
                     lightHandle,
@@ -1115,8 +1073,7 @@ pub unsafe fn cublasLtMatmulAlgoCheckForStream(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoCapGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1133,8 +1090,8 @@ pub unsafe fn cublasLtMatmulAlgoCapGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoCapGetAttribute(
                     algo,
@@ -1145,8 +1102,7 @@ pub unsafe fn cublasLtMatmulAlgoCapGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoConfigSetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1162,14 +1118,13 @@ pub unsafe fn cublasLtMatmulAlgoConfigSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtMatmulAlgoConfigGetAttribute` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1186,8 +1141,8 @@ pub unsafe fn cublasLtMatmulAlgoConfigGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.cublasLtMatmulAlgoConfigGetAttribute(
                     algo,
@@ -1198,8 +1153,7 @@ pub unsafe fn cublasLtMatmulAlgoConfigGetAttribute(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerSetCallback` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1212,10 +1166,9 @@ pub unsafe fn cublasLtMatmulAlgoConfigGetAttribute(
 pub unsafe fn cublasLtLoggerSetCallback(
     callback: cublasLtLoggerCallback_t,
 ) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerSetCallback(callback) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerSetCallback(callback) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerSetFile` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1226,10 +1179,9 @@ pub unsafe fn cublasLtLoggerSetCallback(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtLoggerSetFile(file: *mut FILE) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerSetFile(file) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerSetFile(file) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerOpenFile` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1240,10 +1192,9 @@ pub unsafe fn cublasLtLoggerSetFile(file: *mut FILE) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtLoggerOpenFile(logFile: *const c_char) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerOpenFile(logFile) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerOpenFile(logFile) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerSetLevel` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1254,10 +1205,9 @@ pub unsafe fn cublasLtLoggerOpenFile(logFile: *const c_char) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtLoggerSetLevel(level: c_int) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerSetLevel(level) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerSetLevel(level) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerSetMask` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1268,10 +1218,9 @@ pub unsafe fn cublasLtLoggerSetLevel(level: c_int) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtLoggerSetMask(mask: c_int) -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerSetMask(mask) }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerSetMask(mask) }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 ///`cublasLtLoggerForceDisable` on the active backend's matmul library (cuBLASLt, or hipBLASLt on AMD), with cuBLASLt's signature and values.
@@ -1282,10 +1231,9 @@ pub unsafe fn cublasLtLoggerSetMask(mask: c_int) -> cublasStatus_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn cublasLtLoggerForceDisable() -> cublasStatus_t {
-    match crate::cublaslt::library() {
-        Ok(l) => unsafe { l.cublasLtLoggerForceDisable() }
-        #[allow(unused_variables)]
-        Err(_) => crate::cublaslt::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.cublasLtLoggerForceDisable() }
+        None => crate::cublaslt::not_loaded(),
     }
 }
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -2704,4 +2652,11 @@ impl CublasLt for crate::cublaslt::Library {
             crate::cublaslt::Library::Hip(l) => unsafe { l.cublasLtLoggerForceDisable() }
         }
     }
+}
+/// The active backend's library as the free functions reach it: `library()` once, then
+/// one atomic load per call; `None` when `library()` fails (it says why).
+#[inline]
+pub(crate) fn active() -> Option<crate::cublaslt::Library> {
+    static ACTIVE: std::sync::OnceLock<Option<crate::cublaslt::Library>> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| crate::cublaslt::library().ok())
 }

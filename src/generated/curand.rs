@@ -25,10 +25,9 @@ pub unsafe fn curandCreateGenerator(
     generator: *mut curandGenerator_t,
     rng_type: curandRngType_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandCreateGenerator(generator, rng_type) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandCreateGenerator(generator, rng_type) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandCreateGeneratorHost` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -42,10 +41,9 @@ pub unsafe fn curandCreateGeneratorHost(
     generator: *mut curandGenerator_t,
     rng_type: curandRngType_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandCreateGeneratorHost(generator, rng_type) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandCreateGeneratorHost(generator, rng_type) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandDestroyGenerator` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -56,10 +54,9 @@ pub unsafe fn curandCreateGeneratorHost(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn curandDestroyGenerator(generator: curandGenerator_t) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandDestroyGenerator(generator) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandDestroyGenerator(generator) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetVersion` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -70,10 +67,9 @@ pub unsafe fn curandDestroyGenerator(generator: curandGenerator_t) -> curandStat
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn curandGetVersion(version: *mut c_int) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetVersion(version) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetVersion(version) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetProperty` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -87,10 +83,9 @@ pub unsafe fn curandGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetProperty(type_, value) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetProperty(type_, value) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandSetStream` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -104,10 +99,9 @@ pub unsafe fn curandSetStream(
     generator: curandGenerator_t,
     stream: cudaStream_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandSetStream(generator, stream) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandSetStream(generator, stream) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandSetPseudoRandomGeneratorSeed` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -121,10 +115,9 @@ pub unsafe fn curandSetPseudoRandomGeneratorSeed(
     generator: curandGenerator_t,
     seed: c_ulonglong,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandSetPseudoRandomGeneratorSeed(generator, seed) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandSetPseudoRandomGeneratorSeed(generator, seed) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandSetGeneratorOffset` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -138,10 +131,9 @@ pub unsafe fn curandSetGeneratorOffset(
     generator: curandGenerator_t,
     offset: c_ulonglong,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandSetGeneratorOffset(generator, offset) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandSetGeneratorOffset(generator, offset) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandSetGeneratorOrdering` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -155,10 +147,9 @@ pub unsafe fn curandSetGeneratorOrdering(
     generator: curandGenerator_t,
     order: curandOrdering_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandSetGeneratorOrdering(generator, order) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandSetGeneratorOrdering(generator, order) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandSetQuasiRandomGeneratorDimensions` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -172,14 +163,13 @@ pub unsafe fn curandSetQuasiRandomGeneratorDimensions(
     generator: curandGenerator_t,
     num_dimensions: c_uint,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerate` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -194,10 +184,9 @@ pub unsafe fn curandGenerate(
     outputPtr: *mut c_uint,
     num: usize,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerate(generator, outputPtr, num) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerate(generator, outputPtr, num) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateLongLong` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -212,10 +201,9 @@ pub unsafe fn curandGenerateLongLong(
     outputPtr: *mut c_ulonglong,
     num: usize,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateLongLong(generator, outputPtr, num) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerateLongLong(generator, outputPtr, num) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateUniform` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -230,10 +218,9 @@ pub unsafe fn curandGenerateUniform(
     outputPtr: *mut f32,
     num: usize,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateUniform(generator, outputPtr, num) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerateUniform(generator, outputPtr, num) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateUniformDouble` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -248,10 +235,9 @@ pub unsafe fn curandGenerateUniformDouble(
     outputPtr: *mut f64,
     num: usize,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateUniformDouble(generator, outputPtr, num) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerateUniformDouble(generator, outputPtr, num) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateNormal` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -268,10 +254,11 @@ pub unsafe fn curandGenerateNormal(
     mean: f32,
     stddev: f32,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateNormal(generator, outputPtr, n, mean, stddev) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => {
+            unsafe { l.curandGenerateNormal(generator, outputPtr, n, mean, stddev) }
+        }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateNormalDouble` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -288,14 +275,13 @@ pub unsafe fn curandGenerateNormalDouble(
     mean: f64,
     stddev: f64,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateLogNormal` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -312,12 +298,11 @@ pub unsafe fn curandGenerateLogNormal(
     mean: f32,
     stddev: f32,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.curandGenerateLogNormal(generator, outputPtr, n, mean, stddev) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateLogNormalDouble` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -334,14 +319,13 @@ pub unsafe fn curandGenerateLogNormalDouble(
     mean: f64,
     stddev: f64,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandCreatePoissonDistribution` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -355,12 +339,11 @@ pub unsafe fn curandCreatePoissonDistribution(
     lambda: f64,
     discrete_distribution: *mut curandDiscreteDistribution_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.curandCreatePoissonDistribution(lambda, discrete_distribution) }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandDestroyDistribution` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -373,10 +356,9 @@ pub unsafe fn curandCreatePoissonDistribution(
 pub unsafe fn curandDestroyDistribution(
     discrete_distribution: curandDiscreteDistribution_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandDestroyDistribution(discrete_distribution) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandDestroyDistribution(discrete_distribution) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGeneratePoisson` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -392,10 +374,9 @@ pub unsafe fn curandGeneratePoisson(
     n: usize,
     lambda: f64,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGeneratePoisson(generator, outputPtr, n, lambda) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGeneratePoisson(generator, outputPtr, n, lambda) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGeneratePoissonMethod` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -412,14 +393,13 @@ pub unsafe fn curandGeneratePoissonMethod(
     lambda: f64,
     method: curandMethod_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateBinomial` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -436,10 +416,9 @@ pub unsafe fn curandGenerateBinomial(
     n: c_uint,
     p: f64,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateBinomial(generator, outputPtr, num, n, p) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerateBinomial(generator, outputPtr, num, n, p) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateBinomialMethod` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -457,14 +436,13 @@ pub unsafe fn curandGenerateBinomialMethod(
     p: f64,
     method: curandMethod_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGenerateSeeds` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -475,10 +453,9 @@ pub unsafe fn curandGenerateBinomialMethod(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn curandGenerateSeeds(generator: curandGenerator_t) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGenerateSeeds(generator) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGenerateSeeds(generator) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetDirectionVectors32` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -492,10 +469,9 @@ pub unsafe fn curandGetDirectionVectors32(
     vectors: *mut *mut curandDirectionVectors32_t,
     set: curandDirectionVectorSet_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetDirectionVectors32(vectors, set) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetDirectionVectors32(vectors, set) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetScrambleConstants32` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -508,10 +484,9 @@ pub unsafe fn curandGetDirectionVectors32(
 pub unsafe fn curandGetScrambleConstants32(
     constants: *mut *mut c_uint,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetScrambleConstants32(constants) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetScrambleConstants32(constants) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetDirectionVectors64` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -525,10 +500,9 @@ pub unsafe fn curandGetDirectionVectors64(
     vectors: *mut *mut curandDirectionVectors64_t,
     set: curandDirectionVectorSet_t,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetDirectionVectors64(vectors, set) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetDirectionVectors64(vectors, set) }
+        None => crate::curand::not_loaded(),
     }
 }
 ///`curandGetScrambleConstants64` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
@@ -541,10 +515,9 @@ pub unsafe fn curandGetDirectionVectors64(
 pub unsafe fn curandGetScrambleConstants64(
     constants: *mut *mut c_ulonglong,
 ) -> curandStatus_t {
-    match crate::curand::library() {
-        Ok(l) => unsafe { l.curandGetScrambleConstants64(constants) }
-        #[allow(unused_variables)]
-        Err(_) => crate::curand::not_loaded(),
+    match active() {
+        Some(l) => unsafe { l.curandGetScrambleConstants64(constants) }
+        None => crate::curand::not_loaded(),
     }
 }
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -1121,4 +1094,11 @@ impl Curand for crate::curand::Library {
             }
         }
     }
+}
+/// The active backend's library as the free functions reach it: `library()` once, then
+/// one atomic load per call; `None` when `library()` fails (it says why).
+#[inline]
+pub(crate) fn active() -> Option<crate::curand::Library> {
+    static ACTIVE: std::sync::OnceLock<Option<crate::curand::Library>> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| crate::curand::library().ok())
 }

@@ -22,10 +22,9 @@ use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong,
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclMemAlloc(ptr: *mut *mut c_void, size: usize) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclMemAlloc(ptr, size) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclMemAlloc(ptr, size) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclMemFree` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -36,10 +35,9 @@ pub unsafe fn ncclMemAlloc(ptr: *mut *mut c_void, size: usize) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclMemFree(ptr: *mut c_void) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclMemFree(ptr) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclMemFree(ptr) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGetVersion` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -50,10 +48,9 @@ pub unsafe fn ncclMemFree(ptr: *mut c_void) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGetVersion(version: *mut c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGetVersion(version) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclGetVersion(version) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGetUniqueId` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -64,10 +61,9 @@ pub unsafe fn ncclGetVersion(version: *mut c_int) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGetUniqueId(uniqueId: *mut ncclUniqueId) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGetUniqueId(uniqueId) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclGetUniqueId(uniqueId) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommInitRankConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -84,10 +80,11 @@ pub unsafe fn ncclCommInitRankConfig(
     rank: c_int,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommInitRankConfig(comm, nranks, commId, rank, config) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => {
+            unsafe { l.ncclCommInitRankConfig(comm, nranks, commId, rank, config) }
+        }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommInitRank` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -103,10 +100,9 @@ pub unsafe fn ncclCommInitRank(
     commId: ncclUniqueId,
     rank: c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommInitRank(comm, nranks, commId, rank) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommInitRank(comm, nranks, commId, rank) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommInitAll` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -121,10 +117,9 @@ pub unsafe fn ncclCommInitAll(
     ndev: c_int,
     devlist: *const c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommInitAll(comm, ndev, devlist) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommInitAll(comm, ndev, devlist) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommFinalize` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -135,10 +130,9 @@ pub unsafe fn ncclCommInitAll(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommFinalize(comm) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommFinalize(comm) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommDestroy` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -149,10 +143,9 @@ pub unsafe fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommDestroy(comm) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommDestroy(comm) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommAbort` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -163,10 +156,9 @@ pub unsafe fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommAbort(comm) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommAbort(comm) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommRevoke` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -177,10 +169,9 @@ pub unsafe fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommRevoke(comm: ncclComm_t, revokeFlags: c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommRevoke(comm, revokeFlags) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommRevoke(comm, revokeFlags) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommSplit` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -197,10 +188,9 @@ pub unsafe fn ncclCommSplit(
     newcomm: *mut ncclComm_t,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommSplit(comm, color, key, newcomm, config) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommSplit(comm, color, key, newcomm, config) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommShrink` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -218,8 +208,8 @@ pub unsafe fn ncclCommShrink(
     config: *mut ncclConfig_t,
     shrinkFlags: c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclCommShrink(
                     comm,
@@ -231,8 +221,7 @@ pub unsafe fn ncclCommShrink(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommGetUniqueId` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -246,10 +235,9 @@ pub unsafe fn ncclCommGetUniqueId(
     comm: ncclComm_t,
     uniqueId: *mut ncclUniqueId,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommGetUniqueId(comm, uniqueId) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommGetUniqueId(comm, uniqueId) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommGrow` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -267,10 +255,11 @@ pub unsafe fn ncclCommGrow(
     newcomm: *mut ncclComm_t,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => {
+            unsafe { l.ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config) }
+        }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommInitRankScalable` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -288,14 +277,13 @@ pub unsafe fn ncclCommInitRankScalable(
     commIds: *mut ncclUniqueId,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGetErrorString` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -306,10 +294,9 @@ pub unsafe fn ncclCommInitRankScalable(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGetErrorString(result: ncclResult_t) -> *const c_char {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGetErrorString(result) }
-        #[allow(unused_variables)]
-        Err(_) => crate::nccl::error_string(result),
+    match active() {
+        Some(l) => unsafe { l.ncclGetErrorString(result) }
+        None => crate::nccl::error_string(result),
     }
 }
 ///`ncclGetLastError` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -320,10 +307,9 @@ pub unsafe fn ncclGetErrorString(result: ncclResult_t) -> *const c_char {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGetLastError(comm: ncclComm_t) -> *const c_char {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGetLastError(comm) }
-        #[allow(unused_variables)]
-        Err(_) => crate::nccl::NOT_SUPPORTED_TEXT.as_ptr(),
+    match active() {
+        Some(l) => unsafe { l.ncclGetLastError(comm) }
+        None => crate::nccl::NOT_SUPPORTED_TEXT.as_ptr(),
     }
 }
 ///`ncclCommGetAsyncError` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -337,10 +323,9 @@ pub unsafe fn ncclCommGetAsyncError(
     comm: ncclComm_t,
     asyncError: *mut ncclResult_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommGetAsyncError(comm, asyncError) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommGetAsyncError(comm, asyncError) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommCount` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -351,10 +336,9 @@ pub unsafe fn ncclCommGetAsyncError(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommCount(comm: ncclComm_t, count: *mut c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommCount(comm, count) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommCount(comm, count) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommCuDevice` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -365,10 +349,9 @@ pub unsafe fn ncclCommCount(comm: ncclComm_t, count: *mut c_int) -> ncclResult_t
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommCuDevice(comm: ncclComm_t, device: *mut c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommCuDevice(comm, device) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommCuDevice(comm, device) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommUserRank` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -379,10 +362,9 @@ pub unsafe fn ncclCommCuDevice(comm: ncclComm_t, device: *mut c_int) -> ncclResu
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommUserRank(comm: ncclComm_t, rank: *mut c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommUserRank(comm, rank) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommUserRank(comm, rank) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommRegister` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -398,10 +380,9 @@ pub unsafe fn ncclCommRegister(
     size: usize,
     handle: *mut *mut c_void,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommRegister(comm, buff, size, handle) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommRegister(comm, buff, size, handle) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommDeregister` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -412,10 +393,9 @@ pub unsafe fn ncclCommRegister(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommDeregister(comm: ncclComm_t, handle: *mut c_void) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommDeregister(comm, handle) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommDeregister(comm, handle) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommSuspend` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -426,10 +406,9 @@ pub unsafe fn ncclCommDeregister(comm: ncclComm_t, handle: *mut c_void) -> ncclR
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommSuspend(comm: ncclComm_t, flags: c_int) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommSuspend(comm, flags) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommSuspend(comm, flags) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommResume` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -440,10 +419,9 @@ pub unsafe fn ncclCommSuspend(comm: ncclComm_t, flags: c_int) -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclCommResume(comm: ncclComm_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommResume(comm) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommResume(comm) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommMemStats` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -458,10 +436,9 @@ pub unsafe fn ncclCommMemStats(
     stat: ncclCommMemStat_t,
     value: *mut u64,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommMemStats(comm, stat, value) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommMemStats(comm, stat, value) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommWindowRegister` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -478,10 +455,9 @@ pub unsafe fn ncclCommWindowRegister(
     win: *mut ncclWindow_t,
     winFlags: c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommWindowRegister(comm, buff, size, win, winFlags) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommWindowRegister(comm, buff, size, win, winFlags) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclCommWindowDeregister` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -495,10 +471,9 @@ pub unsafe fn ncclCommWindowDeregister(
     comm: ncclComm_t,
     win: ncclWindow_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclCommWindowDeregister(comm, win) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclCommWindowDeregister(comm, win) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclWinGetUserPtr` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -513,10 +488,9 @@ pub unsafe fn ncclWinGetUserPtr(
     win: ncclWindow_t,
     outUserPtr: *mut *mut c_void,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclWinGetUserPtr(comm, win, outUserPtr) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclWinGetUserPtr(comm, win, outUserPtr) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclRedOpCreatePreMulSum` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -533,12 +507,11 @@ pub unsafe fn ncclRedOpCreatePreMulSum(
     residence: ncclScalarResidence_t,
     comm: ncclComm_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclRedOpDestroy` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -549,10 +522,9 @@ pub unsafe fn ncclRedOpCreatePreMulSum(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclRedOpDestroy(op: ncclRedOp_t, comm: ncclComm_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclRedOpDestroy(op, comm) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclRedOpDestroy(op, comm) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclReduce` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -572,14 +544,13 @@ pub unsafe fn ncclReduce(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclBcast` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -597,10 +568,9 @@ pub unsafe fn ncclBcast(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclBcast(buff, count, datatype, root, comm, stream) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclBcast(buff, count, datatype, root, comm, stream) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclBroadcast` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -619,14 +589,13 @@ pub unsafe fn ncclBroadcast(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAllReduce` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -645,14 +614,13 @@ pub unsafe fn ncclAllReduce(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclReduceScatter` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -671,8 +639,8 @@ pub unsafe fn ncclReduceScatter(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclReduceScatter(
                     sendbuff,
@@ -685,8 +653,7 @@ pub unsafe fn ncclReduceScatter(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAllGather` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -704,14 +671,13 @@ pub unsafe fn ncclAllGather(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAlltoAll` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -729,12 +695,11 @@ pub unsafe fn ncclAlltoAll(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe { l.ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGather` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -753,14 +718,13 @@ pub unsafe fn ncclGather(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclScatter` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -779,14 +743,13 @@ pub unsafe fn ncclScatter(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream)
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAllReduceConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -806,8 +769,8 @@ pub unsafe fn ncclAllReduceConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclAllReduceConfig(
                     sendbuff,
@@ -821,8 +784,7 @@ pub unsafe fn ncclAllReduceConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclBroadcastConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -842,8 +804,8 @@ pub unsafe fn ncclBroadcastConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclBroadcastConfig(
                     sendbuff,
@@ -857,8 +819,7 @@ pub unsafe fn ncclBroadcastConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclReduceConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -879,8 +840,8 @@ pub unsafe fn ncclReduceConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclReduceConfig(
                     sendbuff,
@@ -895,8 +856,7 @@ pub unsafe fn ncclReduceConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAllGatherConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -915,8 +875,8 @@ pub unsafe fn ncclAllGatherConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclAllGatherConfig(
                     sendbuff,
@@ -929,8 +889,7 @@ pub unsafe fn ncclAllGatherConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclReduceScatterConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -950,8 +909,8 @@ pub unsafe fn ncclReduceScatterConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclReduceScatterConfig(
                     sendbuff,
@@ -965,8 +924,7 @@ pub unsafe fn ncclReduceScatterConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclAlltoAllConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -985,8 +943,8 @@ pub unsafe fn ncclAlltoAllConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclAlltoAllConfig(
                     sendbuff,
@@ -999,8 +957,7 @@ pub unsafe fn ncclAlltoAllConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGatherConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1020,8 +977,8 @@ pub unsafe fn ncclGatherConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclGatherConfig(
                     sendbuff,
@@ -1035,8 +992,7 @@ pub unsafe fn ncclGatherConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclScatterConfig` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1056,8 +1012,8 @@ pub unsafe fn ncclScatterConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclScatterConfig(
                     sendbuff,
@@ -1071,8 +1027,7 @@ pub unsafe fn ncclScatterConfig(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclSend` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1090,10 +1045,9 @@ pub unsafe fn ncclSend(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclSend(sendbuff, count, datatype, peer, comm, stream) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclSend(sendbuff, count, datatype, peer, comm, stream) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclRecv` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1111,10 +1065,9 @@ pub unsafe fn ncclRecv(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclRecv(recvbuff, count, datatype, peer, comm, stream) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclRecv(recvbuff, count, datatype, peer, comm, stream) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclPutSignal` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1137,8 +1090,8 @@ pub unsafe fn ncclPutSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => {
+    match active() {
+        Some(l) => {
             unsafe {
                 l.ncclPutSignal(
                     localbuff,
@@ -1155,8 +1108,7 @@ pub unsafe fn ncclPutSignal(
                 )
             }
         }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclSignal` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1174,10 +1126,9 @@ pub unsafe fn ncclSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclSignal(peer, sigIdx, ctx, flags, comm, stream) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclSignal(peer, sigIdx, ctx, flags, comm, stream) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclWaitSignal` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1193,10 +1144,9 @@ pub unsafe fn ncclWaitSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclWaitSignal(nDesc, signalDescs, comm, stream) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclWaitSignal(nDesc, signalDescs, comm, stream) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGroupStart` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1207,10 +1157,9 @@ pub unsafe fn ncclWaitSignal(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGroupStart() -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGroupStart() }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclGroupStart() }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGroupEnd` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1221,10 +1170,9 @@ pub unsafe fn ncclGroupStart() -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGroupEnd() -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGroupEnd() }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclGroupEnd() }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclGroupSimulateEnd` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1235,10 +1183,9 @@ pub unsafe fn ncclGroupEnd() -> ncclResult_t {
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclGroupSimulateEnd(simInfo: *mut ncclSimInfo_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclGroupSimulateEnd(simInfo) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclGroupSimulateEnd(simInfo) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclSetEncryption` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1249,10 +1196,9 @@ pub unsafe fn ncclGroupSimulateEnd(simInfo: *mut ncclSimInfo_t) -> ncclResult_t 
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclSetEncryption(config: *const ncclEncryptionConfig_t) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclSetEncryption(config) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclSetEncryption(config) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamBind` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1266,10 +1212,9 @@ pub unsafe fn ncclParamBind(
     out: *mut ncclParamHandle_t,
     key: *const c_char,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamBind(out, key) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamBind(out, key) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetI8` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1280,10 +1225,9 @@ pub unsafe fn ncclParamBind(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetI8(h: ncclParamHandle_t, out: *mut i8) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetI8(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetI8(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetI16` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1294,10 +1238,9 @@ pub unsafe fn ncclParamGetI8(h: ncclParamHandle_t, out: *mut i8) -> ncclResult_t
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetI16(h: ncclParamHandle_t, out: *mut i16) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetI16(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetI16(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetI32` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1308,10 +1251,9 @@ pub unsafe fn ncclParamGetI16(h: ncclParamHandle_t, out: *mut i16) -> ncclResult
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetI32(h: ncclParamHandle_t, out: *mut i32) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetI32(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetI32(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetI64` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1322,10 +1264,9 @@ pub unsafe fn ncclParamGetI32(h: ncclParamHandle_t, out: *mut i32) -> ncclResult
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetI64(h: ncclParamHandle_t, out: *mut i64) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetI64(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetI64(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetU8` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1336,10 +1277,9 @@ pub unsafe fn ncclParamGetI64(h: ncclParamHandle_t, out: *mut i64) -> ncclResult
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetU8(h: ncclParamHandle_t, out: *mut u8) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetU8(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetU8(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetU16` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1350,10 +1290,9 @@ pub unsafe fn ncclParamGetU8(h: ncclParamHandle_t, out: *mut u8) -> ncclResult_t
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetU16(h: ncclParamHandle_t, out: *mut u16) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetU16(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetU16(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetU32` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1364,10 +1303,9 @@ pub unsafe fn ncclParamGetU16(h: ncclParamHandle_t, out: *mut u16) -> ncclResult
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetU32(h: ncclParamHandle_t, out: *mut u32) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetU32(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetU32(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetU64` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1378,10 +1316,9 @@ pub unsafe fn ncclParamGetU32(h: ncclParamHandle_t, out: *mut u32) -> ncclResult
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamGetU64(h: ncclParamHandle_t, out: *mut u64) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetU64(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetU64(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetStr` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1395,10 +1332,9 @@ pub unsafe fn ncclParamGetStr(
     h: ncclParamHandle_t,
     out: *mut *const c_char,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetStr(h, out) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetStr(h, out) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGet` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1414,10 +1350,9 @@ pub unsafe fn ncclParamGet(
     maxLen: c_int,
     len: *mut c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGet(h, out, maxLen, len) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGet(h, out, maxLen, len) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetParameter` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1432,10 +1367,9 @@ pub unsafe fn ncclParamGetParameter(
     value: *mut *const c_char,
     valueLen: *mut c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetParameter(key, value, valueLen) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetParameter(key, value, valueLen) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamGetAllParameterKeys` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1449,10 +1383,9 @@ pub unsafe fn ncclParamGetAllParameterKeys(
     table: *mut *mut *const c_char,
     tableLen: *mut c_int,
 ) -> ncclResult_t {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamGetAllParameterKeys(table, tableLen) }
-        #[allow(unused_variables)]
-        Err(_) => ncclResult_t::ncclNotSupported,
+    match active() {
+        Some(l) => unsafe { l.ncclParamGetAllParameterKeys(table, tableLen) }
+        None => ncclResult_t::ncclNotSupported,
     }
 }
 ///`ncclParamDumpAll` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
@@ -1463,10 +1396,9 @@ pub unsafe fn ncclParamGetAllParameterKeys(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ncclParamDumpAll() {
-    match crate::nccl::library() {
-        Ok(l) => unsafe { l.ncclParamDumpAll() }
-        #[allow(unused_variables)]
-        Err(_) => {}
+    match active() {
+        Some(l) => unsafe { l.ncclParamDumpAll() }
+        None => {}
     }
 }
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -3017,4 +2949,11 @@ impl Nccl for crate::nccl::Library {
             crate::nccl::Library::Hip(l) => unsafe { l.ncclParamDumpAll() }
         }
     }
+}
+/// The active backend's library as the free functions reach it: `library()` once, then
+/// one atomic load per call; `None` when `library()` fails (it says why).
+#[inline]
+pub(crate) fn active() -> Option<crate::nccl::Library> {
+    static ACTIVE: std::sync::OnceLock<Option<crate::nccl::Library>> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| crate::nccl::library().ok())
 }

@@ -26,10 +26,9 @@ pub unsafe fn nvJitLinkCreate(
     numOptions: u32,
     options: *mut *const c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkCreate(handle, numOptions, options) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkCreate(handle, numOptions, options) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkDestroy` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -40,10 +39,9 @@ pub unsafe fn nvJitLinkCreate(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkDestroy(handle) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkDestroy(handle) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkAddData` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -60,10 +58,9 @@ pub unsafe fn nvJitLinkAddData(
     size: usize,
     name: *const c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkAddData(handle, inputType, data, size, name) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkAddData(handle, inputType, data, size, name) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkAddFile` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -78,10 +75,9 @@ pub unsafe fn nvJitLinkAddFile(
     inputType: nvJitLinkInputType,
     fileName: *const c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkAddFile(handle, inputType, fileName) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkAddFile(handle, inputType, fileName) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkComplete` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -92,10 +88,9 @@ pub unsafe fn nvJitLinkAddFile(
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkComplete(handle) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkComplete(handle) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedCubinSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -109,10 +104,9 @@ pub unsafe fn nvJitLinkGetLinkedCubinSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedCubinSize(handle, size) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedCubinSize(handle, size) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedCubin` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -126,10 +120,9 @@ pub unsafe fn nvJitLinkGetLinkedCubin(
     handle: nvJitLinkHandle,
     cubin: *mut c_void,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedCubin(handle, cubin) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedCubin(handle, cubin) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedPtxSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -143,10 +136,9 @@ pub unsafe fn nvJitLinkGetLinkedPtxSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedPtxSize(handle, size) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedPtxSize(handle, size) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedPtx` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -160,10 +152,9 @@ pub unsafe fn nvJitLinkGetLinkedPtx(
     handle: nvJitLinkHandle,
     ptx: *mut c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedPtx(handle, ptx) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedPtx(handle, ptx) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedLTOIRSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -177,10 +168,9 @@ pub unsafe fn nvJitLinkGetLinkedLTOIRSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedLTOIRSize(handle, size) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedLTOIRSize(handle, size) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetLinkedLTOIR` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -194,10 +184,9 @@ pub unsafe fn nvJitLinkGetLinkedLTOIR(
     handle: nvJitLinkHandle,
     ltoir: *mut c_void,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetLinkedLTOIR(handle, ltoir) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetLinkedLTOIR(handle, ltoir) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetErrorLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -211,10 +200,9 @@ pub unsafe fn nvJitLinkGetErrorLogSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetErrorLogSize(handle, size) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetErrorLogSize(handle, size) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetErrorLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -228,10 +216,9 @@ pub unsafe fn nvJitLinkGetErrorLog(
     handle: nvJitLinkHandle,
     log: *mut c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetErrorLog(handle, log) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetErrorLog(handle, log) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetInfoLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -245,10 +232,9 @@ pub unsafe fn nvJitLinkGetInfoLogSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetInfoLogSize(handle, size) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetInfoLogSize(handle, size) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkGetInfoLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -262,10 +248,9 @@ pub unsafe fn nvJitLinkGetInfoLog(
     handle: nvJitLinkHandle,
     log: *mut c_char,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkGetInfoLog(handle, log) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkGetInfoLog(handle, log) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 ///`nvJitLinkVersion` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
@@ -279,10 +264,9 @@ pub unsafe fn nvJitLinkVersion(
     major: *mut c_uint,
     minor: *mut c_uint,
 ) -> nvJitLinkResult {
-    match crate::nvjitlink::library() {
-        Ok(l) => unsafe { l.nvJitLinkVersion(major, minor) }
-        #[allow(unused_variables)]
-        Err(_) => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+    match active() {
+        Some(l) => unsafe { l.nvJitLinkVersion(major, minor) }
+        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
 #[allow(unused_variables, clippy::too_many_arguments)]
@@ -548,4 +532,11 @@ impl NvJitLink for crate::nvjitlink::Library {
             }
         }
     }
+}
+/// The active backend's library as the free functions reach it: `library()` once, then
+/// one atomic load per call; `None` when `library()` fails (it says why).
+#[inline]
+pub(crate) fn active() -> Option<crate::nvjitlink::Library> {
+    static ACTIVE: std::sync::OnceLock<Option<crate::nvjitlink::Library>> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| crate::nvjitlink::library().ok())
 }
