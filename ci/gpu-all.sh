@@ -9,6 +9,7 @@
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
+#   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
 #   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
 # Setup, before test, cudarc, bench or blasbench: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
@@ -72,6 +73,7 @@ for p in "$@"; do
         bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
         blasbench) part blasbench "${BLASBENCH_LIMIT:-420}" env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
         sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
+        capi) part capi "${CAPI_LIMIT:-420}" bash ci/capi-gpu.sh ;;
         hipmath) ;; # done above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# ON the GPU machine (ci/gpu-all.sh capi): anycuda's C ABI under unchanged programs, on the CUDA
+# backend and on the HIP backend through HIP's NVIDIA platform. The programs (ci/capi-gpu/) are
+# built here with nvcc against NVIDIA's headers and libraries, as their users build them, then run
+# with LD_LIBRARY_PATH="$(anycuda libdir)":
+#   saxpy_driver    cuda-python's SAXPY walk-through in C (Driver API + NVRTC)
+#   runtime_demo    Runtime API: memory, streams, events, an NVRTC kernel through cudaLibrary*
+#   launch          nvcc's <<<>>> with the shared runtime: runs on CUDA; on HIP the fat binary
+#                   holds no AMD code, so cudaErrorNoKernelImageForDevice is the right answer
+#   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
+#   core_examples   cuda.core: device, stream, memory, program, launch, graph
+# Every program also runs without anycuda first (the baseline column), so a failure that is the
+# program's own shows as such. Writes $OUT/capi-gpu.md (the table) and logs; exits 1 on a failure
+# in an anycuda column that the baseline does not share.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export NCCL_NVLS_ENABLE=0
+DEV="${GPU_BUNDLE:-$ROOT/.device}"
+OUT="${OUT:-$ROOT/gpu-results}/capi"
+HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
+mkdir -p "$OUT"
+WORK="$(mktemp -d /tmp/capi-gpu.XXXXXX)"
+say() { printf 'capi-gpu: %s\n' "$*" >&2; }
+
+LIBDIR="$("$DEV/bin/anycuda" libdir 2>"$OUT/libdir.err")" || {
+    say "anycuda libdir failed: $(cat "$OUT/libdir.err")"
+    exit 1
+}
+say "libdir: $LIBDIR -> $(readlink -f "$LIBDIR/libcuda.so.1")"
+
+# HIP's NVIDIA platform, as ci/gpu-test.sh builds it (reused when present).
+if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
+    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
+    [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$OUT/hip-shim-build.log" 2>&1 \
+        || say "HIP shim build failed (log: $OUT/hip-shim-build.log)"
+fi
+
+CUDA_INC="$(dirname "$(dirname "$(command -v nvcc)")")/include"
+build() { # NAME CMD...
+    local name="$1"
+    shift
+    if "$@" >"$OUT/build-$name.log" 2>&1; then return 0; fi
+    say "build of $name failed:"
+    tail -n 20 "$OUT/build-$name.log" >&2
+    return 1
+}
+build saxpy_driver nvcc -O2 -o "$WORK/saxpy_driver" ci/capi-gpu/saxpy_driver.c -lcuda -lnvrtc
+build runtime_demo nvcc -O2 -cudart shared -o "$WORK/runtime_demo" ci/capi-gpu/runtime_demo.cpp -lnvrtc
+build launch nvcc -O2 -cudart shared -o "$WORK/launch" ci/capi-gpu/launch.cu
+for b in saxpy_driver runtime_demo launch; do
+    [[ -x "$WORK/$b" ]] && ldd "$WORK/$b" | grep -E 'libcuda|libcudart|libnvrtc' | sed "s/^/  $b: /" >&2
+done
+
+declare -A RES
+run() { # COLUMN PROGRAM CMD...
+    local col="$1" prog="$2" rc
+    shift 2
+    timeout --kill-after=10 120 "$@" >"$OUT/$prog.$col.log" 2>&1
+    rc=$?
+    local line
+    line="$(grep -E 'PASS|FAIL' "$OUT/$prog.$col.log" | tail -n 1)"
+    if ((rc == 0)); then RES[$prog,$col]="PASS"; else RES[$prog,$col]="FAIL (exit $rc)"; fi
+    say "$prog [$col]: ${RES[$prog,$col]} ${line:+- $line}"
+    ((rc == 0)) || tail -n 12 "$OUT/$prog.$col.log" >&2
+}
+HIPENV=(ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so")
+for prog in saxpy_driver runtime_demo launch; do
+    [[ -x "$WORK/$prog" ]] || { RES[$prog,nvidia]="not built"; continue; }
+    run nvidia "$prog" "$WORK/$prog"
+    run cuda "$prog" env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog"
+    arg=()
+    [[ "$prog" == launch ]] && arg=(expect-no-image)
+    run hip "$prog" env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" "${arg[@]}"
+done
+for prog in saxpy_bindings core_examples; do
+    run nvidia "$prog" env -C ci/capi-gpu python3 "$prog.py"
+    run cuda "$prog" env -C ci/capi-gpu ANYCUDA_EXPECT=1 ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" python3 "$prog.py"
+    run hip "$prog" env -C ci/capi-gpu ANYCUDA_EXPECT=1 "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" python3 "$prog.py"
+done
+
+failed=0
+{
+    echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
+    echo "|---|---|---|---|"
+    for prog in saxpy_driver runtime_demo launch saxpy_bindings core_examples; do
+        echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
+        for col in cuda hip; do
+            [[ "${RES[$prog,$col]:-}" == PASS || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1
+        done
+    done
+} >"$OUT/capi-gpu.md"
+cat "$OUT/capi-gpu.md"
+rm -rf "$WORK"
+exit "$failed"
