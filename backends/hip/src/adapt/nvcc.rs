@@ -141,7 +141,8 @@ pub(crate) unsafe fn read_fatbin(
     let end = header + size;
     let mut at = header;
     let mut out = Vec::new();
-    // Entry header: u16 kind, u16 version, u32 header size, u64 padded payload size,
+    // Entry header (the layout of NVIDIA's own fat binaries: test `reads_nvidias_own_fat_binary`):
+    // u16 kind, u16 version, u32 header size, u64 padded payload size,
     // u32 payload size (at 16), u32 arch (at 28); the next entry follows the padded payload.
     while at < end {
         if out.len() == MAX_ENTRIES {
@@ -734,6 +735,56 @@ mod tests {
                 u64::from_le_bytes(w)
             })
             .collect()
+    }
+
+    /// The layout read above is NVIDIA's: the fat binary inside the pinned `libcudadevrt.a`
+    /// (nvidia-cuda-runtime wheel, under `CUDA_PATH`) is walked entry by entry to its declared
+    /// end, with the archs NVIDIA built it for.
+    #[test]
+    fn reads_nvidias_own_fat_binary() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let lib = std::env::var_os("CUDA_PATH")
+            .map_or_else(|| root.join(".cache/inputs/cuda/nvidia/cu13"), Into::into)
+            .join("lib/libcudadevrt.a");
+        let Ok(bytes) = std::fs::read(&lib) else {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "{} missing (CI=true: bash ci/fetch-inputs.sh)",
+                lib.display()
+            );
+            eprintln!("SKIP: {} missing", lib.display());
+            return;
+        };
+        let magic = FATBIN_MAGIC.to_le_bytes();
+        let at = bytes
+            .windows(4)
+            .position(|w| w == magic)
+            .expect("a fat binary");
+        let declared = u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap());
+        assert!(
+            at as u64 + 16 + declared <= bytes.len() as u64,
+            "whole in the file"
+        );
+        // Copied into u64s: the reader's alignment is nvcc's (its data is a u64 array).
+        let words: Vec<u64> = bytes[at..]
+            .chunks(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        // SAFETY: the whole declared fat binary is in `words` (checked above).
+        let (e, truncated) = unsafe { read_fatbin(words.as_ptr().cast()) }.unwrap();
+        assert!(!truncated && e.len() > 3, "{e:?}");
+        assert!(e
+            .iter()
+            .all(|x| (x.kind == 1 || x.kind == 2) && (50..=200).contains(&x.arch)));
+        assert!(
+            describe(&e, false).contains("cubin sm_90"),
+            "{}",
+            describe(&e, false)
+        );
     }
 
     #[test]
