@@ -15,7 +15,9 @@
 mod common;
 
 use anycuda::nvrtc::{nvrtcProgram, nvrtcResult};
-use anycuda::runtime::{cudaError_t, cudaFuncAttributes, cudaKernel_t, cudaStream_t, dim3};
+use anycuda::runtime::{
+    cudaError_t, cudaFuncAttributes, cudaKernel_t, cudaLaunchConfig_t, cudaStream_t, dim3,
+};
 use anycuda::{select, Backend, BackendChoice, BackendKind, Rtc, Runtime};
 use core::ffi::{c_char, c_void};
 use std::ffi::CString;
@@ -318,9 +320,16 @@ fn hip_registers_nvcc_modules_and_refuses_their_kernels_by_name() {
     let mut attr = core::mem::MaybeUninit::<cudaFuncAttributes>::zeroed();
     let mut dptr = core::ptr::null_mut::<c_void>();
     let src = [0u8; 16];
-    // SAFETY: out-pointers are locals; `src` has the 16 bytes named.
+    // SAFETY: out-pointers are locals; `src` has the 16 bytes named; an all-zero
+    // `cudaLaunchConfig_t` is valid (integers, NULL pointers, no attributes).
     unsafe {
         assert_eq!(rt::cudaFuncGetAttributes(attr.as_mut_ptr(), stub), nokernel);
+        let mut cfg = core::mem::MaybeUninit::<cudaLaunchConfig_t>::zeroed().assume_init();
+        (cfg.gridDim, cfg.blockDim) = (d3(1, 1, 1), d3(32, 1, 1));
+        assert_eq!(
+            rt::cudaLaunchKernelExC(&cfg, stub, core::ptr::null_mut()),
+            nokernel
+        );
         assert_eq!(
             rt::cudaLaunchCooperativeKernel(
                 stub,

@@ -635,9 +635,14 @@ pub(crate) unsafe fn __cudaLaunchKernel_ptsz(
 /// (which HIP never saw): that one is reported first, and both are reset.
 pub(crate) unsafe fn cudaGetLastError(b: &HipBackend) -> cudaError_t {
     let ours = LAST.with(Cell::take);
-    let f = super::support::hip_fn!(b, hipGetLastError);
-    // SAFETY: no arguments.
-    let hip = b.rt(unsafe { f() });
+    // HIP's error is read (and reset) even when ours is reported; a missing HIP answers as
+    // every adaptation does, after ours.
+    let hip = match b.native_hip().map(|t| t.hipGetLastError) {
+        // SAFETY: no arguments.
+        Some(Some(f)) => b.rt(unsafe { f() }),
+        Some(None) => super::support::unavailable(true),
+        None => super::support::unavailable(false),
+    };
     ours.unwrap_or(hip)
 }
 
