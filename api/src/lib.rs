@@ -17,6 +17,7 @@ pub mod hallucinated;
 pub mod handles;
 pub mod loader;
 pub mod nccl;
+pub mod nvcc;
 pub mod nvjitlink;
 pub mod params;
 #[macro_use]

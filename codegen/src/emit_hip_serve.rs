@@ -892,7 +892,10 @@ pub fn module(
     }
     let adapted = read_adapted(root, &all_cuda)?;
     // Functions whose trait default is real (`codegen/trait-defaults.txt`, kept by the traits'
-    // emitter): never forwarded, never adapted.
+    // emitter): never forwarded, never adapted, except nvcc's hidden entry points (`__cuda*`,
+    // codegen/shim/crt/nvcc_entry_points.h): their defaults answer only when nothing can serve
+    // them (no backend, a CUDA runtime without the symbol), while the HIP backend keeps their
+    // registry itself (adapt/nvcc.rs).
     let td_path = root.join("codegen/trait-defaults.txt");
     let trait_defaults: BTreeSet<String> = std::fs::read_to_string(&td_path)
         .with_context(|| format!("reading {}", td_path.display()))?
@@ -902,7 +905,7 @@ pub fn module(
         .filter_map(|l| l.split('|').next().map(|n| n.trim().to_string()))
         .collect();
     for a in adapted.keys() {
-        if trait_defaults.contains(a) {
+        if trait_defaults.contains(a) && !a.starts_with("__cuda") {
             bail!("codegen/hip-adapted.txt: `{a}` is served by its trait default (codegen/trait-defaults.txt)");
         }
     }
@@ -958,6 +961,7 @@ pub fn module(
             bail!("codegen/hip-flag-params.txt:{line}: `=same:{e}` but {e} and its HIP enum do not have identical values in every HIP version");
         }
     }
+    let guards = read_nvcc_guards(root, runtime_fns)?;
     let mut items: Vec<syn::Item> = vec![syn::parse_quote!(
         use anycuda_api::CudaEnum;
     )];
@@ -971,8 +975,15 @@ pub fn module(
         let mut outcomes = Vec::new();
         for f in fns {
             let (m, o) = one(&mut ctx, &side, kind, f, &names, &adapted, &trait_defaults)?;
-            if let Some(m) = m {
-                methods.push(m);
+            let guard = guards.get(&f.name).filter(|_| kind == ApiKind::Runtime);
+            match (m, guard) {
+                (Some(m), Some(g)) => methods.push(with_nvcc_guard(m, &f.name, g)?),
+                (Some(m), None) => methods.push(m),
+                (None, Some(_)) => bail!(
+                    "codegen/hip-nvcc-guard.txt: `{}` is not served on HIP, so it has no method to guard",
+                    f.name
+                ),
+                (None, None) => {}
             }
             outcomes.push(o);
         }
@@ -1147,6 +1158,61 @@ fn read_adapted(root: &Path, all_cuda: &BTreeSet<&str>) -> Result<BTreeMap<Strin
     Ok(adapted)
 }
 
+/// `codegen/hip-nvcc-guard.txt`: Runtime function → (pointer parameter, `kernel` or `var`).
+fn read_nvcc_guards(
+    root: &Path,
+    runtime_fns: &[CudaFn],
+) -> Result<BTreeMap<String, (String, String)>> {
+    let mut out = BTreeMap::new();
+    for (line, fields, _reason) in data_lines(root, "hip-nvcc-guard.txt")? {
+        let [func, param, what] = fields.as_slice() else {
+            bail!("codegen/hip-nvcc-guard.txt:{line}: expected `<function> <parameter> kernel|var | reason`");
+        };
+        let Some(cf) = runtime_fns.iter().find(|f| &f.name == func) else {
+            bail!("codegen/hip-nvcc-guard.txt:{line}: `{func}` is no CUDA Runtime function");
+        };
+        match cf.decl.args.iter().find(|(n, _)| n == param) {
+            Some((_, t)) if quote!(#t).to_string().replace(' ', "") == "*constc_void" => {}
+            Some((_, t)) => bail!(
+                "codegen/hip-nvcc-guard.txt:{line}: `{func}`'s `{param}` is `{}`, not `const void *`",
+                quote!(#t)
+            ),
+            None => bail!("codegen/hip-nvcc-guard.txt:{line}: `{func}` has no parameter `{param}`"),
+        }
+        if what != "kernel" && what != "var" {
+            bail!("codegen/hip-nvcc-guard.txt:{line}: `{what}` is neither `kernel` nor `var`");
+        }
+        if out
+            .insert(func.clone(), (param.clone(), what.clone()))
+            .is_some()
+        {
+            bail!("codegen/hip-nvcc-guard.txt:{line}: `{func}` listed twice");
+        }
+    }
+    Ok(out)
+}
+
+/// `m` with the registry question of `codegen/hip-nvcc-guard.txt` as its first statement.
+fn with_nvcc_guard(
+    m: TokenStream,
+    name: &str,
+    (param, what): &(String, String),
+) -> Result<TokenStream> {
+    let mut f: syn::ImplItemFn =
+        syn::parse2(m).with_context(|| format!("re-reading the HIP method of {name}"))?;
+    let p = ident(param);
+    let check = ident(&format!("refuse_{what}"));
+    let stmt: syn::Stmt = syn::parse_quote! {
+        if let Some(e) = crate::adapt::nvcc::#check(#p, #name) {
+            return e;
+        }
+    };
+    f.block.stmts.insert(0, stmt);
+    f.attrs
+        .push(syn::parse_quote!(#[doc = " nvcc-built modules: see `codegen/hip-nvcc-guard.txt`."]));
+    Ok(quote!(#f))
+}
+
 /// The method (if served) and outcome of one CUDA function.
 fn one(
     ctx: &mut Ctx<'_>,
@@ -1183,7 +1249,7 @@ fn one(
         name: f.name.clone(),
         served,
     };
-    if trait_defaults.contains(&f.name) {
+    if trait_defaults.contains(&f.name) && !adapted.contains_key(&f.name) {
         return Ok((
             None,
             out(Err(

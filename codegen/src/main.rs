@@ -120,9 +120,15 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     let runtime_b = model::read(
         &bindgen_run::run(
             &Job {
-                includes: &["cuda_runtime_api.h", "library_types.h"],
+                // `crt/nvcc_entry_points.h` (codegen/shim): nvcc's hidden entry points
+                // (`__cudaRegisterFatBinary`, ...), which the runtime wheel's headers lack.
+                includes: &[
+                    "cuda_runtime_api.h",
+                    "library_types.h",
+                    "crt/nvcc_entry_points.h",
+                ],
                 allow_files: &[
-                    r".*/(cuda_runtime_api|driver_types|vector_types|library_types|surface_types|texture_types|device_types)\.h",
+                    r".*/(cuda_runtime_api|driver_types|vector_types|library_types|surface_types|texture_types|device_types|nvcc_entry_points)\.h",
                 ],
                 clang_args: vec![shim],
             },

@@ -6,6 +6,143 @@ use core::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
 use anycuda_api::runtime::*;
 impl anycuda_api::traits::Runtime for crate::Backend {
     #[inline]
+    unsafe fn __cudaGetKernel(
+        &self,
+        kernel: *mut cudaKernel_t,
+        func: *const c_void,
+    ) -> cudaError_t {
+        dispatch_api!(*self, __b => unsafe { __b.__cudaGetKernel(kernel, func) })
+    }
+    #[inline]
+    unsafe fn __cudaInitModule(&self, fatCubinHandle: *mut *mut c_void) -> c_char {
+        dispatch_api!(*self, __b => unsafe { __b.__cudaInitModule(fatCubinHandle) })
+    }
+    #[inline]
+    unsafe fn __cudaLaunchKernel(
+        &self,
+        kernel: cudaKernel_t,
+        gridDim: dim3,
+        blockDim: dim3,
+        args: *mut *mut c_void,
+        sharedMem: usize,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaLaunchKernel(kernel, gridDim, blockDim,
+            args, sharedMem, stream) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaLaunchKernel_ptsz(
+        &self,
+        kernel: cudaKernel_t,
+        gridDim: dim3,
+        blockDim: dim3,
+        args: *mut *mut c_void,
+        sharedMem: usize,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaLaunchKernel_ptsz(kernel, gridDim,
+            blockDim, args, sharedMem, stream) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaPopCallConfiguration(
+        &self,
+        gridDim: *mut dim3,
+        blockDim: *mut dim3,
+        sharedMem: *mut usize,
+        stream: *mut c_void,
+    ) -> cudaError_t {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaPopCallConfiguration(gridDim, blockDim,
+            sharedMem, stream) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaPushCallConfiguration(
+        &self,
+        gridDim: dim3,
+        blockDim: dim3,
+        sharedMem: usize,
+        stream: cudaStream_t,
+    ) -> c_uint {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaPushCallConfiguration(gridDim, blockDim,
+            sharedMem, stream) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaRegisterFatBinary(&self, fatCubin: *mut c_void) -> *mut *mut c_void {
+        dispatch_api!(*self, __b => unsafe { __b.__cudaRegisterFatBinary(fatCubin) })
+    }
+    #[inline]
+    unsafe fn __cudaRegisterFatBinaryEnd(&self, fatCubinHandle: *mut *mut c_void) -> () {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaRegisterFatBinaryEnd(fatCubinHandle) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaRegisterFunction(
+        &self,
+        fatCubinHandle: *mut *mut c_void,
+        hostFun: *const c_char,
+        deviceFun: *mut c_char,
+        deviceName: *const c_char,
+        thread_limit: c_int,
+        tid: *mut uint3,
+        bid: *mut uint3,
+        bDim: *mut dim3,
+        gDim: *mut dim3,
+        wSize: *mut c_int,
+    ) -> () {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaRegisterFunction(fatCubinHandle, hostFun,
+            deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaRegisterManagedVar(
+        &self,
+        fatCubinHandle: *mut *mut c_void,
+        hostVarPtrAddress: *mut *mut c_void,
+        deviceAddress: *mut c_char,
+        deviceName: *const c_char,
+        ext: c_int,
+        size: usize,
+        constant: c_int,
+        global: c_int,
+    ) -> () {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaRegisterManagedVar(fatCubinHandle,
+            hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaRegisterVar(
+        &self,
+        fatCubinHandle: *mut *mut c_void,
+        hostVar: *mut c_char,
+        deviceAddress: *mut c_char,
+        deviceName: *const c_char,
+        ext: c_int,
+        size: usize,
+        constant: c_int,
+        global: c_int,
+    ) -> () {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaRegisterVar(fatCubinHandle, hostVar,
+            deviceAddress, deviceName, ext, size, constant, global) }
+        )
+    }
+    #[inline]
+    unsafe fn __cudaUnregisterFatBinary(&self, fatCubinHandle: *mut *mut c_void) -> () {
+        dispatch_api!(
+            *self, __b => unsafe { __b.__cudaUnregisterFatBinary(fatCubinHandle) }
+        )
+    }
+    #[inline]
     unsafe fn cudaArrayGetInfo(
         &self,
         desc: *mut cudaChannelFormatDesc,
@@ -3667,6 +3804,380 @@ impl anycuda_api::traits::Runtime for crate::Backend {
             *self, __b => unsafe { __b.cudaWaitExternalSemaphoresAsync(extSemArray,
             paramsArray, numExtSems, stream) }
         )
+    }
+}
+/// `__cudaGetKernel` on the active backend: The kernel handle of a registered launch stub. (crt/device_functions.h)
+///
+/// With no usable backend: `cudaError_t::cudaErrorInitializationError`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaGetKernel(
+    kernel: *mut cudaKernel_t,
+    func: *const c_void,
+) -> cudaError_t {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaGetKernel(
+                    &__b,
+                    kernel,
+                    func,
+                )
+            }
+        }
+        None => cudaError_t::cudaErrorInitializationError,
+    }
+}
+/// `__cudaInitModule` on the active backend: Initialises a fat binary's module (managed variables); nonzero on success. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::init_module_unserved()`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaInitModule(fatCubinHandle: *mut *mut c_void) -> c_char {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaInitModule(
+                    &__b,
+                    fatCubinHandle,
+                )
+            }
+        }
+        None => unsafe { anycuda_api::nvcc::init_module_unserved() }
+    }
+}
+/// `__cudaLaunchKernel` on the active backend: Launches a kernel handle from a launch stub. (crt/device_functions.h)
+///
+/// With no usable backend: `cudaError_t::cudaErrorInitializationError`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaLaunchKernel(
+    kernel: cudaKernel_t,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaLaunchKernel(
+                    &__b,
+                    kernel,
+                    gridDim,
+                    blockDim,
+                    args,
+                    sharedMem,
+                    stream,
+                )
+            }
+        }
+        None => cudaError_t::cudaErrorInitializationError,
+    }
+}
+/// `__cudaLaunchKernel_ptsz` on the active backend: As __cudaLaunchKernel, with the per-thread default stream. (crt/device_functions.h)
+///
+/// With no usable backend: `cudaError_t::cudaErrorInitializationError`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaLaunchKernel_ptsz(
+    kernel: cudaKernel_t,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaLaunchKernel_ptsz(
+                    &__b,
+                    kernel,
+                    gridDim,
+                    blockDim,
+                    args,
+                    sharedMem,
+                    stream,
+                )
+            }
+        }
+        None => cudaError_t::cudaErrorInitializationError,
+    }
+}
+/// `__cudaPopCallConfiguration` on the active backend: Takes back the configuration the last push of this thread stored (`stream` points to a `cudaStream_t`). (crt/host_runtime.h)
+///
+/// With no usable backend: `cudaError_t::cudaErrorInitializationError`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaPopCallConfiguration(
+    gridDim: *mut dim3,
+    blockDim: *mut dim3,
+    sharedMem: *mut usize,
+    stream: *mut c_void,
+) -> cudaError_t {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaPopCallConfiguration(
+                    &__b,
+                    gridDim,
+                    blockDim,
+                    sharedMem,
+                    stream,
+                )
+            }
+        }
+        None => cudaError_t::cudaErrorInitializationError,
+    }
+}
+/// `__cudaPushCallConfiguration` on the active backend: Stores a `<<<grid, block, sharedMem, stream>>>` configuration for the next launch stub of this thread; 0 on success. (crt/device_functions.h)
+///
+/// With no usable backend: `nvcc::push_call_configuration_unserved()`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaPushCallConfiguration(
+    gridDim: dim3,
+    blockDim: dim3,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> c_uint {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaPushCallConfiguration(
+                    &__b,
+                    gridDim,
+                    blockDim,
+                    sharedMem,
+                    stream,
+                )
+            }
+        }
+        None => unsafe { anycuda_api::nvcc::push_call_configuration_unserved() }
+    }
+}
+/// `__cudaRegisterFatBinary` on the active backend: Registers the fat binary nvcc embedded in a translation unit (a `__fatBinC_Wrapper_t`); returns the handle the later registrations name. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::register_fat_binary_unserved()`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaRegisterFatBinary(fatCubin: *mut c_void) -> *mut *mut c_void {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaRegisterFatBinary(
+                    &__b,
+                    fatCubin,
+                )
+            }
+        }
+        None => unsafe { anycuda_api::nvcc::register_fat_binary_unserved() }
+    }
+}
+/// `__cudaRegisterFatBinaryEnd` on the active backend: Ends the registration of one fat binary's kernels and variables. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::registration_unserved("__cudaRegisterFatBinaryEnd")`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaRegisterFatBinaryEnd(fatCubinHandle: *mut *mut c_void) -> () {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaRegisterFatBinaryEnd(
+                    &__b,
+                    fatCubinHandle,
+                )
+            }
+        }
+        None => {
+            unsafe {
+                anycuda_api::nvcc::registration_unserved("__cudaRegisterFatBinaryEnd")
+            }
+        }
+    }
+}
+/// `__cudaRegisterFunction` on the active backend: Registers a kernel: its host launch stub and its device name. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::registration_unserved("__cudaRegisterFunction")`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaRegisterFunction(
+    fatCubinHandle: *mut *mut c_void,
+    hostFun: *const c_char,
+    deviceFun: *mut c_char,
+    deviceName: *const c_char,
+    thread_limit: c_int,
+    tid: *mut uint3,
+    bid: *mut uint3,
+    bDim: *mut dim3,
+    gDim: *mut dim3,
+    wSize: *mut c_int,
+) -> () {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaRegisterFunction(
+                    &__b,
+                    fatCubinHandle,
+                    hostFun,
+                    deviceFun,
+                    deviceName,
+                    thread_limit,
+                    tid,
+                    bid,
+                    bDim,
+                    gDim,
+                    wSize,
+                )
+            }
+        }
+        None => {
+            unsafe { anycuda_api::nvcc::registration_unserved("__cudaRegisterFunction") }
+        }
+    }
+}
+/// `__cudaRegisterManagedVar` on the active backend: Registers a `__managed__` variable. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::registration_unserved("__cudaRegisterManagedVar")`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaRegisterManagedVar(
+    fatCubinHandle: *mut *mut c_void,
+    hostVarPtrAddress: *mut *mut c_void,
+    deviceAddress: *mut c_char,
+    deviceName: *const c_char,
+    ext: c_int,
+    size: usize,
+    constant: c_int,
+    global: c_int,
+) -> () {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaRegisterManagedVar(
+                    &__b,
+                    fatCubinHandle,
+                    hostVarPtrAddress,
+                    deviceAddress,
+                    deviceName,
+                    ext,
+                    size,
+                    constant,
+                    global,
+                )
+            }
+        }
+        None => {
+            unsafe {
+                anycuda_api::nvcc::registration_unserved("__cudaRegisterManagedVar")
+            }
+        }
+    }
+}
+/// `__cudaRegisterVar` on the active backend: Registers a `__device__`/`__constant__` variable: its host shadow and device name. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::registration_unserved("__cudaRegisterVar")`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaRegisterVar(
+    fatCubinHandle: *mut *mut c_void,
+    hostVar: *mut c_char,
+    deviceAddress: *mut c_char,
+    deviceName: *const c_char,
+    ext: c_int,
+    size: usize,
+    constant: c_int,
+    global: c_int,
+) -> () {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaRegisterVar(
+                    &__b,
+                    fatCubinHandle,
+                    hostVar,
+                    deviceAddress,
+                    deviceName,
+                    ext,
+                    size,
+                    constant,
+                    global,
+                )
+            }
+        }
+        None => unsafe { anycuda_api::nvcc::registration_unserved("__cudaRegisterVar") }
+    }
+}
+/// `__cudaUnregisterFatBinary` on the active backend: Unregisters a fat binary at exit. (crt/host_runtime.h)
+///
+/// With no usable backend: `nvcc::registration_unserved("__cudaUnregisterFatBinary")`.
+///
+/// # Safety
+/// The contract of the CUDA function of the same name: every pointer and
+/// handle valid for what the CUDA documentation says the function reads
+/// or writes.
+#[inline]
+pub unsafe fn __cudaUnregisterFatBinary(fatCubinHandle: *mut *mut c_void) -> () {
+    match crate::select::active() {
+        Some(__b) => {
+            unsafe {
+                <crate::Backend as anycuda_api::traits::Runtime>::__cudaUnregisterFatBinary(
+                    &__b,
+                    fatCubinHandle,
+                )
+            }
+        }
+        None => {
+            unsafe {
+                anycuda_api::nvcc::registration_unserved("__cudaUnregisterFatBinary")
+            }
+        }
     }
 }
 /// `cudaArrayGetInfo` on the active backend: Gets info about the specified cudaArray

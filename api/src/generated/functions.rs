@@ -2490,6 +2490,66 @@ pub static DRIVER_FUNCTIONS: &[crate::FnInfo] = &[
 /// Every Runtime API (`cuda_runtime_api.h`) function of the pinned headers, sorted by name.
 pub static RUNTIME_FUNCTIONS: &[crate::FnInfo] = &[
     crate::FnInfo {
+        name: "__cudaGetKernel",
+        symbol: "__cudaGetKernel",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaInitModule",
+        symbol: "__cudaInitModule",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaLaunchKernel",
+        symbol: "__cudaLaunchKernel",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaLaunchKernel_ptsz",
+        symbol: "__cudaLaunchKernel_ptsz",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaPopCallConfiguration",
+        symbol: "__cudaPopCallConfiguration",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaPushCallConfiguration",
+        symbol: "__cudaPushCallConfiguration",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaRegisterFatBinary",
+        symbol: "__cudaRegisterFatBinary",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaRegisterFatBinaryEnd",
+        symbol: "__cudaRegisterFatBinaryEnd",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaRegisterFunction",
+        symbol: "__cudaRegisterFunction",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaRegisterManagedVar",
+        symbol: "__cudaRegisterManagedVar",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaRegisterVar",
+        symbol: "__cudaRegisterVar",
+        version: 0u32,
+    },
+    crate::FnInfo {
+        name: "__cudaUnregisterFatBinary",
+        symbol: "__cudaUnregisterFatBinary",
+        version: 0u32,
+    },
+    crate::FnInfo {
         name: "cudaArrayGetInfo",
         symbol: "cudaArrayGetInfo",
         version: 0u32,

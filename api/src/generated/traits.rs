@@ -4805,6 +4805,159 @@ mod runtime_trait {
     crate::traits::api_trait! {
         /// The CUDA Runtime API (`cuda*`), with CUDA signatures and values: one method per function of [`crate::functions::RUNTIME_FUNCTIONS`].
         pub trait Runtime, RUNTIME_METHODS {
+            /// `__cudaGetKernel`: The kernel handle of a registered launch stub. (crt/device_functions.h)
+            unsafe fn __cudaGetKernel(
+                &self,
+                kernel: *mut cudaKernel_t,
+                func: *const c_void,
+            ) -> cudaError_t {
+                let _ = (kernel, func);
+                cudaError_t::cudaErrorNotSupported
+            }
+            /// `__cudaInitModule`: Initialises a fat binary's module (managed variables); nonzero on success. (crt/host_runtime.h)
+            unsafe fn __cudaInitModule(&self, fatCubinHandle: *mut *mut c_void) -> c_char {
+                let _ = fatCubinHandle;
+                unsafe { crate::nvcc::init_module_unserved() }
+            }
+            /// `__cudaLaunchKernel`: Launches a kernel handle from a launch stub. (crt/device_functions.h)
+            unsafe fn __cudaLaunchKernel(
+                &self,
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t {
+                let _ = (kernel, gridDim, blockDim, args, sharedMem, stream);
+                cudaError_t::cudaErrorNotSupported
+            }
+            /// `__cudaLaunchKernel_ptsz`: As __cudaLaunchKernel, with the per-thread default stream. (crt/device_functions.h)
+            unsafe fn __cudaLaunchKernel_ptsz(
+                &self,
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t {
+                let _ = (kernel, gridDim, blockDim, args, sharedMem, stream);
+                cudaError_t::cudaErrorNotSupported
+            }
+            /// `__cudaPopCallConfiguration`: Takes back the configuration the last push of this thread stored (`stream` points to a `cudaStream_t`). (crt/host_runtime.h)
+            unsafe fn __cudaPopCallConfiguration(
+                &self,
+                gridDim: *mut dim3,
+                blockDim: *mut dim3,
+                sharedMem: *mut usize,
+                stream: *mut c_void,
+            ) -> cudaError_t {
+                let _ = (gridDim, blockDim, sharedMem, stream);
+                cudaError_t::cudaErrorNotSupported
+            }
+            /// `__cudaPushCallConfiguration`: Stores a `<<<grid, block, sharedMem, stream>>>` configuration for the next launch stub of this thread; 0 on success. (crt/device_functions.h)
+            unsafe fn __cudaPushCallConfiguration(
+                &self,
+                gridDim: dim3,
+                blockDim: dim3,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> c_uint {
+                let _ = (gridDim, blockDim, sharedMem, stream);
+                unsafe { crate::nvcc::push_call_configuration_unserved() }
+            }
+            /// `__cudaRegisterFatBinary`: Registers the fat binary nvcc embedded in a translation unit (a `__fatBinC_Wrapper_t`); returns the handle the later registrations name. (crt/host_runtime.h)
+            unsafe fn __cudaRegisterFatBinary(&self, fatCubin: *mut c_void) -> *mut *mut c_void {
+                let _ = fatCubin;
+                unsafe { crate::nvcc::register_fat_binary_unserved() }
+            }
+            /// `__cudaRegisterFatBinaryEnd`: Ends the registration of one fat binary's kernels and variables. (crt/host_runtime.h)
+            unsafe fn __cudaRegisterFatBinaryEnd(&self, fatCubinHandle: *mut *mut c_void) -> () {
+                let _ = fatCubinHandle;
+                unsafe { crate::nvcc::registration_unserved("__cudaRegisterFatBinaryEnd") }
+            }
+            /// `__cudaRegisterFunction`: Registers a kernel: its host launch stub and its device name. (crt/host_runtime.h)
+            unsafe fn __cudaRegisterFunction(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostFun: *const c_char,
+                deviceFun: *mut c_char,
+                deviceName: *const c_char,
+                thread_limit: c_int,
+                tid: *mut uint3,
+                bid: *mut uint3,
+                bDim: *mut dim3,
+                gDim: *mut dim3,
+                wSize: *mut c_int,
+            ) -> () {
+                let _ = (
+                    fatCubinHandle,
+                    hostFun,
+                    deviceFun,
+                    deviceName,
+                    thread_limit,
+                    tid,
+                    bid,
+                    bDim,
+                    gDim,
+                    wSize,
+                );
+                unsafe { crate::nvcc::registration_unserved("__cudaRegisterFunction") }
+            }
+            /// `__cudaRegisterManagedVar`: Registers a `__managed__` variable. (crt/host_runtime.h)
+            unsafe fn __cudaRegisterManagedVar(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostVarPtrAddress: *mut *mut c_void,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ) -> () {
+                let _ = (
+                    fatCubinHandle,
+                    hostVarPtrAddress,
+                    deviceAddress,
+                    deviceName,
+                    ext,
+                    size,
+                    constant,
+                    global,
+                );
+                unsafe { crate::nvcc::registration_unserved("__cudaRegisterManagedVar") }
+            }
+            /// `__cudaRegisterVar`: Registers a `__device__`/`__constant__` variable: its host shadow and device name. (crt/host_runtime.h)
+            unsafe fn __cudaRegisterVar(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostVar: *mut c_char,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ) -> () {
+                let _ = (
+                    fatCubinHandle,
+                    hostVar,
+                    deviceAddress,
+                    deviceName,
+                    ext,
+                    size,
+                    constant,
+                    global,
+                );
+                unsafe { crate::nvcc::registration_unserved("__cudaRegisterVar") }
+            }
+            /// `__cudaUnregisterFatBinary`: Unregisters a fat binary at exit. (crt/host_runtime.h)
+            unsafe fn __cudaUnregisterFatBinary(&self, fatCubinHandle: *mut *mut c_void) -> () {
+                let _ = fatCubinHandle;
+                unsafe { crate::nvcc::registration_unserved("__cudaUnregisterFatBinary") }
+            }
             /// `cudaArrayGetInfo`: Gets info about the specified cudaArray
             unsafe fn cudaArrayGetInfo(
                 &self,

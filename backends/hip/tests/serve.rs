@@ -93,6 +93,12 @@ fn no_trait_default_is_overridden() {
         .collect();
     assert!(!defaults.is_empty());
     for d in defaults {
+        // nvcc's hidden entry points: their defaults answer only when nothing serves them; the
+        // HIP backend keeps their registry (adapt/nvcc.rs), so each is served.
+        if d.starts_with("__cuda") {
+            assert!(RUNTIME_SERVED.contains(&d), "{d} is not served on HIP");
+            continue;
+        }
         assert!(
             !DRIVER_SERVED.contains(&d) && !RUNTIME_SERVED.contains(&d),
             "{d} has a real trait default and must not be overridden on HIP"

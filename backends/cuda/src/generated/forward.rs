@@ -6686,6 +6686,195 @@ mod runtime_forward {
         RUNTIME_SERVED;
         impl Runtime for crate::CudaBackend {
             #[inline]
+            unsafe fn __cudaGetKernel(
+                &self,
+                kernel: *mut cudaKernel_t,
+                func: *const c_void,
+            ) -> cudaError_t {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, crate::runtime::NO_LIB, crate::runtime::NO_FN,
+                        __cudaGetKernel(kernel, func)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaInitModule(&self, fatCubinHandle: *mut *mut c_void) -> c_char {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, anycuda_api::nvcc::init_module_unserved(),
+                        anycuda_api::nvcc::init_module_unserved(),
+                        __cudaInitModule(fatCubinHandle)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaLaunchKernel(
+                &self,
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, crate::runtime::NO_LIB, crate::runtime::NO_FN,
+                        __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaLaunchKernel_ptsz(
+                &self,
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, crate::runtime::NO_LIB, crate::runtime::NO_FN,
+                        __cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem,
+                        stream)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaPopCallConfiguration(
+                &self,
+                gridDim: *mut dim3,
+                blockDim: *mut dim3,
+                sharedMem: *mut usize,
+                stream: *mut c_void,
+            ) -> cudaError_t {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, crate::runtime::NO_LIB, crate::runtime::NO_FN,
+                        __cudaPopCallConfiguration(gridDim, blockDim, sharedMem, stream)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaPushCallConfiguration(
+                &self,
+                gridDim: dim3,
+                blockDim: dim3,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> c_uint {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, anycuda_api::nvcc::push_call_configuration_unserved(),
+                        anycuda_api::nvcc::push_call_configuration_unserved(),
+                        __cudaPushCallConfiguration(gridDim, blockDim, sharedMem, stream)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaRegisterFatBinary(&self, fatCubin: *mut c_void) -> *mut *mut c_void {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime, anycuda_api::nvcc::register_fat_binary_unserved(),
+                        anycuda_api::nvcc::register_fat_binary_unserved(),
+                        __cudaRegisterFatBinary(fatCubin)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaRegisterFatBinaryEnd(&self, fatCubinHandle: *mut *mut c_void) -> () {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime,
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterFatBinaryEnd"),
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterFatBinaryEnd"),
+                        __cudaRegisterFatBinaryEnd(fatCubinHandle)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaRegisterFunction(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostFun: *const c_char,
+                deviceFun: *mut c_char,
+                deviceName: *const c_char,
+                thread_limit: c_int,
+                tid: *mut uint3,
+                bid: *mut uint3,
+                bDim: *mut dim3,
+                gDim: *mut dim3,
+                wSize: *mut c_int,
+            ) -> () {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime,
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterFunction"),
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterFunction"),
+                        __cudaRegisterFunction(fatCubinHandle, hostFun, deviceFun, deviceName,
+                        thread_limit, tid, bid, bDim, gDim, wSize)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaRegisterManagedVar(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostVarPtrAddress: *mut *mut c_void,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ) -> () {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime,
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterManagedVar"),
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterManagedVar"),
+                        __cudaRegisterManagedVar(fatCubinHandle, hostVarPtrAddress,
+                        deviceAddress, deviceName, ext, size, constant, global)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaRegisterVar(
+                &self,
+                fatCubinHandle: *mut *mut c_void,
+                hostVar: *mut c_char,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ) -> () {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime,
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterVar"),
+                        anycuda_api::nvcc::registration_unserved("__cudaRegisterVar"),
+                        __cudaRegisterVar(fatCubinHandle, hostVar, deviceAddress, deviceName,
+                        ext, size, constant, global)
+                    )
+                }
+            }
+            #[inline]
+            unsafe fn __cudaUnregisterFatBinary(&self, fatCubinHandle: *mut *mut c_void) -> () {
+                unsafe {
+                    crate::loader::call!(
+                        self.runtime,
+                        anycuda_api::nvcc::registration_unserved("__cudaUnregisterFatBinary"),
+                        anycuda_api::nvcc::registration_unserved("__cudaUnregisterFatBinary"),
+                        __cudaUnregisterFatBinary(fatCubinHandle)
+                    )
+                }
+            }
+            #[inline]
             unsafe fn cudaArrayGetInfo(
                 &self,
                 desc: *mut cudaChannelFormatDesc,

@@ -9742,6 +9742,110 @@ mod runtime_table {
     /// The CUDA Runtime API entry points, one `Option<unsafe extern "C" fn>` per function of [`anycuda_api::functions::RUNTIME_FUNCTIONS`] (`None`: not provided by the loaded library).
     #[derive(Clone, Copy)]
     pub struct RuntimeTable {
+        /// `__cudaGetKernel`: The kernel handle of a registered launch stub. (crt/device_functions.h)
+        pub __cudaGetKernel: Option<
+            unsafe extern "C" fn(
+                kernel: *mut cudaKernel_t,
+                func: *const c_void,
+            ) -> cudaError_t,
+        >,
+        /// `__cudaInitModule`: Initialises a fat binary's module (managed variables); nonzero on success. (crt/host_runtime.h)
+        pub __cudaInitModule: Option<
+            unsafe extern "C" fn(fatCubinHandle: *mut *mut c_void) -> c_char,
+        >,
+        /// `__cudaLaunchKernel`: Launches a kernel handle from a launch stub. (crt/device_functions.h)
+        pub __cudaLaunchKernel: Option<
+            unsafe extern "C" fn(
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t,
+        >,
+        /// `__cudaLaunchKernel_ptsz`: As __cudaLaunchKernel, with the per-thread default stream. (crt/device_functions.h)
+        pub __cudaLaunchKernel_ptsz: Option<
+            unsafe extern "C" fn(
+                kernel: cudaKernel_t,
+                gridDim: dim3,
+                blockDim: dim3,
+                args: *mut *mut c_void,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> cudaError_t,
+        >,
+        /// `__cudaPopCallConfiguration`: Takes back the configuration the last push of this thread stored (`stream` points to a `cudaStream_t`). (crt/host_runtime.h)
+        pub __cudaPopCallConfiguration: Option<
+            unsafe extern "C" fn(
+                gridDim: *mut dim3,
+                blockDim: *mut dim3,
+                sharedMem: *mut usize,
+                stream: *mut c_void,
+            ) -> cudaError_t,
+        >,
+        /// `__cudaPushCallConfiguration`: Stores a `<<<grid, block, sharedMem, stream>>>` configuration for the next launch stub of this thread; 0 on success. (crt/device_functions.h)
+        pub __cudaPushCallConfiguration: Option<
+            unsafe extern "C" fn(
+                gridDim: dim3,
+                blockDim: dim3,
+                sharedMem: usize,
+                stream: cudaStream_t,
+            ) -> c_uint,
+        >,
+        /// `__cudaRegisterFatBinary`: Registers the fat binary nvcc embedded in a translation unit (a `__fatBinC_Wrapper_t`); returns the handle the later registrations name. (crt/host_runtime.h)
+        pub __cudaRegisterFatBinary: Option<
+            unsafe extern "C" fn(fatCubin: *mut c_void) -> *mut *mut c_void,
+        >,
+        /// `__cudaRegisterFatBinaryEnd`: Ends the registration of one fat binary's kernels and variables. (crt/host_runtime.h)
+        pub __cudaRegisterFatBinaryEnd: Option<
+            unsafe extern "C" fn(fatCubinHandle: *mut *mut c_void),
+        >,
+        /// `__cudaRegisterFunction`: Registers a kernel: its host launch stub and its device name. (crt/host_runtime.h)
+        pub __cudaRegisterFunction: Option<
+            unsafe extern "C" fn(
+                fatCubinHandle: *mut *mut c_void,
+                hostFun: *const c_char,
+                deviceFun: *mut c_char,
+                deviceName: *const c_char,
+                thread_limit: c_int,
+                tid: *mut uint3,
+                bid: *mut uint3,
+                bDim: *mut dim3,
+                gDim: *mut dim3,
+                wSize: *mut c_int,
+            ),
+        >,
+        /// `__cudaRegisterManagedVar`: Registers a `__managed__` variable. (crt/host_runtime.h)
+        pub __cudaRegisterManagedVar: Option<
+            unsafe extern "C" fn(
+                fatCubinHandle: *mut *mut c_void,
+                hostVarPtrAddress: *mut *mut c_void,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ),
+        >,
+        /// `__cudaRegisterVar`: Registers a `__device__`/`__constant__` variable: its host shadow and device name. (crt/host_runtime.h)
+        pub __cudaRegisterVar: Option<
+            unsafe extern "C" fn(
+                fatCubinHandle: *mut *mut c_void,
+                hostVar: *mut c_char,
+                deviceAddress: *mut c_char,
+                deviceName: *const c_char,
+                ext: c_int,
+                size: usize,
+                constant: c_int,
+                global: c_int,
+            ),
+        >,
+        /// `__cudaUnregisterFatBinary`: Unregisters a fat binary at exit. (crt/host_runtime.h)
+        pub __cudaUnregisterFatBinary: Option<
+            unsafe extern "C" fn(fatCubinHandle: *mut *mut c_void),
+        >,
         /// `cudaArrayGetInfo`: Gets info about the specified cudaArray
         pub cudaArrayGetInfo: Option<
             unsafe extern "C" fn(
@@ -12342,8 +12446,160 @@ mod runtime_table {
             mut resolve: impl FnMut(&'static anycuda_api::FnInfo) -> *mut c_void,
         ) -> Self {
             let list: &'static [anycuda_api::FnInfo] = anycuda_api::functions::RUNTIME_FUNCTIONS;
-            debug_assert_eq!(list.len(), 338usize);
+            debug_assert_eq!(list.len(), 350usize);
             Self {
+                __cudaGetKernel: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                kernel: *mut cudaKernel_t,
+                                func: *const c_void,
+                            ) -> cudaError_t,
+                        >,
+                    >(resolve(&list[0usize]))
+                },
+                __cudaInitModule: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                fatCubinHandle: *mut *mut c_void,
+                            ) -> c_char,
+                        >,
+                    >(resolve(&list[1usize]))
+                },
+                __cudaLaunchKernel: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                kernel: cudaKernel_t,
+                                gridDim: dim3,
+                                blockDim: dim3,
+                                args: *mut *mut c_void,
+                                sharedMem: usize,
+                                stream: cudaStream_t,
+                            ) -> cudaError_t,
+                        >,
+                    >(resolve(&list[2usize]))
+                },
+                __cudaLaunchKernel_ptsz: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                kernel: cudaKernel_t,
+                                gridDim: dim3,
+                                blockDim: dim3,
+                                args: *mut *mut c_void,
+                                sharedMem: usize,
+                                stream: cudaStream_t,
+                            ) -> cudaError_t,
+                        >,
+                    >(resolve(&list[3usize]))
+                },
+                __cudaPopCallConfiguration: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                gridDim: *mut dim3,
+                                blockDim: *mut dim3,
+                                sharedMem: *mut usize,
+                                stream: *mut c_void,
+                            ) -> cudaError_t,
+                        >,
+                    >(resolve(&list[4usize]))
+                },
+                __cudaPushCallConfiguration: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                gridDim: dim3,
+                                blockDim: dim3,
+                                sharedMem: usize,
+                                stream: cudaStream_t,
+                            ) -> c_uint,
+                        >,
+                    >(resolve(&list[5usize]))
+                },
+                __cudaRegisterFatBinary: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                fatCubin: *mut c_void,
+                            ) -> *mut *mut c_void,
+                        >,
+                    >(resolve(&list[6usize]))
+                },
+                __cudaRegisterFatBinaryEnd: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<unsafe extern "C" fn(fatCubinHandle: *mut *mut c_void)>,
+                    >(resolve(&list[7usize]))
+                },
+                __cudaRegisterFunction: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                fatCubinHandle: *mut *mut c_void,
+                                hostFun: *const c_char,
+                                deviceFun: *mut c_char,
+                                deviceName: *const c_char,
+                                thread_limit: c_int,
+                                tid: *mut uint3,
+                                bid: *mut uint3,
+                                bDim: *mut dim3,
+                                gDim: *mut dim3,
+                                wSize: *mut c_int,
+                            ),
+                        >,
+                    >(resolve(&list[8usize]))
+                },
+                __cudaRegisterManagedVar: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                fatCubinHandle: *mut *mut c_void,
+                                hostVarPtrAddress: *mut *mut c_void,
+                                deviceAddress: *mut c_char,
+                                deviceName: *const c_char,
+                                ext: c_int,
+                                size: usize,
+                                constant: c_int,
+                                global: c_int,
+                            ),
+                        >,
+                    >(resolve(&list[9usize]))
+                },
+                __cudaRegisterVar: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<
+                            unsafe extern "C" fn(
+                                fatCubinHandle: *mut *mut c_void,
+                                hostVar: *mut c_char,
+                                deviceAddress: *mut c_char,
+                                deviceName: *const c_char,
+                                ext: c_int,
+                                size: usize,
+                                constant: c_int,
+                                global: c_int,
+                            ),
+                        >,
+                    >(resolve(&list[10usize]))
+                },
+                __cudaUnregisterFatBinary: unsafe {
+                    ::core::mem::transmute::<
+                        *mut c_void,
+                        Option<unsafe extern "C" fn(fatCubinHandle: *mut *mut c_void)>,
+                    >(resolve(&list[11usize]))
+                },
                 cudaArrayGetInfo: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
@@ -12355,7 +12611,7 @@ mod runtime_table {
                                 array: cudaArray_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[0usize]))
+                    >(resolve(&list[12usize]))
                 },
                 cudaArrayGetMemoryRequirements: unsafe {
                     ::core::mem::transmute::<
@@ -12367,7 +12623,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[1usize]))
+                    >(resolve(&list[13usize]))
                 },
                 cudaArrayGetPlane: unsafe {
                     ::core::mem::transmute::<
@@ -12379,7 +12635,7 @@ mod runtime_table {
                                 planeIdx: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[2usize]))
+                    >(resolve(&list[14usize]))
                 },
                 cudaArrayGetSparseProperties: unsafe {
                     ::core::mem::transmute::<
@@ -12390,7 +12646,7 @@ mod runtime_table {
                                 array: cudaArray_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[3usize]))
+                    >(resolve(&list[15usize]))
                 },
                 cudaChooseDevice: unsafe {
                     ::core::mem::transmute::<
@@ -12401,7 +12657,7 @@ mod runtime_table {
                                 prop: *const cudaDeviceProp,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[4usize]))
+                    >(resolve(&list[16usize]))
                 },
                 cudaCreateChannelDesc: unsafe {
                     ::core::mem::transmute::<
@@ -12415,7 +12671,7 @@ mod runtime_table {
                                 f: cudaChannelFormatKind,
                             ) -> cudaChannelFormatDesc,
                         >,
-                    >(resolve(&list[5usize]))
+                    >(resolve(&list[17usize]))
                 },
                 cudaCreateSurfaceObject: unsafe {
                     ::core::mem::transmute::<
@@ -12426,7 +12682,7 @@ mod runtime_table {
                                 pResDesc: *const cudaResourceDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[6usize]))
+                    >(resolve(&list[18usize]))
                 },
                 cudaCreateTextureObject: unsafe {
                     ::core::mem::transmute::<
@@ -12439,13 +12695,13 @@ mod runtime_table {
                                 pResViewDesc: *const cudaResourceViewDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[7usize]))
+                    >(resolve(&list[19usize]))
                 },
                 cudaCtxResetPersistingL2Cache: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn() -> cudaError_t>,
-                    >(resolve(&list[8usize]))
+                    >(resolve(&list[20usize]))
                 },
                 cudaDestroyExternalMemory: unsafe {
                     ::core::mem::transmute::<
@@ -12455,7 +12711,7 @@ mod runtime_table {
                                 extMem: cudaExternalMemory_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[9usize]))
+                    >(resolve(&list[21usize]))
                 },
                 cudaDestroyExternalSemaphore: unsafe {
                     ::core::mem::transmute::<
@@ -12465,7 +12721,7 @@ mod runtime_table {
                                 extSem: cudaExternalSemaphore_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[10usize]))
+                    >(resolve(&list[22usize]))
                 },
                 cudaDestroySurfaceObject: unsafe {
                     ::core::mem::transmute::<
@@ -12475,7 +12731,7 @@ mod runtime_table {
                                 surfObject: cudaSurfaceObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[11usize]))
+                    >(resolve(&list[23usize]))
                 },
                 cudaDestroyTextureObject: unsafe {
                     ::core::mem::transmute::<
@@ -12485,7 +12741,7 @@ mod runtime_table {
                                 texObject: cudaTextureObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[12usize]))
+                    >(resolve(&list[24usize]))
                 },
                 cudaDevResourceGenerateDesc: unsafe {
                     ::core::mem::transmute::<
@@ -12497,7 +12753,7 @@ mod runtime_table {
                                 nbResources: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[13usize]))
+                    >(resolve(&list[25usize]))
                 },
                 cudaDevSmResourceSplit: unsafe {
                     ::core::mem::transmute::<
@@ -12512,7 +12768,7 @@ mod runtime_table {
                                 groupParams: *mut cudaDevSmResourceGroupParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[14usize]))
+                    >(resolve(&list[26usize]))
                 },
                 cudaDevSmResourceSplitByCount: unsafe {
                     ::core::mem::transmute::<
@@ -12527,7 +12783,7 @@ mod runtime_table {
                                 minCount: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[15usize]))
+                    >(resolve(&list[27usize]))
                 },
                 cudaDeviceCanAccessPeer: unsafe {
                     ::core::mem::transmute::<
@@ -12539,13 +12795,13 @@ mod runtime_table {
                                 peerDevice: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[16usize]))
+                    >(resolve(&list[28usize]))
                 },
                 cudaDeviceDisablePeerAccess: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(peerDevice: c_int) -> cudaError_t>,
-                    >(resolve(&list[17usize]))
+                    >(resolve(&list[29usize]))
                 },
                 cudaDeviceEnablePeerAccess: unsafe {
                     ::core::mem::transmute::<
@@ -12556,7 +12812,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[18usize]))
+                    >(resolve(&list[30usize]))
                 },
                 cudaDeviceFlushGPUDirectRDMAWrites: unsafe {
                     ::core::mem::transmute::<
@@ -12567,7 +12823,7 @@ mod runtime_table {
                                 scope: cudaFlushGPUDirectRDMAWritesScope,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[19usize]))
+                    >(resolve(&list[31usize]))
                 },
                 cudaDeviceGetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -12579,7 +12835,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[20usize]))
+                    >(resolve(&list[32usize]))
                 },
                 cudaDeviceGetByPCIBusId: unsafe {
                     ::core::mem::transmute::<
@@ -12590,7 +12846,7 @@ mod runtime_table {
                                 pciBusId: *const c_char,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[21usize]))
+                    >(resolve(&list[33usize]))
                 },
                 cudaDeviceGetCacheConfig: unsafe {
                     ::core::mem::transmute::<
@@ -12600,7 +12856,7 @@ mod runtime_table {
                                 pCacheConfig: *mut cudaFuncCache,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[22usize]))
+                    >(resolve(&list[34usize]))
                 },
                 cudaDeviceGetDefaultMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -12611,7 +12867,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[23usize]))
+                    >(resolve(&list[35usize]))
                 },
                 cudaDeviceGetDevResource: unsafe {
                     ::core::mem::transmute::<
@@ -12623,7 +12879,7 @@ mod runtime_table {
                                 type_: cudaDevResourceType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[24usize]))
+                    >(resolve(&list[36usize]))
                 },
                 cudaDeviceGetExecutionCtx: unsafe {
                     ::core::mem::transmute::<
@@ -12634,7 +12890,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[25usize]))
+                    >(resolve(&list[37usize]))
                 },
                 cudaDeviceGetGraphMemAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -12646,7 +12902,7 @@ mod runtime_table {
                                 value: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[26usize]))
+                    >(resolve(&list[38usize]))
                 },
                 cudaDeviceGetHostAtomicCapabilities: unsafe {
                     ::core::mem::transmute::<
@@ -12659,7 +12915,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[27usize]))
+                    >(resolve(&list[39usize]))
                 },
                 cudaDeviceGetLimit: unsafe {
                     ::core::mem::transmute::<
@@ -12670,7 +12926,7 @@ mod runtime_table {
                                 limit: cudaLimit,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[28usize]))
+                    >(resolve(&list[40usize]))
                 },
                 cudaDeviceGetMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -12681,7 +12937,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[29usize]))
+                    >(resolve(&list[41usize]))
                 },
                 cudaDeviceGetNvSciSyncAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -12693,7 +12949,7 @@ mod runtime_table {
                                 flags: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[30usize]))
+                    >(resolve(&list[42usize]))
                 },
                 cudaDeviceGetP2PAtomicCapabilities: unsafe {
                     ::core::mem::transmute::<
@@ -12707,7 +12963,7 @@ mod runtime_table {
                                 dstDevice: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[31usize]))
+                    >(resolve(&list[43usize]))
                 },
                 cudaDeviceGetP2PAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -12720,7 +12976,7 @@ mod runtime_table {
                                 dstDevice: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[32usize]))
+                    >(resolve(&list[44usize]))
                 },
                 cudaDeviceGetPCIBusId: unsafe {
                     ::core::mem::transmute::<
@@ -12732,7 +12988,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[33usize]))
+                    >(resolve(&list[45usize]))
                 },
                 cudaDeviceGetSharedMemConfig: unsafe {
                     ::core::mem::transmute::<
@@ -12742,7 +12998,7 @@ mod runtime_table {
                                 pConfig: *mut cudaSharedMemConfig,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[34usize]))
+                    >(resolve(&list[46usize]))
                 },
                 cudaDeviceGetStreamPriorityRange: unsafe {
                     ::core::mem::transmute::<
@@ -12753,7 +13009,7 @@ mod runtime_table {
                                 greatestPriority: *mut c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[35usize]))
+                    >(resolve(&list[47usize]))
                 },
                 cudaDeviceGetTexture1DLinearMaxWidth: unsafe {
                     ::core::mem::transmute::<
@@ -12765,13 +13021,13 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[36usize]))
+                    >(resolve(&list[48usize]))
                 },
                 cudaDeviceGraphMemTrim: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(device: c_int) -> cudaError_t>,
-                    >(resolve(&list[37usize]))
+                    >(resolve(&list[49usize]))
                 },
                 cudaDeviceRegisterAsyncNotification: unsafe {
                     ::core::mem::transmute::<
@@ -12784,13 +13040,13 @@ mod runtime_table {
                                 callback: *mut cudaAsyncCallbackHandle_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[38usize]))
+                    >(resolve(&list[50usize]))
                 },
                 cudaDeviceReset: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn() -> cudaError_t>,
-                    >(resolve(&list[39usize]))
+                    >(resolve(&list[51usize]))
                 },
                 cudaDeviceSetCacheConfig: unsafe {
                     ::core::mem::transmute::<
@@ -12800,7 +13056,7 @@ mod runtime_table {
                                 cacheConfig: cudaFuncCache,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[40usize]))
+                    >(resolve(&list[52usize]))
                 },
                 cudaDeviceSetGraphMemAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -12812,7 +13068,7 @@ mod runtime_table {
                                 value: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[41usize]))
+                    >(resolve(&list[53usize]))
                 },
                 cudaDeviceSetLimit: unsafe {
                     ::core::mem::transmute::<
@@ -12823,7 +13079,7 @@ mod runtime_table {
                                 value: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[42usize]))
+                    >(resolve(&list[54usize]))
                 },
                 cudaDeviceSetMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -12834,7 +13090,7 @@ mod runtime_table {
                                 memPool: cudaMemPool_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[43usize]))
+                    >(resolve(&list[55usize]))
                 },
                 cudaDeviceSetSharedMemConfig: unsafe {
                     ::core::mem::transmute::<
@@ -12844,13 +13100,13 @@ mod runtime_table {
                                 config: cudaSharedMemConfig,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[44usize]))
+                    >(resolve(&list[56usize]))
                 },
                 cudaDeviceSynchronize: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn() -> cudaError_t>,
-                    >(resolve(&list[45usize]))
+                    >(resolve(&list[57usize]))
                 },
                 cudaDeviceUnregisterAsyncNotification: unsafe {
                     ::core::mem::transmute::<
@@ -12861,7 +13117,7 @@ mod runtime_table {
                                 callback: cudaAsyncCallbackHandle_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[46usize]))
+                    >(resolve(&list[58usize]))
                 },
                 cudaDriverGetVersion: unsafe {
                     ::core::mem::transmute::<
@@ -12871,7 +13127,7 @@ mod runtime_table {
                                 driverVersion: *mut c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[47usize]))
+                    >(resolve(&list[59usize]))
                 },
                 cudaEventCreate: unsafe {
                     ::core::mem::transmute::<
@@ -12879,7 +13135,7 @@ mod runtime_table {
                         Option<
                             unsafe extern "C" fn(event: *mut cudaEvent_t) -> cudaError_t,
                         >,
-                    >(resolve(&list[48usize]))
+                    >(resolve(&list[60usize]))
                 },
                 cudaEventCreateWithFlags: unsafe {
                     ::core::mem::transmute::<
@@ -12890,13 +13146,13 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[49usize]))
+                    >(resolve(&list[61usize]))
                 },
                 cudaEventDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
-                    >(resolve(&list[50usize]))
+                    >(resolve(&list[62usize]))
                 },
                 cudaEventElapsedTime: unsafe {
                     ::core::mem::transmute::<
@@ -12908,13 +13164,13 @@ mod runtime_table {
                                 end: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[51usize]))
+                    >(resolve(&list[63usize]))
                 },
                 cudaEventQuery: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
-                    >(resolve(&list[52usize]))
+                    >(resolve(&list[64usize]))
                 },
                 cudaEventRecord: unsafe {
                     ::core::mem::transmute::<
@@ -12925,7 +13181,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[53usize]))
+                    >(resolve(&list[65usize]))
                 },
                 cudaEventRecordWithFlags: unsafe {
                     ::core::mem::transmute::<
@@ -12937,13 +13193,13 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[54usize]))
+                    >(resolve(&list[66usize]))
                 },
                 cudaEventSynchronize: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(event: cudaEvent_t) -> cudaError_t>,
-                    >(resolve(&list[55usize]))
+                    >(resolve(&list[67usize]))
                 },
                 cudaExecutionCtxDestroy: unsafe {
                     ::core::mem::transmute::<
@@ -12953,7 +13209,7 @@ mod runtime_table {
                                 ctx: cudaExecutionContext_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[56usize]))
+                    >(resolve(&list[68usize]))
                 },
                 cudaExecutionCtxGetDevResource: unsafe {
                     ::core::mem::transmute::<
@@ -12965,7 +13221,7 @@ mod runtime_table {
                                 type_: cudaDevResourceType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[57usize]))
+                    >(resolve(&list[69usize]))
                 },
                 cudaExecutionCtxGetDevice: unsafe {
                     ::core::mem::transmute::<
@@ -12976,7 +13232,7 @@ mod runtime_table {
                                 ctx: cudaExecutionContext_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[58usize]))
+                    >(resolve(&list[70usize]))
                 },
                 cudaExecutionCtxGetId: unsafe {
                     ::core::mem::transmute::<
@@ -12987,7 +13243,7 @@ mod runtime_table {
                                 ctxId: *mut c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[59usize]))
+                    >(resolve(&list[71usize]))
                 },
                 cudaExecutionCtxRecordEvent: unsafe {
                     ::core::mem::transmute::<
@@ -12998,7 +13254,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[60usize]))
+                    >(resolve(&list[72usize]))
                 },
                 cudaExecutionCtxStreamCreate: unsafe {
                     ::core::mem::transmute::<
@@ -13011,7 +13267,7 @@ mod runtime_table {
                                 priority: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[61usize]))
+                    >(resolve(&list[73usize]))
                 },
                 cudaExecutionCtxSynchronize: unsafe {
                     ::core::mem::transmute::<
@@ -13021,7 +13277,7 @@ mod runtime_table {
                                 ctx: cudaExecutionContext_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[62usize]))
+                    >(resolve(&list[74usize]))
                 },
                 cudaExecutionCtxWaitEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13032,7 +13288,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[63usize]))
+                    >(resolve(&list[75usize]))
                 },
                 cudaExternalMemoryGetMappedBuffer: unsafe {
                     ::core::mem::transmute::<
@@ -13044,7 +13300,7 @@ mod runtime_table {
                                 bufferDesc: *const cudaExternalMemoryBufferDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[64usize]))
+                    >(resolve(&list[76usize]))
                 },
                 cudaExternalMemoryGetMappedMipmappedArray: unsafe {
                     ::core::mem::transmute::<
@@ -13056,19 +13312,19 @@ mod runtime_table {
                                 mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[65usize]))
+                    >(resolve(&list[77usize]))
                 },
                 cudaFree: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(devPtr: *mut c_void) -> cudaError_t>,
-                    >(resolve(&list[66usize]))
+                    >(resolve(&list[78usize]))
                 },
                 cudaFreeArray: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(array: cudaArray_t) -> cudaError_t>,
-                    >(resolve(&list[67usize]))
+                    >(resolve(&list[79usize]))
                 },
                 cudaFreeAsync: unsafe {
                     ::core::mem::transmute::<
@@ -13079,13 +13335,13 @@ mod runtime_table {
                                 hStream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[68usize]))
+                    >(resolve(&list[80usize]))
                 },
                 cudaFreeHost: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(ptr: *mut c_void) -> cudaError_t>,
-                    >(resolve(&list[69usize]))
+                    >(resolve(&list[81usize]))
                 },
                 cudaFreeMipmappedArray: unsafe {
                     ::core::mem::transmute::<
@@ -13095,7 +13351,7 @@ mod runtime_table {
                                 mipmappedArray: cudaMipmappedArray_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[70usize]))
+                    >(resolve(&list[82usize]))
                 },
                 cudaFuncGetAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -13106,7 +13362,7 @@ mod runtime_table {
                                 func: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[71usize]))
+                    >(resolve(&list[83usize]))
                 },
                 cudaFuncGetName: unsafe {
                     ::core::mem::transmute::<
@@ -13117,7 +13373,7 @@ mod runtime_table {
                                 func: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[72usize]))
+                    >(resolve(&list[84usize]))
                 },
                 cudaFuncGetParamCount: unsafe {
                     ::core::mem::transmute::<
@@ -13128,7 +13384,7 @@ mod runtime_table {
                                 paramCount: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[73usize]))
+                    >(resolve(&list[85usize]))
                 },
                 cudaFuncGetParamInfo: unsafe {
                     ::core::mem::transmute::<
@@ -13141,7 +13397,7 @@ mod runtime_table {
                                 paramSize: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[74usize]))
+                    >(resolve(&list[86usize]))
                 },
                 cudaFuncSetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -13153,7 +13409,7 @@ mod runtime_table {
                                 value: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[75usize]))
+                    >(resolve(&list[87usize]))
                 },
                 cudaFuncSetCacheConfig: unsafe {
                     ::core::mem::transmute::<
@@ -13164,7 +13420,7 @@ mod runtime_table {
                                 cacheConfig: cudaFuncCache,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[76usize]))
+                    >(resolve(&list[88usize]))
                 },
                 cudaFuncSetSharedMemConfig: unsafe {
                     ::core::mem::transmute::<
@@ -13175,7 +13431,7 @@ mod runtime_table {
                                 config: cudaSharedMemConfig,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[77usize]))
+                    >(resolve(&list[89usize]))
                 },
                 cudaGetChannelDesc: unsafe {
                     ::core::mem::transmute::<
@@ -13186,25 +13442,25 @@ mod runtime_table {
                                 array: cudaArray_const_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[78usize]))
+                    >(resolve(&list[90usize]))
                 },
                 cudaGetDevice: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(device: *mut c_int) -> cudaError_t>,
-                    >(resolve(&list[79usize]))
+                    >(resolve(&list[91usize]))
                 },
                 cudaGetDeviceCount: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(count: *mut c_int) -> cudaError_t>,
-                    >(resolve(&list[80usize]))
+                    >(resolve(&list[92usize]))
                 },
                 cudaGetDeviceFlags: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(flags: *mut c_uint) -> cudaError_t>,
-                    >(resolve(&list[81usize]))
+                    >(resolve(&list[93usize]))
                 },
                 cudaGetDeviceProperties: unsafe {
                     ::core::mem::transmute::<
@@ -13215,7 +13471,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[82usize]))
+                    >(resolve(&list[94usize]))
                 },
                 cudaGetDriverEntryPoint: unsafe {
                     ::core::mem::transmute::<
@@ -13228,7 +13484,7 @@ mod runtime_table {
                                 driverStatus: *mut cudaDriverEntryPointQueryResult,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[83usize]))
+                    >(resolve(&list[95usize]))
                 },
                 cudaGetDriverEntryPointByVersion: unsafe {
                     ::core::mem::transmute::<
@@ -13242,19 +13498,19 @@ mod runtime_table {
                                 driverStatus: *mut cudaDriverEntryPointQueryResult,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[84usize]))
+                    >(resolve(&list[96usize]))
                 },
                 cudaGetErrorName: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(error: cudaError_t) -> *const c_char>,
-                    >(resolve(&list[85usize]))
+                    >(resolve(&list[97usize]))
                 },
                 cudaGetErrorString: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(error: cudaError_t) -> *const c_char>,
-                    >(resolve(&list[86usize]))
+                    >(resolve(&list[98usize]))
                 },
                 cudaGetExportTable: unsafe {
                     ::core::mem::transmute::<
@@ -13265,7 +13521,7 @@ mod runtime_table {
                                 pExportTableId: *const cudaUUID_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[87usize]))
+                    >(resolve(&list[99usize]))
                 },
                 cudaGetFuncBySymbol: unsafe {
                     ::core::mem::transmute::<
@@ -13276,7 +13532,7 @@ mod runtime_table {
                                 symbolPtr: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[88usize]))
+                    >(resolve(&list[100usize]))
                 },
                 cudaGetKernel: unsafe {
                     ::core::mem::transmute::<
@@ -13287,13 +13543,13 @@ mod runtime_table {
                                 entryFuncAddr: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[89usize]))
+                    >(resolve(&list[101usize]))
                 },
                 cudaGetLastError: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn() -> cudaError_t>,
-                    >(resolve(&list[90usize]))
+                    >(resolve(&list[102usize]))
                 },
                 cudaGetMipmappedArrayLevel: unsafe {
                     ::core::mem::transmute::<
@@ -13305,7 +13561,7 @@ mod runtime_table {
                                 level: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[91usize]))
+                    >(resolve(&list[103usize]))
                 },
                 cudaGetSurfaceObjectResourceDesc: unsafe {
                     ::core::mem::transmute::<
@@ -13316,7 +13572,7 @@ mod runtime_table {
                                 surfObject: cudaSurfaceObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[92usize]))
+                    >(resolve(&list[104usize]))
                 },
                 cudaGetSymbolAddress: unsafe {
                     ::core::mem::transmute::<
@@ -13327,7 +13583,7 @@ mod runtime_table {
                                 symbol: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[93usize]))
+                    >(resolve(&list[105usize]))
                 },
                 cudaGetSymbolSize: unsafe {
                     ::core::mem::transmute::<
@@ -13338,7 +13594,7 @@ mod runtime_table {
                                 symbol: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[94usize]))
+                    >(resolve(&list[106usize]))
                 },
                 cudaGetTextureObjectResourceDesc: unsafe {
                     ::core::mem::transmute::<
@@ -13349,7 +13605,7 @@ mod runtime_table {
                                 texObject: cudaTextureObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[95usize]))
+                    >(resolve(&list[107usize]))
                 },
                 cudaGetTextureObjectResourceViewDesc: unsafe {
                     ::core::mem::transmute::<
@@ -13360,7 +13616,7 @@ mod runtime_table {
                                 texObject: cudaTextureObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[96usize]))
+                    >(resolve(&list[108usize]))
                 },
                 cudaGetTextureObjectTextureDesc: unsafe {
                     ::core::mem::transmute::<
@@ -13371,7 +13627,7 @@ mod runtime_table {
                                 texObject: cudaTextureObject_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[97usize]))
+                    >(resolve(&list[109usize]))
                 },
                 cudaGraphAddChildGraphNode: unsafe {
                     ::core::mem::transmute::<
@@ -13385,7 +13641,7 @@ mod runtime_table {
                                 childGraph: cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[98usize]))
+                    >(resolve(&list[110usize]))
                 },
                 cudaGraphAddDependencies: unsafe {
                     ::core::mem::transmute::<
@@ -13399,7 +13655,7 @@ mod runtime_table {
                                 numDependencies: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[99usize]))
+                    >(resolve(&list[111usize]))
                 },
                 cudaGraphAddEmptyNode: unsafe {
                     ::core::mem::transmute::<
@@ -13412,7 +13668,7 @@ mod runtime_table {
                                 numDependencies: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[100usize]))
+                    >(resolve(&list[112usize]))
                 },
                 cudaGraphAddEventRecordNode: unsafe {
                     ::core::mem::transmute::<
@@ -13426,7 +13682,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[101usize]))
+                    >(resolve(&list[113usize]))
                 },
                 cudaGraphAddEventWaitNode: unsafe {
                     ::core::mem::transmute::<
@@ -13440,7 +13696,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[102usize]))
+                    >(resolve(&list[114usize]))
                 },
                 cudaGraphAddExternalSemaphoresSignalNode: unsafe {
                     ::core::mem::transmute::<
@@ -13454,7 +13710,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[103usize]))
+                    >(resolve(&list[115usize]))
                 },
                 cudaGraphAddExternalSemaphoresWaitNode: unsafe {
                     ::core::mem::transmute::<
@@ -13468,7 +13724,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[104usize]))
+                    >(resolve(&list[116usize]))
                 },
                 cudaGraphAddHostNode: unsafe {
                     ::core::mem::transmute::<
@@ -13482,7 +13738,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaHostNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[105usize]))
+                    >(resolve(&list[117usize]))
                 },
                 cudaGraphAddKernelNode: unsafe {
                     ::core::mem::transmute::<
@@ -13496,7 +13752,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaKernelNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[106usize]))
+                    >(resolve(&list[118usize]))
                 },
                 cudaGraphAddMemAllocNode: unsafe {
                     ::core::mem::transmute::<
@@ -13510,7 +13766,7 @@ mod runtime_table {
                                 nodeParams: *mut cudaMemAllocNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[107usize]))
+                    >(resolve(&list[119usize]))
                 },
                 cudaGraphAddMemFreeNode: unsafe {
                     ::core::mem::transmute::<
@@ -13524,7 +13780,7 @@ mod runtime_table {
                                 dptr: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[108usize]))
+                    >(resolve(&list[120usize]))
                 },
                 cudaGraphAddMemcpyNode: unsafe {
                     ::core::mem::transmute::<
@@ -13538,7 +13794,7 @@ mod runtime_table {
                                 pCopyParams: *const cudaMemcpy3DParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[109usize]))
+                    >(resolve(&list[121usize]))
                 },
                 cudaGraphAddMemcpyNode1D: unsafe {
                     ::core::mem::transmute::<
@@ -13555,7 +13811,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[110usize]))
+                    >(resolve(&list[122usize]))
                 },
                 cudaGraphAddMemcpyNodeFromSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -13573,7 +13829,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[111usize]))
+                    >(resolve(&list[123usize]))
                 },
                 cudaGraphAddMemcpyNodeToSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -13591,7 +13847,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[112usize]))
+                    >(resolve(&list[124usize]))
                 },
                 cudaGraphAddMemsetNode: unsafe {
                     ::core::mem::transmute::<
@@ -13605,7 +13861,7 @@ mod runtime_table {
                                 pMemsetParams: *const cudaMemsetParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[113usize]))
+                    >(resolve(&list[125usize]))
                 },
                 cudaGraphAddNode: unsafe {
                     ::core::mem::transmute::<
@@ -13620,7 +13876,7 @@ mod runtime_table {
                                 nodeParams: *mut cudaGraphNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[114usize]))
+                    >(resolve(&list[126usize]))
                 },
                 cudaGraphChildGraphNodeGetGraph: unsafe {
                     ::core::mem::transmute::<
@@ -13631,7 +13887,7 @@ mod runtime_table {
                                 pGraph: *mut cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[115usize]))
+                    >(resolve(&list[127usize]))
                 },
                 cudaGraphClone: unsafe {
                     ::core::mem::transmute::<
@@ -13642,7 +13898,7 @@ mod runtime_table {
                                 originalGraph: cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[116usize]))
+                    >(resolve(&list[128usize]))
                 },
                 cudaGraphConditionalHandleCreate: unsafe {
                     ::core::mem::transmute::<
@@ -13655,7 +13911,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[117usize]))
+                    >(resolve(&list[129usize]))
                 },
                 cudaGraphConditionalHandleCreate_v2: unsafe {
                     ::core::mem::transmute::<
@@ -13669,7 +13925,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[118usize]))
+                    >(resolve(&list[130usize]))
                 },
                 cudaGraphCreate: unsafe {
                     ::core::mem::transmute::<
@@ -13680,7 +13936,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[119usize]))
+                    >(resolve(&list[131usize]))
                 },
                 cudaGraphDebugDotPrint: unsafe {
                     ::core::mem::transmute::<
@@ -13692,13 +13948,13 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[120usize]))
+                    >(resolve(&list[132usize]))
                 },
                 cudaGraphDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(graph: cudaGraph_t) -> cudaError_t>,
-                    >(resolve(&list[121usize]))
+                    >(resolve(&list[133usize]))
                 },
                 cudaGraphDestroyNode: unsafe {
                     ::core::mem::transmute::<
@@ -13706,7 +13962,7 @@ mod runtime_table {
                         Option<
                             unsafe extern "C" fn(node: cudaGraphNode_t) -> cudaError_t,
                         >,
-                    >(resolve(&list[122usize]))
+                    >(resolve(&list[134usize]))
                 },
                 cudaGraphEventRecordNodeGetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13717,7 +13973,7 @@ mod runtime_table {
                                 event_out: *mut cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[123usize]))
+                    >(resolve(&list[135usize]))
                 },
                 cudaGraphEventRecordNodeSetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13728,7 +13984,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[124usize]))
+                    >(resolve(&list[136usize]))
                 },
                 cudaGraphEventWaitNodeGetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13739,7 +13995,7 @@ mod runtime_table {
                                 event_out: *mut cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[125usize]))
+                    >(resolve(&list[137usize]))
                 },
                 cudaGraphEventWaitNodeSetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13750,7 +14006,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[126usize]))
+                    >(resolve(&list[138usize]))
                 },
                 cudaGraphExecChildGraphNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13762,7 +14018,7 @@ mod runtime_table {
                                 childGraph: cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[127usize]))
+                    >(resolve(&list[139usize]))
                 },
                 cudaGraphExecDestroy: unsafe {
                     ::core::mem::transmute::<
@@ -13772,7 +14028,7 @@ mod runtime_table {
                                 graphExec: cudaGraphExec_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[128usize]))
+                    >(resolve(&list[140usize]))
                 },
                 cudaGraphExecEventRecordNodeSetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13784,7 +14040,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[129usize]))
+                    >(resolve(&list[141usize]))
                 },
                 cudaGraphExecEventWaitNodeSetEvent: unsafe {
                     ::core::mem::transmute::<
@@ -13796,7 +14052,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[130usize]))
+                    >(resolve(&list[142usize]))
                 },
                 cudaGraphExecExternalSemaphoresSignalNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13808,7 +14064,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[131usize]))
+                    >(resolve(&list[143usize]))
                 },
                 cudaGraphExecExternalSemaphoresWaitNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13820,7 +14076,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[132usize]))
+                    >(resolve(&list[144usize]))
                 },
                 cudaGraphExecGetFlags: unsafe {
                     ::core::mem::transmute::<
@@ -13831,7 +14087,7 @@ mod runtime_table {
                                 flags: *mut c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[133usize]))
+                    >(resolve(&list[145usize]))
                 },
                 cudaGraphExecGetId: unsafe {
                     ::core::mem::transmute::<
@@ -13842,7 +14098,7 @@ mod runtime_table {
                                 graphID: *mut c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[134usize]))
+                    >(resolve(&list[146usize]))
                 },
                 cudaGraphExecHostNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13854,7 +14110,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaHostNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[135usize]))
+                    >(resolve(&list[147usize]))
                 },
                 cudaGraphExecKernelNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13866,7 +14122,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaKernelNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[136usize]))
+                    >(resolve(&list[148usize]))
                 },
                 cudaGraphExecMemcpyNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13878,7 +14134,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaMemcpy3DParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[137usize]))
+                    >(resolve(&list[149usize]))
                 },
                 cudaGraphExecMemcpyNodeSetParams1D: unsafe {
                     ::core::mem::transmute::<
@@ -13893,7 +14149,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[138usize]))
+                    >(resolve(&list[150usize]))
                 },
                 cudaGraphExecMemcpyNodeSetParamsFromSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -13909,7 +14165,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[139usize]))
+                    >(resolve(&list[151usize]))
                 },
                 cudaGraphExecMemcpyNodeSetParamsToSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -13925,7 +14181,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[140usize]))
+                    >(resolve(&list[152usize]))
                 },
                 cudaGraphExecMemsetNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13937,7 +14193,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaMemsetParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[141usize]))
+                    >(resolve(&list[153usize]))
                 },
                 cudaGraphExecNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13949,7 +14205,7 @@ mod runtime_table {
                                 nodeParams: *mut cudaGraphNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[142usize]))
+                    >(resolve(&list[154usize]))
                 },
                 cudaGraphExecUpdate: unsafe {
                     ::core::mem::transmute::<
@@ -13961,7 +14217,7 @@ mod runtime_table {
                                 resultInfo: *mut cudaGraphExecUpdateResultInfo,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[143usize]))
+                    >(resolve(&list[155usize]))
                 },
                 cudaGraphExternalSemaphoresSignalNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13972,7 +14228,7 @@ mod runtime_table {
                                 params_out: *mut cudaExternalSemaphoreSignalNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[144usize]))
+                    >(resolve(&list[156usize]))
                 },
                 cudaGraphExternalSemaphoresSignalNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13983,7 +14239,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[145usize]))
+                    >(resolve(&list[157usize]))
                 },
                 cudaGraphExternalSemaphoresWaitNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -13994,7 +14250,7 @@ mod runtime_table {
                                 params_out: *mut cudaExternalSemaphoreWaitNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[146usize]))
+                    >(resolve(&list[158usize]))
                 },
                 cudaGraphExternalSemaphoresWaitNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14005,7 +14261,7 @@ mod runtime_table {
                                 nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[147usize]))
+                    >(resolve(&list[159usize]))
                 },
                 cudaGraphGetEdges: unsafe {
                     ::core::mem::transmute::<
@@ -14019,7 +14275,7 @@ mod runtime_table {
                                 numEdges: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[148usize]))
+                    >(resolve(&list[160usize]))
                 },
                 cudaGraphGetId: unsafe {
                     ::core::mem::transmute::<
@@ -14030,7 +14286,7 @@ mod runtime_table {
                                 graphID: *mut c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[149usize]))
+                    >(resolve(&list[161usize]))
                 },
                 cudaGraphGetNodes: unsafe {
                     ::core::mem::transmute::<
@@ -14042,7 +14298,7 @@ mod runtime_table {
                                 numNodes: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[150usize]))
+                    >(resolve(&list[162usize]))
                 },
                 cudaGraphGetRootNodes: unsafe {
                     ::core::mem::transmute::<
@@ -14054,7 +14310,7 @@ mod runtime_table {
                                 pNumRootNodes: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[151usize]))
+                    >(resolve(&list[163usize]))
                 },
                 cudaGraphHostNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14065,7 +14321,7 @@ mod runtime_table {
                                 pNodeParams: *mut cudaHostNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[152usize]))
+                    >(resolve(&list[164usize]))
                 },
                 cudaGraphHostNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14076,7 +14332,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaHostNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[153usize]))
+                    >(resolve(&list[165usize]))
                 },
                 cudaGraphInstantiate: unsafe {
                     ::core::mem::transmute::<
@@ -14088,7 +14344,7 @@ mod runtime_table {
                                 flags: c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[154usize]))
+                    >(resolve(&list[166usize]))
                 },
                 cudaGraphInstantiateWithFlags: unsafe {
                     ::core::mem::transmute::<
@@ -14100,7 +14356,7 @@ mod runtime_table {
                                 flags: c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[155usize]))
+                    >(resolve(&list[167usize]))
                 },
                 cudaGraphInstantiateWithParams: unsafe {
                     ::core::mem::transmute::<
@@ -14112,7 +14368,7 @@ mod runtime_table {
                                 instantiateParams: *mut cudaGraphInstantiateParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[156usize]))
+                    >(resolve(&list[168usize]))
                 },
                 cudaGraphKernelNodeCopyAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -14123,7 +14379,7 @@ mod runtime_table {
                                 hSrc: cudaGraphNode_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[157usize]))
+                    >(resolve(&list[169usize]))
                 },
                 cudaGraphKernelNodeGetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -14135,7 +14391,7 @@ mod runtime_table {
                                 value_out: *mut cudaLaunchAttributeValue,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[158usize]))
+                    >(resolve(&list[170usize]))
                 },
                 cudaGraphKernelNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14146,7 +14402,7 @@ mod runtime_table {
                                 pNodeParams: *mut cudaKernelNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[159usize]))
+                    >(resolve(&list[171usize]))
                 },
                 cudaGraphKernelNodeSetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -14158,7 +14414,7 @@ mod runtime_table {
                                 value: *const cudaLaunchAttributeValue,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[160usize]))
+                    >(resolve(&list[172usize]))
                 },
                 cudaGraphKernelNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14169,7 +14425,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaKernelNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[161usize]))
+                    >(resolve(&list[173usize]))
                 },
                 cudaGraphLaunch: unsafe {
                     ::core::mem::transmute::<
@@ -14180,7 +14436,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[162usize]))
+                    >(resolve(&list[174usize]))
                 },
                 cudaGraphMemAllocNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14191,7 +14447,7 @@ mod runtime_table {
                                 params_out: *mut cudaMemAllocNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[163usize]))
+                    >(resolve(&list[175usize]))
                 },
                 cudaGraphMemFreeNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14202,7 +14458,7 @@ mod runtime_table {
                                 dptr_out: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[164usize]))
+                    >(resolve(&list[176usize]))
                 },
                 cudaGraphMemcpyNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14213,7 +14469,7 @@ mod runtime_table {
                                 pNodeParams: *mut cudaMemcpy3DParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[165usize]))
+                    >(resolve(&list[177usize]))
                 },
                 cudaGraphMemcpyNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14224,7 +14480,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaMemcpy3DParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[166usize]))
+                    >(resolve(&list[178usize]))
                 },
                 cudaGraphMemcpyNodeSetParams1D: unsafe {
                     ::core::mem::transmute::<
@@ -14238,7 +14494,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[167usize]))
+                    >(resolve(&list[179usize]))
                 },
                 cudaGraphMemcpyNodeSetParamsFromSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -14253,7 +14509,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[168usize]))
+                    >(resolve(&list[180usize]))
                 },
                 cudaGraphMemcpyNodeSetParamsToSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -14268,7 +14524,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[169usize]))
+                    >(resolve(&list[181usize]))
                 },
                 cudaGraphMemsetNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14279,7 +14535,7 @@ mod runtime_table {
                                 pNodeParams: *mut cudaMemsetParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[170usize]))
+                    >(resolve(&list[182usize]))
                 },
                 cudaGraphMemsetNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14290,7 +14546,7 @@ mod runtime_table {
                                 pNodeParams: *const cudaMemsetParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[171usize]))
+                    >(resolve(&list[183usize]))
                 },
                 cudaGraphNodeFindInClone: unsafe {
                     ::core::mem::transmute::<
@@ -14302,7 +14558,7 @@ mod runtime_table {
                                 clonedGraph: cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[172usize]))
+                    >(resolve(&list[184usize]))
                 },
                 cudaGraphNodeGetContainingGraph: unsafe {
                     ::core::mem::transmute::<
@@ -14313,7 +14569,7 @@ mod runtime_table {
                                 phGraph: *mut cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[173usize]))
+                    >(resolve(&list[185usize]))
                 },
                 cudaGraphNodeGetDependencies: unsafe {
                     ::core::mem::transmute::<
@@ -14326,7 +14582,7 @@ mod runtime_table {
                                 pNumDependencies: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[174usize]))
+                    >(resolve(&list[186usize]))
                 },
                 cudaGraphNodeGetDependentNodes: unsafe {
                     ::core::mem::transmute::<
@@ -14339,7 +14595,7 @@ mod runtime_table {
                                 pNumDependentNodes: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[175usize]))
+                    >(resolve(&list[187usize]))
                 },
                 cudaGraphNodeGetEnabled: unsafe {
                     ::core::mem::transmute::<
@@ -14351,7 +14607,7 @@ mod runtime_table {
                                 isEnabled: *mut c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[176usize]))
+                    >(resolve(&list[188usize]))
                 },
                 cudaGraphNodeGetLocalId: unsafe {
                     ::core::mem::transmute::<
@@ -14362,7 +14618,7 @@ mod runtime_table {
                                 nodeId: *mut c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[177usize]))
+                    >(resolve(&list[189usize]))
                 },
                 cudaGraphNodeGetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14373,7 +14629,7 @@ mod runtime_table {
                                 nodeParams: *mut cudaGraphNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[178usize]))
+                    >(resolve(&list[190usize]))
                 },
                 cudaGraphNodeGetToolsId: unsafe {
                     ::core::mem::transmute::<
@@ -14384,7 +14640,7 @@ mod runtime_table {
                                 toolsNodeId: *mut c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[179usize]))
+                    >(resolve(&list[191usize]))
                 },
                 cudaGraphNodeGetType: unsafe {
                     ::core::mem::transmute::<
@@ -14395,7 +14651,7 @@ mod runtime_table {
                                 pType: *mut cudaGraphNodeType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[180usize]))
+                    >(resolve(&list[192usize]))
                 },
                 cudaGraphNodeSetEnabled: unsafe {
                     ::core::mem::transmute::<
@@ -14407,7 +14663,7 @@ mod runtime_table {
                                 isEnabled: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[181usize]))
+                    >(resolve(&list[193usize]))
                 },
                 cudaGraphNodeSetParams: unsafe {
                     ::core::mem::transmute::<
@@ -14418,7 +14674,7 @@ mod runtime_table {
                                 nodeParams: *mut cudaGraphNodeParams,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[182usize]))
+                    >(resolve(&list[194usize]))
                 },
                 cudaGraphReleaseUserObject: unsafe {
                     ::core::mem::transmute::<
@@ -14430,7 +14686,7 @@ mod runtime_table {
                                 count: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[183usize]))
+                    >(resolve(&list[195usize]))
                 },
                 cudaGraphRemoveDependencies: unsafe {
                     ::core::mem::transmute::<
@@ -14444,7 +14700,7 @@ mod runtime_table {
                                 numDependencies: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[184usize]))
+                    >(resolve(&list[196usize]))
                 },
                 cudaGraphRetainUserObject: unsafe {
                     ::core::mem::transmute::<
@@ -14457,7 +14713,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[185usize]))
+                    >(resolve(&list[197usize]))
                 },
                 cudaGraphUpload: unsafe {
                     ::core::mem::transmute::<
@@ -14468,7 +14724,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[186usize]))
+                    >(resolve(&list[198usize]))
                 },
                 cudaGraphicsMapResources: unsafe {
                     ::core::mem::transmute::<
@@ -14480,7 +14736,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[187usize]))
+                    >(resolve(&list[199usize]))
                 },
                 cudaGraphicsResourceGetMappedMipmappedArray: unsafe {
                     ::core::mem::transmute::<
@@ -14491,7 +14747,7 @@ mod runtime_table {
                                 resource: cudaGraphicsResource_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[188usize]))
+                    >(resolve(&list[200usize]))
                 },
                 cudaGraphicsResourceGetMappedPointer: unsafe {
                     ::core::mem::transmute::<
@@ -14503,7 +14759,7 @@ mod runtime_table {
                                 resource: cudaGraphicsResource_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[189usize]))
+                    >(resolve(&list[201usize]))
                 },
                 cudaGraphicsResourceSetMapFlags: unsafe {
                     ::core::mem::transmute::<
@@ -14514,7 +14770,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[190usize]))
+                    >(resolve(&list[202usize]))
                 },
                 cudaGraphicsSubResourceGetMappedArray: unsafe {
                     ::core::mem::transmute::<
@@ -14527,7 +14783,7 @@ mod runtime_table {
                                 mipLevel: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[191usize]))
+                    >(resolve(&list[203usize]))
                 },
                 cudaGraphicsUnmapResources: unsafe {
                     ::core::mem::transmute::<
@@ -14539,7 +14795,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[192usize]))
+                    >(resolve(&list[204usize]))
                 },
                 cudaGraphicsUnregisterResource: unsafe {
                     ::core::mem::transmute::<
@@ -14549,7 +14805,7 @@ mod runtime_table {
                                 resource: cudaGraphicsResource_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[193usize]))
+                    >(resolve(&list[205usize]))
                 },
                 cudaGreenCtxCreate: unsafe {
                     ::core::mem::transmute::<
@@ -14562,7 +14818,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[194usize]))
+                    >(resolve(&list[206usize]))
                 },
                 cudaHostAlloc: unsafe {
                     ::core::mem::transmute::<
@@ -14574,7 +14830,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[195usize]))
+                    >(resolve(&list[207usize]))
                 },
                 cudaHostGetDevicePointer: unsafe {
                     ::core::mem::transmute::<
@@ -14586,7 +14842,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[196usize]))
+                    >(resolve(&list[208usize]))
                 },
                 cudaHostGetFlags: unsafe {
                     ::core::mem::transmute::<
@@ -14597,7 +14853,7 @@ mod runtime_table {
                                 pHost: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[197usize]))
+                    >(resolve(&list[209usize]))
                 },
                 cudaHostRegister: unsafe {
                     ::core::mem::transmute::<
@@ -14609,13 +14865,13 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[198usize]))
+                    >(resolve(&list[210usize]))
                 },
                 cudaHostUnregister: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(ptr: *mut c_void) -> cudaError_t>,
-                    >(resolve(&list[199usize]))
+                    >(resolve(&list[211usize]))
                 },
                 cudaImportExternalMemory: unsafe {
                     ::core::mem::transmute::<
@@ -14626,7 +14882,7 @@ mod runtime_table {
                                 memHandleDesc: *const cudaExternalMemoryHandleDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[200usize]))
+                    >(resolve(&list[212usize]))
                 },
                 cudaImportExternalSemaphore: unsafe {
                     ::core::mem::transmute::<
@@ -14637,7 +14893,7 @@ mod runtime_table {
                                 semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[201usize]))
+                    >(resolve(&list[213usize]))
                 },
                 cudaInitDevice: unsafe {
                     ::core::mem::transmute::<
@@ -14649,13 +14905,13 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[202usize]))
+                    >(resolve(&list[214usize]))
                 },
                 cudaIpcCloseMemHandle: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(devPtr: *mut c_void) -> cudaError_t>,
-                    >(resolve(&list[203usize]))
+                    >(resolve(&list[215usize]))
                 },
                 cudaIpcGetEventHandle: unsafe {
                     ::core::mem::transmute::<
@@ -14666,7 +14922,7 @@ mod runtime_table {
                                 event: cudaEvent_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[204usize]))
+                    >(resolve(&list[216usize]))
                 },
                 cudaIpcGetMemHandle: unsafe {
                     ::core::mem::transmute::<
@@ -14677,7 +14933,7 @@ mod runtime_table {
                                 devPtr: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[205usize]))
+                    >(resolve(&list[217usize]))
                 },
                 cudaIpcOpenEventHandle: unsafe {
                     ::core::mem::transmute::<
@@ -14688,7 +14944,7 @@ mod runtime_table {
                                 handle: cudaIpcEventHandle_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[206usize]))
+                    >(resolve(&list[218usize]))
                 },
                 cudaIpcOpenMemHandle: unsafe {
                     ::core::mem::transmute::<
@@ -14700,7 +14956,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[207usize]))
+                    >(resolve(&list[219usize]))
                 },
                 cudaKernelSetAttributeForDevice: unsafe {
                     ::core::mem::transmute::<
@@ -14713,7 +14969,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[208usize]))
+                    >(resolve(&list[220usize]))
                 },
                 cudaLaunchCooperativeKernel: unsafe {
                     ::core::mem::transmute::<
@@ -14728,7 +14984,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[209usize]))
+                    >(resolve(&list[221usize]))
                 },
                 cudaLaunchHostFunc: unsafe {
                     ::core::mem::transmute::<
@@ -14740,7 +14996,7 @@ mod runtime_table {
                                 userData: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[210usize]))
+                    >(resolve(&list[222usize]))
                 },
                 cudaLaunchHostFunc_v2: unsafe {
                     ::core::mem::transmute::<
@@ -14753,7 +15009,7 @@ mod runtime_table {
                                 syncMode: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[211usize]))
+                    >(resolve(&list[223usize]))
                 },
                 cudaLaunchKernel: unsafe {
                     ::core::mem::transmute::<
@@ -14768,7 +15024,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[212usize]))
+                    >(resolve(&list[224usize]))
                 },
                 cudaLaunchKernelExC: unsafe {
                     ::core::mem::transmute::<
@@ -14780,7 +15036,7 @@ mod runtime_table {
                                 args: *mut *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[213usize]))
+                    >(resolve(&list[225usize]))
                 },
                 cudaLibraryEnumerateKernels: unsafe {
                     ::core::mem::transmute::<
@@ -14792,7 +15048,7 @@ mod runtime_table {
                                 lib: cudaLibrary_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[214usize]))
+                    >(resolve(&list[226usize]))
                 },
                 cudaLibraryGetGlobal: unsafe {
                     ::core::mem::transmute::<
@@ -14805,7 +15061,7 @@ mod runtime_table {
                                 name: *const c_char,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[215usize]))
+                    >(resolve(&list[227usize]))
                 },
                 cudaLibraryGetKernel: unsafe {
                     ::core::mem::transmute::<
@@ -14817,7 +15073,7 @@ mod runtime_table {
                                 name: *const c_char,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[216usize]))
+                    >(resolve(&list[228usize]))
                 },
                 cudaLibraryGetKernelCount: unsafe {
                     ::core::mem::transmute::<
@@ -14828,7 +15084,7 @@ mod runtime_table {
                                 lib: cudaLibrary_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[217usize]))
+                    >(resolve(&list[229usize]))
                 },
                 cudaLibraryGetManaged: unsafe {
                     ::core::mem::transmute::<
@@ -14841,7 +15097,7 @@ mod runtime_table {
                                 name: *const c_char,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[218usize]))
+                    >(resolve(&list[230usize]))
                 },
                 cudaLibraryGetUnifiedFunction: unsafe {
                     ::core::mem::transmute::<
@@ -14853,7 +15109,7 @@ mod runtime_table {
                                 symbol: *const c_char,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[219usize]))
+                    >(resolve(&list[231usize]))
                 },
                 cudaLibraryLoadData: unsafe {
                     ::core::mem::transmute::<
@@ -14870,7 +15126,7 @@ mod runtime_table {
                                 numLibraryOptions: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[220usize]))
+                    >(resolve(&list[232usize]))
                 },
                 cudaLibraryLoadFromFile: unsafe {
                     ::core::mem::transmute::<
@@ -14887,7 +15143,7 @@ mod runtime_table {
                                 numLibraryOptions: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[221usize]))
+                    >(resolve(&list[233usize]))
                 },
                 cudaLibraryUnload: unsafe {
                     ::core::mem::transmute::<
@@ -14895,7 +15151,7 @@ mod runtime_table {
                         Option<
                             unsafe extern "C" fn(library: cudaLibrary_t) -> cudaError_t,
                         >,
-                    >(resolve(&list[222usize]))
+                    >(resolve(&list[234usize]))
                 },
                 cudaLogsCurrent: unsafe {
                     ::core::mem::transmute::<
@@ -14906,7 +15162,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[223usize]))
+                    >(resolve(&list[235usize]))
                 },
                 cudaLogsDumpToFile: unsafe {
                     ::core::mem::transmute::<
@@ -14918,7 +15174,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[224usize]))
+                    >(resolve(&list[236usize]))
                 },
                 cudaLogsDumpToMemory: unsafe {
                     ::core::mem::transmute::<
@@ -14931,7 +15187,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[225usize]))
+                    >(resolve(&list[237usize]))
                 },
                 cudaLogsRegisterCallback: unsafe {
                     ::core::mem::transmute::<
@@ -14943,7 +15199,7 @@ mod runtime_table {
                                 callback_out: *mut cudaLogsCallbackHandle,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[226usize]))
+                    >(resolve(&list[238usize]))
                 },
                 cudaLogsUnregisterCallback: unsafe {
                     ::core::mem::transmute::<
@@ -14953,7 +15209,7 @@ mod runtime_table {
                                 callback: cudaLogsCallbackHandle,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[227usize]))
+                    >(resolve(&list[239usize]))
                 },
                 cudaMalloc: unsafe {
                     ::core::mem::transmute::<
@@ -14964,7 +15220,7 @@ mod runtime_table {
                                 size: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[228usize]))
+                    >(resolve(&list[240usize]))
                 },
                 cudaMalloc3D: unsafe {
                     ::core::mem::transmute::<
@@ -14975,7 +15231,7 @@ mod runtime_table {
                                 extent: cudaExtent,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[229usize]))
+                    >(resolve(&list[241usize]))
                 },
                 cudaMalloc3DArray: unsafe {
                     ::core::mem::transmute::<
@@ -14988,7 +15244,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[230usize]))
+                    >(resolve(&list[242usize]))
                 },
                 cudaMallocArray: unsafe {
                     ::core::mem::transmute::<
@@ -15002,7 +15258,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[231usize]))
+                    >(resolve(&list[243usize]))
                 },
                 cudaMallocAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15014,7 +15270,7 @@ mod runtime_table {
                                 hStream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[232usize]))
+                    >(resolve(&list[244usize]))
                 },
                 cudaMallocFromPoolAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15027,7 +15283,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[233usize]))
+                    >(resolve(&list[245usize]))
                 },
                 cudaMallocHost: unsafe {
                     ::core::mem::transmute::<
@@ -15038,7 +15294,7 @@ mod runtime_table {
                                 size: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[234usize]))
+                    >(resolve(&list[246usize]))
                 },
                 cudaMallocManaged: unsafe {
                     ::core::mem::transmute::<
@@ -15050,7 +15306,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[235usize]))
+                    >(resolve(&list[247usize]))
                 },
                 cudaMallocMipmappedArray: unsafe {
                     ::core::mem::transmute::<
@@ -15064,7 +15320,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[236usize]))
+                    >(resolve(&list[248usize]))
                 },
                 cudaMallocPitch: unsafe {
                     ::core::mem::transmute::<
@@ -15077,7 +15333,7 @@ mod runtime_table {
                                 height: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[237usize]))
+                    >(resolve(&list[249usize]))
                 },
                 cudaMemAdvise: unsafe {
                     ::core::mem::transmute::<
@@ -15090,7 +15346,7 @@ mod runtime_table {
                                 location: cudaMemLocation,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[238usize]))
+                    >(resolve(&list[250usize]))
                 },
                 cudaMemDiscardAndPrefetchBatchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15107,7 +15363,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[239usize]))
+                    >(resolve(&list[251usize]))
                 },
                 cudaMemDiscardBatchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15121,7 +15377,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[240usize]))
+                    >(resolve(&list[252usize]))
                 },
                 cudaMemGetDefaultMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -15133,7 +15389,7 @@ mod runtime_table {
                                 type_: cudaMemAllocationType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[241usize]))
+                    >(resolve(&list[253usize]))
                 },
                 cudaMemGetInfo: unsafe {
                     ::core::mem::transmute::<
@@ -15144,7 +15400,7 @@ mod runtime_table {
                                 total: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[242usize]))
+                    >(resolve(&list[254usize]))
                 },
                 cudaMemGetLocationInfo: unsafe {
                     ::core::mem::transmute::<
@@ -15158,7 +15414,7 @@ mod runtime_table {
                                 location_out: *mut cudaMemLocation,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[243usize]))
+                    >(resolve(&list[255usize]))
                 },
                 cudaMemGetMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -15170,7 +15426,7 @@ mod runtime_table {
                                 type_: cudaMemAllocationType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[244usize]))
+                    >(resolve(&list[256usize]))
                 },
                 cudaMemPoolCreate: unsafe {
                     ::core::mem::transmute::<
@@ -15181,7 +15437,7 @@ mod runtime_table {
                                 poolProps: *const cudaMemPoolProps,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[245usize]))
+                    >(resolve(&list[257usize]))
                 },
                 cudaMemPoolDestroy: unsafe {
                     ::core::mem::transmute::<
@@ -15189,7 +15445,7 @@ mod runtime_table {
                         Option<
                             unsafe extern "C" fn(memPool: cudaMemPool_t) -> cudaError_t,
                         >,
-                    >(resolve(&list[246usize]))
+                    >(resolve(&list[258usize]))
                 },
                 cudaMemPoolExportPointer: unsafe {
                     ::core::mem::transmute::<
@@ -15200,7 +15456,7 @@ mod runtime_table {
                                 ptr: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[247usize]))
+                    >(resolve(&list[259usize]))
                 },
                 cudaMemPoolExportToShareableHandle: unsafe {
                     ::core::mem::transmute::<
@@ -15213,7 +15469,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[248usize]))
+                    >(resolve(&list[260usize]))
                 },
                 cudaMemPoolGetAccess: unsafe {
                     ::core::mem::transmute::<
@@ -15225,7 +15481,7 @@ mod runtime_table {
                                 location: *mut cudaMemLocation,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[249usize]))
+                    >(resolve(&list[261usize]))
                 },
                 cudaMemPoolGetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -15237,7 +15493,7 @@ mod runtime_table {
                                 value: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[250usize]))
+                    >(resolve(&list[262usize]))
                 },
                 cudaMemPoolImportFromShareableHandle: unsafe {
                     ::core::mem::transmute::<
@@ -15250,7 +15506,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[251usize]))
+                    >(resolve(&list[263usize]))
                 },
                 cudaMemPoolImportPointer: unsafe {
                     ::core::mem::transmute::<
@@ -15262,7 +15518,7 @@ mod runtime_table {
                                 exportData: *mut cudaMemPoolPtrExportData,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[252usize]))
+                    >(resolve(&list[264usize]))
                 },
                 cudaMemPoolSetAccess: unsafe {
                     ::core::mem::transmute::<
@@ -15274,7 +15530,7 @@ mod runtime_table {
                                 count: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[253usize]))
+                    >(resolve(&list[265usize]))
                 },
                 cudaMemPoolSetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -15286,7 +15542,7 @@ mod runtime_table {
                                 value: *mut c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[254usize]))
+                    >(resolve(&list[266usize]))
                 },
                 cudaMemPoolTrimTo: unsafe {
                     ::core::mem::transmute::<
@@ -15297,7 +15553,7 @@ mod runtime_table {
                                 minBytesToKeep: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[255usize]))
+                    >(resolve(&list[267usize]))
                 },
                 cudaMemPrefetchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15311,7 +15567,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[256usize]))
+                    >(resolve(&list[268usize]))
                 },
                 cudaMemPrefetchBatchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15328,7 +15584,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[257usize]))
+                    >(resolve(&list[269usize]))
                 },
                 cudaMemRangeGetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -15342,7 +15598,7 @@ mod runtime_table {
                                 count: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[258usize]))
+                    >(resolve(&list[270usize]))
                 },
                 cudaMemRangeGetAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -15357,7 +15613,7 @@ mod runtime_table {
                                 count: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[259usize]))
+                    >(resolve(&list[271usize]))
                 },
                 cudaMemSetMemPool: unsafe {
                     ::core::mem::transmute::<
@@ -15369,7 +15625,7 @@ mod runtime_table {
                                 memPool: cudaMemPool_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[260usize]))
+                    >(resolve(&list[272usize]))
                 },
                 cudaMemcpy: unsafe {
                     ::core::mem::transmute::<
@@ -15382,7 +15638,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[261usize]))
+                    >(resolve(&list[273usize]))
                 },
                 cudaMemcpy2D: unsafe {
                     ::core::mem::transmute::<
@@ -15398,7 +15654,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[262usize]))
+                    >(resolve(&list[274usize]))
                 },
                 cudaMemcpy2DArrayToArray: unsafe {
                     ::core::mem::transmute::<
@@ -15416,7 +15672,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[263usize]))
+                    >(resolve(&list[275usize]))
                 },
                 cudaMemcpy2DAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15433,7 +15689,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[264usize]))
+                    >(resolve(&list[276usize]))
                 },
                 cudaMemcpy2DFromArray: unsafe {
                     ::core::mem::transmute::<
@@ -15450,7 +15706,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[265usize]))
+                    >(resolve(&list[277usize]))
                 },
                 cudaMemcpy2DFromArrayAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15468,7 +15724,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[266usize]))
+                    >(resolve(&list[278usize]))
                 },
                 cudaMemcpy2DToArray: unsafe {
                     ::core::mem::transmute::<
@@ -15485,7 +15741,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[267usize]))
+                    >(resolve(&list[279usize]))
                 },
                 cudaMemcpy2DToArrayAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15503,7 +15759,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[268usize]))
+                    >(resolve(&list[280usize]))
                 },
                 cudaMemcpy3D: unsafe {
                     ::core::mem::transmute::<
@@ -15513,7 +15769,7 @@ mod runtime_table {
                                 p: *const cudaMemcpy3DParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[269usize]))
+                    >(resolve(&list[281usize]))
                 },
                 cudaMemcpy3DAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15524,7 +15780,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[270usize]))
+                    >(resolve(&list[282usize]))
                 },
                 cudaMemcpy3DBatchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15537,7 +15793,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[271usize]))
+                    >(resolve(&list[283usize]))
                 },
                 cudaMemcpy3DPeer: unsafe {
                     ::core::mem::transmute::<
@@ -15547,7 +15803,7 @@ mod runtime_table {
                                 p: *const cudaMemcpy3DPeerParms,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[272usize]))
+                    >(resolve(&list[284usize]))
                 },
                 cudaMemcpy3DPeerAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15558,7 +15814,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[273usize]))
+                    >(resolve(&list[285usize]))
                 },
                 cudaMemcpy3DWithAttributesAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15570,7 +15826,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[274usize]))
+                    >(resolve(&list[286usize]))
                 },
                 cudaMemcpyArrayToArray: unsafe {
                     ::core::mem::transmute::<
@@ -15587,7 +15843,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[275usize]))
+                    >(resolve(&list[287usize]))
                 },
                 cudaMemcpyAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15601,7 +15857,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[276usize]))
+                    >(resolve(&list[288usize]))
                 },
                 cudaMemcpyBatchAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15618,7 +15874,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[277usize]))
+                    >(resolve(&list[289usize]))
                 },
                 cudaMemcpyFromArray: unsafe {
                     ::core::mem::transmute::<
@@ -15633,7 +15889,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[278usize]))
+                    >(resolve(&list[290usize]))
                 },
                 cudaMemcpyFromArrayAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15649,7 +15905,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[279usize]))
+                    >(resolve(&list[291usize]))
                 },
                 cudaMemcpyFromSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -15663,7 +15919,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[280usize]))
+                    >(resolve(&list[292usize]))
                 },
                 cudaMemcpyFromSymbolAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15678,7 +15934,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[281usize]))
+                    >(resolve(&list[293usize]))
                 },
                 cudaMemcpyPeer: unsafe {
                     ::core::mem::transmute::<
@@ -15692,7 +15948,7 @@ mod runtime_table {
                                 count: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[282usize]))
+                    >(resolve(&list[294usize]))
                 },
                 cudaMemcpyPeerAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15707,7 +15963,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[283usize]))
+                    >(resolve(&list[295usize]))
                 },
                 cudaMemcpyToArray: unsafe {
                     ::core::mem::transmute::<
@@ -15722,7 +15978,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[284usize]))
+                    >(resolve(&list[296usize]))
                 },
                 cudaMemcpyToArrayAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15738,7 +15994,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[285usize]))
+                    >(resolve(&list[297usize]))
                 },
                 cudaMemcpyToSymbol: unsafe {
                     ::core::mem::transmute::<
@@ -15752,7 +16008,7 @@ mod runtime_table {
                                 kind: cudaMemcpyKind,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[286usize]))
+                    >(resolve(&list[298usize]))
                 },
                 cudaMemcpyToSymbolAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15767,7 +16023,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[287usize]))
+                    >(resolve(&list[299usize]))
                 },
                 cudaMemcpyWithAttributesAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15781,7 +16037,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[288usize]))
+                    >(resolve(&list[300usize]))
                 },
                 cudaMemset: unsafe {
                     ::core::mem::transmute::<
@@ -15793,7 +16049,7 @@ mod runtime_table {
                                 count: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[289usize]))
+                    >(resolve(&list[301usize]))
                 },
                 cudaMemset2D: unsafe {
                     ::core::mem::transmute::<
@@ -15807,7 +16063,7 @@ mod runtime_table {
                                 height: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[290usize]))
+                    >(resolve(&list[302usize]))
                 },
                 cudaMemset2DAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15822,7 +16078,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[291usize]))
+                    >(resolve(&list[303usize]))
                 },
                 cudaMemset3D: unsafe {
                     ::core::mem::transmute::<
@@ -15834,7 +16090,7 @@ mod runtime_table {
                                 extent: cudaExtent,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[292usize]))
+                    >(resolve(&list[304usize]))
                 },
                 cudaMemset3DAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15847,7 +16103,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[293usize]))
+                    >(resolve(&list[305usize]))
                 },
                 cudaMemsetAsync: unsafe {
                     ::core::mem::transmute::<
@@ -15860,7 +16116,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[294usize]))
+                    >(resolve(&list[306usize]))
                 },
                 cudaMipmappedArrayGetMemoryRequirements: unsafe {
                     ::core::mem::transmute::<
@@ -15872,7 +16128,7 @@ mod runtime_table {
                                 device: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[295usize]))
+                    >(resolve(&list[307usize]))
                 },
                 cudaMipmappedArrayGetSparseProperties: unsafe {
                     ::core::mem::transmute::<
@@ -15883,7 +16139,7 @@ mod runtime_table {
                                 mipmap: cudaMipmappedArray_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[296usize]))
+                    >(resolve(&list[308usize]))
                 },
                 cudaOccupancyAvailableDynamicSMemPerBlock: unsafe {
                     ::core::mem::transmute::<
@@ -15896,7 +16152,7 @@ mod runtime_table {
                                 blockSize: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[297usize]))
+                    >(resolve(&list[309usize]))
                 },
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor: unsafe {
                     ::core::mem::transmute::<
@@ -15909,7 +16165,7 @@ mod runtime_table {
                                 dynamicSMemSize: usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[298usize]))
+                    >(resolve(&list[310usize]))
                 },
                 cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: unsafe {
                     ::core::mem::transmute::<
@@ -15923,7 +16179,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[299usize]))
+                    >(resolve(&list[311usize]))
                 },
                 cudaOccupancyMaxActiveClusters: unsafe {
                     ::core::mem::transmute::<
@@ -15935,7 +16191,7 @@ mod runtime_table {
                                 launchConfig: *const cudaLaunchConfig_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[300usize]))
+                    >(resolve(&list[312usize]))
                 },
                 cudaOccupancyMaxPotentialClusterSize: unsafe {
                     ::core::mem::transmute::<
@@ -15947,13 +16203,13 @@ mod runtime_table {
                                 launchConfig: *const cudaLaunchConfig_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[301usize]))
+                    >(resolve(&list[313usize]))
                 },
                 cudaPeekAtLastError: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn() -> cudaError_t>,
-                    >(resolve(&list[302usize]))
+                    >(resolve(&list[314usize]))
                 },
                 cudaPointerGetAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -15964,7 +16220,7 @@ mod runtime_table {
                                 ptr: *const c_void,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[303usize]))
+                    >(resolve(&list[315usize]))
                 },
                 cudaRuntimeGetVersion: unsafe {
                     ::core::mem::transmute::<
@@ -15974,19 +16230,19 @@ mod runtime_table {
                                 runtimeVersion: *mut c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[304usize]))
+                    >(resolve(&list[316usize]))
                 },
                 cudaSetDevice: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(device: c_int) -> cudaError_t>,
-                    >(resolve(&list[305usize]))
+                    >(resolve(&list[317usize]))
                 },
                 cudaSetDeviceFlags: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(flags: c_uint) -> cudaError_t>,
-                    >(resolve(&list[306usize]))
+                    >(resolve(&list[318usize]))
                 },
                 cudaSetValidDevices: unsafe {
                     ::core::mem::transmute::<
@@ -15997,7 +16253,7 @@ mod runtime_table {
                                 len: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[307usize]))
+                    >(resolve(&list[319usize]))
                 },
                 cudaSignalExternalSemaphoresAsync: unsafe {
                     ::core::mem::transmute::<
@@ -16010,7 +16266,7 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[308usize]))
+                    >(resolve(&list[320usize]))
                 },
                 cudaStreamAddCallback: unsafe {
                     ::core::mem::transmute::<
@@ -16023,7 +16279,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[309usize]))
+                    >(resolve(&list[321usize]))
                 },
                 cudaStreamAttachMemAsync: unsafe {
                     ::core::mem::transmute::<
@@ -16036,7 +16292,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[310usize]))
+                    >(resolve(&list[322usize]))
                 },
                 cudaStreamBeginCapture: unsafe {
                     ::core::mem::transmute::<
@@ -16047,7 +16303,7 @@ mod runtime_table {
                                 mode: cudaStreamCaptureMode,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[311usize]))
+                    >(resolve(&list[323usize]))
                 },
                 cudaStreamBeginCaptureToGraph: unsafe {
                     ::core::mem::transmute::<
@@ -16062,7 +16318,7 @@ mod runtime_table {
                                 mode: cudaStreamCaptureMode,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[312usize]))
+                    >(resolve(&list[324usize]))
                 },
                 cudaStreamBeginRecaptureToGraph: unsafe {
                     ::core::mem::transmute::<
@@ -16075,7 +16331,7 @@ mod runtime_table {
                                 callbackData: *mut cudaGraphRecaptureCallbackData,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[313usize]))
+                    >(resolve(&list[325usize]))
                 },
                 cudaStreamCopyAttributes: unsafe {
                     ::core::mem::transmute::<
@@ -16086,7 +16342,7 @@ mod runtime_table {
                                 src: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[314usize]))
+                    >(resolve(&list[326usize]))
                 },
                 cudaStreamCreate: unsafe {
                     ::core::mem::transmute::<
@@ -16096,7 +16352,7 @@ mod runtime_table {
                                 pStream: *mut cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[315usize]))
+                    >(resolve(&list[327usize]))
                 },
                 cudaStreamCreateWithFlags: unsafe {
                     ::core::mem::transmute::<
@@ -16107,7 +16363,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[316usize]))
+                    >(resolve(&list[328usize]))
                 },
                 cudaStreamCreateWithPriority: unsafe {
                     ::core::mem::transmute::<
@@ -16119,13 +16375,13 @@ mod runtime_table {
                                 priority: c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[317usize]))
+                    >(resolve(&list[329usize]))
                 },
                 cudaStreamDestroy: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
-                    >(resolve(&list[318usize]))
+                    >(resolve(&list[330usize]))
                 },
                 cudaStreamEndCapture: unsafe {
                     ::core::mem::transmute::<
@@ -16136,7 +16392,7 @@ mod runtime_table {
                                 pGraph: *mut cudaGraph_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[319usize]))
+                    >(resolve(&list[331usize]))
                 },
                 cudaStreamGetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -16148,7 +16404,7 @@ mod runtime_table {
                                 value_out: *mut cudaLaunchAttributeValue,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[320usize]))
+                    >(resolve(&list[332usize]))
                 },
                 cudaStreamGetCaptureInfo: unsafe {
                     ::core::mem::transmute::<
@@ -16164,7 +16420,7 @@ mod runtime_table {
                                 numDependencies_out: *mut usize,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[321usize]))
+                    >(resolve(&list[333usize]))
                 },
                 cudaStreamGetDevResource: unsafe {
                     ::core::mem::transmute::<
@@ -16176,7 +16432,7 @@ mod runtime_table {
                                 type_: cudaDevResourceType,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[322usize]))
+                    >(resolve(&list[334usize]))
                 },
                 cudaStreamGetDevice: unsafe {
                     ::core::mem::transmute::<
@@ -16187,7 +16443,7 @@ mod runtime_table {
                                 device: *mut c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[323usize]))
+                    >(resolve(&list[335usize]))
                 },
                 cudaStreamGetFlags: unsafe {
                     ::core::mem::transmute::<
@@ -16198,7 +16454,7 @@ mod runtime_table {
                                 flags: *mut c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[324usize]))
+                    >(resolve(&list[336usize]))
                 },
                 cudaStreamGetId: unsafe {
                     ::core::mem::transmute::<
@@ -16209,7 +16465,7 @@ mod runtime_table {
                                 streamId: *mut c_ulonglong,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[325usize]))
+                    >(resolve(&list[337usize]))
                 },
                 cudaStreamGetPriority: unsafe {
                     ::core::mem::transmute::<
@@ -16220,7 +16476,7 @@ mod runtime_table {
                                 priority: *mut c_int,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[326usize]))
+                    >(resolve(&list[338usize]))
                 },
                 cudaStreamIsCapturing: unsafe {
                     ::core::mem::transmute::<
@@ -16231,13 +16487,13 @@ mod runtime_table {
                                 pCaptureStatus: *mut cudaStreamCaptureStatus,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[327usize]))
+                    >(resolve(&list[339usize]))
                 },
                 cudaStreamQuery: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
-                    >(resolve(&list[328usize]))
+                    >(resolve(&list[340usize]))
                 },
                 cudaStreamSetAttribute: unsafe {
                     ::core::mem::transmute::<
@@ -16249,13 +16505,13 @@ mod runtime_table {
                                 value: *const cudaLaunchAttributeValue,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[329usize]))
+                    >(resolve(&list[341usize]))
                 },
                 cudaStreamSynchronize: unsafe {
                     ::core::mem::transmute::<
                         *mut c_void,
                         Option<unsafe extern "C" fn(stream: cudaStream_t) -> cudaError_t>,
-                    >(resolve(&list[330usize]))
+                    >(resolve(&list[342usize]))
                 },
                 cudaStreamUpdateCaptureDependencies: unsafe {
                     ::core::mem::transmute::<
@@ -16269,7 +16525,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[331usize]))
+                    >(resolve(&list[343usize]))
                 },
                 cudaStreamWaitEvent: unsafe {
                     ::core::mem::transmute::<
@@ -16281,7 +16537,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[332usize]))
+                    >(resolve(&list[344usize]))
                 },
                 cudaThreadExchangeStreamCaptureMode: unsafe {
                     ::core::mem::transmute::<
@@ -16291,7 +16547,7 @@ mod runtime_table {
                                 mode: *mut cudaStreamCaptureMode,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[333usize]))
+                    >(resolve(&list[345usize]))
                 },
                 cudaUserObjectCreate: unsafe {
                     ::core::mem::transmute::<
@@ -16305,7 +16561,7 @@ mod runtime_table {
                                 flags: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[334usize]))
+                    >(resolve(&list[346usize]))
                 },
                 cudaUserObjectRelease: unsafe {
                     ::core::mem::transmute::<
@@ -16316,7 +16572,7 @@ mod runtime_table {
                                 count: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[335usize]))
+                    >(resolve(&list[347usize]))
                 },
                 cudaUserObjectRetain: unsafe {
                     ::core::mem::transmute::<
@@ -16327,7 +16583,7 @@ mod runtime_table {
                                 count: c_uint,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[336usize]))
+                    >(resolve(&list[348usize]))
                 },
                 cudaWaitExternalSemaphoresAsync: unsafe {
                     ::core::mem::transmute::<
@@ -16340,13 +16596,25 @@ mod runtime_table {
                                 stream: cudaStream_t,
                             ) -> cudaError_t,
                         >,
-                    >(resolve(&list[337usize]))
+                    >(resolve(&list[349usize]))
                 },
             }
         }
         /// How many entry points resolved.
         pub fn loaded_count(&self) -> usize {
             [
+                self.__cudaGetKernel.is_some(),
+                self.__cudaInitModule.is_some(),
+                self.__cudaLaunchKernel.is_some(),
+                self.__cudaLaunchKernel_ptsz.is_some(),
+                self.__cudaPopCallConfiguration.is_some(),
+                self.__cudaPushCallConfiguration.is_some(),
+                self.__cudaRegisterFatBinary.is_some(),
+                self.__cudaRegisterFatBinaryEnd.is_some(),
+                self.__cudaRegisterFunction.is_some(),
+                self.__cudaRegisterManagedVar.is_some(),
+                self.__cudaRegisterVar.is_some(),
+                self.__cudaUnregisterFatBinary.is_some(),
                 self.cudaArrayGetInfo.is_some(),
                 self.cudaArrayGetMemoryRequirements.is_some(),
                 self.cudaArrayGetPlane.is_some(),
@@ -16695,7 +16963,7 @@ mod runtime_table {
         fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
             f.debug_struct("RuntimeTable")
                 .field("loaded", &self.loaded_count())
-                .field("of", &338usize)
+                .field("of", &350usize)
                 .finish()
         }
     }

@@ -24,7 +24,7 @@
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`memory`],
 //! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`image`], [`launch`], [`launch_legacy`],
-//! [`texture`], [`properties`], [`pointer`]. The rooms use [`support`] (table lookup, platform
+//! [`texture`], [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
 //! struct, each beside its inverse, in the room of the same area): a room here holds behaviour
 //! only (calling HIP, waiting, checking, choosing per platform and version). Rooms may use each
@@ -44,6 +44,7 @@ pub(crate) mod memory;
 pub(crate) mod memset;
 pub(crate) mod module;
 pub(crate) mod module_params;
+pub(crate) mod nvcc;
 pub(crate) mod pointer;
 pub(crate) mod properties;
 pub(crate) mod stream;

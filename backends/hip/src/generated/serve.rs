@@ -6587,6 +6587,216 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
 ];
 anycuda_api::served! { RUNTIME_SERVED;
 impl anycuda_api::traits::Runtime for crate::HipBackend {
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaGetKernel(
+        &self,
+        kernel: *mut anycuda_api::runtime::cudaKernel_t,
+        func: *const ::core::ffi::c_void,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe { crate::adapt::nvcc::__cudaGetKernel(self, kernel, func) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaInitModule(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+    ) -> ::core::ffi::c_char {
+        unsafe { crate::adapt::nvcc::__cudaInitModule(self, fatCubinHandle) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaLaunchKernel(
+        &self,
+        kernel: anycuda_api::runtime::cudaKernel_t,
+        gridDim: anycuda_api::runtime::dim3,
+        blockDim: anycuda_api::runtime::dim3,
+        args: *mut *mut ::core::ffi::c_void,
+        sharedMem: usize,
+        stream: anycuda_api::runtime::cudaStream_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::nvcc::__cudaLaunchKernel(
+                self,
+                kernel,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaLaunchKernel_ptsz(
+        &self,
+        kernel: anycuda_api::runtime::cudaKernel_t,
+        gridDim: anycuda_api::runtime::dim3,
+        blockDim: anycuda_api::runtime::dim3,
+        args: *mut *mut ::core::ffi::c_void,
+        sharedMem: usize,
+        stream: anycuda_api::runtime::cudaStream_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::nvcc::__cudaLaunchKernel_ptsz(
+                self,
+                kernel,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaPopCallConfiguration(
+        &self,
+        gridDim: *mut anycuda_api::runtime::dim3,
+        blockDim: *mut anycuda_api::runtime::dim3,
+        sharedMem: *mut usize,
+        stream: *mut ::core::ffi::c_void,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::nvcc::__cudaPopCallConfiguration(
+                self,
+                gridDim,
+                blockDim,
+                sharedMem,
+                stream,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaPushCallConfiguration(
+        &self,
+        gridDim: anycuda_api::runtime::dim3,
+        blockDim: anycuda_api::runtime::dim3,
+        sharedMem: usize,
+        stream: anycuda_api::runtime::cudaStream_t,
+    ) -> ::core::ffi::c_uint {
+        unsafe {
+            crate::adapt::nvcc::__cudaPushCallConfiguration(
+                self,
+                gridDim,
+                blockDim,
+                sharedMem,
+                stream,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaRegisterFatBinary(
+        &self,
+        fatCubin: *mut ::core::ffi::c_void,
+    ) -> *mut *mut ::core::ffi::c_void {
+        unsafe { crate::adapt::nvcc::__cudaRegisterFatBinary(self, fatCubin) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaRegisterFatBinaryEnd(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+    ) -> () {
+        unsafe { crate::adapt::nvcc::__cudaRegisterFatBinaryEnd(self, fatCubinHandle) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaRegisterFunction(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+        hostFun: *const ::core::ffi::c_char,
+        deviceFun: *mut ::core::ffi::c_char,
+        deviceName: *const ::core::ffi::c_char,
+        thread_limit: ::core::ffi::c_int,
+        tid: *mut anycuda_api::runtime::uint3,
+        bid: *mut anycuda_api::runtime::uint3,
+        bDim: *mut anycuda_api::runtime::dim3,
+        gDim: *mut anycuda_api::runtime::dim3,
+        wSize: *mut ::core::ffi::c_int,
+    ) -> () {
+        unsafe {
+            crate::adapt::nvcc::__cudaRegisterFunction(
+                self,
+                fatCubinHandle,
+                hostFun,
+                deviceFun,
+                deviceName,
+                thread_limit,
+                tid,
+                bid,
+                bDim,
+                gDim,
+                wSize,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaRegisterManagedVar(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+        hostVarPtrAddress: *mut *mut ::core::ffi::c_void,
+        deviceAddress: *mut ::core::ffi::c_char,
+        deviceName: *const ::core::ffi::c_char,
+        ext: ::core::ffi::c_int,
+        size: usize,
+        constant: ::core::ffi::c_int,
+        global: ::core::ffi::c_int,
+    ) -> () {
+        unsafe {
+            crate::adapt::nvcc::__cudaRegisterManagedVar(
+                self,
+                fatCubinHandle,
+                hostVarPtrAddress,
+                deviceAddress,
+                deviceName,
+                ext,
+                size,
+                constant,
+                global,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaRegisterVar(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+        hostVar: *mut ::core::ffi::c_char,
+        deviceAddress: *mut ::core::ffi::c_char,
+        deviceName: *const ::core::ffi::c_char,
+        ext: ::core::ffi::c_int,
+        size: usize,
+        constant: ::core::ffi::c_int,
+        global: ::core::ffi::c_int,
+    ) -> () {
+        unsafe {
+            crate::adapt::nvcc::__cudaRegisterVar(
+                self,
+                fatCubinHandle,
+                hostVar,
+                deviceAddress,
+                deviceName,
+                ext,
+                size,
+                constant,
+                global,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn __cudaUnregisterFatBinary(
+        &self,
+        fatCubinHandle: *mut *mut ::core::ffi::c_void,
+    ) -> () {
+        unsafe { crate::adapt::nvcc::__cudaUnregisterFatBinary(self, fatCubinHandle) }
+    }
     /// `cudaArrayGetInfo` → `hipArrayGetInfo`.
     #[inline]
     unsafe fn cudaArrayGetInfo(
@@ -7536,21 +7746,35 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncGetAttributes(
         &self,
         attr: *mut anycuda_api::runtime::cudaFuncAttributes,
         func: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaFuncGetAttributes",
+        ) {
+            return e;
+        }
         unsafe { crate::adapt::module::cudaFuncGetAttributes(self, attr, func) }
     }
     /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetAttribute(
         &self,
         func: *const ::core::ffi::c_void,
         attr: anycuda_api::runtime::cudaFuncAttribute,
         value: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaFuncSetAttribute",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -7572,11 +7796,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaFuncSetCacheConfig` → `hipFuncSetCacheConfig`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetCacheConfig(
         &self,
         func: *const ::core::ffi::c_void,
         cacheConfig: anycuda_api::runtime::cudaFuncCache,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaFuncSetCacheConfig",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -7598,11 +7829,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaFuncSetSharedMemConfig` → `hipFuncSetSharedMemConfig`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetSharedMemConfig(
         &self,
         func: *const ::core::ffi::c_void,
         config: anycuda_api::runtime::cudaSharedMemConfig,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaFuncSetSharedMemConfig",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -7708,11 +7946,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGetFuncBySymbol(
         &self,
         functionPtr: *mut anycuda_api::runtime::cudaFunction_t,
         symbolPtr: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            symbolPtr,
+            "cudaGetFuncBySymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -7722,17 +7967,10 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(functionPtr as _, symbolPtr) };
         self.rt(hip_r)
     }
-    /// `cudaGetLastError` → `hipGetLastError`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGetLastError(&self) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGetLastError else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f() };
-        self.rt(hip_r)
+        unsafe { crate::adapt::nvcc::cudaGetLastError(self) }
     }
     /// `cudaGetMipmappedArrayLevel` → `hipGetMipmappedArrayLevel`.
     #[inline]
@@ -7758,11 +7996,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGetSymbolAddress` → `hipGetSymbolAddress`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGetSymbolAddress(
         &self,
         devPtr: *mut *mut ::core::ffi::c_void,
         symbol: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaGetSymbolAddress") {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -7774,11 +8016,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGetSymbolSize` → `hipGetSymbolSize`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGetSymbolSize(
         &self,
         size: *mut usize,
         symbol: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaGetSymbolSize") {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -8128,6 +8374,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphAddMemcpyNodeFromSymbol` → `hipGraphAddMemcpyNodeFromSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -8140,6 +8387,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphAddMemcpyNodeFromSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -8175,6 +8428,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphAddMemcpyNodeToSymbol` → `hipGraphAddMemcpyNodeToSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphAddMemcpyNodeToSymbol(
         &self,
         pGraphNode: *mut anycuda_api::runtime::cudaGraphNode_t,
@@ -8187,6 +8441,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphAddMemcpyNodeToSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -8629,6 +8889,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphExecMemcpyNodeSetParamsFromSymbol` → `hipGraphExecMemcpyNodeSetParamsFromSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8639,6 +8900,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -8664,6 +8931,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphExecMemcpyNodeSetParamsToSymbol` → `hipGraphExecMemcpyNodeSetParamsToSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
         &self,
         hGraphExec: anycuda_api::runtime::cudaGraphExec_t,
@@ -8674,6 +8942,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -9101,6 +9375,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphMemcpyNodeSetParamsFromSymbol` → `hipGraphMemcpyNodeSetParamsFromSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -9110,6 +9385,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphMemcpyNodeSetParamsFromSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -9133,6 +9414,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaGraphMemcpyNodeSetParamsToSymbol` → `hipGraphMemcpyNodeSetParamsToSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
@@ -9142,6 +9424,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaGraphMemcpyNodeSetParamsToSymbol",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -9735,6 +10023,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaLaunchCooperativeKernel(
         &self,
         func: *const ::core::ffi::c_void,
@@ -9744,6 +10033,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         sharedMem: usize,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaLaunchCooperativeKernel",
+        ) {
+            return e;
+        }
         unsafe {
             crate::adapt::launch::cudaLaunchCooperativeKernel(
                 self,
@@ -9768,6 +10063,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaLaunchKernel` → `hipLaunchKernel`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaLaunchKernel(
         &self,
         func: *const ::core::ffi::c_void,
@@ -9777,6 +10073,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         sharedMem: usize,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(func, "cudaLaunchKernel") {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -9799,12 +10098,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaLaunchKernelExC(
         &self,
         config: *const anycuda_api::runtime::cudaLaunchConfig_t,
         func: *const ::core::ffi::c_void,
         args: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(func, "cudaLaunchKernelExC") {
+            return e;
+        }
         unsafe { crate::adapt::launch::cudaLaunchKernelExC(self, config, func, args) }
     }
     /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
@@ -11051,6 +11354,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaMemcpyFromSymbol` → `hipMemcpyFromSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaMemcpyFromSymbol(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -11059,6 +11363,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaMemcpyFromSymbol") {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11082,6 +11389,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaMemcpyFromSymbolAsync` → `hipMemcpyFromSymbolAsync`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaMemcpyFromSymbolAsync(
         &self,
         dst: *mut ::core::ffi::c_void,
@@ -11091,6 +11399,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         kind: anycuda_api::runtime::cudaMemcpyKind,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaMemcpyFromSymbolAsync",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11203,6 +11517,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaMemcpyToSymbol` → `hipMemcpyToSymbol`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaMemcpyToSymbol(
         &self,
         symbol: *const ::core::ffi::c_void,
@@ -11211,6 +11526,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaMemcpyToSymbol") {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11234,6 +11552,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaMemcpyToSymbolAsync` → `hipMemcpyToSymbolAsync`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaMemcpyToSymbolAsync(
         &self,
         symbol: *const ::core::ffi::c_void,
@@ -11243,6 +11562,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         kind: anycuda_api::runtime::cudaMemcpyKind,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_var(
+            symbol,
+            "cudaMemcpyToSymbolAsync",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11436,6 +11761,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaOccupancyAvailableDynamicSMemPerBlock` → `hipOccupancyAvailableDynamicSMemPerBlock`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
         &self,
         dynamicSmemSize: *mut usize,
@@ -11443,6 +11769,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numBlocks: ::core::ffi::c_int,
         blockSize: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaOccupancyAvailableDynamicSMemPerBlock",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11454,6 +11786,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` → `hipOccupancyMaxActiveBlocksPerMultiprocessor`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -11461,6 +11794,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         blockSize: ::core::ffi::c_int,
         dynamicSMemSize: usize,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11472,6 +11811,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
     #[inline]
+    /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         &self,
         numBlocks: *mut ::core::ffi::c_int,
@@ -11480,6 +11820,12 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         dynamicSMemSize: usize,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
+        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
+            func,
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        ) {
+            return e;
+        }
         let Some(hip_t) = self.native_hip() else {
             return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
         };
@@ -11490,17 +11836,10 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(numBlocks, func, blockSize, dynamicSMemSize, flags) };
         self.rt(hip_r)
     }
-    /// `cudaPeekAtLastError` → `hipPeekAtLastError`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaPeekAtLastError(&self) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipPeekAtLastError else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f() };
-        self.rt(hip_r)
+        unsafe { crate::adapt::nvcc::cudaPeekAtLastError(self) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
