@@ -122,7 +122,7 @@ fn exports_of(
     Ok((by_symbol.into_values().collect(), left_out))
 }
 
-/// One `PFN_<base>_v<N>[_ptds|_ptsz]` typedef outside the internal block.
+/// One `PFN_<base>_v<N>[_ptds|_ptsz]` typedef.
 #[derive(Clone, Debug)]
 struct Pfn {
     base: String,
@@ -130,6 +130,8 @@ struct Pfn {
     variant: &'static str,
     /// Parameter types, names removed, whitespace normalised.
     sig: Vec<String>,
+    /// Declared in the `__CUDA_API_VERSION_INTERNAL` block (the oldest ABIs, e.g. 32-bit sizes).
+    internal: bool,
 }
 
 fn pfns(text: &str) -> Result<Vec<Pfn>> {
@@ -147,9 +149,6 @@ fn pfns(text: &str) -> Result<Vec<Pfn>> {
         }
         if internal && line.starts_with("#endif") {
             internal = false;
-            continue;
-        }
-        if internal {
             continue;
         }
         let Some(c) = re.captures(t) else { continue };
@@ -179,6 +178,7 @@ fn pfns(text: &str) -> Result<Vec<Pfn>> {
             version: c[2].parse().context("PFN version")?,
             variant,
             sig,
+            internal,
         });
     }
     Ok(out)
@@ -194,6 +194,14 @@ struct ProcRow {
     symbol: Option<String>,
 }
 
+/// The `cuGetProcAddress` rows. NVIDIA numbers a function's ABIs in order: the oldest
+/// (`PFN_f_v<first>`, internal ones included) is the plain `f`, the next `f_v2`, then `f_v3`
+/// (`cuCtxCreate`: v2000 → `cuCtxCreate`, v3020 → `_v2`, v11040 → `_v3`, v12050 → `_v4`). Two
+/// consecutive ABIs may even share a parameter list (`cuGraphAddNode_v2`/`_v3`: the struct
+/// behind a pointer changed), so the order decides, not the signature. A per-thread typedef
+/// (`_ptds`/`_ptsz`) is the per-thread export of the newest legacy ABI not newer than it with
+/// the same parameters. Each row is served only by an export with that name and parameter count;
+/// else it is a row with no export (an ABI anycuda leaves out, e.g. the plain `cuMemAlloc`).
 fn proc_rows(
     pf: &[Pfn],
     driver: &[CudaFn],
@@ -201,28 +209,57 @@ fn proc_rows(
     hand_rows: &[(String, String, u32)],
 ) -> Vec<ProcRow> {
     let exported: BTreeSet<&str> = exports.iter().map(|e| e.symbol.as_str()).collect();
-    let cat: BTreeMap<&str, &CudaFn> = driver.iter().map(|f| (f.name.as_str(), f)).collect();
+    let arity: BTreeMap<&str, usize> = driver
+        .iter()
+        .flat_map(|f| {
+            [
+                (f.symbol.as_str(), f.decl.args.len()),
+                (f.name.as_str(), f.decl.args.len()),
+            ]
+        })
+        .collect();
     let mut by_base: BTreeMap<&str, Vec<&Pfn>> = BTreeMap::new();
     for p in pf {
         by_base.entry(p.base.as_str()).or_default().push(p);
     }
     let mut rows = BTreeSet::new();
     for (base, list) in by_base {
-        let Some(f) = cat.get(base) else { continue };
-        let newest = list
+        let mut legacy: Vec<&Pfn> = list
             .iter()
+            .copied()
             .filter(|p| p.variant.is_empty())
-            .max_by_key(|p| p.version)
-            .or_else(|| list.iter().max_by_key(|p| p.version));
-        let Some(newest) = newest else { continue };
+            .collect();
+        legacy.sort_by_key(|p| p.version);
+        legacy.dedup_by_key(|p| p.version);
+        let symbol_of = |i: usize| {
+            if i == 0 {
+                base.to_string()
+            } else {
+                format!("{base}_v{}", i + 1)
+            }
+        };
         for p in &list {
-            let sym = format!("{}{}", f.symbol, p.variant);
-            let served = p.sig == newest.sig && exported.contains(sym.as_str());
+            let ordinal = if p.variant.is_empty() {
+                legacy.iter().position(|l| l.version == p.version)
+            } else {
+                legacy
+                    .iter()
+                    .rposition(|l| l.version <= p.version && l.sig == p.sig)
+            };
+            let sym = ordinal.and_then(|i| {
+                let plain = symbol_of(i);
+                let fits = arity.get(plain.as_str()) == Some(&p.sig.len());
+                let s = format!("{plain}{}", p.variant);
+                (fits && exported.contains(s.as_str())).then_some(s)
+            });
+            if p.internal && sym.is_none() && !p.variant.is_empty() {
+                continue;
+            }
             rows.insert(ProcRow {
                 name: base.to_string(),
                 version: p.version,
                 variant: p.variant,
-                symbol: served.then_some(sym),
+                symbol: sym,
             });
         }
     }
