@@ -331,6 +331,7 @@ pub struct ReadmeDoctests;
 /// language is Rust to rustdoc: give every other block its language (`sh`, `toml`, `text`).
 #[doc = include_str!("../docs/README.md")]
 #[doc = include_str!("../docs/bad-input.md")]
+#[doc = include_str!("../docs/c-abi.md")]
 #[doc = include_str!("../docs/c-cpp-python.md")]
 #[doc = include_str!("../docs/choosing-a-backend.md")]
 #[doc = include_str!("../docs/cli.md")]

@@ -130,7 +130,10 @@ pub struct Search {
 }
 
 impl Search {
-    /// Every candidate in search order.
+    /// Every candidate in search order: the explicit file alone when its variable is set; else
+    /// the sonames, the roots' folders, then the sonames by path (the loader's cache,
+    /// `LD_LIBRARY_PATH`, [`SYSTEM_LIB_DIRS`]), which find the vendor's files when a soname
+    /// answers with anycuda's own C ABI.
     pub fn candidates(&self) -> Vec<String> {
         if let Some(p) = std::env::var_os(self.explicit_env).filter(|p| !p.is_empty()) {
             return vec![p.to_string_lossy().into_owned()];
@@ -180,7 +183,8 @@ impl Search {
         out
     }
 
-    /// Opens the first candidate that loads.
+    /// Opens the first candidate that loads and is not anycuda's own C ABI (a library
+    /// exporting [`CAPI_MARKER`] is refused, logged, and listed with the reason).
     ///
     /// # Errors
     /// [`LoadError::NotFound`] listing every candidate and why it failed.

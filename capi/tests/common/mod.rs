@@ -13,10 +13,37 @@ pub fn library() -> PathBuf {
     for d in [deps, deps.parent().unwrap_or(deps)] {
         let p = d.join("libanycuda_capi.so");
         if p.is_file() {
+            assert_fresh(&p);
             return p;
         }
     }
-    panic!("libanycuda_capi.so not built next to {}", exe.display());
+    panic!(
+        "libanycuda_capi.so not built next to {}: cargo build -p anycuda-capi (ci/capi-test.sh and ci/test.sh do)",
+        exe.display()
+    );
+}
+
+/// Cargo does not always rebuild a `cdylib` for its integration tests: refuse a library older
+/// than the crate's sources rather than test a stale one.
+fn assert_fresh(lib: &Path) {
+    let built = std::fs::metadata(lib).and_then(|m| m.modified()).expect("library mtime");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("capi/src").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(m) = e.metadata().and_then(|m| m.modified()) {
+                assert!(
+                    m <= built,
+                    "{} is newer than {}: cargo build -p anycuda-capi first",
+                    p.display(),
+                    lib.display()
+                );
+            }
+        }
+    }
 }
 
 /// `CUDA_PATH`: the pinned CUDA 13.5 headers and libraries (ci/fetch-inputs.sh).
