@@ -8,8 +8,8 @@
 //! never back into the active backend, and answers "not initialised" when NVIDIA's library is
 //! not there.
 //!
-//! Cost: one const-initialised thread-local `Cell` read and two writes per call (no lazy
-//! registration, no destructor), measured in docs/c-abi.md.
+//! Cost: one lookup of a const-initialised thread-local `Cell` (no lazy registration, no
+//! destructor), one read and two writes per call; measured in docs/c-abi.md.
 
 use std::cell::Cell;
 
@@ -19,7 +19,13 @@ thread_local! {
 }
 
 /// This thread is inside an anycuda C-ABI call for as long as the value lives.
+///
+/// It keeps the address of this thread's depth cell, so leaving costs no second thread-local
+/// lookup (in a shared object each lookup is a `__tls_get_addr` call). The raw pointer also
+/// makes the value `!Send`: it is dropped on the thread that made it.
 pub struct Inside {
+    /// This thread's `DEPTH`.
+    cell: *const Cell<u32>,
     /// The depth to restore on drop.
     prev: u32,
 }
@@ -34,7 +40,10 @@ impl Inside {
                 None
             } else {
                 d.set(1);
-                Some(Inside { prev: 0 })
+                Some(Inside {
+                    cell: std::ptr::from_ref(d),
+                    prev: 0,
+                })
             }
         })
     }
@@ -45,7 +54,10 @@ impl Inside {
         DEPTH.with(|d| {
             let prev = d.get();
             d.set(1);
-            Inside { prev }
+            Inside {
+                cell: std::ptr::from_ref(d),
+                prev,
+            }
         })
     }
 }
@@ -53,8 +65,9 @@ impl Inside {
 impl Drop for Inside {
     #[inline(always)]
     fn drop(&mut self) {
-        let prev = self.prev;
-        DEPTH.with(|d| d.set(prev));
+        // SAFETY: `cell` is this thread's `DEPTH` (`Inside` is `!Send`, so it is dropped on the
+        // thread that made it), and a thread's locals outlive every value on its stack.
+        unsafe { (*self.cell).set(self.prev) };
     }
 }
 

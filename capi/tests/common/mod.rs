@@ -26,7 +26,9 @@ pub fn library() -> PathBuf {
 /// Cargo does not always rebuild a `cdylib` for its integration tests: refuse a library older
 /// than the crate's sources rather than test a stale one.
 fn assert_fresh(lib: &Path) {
-    let built = std::fs::metadata(lib).and_then(|m| m.modified()).expect("library mtime");
+    let built = std::fs::metadata(lib)
+        .and_then(|m| m.modified())
+        .expect("library mtime");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut stack = vec![src];
     while let Some(d) = stack.pop() {
