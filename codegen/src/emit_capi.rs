@@ -60,11 +60,11 @@ fn per_thread(header: &str) -> Result<Vec<(String, &'static str)>> {
     Ok(v)
 }
 
-/// The exports of one API (sorted by symbol) and the legacy names left out (name, why).
-fn exports_of(
-    a: &Api<'_>,
-    hand: &BTreeSet<String>,
-) -> Result<(Vec<Export>, Vec<(String, String)>)> {
+/// Legacy names left out: (name, why).
+type LeftOut = Vec<(String, String)>;
+
+/// The exports of one API (sorted by symbol) and the legacy names left out.
+fn exports_of(a: &Api<'_>, hand: &BTreeSet<String>) -> Result<(Vec<Export>, LeftOut)> {
     let mut by_symbol: BTreeMap<String, Export> = BTreeMap::new();
     let mut left_out = Vec::new();
     let symbols: BTreeSet<&str> = a.fns.iter().map(|f| f.symbol.as_str()).collect();
@@ -376,17 +376,30 @@ fn str_list(name: &str, doc: &str, v: &[String]) -> syn::Item {
     }
 }
 
+/// The header texts the emitter reads besides the catalogues.
+pub struct Headers<'a> {
+    /// `cuda.h` (its `__CUDA_API_PTDS`/`PTSZ` defines).
+    pub cuda_h: &'a str,
+    /// `cuda_runtime_api.h` (its `__CUDART_API_PTDS`/`PTSZ` defines).
+    pub runtime_h: &'a str,
+    /// `cudaTypedefs.h` (the `PFN_` typedefs: the `cuGetProcAddress` table).
+    pub typedefs_h: &'a str,
+}
+
 /// Every output of this emitter: `capi/src/generated/{mod,exports,lists}.rs`.
 pub fn generate(
     root: &Path,
     driver: &[CudaFn],
     runtime: &[CudaFn],
     nvrtc: &[CudaFn],
-    cuda_h: &str,
-    runtime_h: &str,
-    typedefs_h: &str,
+    headers: &Headers<'_>,
     inputs: &str,
 ) -> Result<Vec<(PathBuf, String)>> {
+    let Headers {
+        cuda_h,
+        runtime_h,
+        typedefs_h,
+    } = *headers;
     let defaults: BTreeSet<String> = data_lines(&root.join("codegen/trait-defaults.txt"))?
         .into_iter()
         .filter_map(|(_, l)| l.first().cloned())
@@ -439,7 +452,6 @@ pub fn generate(
         "The C ABI's exports: every exported name of the pinned `cuda.h`, `cuda_runtime_api.h` and\n`nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern \"C\"` function with\nthe header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this\nthread is already inside an anycuda C-ABI call comes from a vendor library and goes to\nNVIDIA's library (the CUDA backend), never back into the active backend.",
     );
     let mut driver_exports = Vec::new();
-    let mut all_left_out = Vec::new();
     for a in &apis {
         let (exports, left_out) = exports_of(a, &hand)?;
         let by_name: BTreeMap<&str, &CudaFn> = a.fns.iter().map(|f| (f.name.as_str(), f)).collect();
@@ -483,7 +495,6 @@ pub fn generate(
             &pt,
         ));
         let lo: Vec<String> = left_out.iter().map(|(n, w)| format!("{n}: {w}")).collect();
-        all_left_out.extend(left_out);
         lists.push(str_list(
             &format!("{up}_LEFT_OUT"),
             "Names NVIDIA's library exports that the C ABI leaves out, each with its reason.",
@@ -551,7 +562,6 @@ pub fn generate(
         /// `""` (and a null `f`) for an older ABI anycuda does not export.
         pub static PROC_TABLE: &[crate::procaddr::Row] = &[#(#entries),*];
     });
-    let _ = &all_left_out;
     let mut lists_text = header(
         inputs,
         "The C ABI's export lists, the legacy names left out (with reasons) and the\n`cuGetProcAddress` table.",
@@ -559,11 +569,10 @@ pub fn generate(
     lists_text.push_str(&pretty(lists));
 
     // Re-export every export at `exports::` so the table can name them.
-    let mut mod_text = format!(
+    let mod_text = format!(
         "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n",
         banner(inputs)
     );
-    mod_text.push_str("");
     let mut uses = String::new();
     for a in &apis {
         uses.push_str(&format!("pub use {}::*;\n", a.module));

@@ -415,9 +415,11 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
         &driver_fns,
         &runtime_fns,
         &nvrtc_fns,
-        &cuda_h,
-        &runtime_headers[1],
-        &typedefs_h,
+        &emit_capi::Headers {
+            cuda_h: &cuda_h,
+            runtime_h: &runtime_headers[1],
+            typedefs_h: &typedefs_h,
+        },
         &both_in,
     )?);
     out.extend(emit_cudarc::generate(&driver_fns, &cuda_in)?);
