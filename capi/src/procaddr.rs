@@ -1,6 +1,6 @@
 //! The entry-point queries: `cuGetProcAddress` (v1 and v2), `cudaGetDriverEntryPoint` and
 //! `cudaGetDriverEntryPointByVersion`. They answer with anycuda's own exports from the
-//! generated (name, version) table ([`crate::generated::lists::PROC_TABLE`], from
+//! generated (name, version) table (`PROC_TABLE` of `capi/src/generated/lists.rs`, from
 //! cudaTypedefs.h), as NVIDIA's driver answers with its own: cuda-python and NVIDIA's libcudart
 //! resolve every driver function this way, so forwarding the query to NVIDIA's driver would
 //! bypass anycuda (and on AMD there is no NVIDIA driver to ask).
