@@ -72,9 +72,13 @@ int main(int argc, char **argv) {
     r = cuGetProcAddress("cuMemcpyHtoD", &pfn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st);
     CHECK(r == CUDA_SUCCESS && pfn == dlsym(RTLD_DEFAULT, "cuMemcpyHtoD_v2_ptds"),
           "cuGetProcAddress(cuMemcpyHtoD, per-thread) = cuMemcpyHtoD_v2_ptds");
-    r = cuGetProcAddress("cuMemAlloc", &pfn, 2000, 0, &st);
+    r = cuGetProcAddress("cuLaunchKernelEx", &pfn, 11000, 0, &st);
     CHECK(r == CUDA_SUCCESS && pfn == NULL && st == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT,
-          "cuGetProcAddress(cuMemAlloc, 2000): VERSION_NOT_SUFFICIENT");
+          "cuGetProcAddress(cuLaunchKernelEx, 11000): VERSION_NOT_SUFFICIENT");
+    /* CUDA 2.0's cuMemAlloc (32-bit sizes) is an ABI anycuda does not export. */
+    r = cuGetProcAddress("cuMemAlloc", &pfn, 2000, 0, &st);
+    CHECK(r == CUDA_SUCCESS && pfn == NULL && st == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND,
+          "cuGetProcAddress(cuMemAlloc, 2000): SYMBOL_NOT_FOUND (the 32-bit ABI is not exported)");
     r = cuGetProcAddress("cuNoSuchFunction", &pfn, 13000, 0, &st);
     CHECK(r == CUDA_SUCCESS && pfn == NULL && st == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND,
           "cuGetProcAddress(cuNoSuchFunction): SYMBOL_NOT_FOUND");
@@ -87,6 +91,13 @@ int main(int argc, char **argv) {
     CUresult r3 = cuDriverGetVersion(&dv);
     CHECK(r == CUDA_SUCCESS && get_version && r2 == r3,
           "cuDriverGetVersion through cuGetProcAddress answers as the direct call (%d)", (int)r2);
+
+    /* cuGetExportTable: NVIDIA's private tables exist only in NVIDIA's driver. */
+    const void *table = NULL;
+    CUuuid id = {{0}};
+    r = cuGetExportTable(&table, &id);
+    CUresult want_table = hip ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_NOT_INITIALIZED;
+    CHECK(r == want_table && table == NULL, "cuGetExportTable = %d (want %d)", (int)r, (int)want_table);
 
     /* Runtime API, through NVIDIA's own libcudart.so.13 symbol versions. */
     int count = -1;
