@@ -18,6 +18,10 @@ export ANYCUDA_REAL_CORPUS=1 # the real-world kernel corpus (tests/rocm_real_cor
 # cache with caches of its own, and the default one in child processes that turn it back on.
 export ANYCUDA_CACHE_DISABLE=1
 
+# The C-ABI tests (capi/tests) load the built cdylib, which cargo does not always rebuild for
+# integration tests: build it first.
+cargo build --locked -p anycuda-capi
+
 if (($#)); then
     cargo test --workspace --locked "$@"
     exit

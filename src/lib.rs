@@ -58,6 +58,57 @@ pub enum Backend {
     Hip(&'static anycuda_hip::HipBackend),
 }
 
+#[cfg(feature = "backend-cuda")]
+static CUDA: OnceLock<anycuda_cuda::CudaBackend> = OnceLock::new();
+#[cfg(feature = "backend-hip")]
+static HIP: OnceLock<anycuda_hip::HipBackend> = OnceLock::new();
+
+thread_local! {
+    /// The backends this thread is loading right now (bit = `BackendKind as u8`), so a
+    /// re-entrant caller can tell "loading here" (would deadlock) from "loading elsewhere".
+    static LOADING: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// Marks this thread as loading a backend for as long as it lives.
+struct Loading(u8);
+
+impl Loading {
+    fn bit(kind: BackendKind) -> u8 {
+        match kind {
+            BackendKind::Cuda => 1,
+            BackendKind::Hip => 2,
+        }
+    }
+    #[allow(dead_code)] // unused when no backend is compiled in
+    fn enter(kind: BackendKind) -> Loading {
+        let bit = Self::bit(kind);
+        LOADING.with(|l| l.set(l.get() | bit));
+        Loading(bit)
+    }
+    fn inside(kind: BackendKind) -> bool {
+        LOADING.with(|l| l.get() & Self::bit(kind) != 0)
+    }
+}
+
+impl Drop for Loading {
+    fn drop(&mut self) {
+        LOADING.with(|l| l.set(l.get() & !self.0));
+    }
+}
+
+static DROP_IN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The C ABI's hook: anycuda-capi calls [`mark_drop_in`] when it is loaded as `libcuda`,
+/// `libcudart` or `libnvrtc`, so reports (`anycuda info`, logs) can say so.
+pub fn mark_drop_in() {
+    DROP_IN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether anycuda is running as a drop-in C library (anycuda-capi loaded in this process).
+pub fn is_drop_in() -> bool {
+    DROP_IN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The backends compiled into this build, in `auto` preference order.
 #[allow(clippy::vec_init_then_push)] // each push is behind its own cfg
 pub fn compiled_in() -> Vec<BackendKind> {
@@ -78,19 +129,42 @@ impl Backend {
     pub fn load(kind: BackendKind) -> Result<Backend, LoadError> {
         match kind {
             #[cfg(feature = "backend-cuda")]
-            BackendKind::Cuda => {
-                static CUDA: OnceLock<anycuda_cuda::CudaBackend> = OnceLock::new();
-                Ok(Backend::Cuda(
-                    CUDA.get_or_init(anycuda_cuda::CudaBackend::load),
-                ))
-            }
+            BackendKind::Cuda => Ok(Backend::Cuda(CUDA.get_or_init(|| {
+                let _loading = Loading::enter(kind);
+                anycuda_cuda::CudaBackend::load()
+            }))),
             #[cfg(feature = "backend-hip")]
-            BackendKind::Hip => {
-                static HIP: OnceLock<anycuda_hip::HipBackend> = OnceLock::new();
-                Ok(Backend::Hip(HIP.get_or_init(anycuda_hip::HipBackend::load)))
-            }
+            BackendKind::Hip => Ok(Backend::Hip(HIP.get_or_init(|| {
+                let _loading = Loading::enter(kind);
+                anycuda_hip::HipBackend::load()
+            }))),
             #[allow(unreachable_patterns)]
             other => Err(LoadError::NotCompiledIn(other.into())),
+        }
+    }
+
+    /// The backend of `kind`, loading it if needed, but never blocking on this thread's own
+    /// load of it: `None` when this thread is inside that backend's [`Backend::load`] (a vendor
+    /// library's initialiser calling back in), or when it is not compiled in.
+    ///
+    /// This is what a caller that may be re-entered from a vendor library uses (the C ABI's
+    /// re-entry guard): `OnceLock` initialisation is not re-entrant and would deadlock.
+    pub fn load_reentrant(kind: BackendKind) -> Option<Backend> {
+        if Loading::inside(kind) {
+            return Self::loaded(kind);
+        }
+        Self::load(kind).ok()
+    }
+
+    /// The backend of `kind` if it has been loaded already (never loads, never blocks).
+    pub fn loaded(kind: BackendKind) -> Option<Backend> {
+        match kind {
+            #[cfg(feature = "backend-cuda")]
+            BackendKind::Cuda => CUDA.get().map(Backend::Cuda),
+            #[cfg(feature = "backend-hip")]
+            BackendKind::Hip => HIP.get().map(Backend::Hip),
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 
@@ -257,6 +331,7 @@ pub struct ReadmeDoctests;
 /// language is Rust to rustdoc: give every other block its language (`sh`, `toml`, `text`).
 #[doc = include_str!("../docs/README.md")]
 #[doc = include_str!("../docs/bad-input.md")]
+#[doc = include_str!("../docs/c-abi.md")]
 #[doc = include_str!("../docs/c-cpp-python.md")]
 #[doc = include_str!("../docs/choosing-a-backend.md")]
 #[doc = include_str!("../docs/cli.md")]

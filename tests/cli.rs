@@ -528,3 +528,54 @@ fn demo_reports_the_choice_and_fails_only_for_real() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown backend"));
 }
+
+#[test]
+fn libdir_makes_the_c_abi_folder_idempotently_and_explains_a_missing_library() {
+    let dir = std::env::temp_dir().join(format!("anycuda-libdir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Not built: a clear error with the build command, exit 1.
+    let missing = dir.join("libanycuda_capi.so");
+    let o = anycuda_env(
+        &["libdir"],
+        &[("ANYCUDA_CAPI_LIBRARY", missing.to_str().unwrap())],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cargo build --release -p anycuda-capi"),
+        "{err}"
+    );
+    // Built (any file stands in for it here): the folder of sonames, printed, twice the same.
+    std::fs::write(&missing, b"stand-in").unwrap();
+    let lib = missing.canonicalize().unwrap();
+    let run = || {
+        let o = anycuda_env(
+            &["libdir"],
+            &[("ANYCUDA_CAPI_LIBRARY", lib.to_str().unwrap())],
+        );
+        assert!(o.status.success(), "{o:?}");
+        std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+    };
+    let folder = run();
+    assert_eq!(folder, lib.parent().unwrap().join("anycuda-c-abi"));
+    for n in [
+        "libcuda.so.1",
+        "libcuda.so",
+        "libcudart.so.13",
+        "libcudart.so",
+        "libnvrtc.so.13",
+        "libnvrtc.so",
+    ] {
+        assert_eq!(std::fs::read_link(folder.join(n)).unwrap(), lib, "{n}");
+    }
+    // A stale link is replaced; a second run changes nothing else.
+    std::fs::remove_file(folder.join("libcuda.so.1")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", folder.join("libcuda.so.1")).unwrap();
+    assert_eq!(run(), folder);
+    assert_eq!(
+        std::fs::read_link(folder.join("libcuda.so.1")).unwrap(),
+        lib
+    );
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 6);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -130,7 +130,10 @@ pub struct Search {
 }
 
 impl Search {
-    /// Every candidate in search order.
+    /// Every candidate in search order: the explicit file alone when its variable is set; else
+    /// the sonames, the roots' folders, then the sonames by path (the loader's cache,
+    /// `LD_LIBRARY_PATH`, [`SYSTEM_LIB_DIRS`]), which find the vendor's files when a soname
+    /// answers with anycuda's own C ABI.
     pub fn candidates(&self) -> Vec<String> {
         if let Some(p) = std::env::var_os(self.explicit_env).filter(|p| !p.is_empty()) {
             return vec![p.to_string_lossy().into_owned()];
@@ -155,10 +158,33 @@ impl Search {
                 }
             }
         }
+        // The same libraries by path: when anycuda's C ABI is loaded as `libcuda.so.1` (and the
+        // other sonames), the loader answers those sonames with anycuda itself, which `open`
+        // refuses; these paths still find the vendor's files. The loader's own cache first
+        // (what the soname would have found without anycuda's folder), then the library path,
+        // then the usual system folders.
+        let cache = std::fs::read(LD_SO_CACHE).unwrap_or_default();
+        let ld_path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+        for so in self.sonames {
+            let from_cache = ld_so_cache_entries(&cache, so);
+            let dirs = ld_path
+                .split(':')
+                .filter(|d| !d.is_empty())
+                .chain(SYSTEM_LIB_DIRS.iter().copied());
+            let paths = from_cache
+                .into_iter()
+                .chain(dirs.map(|d| PathBuf::from(d).join(so).to_string_lossy().into_owned()));
+            for p in paths {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
         out
     }
 
-    /// Opens the first candidate that loads.
+    /// Opens the first candidate that loads and is not anycuda's own C ABI (a library
+    /// exporting [`CAPI_MARKER`] is refused, logged, and listed with the reason).
     ///
     /// # Errors
     /// [`LoadError::NotFound`] listing every candidate and why it failed.
@@ -176,8 +202,22 @@ impl Search {
             // SAFETY: opening a vendor library runs its initialisers; that is what using it means.
             match unsafe { Library::new(&c) } {
                 Ok(lib) => {
-                    log::debug!("{}: opened {c}", self.library);
-                    return Ok(Opened { lib, path: c });
+                    let o = Opened { lib, path: c };
+                    if !o.sym(CAPI_MARKER).is_null() {
+                        let at = o.resolved_path(CAPI_MARKER);
+                        log::info!(
+                            "{}: {} is anycuda's own C ABI ({at}), not the vendor's library: refused, so anycuda never loads itself",
+                            self.library,
+                            o.path
+                        );
+                        tried.push(format!(
+                            "{} (anycuda's own C ABI, {at}: refused, anycuda never loads itself)",
+                            o.path
+                        ));
+                        continue;
+                    }
+                    log::debug!("{}: opened {}", self.library, o.path);
+                    return Ok(o);
                 }
                 Err(e) => tried.push(format!("{c} ({})", short_reason(&e))),
             }
@@ -190,6 +230,93 @@ impl Search {
 }
 
 /// The ELF machine of this host (`EM_X86_64`, `EM_AARCH64`), which a library must match.
+/// The symbol that marks anycuda's C ABI (anycuda-capi exports it): a library that has it is
+/// anycuda itself under a vendor's soname, never the vendor's library.
+pub const CAPI_MARKER: &CStr = c"anycuda_capi_abi_version";
+
+/// The dynamic loader's cache of sonames → paths.
+const LD_SO_CACHE: &str = "/etc/ld.so.cache";
+
+/// Folders vendors install their libraries into, searched by path after the loader's cache and
+/// `LD_LIBRARY_PATH`.
+pub const SYSTEM_LIB_DIRS: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/lib64",
+    "/usr/local/cuda/lib64",
+    "/usr/lib/wsl/lib",
+];
+
+/// glibc's `FLAG_ELF_LIBC6` and this host's architecture flag in a cache entry.
+const CACHE_TYPE_ELF_LIBC6: u32 = 0x0003;
+const CACHE_ARCH: u32 = if cfg!(target_arch = "aarch64") {
+    0x0a00
+} else {
+    0x0300
+};
+
+/// The paths `/etc/ld.so.cache` (glibc's "glibc-ld.so.cache1.1" format, alone or after the
+/// old "ld.so-1.7.0" table) lists for `soname` on this architecture, in cache order. A cache
+/// that is damaged anywhere (short, wrong magic, an offset or string outside the file) gives
+/// no paths: the search then goes on with the library path and the system folders.
+pub fn ld_so_cache_entries(cache: &[u8], soname: &str) -> Vec<String> {
+    parse_ld_so_cache(cache, soname).unwrap_or_default()
+}
+
+fn parse_ld_so_cache(cache: &[u8], soname: &str) -> Option<Vec<String>> {
+    const OLD: &[u8] = b"ld.so-1.7.0";
+    const NEW: &[u8] = b"glibc-ld.so.cache1.1";
+    let u32_at = |o: usize| -> Option<u32> {
+        let b = cache.get(o..o.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut start = 0usize;
+    if cache.starts_with(OLD) {
+        // struct file_entry { int flags; unsigned key, value; } after magic[12] + nlibs.
+        let n = usize::try_from(u32_at(12)?).ok()?;
+        start = 16usize.checked_add(n.checked_mul(12)?)?;
+        // The new table follows, aligned like `struct cache_file_new` (8 bytes).
+        start = start.checked_add(7)? & !7;
+    }
+    let head = cache.get(start..)?;
+    if !head.starts_with(NEW) {
+        return None;
+    }
+    let nlibs = usize::try_from(u32_at(start + 20)?).ok()?;
+    // Header: magic(17) + version(3) + nlibs + len_strings + flags(1) + pad(3) +
+    // extension_offset + unused[3] = 48 bytes; each entry: flags, key, value, osversion (4
+    // bytes each) + hwcap (8).
+    let entries = start.checked_add(48)?;
+    if entries.checked_add(nlibs.checked_mul(24)?)? > cache.len() {
+        return None;
+    }
+    let string_at = |off: u32| -> Option<&[u8]> {
+        let o = start.checked_add(usize::try_from(off).ok()?)?;
+        let tail = cache.get(o..)?;
+        let end = tail.iter().position(|&b| b == 0)?;
+        Some(&tail[..end])
+    };
+    let mut out = Vec::new();
+    for i in 0..nlibs {
+        let e = entries + i * 24;
+        let flags = u32_at(e)?;
+        let (key, value) = (u32_at(e + 4)?, u32_at(e + 8)?);
+        let k = string_at(key)?;
+        let v = string_at(value)?;
+        if k != soname.as_bytes()
+            || flags & 0xff != CACHE_TYPE_ELF_LIBC6
+            || flags & 0xff00 != CACHE_ARCH
+        {
+            continue;
+        }
+        let p = String::from_utf8(v.to_vec()).ok()?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Some(out)
+}
+
 const HOST_MACHINE: u16 = if cfg!(target_arch = "aarch64") {
     183
 } else {
@@ -349,6 +476,41 @@ mod tests {
     /// A real shared object: this test binary (a position-independent executable is ET_DYN).
     fn real() -> PathBuf {
         std::env::current_exe().unwrap()
+    }
+
+    #[test]
+    fn the_loader_cache_lists_libc() {
+        let cache = std::fs::read(LD_SO_CACHE).expect("this host has /etc/ld.so.cache");
+        let libc = ld_so_cache_entries(&cache, "libc.so.6");
+        assert!(
+            libc.iter()
+                .any(|p| p.ends_with("/libc.so.6") && Path::new(p).exists()),
+            "{libc:?}"
+        );
+        assert!(ld_so_cache_entries(&cache, "libanycuda-no-such.so.1").is_empty());
+    }
+
+    #[test]
+    fn a_damaged_loader_cache_gives_nothing_and_never_panics() {
+        let cache = std::fs::read(LD_SO_CACHE).expect("this host has /etc/ld.so.cache");
+        assert!(!ld_so_cache_entries(&cache, "libc.so.6").is_empty());
+        // Every truncation, and every single corrupted header byte, is refused or parsed
+        // without a panic; a cut inside the entry table is refused outright.
+        for cut in (0..cache.len().min(4096)).step_by(7) {
+            let short = &cache[..cut];
+            let _ = ld_so_cache_entries(short, "libc.so.6");
+        }
+        assert!(ld_so_cache_entries(&cache[..100], "libc.so.6").is_empty());
+        for i in 0..48 {
+            let mut bad = cache.clone();
+            bad[i] ^= 0xff;
+            let _ = ld_so_cache_entries(&bad, "libc.so.6");
+        }
+        let mut huge = cache.clone();
+        huge[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(ld_so_cache_entries(&huge, "libc.so.6").is_empty());
+        assert!(ld_so_cache_entries(b"glibc-ld.so.cache1.1", "libc.so.6").is_empty());
+        assert!(ld_so_cache_entries(&[], "libc.so.6").is_empty());
     }
 
     #[test]

@@ -43,7 +43,7 @@ struct Data {
     checked: BTreeSet<String>,
 }
 
-fn data_lines(path: &Path) -> Result<Vec<(usize, Vec<String>)>> {
+pub(crate) fn data_lines(path: &Path) -> Result<Vec<(usize, Vec<String>)>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(text
@@ -152,7 +152,7 @@ struct ApiDesc<'a> {
     fns: &'a [CudaFn],
 }
 
-fn ident(s: &str) -> Ident {
+pub(crate) fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }
 
@@ -198,7 +198,7 @@ fn checked_nvrtc_body(f: &CudaFn, ps: &[(Ident, syn::Type)]) -> Result<TokenStre
 }
 
 /// A function's parameters as Rust identifiers and types.
-fn params(f: &CudaFn) -> Result<Vec<(Ident, syn::Type)>> {
+pub(crate) fn params(f: &CudaFn) -> Result<Vec<(Ident, syn::Type)>> {
     if f.decl.variadic {
         bail!(
             "{} is variadic, which a trait method cannot express",
@@ -220,7 +220,7 @@ fn params(f: &CudaFn) -> Result<Vec<(Ident, syn::Type)>> {
         .collect())
 }
 
-fn ret_type(f: &CudaFn) -> syn::Type {
+pub(crate) fn ret_type(f: &CudaFn) -> syn::Type {
     match &f.decl.ret {
         Some(t) => t.clone(),
         None => syn::parse_quote!(()),
@@ -470,7 +470,7 @@ fn api_paths(expr: &str) -> String {
 }
 
 /// prettyplease output of items.
-fn pretty(items: Vec<syn::Item>) -> String {
+pub(crate) fn pretty(items: Vec<syn::Item>) -> String {
     let file = syn::File {
         shebang: None,
         attrs: Vec::new(),
@@ -522,7 +522,7 @@ fn wrap(rendered: &str, mac: &str, prefix: Option<&str>, from: &str, to: &str) -
 }
 
 /// `use core::ffi::{..};` (only what `text` names) as a line.
-fn ffi_line(text: &str) -> String {
+pub(crate) fn ffi_line(text: &str) -> String {
     match ffi_use(text) {
         Some(u) => pretty(vec![u]),
         None => String::new(),
@@ -531,7 +531,7 @@ fn ffi_line(text: &str) -> String {
 
 const ALLOWS: &str = "#![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]\n";
 
-fn header(inputs: &str, doc: &str) -> String {
+pub(crate) fn header(inputs: &str, doc: &str) -> String {
     let mut s = banner(inputs);
     s.push('\n');
     for l in doc.lines() {

@@ -7,6 +7,7 @@ mod cublas_hip;
 mod cublaslt;
 mod curand;
 mod emit;
+mod emit_capi;
 mod emit_cuda;
 mod emit_cudarc;
 mod emit_hip_serve;
@@ -415,6 +416,18 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             emit::banner(&hip_in)
         ),
     ));
+    out.extend(emit_capi::generate(
+        &inp.root,
+        &driver_fns,
+        &runtime_fns,
+        &nvrtc_fns,
+        &emit_capi::Headers {
+            cuda_h: &cuda_h,
+            runtime_h: &runtime_headers[1],
+            typedefs_h: &typedefs_h,
+        },
+        &both_in,
+    )?);
     out.extend(emit_cudarc::generate(&driver_fns, &cuda_in)?);
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvjitlink::generate(&inp.root, &ranges)?);

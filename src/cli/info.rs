@@ -264,6 +264,7 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
             "active": active,
             "backends": backends.iter().map(BackendInfo::to_json).collect::<Vec<_>>(),
             "gpu_found": gpu_found,
+            "drop_in": anycuda::is_drop_in(),
         });
         println!(
             "{}",
@@ -273,6 +274,9 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
     }
     println!("anycuda {}", env!("CARGO_PKG_VERSION"));
     println!("compiled-in backends: {}", compiled.join(", "));
+    if anycuda::is_drop_in() {
+        println!("running as a drop-in C library (anycuda's libcuda/libcudart/libnvrtc)");
+    }
     match &active {
         Ok(s) => println!("active backend: {} ({})", s.kind(), s.reason),
         Err(e) => println!("active backend: none: {e}"),

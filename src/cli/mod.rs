@@ -7,6 +7,7 @@ mod demo;
 #[cfg_attr(not(test), allow(dead_code))]
 mod elf_shim;
 mod info;
+mod libdir;
 mod mapping;
 
 use anycuda::BackendKind;
@@ -111,6 +112,10 @@ pub enum Command {
         #[arg(long)]
         hip_version: Option<i32>,
     },
+    /// Print (creating it if needed) the folder whose libcuda.so.1, libcudart.so.13 and
+    /// libnvrtc.so.13 are anycuda's C ABI: run C, C++ and Python programs with
+    /// `LD_LIBRARY_PATH="$(anycuda libdir)"`.
+    Libdir,
     /// Count the CUDA functions known, served on each backend, and not supported on HIP.
     Coverage {
         /// Machine-readable output.
@@ -153,5 +158,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
             hip_version,
         } => mapping::run(r#enum.as_deref(), json, hip_version),
         Command::Coverage { json, verbose } => coverage::run(json, verbose),
+        Command::Libdir => libdir::run(),
     }
 }

@@ -1,0 +1,153 @@
+//! The C ABI's export list against the pinned headers and NVIDIA's real libraries: reads
+//! `nm -D` of the built library and the headers through the C preprocessor.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+
+/// Exports that are no header declaration, each with its reason.
+const HAND_EXTRA: &[(&str, &str)] = &[
+    (
+        "cuGetProcAddress",
+        "the v1 ABI (no symbolStatus) NVIDIA's libcuda exports under the plain name; the header maps the name to cuGetProcAddress_v2",
+    ),
+    ("anycuda_capi_abi_version", "the marker anycuda's loader refuses (never load itself)"),
+    ("anycuda_capi_call_as_vendor", "runs a callback as a vendor library's re-entrant call (guard tests, diagnostics)"),
+];
+
+fn ours() -> BTreeSet<String> {
+    defined_symbols(&library())
+        .into_iter()
+        .filter(|s| {
+            s.starts_with("cu")
+                || s.starts_with("nvrtc")
+                || s.starts_with("anycuda_")
+                || s.starts_with("__cuda")
+        })
+        .collect()
+}
+
+#[test]
+fn the_exports_are_exactly_the_headers_functions() {
+    let mut want = BTreeSet::new();
+    for h in ["cuda.h", "cuda_runtime_api.h", "nvrtc.h"] {
+        want.extend(declared_functions(h, &[]));
+        // The per-thread-default-stream names (`_ptds`, `_ptsz`).
+        want.extend(declared_functions(
+            h,
+            &["CUDA_API_PER_THREAD_DEFAULT_STREAM"],
+        ));
+    }
+    want.extend(HAND_EXTRA.iter().map(|(n, _)| n.to_string()));
+    want.extend(extra_exports());
+    let have = ours();
+    let missing: Vec<_> = want.difference(&have).collect();
+    let extra: Vec<_> = have.difference(&want).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing {missing:?}\nextra {extra:?}"
+    );
+    // The categories, for the record (and so an empty list cannot pass).
+    let pt = have
+        .iter()
+        .filter(|n| n.ends_with("_ptds") || n.ends_with("_ptsz"))
+        .count();
+    let versioned = have
+        .iter()
+        .filter(|n| {
+            n.rsplit_once("_v")
+                .is_some_and(|(_, v)| v.parse::<u32>().is_ok())
+        })
+        .count();
+    for api in ["driver", "runtime", "nvrtc"] {
+        let n = have
+            .iter()
+            .filter(|s| !s.starts_with("anycuda_") && api_of(s) == api)
+            .count();
+        eprintln!("{api}: {n} exports");
+    }
+    eprintln!("versioned (_vN): {versioned}, per-thread (_ptds/_ptsz): {pt}");
+    assert!(
+        have.len() > 1000 && pt > 100 && versioned > 80,
+        "{} exports",
+        have.len()
+    );
+}
+
+/// The names of `codegen/capi-extra-exports.txt`: exports that are no header function (nvcc's
+/// hidden runtime entry points), each documented there with its reason.
+fn extra_exports() -> Vec<String> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/capi-extra-exports.txt");
+    std::fs::read_to_string(&path)
+        .expect("codegen/capi-extra-exports.txt")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| l.split(" | ").next().unwrap_or("").trim().to_string())
+        .collect()
+}
+
+/// Reads `capi/tests/real-exports-left-out.txt`: `name | reason`.
+fn left_out() -> Vec<(String, String)> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-exports-left-out.txt");
+    std::fs::read_to_string(&path)
+        .expect("the exclusion list")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (n, why) = l.split_once(" | ").expect("`name | reason`");
+            assert!(!why.trim().is_empty(), "{n}: no reason");
+            (n.trim().to_string(), why.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_exports_are_nvidias_libraries_minus_a_reasoned_list() {
+    let lib = cuda_path().join("lib");
+    let have = ours();
+    let skip = left_out();
+    let skip_names: BTreeSet<&str> = skip.iter().map(|(n, _)| n.as_str()).collect();
+    let mut listed_and_real = BTreeSet::new();
+    for (file, prefixes) in [
+        ("libcudart.so.13", &["cuda", "__cuda"][..]),
+        ("libnvrtc.so.13", &["nvrtc"][..]),
+    ] {
+        let real = defined_symbols(&lib.join(file));
+        assert!(real.len() > 20, "{file}: {} symbols", real.len());
+        let ours_here: BTreeSet<&String> = have
+            .iter()
+            .filter(|s| prefixes.iter().any(|p| s.starts_with(p)))
+            .collect();
+        let missing: Vec<&String> = real
+            .iter()
+            .filter(|s| !have.contains(*s) && !skip_names.contains(s.as_str()))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{file} exports {missing:?}, which the C ABI lacks and the list does not explain"
+        );
+        let extra: Vec<&&String> = ours_here.iter().filter(|s| !real.contains(**s)).collect();
+        assert!(
+            extra.is_empty(),
+            "the C ABI exports {extra:?}, which {file} does not"
+        );
+        listed_and_real.extend(
+            real.iter()
+                .filter(|s| skip_names.contains(s.as_str()))
+                .cloned(),
+        );
+    }
+    // No stale entry: everything listed is exported by NVIDIA's library and not by anycuda.
+    for (n, _) in &skip {
+        assert!(
+            listed_and_real.contains(n),
+            "{n} is listed but NVIDIA's libraries do not export it"
+        );
+        assert!(
+            !have.contains(n),
+            "{n} is listed as left out but the C ABI exports it"
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! `anycuda libdir`: the folder of symlinks that makes anycuda's C ABI the program's
+//! `libcuda.so.1`, `libcudart.so.13` and `libnvrtc.so.13` (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The environment variable naming the C-ABI library explicitly.
+pub const LIBRARY_ENV: &str = "ANYCUDA_CAPI_LIBRARY";
+/// The C-ABI library's file name as cargo builds it.
+const LIBRARY_FILE: &str = "libanycuda_capi.so";
+/// The folder's name, next to the library.
+const FOLDER: &str = "anycuda-c-abi";
+/// The names the folder holds, each a symlink to the one library (one file, mapped once, so
+/// the three APIs share one anycuda state).
+pub const NAMES: &[&str] = &[
+    "libcuda.so.1",
+    "libcuda.so",
+    "libcudart.so.13",
+    "libcudart.so",
+    "libnvrtc.so.13",
+    "libnvrtc.so",
+];
+
+/// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
+/// `target/<profile>/libanycuda_capi.so` beside `target/<profile>/anycuda`).
+fn library() -> Result<PathBuf, String> {
+    let p = match std::env::var_os(LIBRARY_ENV).filter(|v| !v.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let exe =
+                std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
+            let dir = exe.parent().ok_or("this executable has no folder")?;
+            dir.join(LIBRARY_FILE)
+        }
+    };
+    if !p.is_file() {
+        return Err(format!(
+            "anycuda's C-ABI library is not built: {} does not exist (build it: cargo build --release -p anycuda-capi; or set {LIBRARY_ENV} to the library)",
+            p.display()
+        ));
+    }
+    p.canonicalize()
+        .map_err(|e| format!("resolving {}: {e}", p.display()))
+}
+
+/// Makes `dir/name` a symlink to `target`, atomically (a temporary link renamed over it), and
+/// leaves a link that is already right alone.
+fn link(dir: &Path, name: &str, target: &Path) -> Result<(), String> {
+    let at = dir.join(name);
+    if std::fs::read_link(&at).is_ok_and(|t| t == target) {
+        return Ok(());
+    }
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp)
+        .map_err(|e| format!("creating {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &at).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("creating {}: {e}", at.display())
+    })
+}
+
+/// Creates (idempotently) the folder for `lib` and returns it: next to the library, or, where
+/// that folder is not writable, in the user's cache folder.
+pub fn make(lib: &Path) -> Result<PathBuf, String> {
+    let beside = lib.parent().map(|d| d.join(FOLDER));
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("anycuda").join(FOLDER));
+    let mut errors = Vec::new();
+    for dir in beside.into_iter().chain(cache) {
+        let made = std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("creating {}: {e}", dir.display()))
+            .and_then(|()| NAMES.iter().try_for_each(|n| link(&dir, n, lib)));
+        match made {
+            Ok(()) => return Ok(dir),
+            Err(e) => errors.push(e),
+        }
+    }
+    Err(errors.join("; "))
+}
+
+/// Runs `anycuda libdir`.
+///
+/// # Errors
+/// The library is not built, or no folder could be written.
+pub fn run() -> Result<ExitCode, String> {
+    let lib = library()?;
+    let dir = make(&lib)?;
+    println!("{}", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
