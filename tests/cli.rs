@@ -558,24 +558,31 @@ fn libdir_makes_the_c_abi_folder_idempotently_and_explains_a_missing_library() {
     };
     let folder = run();
     assert_eq!(folder, lib.parent().unwrap().join("anycuda-c-abi"));
-    for n in [
-        "libcuda.so.1",
-        "libcuda.so",
-        "libcudart.so.13",
-        "libcudart.so",
-        "libnvrtc.so.13",
-        "libnvrtc.so",
-    ] {
-        assert_eq!(std::fs::read_link(folder.join(n)).unwrap(), lib, "{n}");
-    }
-    // A stale link is replaced; a second run changes nothing else.
-    std::fs::remove_file(folder.join("libcuda.so.1")).unwrap();
-    std::os::unix::fs::symlink("/nonexistent", folder.join("libcuda.so.1")).unwrap();
-    assert_eq!(run(), folder);
+    // The C-ABI library's link; a name library per soname (ELF, its own soname, needing the
+    // C-ABI library); the development names link to the name libraries.
     assert_eq!(
-        std::fs::read_link(folder.join("libcuda.so.1")).unwrap(),
+        std::fs::read_link(folder.join("libanycuda_capi.so")).unwrap(),
         lib
     );
-    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 6);
+    for n in ["libcuda.so.1", "libcudart.so.13", "libnvrtc.so.13"] {
+        let bytes = std::fs::read(folder.join(n)).unwrap();
+        assert!(bytes.starts_with(b"\x7fELF"), "{n}");
+        let has = |s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes());
+        assert!(
+            has(n) && has("libanycuda_capi.so\0") && has("$ORIGIN"),
+            "{n}"
+        );
+        let dev = n.rsplit_once('.').unwrap().0;
+        assert_eq!(
+            std::fs::read_link(folder.join(dev)).unwrap(),
+            std::path::Path::new(n)
+        );
+    }
+    // A damaged name library is replaced; a second run changes nothing else.
+    let before = std::fs::read(folder.join("libcuda.so.1")).unwrap();
+    std::fs::write(folder.join("libcuda.so.1"), b"damaged").unwrap();
+    assert_eq!(run(), folder);
+    assert_eq!(std::fs::read(folder.join("libcuda.so.1")).unwrap(), before);
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 7);
     let _ = std::fs::remove_dir_all(&dir);
 }

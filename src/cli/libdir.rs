@@ -1,5 +1,12 @@
-//! `anycuda libdir`: the folder of symlinks that makes anycuda's C ABI the program's
-//! `libcuda.so.1`, `libcudart.so.13` and `libnvrtc.so.13` (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
+//! `anycuda libdir`: the folder that makes anycuda's C ABI the program's `libcuda.so.1`,
+//! `libcudart.so.13` and `libnvrtc.so.13` (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
+//!
+//! Each of the three is a name library ([`super::elf_shim`]): no code, its own soname, and a
+//! dependency on the one C-ABI library (`libanycuda_capi.so`, a symlink in the same folder), so
+//! the three APIs share one anycuda while each is found under its own name, and NVIDIA's version
+//! nodes (`libcudart.so.13`, `libnvrtc.so.13`) are defined where programs linked against NVIDIA's
+//! libraries look for them. The development names (`libcuda.so`, ...) are symlinks to them, for
+//! linking with `-lcuda`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,15 +17,20 @@ pub const LIBRARY_ENV: &str = "ANYCUDA_CAPI_LIBRARY";
 const LIBRARY_FILE: &str = "libanycuda_capi.so";
 /// The folder's name, next to the library.
 const FOLDER: &str = "anycuda-c-abi";
-/// The names the folder holds, each a symlink to the one library (one file, mapped once, so
-/// the three APIs share one anycuda state).
-pub const NAMES: &[&str] = &[
-    "libcuda.so.1",
-    "libcuda.so",
-    "libcudart.so.13",
-    "libcudart.so",
-    "libnvrtc.so.13",
-    "libnvrtc.so",
+/// The name libraries the folder holds: (file name = soname, version node, extra needs).
+/// `libcuda.so.1` also needs the other two, so that loading the driver (what cuda-python does
+/// first) makes `libnvrtc.so.13` and `libcudart.so.13` loaded libraries: cuda-python's
+/// `cuda.pathfinder` takes an already-loaded library before it searches NVIDIA's wheels.
+const SHIMS: &[(&str, Option<&str>, &[&str])] = &[
+    ("libcudart.so.13", Some("libcudart.so.13"), &[]),
+    ("libnvrtc.so.13", Some("libnvrtc.so.13"), &[]),
+    ("libcuda.so.1", None, &["libnvrtc.so.13", "libcudart.so.13"]),
+];
+/// The development names (`-lcuda`), each a symlink to its name library.
+const DEV_LINKS: &[(&str, &str)] = &[
+    ("libcuda.so", "libcuda.so.1"),
+    ("libcudart.so", "libcudart.so.13"),
+    ("libnvrtc.so", "libnvrtc.so.13"),
 ];
 
 /// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
@@ -60,6 +72,44 @@ fn link(dir: &Path, name: &str, target: &Path) -> Result<(), String> {
     })
 }
 
+/// Writes `dir/name` with `bytes`, atomically (a temporary file renamed over it), and leaves a
+/// file that already holds them alone.
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let at = dir.join(name);
+    if std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_file())
+        && std::fs::read(&at).is_ok_and(|b| b == bytes)
+    {
+        return Ok(());
+    }
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("creating {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &at).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("creating {}: {e}", at.display())
+    })
+}
+
+/// Fills `dir`: the C-ABI library's link, the name libraries, the development links.
+fn fill(dir: &Path, lib: &Path) -> Result<(), String> {
+    link(dir, LIBRARY_FILE, lib)?;
+    for (name, version, extra) in SHIMS {
+        let needed: Vec<&str> = std::iter::once(LIBRARY_FILE)
+            .chain(extra.iter().copied())
+            .collect();
+        let bytes = super::elf_shim::build(&super::elf_shim::Shim {
+            soname: name,
+            needed: &needed,
+            runpath: Some("$ORIGIN"),
+            version: *version,
+        });
+        write(dir, name, &bytes)?;
+    }
+    for (name, to) in DEV_LINKS {
+        link(dir, name, Path::new(to))?;
+    }
+    Ok(())
+}
+
 /// Creates (idempotently) the folder for `lib` and returns it: next to the library, or, where
 /// that folder is not writable, in the user's cache folder.
 pub fn make(lib: &Path) -> Result<PathBuf, String> {
@@ -73,7 +123,7 @@ pub fn make(lib: &Path) -> Result<PathBuf, String> {
     for dir in beside.into_iter().chain(cache) {
         let made = std::fs::create_dir_all(&dir)
             .map_err(|e| format!("creating {}: {e}", dir.display()))
-            .and_then(|()| NAMES.iter().try_for_each(|n| link(&dir, n, lib)));
+            .and_then(|()| fill(&dir, lib));
         match made {
             Ok(()) => return Ok(dir),
             Err(e) => errors.push(e),

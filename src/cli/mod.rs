@@ -3,8 +3,6 @@
 mod compile;
 mod coverage;
 mod demo;
-// Wired into `anycuda libdir` next; its tests run now.
-#[cfg_attr(not(test), allow(dead_code))]
 mod elf_shim;
 mod info;
 mod libdir;

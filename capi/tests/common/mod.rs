@@ -174,7 +174,7 @@ fn take(stmt: &mut String, names: &mut BTreeSet<String>) {
         .into_iter()
         .rev()
         .collect();
-    if name.starts_with("cu") || name.starts_with("nvrtc") {
+    if name.starts_with("cu") || name.starts_with("nvrtc") || name.starts_with("__cuda") {
         names.insert(name);
     }
 }
