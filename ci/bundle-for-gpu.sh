@@ -25,6 +25,10 @@ for line in sys.stdin:
         shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
 ' "$DEST/bin"
 
+# The C ABI (anycuda-capi), beside the CLI, where `anycuda libdir` looks for it.
+cargo build --release --locked -p anycuda-capi
+cp "$TARGET/release/libanycuda_capi.so" "$DEST/bin/"
+
 # Test executables: cargo names them <test>-<hash>; keep the test name.
 cargo test --release --locked --no-run --message-format=json -p anycuda --features half 2>/dev/null \
     | python3 -c '

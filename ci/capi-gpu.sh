@@ -79,6 +79,16 @@ for prog in saxpy_bindings core_examples; do
     run hip "$prog" env -C ci/capi-gpu ANYCUDA_EXPECT=1 "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" python3 "$prog.py"
 done
 
+# The C ABI's per-call cost against NVIDIA's driver (ci/capi/bench.c: cuDriverGetVersion both
+# ways, cuGetErrorName, the re-entry guard), interleaved rounds in one process.
+if cc -O2 -Wall -o "$WORK/capi-bench" ci/capi/bench.c -ldl >"$OUT/build-bench.log" 2>&1; then
+    ANYCUDA_BACKEND=cuda taskset -c "${BENCH_CPU:-2}" "$WORK/capi-bench" "$DEV/bin/libanycuda_capi.so" \
+        >"$OUT/capi-bench.txt" 2>&1 || say "capi bench failed"
+    cat "$OUT/capi-bench.txt" >&2
+else
+    say "capi bench did not build"
+fi
+
 failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
