@@ -55,8 +55,114 @@ impl Opened {
     }
 }
 
+/// Whether the library just opened is anycuda's C ABI: the C-ABI library itself (it defines
+/// [`CAPI_MARKER`]), or one of `anycuda libdir`'s name libraries (no symbols of their own; they
+/// name the C-ABI library as a direct dependency). A vendor library that merely depends on
+/// anycuda under a vendor's soname (HIP's NVIDIA platform links `libcuda.so.1`, which is
+/// anycuda's when its folder is on the library path) is not: `dlsym` on a handle searches the
+/// object's dependencies too, so finding the marker is not enough; where it is defined decides.
+fn is_anycuda_capi(lib: Library) -> (Library, bool) {
+    let unix: libloading::os::unix::Library = lib.into();
+    let raw = unix.into_raw();
+    // SAFETY: `raw` is the live handle just taken out of `unix`; it is put back below.
+    let marker = unsafe { libc_dl::dlsym(raw, CAPI_MARKER.as_ptr()) };
+    let ours = !marker.is_null() && {
+        // SAFETY: plain C structs of raw pointers, valid all-zero; the loader fills them.
+        let mut info: libc_dl::DlInfo = unsafe { std::mem::zeroed() };
+        let mut lm: *const libc_dl::LinkMap = std::ptr::null();
+        // SAFETY: dladdr reads the address only; dlinfo(RTLD_DI_LINKMAP) writes the handle's
+        // link map pointer, which the loader keeps alive while the handle is open.
+        let known = unsafe {
+            libc_dl::dladdr(marker, &mut info) != 0
+                && libc_dl::dlinfo(raw, libc_dl::RTLD_DI_LINKMAP, (&raw mut lm).cast()) == 0
+                && !lm.is_null()
+        };
+        // Unknown: refuse, as before (the marker was found).
+        // SAFETY: `lm` is the loader's link map for this open handle (checked non-null).
+        !known || unsafe { defines_or_needs(&*lm, info.dli_fname) }
+    };
+    // SAFETY: `raw` came from `into_raw` above and is given back exactly once.
+    let lib = unsafe { libloading::os::unix::Library::from_raw(raw) };
+    (lib.into(), ours)
+}
+
+/// Whether the object of `lm` is the one at `defining` (the C-ABI library itself), or names
+/// that file's base name as a `DT_NEEDED` of its own (a name library).
+///
+/// # Safety
+/// `lm` is a live link map of the dynamic loader; `defining` is null or a C string.
+unsafe fn defines_or_needs(lm: &libc_dl::LinkMap, defining: *const std::ffi::c_char) -> bool {
+    if defining.is_null() {
+        return true;
+    }
+    // SAFETY: `defining` is dladdr's NUL-terminated path, owned by the loader.
+    let def = unsafe { CStr::from_ptr(defining) };
+    // SAFETY: the loader's `l_name` is a NUL-terminated string (possibly empty).
+    if !lm.l_name.is_null() && unsafe { CStr::from_ptr(lm.l_name) } == def {
+        return true;
+    }
+    let base = def
+        .to_bytes()
+        .rsplit(|&b| b == b'/')
+        .next()
+        .unwrap_or_default();
+    // The object's dynamic section, as mapped: DT_NEEDED entries are offsets into DT_STRTAB
+    // (an address the loader has relocated on the platforms anycuda builds for; an unrelocated
+    // one, below the load bias, gets the bias added).
+    const DT_NULL: i64 = 0;
+    const DT_NEEDED: i64 = 1;
+    const DT_STRTAB: i64 = 5;
+    let (mut strtab, mut needed) = (0usize, Vec::new());
+    let mut d = lm.l_ld;
+    // At most 4096 entries: a dynamic section is tens of entries; a damaged one stops there.
+    for _ in 0..4096 {
+        if d.is_null() {
+            break;
+        }
+        // SAFETY: `l_ld` points at the object's mapped dynamic section, DT_NULL-terminated.
+        let e = unsafe { d.read() };
+        match e.d_tag {
+            DT_NULL => break,
+            DT_NEEDED => needed.push(e.d_val as usize),
+            DT_STRTAB => strtab = e.d_val as usize,
+            _ => {}
+        }
+        // SAFETY: still inside the section (DT_NULL not reached).
+        d = unsafe { d.add(1) };
+    }
+    if strtab == 0 {
+        return false;
+    }
+    if strtab < lm.l_addr {
+        strtab += lm.l_addr;
+    }
+    needed.iter().any(|&off| {
+        // SAFETY: DT_NEEDED values index the object's string table, NUL-terminated.
+        let n = unsafe { CStr::from_ptr((strtab + off) as *const std::ffi::c_char) };
+        n.to_bytes() == base
+    })
+}
+
 mod libc_dl {
     use std::ffi::{c_char, c_int, c_void};
+    /// `dlinfo` request for the handle's `struct link_map *`.
+    pub const RTLD_DI_LINKMAP: c_int = 2;
+    /// The public head of glibc's `struct link_map` (`<link.h>`).
+    #[repr(C)]
+    pub struct LinkMap {
+        pub l_addr: usize,
+        pub l_name: *const c_char,
+        pub l_ld: *const Dyn,
+        pub l_next: *const LinkMap,
+        pub l_prev: *const LinkMap,
+    }
+    /// `ElfW(Dyn)` on a 64-bit host.
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct Dyn {
+        pub d_tag: i64,
+        pub d_val: u64,
+    }
     #[repr(C)]
     pub struct DlInfo {
         pub dli_fname: *const c_char,
@@ -66,6 +172,8 @@ mod libc_dl {
     }
     extern "C" {
         pub fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+        pub fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
+        pub fn dlinfo(handle: *mut c_void, request: c_int, info: *mut c_void) -> c_int;
     }
 }
 
@@ -202,8 +310,9 @@ impl Search {
             // SAFETY: opening a vendor library runs its initialisers; that is what using it means.
             match unsafe { Library::new(&c) } {
                 Ok(lib) => {
+                    let (lib, ours) = is_anycuda_capi(lib);
                     let o = Opened { lib, path: c };
-                    if !o.sym(CAPI_MARKER).is_null() {
+                    if ours {
                         let at = o.resolved_path(CAPI_MARKER);
                         log::info!(
                             "{}: {} is anycuda's own C ABI ({at}), not the vendor's library: refused, so anycuda never loads itself",

@@ -38,7 +38,7 @@ int main(void) {
     RTC(nvrtcCompileProgram(prog, 1, opts));
     size_t sz = 0;
     RTC(nvrtcGetPTXSize(prog, &sz));
-    char *ptx = malloc(sz);
+    char *ptx = (char *)malloc(sz);
     RTC(nvrtcGetPTX(prog, ptx));
     RTC(nvrtcDestroyProgram(&prog));
     cudaLibrary_t lib;
