@@ -22,6 +22,7 @@ pub mod nvjitlink;
 pub mod params;
 #[macro_use]
 mod rtc_headers_extra;
+pub mod reentry;
 pub mod rtc_headers;
 pub mod rtc_include;
 pub mod rtc_input;

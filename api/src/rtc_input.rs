@@ -675,11 +675,16 @@ impl CompileThreadError {
 /// [`CompileThreadError::Panicked`] if `f` panicked.
 pub fn on_compile_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R, CompileThreadError> {
     let stack = test_stack_override().unwrap_or(COMPILE_STACK);
+    // The compile works for the caller: it carries the caller's C-ABI re-entry mark.
+    let mark = crate::reentry::current();
     std::thread::scope(|s| {
         let h = std::thread::Builder::new()
             .name("anycuda-compile".into())
             .stack_size(stack)
-            .spawn_scoped(s, f)
+            .spawn_scoped(s, move || {
+                crate::reentry::set(mark);
+                f()
+            })
             .map_err(|e| {
                 log::error!("no {stack}-byte compile thread ({e}); the compile is refused");
                 CompileThreadError::Spawn(e.to_string())

@@ -11,12 +11,8 @@
 //! Cost: one lookup of a const-initialised thread-local `Cell` (no lazy registration, no
 //! destructor), one read and two writes per call; measured in docs/c-abi.md.
 
+use anycuda_api::reentry::DEPTH;
 use std::cell::Cell;
-
-thread_local! {
-    /// 1 while this thread is inside an anycuda C-ABI call.
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
-}
 
 /// This thread is inside an anycuda C-ABI call for as long as the value lives.
 ///
