@@ -114,6 +114,7 @@ fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
         assert!(bundle.options.iter().any(|o| o == "-std=c++17"));
         assert!(bundle.producer.starts_with("NVRTC"), "{}", bundle.producer);
         // The bundle compiles for AMD, every kernel NVRTC found included.
+        let cold = std::time::Instant::now();
         let code = anycuda_hip::rtc_bundle::compile_bundle(hip, &bundle, Some("gfx90a"))
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(code.starts_with(b"\x7fELF") && u16::from_le_bytes([code[18], code[19]]) == 224);
@@ -124,8 +125,22 @@ fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
                 "{file}: kernel {k} missing from the code object"
             );
         }
+        let cold = cold.elapsed();
+        let mut warm_time = None;
+        // Through anycuda's program cache (installed when the HIP backend loaded): the second
+        // compile of the same bundle for the same target is served from it.
+        if anycuda::core::cache::default_cache().is_some() {
+            anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &bundle, Some("gfx90a")).unwrap();
+            let t = std::time::Instant::now();
+            let warm = anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &bundle, Some("gfx90a"))
+                .unwrap();
+            warm_time = Some(t.elapsed());
+            assert!(warm.1, "{file}: the second compile was not a cache hit");
+            assert!(warm.0.starts_with(b"\x7fELF"));
+        }
         println!(
-            "NVCC-BUNDLE {file}: {} kernels, {} headers, {} bundle lines",
+            "NVCC-BUNDLE {file}: {} kernels, {} headers, {} bundle lines; hipRTC {cold:.2?}, \
+             from the cache {warm_time:.2?}",
             want.len(),
             bundle.headers.len(),
             ptx.lines()

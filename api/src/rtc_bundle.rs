@@ -40,6 +40,7 @@ use crate::rtc_headers::{builtin_headers, RtcTarget};
 use crate::rtc_include::{self, SearchPath};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// What every line of a bundle starts with (after optional leading white space).
 pub const LINE_PREFIX: &str = "// anycuda-bundle: ";
@@ -352,6 +353,35 @@ impl Bundle {
         }
         Ok(b)
     }
+}
+
+/// A store for code compiled from bundles, kept across processes so a module's load does not
+/// compile it again every start.
+///
+/// The backends cannot reach `anycuda::core`'s persistent program cache (it lives above them),
+/// so the layer that owns it installs one of these ([`install_code_cache`]); a backend that
+/// compiles a bundle asks [`code_cache`] first and stores what it made. The key is given as
+/// fields (everything that decides the output: the bundle, the target, the compiler's
+/// identity), which the cache digests.
+pub trait CodeCache: Send + Sync {
+    /// The code stored under the key made of `fields`, if any. A damaged entry is a miss.
+    fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>>;
+    /// Stores `code` under the key made of `fields`; a failure to store is the cache's to log,
+    /// never the compile's.
+    fn put(&self, fields: &[&[u8]], code: &[u8]);
+}
+
+static CODE_CACHE: OnceLock<Box<dyn CodeCache>> = OnceLock::new();
+
+/// Installs the process's [`CodeCache`]; `false` (and `cache` dropped) when one is installed
+/// already.
+pub fn install_code_cache(cache: Box<dyn CodeCache>) -> bool {
+    CODE_CACHE.set(cache).is_ok()
+}
+
+/// The installed [`CodeCache`], if any.
+pub fn code_cache() -> Option<&'static dyn CodeCache> {
+    CODE_CACHE.get().map(|c| c.as_ref())
 }
 
 /// Whether the quoted include `name`, found at `path`, is a header the compilers bring

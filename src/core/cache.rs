@@ -455,6 +455,37 @@ pub fn default_cache() -> Option<Arc<dyn ProgramCache>> {
         .clone()
 }
 
+/// The [`default_cache`] as the backends' store for code compiled from PTX source bundles
+/// (`anycuda nvcc`'s, compiled by the HIP backend when such PTX loads on AMD): installed when
+/// the HIP backend is first loaded, so those compiles are cached like [`Program`](super::Program)'s.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BundleCodeCache;
+
+impl BundleCodeCache {
+    fn key(fields: &[&[u8]]) -> CacheKey {
+        let mut k = KeyBuilder::new();
+        k.field(b"anycuda bundle code");
+        for f in fields {
+            k.field(f);
+        }
+        k.finish()
+    }
+}
+
+impl anycuda_api::rtc_bundle::CodeCache for BundleCodeCache {
+    fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>> {
+        default_cache()?.get(&Self::key(fields))
+    }
+
+    fn put(&self, fields: &[&[u8]], code: &[u8]) {
+        if let Some(c) = default_cache() {
+            if let Err(e) = c.put(&Self::key(fields), code) {
+                log::warn!("program cache: cannot store a bundle's code: {e}");
+            }
+        }
+    }
+}
+
 /// SHA-256 (FIPS 180-4), for cache keys and entry checksums: no dependency for 60 lines.
 #[derive(Clone, Debug)]
 struct Sha256 {

@@ -8,8 +8,11 @@
 //! CUDA options are translated as for any run-time compile, the built-in headers apply, and
 //! the AMD target is the current device's unless one is named.
 //!
-//! Not cached yet: every load compiles again (the persistent program cache lives in
-//! `anycuda::core`, above this crate, and has no hook here yet).
+//! Loads go through [`compile_bundle_cached`]: the code is looked up in the process's
+//! [`anycuda_api::rtc_bundle::code_cache`] (anycuda installs its persistent program cache
+//! there) under the bundle, the AMD target, the hipRTC library's identity (path, version, size,
+//! modification time), this crate's version (its built-in headers) and whether the built-in
+//! headers are on; without an installed cache every load compiles.
 
 use crate::HipBackend;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
@@ -141,6 +144,63 @@ pub fn compile_bundle(
     Ok(code)
 }
 
+/// What produced the code and for what: the cache key's fields besides the bundle, or `None`
+/// when the compiler cannot be identified (then nothing is cached).
+fn key_fields(b: &HipBackend, target: &str) -> Option<Vec<Vec<u8>>> {
+    let lib = b.rtc.as_ref().ok()?;
+    let meta = std::fs::metadata(&lib.path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(vec![
+        b"anycuda-hip bundle code 1".to_vec(),
+        env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
+        vec![u8::from(anycuda_api::rtc_input::builtins_enabled())],
+        target.as_bytes().to_vec(),
+        lib.path.as_bytes().to_vec(),
+        lib.version.to_le_bytes().to_vec(),
+        meta.len().to_le_bytes().to_vec(),
+        mtime.as_nanos().to_le_bytes().to_vec(),
+    ])
+}
+
+/// [`compile_bundle`] through the installed code cache (see the module docs): the code, and
+/// whether it came from the cache. `target` `None` is the current device's target; with no
+/// device and no target nothing is cached and the compile reports the missing target.
+///
+/// # Errors
+/// As [`compile_bundle`].
+pub fn compile_bundle_cached(
+    b: &HipBackend,
+    bundle: &Bundle,
+    target: Option<&str>,
+) -> Result<(Vec<u8>, bool), BundleCompileError> {
+    let arch = target.map(str::to_owned).or_else(|| b.current_arch());
+    let cache = anycuda_api::rtc_bundle::code_cache();
+    let key = match (cache, arch.as_deref(), bundle.to_text()) {
+        (Some(_), Some(a), Ok(text)) => key_fields(b, a).map(|mut f| {
+            f.push(text.into_bytes());
+            f
+        }),
+        _ => None,
+    };
+    let fields: Option<Vec<&[u8]>> = key.as_ref().map(|k| k.iter().map(Vec::as_slice).collect());
+    if let (Some(c), Some(f)) = (cache, &fields) {
+        // Only an AMD code object stands for a compile; anything else is a miss.
+        if let Some(code) = c.get(f).filter(|c| c.starts_with(b"\x7fELF")) {
+            return Ok((code, true));
+        }
+    }
+    // The target found for the key is the one compiled for, even if the device changes.
+    let code = compile_bundle(b, bundle, arch.as_deref())?;
+    if let (Some(c), Some(f)) = (cache, &fields) {
+        c.put(f, &code);
+    }
+    Ok((code, false))
+}
+
 /// The program's log, or an empty text when it cannot be read.
 fn program_log(b: &HipBackend, prog: nvrtcProgram) -> String {
     let mut size = 0usize;
@@ -216,6 +276,57 @@ mod tests {
         no_define.options.clear();
         let e = compile_bundle(&b, &no_define, Some("gfx90a")).unwrap_err();
         assert!(e.log.contains("FACTOR"), "{}", e.log);
+    }
+
+    /// A code cache in memory that counts its hits, for the one test that installs it.
+    #[derive(Default)]
+    struct Counting {
+        map: std::sync::Mutex<std::collections::HashMap<Vec<Vec<u8>>, Vec<u8>>>,
+        hits: std::sync::atomic::AtomicUsize,
+    }
+
+    impl anycuda_api::rtc_bundle::CodeCache for &'static Counting {
+        fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>> {
+            let key: Vec<Vec<u8>> = fields.iter().map(|f| f.to_vec()).collect();
+            let got = self.map.lock().unwrap().get(&key).cloned();
+            if got.is_some() {
+                self.hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            got
+        }
+        fn put(&self, fields: &[&[u8]], code: &[u8]) {
+            let key = fields.iter().map(|f| f.to_vec()).collect();
+            self.map.lock().unwrap().insert(key, code.to_vec());
+        }
+    }
+
+    #[test]
+    fn loads_go_through_the_installed_code_cache() {
+        let Some(b) = hiprtc() else { return };
+        let counting: &'static Counting = Box::leak(Box::default());
+        assert!(anycuda_api::rtc_bundle::install_code_cache(Box::new(
+            counting
+        )));
+        let (first, hit) = compile_bundle_cached(&b, &bundle(), Some("gfx90a")).unwrap();
+        assert!(!hit && first.starts_with(b"\x7fELF"));
+        let (second, hit) = compile_bundle_cached(&b, &bundle(), Some("gfx90a")).unwrap();
+        assert!(hit && second == first);
+        assert_eq!(counting.hits.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // Another bundle or another target is another key.
+        let mut other = bundle();
+        other.options.push("-DEXTRA=1".into());
+        assert!(!compile_bundle_cached(&b, &other, Some("gfx90a")).unwrap().1);
+        assert!(
+            !compile_bundle_cached(&b, &bundle(), Some("gfx908"))
+                .unwrap()
+                .1
+        );
+        // An entry that is not a code object is a miss, and is replaced.
+        for v in counting.map.lock().unwrap().values_mut() {
+            *v = b"junk".to_vec();
+        }
+        let (again, hit) = compile_bundle_cached(&b, &bundle(), Some("gfx90a")).unwrap();
+        assert!(!hit && again.starts_with(b"\x7fELF"));
     }
 
     #[test]

@@ -175,13 +175,17 @@ pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, C
         }
     };
     let start = std::time::Instant::now();
-    match crate::rtc_bundle::compile_bundle(b, &bundle, None) {
-        Ok(code) => {
+    match crate::rtc_bundle::compile_bundle_cached(b, &bundle, None) {
+        Ok((code, hit)) => {
             log::info!(
-                "anycuda (HIP): compiled the source bundle of {} ({} headers) with hipRTC in \
-                 {:.0?} (not cached)",
+                "anycuda (HIP): the source bundle of {} ({} headers): {} in {:.0?}",
                 bundle.name,
                 bundle.headers.len(),
+                if hit {
+                    "cached code"
+                } else {
+                    "compiled with hipRTC"
+                },
                 start.elapsed()
             );
             Some(Ok(code))
