@@ -183,3 +183,59 @@ fn other_modes_without_nvcc_fail_clearly() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), "args: --version -v\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_real_nvccs_ptx_gets_the_bundle_and_a_wrapper_loop_is_stopped() {
+    let bin =
+        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let dir = std::env::temp_dir().join(format!("anycuda-real-nvcc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("k.cu"), "#include \"k.cuh\"\n").unwrap();
+    std::fs::write(dir.join("k.cuh"), "#define K 1\n").unwrap();
+    // A stand-in for NVIDIA's nvcc: writes PTX to the file after -o (no trailing newline).
+    let fake = dir.join("fake-nvcc");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+         printf '.version 8.0\\n.target sm_90' > \"$out\"\n",
+    )
+    .unwrap();
+    // A wrapper named nvcc that runs the front end again.
+    let wrapper = dir.join("nvcc");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {bin} nvcc \"$@\"\n")).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in [&fake, &wrapper] {
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let out = dir.join("k.ptx");
+    let o = Command::new(&bin)
+        .args(["nvcc", "--ptx", "-arch=sm_90", "-DX=2", "-o"])
+        .arg(&out)
+        .arg(dir.join("k.cu"))
+        .env("ANYCUDA_REAL_NVCC", &fake)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    assert!(ptx.starts_with(".version 8.0\n.target sm_90\n// anycuda-bundle: v1 "));
+    let b = Bundle::find(&ptx).unwrap().unwrap();
+    assert_eq!(b.producer, "nvcc");
+    assert_eq!(
+        b.headers,
+        [("k.cuh".to_owned(), "#define K 1\n".to_owned())]
+    );
+    assert_eq!(b.options, ["-DX=2"]);
+    // The nvcc on PATH is a wrapper of the front end: stopped with a message, not a loop.
+    let o = Command::new(&bin)
+        .args(["nvcc", "--version"])
+        .env_remove("ANYCUDA_REAL_NVCC")
+        .env("PATH", format!("{}:/usr/bin:/bin", dir.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("ANYCUDA_REAL_NVCC"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
