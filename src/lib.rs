@@ -138,7 +138,7 @@ impl Backend {
                 let _loading = Loading::enter(kind);
                 // Bundled PTX compiled on load goes through the program cache.
                 anycuda_api::rtc_bundle::install_code_cache(Box::new(
-                    crate::core::cache::BundleCodeCache,
+                    crate::core::cache::BundleCodeCache::default_cache(),
                 ));
                 anycuda_hip::HipBackend::load()
             }))),
