@@ -100,7 +100,8 @@ pub fn image_kind(head: &[u8]) -> ImageKind {
 pub const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot load \
     on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
     with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx or \
-    compile_ptx_with_opts), whose output loads on both backends";
+    compile_ptx_with_opts), whose output loads on both backends, or build the PTX with \
+    `anycuda nvcc`, which records the source in it for the HIP backend to compile";
 
 /// Why an NVIDIA cubin cannot load on an AMD GPU, and what to do instead.
 pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the .cu \
