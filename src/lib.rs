@@ -136,6 +136,10 @@ impl Backend {
             #[cfg(feature = "backend-hip")]
             BackendKind::Hip => Ok(Backend::Hip(HIP.get_or_init(|| {
                 let _loading = Loading::enter(kind);
+                // Bundled PTX compiled on load goes through the program cache.
+                anycuda_api::rtc_bundle::install_code_cache(Box::new(
+                    crate::core::cache::BundleCodeCache::default_cache(),
+                ));
                 anycuda_hip::HipBackend::load()
             }))),
             #[allow(unreachable_patterns)]

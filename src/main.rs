@@ -23,6 +23,31 @@ fn default_sigpipe() {
 fn main() -> ExitCode {
     #[cfg(unix)]
     default_sigpipe();
+    // `anycuda nvcc ...`, or this binary run through a link named `nvcc`: nvcc's command line,
+    // which clap must not parse (nvcc's `-v`, `-h`, `--version` are not anycuda's).
+    let mut argv = std::env::args_os();
+    let argv0 = argv.next().unwrap_or_default();
+    let called_nvcc = std::path::Path::new(&argv0)
+        .file_name()
+        .is_some_and(|n| n == "nvcc");
+    let rest: Vec<std::ffi::OsString> = argv.collect();
+    if called_nvcc || rest.first().is_some_and(|a| a == "nvcc") {
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+            .format_timestamp(None)
+            .init();
+        let args = if called_nvcc {
+            rest
+        } else {
+            rest[1..].to_vec()
+        };
+        return match cli::nvcc::run(args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let args = cli::Cli::parse();
     let level = match args.log_verbose {
         0 => "warn",

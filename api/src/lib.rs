@@ -20,6 +20,7 @@ pub mod nccl;
 pub mod nvcc;
 pub mod nvjitlink;
 pub mod params;
+pub mod rtc_bundle;
 #[macro_use]
 mod rtc_headers_extra;
 pub mod reentry;

@@ -7,6 +7,7 @@ mod elf_shim;
 mod info;
 mod libdir;
 mod mapping;
+pub mod nvcc;
 
 use anycuda::BackendKind;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -123,6 +124,13 @@ pub enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// An nvcc front end that records each kernel's source in the PTX it writes, so the HIP
+    /// backend can compile it for AMD (docs/nvcc.md). Takes nvcc's command line.
+    Nvcc {
+        /// nvcc's arguments (main.rs hands them over before this parser sees them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 /// Runs a parsed command.
@@ -157,5 +165,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         } => mapping::run(r#enum.as_deref(), json, hip_version),
         Command::Coverage { json, verbose } => coverage::run(json, verbose),
         Command::Libdir => libdir::run(),
+        Command::Nvcc { args } => nvcc::run(args),
     }
 }

@@ -455,6 +455,53 @@ pub fn default_cache() -> Option<Arc<dyn ProgramCache>> {
         .clone()
 }
 
+/// A [`ProgramCache`] as the backends' store for code compiled from PTX source bundles
+/// (`anycuda nvcc`'s, compiled by the HIP backend when such PTX loads on AMD). anycuda installs
+/// the [`default_cache`] one when the HIP backend is first loaded, so those compiles are cached
+/// like [`Program`](super::Program)'s.
+#[derive(Debug, Clone, Default)]
+pub struct BundleCodeCache(Option<Arc<dyn ProgramCache>>);
+
+impl BundleCodeCache {
+    /// The [`default_cache`], looked up at each use (none when it is disabled).
+    pub fn default_cache() -> Self {
+        Self(None)
+    }
+
+    /// A given cache.
+    pub fn new(cache: Arc<dyn ProgramCache>) -> Self {
+        Self(Some(cache))
+    }
+
+    fn cache(&self) -> Option<Arc<dyn ProgramCache>> {
+        self.0.clone().or_else(default_cache)
+    }
+
+    fn key(fields: &[&[u8]]) -> CacheKey {
+        let mut k = KeyBuilder::new();
+        k.field(b"anycuda bundle code");
+        k.field((fields.len() as u64).to_le_bytes());
+        for f in fields {
+            k.field(f);
+        }
+        k.finish()
+    }
+}
+
+impl anycuda_api::rtc_bundle::CodeCache for BundleCodeCache {
+    fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>> {
+        self.cache()?.get(&Self::key(fields))
+    }
+
+    fn put(&self, fields: &[&[u8]], code: &[u8]) {
+        if let Some(c) = self.cache() {
+            if let Err(e) = c.put(&Self::key(fields), code) {
+                log::warn!("program cache: cannot store a bundle's code: {e}");
+            }
+        }
+    }
+}
+
 /// SHA-256 (FIPS 180-4), for cache keys and entry checksums: no dependency for 60 lines.
 #[derive(Clone, Debug)]
 struct Sha256 {
@@ -572,6 +619,21 @@ mod tests {
 
     fn hex(b: &[u8]) -> String {
         b.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn bundle_code_goes_into_the_given_cache() {
+        use anycuda_api::rtc_bundle::CodeCache;
+        let mem = Arc::new(InMemoryProgramCache::new(1 << 20));
+        let c = BundleCodeCache::new(mem.clone());
+        let key: [&[u8]; 2] = [b"bundle", b"gfx90a"];
+        assert_eq!(c.get(&key), None);
+        c.put(&key, b"\x7fELF code");
+        assert_eq!(c.get(&key).as_deref(), Some(&b"\x7fELF code"[..]));
+        assert_eq!(mem.len(), 1);
+        // Other fields, or the same bytes split differently, are another key.
+        assert_eq!(c.get(&[b"bundle", b"gfx908"]), None);
+        assert_eq!(c.get(&[b"bundlegfx90a"]), None);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod nccl;
 pub mod nvjitlink;
 pub use loader::version_string;
 pub mod rtc;
+pub mod rtc_bundle;
 mod rtc_isa;
 pub mod rtc_options;
 pub mod rtc_wave;

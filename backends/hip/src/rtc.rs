@@ -161,7 +161,7 @@ impl HipBackend {
     }
 
     /// The current device's target, if there is a device.
-    fn current_arch(&self) -> Option<String> {
+    pub(crate) fn current_arch(&self) -> Option<String> {
         let t = self.native_hip()?;
         let mut dev = 0;
         // SAFETY: valid out-pointer.

@@ -14,6 +14,13 @@
 //! a CUDA request the other side cannot express is the not-supported error. It is also what
 //! anycuda has documented since the cudarc facade first refused these images.
 //!
+//! PTX that carries an anycuda source bundle (`anycuda nvcc` writes one:
+//! [`anycuda_api::rtc_bundle`]) is the exception: on AMD its bundle is compiled with hipRTC for
+//! the device ([`crate::rtc_bundle::compile_bundle`]) and the code object loads instead
+//! ([`bundled_code`]). A damaged bundle is refused with `CUDA_ERROR_NOT_SUPPORTED` and the
+//! damage named; a bundle that does not compile fails the load with `CUDA_ERROR_INVALID_PTX`
+//! (what CUDA's driver returns when its PTX compile fails), the compile log logged.
+//!
 //! On HIP's NVIDIA platform nothing is refused: `hipModuleLoadData` is `cuModuleLoadData`
 //! there, and PTX and cubins load as on CUDA.
 
@@ -93,7 +100,8 @@ pub fn image_kind(head: &[u8]) -> ImageKind {
 pub const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot load \
     on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
     with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx or \
-    compile_ptx_with_opts), whose output loads on both backends";
+    compile_ptx_with_opts), whose output loads on both backends, or build the PTX with \
+    `anycuda nvcc`, which records the source in it for the HIP backend to compile";
 
 /// Why an NVIDIA cubin cannot load on an AMD GPU, and what to do instead.
 pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the .cu \
@@ -104,6 +112,15 @@ pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compi
 pub const FATBIN_ON_AMD: &str = "an NVIDIA fat binary (cubins and PTX) cannot load on an AMD \
     GPU; compile the .cu source at run time with NVRTC (nvrtcCompileProgram; \
     anycuda::core::Program; cudarc's compile_ptx), whose output loads on both backends";
+
+/// Why PTX whose anycuda source bundle is damaged cannot load on an AMD GPU.
+pub const DAMAGED_BUNDLE_ON_AMD: &str = "the PTX carries an anycuda source bundle that cannot \
+    be read (damaged, truncated or of a newer version; the log names which), and PTX itself \
+    cannot load on an AMD GPU; rebuild it with `anycuda nvcc`";
+
+/// Why PTX whose anycuda source bundle did not compile fails to load on an AMD GPU.
+pub const BUNDLE_COMPILE_FAILED: &str = "hipRTC could not compile the anycuda source bundle \
+    of this PTX for the AMD GPU (the compile log is logged)";
 
 /// The advice for an image HIP on an AMD GPU cannot load, `None` for one it may load. Pure.
 pub fn refusal_on_amd(kind: ImageKind) -> Option<&'static str> {
@@ -141,6 +158,110 @@ pub fn not_supported_reason(code: CUresult) -> Option<&'static str> {
         Some((c, why)) if c == code => Some(why),
         _ => None,
     })
+}
+
+/// The code object for PTX `text` that carries an anycuda source bundle, compiled by hipRTC
+/// for the current device: `None` when `text` has no bundle (the caller goes on as before),
+/// else the code or the load's error (recorded and logged).
+pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, CUresult>> {
+    use anycuda_api::rtc_bundle::Bundle;
+    // PTX is ASCII; text that is not UTF-8 carries no bundle this module wrote.
+    let text = std::str::from_utf8(text).ok()?;
+    let bundle = match Bundle::find(text) {
+        Ok(None) => return None,
+        Ok(Some(bundle)) => bundle,
+        Err(e) => {
+            log::error!("anycuda (HIP): {e}");
+            return Some(Err(refuse(NOT_SUPPORTED, DAMAGED_BUNDLE_ON_AMD)));
+        }
+    };
+    let start = std::time::Instant::now();
+    match crate::rtc_bundle::compile_bundle_cached(b, &bundle, None) {
+        Ok((code, hit)) => {
+            log::info!(
+                "anycuda (HIP): the source bundle of {} ({} headers): {} in {:.0?}",
+                bundle.name,
+                bundle.headers.len(),
+                if hit {
+                    "cached code"
+                } else {
+                    "compiled with hipRTC"
+                },
+                start.elapsed()
+            );
+            Some(Ok(code))
+        }
+        Err(e) => {
+            log::error!(
+                "anycuda (HIP): compiling the source bundle of {}: {e}",
+                bundle.name
+            );
+            Some(Err(refuse(
+                CUresult::CUDA_ERROR_INVALID_PTX,
+                BUNDLE_COMPILE_FAILED,
+            )))
+        }
+    }
+}
+
+/// [`code_from_bundle`] for an in-memory image on an AMD device; `None` on HIP's NVIDIA
+/// platform, for a NULL image and for anything but text.
+///
+/// # Safety
+/// As [`head_of`] when `image` is non-NULL; a text image is NUL-terminated (CUDA's contract
+/// for PTX).
+pub(crate) unsafe fn bundled_code(
+    b: &HipBackend,
+    image: *const c_void,
+) -> Option<Result<Vec<u8>, CUresult>> {
+    if image.is_null() || nvidia(b) {
+        return None;
+    }
+    // SAFETY: forwarded contract.
+    let (head, n) = unsafe { head_of(image) };
+    if image_kind(&head[..n]) != ImageKind::Text {
+        return None;
+    }
+    // SAFETY: a text image is NUL-terminated (the caller's contract).
+    let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
+    code_from_bundle(b, text.to_bytes())
+}
+
+/// [`bundled_code`] for the image in file `fname` (`cuModuleLoad`); `None` also when the file
+/// cannot be read (HIP then reports it as CUDA does).
+///
+/// # Safety
+/// `fname` is non-NULL and NUL-terminated.
+pub(crate) unsafe fn bundled_file_code(
+    b: &HipBackend,
+    fname: *const c_char,
+) -> Option<Result<Vec<u8>, CUresult>> {
+    if fname.is_null() || nvidia(b) {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let name = unsafe { CStr::from_ptr(fname) };
+    if file_kind(name)? != ImageKind::Text {
+        return None;
+    }
+    let bytes = std::fs::read(path_of(name)?).ok()?;
+    let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
+    code_from_bundle(b, &bytes[..end])
+}
+
+/// The path a C file name names.
+fn path_of(name: &CStr) -> Option<std::path::PathBuf> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Some(std::path::PathBuf::from(std::ffi::OsStr::from_bytes(
+            name.to_bytes(),
+        )))
+    }
+    #[cfg(not(unix))]
+    {
+        Some(std::path::PathBuf::from(name.to_str().ok()?))
+    }
 }
 
 /// Up to 20 leading bytes of a NUL-terminated text or an ELF/fat-binary image, never reading
@@ -219,13 +340,7 @@ pub(crate) unsafe fn check_file(b: &HipBackend, fname: *const c_char) -> Result<
 /// read or is empty.
 fn file_kind(name: &CStr) -> Option<ImageKind> {
     use std::io::Read;
-    #[cfg(unix)]
-    let path = {
-        use std::os::unix::ffi::OsStrExt;
-        std::path::Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()))
-    };
-    #[cfg(not(unix))]
-    let path = std::path::PathBuf::from(name.to_str().ok()?);
+    let path = path_of(name)?;
     let mut f = std::fs::File::open(path).ok()?;
     let mut head = [0u8; 20];
     let mut n = 0;

@@ -84,6 +84,17 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     }
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
+    // SAFETY: the caller's image. On AMD, PTX with a source bundle is compiled (adapt/image.rs).
+    let bundled = unsafe { super::image::bundled_code(b, image) };
+    let image: *const c_void = match &bundled {
+        Some(Ok(code)) => code.as_ptr().cast(),
+        Some(Err(e)) => {
+            // SAFETY: forwarded contract (dropped outputs read as empty).
+            unsafe { copy_back(&j, numOptions, options, optionValues) };
+            return *e;
+        }
+        None => image,
+    };
     // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
     if let Err(e) = unsafe { super::image::check_loadable(b, image) } {
         // SAFETY: forwarded contract (dropped outputs read as empty).
@@ -142,7 +153,14 @@ unsafe fn load_image(
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's image.
+    // SAFETY: the caller's image. On AMD, PTX with a source bundle is compiled (adapt/image.rs).
+    let bundled = unsafe { super::image::bundled_code(b, image) };
+    let image: *const c_void = match &bundled {
+        Some(Ok(code)) => code.as_ptr().cast(),
+        Some(Err(e)) => return *e,
+        None => image,
+    };
+    // SAFETY: the caller's image (or the code object compiled from its bundle).
     tri!(unsafe { super::image::check_loadable(b, image) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
@@ -189,6 +207,17 @@ pub(crate) unsafe fn cuModuleLoad(
     let f = hip_fn!(b, hipModuleLoad);
     if module.is_null() || fname.is_null() {
         return INVALID_VALUE;
+    }
+    // SAFETY: the caller's path. On AMD, PTX with a source bundle is compiled and its code
+    // object loaded from memory (adapt/image.rs).
+    match unsafe { super::image::bundled_file_code(b, fname) } {
+        Some(Ok(code)) => {
+            let load = hip_fn!(b, hipModuleLoadData);
+            // SAFETY: the compiled code object, alive for the call.
+            return unsafe { load_image(b, module, code.as_ptr().cast(), load) };
+        }
+        Some(Err(e)) => return e,
+        None => {}
     }
     // SAFETY: the caller's path. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
     tri!(unsafe { super::image::check_file(b, fname) });
