@@ -25,9 +25,11 @@ for line in sys.stdin:
         shutil.copy(m["executable"], os.path.join(dest, m["target"]["name"]))
 ' "$DEST/bin"
 
-# The C ABI (anycuda-capi), beside the CLI, where `anycuda libdir` looks for it.
+# The C ABI (anycuda-capi) in lib/ (bin/ holds only programs, which ci/gpu-test.sh runs);
+# ci/capi-gpu.sh names it to `anycuda libdir` with ANYCUDA_CAPI_LIBRARY.
+mkdir -p "$DEST/lib"
 cargo build --release --locked -p anycuda-capi
-cp "$TARGET/release/libanycuda_capi.so" "$DEST/bin/"
+cp "$TARGET/release/libanycuda_capi.so" "$DEST/lib/"
 
 # Test executables: cargo names them <test>-<hash>; keep the test name.
 cargo test --release --locked --no-run --message-format=json -p anycuda --features half 2>/dev/null \

@@ -23,6 +23,7 @@ mkdir -p "$OUT"
 WORK="$(mktemp -d /tmp/capi-gpu.XXXXXX)"
 say() { printf 'capi-gpu: %s\n' "$*" >&2; }
 
+export ANYCUDA_CAPI_LIBRARY="$DEV/lib/libanycuda_capi.so" # where ci/bundle-for-gpu.sh puts it
 LIBDIR="$("$DEV/bin/anycuda" libdir 2>"$OUT/libdir.err")" || {
     say "anycuda libdir failed: $(cat "$OUT/libdir.err")"
     exit 1
@@ -63,6 +64,7 @@ run() { # COLUMN PROGRAM CMD...
     if ((rc == 0)); then RES[$prog,$col]="PASS"; else RES[$prog,$col]="FAIL (exit $rc)"; fi
     say "$prog [$col]: ${RES[$prog,$col]} ${line:+- $line}"
     ((rc == 0)) || tail -n 12 "$OUT/$prog.$col.log" >&2
+    ((rc != 0)) || rm -f "$OUT/$prog.$col.log" # passing runs' logs add nothing to the line above
 }
 HIPENV=(ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so")
 for prog in saxpy_driver runtime_demo launch; do
@@ -82,7 +84,7 @@ done
 # The C ABI's per-call cost against NVIDIA's driver (ci/capi/bench.c: cuDriverGetVersion both
 # ways, cuGetErrorName, the re-entry guard), interleaved rounds in one process.
 if cc -O2 -Wall -o "$WORK/capi-bench" ci/capi/bench.c -ldl >"$OUT/build-bench.log" 2>&1; then
-    ANYCUDA_BACKEND=cuda taskset -c "${BENCH_CPU:-2}" "$WORK/capi-bench" "$DEV/bin/libanycuda_capi.so" \
+    ANYCUDA_BACKEND=cuda taskset -c "${BENCH_CPU:-2}" "$WORK/capi-bench" "$ANYCUDA_CAPI_LIBRARY" \
         >"$OUT/capi-bench.txt" 2>&1 || say "capi bench failed"
     cat "$OUT/capi-bench.txt" >&2
 else
