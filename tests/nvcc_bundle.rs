@@ -1,7 +1,9 @@
 //! `anycuda nvcc --ptx` on real kernels (candle-kernels' .cu files with their local .cuh
 //! headers), without nvcc: NVRTC writes the PTX, the front end appends the source bundle, and
 //! the bundle, read back from the PTX, compiles with hipRTC for gfx90a through the function the
-//! HIP backend's module load calls. Real compilers only; no GPU needed.
+//! HIP backend's module load calls. Real compilers only; no GPU needed. Needs both backends
+//! (NVRTC writes, hipRTC reads): the single-backend builds leave the file out.
+#![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
 mod common;
 
