@@ -177,7 +177,12 @@ pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, C
     };
     let start = std::time::Instant::now();
     match crate::rtc_bundle::compile_bundle_cached(b, &bundle, None) {
-        Ok((code, hit)) => {
+        Ok((mut code, hit)) => {
+            // On HIP's NVIDIA platform hipRTC's code is PTX, which the driver reads as a C
+            // string: make sure it ends with its NUL.
+            if !code.starts_with(b"\x7fELF") && code.last() != Some(&0) {
+                code.push(0);
+            }
             log::info!(
                 "anycuda (HIP): the source bundle of {} ({} headers): {} in {:.0?}",
                 bundle.name,
@@ -204,8 +209,46 @@ pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, C
     }
 }
 
-/// [`code_from_bundle`] for an in-memory image on an AMD device; `None` on HIP's NVIDIA
-/// platform, for a NULL image and for anything but text.
+/// Whether source bundles are compiled here: always on an AMD device; on HIP's NVIDIA platform
+/// only with `ANYCUDA_HIP_BUNDLES=always`. That switch exists to prove the AMD route (bundle read
+/// back, compiled by hipRTC, code loaded) on an NVIDIA GPU, the only GPU this project's test
+/// machines have; by default PTX loads as PTX there, as NVIDIA's driver would load it. Read once.
+fn compile_bundles_here(b: &HipBackend) -> bool {
+    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    !nvidia(b)
+        || *ALWAYS.get_or_init(|| {
+            let v = std::env::var("ANYCUDA_HIP_BUNDLES").ok();
+            let (always, note) = bundles_mode(v.as_deref());
+            if let Some(note) = note {
+                log::warn!("anycuda (HIP): {note}");
+            } else if always {
+                log::info!(
+                    "anycuda (HIP): ANYCUDA_HIP_BUNDLES=always: source bundles are compiled by \
+                     hipRTC on HIP's NVIDIA platform too"
+                );
+            }
+            always
+        })
+}
+
+/// `ANYCUDA_HIP_BUNDLES`'s value read: whether it says `always`, and a note for a value that is
+/// neither `auto` nor `always` (then `auto`). Pure.
+fn bundles_mode(value: Option<&str>) -> (bool, Option<String>) {
+    match value.map(str::trim) {
+        None | Some("" | "auto") => (false, None),
+        Some(v) if v.eq_ignore_ascii_case("always") => (true, None),
+        Some(v) if v.eq_ignore_ascii_case("auto") => (false, None),
+        Some(other) => (
+            false,
+            Some(format!(
+                "ANYCUDA_HIP_BUNDLES={other:?} is neither `auto` nor `always`; using `auto`"
+            )),
+        ),
+    }
+}
+
+/// [`code_from_bundle`] for an in-memory image where bundles are compiled
+/// ([`compile_bundles_here`]); `None` otherwise, for a NULL image and for anything but text.
 ///
 /// # Safety
 /// As [`head_of`] when `image` is non-NULL; a text image is NUL-terminated (CUDA's contract
@@ -214,7 +257,7 @@ pub(crate) unsafe fn bundled_code(
     b: &HipBackend,
     image: *const c_void,
 ) -> Option<Result<Vec<u8>, CUresult>> {
-    if image.is_null() || nvidia(b) {
+    if image.is_null() || !compile_bundles_here(b) {
         return None;
     }
     // SAFETY: forwarded contract.
@@ -236,7 +279,7 @@ pub(crate) unsafe fn bundled_file_code(
     b: &HipBackend,
     fname: *const c_char,
 ) -> Option<Result<Vec<u8>, CUresult>> {
-    if fname.is_null() || nvidia(b) {
+    if fname.is_null() || !compile_bundles_here(b) {
         return None;
     }
     // SAFETY: the caller's contract.
@@ -440,5 +483,20 @@ mod tests {
         std::thread::spawn(|| assert_eq!(not_supported_reason(NOT_SUPPORTED), None))
             .join()
             .unwrap();
+    }
+
+    #[test]
+    fn bundles_mode_reads_auto_and_always_and_notes_the_rest() {
+        for v in [None, Some(""), Some("auto"), Some(" AUTO ")] {
+            assert_eq!(bundles_mode(v), (false, None), "{v:?}");
+        }
+        for v in ["always", "Always", " always\n"] {
+            assert_eq!(bundles_mode(Some(v)), (true, None), "{v:?}");
+        }
+        for v in ["1", "yes", "alway", "always,auto"] {
+            let (always, note) = bundles_mode(Some(v));
+            assert!(!always, "{v:?}");
+            assert!(note.unwrap().contains("using `auto`"), "{v:?}");
+        }
     }
 }
