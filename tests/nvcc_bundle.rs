@@ -9,7 +9,6 @@ mod common;
 
 use anycuda::BackendKind;
 use anycuda_api::rtc_bundle::Bundle;
-use common::{on_ci, repo_root};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -18,18 +17,14 @@ use std::process::Command;
 const FILES: [&str; 3] = ["affine.cu", "binary.cu", "fill.cu"];
 
 fn kernel_dir() -> Option<PathBuf> {
-    let root = repo_root().join(".cache/inputs/real-kernels");
-    let dir = std::fs::read_dir(&root)
+    let dir = common::real_corpus()?
         .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path().join("src"))
+        .map(|(src, _)| src)
         .find(|d| d.join("affine.cu").is_file());
-    if dir.is_none() {
-        let msg = "candle-kernels sources are not fetched: bash ci/rocm/fetch-kernels.sh";
-        assert!(!on_ci(), "{msg}");
-        eprintln!("SKIP: {msg}");
-    }
+    assert!(
+        dir.is_some(),
+        "no corpus crate holds candle-kernels' affine.cu"
+    );
     dir
 }
 

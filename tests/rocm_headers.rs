@@ -42,12 +42,15 @@ const USES: &str = r#"
 #include <climits>
 #include <cmath>
 #include <cassert>
+#include <cuda/std/limits>
 template <typename T> __device__ typename std::enable_if<std::is_floating_point<T>::value, T>::type twice(T v) { return v + v; }
 extern "C" __global__ void k(float* f, __half* h, __nv_bfloat16* b, unsigned char* q, int64_t* i)
 {
     const int t = threadIdx.x;
     static_assert(std::is_same<std::remove_cv<const int>::type, int>::value, "type_traits");
     static_assert(std::numeric_limits<int>::max() == INT_MAX, "limits");
+    static_assert(::cuda::std::numeric_limits<uint32_t>::lowest() == 0u &&
+                  ::cuda::std::numeric_limits<int64_t>::max() == INT64_MAX, "cuda/std/limits");
     static_assert(sizeof(std::size_t) == sizeof(void*) && sizeof(ptrdiff_t) == 8, "stddef");
     assert(t >= 0);
     float v = f[t];

@@ -72,6 +72,7 @@ const NVRTC_HEADERS: &[(&str, &str)] = &[
     ("math.h", extra::MATH_H),
     ("cmath", extra::CMATH),
     ("limits", extra::LIMITS),
+    ("cuda/std/limits", extra::CUDA_STD_LIMITS),
     ("cuda_fp8.h", extra::CUDA_FP8_H),
     ("type_traits", extra::TYPE_TRAITS_NVRTC),
     ("assert.h", extra::ASSERT_H_NVRTC),
@@ -97,6 +98,7 @@ const HIPRTC_HEADERS: &[(&str, &str)] = &[
     ("math.h", extra::MATH_H),
     ("cmath", extra::CMATH),
     ("limits", extra::LIMITS),
+    ("cuda/std/limits", extra::CUDA_STD_LIMITS),
     ("cuda_fp8.h", extra::CUDA_FP8_H),
     ("type_traits", extra::TYPE_TRAITS_HIPRTC),
     ("assert.h", extra::ASSERT_H_HIPRTC),
@@ -139,11 +141,13 @@ const HIPRTC_CUDA_RUNTIME_H: &str = concat!(
 // describe a 64-lane wavefront: they exist on wave32 targets and are a compile error on wave64.
 #pragma once
 // nvcc defines __CUDA_ARCH__ in device code; CUDA libraries gate whole kernel families on it
-// (half arithmetic >= 530, half atomics >= 700, bfloat16 >= 800). AMD's targets have what those
-// gates ask for (these headers supply the CUDA spellings), so device code sees 800. Code under
-// such a gate that uses inline PTX fails to compile on AMD, as it must.
+// (half arithmetic >= 530, half atomics >= 700, bfloat16 >= 800, FP8 E4M3/E5M2 >= 890). AMD's
+// targets have what those gates ask for (these headers supply the CUDA spellings; FP8 in software,
+// <cuda_fp8.h>), so device code sees 890. 900 would open Hopper's gates (clusters, TMA, wgmma:
+// inline PTX, nothing AMD has). Code under a gate that uses inline PTX fails to compile on AMD, as
+// it must.
 #ifndef __CUDA_ARCH__
-#define __CUDA_ARCH__ 800
+#define __CUDA_ARCH__ 890
 #endif
 #ifndef INFINITY
 #define INFINITY __builtin_inff()

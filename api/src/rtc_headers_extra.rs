@@ -164,6 +164,23 @@ using ::fminf; using ::floorf; using ::ceilf; using ::tanhf; using ::erff; using
 "#;
 
 /// `<limits>`: `std::numeric_limits` for the arithmetic types (LP64, signed `char`).
+/// `<cuda/std/limits>` (libcu++'s, which neither runtime compiler finds without CCCL on the
+/// include path; candle-kernels' reduce.cu includes it): `cuda::std::numeric_limits` is the
+/// built-in `<limits>`'s `std::numeric_limits`.
+pub(crate) const CUDA_STD_LIMITS: &str = r#"// anycuda built-in <cuda/std/limits>.
+#pragma once
+#include <limits>
+namespace cuda {
+namespace std {
+using ::std::float_round_style;
+using ::std::numeric_limits;
+using ::std::round_indeterminate;
+using ::std::round_to_nearest;
+using ::std::round_toward_zero;
+} // namespace std
+} // namespace cuda
+"#;
+
 pub(crate) const LIMITS: &str = r#"// anycuda built-in <limits>: std::numeric_limits for the arithmetic types.
 #pragma once
 #ifdef __CUDACC_RTC__

@@ -5,7 +5,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEST="$ROOT/.cache/inputs/real-kernels"
-CRATES=("candle-kernels=0.9.1")
+# What to fetch: tests/kernels/real/crates.txt (`name version [file...]` lines).
+mapfile -t CRATES < <(awk '!/^#/ && NF >= 2 { print $1 "=" $2 }' "$ROOT/tests/kernels/real/crates.txt")
 mkdir -p "$DEST"
 for spec in "${CRATES[@]}"; do
     name="${spec%%=*}" version="${spec#*=}"

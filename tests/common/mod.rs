@@ -76,6 +76,48 @@ pub fn repo_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
 }
 
+/// The real-world kernel corpus (tests/kernels/real/crates.txt, fetched by
+/// `ci/rocm/fetch-kernels.sh` into .cache/inputs/real-kernels): each pinned crate's `src/`
+/// folder and its PTX-module `.cu` files, sorted; `None` (skip) when not fetched, which fails on
+/// CI. Only the pinned versions count, whatever else the shared cache holds.
+#[allow(dead_code)] // not every test file that includes this module reads the corpus
+pub fn real_corpus() -> Option<Vec<(PathBuf, Vec<PathBuf>)>> {
+    let list = std::fs::read_to_string(repo_root().join("tests/kernels/real/crates.txt"))
+        .expect("tests/kernels/real/crates.txt");
+    let mut out = Vec::new();
+    for line in list.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let (Some(name), Some(version)) = (words.next(), words.next()) else {
+            panic!("tests/kernels/real/crates.txt: `{line}` is not `name version [file...]`");
+        };
+        let skip: Vec<&str> = words.collect();
+        let src = repo_root().join(format!(".cache/inputs/real-kernels/{name}-{version}/src"));
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+            .filter(|p| !skip.iter().any(|s| p.file_name().is_some_and(|f| f == *s)))
+            .collect();
+        if files.is_empty() {
+            let msg = format!(
+                "the real-world kernel corpus ({name} {version}) is not fetched: \
+                 bash ci/rocm/fetch-kernels.sh"
+            );
+            assert!(!on_ci(), "{msg}");
+            eprintln!("SKIP: {msg}");
+            return None;
+        }
+        files.sort();
+        out.push((src, files));
+    }
+    Some(out)
+}
+
 /// Every `.cu` file directly in `dir` (relative to the repository root), sorted.
 pub fn corpus(dir: &str) -> Vec<Kernel> {
     let dir = repo_root().join(dir);

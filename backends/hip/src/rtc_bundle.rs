@@ -155,15 +155,36 @@ fn key_fields(b: &HipBackend, target: &str) -> Option<Vec<Vec<u8>>> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
     Some(vec![
-        b"anycuda-hip bundle code 1".to_vec(),
+        b"anycuda-hip bundle code 2".to_vec(),
         env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
         vec![u8::from(anycuda_api::rtc_input::builtins_enabled())],
+        builtin_header_texts().to_vec(),
         target.as_bytes().to_vec(),
         lib.path.as_bytes().to_vec(),
         lib.version.to_le_bytes().to_vec(),
         meta.len().to_le_bytes().to_vec(),
         mtime.as_nanos().to_le_bytes().to_vec(),
     ])
+}
+
+/// Every built-in header the compile may use, names and texts: part of the key, because they
+/// are compiled into anycuda and change between its builds without a version change (the cache
+/// hashes the key, so only a different text matters).
+fn builtin_header_texts() -> &'static [u8] {
+    static TEXTS: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| {
+        use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+        let mut v = Vec::new();
+        for t in [RtcTarget::Hiprtc, RtcTarget::Nvrtc] {
+            for (name, text) in builtin_headers(t) {
+                for part in [name.as_bytes(), text.as_bytes()] {
+                    v.extend_from_slice(&part.len().to_le_bytes());
+                    v.extend_from_slice(part);
+                }
+            }
+        }
+        v
+    })
 }
 
 /// [`compile_bundle`] through the installed code cache (see the module docs): the code, and
