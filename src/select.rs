@@ -198,6 +198,22 @@ pub(crate) fn active() -> Option<Backend> {
     }
 }
 
+/// Whether calls already dispatch to the CUDA backend (chosen, loaded and published): one
+/// atomic load; never chooses, never blocks. For the C ABI (anycuda-capi), whose Driver API
+/// exports skip the re-entry guard then: a call into them from inside NVIDIA's own libraries
+/// reaches NVIDIA's driver through this backend either way (docs/c-abi.md, "The re-entry
+/// guard").
+#[inline(always)]
+pub fn dispatching_to_cuda() -> bool {
+    #[cfg(feature = "backend-cuda")]
+    {
+        let v = FAST.load(Ordering::Acquire);
+        v != 0 && v & HIP_TAG == 0
+    }
+    #[cfg(not(feature = "backend-cuda"))]
+    false
+}
+
 /// First use: choose (once), then publish the choice for [`active`]'s one load.
 #[cfg(any(feature = "backend-cuda", feature = "backend-hip"))]
 #[cold]

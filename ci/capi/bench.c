@@ -3,7 +3,11 @@
  *     when the machine has one (a GPU machine; ANYCUDA_BACKEND=cuda);
  *   - cuGetErrorName through anycuda's C ABI (guard + dispatch + anycuda's tables; no vendor call);
  *   - the re-entry guard: anycuda_capi_call_as_vendor(noop) (guard enter/leave + one indirect
- *     call) against calling noop through a pointer.
+ *     call) against calling noop through a pointer;
+ *   - with NVIDIA's driver and a GPU: an empty kernel launched with cuLaunchKernel, batches of
+ *     LAUNCHES then cuCtxSynchronize, through anycuda's C ABI and through NVIDIA's libcuda (each
+ *     path loads its own module into the same primary context), interleaved; the host time per
+ *     launch, sync amortised.
  * hipDriverGetVersion is no trivial call on ROCm 5.2.3 without a GPU (about 37 us), so CI
  * measures the guard and cuGetErrorName; the driver comparison needs NVIDIA's driver. */
 #define _GNU_SOURCE
@@ -15,6 +19,70 @@
 typedef int (*get_version_fn)(int *);
 typedef int (*error_name_fn)(int, const char **);
 typedef int (*as_vendor_fn)(void (*)(void *), void *);
+
+static double now(void);
+
+typedef int (*init_fn)(unsigned);
+typedef int (*device_get_fn)(int *, int);
+typedef int (*retain_fn)(void **, int);
+typedef int (*set_current_fn)(void *);
+typedef int (*load_data_fn)(void **, const void *);
+typedef int (*get_function_fn)(void **, void *, const char *);
+typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, void *, void **, void **);
+typedef int (*sync_fn)(void);
+
+/* An empty kernel: PTX ISA 7.0 for sm_52, which every driver since CUDA 11 JIT-compiles. */
+static const char EMPTY_PTX[] = ".version 7.0\n.target sm_52\n.address_size 64\n"
+                                ".visible .entry empty()\n{\n\tret;\n}\n";
+
+/* One library's launch path: its entry points and its own module's function. */
+struct launcher {
+    launch_fn launch;
+    sync_fn sync;
+    void *fn;
+};
+
+/* Resolves the driver calls in `lib`, makes device 0's primary context current and loads the
+ * empty kernel; 0 on success. */
+static int launcher_init(void *lib, struct launcher *l) {
+    init_fn init = (init_fn)dlsym(lib, "cuInit");
+    device_get_fn device_get = (device_get_fn)dlsym(lib, "cuDeviceGet");
+    retain_fn retain = (retain_fn)dlsym(lib, "cuDevicePrimaryCtxRetain");
+    set_current_fn set_current = (set_current_fn)dlsym(lib, "cuCtxSetCurrent");
+    load_data_fn load = (load_data_fn)dlsym(lib, "cuModuleLoadData");
+    get_function_fn get_function = (get_function_fn)dlsym(lib, "cuModuleGetFunction");
+    l->launch = (launch_fn)dlsym(lib, "cuLaunchKernel");
+    l->sync = (sync_fn)dlsym(lib, "cuCtxSynchronize");
+    if (!init || !device_get || !retain || !set_current || !load || !get_function || !l->launch ||
+        !l->sync)
+        return -1;
+    int dev = 0, rc;
+    void *ctx = 0, *mod = 0;
+    if ((rc = init(0)) || (rc = device_get(&dev, 0)) || (rc = retain(&ctx, dev)) ||
+        (rc = set_current(ctx)) || (rc = load(&mod, EMPTY_PTX)) ||
+        (rc = get_function(&l->fn, mod, "empty")))
+        return rc;
+    return 0;
+}
+
+#ifndef LAUNCHES
+#define LAUNCHES 256
+#endif
+#ifndef LAUNCH_BATCHES
+#define LAUNCH_BATCHES 200
+#endif
+
+/* Host time per launch, ns: LAUNCH_BATCHES batches of LAUNCHES launches, each batch synced. */
+static double launch_round(const struct launcher *l) {
+    double t0 = now();
+    for (int b = 0; b < LAUNCH_BATCHES; b++) {
+        for (int i = 0; i < LAUNCHES; i++)
+            if (l->launch(l->fn, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)) return -1;
+        if (l->sync()) return -1;
+    }
+    return (now() - t0) / ((double)LAUNCHES * LAUNCH_BATCHES);
+}
 
 static void noop(void *p) { __asm__ volatile("" ::"r"(p) : "memory"); }
 
@@ -80,6 +148,28 @@ int main(int argc, char **argv) {
         t_guard[r] = (t4 - t3) / N;
         t_ind[r] = (t5 - t4) / N;
     }
+    /* The empty launch, interleaved, where NVIDIA's driver and a GPU are here. */
+    struct launcher la, ln;
+    int launches = 0;
+    double t_la[ROUNDS], t_ln[ROUNDS];
+    if (use_cu) {
+        int ra = launcher_init(any, &la), rn = launcher_init(nv, &ln);
+        launches = ra == 0 && rn == 0;
+        if (!launches)
+            printf("empty launch: not timed (setup: anycuda %d, NVIDIA %d)\n", ra, rn);
+    }
+    for (int r = 0; launches && r < ROUNDS; r++) {
+        t_la[r] = launch_round(&la);
+        t_ln[r] = launch_round(&ln);
+        if (t_la[r] < 0 || t_ln[r] < 0) {
+            printf("empty launch: a launch or sync failed in round %d\n", r);
+            launches = 0;
+        }
+    }
+    if (launches) {
+        qsort(t_la, ROUNDS, sizeof(double), cmp);
+        qsort(t_ln, ROUNDS, sizeof(double), cmp);
+    }
     double *all[] = {t_cu, t_nv, t_en, t_guard, t_ind};
     for (int k = 0; k < 5; k++) qsort(all[k], ROUNDS, sizeof(double), cmp);
     int m = ROUNDS / 2;
@@ -90,6 +180,12 @@ int main(int argc, char **argv) {
                t_cu[m] / t_nv[m]);
     } else {
         printf("cuDriverGetVersion: no NVIDIA driver here to compare with (not timed)\n");
+    }
+    if (launches) {
+        printf("empty launch (%d per sync), anycuda's C ABI: %.1f ns/launch\n", LAUNCHES, t_la[m]);
+        printf("empty launch (%d per sync), NVIDIA's libcuda: %.1f ns/launch\n", LAUNCHES, t_ln[m]);
+        printf("  anycuda's overhead:                       %+.1f ns/launch (%.3fx)\n",
+               t_la[m] - t_ln[m], t_la[m] / t_ln[m]);
     }
     printf("cuGetErrorName, anycuda's C ABI:            %.2f ns/call\n", t_en[m]);
     printf("anycuda_capi_call_as_vendor(noop):          %.2f ns/call\n", t_guard[m]);

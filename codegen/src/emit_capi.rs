@@ -280,6 +280,11 @@ fn call_args(ps: &[(syn::Ident, syn::Type)]) -> Vec<&syn::Ident> {
     ps.iter().map(|(n, _)| n).collect()
 }
 
+/// Driver API functions whose exports keep the re-entry guard on every backend: NVIDIA's
+/// libcudart asks them for NVIDIA's private entry points and export tables, which only NVIDIA's
+/// driver has (the hand-written `cuGetProcAddress` exports keep it too).
+const GUARDED_DRIVER_CALLS: &[&str] = &["cuGetExportTable", "cuGetProcAddress"];
+
 fn export_item(
     a: &Api<'_>,
     e: &Export,
@@ -315,10 +320,24 @@ fn export_item(
             e.symbol, f.name
         ),
     };
+    // Driver API calls skip the guard once the CUDA backend dispatches: a vendor library's call
+    // back into them reaches NVIDIA's driver through that backend either way. Not the queries
+    // whose answer differs when NVIDIA's own libraries ask (their private export tables).
+    let direct: TokenStream =
+        if a.module == "driver" && !GUARDED_DRIVER_CALLS.contains(&f.name.as_str()) {
+            quote! {
+                if anycuda::dispatching_to_cuda() {
+                    return unsafe { anycuda::#module::#name(#(#args),*) };
+                }
+            }
+        } else {
+            quote!()
+        };
     Ok(syn::parse_quote! {
         #[doc = #doc]
         #[no_mangle]
         pub unsafe extern "C" fn #sym(#(#decl),*) -> #ret {
+            #direct
             let Some(_inside) = crate::guard::Inside::enter() else {
                 return match crate::guard::vendor() {
                     Some(__v) => unsafe { <anycuda::Backend as anycuda::#tr>::#name(&__v, #(#args),*) },
@@ -449,7 +468,7 @@ pub fn generate(
     let mut lists: Vec<syn::Item> = Vec::new();
     let mut exports_text = header(
         inputs,
-        "The C ABI's exports: every exported name of the pinned `cuda.h`, `cuda_runtime_api.h` and\n`nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern \"C\"` function with\nthe header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this\nthread is already inside an anycuda C-ABI call comes from a vendor library and goes to\nNVIDIA's library (the CUDA backend), never back into the active backend.",
+        "The C ABI's exports: every exported name of the pinned `cuda.h`, `cuda_runtime_api.h` and\n`nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern \"C\"` function with\nthe header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this\nthread is already inside an anycuda C-ABI call comes from a vendor library and goes to\nNVIDIA's library (the CUDA backend), never back into the active backend. Driver API exports\nskip the guard once the CUDA backend dispatches (`anycuda::dispatching_to_cuda`): there a\ncall back from NVIDIA's libraries reaches NVIDIA's driver either way.",
     );
     let mut driver_exports = Vec::new();
     for a in &apis {

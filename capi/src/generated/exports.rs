@@ -3,7 +3,9 @@
 //! `nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern "C"` function with
 //! the header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this
 //! thread is already inside an anycuda C-ABI call comes from a vendor library and goes to
-//! NVIDIA's library (the CUDA backend), never back into the active backend.
+//! NVIDIA's library (the CUDA backend), never back into the active backend. Driver API exports
+//! skip the guard once the CUDA backend dispatches (`anycuda::dispatching_to_cuda`): there a
+//! call back from NVIDIA's libraries reaches NVIDIA's driver either way.
 #![allow(missing_docs, non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, clippy::undocumented_unsafe_blocks, rustdoc::all)]
 mod driver {
     use core::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
@@ -14,6 +16,9 @@ mod driver {
         pHandle: *mut CUarray,
         pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuArray3DCreate(pHandle, pAllocateArray) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -36,6 +41,11 @@ mod driver {
         pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR,
         hArray: CUarray,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuArray3DGetDescriptor(pArrayDescriptor, hArray)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -58,6 +68,9 @@ mod driver {
         pHandle: *mut CUarray,
         pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuArrayCreate(pHandle, pAllocateArray) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -77,6 +90,9 @@ mod driver {
     /// `cuArrayDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuArrayDestroy(hArray: CUarray) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuArrayDestroy(hArray) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -95,6 +111,11 @@ mod driver {
         pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR,
         hArray: CUarray,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuArrayGetDescriptor(pArrayDescriptor, hArray)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -118,6 +139,15 @@ mod driver {
         array: CUarray,
         device: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuArrayGetMemoryRequirements(
+                    memoryRequirements,
+                    array,
+                    device,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -144,6 +174,11 @@ mod driver {
         hArray: CUarray,
         planeIdx: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuArrayGetPlane(pPlaneArray, hArray, planeIdx)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -167,6 +202,11 @@ mod driver {
         sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
         array: CUarray,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuArrayGetSparseProperties(sparseProperties, array)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -188,6 +228,9 @@ mod driver {
     pub unsafe extern "C" fn cuCheckpointOperationComplete(
         handle: CUcheckpointOperationHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointOperationComplete(handle) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -209,6 +252,9 @@ mod driver {
         pid: c_int,
         args: *mut CUcheckpointCheckpointArgs,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointProcessCheckpoint(pid, args) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -231,6 +277,11 @@ mod driver {
         pid: c_int,
         tid: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCheckpointProcessGetRestoreThreadId(pid, tid)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -253,6 +304,9 @@ mod driver {
         pid: c_int,
         state: *mut CUprocessState,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointProcessGetState(pid, state) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -275,6 +329,9 @@ mod driver {
         pid: c_int,
         args: *mut CUcheckpointLockArgs,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointProcessLock(pid, args) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -297,6 +354,9 @@ mod driver {
         pid: c_int,
         args: *mut CUcheckpointRestoreArgs,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointProcessRestore(pid, args) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -319,6 +379,9 @@ mod driver {
         pid: c_int,
         args: *mut CUcheckpointUnlockArgs,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCheckpointProcessUnlock(pid, args) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -340,6 +403,11 @@ mod driver {
     pub unsafe extern "C" fn cuCoredumpDeregisterCompleteCallback(
         callback: CUcoredumpCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCoredumpDeregisterCompleteCallback(callback)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -360,6 +428,9 @@ mod driver {
     pub unsafe extern "C" fn cuCoredumpDeregisterStartCallback(
         callback: CUcoredumpCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCoredumpDeregisterStartCallback(callback) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -382,6 +453,9 @@ mod driver {
         value: *mut c_void,
         size: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCoredumpGetAttribute(attrib, value, size) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -406,6 +480,11 @@ mod driver {
         value: *mut c_void,
         size: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCoredumpGetAttributeGlobal(attrib, value, size)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -430,6 +509,15 @@ mod driver {
         userData: *mut c_void,
         callbackOut: *mut CUcoredumpCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCoredumpRegisterCompleteCallback(
+                    callback,
+                    userData,
+                    callbackOut,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -460,6 +548,15 @@ mod driver {
         userData: *mut c_void,
         callbackOut: *mut CUcoredumpCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCoredumpRegisterStartCallback(
+                    callback,
+                    userData,
+                    callbackOut,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -486,6 +583,9 @@ mod driver {
         value: *mut c_void,
         size: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCoredumpSetAttribute(attrib, value, size) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -510,6 +610,11 @@ mod driver {
         value: *mut c_void,
         size: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCoredumpSetAttributeGlobal(attrib, value, size)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -530,6 +635,9 @@ mod driver {
     /// `cuCtxAttach` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxAttach(pctx, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -550,6 +658,11 @@ mod driver {
         flags: c_uint,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCtxCreate(pctx, ctxCreateParams, flags, dev)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -571,6 +684,9 @@ mod driver {
     /// `cuCtxDestroy_v2` of the C ABI (the header's `cuCtxDestroy`).
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxDestroy(ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -584,6 +700,9 @@ mod driver {
     /// `cuCtxDetach` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxDetach(ctx: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxDetach(ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -597,6 +716,9 @@ mod driver {
     /// `cuCtxDisablePeerAccess` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxDisablePeerAccess(peerContext) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -618,6 +740,9 @@ mod driver {
         peerContext: CUcontext,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxEnablePeerAccess(peerContext, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -640,6 +765,9 @@ mod driver {
         pContext: *mut CUcontext,
         hCtx: CUgreenCtx,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxFromGreenCtx(pContext, hCtx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -662,6 +790,9 @@ mod driver {
         ctx: CUcontext,
         version: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetApiVersion(ctx, version) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -681,6 +812,9 @@ mod driver {
     /// `cuCtxGetCacheConfig` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetCacheConfig(pconfig) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -699,6 +833,9 @@ mod driver {
     /// `cuCtxGetCurrent` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetCurrent(pctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -718,6 +855,9 @@ mod driver {
         resource: *mut CUdevResource,
         type_: CUdevResourceType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetDevResource(hCtx, resource, type_) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -738,6 +878,9 @@ mod driver {
     /// `cuCtxGetDevice` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetDevice(device) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -756,6 +899,9 @@ mod driver {
         device: *mut CUdevice,
         ctx: CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetDevice_v2(device, ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -778,6 +924,9 @@ mod driver {
         pExecAffinity: *mut CUexecAffinityParam,
         type_: CUexecAffinityType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetExecAffinity(pExecAffinity, type_) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -797,6 +946,9 @@ mod driver {
     /// `cuCtxGetFlags` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetFlags(flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -815,6 +967,9 @@ mod driver {
         ctx: CUcontext,
         ctxId: *mut c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetId(ctx, ctxId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -830,6 +985,9 @@ mod driver {
     /// `cuCtxGetLimit` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetLimit(pvalue, limit) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -851,6 +1009,9 @@ mod driver {
     pub unsafe extern "C" fn cuCtxGetSharedMemConfig(
         pConfig: *mut CUsharedconfig,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxGetSharedMemConfig(pConfig) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -872,6 +1033,11 @@ mod driver {
         leastPriority: *mut c_int,
         greatestPriority: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuCtxGetStreamPriorityRange(leastPriority, greatestPriority)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -893,6 +1059,9 @@ mod driver {
     /// `cuCtxPopCurrent_v2` of the C ABI (the header's `cuCtxPopCurrent`).
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxPopCurrent(pctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -908,6 +1077,9 @@ mod driver {
     /// `cuCtxPushCurrent_v2` of the C ABI (the header's `cuCtxPushCurrent`).
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxPushCurrent(ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -923,6 +1095,9 @@ mod driver {
     /// `cuCtxRecordEvent` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxRecordEvent(hCtx, hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -942,6 +1117,9 @@ mod driver {
     /// `cuCtxResetPersistingL2Cache` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxResetPersistingL2Cache() };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -959,6 +1137,9 @@ mod driver {
     /// `cuCtxSetCacheConfig` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSetCacheConfig(config) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -977,6 +1158,9 @@ mod driver {
     /// `cuCtxSetCurrent` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSetCurrent(ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -992,6 +1176,9 @@ mod driver {
     /// `cuCtxSetFlags` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSetFlags(flags: c_uint) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSetFlags(flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1007,6 +1194,9 @@ mod driver {
     /// `cuCtxSetLimit` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSetLimit(limit, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1026,6 +1216,9 @@ mod driver {
     /// `cuCtxSetSharedMemConfig` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSetSharedMemConfig(config) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1044,6 +1237,9 @@ mod driver {
     /// `cuCtxSynchronize` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSynchronize() };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1057,6 +1253,9 @@ mod driver {
     /// `cuCtxSynchronize_v2` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: CUcontext) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxSynchronize_v2(ctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1072,6 +1271,9 @@ mod driver {
     /// `cuCtxWaitEvent` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuCtxWaitEvent(hCtx, hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1091,6 +1293,9 @@ mod driver {
     /// `cuDestroyExternalMemory` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDestroyExternalMemory(extMem) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1111,6 +1316,9 @@ mod driver {
     pub unsafe extern "C" fn cuDestroyExternalSemaphore(
         extSem: CUexternalSemaphore,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDestroyExternalSemaphore(extSem) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1133,6 +1341,11 @@ mod driver {
         resources: *mut CUdevResource,
         nbResources: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDevResourceGenerateDesc(phDesc, resources, nbResources)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1160,6 +1373,18 @@ mod driver {
         flags: c_uint,
         groupParams: *mut CU_DEV_SM_RESOURCE_GROUP_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDevSmResourceSplit(
+                    result,
+                    nbGroups,
+                    input,
+                    remainder,
+                    flags,
+                    groupParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1199,6 +1424,18 @@ mod driver {
         flags: c_uint,
         minCount: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDevSmResourceSplitByCount(
+                    result,
+                    nbGroups,
+                    input,
+                    remainder,
+                    flags,
+                    minCount,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1235,6 +1472,11 @@ mod driver {
         dev: CUdevice,
         peerDev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1259,6 +1501,9 @@ mod driver {
         minor: *mut c_int,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceComputeCapability(major, minor, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1279,6 +1524,9 @@ mod driver {
     /// `cuDeviceGet` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGet(device, ordinal) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1302,6 +1550,9 @@ mod driver {
         attrib: CUdevice_attribute,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetAttribute(pi, attrib, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1325,6 +1576,9 @@ mod driver {
         dev: *mut CUdevice,
         pciBusId: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetByPCIBusId(dev, pciBusId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1347,6 +1601,9 @@ mod driver {
         count: *mut usize,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetCliqueCount(count, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1370,6 +1627,9 @@ mod driver {
         count: *mut usize,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetCliqueInfo(cliqueInfo, count, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1390,6 +1650,9 @@ mod driver {
     /// `cuDeviceGetCount` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetCount(count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1408,6 +1671,9 @@ mod driver {
         pool_out: *mut CUmemoryPool,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetDefaultMemPool(pool_out, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1431,6 +1697,11 @@ mod driver {
         resource: *mut CUdevResource,
         type_: CUdevResourceType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetDevResource(device, resource, type_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1455,6 +1726,11 @@ mod driver {
         type_: CUexecAffinityType,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetExecAffinitySupport(pi, type_, dev)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1478,6 +1754,9 @@ mod driver {
         uuid: *mut CUuuid,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetFabricClusterUuid(uuid, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1501,6 +1780,11 @@ mod driver {
         attr: CUgraphMem_attribute,
         value: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetGraphMemAttribute(device, attr, value)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1526,6 +1810,16 @@ mod driver {
         count: c_uint,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetHostAtomicCapabilities(
+                    capabilities,
+                    operations,
+                    count,
+                    dev,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1558,6 +1852,9 @@ mod driver {
         deviceNodeMask: *mut c_uint,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetLuid(luid, deviceNodeMask, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1581,6 +1878,9 @@ mod driver {
         pool: *mut CUmemoryPool,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetMemPool(pool, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1604,6 +1904,9 @@ mod driver {
         len: c_int,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetName(name, len, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1628,6 +1931,15 @@ mod driver {
         dev: CUdevice,
         flags: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetNvSciSyncAttributes(
+                    nvSciSyncAttrList,
+                    dev,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1656,6 +1968,17 @@ mod driver {
         srcDevice: CUdevice,
         dstDevice: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetP2PAtomicCapabilities(
+                    capabilities,
+                    operations,
+                    count,
+                    srcDevice,
+                    dstDevice,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1691,6 +2014,11 @@ mod driver {
         srcDevice: CUdevice,
         dstDevice: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1718,6 +2046,9 @@ mod driver {
         len: c_int,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetPCIBusId(pciBusId, len, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1741,6 +2072,9 @@ mod driver {
         prop: *mut CUdevprop,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetProperties(prop, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1765,6 +2099,16 @@ mod driver {
         numChannels: c_uint,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceGetTexture1DLinearMaxWidth(
+                    maxWidthInElements,
+                    format,
+                    numChannels,
+                    dev,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1796,6 +2140,9 @@ mod driver {
         uuid: *mut CUuuid,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGetUuid(uuid, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1815,6 +2162,9 @@ mod driver {
     /// `cuDeviceGraphMemTrim` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceGraphMemTrim(device) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1837,6 +2187,11 @@ mod driver {
         flags: *mut c_uint,
         active: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDevicePrimaryCtxGetState(dev, flags, active)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1857,6 +2212,9 @@ mod driver {
     /// `cuDevicePrimaryCtxRelease_v2` of the C ABI (the header's `cuDevicePrimaryCtxRelease`).
     #[no_mangle]
     pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDevicePrimaryCtxRelease(dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1875,6 +2233,9 @@ mod driver {
     /// `cuDevicePrimaryCtxReset_v2` of the C ABI (the header's `cuDevicePrimaryCtxReset`).
     #[no_mangle]
     pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDevicePrimaryCtxReset(dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1896,6 +2257,9 @@ mod driver {
         pctx: *mut CUcontext,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDevicePrimaryCtxRetain(pctx, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1918,6 +2282,9 @@ mod driver {
         dev: CUdevice,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDevicePrimaryCtxSetFlags(dev, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1942,6 +2309,16 @@ mod driver {
         userData: *mut c_void,
         callback: *mut CUasyncCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceRegisterAsyncNotification(
+                    device,
+                    callbackFunc,
+                    userData,
+                    callback,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1974,6 +2351,11 @@ mod driver {
         attr: CUgraphMem_attribute,
         value: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceSetGraphMemAttribute(device, attr, value)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -1997,6 +2379,9 @@ mod driver {
         dev: CUdevice,
         pool: CUmemoryPool,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceSetMemPool(dev, pool) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2019,6 +2404,9 @@ mod driver {
         bytes: *mut usize,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDeviceTotalMem(bytes, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2041,6 +2429,11 @@ mod driver {
         device: CUdevice,
         callback: CUasyncCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuDeviceUnregisterAsyncNotification(device, callback)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2060,6 +2453,9 @@ mod driver {
     /// `cuDriverGetVersion` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuDriverGetVersion(driverVersion) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2081,6 +2477,9 @@ mod driver {
         phEvent: *mut CUevent,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventCreate(phEvent, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2100,6 +2499,9 @@ mod driver {
     /// `cuEventDestroy_v2` of the C ABI (the header's `cuEventDestroy`).
     #[no_mangle]
     pub unsafe extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventDestroy(hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2119,6 +2521,11 @@ mod driver {
         hStart: CUevent,
         hEnd: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuEventElapsedTime(pMilliseconds, hStart, hEnd)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2139,6 +2546,9 @@ mod driver {
     /// `cuEventQuery` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventQuery(hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2154,6 +2564,9 @@ mod driver {
     /// `cuEventRecord` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventRecord(hEvent, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2177,6 +2590,11 @@ mod driver {
         hStream: CUstream,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuEventRecordWithFlags(hEvent, hStream, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2201,6 +2619,11 @@ mod driver {
         hStream: CUstream,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuEventRecordWithFlags(hEvent, hStream, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2224,6 +2647,9 @@ mod driver {
         hEvent: CUevent,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventRecord(hEvent, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2243,6 +2669,9 @@ mod driver {
     /// `cuEventSynchronize` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuEventSynchronize(hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2265,6 +2694,11 @@ mod driver {
         extMem: CUexternalMemory,
         bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2291,6 +2725,15 @@ mod driver {
         extMem: CUexternalMemory,
         mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuExternalMemoryGetMappedMipmappedArray(
+                    mipmap,
+                    extMem,
+                    mipmapDesc,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2322,6 +2765,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuFabricCpyBatchAsync(numOps, opList, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2348,6 +2796,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuFabricCpyBatchAsync(numOps, opList, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2372,6 +2825,9 @@ mod driver {
         target: CUflushGPUDirectRDMAWritesTarget,
         scope: CUflushGPUDirectRDMAWritesScope,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFlushGPUDirectRDMAWrites(target, scope) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2395,6 +2851,9 @@ mod driver {
         attrib: CUfunction_attribute,
         hfunc: CUfunction,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncGetAttribute(pi, attrib, hfunc) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2418,6 +2877,9 @@ mod driver {
         hmod: *mut CUmodule,
         hfunc: CUfunction,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncGetModule(hmod, hfunc) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2440,6 +2902,9 @@ mod driver {
         name: *mut *const c_char,
         hfunc: CUfunction,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncGetName(name, hfunc) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2462,6 +2927,9 @@ mod driver {
         func: CUfunction,
         paramCount: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncGetParamCount(func, paramCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2486,6 +2954,11 @@ mod driver {
         paramOffset: *mut usize,
         paramSize: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2512,6 +2985,9 @@ mod driver {
         state: *mut CUfunctionLoadingState,
         function: CUfunction,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncIsLoaded(state, function) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2531,6 +3007,9 @@ mod driver {
     /// `cuFuncLoad` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuFuncLoad(function: CUfunction) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncLoad(function) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2550,6 +3029,9 @@ mod driver {
         attrib: CUfunction_attribute,
         value: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncSetAttribute(hfunc, attrib, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2575,6 +3057,9 @@ mod driver {
         y: c_int,
         z: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncSetBlockShape(hfunc, x, y, z) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2599,6 +3084,9 @@ mod driver {
         hfunc: CUfunction,
         config: CUfunc_cache,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncSetCacheConfig(hfunc, config) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2621,6 +3109,9 @@ mod driver {
         hfunc: CUfunction,
         config: CUsharedconfig,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncSetSharedMemConfig(hfunc, config) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2643,6 +3134,9 @@ mod driver {
         hfunc: CUfunction,
         bytes: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuFuncSetSharedSize(hfunc, bytes) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2665,6 +3159,9 @@ mod driver {
         error: CUresult,
         pStr: *mut *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGetErrorName(error, pStr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2695,6 +3192,9 @@ mod driver {
         error: CUresult,
         pStr: *mut *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGetErrorString(error, pStr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2750,6 +3250,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddBatchMemOpNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2786,6 +3297,17 @@ mod driver {
         numDependencies: usize,
         childGraph: CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddChildGraphNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    childGraph,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2822,6 +3344,17 @@ mod driver {
         edgeData: *const CUgraphEdgeData,
         numDependencies: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddDependencies(
+                    hGraph,
+                    from,
+                    to,
+                    edgeData,
+                    numDependencies,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2857,6 +3390,16 @@ mod driver {
         dependencies: *const CUgraphNode,
         numDependencies: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddEmptyNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2891,6 +3434,17 @@ mod driver {
         numDependencies: usize,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddEventRecordNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    event,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2927,6 +3481,17 @@ mod driver {
         numDependencies: usize,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddEventWaitNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    event,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2963,6 +3528,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddExternalSemaphoresSignalNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -2999,6 +3575,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddExternalSemaphoresWaitNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3035,6 +3622,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *const CUDA_HOST_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddHostNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3071,6 +3669,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddKernelNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3107,6 +3716,17 @@ mod driver {
         numDependencies: usize,
         nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddMemAllocNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3143,6 +3763,17 @@ mod driver {
         numDependencies: usize,
         dptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddMemFreeNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    dptr,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3180,6 +3811,18 @@ mod driver {
         copyParams: *const CUDA_MEMCPY3D,
         ctx: CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddMemcpyNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    copyParams,
+                    ctx,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3219,6 +3862,18 @@ mod driver {
         memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
         ctx: CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddMemsetNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    numDependencies,
+                    memsetParams,
+                    ctx,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3258,6 +3913,18 @@ mod driver {
         numDependencies: usize,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddNode(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3297,6 +3964,18 @@ mod driver {
         numDependencies: usize,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphAddNode_v3(
+                    phGraphNode,
+                    hGraph,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3332,6 +4011,11 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3354,6 +4038,11 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphBatchMemOpNodeSetParams(hNode, nodeParams)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3376,6 +4065,9 @@ mod driver {
         hNode: CUgraphNode,
         phGraph: *mut CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphChildGraphNodeGetGraph(hNode, phGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3398,6 +4090,9 @@ mod driver {
         phGraphClone: *mut CUgraph,
         originalGraph: CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphClone(phGraphClone, originalGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3423,6 +4118,17 @@ mod driver {
         defaultLaunchValue: c_uint,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphConditionalHandleCreate(
+                    pHandle_out,
+                    hGraph,
+                    ctx,
+                    defaultLaunchValue,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3456,6 +4162,9 @@ mod driver {
         phGraph: *mut CUgraph,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphCreate(phGraph, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3479,6 +4188,9 @@ mod driver {
         path: *const c_char,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphDebugDotPrint(hGraph, path, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3499,6 +4211,9 @@ mod driver {
     /// `cuGraphDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphDestroy(hGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3514,6 +4229,9 @@ mod driver {
     /// `cuGraphDestroyNode` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphDestroyNode(hNode) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3535,6 +4253,11 @@ mod driver {
         hNode: CUgraphNode,
         event_out: *mut CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphEventRecordNodeGetEvent(hNode, event_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3557,6 +4280,9 @@ mod driver {
         hNode: CUgraphNode,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphEventRecordNodeSetEvent(hNode, event) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3579,6 +4305,11 @@ mod driver {
         hNode: CUgraphNode,
         event_out: *mut CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphEventWaitNodeGetEvent(hNode, event_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3601,6 +4332,9 @@ mod driver {
         hNode: CUgraphNode,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphEventWaitNodeSetEvent(hNode, event) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3624,6 +4358,15 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecBatchMemOpNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3654,6 +4397,15 @@ mod driver {
         hNode: CUgraphNode,
         childGraph: CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecChildGraphNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    childGraph,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3680,6 +4432,9 @@ mod driver {
     /// `cuGraphExecDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphExecDestroy(hGraphExec) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3702,6 +4457,11 @@ mod driver {
         hNode: CUgraphNode,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3728,6 +4488,11 @@ mod driver {
         hNode: CUgraphNode,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3754,6 +4519,15 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecExternalSemaphoresSignalNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3784,6 +4558,15 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecExternalSemaphoresWaitNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3813,6 +4596,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         flags: *mut cuuint64_t,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphExecGetFlags(hGraphExec, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3835,6 +4621,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         graphId: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphExecGetId(hGraphExec, graphId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3858,6 +4647,11 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_HOST_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3884,6 +4678,15 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecKernelNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3911,6 +4714,16 @@ mod driver {
         copyParams: *const CUDA_MEMCPY3D,
         ctx: CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecMemcpyNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    copyParams,
+                    ctx,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3944,6 +4757,16 @@ mod driver {
         memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
         ctx: CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecMemsetNodeSetParams(
+                    hGraphExec,
+                    hNode,
+                    memsetParams,
+                    ctx,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -3976,6 +4799,11 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4000,6 +4828,11 @@ mod driver {
         hGraph: CUgraph,
         resultInfo: *mut CUgraphExecUpdateResultInfo,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExecUpdate(hGraphExec, hGraph, resultInfo)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4023,6 +4856,14 @@ mod driver {
         hNode: CUgraphNode,
         params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExternalSemaphoresSignalNodeGetParams(
+                    hNode,
+                    params_out,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4047,6 +4888,14 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExternalSemaphoresSignalNodeSetParams(
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4071,6 +4920,14 @@ mod driver {
         hNode: CUgraphNode,
         params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExternalSemaphoresWaitNodeGetParams(
+                    hNode,
+                    params_out,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4095,6 +4952,14 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphExternalSemaphoresWaitNodeSetParams(
+                    hNode,
+                    nodeParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4122,6 +4987,11 @@ mod driver {
         edgeData: *mut CUgraphEdgeData,
         numEdges: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphGetEdges(hGraph, from, to, edgeData, numEdges)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4147,6 +5017,9 @@ mod driver {
         hGraph: CUgraph,
         graphId: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphGetId(hGraph, graphId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4170,6 +5043,9 @@ mod driver {
         nodes: *mut CUgraphNode,
         numNodes: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphGetNodes(hGraph, nodes, numNodes) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4194,6 +5070,11 @@ mod driver {
         rootNodes: *mut CUgraphNode,
         numRootNodes: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4217,6 +5098,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUDA_HOST_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphHostNodeGetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4239,6 +5123,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_HOST_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphHostNodeSetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4262,6 +5149,11 @@ mod driver {
         hGraph: CUgraph,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphInstantiate(phGraphExec, hGraph, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4286,6 +5178,15 @@ mod driver {
         hGraph: CUgraph,
         instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphInstantiateWithParams(
+                    phGraphExec,
+                    hGraph,
+                    instantiateParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4316,6 +5217,15 @@ mod driver {
         hGraph: CUgraph,
         instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphInstantiateWithParams(
+                    phGraphExec,
+                    hGraph,
+                    instantiateParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4345,6 +5255,9 @@ mod driver {
         dst: CUgraphNode,
         src: CUgraphNode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphKernelNodeCopyAttributes(dst, src) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4368,6 +5281,11 @@ mod driver {
         attr: CUkernelNodeAttrID,
         value_out: *mut CUkernelNodeAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphKernelNodeGetAttribute(hNode, attr, value_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4391,6 +5309,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUDA_KERNEL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphKernelNodeGetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4414,6 +5335,11 @@ mod driver {
         attr: CUkernelNodeAttrID,
         value: *const CUkernelNodeAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphKernelNodeSetAttribute(hNode, attr, value)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4437,6 +5363,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphKernelNodeSetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4459,6 +5388,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphLaunch(hGraphExec, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4481,6 +5413,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphLaunch(hGraphExec, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4503,6 +5438,11 @@ mod driver {
         hNode: CUgraphNode,
         params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphMemAllocNodeGetParams(hNode, params_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4525,6 +5465,9 @@ mod driver {
         hNode: CUgraphNode,
         dptr_out: *mut CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphMemFreeNodeGetParams(hNode, dptr_out) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4547,6 +5490,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUDA_MEMCPY3D,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphMemcpyNodeGetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4569,6 +5515,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_MEMCPY3D,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphMemcpyNodeSetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4591,6 +5540,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphMemsetNodeGetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4613,6 +5565,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphMemsetNodeSetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4636,6 +5591,11 @@ mod driver {
         hOriginalNode: CUgraphNode,
         hClonedGraph: CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4661,6 +5621,9 @@ mod driver {
         hNode: CUgraphNode,
         phGraph: *mut CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeGetContainingGraph(hNode, phGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4685,6 +5648,16 @@ mod driver {
         edgeData: *mut CUgraphEdgeData,
         numDependencies: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphNodeGetDependencies(
+                    hNode,
+                    dependencies,
+                    edgeData,
+                    numDependencies,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4718,6 +5691,16 @@ mod driver {
         edgeData: *mut CUgraphEdgeData,
         numDependentNodes: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphNodeGetDependentNodes(
+                    hNode,
+                    dependentNodes,
+                    edgeData,
+                    numDependentNodes,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4750,6 +5733,11 @@ mod driver {
         hNode: CUgraphNode,
         isEnabled: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4773,6 +5761,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeId: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeGetLocalId(hNode, nodeId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4795,6 +5786,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeGetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4817,6 +5811,9 @@ mod driver {
         hNode: CUgraphNode,
         toolsNodeId: *mut c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeGetToolsId(hNode, toolsNodeId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4839,6 +5836,9 @@ mod driver {
         hNode: CUgraphNode,
         type_: *mut CUgraphNodeType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeGetType(hNode, type_) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4862,6 +5862,11 @@ mod driver {
         hNode: CUgraphNode,
         isEnabled: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4885,6 +5890,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeSetParams(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4907,6 +5915,9 @@ mod driver {
         hNode: CUgraphNode,
         nodeParams: *mut CUgraphNodeParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphNodeSetParams_v2(hNode, nodeParams) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4930,6 +5941,11 @@ mod driver {
         object: CUuserObject,
         count: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphReleaseUserObject(graph, object, count)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4956,6 +5972,17 @@ mod driver {
         edgeData: *const CUgraphEdgeData,
         numDependencies: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphRemoveDependencies(
+                    hGraph,
+                    from,
+                    to,
+                    edgeData,
+                    numDependencies,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -4991,6 +6018,11 @@ mod driver {
         count: c_uint,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphRetainUserObject(graph, object, count, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5015,6 +6047,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphUpload(hGraphExec, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5037,6 +6072,9 @@ mod driver {
         hGraphExec: CUgraphExec,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphUpload(hGraphExec, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5060,6 +6098,11 @@ mod driver {
         resources: *mut CUgraphicsResource,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsMapResources(count, resources, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5084,6 +6127,11 @@ mod driver {
         resources: *mut CUgraphicsResource,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsMapResources(count, resources, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5107,6 +6155,14 @@ mod driver {
         pMipmappedArray: *mut CUmipmappedArray,
         resource: CUgraphicsResource,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsResourceGetMappedMipmappedArray(
+                    pMipmappedArray,
+                    resource,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5135,6 +6191,11 @@ mod driver {
         pSize: *mut usize,
         resource: CUgraphicsResource,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5160,6 +6221,11 @@ mod driver {
         resource: CUgraphicsResource,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsResourceSetMapFlags(resource, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5184,6 +6250,16 @@ mod driver {
         arrayIndex: c_uint,
         mipLevel: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsSubResourceGetMappedArray(
+                    pArray,
+                    resource,
+                    arrayIndex,
+                    mipLevel,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5216,6 +6292,11 @@ mod driver {
         resources: *mut CUgraphicsResource,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsUnmapResources(count, resources, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5240,6 +6321,11 @@ mod driver {
         resources: *mut CUgraphicsResource,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGraphicsUnmapResources(count, resources, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5262,6 +6348,9 @@ mod driver {
     pub unsafe extern "C" fn cuGraphicsUnregisterResource(
         resource: CUgraphicsResource,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGraphicsUnregisterResource(resource) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5285,6 +6374,9 @@ mod driver {
         dev: CUdevice,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGreenCtxCreate(phCtx, desc, dev, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5306,6 +6398,9 @@ mod driver {
     /// `cuGreenCtxDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGreenCtxDestroy(hCtx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5325,6 +6420,11 @@ mod driver {
         resource: *mut CUdevResource,
         type_: CUdevResourceType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGreenCtxGetDevResource(hCtx, resource, type_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5348,6 +6448,9 @@ mod driver {
         greenCtx: CUgreenCtx,
         greenCtxId: *mut c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGreenCtxGetId(greenCtx, greenCtxId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5370,6 +6473,9 @@ mod driver {
         hCtx: CUgreenCtx,
         hEvent: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGreenCtxRecordEvent(hCtx, hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5394,6 +6500,11 @@ mod driver {
         flags: c_uint,
         priority: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5420,6 +6531,9 @@ mod driver {
         hCtx: CUgreenCtx,
         hEvent: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuGreenCtxWaitEvent(hCtx, hEvent) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5442,6 +6556,11 @@ mod driver {
         extMem_out: *mut CUexternalMemory,
         memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuImportExternalMemory(extMem_out, memHandleDesc)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5464,6 +6583,11 @@ mod driver {
         extSem_out: *mut CUexternalSemaphore,
         semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuImportExternalSemaphore(extSem_out, semHandleDesc)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5483,6 +6607,9 @@ mod driver {
     /// `cuInit` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuInit(Flags: c_uint) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuInit(Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5496,6 +6623,9 @@ mod driver {
     /// `cuIpcCloseMemHandle` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuIpcCloseMemHandle(dptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5517,6 +6647,9 @@ mod driver {
         pHandle: *mut CUipcEventHandle,
         event: CUevent,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuIpcGetEventHandle(pHandle, event) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5539,6 +6672,9 @@ mod driver {
         pHandle: *mut CUipcMemHandle,
         dptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuIpcGetMemHandle(pHandle, dptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5561,6 +6697,9 @@ mod driver {
         phEvent: *mut CUevent,
         handle: CUipcEventHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuIpcOpenEventHandle(phEvent, handle) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5584,6 +6723,9 @@ mod driver {
         handle: CUipcMemHandle,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuIpcOpenMemHandle(pdptr, handle, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5609,6 +6751,9 @@ mod driver {
         kernel: CUkernel,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelGetAttribute(pi, attrib, kernel, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5633,6 +6778,9 @@ mod driver {
         pFunc: *mut CUfunction,
         kernel: CUkernel,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelGetFunction(pFunc, kernel) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5655,6 +6803,9 @@ mod driver {
         pLib: *mut CUlibrary,
         kernel: CUkernel,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelGetLibrary(pLib, kernel) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5677,6 +6828,9 @@ mod driver {
         name: *mut *const c_char,
         hfunc: CUkernel,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelGetName(name, hfunc) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5699,6 +6853,9 @@ mod driver {
         kernel: CUkernel,
         paramCount: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelGetParamCount(kernel, paramCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5723,6 +6880,16 @@ mod driver {
         paramOffset: *mut usize,
         paramSize: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuKernelGetParamInfo(
+                    kernel,
+                    paramIndex,
+                    paramOffset,
+                    paramSize,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5751,6 +6918,11 @@ mod driver {
         kernel: CUkernel,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuKernelSetAttribute(attrib, val, kernel, dev)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5776,6 +6948,9 @@ mod driver {
         config: CUfunc_cache,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuKernelSetCacheConfig(kernel, config, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5796,6 +6971,9 @@ mod driver {
     /// `cuLaunch` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuLaunch(f: CUfunction) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLaunch(f) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5820,6 +6998,22 @@ mod driver {
         hStream: CUstream,
         kernelParams: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchCooperativeKernel(
+                    f,
+                    gridDimX,
+                    gridDimY,
+                    gridDimZ,
+                    blockDimX,
+                    blockDimY,
+                    blockDimZ,
+                    sharedMemBytes,
+                    hStream,
+                    kernelParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5864,6 +7058,15 @@ mod driver {
         numDevices: c_uint,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchCooperativeKernelMultiDevice(
+                    launchParamsList,
+                    numDevices,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5901,6 +7104,22 @@ mod driver {
         hStream: CUstream,
         kernelParams: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchCooperativeKernel(
+                    f,
+                    gridDimX,
+                    gridDimY,
+                    gridDimZ,
+                    blockDimX,
+                    blockDimY,
+                    blockDimZ,
+                    sharedMemBytes,
+                    hStream,
+                    kernelParams,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5945,6 +7164,9 @@ mod driver {
         grid_width: c_int,
         grid_height: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLaunchGrid(f, grid_width, grid_height) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5970,6 +7192,11 @@ mod driver {
         grid_height: c_int,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchGridAsync(f, grid_width, grid_height, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -5995,6 +7222,9 @@ mod driver {
         fn_: CUhostFn,
         userData: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLaunchHostFunc(hStream, fn_, userData) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6019,6 +7249,9 @@ mod driver {
         fn_: CUhostFn,
         userData: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLaunchHostFunc(hStream, fn_, userData) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6044,6 +7277,11 @@ mod driver {
         userData: *mut c_void,
         syncMode: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchHostFunc_v2(hStream, fn_, userData, syncMode)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6070,6 +7308,11 @@ mod driver {
         userData: *mut c_void,
         syncMode: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchHostFunc_v2(hStream, fn_, userData, syncMode)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6103,6 +7346,23 @@ mod driver {
         kernelParams: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchKernel(
+                    f,
+                    gridDimX,
+                    gridDimY,
+                    gridDimZ,
+                    blockDimX,
+                    blockDimY,
+                    blockDimZ,
+                    sharedMemBytes,
+                    hStream,
+                    kernelParams,
+                    extra,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6150,6 +7410,11 @@ mod driver {
         kernelParams: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchKernelEx(config, f, kernelParams, extra)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6176,6 +7441,11 @@ mod driver {
         kernelParams: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchKernelEx(config, f, kernelParams, extra)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6209,6 +7479,23 @@ mod driver {
         kernelParams: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLaunchKernel(
+                    f,
+                    gridDimX,
+                    gridDimY,
+                    gridDimZ,
+                    blockDimX,
+                    blockDimY,
+                    blockDimZ,
+                    sharedMemBytes,
+                    hStream,
+                    kernelParams,
+                    extra,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6255,6 +7542,11 @@ mod driver {
         numKernels: c_uint,
         lib: CUlibrary,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryEnumerateKernels(kernels, numKernels, lib)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6280,6 +7572,11 @@ mod driver {
         library: CUlibrary,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryGetGlobal(dptr, bytes, library, name)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6305,6 +7602,9 @@ mod driver {
         library: CUlibrary,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLibraryGetKernel(pKernel, library, name) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6328,6 +7628,9 @@ mod driver {
         count: *mut c_uint,
         lib: CUlibrary,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLibraryGetKernelCount(count, lib) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6352,6 +7655,11 @@ mod driver {
         library: CUlibrary,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryGetManaged(dptr, bytes, library, name)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6376,6 +7684,9 @@ mod driver {
         pMod: *mut CUmodule,
         library: CUlibrary,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLibraryGetModule(pMod, library) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6399,6 +7710,11 @@ mod driver {
         library: CUlibrary,
         symbol: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryGetUnifiedFunction(fptr, library, symbol)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6428,6 +7744,20 @@ mod driver {
         libraryOptionValues: *mut *mut c_void,
         numLibraryOptions: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryLoadData(
+                    library,
+                    code,
+                    jitOptions,
+                    jitOptionsValues,
+                    numJitOptions,
+                    libraryOptions,
+                    libraryOptionValues,
+                    numLibraryOptions,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6473,6 +7803,20 @@ mod driver {
         libraryOptionValues: *mut *mut c_void,
         numLibraryOptions: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLibraryLoadFromFile(
+                    library,
+                    fileName,
+                    jitOptions,
+                    jitOptionsValues,
+                    numJitOptions,
+                    libraryOptions,
+                    libraryOptionValues,
+                    numLibraryOptions,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6509,6 +7853,9 @@ mod driver {
     /// `cuLibraryUnload` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuLibraryUnload(library: CUlibrary) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLibraryUnload(library) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6533,6 +7880,20 @@ mod driver {
         options: *mut CUjit_option,
         optionValues: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLinkAddData(
+                    state,
+                    type_,
+                    data,
+                    size,
+                    name,
+                    numOptions,
+                    options,
+                    optionValues,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6576,6 +7937,18 @@ mod driver {
         options: *mut CUjit_option,
         optionValues: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLinkAddFile(
+                    state,
+                    type_,
+                    path,
+                    numOptions,
+                    options,
+                    optionValues,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6612,6 +7985,9 @@ mod driver {
         cubinOut: *mut *mut c_void,
         sizeOut: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLinkComplete(state, cubinOut, sizeOut) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6637,6 +8013,11 @@ mod driver {
         optionValues: *mut *mut c_void,
         stateOut: *mut CUlinkState,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLinkCreate(numOptions, options, optionValues, stateOut)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6658,6 +8039,9 @@ mod driver {
     /// `cuLinkDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuLinkDestroy(state: CUlinkState) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLinkDestroy(state) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6676,6 +8060,9 @@ mod driver {
         leId: CUlogicalEndpointId,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogicalEndpointAddDevice(leId, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6702,6 +8089,18 @@ mod driver {
         size: cuuint64_t,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointBindAddr(
+                    leId,
+                    dev,
+                    offset,
+                    ptr,
+                    size,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6735,6 +8134,19 @@ mod driver {
         size: cuuint64_t,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointBindMem(
+                    leId,
+                    dev,
+                    offset,
+                    memHandle,
+                    memOffset,
+                    size,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6772,6 +8184,9 @@ mod driver {
         leId: CUlogicalEndpointId,
         prop: *const CUlogicalEndpointProp,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogicalEndpointCreate(leId, prop) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6793,6 +8208,9 @@ mod driver {
     pub unsafe extern "C" fn cuLogicalEndpointDestroy(
         leId: CUlogicalEndpointId,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogicalEndpointDestroy(leId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6815,6 +8233,11 @@ mod driver {
         leId: CUlogicalEndpointId,
         handleType: CUlogicalEndpointIpcHandleType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointExport(handle, leId, handleType)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6839,6 +8262,11 @@ mod driver {
         maxSize: *mut cuuint64_t,
         prop: *const CUlogicalEndpointProp,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointGetLimits(bindAlignment, maxSize, prop)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6862,6 +8290,9 @@ mod driver {
         baseLeId: CUlogicalEndpointId,
         count: cuuint32_t,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogicalEndpointIdRelease(baseLeId, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6884,6 +8315,9 @@ mod driver {
         baseLeId: *mut CUlogicalEndpointId,
         count: cuuint32_t,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogicalEndpointIdReserve(baseLeId, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6907,6 +8341,11 @@ mod driver {
         handle: *const c_void,
         handleType: CUlogicalEndpointIpcHandleType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointImport(leId, handle, handleType)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6931,6 +8370,11 @@ mod driver {
         count: cuuint32_t,
         queryStatus: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointQuery(leId, count, queryStatus)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6956,6 +8400,11 @@ mod driver {
         offset: cuuint64_t,
         size: cuuint64_t,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogicalEndpointUnbind(leId, dev, offset, size)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -6980,6 +8429,9 @@ mod driver {
         iterator_out: *mut CUlogIterator,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogsCurrent(iterator_out, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7003,6 +8455,9 @@ mod driver {
         pathToFile: *const c_char,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogsDumpToFile(iterator, pathToFile, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7028,6 +8483,11 @@ mod driver {
         size: *mut usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogsDumpToMemory(iterator, buffer, size, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7053,6 +8513,11 @@ mod driver {
         userData: *mut c_void,
         callback_out: *mut CUlogsCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuLogsRegisterCallback(callbackFunc, userData, callback_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7077,6 +8542,9 @@ mod driver {
     pub unsafe extern "C" fn cuLogsUnregisterCallback(
         callback: CUlogsCallbackHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuLogsUnregisterCallback(callback) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7095,6 +8563,9 @@ mod driver {
     /// `cuMemAddressFree` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAddressFree(ptr, size) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7120,6 +8591,11 @@ mod driver {
         addr: CUdeviceptr,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemAddressReserve(ptr, size, alignment, addr, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7147,6 +8623,9 @@ mod driver {
         advice: CUmem_advise,
         location: CUmemLocation,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAdvise(devPtr, count, advice, location) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7172,6 +8651,9 @@ mod driver {
         bytesize: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAllocAsync(dptr, bytesize, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7196,6 +8678,9 @@ mod driver {
         bytesize: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAllocAsync(dptr, bytesize, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7221,6 +8706,11 @@ mod driver {
         pool: CUmemoryPool,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7247,6 +8737,11 @@ mod driver {
         pool: CUmemoryPool,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7271,6 +8766,9 @@ mod driver {
         pp: *mut *mut c_void,
         bytesize: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAllocHost(pp, bytesize) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7294,6 +8792,9 @@ mod driver {
         bytesize: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAllocManaged(dptr, bytesize, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7320,6 +8821,17 @@ mod driver {
         Height: usize,
         ElementSizeBytes: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemAllocPitch(
+                    dptr,
+                    pPitch,
+                    WidthInBytes,
+                    Height,
+                    ElementSizeBytes,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7353,6 +8865,9 @@ mod driver {
         dptr: *mut CUdeviceptr,
         bytesize: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemAlloc(dptr, bytesize) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7378,6 +8893,17 @@ mod driver {
         errorIndex: *mut usize,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemBatchDecompressAsync(
+                    paramsArray,
+                    count,
+                    flags,
+                    errorIndex,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7414,6 +8940,17 @@ mod driver {
         errorIndex: *mut usize,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemBatchDecompressAsync(
+                    paramsArray,
+                    count,
+                    flags,
+                    errorIndex,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7449,6 +8986,9 @@ mod driver {
         prop: *const CUmemAllocationProp,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemCreate(handle, size, prop, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7479,6 +9019,20 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemDiscardAndPrefetchBatchAsync(
+                    dptrs,
+                    sizes,
+                    count,
+                    prefetchLocs,
+                    prefetchLocIdxs,
+                    numPrefetchLocs,
+                    flags,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7524,6 +9078,20 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemDiscardAndPrefetchBatchAsync(
+                    dptrs,
+                    sizes,
+                    count,
+                    prefetchLocs,
+                    prefetchLocIdxs,
+                    numPrefetchLocs,
+                    flags,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7566,6 +9134,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7596,6 +9169,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7625,6 +9203,16 @@ mod driver {
         handleType: CUmemAllocationHandleType,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemExportToShareableHandle(
+                    shareableHandle,
+                    handle,
+                    handleType,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7656,6 +9244,9 @@ mod driver {
         dptr: CUdeviceptr,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemFreeAsync(dptr, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7678,6 +9269,9 @@ mod driver {
         dptr: CUdeviceptr,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemFreeAsync(dptr, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7697,6 +9291,9 @@ mod driver {
     /// `cuMemFreeHost` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemFreeHost(p) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7710,6 +9307,9 @@ mod driver {
     /// `cuMemFree_v2` of the C ABI (the header's `cuMemFree`).
     #[no_mangle]
     pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemFree(dptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7727,6 +9327,9 @@ mod driver {
         location: *const CUmemLocation,
         ptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemGetAccess(flags, location, ptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7751,6 +9354,9 @@ mod driver {
         psize: *mut usize,
         dptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemGetAddressRange(pbase, psize, dptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7775,6 +9381,11 @@ mod driver {
         prop: *const CUmemAllocationProp,
         option: CUmemAllocationGranularity_flags,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemGetAllocationGranularity(granularity, prop, option)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7798,6 +9409,11 @@ mod driver {
         prop: *mut CUmemAllocationProp,
         handle: CUmemGenericAllocationHandle,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemGetAllocationPropertiesFromHandle(prop, handle)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7821,6 +9437,11 @@ mod driver {
         location: *mut CUmemLocation,
         type_: CUmemAllocationType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemGetDefaultMemPool(pool_out, location, type_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7847,6 +9468,17 @@ mod driver {
         handleType: CUmemRangeHandleType,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemGetHandleForAddressRange(
+                    handle,
+                    dptr,
+                    size,
+                    handleType,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7880,6 +9512,9 @@ mod driver {
         free: *mut usize,
         total: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemGetInfo(free, total) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7905,6 +9540,17 @@ mod driver {
         samplingGranularity: usize,
         location_out: *mut CUmemLocation,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemGetLocationInfo(
+                    ptr,
+                    size,
+                    summaryGranularity,
+                    samplingGranularity,
+                    location_out,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7939,6 +9585,9 @@ mod driver {
         location: *mut CUmemLocation,
         type_: CUmemAllocationType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemGetMemPool(pool, location, type_) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7963,6 +9612,9 @@ mod driver {
         bytesize: usize,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemHostAlloc(pp, bytesize, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -7987,6 +9639,9 @@ mod driver {
         p: *mut c_void,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemHostGetDevicePointer(pdptr, p, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8010,6 +9665,9 @@ mod driver {
         pFlags: *mut c_uint,
         p: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemHostGetFlags(pFlags, p) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8033,6 +9691,9 @@ mod driver {
         bytesize: usize,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemHostRegister(p, bytesize, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8053,6 +9714,9 @@ mod driver {
     /// `cuMemHostUnregister` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemHostUnregister(p) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8072,6 +9736,15 @@ mod driver {
         osHandle: *mut c_void,
         shHandleType: CUmemAllocationHandleType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemImportFromShareableHandle(
+                    handle,
+                    osHandle,
+                    shHandleType,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8100,6 +9773,9 @@ mod driver {
         handle: CUmemGenericAllocationHandle,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemMap(ptr, size, offset, handle, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8126,6 +9802,11 @@ mod driver {
         count: c_uint,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemMapArrayAsync(mapInfoList, count, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8150,6 +9831,11 @@ mod driver {
         count: c_uint,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemMapArrayAsync(mapInfoList, count, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8173,6 +9859,9 @@ mod driver {
         pool: *mut CUmemoryPool,
         poolProps: *const CUmemPoolProps,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolCreate(pool, poolProps) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8192,6 +9881,9 @@ mod driver {
     /// `cuMemPoolDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolDestroy(pool) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8210,6 +9902,9 @@ mod driver {
         shareData_out: *mut CUmemPoolPtrExportData,
         ptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolExportPointer(shareData_out, ptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8234,6 +9929,16 @@ mod driver {
         handleType: CUmemAllocationHandleType,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPoolExportToShareableHandle(
+                    handle_out,
+                    pool,
+                    handleType,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8266,6 +9971,9 @@ mod driver {
         memPool: CUmemoryPool,
         location: *mut CUmemLocation,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolGetAccess(flags, memPool, location) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8290,6 +9998,9 @@ mod driver {
         attr: CUmemPool_attribute,
         value: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolGetAttribute(pool, attr, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8315,6 +10026,16 @@ mod driver {
         handleType: CUmemAllocationHandleType,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPoolImportFromShareableHandle(
+                    pool_out,
+                    handle,
+                    handleType,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8347,6 +10068,11 @@ mod driver {
         pool: CUmemoryPool,
         shareData: *mut CUmemPoolPtrExportData,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPoolImportPointer(ptr_out, pool, shareData)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8371,6 +10097,9 @@ mod driver {
         map: *const CUmemAccessDesc,
         count: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolSetAccess(pool, map, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8395,6 +10124,9 @@ mod driver {
         attr: CUmemPool_attribute,
         value: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolSetAttribute(pool, attr, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8418,6 +10150,9 @@ mod driver {
         pool: CUmemoryPool,
         minBytesToKeep: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemPoolTrimTo(pool, minBytesToKeep) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8443,6 +10178,11 @@ mod driver {
         flags: c_uint,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8473,6 +10213,11 @@ mod driver {
         flags: c_uint,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8506,6 +10251,20 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPrefetchBatchAsync(
+                    dptrs,
+                    sizes,
+                    count,
+                    prefetchLocs,
+                    prefetchLocIdxs,
+                    numPrefetchLocs,
+                    flags,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8551,6 +10310,20 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemPrefetchBatchAsync(
+                    dptrs,
+                    sizes,
+                    count,
+                    prefetchLocs,
+                    prefetchLocIdxs,
+                    numPrefetchLocs,
+                    flags,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8593,6 +10366,17 @@ mod driver {
         devPtr: CUdeviceptr,
         count: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemRangeGetAttribute(
+                    data,
+                    dataSize,
+                    attribute,
+                    devPtr,
+                    count,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8624,6 +10408,18 @@ mod driver {
         devPtr: CUdeviceptr,
         count: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemRangeGetAttributes(
+                    data,
+                    dataSizes,
+                    attributes,
+                    numAttributes,
+                    devPtr,
+                    count,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8656,6 +10452,9 @@ mod driver {
     /// `cuMemRelease` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemRelease(handle) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8674,6 +10473,9 @@ mod driver {
         handle: *mut CUmemGenericAllocationHandle,
         addr: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemRetainAllocationHandle(handle, addr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8698,6 +10500,9 @@ mod driver {
         desc: *const CUmemAccessDesc,
         count: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemSetAccess(ptr, size, desc, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8723,6 +10528,9 @@ mod driver {
         type_: CUmemAllocationType,
         pool: CUmemoryPool,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemSetMemPool(location, type_, pool) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8743,6 +10551,9 @@ mod driver {
     /// `cuMemUnmap` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemUnmap(ptr, size) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8762,6 +10573,9 @@ mod driver {
         src: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy(dst, src, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8785,6 +10599,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY2D,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2DAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8807,6 +10624,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY2D,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2DAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8828,6 +10648,9 @@ mod driver {
     pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(
         pCopy: *const CUDA_MEMCPY2D,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2DUnaligned(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8848,6 +10671,9 @@ mod driver {
     pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2_ptds(
         pCopy: *const CUDA_MEMCPY2D,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2DUnaligned(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8866,6 +10692,9 @@ mod driver {
     /// `cuMemcpy2D_v2` of the C ABI (the header's `cuMemcpy2D`).
     #[no_mangle]
     pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2D(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8879,6 +10708,9 @@ mod driver {
     /// `cuMemcpy2D_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy2D`, served by its implementation.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy2D(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8895,6 +10727,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY3D,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8917,6 +10752,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY3D,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8941,6 +10779,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpy3DBatchAsync(numOps, opList, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8967,6 +10810,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpy3DBatchAsync(numOps, opList, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -8988,6 +10836,9 @@ mod driver {
     /// `cuMemcpy3DPeer` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DPeer(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9006,6 +10857,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY3D_PEER,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DPeerAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9028,6 +10882,9 @@ mod driver {
         pCopy: *const CUDA_MEMCPY3D_PEER,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DPeerAsync(pCopy, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9049,6 +10906,9 @@ mod driver {
     pub unsafe extern "C" fn cuMemcpy3DPeer_ptds(
         pCopy: *const CUDA_MEMCPY3D_PEER,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3DPeer(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9068,6 +10928,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpy3DWithAttributesAsync(op, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9092,6 +10957,11 @@ mod driver {
         flags: c_ulonglong,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpy3DWithAttributesAsync(op, flags, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9112,6 +10982,9 @@ mod driver {
     /// `cuMemcpy3D_v2` of the C ABI (the header's `cuMemcpy3D`).
     #[no_mangle]
     pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3D(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9125,6 +10998,9 @@ mod driver {
     /// `cuMemcpy3D_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy3D`, served by its implementation.
     #[no_mangle]
     pub unsafe extern "C" fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy3D(pCopy) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9143,6 +11019,9 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyAsync(dst, src, ByteCount, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9169,6 +11048,9 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyAsync(dst, src, ByteCount, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9196,6 +11078,17 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoA(
+                    dstArray,
+                    dstOffset,
+                    srcArray,
+                    srcOffset,
+                    ByteCount,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9232,6 +11125,17 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoA(
+                    dstArray,
+                    dstOffset,
+                    srcArray,
+                    srcOffset,
+                    ByteCount,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9267,6 +11171,11 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9293,6 +11202,11 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9320,6 +11234,17 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoHAsync(
+                    dstHost,
+                    srcArray,
+                    srcOffset,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9356,6 +11281,17 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoHAsync(
+                    dstHost,
+                    srcArray,
+                    srcOffset,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9391,6 +11327,11 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9417,6 +11358,11 @@ mod driver {
         srcOffset: usize,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9447,6 +11393,20 @@ mod driver {
         numAttrs: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyBatchAsync(
+                    dsts,
+                    srcs,
+                    sizes,
+                    count,
+                    attrs,
+                    attrsIdxs,
+                    numAttrs,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9492,6 +11452,20 @@ mod driver {
         numAttrs: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyBatchAsync(
+                    dsts,
+                    srcs,
+                    sizes,
+                    count,
+                    attrs,
+                    attrsIdxs,
+                    numAttrs,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9533,6 +11507,11 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9559,6 +11538,11 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9585,6 +11569,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9613,6 +11602,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9640,6 +11634,9 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyDtoD(dstDevice, srcDevice, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9664,6 +11661,9 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyDtoD(dstDevice, srcDevice, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9689,6 +11689,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9715,6 +11720,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9740,6 +11750,9 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyDtoH(dstHost, srcDevice, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9764,6 +11777,9 @@ mod driver {
         srcDevice: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyDtoH(dstHost, srcDevice, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9790,6 +11806,17 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoAAsync(
+                    dstArray,
+                    dstOffset,
+                    srcHost,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9826,6 +11853,17 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoAAsync(
+                    dstArray,
+                    dstOffset,
+                    srcHost,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9861,6 +11899,11 @@ mod driver {
         srcHost: *const c_void,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9887,6 +11930,11 @@ mod driver {
         srcHost: *const c_void,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9913,6 +11961,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9939,6 +11992,11 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9964,6 +12022,9 @@ mod driver {
         srcHost: *const c_void,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyHtoD(dstDevice, srcHost, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -9988,6 +12049,9 @@ mod driver {
         srcHost: *const c_void,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpyHtoD(dstDevice, srcHost, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10014,6 +12078,17 @@ mod driver {
         srcContext: CUcontext,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyPeer(
+                    dstDevice,
+                    dstContext,
+                    srcDevice,
+                    srcContext,
+                    ByteCount,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10051,6 +12126,18 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyPeerAsync(
+                    dstDevice,
+                    dstContext,
+                    srcDevice,
+                    srcContext,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10090,6 +12177,18 @@ mod driver {
         ByteCount: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyPeerAsync(
+                    dstDevice,
+                    dstContext,
+                    srcDevice,
+                    srcContext,
+                    ByteCount,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10128,6 +12227,17 @@ mod driver {
         srcContext: CUcontext,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyPeer(
+                    dstDevice,
+                    dstContext,
+                    srcDevice,
+                    srcContext,
+                    ByteCount,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10164,6 +12274,11 @@ mod driver {
         attr: *mut CUmemcpyAttributes,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10194,6 +12309,11 @@ mod driver {
         attr: *mut CUmemcpyAttributes,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10222,6 +12342,9 @@ mod driver {
         src: CUdeviceptr,
         ByteCount: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemcpy(dst, src, ByteCount) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10247,6 +12370,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD16Async(dstDevice, us, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10273,6 +12399,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD16Async(dstDevice, us, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10298,6 +12427,9 @@ mod driver {
         us: c_ushort,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD16(dstDevice, us, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10322,6 +12454,9 @@ mod driver {
         us: c_ushort,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD16(dstDevice, us, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10349,6 +12484,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D16Async(
+                    dstDevice,
+                    dstPitch,
+                    us,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10388,6 +12535,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D16Async(
+                    dstDevice,
+                    dstPitch,
+                    us,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10426,6 +12585,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10454,6 +12618,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10483,6 +12652,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D32Async(
+                    dstDevice,
+                    dstPitch,
+                    ui,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10522,6 +12703,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D32Async(
+                    dstDevice,
+                    dstPitch,
+                    ui,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10560,6 +12753,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10588,6 +12786,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10617,6 +12820,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D8Async(
+                    dstDevice,
+                    dstPitch,
+                    uc,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10656,6 +12871,18 @@ mod driver {
         Height: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D8Async(
+                    dstDevice,
+                    dstPitch,
+                    uc,
+                    Width,
+                    Height,
+                    hStream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10694,6 +12921,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10722,6 +12954,11 @@ mod driver {
         Width: usize,
         Height: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10749,6 +12986,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD32Async(dstDevice, ui, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10775,6 +13015,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD32Async(dstDevice, ui, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10800,6 +13043,9 @@ mod driver {
         ui: c_uint,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD32(dstDevice, ui, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10824,6 +13070,9 @@ mod driver {
         ui: c_uint,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD32(dstDevice, ui, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10849,6 +13098,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD8Async(dstDevice, uc, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10875,6 +13127,9 @@ mod driver {
         N: usize,
         hStream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD8Async(dstDevice, uc, N, hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10900,6 +13155,9 @@ mod driver {
         uc: c_uchar,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD8(dstDevice, uc, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10924,6 +13182,9 @@ mod driver {
         uc: c_uchar,
         N: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMemsetD8(dstDevice, uc, N) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10948,6 +13209,15 @@ mod driver {
         pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR,
         numMipmapLevels: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMipmappedArrayCreate(
+                    pHandle,
+                    pMipmappedArrayDesc,
+                    numMipmapLevels,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10976,6 +13246,9 @@ mod driver {
     pub unsafe extern "C" fn cuMipmappedArrayDestroy(
         hMipmappedArray: CUmipmappedArray,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMipmappedArrayDestroy(hMipmappedArray) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -10998,6 +13271,15 @@ mod driver {
         hMipmappedArray: CUmipmappedArray,
         level: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMipmappedArrayGetLevel(
+                    pLevelArray,
+                    hMipmappedArray,
+                    level,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11024,6 +13306,15 @@ mod driver {
         mipmap: CUmipmappedArray,
         device: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMipmappedArrayGetMemoryRequirements(
+                    memoryRequirements,
+                    mipmap,
+                    device,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11053,6 +13344,14 @@ mod driver {
         sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
         mipmap: CUmipmappedArray,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMipmappedArrayGetSparseProperties(
+                    sparseProperties,
+                    mipmap,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11078,6 +13377,11 @@ mod driver {
         numFunctions: c_uint,
         mod_: CUmodule,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuModuleEnumerateFunctions(functions, numFunctions, mod_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11102,6 +13406,9 @@ mod driver {
         hmod: CUmodule,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetFunction(hfunc, hmod, name) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11125,6 +13432,9 @@ mod driver {
         count: *mut c_uint,
         mod_: CUmodule,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetFunctionCount(count, mod_) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11149,6 +13459,9 @@ mod driver {
         hmod: CUmodule,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetGlobal(dptr, bytes, hmod, name) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11172,6 +13485,9 @@ mod driver {
     pub unsafe extern "C" fn cuModuleGetLoadingMode(
         mode: *mut CUmoduleLoadingMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetLoadingMode(mode) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11194,6 +13510,9 @@ mod driver {
         hmod: CUmodule,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetSurfRef(pSurfRef, hmod, name) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11218,6 +13537,9 @@ mod driver {
         hmod: CUmodule,
         name: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleGetTexRef(pTexRef, hmod, name) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11241,6 +13563,9 @@ mod driver {
         module: *mut CUmodule,
         fname: *const c_char,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleLoad(module, fname) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11263,6 +13588,9 @@ mod driver {
         module: *mut CUmodule,
         image: *const c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleLoadData(module, image) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11288,6 +13616,17 @@ mod driver {
         options: *mut CUjit_option,
         optionValues: *mut *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuModuleLoadDataEx(
+                    module,
+                    image,
+                    numOptions,
+                    options,
+                    optionValues,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11321,6 +13660,9 @@ mod driver {
         module: *mut CUmodule,
         fatCubin: *const c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleLoadFatBinary(module, fatCubin) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11340,6 +13682,9 @@ mod driver {
     /// `cuModuleUnload` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuModuleUnload(hmod) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11358,6 +13703,9 @@ mod driver {
         mcHandle: CUmemGenericAllocationHandle,
         dev: CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMulticastAddDevice(mcHandle, dev) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11383,6 +13731,11 @@ mod driver {
         size: usize,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11414,6 +13767,18 @@ mod driver {
         size: usize,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastBindAddr_v2(
+                    mcHandle,
+                    dev,
+                    mcOffset,
+                    memptr,
+                    size,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11453,6 +13818,18 @@ mod driver {
         size: usize,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastBindMem(
+                    mcHandle,
+                    mcOffset,
+                    memHandle,
+                    memOffset,
+                    size,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11493,6 +13870,19 @@ mod driver {
         size: usize,
         flags: c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastBindMem_v2(
+                    mcHandle,
+                    dev,
+                    mcOffset,
+                    memHandle,
+                    memOffset,
+                    size,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11530,6 +13920,9 @@ mod driver {
         mcHandle: *mut CUmemGenericAllocationHandle,
         prop: *const CUmulticastObjectProp,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuMulticastCreate(mcHandle, prop) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11553,6 +13946,11 @@ mod driver {
         prop: *const CUmulticastObjectProp,
         option: CUmulticastGranularity_flags,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastGetGranularity(granularity, prop, option)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11578,6 +13976,11 @@ mod driver {
         mcOffset: usize,
         size: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuMulticastUnbind(mcHandle, dev, mcOffset, size)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11604,6 +14007,16 @@ mod driver {
         numBlocks: c_int,
         blockSize: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyAvailableDynamicSMemPerBlock(
+                    dynamicSmemSize,
+                    func,
+                    numBlocks,
+                    blockSize,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11637,6 +14050,16 @@ mod driver {
         blockSize: c_int,
         dynamicSMemSize: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    numBlocks,
+                    func,
+                    blockSize,
+                    dynamicSMemSize,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11671,6 +14094,17 @@ mod driver {
         dynamicSMemSize: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                    numBlocks,
+                    func,
+                    blockSize,
+                    dynamicSMemSize,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11705,6 +14139,11 @@ mod driver {
         func: CUfunction,
         config: *const CUlaunchConfig,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxActiveClusters(numClusters, func, config)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11732,6 +14171,18 @@ mod driver {
         dynamicSMemSize: usize,
         blockSizeLimit: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxPotentialBlockSize(
+                    minGridSize,
+                    blockSize,
+                    func,
+                    blockSizeToDynamicSMemSize,
+                    dynamicSMemSize,
+                    blockSizeLimit,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11772,6 +14223,19 @@ mod driver {
         blockSizeLimit: c_int,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxPotentialBlockSizeWithFlags(
+                    minGridSize,
+                    blockSize,
+                    func,
+                    blockSizeToDynamicSMemSize,
+                    dynamicSMemSize,
+                    blockSizeLimit,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11810,6 +14274,15 @@ mod driver {
         func: CUfunction,
         config: *const CUlaunchConfig,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuOccupancyMaxPotentialClusterSize(
+                    clusterSize,
+                    func,
+                    config,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11835,6 +14308,9 @@ mod driver {
         hfunc: CUfunction,
         numbytes: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuParamSetSize(hfunc, numbytes) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11858,6 +14334,9 @@ mod driver {
         texunit: c_int,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuParamSetTexRef(hfunc, texunit, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11882,6 +14361,9 @@ mod driver {
         offset: c_int,
         value: f32,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuParamSetf(hfunc, offset, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11906,6 +14388,9 @@ mod driver {
         offset: c_int,
         value: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuParamSeti(hfunc, offset, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11931,6 +14416,9 @@ mod driver {
         ptr: *mut c_void,
         numbytes: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuParamSetv(hfunc, offset, ptr, numbytes) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11956,6 +14444,9 @@ mod driver {
         attribute: CUpointer_attribute,
         ptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuPointerGetAttribute(data, attribute, ptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -11981,6 +14472,11 @@ mod driver {
         data: *mut *mut c_void,
         ptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuPointerGetAttributes(numAttributes, attributes, data, ptr)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12008,6 +14504,9 @@ mod driver {
         attribute: CUpointer_attribute,
         ptr: CUdeviceptr,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuPointerSetAttribute(value, attribute, ptr) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12033,6 +14532,16 @@ mod driver {
         numExtSems: c_uint,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuSignalExternalSemaphoresAsync(
+                    extSemArray,
+                    paramsArray,
+                    numExtSems,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12066,6 +14575,16 @@ mod driver {
         numExtSems: c_uint,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuSignalExternalSemaphoresAsync(
+                    extSemArray,
+                    paramsArray,
+                    numExtSems,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12099,6 +14618,11 @@ mod driver {
         userData: *mut c_void,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamAddCallback(hStream, callback, userData, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12125,6 +14649,11 @@ mod driver {
         userData: *mut c_void,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamAddCallback(hStream, callback, userData, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12151,6 +14680,11 @@ mod driver {
         length: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamAttachMemAsync(hStream, dptr, length, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12177,6 +14711,11 @@ mod driver {
         length: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamAttachMemAsync(hStream, dptr, length, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12203,6 +14742,11 @@ mod driver {
         paramArray: *mut CUstreamBatchMemOpParams,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBatchMemOp(stream, count, paramArray, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12229,6 +14773,11 @@ mod driver {
         paramArray: *mut CUstreamBatchMemOpParams,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBatchMemOp(stream, count, paramArray, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12253,6 +14802,11 @@ mod driver {
         hStream: CUstream,
         streamCigCaptureParams: *mut CUstreamCigCaptureParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12277,6 +14831,11 @@ mod driver {
         hStream: CUstream,
         streamCigCaptureParams: *mut CUstreamCigCaptureParams,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12305,6 +14864,18 @@ mod driver {
         numDependencies: usize,
         mode: CUstreamCaptureMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginCaptureToGraph(
+                    hStream,
+                    hGraph,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    mode,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12344,6 +14915,18 @@ mod driver {
         numDependencies: usize,
         mode: CUstreamCaptureMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginCaptureToGraph(
+                    hStream,
+                    hGraph,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    mode,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12379,6 +14962,9 @@ mod driver {
         hStream: CUstream,
         mode: CUstreamCaptureMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamBeginCapture(hStream, mode) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12401,6 +14987,9 @@ mod driver {
         hStream: CUstream,
         mode: CUstreamCaptureMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamBeginCapture(hStream, mode) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12426,6 +15015,17 @@ mod driver {
         callbackFunc: CUgraphRecaptureCallback,
         userData: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginRecaptureToGraph(
+                    hStream,
+                    mode,
+                    hGraph,
+                    callbackFunc,
+                    userData,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12462,6 +15062,17 @@ mod driver {
         callbackFunc: CUgraphRecaptureCallback,
         userData: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamBeginRecaptureToGraph(
+                    hStream,
+                    mode,
+                    hGraph,
+                    callbackFunc,
+                    userData,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12495,6 +15106,9 @@ mod driver {
         dst: CUstream,
         src: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamCopyAttributes(dst, src) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12517,6 +15131,9 @@ mod driver {
         dst: CUstream,
         src: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamCopyAttributes(dst, src) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12539,6 +15156,9 @@ mod driver {
         phStream: *mut CUstream,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamCreate(phStream, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12562,6 +15182,11 @@ mod driver {
         flags: c_uint,
         priority: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamCreateWithPriority(phStream, flags, priority)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12582,6 +15207,9 @@ mod driver {
     /// `cuStreamDestroy_v2` of the C ABI (the header's `cuStreamDestroy`).
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamDestroy(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12600,6 +15228,9 @@ mod driver {
         hStream: CUstream,
         phGraph: *mut CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamEndCapture(hStream, phGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12619,6 +15250,9 @@ mod driver {
     /// `cuStreamEndCaptureToCig` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamEndCaptureToCig(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamEndCaptureToCig(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12637,6 +15271,9 @@ mod driver {
     /// `cuStreamEndCaptureToCig_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamEndCaptureToCig`, served by its implementation.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamEndCaptureToCig_ptsz(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamEndCaptureToCig(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12658,6 +15295,9 @@ mod driver {
         hStream: CUstream,
         phGraph: *mut CUgraph,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamEndCapture(hStream, phGraph) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12681,6 +15321,11 @@ mod driver {
         attr: CUstreamAttrID,
         value_out: *mut CUstreamAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetAttribute(hStream, attr, value_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12705,6 +15350,11 @@ mod driver {
         attr: CUstreamAttrID,
         value_out: *mut CUstreamAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetAttribute(hStream, attr, value_out)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12733,6 +15383,19 @@ mod driver {
         edgeData_out: *mut *const CUgraphEdgeData,
         numDependencies_out: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetCaptureInfo(
+                    hStream,
+                    captureStatus_out,
+                    id_out,
+                    graph_out,
+                    dependencies_out,
+                    edgeData_out,
+                    numDependencies_out,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12775,6 +15438,19 @@ mod driver {
         edgeData_out: *mut *const CUgraphEdgeData,
         numDependencies_out: *mut usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetCaptureInfo(
+                    hStream,
+                    captureStatus_out,
+                    id_out,
+                    graph_out,
+                    dependencies_out,
+                    edgeData_out,
+                    numDependencies_out,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12812,6 +15488,9 @@ mod driver {
         hStream: CUstream,
         pctx: *mut CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetCtx(hStream, pctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12834,6 +15513,9 @@ mod driver {
         hStream: CUstream,
         pctx: *mut CUcontext,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetCtx(hStream, pctx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12857,6 +15539,9 @@ mod driver {
         pCtx: *mut CUcontext,
         pGreenCtx: *mut CUgreenCtx,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12881,6 +15566,9 @@ mod driver {
         pCtx: *mut CUcontext,
         pGreenCtx: *mut CUgreenCtx,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12905,6 +15593,11 @@ mod driver {
         resource: *mut CUdevResource,
         type_: CUdevResourceType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetDevResource(hStream, resource, type_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12929,6 +15622,11 @@ mod driver {
         resource: *mut CUdevResource,
         type_: CUdevResourceType,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamGetDevResource(hStream, resource, type_)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12952,6 +15650,9 @@ mod driver {
         hStream: CUstream,
         device: *mut CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetDevice(hStream, device) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12974,6 +15675,9 @@ mod driver {
         hStream: CUstream,
         device: *mut CUdevice,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetDevice(hStream, device) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -12996,6 +15700,9 @@ mod driver {
         hStream: CUstream,
         flags: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetFlags(hStream, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13018,6 +15725,9 @@ mod driver {
         hStream: CUstream,
         flags: *mut c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetFlags(hStream, flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13040,6 +15750,9 @@ mod driver {
         hStream: CUstream,
         phCtx: *mut CUgreenCtx,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetGreenCtx(hStream, phCtx) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13062,6 +15775,9 @@ mod driver {
         hStream: CUstream,
         streamId: *mut c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetId(hStream, streamId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13084,6 +15800,9 @@ mod driver {
         hStream: CUstream,
         streamId: *mut c_ulonglong,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetId(hStream, streamId) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13106,6 +15825,9 @@ mod driver {
         hStream: CUstream,
         priority: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetPriority(hStream, priority) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13128,6 +15850,9 @@ mod driver {
         hStream: CUstream,
         priority: *mut c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamGetPriority(hStream, priority) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13150,6 +15875,9 @@ mod driver {
         hStream: CUstream,
         captureStatus: *mut CUstreamCaptureStatus,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamIsCapturing(hStream, captureStatus) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13172,6 +15900,9 @@ mod driver {
         hStream: CUstream,
         captureStatus: *mut CUstreamCaptureStatus,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamIsCapturing(hStream, captureStatus) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13191,6 +15922,9 @@ mod driver {
     /// `cuStreamQuery` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamQuery(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13206,6 +15940,9 @@ mod driver {
     /// `cuStreamQuery_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamQuery`, served by its implementation.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamQuery(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13225,6 +15962,9 @@ mod driver {
         attr: CUstreamAttrID,
         value: *const CUstreamAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamSetAttribute(hStream, attr, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13249,6 +15989,9 @@ mod driver {
         attr: CUstreamAttrID,
         value: *const CUstreamAttrValue,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamSetAttribute(hStream, attr, value) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13269,6 +16012,9 @@ mod driver {
     /// `cuStreamSynchronize` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamSynchronize(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13287,6 +16033,9 @@ mod driver {
     /// `cuStreamSynchronize_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamSynchronize`, served by its implementation.
     #[no_mangle]
     pub unsafe extern "C" fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamSynchronize(hStream) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13311,6 +16060,17 @@ mod driver {
         numDependencies: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamUpdateCaptureDependencies(
+                    hStream,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13347,6 +16107,17 @@ mod driver {
         numDependencies: usize,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamUpdateCaptureDependencies(
+                    hStream,
+                    dependencies,
+                    dependencyData,
+                    numDependencies,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13381,6 +16152,9 @@ mod driver {
         hEvent: CUevent,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamWaitEvent(hStream, hEvent, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13405,6 +16179,9 @@ mod driver {
         hEvent: CUevent,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuStreamWaitEvent(hStream, hEvent, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13430,6 +16207,11 @@ mod driver {
         value: cuuint32_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWaitValue32(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13456,6 +16238,11 @@ mod driver {
         value: cuuint32_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWaitValue32(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13482,6 +16269,11 @@ mod driver {
         value: cuuint64_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWaitValue64(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13508,6 +16300,11 @@ mod driver {
         value: cuuint64_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWaitValue64(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13534,6 +16331,11 @@ mod driver {
         value: cuuint32_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWriteValue32(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13560,6 +16362,11 @@ mod driver {
         value: cuuint32_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWriteValue32(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13586,6 +16393,11 @@ mod driver {
         value: cuuint64_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWriteValue64(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13612,6 +16424,11 @@ mod driver {
         value: cuuint64_t,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuStreamWriteValue64(stream, addr, value, flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13636,6 +16453,9 @@ mod driver {
         pSurfObject: *mut CUsurfObject,
         pResDesc: *const CUDA_RESOURCE_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuSurfObjectCreate(pSurfObject, pResDesc) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13655,6 +16475,9 @@ mod driver {
     /// `cuSurfObjectDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuSurfObjectDestroy(surfObject) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13676,6 +16499,11 @@ mod driver {
         pResDesc: *mut CUDA_RESOURCE_DESC,
         surfObject: CUsurfObject,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuSurfObjectGetResourceDesc(pResDesc, surfObject)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13698,6 +16526,9 @@ mod driver {
         phArray: *mut CUarray,
         hSurfRef: CUsurfref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuSurfRefGetArray(phArray, hSurfRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13721,6 +16552,9 @@ mod driver {
         hArray: CUarray,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuSurfRefSetArray(hSurfRef, hArray, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13757,6 +16591,27 @@ mod driver {
         l2Promotion: CUtensorMapL2promotion,
         oobFill: CUtensorMapFloatOOBfill,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTensorMapEncodeIm2col(
+                    tensorMap,
+                    tensorDataType,
+                    tensorRank,
+                    globalAddress,
+                    globalDim,
+                    globalStrides,
+                    pixelBoxLowerCorner,
+                    pixelBoxUpperCorner,
+                    channelsPerPixel,
+                    pixelsPerColumn,
+                    elementStrides,
+                    interleave,
+                    swizzle,
+                    l2Promotion,
+                    oobFill,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13824,6 +16679,28 @@ mod driver {
         l2Promotion: CUtensorMapL2promotion,
         oobFill: CUtensorMapFloatOOBfill,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTensorMapEncodeIm2colWide(
+                    tensorMap,
+                    tensorDataType,
+                    tensorRank,
+                    globalAddress,
+                    globalDim,
+                    globalStrides,
+                    pixelBoxLowerCornerWidth,
+                    pixelBoxUpperCornerWidth,
+                    channelsPerPixel,
+                    pixelsPerColumn,
+                    elementStrides,
+                    interleave,
+                    mode,
+                    swizzle,
+                    l2Promotion,
+                    oobFill,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13889,6 +16766,24 @@ mod driver {
         l2Promotion: CUtensorMapL2promotion,
         oobFill: CUtensorMapFloatOOBfill,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTensorMapEncodeTiled(
+                    tensorMap,
+                    tensorDataType,
+                    tensorRank,
+                    globalAddress,
+                    globalDim,
+                    globalStrides,
+                    boxDim,
+                    elementStrides,
+                    interleave,
+                    swizzle,
+                    l2Promotion,
+                    oobFill,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13936,6 +16831,11 @@ mod driver {
         tensorMap: *mut CUtensorMap,
         globalAddress: *mut c_void,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTensorMapReplaceAddress(tensorMap, globalAddress)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13959,6 +16859,15 @@ mod driver {
         allocClass: CUtensorMapAllocClass,
         outAllocClass: *mut CUtensorMapAllocClass,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTensorMapSetAllocationClass(
+                    tensorMap,
+                    allocClass,
+                    outAllocClass,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -13990,6 +16899,16 @@ mod driver {
         pTexDesc: *const CUDA_TEXTURE_DESC,
         pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexObjectCreate(
+                    pTexObject,
+                    pResDesc,
+                    pTexDesc,
+                    pResViewDesc,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14013,6 +16932,9 @@ mod driver {
     /// `cuTexObjectDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexObjectDestroy(texObject) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14034,6 +16956,11 @@ mod driver {
         pResDesc: *mut CUDA_RESOURCE_DESC,
         texObject: CUtexObject,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexObjectGetResourceDesc(pResDesc, texObject)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14056,6 +16983,11 @@ mod driver {
         pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC,
         texObject: CUtexObject,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexObjectGetResourceViewDesc(pResViewDesc, texObject)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14078,6 +17010,11 @@ mod driver {
         pTexDesc: *mut CUDA_TEXTURE_DESC,
         texObject: CUtexObject,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexObjectGetTextureDesc(pTexDesc, texObject)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14097,6 +17034,9 @@ mod driver {
     /// `cuTexRefCreate` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefCreate(pTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14112,6 +17052,9 @@ mod driver {
     /// `cuTexRefDestroy` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefDestroy(hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14131,6 +17074,9 @@ mod driver {
         hTexRef: CUtexref,
         dim: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetAddressMode(pam, hTexRef, dim) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14154,6 +17100,9 @@ mod driver {
         pdptr: *mut CUdeviceptr,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetAddress(pdptr, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14176,6 +17125,9 @@ mod driver {
         phArray: *mut CUarray,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetArray(phArray, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14198,6 +17150,9 @@ mod driver {
         pBorderColor: *mut f32,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetBorderColor(pBorderColor, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14220,6 +17175,9 @@ mod driver {
         pfm: *mut CUfilter_mode,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetFilterMode(pfm, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14242,6 +17200,9 @@ mod driver {
         pFlags: *mut c_uint,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetFlags(pFlags, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14265,6 +17226,11 @@ mod driver {
         pNumChannels: *mut c_int,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefGetFormat(pFormat, pNumChannels, hTexRef)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14288,6 +17254,9 @@ mod driver {
         pmaxAniso: *mut c_int,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14310,6 +17279,9 @@ mod driver {
         pfm: *mut CUfilter_mode,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetMipmapFilterMode(pfm, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14332,6 +17304,9 @@ mod driver {
         pbias: *mut f32,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefGetMipmapLevelBias(pbias, hTexRef) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14355,6 +17330,15 @@ mod driver {
         pmaxMipmapLevelClamp: *mut f32,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefGetMipmapLevelClamp(
+                    pminMipmapLevelClamp,
+                    pmaxMipmapLevelClamp,
+                    hTexRef,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14384,6 +17368,11 @@ mod driver {
         phMipmappedArray: *mut CUmipmappedArray,
         hTexRef: CUtexref,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14408,6 +17397,11 @@ mod driver {
         dptr: CUdeviceptr,
         Pitch: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14433,6 +17427,9 @@ mod driver {
         dim: c_int,
         am: CUaddress_mode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetAddressMode(hTexRef, dim, am) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14458,6 +17455,11 @@ mod driver {
         dptr: CUdeviceptr,
         bytes: usize,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14483,6 +17485,9 @@ mod driver {
         hArray: CUarray,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetArray(hTexRef, hArray, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14506,6 +17511,9 @@ mod driver {
         hTexRef: CUtexref,
         pBorderColor: *mut f32,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetBorderColor(hTexRef, pBorderColor) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14528,6 +17536,9 @@ mod driver {
         hTexRef: CUtexref,
         fm: CUfilter_mode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetFilterMode(hTexRef, fm) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14547,6 +17558,9 @@ mod driver {
     /// `cuTexRefSetFlags` of the C ABI.
     #[no_mangle]
     pub unsafe extern "C" fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetFlags(hTexRef, Flags) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14570,6 +17584,11 @@ mod driver {
         fmt: CUarray_format,
         NumPackedComponents: c_int,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14593,6 +17612,9 @@ mod driver {
         hTexRef: CUtexref,
         maxAniso: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14615,6 +17637,9 @@ mod driver {
         hTexRef: CUtexref,
         fm: CUfilter_mode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetMipmapFilterMode(hTexRef, fm) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14637,6 +17662,9 @@ mod driver {
         hTexRef: CUtexref,
         bias: f32,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuTexRefSetMipmapLevelBias(hTexRef, bias) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14660,6 +17688,15 @@ mod driver {
         minMipmapLevelClamp: f32,
         maxMipmapLevelClamp: f32,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefSetMipmapLevelClamp(
+                    hTexRef,
+                    minMipmapLevelClamp,
+                    maxMipmapLevelClamp,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14690,6 +17727,11 @@ mod driver {
         hMipmappedArray: CUmipmappedArray,
         Flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags)
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14714,6 +17756,9 @@ mod driver {
     pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(
         mode: *mut CUstreamCaptureMode,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuThreadExchangeStreamCaptureMode(mode) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14738,6 +17783,17 @@ mod driver {
         initialRefcount: c_uint,
         flags: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuUserObjectCreate(
+                    object_out,
+                    ptr,
+                    destroy,
+                    initialRefcount,
+                    flags,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14771,6 +17827,9 @@ mod driver {
         object: CUuserObject,
         count: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuUserObjectRelease(object, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14793,6 +17852,9 @@ mod driver {
         object: CUuserObject,
         count: c_uint,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe { anycuda::driver::cuUserObjectRetain(object, count) };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14817,6 +17879,16 @@ mod driver {
         numExtSems: c_uint,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuWaitExternalSemaphoresAsync(
+                    extSemArray,
+                    paramsArray,
+                    numExtSems,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
@@ -14850,6 +17922,16 @@ mod driver {
         numExtSems: c_uint,
         stream: CUstream,
     ) -> CUresult {
+        if anycuda::dispatching_to_cuda() {
+            return unsafe {
+                anycuda::driver::cuWaitExternalSemaphoresAsync(
+                    extSemArray,
+                    paramsArray,
+                    numExtSems,
+                    stream,
+                )
+            };
+        }
         let Some(_inside) = crate::guard::Inside::enter() else {
             return match crate::guard::vendor() {
                 Some(__v) => {
