@@ -314,6 +314,10 @@ fn module_of(b: &HipBackend, lib: usize, runtime: bool) -> Result<CUmodule, CUre
 /// The function of kernel handle `k` in the current context (its library loaded there first if
 /// needed), remembered for the next call.
 fn function_in_context(b: &HipBackend, k: usize, runtime: bool) -> Result<CUfunction, CUresult> {
+    // The handle first (as CUDA validates it), then the context.
+    if !with_registry(|r| r.kernels.contains_key(&k)) {
+        return Err(INVALID_HANDLE);
+    }
     let key = current_key(b, runtime)?;
     let found = with_registry(|r| -> Result<_, CUresult> {
         let kernel = r.kernels.get(&k).ok_or(INVALID_HANDLE)?;
@@ -525,6 +529,9 @@ unsafe fn load(
     jit_options: *const CUjit_option,
     jit_values: *mut *mut c_void,
 ) -> CUresult {
+    // The arguments first (as CUDA checks them), then the image.
+    // SAFETY: the caller's option arrays (CUDA's contract).
+    let jit = tri!(unsafe { library_jit(b, n_jit, jit_options, jit_values) });
     // SAFETY: the caller's image. On AMD, NVIDIA-only formats are refused with the way out.
     tri!(unsafe { super::image::check_library_image(b, code) });
     // SAFETY: as above; only what the image's own headers describe is read.
@@ -532,8 +539,6 @@ unsafe fn load(
     // Text is measured up to its NUL, which the copy keeps.
     // SAFETY: as above.
     let len = len.map(|n| n + usize::from(unsafe { super::image::is_text_image(code) }));
-    // SAFETY: the caller's option arrays (CUDA's contract).
-    let jit = tri!(unsafe { library_jit(b, n_jit, jit_options, jit_values) });
     // SAFETY: `n` bytes of the caller's image, measured from its own headers.
     let bytes = len.map(|n| unsafe { core::slice::from_raw_parts(code.cast::<u8>(), n) });
     let image =
