@@ -316,7 +316,7 @@ fn nvidia_only_images_are_refused_with_the_way_out() {
             cudaError_t::cudaErrorNotSupported
         );
         // An NVIDIA cubin: an ELF for EM_CUDA.
-        let mut cubin = vec![0u8; 64];
+        let mut cubin = [0u8; 64];
         cubin[..4].copy_from_slice(b"\x7fELF");
         cubin[4] = 2;
         cubin[5] = 1;
@@ -430,7 +430,7 @@ fn options_cuda_ignores_are_accepted_and_others_refused() {
         );
         // nvcc's host table: not supported; an unknown library option: invalid.
         let mut lo = [CUlibraryOption::CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE];
-        let mut lv = [1usize as *mut c_void];
+        let mut lv = [core::ptr::dangling_mut::<c_void>()];
         assert_eq!(
             b.cuLibraryLoadData(
                 &mut lib,

@@ -100,6 +100,11 @@ struct Library {
     jit: Arc<[(CUjit_option, usize)]>,
     /// The image's kernels (names and parameter layouts), where the format could be read.
     kernels_in_image: Option<Arc<[KernelParams]>>,
+    /// Whether that list is the image's own kernel table (PTX `.entry`s, AMD metadata), so a
+    /// name missing from it is no kernel. A cubin's list comes from its `.nv.info.<name>`
+    /// sections, which anycuda does not take as proof of absence: a name missing there is
+    /// asked of the loader.
+    names_exact: bool,
     /// One module per context it was loaded into.
     modules: Vec<(Key, usize)>,
     /// Kernel handles handed out: name → id.
@@ -554,6 +559,9 @@ unsafe fn load(
                  cuLibraryUnload, or use cuModuleLoadData",
             ),
         };
+    let names_exact = bytes.is_some_and(|i| {
+        super::image::image_kind(&i[..i.len().min(20)]) != super::image::ImageKind::NvidiaCubin
+    });
     let kernels_in_image = bytes.and_then(|i| match kernel_params(i) {
         Ok(ks) => Some(Arc::<[KernelParams]>::from(ks)),
         Err(e) => {
@@ -569,6 +577,7 @@ unsafe fn load(
                 image,
                 jit: jit.into(),
                 kernels_in_image,
+                names_exact,
                 modules: Vec::new(),
                 kernels: HashMap::new(),
             },
@@ -711,14 +720,22 @@ pub(crate) unsafe fn cuLibraryGetKernel(
     // SAFETY: the caller's NUL-terminated name.
     let name = unsafe { CStr::from_ptr(name) };
     let lib = library as usize;
-    match tri!(kernels_in_image(lib)) {
-        Some(ks) => {
-            if !ks.iter().any(|k| k.name.as_bytes() == name.to_bytes()) {
-                log::debug!("anycuda (HIP): cuLibraryGetKernel: no kernel {name:?}");
-                return NOT_FOUND;
-            }
+    let (listed, exact) = tri!(with_registry(|r| {
+        let l = r.library(lib)?;
+        let listed = l
+            .kernels_in_image
+            .as_ref()
+            .map(|ks| ks.iter().any(|k| k.name.as_bytes() == name.to_bytes()));
+        Ok(listed.map(|found| (found, l.names_exact)))
+    }))
+    .unwrap_or((false, false));
+    match (listed, exact) {
+        (true, _) => {}
+        (false, true) => {
+            log::debug!("anycuda (HIP): cuLibraryGetKernel: no kernel {name:?}");
+            return NOT_FOUND;
         }
-        None => {
+        (false, false) => {
             let m = tri!(module_of(b, lib, false));
             let mut f: CUfunction = core::ptr::null_mut();
             // SAFETY: valid out-pointer; a module this emulation loaded; the caller's name.
