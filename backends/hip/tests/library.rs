@@ -810,6 +810,36 @@ fn library_life_on_a_device() {
             cudaError_t::cudaSuccess
         );
         check(364);
+        // Captured into a graph and instantiated with parameters, as cuda.core's graph builder
+        // does (HIP before 6.2 has no hipGraphInstantiateWithParams: anycuda's fallback).
+        let mut s = null_mut();
+        assert_eq!(b.cuStreamCreate(&mut s, 1), OK);
+        assert_eq!(
+            b.cuStreamBeginCapture(s, CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+            OK
+        );
+        *vp = 400;
+        let cap = CUlaunchConfig { hStream: s, ..cfg };
+        assert_eq!(
+            b.cuLaunchKernelEx(&cap, k as CUfunction, args.as_mut_ptr(), null_mut()),
+            OK
+        );
+        let mut g = null_mut();
+        assert_eq!(b.cuStreamEndCapture(s, &mut g), OK);
+        let mut exec = null_mut();
+        let mut ip: CUDA_GRAPH_INSTANTIATE_PARAMS = core::mem::zeroed();
+        ip.result_out = CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_ERROR;
+        assert_eq!(b.cuGraphInstantiateWithParams(&mut exec, g, &mut ip), OK);
+        assert_eq!(
+            ip.result_out,
+            CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS
+        );
+        assert_eq!(b.cuGraphLaunch(exec, s), OK);
+        assert_eq!(b.cuStreamSynchronize(s), OK);
+        check(464);
+        assert_eq!(b.cuGraphExecDestroy(exec), OK);
+        assert_eq!(b.cuGraphDestroy(g), OK);
+        assert_eq!(b.cuStreamDestroy(s), OK);
         assert_eq!(b.cuMemFree(d), OK);
         assert_eq!(b.cuLibraryUnload(lib), OK);
         assert_eq!(b.cuKernelGetFunction(&mut f, k), BAD_HANDLE);
