@@ -252,6 +252,20 @@ fn bogus_and_null_handles_are_invalid_handles() {
             b.cuFuncGetAttribute(&mut v, attr, forged as CUfunction),
             BAD_HANDLE
         );
+        assert_eq!(
+            b.cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut v, forged as CUfunction, 32, 0),
+            BAD_HANDLE
+        );
+        assert_eq!(
+            b.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                &mut v,
+                forged as CUfunction,
+                32,
+                0,
+                0
+            ),
+            BAD_HANDLE
+        );
         let r = b.cuLaunchKernel(
             forged as CUfunction,
             1,

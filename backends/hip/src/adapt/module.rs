@@ -763,6 +763,50 @@ unsafe fn max_block_size_with_callback(
     Ok((best_blocks.saturating_mul(sms), best_block))
 }
 
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor` →
+/// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`; a `CUkernel` cast to a `CUfunction`
+/// is the current context's function (HIP would read the handle as its own).
+pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: CUfunction,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleOccupancyMaxActiveBlocksPerMultiprocessor);
+    let func = tri!(super::library::function_of(b, func));
+    // SAFETY: the caller's out-pointer; HIP validates the function.
+    b.cu(unsafe { f(numBlocks, func as hipFunction_t, blockSize, dynamicSMemSize) })
+}
+
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` →
+/// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` (same flag values); a
+/// `CUkernel` is resolved as in [`cuOccupancyMaxActiveBlocksPerMultiprocessor`].
+pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: CUfunction,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+    flags: c_uint,
+) -> CUresult {
+    let f = hip_fn!(
+        b,
+        hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+    );
+    let func = tri!(super::library::function_of(b, func));
+    // SAFETY: the caller's out-pointer; HIP validates the function and the flags.
+    b.cu(unsafe {
+        f(
+            numBlocks,
+            func as hipFunction_t,
+            blockSize,
+            dynamicSMemSize,
+            flags,
+        )
+    })
+}
+
 /// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize`; with a
 /// block-size → shared-memory callback (HIP has none), a search over HIP's per-size occupancy.
 pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSize(

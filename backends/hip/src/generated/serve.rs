@@ -4910,7 +4910,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::module::cuModuleUnload(self, hmod) }
     }
-    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         &self,
@@ -4919,16 +4919,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         blockSize: ::core::ffi::c_int,
         dynamicSMemSize: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(numBlocks, func as _, blockSize, dynamicSMemSize) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+            )
+        }
     }
-    /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         &self,
@@ -4938,17 +4939,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dynamicSMemSize: usize,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t
-            .hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(numBlocks, func as _, blockSize, dynamicSMemSize, flags)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
