@@ -293,7 +293,8 @@ fn graphs_edges_and_nodes() {
         );
         let mut info: cudaGraphExecUpdateResultInfo = core::mem::zeroed();
         rt_failure(b.cudaGraphExecUpdate(null_mut(), null_mut(), &mut info));
-        // HIP 5.2 lacks hipGraphInstantiateWithParams (not supported); later HIPs validate.
+        // HIP before 6.2 lacks hipGraphInstantiateWithParams: hipGraphInstantiateWithFlags
+        // refuses the NULL graph; later HIPs validate it themselves.
         rt_failure(b.cudaGraphInstantiateWithParams(null_mut(), null_mut(), null_mut()));
         // Not in HIP 5.2 (not supported there); later HIPs: CUDA's invalid value.
         rt_failure(b.cudaGraphMemAllocNodeGetParams(null_mut(), null_mut()));

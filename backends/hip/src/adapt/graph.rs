@@ -1115,9 +1115,45 @@ unsafe fn instantiate<R: ApiResult>(
     if exec_out.is_null() || params.is_null() {
         return Refusal::InvalidValue.into();
     }
-    let f = hip_fn!(b, hipGraphInstantiateWithParams);
+    let Some(t) = b.native_hip() else {
+        return super::support::unavailable(false);
+    };
     // SAFETY: non-NULL.
     let p = unsafe { &mut *params };
+    let Some(f) = t.hipGraphInstantiateWithParams else {
+        // HIP before 6.2 (and HIP's NVIDIA platform, built from 5.2.3) lacks it (cuda.core
+        // instantiates through it): the other flags through `hipGraphInstantiateWithFlags`,
+        // then the upload CUDA's UPLOAD flag asks for. Without `hipGraphUpload` the graph is
+        // uploaded at its first launch, as CUDA does for a graph not uploaded beforehand.
+        let upload = u64::from(
+            anycuda_api::driver::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD.0,
+        );
+        let Some(flags) = enum_bits_to_hip(b.conv().CUgraphInstantiate_flags, p.flags & !upload)
+        else {
+            return Refusal::InvalidValue.into();
+        };
+        let inst = hip_fn!(b, hipGraphInstantiateWithFlags);
+        // SAFETY: valid out-pointer (checked non-NULL); the caller's graph.
+        let mut e = unsafe { inst(exec_out.cast(), graph.cast(), flags as _) };
+        if e == HIP_SUCCESS && p.flags & upload != 0 {
+            if let Some(up) = t.hipGraphUpload {
+                // SAFETY: the executable graph HIP just wrote; the stream translated.
+                e = unsafe {
+                    up(
+                        (*exec_out).cast(),
+                        stream_to_hip(b.platform(), p.hUploadStream),
+                    )
+                };
+            }
+        }
+        p.hErrNode_out = null_mut();
+        p.result_out = if e == HIP_SUCCESS {
+            CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS
+        } else {
+            CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_ERROR
+        };
+        return R::from_hip(b.conv(), e);
+    };
     let Some(flags) = enum_bits_to_hip(b.conv().CUgraphInstantiate_flags, p.flags) else {
         return Refusal::InvalidValue.into();
     };

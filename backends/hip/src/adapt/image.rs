@@ -362,6 +362,48 @@ pub(crate) unsafe fn check_loadable(b: &HipBackend, image: *const c_void) -> Res
     }
 }
 
+/// Whether an in-memory image is text (PTX), judged as [`image_kind`] judges it.
+///
+/// # Safety
+/// As [`head_of`].
+pub(crate) unsafe fn is_text_image(image: *const c_void) -> bool {
+    // SAFETY: forwarded contract.
+    let (head, n) = unsafe { head_of(image) };
+    image_kind(&head[..n]) == ImageKind::Text
+}
+
+/// [`check_loadable`] for an image a library keeps to load later (`adapt/library.rs`): on AMD,
+/// PTX is accepted only when it carries a readable anycuda source bundle (compiled when the
+/// library is first used in a context), so an NVIDIA-only image is refused when the library is
+/// loaded, with the same advice as for modules.
+///
+/// # Safety
+/// As [`head_of`] when `image` is non-NULL; a text image is NUL-terminated.
+pub(crate) unsafe fn check_library_image(
+    b: &HipBackend,
+    image: *const c_void,
+) -> Result<(), CUresult> {
+    if image.is_null() || nvidia(b) {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    if !unsafe { is_text_image(image) } {
+        // SAFETY: forwarded contract.
+        return unsafe { check_loadable(b, image) };
+    }
+    // SAFETY: a text image is NUL-terminated (the caller's contract).
+    let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
+    let text = core::str::from_utf8(text.to_bytes()).unwrap_or("");
+    match anycuda_api::rtc_bundle::Bundle::find(text) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(refuse(NOT_SUPPORTED, PTX_ON_AMD)),
+        Err(e) => {
+            log::error!("anycuda (HIP): {e}");
+            Err(refuse(NOT_SUPPORTED, DAMAGED_BUNDLE_ON_AMD))
+        }
+    }
+}
+
 /// As [`check_loadable`] for the image in file `fname` (`cuModuleLoad`), whose first bytes
 /// are read to judge it; an unreadable file is left to HIP, which reports it as CUDA does.
 ///

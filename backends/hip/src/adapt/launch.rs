@@ -1,10 +1,12 @@
 //! Kernel launches: `cuLaunchKernel`'s `extra` array and stream handles in HIP's words.
 
-use super::support::hip_fn;
-use crate::conv::launch::{dim3_to_hip, hip_markers, read_launch_attrs, translate_extra};
+use super::support::{hip_fn, tri};
+use crate::conv::launch::{
+    dim3_to_hip, hip_markers, read_driver_launch_attrs, read_launch_attrs, translate_extra,
+};
 use crate::conv::stream_to_hip;
 use crate::HipBackend;
-use anycuda_api::driver::{CUfunction, CUresult, CUstream};
+use anycuda_api::driver::{CUfunction, CUlaunchConfig, CUresult, CUstream};
 use anycuda_api::runtime::{cudaError_t, cudaLaunchConfig_t, cudaStream_t, dim3};
 use core::ffi::{c_uint, c_void};
 
@@ -32,6 +34,8 @@ pub(crate) unsafe fn cuLaunchKernel(
     if f.is_null() {
         return CUresult::CUDA_ERROR_INVALID_HANDLE;
     }
+    // A `CUkernel` cast to a `CUfunction` (CUDA allows it): the current context's function.
+    let f = tri!(super::library::function_of(b, f));
     if !kernelParams.is_null() && !extra.is_null() {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
@@ -88,6 +92,8 @@ pub(crate) unsafe fn cuLaunchCooperativeKernel(
     if f.is_null() {
         return CUresult::CUDA_ERROR_INVALID_HANDLE;
     }
+    // A `CUkernel` cast to a `CUfunction`: the current context's function.
+    let f = tri!(super::library::function_of(b, f));
     // SAFETY: CUDA's contract for the handles and `kernelParams`.
     b.cu(unsafe {
         launch(
@@ -105,7 +111,152 @@ pub(crate) unsafe fn cuLaunchCooperativeKernel(
     })
 }
 
+/// `cuLaunchKernelEx`: the configuration read (attributes as [`read_driver_launch_attrs`]
+/// says: `Ignore` skipped, `Cooperative` honoured, others not supported) and launched through
+/// [`cuLaunchKernel`] or [`cuLaunchCooperativeKernel`] (HIP's own `hipDrvLaunchKernelEx` has
+/// another attribute layout per version); a `CUkernel` handle is resolved there.
+pub(crate) unsafe fn cuLaunchKernelEx(
+    b: &HipBackend,
+    config: *const CUlaunchConfig,
+    f: CUfunction,
+    kernelParams: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    if config.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-NULL config from the caller.
+    let c = unsafe { &*config };
+    // SAFETY: CUDA's contract for the attribute list.
+    let req = tri!(unsafe { read_driver_launch_attrs(c.attrs, c.numAttrs) });
+    if req.cooperative {
+        if !extra.is_null() {
+            // HIP's cooperative launch takes no `extra` array.
+            return CUresult::CUDA_ERROR_NOT_SUPPORTED;
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            cuLaunchCooperativeKernel(
+                b,
+                f,
+                c.gridDimX,
+                c.gridDimY,
+                c.gridDimZ,
+                c.blockDimX,
+                c.blockDimY,
+                c.blockDimZ,
+                c.sharedMemBytes,
+                c.hStream,
+                kernelParams,
+            )
+        }
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe {
+            cuLaunchKernel(
+                b,
+                f,
+                c.gridDimX,
+                c.gridDimY,
+                c.gridDimZ,
+                c.blockDimX,
+                c.blockDimY,
+                c.blockDimZ,
+                c.sharedMemBytes,
+                c.hStream,
+                kernelParams,
+                extra,
+            )
+        }
+    }
+}
+
 // ------------------------------------------------------------ Runtime
+
+/// A Runtime launch of a `cudaKernel_t` (resolved to `f`): [`cuLaunchKernel`] or
+/// [`cuLaunchCooperativeKernel`] with the Runtime's arguments and codes.
+///
+/// # Safety
+/// CUDA's contract for the arguments; `f` is a function of this backend.
+unsafe fn launch_resolved(
+    b: &HipBackend,
+    f: CUfunction,
+    grid: dim3,
+    block: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+    cooperative: bool,
+) -> cudaError_t {
+    let Ok(shared) = c_uint::try_from(sharedMem) else {
+        return cudaError_t::cudaErrorInvalidValue;
+    };
+    // SAFETY: forwarded contract.
+    let r = unsafe {
+        if cooperative {
+            cuLaunchCooperativeKernel(
+                b,
+                f,
+                grid.x,
+                grid.y,
+                grid.z,
+                block.x,
+                block.y,
+                block.z,
+                shared,
+                stream.cast(),
+                args,
+            )
+        } else {
+            cuLaunchKernel(
+                b,
+                f,
+                grid.x,
+                grid.y,
+                grid.z,
+                block.x,
+                block.y,
+                block.z,
+                shared,
+                stream.cast(),
+                args,
+                core::ptr::null_mut(),
+            )
+        }
+    };
+    super::library::rt(r)
+}
+
+/// `cudaLaunchKernel`: a `cudaKernel_t` (from `cudaLibraryGetKernel`) launches its function in
+/// the current context through [`cuLaunchKernel`]; a host function goes to `hipLaunchKernel`
+/// (dimensions and the legacy stream translated).
+pub(crate) unsafe fn cudaLaunchKernel(
+    b: &HipBackend,
+    func: *const c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: forwarded contract.
+        return unsafe { launch_resolved(b, f, gridDim, blockDim, args, sharedMem, stream, false) };
+    }
+    let f = hip_fn!(b, hipLaunchKernel);
+    // SAFETY: CUDA's contract for the function and arguments; stream translated.
+    b.rt(unsafe {
+        f(
+            func,
+            dim3_to_hip(gridDim),
+            dim3_to_hip(blockDim),
+            args,
+            sharedMem,
+            stream_to_hip(b.platform(), stream.cast()),
+        )
+    })
+}
 
 /// `cudaLaunchCooperativeKernel` → `hipLaunchCooperativeKernel`: CUDA's `size_t` shared
 /// memory must fit HIP's `unsigned int` (else `cudaErrorInvalidValue`: no device has that
@@ -119,6 +270,11 @@ pub(crate) unsafe fn cudaLaunchCooperativeKernel(
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> cudaError_t {
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: forwarded contract.
+        return unsafe { launch_resolved(b, f, gridDim, blockDim, args, sharedMem, stream, true) };
+    }
     let f = hip_fn!(b, hipLaunchCooperativeKernel);
     if func.is_null() {
         return cudaError_t::cudaErrorInvalidDeviceFunction;
@@ -161,6 +317,22 @@ pub(crate) unsafe fn cudaLaunchKernelExC(
         Ok(r) => r,
         Err(e) => return e,
     };
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: forwarded contract.
+        return unsafe {
+            launch_resolved(
+                b,
+                f,
+                c.gridDim,
+                c.blockDim,
+                args,
+                c.dynamicSmemBytes,
+                c.stream,
+                req.cooperative,
+            )
+        };
+    }
     let s = stream_to_hip(b.platform(), c.stream.cast());
     if req.cooperative {
         // SAFETY: forwarded contract.

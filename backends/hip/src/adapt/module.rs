@@ -20,10 +20,10 @@ use crate::hip_types::{hipFuncAttributes, hipFunction_t, hipLinkState_t, hipModu
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
-    CUjitInputType, CUjit_option, CUkernel, CUlinkState, CUmodule, CUmoduleLoadingMode,
-    CUoccupancyB2DSize, CUresult, CUsharedconfig,
+    CUjitInputType, CUjit_option, CUlinkState, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize,
+    CUresult, CUsharedconfig,
 };
-use anycuda_api::runtime::{cudaError_t, cudaFuncAttributes};
+use anycuda_api::runtime::{cudaError_t, cudaFuncAttribute, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 /// Writes "nothing produced" into dropped output options: log sizes 0 (and the log buffers, if
@@ -240,10 +240,12 @@ pub(crate) unsafe fn cuModuleLoad(
 
 /// The layout of `func` for the two queries: NULL → invalid handle; no layout known (an image
 /// format anycuda cannot read, or a handle not from `cuModuleGetFunction`) → not supported.
-fn param_layout(func: CUfunction) -> Result<module_params::Layout, CUresult> {
+fn param_layout(b: &HipBackend, func: CUfunction) -> Result<module_params::Layout, CUresult> {
     if func.is_null() {
         return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
     }
+    // A `CUkernel` cast to a `CUfunction`: the current context's function.
+    let func = super::library::function_of(b, func)?;
     module_params::layout(func).ok_or(NOT_SUPPORTED)
 }
 
@@ -261,7 +263,7 @@ pub(crate) unsafe fn cuFuncGetParamInfo(
     if paramOffset.is_null() {
         return INVALID_VALUE;
     }
-    let l = tri!(param_layout(func));
+    let l = tri!(param_layout(b, func));
     let Some(p) = l.get(paramIndex) else {
         return INVALID_VALUE;
     };
@@ -286,7 +288,7 @@ pub(crate) unsafe fn cuFuncGetParamCount(
     if paramCount.is_null() {
         return INVALID_VALUE;
     }
-    let l = tri!(param_layout(func));
+    let l = tri!(param_layout(b, func));
     // SAFETY: non-NULL out-pointer from the caller.
     unsafe { *paramCount = l.len() };
     SUCCESS
@@ -433,6 +435,8 @@ unsafe fn func_attr(
     if f.is_null() {
         return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
     }
+    // A `CUkernel` cast to a `CUfunction` (CUDA allows it): the current context's function.
+    let f = super::library::function_of(b, f)?;
     let a = enum_to_hip(b.conv().CUfunction_attribute, attr.0).ok_or(NOT_SUPPORTED)?;
     let g = match table::<CUresult>(b)?.hipFuncGetAttribute {
         Some(g) => g,
@@ -641,6 +645,8 @@ unsafe fn max_block_size(
     if minGridSize.is_null() || blockSize.is_null() {
         return INVALID_VALUE;
     }
+    // A `CUkernel` cast to a `CUfunction`: the current context's function.
+    let func = tri!(super::library::function_of(b, func));
     if let Some(cb) = cb {
         // HIP has no per-block-size shared-memory callback: search the block sizes with HIP's
         // per-size occupancy, as CUDA's own header does for the runtime's variant.
@@ -757,6 +763,50 @@ unsafe fn max_block_size_with_callback(
     Ok((best_blocks.saturating_mul(sms), best_block))
 }
 
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor` →
+/// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`; a `CUkernel` cast to a `CUfunction`
+/// is the current context's function (HIP would read the handle as its own).
+pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: CUfunction,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+) -> CUresult {
+    let f = hip_fn!(b, hipModuleOccupancyMaxActiveBlocksPerMultiprocessor);
+    let func = tri!(super::library::function_of(b, func));
+    // SAFETY: the caller's out-pointer; HIP validates the function.
+    b.cu(unsafe { f(numBlocks, func as hipFunction_t, blockSize, dynamicSMemSize) })
+}
+
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` →
+/// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` (same flag values); a
+/// `CUkernel` is resolved as in [`cuOccupancyMaxActiveBlocksPerMultiprocessor`].
+pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: CUfunction,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+    flags: c_uint,
+) -> CUresult {
+    let f = hip_fn!(
+        b,
+        hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+    );
+    let func = tri!(super::library::function_of(b, func));
+    // SAFETY: the caller's out-pointer; HIP validates the function and the flags.
+    b.cu(unsafe {
+        f(
+            numBlocks,
+            func as hipFunction_t,
+            blockSize,
+            dynamicSMemSize,
+            flags,
+        )
+    })
+}
+
 /// `cuOccupancyMaxPotentialBlockSize` → `hipModuleOccupancyMaxPotentialBlockSize`; with a
 /// block-size → shared-memory callback (HIP has none), a search over HIP's per-size occupancy.
 pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSize(
@@ -828,6 +878,11 @@ pub(crate) unsafe fn cudaFuncGetAttributes(
     if func.is_null() {
         return cudaError_t::cudaErrorInvalidDeviceFunction;
     }
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: non-NULL out-pointer; a function of this backend.
+        return unsafe { kernel_attributes(b, attr, f) };
+    }
     if nvidia(b) {
         // SAFETY: `hipFuncAttributes` is `cudaFuncAttributes` on that platform.
         return b.rt(unsafe { f(attr.cast(), func) });
@@ -841,6 +896,89 @@ pub(crate) unsafe fn cudaFuncGetAttributes(
         unsafe { attr.write(func_attrs_from_hip(&h)) };
     }
     e
+}
+
+/// `cudaFuncGetAttributes` for a module function (a `cudaKernel_t` resolved): each field from
+/// `cuFuncGetAttribute`; an attribute HIP cannot report stays 0 (the cluster fields always do:
+/// HIP has no clusters).
+///
+/// # Safety
+/// `attr` is writable; `f` is a function handle of this backend.
+unsafe fn kernel_attributes(
+    b: &HipBackend,
+    attr: *mut cudaFuncAttributes,
+    f: CUfunction,
+) -> cudaError_t {
+    use CUfunction_attribute as A;
+    // SAFETY: plain data; all-zero is valid.
+    let mut a: cudaFuncAttributes = unsafe { core::mem::zeroed() };
+    let get = |which: A| -> Result<c_int, cudaError_t> {
+        // SAFETY: validated handle path (`func_attr` checks it through HIP).
+        match unsafe { func_attr(b, f, which) } {
+            Ok(v) => Ok(v),
+            Err(NOT_SUPPORTED) => Ok(0),
+            Err(e) => Err(super::library::rt(e)),
+        }
+    };
+    let size = |v: c_int| usize::try_from(v).unwrap_or(0);
+    a.sharedSizeBytes = size(tri!(get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)));
+    a.constSizeBytes = size(tri!(get(A::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)));
+    a.localSizeBytes = size(tri!(get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
+    a.maxThreadsPerBlock = tri!(get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+    a.numRegs = tri!(get(A::CU_FUNC_ATTRIBUTE_NUM_REGS));
+    a.ptxVersion = tri!(get(A::CU_FUNC_ATTRIBUTE_PTX_VERSION));
+    a.binaryVersion = tri!(get(A::CU_FUNC_ATTRIBUTE_BINARY_VERSION));
+    a.cacheModeCA = tri!(get(A::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA));
+    a.maxDynamicSharedSizeBytes = tri!(get(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
+    a.preferredShmemCarveout = tri!(get(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT));
+    // SAFETY: the caller's out-pointer.
+    unsafe { attr.write(a) };
+    cudaError_t::cudaSuccess
+}
+
+/// `cuFuncGetAttribute` → `hipFuncGetAttribute` (attribute translated); a `CUkernel` cast to a
+/// `CUfunction` is the current context's function.
+pub(crate) unsafe fn cuFuncGetAttribute(
+    b: &HipBackend,
+    pi: *mut c_int,
+    attrib: CUfunction_attribute,
+    hfunc: CUfunction,
+) -> CUresult {
+    let f = hip_fn!(b, hipFuncGetAttribute);
+    let a = match crate::conv::enum_arg(b.conv().CUfunction_attribute, attrib) {
+        Ok(v) => v,
+        Err(crate::conv::Refusal::NotSupported) => return NOT_SUPPORTED,
+        Err(_) => return INVALID_VALUE,
+    };
+    let hfunc = tri!(super::library::function_of(b, hfunc));
+    // SAFETY: the caller's out-pointer; HIP validates the handle.
+    b.cu(unsafe { f(pi, a as _, hfunc as hipFunction_t) })
+}
+
+/// `cudaFuncSetAttribute`: a `cudaKernel_t` is `cuFuncSetAttribute` on its function (attribute
+/// renumbered); a host function → `hipFuncSetAttribute` with the attribute translated.
+pub(crate) unsafe fn cudaFuncSetAttribute(
+    b: &HipBackend,
+    func: *const c_void,
+    attr: cudaFuncAttribute,
+    value: c_int,
+) -> cudaError_t {
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        let Some(a) = super::library::settable_attribute(attr) else {
+            return cudaError_t::cudaErrorInvalidValue;
+        };
+        // SAFETY: a function of this backend.
+        return super::library::rt(unsafe { cuFuncSetAttribute(b, f, a, value) });
+    }
+    let f = hip_fn!(b, hipFuncSetAttribute);
+    let a = match crate::conv::enum_arg(b.conv().cudaFuncAttribute, attr) {
+        Ok(v) => v,
+        Err(crate::conv::Refusal::NotSupported) => return cudaError_t::cudaErrorNotSupported,
+        Err(_) => return cudaError_t::cudaErrorInvalidValue,
+    };
+    // SAFETY: CUDA's contract for `func` (a host function); HIP validates it.
+    b.rt(unsafe { f(func, a as _, value) })
 }
 
 // ---------------------------------------------------------------- function handles
@@ -863,23 +1001,6 @@ pub(crate) unsafe fn cuModuleGetFunction(
         // SAFETY: the caller's NUL-terminated name (HIP just found it).
         let n = unsafe { core::ffi::CStr::from_ptr(name) };
         module_params::function_found(func, hmod, n.to_bytes());
-    }
-    b.cu(e)
-}
-
-/// `cuKernelGetFunction` → `hipKernelGetFunction`; the handle is remembered as
-/// `cuModuleGetFunction`'s are.
-pub(crate) unsafe fn cuKernelGetFunction(
-    b: &HipBackend,
-    pFunc: *mut CUfunction,
-    kernel: CUkernel,
-) -> CUresult {
-    let f = hip_fn!(b, hipKernelGetFunction);
-    // SAFETY: forwarded contract; HIP validates the kernel.
-    let e = unsafe { f(pFunc.cast(), kernel.cast()) };
-    if e == HIP_SUCCESS && !pFunc.is_null() {
-        // SAFETY: HIP wrote the handle.
-        launch_legacy::remember(unsafe { *pFunc }, core::ptr::null_mut());
     }
     b.cu(e)
 }

@@ -168,3 +168,38 @@ pub(crate) unsafe fn read_launch_attrs(
     }
     Ok(req)
 }
+
+/// [`read_launch_attrs`] for the Driver API's `CUlaunchAttribute` list (`cuLaunchKernelEx`):
+/// the same rule, in the Driver's codes.
+///
+/// # Safety
+/// `attrs` is NULL or points to `n` attributes.
+pub(crate) unsafe fn read_driver_launch_attrs(
+    attrs: *const anycuda_api::driver::CUlaunchAttribute,
+    n: c_uint,
+) -> Result<LaunchRequest, CUresult> {
+    use anycuda_api::driver::CUlaunchAttributeID;
+    let mut req = LaunchRequest::default();
+    if n == 0 {
+        return Ok(req);
+    }
+    if attrs.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: caller's array of `n` attributes.
+    let list = unsafe { core::slice::from_raw_parts(attrs, n as usize) };
+    for a in list {
+        match a.id {
+            CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE => {}
+            CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE => {
+                // SAFETY: the union member this id selects.
+                req.cooperative = unsafe { a.value.cooperative } != 0;
+            }
+            id if anycuda_api::CudaEnum::name(id).is_none() => {
+                return Err(CUresult::CUDA_ERROR_INVALID_VALUE)
+            }
+            _ => return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
+        }
+    }
+    Ok(req)
+}

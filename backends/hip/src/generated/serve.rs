@@ -1026,7 +1026,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
         }
     }
-    /// `cuFuncGetAttribute` → `hipFuncGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuFuncGetAttribute(
         &self,
@@ -1034,24 +1034,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attrib: anycuda_api::driver::CUfunction_attribute,
         hfunc: anycuda_api::driver::CUfunction,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipFuncGetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
-            self.conv.CUfunction_attribute,
-            attrib,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe { hip_f(pi, h_attrib, hfunc as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::module::cuFuncGetAttribute(self, pi, attrib, hfunc) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2517,7 +2500,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pdptr as _, h_handle, Flags) };
         self.cu(hip_r)
     }
-    /// `cuKernelGetAttribute` → `hipKernelGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetAttribute(
         &self,
@@ -2526,24 +2509,9 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         kernel: anycuda_api::driver::CUkernel,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
-            self.conv.CUfunction_attribute,
-            attrib,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe { hip_f(pi, h_attrib, kernel as _, dev as _) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuKernelGetAttribute(self, pi, attrib, kernel, dev)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2552,41 +2520,36 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pFunc: *mut anycuda_api::driver::CUfunction,
         kernel: anycuda_api::driver::CUkernel,
     ) -> anycuda_api::driver::CUresult {
-        unsafe { crate::adapt::module::cuKernelGetFunction(self, pFunc, kernel) }
+        unsafe { crate::adapt::library::cuKernelGetFunction(self, pFunc, kernel) }
     }
-    /// `cuKernelGetLibrary` → `hipKernelGetLibrary`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetLibrary(
         &self,
         pLib: *mut anycuda_api::driver::CUlibrary,
         kernel: anycuda_api::driver::CUkernel,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetLibrary else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pLib as _, kernel as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::library::cuKernelGetLibrary(self, pLib, kernel) }
     }
-    /// `cuKernelGetName` → `hipKernelGetName`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetName(
         &self,
         name: *mut *const ::core::ffi::c_char,
         hfunc: anycuda_api::driver::CUkernel,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetName else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(name, hfunc as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::library::cuKernelGetName(self, name, hfunc) }
     }
-    /// `cuKernelGetParamInfo` → `hipKernelGetParamInfo`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuKernelGetParamCount(
+        &self,
+        kernel: anycuda_api::driver::CUkernel,
+        paramCount: *mut usize,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::library::cuKernelGetParamCount(self, kernel, paramCount) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelGetParamInfo(
         &self,
@@ -2595,16 +2558,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         paramOffset: *mut usize,
         paramSize: *mut usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelGetParamInfo else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(kernel as _, paramIndex, paramOffset, paramSize) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuKernelGetParamInfo(
+                self,
+                kernel,
+                paramIndex,
+                paramOffset,
+                paramSize,
+            )
+        }
     }
-    /// `cuKernelSetAttribute` → `hipKernelSetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuKernelSetAttribute(
         &self,
@@ -2613,24 +2577,21 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         kernel: anycuda_api::driver::CUkernel,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipKernelSetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attrib: super::types::hipFunction_attribute = match crate::conv::enum_arg(
-            self.conv.CUfunction_attribute,
-            attrib,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe { hip_f(h_attrib, val, kernel as _, dev as _) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuKernelSetAttribute(self, attrib, val, kernel, dev)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuKernelSetCacheConfig(
+        &self,
+        kernel: anycuda_api::driver::CUkernel,
+        config: anycuda_api::driver::CUfunc_cache,
+        dev: anycuda_api::driver::CUdevice,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::library::cuKernelSetCacheConfig(self, kernel, config, dev)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2745,7 +2706,20 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuLaunchKernelEx(
+        &self,
+        config: *const anycuda_api::driver::CUlaunchConfig,
+        f: anycuda_api::driver::CUfunction,
+        kernelParams: *mut *mut ::core::ffi::c_void,
+        extra: *mut *mut ::core::ffi::c_void,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::launch::cuLaunchKernelEx(self, config, f, kernelParams, extra)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryEnumerateKernels(
         &self,
@@ -2753,16 +2727,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numKernels: ::core::ffi::c_uint,
         lib: anycuda_api::driver::CUlibrary,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryEnumerateKernels else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(kernels as _, numKernels, lib as _) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuLibraryEnumerateKernels(
+                self,
+                kernels,
+                numKernels,
+                lib,
+            )
+        }
     }
-    /// `cuLibraryGetGlobal` → `hipLibraryGetGlobal`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryGetGlobal(
         &self,
@@ -2771,16 +2745,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         library: anycuda_api::driver::CUlibrary,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetGlobal else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(dptr as _, bytes, library as _, name) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuLibraryGetGlobal(self, dptr, bytes, library, name)
+        }
     }
-    /// `cuLibraryGetKernel` → `hipLibraryGetKernel`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryGetKernel(
         &self,
@@ -2788,32 +2757,20 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         library: anycuda_api::driver::CUlibrary,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetKernel else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pKernel as _, library as _, name) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuLibraryGetKernel(self, pKernel, library, name)
+        }
     }
-    /// `cuLibraryGetKernelCount` → `hipLibraryGetKernelCount`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryGetKernelCount(
         &self,
         count: *mut ::core::ffi::c_uint,
         lib: anycuda_api::driver::CUlibrary,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetKernelCount else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(count, lib as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::library::cuLibraryGetKernelCount(self, count, lib) }
     }
-    /// `cuLibraryGetManaged` → `hipLibraryGetManaged`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryGetManaged(
         &self,
@@ -2822,29 +2779,80 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         library: anycuda_api::driver::CUlibrary,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetManaged else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(dptr as _, bytes, library as _, name) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::library::cuLibraryGetManaged(self, dptr, bytes, library, name)
+        }
     }
-    /// `cuLibraryUnload` → `hipLibraryUnload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuLibraryGetModule(
+        &self,
+        pMod: *mut anycuda_api::driver::CUmodule,
+        library: anycuda_api::driver::CUlibrary,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::library::cuLibraryGetModule(self, pMod, library) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuLibraryLoadData(
+        &self,
+        library: *mut anycuda_api::driver::CUlibrary,
+        code: *const ::core::ffi::c_void,
+        jitOptions: *mut anycuda_api::driver::CUjit_option,
+        jitOptionsValues: *mut *mut ::core::ffi::c_void,
+        numJitOptions: ::core::ffi::c_uint,
+        libraryOptions: *mut anycuda_api::driver::CUlibraryOption,
+        libraryOptionValues: *mut *mut ::core::ffi::c_void,
+        numLibraryOptions: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::library::cuLibraryLoadData(
+                self,
+                library,
+                code,
+                jitOptions,
+                jitOptionsValues,
+                numJitOptions,
+                libraryOptions,
+                libraryOptionValues,
+                numLibraryOptions,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuLibraryLoadFromFile(
+        &self,
+        library: *mut anycuda_api::driver::CUlibrary,
+        fileName: *const ::core::ffi::c_char,
+        jitOptions: *mut anycuda_api::driver::CUjit_option,
+        jitOptionsValues: *mut *mut ::core::ffi::c_void,
+        numJitOptions: ::core::ffi::c_uint,
+        libraryOptions: *mut anycuda_api::driver::CUlibraryOption,
+        libraryOptionValues: *mut *mut ::core::ffi::c_void,
+        numLibraryOptions: ::core::ffi::c_uint,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::library::cuLibraryLoadFromFile(
+                self,
+                library,
+                fileName,
+                jitOptions,
+                jitOptionsValues,
+                numJitOptions,
+                libraryOptions,
+                libraryOptionValues,
+                numLibraryOptions,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLibraryUnload(
         &self,
         library: anycuda_api::driver::CUlibrary,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLibraryUnload else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(library as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::library::cuLibraryUnload(self, library) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -4902,7 +4910,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::module::cuModuleUnload(self, hmod) }
     }
-    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         &self,
@@ -4911,16 +4919,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         blockSize: ::core::ffi::c_int,
         dynamicSMemSize: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(numBlocks, func as _, blockSize, dynamicSMemSize) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+            )
+        }
     }
-    /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         &self,
@@ -4930,17 +4939,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         dynamicSMemSize: usize,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t
-            .hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(numBlocks, func as _, blockSize, dynamicSMemSize, flags)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -6457,27 +6465,12 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuImportExternalSemaphore",
         "parameter `semHandleDesc`: struct `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` vs `hipExternalSemaphoreHandleDesc_st`: enum `CUexternalSemaphoreHandleType` inside a pointer/struct: values differ from `hipExternalSemaphoreHandleType` (HIP `hipImportExternalSemaphore`)",
     ),
-    ("cuKernelGetParamCount", "no HIP counterpart `hipKernelGetParamCount`"),
-    ("cuKernelSetCacheConfig", "no HIP counterpart `hipKernelSetCacheConfig`"),
     (
         "cuLaunchCooperativeKernelMultiDevice",
         "parameter `launchParamsList`: struct `CUDA_LAUNCH_PARAMS_st` and `hipLaunchParams_t` differ in kind, repr or field count (HIP `hipLaunchCooperativeKernelMultiDevice`)",
     ),
     ("cuLaunchHostFunc_v2", "no HIP counterpart `hipLaunchHostFunc_v2`"),
-    (
-        "cuLaunchKernelEx",
-        "parameter `config`: struct `CUlaunchConfig_st` vs `HIP_LAUNCH_CONFIG_st`: struct `CUlaunchAttribute_st` vs `hipLaunchAttribute_st`: enum `CUlaunchAttributeID` inside a pointer/struct: values differ from `hipLaunchAttributeID` (HIP `hipDrvLaunchKernelEx`)",
-    ),
-    ("cuLibraryGetModule", "no HIP counterpart `hipLibraryGetModule`"),
     ("cuLibraryGetUnifiedFunction", "no HIP counterpart `hipLibraryGetUnifiedFunction`"),
-    (
-        "cuLibraryLoadData",
-        "parameter `jitOptions`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadData`)",
-    ),
-    (
-        "cuLibraryLoadFromFile",
-        "parameter `jitOptions`: enum `CUjit_option` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadFromFile`)",
-    ),
     ("cuLogicalEndpointAddDevice", "no HIP counterpart `hipLogicalEndpointAddDevice`"),
     ("cuLogicalEndpointBindAddr", "no HIP counterpart `hipLogicalEndpointBindAddr`"),
     ("cuLogicalEndpointBindMem", "no HIP counterpart `hipLogicalEndpointBindMem`"),
@@ -7760,7 +7753,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         unsafe { crate::adapt::module::cudaFuncGetAttributes(self, attr, func) }
     }
-    /// `cudaFuncSetAttribute` → `hipFuncSetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetAttribute(
@@ -7775,24 +7768,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipFuncSetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attr: super::types::hipFuncAttribute = match crate::conv::enum_arg(
-            self.conv.cudaFuncAttribute,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(func, h_attr, value) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::module::cudaFuncSetAttribute(self, func, attr, value) }
     }
     /// `cudaFuncSetCacheConfig` → `hipFuncSetCacheConfig`.
     #[inline]
@@ -10023,6 +9999,25 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cudaKernelSetAttributeForDevice(
+        &self,
+        kernel: anycuda_api::runtime::cudaKernel_t,
+        attr: anycuda_api::runtime::cudaFuncAttribute,
+        value: ::core::ffi::c_int,
+        device: ::core::ffi::c_int,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::library::cudaKernelSetAttributeForDevice(
+                self,
+                kernel,
+                attr,
+                value,
+                device,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaLaunchCooperativeKernel(
         &self,
@@ -10061,7 +10056,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::stream::cudaLaunchHostFunc(self, stream, fn_, userData) }
     }
-    /// `cudaLaunchKernel` → `hipLaunchKernel`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaLaunchKernel(
@@ -10076,25 +10071,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         if let Some(e) = crate::adapt::nvcc::refuse_kernel(func, "cudaLaunchKernel") {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLaunchKernel else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_gridDim: super::types::dim3 = unsafe { ::core::mem::transmute(gridDim) };
-        let h_blockDim: super::types::dim3 = unsafe { ::core::mem::transmute(blockDim) };
-        let hip_r = unsafe {
-            hip_f(
+        unsafe {
+            crate::adapt::launch::cudaLaunchKernel(
+                self,
                 func,
-                h_gridDim,
-                h_blockDim,
+                gridDim,
+                blockDim,
                 args,
                 sharedMem,
-                crate::conv::stream_to_hip(self.platform, stream as _) as _,
+                stream,
             )
-        };
-        self.rt(hip_r)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -10110,7 +10097,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         unsafe { crate::adapt::launch::cudaLaunchKernelExC(self, config, func, args) }
     }
-    /// `cudaLibraryEnumerateKernels` → `hipLibraryEnumerateKernels`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryEnumerateKernels(
         &self,
@@ -10118,16 +10105,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numKernels: ::core::ffi::c_uint,
         lib: anycuda_api::runtime::cudaLibrary_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryEnumerateKernels else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(kernels as _, numKernels, lib as _) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::library::cudaLibraryEnumerateKernels(
+                self,
+                kernels,
+                numKernels,
+                lib,
+            )
+        }
     }
-    /// `cudaLibraryGetGlobal` → `hipLibraryGetGlobal`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryGetGlobal(
         &self,
@@ -10136,16 +10123,11 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         library: anycuda_api::runtime::cudaLibrary_t,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetGlobal else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(dptr, bytes, library as _, name) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::library::cudaLibraryGetGlobal(self, dptr, bytes, library, name)
+        }
     }
-    /// `cudaLibraryGetKernel` → `hipLibraryGetKernel`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryGetKernel(
         &self,
@@ -10153,32 +10135,20 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         library: anycuda_api::runtime::cudaLibrary_t,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetKernel else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(pKernel as _, library as _, name) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::library::cudaLibraryGetKernel(self, pKernel, library, name)
+        }
     }
-    /// `cudaLibraryGetKernelCount` → `hipLibraryGetKernelCount`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryGetKernelCount(
         &self,
         count: *mut ::core::ffi::c_uint,
         lib: anycuda_api::runtime::cudaLibrary_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetKernelCount else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(count, lib as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::library::cudaLibraryGetKernelCount(self, count, lib) }
     }
-    /// `cudaLibraryGetManaged` → `hipLibraryGetManaged`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryGetManaged(
         &self,
@@ -10187,29 +10157,77 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         library: anycuda_api::runtime::cudaLibrary_t,
         name: *const ::core::ffi::c_char,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryGetManaged else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(dptr, bytes, library as _, name) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::library::cudaLibraryGetManaged(
+                self,
+                dptr,
+                bytes,
+                library,
+                name,
+            )
+        }
     }
-    /// `cudaLibraryUnload` → `hipLibraryUnload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaLibraryLoadData(
+        &self,
+        library: *mut anycuda_api::runtime::cudaLibrary_t,
+        code: *const ::core::ffi::c_void,
+        jitOptions: *mut anycuda_api::runtime::cudaJitOption,
+        jitOptionsValues: *mut *mut ::core::ffi::c_void,
+        numJitOptions: ::core::ffi::c_uint,
+        libraryOptions: *mut anycuda_api::runtime::cudaLibraryOption,
+        libraryOptionValues: *mut *mut ::core::ffi::c_void,
+        numLibraryOptions: ::core::ffi::c_uint,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::library::cudaLibraryLoadData(
+                self,
+                library,
+                code,
+                jitOptions,
+                jitOptionsValues,
+                numJitOptions,
+                libraryOptions,
+                libraryOptionValues,
+                numLibraryOptions,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaLibraryLoadFromFile(
+        &self,
+        library: *mut anycuda_api::runtime::cudaLibrary_t,
+        fileName: *const ::core::ffi::c_char,
+        jitOptions: *mut anycuda_api::runtime::cudaJitOption,
+        jitOptionsValues: *mut *mut ::core::ffi::c_void,
+        numJitOptions: ::core::ffi::c_uint,
+        libraryOptions: *mut anycuda_api::runtime::cudaLibraryOption,
+        libraryOptionValues: *mut *mut ::core::ffi::c_void,
+        numLibraryOptions: ::core::ffi::c_uint,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::library::cudaLibraryLoadFromFile(
+                self,
+                library,
+                fileName,
+                jitOptions,
+                jitOptionsValues,
+                numJitOptions,
+                libraryOptions,
+                libraryOptionValues,
+                numLibraryOptions,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaLibraryUnload(
         &self,
         library: anycuda_api::runtime::cudaLibrary_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipLibraryUnload else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(library as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::library::cudaLibraryUnload(self, library) }
     }
     /// `cudaMalloc` → `hipMalloc`.
     #[inline]
@@ -12658,22 +12676,10 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "flag parameter `flags` is not listed in codegen/hip-flag-params.txt (HIP `hipGreenCtxCreate`)",
     ),
     ("cudaInitDevice", "no HIP counterpart `hipInitDevice`"),
-    (
-        "cudaKernelSetAttributeForDevice",
-        "no HIP counterpart `hipKernelSetAttributeForDevice`",
-    ),
     ("cudaLaunchHostFunc_v2", "no HIP counterpart `hipLaunchHostFunc_v2`"),
     (
         "cudaLibraryGetUnifiedFunction",
         "no HIP counterpart `hipLibraryGetUnifiedFunction`",
-    ),
-    (
-        "cudaLibraryLoadData",
-        "parameter `jitOptions`: enum `cudaJitOption` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadData`)",
-    ),
-    (
-        "cudaLibraryLoadFromFile",
-        "parameter `jitOptions`: enum `cudaJitOption` inside a pointer/struct: values differ from `hipJitOption` (HIP `hipLibraryLoadFromFile`)",
     ),
     ("cudaLogsCurrent", "no HIP counterpart `hipLogsCurrent`"),
     ("cudaLogsDumpToFile", "no HIP counterpart `hipLogsDumpToFile`"),
