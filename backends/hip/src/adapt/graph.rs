@@ -1,8 +1,11 @@
 //! Graphs: CUDA 12.3+ edge data, kernel/memset/memcpy/alloc node parameters (other field
-//! orders in HIP), generic node parameters, instantiation with parameters, executable update.
+//! orders in HIP), generic node parameters, instantiation with parameters, executable update,
+//! and the lifecycle hooks of anycuda's user objects (`adapt/user_object.rs`): creation,
+//! cloning, instantiation, update and destruction of graphs and executable graphs.
 
 use super::memory::pre_hip62;
 use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
+use super::user_object;
 use crate::conv::graph_nodes::{
     kernel_params_to_cuda, kernel_params_to_hip, memset_to_cuda, memset_to_hip,
 };
@@ -1096,6 +1099,10 @@ unsafe fn exec_update<R: ApiResult>(
             errorFromNode: core::ptr::null_mut(),
         });
     }
+    if e == HIP_SUCCESS {
+        // CUDA: the new source graph's user-object references replace the executable's.
+        user_object::exec_from_graph(graph as usize, exec as usize);
+    }
     R::from_hip(b.conv(), e)
 }
 
@@ -1147,6 +1154,10 @@ unsafe fn instantiate<R: ApiResult>(
             }
         }
         p.hErrNode_out = null_mut();
+        if e == HIP_SUCCESS {
+            // SAFETY: the executable graph HIP just wrote (checked non-NULL).
+            user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+        }
         p.result_out = if e == HIP_SUCCESS {
             CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS
         } else {
@@ -1167,6 +1178,10 @@ unsafe fn instantiate<R: ApiResult>(
     let e = unsafe { f(exec_out.cast(), graph.cast(), &mut h) };
     p.hErrNode_out = h.errNode_out.cast();
     p.result_out = CUgraphInstantiateResult(enum_to_cuda(result_map, h.result_out));
+    if e == HIP_SUCCESS {
+        // SAFETY: the executable graph HIP just wrote (checked non-NULL).
+        user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+    }
     R::from_hip(b.conv(), e)
 }
 
@@ -1256,4 +1271,173 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
     let map = b.conv().cudaGraphInstantiateResult;
     // SAFETY: forwarded contract; one layout (asserted in `conv::graph_nodes`).
     unsafe { instantiate(b, map, pGraphExec, graph, instantiateParams.cast()) }
+}
+
+// ---------------------------------------------------------------- user-object lifecycle
+//
+// Graphs and executable graphs hold user-object references (`adapt/user_object.rs`): these
+// entry points forward to HIP as the generated code would and tell that room what happened.
+
+/// Destroys a graph; its user-object references are released.
+///
+/// # Safety
+/// CUDA's contract: `graph` is the caller's.
+unsafe fn graph_destroy<R: ApiResult>(b: &HipBackend, graph: CUgraph) -> R {
+    let f = hip_fn!(b, hipGraphDestroy);
+    // SAFETY: the caller's handle; HIP validates it.
+    let e = unsafe { f(graph.cast()) };
+    if e == HIP_SUCCESS {
+        user_object::graph_destroyed(graph as usize);
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Destroys an executable graph; its user-object references are released (after the
+/// device's pending work, see `user_object::exec_destroyed`).
+///
+/// # Safety
+/// CUDA's contract: `exec` is the caller's.
+unsafe fn exec_destroy<R: ApiResult>(b: &HipBackend, exec: CUgraphExec) -> R {
+    let f = hip_fn!(b, hipGraphExecDestroy);
+    // SAFETY: the caller's handle; HIP validates it.
+    let e = unsafe { f(exec.cast()) };
+    if e == HIP_SUCCESS {
+        user_object::exec_destroyed(b, exec as usize);
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Instantiates with `hipGraphInstantiateWithFlags` (flags passed as the generated forwarder
+/// passes them); the executable takes its copy of the graph's user-object references.
+///
+/// # Safety
+/// CUDA's contract: `exec_out` NULL or writable, `graph` the caller's.
+unsafe fn instantiate_flags<R: ApiResult>(
+    b: &HipBackend,
+    exec_out: *mut CUgraphExec,
+    graph: CUgraph,
+    flags: u64,
+) -> R {
+    let f = hip_fn!(b, hipGraphInstantiateWithFlags);
+    // SAFETY: the caller's pointers; HIP checks `exec_out` for NULL.
+    let e = unsafe { f(exec_out.cast(), graph.cast(), flags as _) };
+    if e == HIP_SUCCESS && !exec_out.is_null() {
+        // SAFETY: the executable graph HIP just wrote.
+        user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Clones a graph; the clone takes its own copy of the user-object references.
+///
+/// # Safety
+/// CUDA's contract: `clone_out` NULL or writable, `original` the caller's.
+unsafe fn graph_clone<R: ApiResult>(
+    b: &HipBackend,
+    clone_out: *mut CUgraph,
+    original: CUgraph,
+) -> R {
+    let f = hip_fn!(b, hipGraphClone);
+    // SAFETY: the caller's pointers; HIP checks `clone_out` for NULL.
+    let e = unsafe { f(clone_out.cast(), original.cast()) };
+    if e == HIP_SUCCESS && !clone_out.is_null() {
+        // SAFETY: the graph HIP just wrote.
+        user_object::graph_cloned(original as usize, unsafe { *clone_out } as usize);
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphDestroy` → `hipGraphDestroy`; the graph's user-object references are released.
+pub(crate) unsafe fn cuGraphDestroy(b: &HipBackend, hGraph: CUgraph) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { graph_destroy(b, hGraph) }
+}
+
+/// `cudaGraphDestroy` → `hipGraphDestroy`; the graph's user-object references are released.
+pub(crate) unsafe fn cudaGraphDestroy(b: &HipBackend, graph: cudaGraph_t) -> cudaError_t {
+    // SAFETY: forwarded contract; the same handle type.
+    unsafe { graph_destroy(b, graph) }
+}
+
+/// `cuGraphExecDestroy` → `hipGraphExecDestroy`; the executable's user-object references are
+/// released.
+pub(crate) unsafe fn cuGraphExecDestroy(b: &HipBackend, hGraphExec: CUgraphExec) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { exec_destroy(b, hGraphExec) }
+}
+
+/// `cudaGraphExecDestroy` → `hipGraphExecDestroy`; the executable's user-object references
+/// are released.
+pub(crate) unsafe fn cudaGraphExecDestroy(
+    b: &HipBackend,
+    graphExec: cudaGraphExec_t,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; the same handle type.
+    unsafe { exec_destroy(b, graphExec) }
+}
+
+/// `cuGraphInstantiate` → `hipGraphInstantiateWithFlags`; user-object references copied.
+pub(crate) unsafe fn cuGraphInstantiate(
+    b: &HipBackend,
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    flags: u64,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { instantiate_flags(b, phGraphExec, hGraph, flags) }
+}
+
+/// `cuGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`; user-object references
+/// copied.
+pub(crate) unsafe fn cuGraphInstantiateWithFlags(
+    b: &HipBackend,
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    flags: u64,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { instantiate_flags(b, phGraphExec, hGraph, flags) }
+}
+
+/// `cudaGraphInstantiate` → `hipGraphInstantiateWithFlags`; user-object references copied.
+pub(crate) unsafe fn cudaGraphInstantiate(
+    b: &HipBackend,
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: u64,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; the same handle types.
+    unsafe { instantiate_flags(b, pGraphExec, graph, flags) }
+}
+
+/// `cudaGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`; user-object references
+/// copied.
+pub(crate) unsafe fn cudaGraphInstantiateWithFlags(
+    b: &HipBackend,
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: u64,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; the same handle types.
+    unsafe { instantiate_flags(b, pGraphExec, graph, flags) }
+}
+
+/// `cuGraphClone` → `hipGraphClone`; the clone holds its own user-object references.
+pub(crate) unsafe fn cuGraphClone(
+    b: &HipBackend,
+    phGraphClone: *mut CUgraph,
+    originalGraph: CUgraph,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { graph_clone(b, phGraphClone, originalGraph) }
+}
+
+/// `cudaGraphClone` → `hipGraphClone`; the clone holds its own user-object references.
+pub(crate) unsafe fn cudaGraphClone(
+    b: &HipBackend,
+    pGraphClone: *mut cudaGraph_t,
+    originalGraph: cudaGraph_t,
+) -> cudaError_t {
+    // SAFETY: forwarded contract; the same handle type.
+    unsafe { graph_clone(b, pGraphClone, originalGraph) }
 }

@@ -210,7 +210,7 @@ fn current_key(b: &HipBackend, runtime: bool) -> Result<Key, CUresult> {
 
 /// ROCm answers "no GPU" with several codes (`hipErrorNoDevice`, `hipErrorInvalidDevice`):
 /// CUDA's answer is `CUDA_ERROR_NO_DEVICE` whenever there is no device at all.
-fn no_device_or(b: &HipBackend, e: CUresult) -> CUresult {
+pub(crate) fn no_device_or(b: &HipBackend, e: CUresult) -> CUresult {
     let Some(count) = b.native_hip().and_then(|t| t.hipGetDeviceCount) else {
         return e;
     };

@@ -24,7 +24,7 @@
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`memory`],
 //! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`library`] (the library API over modules), [`image`], [`launch`], [`launch_legacy`],
-//! [`texture`], [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
+//! [`texture`], [`user_object`] (user objects kept by anycuda), [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
 //! struct, each beside its inverse, in the room of the same area): a room here holds behaviour
 //! only (calling HIP, waiting, checking, choosing per platform and version). Rooms may use each
@@ -51,3 +51,4 @@ pub(crate) mod properties;
 pub(crate) mod stream;
 pub(crate) mod support;
 pub(crate) mod texture;
+pub(crate) mod user_object;

@@ -1453,21 +1453,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hNode as _, phGraph as _) };
         self.cu(hip_r)
     }
-    /// `cuGraphClone` → `hipGraphClone`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphClone(
         &self,
         phGraphClone: *mut anycuda_api::driver::CUgraph,
         originalGraph: anycuda_api::driver::CUgraph,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphClone else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(phGraphClone as _, originalGraph as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::graph::cuGraphClone(self, phGraphClone, originalGraph) }
     }
     /// `cuGraphCreate` → `hipGraphCreate`.
     #[inline]
@@ -1505,20 +1498,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraph as _, path, flags) };
         self.cu(hip_r)
     }
-    /// `cuGraphDestroy` → `hipGraphDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphDestroy(
         &self,
         hGraph: anycuda_api::driver::CUgraph,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphDestroy else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hGraph as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::graph::cuGraphDestroy(self, hGraph) }
     }
     /// `cuGraphDestroyNode` → `hipGraphDestroyNode`.
     #[inline]
@@ -1616,20 +1602,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, childGraph as _) };
         self.cu(hip_r)
     }
-    /// `cuGraphExecDestroy` → `hipGraphExecDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphExecDestroy(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphExecDestroy else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hGraphExec as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::graph::cuGraphExecDestroy(self, hGraphExec) }
     }
     /// `cuGraphExecEventRecordNodeSetEvent` → `hipGraphExecEventRecordNodeSetEvent`.
     #[inline]
@@ -1939,7 +1918,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hNode as _, nodeParams as _) };
         self.cu(hip_r)
     }
-    /// `cuGraphInstantiate` → `hipGraphInstantiateWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphInstantiate(
         &self,
@@ -1947,16 +1926,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hGraph: anycuda_api::driver::CUgraph,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphInstantiateWithFlags else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(phGraphExec as _, hGraph as _, flags) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::graph::cuGraphInstantiate(self, phGraphExec, hGraph, flags)
+        }
     }
-    /// `cuGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphInstantiateWithFlags(
         &self,
@@ -1964,14 +1938,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hGraph: anycuda_api::driver::CUgraph,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphInstantiateWithFlags else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(phGraphExec as _, hGraph as _, flags) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::graph::cuGraphInstantiateWithFlags(
+                self,
+                phGraphExec,
+                hGraph,
+                flags,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2212,7 +2186,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, isEnabled) };
         self.cu(hip_r)
     }
-    /// `cuGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphReleaseUserObject(
         &self,
@@ -2220,14 +2194,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         object: anycuda_api::driver::CUuserObject,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphReleaseUserObject else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(graph as _, object as _, count) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::user_object::cuGraphReleaseUserObject(
+                self,
+                graph,
+                object,
+                count,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -2250,7 +2224,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuGraphRetainUserObject` → `hipGraphRetainUserObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphRetainUserObject(
         &self,
@@ -2259,14 +2233,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         count: ::core::ffi::c_uint,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphRetainUserObject else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(graph as _, object as _, count, flags) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::user_object::cuGraphRetainUserObject(
+                self,
+                graph,
+                object,
+                count,
+                flags,
+            )
+        }
     }
     /// `cuGraphUpload` → `hipGraphUpload`.
     #[inline]
@@ -6170,7 +6145,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::stream::cuThreadExchangeStreamCaptureMode(self, mode) }
     }
-    /// `cuUserObjectCreate` → `hipUserObjectCreate`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuUserObjectCreate(
         &self,
@@ -6180,51 +6155,34 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         initialRefcount: ::core::ffi::c_uint,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectCreate else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_destroy: super::types::hipHostFn_t = unsafe {
-            ::core::mem::transmute(destroy)
-        };
-        let hip_r = unsafe {
-            hip_f(object_out as _, ptr, h_destroy, initialRefcount, flags)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::user_object::cuUserObjectCreate(
+                self,
+                object_out,
+                ptr,
+                destroy,
+                initialRefcount,
+                flags,
+            )
+        }
     }
-    /// `cuUserObjectRelease` → `hipUserObjectRelease`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuUserObjectRelease(
         &self,
         object: anycuda_api::driver::CUuserObject,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectRelease else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(object as _, count) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::user_object::cuUserObjectRelease(self, object, count) }
     }
-    /// `cuUserObjectRetain` → `hipUserObjectRetain`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuUserObjectRetain(
         &self,
         object: anycuda_api::driver::CUuserObject,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectRetain else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(object as _, count) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::user_object::cuUserObjectRetain(self, object, count) }
     }
     /// `cuWaitExternalSemaphoresAsync` → `hipWaitExternalSemaphoresAsync`.
     #[inline]
@@ -8516,21 +8474,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(node as _, pGraph as _) };
         self.rt(hip_r)
     }
-    /// `cudaGraphClone` → `hipGraphClone`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphClone(
         &self,
         pGraphClone: *mut anycuda_api::runtime::cudaGraph_t,
         originalGraph: anycuda_api::runtime::cudaGraph_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphClone else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(pGraphClone as _, originalGraph as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::graph::cudaGraphClone(self, pGraphClone, originalGraph) }
     }
     /// `cudaGraphCreate` → `hipGraphCreate`.
     #[inline]
@@ -8568,20 +8519,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(graph as _, path, flags) };
         self.rt(hip_r)
     }
-    /// `cudaGraphDestroy` → `hipGraphDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphDestroy(
         &self,
         graph: anycuda_api::runtime::cudaGraph_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphDestroy else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(graph as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::graph::cudaGraphDestroy(self, graph) }
     }
     /// `cudaGraphDestroyNode` → `hipGraphDestroyNode`.
     #[inline]
@@ -8679,20 +8623,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(hGraphExec as _, node as _, childGraph as _) };
         self.rt(hip_r)
     }
-    /// `cudaGraphExecDestroy` → `hipGraphExecDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphExecDestroy(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphExecDestroy else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(graphExec as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::graph::cudaGraphExecDestroy(self, graphExec) }
     }
     /// `cudaGraphExecEventRecordNodeSetEvent` → `hipGraphExecEventRecordNodeSetEvent`.
     #[inline]
@@ -9149,7 +9086,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(node as _, pNodeParams as _) };
         self.rt(hip_r)
     }
-    /// `cudaGraphInstantiate` → `hipGraphInstantiateWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphInstantiate(
         &self,
@@ -9157,16 +9094,11 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         graph: anycuda_api::runtime::cudaGraph_t,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphInstantiateWithFlags else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(pGraphExec as _, graph as _, flags) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::graph::cudaGraphInstantiate(self, pGraphExec, graph, flags)
+        }
     }
-    /// `cudaGraphInstantiateWithFlags` → `hipGraphInstantiateWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphInstantiateWithFlags(
         &self,
@@ -9174,14 +9106,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         graph: anycuda_api::runtime::cudaGraph_t,
         flags: ::core::ffi::c_ulonglong,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphInstantiateWithFlags else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(pGraphExec as _, graph as _, flags) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::graph::cudaGraphInstantiateWithFlags(
+                self,
+                pGraphExec,
+                graph,
+                flags,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -9577,7 +9509,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::graph::cudaGraphNodeSetParams(self, node, nodeParams) }
     }
-    /// `cudaGraphReleaseUserObject` → `hipGraphReleaseUserObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphReleaseUserObject(
         &self,
@@ -9585,14 +9517,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         object: anycuda_api::runtime::cudaUserObject_t,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphReleaseUserObject else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(graph as _, object as _, count) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::user_object::cudaGraphReleaseUserObject(
+                self,
+                graph,
+                object,
+                count,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -9615,7 +9547,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         }
     }
-    /// `cudaGraphRetainUserObject` → `hipGraphRetainUserObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphRetainUserObject(
         &self,
@@ -9624,14 +9556,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         count: ::core::ffi::c_uint,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphRetainUserObject else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(graph as _, object as _, count, flags) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::user_object::cudaGraphRetainUserObject(
+                self,
+                graph,
+                object,
+                count,
+                flags,
+            )
+        }
     }
     /// `cudaGraphUpload` → `hipGraphUpload`.
     #[inline]
@@ -12446,7 +12379,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::stream::cudaThreadExchangeStreamCaptureMode(self, mode) }
     }
-    /// `cudaUserObjectCreate` → `hipUserObjectCreate`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaUserObjectCreate(
         &self,
@@ -12456,51 +12389,34 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         initialRefcount: ::core::ffi::c_uint,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectCreate else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_destroy: super::types::hipHostFn_t = unsafe {
-            ::core::mem::transmute(destroy)
-        };
-        let hip_r = unsafe {
-            hip_f(object_out as _, ptr, h_destroy, initialRefcount, flags)
-        };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::user_object::cudaUserObjectCreate(
+                self,
+                object_out,
+                ptr,
+                destroy,
+                initialRefcount,
+                flags,
+            )
+        }
     }
-    /// `cudaUserObjectRelease` → `hipUserObjectRelease`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaUserObjectRelease(
         &self,
         object: anycuda_api::runtime::cudaUserObject_t,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectRelease else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(object as _, count) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::user_object::cudaUserObjectRelease(self, object, count) }
     }
-    /// `cudaUserObjectRetain` → `hipUserObjectRetain`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaUserObjectRetain(
         &self,
         object: anycuda_api::runtime::cudaUserObject_t,
         count: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipUserObjectRetain else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(object as _, count) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::user_object::cudaUserObjectRetain(self, object, count) }
     }
     /// `cudaWaitExternalSemaphoresAsync` → `hipWaitExternalSemaphoresAsync`.
     #[inline]
