@@ -11,7 +11,7 @@
 
 use anycuda_api::driver::*;
 use anycuda_api::runtime::cudaError_t;
-use anycuda_api::traits::{Driver, Runtime};
+use anycuda_api::traits::{Api, Driver, Runtime};
 use anycuda_hip::{HipBackend, Platform};
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -54,9 +54,17 @@ fn destructor_runs_exactly_once_when_the_count_reaches_zero() {
         assert_eq!(b.cuUserObjectRelease(o, 4), OK); // 1
         assert_eq!(RUNS.load(Ordering::SeqCst), 0, "references are left");
         assert_eq!(b.cuUserObjectRelease(o, 2), INVALID_VALUE, "more than held");
-        assert_eq!(RUNS.load(Ordering::SeqCst), 0, "a refused release changes nothing");
+        assert_eq!(
+            RUNS.load(Ordering::SeqCst),
+            0,
+            "a refused release changes nothing"
+        );
         assert_eq!(b.cuUserObjectRelease(o, 1), OK); // 0
-        assert_eq!(RUNS.load(Ordering::SeqCst), 1, "ran at zero, before the call returned");
+        assert_eq!(
+            RUNS.load(Ordering::SeqCst),
+            1,
+            "ran at zero, before the call returned"
+        );
         // Stale now: every call is refused and the destructor never runs again.
         assert_eq!(b.cuUserObjectRelease(o, 1), INVALID_VALUE);
         assert_eq!(b.cuUserObjectRetain(o, 1), INVALID_VALUE);
@@ -88,11 +96,23 @@ fn bad_arguments_are_invalid_values() {
     // SAFETY: valid or NULL out-pointers; nothing is dereferenced on refusal.
     unsafe {
         let f = Some(count_run as unsafe extern "C" fn(*mut c_void));
-        assert_eq!(b.cuUserObjectCreate(null_mut(), arg(&RUNS), f, 1, SYNC), INVALID_VALUE);
-        assert_eq!(b.cuUserObjectCreate(&mut o, arg(&RUNS), None, 1, SYNC), INVALID_VALUE);
-        assert_eq!(b.cuUserObjectCreate(&mut o, arg(&RUNS), f, 0, SYNC), INVALID_VALUE);
+        assert_eq!(
+            b.cuUserObjectCreate(null_mut(), arg(&RUNS), f, 1, SYNC),
+            INVALID_VALUE
+        );
+        assert_eq!(
+            b.cuUserObjectCreate(&mut o, arg(&RUNS), None, 1, SYNC),
+            INVALID_VALUE
+        );
+        assert_eq!(
+            b.cuUserObjectCreate(&mut o, arg(&RUNS), f, 0, SYNC),
+            INVALID_VALUE
+        );
         for flags in [0, 2, 3, u32::MAX] {
-            assert_eq!(b.cuUserObjectCreate(&mut o, arg(&RUNS), f, 1, flags), INVALID_VALUE);
+            assert_eq!(
+                b.cuUserObjectCreate(&mut o, arg(&RUNS), f, 1, flags),
+                INVALID_VALUE
+            );
         }
         assert!(o.is_null(), "nothing written on refusal");
         let o = make(&b, &RUNS, 1);
@@ -119,8 +139,14 @@ fn bogus_handles_are_invalid_values() {
         unsafe {
             assert_eq!(b.cuUserObjectRetain(o, 1), INVALID_VALUE, "{o:?}");
             assert_eq!(b.cuUserObjectRelease(o, 1), INVALID_VALUE, "{o:?}");
-            assert_eq!(b.cudaUserObjectRetain(o, 1), cudaError_t::cudaErrorInvalidValue);
-            assert_eq!(b.cudaUserObjectRelease(o, 1), cudaError_t::cudaErrorInvalidValue);
+            assert_eq!(
+                b.cudaUserObjectRetain(o, 1),
+                cudaError_t::cudaErrorInvalidValue
+            );
+            assert_eq!(
+                b.cudaUserObjectRelease(o, 1),
+                cudaError_t::cudaErrorInvalidValue
+            );
         }
     }
     assert_eq!(word, 0);
@@ -143,13 +169,19 @@ fn runtime_twins_share_the_objects() {
             b.cudaUserObjectCreate(&mut o, arg(&RUNS), None, 1, sync),
             cudaError_t::cudaErrorInvalidValue
         );
-        assert_eq!(b.cudaUserObjectCreate(&mut o, arg(&RUNS), f, 1, sync), cudaError_t::cudaSuccess);
+        assert_eq!(
+            b.cudaUserObjectCreate(&mut o, arg(&RUNS), f, 1, sync),
+            cudaError_t::cudaSuccess
+        );
         assert_eq!(b.cudaUserObjectRetain(o, 1), cudaError_t::cudaSuccess);
         assert_eq!(b.cuUserObjectRelease(o, 1), OK, "one object for both APIs");
         assert_eq!(RUNS.load(Ordering::SeqCst), 0);
         assert_eq!(b.cudaUserObjectRelease(o, 1), cudaError_t::cudaSuccess);
         assert_eq!(RUNS.load(Ordering::SeqCst), 1);
-        assert_eq!(b.cudaUserObjectRelease(o, 1), cudaError_t::cudaErrorInvalidValue);
+        assert_eq!(
+            b.cudaUserObjectRelease(o, 1),
+            cudaError_t::cudaErrorInvalidValue
+        );
     }
     assert_eq!(RUNS.load(Ordering::SeqCst), 1);
 }
@@ -166,7 +198,11 @@ fn a_destructor_may_run_on_another_thread_than_the_creator() {
             s.spawn(move || assert_eq!(unsafe { b.cuUserObjectRelease(o as CUuserObject, 1) }, OK));
         }
     });
-    assert_eq!(RUNS.load(Ordering::SeqCst), 1, "exactly once across threads");
+    assert_eq!(
+        RUNS.load(Ordering::SeqCst),
+        1,
+        "exactly once across threads"
+    );
 }
 
 /// The backend on AMD without a device (CI's machine), where the no-device answers are
@@ -203,9 +239,12 @@ fn graph_calls_validate_then_answer_no_device() {
     };
     let o = make(&b, &RUNS, 1);
     let graph = 0x5000 as CUgraph; // no graph can exist without a device: never used
-    // SAFETY: handles never dereferenced (refused before any HIP call).
+                                   // SAFETY: handles never dereferenced (refused before any HIP call).
     unsafe {
-        assert_eq!(b.cuGraphRetainUserObject(null_mut(), o, 1, 0), INVALID_VALUE);
+        assert_eq!(
+            b.cuGraphRetainUserObject(null_mut(), o, 1, 0),
+            INVALID_VALUE
+        );
         assert_eq!(b.cuGraphRetainUserObject(graph, o, 0, 0), INVALID_VALUE);
         assert_eq!(b.cuGraphRetainUserObject(graph, o, 1, 2), INVALID_VALUE);
         assert_eq!(b.cuGraphReleaseUserObject(null_mut(), o, 1), INVALID_VALUE);
@@ -260,16 +299,27 @@ fn graphs_and_executables_hold_references_on_a_device() {
         let mut graph = null_mut();
         assert_eq!(b.cuGraphCreate(&mut graph, 0), OK);
         let mut node = null_mut();
-        assert_eq!(b.cuGraphAddEmptyNode(&mut node, graph, core::ptr::null(), 0), OK);
+        assert_eq!(
+            b.cuGraphAddEmptyNode(&mut node, graph, core::ptr::null(), 0),
+            OK
+        );
 
         let o = make(&b, &RUNS, 1);
         // MOVE: the caller's one reference becomes the graph's.
         assert_eq!(b.cuGraphRetainUserObject(graph, o, 1, MOVE), OK);
-        assert_eq!(b.cuGraphRetainUserObject(graph, o, 2, MOVE), INVALID_VALUE, "only 1 exists");
+        assert_eq!(
+            b.cuGraphRetainUserObject(graph, o, 2, MOVE),
+            INVALID_VALUE,
+            "only 1 exists"
+        );
         // A new reference for the graph, and one for the caller again.
         assert_eq!(b.cuGraphRetainUserObject(graph, o, 1, 0), OK); // graph 2
         assert_eq!(b.cuUserObjectRetain(o, 1), OK); // caller 1
-        assert_eq!(b.cuGraphReleaseUserObject(graph, o, 3), INVALID_VALUE, "graph holds 2");
+        assert_eq!(
+            b.cuGraphReleaseUserObject(graph, o, 3),
+            INVALID_VALUE,
+            "graph holds 2"
+        );
         assert_eq!(b.cuGraphReleaseUserObject(graph, o, 1), OK); // graph 1
         assert_eq!(runs(), 0);
 
@@ -279,7 +329,11 @@ fn graphs_and_executables_hold_references_on_a_device() {
         let mut clone = null_mut();
         assert_eq!(b.cuGraphClone(&mut clone, graph), OK);
         assert_eq!(b.cuGraphDestroy(clone), OK);
-        assert_eq!(CLONE_RUNS.load(Ordering::SeqCst), 0, "the original still holds it");
+        assert_eq!(
+            CLONE_RUNS.load(Ordering::SeqCst),
+            0,
+            "the original still holds it"
+        );
 
         // The executable holds its own copy until cuGraphExecDestroy.
         let mut exec = null_mut();
@@ -296,7 +350,7 @@ fn graphs_and_executables_hold_references_on_a_device() {
         assert_eq!(CLONE_RUNS.load(Ordering::SeqCst), 1);
         assert_eq!(b.cuUserObjectRetain(o, 1), INVALID_VALUE, "stale");
         assert_eq!(b.cuStreamSynchronize(stream), OK);
-        assert_eq!(b.cuStreamDestroy_v2(stream), OK);
+        assert_eq!(b.cuStreamDestroy(stream), OK);
 
         // The Runtime path: instantiate, then graph and executable destroyed in either order.
         static RT_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -308,13 +362,23 @@ fn graphs_and_executables_hold_references_on_a_device() {
             cudaError_t::cudaSuccess
         );
         let r = make(&b, &RT_RUNS, 1);
-        assert_eq!(b.cudaGraphRetainUserObject(g, r, 1, MOVE), cudaError_t::cudaSuccess);
+        assert_eq!(
+            b.cudaGraphRetainUserObject(g, r, 1, MOVE),
+            cudaError_t::cudaSuccess
+        );
         let mut e = null_mut();
-        assert_eq!(b.cudaGraphInstantiate(&mut e, g, 0), cudaError_t::cudaSuccess);
+        assert_eq!(
+            b.cudaGraphInstantiate(&mut e, g, 0),
+            cudaError_t::cudaSuccess
+        );
         assert_eq!(b.cudaGraphExecDestroy(e), cudaError_t::cudaSuccess);
-        assert_eq!(RT_RUNS.load(Ordering::SeqCst), 0, "the graph still holds it");
+        assert_eq!(
+            RT_RUNS.load(Ordering::SeqCst),
+            0,
+            "the graph still holds it"
+        );
         assert_eq!(b.cudaGraphDestroy(g), cudaError_t::cudaSuccess);
         assert_eq!(RT_RUNS.load(Ordering::SeqCst), 1);
-        assert_eq!(b.cuDevicePrimaryCtxRelease_v2(0), OK);
+        assert_eq!(b.cuDevicePrimaryCtxRelease(0), OK);
     }
 }

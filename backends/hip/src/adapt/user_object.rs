@@ -221,7 +221,9 @@ pub(crate) unsafe fn cuUserObjectRetain(
         Ok(n) => n,
         Err(e) => return e,
     };
-    with_registry(|r, _| r.retain(object as usize, n)).err().unwrap_or(SUCCESS)
+    with_registry(|r, _| r.retain(object as usize, n))
+        .err()
+        .unwrap_or(SUCCESS)
 }
 
 /// `cuUserObjectRelease`: drops `count` references; the destructor runs (in this thread,
