@@ -5,7 +5,13 @@
 //!
 //! ```text
 //! cargo run --release --example bench_warm_start -- --backend hip --arch gfx90a DIR_OR_FILES...
+//! cargo run --release --example bench_warm_start -- --bundles --arch gfx90a DIR_OR_FILES...
 //! ```
+//!
+//! `--bundles` (HIP): the route of kernels built by `anycuda nvcc` (candle-kernels'): each file's
+//! source bundle (the file and its local headers, `-std=c++17` as candle's build passes) compiled
+//! by `anycuda_hip::rtc_bundle::compile_bundle_cached`, the function a module load calls, through
+//! the persistent cache anycuda installs (`ANYCUDA_CACHE_DIR`, set here to the fresh folder).
 //!
 //! Each file compiles as `anycuda compile` compiles it (its folder on the include path, so local
 //! headers resolve), for `--arch` (default: sm_90 on CUDA, gfx90a on HIP; no GPU needed). The
@@ -25,6 +31,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut kind = BackendKind::Cuda;
     let mut arch: Option<String> = None;
     let mut files: Vec<PathBuf> = Vec::new();
+    let mut bundles = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -36,6 +43,10 @@ fn main() -> Result<(), Box<dyn Error>> {
                 }
             }
             "--arch" => arch = Some(args.next().ok_or("--arch needs a target")?),
+            "--bundles" => {
+                bundles = true;
+                kind = BackendKind::Hip;
+            }
             path => {
                 let p = PathBuf::from(path);
                 if p.is_dir() {
@@ -66,13 +77,23 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         .to_owned()
     });
-    let backend = anycuda::Backend::load(kind)?;
     let dir = std::env::temp_dir().join(format!("anycuda-warm-start-{}", std::process::id()));
+    if bundles {
+        // The bundle route's cache is the one anycuda installs when the HIP backend loads.
+        std::env::set_var("ANYCUDA_CACHE_DIR", &dir);
+        std::env::remove_var("ANYCUDA_CACHE_DISABLE");
+    }
+    let backend = anycuda::Backend::load(kind)?;
     let cache: Arc<dyn ProgramCache> = Arc::new(FileProgramCache::new(&dir, 1 << 30));
     let arch_opt = format!("--gpu-architecture={arch}");
     let (mut cold_total, mut warm_total) = (Duration::ZERO, Duration::ZERO);
     let mut failed = false;
-    println!("{kind} {arch}: file, cold (compiler), warm (cache), warm/cold");
+    let route = if bundles {
+        "source bundles"
+    } else {
+        "programs"
+    };
+    println!("{kind} {arch}, {route}: file, cold (compiler), warm (cache), warm/cold");
     for f in &files {
         let src = std::fs::read_to_string(f)?;
         let name = f
@@ -84,6 +105,16 @@ fn main() -> Result<(), Box<dyn Error>> {
             .ok_or_else(|| format!("{}: no folder", f.display()))?;
         let run = || -> Result<(Duration, bool, Vec<u8>), Box<dyn Error>> {
             let t = Instant::now();
+            if bundles {
+                let hip = backend.as_hip().ok_or("--bundles needs the HIP backend")?;
+                let folder = f.parent().map(PathBuf::from).unwrap_or_default();
+                let mut b = anycuda_api::rtc_bundle::gather(f, &[folder])?;
+                b.options = vec!["-std=c++17".to_owned()];
+                let (code, hit) =
+                    anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &b, Some(&arch))
+                        .map_err(|e| e.to_string())?;
+                return Ok((t.elapsed(), hit, code));
+            }
             let mut p = Program::with_backend(backend, &src, ProgramOptions::new().name(&name))?
                 .with_cache(Some(cache.clone()));
             p.compile_with_args(&[inc.as_str(), arch_opt.as_str()])?;
@@ -117,7 +148,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(
-        "RESULT {kind} {arch} files={} cold_s={:.3} warm_s={:.4} warm_pct={:.2}",
+        "RESULT {kind} {arch} {route} files={} cold_s={:.3} warm_s={:.4} warm_pct={:.2}",
         files.len(),
         cold_total.as_secs_f64(),
         warm_total.as_secs_f64(),
