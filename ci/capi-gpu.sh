@@ -9,6 +9,10 @@
 #                   holds no AMD code, so cudaErrorNoKernelImageForDevice is the right answer
 #   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
 #   core_examples   cuda.core: device, stream, memory, program, launch, graph
+#   bundled_ptx     PTX written by `anycuda nvcc --ptx` over the real nvcc (the kernel's source
+#                   bundle appended), loaded with cuModuleLoadData and run; on HIP with
+#                   ANYCUDA_HIP_BUNDLES=always the bundle is compiled by hipRTC and that code
+#                   loaded (the AMD route on an NVIDIA GPU): the row passes only if the log says so
 # Every program also runs without anycuda first (the baseline column), so a failure that is the
 # program's own shows as such. Writes $OUT/capi-gpu.md (the table) and logs; exits 1 on a failure
 # in an anycuda column that the baseline does not share.
@@ -49,6 +53,11 @@ build() { # NAME CMD...
 build saxpy_driver nvcc -O2 -o "$WORK/saxpy_driver" ci/capi-gpu/saxpy_driver.c -lcuda -lnvrtc
 build runtime_demo nvcc -O2 -cudart shared -o "$WORK/runtime_demo" ci/capi-gpu/runtime_demo.cpp -lnvrtc
 build launch nvcc -O2 -cudart shared -o "$WORK/launch" ci/capi-gpu/launch.cu
+build bundled_ptx nvcc -O2 -o "$WORK/bundled_ptx" ci/capi-gpu/bundled_ptx.c -lcuda
+# The front end runs the real nvcc found on PATH (not itself) and appends the source bundle.
+build bundled_ptx_ptx "$DEV/bin/anycuda" nvcc --ptx -arch=sm_90 -o "$WORK/scale.ptx" \
+    ci/capi-gpu/bundled/scale.cu
+grep -q '^// anycuda' "$WORK/scale.ptx" 2>/dev/null || say "scale.ptx carries no source bundle"
 for b in saxpy_driver runtime_demo launch; do
     [[ -x "$WORK/$b" ]] && ldd "$WORK/$b" | grep -E 'libcuda|libcudart|libnvrtc' | sed "s/^/  $b: /" >&2
 done
@@ -75,6 +84,24 @@ for prog in saxpy_driver runtime_demo launch; do
     [[ "$prog" == launch ]] && arg=(expect-no-image)
     run hip "$prog" env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" "${arg[@]}"
 done
+if [[ -x "$WORK/bundled_ptx" && -f "$WORK/scale.ptx" ]]; then
+    run nvidia bundled_ptx "$WORK/bundled_ptx" "$WORK/scale.ptx"
+    run cuda bundled_ptx env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/bundled_ptx" "$WORK/scale.ptx"
+    # The AMD route: the log must show the bundle compiled by hipRTC, not the PTX loaded as PTX.
+    timeout --kill-after=10 180 env "${HIPENV[@]}" ANYCUDA_HIP_BUNDLES=always ANYCUDA_LOG=info \
+        ANYCUDA_CACHE_DISABLE=1 LD_LIBRARY_PATH="$LIBDIR" "$WORK/bundled_ptx" "$WORK/scale.ptx" \
+        >"$OUT/bundled_ptx.hip.log" 2>&1
+    rc=$?
+    if ((rc == 0)) && grep -q 'source bundle of scale.cu.*compiled with hipRTC' "$OUT/bundled_ptx.hip.log"; then
+        RES[bundled_ptx,hip]="PASS (bundle compiled by hipRTC)"
+    else
+        RES[bundled_ptx,hip]="FAIL (exit $rc)"
+        tail -n 12 "$OUT/bundled_ptx.hip.log" >&2
+    fi
+    say "bundled_ptx [hip]: ${RES[bundled_ptx,hip]}"
+else
+    RES[bundled_ptx,nvidia]="not built"
+fi
 for prog in saxpy_bindings core_examples; do
     run nvidia "$prog" env -C ci/capi-gpu python3 "$prog.py"
     run cuda "$prog" env -C ci/capi-gpu ANYCUDA_EXPECT=1 ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" python3 "$prog.py"
@@ -95,10 +122,10 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo launch saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo launch bundled_ptx saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
-            [[ "${RES[$prog,$col]:-}" == PASS || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1
+            [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1
         done
     done
 } >"$OUT/capi-gpu.md"
