@@ -211,6 +211,9 @@ ANYCUDA_CAPI_LIBRARY="$STAGE/lib/libanycuda_capi.so" "$ANYCUDA" libdir >"$STAGE/
 rel="$(realpath --relative-to="$STAGE" "$(cat "$STAGE/lib/libdir.txt")")"
 [[ $rel != ..* ]] || { log "anycuda libdir made its folder outside the bundle: $rel"; exit 1; }
 echo "$rel" >"$STAGE/lib/libdir.txt"
+# libdir links the C-ABI library by its absolute path here; the bundle moves, so make it relative.
+ln -sfn "$(realpath --relative-to="$STAGE/$rel" "$STAGE/lib/libanycuda_capi.so")" "$STAGE/$rel/libanycuda_capi.so"
+[[ -e "$STAGE/$rel/libanycuda_capi.so" ]] || { log "bad link $STAGE/$rel/libanycuda_capi.so"; exit 1; }
 # candle's tests read a few data files relative to the package (e.g. tests/test.npy).
 mkdir -p "$STAGE/candle-core"
 cp -r "$CORE_SRC/tests" "$STAGE/candle-core/"

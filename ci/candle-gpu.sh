@@ -69,9 +69,14 @@ if [[ ! -f "$B/BUILD.txt" ]]; then
         die "no bundle in $B and no .gpu/candle.tar.xz: run 'bash ci/candle-build.sh bundle' where Rust is"
     fi
 fi
+B="$(cd "$B" && pwd)"
 sed 's/^/candle-gpu: /' "$B/BUILD.txt"
 LIBDIR="$B/$(cat "$B/lib/libdir.txt")"
 [[ -e "$LIBDIR/libcudart.so.13" ]] || die "anycuda's libdir $LIBDIR has no libcudart.so.13"
+# The name libraries need the C-ABI library beside them ($ORIGIN); a bundle made before
+# candle-build.sh made that link relative carries a link to the build machine's path.
+[[ -e "$LIBDIR/libanycuda_capi.so" ]] || ln -sfn ../libanycuda_capi.so "$LIBDIR/libanycuda_capi.so"
+[[ -e "$LIBDIR/libanycuda_capi.so" ]] || die "$LIBDIR/libanycuda_capi.so is missing"
 mkdir -p "$RESULTS" "$B/results/logs"
 # Logs stay on the machine beside the results (across calls) and come back packed in one file:
 # the device tool returns at most 8 files.
@@ -143,10 +148,11 @@ col_env() { # COLUMN: the environment of that column, as env(1) arguments
 if ((LIST_ONLY)); then
     for c in "${COLS[@]}"; do
         say "column $c: env $(col_env "$c")"
+        read -r -a ENVV <<<"$(col_env "$c")"
         for b in "${BINS[@]}"; do
             exe="$(dir_of "$c")/$b"
             if [[ -x "$exe" ]]; then
-                say "  $b: $("$exe" --list "${FILTER[@]}" 2>/dev/null | grep -c ': test$') tests"
+                say "  $b: $(env "${ENVV[@]}" "$exe" --list "${FILTER[@]}" 2>/dev/null | grep -c ': test$') tests"
             else
                 say "  $b: not in the bundle"
             fi
@@ -187,7 +193,7 @@ for c in "${COLS[@]}"; do
             # A crash or a time-out: every test it did not report runs alone.
             note="exit $rc"
             ((rc == 124 || rc == 137)) && note="timed out after $LIMIT s"
-            mapfile -t all < <("$exe" --list "${FILTER[@]}" 2>/dev/null | sed -n 's/: test$//p')
+            mapfile -t all < <(env "${ENVV[@]}" "$exe" --list "${FILTER[@]}" 2>/dev/null | sed -n 's/: test$//p')
             for t in "${all[@]}"; do
                 grep -qE "^test $t \.\.\. (ok|FAILED|ignored)" "$log" && continue
                 {
