@@ -209,7 +209,7 @@ for c in "${COLS[@]}"; do
         read -r p f i <<<"$(counts "$log")"
         RES["$b|$c"]="$p passed, $f failed${note:+ ($note; rerun test by test)}"
         FAILS["$b|$c"]="$(grep -E '^test .* \.\.\. FAILED$' "$log" | awk '{print $2}' | sort -u | tr '\n' ' ')"
-        ((p + f == 0)) && RES["$b|$c"]="no tests ran (exit $rc)"
+        ((p + f == 0)) && RES["$b|$c"]="no tests ran (exit $rc: $(grep -v '^\s*$' "$log" | tail -n1 | tr '|\t' '/ ' | cut -c1-120))"
         say "  $b: ${RES["$b|$c"]} in $((SECONDS - t0)) s"
     done
 done
