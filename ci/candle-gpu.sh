@@ -22,14 +22,20 @@
 # space-separated subset of the executables' names), CANDLE_FILTER (space-separated test-name
 # filters passed to each executable, e.g. "gpu cuda" for the GPU variants only), CANDLE_COLUMNS
 # (the columns when none is named on the command line), CUDA_HOME (default /usr/local/cuda).
+# CANDLE_HIP_CUDART=nvidia: the hip column without anycuda's libdir on the library path. The HIP
+# shim links libcudart.so.13 and libcuda.so.1 by soname, so with anycuda's libdir first (the
+# default, which the facade columns need for libmoe.a) the shim's own CUDA calls enter anycuda's
+# C ABI as a program's would, run on its HIP backend (the shim again), and only the shim's second,
+# re-entrant call reaches NVIDIA (docs/c-abi.md, the re-entry guard): every HIP call crosses the
+# shim twice. With `nvidia` the shim calls NVIDIA directly, and libmoe.a's launches bypass anycuda.
 # A test executable that crashes or runs out of time is run again test by test for the tests it
 # did not report (60 s each), so one crash does not hide the rest.
 # The device tool runs one command for at most 10 minutes: the columns can run in separate calls
 # (`bash ci/candle-gpu.sh cudarc`, then `cuda`, then `hip`). Each column's results are kept in
 # $B/results/ (on the machine, across calls) and the table shows every column run so far with
 # this bundle; a column run again replaces its results.
-# Writes $OUT/candle/candle-results.md and candle-logs.tar.gz (every column's logs). Exits 1 when a facade column has a failure cudarc itself
-# does not share, or a column could not run.
+# Writes $OUT/candle/candle-results.md and candle-logs.tar.gz (every column's logs). Exits 1 when
+# a facade column has a failure cudarc itself does not share, or a column could not run.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -48,7 +54,7 @@ for a in "$@"; do
     case "$a" in
         --list) LIST_ONLY=1 ;;
         cudarc | cuda | hip) COLS+=("$a") ;;
-        -h | --help) sed -n '2,32p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
         *) die "unknown argument $a (columns: cudarc cuda hip; --list)" ;;
     esac
 done
@@ -141,7 +147,10 @@ col_env() { # COLUMN: the environment of that column, as env(1) arguments
     case "$1" in
         cudarc) echo "-u ANYCUDA_BACKEND -u ANYCUDA_HIP_LIBRARY -u ANYCUDA_REQUIRE_GPU LD_LIBRARY_PATH=$NVDIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
         cuda) echo "-u ANYCUDA_HIP_LIBRARY ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 LD_LIBRARY_PATH=$LIBDIR${NVDIRS:+:$NVDIRS}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
-        hip) echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$LIBDIR${NVDIRS:+:$NVDIRS}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+        hip)
+            local path="$LIBDIR${NVDIRS:+:$NVDIRS}"
+            [[ "${CANDLE_HIP_CUDART:-anycuda}" == nvidia ]] && path="$NVDIRS"
+            echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     esac
 }
 
