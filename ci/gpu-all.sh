@@ -10,8 +10,11 @@
 #   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
+#   candle  ci/candle-gpu.sh: candle 0.11.1's own CUDA tests on cudarc, on the facade (CUDA) and on
+#           the facade (HIP-on-NVIDIA), from .gpu/candle.tar.xz (ci/candle-build.sh bundle, carried
+#           apart from the main bundle); CANDLE_COLUMNS picks columns ("cudarc", "cuda hip", ...)
 #   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
-# Setup, before test, cudarc, bench or blasbench: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
+# Setup, before test, cudarc, bench, blasbench or candle: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
 # existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
 # ANYCUDA_HIPBLAS_LIBRARY / ANYCUDA_HIPRAND_LIBRARY to every part (also written to
@@ -25,8 +28,13 @@ export NCCL_NVLS_ENABLE=0 # shared hosts: never NVLink multicast, in this proces
 export OUT="${OUT:-$ROOT/gpu-results}"
 mkdir -p "$OUT"
 if [[ ! -x .device/bin/anycuda ]]; then
-    [[ -f .gpu/bundle.tar.xz ]] || { echo "gpu-all: no .device/ and no .gpu/bundle.tar.xz: run ci/gpu-pack.sh where Rust is" >&2; exit 2; }
-    mkdir -p .device && tar -C .device -xJf .gpu/bundle.tar.xz
+    if [[ -f .gpu/bundle.tar.xz ]]; then
+        mkdir -p .device && tar -C .device -xJf .gpu/bundle.tar.xz
+    elif [[ " $* " != " candle " ]]; then
+        # candle alone runs from its own bundle (its HIP column then needs the HIP shim already
+        # built in $HIPNV_DIR, or the main bundle's libamdhip64-dev .deb).
+        echo "gpu-all: no .device/ and no .gpu/bundle.tar.xz: run ci/gpu-pack.sh where Rust is" >&2; exit 2
+    fi
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu-all: GPU: /'
 failed=0
@@ -61,7 +69,7 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
 }
 math_done=0
 for p in "$@"; do
-    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath ]] && ((math_done == 0)) \
+    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath || "$p" == candle ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))
@@ -74,6 +82,7 @@ for p in "$@"; do
         blasbench) part blasbench "${BLASBENCH_LIMIT:-420}" env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
         sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
         capi) part capi "${CAPI_LIMIT:-420}" bash ci/capi-gpu.sh ;;
+        candle) part candle "${CANDLE_LIMIT:-540}" bash ci/candle-gpu.sh ;;
         hipmath) ;; # done above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac
