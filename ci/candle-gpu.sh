@@ -22,12 +22,16 @@
 # space-separated subset of the executables' names), CANDLE_FILTER (space-separated test-name
 # filters passed to each executable, e.g. "gpu cuda" for the GPU variants only), CANDLE_COLUMNS
 # (the columns when none is named on the command line), CUDA_HOME (default /usr/local/cuda).
-# CANDLE_HIP_CUDART=nvidia: the hip column without anycuda's libdir on the library path. The HIP
-# shim links libcudart.so.13 and libcuda.so.1 by soname, so with anycuda's libdir first (the
-# default, which the facade columns need for libmoe.a) the shim's own CUDA calls enter anycuda's
-# C ABI as a program's would, run on its HIP backend (the shim again), and only the shim's second,
-# re-entrant call reaches NVIDIA (docs/c-abi.md, the re-entry guard): every HIP call crosses the
-# shim twice. With `nvidia` the shim calls NVIDIA directly, and libmoe.a's launches bypass anycuda.
+# CANDLE_HIP_CUDART (hip column): `nvidia` (the default) leaves anycuda's libdir off the library
+# path; `anycuda` puts it first, as the cuda column does. The HIP shim links libcudart.so.13 and
+# libcuda.so.1 by soname, so with anycuda's libdir first the shim's own CUDA calls enter a second
+# anycuda (the C-ABI library, beside the one linked into the test) as a program's would, run on
+# its HIP backend (the shim again), and only the shim's re-entrant call reaches NVIDIA: every HIP
+# call crosses the shim twice, and cuBLAS's handle creation fails there
+# (CUBLAS_STATUS_NOT_INITIALIZED, H100 2026-11-25: every GPU test of the column). On AMD,
+# libamdhip64 calls no CUDA name, so neither happens. With `nvidia` the shim calls NVIDIA directly
+# and libmoe.a's <<<>>> launches (MoE/MMQ) bypass anycuda: on HIP's NVIDIA platform they run on
+# NVIDIA's runtime.
 # A test executable that crashes or runs out of time is run again test by test for the tests it
 # did not report (60 s each), so one crash does not hide the rest.
 # The device tool runs one command for at most 10 minutes: the columns can run in separate calls
@@ -149,7 +153,7 @@ col_env() { # COLUMN: the environment of that column, as env(1) arguments
         cuda) echo "-u ANYCUDA_HIP_LIBRARY ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 LD_LIBRARY_PATH=$LIBDIR${NVDIRS:+:$NVDIRS}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
         hip)
             local path="$LIBDIR${NVDIRS:+:$NVDIRS}"
-            [[ "${CANDLE_HIP_CUDART:-anycuda}" == nvidia ]] && path="$NVDIRS"
+            [[ "${CANDLE_HIP_CUDART:-nvidia}" == nvidia ]] && path="$NVDIRS"
             echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     esac
 }

@@ -73,14 +73,19 @@ static int launcher_init(void *lib, struct launcher *l) {
 #define LAUNCH_BATCHES 200
 #endif
 
-/* Host time per launch, ns: LAUNCH_BATCHES batches of LAUNCHES launches, each batch synced. */
-static double launch_round(const struct launcher *l) {
-    double t0 = now();
+/* Host time per launch, ns: LAUNCH_BATCHES batches of LAUNCHES launches, each batch synced;
+ * `*submit` gets the time of the launch calls alone (the sync left out: what the library adds
+ * shows there, where the GPU's own pace does not hide it). */
+static double launch_round(const struct launcher *l, double *submit) {
+    double t0 = now(), in_calls = 0;
     for (int b = 0; b < LAUNCH_BATCHES; b++) {
+        double s0 = now();
         for (int i = 0; i < LAUNCHES; i++)
             if (l->launch(l->fn, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)) return -1;
+        in_calls += now() - s0;
         if (l->sync()) return -1;
     }
+    *submit = in_calls / ((double)LAUNCHES * LAUNCH_BATCHES);
     return (now() - t0) / ((double)LAUNCHES * LAUNCH_BATCHES);
 }
 
@@ -151,7 +156,7 @@ int main(int argc, char **argv) {
     /* The empty launch, interleaved, where NVIDIA's driver and a GPU are here. */
     struct launcher la, ln;
     int launches = 0;
-    double t_la[ROUNDS], t_ln[ROUNDS];
+    double t_la[ROUNDS], t_ln[ROUNDS], s_la[ROUNDS], s_ln[ROUNDS];
     if (use_cu) {
         int ra = launcher_init(any, &la), rn = launcher_init(nv, &ln);
         launches = ra == 0 && rn == 0;
@@ -159,8 +164,8 @@ int main(int argc, char **argv) {
             printf("empty launch: not timed (setup: anycuda %d, NVIDIA %d)\n", ra, rn);
     }
     for (int r = 0; launches && r < ROUNDS; r++) {
-        t_la[r] = launch_round(&la);
-        t_ln[r] = launch_round(&ln);
+        t_la[r] = launch_round(&la, &s_la[r]);
+        t_ln[r] = launch_round(&ln, &s_ln[r]);
         if (t_la[r] < 0 || t_ln[r] < 0) {
             printf("empty launch: a launch or sync failed in round %d\n", r);
             launches = 0;
@@ -169,6 +174,8 @@ int main(int argc, char **argv) {
     if (launches) {
         qsort(t_la, ROUNDS, sizeof(double), cmp);
         qsort(t_ln, ROUNDS, sizeof(double), cmp);
+        qsort(s_la, ROUNDS, sizeof(double), cmp);
+        qsort(s_ln, ROUNDS, sizeof(double), cmp);
     }
     double *all[] = {t_cu, t_nv, t_en, t_guard, t_ind};
     for (int k = 0; k < 5; k++) qsort(all[k], ROUNDS, sizeof(double), cmp);
@@ -186,6 +193,10 @@ int main(int argc, char **argv) {
         printf("empty launch (%d per sync), NVIDIA's libcuda: %.1f ns/launch\n", LAUNCHES, t_ln[m]);
         printf("  anycuda's overhead:                       %+.1f ns/launch (%.3fx)\n",
                t_la[m] - t_ln[m], t_la[m] / t_ln[m]);
+        printf("cuLaunchKernel calls alone, anycuda's C ABI: %.1f ns/launch\n", s_la[m]);
+        printf("cuLaunchKernel calls alone, NVIDIA's libcuda: %.1f ns/launch\n", s_ln[m]);
+        printf("  anycuda's overhead:                       %+.1f ns/launch (%.3fx)\n",
+               s_la[m] - s_ln[m], s_la[m] / s_ln[m]);
     }
     printf("cuGetErrorName, anycuda's C ABI:            %.2f ns/call\n", t_en[m]);
     printf("anycuda_capi_call_as_vendor(noop):          %.2f ns/call\n", t_guard[m]);
