@@ -106,13 +106,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let run = || -> Result<(Duration, bool, Vec<u8>), Box<dyn Error>> {
             let t = Instant::now();
             if bundles {
-                let hip = backend.as_hip().ok_or("--bundles needs the HIP backend")?;
-                let folder = f.parent().map(PathBuf::from).unwrap_or_default();
-                let mut b = anycuda_api::rtc_bundle::gather(f, &[folder])?;
-                b.options = vec!["-std=c++17".to_owned()];
-                let (code, hit) =
-                    anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &b, Some(&arch))
-                        .map_err(|e| e.to_string())?;
+                let (code, hit) = bundle_compile(backend, f, &arch)?;
                 return Ok((t.elapsed(), hit, code));
             }
             let mut p = Program::with_backend(backend, &src, ProgramOptions::new().name(&name))?
@@ -158,4 +152,32 @@ fn main() -> Result<(), Box<dyn Error>> {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// One file's source bundle (its local headers, `-std=c++17`) compiled for `arch` by the HIP
+/// backend's bundle route, through the installed cache: the code, and whether it was a hit.
+#[cfg(feature = "backend-hip")]
+fn bundle_compile(
+    backend: anycuda::Backend,
+    f: &std::path::Path,
+    arch: &str,
+) -> Result<(Vec<u8>, bool), Box<dyn Error>> {
+    let hip = backend.as_hip().ok_or("--bundles needs the HIP backend")?;
+    let folder = f.parent().map(PathBuf::from).unwrap_or_default();
+    let mut b = anycuda_api::rtc_bundle::gather(f, &[folder])?;
+    b.options = vec!["-std=c++17".to_owned()];
+    Ok(
+        anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &b, Some(arch))
+            .map_err(|e| e.to_string())?,
+    )
+}
+
+/// Without the HIP backend compiled in there is no bundle route.
+#[cfg(not(feature = "backend-hip"))]
+fn bundle_compile(
+    _backend: anycuda::Backend,
+    _f: &std::path::Path,
+    _arch: &str,
+) -> Result<(Vec<u8>, bool), Box<dyn Error>> {
+    Err("--bundles needs the HIP backend (the `backend-hip` feature)".into())
 }
