@@ -4,8 +4,10 @@
 #   cudarc  candle on cudarc 0.19.10 itself, NVIDIA's libraries (the baseline)
 #   cuda    candle on anycuda's cudarc facade, ANYCUDA_BACKEND=cuda
 #   hip     candle on the facade, ANYCUDA_BACKEND=hip through HIP's NVIDIA platform (the shim
-#           ci/gpu-test.sh builds; hipBLAS/hipRAND from gpu-all.sh's hipmath step)
-# In the facade columns libmoe.a's CUDA runtime calls (candle-kernels' MoE/MMQ kernels, <<<>>>
+#           ci/gpu-test.sh builds; hipBLAS/hipRAND from gpu-all.sh's hipmath step), with the AMD
+#           route forced (ANYCUDA_HIP_BUNDLES=always: candle-kernels' modules compiled from their
+#           source bundles by hipRTC, not loaded as PTX; CANDLE_HIP_ROUTE=ptx turns it off)
+# In the cuda column libmoe.a's CUDA runtime calls (candle-kernels' MoE/MMQ kernels, <<<>>>
 # launches) resolve to anycuda's C-ABI libcudart.so.13 (LD_LIBRARY_PATH starts with the bundle's
 # `anycuda libdir`), so they go through anycuda as well, never straight to NVIDIA's runtime.
 #
@@ -154,7 +156,13 @@ col_env() { # COLUMN: the environment of that column, as env(1) arguments
         hip)
             local path="$LIBDIR${NVDIRS:+:$NVDIRS}"
             [[ "${CANDLE_HIP_CUDART:-nvidia}" == nvidia ]] && path="$NVDIRS"
-            echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+            # The AMD route: candle-kernels' PTX carries source bundles (anycuda nvcc), which the
+            # HIP backend compiles with hipRTC instead of loading the PTX (CANDLE_HIP_ROUTE=ptx
+            # loads the PTX as PTX, as HIP's NVIDIA platform does by default). The column's own
+            # program cache (cleared before it runs) shows the compiles: one entry per module.
+            local route="ANYCUDA_HIP_BUNDLES=always"
+            [[ "${CANDLE_HIP_ROUTE:-amd}" == ptx ]] && route="ANYCUDA_HIP_BUNDLES=auto"
+            echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 $route ANYCUDA_CACHE_DIR=$B/cache-hip ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     esac
 }
 
@@ -192,6 +200,7 @@ for c in "${COLS[@]}"; do
     fi
     read -r -a ENVV <<<"$(col_env "$c")"
     say "== column $c"
+    [[ $c == hip ]] && rm -rf "$B/cache-hip"
     for b in "${BINS[@]}"; do
         exe="$(dir_of "$c")/$b"
         log="$LOGS/$c-$b.log"
@@ -226,6 +235,13 @@ for c in "${COLS[@]}"; do
         say "  $b: ${RES["$b|$c"]} in $((SECONDS - t0)) s"
     done
 done
+
+if [[ " ${COLS[*]} " == *" hip "* ]]; then
+    # Every module the hip column loaded through its source bundle left one cache entry.
+    n="$(find "$B/cache-hip" -type f 2>/dev/null | wc -l)"
+    say "column hip: ${CANDLE_HIP_ROUTE:-amd} route; $n entries in its program cache (source bundles compiled by hipRTC)"
+    echo "hip route ${CANDLE_HIP_ROUTE:-amd}: $n program-cache entries" >"$B/results/hip-route.txt" 2>/dev/null || true
+fi
 
 # ---- the table: every column run so far with this bundle ----------------------------------
 STATE="$B/results"
