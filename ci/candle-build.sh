@@ -9,9 +9,11 @@
 #   bash ci/candle-build.sh bundle [FILE]   # build, then pack FILE (default .gpu/candle.tar.xz)
 #                                           #   for ci/candle-gpu.sh on the GPU machine
 #   CANDLE_CONFIGS="facade" bash ci/candle-build.sh   # one configuration only
+#   CANDLE_PARTS="model" bash ci/candle-build.sh      # the model program only (default: tests model)
 #
 # What is built: candle-core's test files that have CUDA variants (test_device!: tensor, conv,
-# grad, layout, matmul, pool, quantized, bilinear) and candle-nn's `ops`, with `--features cuda`.
+# grad, layout, matmul, pool, quantized, bilinear) and candle-nn's `ops`, with `--features cuda`;
+# and ci/candle-model (a candle-transformers Llama; listed in target/candle/{cudarc,facade}.model).
 #
 # Scratch (git-ignored, under target/candle): a copy of candle-core and candle-nn from cargo's
 # registry in one wrapper workspace per configuration, whose Cargo.toml holds only the members
@@ -59,6 +61,11 @@ case "$MODE" in
     *) echo "usage: $0 [build | bundle [FILE]]" >&2; exit 2 ;;
 esac
 CONFIGS=(${CANDLE_CONFIGS:-cudarc facade})
+# CANDLE_PARTS: what to build, "tests model" (the default) or either alone.
+PARTS="${CANDLE_PARTS:-tests model}"
+for p in $PARTS; do
+    [[ $p == tests || $p == model ]] || { echo "candle-build: unknown part $p (tests, model)" >&2; exit 2; }
+done
 for c in "${CONFIGS[@]}"; do
     [[ $c == cudarc || $c == facade ]] || { echo "candle-build: unknown configuration $c (cudarc, facade)" >&2; exit 2; }
 done
@@ -131,13 +138,18 @@ workspace() { # CONFIG: prints the folder
         rm -f "$ws/candle-core/Cargo.lock" "$ws/candle-nn/Cargo.lock"
         touch "$ws/.copied-$CANDLE_VERSION"
     fi
+    # The model program (ours, ci/candle-model): copied with its times kept, so an unchanged
+    # source is not rebuilt.
+    mkdir -p "$ws/candle-model"
+    cp -r --preserve=timestamps "$ROOT/ci/candle-model/." "$ws/candle-model/"
     {
         echo '[workspace]'
         echo 'resolver = "2"'
-        echo 'members = ["candle-core", "candle-nn"]'
+        echo 'members = ["candle-core", "candle-nn", "candle-model"]'
         echo
         echo '[patch.crates-io]'
         echo 'candle-core = { path = "candle-core" }'
+        echo 'candle-nn = { path = "candle-nn" }'
         [[ $config == facade ]] && echo "cudarc = { path = \"$ROOT/facades/cudarc-patch\" }"
     } >"$ws/Cargo.toml.new"
     cmp -s "$ws/Cargo.toml.new" "$ws/Cargo.toml" && rm "$ws/Cargo.toml.new" || mv "$ws/Cargo.toml.new" "$ws/Cargo.toml"
@@ -168,7 +180,7 @@ build_config() { # CONFIG
     : >"$list"
     t=$SECONDS
     local args
-    for pkg in candle-core candle-nn; do
+    for pkg in $([[ " $PARTS " == *" tests "* ]] && echo candle-core candle-nn); do
         args=()
         if [[ $pkg == candle-core ]]; then for x in "${CORE_TESTS[@]}"; do args+=(--test "$x"); done
         else for x in "${NN_TESTS[@]}"; do args+=(--test "$x"); done; fi
@@ -186,6 +198,22 @@ for line in sys.stdin:
 ' >>"$list"
     done
     log "$config: built $(wc -l <"$list") test executables in $((SECONDS - t)) s (listed in $list)"
+    [[ " $PARTS " == *" model "* ]] || { : >"$WORK/$config.model"; return 0; }
+    t=$SECONDS
+    (cd "$ws" && env "${envs[@]}" CARGO_TARGET_DIR="$TARGET" CARGO_PROFILE_RELEASE_OPT_LEVEL="$OPT_LEVEL" cargo build --release \
+        -p candle-model --features cuda --message-format=json-render-diagnostics) \
+        | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "candle-model":
+        print(m["executable"])
+' >"$WORK/$config.model"
+    [[ -s "$WORK/$config.model" ]] || { log "$config: candle-model was not built"; exit 1; }
+    log "$config: built candle-model in $((SECONDS - t)) s"
 }
 
 for c in "${CONFIGS[@]}"; do build_config "$c"; done
@@ -202,6 +230,10 @@ for c in "${CONFIGS[@]}"; do
         cp "$exe" "$STAGE/$c/$name"
         strip "$STAGE/$c/$name"
     done <"$WORK/$c.tests"
+    if [[ -s "$WORK/$c.model" ]]; then
+        cp "$(cat "$WORK/$c.model")" "$STAGE/$c/candle-model"
+        strip "$STAGE/$c/candle-model"
+    fi
 done
 # anycuda's C ABI (libcudart.so.13 for libmoe.a's references in the facade columns): the library
 # and the name libraries of `anycuda libdir`, made here so the GPU machine needs no anycuda CLI.

@@ -14,6 +14,8 @@
 #   bash ci/candle-gpu.sh                 # from the repository root
 #   bash ci/candle-gpu.sh --list          # what would run, without running (works without a GPU)
 #   bash ci/candle-gpu.sh cuda hip        # only these columns (default: cudarc cuda hip)
+#   bash ci/candle-gpu.sh --model         # instead of the tests: ci/candle-model-gpu.sh (the
+#                                         #   model check in each column, the benchmark)
 #
 # The bundle: .device/candle (CANDLE_BUNDLE), unpacked from .gpu/candle.tar.xz, or from its
 # pieces .gpu/candle.tar.xz.part-* (concatenated in name order), when missing.
@@ -55,12 +57,14 @@ say() { printf 'candle-gpu: %s\n' "$*"; }
 die() { printf 'candle-gpu: error: %s\n' "$*" >&2; exit 2; }
 
 LIST_ONLY=0
+MODEL=0
 COLS=()
 for a in "$@"; do
     case "$a" in
         --list) LIST_ONLY=1 ;;
+        --model) MODEL=1 ;;
         cudarc | cuda | hip) COLS+=("$a") ;;
-        -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,46p' "$0"; exit 0 ;;
         *) die "unknown argument $a (columns: cudarc cuda hip; --list)" ;;
     esac
 done
@@ -95,10 +99,11 @@ mkdir -p "$RESULTS" "$B/results/logs"
 LOGS="$B/results/logs"
 
 # Test executables: the same names in both builds (cudarc/ and facade/).
-mapfile -t BINS < <(ls "$B/facade" "$B/cudarc" 2>/dev/null | grep -v ':$' | grep -v '^$' | sort -u)
+mapfile -t BINS < <(ls "$B/facade" "$B/cudarc" 2>/dev/null | grep -v ':$' | grep -v '^$' | grep -vx candle-model | sort -u)
 if [[ -n "${CANDLE_TESTS:-}" ]]; then read -r -a BINS <<<"$CANDLE_TESTS"; fi
 ((${#BINS[@]})) || die "no test executables in $B/facade or $B/cudarc"
 dir_of() { [[ $1 == cudarc ]] && echo "$B/cudarc" || echo "$B/facade"; }
+title() { case "$1" in cudarc) echo "candle on cudarc 0.19.10" ;; cuda) echo "facade, CUDA backend" ;; hip) echo "facade, HIP backend (HIP's NVIDIA platform)" ;; esac; }
 
 # ---- NVIDIA's libraries for the baseline: the toolkit, else the Python env's wheels ---------
 nvidia_dirs() {
@@ -182,6 +187,13 @@ if ((LIST_ONLY)); then
     exit 0
 fi
 
+# ---- --model: the candle-transformers model and the interleaved benchmark ----------------
+if ((MODEL)); then
+    # shellcheck source=ci/candle-model-gpu.sh
+    source "$ROOT/ci/candle-model-gpu.sh"
+    exit "$?"
+fi
+
 # ---- run ---------------------------------------------------------------------------------
 declare -A RES FAILS
 fail=0
@@ -255,7 +267,6 @@ for c in cudarc cuda hip; do
     SHOWN+=("$c")
     while IFS=$'\t' read -r b r f; do RES["$b|$c"]="$r"; FAILS["$b|$c"]="$f"; done <"$STATE/$c.res"
 done
-title() { case "$1" in cudarc) echo "candle on cudarc 0.19.10" ;; cuda) echo "facade, CUDA backend" ;; hip) echo "facade, HIP backend (HIP's NVIDIA platform)" ;; esac; }
 {
     echo "## candle 0.11.1's CUDA tests on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1)"
     echo

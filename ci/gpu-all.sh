@@ -13,6 +13,8 @@
 #   candle  ci/candle-gpu.sh: candle 0.11.1's own CUDA tests on cudarc, on the facade (CUDA) and on
 #           the facade (HIP-on-NVIDIA), from .gpu/candle.tar.xz (ci/candle-build.sh bundle, carried
 #           apart from the main bundle); CANDLE_COLUMNS picks columns ("cudarc", "cuda hip", ...)
+#   candlemodel ci/candle-gpu.sh --model: a candle-transformers Llama on CPU and GPU in each column,
+#           and the interleaved benchmark (facade against cudarc), from the same bundle
 #   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
 # Setup, before test, cudarc, bench, blasbench or candle: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
@@ -30,7 +32,7 @@ mkdir -p "$OUT"
 if [[ ! -x .device/bin/anycuda ]]; then
     if [[ -f .gpu/bundle.tar.xz ]]; then
         mkdir -p .device && tar -C .device -xJf .gpu/bundle.tar.xz
-    elif [[ " $* " != " candle " ]]; then
+    elif [[ -n "$(printf '%s\n' "$@" | grep -vxE 'candle|candlemodel')" ]]; then
         # candle alone runs from its own bundle (its HIP column then needs the HIP shim already
         # built in $HIPNV_DIR, or the main bundle's libamdhip64-dev .deb).
         echo "gpu-all: no .device/ and no .gpu/bundle.tar.xz: run ci/gpu-pack.sh where Rust is" >&2; exit 2
@@ -69,7 +71,7 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
 }
 math_done=0
 for p in "$@"; do
-    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath || "$p" == candle ]] && ((math_done == 0)) \
+    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath || "$p" == candle || "$p" == candlemodel ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))
@@ -83,6 +85,7 @@ for p in "$@"; do
         sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
         capi) part capi "${CAPI_LIMIT:-420}" bash ci/capi-gpu.sh ;;
         candle) part candle "${CANDLE_LIMIT:-540}" bash ci/candle-gpu.sh ;;
+        candlemodel) part candlemodel "${CANDLE_LIMIT:-540}" bash ci/candle-gpu.sh --model ;;
         hipmath) ;; # done above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac
