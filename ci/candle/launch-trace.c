@@ -21,6 +21,19 @@ typedef struct {
 
 typedef int (*launch_fn)(const void *, dim3_t, dim3_t, void **, size_t, void *);
 typedef int (*attr_fn)(const void *, int, int);
+typedef unsigned (*push_fn)(dim3_t, dim3_t, size_t, void *);
+
+// Every <<<>>> launch starts here (nvcc's host code pushes the launch configuration, then the
+// kernel's stub pops it and launches), whatever launch call the stub makes after it.
+unsigned __cudaPushCallConfiguration(dim3_t grid, dim3_t block, size_t shmem, void *stream) {
+    static push_fn next;
+    if (!next) next = (push_fn)dlsym(RTLD_NEXT, "__cudaPushCallConfiguration");
+    if (!next) return 3;
+    unsigned rc = next(grid, block, shmem, stream);
+    fprintf(stderr, "launch-trace: <<<(%u,%u,%u), (%u,%u,%u), %zu>>> -> %u\n", grid.x, grid.y, grid.z, block.x,
+            block.y, block.z, shmem, rc);
+    return rc;
+}
 
 int cudaLaunchKernel(const void *func, dim3_t grid, dim3_t block, void **args, size_t shmem, void *stream) {
     static launch_fn next;

@@ -274,6 +274,10 @@ fn time(dev: &Device, warmup: usize, iters: usize, mut f: impl FnMut() -> Res<()
     Ok(median(ms))
 }
 
+/// Untimed iterations before each timed series: the first calls load kernel modules and grow
+/// memory pools, and the GPU's clocks rise from idle.
+const WARMUP: usize = 10;
+
 fn bench(args: &[String]) -> Res<bool> {
     let iters: usize = arg(args, "--iters").unwrap_or("50").parse()?;
     let dev = Device::new_cuda(0)?;
@@ -285,7 +289,7 @@ fn bench(args: &[String]) -> Res<bool> {
     for (dtype, name) in [(DType::BF16, "bf16"), (DType::F32, "f32")] {
         let model = load(&cfg, &w, dtype, &dev)?;
         let prompt = Tensor::new(&tokens(128, cfg.vocab_size)[..], &dev)?.unsqueeze(0)?;
-        let ms = time(&dev, 3, iters, || {
+        let ms = time(&dev, WARMUP, iters, || {
             let mut cache = Cache::new(false, dtype, &cfg, &dev)?;
             model.forward(&prompt, 0, &mut cache)?;
             Ok(())
@@ -295,7 +299,7 @@ fn bench(args: &[String]) -> Res<bool> {
         let mut cache = Cache::new(true, dtype, &cfg, &dev)?;
         model.forward(&prompt, 0, &mut cache)?;
         let one = Tensor::new(&[1u32], &dev)?.unsqueeze(0)?;
-        let ms = time(&dev, 3, iters, || {
+        let ms = time(&dev, WARMUP, iters, || {
             // A copy of the prompt's cache each time (its tensors are shared, not copied), so
             // every timed step decodes the same position.
             let mut c = cache.clone();
@@ -307,7 +311,7 @@ fn bench(args: &[String]) -> Res<bool> {
     for (n, dtype, name) in [(4096usize, DType::BF16, "bf16"), (1024, DType::F32, "f32")] {
         let a = Tensor::randn(0f32, 1., (n, n), &dev)?.to_dtype(dtype)?;
         let b = Tensor::randn(0f32, 1., (n, n), &dev)?.to_dtype(dtype)?;
-        let ms = time(&dev, 3, iters, || {
+        let ms = time(&dev, WARMUP, iters, || {
             a.matmul(&b)?;
             Ok(())
         })?;
