@@ -14,8 +14,12 @@
 #
 #   bash ci/candle-ci.sh
 #
-# Measured on the 2-core machine (shared), the whole script: cold (empty cache) TODO s, of which
-# the check is TODO s (candle-kernels' nvcc about TODO); warm (same key, a fresh clone) TODO s.
+# Measured on the 2-core machine, shared with other builds while it ran (2026-11-25):
+#   cold (a new key, empty folder): 1346 s and 1143 s, almost all of it candle-kernels' nvcc
+#     (950 s of CPU; the 11 PTX modules about 2 minutes, libmoe.a's 15 files the rest);
+#   warm (same key): 27 s in the same clone (the check 23 s, the test 2 s); 107 s in a fresh
+#     clone with an empty target folder, of which 73 s built the anycuda binary, which .ci/run's
+#     earlier steps have already built (cargo test -p anycuda shares it), so about 30 s there.
 #
 # The cache: candle's cargo target folder lives outside the clone, in the shared CI cache
 # (ci/cache-dir.sh: .cache -> ANYCUDA_CI_CACHE), under .cache/candle-ci/KEY/. Why a key, and what
@@ -31,7 +35,8 @@
 #   (ci/candle-build.sh), the toolchain (rustc -vV, cargo -V) and KEY_SCHEMA. A new key starts
 #   from an empty folder (cold); the two most recently used keys are kept, older ones removed.
 #   The NVCC link lives in the key's folder, so its path (which cargo does track) is the same in
-#   every clone.
+#   every clone. The folder is used where it is, never copied or moved: cargo's and cudaforge's
+#   records name absolute paths (a copy elsewhere compiled everything again).
 # - The path packages (anycuda's crates, the facade, the copies of candle-core and candle-nn) are
 #   never taken from the cache: their artifacts are removed before the check, so cargo checks
 #   them, and everything above them, anew on every run. cargo would rebuild them in a fresh clone
