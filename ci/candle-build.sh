@@ -10,6 +10,12 @@
 #                                           #   for ci/candle-gpu.sh on the GPU machine
 #   CANDLE_CONFIGS="facade" bash ci/candle-build.sh   # one configuration only
 #   CANDLE_PARTS="model" bash ci/candle-build.sh      # the model program only (default: tests model)
+#   bash ci/candle-build.sh check           # CI (ci/candle-ci.sh): the facade only, `cargo check`
+#                                           #   of candle-core and candle-nn (candle-kernels' build
+#                                           #   script runs in full); prints candle-kernels' OUT_DIR
+#     with, from ci/candle-ci.sh: CANDLE_TARGET_DIR (candle's target folder), CANDLE_NVCC_FRONT
+#     (the front end's folder; its path is in cargo's fingerprint of candle-kernels' build, via
+#     NVCC) and CANDLE_ANYCUDA_BIN (an anycuda binary already built: no release build here)
 #
 # What is built: candle-core's test files that have CUDA variants (test_device!: tensor, conv,
 # grad, layout, matmul, pool, quantized, bilinear) and candle-nn's `ops`, with `--features cuda`;
@@ -56,9 +62,9 @@ CORE_TESTS=(tensor_tests conv_tests grad_tests layout_tests matmul_tests pool_te
 NN_TESTS=(ops)
 MODE="${1:-build}"
 case "$MODE" in
-    build) [[ $# -le 1 ]] || { echo "usage: $0 [build | bundle [FILE]]" >&2; exit 2; } ;;
-    bundle) [[ $# -le 2 ]] || { echo "usage: $0 [build | bundle [FILE]]" >&2; exit 2; } ;;
-    *) echo "usage: $0 [build | bundle [FILE]]" >&2; exit 2 ;;
+    build | check) [[ $# -le 1 ]] || { echo "usage: $0 [build | check | bundle [FILE]]" >&2; exit 2; } ;;
+    bundle) [[ $# -le 2 ]] || { echo "usage: $0 [build | check | bundle [FILE]]" >&2; exit 2; } ;;
+    *) echo "usage: $0 [build | check | bundle [FILE]]" >&2; exit 2 ;;
 esac
 CONFIGS=(${CANDLE_CONFIGS:-cudarc facade})
 # CANDLE_PARTS: what to build, "tests model" (the default) or either alone.
@@ -66,12 +72,13 @@ PARTS="${CANDLE_PARTS:-tests model}"
 for p in $PARTS; do
     [[ $p == tests || $p == model ]] || { echo "candle-build: unknown part $p (tests, model)" >&2; exit 2; }
 done
+[[ $MODE != check ]] || CONFIGS=(facade)
 for c in "${CONFIGS[@]}"; do
     [[ $c == cudarc || $c == facade ]] || { echo "candle-build: unknown configuration $c (cudarc, facade)" >&2; exit 2; }
 done
 ANYCUDA_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 WORK="$ANYCUDA_TARGET/candle"
-TARGET="$WORK/target"
+TARGET="${CANDLE_TARGET_DIR:-$WORK/target}"
 mkdir -p "$WORK"
 log() { printf 'candle-build: %s\n' "$*" >&2; }
 T0=$SECONDS
@@ -86,14 +93,18 @@ CORE_SRC="$(crate_src candle-core "$CANDLE_VERSION")"
 NN_SRC="$(crate_src candle-nn "$CANDLE_VERSION")"
 log "candle-core $CANDLE_VERSION: $CORE_SRC"
 t=$SECONDS
-CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda --bin anycuda
-CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda-capi
-ANYCUDA="$ANYCUDA_TARGET/release/anycuda"
-log "anycuda CLI and C ABI (release): $((SECONDS - t)) s"
+if [[ -n ${CANDLE_ANYCUDA_BIN:-} ]]; then
+    ANYCUDA="$CANDLE_ANYCUDA_BIN"
+else
+    CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda --bin anycuda
+    CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda-capi
+    ANYCUDA="$ANYCUDA_TARGET/release/anycuda"
+    log "anycuda CLI and C ABI (release): $((SECONDS - t)) s"
+fi
 
 # The front end: bin/nvcc -> anycuda (it answers to the name nvcc); include/ beside it, because
 # cudaforge takes the toolkit's include folder from nvcc's ../include.
-FRONT="$WORK/nvcc-front"
+FRONT="${CANDLE_NVCC_FRONT:-$WORK/nvcc-front}"
 mkdir -p "$FRONT/bin"
 ln -sfn "$ANYCUDA" "$FRONT/bin/nvcc"
 ln -sfn "$(dirname "$NVCC_BIN")/include" "$FRONT/include"
@@ -182,6 +193,20 @@ build_config() { # CONFIG
     [[ " $PARTS " == *" tests "* ]] && : >"$list"
     touch "$list"
     t=$SECONDS
+    if [[ $MODE == check ]]; then # candle-kernels' OUT_DIR (its PTX) on stdout
+        (cd "$ws" && env "${envs[@]}" CARGO_TARGET_DIR="$TARGET" CARGO_PROFILE_RELEASE_OPT_LEVEL="$OPT_LEVEL" cargo check --release \
+            -p candle-core -p candle-nn --features candle-core/cuda,candle-nn/cuda --lib --message-format=json-render-diagnostics) \
+            | python3 -c '
+import json, sys
+dirs = [m["out_dir"] for m in map(json.loads, filter(str.strip, sys.stdin))
+        if m.get("reason") == "build-script-executed" and "#candle-kernels@" in m["package_id"]]
+if len(dirs) != 1:
+    sys.exit(f"candle-build: {len(dirs)} build-script outputs of candle-kernels, not 1")
+print(dirs[0])
+'
+        log "$config: cargo check of candle-core and candle-nn in $((SECONDS - t)) s"
+        return
+    fi
     local args
     for pkg in $([[ " $PARTS " == *" tests "* ]] && echo candle-core candle-nn); do
         args=()

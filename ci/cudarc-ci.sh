@@ -26,6 +26,8 @@ bash ci/cudarc-unit-tests.sh build
 ANYCUDA_BACKEND=cuda bash ci/cudarc-unit-tests.sh run nvrtc::
 
 say "out-of-scope modules: using cudarc::cudnn fails to compile, naming the module"
+# `f16` beside `cudnn`: the features of the examples' crate (ci/cudarc-examples.sh says why),
+# so this build reuses theirs.
 oos="$CARGO_TARGET_DIR/cudarc-proofs/out-of-scope"
 mkdir -p "$oos/src"
 cat >"$oos/Cargo.toml" <<TOML
@@ -36,7 +38,7 @@ edition = "2021"
 publish = false
 [workspace]
 [dependencies]
-cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["cudnn"] }
+cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["cudnn", "f16"] }
 TOML
 echo 'use cudarc::cudnn::Cudnn; fn main() { let _ = std::mem::size_of::<Cudnn>(); }' >"$oos/src/main.rs"
 cp Cargo.lock "$oos/Cargo.lock"

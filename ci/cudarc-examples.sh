@@ -7,7 +7,11 @@
 #                                             # GPU machine without Rust (run there: ci/cudarc-gpu.sh)
 #
 # The examples are copied from cargo's cache into target/cudarc-proofs/examples/ at test time; a
-# generated crate there depends on `cudarc = { package = "anycuda-cudarc", path = ... }`.
+# generated crate there depends on `cudarc = { package = "anycuda-cudarc", path = ... }`, with
+# the facade's `f16` feature: the examples do not need it, but then this crate, cudarc's unit
+# tests (ci/cudarc-unit-tests.sh), the [patch] proof and ci/cudarc-ci.sh's out-of-scope check
+# resolve the same features below the facade (`half` changes syn's, and so every crate above),
+# and share one build of anycuda's crates instead of building them again (about 25 s of CI).
 # The list is CUDARC_EXAMPLES in ci/cudarc-common.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +33,7 @@ publish = false
 autoexamples = true
 [workspace]
 [dependencies]
-cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc" }
+cudarc = { package = "anycuda-cudarc", path = "$ROOT/facades/cudarc", features = ["f16"] }
 TOML
 : >"$GEN/src/lib.rs"
 rm -f "$GEN"/examples/*

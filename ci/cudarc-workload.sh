@@ -14,10 +14,12 @@ echo "cudarc-workload: candle-kernels 0.9.1 source: $KSRC"
 cd "$ROOT"
 case "$MODE" in
 run)
-    cargo build --locked -p anycuda-cudarc --example candle_kernels
+    # The features of ci/cudarc-ci.sh's facade tests, built just before: the same feature
+    # resolution, so their build of anycuda's crates is reused (about 25 s of CI).
+    cargo build --locked -p anycuda-cudarc --features f16,f8 --example candle_kernels
     # The CUDA headers: the pinned ones CI fetched (cuda_fp16.h), else the toolkit's.
     INC="${CUDA_INCLUDE:-${CUDA_PATH:-/usr/local/cuda}/include}"
-    ANYCUDA_BACKEND="${ANYCUDA_BACKEND:-cuda}" target/debug/examples/candle_kernels "$KSRC" "$INC"
+    ANYCUDA_BACKEND="${ANYCUDA_BACKEND:-cuda}" "${CARGO_TARGET_DIR:-target}/debug/examples/candle_kernels" "$KSRC" "$INC"
     ;;
 bundle)
     DEST="${2:?bundle needs a destination folder}"

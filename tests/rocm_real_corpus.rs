@@ -7,8 +7,9 @@
 //! - NVRTC (sm_90): the cubin is NVIDIA's; every kernel's parameter layout read from the PTX
 //!   equals the cubin's (`EIATTR_KPARAM_INFO`, what the CUDA driver reports through
 //!   `cuFuncGetParamInfo`).
-//! - hipRTC, on the loaded release's targets (5.2: gfx90a; 5.7: gfx942, gfx1100; 6.4: gfx942,
-//!   gfx90a; or those `ANYCUDA_REAL_CORPUS_ARCHS` lists, comma-separated):
+//! - hipRTC, on the loaded release's targets (5.2: gfx90a; 5.7 and 6.4: gfx90a, gfx942 and
+//!   gfx1100, the candle issue's CI set; or those `ANYCUDA_REAL_CORPUS_ARCHS` lists,
+//!   comma-separated):
 //!   a file counts as compiled only if the code object holds every kernel NVRTC found (each
 //!   `.entry` of the PTX, with its `.kd` descriptor), so a kernel family silently dropped by a
 //!   preprocessor gate does not count; and every kernel's layout in the code object equals the
@@ -221,13 +222,14 @@ fn real_corpus_compiles_on_hiprtc() {
         return;
     };
     let v = b.as_hip().unwrap().hip_version();
-    // CI's share, two targets per release where it can (each compile is minutes of one core,
-    // and each release's job has one): CDNA2, CDNA3 (on both newer releases) and RDNA3.
+    // CI's share (each target is minutes of one core, and each release's job has one): on the
+    // releases the candle issue names (5.7.1, 6.4.3) its three targets, CDNA2, CDNA3 and RDNA3:
+    // the corpus is candle-kernels' PTX modules, the same files as the source bundles of
+    // candle's own build (tests/candle_ptx_bundles.rs checks that). 5.2.3 knows no gfx942.
     // `ANYCUDA_REAL_CORPUS_ARCHS=gfx90a,gfx942,gfx1100` asks for others.
     let default: &[&str] = match (v / 10_000_000, v / 100_000 % 100) {
         (5, m) if m < 7 => &["gfx90a"],
-        (5, _) => &["gfx942", "gfx1100"],
-        _ => &["gfx942", "gfx90a"],
+        _ => &["gfx90a", "gfx942", "gfx1100"],
     };
     let asked = std::env::var("ANYCUDA_REAL_CORPUS_ARCHS").ok();
     let archs: Vec<&str> = match &asked {

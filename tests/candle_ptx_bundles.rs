@@ -1,0 +1,210 @@
+//! candle-kernels' PTX as candle's own build wrote it: `ci/candle-ci.sh` checks candle-core
+//! 0.11.1 with `--features cuda` on the facade, `anycuda nvcc` (over NVIDIA's nvcc 13.0) as
+//! `NVCC`, and names candle-kernels' build output folder in `ANYCUDA_CANDLE_PTX_DIR`. Skips
+//! without it (the build takes minutes; the step that makes it runs this test).
+//!
+//! - Every PTX module in that folder is one of the corpus files tests/rocm_real_corpus.rs
+//!   compiles (candle-kernels 0.11.1's PTX modules, fetched by ci/rocm/fetch-kernels.sh), and
+//!   every corpus file has its module: the 11 modules.
+//! - Each module is nvcc's PTX (kernels, `.version`, `.target`) and carries a source bundle,
+//!   read back with anycuda's reader ([`Bundle::find`]), written after the real nvcc ran
+//!   (producer `nvcc`), whose source and every header are byte for byte the corpus's files. So
+//!   the corpus test's hipRTC compiles (5.2.3, 5.7.1 and 6.4.3; gfx90a, gfx942, gfx1100) are
+//!   compiles of exactly what these bundles carry.
+//! - Each bundle equals what the current front end's gatherer ([`rtc_bundle::gather`]) makes of
+//!   the same file: PTX written by an older front end (a stale build cache) fails here.
+//! - With the HIP backend, the smallest bundle compiles for gfx90a through the function a module
+//!   load of such PTX calls (`compile_bundle_cached`), every kernel of the PTX in the code object.
+
+mod common;
+
+use anycuda_api::rtc_bundle::{self, Bundle};
+use std::path::{Path, PathBuf};
+
+/// The folder named by `ANYCUDA_CANDLE_PTX_DIR`; `None` (skip) when unset.
+fn ptx_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("ANYCUDA_CANDLE_PTX_DIR");
+    if dir.is_none() {
+        eprintln!("SKIP: candle's PTX is checked with ANYCUDA_CANDLE_PTX_DIR (ci/candle-ci.sh)");
+    }
+    dir.map(PathBuf::from)
+}
+
+/// candle-kernels' folder and PTX-module files in the real-world corpus.
+fn corpus() -> (PathBuf, Vec<PathBuf>) {
+    common::real_corpus()
+        .expect("the real-world kernel corpus (bash ci/rocm/fetch-kernels.sh)")
+        .into_iter()
+        .find(|(src, _)| {
+            src.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n.to_string_lossy().starts_with("candle-kernels-"))
+        })
+        .expect("candle-kernels in tests/kernels/real/crates.txt")
+}
+
+/// The `.entry` names of a PTX text.
+fn entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix(".visible .entry ")
+                .or_else(|| l.strip_prefix(".entry "))
+        })
+        .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
+        .collect()
+}
+
+/// One module: its corpus file, PTX text and bundle.
+struct Module {
+    file: PathBuf,
+    ptx: String,
+    bundle: Bundle,
+}
+
+/// Every `.ptx` file in `dir` with its bundle, after checking the set against the corpus.
+fn modules(dir: &Path) -> Vec<Module> {
+    let (src, files) = corpus();
+    let mut ptx: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    ptx.sort();
+    let stems = |v: &[PathBuf]| -> Vec<String> {
+        v.iter()
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(
+        stems(&ptx),
+        stems(&files),
+        "the PTX modules in {} are not the corpus's files in {}",
+        dir.display(),
+        src.display()
+    );
+    assert_eq!(ptx.len(), 11, "candle-kernels 0.11.1 has 11 PTX modules");
+    ptx.iter()
+        .zip(files)
+        .map(|(p, file)| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let bundle = Bundle::find(&text)
+                .unwrap_or_else(|e| panic!("{}: bad source bundle: {e}", p.display()))
+                .unwrap_or_else(|| panic!("{}: no source bundle", p.display()));
+            Module {
+                file,
+                ptx: text,
+                bundle,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_candle_ptx_module_carries_the_corpus_file_as_its_bundle() {
+    let Some(dir) = ptx_dir() else { return };
+    let mods = modules(&dir);
+    let src = corpus().0;
+    for m in &mods {
+        let name = m.file.file_name().unwrap().to_string_lossy().into_owned();
+        let b = &m.bundle;
+        // nvcc's PTX, the bundle after it.
+        assert!(m.ptx.starts_with("//") || m.ptx.starts_with('.'), "{name}");
+        assert!(
+            m.ptx.contains("\n.version ") && m.ptx.contains("\n.target sm_"),
+            "{name}"
+        );
+        let kernels = entries(&m.ptx);
+        assert!(!kernels.is_empty(), "{name}: no kernels in the PTX");
+        assert_eq!(
+            b.producer, "nvcc",
+            "{name}: not written after the real nvcc"
+        );
+        assert_eq!(b.name, name);
+        assert!(
+            b.options.iter().any(|o| o == "-std=c++17"),
+            "{name}: {:?}",
+            b.options
+        );
+        // The corpus's files, byte for byte.
+        let want = std::fs::read_to_string(&m.file).unwrap();
+        assert!(
+            b.source == want,
+            "{name}: the bundled source differs from {}",
+            m.file.display()
+        );
+        for (h, text) in &b.headers {
+            let file = src.join(h);
+            let want = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{name}: bundled header {h}: {}: {e}", file.display()));
+            assert!(
+                *text == want,
+                "{name}: bundled {h} differs from {}",
+                file.display()
+            );
+        }
+        // What the current front end bundles for the same file.
+        let include_dirs: Vec<PathBuf> = b.include_dirs.iter().map(PathBuf::from).collect();
+        let now = rtc_bundle::gather(&m.file, &include_dirs).unwrap();
+        assert_eq!(
+            (&now.name, &now.source, &now.headers),
+            (&b.name, &b.source, &b.headers),
+            "{name}: the PTX's bundle is not what this front end bundles (a stale build?)"
+        );
+        let headers: Vec<&str> = b.headers.iter().map(|(h, _)| h.as_str()).collect();
+        println!(
+            "CANDLE-PTX {name}: {} kernels, bundle = corpus file + {headers:?}, arch {:?}",
+            kernels.len(),
+            b.arch
+        );
+    }
+    // The local headers most modules include (quantized.cu includes none).
+    let with_utils = mods
+        .iter()
+        .filter(|m| m.bundle.headers.iter().any(|(h, _)| h == "cuda_utils.cuh"))
+        .count();
+    assert!(
+        with_utils >= 9,
+        "cuda_utils.cuh bundled in only {with_utils} modules"
+    );
+    let kernels: usize = mods.iter().map(|m| entries(&m.ptx).len()).sum();
+    println!(
+        "CANDLE-PTX {} modules ({kernels} kernels) from {}: every one bundled, equal to the corpus",
+        mods.len(),
+        dir.display()
+    );
+}
+
+#[cfg(feature = "backend-hip")]
+#[test]
+fn a_candle_bundle_compiles_through_the_module_load_function() {
+    let Some(dir) = ptx_dir() else { return };
+    let Some(hip) = common::compiler(anycuda::BackendKind::Hip) else {
+        return;
+    };
+    let hip = hip.as_hip().expect("the HIP backend");
+    // The smallest (the corpus test compiles all of them, for every target).
+    let m = modules(&dir)
+        .into_iter()
+        .min_by_key(|m| m.bundle.to_text().unwrap().len())
+        .unwrap();
+    let (code, _) = anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &m.bundle, Some("gfx90a"))
+        .unwrap_or_else(|e| panic!("{}: {e}", m.bundle.name));
+    assert_eq!(common::elf_machine(&code), Some(common::EM_AMDGPU));
+    let syms = common::elf_symbols(&code);
+    let kernels = entries(&m.ptx);
+    for k in &kernels {
+        assert!(
+            syms.contains(k) && syms.contains(&format!("{k}.kd")),
+            "{}: kernel {k} missing from the code object",
+            m.bundle.name
+        );
+    }
+    println!(
+        "CANDLE-PTX {}: bundle compiled by hipRTC {} for gfx90a, {} kernels",
+        m.bundle.name,
+        anycuda::native::hip::version_string(hip.hip_version()),
+        kernels.len()
+    );
+}
