@@ -11,6 +11,7 @@
 
 #![allow(non_snake_case)]
 
+mod cudart12;
 mod generated;
 pub mod guard;
 pub mod procaddr;
