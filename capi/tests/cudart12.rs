@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[allow(dead_code, non_snake_case, non_camel_case_types, clippy::all)]
+#[rustfmt::skip] // generated, byte-stable for `anycuda-codegen --check`
 #[path = "../src/generated/cudart12_types.rs"]
 mod types;
 
