@@ -3,7 +3,11 @@
 //! Every function of CUDA 12's `cuda_runtime_api.h` (under the symbol its header maps it to,
 //! plus the per-thread `_ptds`/`_ptsz` variants and nvcc's hidden entry points) is compared
 //! with CUDA 13's, following every named type to its definition in both headers:
-//! - **forward**: same C signature, every type the same layout: served by the 13 export;
+//! - **forward**: same C signature, every type the same layout: served by the 13 export. An enum
+//!   is the same when every CUDA 12 enumerator keeps its value in 13 (`...Max`/`...Count`
+//!   sentinels aside, and the renamed or reserved ones of `ENUM_CHANGES`); a struct is the
+//!   same when it has the same size and 13 only carved fields out of 12's trailing `reserved`
+//!   bytes or wrapped a field in a union of the same size;
 //! - **prefix**: same signature, but a struct behind a pointer grew at its end in 13 (fields
 //!   added, the 12 fields first, or carved out of 12's trailing `reserved`): a generated adapter
 //!   copies the 12 bytes into a zeroed 13 struct (and back for outputs);
@@ -175,7 +179,7 @@ impl Types {
         }
     }
 
-    /// The worst compatibility of the named types in `text` (Prefix only where `behind_ptr`).
+    /// The worst compatibility of the named types in `text`.
     fn of_text(&self, text: &str) -> Compat {
         let mut worst = Compat::Same;
         for n in idents(text) {
@@ -780,7 +784,12 @@ pub fn generate(root: &Path, i: &Inputs<'_>) -> Result<Vec<(PathBuf, String)>> {
         #[no_mangle]
         pub static anycuda_cudart12_table: Table = Table { hash: #hash, len: #n, f: [#(#entries),*] };
     });
+    let enum_changes: Vec<String> = ENUM_CHANGES
+        .iter()
+        .map(|(e, v, why)| format!("{e}::{v}: {why}"))
+        .collect();
     let lists: Vec<syn::Item> = vec![
+        str_list("CUDART12_ENUM_CHANGES", "CUDA 12 enumerators whose name is gone in CUDA 13, passed on unchanged, each with its reason.", &enum_changes),
         str_list("CUDART12_EXPORTS", "Every name `libcudart.so.12` exports, sorted (the table's order).", &names),
         str_list("CUDART12_FORWARDED", "Exports served by the CUDA 13 export of the same C signature (`name export`).", &forwarded),
         str_list("CUDART12_PREFIX", "Exports served by a generated adapter that copies CUDA 12 structs into CUDA 13's (`name: what`).", &prefixed),

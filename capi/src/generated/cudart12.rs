@@ -900,6 +900,12 @@ pub static anycuda_cudart12_table: Table = Table {
         super::exports::cudaWaitExternalSemaphoresAsync_ptsz as *const c_void,
     ],
 };
+/// CUDA 12 enumerators whose name is gone in CUDA 13, passed on unchanged, each with its reason.
+pub static CUDART12_ENUM_CHANGES: &[&str] = &[
+    "cudaDeviceAttr::cudaDevAttrMaxTimelineSemaphoreInteropSupported: renamed cudaDevAttrTimelineSemaphoreInteropSupported in CUDA 13, same value and meaning",
+    "cudaDeviceAttr::cudaDevAttrCooperativeMultiDeviceLaunch: reserved in CUDA 13 (multi-device cooperative launch was removed): the query answers what CUDA 13 answers for it",
+    "cudaCGScope::cudaCGScopeMultiGrid: reserved in CUDA 13 (multi-grid groups were removed); no runtime function takes it",
+];
 /// Every name `libcudart.so.12` exports, sorted (the table's order).
 pub static CUDART12_EXPORTS: &[&str] = &[
     "__cudaGetKernel",
