@@ -170,12 +170,17 @@ int main(int argc, char **argv) {
     unsigned char buf[256];
     memset(buf, 0x77, sizeof buf);
     e = cudaPointerGetAttributes((struct cudaPointerAttributes *)buf, host);
-    size_t past = 0;
-    for (size_t i = sizeof(struct cudaPointerAttributes); i < sizeof buf; i++)
-        past += buf[i] != 0x77;
-    CHECK(sizeof(struct cudaPointerAttributes) == 24 && past == 0,
-          "cudaPointerGetAttributes = %d: nothing written past CUDA 12's %zu bytes", (int)e,
-          sizeof(struct cudaPointerAttributes));
+    size_t past = 0, inside = 0;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        if (i < sizeof(struct cudaPointerAttributes))
+            inside += buf[i] != 0x77;
+        else
+            past += buf[i] != 0x77;
+    }
+    CHECK(sizeof(struct cudaPointerAttributes) == 24 && past == 0 && (e == cudaSuccess || inside == 0),
+          "cudaPointerGetAttributes = %d: nothing written past CUDA 12's %zu bytes (nor into them "
+          "on an error)",
+          (int)e, sizeof(struct cudaPointerAttributes));
 
     /* The entry-point query at CUDA 12's version. */
     void *ep = NULL;

@@ -9,8 +9,8 @@
 //!   same when it has the same size and 13 only carved fields out of 12's trailing `reserved`
 //!   bytes or wrapped a field in a union of the same size;
 //! - **prefix**: same signature, but a struct behind a pointer grew at its end in 13 (fields
-//!   added, the 12 fields first, or carved out of 12's trailing `reserved`): a generated adapter
-//!   copies the 12 bytes into a zeroed 13 struct (and back for outputs);
+//!   added, the 12 fields first): a generated adapter passes a zeroed 13 struct, holding the
+//!   caller's 12 bytes for an input (`const T *`), and copies 12's bytes back for an output (`T *`);
 //! - **hand**: an adapter written in `capi/src/cudart12.rs` (names found there);
 //! - **not supported**: anything else; answers `cudaErrorNotSupported`, listed with the reason.
 //!
@@ -707,21 +707,30 @@ pub fn generate(root: &Path, i: &Inputs<'_>) -> Result<Vec<(PathBuf, String)>> {
                             let pty = ident(p);
                             let b = ident(&format!("__b{k}"));
                             let bp = ident(&format!("__p{k}"));
-                            pre.push(quote! {
-                                // SAFETY: every field of this C struct is an integer, a float,
-                                // a pointer or an `Option` of a function pointer: zero is valid.
-                                let mut #b: #pty = unsafe { core::mem::zeroed() };
-                                if !#n.is_null() {
-                                    // SAFETY: a CUDA 12 caller's pointer to its struct of #s12
-                                    // bytes, a prefix of CUDA 13's (codegen checked the fields).
-                                    unsafe { core::ptr::copy_nonoverlapping(#n as *const u8, (&raw mut #b).cast::<u8>(), #s12) };
+                            // Zero is valid for these C structs (integers, floats, pointers,
+                            // `Option`s of function pointers). An input (`const T *`) is the
+                            // caller's CUDA 12 bytes, a prefix of CUDA 13's struct; an output
+                            // (`T *`: every one of these is a pure output) starts zeroed, so no
+                            // byte the caller left uninitialised is read.
+                            let copy_in = if is_mut {
+                                quote!()
+                            } else {
+                                quote! {
+                                    if !#n.is_null() {
+                                        unsafe { core::ptr::copy_nonoverlapping(#n as *const u8, (&raw mut #b).cast::<u8>(), #s12) };
+                                    }
                                 }
+                            };
+                            pre.push(quote! {
+                                let mut #b: #pty = unsafe { core::mem::zeroed() };
+                                #copy_in
                                 let #bp = if #n.is_null() { core::ptr::null_mut() } else { &raw mut #b };
                             });
                             if is_mut {
+                                // Copied back on success only: on an error the caller's
+                                // struct stays as it was.
                                 post.push(quote! {
-                                    if !#n.is_null() {
-                                        // SAFETY: as above; the caller's struct is writable.
+                                    if __r == cudaError_t::cudaSuccess && !#n.is_null() {
                                         unsafe { core::ptr::copy_nonoverlapping((&raw const #b).cast::<u8>(), #n as *mut u8, #s12) };
                                     }
                                 });
@@ -736,7 +745,7 @@ pub fn generate(root: &Path, i: &Inputs<'_>) -> Result<Vec<(PathBuf, String)>> {
                     }
                 }
                 let doc = format!(
-                    " `{}` of CUDA 12: {} copied into a zeroed CUDA 13 struct (and back), then `{s}`.",
+                    " `{}` of CUDA 12: {} as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `{s}`.",
                     e.symbol,
                     what.join(", ")
                 );

@@ -6,7 +6,7 @@ use anycuda::runtime::*;
 use core::ffi::*;
 pub use super::cudart12_types::*;
 const _: unsafe extern "C" fn(*mut c_int, *const c_void) -> cudaError_t = crate::cudart12::cudaChooseDevice;
-/// `cudaCreateSurfaceObject` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaCreateSurfaceObject`.
+/// `cudaCreateSurfaceObject` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaCreateSurfaceObject`.
 unsafe extern "C" fn prefix_cudaCreateSurfaceObject(
     pSurfObject: *mut cudaSurfaceObject_t,
     pResDesc: *const c_void,
@@ -25,7 +25,7 @@ unsafe extern "C" fn prefix_cudaCreateSurfaceObject(
     let __r = unsafe { super::exports::cudaCreateSurfaceObject(pSurfObject, __p1) };
     __r
 }
-/// `cudaCreateTextureObject` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13), `cudaResourceViewDesc` (48 bytes in CUDA 12, 112 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaCreateTextureObject`.
+/// `cudaCreateTextureObject` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13), `cudaResourceViewDesc` (48 bytes in CUDA 12, 112 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaCreateTextureObject`.
 unsafe extern "C" fn prefix_cudaCreateTextureObject(
     pTexObject: *mut cudaTextureObject_t,
     pResDesc: *const c_void,
@@ -63,7 +63,7 @@ unsafe extern "C" fn prefix_cudaCreateTextureObject(
     };
     __r
 }
-/// `cudaExternalMemoryGetMappedBuffer` of CUDA 12: `cudaExternalMemoryBufferDesc` (24 bytes in CUDA 12, 88 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaExternalMemoryGetMappedBuffer`.
+/// `cudaExternalMemoryGetMappedBuffer` of CUDA 12: `cudaExternalMemoryBufferDesc` (24 bytes in CUDA 12, 88 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaExternalMemoryGetMappedBuffer`.
 unsafe extern "C" fn prefix_cudaExternalMemoryGetMappedBuffer(
     devPtr: *mut *mut c_void,
     extMem: cudaExternalMemory_t,
@@ -85,7 +85,7 @@ unsafe extern "C" fn prefix_cudaExternalMemoryGetMappedBuffer(
     };
     __r
 }
-/// `cudaExternalMemoryGetMappedMipmappedArray` of CUDA 12: `cudaExternalMemoryMipmappedArrayDesc` (64 bytes in CUDA 12, 128 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaExternalMemoryGetMappedMipmappedArray`.
+/// `cudaExternalMemoryGetMappedMipmappedArray` of CUDA 12: `cudaExternalMemoryMipmappedArrayDesc` (64 bytes in CUDA 12, 128 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaExternalMemoryGetMappedMipmappedArray`.
 unsafe extern "C" fn prefix_cudaExternalMemoryGetMappedMipmappedArray(
     mipmap: *mut cudaMipmappedArray_t,
     extMem: cudaExternalMemory_t,
@@ -120,26 +120,17 @@ const _: unsafe extern "C" fn(
     c_ulonglong,
     *mut cudaDriverEntryPointQueryResult,
 ) -> cudaError_t = crate::cudart12::cudaGetDriverEntryPoint;
-/// `cudaGetSurfaceObjectResourceDesc` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaGetSurfaceObjectResourceDesc`.
+/// `cudaGetSurfaceObjectResourceDesc` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaGetSurfaceObjectResourceDesc`.
 unsafe extern "C" fn prefix_cudaGetSurfaceObjectResourceDesc(
     pResDesc: *mut c_void,
     surfObject: cudaSurfaceObject_t,
 ) -> cudaError_t {
     let mut __b0: cudaResourceDesc = unsafe { core::mem::zeroed() };
-    if !pResDesc.is_null() {
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                pResDesc as *const u8,
-                (&raw mut __b0).cast::<u8>(),
-                64usize,
-            )
-        };
-    }
     let __p0 = if pResDesc.is_null() { core::ptr::null_mut() } else { &raw mut __b0 };
     let __r = unsafe {
         super::exports::cudaGetSurfaceObjectResourceDesc(__p0, surfObject)
     };
-    if !pResDesc.is_null() {
+    if __r == cudaError_t::cudaSuccess && !pResDesc.is_null() {
         unsafe {
             core::ptr::copy_nonoverlapping(
                 (&raw const __b0).cast::<u8>(),
@@ -150,26 +141,17 @@ unsafe extern "C" fn prefix_cudaGetSurfaceObjectResourceDesc(
     }
     __r
 }
-/// `cudaGetTextureObjectResourceDesc` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaGetTextureObjectResourceDesc`.
+/// `cudaGetTextureObjectResourceDesc` of CUDA 12: `cudaResourceDesc` (64 bytes in CUDA 12, 144 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaGetTextureObjectResourceDesc`.
 unsafe extern "C" fn prefix_cudaGetTextureObjectResourceDesc(
     pResDesc: *mut c_void,
     texObject: cudaTextureObject_t,
 ) -> cudaError_t {
     let mut __b0: cudaResourceDesc = unsafe { core::mem::zeroed() };
-    if !pResDesc.is_null() {
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                pResDesc as *const u8,
-                (&raw mut __b0).cast::<u8>(),
-                64usize,
-            )
-        };
-    }
     let __p0 = if pResDesc.is_null() { core::ptr::null_mut() } else { &raw mut __b0 };
     let __r = unsafe {
         super::exports::cudaGetTextureObjectResourceDesc(__p0, texObject)
     };
-    if !pResDesc.is_null() {
+    if __r == cudaError_t::cudaSuccess && !pResDesc.is_null() {
         unsafe {
             core::ptr::copy_nonoverlapping(
                 (&raw const __b0).cast::<u8>(),
@@ -180,21 +162,12 @@ unsafe extern "C" fn prefix_cudaGetTextureObjectResourceDesc(
     }
     __r
 }
-/// `cudaGetTextureObjectResourceViewDesc` of CUDA 12: `cudaResourceViewDesc` (48 bytes in CUDA 12, 112 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaGetTextureObjectResourceViewDesc`.
+/// `cudaGetTextureObjectResourceViewDesc` of CUDA 12: `cudaResourceViewDesc` (48 bytes in CUDA 12, 112 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaGetTextureObjectResourceViewDesc`.
 unsafe extern "C" fn prefix_cudaGetTextureObjectResourceViewDesc(
     pResViewDesc: *mut c_void,
     texObject: cudaTextureObject_t,
 ) -> cudaError_t {
     let mut __b0: cudaResourceViewDesc = unsafe { core::mem::zeroed() };
-    if !pResViewDesc.is_null() {
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                pResViewDesc as *const u8,
-                (&raw mut __b0).cast::<u8>(),
-                48usize,
-            )
-        };
-    }
     let __p0 = if pResViewDesc.is_null() {
         core::ptr::null_mut()
     } else {
@@ -203,7 +176,7 @@ unsafe extern "C" fn prefix_cudaGetTextureObjectResourceViewDesc(
     let __r = unsafe {
         super::exports::cudaGetTextureObjectResourceViewDesc(__p0, texObject)
     };
-    if !pResViewDesc.is_null() {
+    if __r == cudaError_t::cudaSuccess && !pResViewDesc.is_null() {
         unsafe {
             core::ptr::copy_nonoverlapping(
                 (&raw const __b0).cast::<u8>(),
@@ -301,7 +274,7 @@ const _: unsafe extern "C" fn(
     *const cudaGraphNode_t,
     usize,
 ) -> cudaError_t = crate::cudart12::cudaGraphRemoveDependencies;
-/// `cudaImportExternalMemory` of CUDA 12: `cudaExternalMemoryHandleDesc` (40 bytes in CUDA 12, 104 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaImportExternalMemory`.
+/// `cudaImportExternalMemory` of CUDA 12: `cudaExternalMemoryHandleDesc` (40 bytes in CUDA 12, 104 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaImportExternalMemory`.
 unsafe extern "C" fn prefix_cudaImportExternalMemory(
     extMem_out: *mut cudaExternalMemory_t,
     memHandleDesc: *const c_void,
@@ -324,7 +297,7 @@ unsafe extern "C" fn prefix_cudaImportExternalMemory(
     let __r = unsafe { super::exports::cudaImportExternalMemory(extMem_out, __p1) };
     __r
 }
-/// `cudaImportExternalSemaphore` of CUDA 12: `cudaExternalSemaphoreHandleDesc` (32 bytes in CUDA 12, 96 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaImportExternalSemaphore`.
+/// `cudaImportExternalSemaphore` of CUDA 12: `cudaExternalSemaphoreHandleDesc` (32 bytes in CUDA 12, 96 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaImportExternalSemaphore`.
 unsafe extern "C" fn prefix_cudaImportExternalSemaphore(
     extSem_out: *mut cudaExternalSemaphore_t,
     semHandleDesc: *const c_void,
@@ -413,24 +386,15 @@ const _: unsafe extern "C" fn(
     *mut usize,
     cudaStream_t,
 ) -> cudaError_t = crate::cudart12::cudaMemcpyBatchAsync;
-/// `cudaPointerGetAttributes` of CUDA 12: `cudaPointerAttributes` (24 bytes in CUDA 12, 88 in 13) copied into a zeroed CUDA 13 struct (and back), then `cudaPointerGetAttributes`.
+/// `cudaPointerGetAttributes` of CUDA 12: `cudaPointerAttributes` (24 bytes in CUDA 12, 88 in 13) as a zeroed CUDA 13 struct (inputs copied in, outputs copied back), then `cudaPointerGetAttributes`.
 unsafe extern "C" fn prefix_cudaPointerGetAttributes(
     attributes: *mut c_void,
     ptr: *const c_void,
 ) -> cudaError_t {
     let mut __b0: cudaPointerAttributes = unsafe { core::mem::zeroed() };
-    if !attributes.is_null() {
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                attributes as *const u8,
-                (&raw mut __b0).cast::<u8>(),
-                24usize,
-            )
-        };
-    }
     let __p0 = if attributes.is_null() { core::ptr::null_mut() } else { &raw mut __b0 };
     let __r = unsafe { super::exports::cudaPointerGetAttributes(__p0, ptr) };
-    if !attributes.is_null() {
+    if __r == cudaError_t::cudaSuccess && !attributes.is_null() {
         unsafe {
             core::ptr::copy_nonoverlapping(
                 (&raw const __b0).cast::<u8>(),
