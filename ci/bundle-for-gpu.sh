@@ -28,8 +28,15 @@ for line in sys.stdin:
 # The C ABI (anycuda-capi) in lib/ (bin/ holds only programs, which ci/gpu-test.sh runs);
 # ci/capi-gpu.sh names it to `anycuda libdir` with ANYCUDA_CAPI_LIBRARY.
 mkdir -p "$DEST/lib"
-cargo build --release --locked -p anycuda-capi
-cp "$TARGET/release/libanycuda_capi.so" "$DEST/lib/"
+cargo build --release --locked -p anycuda-capi -p anycuda-cudart12
+cp "$TARGET/release/libanycuda_capi.so" "$TARGET/release/libanycuda_cudart12.so" "$DEST/lib/"
+# CUDA 12's runtime headers and NVIDIA's libcudart.so.12 (the GPU machine has no PyPI):
+# ci/capi-gpu.sh builds its CUDA 12 program against them.
+CUDA12="$ROOT/.cache/inputs/cuda/nvidia/cuda_runtime"
+[[ -f "$CUDA12/lib/libcudart.so.12" ]] || bash ci/fetch-inputs.sh
+rm -rf "$DEST/cuda12" && mkdir -p "$DEST/cuda12/lib"
+cp -r "$CUDA12/include" "$DEST/cuda12/"
+cp "$CUDA12/lib/libcudart.so.12" "$DEST/cuda12/lib/"
 
 # Test executables: cargo names them <test>-<hash>; keep the test name.
 cargo test --release --locked --no-run --message-format=json -p anycuda --features half 2>/dev/null \

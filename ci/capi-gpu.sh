@@ -5,6 +5,9 @@
 # with LD_LIBRARY_PATH="$(anycuda libdir)":
 #   saxpy_driver    cuda-python's SAXPY walk-through in C (Driver API + NVRTC)
 #   runtime_demo    Runtime API: memory, streams, events, an NVRTC kernel through cudaLibrary*
+#   runtime_demo12  the same program built against CUDA 12's runtime headers and NVIDIA's real
+#                   libcudart.so.12 (PyPI nvidia-cuda-runtime-cu12, bundled in .device/cuda12),
+#                   run on anycuda's libcudart.so.12 (baseline: NVIDIA's libcudart.so.12)
 #   launch          nvcc's <<<>>> with the shared runtime: runs on CUDA; on HIP the fat binary
 #                   holds no AMD code, so cudaErrorNoKernelImageForDevice is the right answer
 #   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
@@ -53,12 +56,19 @@ build() { # NAME CMD...
 build saxpy_driver nvcc -O2 -o "$WORK/saxpy_driver" ci/capi-gpu/saxpy_driver.c -lcuda -lnvrtc
 build runtime_demo nvcc -O2 -cudart shared -o "$WORK/runtime_demo" ci/capi-gpu/runtime_demo.cpp -lnvrtc
 build launch nvcc -O2 -cudart shared -o "$WORK/launch" ci/capi-gpu/launch.cu
+# CUDA 12: a host compiler (the nvcc here is CUDA 13's) over CUDA 12's runtime headers (codegen's
+# crt/host_defines.h stand-in, as in CI), linked against NVIDIA's real libcudart.so.12.
+CUDA12="$DEV/cuda12"
+CUDA_LIB="$(dirname "$CUDA_INC")/lib64"
+build runtime_demo12 c++ -O2 -DANYCUDA_CUDA12 -I"$CUDA12/include" -Icodegen/shim -I"$CUDA_INC" \
+    -o "$WORK/runtime_demo12" ci/capi-gpu/runtime_demo.cpp "$CUDA12/lib/libcudart.so.12" \
+    -L"$CUDA_LIB" -Wl,-rpath,"$CUDA_LIB" -lnvrtc
 build bundled_ptx nvcc -O2 -o "$WORK/bundled_ptx" ci/capi-gpu/bundled_ptx.c -lcuda
 # The front end runs the real nvcc found on PATH (not itself) and appends the source bundle.
 build bundled_ptx_ptx "$DEV/bin/anycuda" nvcc --ptx -arch=sm_90 -o "$WORK/scale.ptx" \
     ci/capi-gpu/bundled/scale.cu
 grep -q '^// anycuda' "$WORK/scale.ptx" 2>/dev/null || say "scale.ptx carries no source bundle"
-for b in saxpy_driver runtime_demo launch; do
+for b in saxpy_driver runtime_demo runtime_demo12 launch; do
     [[ -x "$WORK/$b" ]] && ldd "$WORK/$b" | grep -E 'libcuda|libcudart|libnvrtc' | sed "s/^/  $b: /" >&2
 done
 
@@ -84,6 +94,15 @@ for prog in saxpy_driver runtime_demo launch; do
     [[ "$prog" == launch ]] && arg=(expect-no-image)
     run hip "$prog" env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" "${arg[@]}"
 done
+# The CUDA 12 program: NVIDIA's libcudart.so.12 for the baseline, anycuda's (LIBDIR's
+# libcudart.so.12, CUDA 12's ABI on anycuda) on both backends.
+if [[ -x "$WORK/runtime_demo12" ]]; then
+    run nvidia runtime_demo12 env LD_LIBRARY_PATH="$CUDA12/lib" "$WORK/runtime_demo12"
+    run cuda runtime_demo12 env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/runtime_demo12"
+    run hip runtime_demo12 env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/runtime_demo12"
+else
+    RES[runtime_demo12,nvidia]="not built"
+fi
 if [[ -x "$WORK/bundled_ptx" && -f "$WORK/scale.ptx" ]]; then
     run nvidia bundled_ptx "$WORK/bundled_ptx" "$WORK/scale.ptx"
     run cuda bundled_ptx env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/bundled_ptx" "$WORK/scale.ptx"
@@ -122,7 +141,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo launch bundled_ptx saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch bundled_ptx saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

@@ -13,7 +13,7 @@ export CUDA_PATH="${CUDA_PATH:-$ROOT/.cache/inputs/cuda/nvidia/cu13}"
 export ANYCUDA_CACHE_DISABLE=1
 [[ -f "$CUDA_PATH/include/cuda.h" ]] || bash ci/fetch-inputs.sh
 
-cargo build --locked -p anycuda -p anycuda-capi
+cargo build --locked -p anycuda -p anycuda-capi -p anycuda-cudart12
 cargo test --locked -p anycuda-capi
 
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
@@ -59,6 +59,32 @@ for backend in cuda hip; do
     cat "$WORK/stderr.$backend" >&2
     if grep -q 'no version information\|Inconsistency detected' "$WORK/stderr.$backend"; then
         echo "capi-test: the loader complained about anycuda's libraries (above)" >&2
+        exit 1
+    fi
+done
+# ---- libcudart.so.12: a CUDA 12 program (ci/capi/smoke12.c says what it checks) ----------------
+CUDA12="$ROOT/.cache/inputs/cuda/nvidia/cuda_runtime"
+[[ -f "$CUDA12/include/cuda_runtime_api.h" ]] || bash ci/fetch-inputs.sh
+[[ "$(readlink -f "$LIBDIR/libcudart.so.12")" == "$(readlink -f "$TARGET/libanycuda_cudart12.so")" ]]
+readelf -d "$LIBDIR/libcudart.so.12" | grep -q 'Library soname: \[libcudart.so.12\]'
+# NVIDIA's scheme: every export carries the version libcudart.so.12.
+if nm -D --defined-only "$LIBDIR/libcudart.so.12" | awk '$3 ~ /^_*cuda/ && $3 !~ /@@libcudart\.so\.12$/' | grep -q .; then
+    echo "capi-test: libcudart.so.12 exports without the version libcudart.so.12" >&2
+    exit 1
+fi
+# Linked against NVIDIA's real libcudart.so.12, with the stub libcuda.so.1 first on the line.
+cc -Wall -Werror -O1 -I"$CUDA12/include" -Icodegen/shim ci/capi/smoke12.c -o "$WORK/smoke12" \
+    -L"$WORK/stub" -Wl,--no-as-needed -lcuda -Wl,--as-needed "$CUDA12/lib/libcudart.so.12" -ldl
+readelf -d "$WORK/smoke12" | grep 'NEEDED' | head -n1 | grep -q 'libcuda.so.1' # libcuda first
+nm -D "$WORK/smoke12" | grep -q 'cudaGetDeviceProperties_v2@libcudart.so.12'
+nm -D "$WORK/smoke12" | grep -q 'cudaMalloc@libcudart.so.12'
+for backend in cuda hip; do
+    echo "== CUDA 12 C program, ANYCUDA_BACKEND=$backend, LD_LIBRARY_PATH=$LIBDIR"
+    ANYCUDA_BACKEND=$backend LD_LIBRARY_PATH="$LIBDIR" "$WORK/smoke12" "$backend" \
+        2>"$WORK/stderr12.$backend" || { cat "$WORK/stderr12.$backend" >&2; exit 1; }
+    cat "$WORK/stderr12.$backend" >&2
+    if grep -q 'no version information\|Inconsistency detected' "$WORK/stderr12.$backend"; then
+        echo "capi-test: the loader complained about anycuda's libcudart.so.12 (above)" >&2
         exit 1
     fi
 done

@@ -10,6 +10,8 @@
 #   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
 #                                             libcurand.so.10, libcublas.so.13, libcublasLt.so.13
 #                                             (test libraries)
+#   .cache/inputs/cuda/nvidia/cuda_runtime/   CUDA 12.9's runtime (include/cuda_runtime_api.h, ...,
+#                                             lib/libcudart.so.12): the C ABI's libcudart.so.12
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
@@ -17,6 +19,9 @@ set -euo pipefail
 # ---- pinned versions (the only place they are written; codegen reads the same pins) ----------
 CUDA_RUNTIME_VERSION="13.5.37"   # PyPI nvidia-cuda-runtime
 CUDA_NVRTC_VERSION="13.5.37"     # PyPI nvidia-cuda-nvrtc
+CUDA12_RUNTIME_VERSION="12.9.79" # PyPI nvidia-cuda-runtime-cu12, the newest 12.x: CUDA 12's runtime
+                                 # headers and libcudart.so.12 (libcudart.so.12 of the C ABI)
+CUDA12_RUNTIME_SHA256="25bba2dfb01d48a9b59ca474a1ac43c6ebf7011f1b0b8cc44f54eb6ac48a96c3"
 NVJITLINK_VERSION="13.5.37"      # PyPI nvidia-nvjitlink (nvJitLink.h, libnvJitLink.so.13: LTO-IR linking)
 CURAND_VERSION="10.4.5.25"       # PyPI nvidia-curand (curand.h, libcurand.so.10; CUDA 13.x)
 HIPRAND_DEB_VERSION="5.3.3-4"    # Debian bookworm libhiprand-dev/librocrand-dev (ci/curand-fetch.sh)
@@ -50,8 +55,8 @@ mkdir -p "$CUDA_DIR" "$WHEELS_DIR" "$CUBECL_DIR"
 log() { printf 'fetch-inputs: %s\n' "$*" >&2; }
 
 # ---- CUDA headers and libraries from the PyPI wheels ----------------------------------------
-fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
-    local name="$1" version="$2" marker="$3"
+fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked> [sha256 of the wheel]
+    local name="$1" version="$2" marker="$3" sha="${4:-}"
     local stamp="$CUDA_DIR/.${name}-${version}.done"
     if [[ -f "$stamp" && -e "$CUDA_DIR/$marker" ]]; then
         return
@@ -70,6 +75,10 @@ fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
             --dest "$WHEELS_DIR" "$name==$version"
         whl="$(ls "$WHEELS_DIR"/"${name//-/_}"-"$version"-*.whl | head -n1)"
     fi
+    if [[ -n "$sha" && "$(sha256sum "$whl" | cut -d' ' -f1)" != "$sha" ]]; then
+        log "$(basename "$whl"): SHA-256 is not the pinned $sha"
+        exit 1
+    fi
     log "unpacking $(basename "$whl")"
     if command -v unzip >/dev/null; then
         unzip -q -o "$whl" -d "$CUDA_DIR"
@@ -80,6 +89,8 @@ fetch_wheel() { # <pypi name> <version> <file that proves it is unpacked>
 }
 fetch_wheel nvidia-cuda-runtime "$CUDA_RUNTIME_VERSION" nvidia/cu13/include/cuda.h
 fetch_wheel nvidia-cuda-nvrtc "$CUDA_NVRTC_VERSION" nvidia/cu13/include/nvrtc.h
+fetch_wheel nvidia-cuda-runtime-cu12 "$CUDA12_RUNTIME_VERSION" nvidia/cuda_runtime/include/cuda_runtime_api.h \
+    "$CUDA12_RUNTIME_SHA256"
 fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
 fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
 fetch_wheel nvidia-cublas "$CUBLAS_VERSION" nvidia/cu13/include/cublas_api.h
@@ -131,6 +142,7 @@ bash "$ROOT/ci/cublaslt-fetch.sh"
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"
+echo "CUDA 12 runtime: $CUDA_DIR/nvidia/cuda_runtime (include, lib/libcudart.so.12)"
 echo "HIP headers:     /usr/include/hip (Debian libamdhip64-dev $(dpkg-query -W -f='${Version}' libamdhip64-dev))"
 echo "cubecl-hip-sys:  $CUBECL_CRATE"
 

@@ -584,5 +584,20 @@ fn libdir_makes_the_c_abi_folder_idempotently_and_explains_a_missing_library() {
     assert_eq!(run(), folder);
     assert_eq!(std::fs::read(folder.join("libcuda.so.1")).unwrap(), before);
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 7);
+    // No libcudart.so.12 without CUDA 12's library; with it built next to the C-ABI library,
+    // `libcudart.so.12` leads to it.
+    assert!(std::fs::symlink_metadata(folder.join("libcudart.so.12")).is_err());
+    let cudart12 = lib.with_file_name("libanycuda_cudart12.so");
+    std::fs::write(&cudart12, b"stand-in").unwrap();
+    assert_eq!(run(), folder);
+    assert_eq!(
+        std::fs::read_link(folder.join("libanycuda_cudart12.so")).unwrap(),
+        cudart12
+    );
+    assert_eq!(
+        std::fs::read_link(folder.join("libcudart.so.12")).unwrap(),
+        std::path::Path::new("libanycuda_cudart12.so")
+    );
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 9);
     let _ = std::fs::remove_dir_all(&dir);
 }

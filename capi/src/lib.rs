@@ -8,9 +8,14 @@
 //! contexts, one NVRTC program table); the dynamic loader maps a file once however many sonames
 //! point at it. The exports are generated (`capi/src/generated/`, codegen/src/emit_capi.rs),
 //! except the entry-point queries of [`procaddr`]. See docs/c-abi.md.
+//!
+//! CUDA 12's runtime ABI (`libcudart.so.12`, crate `anycuda-cudart12`) is served from here too:
+//! that library's exports call through `anycuda_cudart12_table` (generated), whose entries are
+//! this library's CUDA 13 exports or the adapters of `cudart12.rs`.
 
 #![allow(non_snake_case)]
 
+mod cudart12;
 mod generated;
 pub mod guard;
 pub mod procaddr;

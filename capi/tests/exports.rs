@@ -13,6 +13,7 @@ const HAND_EXTRA: &[(&str, &str)] = &[
     ),
     ("anycuda_capi_abi_version", "the marker anycuda's loader refuses (never load itself)"),
     ("anycuda_capi_call_as_vendor", "runs a callback as a vendor library's re-entrant call (guard tests, diagnostics)"),
+    ("anycuda_cudart12_table", "the function table libcudart.so.12 (crate anycuda-cudart12) calls through"),
 ];
 
 fn ours() -> BTreeSet<String> {

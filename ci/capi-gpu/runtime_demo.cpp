@@ -2,7 +2,13 @@
 // time with NVRTC and launched through the Runtime API (cudaLibraryLoadData,
 // cudaLibraryGetKernel, cudaLaunchKernel). Built with nvcc against NVIDIA's shared libcudart and
 // run unchanged with anycuda's libraries first (ci/capi-gpu.sh).
+// ANYCUDA_CUDA12: the CUDA 12 build (ci/capi-gpu.sh's runtime_demo12), a host compiler over
+// CUDA 12's runtime headers from PyPI, which carry cuda_runtime_api.h but not nvcc's crt/.
+#ifdef ANYCUDA_CUDA12
+#include <cuda_runtime_api.h>
+#else
 #include <cuda_runtime.h>
+#endif
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -45,7 +45,7 @@ pub struct Export {
 }
 
 /// `#define name __CUDA[RT]_API_PT{DS,SZ}(target)`: (target, suffix).
-fn per_thread(header: &str) -> Result<Vec<(String, &'static str)>> {
+pub(crate) fn per_thread(header: &str) -> Result<Vec<(String, &'static str)>> {
     let re =
         Regex::new(r"(?m)^\s*#\s*define\s+\w+\s+__CUDA(?:RT)?_API_PT(DS|SZ)\(\s*(\w+)\s*\)\s*$")?;
     let mut v: Vec<(String, &'static str)> = re
@@ -58,6 +58,20 @@ fn per_thread(header: &str) -> Result<Vec<(String, &'static str)>> {
     v.sort();
     v.dedup();
     Ok(v)
+}
+
+/// The C ABI's Runtime API export names (for `libcudart.so.12`'s forwarding).
+pub(crate) fn runtime_exports(runtime: &[CudaFn], runtime_h: &str) -> Result<Vec<String>> {
+    let a = Api {
+        module: "runtime",
+        trait_name: "Runtime",
+        no_backend: "",
+        err_type: "cudaError_t",
+        fns: runtime,
+        header: Some(runtime_h),
+    };
+    let (e, _) = exports_of(&a, &BTreeSet::new())?;
+    Ok(e.into_iter().map(|e| e.symbol).collect())
 }
 
 /// Legacy names left out: (name, why).
@@ -589,7 +603,7 @@ pub fn generate(
 
     // Re-export every export at `exports::` so the table can name them.
     let mod_text = format!(
-        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n",
+        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod cudart12;\n#[rustfmt::skip]\npub mod cudart12_types;\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n",
         banner(inputs)
     );
     let mut uses = String::new();

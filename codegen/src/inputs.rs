@@ -19,6 +19,8 @@ pub struct Inputs {
     pub cubecl_bindings: PathBuf,
     /// PyPI `nvidia-cuda-runtime` version.
     pub cuda_runtime_version: String,
+    /// PyPI `nvidia-cuda-runtime-cu12` version (CUDA 12's runtime, for `libcudart.so.12`).
+    pub cuda12_runtime_version: String,
     /// PyPI `nvidia-cuda-nvrtc` version.
     pub cuda_nvrtc_version: String,
     /// crates.io `cubecl-hip-sys` version.
@@ -49,6 +51,7 @@ impl Inputs {
             cubecl_bindings: inputs.join("cubecl/cubecl-hip-sys/src/bindings"),
             cuda_runtime_version: pin("CUDA_RUNTIME_VERSION")?,
             cuda_nvrtc_version: pin("CUDA_NVRTC_VERSION")?,
+            cuda12_runtime_version: pin("CUDA12_RUNTIME_VERSION")?,
             cubecl_version: pin("CUBECL_HIP_SYS_VERSION")?,
             hip_523_version: String::new(),
         };
@@ -57,6 +60,7 @@ impl Inputs {
             me.cuda_include.join("cudaTypedefs.h"),
             me.cuda_include.join("cuda_runtime_api.h"),
             me.cuda_include.join("nvrtc.h"),
+            inputs.join("cuda/nvidia/cuda_runtime/include/cuda_runtime_api.h"),
             me.hip_include.join("hip/hip_runtime_api.h"),
             me.hip_include.join("hip/hiprtc.h"),
             me.hip_include.join("hip/hip_version.h"),
@@ -77,6 +81,7 @@ impl Inputs {
         for (dist, v) in [
             ("nvidia_cuda_runtime", &me.cuda_runtime_version),
             ("nvidia_cuda_nvrtc", &me.cuda_nvrtc_version),
+            ("nvidia_cuda_runtime_cu12", &me.cuda12_runtime_version),
         ] {
             let info = inputs.join(format!("cuda/{dist}-{v}.dist-info"));
             if !info.exists() {

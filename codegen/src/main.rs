@@ -5,6 +5,7 @@ mod bindgen_run;
 mod cublas;
 mod cublas_hip;
 mod cublaslt;
+mod cudart12;
 mod curand;
 mod emit;
 mod emit_capi;
@@ -131,11 +132,27 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
                 allow_files: &[
                     r".*/(cuda_runtime_api|driver_types|vector_types|library_types|surface_types|texture_types|device_types|nvcc_entry_points)\.h",
                 ],
-                clang_args: vec![shim],
+                clang_args: vec![shim.clone()],
             },
             inc,
         )?,
         "cuda_runtime_api.h",
+    )?;
+    let inc12 = inp
+        .root
+        .join(".cache/inputs/cuda/nvidia/cuda_runtime/include");
+    let runtime12_b = model::read(
+        &bindgen_run::run(
+            &Job {
+                includes: &["cuda_runtime_api.h", "library_types.h"],
+                allow_files: &[
+                    r".*/(cuda_runtime_api|driver_types|vector_types|library_types|surface_types|texture_types|device_types)\.h",
+                ],
+                clang_args: vec![shim.clone()],
+            },
+            &inc12,
+        )?,
+        "CUDA 12 cuda_runtime_api.h",
     )?;
     let nvrtc_b = model::read(
         &bindgen_run::run(
@@ -335,6 +352,8 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     let driver_fns = emit_cuda::catalogue(&driver_b, &cuda_h, "cu", Some(&typedefs_h))?;
     let runtime_fns = emit_cuda::catalogue(&runtime_b, &runtime_headers[1], "cuda", None)?;
     let nvrtc_fns = emit_cuda::catalogue(&nvrtc_b, &nvrtc_h, "nvrtc", None)?;
+    let runtime12_h = read(&inc12.join("cuda_runtime_api.h"))?;
+    let runtime12_fns = emit_cuda::catalogue(&runtime12_b, &runtime12_h, "cuda", None)?;
     let cuda_version = cuda_h
         .lines()
         .find_map(|l| {
@@ -427,6 +446,31 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             typedefs_h: &typedefs_h,
         },
         &both_in,
+    )?);
+    out.extend(cudart12::generate(
+        &inp.root,
+        &cudart12::Inputs {
+            b12: &runtime12_b,
+            fns12: &runtime12_fns,
+            header12: &runtime12_h,
+            b13: &runtime_b,
+            fns13: &runtime_fns,
+            exports13: &emit_capi::runtime_exports(&runtime_fns, &runtime_headers[1])?,
+            cuda12_version: read(&inc12.join("cuda.h"))?
+                .lines()
+                .find_map(|l| {
+                    l.trim()
+                        .strip_prefix("#define CUDA_VERSION")
+                        .map(|v| v.trim().to_string())
+                })
+                .context("no CUDA_VERSION in CUDA 12's cuda.h")?
+                .parse()
+                .context("CUDA 12's CUDA_VERSION is not a number")?,
+            inputs: &format!(
+                "{cuda_in}, nvidia-cuda-runtime-cu12 {}",
+                inp.cuda12_runtime_version
+            ),
+        },
     )?);
     out.extend(emit_cudarc::generate(&driver_fns, &cuda_in)?);
     out.extend(nccl::generate(&inp.root, &ranges, &runtime_b)?);

@@ -7,6 +7,11 @@
 //! nodes (`libcudart.so.13`, `libnvrtc.so.13`) are defined where programs linked against NVIDIA's
 //! libraries look for them. The development names (`libcuda.so`, ...) are symlinks to them, for
 //! linking with `-lcuda`.
+//!
+//! `libcudart.so.12` is no name library but a symlink to `libanycuda_cudart12.so` (crate
+//! `anycuda-cudart12`, built next to the C-ABI library): CUDA 12's runtime ABI differs from 13's,
+//! so its exports are a library of their own, which defines NVIDIA's version node itself and
+//! calls into the C-ABI library (docs/c-abi.md, "CUDA 12 programs").
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,6 +20,10 @@ use std::process::ExitCode;
 pub const LIBRARY_ENV: &str = "ANYCUDA_CAPI_LIBRARY";
 /// The C-ABI library's file name as cargo builds it.
 const LIBRARY_FILE: &str = "libanycuda_capi.so";
+/// The CUDA 12 runtime library's file name as cargo builds it (next to the C-ABI library).
+const CUDART12_FILE: &str = "libanycuda_cudart12.so";
+/// The soname it serves.
+const CUDART12_SONAME: &str = "libcudart.so.12";
 /// The folder's name, next to the library.
 const FOLDER: &str = "anycuda-c-abi";
 /// The name libraries the folder holds: (file name = soname, version node, extra needs).
@@ -106,6 +115,12 @@ fn fill(dir: &Path, lib: &Path) -> Result<(), String> {
     }
     for (name, to) in DEV_LINKS {
         link(dir, name, Path::new(to))?;
+    }
+    // CUDA 12's runtime, where it was built (`cargo build -p anycuda-cudart12`).
+    let cudart12 = lib.with_file_name(CUDART12_FILE);
+    if cudart12.is_file() {
+        link(dir, CUDART12_FILE, &cudart12)?;
+        link(dir, CUDART12_SONAME, Path::new(CUDART12_FILE))?;
     }
     Ok(())
 }

@@ -111,8 +111,8 @@ pub enum Command {
         #[arg(long)]
         hip_version: Option<i32>,
     },
-    /// Print (creating it if needed) the folder whose libcuda.so.1, libcudart.so.13 and
-    /// libnvrtc.so.13 are anycuda's C ABI: run C, C++ and Python programs with
+    /// Print (creating it if needed) the folder whose libcuda.so.1, libcudart.so.13 (and .12,
+    /// where built) and libnvrtc.so.13 are anycuda's C ABI: run C, C++ and Python programs with
     /// `LD_LIBRARY_PATH="$(anycuda libdir)"`.
     Libdir,
     /// Count the CUDA functions known, served on each backend, and not supported on HIP.

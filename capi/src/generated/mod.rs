@@ -2,6 +2,10 @@
 //! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).
 //! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)
 #[rustfmt::skip]
+pub mod cudart12;
+#[rustfmt::skip]
+pub mod cudart12_types;
+#[rustfmt::skip]
 pub mod exports;
 #[rustfmt::skip]
 pub mod lists;

@@ -83,11 +83,15 @@ pub fn defined_symbols(lib: &Path) -> BTreeSet<String> {
 /// defines: the symbols a C program calls (the header's `#define f f_v2` applied). `static`
 /// inline functions and typedefs are no exports and are left out.
 pub fn declared_functions(header: &str, defines: &[&str]) -> BTreeSet<String> {
-    let cuda = cuda_path();
+    declared_functions_in(&cuda_path().join("include"), header, defines)
+}
+
+/// [`declared_functions`] with the headers of `include` (CUDA 12's, for `libcudart.so.12`).
+pub fn declared_functions_in(include: &Path, header: &str, defines: &[&str]) -> BTreeSet<String> {
     let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/shim");
     let mut cmd = Command::new("cc");
     cmd.args(["-E", "-P", "-x", "c", "-"])
-        .arg(format!("-I{}", cuda.join("include").display()))
+        .arg(format!("-I{}", include.display()))
         .arg(format!("-I{}", shim.display()));
     for d in defines {
         cmd.arg(format!("-D{d}"));
