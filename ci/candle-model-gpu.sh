@@ -102,7 +102,7 @@ for w in whats:
     b = statistics.median(ms[(w, "cuda", r)] for r in range(1, rounds + 1))
     print("| %s | %.4f | %.4f | **%.3f×** (%.3f to %.3f) |" % (w, a, b, statistics.median(rs), min(rs), max(rs)))
 print()
-print("Each round: one process per build, alternating which runs first; each workload %d timed iterations after 10 warm-ups, each iteration followed by a synchronize; a round's figure is its median." % iters)
+print("Each round: one process per build, alternating which runs first; each workload %d timed iterations after at least 10 warm-up calls and 0.5 s, each iteration followed by a synchronize; a round's figure is its median." % iters)
 PY
 else
     BENCH_NOTE="no benchmark: the bundle lacks cudarc/candle-model or facade/candle-model"

@@ -257,12 +257,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Runs `f` (which queues GPU work) `warmup + iters` times, each followed by a synchronize, and
-/// returns the median milliseconds of the last `iters`.
-fn time(dev: &Device, warmup: usize, iters: usize, mut f: impl FnMut() -> Res<()>) -> Res<f64> {
-    for _ in 0..warmup {
+/// Runs `f` (which queues GPU work) for a warm-up of at least [`WARMUP`] calls and
+/// [`WARMUP_SECS`] seconds, then `iters` times more, each call followed by a synchronize, and
+/// returns the median milliseconds of those `iters`.
+fn time(dev: &Device, iters: usize, mut f: impl FnMut() -> Res<()>) -> Res<f64> {
+    let start = Instant::now();
+    let mut n = 0;
+    while n < WARMUP || start.elapsed().as_secs_f64() < WARMUP_SECS {
         f()?;
         dev.synchronize()?;
+        n += 1;
     }
     let mut ms = Vec::with_capacity(iters);
     for _ in 0..iters {
@@ -274,9 +278,10 @@ fn time(dev: &Device, warmup: usize, iters: usize, mut f: impl FnMut() -> Res<()
     Ok(median(ms))
 }
 
-/// Untimed iterations before each timed series: the first calls load kernel modules and grow
-/// memory pools, and the GPU's clocks rise from idle.
+/// Untimed calls before each timed series: the first calls load kernel modules and grow memory
+/// pools; the time lets the GPU's clocks rise from idle (a process starts on an idle GPU).
 const WARMUP: usize = 10;
+const WARMUP_SECS: f64 = 0.5;
 
 fn bench(args: &[String]) -> Res<bool> {
     let iters: usize = arg(args, "--iters").unwrap_or("50").parse()?;
@@ -289,7 +294,7 @@ fn bench(args: &[String]) -> Res<bool> {
     for (dtype, name) in [(DType::BF16, "bf16"), (DType::F32, "f32")] {
         let model = load(&cfg, &w, dtype, &dev)?;
         let prompt = Tensor::new(&tokens(128, cfg.vocab_size)[..], &dev)?.unsqueeze(0)?;
-        let ms = time(&dev, WARMUP, iters, || {
+        let ms = time(&dev, iters, || {
             let mut cache = Cache::new(false, dtype, &cfg, &dev)?;
             model.forward(&prompt, 0, &mut cache)?;
             Ok(())
@@ -299,7 +304,7 @@ fn bench(args: &[String]) -> Res<bool> {
         let mut cache = Cache::new(true, dtype, &cfg, &dev)?;
         model.forward(&prompt, 0, &mut cache)?;
         let one = Tensor::new(&[1u32], &dev)?.unsqueeze(0)?;
-        let ms = time(&dev, WARMUP, iters, || {
+        let ms = time(&dev, iters, || {
             // A copy of the prompt's cache each time (its tensors are shared, not copied), so
             // every timed step decodes the same position.
             let mut c = cache.clone();
@@ -311,7 +316,7 @@ fn bench(args: &[String]) -> Res<bool> {
     for (n, dtype, name) in [(4096usize, DType::BF16, "bf16"), (1024, DType::F32, "f32")] {
         let a = Tensor::randn(0f32, 1., (n, n), &dev)?.to_dtype(dtype)?;
         let b = Tensor::randn(0f32, 1., (n, n), &dev)?.to_dtype(dtype)?;
-        let ms = time(&dev, WARMUP, iters, || {
+        let ms = time(&dev, iters, || {
             a.matmul(&b)?;
             Ok(())
         })?;
