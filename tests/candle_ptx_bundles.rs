@@ -1,7 +1,8 @@
 //! candle-kernels' PTX as candle's own build wrote it: `ci/candle-ci.sh` checks candle-core
 //! 0.11.1 with `--features cuda` on the facade, `anycuda nvcc` (over NVIDIA's nvcc 13.0) as
-//! `NVCC`, and names candle-kernels' build output folder in `ANYCUDA_CANDLE_PTX_DIR`. Skips
-//! without it (the build takes minutes; the step that makes it runs this test).
+//! `NVCC`, and names candle-kernels' build output folder in `ANYCUDA_CANDLE_PTX_DIR`. Ignored in
+//! a plain `cargo test` (the build takes minutes; the step that makes it runs these tests with
+//! `--include-ignored`), and failing when run without that folder.
 //!
 //! - Every PTX module in that folder is one of the corpus files tests/rocm_real_corpus.rs
 //!   compiles (candle-kernels 0.11.1's PTX modules, fetched by ci/rocm/fetch-kernels.sh), and
@@ -21,13 +22,14 @@ mod common;
 use anycuda_api::rtc_bundle::{self, Bundle};
 use std::path::{Path, PathBuf};
 
-/// The folder named by `ANYCUDA_CANDLE_PTX_DIR`; `None` (skip) when unset.
-fn ptx_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ANYCUDA_CANDLE_PTX_DIR");
-    if dir.is_none() {
-        eprintln!("SKIP: candle's PTX is checked with ANYCUDA_CANDLE_PTX_DIR (ci/candle-ci.sh)");
-    }
-    dir.map(PathBuf::from)
+/// Why the tests are ignored in a plain `cargo test`: they read what candle's build wrote.
+const NEEDS: &str =
+    "reads candle's PTX from ANYCUDA_CANDLE_PTX_DIR: run by ci/candle-ci.sh (--include-ignored)";
+
+/// The folder named by `ANYCUDA_CANDLE_PTX_DIR`. The tests are `#[ignore]`d, so they run only
+/// when asked for; asked for without the folder, they fail rather than pass having read nothing.
+fn ptx_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("ANYCUDA_CANDLE_PTX_DIR").expect(NEEDS))
 }
 
 /// candle-kernels' folder and PTX-module files in the real-world corpus.
@@ -41,18 +43,6 @@ fn corpus() -> (PathBuf, Vec<PathBuf>) {
                 .is_some_and(|n| n.to_string_lossy().starts_with("candle-kernels-"))
         })
         .expect("candle-kernels in tests/kernels/real/crates.txt")
-}
-
-/// The `.entry` names of a PTX text.
-fn entries(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            l.strip_prefix(".visible .entry ")
-                .or_else(|| l.strip_prefix(".entry "))
-        })
-        .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
-        .collect()
 }
 
 /// One module: its corpus file, PTX text and bundle.
@@ -102,8 +92,9 @@ fn modules(dir: &Path) -> Vec<Module> {
 }
 
 #[test]
+#[ignore = "reads candle's PTX from ANYCUDA_CANDLE_PTX_DIR: run by ci/candle-ci.sh (--include-ignored)"]
 fn every_candle_ptx_module_carries_the_corpus_file_as_its_bundle() {
-    let Some(dir) = ptx_dir() else { return };
+    let dir = ptx_dir();
     let mods = modules(&dir);
     let src = corpus().0;
     for m in &mods {
@@ -115,7 +106,7 @@ fn every_candle_ptx_module_carries_the_corpus_file_as_its_bundle() {
             m.ptx.contains("\n.version ") && m.ptx.contains("\n.target sm_"),
             "{name}"
         );
-        let kernels = entries(&m.ptx);
+        let kernels = common::ptx_entries(&m.ptx);
         assert!(!kernels.is_empty(), "{name}: no kernels in the PTX");
         assert_eq!(
             b.producer, "nvcc",
@@ -168,7 +159,7 @@ fn every_candle_ptx_module_carries_the_corpus_file_as_its_bundle() {
         with_utils >= 9,
         "cuda_utils.cuh bundled in only {with_utils} modules"
     );
-    let kernels: usize = mods.iter().map(|m| entries(&m.ptx).len()).sum();
+    let kernels: usize = mods.iter().map(|m| common::ptx_entries(&m.ptx).len()).sum();
     println!(
         "CANDLE-PTX {} modules ({kernels} kernels) from {}: every one bundled, equal to the corpus",
         mods.len(),
@@ -178,8 +169,9 @@ fn every_candle_ptx_module_carries_the_corpus_file_as_its_bundle() {
 
 #[cfg(feature = "backend-hip")]
 #[test]
+#[ignore = "reads candle's PTX from ANYCUDA_CANDLE_PTX_DIR: run by ci/candle-ci.sh (--include-ignored)"]
 fn a_candle_bundle_compiles_through_the_module_load_function() {
-    let Some(dir) = ptx_dir() else { return };
+    let dir = ptx_dir();
     let Some(hip) = common::compiler(anycuda::BackendKind::Hip) else {
         return;
     };
@@ -193,7 +185,7 @@ fn a_candle_bundle_compiles_through_the_module_load_function() {
         .unwrap_or_else(|e| panic!("{}: {e}", m.bundle.name));
     assert_eq!(common::elf_machine(&code), Some(common::EM_AMDGPU));
     let syms = common::elf_symbols(&code);
-    let kernels = entries(&m.ptx);
+    let kernels = common::ptx_entries(&m.ptx);
     for k in &kernels {
         assert!(
             syms.contains(k) && syms.contains(&format!("{k}.kd")),

@@ -28,18 +28,6 @@ fn kernel_dir() -> Option<PathBuf> {
     dir
 }
 
-/// The `.entry` names of a PTX text.
-fn entries(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            l.strip_prefix(".visible .entry ")
-                .or_else(|| l.strip_prefix(".entry "))
-        })
-        .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
-        .collect()
-}
-
 #[test]
 fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
     let Some(src) = kernel_dir() else { return };
@@ -87,7 +75,7 @@ fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
             ptx.contains(".version ") && ptx.contains(".target sm_90"),
             "{file}"
         );
-        let want = entries(&ptx);
+        let want = common::ptx_entries(&ptx);
         assert!(!want.is_empty(), "{file}: NVRTC found no kernels");
         let bundle = Bundle::find(&ptx).unwrap().expect("a source bundle");
         assert_eq!(bundle.name, file);

@@ -229,3 +229,15 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
 }
+
+/// The `.entry` names of a PTX text (kernels, in the order the PTX declares them).
+pub fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix(".visible .entry ")
+                .or_else(|| l.strip_prefix(".entry "))
+        })
+        .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
+        .collect()
+}
