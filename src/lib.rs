@@ -39,8 +39,8 @@ pub use anycuda_api::error::{DriverError, LoadError, NvrtcError, RuntimeError};
 pub use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
 pub use anycuda_api::{functions, hallucinated, params};
 pub use select::{
-    backend, device_count, dispatching_to_cuda, select, BackendChoice, DeviceCountError,
-    SelectError, Selected, ENV_VAR,
+    backend, cuda_dispatch, device_count, select, BackendChoice, DeviceCountError, SelectError,
+    Selected, ENV_VAR,
 };
 
 use std::sync::OnceLock;

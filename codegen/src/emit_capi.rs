@@ -340,25 +340,44 @@ fn export_item(
     let direct: TokenStream =
         if a.module == "driver" && !GUARDED_DRIVER_CALLS.contains(&f.name.as_str()) {
             quote! {
-                if anycuda::dispatching_to_cuda() {
-                    return unsafe { anycuda::#module::#name(#(#args),*) };
+                if let Some(__b) = anycuda::cuda_dispatch() {
+                    return unsafe { <anycuda::Backend as anycuda::#tr>::#name(&__b, #(#args),*) };
                 }
             }
         } else {
             quote!()
         };
+    let guarded = quote! {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor() {
+                Some(__v) => unsafe { <anycuda::Backend as anycuda::#tr>::#name(&__v, #(#args),*) },
+                None => #unloaded,
+            };
+        };
+        unsafe { anycuda::#module::#name(#(#args),*) }
+    };
+    if direct.is_empty() {
+        return Ok(syn::parse_quote! {
+            #[doc = #doc]
+            #[no_mangle]
+            pub unsafe extern "C" fn #sym(#(#decl),*) -> #ret {
+                #guarded
+            }
+        });
+    }
+    // The guarded path out of line: the export is then the one load, the backend's table and a
+    // tail jump into NVIDIA's function, with no registers saved for a path it does not take.
     Ok(syn::parse_quote! {
         #[doc = #doc]
         #[no_mangle]
         pub unsafe extern "C" fn #sym(#(#decl),*) -> #ret {
             #direct
-            let Some(_inside) = crate::guard::Inside::enter() else {
-                return match crate::guard::vendor() {
-                    Some(__v) => unsafe { <anycuda::Backend as anycuda::#tr>::#name(&__v, #(#args),*) },
-                    None => #unloaded,
-                };
-            };
-            unsafe { anycuda::#module::#name(#(#args),*) }
+            #[cold]
+            #[inline(never)]
+            unsafe fn guarded(#(#decl),*) -> #ret {
+                #guarded
+            }
+            unsafe { guarded(#(#args),*) }
         }
     })
 }
@@ -482,7 +501,7 @@ pub fn generate(
     let mut lists: Vec<syn::Item> = Vec::new();
     let mut exports_text = header(
         inputs,
-        "The C ABI's exports: every exported name of the pinned `cuda.h`, `cuda_runtime_api.h` and\n`nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern \"C\"` function with\nthe header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this\nthread is already inside an anycuda C-ABI call comes from a vendor library and goes to\nNVIDIA's library (the CUDA backend), never back into the active backend. Driver API exports\nskip the guard once the CUDA backend dispatches (`anycuda::dispatching_to_cuda`): there a\ncall back from NVIDIA's libraries reaches NVIDIA's driver either way.",
+        "The C ABI's exports: every exported name of the pinned `cuda.h`, `cuda_runtime_api.h` and\n`nvrtc.h` (rules in codegen/src/emit_capi.rs), each a `#[no_mangle] extern \"C\"` function with\nthe header's signature. Each body is the re-entry guard (docs/c-abi.md): a call made while this\nthread is already inside an anycuda C-ABI call comes from a vendor library and goes to\nNVIDIA's library (the CUDA backend), never back into the active backend. Driver API exports\nskip the guard once the CUDA backend dispatches (`anycuda::cuda_dispatch`, one load that\nyields the backend the call then goes to): there a call back from NVIDIA's libraries reaches\nNVIDIA's driver either way.",
     );
     let mut driver_exports = Vec::new();
     for a in &apis {
