@@ -61,6 +61,11 @@ pub const MAX_IMAGE: usize = 1 << 32;
 
 const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 const FATBIN_MAGIC: &[u8] = &[0x50, 0xed, 0x55, 0xba];
+/// The fat binary wrapper's magic (`0x466243B1`, little-endian), as nvcc embeds fat binaries.
+const FATBIN_WRAPPER_MAGIC: &[u8] = &[0xb1, 0x43, 0x62, 0x46];
+/// LLVM bitcode, and its wrapper (`0x0B17C0DE`, little-endian).
+const BITCODE_MAGIC: &[u8] = b"BC\xc0\xde";
+const BITCODE_WRAPPER_MAGIC: &[u8] = &[0xde, 0xc0, 0x17, 0x0b];
 const NT_AMDGPU_METADATA: u32 = 32;
 const NT_AMD_HSA_METADATA_V2: u32 = 10;
 const EIATTR_KPARAM_INFO: u8 = 0x17;
@@ -133,6 +138,55 @@ pub unsafe fn image_len(image: *const core::ffi::c_void) -> Option<usize> {
     if p.is_null() {
         return None;
     }
+    // SAFETY: the caller's image.
+    match unsafe { start_of(p) } {
+        // SAFETY: the caller's complete ELF image.
+        Start::Elf => unsafe { elf::image_len(p, MAX_IMAGE) },
+        // SAFETY: the caller's complete bundle.
+        Start::OffloadBundle => unsafe { bundle_len(p) },
+        Start::OtherBinary => None,
+        // SAFETY: the caller's text image.
+        Start::Text => unsafe { text_len(p) },
+    }
+}
+
+/// The text of a text image (PTX), up to its NUL: `None` for a NULL pointer, a binary image
+/// (ELF, fat binary, offload bundle, LLVM bitcode) or text longer than [`MAX_IMAGE`]. Unlike
+/// [`image_len`] this may be used before a loader judged the image: it reads only the magic
+/// bytes that match, then, for text, up to the NUL.
+///
+/// # Safety
+/// `image` is NULL, or points to a NUL-terminated text or to a binary image at least as long
+/// as its format's magic (what the CUDA and HIP module loaders require of `image`); the text
+/// stays unchanged while the result lives.
+pub unsafe fn text_image<'a>(image: *const core::ffi::c_void) -> Option<&'a [u8]> {
+    let p = image.cast::<u8>();
+    // SAFETY: the caller's image.
+    if p.is_null() || unsafe { start_of(p) } != Start::Text {
+        return None;
+    }
+    // SAFETY: the caller's NUL-terminated text.
+    let n = unsafe { text_len(p) }?;
+    // SAFETY: `n` bytes of text before its NUL, unchanged for `'a` by the caller's contract.
+    Some(unsafe { core::slice::from_raw_parts(p, n) })
+}
+
+/// How an image starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Elf,
+    OffloadBundle,
+    /// A fat binary (either magic), a compressed offload bundle or LLVM bitcode.
+    OtherBinary,
+    Text,
+}
+
+/// Judges an image by its magic bytes, each read only while the earlier ones matched.
+///
+/// # Safety
+/// `p` is non-NULL and points to a NUL-terminated text or to a binary image at least as long
+/// as its magic.
+unsafe fn start_of(p: *const u8) -> Start {
     let starts_with = |magic: &[u8]| {
         magic.iter().enumerate().all(|(i, &m)| {
             // SAFETY: `p` is readable up to the end of its image: `i` stays at or before the
@@ -142,16 +196,30 @@ pub unsafe fn image_len(image: *const core::ffi::c_void) -> Option<usize> {
         })
     };
     if starts_with(b"\x7fELF") {
-        // SAFETY: the caller's complete ELF image.
-        return unsafe { elf::image_len(p, MAX_IMAGE) };
+        Start::Elf
+    } else if starts_with(BUNDLE_MAGIC) {
+        Start::OffloadBundle
+    } else if [
+        b"CCOB".as_slice(),
+        FATBIN_MAGIC,
+        FATBIN_WRAPPER_MAGIC,
+        BITCODE_MAGIC,
+        BITCODE_WRAPPER_MAGIC,
+    ]
+    .into_iter()
+    .any(starts_with)
+    {
+        Start::OtherBinary
+    } else {
+        Start::Text
     }
-    if starts_with(BUNDLE_MAGIC) {
-        // SAFETY: the caller's complete bundle.
-        return unsafe { bundle_len(p) };
-    }
-    if starts_with(b"CCOB") || starts_with(FATBIN_MAGIC) {
-        return None;
-    }
+}
+
+/// The length of NUL-terminated text, `None` past [`MAX_IMAGE`].
+///
+/// # Safety
+/// `p` points to a NUL-terminated text.
+unsafe fn text_len(p: *const u8) -> Option<usize> {
     let mut n = 0;
     // SAFETY: text is read up to its terminating NUL, which the caller's image has.
     while unsafe { *p.add(n) } != 0 {

@@ -15,55 +15,11 @@
 //! headers are on; without an installed cache every load compiles.
 
 use crate::HipBackend;
-use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use anycuda_api::rtc_bundle::Bundle;
-use anycuda_api::traits::Rtc;
-use core::ffi::{c_char, c_int};
-use std::ffi::CString;
+pub use anycuda_api::rtc_bundle::BundleCompileError;
 
-/// Why a bundle did not compile: hipRTC's (NVRTC-named) code and the compile log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BundleCompileError {
-    /// The NVRTC-named result of the failing call.
-    pub code: nvrtcResult,
-    /// The call that failed.
-    pub call: &'static str,
-    /// The compile log (anycuda's notes first), empty when none was made.
-    pub log: String,
-}
-
-impl std::fmt::Display for BundleCompileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} failed: {}", self.call, self.code)?;
-        if !self.log.is_empty() {
-            write!(f, "\n{}", self.log)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for BundleCompileError {}
-
-/// A string for hipRTC, or the invalid-input error naming `what`.
-fn c_string(what: &'static str, s: &str) -> Result<CString, BundleCompileError> {
-    CString::new(s).map_err(|_| BundleCompileError {
-        code: nvrtcResult::NVRTC_ERROR_INVALID_INPUT,
-        call: what,
-        log: "the source bundle holds a NUL byte".into(),
-    })
-}
-
-/// Destroys the program when dropped (every way out of [`compile_bundle`]).
-struct Guard<'a>(&'a HipBackend, nvrtcProgram);
-
-impl Drop for Guard<'_> {
-    fn drop(&mut self) {
-        // SAFETY: a program this module created and still owns.
-        unsafe { self.0.nvrtcDestroyProgram(&mut self.1) };
-    }
-}
-
-/// Compiles `bundle` with hipRTC and returns the AMD code object.
+/// Compiles `bundle` with hipRTC and returns the AMD code object (PTX on HIP's NVIDIA
+/// platform), through [`anycuda_api::rtc_bundle::compile`].
 ///
 /// `target` names the AMD target (`gfx90a`, ...); `None` takes the current device's, as
 /// every run-time compile on this backend does. The bundle's options are passed as NVRTC
@@ -78,117 +34,23 @@ pub fn compile_bundle(
     bundle: &Bundle,
     target: Option<&str>,
 ) -> Result<Vec<u8>, BundleCompileError> {
-    let fail = |call, code, log: String| BundleCompileError { code, call, log };
-    let src = c_string("nvrtcCreateProgram", &bundle.source)?;
-    let name = c_string("nvrtcCreateProgram", &bundle.name)?;
-    let mut header_names = Vec::with_capacity(bundle.headers.len());
-    let mut header_texts = Vec::with_capacity(bundle.headers.len());
-    for (n, t) in &bundle.headers {
-        header_names.push(c_string("nvrtcCreateProgram", n)?);
-        header_texts.push(c_string("nvrtcCreateProgram", t)?);
-    }
-    let names: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
-    let texts: Vec<*const c_char> = header_texts.iter().map(|s| s.as_ptr()).collect();
-    let count = c_int::try_from(names.len()).map_err(|_| {
-        fail(
-            "nvrtcCreateProgram",
-            nvrtcResult::NVRTC_ERROR_INVALID_INPUT,
-            "too many headers".into(),
-        )
-    })?;
-    let mut opts: Vec<CString> = Vec::with_capacity(bundle.options.len() + 1);
-    if let Some(t) = target {
-        // On HIP's NVIDIA platform hipRTC is NVRTC, which takes CUDA's option (the target there
-        // is the device's `sm_XY`); anycuda's own option is for AMD targets.
-        let opt = if crate::conv::nvidia(b) {
+    // On HIP's NVIDIA platform hipRTC is NVRTC, which takes CUDA's option (the target there is
+    // the device's `sm_XY`); anycuda's own option is for AMD targets.
+    let opt = target.map(|t| {
+        if crate::conv::nvidia(b) {
             format!("--gpu-architecture={t}")
         } else {
             format!("--anycuda-hip-arch={t}")
-        };
-        opts.push(c_string("nvrtcCompileProgram", &opt)?);
-    }
-    for o in &bundle.options {
-        opts.push(c_string("nvrtcCompileProgram", o)?);
-    }
-    let opt_ptrs: Vec<*const c_char> = opts.iter().map(|s| s.as_ptr()).collect();
-    let mut prog: nvrtcProgram = core::ptr::null_mut();
-    // SAFETY: valid out-pointer; NUL-terminated strings and `count`-long arrays that outlive
-    // the call.
-    let r = unsafe {
-        b.nvrtcCreateProgram(
-            &mut prog,
-            src.as_ptr(),
-            name.as_ptr(),
-            count,
-            texts.as_ptr(),
-            names.as_ptr(),
-        )
-    };
-    if r != nvrtcResult::NVRTC_SUCCESS {
-        return Err(fail("nvrtcCreateProgram", r, String::new()));
-    }
-    let guard = Guard(b, prog);
-    // SAFETY: a live program; `opt_ptrs` holds `opts.len()` NUL-terminated strings.
-    let r = unsafe { b.nvrtcCompileProgram(guard.1, opt_ptrs.len() as c_int, opt_ptrs.as_ptr()) };
-    if r != nvrtcResult::NVRTC_SUCCESS {
-        return Err(fail("nvrtcCompileProgram", r, program_log(b, guard.1)));
-    }
-    let mut size = 0usize;
-    // SAFETY: a live, compiled program; valid out-pointer.
-    let r = unsafe { b.nvrtcGetCUBINSize(guard.1, &mut size) };
-    if r != nvrtcResult::NVRTC_SUCCESS {
-        return Err(fail("nvrtcGetCUBINSize", r, String::new()));
-    }
-    let mut code = vec![0u8; size];
-    // SAFETY: a buffer of the size the previous call reported.
-    let r = unsafe { b.nvrtcGetCUBIN(guard.1, code.as_mut_ptr().cast()) };
-    if r != nvrtcResult::NVRTC_SUCCESS {
-        return Err(fail("nvrtcGetCUBIN", r, String::new()));
-    }
-    Ok(code)
+        }
+    });
+    anycuda_api::rtc_bundle::compile(b, bundle, opt.as_deref())
 }
 
 /// What produced the code and for what: the cache key's fields besides the bundle, or `None`
-/// when the compiler cannot be identified (then nothing is cached).
+/// when hipRTC cannot be identified (then nothing is cached).
 fn key_fields(b: &HipBackend, target: &str) -> Option<Vec<Vec<u8>>> {
     let lib = b.rtc.as_ref().ok()?;
-    let meta = std::fs::metadata(&lib.path).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some(vec![
-        b"anycuda-hip bundle code 2".to_vec(),
-        env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
-        vec![u8::from(anycuda_api::rtc_input::builtins_enabled())],
-        builtin_header_texts().to_vec(),
-        target.as_bytes().to_vec(),
-        lib.path.as_bytes().to_vec(),
-        lib.version.to_le_bytes().to_vec(),
-        meta.len().to_le_bytes().to_vec(),
-        mtime.as_nanos().to_le_bytes().to_vec(),
-    ])
-}
-
-/// Every built-in header the compile may use, names and texts: part of the key, because they
-/// are compiled into anycuda and change between its builds without a version change (the cache
-/// hashes the key, so only a different text matters).
-fn builtin_header_texts() -> &'static [u8] {
-    static TEXTS: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    TEXTS.get_or_init(|| {
-        use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
-        let mut v = Vec::new();
-        for t in [RtcTarget::Hiprtc, RtcTarget::Nvrtc] {
-            for (name, text) in builtin_headers(t) {
-                for part in [name.as_bytes(), text.as_bytes()] {
-                    v.extend_from_slice(&part.len().to_le_bytes());
-                    v.extend_from_slice(part);
-                }
-            }
-        }
-        v
-    })
+    anycuda_api::rtc_bundle::key_fields("anycuda-hip bundle code 3", target, &lib.path, lib.version)
 }
 
 /// [`compile_bundle`] through the installed code cache (see the module docs): the code, and
@@ -203,28 +65,11 @@ pub fn compile_bundle_cached(
     target: Option<&str>,
 ) -> Result<(Vec<u8>, bool), BundleCompileError> {
     let arch = target.map(str::to_owned).or_else(|| b.current_arch());
-    let cache = anycuda_api::rtc_bundle::code_cache();
-    let key = match (cache, arch.as_deref(), bundle.to_text()) {
-        (Some(_), Some(a), Ok(text)) => key_fields(b, a).map(|mut f| {
-            f.push(text.into_bytes());
-            f
-        }),
-        _ => None,
-    };
-    let fields: Option<Vec<&[u8]>> = key.as_ref().map(|k| k.iter().map(Vec::as_slice).collect());
-    if let (Some(c), Some(f)) = (cache, &fields) {
-        // Only what a compile writes stands for one (an AMD code object, or PTX on HIP's NVIDIA
-        // platform); anything else is a miss.
-        if let Some(code) = c.get(f).filter(|c| plausible_code(c)) {
-            return Ok((code, true));
-        }
-    }
+    let key = arch.as_deref().and_then(|a| key_fields(b, a));
     // The target found for the key is the one compiled for, even if the device changes.
-    let code = compile_bundle(b, bundle, arch.as_deref())?;
-    if let (Some(c), Some(f)) = (cache, &fields) {
-        c.put(f, &code);
-    }
-    Ok((code, false))
+    anycuda_api::rtc_bundle::cached(key, bundle, plausible_code, || {
+        compile_bundle(b, bundle, arch.as_deref())
+    })
 }
 
 /// Whether `code` is what a bundle compile writes: an ELF code object, or PTX text (hipRTC's
@@ -236,28 +81,12 @@ fn plausible_code(code: &[u8]) -> bool {
             && code.windows(8).any(|w| w == b".target "))
 }
 
-/// The program's log, or an empty text when it cannot be read.
-fn program_log(b: &HipBackend, prog: nvrtcProgram) -> String {
-    let mut size = 0usize;
-    // SAFETY: a live program; valid out-pointer.
-    if unsafe { b.nvrtcGetProgramLogSize(prog, &mut size) } != nvrtcResult::NVRTC_SUCCESS {
-        return String::new();
-    }
-    let mut buf = vec![0u8; size.max(1)];
-    // SAFETY: a buffer of the reported size.
-    if unsafe { b.nvrtcGetProgramLog(prog, buf.as_mut_ptr().cast()) } != nvrtcResult::NVRTC_SUCCESS
-    {
-        return String::new();
-    }
-    let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::adapt::image::{self, code_from_bundle};
     use anycuda_api::driver::CUresult;
+    use anycuda_api::nvrtc::nvrtcResult;
 
     /// The backend with hipRTC loaded; `None` (skip) off CI when it is missing.
     fn hiprtc() -> Option<HipBackend> {
