@@ -121,6 +121,14 @@ pub fn compiled_in() -> Vec<BackendKind> {
     v
 }
 
+/// Gives the backends the persistent program cache for the code they compile from source
+/// bundles (once per process; the second backend's load finds it installed).
+fn install_bundle_code_cache() {
+    anycuda_api::rtc_bundle::install_code_cache(Box::new(
+        crate::core::cache::BundleCodeCache::default_cache(),
+    ));
+}
+
 impl Backend {
     /// Loads a backend (once per process; later calls return the same one). Loading itself
     /// does not fail for missing libraries: see [`Backend::libraries`] for what loaded.
@@ -132,15 +140,16 @@ impl Backend {
             #[cfg(feature = "backend-cuda")]
             BackendKind::Cuda => Ok(Backend::Cuda(CUDA.get_or_init(|| {
                 let _loading = Loading::enter(kind);
+                // PTX the driver refuses, rescued from its source bundle, goes through the
+                // program cache too.
+                install_bundle_code_cache();
                 anycuda_cuda::CudaBackend::load()
             }))),
             #[cfg(feature = "backend-hip")]
             BackendKind::Hip => Ok(Backend::Hip(HIP.get_or_init(|| {
                 let _loading = Loading::enter(kind);
                 // Bundled PTX compiled on load goes through the program cache.
-                anycuda_api::rtc_bundle::install_code_cache(Box::new(
-                    crate::core::cache::BundleCodeCache::default_cache(),
-                ));
+                install_bundle_code_cache();
                 anycuda_hip::HipBackend::load()
             }))),
             #[allow(unreachable_patterns)]

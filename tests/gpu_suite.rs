@@ -1018,6 +1018,124 @@ fn modules_ptx_cubin_globals() {
     }
 }
 
+/// PTX the driver refuses (here a PTX ISA version newer than any driver's) loads from the
+/// source bundle `anycuda nvcc` records in it: the CUDA backend compiles the bundle with NVRTC
+/// into a cubin for the device (backends/cuda/src/rtc_bundle.rs). Through `cuModuleLoadData`,
+/// `cuModuleLoadDataEx`, `cuModuleLoad` and `cuLibraryLoadData`; the kernel computes with the
+/// bundle's header and define. The same PTX without a bundle keeps the driver's refusal.
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn ptx_the_driver_refuses_loads_from_its_source_bundle() {
+    let Some(g) = gpu("ptx_the_driver_refuses_loads_from_its_source_bundle") else {
+        return;
+    };
+    let Some(cuda) = g.backend.as_cuda() else {
+        // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
+        println!(
+            "N/A: on HIP's NVIDIA platform PTX loads as PTX unless ANYCUDA_HIP_BUNDLES=always \
+             (ci/capi-gpu.sh's bundled_ptx takes that route); on AMD every bundle is compiled"
+        );
+        return;
+    };
+    let bundle = anycuda_api::rtc_bundle::Bundle {
+        name: "step.cu".into(),
+        source: "#include \"step.cuh\"\n\
+                 extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\
+                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 if (i < n) p[i] = step(p[i]);\n}\n"
+            .into(),
+        headers: vec![(
+            "step.cuh".into(),
+            "__device__ inline int step(int v) { return v + STEP; }\n".into(),
+        )],
+        options: vec!["-DSTEP=3".into()],
+        producer: "gpu_suite".into(),
+        ..Default::default()
+    };
+    // No driver takes PTX ISA 99.9, and its body is never read: only the bundle can help.
+    let head = ".version 99.9\n.target sm_52\n.address_size 64\n";
+    let bare = format!("{head}\0");
+    let bundled = format!("{head}{}\0", bundle.to_text().unwrap());
+    let native = cuda.native_driver().unwrap().cuModuleLoadData.unwrap();
+    let mut m = null_mut();
+    // SAFETY: NUL-terminated PTX text; valid out-pointer.
+    let refused = unsafe { native(&mut m, bundled.as_ptr().cast()) };
+    println!("  NVIDIA's driver itself: {refused:?}");
+    // CUDA's answer for PTX newer than the driver is UNSUPPORTED_PTX_VERSION; INVALID_PTX, a
+    // refusal the rescue also covers, is taken too (the line above prints which came).
+    assert!(
+        matches!(
+            refused,
+            CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION | CUresult::CUDA_ERROR_INVALID_PTX
+        ),
+        "the driver took or refused PTX 99.9 otherwise: {refused:?}"
+    );
+    // SAFETY: as above.
+    let bare_load = unsafe { cuModuleLoadData(&mut m, bare.as_ptr().cast()) };
+    expect_code!(bare_load, refused);
+    let n = 1000u32;
+    let run = |f: CUfunction| {
+        let start: Vec<i32> = (0..n as i32).collect();
+        let mut d: CUdeviceptr = 0;
+        // SAFETY: a fresh allocation of n ints, filled, used by one launch of `f` (which touches
+        // p[i] for i < n), read back and freed.
+        unsafe {
+            ck!(cuMemAlloc(&mut d, n as usize * 4));
+            ck!(cuMemcpyHtoD(d, start.as_ptr().cast(), n as usize * 4));
+            let (mut p, mut len) = (d, n);
+            launch_1d(f, n, 128, null_mut(), &mut [arg(&mut p), arg(&mut len)]);
+            ck!(cuCtxSynchronize());
+            let got: Vec<i32> = dtoh(d, n as usize);
+            ck!(cuMemFree(d));
+            assert!(
+                got.iter().zip(&start).all(|(g, s)| *g == s + 3),
+                "add_step computed wrong"
+            );
+        }
+    };
+    let from_data = Module::load(bundled.as_bytes());
+    run(from_data.func(c"add_step"));
+    // SAFETY: as above; no JIT options.
+    unsafe {
+        ck!(cuModuleLoadDataEx(
+            &mut m,
+            bundled.as_ptr().cast(),
+            0,
+            null_mut(),
+            null_mut()
+        ));
+    }
+    let from_ex = Module(m);
+    run(from_ex.func(c"add_step"));
+    let path = std::env::temp_dir().join(format!("anycuda-refused-{}.ptx", std::process::id()));
+    std::fs::write(&path, &bundled.as_bytes()[..bundled.len() - 1]).unwrap();
+    let cpath = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path of a PTX file.
+    unsafe { ck!(cuModuleLoad(&mut m, cpath.as_ptr())) };
+    let _ = std::fs::remove_file(&path);
+    let from_file = Module(m);
+    run(from_file.func(c"add_step"));
+    let mut lib: CUlibrary = null_mut();
+    let mut kernel: CUkernel = null_mut();
+    // SAFETY: NUL-terminated PTX text, no options; the library is unloaded once below.
+    unsafe {
+        ck!(cuLibraryLoadData(
+            &mut lib,
+            bundled.as_ptr().cast(),
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut(),
+            null_mut(),
+            0
+        ));
+        ck!(cuLibraryGetKernel(&mut kernel, lib, c"add_step".as_ptr()));
+        // A CUkernel is accepted wherever a CUfunction is (CUDA 12.0 on).
+        run(kernel.cast());
+        ck!(cuLibraryUnload(lib));
+    }
+}
+
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn launch_1d_3d_dynamic_shared() {

@@ -224,3 +224,47 @@ fn a_real_nvccs_ptx_gets_the_bundle_and_a_wrapper_loop_is_stopped() {
     assert!(err.contains("ANYCUDA_REAL_NVCC"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The CUDA backend's rescue of PTX its driver refuses (backends/cuda/src/rtc_bundle.rs)
+/// compiles the bundle with NVRTC into a cubin, through the same function the HIP backend
+/// uses: here for sm_90 without a GPU, with the bundle's header and define both needed. The
+/// load itself, on a driver that refuses the PTX, is `ptx_the_driver_refuses_loads_from_its_source_bundle`
+/// in tests/gpu_suite.rs.
+#[test]
+fn a_bundle_compiles_into_a_cubin_with_nvrtc() {
+    let Some(b) = common::compiler(BackendKind::Cuda) else {
+        return;
+    };
+    let cuda = b.as_cuda().expect("the CUDA backend");
+    let bundle = Bundle {
+        name: "step.cu".into(),
+        source: "#include \"step.cuh\"\n\
+                 extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\
+                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 if (i < n) p[i] = step(p[i]);\n}\n"
+            .into(),
+        headers: vec![(
+            "step.cuh".into(),
+            "__device__ inline int step(int v) { return v + STEP; }\n".into(),
+        )],
+        options: vec!["-DSTEP=3".into()],
+        producer: "test".into(),
+        ..Bundle::default()
+    };
+    let target = Some("--gpu-architecture=sm_90");
+    let code = anycuda_api::rtc_bundle::compile(cuda, &bundle, target).unwrap();
+    assert!(code.starts_with(b"\x7fELF"), "not an ELF");
+    assert_eq!(u16::from_le_bytes([code[18], code[19]]), 190, "not EM_CUDA");
+    assert!(
+        code.windows(9).any(|w| w == b"add_step\0"),
+        "the kernel is missing"
+    );
+    let mut no_header = bundle.clone();
+    no_header.headers.clear();
+    let e = anycuda_api::rtc_bundle::compile(cuda, &no_header, target).unwrap_err();
+    assert!(e.log.contains("step.cuh"), "{e}");
+    let mut no_define = bundle.clone();
+    no_define.options.clear();
+    let e = anycuda_api::rtc_bundle::compile(cuda, &no_define, target).unwrap_err();
+    assert!(e.log.contains("STEP"), "{e}");
+}

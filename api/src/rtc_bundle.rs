@@ -5,7 +5,9 @@
 //! `nvcc --ptx` at build time (cudaforge, bindgen_cuda) therefore embeds code that cannot run on
 //! AMD. The bundle carries the kernel's *source* inside that PTX, as comment lines the CUDA
 //! driver ignores; on HIP, loading such PTX compiles the bundle with hipRTC for the device
-//! instead (backends/hip, `adapt/bundle.rs`).
+//! instead (backends/hip, `adapt/image.rs`), and on CUDA a driver that refuses the PTX (too new
+//! a PTX version, another GPU's target) gets a cubin compiled from it by NVRTC
+//! (backends/cuda, `rtc_bundle.rs`). Both compile through [`compile`] and [`cached`].
 //!
 //! # Format (version 1)
 //!

@@ -12,6 +12,10 @@ use anycuda_api::CudaEnum;
 use core::ffi::c_char;
 
 pub use crate::generated::forward::DRIVER_SERVED;
+// Module and library loads: PTX the driver refuses is rescued from its source bundle.
+pub(crate) use crate::rtc_bundle::{
+    cuLibraryLoadData, cuLibraryLoadFromFile, cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx,
+};
 
 /// No libcuda: the driver is as good as uninitialised.
 pub(crate) const NO_LIB: CUresult = CUresult::CUDA_ERROR_NOT_INITIALIZED;

@@ -18,6 +18,7 @@ mod loader;
 pub mod nccl;
 pub mod nvjitlink;
 pub mod rtc;
+mod rtc_bundle;
 pub mod runtime;
 
 #[allow(missing_docs, non_snake_case, non_camel_case_types, clippy::all)]

@@ -3321,10 +3321,16 @@ mod driver_forward {
                 numLibraryOptions: c_uint,
             ) -> CUresult {
                 unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuLibraryLoadData(library, code, jitOptions, jitOptionsValues,
-                        numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+                    crate::driver::cuLibraryLoadData(
+                        self,
+                        library,
+                        code,
+                        jitOptions,
+                        jitOptionsValues,
+                        numJitOptions,
+                        libraryOptions,
+                        libraryOptionValues,
+                        numLibraryOptions,
                     )
                 }
             }
@@ -3341,10 +3347,16 @@ mod driver_forward {
                 numLibraryOptions: c_uint,
             ) -> CUresult {
                 unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues,
-                        numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+                    crate::driver::cuLibraryLoadFromFile(
+                        self,
+                        library,
+                        fileName,
+                        jitOptions,
+                        jitOptionsValues,
+                        numJitOptions,
+                        libraryOptions,
+                        libraryOptionValues,
+                        numLibraryOptions,
                     )
                 }
             }
@@ -5151,12 +5163,7 @@ mod driver_forward {
                 module: *mut CUmodule,
                 fname: *const c_char,
             ) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuModuleLoad(module, fname)
-                    )
-                }
+                unsafe { crate::driver::cuModuleLoad(self, module, fname) }
             }
             #[inline]
             unsafe fn cuModuleLoadData(
@@ -5164,12 +5171,7 @@ mod driver_forward {
                 module: *mut CUmodule,
                 image: *const c_void,
             ) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuModuleLoadData(module, image)
-                    )
-                }
+                unsafe { crate::driver::cuModuleLoadData(self, module, image) }
             }
             #[inline]
             unsafe fn cuModuleLoadDataEx(
@@ -5181,9 +5183,13 @@ mod driver_forward {
                 optionValues: *mut *mut c_void,
             ) -> CUresult {
                 unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuModuleLoadDataEx(module, image, numOptions, options, optionValues)
+                    crate::driver::cuModuleLoadDataEx(
+                        self,
+                        module,
+                        image,
+                        numOptions,
+                        options,
+                        optionValues,
                     )
                 }
             }
