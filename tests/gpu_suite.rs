@@ -16,6 +16,8 @@
 // `cudaStream_t` and `CUstream` are one C type (`struct CUstream_st *`), but anycuda's runtime and
 // driver modules each declare their own `CUstream_st`, so mixing the APIs needs `as` casts here.
 
+mod common;
+
 use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
 use anycuda::runtime::*;
@@ -1023,6 +1025,7 @@ fn modules_ptx_cubin_globals() {
 /// into a cubin for the device (backends/cuda/src/rtc_bundle.rs). Through `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`, `cuModuleLoad` and `cuLibraryLoadData`; the kernel computes with the
 /// bundle's header and define. The same PTX without a bundle keeps the driver's refusal.
+#[cfg(feature = "backend-cuda")] // the CUDA backend's rescue, and NVIDIA's driver asked directly
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn ptx_the_driver_refuses_loads_from_its_source_bundle() {
@@ -1037,21 +1040,7 @@ fn ptx_the_driver_refuses_loads_from_its_source_bundle() {
         );
         return;
     };
-    let bundle = anycuda_api::rtc_bundle::Bundle {
-        name: "step.cu".into(),
-        source: "#include \"step.cuh\"\n\
-                 extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\
-                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-                 if (i < n) p[i] = step(p[i]);\n}\n"
-            .into(),
-        headers: vec![(
-            "step.cuh".into(),
-            "__device__ inline int step(int v) { return v + STEP; }\n".into(),
-        )],
-        options: vec!["-DSTEP=3".into()],
-        producer: "gpu_suite".into(),
-        ..Default::default()
-    };
+    let bundle = common::step_bundle();
     // No driver takes PTX ISA 99.9, and its body is never read: only the bundle can help.
     let head = ".version 99.9\n.target sm_52\n.address_size 64\n";
     let bare = format!("{head}\0");

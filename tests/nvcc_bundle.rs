@@ -236,21 +236,7 @@ fn a_bundle_compiles_into_a_cubin_with_nvrtc() {
         return;
     };
     let cuda = b.as_cuda().expect("the CUDA backend");
-    let bundle = Bundle {
-        name: "step.cu".into(),
-        source: "#include \"step.cuh\"\n\
-                 extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\
-                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-                 if (i < n) p[i] = step(p[i]);\n}\n"
-            .into(),
-        headers: vec![(
-            "step.cuh".into(),
-            "__device__ inline int step(int v) { return v + STEP; }\n".into(),
-        )],
-        options: vec!["-DSTEP=3".into()],
-        producer: "test".into(),
-        ..Bundle::default()
-    };
+    let bundle = common::step_bundle();
     let target = Some("--gpu-architecture=sm_90");
     let code = anycuda_api::rtc_bundle::compile(cuda, &bundle, target).unwrap();
     assert!(code.starts_with(b"\x7fELF"), "not an ELF");

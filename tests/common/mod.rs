@@ -241,3 +241,24 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
         .map(|l| l.split('(').next().unwrap_or(l).trim().to_owned())
         .collect()
 }
+
+/// A source bundle whose kernel needs both its bundled header and its define: `add_step(p, n)`
+/// adds 3 to each of `p[0..n]` (the CUDA backend's rescue of refused PTX is tested with it, in
+/// CI and on the GPU).
+pub fn step_bundle() -> anycuda_api::rtc_bundle::Bundle {
+    anycuda_api::rtc_bundle::Bundle {
+        name: "step.cu".into(),
+        source: "#include \"step.cuh\"\n\
+                 extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\
+                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 if (i < n) p[i] = step(p[i]);\n}\n"
+            .into(),
+        headers: vec![(
+            "step.cuh".into(),
+            "__device__ inline int step(int v) { return v + STEP; }\n".into(),
+        )],
+        options: vec!["-DSTEP=3".into()],
+        producer: "anycuda tests".into(),
+        ..Default::default()
+    }
+}

@@ -285,25 +285,18 @@ pub(crate) unsafe fn cuLibraryLoadData(
     libraryOptionValues: *mut *mut c_void,
     numLibraryOptions: c_uint,
 ) -> CUresult {
-    let load = |image: *const c_void| {
-        // SAFETY: the caller's contract, forwarded with `image` for `code`.
-        unsafe {
-            call!(
-                b.driver,
-                NO_LIB,
-                NO_FN,
-                cuLibraryLoadData(
-                    library,
-                    image,
-                    jitOptions,
-                    jitOptionsValues,
-                    numJitOptions,
-                    libraryOptions,
-                    libraryOptionValues,
-                    numLibraryOptions
-                )
-            )
-        }
+    // SAFETY: the caller's contract.
+    let load = unsafe {
+        library_loader(
+            b,
+            library,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
     };
     let first = load(code);
     if first == CUresult::CUDA_SUCCESS {
@@ -350,8 +343,47 @@ pub(crate) unsafe fn cuLibraryLoadFromFile(
             )
         )
     };
-    let load = |image: *const c_void| {
-        // SAFETY: the caller's contract, forwarded with the file's image in memory.
+    // SAFETY: the caller's contract.
+    let load = unsafe {
+        library_loader(
+            b,
+            library,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    };
+    if first == CUresult::CUDA_SUCCESS {
+        // SAFETY: non-NULL and NUL-terminated (the driver read the file by this name).
+        let text = unsafe { file_text(fileName) };
+        // SAFETY: `library` was just written by the successful load.
+        return unsafe { check_lazy_library(b, library, text.as_deref(), load) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { retry_file(b, first, fileName, load) }
+}
+
+/// `cuLibraryLoadData` of an image with the caller's library options: what a library load
+/// retries with the cubin (`cuLibraryLoadFromFile`'s retry too, from the file's text).
+///
+/// # Safety
+/// CUDA's contract for `cuLibraryLoadData`, but for the image, which the closure takes.
+#[allow(clippy::too_many_arguments)] // CUDA's signature
+unsafe fn library_loader<'a>(
+    b: &'a CudaBackend,
+    library: *mut CUlibrary,
+    jitOptions: *mut CUjit_option,
+    jitOptionsValues: *mut *mut c_void,
+    numJitOptions: c_uint,
+    libraryOptions: *mut CUlibraryOption,
+    libraryOptionValues: *mut *mut c_void,
+    numLibraryOptions: c_uint,
+) -> impl Fn(*const c_void) -> CUresult + 'a {
+    move |image| {
+        // SAFETY: the caller's contract, with a complete image.
         unsafe {
             call!(
                 b.driver,
@@ -369,15 +401,7 @@ pub(crate) unsafe fn cuLibraryLoadFromFile(
                 )
             )
         }
-    };
-    if first == CUresult::CUDA_SUCCESS {
-        // SAFETY: non-NULL and NUL-terminated (the driver read the file by this name).
-        let text = unsafe { file_text(fileName) };
-        // SAFETY: `library` was just written by the successful load.
-        return unsafe { check_lazy_library(b, library, text.as_deref(), load) };
     }
-    // SAFETY: the caller's contract.
-    unsafe { retry_file(b, first, fileName, load) }
 }
 
 /// Libraries load lazily: the driver compiles a library's PTX when a context first needs it,
