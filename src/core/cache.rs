@@ -456,8 +456,9 @@ pub fn default_cache() -> Option<Arc<dyn ProgramCache>> {
 }
 
 /// A [`ProgramCache`] as the backends' store for code compiled from PTX source bundles
-/// (`anycuda nvcc`'s, compiled by the HIP backend when such PTX loads on AMD). anycuda installs
-/// the [`default_cache`] one when the HIP backend is first loaded, so those compiles are cached
+/// (`anycuda nvcc`'s, compiled by the HIP backend when such PTX loads on AMD, and by the CUDA
+/// backend when its driver refuses such PTX). anycuda installs
+/// the [`default_cache`] one when a backend is first loaded, so those compiles are cached
 /// like [`Program`](super::Program)'s.
 #[derive(Debug, Clone, Default)]
 pub struct BundleCodeCache(Option<Arc<dyn ProgramCache>>);
