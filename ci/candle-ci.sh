@@ -60,7 +60,7 @@ KEY_SCHEMA=1
 # The sources of what `anycuda nvcc` writes when a real nvcc runs: the command (main.rs hands
 # nvcc's command line to it), the bundle (its text format and gathering), the include resolution
 # and the built-in header list that decide which headers are bundled.
-FRONT_END=(src/main.rs src/cli/nvcc.rs api/src/rtc_bundle.rs api/src/rtc_include.rs
+FRONT_END=(src/main.rs src/cli/nvcc.rs api/src/rtc_bundle/mod.rs api/src/rtc_include.rs
     api/src/rtc_headers.rs api/src/rtc_headers_extra.rs api/src/rtc_input.rs)
 KEY="$({
     echo "candle-ci $KEY_SCHEMA"
