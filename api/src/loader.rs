@@ -1,18 +1,25 @@
-//! Finding and opening the vendor libraries: sonames first, then the environment's install dirs.
+//! Finding and opening the vendor libraries, in cuda.pathfinder's order: an explicit file, a
+//! library already loaded, NVIDIA's pip wheels (site-packages' `nvidia/*/lib`), conda's `lib`,
+//! the install roots' variables, then the loader's path (see [`Search::plan_with`]).
 //!
-//! Loading never panics: every failure becomes a [`LoadError`] naming what was tried.
+//! Loading never panics: every failure becomes a [`LoadError`] naming what was tried, and each
+//! library's tries are kept for reports ([`traces`], `anycuda info`). Finding the candidates
+//! runs no process and reads only the environment, `/proc/self` and a few folders: it is safe
+//! while a library loads (anycuda's C ABI searches from inside the host program).
 //!
 //! # Trust
 //! A library named by the environment (`ANYCUDA_*_LIBRARY`, `CUDA_PATH`/`CUDA_HOME`,
-//! `ROCM_PATH`/`HIP_PATH`) or found on the loader's path is **trusted**: loading it runs its
-//! initialisers, and its entry points are called with CUDA's or HIP's ABI on the caller's
-//! pointers. anycuda checks that the symbols exist and the version is new enough, nothing
-//! more; whoever can set those variables can run code in the process, as with `LD_PRELOAD`.
+//! `ROCM_PATH`/`HIP_PATH`, `CONDA_PREFIX`, `VIRTUAL_ENV`, `ANYCUDA_SITE_PACKAGES`), installed in
+//! the running Python's site-packages, already loaded by the program, or found on the loader's
+//! path is **trusted**: loading it runs its initialisers, and its entry points are called with
+//! CUDA's or HIP's ABI on the caller's pointers. anycuda checks that the symbols exist and the
+//! version is new enough, nothing more; whoever can set those variables (or install packages
+//! into that Python) can run code in the process, as with `LD_PRELOAD`.
 
 use crate::error::LoadError;
 use libloading::Library;
-use std::ffi::{c_void, CStr};
-use std::path::PathBuf;
+use std::ffi::{c_void, CStr, OsString};
+use std::path::{Path, PathBuf};
 
 /// An opened library and the path (or soname) it was opened by.
 #[derive(Debug)]
@@ -227,42 +234,457 @@ pub struct Search {
     pub library: &'static str,
     /// An environment variable naming an exact file; when set, it is the only candidate.
     pub explicit_env: &'static str,
-    /// Sonames tried through the system loader, in order.
+    /// Sonames, in order of preference: looked for among the libraries already loaded, in
+    /// NVIDIA's wheels and conda's `lib`, under the install roots, and through the system loader.
     pub sonames: &'static [&'static str],
-    /// Environment variables naming install roots (e.g. `CUDA_PATH`), tried after the sonames.
+    /// Environment variables naming install roots (e.g. `CUDA_PATH`), tried after conda's
+    /// folder and before the loader's path.
     pub root_envs: &'static [&'static str],
     /// Subdirectories of each root holding the library.
     pub lib_dirs: &'static [&'static str],
-    /// Fixed install roots tried last (e.g. `/opt/rocm`).
+    /// Fixed install roots (e.g. `/opt/rocm`), tried after the loader's path.
     pub default_roots: &'static [&'static str],
 }
 
-impl Search {
-    /// Every candidate in search order: the explicit file alone when its variable is set; else
-    /// the sonames, the roots' folders, then the sonames by path (the loader's cache,
-    /// `LD_LIBRARY_PATH`, [`SYSTEM_LIB_DIRS`]), which find the vendor's files when a soname
-    /// answers with anycuda's own C ABI.
-    pub fn candidates(&self) -> Vec<String> {
-        if let Some(p) = std::env::var_os(self.explicit_env).filter(|p| !p.is_empty()) {
-            return vec![p.to_string_lossy().into_owned()];
+/// One step of the search, in the order the steps run (cuda.pathfinder's order, then the
+/// fallbacks): see [`Search::plan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// The exact file named by the library's `ANYCUDA_*_LIBRARY` variable (the only candidate
+    /// when it is set).
+    Explicit,
+    /// A library of that soname already loaded in the process (`dlopen(RTLD_NOLOAD)`).
+    AlreadyLoaded,
+    /// `nvidia/*/lib` in a site-packages folder: NVIDIA's pip wheels (`nvidia/cu13/lib` for
+    /// CUDA 13, `nvidia/cuda_nvrtc/lib`, `nvidia/cuda_runtime/lib`, ... for CUDA 12).
+    SitePackages,
+    /// `$CONDA_PREFIX/lib`.
+    Conda,
+    /// An install root named by a variable (`CUDA_PATH`, `CUDA_HOME`, `ROCM_PATH`, `HIP_PATH`).
+    InstallRoot,
+    /// The soname through the dynamic loader's own search (`LD_LIBRARY_PATH`, the runpath, its
+    /// cache, the system folders).
+    LoaderPath,
+    /// A usual install root (`/usr/local/cuda`, `/opt/rocm`).
+    DefaultRoot,
+    /// The soname by path (the loader's cache, `LD_LIBRARY_PATH`, the system folders): finds the
+    /// vendor's file where the loader answers the soname with anycuda's own C ABI.
+    ByPath,
+}
+
+impl Step {
+    /// A short label for reports (`anycuda info`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Step::Explicit => "explicit file",
+            Step::AlreadyLoaded => "already loaded",
+            Step::SitePackages => "site-packages",
+            Step::Conda => "conda",
+            Step::InstallRoot => "install root",
+            Step::LoaderPath => "loader's path",
+            Step::DefaultRoot => "usual folder",
+            Step::ByPath => "by path",
         }
-        let mut out: Vec<String> = self.sonames.iter().map(|s| s.to_string()).collect();
+    }
+}
+
+impl core::fmt::Display for Step {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One candidate of a search: what is handed to the dynamic loader, and which step gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The step.
+    pub step: Step,
+    /// The soname or path tried; for a step that found nothing to try, the folder it looked in.
+    pub name: String,
+    /// What pointed there: a variable (`VIRTUAL_ENV`, `CUDA_PATH`), `this Python`, ...
+    pub via: String,
+    /// Set when the step looked and found nothing to open: why (listed, never opened).
+    pub nothing: Option<String>,
+}
+
+/// One candidate as the search tried it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Try {
+    /// The candidate.
+    pub candidate: Candidate,
+    /// The file the loader mapped, or why the candidate was passed over.
+    pub outcome: Result<String, String>,
+}
+
+impl Try {
+    /// The entry a [`LoadError::NotFound`] lists: `name (why)`.
+    fn tried_entry(&self) -> String {
+        match &self.outcome {
+            Ok(p) => format!("{} (opened {p})", self.candidate.name),
+            Err(why) => format!("{} ({why})", self.candidate.name),
+        }
+    }
+}
+
+/// A library's latest search in this process: every try in order, the last one the file used
+/// when the search succeeded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchTrace {
+    /// The library, as [`Search::library`] names it.
+    pub library: &'static str,
+    /// The tries, in order.
+    pub tries: Vec<Try>,
+}
+
+/// The searches run so far in this process, one per library (the latest), in the order the
+/// libraries were first searched for: what `anycuda info` shows.
+static TRACES: std::sync::Mutex<Vec<SearchTrace>> = std::sync::Mutex::new(Vec::new());
+
+fn record(trace: SearchTrace) {
+    let mut all = TRACES.lock().unwrap_or_else(|e| e.into_inner());
+    match all.iter_mut().find(|t| t.library == trace.library) {
+        Some(t) => *t = trace,
+        None => all.push(trace),
+    }
+}
+
+/// Every library search this process has run (the latest per library), each try in order.
+pub fn traces() -> Vec<SearchTrace> {
+    TRACES.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The environment variable that names site-packages folders to search first (`:`-separated):
+/// `python -m anycuda` sets it to its interpreter's `site.getsitepackages()`, and users with
+/// an unusual layout (`pip install --target`) can set it themselves.
+pub const SITE_PACKAGES_ENV: &str = "ANYCUDA_SITE_PACKAGES";
+
+/// The Python interpreter a process is, as far as the library search needs it: read from
+/// `/proc/self` without running anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Python {
+    /// The interpreter's binary, symlinks resolved (`/proc/self/exe`), e.g.
+    /// `/usr/bin/python3.11`: its prefix holds the base installation's site-packages.
+    pub exe: PathBuf,
+    /// The path it was started by (`argv[0]`, through `PATH` when it has no `/`), symlinks
+    /// kept: a virtual environment's `bin/python`, beside which Python looks for `pyvenv.cfg`.
+    pub invoked: Option<PathBuf>,
+}
+
+impl Python {
+    /// This process, when it is a Python interpreter (its binary is named `python`,
+    /// `python3`, `python3.12`, ...); `None` otherwise. A few `readlink`/`stat` calls; safe
+    /// to call while a library loads.
+    pub fn of_this_process() -> Option<Python> {
+        let exe = std::fs::read_link("/proc/self/exe").ok()?;
+        if !is_python_name(exe.file_name()?.to_str()?) {
+            return None;
+        }
+        let cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+        let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+        let argv0 = String::from_utf8_lossy(argv0).into_owned();
+        let invoked = if argv0.is_empty() {
+            None
+        } else if argv0.contains('/') {
+            let p = PathBuf::from(&argv0);
+            if p.is_absolute() {
+                Some(p)
+            } else {
+                std::env::current_dir().ok().map(|d| d.join(p))
+            }
+        } else {
+            std::env::var_os("PATH").and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join(&argv0))
+                    .find(|p| p.is_file())
+            })
+        };
+        Some(Python { exe, invoked })
+    }
+
+    /// `3.11` from `python3.11` (the resolved binary's name, else the invoked one's).
+    fn version(&self) -> Option<String> {
+        [Some(&self.exe), self.invoked.as_ref()]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.file_name()?.to_str())
+            .find_map(|n| {
+                let v = n.strip_prefix("python")?;
+                let v = v.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                (v.contains('.') && v.split('.').all(|x| x.parse::<u32>().is_ok()))
+                    .then(|| v.to_string())
+            })
+    }
+
+    /// The virtual environment's root, when the invoked binary is in one (a `pyvenv.cfg` in its
+    /// folder or the folder above, as Python looks), and whether it includes the base's
+    /// site-packages (`include-system-site-packages = true`).
+    fn venv(&self) -> Option<(PathBuf, bool)> {
+        let bin = self.invoked.as_ref()?.parent()?;
+        let root = [Some(bin), bin.parent()]
+            .into_iter()
+            .flatten()
+            .find(|d| d.join("pyvenv.cfg").is_file())?;
+        let cfg = std::fs::read_to_string(root.join("pyvenv.cfg")).unwrap_or_default();
+        let system = cfg.lines().any(|l| {
+            l.split_once('=').is_some_and(|(k, v)| {
+                k.trim() == "include-system-site-packages" && v.trim().eq_ignore_ascii_case("true")
+            })
+        });
+        Some((root.to_path_buf(), system))
+    }
+}
+
+/// `python`, `python3`, `python3.12`, `python3.13t`, `python3.11d`: an interpreter's binary.
+fn is_python_name(n: &str) -> bool {
+    n.strip_prefix("python").is_some_and(|v| {
+        v.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || matches!(c, 'd' | 'm' | 't'))
+    })
+}
+
+/// The site-packages folders of an installation prefix that exist: `lib/pythonX.Y/site-packages`
+/// (`lib64` too, and Debian's `dist-packages`), for `version` when known, else for every
+/// `python3.*` folder there (newest first). `/usr` brings `/usr/local` first, as Debian's
+/// Python orders them.
+fn prefix_site_dirs(prefix: &Path, version: Option<&str>) -> Vec<PathBuf> {
+    let mut prefixes = Vec::new();
+    if prefix == Path::new("/usr") {
+        prefixes.push(PathBuf::from("/usr/local"));
+    }
+    prefixes.push(prefix.to_path_buf());
+    let mut out = Vec::new();
+    for p in prefixes {
+        let names: Vec<String> = match version {
+            Some(v) => vec![format!("python{v}")],
+            None => {
+                let mut n: Vec<String> = std::fs::read_dir(p.join("lib"))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.starts_with("python3") && is_python_name(n))
+                    .collect();
+                // python3.9 before python3.12 as text; newest first by the minor number.
+                n.sort_by_key(|n| {
+                    std::cmp::Reverse(
+                        n.rsplit('.')
+                            .next()
+                            .and_then(|m| m.parse::<u32>().ok())
+                            .unwrap_or(0),
+                    )
+                });
+                n
+            }
+        };
+        for lib in ["lib", "lib64"] {
+            for n in &names {
+                for leaf in ["site-packages", "dist-packages"] {
+                    out.push(p.join(lib).join(n).join(leaf));
+                }
+            }
+        }
+        out.push(p.join("lib/python3/dist-packages"));
+    }
+    out.retain(|d| d.is_dir());
+    out
+}
+
+/// The site-packages folders the search looks into, in order, each with what pointed there:
+/// `ANYCUDA_SITE_PACKAGES`; this process's own Python (its virtual environment, the user's
+/// site-packages outside one, its installation); `VIRTUAL_ENV`; `CONDA_PREFIX`'s Python. Only
+/// folders that exist; each once. Reads `var` for the environment; runs nothing.
+pub fn site_packages_with(
+    var: &dyn Fn(&str) -> Option<OsString>,
+    python: Option<&Python>,
+) -> Vec<(PathBuf, String)> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
+    if let Some(list) = set(SITE_PACKAGES_ENV) {
+        for d in std::env::split_paths(&list).filter(|d| d.is_dir()) {
+            out.push((d, SITE_PACKAGES_ENV.to_string()));
+        }
+    }
+    if let Some(py) = python {
+        let version = py.version();
+        let v = version.as_deref();
+        let venv = py.venv();
+        if let Some((root, _)) = &venv {
+            for d in prefix_site_dirs(root, v) {
+                out.push((d, "this Python's virtual environment".into()));
+            }
+        }
+        if venv.is_none() {
+            let base = set("PYTHONUSERBASE")
+                .map(PathBuf::from)
+                .or_else(|| set("HOME").map(|h| PathBuf::from(h).join(".local")));
+            if let (Some(base), Some(v)) = (base, v) {
+                let d = base.join(format!("lib/python{v}/site-packages"));
+                if d.is_dir() {
+                    out.push((d, "this Python's user site-packages".into()));
+                }
+            }
+        }
+        if venv.as_ref().is_none_or(|(_, system)| *system) {
+            if let Some(prefix) = py.exe.parent().and_then(Path::parent) {
+                for d in prefix_site_dirs(prefix, v) {
+                    out.push((d, format!("this Python ({})", py.exe.display())));
+                }
+            }
+        }
+    }
+    for env in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Some(root) = set(env) {
+            for d in prefix_site_dirs(Path::new(&root), None) {
+                out.push((d, env.to_string()));
+            }
+        }
+    }
+    // Each folder once (a venv named by VIRTUAL_ENV is often this Python's too).
+    let mut seen = Vec::new();
+    out.retain(|(d, _)| {
+        let key = d.canonicalize().unwrap_or_else(|_| d.clone());
+        if seen.contains(&key) {
+            return false;
+        }
+        seen.push(key);
+        true
+    });
+    out
+}
+
+/// [`site_packages_with`] for this process: its environment and its own Python.
+pub fn site_packages() -> Vec<(PathBuf, String)> {
+    site_packages_with(&|n| std::env::var_os(n), Python::of_this_process().as_ref())
+}
+
+/// The folders `nvidia/*/lib` of one site-packages folder, in name order.
+fn nvidia_lib_dirs(site: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(site.join("nvidia"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some(e.ok()?.path().join("lib")))
+        .filter(|d| d.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+impl Search {
+    /// Every candidate in search order, for this process's environment: see
+    /// [`Search::plan_with`].
+    pub fn plan(&self) -> Vec<Candidate> {
+        self.plan_with(&|n| std::env::var_os(n), Python::of_this_process().as_ref())
+    }
+
+    /// Every candidate in search order, cuda.pathfinder's order first:
+    /// 1. the explicit file (`ANYCUDA_*_LIBRARY`), alone when its variable is set;
+    /// 2. each soname already loaded in the process;
+    /// 3. `nvidia/*/lib/SONAME` in each site-packages folder ([`site_packages_with`]; a folder
+    ///    without one is listed as looked at);
+    /// 4. `$CONDA_PREFIX/lib/SONAME`;
+    /// 5. the install roots' folders (`CUDA_PATH`/`CUDA_HOME`, `ROCM_PATH`/`HIP_PATH`);
+    /// 6. the sonames through the dynamic loader;
+    /// 7. the usual install roots (`/usr/local/cuda`, `/opt/rocm`);
+    /// 8. the sonames by path (the loader's cache, `LD_LIBRARY_PATH`, [`SYSTEM_LIB_DIRS`]),
+    ///    which find the vendor's files when a soname answers with anycuda's own C ABI.
+    ///
+    /// `var` reads the environment and `python` is the process's interpreter, if it is one; a
+    /// path is listed once, at its first step.
+    pub fn plan_with(
+        &self,
+        var: &dyn Fn(&str) -> Option<OsString>,
+        python: Option<&Python>,
+    ) -> Vec<Candidate> {
+        let set = |name: &str| var(name).filter(|v| !v.is_empty());
+        if let Some(p) = set(self.explicit_env) {
+            return vec![Candidate {
+                step: Step::Explicit,
+                name: p.to_string_lossy().into_owned(),
+                via: self.explicit_env.to_string(),
+                nothing: None,
+            }];
+        }
+        let mut out: Vec<Candidate> = Vec::new();
+        let mut push = |step: Step, name: String, via: &str, nothing: Option<String>| {
+            // A soname is tried twice (already loaded, then through the loader); a path once.
+            let dup = out.iter().any(|c| {
+                c.name == name && (c.step == Step::AlreadyLoaded) == (step == Step::AlreadyLoaded)
+            });
+            if !dup {
+                out.push(Candidate {
+                    step,
+                    name,
+                    via: via.to_string(),
+                    nothing,
+                });
+            }
+        };
+        for so in self.sonames {
+            push(Step::AlreadyLoaded, so.to_string(), "this process", None);
+        }
+        for (site, via) in site_packages_with(var, python) {
+            let dirs = nvidia_lib_dirs(&site);
+            let mut found = false;
+            for so in self.sonames {
+                for d in &dirs {
+                    let p = d.join(so);
+                    if p.exists() {
+                        found = true;
+                        push(
+                            Step::SitePackages,
+                            p.to_string_lossy().into_owned(),
+                            &via,
+                            None,
+                        );
+                    }
+                }
+            }
+            // Listed all the same, so a report shows the folder was looked at.
+            if !found && !self.sonames.is_empty() {
+                let why = format!("no nvidia/*/lib/{} here", self.sonames.join(" or "));
+                push(
+                    Step::SitePackages,
+                    site.to_string_lossy().into_owned(),
+                    &via,
+                    Some(why),
+                );
+            }
+        }
+        if let Some(conda) = set("CONDA_PREFIX") {
+            for so in self.sonames {
+                let p = Path::new(&conda).join("lib").join(so);
+                push(
+                    Step::Conda,
+                    p.to_string_lossy().into_owned(),
+                    "CONDA_PREFIX",
+                    None,
+                );
+            }
+        }
         let roots = self
             .root_envs
             .iter()
-            .filter_map(|e| {
-                std::env::var_os(e)
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from)
-            })
-            .chain(self.default_roots.iter().map(PathBuf::from));
-        for root in roots {
+            .filter_map(|e| set(e).map(|v| (PathBuf::from(v), *e)));
+        for (root, env) in roots {
             for dir in self.lib_dirs {
                 for so in self.sonames {
                     let p = root.join(dir).join(so).to_string_lossy().into_owned();
-                    if !out.contains(&p) {
-                        out.push(p);
-                    }
+                    push(Step::InstallRoot, p, env, None);
+                }
+            }
+        }
+        for so in self.sonames {
+            push(Step::LoaderPath, so.to_string(), "the dynamic loader", None);
+        }
+        for root in self.default_roots {
+            for dir in self.lib_dirs {
+                for so in self.sonames {
+                    let p = Path::new(root).join(dir).join(so);
+                    push(
+                        Step::DefaultRoot,
+                        p.to_string_lossy().into_owned(),
+                        root,
+                        None,
+                    );
                 }
             }
         }
@@ -272,73 +694,158 @@ impl Search {
         // (what the soname would have found without anycuda's folder), then the library path,
         // then the usual system folders.
         let cache = std::fs::read(LD_SO_CACHE).unwrap_or_default();
-        let ld_path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+        let ld_path = set("LD_LIBRARY_PATH").unwrap_or_default();
+        let ld_path = ld_path.to_string_lossy();
         for so in self.sonames {
-            let from_cache = ld_so_cache_entries(&cache, so);
-            let dirs = ld_path
-                .split(':')
-                .filter(|d| !d.is_empty())
-                .chain(SYSTEM_LIB_DIRS.iter().copied());
-            let paths = from_cache
-                .into_iter()
-                .chain(dirs.map(|d| PathBuf::from(d).join(so).to_string_lossy().into_owned()));
-            for p in paths {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
+            for p in ld_so_cache_entries(&cache, so) {
+                push(Step::ByPath, p, LD_SO_CACHE, None);
+            }
+            for d in ld_path.split(':').filter(|d| !d.is_empty()) {
+                let p = Path::new(d).join(so).to_string_lossy().into_owned();
+                push(Step::ByPath, p, "LD_LIBRARY_PATH", None);
+            }
+            for d in SYSTEM_LIB_DIRS {
+                let p = Path::new(d).join(so).to_string_lossy().into_owned();
+                push(Step::ByPath, p, "system folder", None);
             }
         }
         out
     }
 
-    /// Opens the first candidate that loads and is not anycuda's own C ABI (a library
-    /// exporting [`CAPI_MARKER`] is refused, logged, and listed with the reason).
+    /// The name of every candidate in search order ([`Search::plan`]); a soname appears twice
+    /// (already loaded, then through the loader).
+    pub fn candidates(&self) -> Vec<String> {
+        self.plan().into_iter().map(|c| c.name).collect()
+    }
+
+    /// Opens the first candidate of [`Search::plan`] that loads and is not anycuda's own C ABI
+    /// (a library exporting [`CAPI_MARKER`] is refused, logged, and listed with the reason),
+    /// and records the tries for [`traces`].
     ///
     /// # Errors
     /// [`LoadError::NotFound`] listing every candidate and why it failed.
     pub fn open(&self) -> Result<Opened, LoadError> {
-        let mut tried = Vec::new();
-        for c in self.candidates() {
-            // A path (not a soname) is checked before the dynamic loader maps it: a FIFO would
-            // block dlopen, and a truncated file kills the process with SIGBUS inside it.
-            if c.contains('/') {
-                if let Err(why) = check_library_file(std::path::Path::new(&c)) {
-                    tried.push(format!("{c} ({why})"));
-                    continue;
-                }
-            }
-            // SAFETY: opening a vendor library runs its initialisers; that is what using it means.
-            match unsafe { Library::new(&c) } {
-                Ok(lib) => {
-                    let (lib, ours) = is_anycuda_capi(lib);
-                    let o = Opened { lib, path: c };
-                    if ours {
-                        let at = o.resolved_path(CAPI_MARKER);
-                        log::info!(
-                            "{}: {} is anycuda's own C ABI ({at}), not the vendor's library: refused, so anycuda never loads itself",
-                            self.library,
-                            o.path
-                        );
-                        tried.push(format!(
-                            "{} (anycuda's own C ABI, {at}: refused, anycuda never loads itself)",
-                            o.path
-                        ));
-                        continue;
-                    }
-                    log::debug!("{}: opened {}", self.library, o.path);
-                    return Ok(o);
-                }
-                Err(e) => tried.push(format!("{c} ({})", short_reason(&e))),
-            }
-        }
-        Err(LoadError::NotFound {
+        let mut tries = Vec::new();
+        let opened = self.open_plan(self.plan(), &mut tries);
+        // The error lists paths and sonames looked for; "not already loaded" is every
+        // library's usual state and stays in the trace only.
+        let tried = tries
+            .iter()
+            .filter(|t| t.candidate.step != Step::AlreadyLoaded || t.outcome.is_ok())
+            .map(Try::tried_entry)
+            .collect();
+        record(SearchTrace {
+            library: self.library,
+            tries,
+        });
+        opened.ok_or(LoadError::NotFound {
             library: self.library,
             tried,
         })
     }
+
+    fn open_plan(&self, plan: Vec<Candidate>, tries: &mut Vec<Try>) -> Option<Opened> {
+        for c in plan {
+            let outcome = self.try_one(&c);
+            match outcome {
+                Ok(o) => {
+                    log::debug!(
+                        "{}: opened {} ({}, {})",
+                        self.library,
+                        o.path,
+                        c.step,
+                        c.via
+                    );
+                    tries.push(Try {
+                        candidate: c,
+                        outcome: Ok(o.path.clone()),
+                    });
+                    return Some(o);
+                }
+                Err(why) => tries.push(Try {
+                    candidate: c,
+                    outcome: Err(why),
+                }),
+            }
+        }
+        None
+    }
+
+    /// Opens one candidate, or says why not.
+    fn try_one(&self, c: &Candidate) -> Result<Opened, String> {
+        if let Some(why) = &c.nothing {
+            return Err(why.clone());
+        }
+        let lib = if c.step == Step::AlreadyLoaded {
+            already_loaded(&c.name).ok_or_else(|| "not loaded in this process".to_string())?
+        } else {
+            // A path (not a soname) is checked before the dynamic loader maps it: a FIFO would
+            // block dlopen, and a truncated file kills the process with SIGBUS inside it.
+            if c.name.contains('/') {
+                check_library_file(Path::new(&c.name))?;
+            }
+            // SAFETY: opening a vendor library runs its initialisers; that is what using it
+            // means.
+            unsafe { Library::new(&c.name) }.map_err(|e| short_reason(&e))?
+        };
+        let (lib, ours) = is_anycuda_capi(lib);
+        let (lib, path) = if c.step == Step::AlreadyLoaded {
+            let (lib, file) = loaded_file(lib);
+            (lib, file.unwrap_or_else(|| c.name.clone()))
+        } else {
+            (lib, c.name.clone())
+        };
+        let o = Opened { lib, path };
+        if ours {
+            let at = o.resolved_path(CAPI_MARKER);
+            log::info!(
+                "{}: {} is anycuda's own C ABI ({at}), not the vendor's library: refused, so anycuda never loads itself",
+                self.library,
+                c.name
+            );
+            return Err(format!(
+                "anycuda's own C ABI, {at}: refused, anycuda never loads itself"
+            ));
+        }
+        Ok(o)
+    }
 }
 
-/// The ELF machine of this host (`EM_X86_64`, `EM_AARCH64`), which a library must match.
+/// glibc's `RTLD_NOLOAD`: return a handle only for an object already loaded.
+const RTLD_NOLOAD: std::ffi::c_int = 0x4;
+
+/// A new handle on the object of this soname already loaded in the process, if any (without
+/// loading anything).
+fn already_loaded(soname: &str) -> Option<Library> {
+    let flags = libloading::os::unix::RTLD_LAZY | RTLD_NOLOAD;
+    // SAFETY: with RTLD_NOLOAD nothing is loaded and no initialiser runs; the handle only adds
+    // a reference to an object already in the process.
+    unsafe { libloading::os::unix::Library::open(Some(soname), flags) }
+        .ok()
+        .map(Into::into)
+}
+
+/// The file an open handle's object was loaded from (the name in its link map), when known.
+fn loaded_file(lib: Library) -> (Library, Option<String>) {
+    let unix: libloading::os::unix::Library = lib.into();
+    let raw = unix.into_raw();
+    let mut lm: *const libc_dl::LinkMap = std::ptr::null();
+    // SAFETY: dlinfo(RTLD_DI_LINKMAP) writes the live handle's link map pointer.
+    let ok = unsafe { libc_dl::dlinfo(raw, libc_dl::RTLD_DI_LINKMAP, (&raw mut lm).cast()) } == 0;
+    let name = (ok && !lm.is_null())
+        .then(|| {
+            // SAFETY: the loader keeps the link map (and its NUL-terminated name) alive while the
+            // handle is open.
+            let n = unsafe { (*lm).l_name };
+            // SAFETY: as above; `n` is checked non-null.
+            (!n.is_null()).then(|| unsafe { CStr::from_ptr(n) }.to_string_lossy().into_owned())
+        })
+        .flatten()
+        .filter(|n| !n.is_empty());
+    // SAFETY: `raw` came from `into_raw` above and is given back exactly once.
+    let lib = unsafe { libloading::os::unix::Library::from_raw(raw) };
+    (lib.into(), name)
+}
 /// The symbol that marks anycuda's C ABI (anycuda-capi exports it): a library that has it is
 /// anycuda itself under a vendor's soname, never the vendor's library.
 pub const CAPI_MARKER: &CStr = c"anycuda_capi_abi_version";
@@ -426,6 +933,7 @@ fn parse_ld_so_cache(cache: &[u8], soname: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// The ELF machine of this host (`EM_X86_64`, `EM_AARCH64`), which a library must match.
 const HOST_MACHINE: u16 = if cfg!(target_arch = "aarch64") {
     183
 } else {

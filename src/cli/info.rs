@@ -2,6 +2,7 @@
 
 use anycuda::driver::{CUdevice, CUdevice_attribute as A};
 use anycuda::{Backend, BackendKind, DeviceCountError, Driver, LibraryReport};
+use anycuda_api::loader;
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
@@ -265,6 +266,7 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
             "backends": backends.iter().map(BackendInfo::to_json).collect::<Vec<_>>(),
             "gpu_found": gpu_found,
             "drop_in": anycuda::is_drop_in(),
+            "library_search": search_json(),
         });
         println!(
             "{}",
@@ -284,6 +286,7 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
     for b in &backends {
         b.print_human();
     }
+    print_search();
     if !gpu_found {
         println!();
         println!("No GPU found. anycuda still works for compilation: `anycuda compile kernel.cu --backend cuda --arch sm_90`");
@@ -410,4 +413,87 @@ fn math_json(kind: BackendKind) -> Value {
         out.insert((*key).to_string(), v);
     }
     Value::Object(out)
+}
+
+/// The library searches this process ran (every backend's libraries, NCCL and the math
+/// libraries: all loaded above), each try in order, and the site-packages folders looked into.
+fn search_json() -> Value {
+    let sites: Vec<Value> = loader::site_packages()
+        .into_iter()
+        .map(|(d, via)| json!({ "path": d.display().to_string(), "via": via }))
+        .collect();
+    let libraries: Vec<Value> = loader::traces()
+        .iter()
+        .map(|t| {
+            let tries: Vec<Value> = t
+                .tries
+                .iter()
+                .map(|x| {
+                    let mut v = json!({
+                        "step": x.candidate.step.label(),
+                        "candidate": x.candidate.name,
+                        "via": x.candidate.via,
+                    });
+                    match &x.outcome {
+                        Ok(p) => v["opened"] = json!(p),
+                        Err(e) => v["error"] = json!(e),
+                    }
+                    v
+                })
+                .collect();
+            json!({ "library": t.library, "tries": tries })
+        })
+        .collect();
+    json!({ "site_packages": sites, "libraries": libraries })
+}
+
+/// Prints [`search_json`]'s content for people: per library, each try in order; consecutive
+/// tries of one step that failed for one reason share a line.
+fn print_search() {
+    println!();
+    println!("library search (each try in order: explicit file, already loaded, site-packages, conda, install roots, loader's path; docs/choosing-a-backend.md):");
+    let sites = loader::site_packages();
+    if sites.is_empty() {
+        println!("  site-packages: none (no VIRTUAL_ENV, CONDA_PREFIX or ANYCUDA_SITE_PACKAGES, and this is no Python)");
+    }
+    for (d, via) in &sites {
+        println!("  site-packages: {} ({via})", d.display());
+    }
+    for t in loader::traces() {
+        println!("  {}", t.library);
+        let mut rest = t.tries.as_slice();
+        while let Some(first) = rest.first() {
+            let same = rest
+                .iter()
+                .take_while(|x| {
+                    x.candidate.step == first.candidate.step
+                        && x.outcome.is_err()
+                        && x.outcome == first.outcome
+                })
+                .count()
+                .max(1);
+            let (group, tail) = rest.split_at(same);
+            rest = tail;
+            let step = first.candidate.step.label();
+            let mut vias: Vec<&str> = Vec::new();
+            for x in group {
+                if !vias.contains(&x.candidate.via.as_str()) {
+                    vias.push(&x.candidate.via);
+                }
+            }
+            let names: Vec<&str> = group.iter().map(|x| x.candidate.name.as_str()).collect();
+            let names = if names.len() > 4 {
+                format!("{}, ... ({} in all)", names[..3].join(", "), names.len())
+            } else {
+                names.join(", ")
+            };
+            match &first.outcome {
+                Ok(p) if *p == first.candidate.name => {
+                    println!("    {step:<15} {names} ({}): opened", vias.join(", "))
+                }
+                Ok(p) => println!("    {step:<15} {names} ({}): opened {p}", vias.join(", ")),
+                Err(e) => println!("    {step:<15} {names} ({}): {e}", vias.join(", ")),
+            }
+        }
+    }
 }
