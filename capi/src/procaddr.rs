@@ -105,7 +105,14 @@ unsafe fn driver_query(
     }
     // SAFETY: non-null C string (caller's contract).
     let name = unsafe { CStr::from_ptr(symbol) }.to_bytes();
-    let (f, st) = match lookup(name, version, flags) {
+    let found = lookup(name, version, flags);
+    if matches!(found, Found::NotFound) {
+        // SAFETY: `symbol` and `pfn` checked non-null; the rest is the caller's contract.
+        if let Some(r) = unsafe { nvidia_query(symbol, pfn, version, flags, status) } {
+            return r;
+        }
+    }
+    let (f, st) = match found {
         Found::Entry(r) => (
             r.f.cast_mut(),
             CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS,
@@ -129,6 +136,38 @@ unsafe fn driver_query(
     // requested driver function is not supported ..., no ABI compatible driver function exists
     // for the specified cudaVersion or if the driver symbol is invalid."
     CUresult::CUDA_SUCCESS
+}
+
+/// On the CUDA backend, NVIDIA's driver's own answer for an entry point anycuda does not export:
+/// an older ABI of a name (`cuCtxCreate` at CUDA 3.2 is `cuCtxCreate_v2`), or a name outside the
+/// pinned `cuda.h` (OpenGL, EGL and VDPAU interop, the profiler, or a function newer than the
+/// headers). NVIDIA's runtime, statically linked into nvcc's default builds and into
+/// cuda.bindings, asks for all of them when it starts and reports
+/// `cudaErrorInitializationError` when one is missing, though it never calls most: without this,
+/// such a program could not start on anycuda's CUDA backend, where anycuda must be invisible.
+/// Those functions reach NVIDIA's driver directly, which is what anycuda's own export would do on
+/// that backend. `None` on any other backend (the caller answers from anycuda's table).
+///
+/// # Safety
+/// As [`driver_query`]'s, with `symbol` and `pfn` non-null.
+unsafe fn nvidia_query(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: i64,
+    flags: u64,
+    status: *mut CUdriverProcAddressQueryResult,
+) -> Option<CUresult> {
+    let b = anycuda::backend().ok()?.backend;
+    if b.kind() != anycuda::BackendKind::Cuda {
+        return None;
+    }
+    let version = c_int::try_from(version).ok()?;
+    // SAFETY: the caller's contract, passed on to NVIDIA's `cuGetProcAddress`.
+    Some(unsafe {
+        <anycuda::Backend as anycuda::Driver>::cuGetProcAddress(
+            &b, symbol, pfn, version, flags, status,
+        )
+    })
 }
 
 /// `cuGetProcAddress_v2` of the C ABI: anycuda's own export for `symbol` at `cudaVersion`.
