@@ -330,13 +330,23 @@ pub fn catalogue(
     Ok(out.into_values().collect())
 }
 
-/// `PFN_<base>_v<N>` typedefs outside the internal-only block: base → [(N, arg count)].
-fn pfn_versions(text: &str) -> Result<HashMap<String, Vec<(u32, usize)>>> {
+/// One legacy-stream `PFN_<base>_v<N>` typedef: its version, its parameter count, and whether it
+/// sits in the internal-only block (the oldest ABIs, such as 32-bit sizes).
+#[derive(Clone, Copy, Debug)]
+struct PfnVersion {
+    version: u32,
+    nargs: usize,
+    internal: bool,
+}
+
+/// The legacy-stream `PFN_<base>_v<N>` typedefs (per-thread ones left out): base → every ABI,
+/// sorted by version.
+fn pfn_versions(text: &str) -> Result<HashMap<String, Vec<PfnVersion>>> {
     let re = Regex::new(
         r"typedef\s+[\w\s\*]+\(\s*CUDAAPI\s*\*\s*PFN_(\w+?)_v(\d+)(_pt(?:ds|sz))?\s*\)\s*\((.*)\)\s*;",
     )?;
     let mut internal = false;
-    let mut m: HashMap<String, Vec<(u32, usize)>> = HashMap::new();
+    let mut m: HashMap<String, Vec<PfnVersion>> = HashMap::new();
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("#if defined(__CUDA_API_VERSION_INTERNAL)") {
@@ -347,44 +357,64 @@ fn pfn_versions(text: &str) -> Result<HashMap<String, Vec<(u32, usize)>>> {
             internal = false;
             continue;
         }
-        if internal {
-            continue;
-        }
         let Some(c) = re.captures(t) else { continue };
         if c.get(3).is_some() {
             continue;
         }
         let params = c[4].trim();
-        let n = if params.is_empty() || params == "void" {
+        let nargs = if params.is_empty() || params == "void" {
             0
         } else {
             params.split(',').count()
         };
-        m.entry(c[1].to_string())
-            .or_default()
-            .push((c[2].parse().context("PFN version")?, n));
+        m.entry(c[1].to_string()).or_default().push(PfnVersion {
+            version: c[2].parse().context("PFN version")?,
+            nargs,
+            internal,
+        });
+    }
+    for v in m.values_mut() {
+        v.sort_by_key(|p| p.version);
+        v.dedup_by_key(|p| p.version);
     }
     Ok(m)
 }
 
-fn driver_version(sym: &str, nargs: usize, pfns: &HashMap<String, Vec<(u32, usize)>>) -> u32 {
-    let (base, versioned) = match version_suffix(sym) {
-        Some((b, _)) => (b, true),
-        None => (sym, false),
+/// The `cuGetProcAddress` version of the ABI a driver symbol implements. NVIDIA numbers a
+/// function's ABIs in version order, internal ones included: the oldest is the plain name, the
+/// next `_v2`, then `_v3` (`cuGraphAddNode`: 12020 → plain, 12030 → `_v2`, 13040 → `_v3`). The
+/// suffix decides, not the parameter list: `_v2` and `_v3` of `cuGraphAddNode` share one (the
+/// struct behind a pointer changed). Asking a driver for a version newer than itself fails
+/// (NVIDIA's 13.0 driver answers `CUDA_ERROR_INVALID_VALUE` for `cuGraphAddNode` at 13040, seen
+/// on an H200), so the version must be the ABI's own, never the newest of a shared parameter
+/// list. A symbol whose suffix names no ABI of that arity falls back to the ABIs of its arity
+/// (the newest for a versioned symbol, the oldest for a plain one).
+fn driver_version(sym: &str, nargs: usize, pfns: &HashMap<String, Vec<PfnVersion>>) -> u32 {
+    let (base, ordinal) = match version_suffix(sym) {
+        Some((b, n)) => (b, n),
+        None => (sym, 1),
     };
-    let Some(c) = pfns.get(base).or_else(|| pfns.get(sym)) else {
+    let Some(abis) = pfns.get(base).or_else(|| pfns.get(sym)) else {
         return 0;
     };
-    let mut matching: Vec<u32> = c
-        .iter()
-        .filter(|(_, n)| *n == nargs)
-        .map(|(v, _)| *v)
+    let own = usize::try_from(ordinal)
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| abis.get(i))
+        .filter(|p| p.nargs == nargs && !p.internal);
+    if let Some(p) = own {
+        return p.version;
+    }
+    let public = abis.iter().filter(|p| !p.internal);
+    let mut matching: Vec<u32> = public
+        .clone()
+        .filter(|p| p.nargs == nargs)
+        .map(|p| p.version)
         .collect();
     if matching.is_empty() {
-        matching = c.iter().map(|(v, _)| *v).collect();
+        matching = public.map(|p| p.version).collect();
     }
-    matching.sort_unstable();
-    if versioned {
+    if version_suffix(sym).is_some() {
         *matching.last().unwrap_or(&0)
     } else {
         *matching.first().unwrap_or(&0)

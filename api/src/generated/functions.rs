@@ -704,7 +704,7 @@ pub static DRIVER_FUNCTIONS: &[crate::FnInfo] = &[
     crate::FnInfo {
         name: "cuGraphAddNode",
         symbol: "cuGraphAddNode_v2",
-        version: 13040u32,
+        version: 12030u32,
     },
     crate::FnInfo {
         name: "cuGraphAddNode_v3",

@@ -847,7 +847,7 @@ mod driver_table {
                 ctx: CUcontext,
             ) -> CUresult,
         >,
-        /// `cuGraphAddNode` (symbol `cuGraphAddNode_v2`), `cuGetProcAddress` version 13040
+        /// `cuGraphAddNode` (symbol `cuGraphAddNode_v2`), `cuGetProcAddress` version 12030
         pub cuGraphAddNode: Option<
             unsafe extern "C" fn(
                 phGraphNode: *mut CUgraphNode,
