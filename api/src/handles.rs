@@ -1,8 +1,8 @@
 //! Handle tables: a handle given to the user is a key, never a pointer, so a null, made-up or
 //! destroyed handle gets an error instead of UB.
 //!
-//! - **Never reused.** Each handle is a fresh 64-bit key (a counter, scrambled by a per-table
-//!   salt), so a stale handle cannot name a program created later, even when the vendor library
+//! - **Never reused.** Each handle is a fresh key (a counter, scrambled by a per-table salt,
+//!   shaped like a user-space heap pointer: 16-byte aligned, below 2^47), so a stale handle cannot name a program created later, even when the vendor library
 //!   reuses the freed address (hipRTC does in most destroy-then-create pairs).
 //! - **Check and use are one step.** [`Handles::with`] holds the entry's read lock for the whole
 //!   use; [`Handles::remove`] unlinks the entry and then takes its write lock, so it waits for
@@ -33,6 +33,25 @@ struct Inner<T> {
     next: u64,
 }
 
+/// Bits of a key below its alignment: keys are multiples of 16, as heap pointers are.
+const KEY_ALIGN_BITS: u32 = 4;
+/// Bits of a key: keys lie below 2^47, in the user half of an x86-64 or AArch64 address space.
+const KEY_BITS: u32 = 47;
+
+/// The key of the `n`th handle of a table: a bijection of the counter within
+/// `KEY_BITS - KEY_ALIGN_BITS` bits (an odd multiplier and a salt, modulo a power of two), so
+/// distinct counters give distinct keys (2^43 of them: one handle per microsecond lasts 278
+/// years), shifted to 16-byte alignment. A key looks like what NVIDIA's libraries hand out, a
+/// user-space heap pointer: callers that keep handles as unsigned 64-bit integers or as
+/// pointers (cuda.bindings' `nvrtcProgram`, which refused a key above 2^63 with an
+/// `OverflowError`) take it as they take NVIDIA's. 0 only for the one counter value the caller
+/// skips.
+fn key_of(n: u64, salt: u64) -> u64 {
+    let bits = KEY_BITS - KEY_ALIGN_BITS;
+    let mask = (1u64 << bits) - 1;
+    ((n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt) & mask) << KEY_ALIGN_BITS
+}
+
 impl<T> Default for Handles<T> {
     fn default() -> Self {
         Self::new()
@@ -59,10 +78,7 @@ impl<T> Handles<T> {
         let mut inner = self.lock();
         loop {
             inner.next += 1;
-            // A bijection of the counter: distinct counters give distinct keys; u64 does not wrap
-            // in practice (one handle per nanosecond lasts 584 years).
-            let key = inner.next.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ self.salt;
-            let key = key as usize as u64; // the key must survive a round trip through a pointer
+            let key = key_of(inner.next, self.salt);
             if key != 0 && !inner.live.contains_key(&key) {
                 inner.live.insert(key, Arc::new(RwLock::new(Some(value))));
                 return key as usize;
@@ -126,6 +142,26 @@ mod tests {
         }
         assert!(t.is_empty());
         assert_eq!(t.with(0, |v| *v), None);
+    }
+
+    #[test]
+    fn keys_look_like_user_space_heap_pointers() {
+        for _ in 0..64 {
+            let t = Handles::new();
+            for i in 0..256 {
+                let h = t.insert(i) as u64;
+                assert_ne!(h, 0);
+                assert_eq!(h % 16, 0, "handle {h:#x} is not 16-byte aligned");
+                assert!(
+                    h < 1 << 47,
+                    "handle {h:#x} is above the user half of the address space"
+                );
+            }
+        }
+        // The counter's bijection: distinct counters, distinct keys, under any salt.
+        let keys: std::collections::HashSet<u64> =
+            (1..=100_000).map(|n| key_of(n, 0x5a5a)).collect();
+        assert_eq!(keys.len(), 100_000);
     }
 
     #[test]
