@@ -100,9 +100,13 @@ impl Drop for Loading {
 static DROP_IN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The C ABI's hook: anycuda-capi calls [`mark_drop_in`] when it is loaded as `libcuda`,
-/// `libcudart` or `libnvrtc`, so reports (`anycuda info`, logs) can say so.
+/// `libcudart` or `libnvrtc`, so reports (`anycuda info`, logs) can say so. A drop-in
+/// `libnvrtc` is NVIDIA's to its programs: NVRTC gets no built-in headers unless
+/// `ANYCUDA_BUILTIN_HEADERS` asks for them (`anycuda_api::rtc_input::set_nvrtc_builtins_default`
+/// says why).
 pub fn mark_drop_in() {
     DROP_IN.store(true, std::sync::atomic::Ordering::Relaxed);
+    anycuda_api::rtc_input::set_nvrtc_builtins_default(false);
 }
 
 /// Whether anycuda is running as a drop-in C library (anycuda-capi loaded in this process).
@@ -185,6 +189,15 @@ impl Backend {
     /// Which backend this is.
     pub fn kind(self) -> BackendKind {
         dispatch_api!(self, b => api_kind(b))
+    }
+
+    /// Which runtime compiler this backend's NVRTC API runs (NVRTC or hipRTC), for the rules
+    /// that depend on it (the built-in headers).
+    pub fn rtc_target(self) -> anycuda_api::rtc_headers::RtcTarget {
+        match self.kind() {
+            BackendKind::Cuda => anycuda_api::rtc_headers::RtcTarget::Nvrtc,
+            BackendKind::Hip => anycuda_api::rtc_headers::RtcTarget::Hiprtc,
+        }
     }
 
     /// Each library of this backend: path and version, or why it could not be used.

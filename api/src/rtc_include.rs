@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 /// on hipRTC the built-in `cuda_runtime.h` is where they come from.
 pub fn hiprtc_search_options() -> Vec<CString> {
     let mut out = Vec::new();
-    if crate::rtc_input::builtins_enabled() {
+    if crate::rtc_input::builtins_enabled(crate::rtc_headers::RtcTarget::Hiprtc) {
         out.extend([c"-include".to_owned(), c"cuda_runtime.h".to_owned()]);
     }
     let Ok(cwd) = std::env::current_dir() else {

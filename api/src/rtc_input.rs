@@ -5,6 +5,7 @@ use crate::nvrtc::nvrtcResult;
 use crate::rtc_headers::{builtin_headers, RtcTarget};
 use core::ffi::{c_char, c_int};
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Returns `NVRTC_ERROR_INVALID_INPUT` from the enclosing function when any pointer is null
 /// (the check NVRTC itself skips before dereferencing an out-pointer).
@@ -93,7 +94,7 @@ pub unsafe fn merge_headers(
         sources.push(src);
     }
     let mut owned = Vec::new();
-    let builtins = if builtins_enabled() {
+    let builtins = if builtins_enabled(target) {
         builtin_headers(target)
     } else {
         &[]
@@ -118,17 +119,47 @@ pub unsafe fn merge_headers(
     })
 }
 
-/// The variable that turns the built-in headers off (`0`, `false`, `off`, `no`).
+/// The variable that turns the built-in headers off (`0`, `false`, `off`, `no`) or on (any other
+/// value), for both compilers, whatever the default.
 pub const BUILTIN_HEADERS_ENV: &str = "ANYCUDA_BUILTIN_HEADERS";
 
-/// Whether built-in headers are merged in (read at each `nvrtcCreateProgram`).
-pub fn builtins_enabled() -> bool {
-    std::env::var(BUILTIN_HEADERS_ENV).map_or(true, |v| {
-        !matches!(
+/// Whether NVRTC gets the built-in headers when [`BUILTIN_HEADERS_ENV`] is unset.
+static NVRTC_BUILTINS_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// Sets whether NVRTC gets the built-in headers when [`BUILTIN_HEADERS_ENV`] is unset (on until
+/// set). The C ABI turns it off: there anycuda stands in for NVIDIA's own `libnvrtc`, whose
+/// programs see exactly the headers they name and those found through their `-I` options, and a
+/// built-in would shadow a real header of the same name (NVRTC gives in-memory headers priority
+/// over `-I`; cuda.core's and CuPy's kernels, which include CCCL's `<cuda/std/...>` from their
+/// include paths, failed to compile that way on an H200). hipRTC keeps them: there they are what
+/// makes CUDA source compile at all.
+pub fn set_nvrtc_builtins_default(on: bool) {
+    NVRTC_BUILTINS_DEFAULT.store(on, Ordering::Relaxed);
+}
+
+/// Whether built-in headers are merged in for `target` (read at each `nvrtcCreateProgram`):
+/// [`BUILTIN_HEADERS_ENV`] when set, else on for hipRTC and, for NVRTC, the default of
+/// [`set_nvrtc_builtins_default`].
+pub fn builtins_enabled(target: RtcTarget) -> bool {
+    match std::env::var(BUILTIN_HEADERS_ENV) {
+        Ok(v) => !matches!(
             v.trim().to_ascii_lowercase().as_str(),
             "0" | "false" | "off" | "no"
-        )
-    })
+        ),
+        Err(_) => match target {
+            RtcTarget::Nvrtc => NVRTC_BUILTINS_DEFAULT.load(Ordering::Relaxed),
+            RtcTarget::Hiprtc => true,
+        },
+    }
+}
+
+/// [`builtins_enabled`] for NVRTC and hipRTC, as cache-key bytes: whether the built-ins were
+/// merged in decides what a cached compile holds.
+pub fn builtins_key() -> [u8; 2] {
+    [
+        u8::from(builtins_enabled(RtcTarget::Nvrtc)),
+        u8::from(builtins_enabled(RtcTarget::Hiprtc)),
+    ]
 }
 
 /// Validates `nvrtcCompileProgram`'s option array.

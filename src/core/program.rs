@@ -603,8 +603,8 @@ impl Program {
         k.field(KEY_SCHEMA.to_le_bytes());
         k.field(env!("CARGO_PKG_VERSION"));
         k.field(builtin_headers_digest());
-        let builtins = anycuda_api::rtc_input::builtins_enabled();
-        k.field([u8::from(builtins)]);
+        k.field(anycuda_api::rtc_input::builtins_key());
+        let builtins = anycuda_api::rtc_input::builtins_enabled(self.backend.rtc_target());
         k.field(self.backend.kind().to_string());
         let compiler = self
             .backend

@@ -205,7 +205,7 @@ pub fn key_fields(
     Some(vec![
         what.as_bytes().to_vec(),
         env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
-        vec![u8::from(crate::rtc_input::builtins_enabled())],
+        crate::rtc_input::builtins_key().to_vec(),
         builtin_header_texts().to_vec(),
         target.as_bytes().to_vec(),
         lib_path.as_bytes().to_vec(),
