@@ -15,6 +15,7 @@
 
 #![allow(non_snake_case)]
 
+mod codes;
 mod cudart12;
 mod generated;
 pub mod guard;

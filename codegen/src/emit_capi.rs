@@ -356,12 +356,28 @@ fn export_item(
         };
         unsafe { anycuda::#module::#name(#(#args),*) }
     };
+    // A status the export returns is a member of the API's C enum: a code in anycuda's reserved
+    // ranges (a hallucinated HIP code, anycuda's own `NVRTC_ERROR_NOT_SUPPORTED`) means nothing
+    // to a C or Python caller (cuda.bindings turns every status into its IntEnum, and raised
+    // `ValueError: 805306368 is not a valid nvrtcResult`), so `crate::codes::member` answers the
+    // enum's stand-in instead. The CUDA backend's Driver path (`direct`) returns NVIDIA's codes
+    // and never an invented one, so it stays one load and a tail jump.
+    let ret_s = quote!(#ret).to_string();
+    let call = if ret_s == a.err_type {
+        quote!(crate::codes::member(guarded(#(#args),*)))
+    } else {
+        quote!(guarded(#(#args),*))
+    };
     if direct.is_empty() {
         return Ok(syn::parse_quote! {
             #[doc = #doc]
             #[no_mangle]
             pub unsafe extern "C" fn #sym(#(#decl),*) -> #ret {
-                #guarded
+                #[inline(always)]
+                unsafe fn guarded(#(#decl),*) -> #ret {
+                    #guarded
+                }
+                unsafe { #call }
             }
         });
     }
@@ -377,7 +393,7 @@ fn export_item(
             unsafe fn guarded(#(#decl),*) -> #ret {
                 #guarded
             }
-            unsafe { guarded(#(#args),*) }
+            unsafe { #call }
         }
     })
 }

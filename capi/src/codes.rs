@@ -1,0 +1,58 @@
+//! The C ABI returns only members of each API's C enum. anycuda's Rust API keeps invented
+//! codes (hallucinated HIP codes, anycuda's own such as `NVRTC_ERROR_NOT_SUPPORTED`, unknown HIP
+//! codes): they are distinct and printable there (design notes, "Vocabulary"). A C or Python
+//! caller knows only the header's enum: a `switch` has no case for them, and cuda.bindings, which
+//! turns every status into its `IntEnum`, raised `ValueError: 805306368 is not a valid
+//! nvrtcResult` in 327 numba-cuda tests on the HIP backend. So every generated export passes its
+//! status through [`member`]: a code in anycuda's reserved ranges becomes the enum's stand-in,
+//! the code a CUDA library uses for a failure it has no closer code for, and the invented code is
+//! logged (`ANYCUDA_LOG=debug`) so it is not lost.
+
+use anycuda::driver::CUresult;
+use anycuda::nvrtc::nvrtcResult;
+use anycuda::runtime::cudaError_t;
+use anycuda_api::hallucinated::is_reserved;
+use anycuda_api::CudaEnum;
+
+/// A status type of the C ABI and the member it answers for an invented code.
+pub trait Member: CudaEnum {
+    /// The stand-in for an invented code.
+    const STAND_IN: Self;
+}
+
+impl Member for CUresult {
+    const STAND_IN: Self = CUresult::CUDA_ERROR_UNKNOWN;
+}
+
+impl Member for cudaError_t {
+    const STAND_IN: Self = cudaError_t::cudaErrorUnknown;
+}
+
+impl Member for nvrtcResult {
+    /// NVRTC's enum has no "unknown" or "not supported"; an internal error is what NVRTC itself
+    /// answers for a failure that is none of the caller's doing.
+    const STAND_IN: Self = nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR;
+}
+
+/// `status`, or the stand-in when it is an invented code (one compare on the way out).
+#[inline(always)]
+pub fn member<T: Member>(status: T) -> T {
+    if is_reserved(status.to_i64()) {
+        stand_in(status)
+    } else {
+        status
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn stand_in<T: Member>(status: T) -> T {
+    log::debug!(
+        "anycuda C ABI: {} {:?} ({}) has no member in NVIDIA's enum: answered {:?}",
+        T::TYPE_NAME,
+        status,
+        status.to_i64(),
+        T::STAND_IN
+    );
+    T::STAND_IN
+}
