@@ -200,6 +200,25 @@ impl Backend {
         }
     }
 
+    /// NVIDIA's own definition of `name` in its library of `role`, on the CUDA backend; null on
+    /// HIP, or when that library or symbol is missing. The C ABI forwards the names it serves
+    /// only by passing them on (older ABIs, OpenGL/EGL/VDPAU interop, the profiler) through it.
+    pub fn vendor_symbol(
+        self,
+        role: anycuda_api::backend::LibraryRole,
+        name: &::core::ffi::CStr,
+    ) -> *mut ::core::ffi::c_void {
+        match self {
+            #[cfg(feature = "backend-cuda")]
+            Backend::Cuda(b) => b.vendor_symbol(role, name),
+            #[allow(unreachable_patterns)]
+            _ => {
+                let _ = (role, name);
+                ::core::ptr::null_mut()
+            }
+        }
+    }
+
     /// Each library of this backend: path and version, or why it could not be used.
     pub fn libraries(self) -> Vec<LibraryReport> {
         dispatch_api!(self, b => b.libraries())

@@ -199,6 +199,13 @@ pub struct Loaded<T> {
 }
 
 impl<T> Loaded<T> {
+    /// Resolves a symbol of the loaded library by name, or null when it has none: for the
+    /// entry points its table does not hold (the older ABIs and the interop functions a
+    /// drop-in forwards as they are).
+    pub fn sym(&self, name: &CStr) -> *mut c_void {
+        self._lib.sym(name)
+    }
+
     /// Bundles a table with the libraries its pointers come from.
     pub fn new(table: T, path: String, version: i32, lib: Opened, companions: Vec<Opened>) -> Self {
         Self {

@@ -19,6 +19,7 @@ mod codes;
 mod cudart12;
 mod generated;
 pub mod guard;
+pub mod passthrough;
 pub mod procaddr;
 
 /// The C ABI's version: its presence marks a shared object as anycuda's C ABI. anycuda's

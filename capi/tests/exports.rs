@@ -13,6 +13,7 @@ const HAND_EXTRA: &[(&str, &str)] = &[
     ),
     ("anycuda_capi_abi_version", "the marker anycuda's loader refuses (never load itself)"),
     ("anycuda_capi_call_as_vendor", "runs a callback as a vendor library's re-entrant call (guard tests, diagnostics)"),
+    ("anycuda_passthrough_resolve", "resolves a pass-through export's slot on its first call (capi/src/passthrough.rs)"),
     ("anycuda_cudart12_table", "the function table libcudart.so.12 (crate anycuda-cudart12) calls through"),
 ];
 
@@ -44,6 +45,22 @@ fn the_exports_are_exactly_the_headers_functions() {
     want.extend(declared_functions("crt/nvcc_entry_points.h", &[]));
     want.extend(HAND_EXTRA.iter().map(|(n, _)| n.to_string()));
     want.extend(extra_exports());
+    // The pass-through exports (capi/src/passthrough.rs): each is a name NVIDIA's libcuda.so.1
+    // or libcudart.so.13 exports, or one the interop headers declare.
+    let nvidia: BTreeSet<String> = nvidia_libcuda()
+        .into_iter()
+        .chain(defined_symbols(&cuda_path().join("lib/libcudart.so.13")))
+        .chain(interop_declarations())
+        .collect();
+    let pass = passthrough_names();
+    assert!(pass.len() > 150, "{} pass-through names", pass.len());
+    for n in &pass {
+        assert!(
+            nvidia.contains(n) || declared_in_cuda_h(n) || has_pfn_typedef(n),
+            "{n} is passed on but no NVIDIA library exports it and no NVIDIA header declares it"
+        );
+    }
+    want.extend(pass);
     let have = ours();
     let missing: Vec<_> = want.difference(&have).collect();
     let extra: Vec<_> = have.difference(&want).collect();
@@ -91,10 +108,119 @@ fn extra_exports() -> Vec<String> {
         .collect()
 }
 
+/// The pass-through names, from the generated entries (`name: c"..."`).
+fn passthrough_names() -> Vec<String> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/generated/passthrough.rs");
+    let text = std::fs::read_to_string(&path).expect("capi/src/generated/passthrough.rs");
+    text.split("name: c\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The functions the runtime's OpenGL, EGL and VDPAU interop headers declare (read as text:
+/// they include the windowing systems' headers, which CI does not have).
+fn interop_declarations() -> Vec<String> {
+    let mut out = Vec::new();
+    for h in [
+        "cuda_gl_interop.h",
+        "cuda_egl_interop.h",
+        "cuda_vdpau_interop.h",
+    ] {
+        let text = std::fs::read_to_string(cuda_path().join("include").join(h)).expect(h);
+        for part in text.split("CUDARTAPI").skip(1) {
+            let name: String = part
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.starts_with("cuda") {
+                out.push(name);
+            }
+        }
+    }
+    assert!(out.len() > 20, "{} interop declarations", out.len());
+    out
+}
+
+/// NVIDIA's libcuda.so.1 exports, as read on the GPU machine (no libcuda exists on CI).
+fn nvidia_libcuda() -> BTreeSet<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/nvidia-libcuda-580.159.04.txt");
+    std::fs::read_to_string(&path)
+        .expect("the libcuda export list")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether NVIDIA's `PFN_` typedef headers declare an ABI of `name`'s function (`cuGLInit` →
+/// `PFN_cuGLInit_v2000`; `cuCtxCreate_v3` → `PFN_cuCtxCreate_v11040`).
+fn has_pfn_typedef(name: &str) -> bool {
+    let n = name.trim_end_matches("_ptds").trim_end_matches("_ptsz");
+    let base = match n.rsplit_once("_v") {
+        Some((b, v)) if !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()) => b,
+        _ => n,
+    };
+    let pfn = format!("PFN_{base}_v");
+    [
+        "cudaTypedefs.h",
+        "cudaGLTypedefs.h",
+        "cudaEGLTypedefs.h",
+        "cudaVDPAUTypedefs.h",
+        "cudaProfilerTypedefs.h",
+    ]
+    .iter()
+    .any(|h| {
+        std::fs::read_to_string(cuda_path().join("include").join(h))
+            .expect(h)
+            .contains(&pfn)
+    })
+}
+
+/// Whether `cuda.h` declares `name` (a driver function newer than driver 580's list).
+fn declared_in_cuda_h(name: &str) -> bool {
+    declared_functions("cuda.h", &[]).contains(name)
+        || declared_functions("cuda.h", &["CUDA_API_PER_THREAD_DEFAULT_STREAM"]).contains(name)
+}
+
+#[test]
+fn the_driver_exports_are_nvidias_libcuda_minus_a_reasoned_list() {
+    let have = ours();
+    let skip = read_left_out("tests/libcuda-left-out.txt");
+    let real = nvidia_libcuda();
+    assert!(real.len() > 600, "{} libcuda names", real.len());
+    let missing: Vec<&String> = real
+        .iter()
+        .filter(|n| !have.contains(*n) && !skip.iter().any(|(s, _)| s == *n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "NVIDIA's libcuda.so.1 exports {missing:?}, which the C ABI lacks and the list does not explain"
+    );
+    for (n, _) in &skip {
+        assert!(
+            real.contains(n),
+            "{n} is listed but NVIDIA's libcuda does not export it"
+        );
+        assert!(
+            !have.contains(n),
+            "{n} is listed as left out but the C ABI exports it"
+        );
+    }
+}
+
 /// Reads `capi/tests/real-exports-left-out.txt`: `name | reason`.
 fn left_out() -> Vec<(String, String)> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-exports-left-out.txt");
+    read_left_out("tests/real-exports-left-out.txt")
+}
+
+/// Reads a `name | reason` list.
+fn read_left_out(file: &str) -> Vec<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     std::fs::read_to_string(&path)
         .expect("the exclusion list")
         .lines()

@@ -216,11 +216,12 @@ struct ProcRow {
 /// (`_ptds`/`_ptsz`) is the per-thread export of the newest legacy ABI not newer than it with
 /// the same parameters. Each row is served only by an export with that name and parameter count;
 /// else it is a row with no export (an ABI anycuda leaves out, e.g. the plain `cuMemAlloc`).
-fn proc_rows(
+fn proc_rows_with(
     pf: &[Pfn],
     driver: &[CudaFn],
     exports: &[Export],
     hand_rows: &[(String, String, u32)],
+    pass: &BTreeSet<&str>,
 ) -> Vec<ProcRow> {
     let exported: BTreeSet<&str> = exports.iter().map(|e| e.symbol.as_str()).collect();
     let arity: BTreeMap<&str, usize> = driver
@@ -262,8 +263,10 @@ fn proc_rows(
             };
             let sym = ordinal.and_then(|i| {
                 let plain = symbol_of(i);
-                let fits = arity.get(plain.as_str()) == Some(&p.sig.len());
                 let s = format!("{plain}{}", p.variant);
+                // A pass-through export is NVIDIA's own ABI of that name, whatever its arity.
+                let fits =
+                    arity.get(plain.as_str()) == Some(&p.sig.len()) || pass.contains(s.as_str());
                 (fits && exported.contains(s.as_str())).then_some(s)
             });
             if p.internal && sym.is_none() && !p.variant.is_empty() {
@@ -288,6 +291,214 @@ fn proc_rows(
     }
     rows.into_iter().collect()
 }
+
+/// Name parts of the Windows-only entry points (`cuWGLGetDevice`, `cudaWGLGetDevice`): NVIDIA's
+/// Linux libraries do not export them.
+const WINDOWS_ONLY: &[&str] = &["WGL"];
+
+/// Runtime names NVIDIA's `libcudart.so.13` exports that no pinned header declares: the
+/// profiler (`cuda_profiler_api.h` ships with the toolkit, not with the runtime wheel) and the
+/// subgrid functions 13.5 exports without a public declaration. A pass-through export needs no
+/// signature.
+const RUNTIME_PASS_EXTRA: &[(&str, &str)] = &[
+    ("cudaProfilerStart", "cuda_profiler_api.h"),
+    ("cudaProfilerStop", "cuda_profiler_api.h"),
+    ("cudaSubgridCreate", "exported by libcudart.so.13 13.5, no public declaration"),
+    ("cudaSubgridWorkerGridCreate", "exported by libcudart.so.13 13.5, no public declaration"),
+    ("cudaSubgridWorksetCreate", "exported by libcudart.so.13 13.5, no public declaration"),
+];
+
+/// Driver names NVIDIA's `libcuda.so.1` exports (driver 580.159.04) that no pinned header or
+/// typedef declares; passed on like the rest (a pass-through export needs no signature).
+const DRIVER_PASS_EXTRA: &[&str] = &["cuEGLApiInit", "cuMemGetAttribute", "cuMemGetAttribute_v2"];
+
+/// The driver names NVIDIA's `libcuda.so.1` exports that anycuda serves only by passing them on:
+/// every ABI of every `PFN_` typedef (cudaTypedefs.h and the OpenGL, EGL, VDPAU and profiler
+/// typedef headers) under NVIDIA's name for it (the oldest ABI the plain name, then `_v2`, `_v3`;
+/// a per-thread typedef the per-thread export of the newest legacy ABI not newer than it with
+/// the same parameters, or the same count of them) that has no generated or hand-written export.
+fn passthrough_driver(pf: &[Pfn], exports: &[Export], hand: &BTreeSet<String>) -> Vec<String> {
+    let exported: BTreeSet<&str> = exports.iter().map(|e| e.symbol.as_str()).collect();
+    let mut by_base: BTreeMap<&str, Vec<&Pfn>> = BTreeMap::new();
+    for p in pf {
+        by_base.entry(p.base.as_str()).or_default().push(p);
+    }
+    let mut out = BTreeSet::new();
+    for (base, list) in by_base {
+        let mut legacy: Vec<&Pfn> = list.iter().copied().filter(|p| p.variant.is_empty()).collect();
+        legacy.sort_by_key(|p| p.version);
+        legacy.dedup_by_key(|p| p.version);
+        let symbol_of = |i: usize| {
+            if i == 0 {
+                base.to_string()
+            } else {
+                format!("{base}_v{}", i + 1)
+            }
+        };
+        for p in &list {
+            let ordinal = if p.variant.is_empty() {
+                legacy.iter().position(|l| l.version == p.version)
+            } else {
+                legacy
+                    .iter()
+                    .rposition(|l| l.version <= p.version && l.sig == p.sig)
+                    .or_else(|| {
+                        legacy
+                            .iter()
+                            .rposition(|l| l.version <= p.version && l.sig.len() == p.sig.len())
+                    })
+            };
+            let Some(i) = ordinal else { continue };
+            let sym = format!("{}{}", symbol_of(i), p.variant);
+            if !exported.contains(sym.as_str()) && !hand.contains(&sym) {
+                out.insert(sym);
+            }
+        }
+    }
+    out.extend(DRIVER_PASS_EXTRA.iter().map(|n| n.to_string()));
+    out.into_iter().collect()
+}
+
+/// `capi/src/generated/passthrough.rs`: the pass-through entries (name, library) and, on
+/// x86-64, one trampoline export each (`jmp` through its slot; a slot starts at its resolver
+/// stub, which saves the argument registers, asks `anycuda_passthrough_resolve` and jumps to
+/// the answer, so the first call of an entry resolves it and every later one is one indirect
+/// jump). The signature never matters: arguments pass through untouched.
+fn passthrough_module(inputs: &str, pass: &[(String, &'static str)]) -> Result<String> {
+    let n = pass.len();
+    let entries: Vec<TokenStream> = pass
+        .iter()
+        .map(|(name, lib)| {
+            let lit: TokenStream = syn::parse_str(&format!("c\"{name}\""))?;
+            let l = ident(lib);
+            Ok(quote!(crate::passthrough::Entry { name: #lit, library: crate::passthrough::Library::#l }))
+        })
+        .collect::<Result<_>>()?;
+    let addrs: Vec<TokenStream> = pass
+        .iter()
+        .map(|(name, _)| {
+            let i = ident(name);
+            quote! {
+                #[cfg(target_arch = "x86_64")]
+                pub const #i: *const core::ffi::c_void = super::#i as *const core::ffi::c_void;
+                #[cfg(not(target_arch = "x86_64"))]
+                pub const #i: *const core::ffi::c_void = core::ptr::null();
+            }
+        })
+        .collect();
+    // The exports: naked functions (rustc exports `#[no_mangle]` Rust functions from a cdylib,
+    // never symbols defined in `global_asm!`), each one indirect jump through its slot.
+    let trampolines: Vec<syn::Item> = pass
+        .iter()
+        .enumerate()
+        .map(|(k, (name, lib))| {
+            let i = ident(name);
+            let jump = format!("jmp qword ptr [rip + anycuda_passthrough_slots + {}]", 8 * k);
+            let doc = format!(" `{name}` of the C ABI: NVIDIA's {lib} function of that name passed on (capi/src/passthrough.rs).");
+            syn::parse_quote! {
+                #[doc = #doc]
+                #[cfg(target_arch = "x86_64")]
+                #[unsafe(naked)]
+                #[no_mangle]
+                pub unsafe extern "C" fn #i() {
+                    core::arch::naked_asm!(#jump)
+                }
+            }
+        })
+        .collect();
+    let mut asm = String::new();
+    asm.push_str("    .pushsection .data.anycuda_passthrough,\"aw\",@progbits\n    .balign 8\n    .globl anycuda_passthrough_slots\n    .hidden anycuda_passthrough_slots\nanycuda_passthrough_slots:\n");
+    for i in 0..n {
+        asm.push_str(&format!("    .quad anycuda_passthrough_stub_{i}\n"));
+    }
+    asm.push_str("    .popsection\n    .pushsection .text.anycuda_passthrough,\"ax\",@progbits\n");
+    for i in 0..n {
+        asm.push_str(&format!(
+            "anycuda_passthrough_stub_{i}:\n    mov r11d, {i}\n    jmp anycuda_passthrough_common\n"
+        ));
+    }
+    asm.push_str(PASSTHROUGH_COMMON);
+    asm.push_str("    .popsection\n");
+    let asm_lit = proc_macro2::Literal::string(&asm);
+    let mut items: Vec<syn::Item> = vec![
+        syn::parse_quote! {
+            /// The pass-through entries, in slot order.
+            pub static ENTRIES: [crate::passthrough::Entry; #n] = [#(#entries),*];
+        },
+        syn::parse_quote! {
+            /// The address of each pass-through export (null where there are no trampolines).
+            #[allow(non_upper_case_globals)]
+            pub mod addr {
+                #(#addrs)*
+            }
+        },
+        syn::parse_quote! {
+            #[cfg(target_arch = "x86_64")]
+            unsafe extern "C" {
+                /// One slot per entry: its resolver stub until the first call, then the answer.
+                pub static anycuda_passthrough_slots: [core::sync::atomic::AtomicPtr<core::ffi::c_void>; #n];
+            }
+        },
+        syn::parse_quote! {
+            #[cfg(target_arch = "x86_64")]
+            core::arch::global_asm!(#asm_lit);
+        },
+    ];
+    items.extend(trampolines);
+    let body = pretty(items);
+    let mut text = header(
+        inputs,
+        "The C ABI's pass-through exports (codegen/src/emit_capi.rs, rules in capi/src/passthrough.rs):\nthe names NVIDIA's libraries export that anycuda serves by passing them on, one trampoline each.",
+    );
+    text.push_str(&body);
+    Ok(text)
+}
+
+/// The resolver stub every pass-through slot starts at (x86-64 System V): the entry's index is
+/// in `r11`; the six integer and eight vector argument registers and `rax` are saved, the
+/// resolver asked, everything restored, and the stub jumps to the answer with the stack as the
+/// caller left it, so arguments on the stack pass through too.
+const PASSTHROUGH_COMMON: &str = "anycuda_passthrough_common:
+    push rbp
+    mov rbp, rsp
+    push rdi
+    push rsi
+    push rdx
+    push rcx
+    push r8
+    push r9
+    push rax
+    sub rsp, 136
+    movdqu [rsp], xmm0
+    movdqu [rsp + 16], xmm1
+    movdqu [rsp + 32], xmm2
+    movdqu [rsp + 48], xmm3
+    movdqu [rsp + 64], xmm4
+    movdqu [rsp + 80], xmm5
+    movdqu [rsp + 96], xmm6
+    movdqu [rsp + 112], xmm7
+    mov edi, r11d
+    call anycuda_passthrough_resolve
+    mov r11, rax
+    movdqu xmm0, [rsp]
+    movdqu xmm1, [rsp + 16]
+    movdqu xmm2, [rsp + 32]
+    movdqu xmm3, [rsp + 48]
+    movdqu xmm4, [rsp + 64]
+    movdqu xmm5, [rsp + 80]
+    movdqu xmm6, [rsp + 96]
+    movdqu xmm7, [rsp + 112]
+    add rsp, 136
+    pop rax
+    pop r9
+    pop r8
+    pop rcx
+    pop rdx
+    pop rsi
+    pop rdi
+    pop rbp
+    jmp r11
+";
 
 /// The `(name, arg)` expression list of a call.
 fn call_args(ps: &[(syn::Ident, syn::Type)]) -> Vec<&syn::Ident> {
@@ -452,6 +663,10 @@ pub struct Headers<'a> {
     pub runtime_h: &'a str,
     /// `cudaTypedefs.h` (the `PFN_` typedefs: the `cuGetProcAddress` table).
     pub typedefs_h: &'a str,
+    /// The OpenGL, EGL, VDPAU and profiler `PFN_` typedef headers of the driver.
+    pub interop_typedefs: &'a [String],
+    /// The runtime's OpenGL, EGL and VDPAU interop headers.
+    pub runtime_interop: &'a [String],
 }
 
 /// Every output of this emitter: `capi/src/generated/{mod,exports,lists}.rs`.
@@ -467,6 +682,8 @@ pub fn generate(
         cuda_h,
         runtime_h,
         typedefs_h,
+        interop_typedefs,
+        runtime_interop,
     } = *headers;
     let defaults: BTreeSet<String> = data_lines(&root.join("codegen/trait-defaults.txt"))?
         .into_iter()
@@ -600,8 +817,39 @@ pub fn generate(
         &hand_why,
     ));
 
+    // ---- the pass-through exports (capi/src/passthrough.rs) ----
+    let mut all_pfns = pfns(typedefs_h)?;
+    for t in interop_typedefs {
+        all_pfns.extend(pfns(t)?);
+    }
+    all_pfns.retain(|p| !WINDOWS_ONLY.iter().any(|w| p.base.contains(w)));
+    let driver_pass = passthrough_driver(&all_pfns, &driver_exports, &hand);
+    let mut runtime_pass: Vec<String> = Vec::new();
+    let proto = Regex::new(r"CUDARTAPI\s+(cuda\w+)\s*\(")?;
+    for h in runtime_interop {
+        for c in proto.captures_iter(h) {
+            runtime_pass.push(c[1].to_string());
+        }
+    }
+    runtime_pass.extend(RUNTIME_PASS_EXTRA.iter().map(|(n, _)| n.to_string()));
+    runtime_pass.retain(|n| !WINDOWS_ONLY.iter().any(|w| n.contains(w)));
+    runtime_pass.sort();
+    runtime_pass.dedup();
+    let pass: Vec<(String, &'static str)> = driver_pass
+        .iter()
+        .map(|n| (n.clone(), "Driver"))
+        .chain(runtime_pass.iter().map(|n| (n.clone(), "Runtime")))
+        .collect();
+    let pass_set: BTreeSet<&str> = pass.iter().map(|(n, _)| n.as_str()).collect();
+
     // ---- the cuGetProcAddress table ----
-    let rows = proc_rows(&pfns(typedefs_h)?, driver, &driver_exports, &hand_rows);
+    let mut served = driver_exports.clone();
+    served.extend(driver_pass.iter().map(|n| Export {
+        symbol: n.clone(),
+        function: n.clone(),
+        variant: "",
+    }));
+    let rows = proc_rows_with(&all_pfns, driver, &served, &hand_rows, &pass_set);
     let entries: Vec<TokenStream> = rows
         .iter()
         .map(|r| {
@@ -615,6 +863,8 @@ pub fn generate(
                 Some(s) => {
                     let path: syn::Path = if hand.contains(s) {
                         syn::parse_str(&format!("crate::procaddr::{s}")).expect("path")
+                    } else if pass_set.contains(s.as_str()) {
+                        syn::parse_str(&format!("super::passthrough::addr::{s}")).expect("path")
                     } else {
                         syn::parse_str(&format!("super::exports::{s}")).expect("path")
                     };
@@ -638,7 +888,7 @@ pub fn generate(
 
     // Re-export every export at `exports::` so the table can name them.
     let mod_text = format!(
-        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod cudart12;\n#[rustfmt::skip]\npub mod cudart12_types;\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n",
+        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod cudart12;\n#[rustfmt::skip]\npub mod cudart12_types;\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n#[rustfmt::skip]\npub mod passthrough;\n",
         banner(inputs)
     );
     let mut uses = String::new();
@@ -649,7 +899,9 @@ pub fn generate(
         uses.push_str("pub use extra::*;\n");
     }
     exports_text.push_str(&uses);
+    let pass_text = passthrough_module(inputs, &pass)?;
     Ok(vec![
+        (PathBuf::from("capi/src/generated/passthrough.rs"), pass_text),
         (PathBuf::from("capi/src/generated/mod.rs"), mod_text),
         (PathBuf::from("capi/src/generated/exports.rs"), exports_text),
         (PathBuf::from("capi/src/generated/lists.rs"), lists_text),

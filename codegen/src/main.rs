@@ -168,6 +168,21 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
 
     let cuda_h = read(&inc.join("cuda.h"))?;
     let typedefs_h = read(&inc.join("cudaTypedefs.h"))?;
+    // The driver's interop and profiler entry points (NVIDIA's libcuda exports them; the static
+    // runtime asks for every one) and the runtime's interop functions: exported by passing them on.
+    let interop_typedefs: Vec<String> = [
+        "cudaGLTypedefs.h",
+        "cudaEGLTypedefs.h",
+        "cudaVDPAUTypedefs.h",
+        "cudaProfilerTypedefs.h",
+    ]
+    .iter()
+    .map(|h| read(&inc.join(h)))
+    .collect::<Result<_>>()?;
+    let runtime_interop: Vec<String> = ["cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"]
+        .iter()
+        .map(|h| read(&inc.join(h)))
+        .collect::<Result<_>>()?;
     let runtime_headers: Vec<String> = [
         "driver_types.h",
         "cuda_runtime_api.h",
@@ -444,6 +459,8 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
             cuda_h: &cuda_h,
             runtime_h: &runtime_headers[1],
             typedefs_h: &typedefs_h,
+            interop_typedefs: &interop_typedefs,
+            runtime_interop: &runtime_interop,
         },
         &both_in,
     )?);

@@ -70,6 +70,31 @@ impl CudaBackend {
     pub fn native_runtime(&self) -> Option<&RuntimeTable> {
         self.runtime.as_ref().ok().map(|l| &l.table)
     }
+    /// NVIDIA's own definition of `name` in the library of `role` (libcuda, libcudart or
+    /// libnvrtc), null when that library did not load or has no such symbol. For the C ABI's
+    /// forwarding of the names it serves only by passing them on (older ABIs, interop, the
+    /// profiler).
+    pub fn vendor_symbol(
+        &self,
+        role: LibraryRole,
+        name: &core::ffi::CStr,
+    ) -> *mut core::ffi::c_void {
+        match role {
+            LibraryRole::Driver => self
+                .driver
+                .as_ref()
+                .map_or(core::ptr::null_mut(), |l| l.sym(name)),
+            LibraryRole::Runtime => self
+                .runtime
+                .as_ref()
+                .map_or(core::ptr::null_mut(), |l| l.sym(name)),
+            LibraryRole::Nvrtc => self
+                .nvrtc
+                .as_ref()
+                .map_or(core::ptr::null_mut(), |l| l.sym(name)),
+            LibraryRole::Hip | LibraryRole::Hiprtc => core::ptr::null_mut(),
+        }
+    }
     /// Native escape hatch: the raw NVRTC entry points, if libnvrtc loaded.
     pub fn native_nvrtc(&self) -> Option<&NvrtcTable> {
         self.nvrtc.as_ref().ok().map(|l| &l.table)

@@ -9,3 +9,5 @@ pub mod cudart12_types;
 pub mod exports;
 #[rustfmt::skip]
 pub mod lists;
+#[rustfmt::skip]
+pub mod passthrough;
