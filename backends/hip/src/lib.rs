@@ -238,6 +238,15 @@ impl Api for HipBackend {
     }
 }
 
+/// How the HIP backend answers device attribute `attr` (`cuDeviceGetAttribute`,
+/// `cudaDeviceGetAttribute`), in words: HIP's attribute first where a HIP release has one, then
+/// HIP's device properties, another HIP query, or a constant with its reason (0 for a capability
+/// HIP lacks). `None` for a value that is no attribute (answered `CUDA_ERROR_INVALID_VALUE`).
+/// docs/hip-conformance.md lists every attribute's rule.
+pub fn device_attribute_rule(attr: anycuda_api::driver::CUdevice_attribute) -> Option<String> {
+    conv::device_attr::rule(attr).map(|r| r.describe())
+}
+
 /// The NUL-terminated name in a fixed `char` array (empty if there is no NUL).
 fn arch_name(chars: &[core::ffi::c_char]) -> String {
     // SAFETY: c_char and u8 have the same size and alignment.
