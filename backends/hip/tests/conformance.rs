@@ -238,3 +238,73 @@ fn on_a_gpu_every_attribute_and_property_is_answered() {
     assert_eq!(optin as usize, p.sharedMemPerBlockOptin);
     assert!(p.sharedMemPerBlockOptin >= p.sharedMemPerBlock);
 }
+
+// ------------------------------------------------------------------ context creation
+
+/// CUDA 13's `cuCtxCreate` (`cuCtxCreate_v4`) with parameters that ask for a plain context
+/// goes on exactly as with NULL parameters; what HIP cannot honour gets CUDA's code for it.
+#[test]
+fn ctx_create_takes_parameters_that_ask_for_a_plain_context() {
+    let Some(b) = hip() else { return };
+    let mut c: CUcontext = null_mut();
+    let mut affinity = [CUexecAffinityParam {
+        type_: CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+        param: CUexecAffinityParam_st__bindgen_ty_1 {
+            smCount: CUexecAffinitySmCount { val: 8 },
+        },
+    }];
+    // SAFETY: local out-pointers and parameter structs; bad input is refused first.
+    unsafe {
+        let r_null = b.cuCtxCreate(&mut c, null_mut(), 0, 0);
+        if r_null == CUresult::CUDA_SUCCESS {
+            assert_eq!(b.cuCtxDestroy(c), CUresult::CUDA_SUCCESS);
+        }
+        for (n, ptr) in [(0, null_mut()), (0, affinity.as_mut_ptr())] {
+            let mut p = CUctxCreateParams {
+                execAffinityParams: ptr,
+                numExecAffinityParams: n,
+                cigParams: null_mut(),
+            };
+            let r = b.cuCtxCreate(&mut c, &mut p, 0, 0);
+            assert_eq!(r, r_null, "a plain context asked for through parameters");
+            if r == CUresult::CUDA_SUCCESS {
+                assert_eq!(b.cuCtxDestroy(c), CUresult::CUDA_SUCCESS);
+            }
+        }
+        let mut p = CUctxCreateParams {
+            execAffinityParams: affinity.as_mut_ptr(),
+            numExecAffinityParams: 1,
+            cigParams: null_mut(),
+        };
+        assert_eq!(
+            b.cuCtxCreate(&mut c, &mut p, 0, 0),
+            CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY
+        );
+        p.execAffinityParams = null_mut();
+        assert_eq!(
+            b.cuCtxCreate(&mut c, &mut p, 0, 0),
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+fn on_a_gpu_ctx_create_with_plain_parameters_makes_a_current_context() {
+    let Some(b) = hip() else { return };
+    assert!(devices(&b) > 0, "no device");
+    let mut c: CUcontext = null_mut();
+    let mut p = CUctxCreateParams {
+        execAffinityParams: null_mut(),
+        numExecAffinityParams: 0,
+        cigParams: null_mut(),
+    };
+    // SAFETY: local out-pointers and parameter structs.
+    unsafe {
+        assert_eq!(b.cuCtxCreate(&mut c, &mut p, 0, 0), CUresult::CUDA_SUCCESS);
+        let mut cur: CUcontext = null_mut();
+        assert_eq!(b.cuCtxGetCurrent(&mut cur), CUresult::CUDA_SUCCESS);
+        assert_eq!(cur, c);
+        assert_eq!(b.cuCtxDestroy(c), CUresult::CUDA_SUCCESS);
+    }
+}
