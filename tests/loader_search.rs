@@ -372,3 +372,37 @@ fn the_cuda_backend_finds_nvrtc_in_a_virtual_environments_wheel() {
     let sites = v["library_search"]["site_packages"].as_array().unwrap();
     assert_eq!(sites[0]["via"], "VIRTUAL_ENV", "{sites:?}");
 }
+
+/// A library some other code loaded by path (as cuda.pathfinder loads NVIDIA's NVRTC from a
+/// wheel) is found by its soname at the "already loaded" step, as that file: the same NVRTC,
+/// never a second one.
+#[test]
+fn a_library_loaded_by_path_elsewhere_is_found_by_its_soname() {
+    let real = common::repo_root().join(".cache/inputs/cuda/nvidia/cu13/lib/libnvrtc.so.13");
+    if !real.is_file() {
+        assert!(!common::on_ci(), "no NVRTC at {}", real.display());
+        eprintln!("SKIP: no NVRTC at {}", real.display());
+        return;
+    }
+    let s = Scratch::new("by-path");
+    let wheel = s.dir("wheel/nvidia/cu13/lib").join("libnvrtc.so.13");
+    std::os::unix::fs::symlink(&real, &wheel).unwrap();
+    // SAFETY: NVIDIA's NVRTC; loading it runs its initialisers, which is what using it means.
+    let _held = unsafe { libloading::Library::new(&wheel) }.unwrap();
+    let search = Search {
+        library: "NVRTC loaded elsewhere (test)",
+        explicit_env: "ANYCUDA_TEST_NVRTC_UNSET",
+        sonames: &["libnvrtc.so.13"],
+        root_envs: &[],
+        lib_dirs: &[],
+        default_roots: &[],
+    };
+    let o = search.open().unwrap();
+    assert_eq!(o.path, wheel.to_string_lossy());
+    let t = anycuda_api::loader::traces()
+        .into_iter()
+        .find(|t| t.library == search.library)
+        .unwrap();
+    assert_eq!(t.tries.len(), 1, "{t:#?}");
+    assert_eq!(t.tries[0].candidate.step, Step::AlreadyLoaded);
+}
