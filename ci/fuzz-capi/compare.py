@@ -10,7 +10,12 @@ from nvrtc.h, read from the headers in DIR, never copied by hand), by function. 
 more, the first is the reference (NVIDIA's libraries): for every call both columns made (same
 case, step, function and argument classes), a code mismatch is a call where the reference
 returned a code and the other column a different one; a crash where the reference returned a
-code is counted apart. All grouped by function.
+code is counted apart. All grouped by function, and split by whether the call's arguments were
+defined on NVIDIA's library: a dangling, made-up or wrong-kind handle (classes D, M..., W) is
+undefined behaviour there, so a mismatch on such a call is listed apart ("undefined inputs").
+Each row also counts its calls made in a case whose process started at another case in the two
+columns ("another process history": a crash restarted one column's process; the fuzzer puts back
+what a case changes, but not everything can be, e.g. a context a case broke).
 
 Exit status 1 when a column other than the reference crashed or timed out, or (unless
 --no-enum-check) returned a code outside its enum; 0 otherwise. A single log is its own column:
@@ -84,6 +89,10 @@ def api_of(fn):
 
 
 BAD = ("CRASH", "TIMEOUT", "EXIT")
+# Argument classes that are undefined behaviour on NVIDIA's libraries: a dangling (D), made-up
+# (M...) or wrong-kind (W) handle, which the library may dereference. (Freed or made-up DEVICE
+# pointers are F and B...: the driver looks those up, so they count as defined.)
+UNDEFINED = re.compile(r"=(D|W|M1|M16|Mneg|Mr|Mk|Mdead)(,|$)")
 
 
 class Column:
@@ -94,13 +103,19 @@ class Column:
         self.stats = collections.Counter()
         self.bad = []  # (case, step, fn, classes, result)
         self.header = []
+        self.process = {}  # case -> the case its process started at
+        start = None
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 line = line.rstrip("\n")
                 if not line:
                     continue
                 if line.startswith("#"):
-                    self.header.append(line)
+                    m = re.match(r"# process from case (\d+)", line)
+                    if m:
+                        start = int(m.group(1))
+                    else:
+                        self.header.append(line)
                     continue
                 parts = line.split(" ")
                 if len(parts) != 5:
@@ -108,6 +123,7 @@ class Column:
                     continue
                 case, step, fn, classes, result = parts
                 key = (int(case), step)
+                self.process.setdefault(key[0], start)
                 self.calls[key] = (fn, classes, result)
                 self.order.append(key)
                 if result.startswith(BAD):
@@ -213,6 +229,7 @@ def main():
             per_fn = collections.defaultdict(collections.Counter)
             ex = collections.defaultdict(list)
             counts = collections.Counter()
+            history = collections.Counter()
             for key in c.order:
                 if key not in ref.calls:
                     counts["only in this column"] += 1
@@ -238,6 +255,10 @@ def main():
                 else:
                     counts["same"] += 1
                     continue
+                if kind != "crash where the reference did not" and UNDEFINED.search(cls):
+                    kind += " (undefined inputs)"
+                if ref.process.get(key[0]) != c.process.get(key[0]):
+                    history[(kind, fn)] += 1
                 counts[kind] += 1
                 pat = f"{code_name(enums, rfn, rres)} → {code_name(enums, fn, res)}"
                 per_fn[(kind, fn)][pat] += 1
@@ -247,22 +268,24 @@ def main():
             emit()
             emit(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
             emit()
-            for kind in ("crash where the reference did not", "code mismatch", "string mismatch",
-                         "reference crashed, this column did not"):
+            kinds = ["crash where the reference did not"]
+            for base in ("code mismatch", "string mismatch", "reference crashed, this column did not"):
+                kinds += [base, base + " (undefined inputs)"]
+            for kind in kinds:
                 rows = sorted(((fn, pats) for (k, fn), pats in per_fn.items() if k == kind),
                               key=lambda r: -sum(r[1].values()))
                 if not rows:
                     continue
                 emit(f"**{kind}**, by function ({ref.name} → {c.name} × calls; examples case/step classes)")
                 emit()
-                emit("| function | calls | patterns |")
-                emit("|---|---:|---|")
+                emit("| function | calls | in another process history | patterns |")
+                emit("|---|---:|---:|---|")
                 for fn, pats in rows:
                     cells = "; ".join(f"{p} × {n} (e.g. {', '.join(ex[(kind, fn, p)][:1])})"
                                       for p, n in pats.most_common(4))
                     if len(pats) > 4:
                         cells += f"; {len(pats) - 4} more"
-                    emit(f"| `{fn}` | {sum(pats.values())} | {cells} |")
+                    emit(f"| `{fn}` | {sum(pats.values())} | {history[(kind, fn)]} | {cells} |")
                 emit()
 
     text = "\n".join(out)

@@ -158,6 +158,7 @@ struct shared {
     size_t image_len;
     int image_binary; /* 1: an ELF or other binary image (hipRTC's code object), not PTX text */
     char image_from[64];
+    char libs[NLIB][256]; /* the file each soname's first symbol came from */
     unsigned char image[IMAGE_MAX];
 };
 static struct shared *SH;
@@ -239,15 +240,20 @@ static int nth_alive(int kind, unsigned n) {
 /* Class weights (percent of draws), overridable with -p V,N,D,M,W. */
 static unsigned PV = 55, PN = 12, PD = 10, PM = 14, PW = 9;
 
-static uint64_t made_up(int avoid_small, const char **c) {
+/* Made-up bits. Class names: M... for a handle (undefined behaviour on NVIDIA's libraries, which
+ * may dereference it), B... for a device pointer (which NVIDIA's driver looks up). */
+static uint64_t made_up(int avoid_small, int dptr, const char **c) {
+    static const char *const H[] = {"M1", "M16", "Mneg", "Mr", "Mk", "Mdead"};
+    static const char *const P[] = {"B1", "B16", "Bneg", "Br", "Bk", "Bdead"};
+    const char *const *n = dptr ? P : H;
     switch (pick(5)) {
     case 0:
-        if (!avoid_small) { *c = "M1"; return 1; }
-        *c = "M16"; return 16;
-    case 1: *c = "Mneg"; return ~0ULL;
-    case 2: *c = "Mr"; return (rnd() & 0x00007ffffffff000ULL) | 0x100000000ULL; /* user space */
-    case 3: *c = "Mk"; return rnd() | 0x8000000000000000ULL; /* non-canonical */
-    default: *c = "Mdead"; return 0xdeadbeef0000ULL;
+        if (!avoid_small) { *c = n[0]; return 1; }
+        *c = n[1]; return 16;
+    case 1: *c = n[2]; return ~0ULL;
+    case 2: *c = n[3]; return (rnd() & 0x00007ffffffff000ULL) | 0x100000000ULL; /* user space */
+    case 3: *c = n[4]; return rnd() | 0x8000000000000000ULL; /* non-canonical */
+    default: *c = n[5]; return 0xdeadbeef0000ULL;
     }
 }
 
@@ -291,7 +297,7 @@ static uint64_t handle(const char *arg, int kind, int destroying, int *which) {
     r -= wd;
     if (r < wm) {
         const char *c;
-        uint64_t v = made_up(kind == K_STREAM, &c);
+        uint64_t v = made_up(kind == K_STREAM, 0, &c);
         cls(arg, c);
         return v;
     }
@@ -308,7 +314,7 @@ static CUstream stream_arg(const char *arg) {
 }
 
 /* Device pointers: valid (own or the batch's 1 MiB), interior (+256), unaligned (+1), NULL,
- * dangling (freed), made-up. Never a host pointer: a device-pointer argument that is host memory
+ * freed (F), made-up (B...). Never a host pointer: a device-pointer argument that is host memory
  * is a host access on NVIDIA (UVA). */
 static CUdeviceptr dptr_arg(const char *arg) {
     unsigned r = pick(100);
@@ -325,11 +331,11 @@ static CUdeviceptr dptr_arg(const char *arg) {
     if (r < 67) { cls(arg, "N"); return 0; }
     if (r < 82) {
         unsigned i = pick((unsigned)NDEAD[K_DPTR] + 1);
-        cls(arg, "D");
+        cls(arg, "F");
         return (int)i < NDEAD[K_DPTR] ? DEAD[K_DPTR][i] : BASE_DEAD[K_DPTR];
     }
     const char *c;
-    uint64_t v = made_up(0, &c);
+    uint64_t v = made_up(0, 1, &c);
     cls(arg, c);
     return v;
 }
@@ -1200,7 +1206,7 @@ static void op_cudaEventElapsedTime(void) {
 static const void *rt_func(const char *arg) {
     switch (pick(6)) {
     case 0: cls(arg, "N"); return NULL;
-    case 1: { const char *c; const void *p = (const void *)(uintptr_t)made_up(1, &c); cls(arg, c); return p; }
+    case 1: { const char *c; const void *p = (const void *)(uintptr_t)made_up(1, 0, &c); cls(arg, c); return p; }
     case 2: cls(arg, "Vkernel"); return (const void *)(uintptr_t)BASE[K_KERNEL];
     default: cls(arg, "Vfn"); return (const void *)(uintptr_t)BASE[K_FUNC];
     }
@@ -1280,9 +1286,14 @@ static void op_nvrtcCompileProgram(void) {
     int n;
     if (pick(6)) {
         n = (int)pick(4);
-        for (int i = 0; i < 3; i++) opts[i] = OPTS[pick(10)];
+        char which[16] = "V";
+        for (int i = 0; i < 3; i++) {
+            unsigned o = pick(10);
+            opts[i] = OPTS[o];
+            if (i < n) snprintf(which + strlen(which), sizeof which - strlen(which), "%s%u", i ? "+" : ":", o);
+        }
         cls("nopt", n ? "v" : "0");
-        cls("opts", "V");
+        cls("opts", which); /* V:i+j: the indices in OPTS */
         R(nvrtcCompileProgram, p, n, opts);
     } else {
         n = pick(2) ? 2 : -1;
@@ -1413,13 +1424,73 @@ static void run_dtor(struct obj *o) {
     }
 }
 
+/* What a case may change in the batch's objects is put back before the next case, and the
+ * objects whose state a case changes most (program, graph, stream, event) are the case's own, so
+ * that a case sees the same state whichever case its process started at: a column whose process
+ * crashed and restarted must still make comparable calls. (Not everything can be put back: a
+ * context a case broke stays broken until the process ends; compare.py marks the calls whose
+ * process started at another case than the reference's.) */
+static size_t LIMITS[7];
+static int LIMIT_OK[7], FATTR[20], FATTR_OK[20];
+static void case_base_begin(void) {
+    CUcontext c;
+    for (int i = 0; i < 64 && p_cuCtxPopCurrent; i++)
+        if (Q(cuCtxPopCurrent, &c) != 0) break;
+    if (p_cudaSetDevice) Q(cudaSetDevice, 0);
+    if (p_cuCtxSetCurrent) Q(cuCtxSetCurrent, (CUcontext)(uintptr_t)BASE[K_CTX]);
+    for (int l = 0; l < 7; l++) {
+        size_t v;
+        if (LIMIT_OK[l] && Q(cuCtxGetLimit, &v, (CUlimit)l) == 0 && v != LIMITS[l]) Q(cuCtxSetLimit, (CUlimit)l, LIMITS[l]);
+    }
+    CUfunction f = (CUfunction)(uintptr_t)BASE[K_FUNC];
+    for (int a = 0; f && a < 20; a++) {
+        int v;
+        if (FATTR_OK[a] && Q(cuFuncGetAttribute, &v, (CUfunction_attribute)a, f) == 0 && v != FATTR[a])
+            Q(cuFuncSetAttribute, f, (CUfunction_attribute)a, FATTR[a]);
+    }
+    if (f) Q(cuFuncSetCacheConfig, f, CU_FUNC_CACHE_PREFER_NONE);
+    CUstream s = 0;
+    Q(cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+    BASE[K_STREAM] = (uintptr_t)s;
+    CUevent e = 0;
+    Q(cuEventCreate, &e, 0);
+    BASE[K_EVENT] = (uintptr_t)e;
+    nvrtcProgram p = 0;
+    Q(nvrtcCreateProgram, &p, KERNEL_SRC, "k.cu", 0, NULL, NULL);
+    BASE[K_PROG] = (uintptr_t)p;
+    CUgraph g = 0;
+    Q(cuGraphCreate, &g, 0);
+    BASE[K_GRAPH] = (uintptr_t)g;
+    CUgraphNode node = 0;
+    if (g) Q(cuGraphAddEmptyNode, &node, g, NULL, 0);
+    BASE[K_NODE] = (uintptr_t)node;
+    CUgraphExec ge = 0;
+    if (g) Q(cuGraphInstantiate, &ge, g, 0);
+    BASE[K_GEXEC] = (uintptr_t)ge;
+}
+static void case_base_end(void) {
+    if (BASE[K_GEXEC]) Q(cuGraphExecDestroy, (CUgraphExec)(uintptr_t)BASE[K_GEXEC]);
+    if (BASE[K_GRAPH]) Q(cuGraphDestroy, (CUgraph)(uintptr_t)BASE[K_GRAPH]);
+    nvrtcProgram p = (nvrtcProgram)(uintptr_t)BASE[K_PROG];
+    if (p) Q(nvrtcDestroyProgram, &p);
+    if (BASE[K_EVENT]) Q(cuEventDestroy, (CUevent)(uintptr_t)BASE[K_EVENT]);
+    if (BASE[K_STREAM]) {
+        CUgraph g = 0; /* a capture the case left open on it */
+        if (Q(cuStreamEndCapture, (CUstream)(uintptr_t)BASE[K_STREAM], &g) == 0 && g) Q(cuGraphDestroy, g);
+        Q(cuStreamDestroy, (CUstream)(uintptr_t)BASE[K_STREAM]);
+    }
+    BASE[K_GEXEC] = BASE[K_GRAPH] = BASE[K_NODE] = BASE[K_PROG] = BASE[K_EVENT] = BASE[K_STREAM] = 0;
+}
+
 static uint64_t SEED = 1;
 static int MINSTEPS = 6, MAXSTEPS = 40;
 static void run_case(int c) {
     CASE = c;
-    STEP = 0;
+    STEP = -1;
     NOBJ = 0;
     memset(NDEAD, 0, sizeof NDEAD);
+    case_base_begin();
+    STEP = 0;
     RS = SEED * 0x100000001B3ULL ^ ((uint64_t)c * 0xD1B54A32D192ED03ULL);
     rnd();
     CLSN = 0;
@@ -1449,13 +1520,20 @@ static void run_case(int c) {
     CLSN = 0;
     CLS[0] = 0;
     /* The Runtime's last error would carry into the next case. */
+    STEP = -1;
     if (p_cudaGetLastError) Q(cudaGetLastError);
+    case_base_end();
 }
 
 /* ---- the batch: libraries, kernel image, base objects ------------------------------------------ */
 static void *LIBH[NLIB];
+static char LIBERR[NLIB][200];
 static void open_libs(void) {
-    for (int l = 0; l < NLIB; l++) LIBH[l] = dlopen(SONAME[l], RTLD_NOW | RTLD_LOCAL);
+    for (int l = 0; l < NLIB; l++) {
+        LIBH[l] = dlopen(SONAME[l], RTLD_NOW | RTLD_LOCAL);
+        const char *e = LIBH[l] ? NULL : dlerror();
+        snprintf(LIBERR[l], sizeof LIBERR[l], "%s", e ? e : "?");
+    }
     for (size_t i = 0; i < NSYMS; i++) *SYMS[i].slot = LIBH[SYMS[i].lib] ? dlsym(LIBH[SYMS[i].lib], SYMS[i].name) : NULL;
 }
 
@@ -1471,12 +1549,9 @@ static void make_base(void) {
     Q(cuDevicePrimaryCtxRetain, &ctx, dev);
     BASE[K_CTX] = (uintptr_t)ctx;
     Q(cuCtxSetCurrent, ctx);
+    for (int l = 0; l < 7; l++) LIMIT_OK[l] = Q(cuCtxGetLimit, &LIMITS[l], (CUlimit)l) == 0;
     CUstream s = 0;
-    Q(cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
-    BASE[K_STREAM] = (uintptr_t)s;
     CUevent e = 0;
-    Q(cuEventCreate, &e, 0);
-    BASE[K_EVENT] = (uintptr_t)e;
     CUdeviceptr d = 0;
     Q(cuMemAlloc, &d, 1u << 20);
     BASE[K_DPTR] = d;
@@ -1490,6 +1565,7 @@ static void make_base(void) {
     CUfunction f = 0;
     if (m) Q(cuModuleGetFunction, &f, m, "k");
     BASE[K_FUNC] = (uintptr_t)f;
+    for (int a = 0; a < 20; a++) FATTR_OK[a] = f && Q(cuFuncGetAttribute, &FATTR[a], (CUfunction_attribute)a, f) == 0;
     CUlibrary lib = 0;
     Q(cuLibraryLoadData, &lib, img, NULL, NULL, 0, NULL, NULL, 0);
     BASE[K_LIB] = (uintptr_t)lib;
@@ -1497,17 +1573,7 @@ static void make_base(void) {
     if (lib) Q(cuLibraryGetKernel, &k, lib, "k");
     BASE[K_KERNEL] = (uintptr_t)k;
     nvrtcProgram p = 0;
-    Q(nvrtcCreateProgram, &p, KERNEL_SRC, "k.cu", 0, NULL, NULL);
-    BASE[K_PROG] = (uintptr_t)p;
     CUgraph g = 0;
-    Q(cuGraphCreate, &g, 0);
-    BASE[K_GRAPH] = (uintptr_t)g;
-    CUgraphNode node = 0;
-    if (g) Q(cuGraphAddEmptyNode, &node, g, NULL, 0);
-    BASE[K_NODE] = (uintptr_t)node;
-    CUgraphExec ge = 0;
-    if (g) Q(cuGraphInstantiate, &ge, g, 0);
-    BASE[K_GEXEC] = (uintptr_t)ge;
     CUmemoryPool pool = 0;
     Q(cuDeviceGetDefaultMemPool, &pool, dev);
     BASE[K_POOL] = (uintptr_t)pool;
@@ -1559,6 +1625,13 @@ static void make_base(void) {
  * gives: anycuda's HIP backend answers with an AMD code object), in a child of its own. */
 static void compile_image(void) {
     open_libs();
+    void *first[NLIB] = {(void *)p_cuInit, (void *)p_cudaGetDeviceCount, (void *)p_nvrtcVersion};
+    for (int l = 0; l < NLIB; l++) {
+        Dl_info info;
+        if (!LIBH[l]) snprintf(SH->libs[l], sizeof SH->libs[l], "not loaded (%s)", LIBERR[l]);
+        else if (first[l] && dladdr(first[l], &info) && info.dli_fname) snprintf(SH->libs[l], sizeof SH->libs[l], "%s", info.dli_fname);
+        else snprintf(SH->libs[l], sizeof SH->libs[l], "loaded, symbol not found");
+    }
     SH->image_len = 0;
     snprintf(SH->image_from, sizeof SH->image_from, "fallback PTX");
     nvrtcProgram p = 0;
@@ -1584,6 +1657,10 @@ static void compile_image(void) {
 }
 
 static void child_batch(int first, int last) {
+    char mark[64];
+    int n = snprintf(mark, sizeof mark, "# process from case %d\n", first);
+    ssize_t w = write(LOGFD, mark, (size_t)n);
+    (void)w;
     open_libs();
     SH->ccase = first;
     make_base();
@@ -1745,6 +1822,7 @@ int main(int argc, char **argv) {
             image_pass = 0;
             if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) SH->image_len = 0;
             wline("# kernel image: %s\n", SH->image_len ? SH->image_from : "fallback PTX (NVRTC gave no image)");
+            for (int l = 0; l < NLIB; l++) wline("# %s: %s\n", SONAME[l], SH->libs[l][0] ? SH->libs[l] : "?");
             continue;
         }
         if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && SH->batch_done) {

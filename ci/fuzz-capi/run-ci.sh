@@ -7,6 +7,10 @@
 # ci/fuzz-capi/compare.py --ci checks: no crash, no hang, the same calls on both backends, and
 # every returned code a member of its API's enum in the pinned headers (CUresult, cudaError_t,
 # nvrtcResult). FUZZ_CAPI_ENUM_CHECK=0 reports codes outside the enums without failing.
+# A third column, report only, runs the same cases on NVIDIA's own libcudart.so.13 and
+# libnvrtc.so.13 from PyPI with no libcuda (driver calls ABSENT): against it, the cuda column's
+# NVRTC and Runtime answers are compared without a GPU ($OUT/nvidia-diff.md; never fails CI:
+# NVIDIA's NVRTC crashes on made-up and dangling programs, which is the point).
 #
 #   bash ci/fuzz-capi/run-ci.sh
 #
@@ -48,6 +52,14 @@ for backend in cuda hip; do
     fi
     echo "fuzz-capi: $backend: $CASES cases in $((SECONDS - s)) s ($(grep -m1 '^# kernel image' "$OUT/$backend.log"))"
 done
+s=$SECONDS
+env -u ANYCUDA_BACKEND LD_LIBRARY_PATH="$CUDA_PATH/lib" timeout --kill-after=10 600 \
+    "$OUT/fuzz" -s "$SEED" -n "$CASES" -b 100 -t 20 -o "$OUT/nvidia.log" 2>"$OUT/nvidia.stderr" || true
+python3 ci/fuzz-capi/compare.py --no-enum-check --headers "$CUDA_PATH/include" --names nvidia-no-driver,cuda \
+    --md "$OUT/nvidia-diff.md" "$OUT/nvidia.log" "$OUT/cuda.log" >/dev/null || true
+echo "fuzz-capi: report only, against NVIDIA's libnvrtc/libcudart without a driver ($((SECONDS - s)) s):" \
+    "$(grep -m1 '^| nvidia-no-driver' "$OUT/nvidia-diff.md" | awk -F'|' '{print $4 " calls, " $5 " crashes"}');" \
+    "cuda: $(grep -m1 -E '^(code mismatch|compared|crash|only|reference|same)' "$OUT/nvidia-diff.md") ($OUT/nvidia-diff.md)"
 enum=()
 [[ "${FUZZ_CAPI_ENUM_CHECK:-1}" == 0 ]] && enum=(--no-enum-check)
 if python3 ci/fuzz-capi/compare.py --ci "${enum[@]}" --headers "$CUDA_PATH/include" --names cuda,hip \
