@@ -262,14 +262,16 @@ static uint64_t made_up(int avoid_small, int dptr, const char **c) {
  * kind whose destroy frees host memory; no handle of another kind). *which gets the object index
  * (valid own object) or -1. */
 static int LAST_WHICH, LAST_VALID; /* of the last handle drawn: own object index, valid class */
+static uint64_t FAKE_OBJ[8192];
 static uint64_t handle(const char *arg, int kind, int destroying, int *which) {
     int own = count_alive(kind);
     unsigned wv = destroying && own == 0 ? 0 : PV, wn = PN, wm = PM;
     unsigned wd = destroying && !DOUBLE_DESTROY_OK[kind] ? 0 : PD;
     unsigned ww = destroying || WRONG_OF[kind] < 0 ? 0 : PW;
-    unsigned r = pick(wv + wn + wd + wm + ww);
     if (which) *which = -1;
     LAST_WHICH = -1;
+    if (wv + wn + wd + wm + ww == 0) wn = 1; /* -p left nothing for this argument */
+    unsigned r = pick(wv + wn + wd + wm + ww);
     LAST_VALID = r < wv;
     if (r < wv) {
         unsigned i = pick(destroying ? (unsigned)own : (unsigned)own + 1);
@@ -302,6 +304,9 @@ static uint64_t handle(const char *arg, int kind, int destroying, int *which) {
         return v;
     }
     cls(arg, "W");
+    /* NVRTC's programs are heap objects it writes to: another kind for it is a zeroed block of
+     * our own, never a driver object NVIDIA's NVRTC would scribble over. */
+    if (kind == K_PROG) return (uintptr_t)FAKE_OBJ;
     return BASE[WRONG_OF[kind]];
 }
 /* Streams: the handle classes, plus CUDA's special handles 0 (N), 0x1 (legacy) and 0x2 (per-thread). */
@@ -1206,7 +1211,13 @@ static void op_cudaEventElapsedTime(void) {
 static const void *rt_func(const char *arg) {
     switch (pick(6)) {
     case 0: cls(arg, "N"); return NULL;
-    case 1: { const char *c; const void *p = (const void *)(uintptr_t)made_up(1, 0, &c); cls(arg, c); return p; }
+    case 1: {
+        if (!PM) { cls(arg, "N"); return NULL; } /* -p without made-up handles */
+        const char *c;
+        const void *p = (const void *)(uintptr_t)made_up(1, 0, &c);
+        cls(arg, c);
+        return p;
+    }
     case 2: cls(arg, "Vkernel"); return (const void *)(uintptr_t)BASE[K_KERNEL];
     default: cls(arg, "Vfn"); return (const void *)(uintptr_t)BASE[K_FUNC];
     }
@@ -1431,13 +1442,26 @@ static void run_dtor(struct obj *o) {
  * context a case broke stays broken until the process ends; compare.py marks the calls whose
  * process started at another case than the reference's.) */
 static size_t LIMITS[7];
-static int LIMIT_OK[7], FATTR[20], FATTR_OK[20];
+static int LIMIT_OK[7], FATTR[20], FATTR_OK[20], CTXFLAGS_OK, PRIMFLAGS_OK, POOLATTR_OK[5];
+static unsigned CTXFLAGS, PRIMFLAGS;
+static uint64_t POOLATTR[5];
 static void case_base_begin(void) {
     CUcontext c;
+    memset(FAKE_OBJ, 0, sizeof FAKE_OBJ);
     for (int i = 0; i < 64 && p_cuCtxPopCurrent; i++)
         if (Q(cuCtxPopCurrent, &c) != 0) break;
     if (p_cudaSetDevice) Q(cudaSetDevice, 0);
     if (p_cuCtxSetCurrent) Q(cuCtxSetCurrent, (CUcontext)(uintptr_t)BASE[K_CTX]);
+    unsigned fl;
+    int active;
+    if (PRIMFLAGS_OK && Q(cuDevicePrimaryCtxGetState, 0, &fl, &active) == 0 && fl != PRIMFLAGS) Q(cuDevicePrimaryCtxSetFlags, 0, PRIMFLAGS);
+    if (CTXFLAGS_OK && Q(cuCtxGetFlags, &fl) == 0 && fl != CTXFLAGS) Q(cuCtxSetFlags, CTXFLAGS);
+    for (int a = 1; a <= 4; a++) { /* the reuse policies and the release threshold */
+        uint64_t v = 0;
+        if (POOLATTR_OK[a] && Q(cuMemPoolGetAttribute, (CUmemoryPool)(uintptr_t)BASE[K_POOL], (CUmemPool_attribute)a, &v) == 0 &&
+            v != POOLATTR[a])
+            Q(cuMemPoolSetAttribute, (CUmemoryPool)(uintptr_t)BASE[K_POOL], (CUmemPool_attribute)a, &POOLATTR[a]);
+    }
     for (int l = 0; l < 7; l++) {
         size_t v;
         if (LIMIT_OK[l] && Q(cuCtxGetLimit, &v, (CUlimit)l) == 0 && v != LIMITS[l]) Q(cuCtxSetLimit, (CUlimit)l, LIMITS[l]);
@@ -1550,6 +1574,9 @@ static void make_base(void) {
     BASE[K_CTX] = (uintptr_t)ctx;
     Q(cuCtxSetCurrent, ctx);
     for (int l = 0; l < 7; l++) LIMIT_OK[l] = Q(cuCtxGetLimit, &LIMITS[l], (CUlimit)l) == 0;
+    int active;
+    PRIMFLAGS_OK = Q(cuDevicePrimaryCtxGetState, dev, &PRIMFLAGS, &active) == 0;
+    CTXFLAGS_OK = Q(cuCtxGetFlags, &CTXFLAGS) == 0;
     CUstream s = 0;
     CUevent e = 0;
     CUdeviceptr d = 0;
@@ -1577,6 +1604,10 @@ static void make_base(void) {
     CUmemoryPool pool = 0;
     Q(cuDeviceGetDefaultMemPool, &pool, dev);
     BASE[K_POOL] = (uintptr_t)pool;
+    for (int a = 1; a <= 4; a++) {
+        POOLATTR[a] = 0;
+        POOLATTR_OK[a] = pool && Q(cuMemPoolGetAttribute, pool, (CUmemPool_attribute)a, &POOLATTR[a]) == 0;
+    }
     /* One dangling value of each kind: created, then destroyed. */
     s = 0;
     Q(cuStreamCreate, &s, 0);
