@@ -15,7 +15,7 @@ use anycuda_api::traits::{Api, Driver, Runtime};
 use anycuda_api::{CudaEnum, Origin};
 use anycuda_hip::HipBackend;
 use core::ffi::c_int;
-use core::ptr::null_mut;
+use core::ptr::{null, null_mut};
 
 /// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
 /// fails the test.
@@ -306,5 +306,104 @@ fn on_a_gpu_ctx_create_with_plain_parameters_makes_a_current_context() {
         assert_eq!(b.cuCtxGetCurrent(&mut cur), CUresult::CUDA_SUCCESS);
         assert_eq!(cur, c);
         assert_eq!(b.cuCtxDestroy(c), CUresult::CUDA_SUCCESS);
+    }
+}
+
+// ------------------------------------------------------------------ AMD-faithful mode
+
+/// hipRTC's output for `src` through the backend's NVRTC API (PTX with hipRTC's mark on HIP's
+/// NVIDIA platform).
+fn hiprtc_code(b: &HipBackend, src: &str) -> Vec<u8> {
+    use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
+    use anycuda_api::traits::Rtc;
+    let src = std::ffi::CString::new(src).unwrap();
+    let mut prog: nvrtcProgram = null_mut();
+    // SAFETY: a NUL-terminated source, local out-pointers, a buffer of the size reported.
+    unsafe {
+        assert_eq!(
+            b.nvrtcCreateProgram(&mut prog, src.as_ptr(), c"k.cu".as_ptr(), 0, null(), null()),
+            nvrtcResult::NVRTC_SUCCESS
+        );
+        assert_eq!(
+            b.nvrtcCompileProgram(prog, 0, null()),
+            nvrtcResult::NVRTC_SUCCESS
+        );
+        let mut n = 0;
+        assert_eq!(b.nvrtcGetPTXSize(prog, &mut n), nvrtcResult::NVRTC_SUCCESS);
+        let mut code = vec![0u8; n];
+        assert_eq!(
+            b.nvrtcGetPTX(prog, code.as_mut_ptr().cast()),
+            nvrtcResult::NVRTC_SUCCESS
+        );
+        assert_eq!(b.nvrtcDestroyProgram(&mut prog), nvrtcResult::NVRTC_SUCCESS);
+        code
+    }
+}
+
+/// Makes device 0's primary context current.
+fn primary_context(b: &HipBackend) -> CUcontext {
+    let mut c: CUcontext = null_mut();
+    // SAFETY: local out-pointers.
+    unsafe {
+        assert_eq!(b.cuInit(0), CUresult::CUDA_SUCCESS);
+        assert_eq!(
+            b.cuDevicePrimaryCtxRetain(&mut c, 0),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_eq!(b.cuCtxSetCurrent(c), CUresult::CUDA_SUCCESS);
+    }
+    c
+}
+
+const NVCC_PTX: &str = ".version 7.0\n.target sm_50\n.address_size 64\n\
+    .visible .entry k()\n{\n\tret;\n}\n\0";
+
+/// On HIP's NVIDIA platform, by default: hipRTC's output loads, PTX from elsewhere is refused
+/// as on AMD; with `ANYCUDA_HIP_AMD_FAITHFUL=0` that PTX loads too.
+#[test]
+#[ignore = "needs a GPU with HIP's NVIDIA platform: ci/gpu-test.sh runs it"]
+fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
+    let Some(b) = hip() else { return };
+    if b.platform() != anycuda_hip::Platform::Nvidia {
+        eprintln!("SKIP: not HIP's NVIDIA platform");
+        return;
+    }
+    assert!(std::env::var_os(anycuda_hip::AMD_FAITHFUL_ENV).is_none());
+    assert!(b.amd_faithful(), "on by default on HIP's NVIDIA platform");
+    let _ctx = primary_context(&b);
+    let code = hiprtc_code(
+        &b,
+        "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }",
+    );
+    assert!(anycuda_hip::is_hiprtc_output(&code[..code.len() - 1]));
+    let mut m: CUmodule = null_mut();
+    // SAFETY: NUL-terminated PTX texts, local out-pointers.
+    unsafe {
+        assert_eq!(
+            b.cuModuleLoadData(&mut m, code.as_ptr().cast()),
+            CUresult::CUDA_SUCCESS
+        );
+        let mut f: CUfunction = null_mut();
+        assert_eq!(
+            b.cuModuleGetFunction(&mut f, m, c"k".as_ptr()),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_eq!(b.cuModuleUnload(m), CUresult::CUDA_SUCCESS);
+        let r = b.cuModuleLoadData(&mut m, NVCC_PTX.as_ptr().cast());
+        assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        assert!(anycuda_hip::not_supported_reason(r).is_some_and(|w| w.contains("NVRTC")));
+    }
+    // The switch, read when the backend loads.
+    std::env::set_var(anycuda_hip::AMD_FAITHFUL_ENV, "0");
+    let off = HipBackend::load();
+    std::env::remove_var(anycuda_hip::AMD_FAITHFUL_ENV);
+    assert!(!off.amd_faithful());
+    // SAFETY: a NUL-terminated PTX text, a local out-pointer.
+    unsafe {
+        assert_eq!(
+            off.cuModuleLoadData(&mut m, NVCC_PTX.as_ptr().cast()),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_eq!(off.cuModuleUnload(m), CUresult::CUDA_SUCCESS);
     }
 }
