@@ -142,11 +142,14 @@ pub const AMD_FAITHFUL_ENV: &str = "ANYCUDA_HIP_AMD_FAITHFUL";
 /// ignores it.
 pub const HIPRTC_OUTPUT_MARK: &str = "\n// anycuda: hipRTC output on HIP's NVIDIA platform\n";
 
-/// Whether `text` (a PTX text, up to its NUL) is hipRTC's output on HIP's NVIDIA platform
-/// (carries [`HIPRTC_OUTPUT_MARK`]). Pure.
+/// Whether `text` (a PTX text, up to its NUL) is hipRTC's output on HIP's NVIDIA platform: it
+/// has [`HIPRTC_OUTPUT_MARK`]'s line as a line of its own (looked for at the end, where
+/// `rtc.rs` puts it, then everywhere). Pure.
 pub fn is_hiprtc_output(text: &[u8]) -> bool {
-    let mark = HIPRTC_OUTPUT_MARK.as_bytes();
-    text.windows(mark.len()).any(|w| w == mark)
+    let line = HIPRTC_OUTPUT_MARK.trim().as_bytes();
+    let is_mark = |l: &[u8]| l.strip_suffix(b"\r").unwrap_or(l) == line;
+    let tail = &text[text.len().saturating_sub(line.len() + 8)..];
+    tail.split(|&c| c == b'\n').any(is_mark) || text.split(|&c| c == b'\n').any(is_mark)
 }
 
 /// Whether AMD-faithful mode is on, from the platform and `ANYCUDA_HIP_AMD_FAITHFUL`'s value,
@@ -803,8 +806,19 @@ mod tests {
     fn the_mark_is_hipRTCs_line_not_any_mention() {
         assert!(is_hiprtc_output(&marked_ptx()));
         assert!(!is_hiprtc_output(PTX));
+        // A line of its own: a mention inside a line is not the mark.
         assert!(!is_hiprtc_output(
-            b"// anycuda: hipRTC output on HIP's NVIDIA platform"
+            b"x // anycuda: hipRTC output on HIP's NVIDIA platform\n"
+        ));
+        assert!(!is_hiprtc_output(
+            b"// anycuda: hipRTC output on HIP's NVIDIA platform, or not\n"
+        ));
+        // Wherever it is, CRLF too.
+        let mut v = marked_ptx();
+        v.extend_from_slice(b"// more\n");
+        assert!(is_hiprtc_output(&v));
+        assert!(is_hiprtc_output(
+            b".version 8.0\r\n// anycuda: hipRTC output on HIP's NVIDIA platform\r\n"
         ));
     }
 
