@@ -244,7 +244,9 @@ def main():
                     continue
                 counts["compared"] += 1
                 r_code = re.fullmatch(r"-?\d+", rres) is not None
-                if res.startswith(BAD) and not rres.startswith(BAD):
+                if res.startswith(BAD) and rres.startswith(BAD):
+                    kind = "crashed in both"
+                elif res.startswith(BAD):
                     kind = "crash where the reference did not"
                 elif rres.startswith(BAD) and not res.startswith(BAD):
                     kind = "reference crashed, this column did not"
@@ -255,7 +257,7 @@ def main():
                 else:
                     counts["same"] += 1
                     continue
-                if kind != "crash where the reference did not" and UNDEFINED.search(cls):
+                if not kind.startswith("crash") and UNDEFINED.search(cls):
                     kind += " (undefined inputs)"
                 if ref.process.get(key[0]) != c.process.get(key[0]):
                     history[(kind, fn)] += 1
@@ -268,7 +270,7 @@ def main():
             emit()
             emit(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
             emit()
-            kinds = ["crash where the reference did not"]
+            kinds = ["crash where the reference did not", "crashed in both"]
             for base in ("code mismatch", "string mismatch", "reference crashed, this column did not"):
                 kinds += [base, base + " (undefined inputs)"]
             for kind in kinds:

@@ -66,6 +66,7 @@ if [[ ! -f "$HIPLIB" ]]; then
         bash ci/hip-nvidia/build.sh "$(dirname "$HIPLIB")" "$DEB" >"$OUT/hip-shim-build.log" 2>&1 || say "HIP shim build failed"
     fi
 fi
+rm -f "$OUT"/nvidia.* "$OUT"/cuda.* "$OUT"/hip.* # an earlier run's shards
 COLS=(nvidia cuda)
 if [[ -f "$HIPLIB" ]]; then COLS+=(hip); else say "no $HIPLIB: the hip column is left out"; fi
 
