@@ -601,3 +601,48 @@ fn libdir_makes_the_c_abi_folder_idempotently_and_explains_a_missing_library() {
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 9);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn libdir_name_libraries_name_their_apis_functions_for_the_linker() {
+    let dir = std::env::temp_dir().join(format!("anycuda-libdir-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A library that cannot be read as one (a stand-in): every name of anycuda's export lists.
+    let lib = dir.join("libanycuda_capi.so");
+    std::fs::write(&lib, b"stand-in").unwrap();
+    let o = anycuda_env(
+        &["libdir"],
+        &[("ANYCUDA_CAPI_LIBRARY", lib.to_str().unwrap())],
+    );
+    assert!(o.status.success(), "{o:?}");
+    assert!(o.stderr.is_empty(), "{o:?}");
+    let folder = std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    let names = |file: &str| std::fs::read(folder.join(file)).unwrap();
+    let has = |bytes: &[u8], name: &str| {
+        let s = format!("\0{name}\0");
+        bytes.windows(s.len()).any(|w| w == s.as_bytes())
+    };
+    let (cuda, cudart, nvrtc) = (
+        names("libcuda.so.1"),
+        names("libcudart.so.13"),
+        names("libnvrtc.so.13"),
+    );
+    // Each API's own names (plain, versioned, per-thread, hand-written, nvcc's hidden entry
+    // points), and no other API's.
+    for n in [
+        "cuInit",
+        "cuMemAlloc_v2",
+        "cuMemcpyHtoD_v2_ptds",
+        "cuGetProcAddress_v2",
+    ] {
+        assert!(has(&cuda, n) && !has(&cudart, n) && !has(&nvrtc, n), "{n}");
+    }
+    for n in ["cudaMalloc", "cudaMemcpy_ptds", "__cudaRegisterFatBinary"] {
+        assert!(has(&cudart, n) && !has(&cuda, n) && !has(&nvrtc, n), "{n}");
+    }
+    for n in ["nvrtcCompileProgram", "nvrtcVersion"] {
+        assert!(has(&nvrtc, n) && !has(&cuda, n) && !has(&cudart, n), "{n}");
+    }
+    // Never the names the C ABI leaves out (an older ABI under the plain name).
+    assert!(!has(&cuda, "cuMemAlloc") && !has(&cuda, "cuCtxCreate"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -59,7 +59,8 @@ const FAKE: Search = Search {
     library: "fake (libfake)",
     explicit_env: "ANYCUDA_FAKE_LIBRARY",
     sonames: &["libfake.so.13", "libfake.so.12"],
-    root_envs: &["FAKE_CUDA_PATH"],
+    // CUDA's root variable: NVIDIA's wheels are searched for this library.
+    root_envs: &["CUDA_PATH"],
     lib_dirs: &["lib64", "lib"],
     default_roots: &["/nonexistent/anycuda-fake-root"],
 };
@@ -86,7 +87,7 @@ fn the_steps_come_in_cuda_pathfinders_order() {
     let vars = env(&[
         ("VIRTUAL_ENV", &s.0.join("venv")),
         ("CONDA_PREFIX", &s.0.join("conda")),
-        ("FAKE_CUDA_PATH", &s.0.join("cuda")),
+        ("CUDA_PATH", &s.0.join("cuda")),
         ("LD_LIBRARY_PATH", &s.0.join("ld")),
     ]);
     let plan = FAKE.plan_with(&vars, None);
@@ -128,7 +129,7 @@ fn the_steps_come_in_cuda_pathfinders_order() {
     assert!(c < position(&plan, &conda_lib));
     assert_eq!(plan[position(&plan, &conda_lib)].step, Step::Conda);
     assert!(position(&plan, &conda_lib) < position(&plan, &root));
-    assert_eq!(plan[position(&plan, &root)].via, "FAKE_CUDA_PATH");
+    assert_eq!(plan[position(&plan, &root)].via, "CUDA_PATH");
     // The loader's path (by soname), then the usual roots, then by path.
     let loader = plan
         .iter()
@@ -179,6 +180,31 @@ fn a_site_packages_folder_without_the_library_is_listed_as_looked_at() {
     assert!(plan
         .iter()
         .all(|c| c.nothing.is_none() || c.step == Step::SitePackages));
+}
+
+#[test]
+fn only_nvidias_libraries_are_looked_for_in_nvidias_wheels() {
+    let s = Scratch::new("amd");
+    s.file("venv/lib/python3.12/site-packages/nvidia/cu13/lib/libfake.so.13");
+    let vars = env(&[("VIRTUAL_ENV", &s.0.join("venv"))]);
+    assert!(FAKE.is_nvidia_library());
+    assert!(FAKE
+        .plan_with(&vars, None)
+        .iter()
+        .any(|c| c.step == Step::SitePackages));
+    // AMD's libraries (ROCM_PATH) and the driver (no root: no wheel ships it) skip the step.
+    for roots in [&["ROCM_PATH", "HIP_PATH"][..], &[][..]] {
+        let other = Search {
+            root_envs: roots,
+            ..FAKE
+        };
+        assert!(!other.is_nvidia_library());
+        let plan = other.plan_with(&vars, None);
+        assert!(
+            plan.iter().all(|c| c.step != Step::SitePackages),
+            "{plan:#?}"
+        );
+    }
 }
 
 #[test]
@@ -345,4 +371,38 @@ fn the_cuda_backend_finds_nvrtc_in_a_virtual_environments_wheel() {
         .all(|t| t["step"] == "already loaded" && t["error"].is_string()));
     let sites = v["library_search"]["site_packages"].as_array().unwrap();
     assert_eq!(sites[0]["via"], "VIRTUAL_ENV", "{sites:?}");
+}
+
+/// A library some other code loaded by path (as cuda.pathfinder loads NVIDIA's NVRTC from a
+/// wheel) is found by its soname at the "already loaded" step, as that file: the same NVRTC,
+/// never a second one.
+#[test]
+fn a_library_loaded_by_path_elsewhere_is_found_by_its_soname() {
+    let real = common::repo_root().join(".cache/inputs/cuda/nvidia/cu13/lib/libnvrtc.so.13");
+    if !real.is_file() {
+        assert!(!common::on_ci(), "no NVRTC at {}", real.display());
+        eprintln!("SKIP: no NVRTC at {}", real.display());
+        return;
+    }
+    let s = Scratch::new("by-path");
+    let wheel = s.dir("wheel/nvidia/cu13/lib").join("libnvrtc.so.13");
+    std::os::unix::fs::symlink(&real, &wheel).unwrap();
+    // SAFETY: NVIDIA's NVRTC; loading it runs its initialisers, which is what using it means.
+    let _held = unsafe { libloading::Library::new(&wheel) }.unwrap();
+    let search = Search {
+        library: "NVRTC loaded elsewhere (test)",
+        explicit_env: "ANYCUDA_TEST_NVRTC_UNSET",
+        sonames: &["libnvrtc.so.13"],
+        root_envs: &[],
+        lib_dirs: &[],
+        default_roots: &[],
+    };
+    let o = search.open().unwrap();
+    assert_eq!(o.path, wheel.to_string_lossy());
+    let t = anycuda_api::loader::traces()
+        .into_iter()
+        .find(|t| t.library == search.library)
+        .unwrap();
+    assert_eq!(t.tries.len(), 1, "{t:#?}");
+    assert_eq!(t.tries[0].candidate.step, Step::AlreadyLoaded);
 }

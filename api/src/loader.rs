@@ -586,7 +586,8 @@ impl Search {
     /// 1. the explicit file (`ANYCUDA_*_LIBRARY`), alone when its variable is set;
     /// 2. each soname already loaded in the process;
     /// 3. `nvidia/*/lib/SONAME` in each site-packages folder ([`site_packages_with`]; a folder
-    ///    without one is listed as looked at);
+    ///    without one is listed as looked at), for NVIDIA's libraries
+    ///    ([`Search::is_nvidia_library`]);
     /// 4. `$CONDA_PREFIX/lib/SONAME`;
     /// 5. the install roots' folders (`CUDA_PATH`/`CUDA_HOME`, `ROCM_PATH`/`HIP_PATH`);
     /// 6. the sonames through the dynamic loader;
@@ -628,7 +629,12 @@ impl Search {
         for so in self.sonames {
             push(Step::AlreadyLoaded, so.to_string(), "this process", None);
         }
-        for (site, via) in site_packages_with(var, python) {
+        let sites = if self.is_nvidia_library() {
+            site_packages_with(var, python)
+        } else {
+            Vec::new()
+        };
+        for (site, via) in sites {
             let dirs = nvidia_lib_dirs(&site);
             let mut found = false;
             for so in self.sonames {
@@ -717,6 +723,16 @@ impl Search {
             }
         }
         out
+    }
+
+    /// Whether NVIDIA's pip wheels may hold this library: the searches that look in CUDA's
+    /// install roots (`CUDA_PATH`/`CUDA_HOME`: the runtime, NVRTC, nvJitLink, cuBLAS, cuRAND,
+    /// NCCL, ...). The others (the driver, which no wheel ships, and AMD's libraries) skip the
+    /// site-packages step.
+    pub fn is_nvidia_library(&self) -> bool {
+        self.root_envs
+            .iter()
+            .any(|e| matches!(*e, "CUDA_PATH" | "CUDA_HOME"))
     }
 
     /// The name of every candidate in search order ([`Search::plan`]); a soname appears twice

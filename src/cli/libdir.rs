@@ -1,12 +1,20 @@
 //! `anycuda libdir`: the folder that makes anycuda's C ABI the program's `libcuda.so.1`,
-//! `libcudart.so.13` and `libnvrtc.so.13` (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
+//! `libcudart.so.13` and `libnvrtc.so.13`, to link against (`cc app.c -L"$(anycuda libdir)"
+//! -lcuda -lcudart -lnvrtc`) and to run with (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
 //!
-//! Each of the three is a name library ([`super::elf_shim`]): no code, its own soname, and a
-//! dependency on the one C-ABI library (`libanycuda_capi.so`, a symlink in the same folder), so
-//! the three APIs share one anycuda while each is found under its own name, and NVIDIA's version
-//! nodes (`libcudart.so.13`, `libnvrtc.so.13`) are defined where programs linked against NVIDIA's
-//! libraries look for them. The development names (`libcuda.so`, ...) are symlinks to them, for
-//! linking with `-lcuda`.
+//! Each of the three is a name library ([`super::elf_shim`]): its own soname, NVIDIA's version
+//! node where NVIDIA's library has one (`libcudart.so.13`, `libnvrtc.so.13`), a symbol for every
+//! function of its API that the C-ABI library exports (for the linker; the loader passes over
+//! it), and the one C-ABI library (`libanycuda_capi.so`, a symlink in the same folder) as its
+//! dependency, where the loader finds every one of those functions at run time. So the three
+//! APIs share one anycuda while each is found under its own name, and a program linked against
+//! the folder records NVIDIA's sonames and versions (`cudaMalloc@libcudart.so.13`), never
+//! `libanycuda_capi.so`: the same binary runs on NVIDIA's libraries. The development names
+//! (`libcuda.so`, ...) are symlinks to the name libraries, for `-lcuda`.
+//!
+//! Which names each carries: the C ABI's generated export lists, compiled into this binary
+//! ([`exports`]), less any name the C-ABI library at hand does not define (an older build), so
+//! that a program using such a name fails to link, rather than to start.
 //!
 //! `libcudart.so.12` is no name library but a symlink to `libanycuda_cudart12.so` (crate
 //! `anycuda-cudart12`, built next to the C-ABI library): CUDA 12's runtime ABI differs from 13's,
@@ -26,15 +34,54 @@ const CUDART12_FILE: &str = "libanycuda_cudart12.so";
 const CUDART12_SONAME: &str = "libcudart.so.12";
 /// The folder's name, next to the library.
 const FOLDER: &str = "anycuda-c-abi";
-/// The name libraries the folder holds: (file name = soname, version node, extra needs).
+/// The name libraries the folder holds: (file name = soname, version node, extra needs, the
+/// API whose exports it defines: `driver`, `runtime` or `nvrtc`, as the export lists name them).
 /// `libcuda.so.1` also needs the other two, so that loading the driver (what cuda-python does
 /// first) makes `libnvrtc.so.13` and `libcudart.so.13` loaded libraries: cuda-python's
 /// `cuda.pathfinder` takes an already-loaded library before it searches NVIDIA's wheels.
-const SHIMS: &[(&str, Option<&str>, &[&str])] = &[
-    ("libcudart.so.13", Some("libcudart.so.13"), &[]),
-    ("libnvrtc.so.13", Some("libnvrtc.so.13"), &[]),
-    ("libcuda.so.1", None, &["libnvrtc.so.13", "libcudart.so.13"]),
+/// NVIDIA's `libcuda.so.1` defines no version; its `libcudart.so.13` and `libnvrtc.so.13`
+/// define every export at the version named as the file.
+const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
+    ("libcudart.so.13", Some("libcudart.so.13"), &[], "runtime"),
+    ("libnvrtc.so.13", Some("libnvrtc.so.13"), &[], "nvrtc"),
+    (
+        "libcuda.so.1",
+        None,
+        &["libnvrtc.so.13", "libcudart.so.13"],
+        "driver",
+    ),
 ];
+/// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
+/// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
+/// are plain data. [`exports`] reads them.
+const CAPI_LISTS: &str = include_str!("../../capi/src/generated/lists.rs");
+
+/// The entries of the list `pub static NAME: &[&str] = &[...];` in [`CAPI_LISTS`], in order;
+/// empty where there is no such list.
+fn capi_list(name: &str) -> Vec<&'static str> {
+    let head = format!("pub static {name}: &[&str] = &[");
+    let Some(at) = CAPI_LISTS.find(&head) else {
+        return Vec::new();
+    };
+    let body = &CAPI_LISTS[at + head.len()..];
+    let body = &body[..body.find("\n];").unwrap_or(0)];
+    body.lines()
+        .filter_map(|l| l.trim().strip_prefix('"')?.strip_suffix("\","))
+        .collect()
+}
+
+/// Every function the C ABI exports for `api` (`driver`, `runtime`, `nvrtc`): its generated
+/// list (with the per-thread names) and the extra exports (nvcc's hidden entry points) of that
+/// module.
+fn exports(api: &str) -> Vec<&'static str> {
+    let mut names = capi_list(&format!("{}_EXPORTS", api.to_uppercase()));
+    names.extend(capi_list("EXTRA_EXPORTS").into_iter().filter_map(|e| {
+        let (name, module) = e.split_once(' ')?;
+        (module == api).then_some(name)
+    }));
+    names
+}
+
 /// The development names (`-lcuda`), each a symlink to its name library.
 const DEV_LINKS: &[(&str, &str)] = &[
     ("libcuda.so", "libcuda.so.1"),
@@ -101,15 +148,35 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
 /// Fills `dir`: the C-ABI library's link, the name libraries, the development links.
 fn fill(dir: &Path, lib: &Path) -> Result<(), String> {
     link(dir, LIBRARY_FILE, lib)?;
-    for (name, version, extra) in SHIMS {
+    // What the library at hand defines; `None` where it cannot be read as a shared object.
+    let defined = super::elf_shim::defined_functions(lib);
+    for (name, version, extra, api) in SHIMS {
         let needed: Vec<&str> = std::iter::once(LIBRARY_FILE)
             .chain(extra.iter().copied())
             .collect();
+        let (functions, missing): (Vec<&str>, Vec<&str>) = exports(api)
+            .into_iter()
+            .partition(|f| defined.as_ref().is_none_or(|d| d.contains(*f)));
+        if !missing.is_empty() {
+            const SHOWN: usize = 8;
+            let more = match missing.len().saturating_sub(SHOWN) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            eprintln!(
+                "anycuda libdir: {} does not define {} of the {} functions anycuda exports for {name} (an older build?), so {name} leaves them out: {}{more}",
+                lib.display(),
+                missing.len(),
+                missing.len() + functions.len(),
+                missing[..missing.len().min(SHOWN)].join(", ")
+            );
+        }
         let bytes = super::elf_shim::build(&super::elf_shim::Shim {
             soname: name,
             needed: &needed,
             runpath: Some("$ORIGIN"),
             version: *version,
+            functions: &functions,
         });
         write(dir, name, &bytes)?;
     }
@@ -156,4 +223,40 @@ pub fn run() -> Result<ExitCode, String> {
     let dir = make(&lib)?;
     println!("{}", dir.display());
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compiled-in lists are read whole: each API's count as docs/c-abi.md gives it (at
+    /// least), its plain, versioned and per-thread names, no name of another API.
+    #[test]
+    fn the_export_lists_are_read_for_each_api() {
+        let driver = exports("driver");
+        let runtime = exports("runtime");
+        let nvrtc = exports("nvrtc");
+        assert!(driver.len() >= 586, "{}", driver.len());
+        assert!(runtime.len() >= 411, "{}", runtime.len());
+        assert!(nvrtc.len() >= 29, "{}", nvrtc.len());
+        for n in [
+            "cuInit",
+            "cuMemAlloc_v2",
+            "cuMemcpyHtoD_v2_ptds",
+            "cuGetProcAddress",
+        ] {
+            assert!(driver.contains(&n), "{n}");
+        }
+        for n in ["cudaMalloc", "cudaMemcpy_ptds", "__cudaRegisterFatBinary"] {
+            assert!(runtime.contains(&n), "{n}");
+        }
+        assert!(nvrtc.contains(&"nvrtcCompileProgram"));
+        let ident = |n: &&str| n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        assert!(driver.iter().all(|n| ident(n) && !n.starts_with("cuda")));
+        assert!(runtime
+            .iter()
+            .all(|n| ident(n) && n.trim_start_matches('_').starts_with("cuda")));
+        assert!(nvrtc.iter().all(|n| ident(n) && n.starts_with("nvrtc")));
+        assert!(exports("nothing").is_empty());
+    }
 }

@@ -8,6 +8,7 @@ mod info;
 mod libdir;
 mod mapping;
 pub mod nvcc;
+mod run;
 
 use anycuda::BackendKind;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -124,6 +125,17 @@ pub enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Run a program so that every CUDA library it loads is anycuda's: `anycuda libdir` first
+    /// on LD_LIBRARY_PATH and its libcuda.so.1 in LD_PRELOAD (which loads the runtime and
+    /// NVRTC too, so cuda-python finds them already loaded); the exit status is the program's.
+    Run {
+        /// Set ANYCUDA_BACKEND for the program (default: as in the environment).
+        #[arg(long, value_enum)]
+        backend: Option<run::RunBackend>,
+        /// The program and its arguments: `anycuda run -- python3 app.py`.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// An nvcc front end that records each kernel's source in the PTX it writes, so the HIP
     /// backend can compile it for AMD (docs/nvcc.md). Takes nvcc's command line.
     Nvcc {
@@ -166,5 +178,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Coverage { json, verbose } => coverage::run(json, verbose),
         Command::Libdir => libdir::run(),
         Command::Nvcc { args } => nvcc::run(args),
+        Command::Run { backend, command } => run::run(backend, command),
     }
 }

@@ -41,7 +41,8 @@ pub mod runtime;
 mod generated;
 
 pub use adapt::image::{
-    image_kind, not_supported_reason, refusal_on_amd, ImageKind, EM_AMDGPU, EM_CUDA,
+    amd_faithful_mode, amd_faithful_verdict, image_kind, is_hiprtc_output, not_supported_reason,
+    refusal_on_amd, ImageKind, AMD_FAITHFUL_ENV, EM_AMDGPU, EM_CUDA, HIPRTC_OUTPUT_MARK,
 };
 pub use adapt::memcpy::{pageable_copy_needs_wait, pageable_rule, PageableWait, PAGEABLE_WAIT_ENV};
 pub use anycuda_api::loader::Loaded;
@@ -83,6 +84,8 @@ pub struct HipBackend {
     rtc_lock: std::sync::Mutex<()>,
     /// The pageable-copy rule in force ([`pageable_rule`]), decided once at load.
     pageable_wait: PageableWait,
+    /// AMD-faithful mode ([`amd_faithful_mode`]), decided once at load.
+    amd_faithful: bool,
 }
 
 impl HipBackend {
@@ -113,6 +116,14 @@ impl HipBackend {
                 version,
                 std::env::var(PAGEABLE_WAIT_ENV).ok().as_deref(),
             ),
+            amd_faithful: {
+                let env = std::env::var(AMD_FAITHFUL_ENV).ok();
+                let (on, note) = amd_faithful_mode(platform, env.as_deref());
+                if let Some(note) = note {
+                    log::warn!("anycuda (HIP): {note}");
+                }
+                on
+            },
         };
         for r in backend.libraries() {
             match &r.status {
@@ -122,6 +133,20 @@ impl HipBackend {
         }
         log::debug!("hip: platform {platform:?}, translation tables chosen for version {version}");
         log::debug!("hip: pageable-copy rule: {:?}", backend.pageable_wait);
+        if platform == Platform::Nvidia {
+            if backend.amd_faithful {
+                log::info!(
+                    "anycuda (HIP): AMD-faithful mode on HIP's NVIDIA platform: PTX, NVIDIA \
+                     cubins and fat binaries, and anything else AMD could not load, are refused \
+                     at load as on AMD ({AMD_FAITHFUL_ENV}=0 turns this off)"
+                );
+            } else {
+                log::info!(
+                    "anycuda (HIP): {AMD_FAITHFUL_ENV}=0: HIP's NVIDIA platform loads PTX and \
+                     cubins, which AMD cannot"
+                );
+            }
+        }
         backend
     }
 
@@ -150,6 +175,13 @@ impl HipBackend {
     #[inline]
     pub fn pageable_wait(&self) -> PageableWait {
         self.pageable_wait
+    }
+    /// Whether module images are held to what AMD can load ([`amd_faithful_mode`]): always on
+    /// AMD, where HIP itself loads nothing else; on HIP's NVIDIA platform unless
+    /// `ANYCUDA_HIP_AMD_FAITHFUL=0` said otherwise when the backend loaded.
+    #[inline]
+    pub fn amd_faithful(&self) -> bool {
+        self.platform == Platform::Amd || self.amd_faithful
     }
     /// `hipRuntimeGetVersion` as loaded (0 when libamdhip64 did not load).
     #[inline]
@@ -236,6 +268,15 @@ impl Api for HipBackend {
             .result()?;
         Ok(format!("sm_{major}{minor}"))
     }
+}
+
+/// How the HIP backend answers device attribute `attr` (`cuDeviceGetAttribute`,
+/// `cudaDeviceGetAttribute`), in words: HIP's attribute first where a HIP release has one, then
+/// HIP's device properties, another HIP query, or a constant with its reason (0 for a capability
+/// HIP lacks). `None` for a value that is no attribute (answered `CUDA_ERROR_INVALID_VALUE`).
+/// docs/hip-conformance.md lists every attribute's rule.
+pub fn device_attribute_rule(attr: anycuda_api::driver::CUdevice_attribute) -> Option<String> {
+    conv::device_attr::rule(attr).map(|r| r.describe())
 }
 
 /// The NUL-terminated name in a fixed `char` array (empty if there is no NUL).

@@ -8,7 +8,10 @@
 //!   at the top of the program log, and the target is validated before hipRTC sees it (hipRTC
 //!   5.2.3 aborts the process on an unknown target).
 //! - `nvrtcGetPTX`/`nvrtcGetCUBIN` return the AMD code object (`hiprtcGetCode`), which
-//!   `cuModuleLoadData` on HIP accepts; `nvrtcGetLTOIR` returns the LLVM bitcode.
+//!   `cuModuleLoadData` on HIP accepts; `nvrtcGetLTOIR` returns the LLVM bitcode. On HIP's
+//!   NVIDIA platform the code is PTX, ending with a comment line that marks it as hipRTC's
+//!   output (`HIPRTC_OUTPUT_MARK`): AMD-faithful mode loads it, as AMD loads hipRTC's code
+//!   objects, and refuses other PTX.
 //! - NVRTC's rules are kept where hipRTC differs: an empty source compiles; an empty name
 //!   expression is accepted and then fails the compile; before a successful compile the code
 //!   is empty (PTX: one NUL byte, CUBIN and LTO IR: 0 bytes) and lowered names are
@@ -22,6 +25,7 @@
 
 #![allow(non_snake_case)]
 
+use crate::adapt::image::HIPRTC_OUTPUT_MARK;
 use crate::hip_types::{_hiprtcProgram, hiprtcProgram, hiprtcResult};
 use crate::loader::call;
 use crate::rtc_options::{self, ArchContext};
@@ -160,6 +164,53 @@ impl HipBackend {
         })
     }
 
+    /// `hiprtcGetCodeSize`; on HIP's NVIDIA platform, whose hipRTC gives PTX, counting the
+    /// [`HIPRTC_OUTPUT_MARK`] line [`code_into`](Self::code_into) appends.
+    ///
+    /// # Safety
+    /// `raw` is a live, compiled hipRTC program; `size` is writable.
+    unsafe fn code_size(&self, raw: hiprtcProgram, size: *mut usize) -> nvrtcResult {
+        // SAFETY: the caller's contract.
+        let r = unsafe { rtc!(self, hiprtcGetCodeSize(raw, size)) };
+        if r == nvrtcResult::NVRTC_SUCCESS && self.platform == Platform::Nvidia {
+            // SAFETY: written by hipRTC just now.
+            unsafe { *size += HIPRTC_OUTPUT_MARK.len() };
+        }
+        r
+    }
+
+    /// `hiprtcGetCode`; on HIP's NVIDIA platform the PTX (NVRTC's, underneath) ends with the
+    /// [`HIPRTC_OUTPUT_MARK`] comment line, by which AMD-faithful mode knows hipRTC's output
+    /// from other PTX (`adapt/image.rs`): on AMD this compile gives a code object that loads.
+    ///
+    /// # Safety
+    /// `raw` is a live, compiled hipRTC program; `buf` holds what
+    /// [`code_size`](Self::code_size) reported.
+    unsafe fn code_into(&self, raw: hiprtcProgram, buf: *mut c_char) -> nvrtcResult {
+        if self.platform != Platform::Nvidia {
+            // SAFETY: the caller's contract.
+            return unsafe { rtc!(self, hiprtcGetCode(raw, buf)) };
+        }
+        let mut n = 0usize;
+        // SAFETY: the caller's contract; a local out-pointer.
+        let r = unsafe { rtc!(self, hiprtcGetCodeSize(raw, &mut n)) };
+        if r != nvrtcResult::NVRTC_SUCCESS {
+            return r;
+        }
+        // SAFETY: the caller's buffer holds `n` plus the mark's length.
+        let r = unsafe { rtc!(self, hiprtcGetCode(raw, buf)) };
+        if r != nvrtcResult::NVRTC_SUCCESS {
+            return r;
+        }
+        // SAFETY: the `n + mark` bytes the size call reported (the caller's contract), of
+        // which hipRTC wrote the first `n`.
+        let all = unsafe {
+            core::slice::from_raw_parts_mut(buf.cast::<u8>(), n + HIPRTC_OUTPUT_MARK.len())
+        };
+        mark_code(all, n);
+        r
+    }
+
     /// The current device's target, if there is a device.
     pub(crate) fn current_arch(&self) -> Option<String> {
         let t = self.native_hip()?;
@@ -230,6 +281,19 @@ impl HipBackend {
         v.sort_unstable();
         v.dedup();
         v
+    }
+}
+
+/// Appends [`HIPRTC_OUTPUT_MARK`] to the `n` bytes of code at the start of `buf` (which has
+/// room for the mark): over the final NUL, which moves after it, or after the code when it has
+/// no NUL.
+fn mark_code(buf: &mut [u8], n: usize) {
+    let mark = HIPRTC_OUTPUT_MARK.as_bytes();
+    let nul = n > 0 && buf[n - 1] == 0;
+    let at = if nul { n - 1 } else { n };
+    buf[at..at + mark.len()].copy_from_slice(mark);
+    if nul {
+        buf[at + mark.len()] = 0;
     }
 }
 
@@ -478,22 +542,22 @@ impl Rtc for HipBackend {
     unsafe fn nvrtcGetPTXSize(&self, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
         // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `ptxSizeRet`
         // is non-null (checked by `code`) and writable (caller contract).
-        self.code(prog, Out::Size(ptxSizeRet), true, |raw| unsafe { rtc!(self, hiprtcGetCodeSize(raw, ptxSizeRet)) })
+        self.code(prog, Out::Size(ptxSizeRet), true, |raw| unsafe { self.code_size(raw, ptxSizeRet) })
     }
     unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
         // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `ptx`
         // is non-null (checked by `code`) and sized by `nvrtcGetPTXSize` (caller contract).
-        self.code(prog, Out::Buf(ptx), true, |raw| unsafe { rtc!(self, hiprtcGetCode(raw, ptx)) })
+        self.code(prog, Out::Buf(ptx), true, |raw| unsafe { self.code_into(raw, ptx) })
     }
     unsafe fn nvrtcGetCUBINSize(&self, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
         // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `cubinSizeRet`
         // is non-null (checked by `code`) and writable (caller contract).
-        self.code(prog, Out::Size(cubinSizeRet), false, |raw| unsafe { rtc!(self, hiprtcGetCodeSize(raw, cubinSizeRet)) })
+        self.code(prog, Out::Size(cubinSizeRet), false, |raw| unsafe { self.code_size(raw, cubinSizeRet) })
     }
     unsafe fn nvrtcGetCUBIN(&self, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
         // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `cubin`
         // is non-null (checked by `code`) and sized by `nvrtcGetCUBINSize` (caller contract).
-        self.code(prog, Out::Buf(cubin), false, |raw| unsafe { rtc!(self, hiprtcGetCode(raw, cubin)) })
+        self.code(prog, Out::Buf(cubin), false, |raw| unsafe { self.code_into(raw, cubin) })
     }
     unsafe fn nvrtcGetLTOIRSize(&self, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
         // SAFETY: `raw` is a live, compiled hipRTC program (held and checked by `code`); `LTOIRSizeRet`
@@ -558,4 +622,36 @@ impl Rtc for HipBackend {
         })
     }
 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::image::is_hiprtc_output;
+
+    #[test]
+    fn the_mark_goes_over_the_nul_and_keeps_it() {
+        let ptx = b".version 8.8\n.target sm_90\n\0";
+        let n = ptx.len();
+        let mut buf = vec![0xAAu8; n + HIPRTC_OUTPUT_MARK.len()];
+        buf[..n].copy_from_slice(ptx);
+        mark_code(&mut buf, n);
+        assert_eq!(*buf.last().unwrap(), 0);
+        let text = &buf[..buf.len() - 1];
+        assert!(text.starts_with(&ptx[..n - 1]));
+        assert!(text.ends_with(HIPRTC_OUTPUT_MARK.as_bytes()));
+        assert!(!text.contains(&0));
+        assert!(is_hiprtc_output(text));
+        assert!(!is_hiprtc_output(&ptx[..n - 1]));
+    }
+
+    #[test]
+    fn code_without_a_nul_gets_the_mark_after_it() {
+        let code = b"abc";
+        let mut buf = vec![0u8; 3 + HIPRTC_OUTPUT_MARK.len()];
+        buf[..3].copy_from_slice(code);
+        mark_code(&mut buf, 3);
+        assert!(buf.starts_with(b"abc\n// anycuda"));
+        assert!(buf.ends_with(HIPRTC_OUTPUT_MARK.as_bytes()));
+    }
 }

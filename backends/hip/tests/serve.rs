@@ -178,22 +178,23 @@ fn device_attributes_answer_in_cuda_codes() {
     let r = unsafe { b.cudaDeviceGetAttribute(&mut v, cudaDeviceAttr::cudaDevAttrWarpSize, 0) };
     assert!(real_rt(r), "cudaDeviceGetAttribute gave {r:?}");
 
-    // CUDA-only attributes: not supported, HIP never sees them.
+    // CUDA-only attributes are answered too (conv/device_attr.rs): a value on a device, else
+    // the answer for a bad ordinal, never "not supported".
     let conv = b.conv();
     let (name, raw) = conv.cudaDeviceAttr.cuda_only[0];
     // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cudaDeviceGetAttribute(&mut v, cudaDeviceAttr::from_i64(raw), 0) };
-    assert_eq!(r, cudaError_t::cudaErrorNotSupported, "{name}");
-    let (name, raw) = conv
-        .CUdevice_attribute
-        .cuda_only
-        .iter()
-        .copied()
-        .find(|c| c.0 != "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID")
-        .expect("a CUDA-only attribute");
+    assert!(
+        r == cudaError_t::cudaSuccess || r == cudaError_t::cudaErrorInvalidDevice,
+        "{name}: {r:?}"
+    );
+    let (name, raw) = conv.CUdevice_attribute.cuda_only[0];
     // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
     let r = unsafe { b.cuDeviceGetAttribute(&mut v, CUdevice_attribute::from_i64(raw), 0) };
-    assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{name}");
+    assert!(
+        r == CUresult::CUDA_SUCCESS || r == CUresult::CUDA_ERROR_INVALID_DEVICE,
+        "{name}: {r:?}"
+    );
 
     // Not an attribute at all: invalid value, as on CUDA.
     // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.

@@ -15,7 +15,7 @@ use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPP
 use crate::conv::context::{ctx_flags_to_cuda, ctx_flags_to_hip};
 use crate::hip_types::{hipCtx_t, hipError_t};
 use crate::HipBackend;
-use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUdevice, CUresult};
+use anycuda_api::driver::{CUcontext, CUctxCreateParams, CUdevice, CUexecAffinityType, CUresult};
 use anycuda_api::runtime::cudaError_t;
 use core::cell::RefCell;
 use core::ffi::{c_int, c_uint};
@@ -128,11 +128,64 @@ pub(crate) unsafe fn cuInit(b: &HipBackend, Flags: c_uint) -> CUresult {
     }
 }
 
-/// `cuCtxCreate` (CUDA 13, `cuCtxCreate_v4`). `ctxCreateParams` may be NULL; execution-affinity
-/// and CIG parameters have no HIP counterpart (`CUDA_ERROR_NOT_SUPPORTED`). Flags go through the
-/// `cu_ctx_flags` table. On AMD the new context is pushed on anycuda's per-thread stack and its
-/// device made current (HIP's `hipCtxCreate` does not switch the device); contexts of one device
-/// share one handle there.
+/// What CUDA 13's `CUctxCreateParams` asks, checked as NVIDIA's driver checks it: `Ok` for a
+/// plain context (NULL parameters, or neither execution affinity nor CIG asked for), else
+/// CUDA's code.
+///
+/// - Both `execAffinityParams` and `cigParams` set (cuda.h: mutually exclusive, undefined on
+///   NVIDIA), a negative count, or a count without an array: `CUDA_ERROR_INVALID_VALUE`
+///   ("invalid parameter"; cuda.h: the count "must be 0 if execAffinityParams is NULL").
+/// - CIG parameters: `CUDA_ERROR_NOT_SUPPORTED`, cuda.h's code for "CIG is not supported by
+///   the device or the driver": HIP has no CUDA-in-Graphics contexts.
+/// - Execution affinity (an array with a positive count): an entry whose type is not a
+///   `CUexecAffinityType` is `CUDA_ERROR_INVALID_VALUE`; otherwise
+///   `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`, CUDA's code for an affinity type the device does
+///   not support (`cuCtxCreate_v3`'s documented answer): HIP cannot limit a context's SMs.
+///   An array with a count of 0 asks for nothing and is accepted.
+///
+/// # Safety
+/// `params` is NULL or points to a `CUctxCreateParams` whose `execAffinityParams`, when
+/// non-NULL, holds `numExecAffinityParams` entries (CUDA's contract).
+pub(crate) unsafe fn check_ctx_create_params(
+    params: *const CUctxCreateParams,
+) -> Result<(), CUresult> {
+    if params.is_null() {
+        return Ok(());
+    }
+    // SAFETY: non-NULL, the caller's contract.
+    let p = unsafe { &*params };
+    let affinity = !p.execAffinityParams.is_null();
+    let cig = !p.cigParams.is_null();
+    if (affinity && cig)
+        || p.numExecAffinityParams < 0
+        || (!affinity && p.numExecAffinityParams != 0)
+    {
+        return Err(INVALID_VALUE);
+    }
+    if cig {
+        return Err(NOT_SUPPORTED);
+    }
+    if affinity && p.numExecAffinityParams > 0 {
+        // SAFETY: the caller's array of `numExecAffinityParams` entries.
+        let entries = unsafe {
+            core::slice::from_raw_parts(p.execAffinityParams, p.numExecAffinityParams as usize)
+        };
+        if entries
+            .iter()
+            .any(|e| e.type_.0 >= CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_MAX.0)
+        {
+            return Err(INVALID_VALUE);
+        }
+        return Err(CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
+    }
+    Ok(())
+}
+
+/// `cuCtxCreate` (CUDA 13, `cuCtxCreate_v4`). `ctxCreateParams` may be NULL or ask for a plain
+/// context; what HIP cannot honour (CIG, execution affinity) is refused with CUDA's code for it
+/// ([`check_ctx_create_params`]). Flags go through the `cu_ctx_flags` table. On AMD the new
+/// context is pushed on anycuda's per-thread stack and its device made current (HIP's
+/// `hipCtxCreate` does not switch the device); contexts of one device share one handle there.
 pub(crate) unsafe fn cuCtxCreate(
     b: &HipBackend,
     pctx: *mut CUcontext,
@@ -143,16 +196,9 @@ pub(crate) unsafe fn cuCtxCreate(
     if pctx.is_null() {
         return INVALID_VALUE;
     }
-    if !ctxCreateParams.is_null() {
-        // SAFETY: caller passes a valid CUctxCreateParams when non-NULL.
-        let p = unsafe { &*ctxCreateParams };
-        let affinity = !p.execAffinityParams.is_null() && p.numExecAffinityParams > 0;
-        let cig = !p.cigParams.is_null();
-        if affinity || cig {
-            return NOT_SUPPORTED;
-        }
-        // CUDA: exactly one of the two must be given.
-        return INVALID_VALUE;
+    // SAFETY: the caller's parameters (CUDA's contract).
+    if let Err(e) = unsafe { check_ctx_create_params(ctxCreateParams) } {
+        return e;
     }
     let hip_flags = match ctx_flags_to_hip(b, flags) {
         Ok(f) => f,
@@ -578,4 +624,88 @@ pub(crate) unsafe fn cuCtxSetFlags(b: &HipBackend, flags: c_uint) -> CUresult {
     }
     // SAFETY: plain call.
     unsafe { cuDevicePrimaryCtxSetFlags(b, dev, flags) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anycuda_api::driver::{
+        CUcigDataType, CUctxCigParam, CUexecAffinityParam, CUexecAffinityParam_st__bindgen_ty_1,
+        CUexecAffinitySmCount,
+    };
+    use core::ptr::{null, null_mut};
+
+    fn params(
+        affinity: *mut CUexecAffinityParam,
+        n: c_int,
+        cig: *mut CUctxCigParam,
+    ) -> CUctxCreateParams {
+        CUctxCreateParams {
+            execAffinityParams: affinity,
+            numExecAffinityParams: n,
+            cigParams: cig,
+        }
+    }
+
+    fn sm_count(type_: u32) -> CUexecAffinityParam {
+        CUexecAffinityParam {
+            type_: CUexecAffinityType(type_),
+            param: CUexecAffinityParam_st__bindgen_ty_1 {
+                smCount: CUexecAffinitySmCount { val: 4 },
+            },
+        }
+    }
+
+    fn check(p: &CUctxCreateParams) -> Result<(), CUresult> {
+        // SAFETY: a live struct whose array, if any, has the count it says.
+        unsafe { check_ctx_create_params(p) }
+    }
+
+    #[test]
+    fn plain_contexts_are_accepted() {
+        // SAFETY: NULL parameters.
+        assert_eq!(unsafe { check_ctx_create_params(null()) }, Ok(()));
+        assert_eq!(check(&params(null_mut(), 0, null_mut())), Ok(()));
+        // An array with a count of 0 asks for nothing.
+        let mut a = [sm_count(0)];
+        assert_eq!(check(&params(a.as_mut_ptr(), 0, null_mut())), Ok(()));
+    }
+
+    #[test]
+    fn what_hip_cannot_honour_gets_cudas_code() {
+        let mut cig = CUctxCigParam {
+            sharedDataType: CUcigDataType(1),
+            sharedData: null_mut(),
+        };
+        assert_eq!(
+            check(&params(null_mut(), 0, &mut cig)),
+            Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
+        );
+        let mut a = [sm_count(0), sm_count(0)];
+        assert_eq!(
+            check(&params(a.as_mut_ptr(), 2, null_mut())),
+            Err(CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY)
+        );
+    }
+
+    #[test]
+    fn malformed_parameters_are_invalid_values() {
+        let mut cig = CUctxCigParam {
+            sharedDataType: CUcigDataType(1),
+            sharedData: null_mut(),
+        };
+        let mut a = [sm_count(0)];
+        for p in [
+            params(a.as_mut_ptr(), 1, &mut cig),
+            params(null_mut(), 1, null_mut()),
+            params(a.as_mut_ptr(), -1, null_mut()),
+        ] {
+            assert_eq!(check(&p), Err(INVALID_VALUE));
+        }
+        let mut bad = [sm_count(CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_MAX.0)];
+        assert_eq!(
+            check(&params(bad.as_mut_ptr(), 1, null_mut())),
+            Err(INVALID_VALUE)
+        );
+    }
 }

@@ -21,11 +21,25 @@
 //! damage named; a bundle that does not compile fails the load with `CUDA_ERROR_INVALID_PTX`
 //! (what CUDA's driver returns when its PTX compile fails), the compile log logged.
 //!
-//! On HIP's NVIDIA platform nothing is refused: `hipModuleLoadData` is `cuModuleLoadData`
-//! there, and PTX and cubins load as on CUDA.
+//! On HIP's NVIDIA platform `hipModuleLoadData` is `cuModuleLoadData`, which loads PTX and
+//! cubins; AMD cannot. That platform exists here to prove the HIP backend on an NVIDIA GPU, so
+//! by default it runs in **AMD-faithful mode** ([`amd_faithful_mode`]; `ANYCUDA_HIP_AMD_FAITHFUL=0`
+//! turns it off): every load entry refuses what AMD would refuse, with AMD's code and advice,
+//! and takes only what AMD would load ([`amd_faithful_verdict`]): AMD code objects, clang
+//! offload bundles, PTX carrying an anycuda source bundle (compiled by hipRTC first, as on AMD),
+//! and hipRTC's own output, which is PTX there and carries [`HIPRTC_OUTPUT_MARK`]
+//! (`rtc.rs` appends it). Anything else (an ELF that is not an AMD code object, LLVM bitcode, an
+//! image of no known format) is `CUDA_ERROR_INVALID_IMAGE` in that mode: not a code object AMD
+//! could load. A refusal is logged (`log::warn`) with the format and the switch, besides the
+//! advice every refusal records ([`not_supported_reason`]); `cuModuleLoadDataEx` also writes the
+//! advice into the caller's JIT error log.
+//!
+//! The link inputs (`cuLinkAddData`/`cuLinkAddFile`, HIP 6.4+; HIP 5.2.3's NVIDIA platform has
+//! no linker) refuse PTX, cubins and fat binaries the same way, on AMD and in that mode alike;
+//! LLVM bitcode, the AMD linker's input, goes on to HIP.
 
 use super::support::{nvidia, NOT_SUPPORTED};
-use crate::HipBackend;
+use crate::{HipBackend, Platform};
 use anycuda_api::driver::CUresult;
 use core::ffi::{c_char, c_void, CStr};
 use std::cell::Cell;
@@ -112,6 +126,123 @@ pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compi
 pub const FATBIN_ON_AMD: &str = "an NVIDIA fat binary (cubins and PTX) cannot load on an AMD \
     GPU; compile the .cu source at run time with NVRTC (nvrtcCompileProgram; \
     anycuda::core::Program; cudarc's compile_ptx), whose output loads on both backends";
+
+/// Why an image that is no AMD code object (nor an offload bundle, nor PTX anycuda compiles)
+/// cannot load on an AMD GPU: AMD-faithful mode's answer (`CUDA_ERROR_INVALID_IMAGE`).
+pub const NOT_A_CODE_OBJECT: &str = "the image is neither an AMD code object (ELF machine \
+    EM_AMDGPU) nor a clang offload bundle of them, the only images HIP loads on an AMD GPU";
+
+/// `ANYCUDA_HIP_AMD_FAITHFUL`: `0` lets HIP's NVIDIA platform load the NVIDIA formats AMD
+/// cannot load; `1` (the default there) refuses them ([`amd_faithful_mode`]).
+pub const AMD_FAITHFUL_ENV: &str = "ANYCUDA_HIP_AMD_FAITHFUL";
+
+/// The line `rtc.rs` appends to hipRTC's output on HIP's NVIDIA platform (PTX there, from
+/// NVRTC underneath), by which AMD-faithful mode knows hipRTC's output from other PTX: on AMD
+/// the same compile gives an AMD code object, which loads. A PTX comment: NVIDIA's driver
+/// ignores it.
+pub const HIPRTC_OUTPUT_MARK: &str = "\n// anycuda: hipRTC output on HIP's NVIDIA platform\n";
+
+/// Whether `text` (a PTX text, up to its NUL) is hipRTC's output on HIP's NVIDIA platform: it
+/// has [`HIPRTC_OUTPUT_MARK`]'s line as a line of its own (looked for at the end, where
+/// `rtc.rs` puts it, then everywhere). Pure.
+pub fn is_hiprtc_output(text: &[u8]) -> bool {
+    let line = HIPRTC_OUTPUT_MARK.trim().as_bytes();
+    let is_mark = |l: &[u8]| l.strip_suffix(b"\r").unwrap_or(l) == line;
+    let tail = &text[text.len().saturating_sub(line.len() + 8)..];
+    tail.split(|&c| c == b'\n').any(is_mark) || text.split(|&c| c == b'\n').any(is_mark)
+}
+
+/// Whether AMD-faithful mode is on, from the platform and `ANYCUDA_HIP_AMD_FAITHFUL`'s value,
+/// and a note for a value that changes nothing or is not understood. Pure.
+///
+/// On by default on HIP's NVIDIA platform; `0`/`off`/`false`/`no` turns it off there,
+/// `1`/`on`/`true`/`yes` on. On AMD the value changes nothing (HIP itself loads only AMD code
+/// objects there; [`HipBackend::amd_faithful`] is always true).
+pub fn amd_faithful_mode(platform: Platform, value: Option<&str>) -> (bool, Option<String>) {
+    const ON: [&str; 4] = ["1", "on", "true", "yes"];
+    const OFF: [&str; 4] = ["0", "off", "false", "no"];
+    let default = true;
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return (default, None);
+    };
+    let on = if ON.iter().any(|w| v.eq_ignore_ascii_case(w)) {
+        true
+    } else if OFF.iter().any(|w| v.eq_ignore_ascii_case(w)) {
+        false
+    } else {
+        return (
+            default,
+            Some(format!(
+                "{AMD_FAITHFUL_ENV}={v:?} is neither 0 nor 1; AMD-faithful mode stays on"
+            )),
+        );
+    };
+    let note = (platform == Platform::Amd && !on).then(|| {
+        format!(
+            "{AMD_FAITHFUL_ENV}={v} changes nothing on AMD: HIP loads only AMD code objects there"
+        )
+    });
+    (on, note)
+}
+
+/// What AMD-faithful mode answers for `image` (its bytes: a text up to its NUL, a binary at
+/// least its first 20 bytes): `None` for what AMD loads (an AMD code object, a clang offload
+/// bundle, hipRTC's marked output), else the code and the advice: `CUDA_ERROR_NOT_SUPPORTED`
+/// for PTX, NVIDIA cubins and fat binaries (as on AMD, [`refusal_on_amd`]),
+/// `CUDA_ERROR_INVALID_IMAGE` for anything else. PTX carrying an anycuda source bundle never
+/// gets here: it is compiled first. Pure.
+pub fn amd_faithful_verdict(image: &[u8]) -> Option<(CUresult, &'static str)> {
+    let kind = image_kind(&image[..image.len().min(20)]);
+    verdict(kind, image)
+}
+
+/// [`amd_faithful_verdict`] for an image already judged to be `kind`; `text` is the image
+/// (read only for text).
+fn verdict(kind: ImageKind, text: &[u8]) -> Option<(CUresult, &'static str)> {
+    match kind {
+        ImageKind::AmdCodeObject | ImageKind::ClangOffloadBundle => None,
+        ImageKind::Text if is_hiprtc_output(text) => None,
+        ImageKind::Text | ImageKind::NvidiaCubin | ImageKind::NvidiaFatbin => {
+            refusal_on_amd(kind).map(|why| (NOT_SUPPORTED, why))
+        }
+        ImageKind::OtherElf | ImageKind::LlvmBitcode | ImageKind::Unknown => {
+            Some((CUresult::CUDA_ERROR_INVALID_IMAGE, NOT_A_CODE_OBJECT))
+        }
+    }
+}
+
+/// The format's name, for the log.
+fn format_name(kind: ImageKind) -> &'static str {
+    match kind {
+        ImageKind::AmdCodeObject => "an AMD code object",
+        ImageKind::NvidiaCubin => "an NVIDIA cubin (ELF machine EM_CUDA)",
+        ImageKind::OtherElf => "an ELF file that is no GPU code object",
+        ImageKind::NvidiaFatbin => "an NVIDIA fat binary",
+        ImageKind::ClangOffloadBundle => "a clang offload bundle",
+        ImageKind::Text => "PTX",
+        ImageKind::LlvmBitcode => "LLVM bitcode",
+        ImageKind::Unknown => "an image of no known format",
+    }
+}
+
+/// Whether images are held to what AMD loads here: on AMD, and in AMD-faithful mode on HIP's
+/// NVIDIA platform.
+fn held_to_amd(b: &HipBackend) -> bool {
+    b.amd_faithful()
+}
+
+/// Refuses an image of `kind` with `code` and `why` ([`refuse`]); on HIP's NVIDIA platform
+/// (AMD-faithful mode) also logs which format was refused and how to let it load there.
+fn refuse_image(b: &HipBackend, kind: ImageKind, code: CUresult, why: &'static str) -> CUresult {
+    if nvidia(b) {
+        log::warn!(
+            "anycuda (HIP): AMD-faithful mode: {} refused ({code:?}): AMD cannot load it. \
+             {AMD_FAITHFUL_ENV}=0 lets HIP's NVIDIA platform load it",
+            format_name(kind)
+        );
+    }
+    refuse(code, why)
+}
 
 /// Why PTX whose anycuda source bundle is damaged cannot load on an AMD GPU.
 pub const DAMAGED_BUNDLE_ON_AMD: &str = "the PTX carries an anycuda source bundle that cannot \
@@ -209,13 +340,14 @@ pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, C
     }
 }
 
-/// Whether source bundles are compiled here: always on an AMD device; on HIP's NVIDIA platform
-/// only with `ANYCUDA_HIP_BUNDLES=always`. That switch exists to prove the AMD route (bundle read
-/// back, compiled by hipRTC, code loaded) on an NVIDIA GPU, the only GPU this project's test
-/// machines have; by default PTX loads as PTX there, as NVIDIA's driver would load it. Read once.
+/// Whether source bundles are compiled here: always on an AMD device, and in AMD-faithful mode
+/// on HIP's NVIDIA platform (the default: the AMD route, bundle read back, compiled by hipRTC,
+/// code loaded, proven on an NVIDIA GPU, the only GPU this project's test machines have); with
+/// the mode off (`ANYCUDA_HIP_AMD_FAITHFUL=0`) only with `ANYCUDA_HIP_BUNDLES=always`, else
+/// PTX loads as PTX there, as NVIDIA's driver would load it. Read once.
 fn compile_bundles_here(b: &HipBackend) -> bool {
     static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    !nvidia(b)
+    held_to_amd(b)
         || *ALWAYS.get_or_init(|| {
             let v = std::env::var("ANYCUDA_HIP_BUNDLES").ok();
             let (always, note) = bundles_mode(v.as_deref());
@@ -345,19 +477,34 @@ fn is_binary_start(seen: &[u8]) -> bool {
     STARTS.iter().any(|s| s[..k] == seen[..k])
 }
 
-/// `Err(NOT_SUPPORTED)` (recorded, with advice) when `image` is NVIDIA-only and the device is
-/// AMD's; `Ok` otherwise (HIP judges the rest).
+/// `Err` (recorded, with advice) for an image AMD cannot load where images are held to what AMD
+/// loads ([`held_to_amd`]): on AMD, `CUDA_ERROR_NOT_SUPPORTED` for NVIDIA's formats (HIP judges
+/// the rest); in AMD-faithful mode on HIP's NVIDIA platform, [`amd_faithful_verdict`]. `Ok`
+/// otherwise.
 ///
 /// # Safety
-/// As [`head_of`] when `image` is non-NULL.
+/// As [`head_of`] when `image` is non-NULL; a text image is NUL-terminated (CUDA's contract).
 pub(crate) unsafe fn check_loadable(b: &HipBackend, image: *const c_void) -> Result<(), CUresult> {
-    if image.is_null() || nvidia(b) {
+    if image.is_null() || !held_to_amd(b) {
         return Ok(());
     }
     // SAFETY: forwarded contract.
     let (head, n) = unsafe { head_of(image) };
-    match refusal_on_amd(image_kind(&head[..n])) {
-        Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+    let kind = image_kind(&head[..n]);
+    if !nvidia(b) {
+        return match refusal_on_amd(kind) {
+            Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+            None => Ok(()),
+        };
+    }
+    let text = if kind == ImageKind::Text {
+        // SAFETY: a text image is NUL-terminated (the caller's contract).
+        unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes()
+    } else {
+        &head[..n]
+    };
+    match verdict(kind, text) {
+        Some((code, why)) => Err(refuse_image(b, kind, code, why)),
         None => Ok(()),
     }
 }
@@ -372,9 +519,10 @@ pub(crate) unsafe fn is_text_image(image: *const c_void) -> bool {
     image_kind(&head[..n]) == ImageKind::Text
 }
 
-/// [`check_loadable`] for an image a library keeps to load later (`adapt/library.rs`): on AMD,
-/// PTX is accepted only when it carries a readable anycuda source bundle (compiled when the
-/// library is first used in a context), so an NVIDIA-only image is refused when the library is
+/// [`check_loadable`] for an image a library keeps to load later (`adapt/library.rs`): where
+/// images are held to what AMD loads, PTX is accepted only when it carries a readable anycuda
+/// source bundle (compiled when the library is first used in a context) or, on HIP's NVIDIA
+/// platform, is hipRTC's output, so an image AMD cannot load is refused when the library is
 /// loaded, with the same advice as for modules.
 ///
 /// # Safety
@@ -383,7 +531,7 @@ pub(crate) unsafe fn check_library_image(
     b: &HipBackend,
     image: *const c_void,
 ) -> Result<(), CUresult> {
-    if image.is_null() || nvidia(b) {
+    if image.is_null() || !held_to_amd(b) {
         return Ok(());
     }
     // SAFETY: forwarded contract.
@@ -393,10 +541,13 @@ pub(crate) unsafe fn check_library_image(
     }
     // SAFETY: a text image is NUL-terminated (the caller's contract).
     let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
+    if nvidia(b) && is_hiprtc_output(text.to_bytes()) {
+        return Ok(());
+    }
     let text = core::str::from_utf8(text.to_bytes()).unwrap_or("");
     match anycuda_api::rtc_bundle::Bundle::find(text) {
         Ok(Some(_)) => Ok(()),
-        Ok(None) => Err(refuse(NOT_SUPPORTED, PTX_ON_AMD)),
+        Ok(None) => Err(refuse_image(b, ImageKind::Text, NOT_SUPPORTED, PTX_ON_AMD)),
         Err(e) => {
             log::error!("anycuda (HIP): {e}");
             Err(refuse(NOT_SUPPORTED, DAMAGED_BUNDLE_ON_AMD))
@@ -405,18 +556,96 @@ pub(crate) unsafe fn check_library_image(
 }
 
 /// As [`check_loadable`] for the image in file `fname` (`cuModuleLoad`), whose first bytes
-/// are read to judge it; an unreadable file is left to HIP, which reports it as CUDA does.
+/// are read to judge it (all of it, for text in AMD-faithful mode); an unreadable file is left
+/// to HIP, which reports it as CUDA does.
 ///
 /// # Safety
 /// `fname` is non-NULL and NUL-terminated.
 pub(crate) unsafe fn check_file(b: &HipBackend, fname: *const c_char) -> Result<(), CUresult> {
-    if fname.is_null() || nvidia(b) {
+    if fname.is_null() || !held_to_amd(b) {
         return Ok(());
     }
     // SAFETY: the caller's contract.
     let name = unsafe { CStr::from_ptr(fname) };
-    match file_kind(name).and_then(refusal_on_amd) {
-        Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+    let Some(kind) = file_kind(name) else {
+        return Ok(());
+    };
+    if !nvidia(b) {
+        return match refusal_on_amd(kind) {
+            Some(why) => Err(refuse(NOT_SUPPORTED, why)),
+            None => Ok(()),
+        };
+    }
+    let text = if kind == ImageKind::Text {
+        file_text(name).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    match verdict(kind, &text) {
+        Some((code, why)) => Err(refuse_image(b, kind, code, why)),
+        None => Ok(()),
+    }
+}
+
+/// The text in file `name`, up to its first NUL; `None` when it cannot be read.
+fn file_text(name: &CStr) -> Option<Vec<u8>> {
+    let mut bytes = std::fs::read(path_of(name)?).ok()?;
+    if let Some(end) = bytes.iter().position(|&c| c == 0) {
+        bytes.truncate(end);
+    }
+    Some(bytes)
+}
+
+/// For a linker input (`cuLinkAddData`, `size` bytes at `data`): where images are held to what
+/// AMD loads, PTX, NVIDIA cubins and fat binaries are refused with AMD's code and advice
+/// (`CUDA_ERROR_NOT_SUPPORTED`), except hipRTC's marked output on HIP's NVIDIA platform; the
+/// rest (LLVM bitcode, AMD's linker input) goes on to HIP.
+///
+/// # Safety
+/// `data` points to `size` readable bytes (CUDA's contract), or is NULL.
+pub(crate) unsafe fn check_link_data(
+    b: &HipBackend,
+    data: *const c_void,
+    size: usize,
+) -> Result<(), CUresult> {
+    if data.is_null() || size == 0 || !held_to_amd(b) {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { core::slice::from_raw_parts(data.cast::<u8>(), size) };
+    let text = bytes.split(|&c| c == 0).next().unwrap_or_default();
+    link_verdict(b, image_kind(&bytes[..size.min(20)]), text)
+}
+
+/// [`check_link_data`] for a linker input file (`cuLinkAddFile`); an unreadable file is left to
+/// HIP.
+///
+/// # Safety
+/// `path` is non-NULL and NUL-terminated, or NULL.
+pub(crate) unsafe fn check_link_file(b: &HipBackend, path: *const c_char) -> Result<(), CUresult> {
+    if path.is_null() || !held_to_amd(b) {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    let name = unsafe { CStr::from_ptr(path) };
+    let Some(kind) = file_kind(name) else {
+        return Ok(());
+    };
+    let text = if kind == ImageKind::Text && nvidia(b) {
+        file_text(name).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    link_verdict(b, kind, &text)
+}
+
+/// The linker's rule (see [`check_link_data`]).
+fn link_verdict(b: &HipBackend, kind: ImageKind, text: &[u8]) -> Result<(), CUresult> {
+    if kind == ImageKind::Text && nvidia(b) && is_hiprtc_output(text) {
+        return Ok(());
+    }
+    match refusal_on_amd(kind) {
+        Some(why) => Err(refuse_image(b, kind, NOT_SUPPORTED, why)),
         None => Ok(()),
     }
 }
@@ -525,6 +754,282 @@ mod tests {
         std::thread::spawn(|| assert_eq!(not_supported_reason(NOT_SUPPORTED), None))
             .join()
             .unwrap();
+    }
+
+    fn fatbin() -> Vec<u8> {
+        let mut v = vec![0u8; 64];
+        v[..4].copy_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        v
+    }
+
+    fn wrapper() -> Vec<u8> {
+        let mut v = vec![0u8; 64];
+        v[..4].copy_from_slice(&0x4662_43B1u32.to_le_bytes());
+        v
+    }
+
+    const PTX: &[u8] = b"//\n.version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k()\n{\n\tret;\n}\n";
+
+    fn marked_ptx() -> Vec<u8> {
+        let mut v = PTX.to_vec();
+        v.extend_from_slice(HIPRTC_OUTPUT_MARK.as_bytes());
+        v
+    }
+
+    #[test]
+    fn amd_faithful_verdicts_per_format() {
+        use CUresult as R;
+        let ns = Some(R::CUDA_ERROR_NOT_SUPPORTED);
+        let ii = Some(R::CUDA_ERROR_INVALID_IMAGE);
+        let code = |img: &[u8]| amd_faithful_verdict(img).map(|v| v.0);
+        assert_eq!(code(PTX), ns);
+        assert_eq!(amd_faithful_verdict(PTX).unwrap().1, PTX_ON_AMD);
+        assert_eq!(code(&elf(EM_CUDA)), ns);
+        assert_eq!(amd_faithful_verdict(&elf(EM_CUDA)).unwrap().1, CUBIN_ON_AMD);
+        assert_eq!(code(&fatbin()), ns);
+        assert_eq!(code(&wrapper()), ns);
+        assert_eq!(amd_faithful_verdict(&wrapper()).unwrap().1, FATBIN_ON_AMD);
+        // What AMD loads.
+        assert_eq!(code(&elf(EM_AMDGPU)), None);
+        assert_eq!(code(b"__CLANG_OFFLOAD_BUNDLE__\x02\0\0\0"), None);
+        assert_eq!(code(b"CCOB\x01\0\x02\0"), None);
+        assert_eq!(code(&marked_ptx()), None);
+        // Not a code object at all.
+        assert_eq!(code(&elf(62)), ii);
+        assert_eq!(code(b"BC\xC0\xDE\x35\x14\0\0"), ii);
+        assert_eq!(code(&[1, 2, 0xff, 0x80]), ii);
+        assert_eq!(amd_faithful_verdict(&elf(62)).unwrap().1, NOT_A_CODE_OBJECT);
+    }
+
+    #[test]
+    fn the_mark_is_hipRTCs_line_not_any_mention() {
+        assert!(is_hiprtc_output(&marked_ptx()));
+        assert!(!is_hiprtc_output(PTX));
+        // A line of its own: a mention inside a line is not the mark.
+        assert!(!is_hiprtc_output(
+            b"x // anycuda: hipRTC output on HIP's NVIDIA platform\n"
+        ));
+        assert!(!is_hiprtc_output(
+            b"// anycuda: hipRTC output on HIP's NVIDIA platform, or not\n"
+        ));
+        // Wherever it is, CRLF too.
+        let mut v = marked_ptx();
+        v.extend_from_slice(b"// more\n");
+        assert!(is_hiprtc_output(&v));
+        assert!(is_hiprtc_output(
+            b".version 8.0\r\n// anycuda: hipRTC output on HIP's NVIDIA platform\r\n"
+        ));
+    }
+
+    #[test]
+    fn amd_faithful_mode_is_on_by_default_and_reads_its_switch() {
+        use Platform::{Amd, Nvidia};
+        for p in [Nvidia, Amd] {
+            assert_eq!(amd_faithful_mode(p, None), (true, None));
+            assert_eq!(amd_faithful_mode(p, Some(" ")), (true, None));
+            for v in ["1", "on", "TRUE", " yes\n"] {
+                assert_eq!(amd_faithful_mode(p, Some(v)), (true, None), "{v:?}");
+            }
+        }
+        for v in ["0", "off", "False", "no"] {
+            assert_eq!(amd_faithful_mode(Nvidia, Some(v)), (false, None), "{v:?}");
+            let (on, note) = amd_faithful_mode(Amd, Some(v));
+            assert!(
+                !on && note.unwrap().contains("changes nothing on AMD"),
+                "{v:?}"
+            );
+        }
+        let (on, note) = amd_faithful_mode(Nvidia, Some("maybe"));
+        assert!(on && note.unwrap().contains("stays on"));
+    }
+
+    /// The backend loaded here (CI: ROCm 5.2.3, AMD), as if it were HIP's NVIDIA platform in
+    /// AMD-faithful mode `faithful`: the checks before HIP are the platform's, whatever the
+    /// library underneath. `None` (skip) without libamdhip64.
+    fn as_nvidia(faithful: bool) -> Option<HipBackend> {
+        let b = HipBackend::load();
+        if b.native_hip().is_none() {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "libamdhip64 must load under CI=true"
+            );
+            eprintln!("SKIP: libamdhip64 not found");
+            return None;
+        }
+        Some(HipBackend {
+            platform: Platform::Nvidia,
+            amd_faithful: faithful,
+            ..b
+        })
+    }
+
+    #[test]
+    fn amd_faithful_entry_points_refuse_before_hip() {
+        use anycuda_api::driver::{CUjit_option, CUlibrary, CUmodule};
+        use anycuda_api::traits::{Driver, Runtime};
+        use core::ptr::null_mut;
+        let Some(b) = as_nvidia(true) else { return };
+        assert!(b.amd_faithful());
+        let ptx = [PTX, b"\0"].concat();
+        let mut m: CUmodule = null_mut();
+        // SAFETY: local images, out-pointers and option arrays, for the whole block.
+        unsafe {
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, ptx.as_ptr().cast()),
+                NOT_SUPPORTED
+            );
+            assert_eq!(not_supported_reason(NOT_SUPPORTED), Some(PTX_ON_AMD));
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, elf(EM_CUDA).as_ptr().cast()),
+                NOT_SUPPORTED
+            );
+            assert_eq!(
+                b.cuModuleLoadFatBinary(&mut m, wrapper().as_ptr().cast()),
+                NOT_SUPPORTED
+            );
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, elf(62).as_ptr().cast()),
+                CUresult::CUDA_ERROR_INVALID_IMAGE
+            );
+            assert!(m.is_null());
+
+            // cuModuleLoadDataEx: the advice in the caller's JIT error log.
+            let mut log = [0x55u8; 64];
+            let mut opts = [
+                CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+                CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            ];
+            let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), 64usize as *mut c_void];
+            assert_eq!(
+                b.cuModuleLoadDataEx(
+                    &mut m,
+                    ptx.as_ptr().cast(),
+                    2,
+                    opts.as_mut_ptr(),
+                    vals.as_mut_ptr()
+                ),
+                NOT_SUPPORTED
+            );
+            let written = vals[1] as usize;
+            assert_eq!(written, 64);
+            assert_eq!(log[63], 0);
+            assert_eq!(&log[..63], &PTX_ON_AMD.as_bytes()[..63]);
+
+            // Files: cuModuleLoad judges the file's bytes.
+            let dir = std::env::temp_dir().join(format!("anycuda-faithful-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("k.ptx");
+            std::fs::write(&file, PTX).unwrap();
+            let name = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+            assert_eq!(b.cuModuleLoad(&mut m, name.as_ptr()), NOT_SUPPORTED);
+            let cubin = dir.join("k.cubin");
+            std::fs::write(&cubin, elf(EM_CUDA)).unwrap();
+            let name = std::ffi::CString::new(cubin.to_str().unwrap()).unwrap();
+            assert_eq!(b.cuModuleLoad(&mut m, name.as_ptr()), NOT_SUPPORTED);
+            let name = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+            assert_eq!(check_file(&b, name.as_ptr()), Err(NOT_SUPPORTED));
+            std::fs::write(&file, marked_ptx()).unwrap();
+            assert_eq!(check_file(&b, name.as_ptr()), Ok(()));
+            std::fs::remove_dir_all(&dir).ok();
+
+            // Libraries: refused when loaded; hipRTC's marked output is kept (no device needed).
+            let mut l: CUlibrary = null_mut();
+            assert_eq!(
+                b.cuLibraryLoadData(
+                    &mut l,
+                    ptx.as_ptr().cast(),
+                    null_mut(),
+                    null_mut(),
+                    0,
+                    null_mut(),
+                    null_mut(),
+                    0
+                ),
+                NOT_SUPPORTED
+            );
+            let mut rl = null_mut();
+            assert_eq!(
+                b.cudaLibraryLoadData(
+                    &mut rl,
+                    ptx.as_ptr().cast(),
+                    null_mut(),
+                    null_mut(),
+                    0,
+                    null_mut(),
+                    null_mut(),
+                    0
+                ),
+                anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
+            );
+            let marked = [marked_ptx(), vec![0]].concat();
+            assert_eq!(
+                b.cuLibraryLoadData(
+                    &mut l,
+                    marked.as_ptr().cast(),
+                    null_mut(),
+                    null_mut(),
+                    0,
+                    null_mut(),
+                    null_mut(),
+                    0
+                ),
+                CUresult::CUDA_SUCCESS
+            );
+            assert_eq!(b.cuLibraryUnload(l), CUresult::CUDA_SUCCESS);
+
+            // The checks every other entry shares.
+            assert_eq!(check_loadable(&b, marked.as_ptr().cast()), Ok(()));
+            assert_eq!(check_loadable(&b, elf(EM_AMDGPU).as_ptr().cast()), Ok(()));
+            assert_eq!(
+                check_link_data(&b, PTX.as_ptr().cast(), PTX.len()),
+                Err(NOT_SUPPORTED)
+            );
+            let mp = marked_ptx();
+            assert_eq!(check_link_data(&b, mp.as_ptr().cast(), mp.len()), Ok(()));
+            let bc = b"BC\xC0\xDE\x35\x14\0\0";
+            assert_eq!(check_link_data(&b, bc.as_ptr().cast(), bc.len()), Ok(()));
+        }
+    }
+
+    #[test]
+    fn with_the_mode_off_hips_nvidia_platform_judges() {
+        let Some(b) = as_nvidia(false) else { return };
+        assert!(!b.amd_faithful());
+        let ptx = [PTX, b"\0"].concat();
+        // SAFETY: local images.
+        unsafe {
+            assert_eq!(check_loadable(&b, ptx.as_ptr().cast()), Ok(()));
+            assert_eq!(check_loadable(&b, elf(EM_CUDA).as_ptr().cast()), Ok(()));
+            assert_eq!(check_library_image(&b, ptx.as_ptr().cast()), Ok(()));
+            assert_eq!(check_link_data(&b, PTX.as_ptr().cast(), PTX.len()), Ok(()));
+        }
+    }
+
+    #[test]
+    fn on_amd_nvidia_formats_are_refused_and_the_rest_left_to_hip() {
+        let b = HipBackend::load();
+        if b.platform() != Platform::Amd || b.native_hip().is_none() {
+            return;
+        }
+        assert!(b.amd_faithful());
+        let ptx = [PTX, b"\0"].concat();
+        // SAFETY: local images.
+        unsafe {
+            assert_eq!(check_loadable(&b, ptx.as_ptr().cast()), Err(NOT_SUPPORTED));
+            assert_eq!(
+                check_loadable(&b, fatbin().as_ptr().cast()),
+                Err(NOT_SUPPORTED)
+            );
+            // hipRTC's mark means nothing on AMD, where its output is a code object.
+            let marked = [marked_ptx(), vec![0]].concat();
+            assert_eq!(
+                check_loadable(&b, marked.as_ptr().cast()),
+                Err(NOT_SUPPORTED)
+            );
+            assert_eq!(check_loadable(&b, elf(62).as_ptr().cast()), Ok(()));
+            assert_eq!(check_loadable(&b, elf(EM_AMDGPU).as_ptr().cast()), Ok(()));
+        }
     }
 
     #[test]

@@ -84,23 +84,31 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     }
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
-    // SAFETY: the caller's image. On AMD, PTX with a source bundle is compiled (adapt/image.rs).
+    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX with a source bundle
+    // is compiled (adapt/image.rs); that code is the backend's own and loads as it is.
     let bundled = unsafe { super::image::bundled_code(b, image) };
-    let image: *const c_void = match &bundled {
-        Some(Ok(code)) => code.as_ptr().cast(),
-        Some(Err(e)) => {
-            // SAFETY: forwarded contract (dropped outputs read as empty).
-            unsafe { copy_back(&j, numOptions, options, optionValues) };
-            return *e;
-        }
-        None => image,
+    let checked = match &bundled {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(*e),
+        // SAFETY: the caller's image. Where images are held to what AMD loads, the rest is
+        // refused with advice (adapt/image.rs).
+        None => unsafe { super::image::check_loadable(b, image) },
     };
-    // SAFETY: the caller's image. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
-    if let Err(e) = unsafe { super::image::check_loadable(b, image) } {
+    if let Err(e) = checked {
+        // SAFETY: the caller's arrays (CUDA's contract).
+        let log = unsafe { error_log(numOptions, options, optionValues) };
         // SAFETY: forwarded contract (dropped outputs read as empty).
         unsafe { copy_back(&j, numOptions, options, optionValues) };
+        if let (Some(log), Some(why)) = (log, super::image::not_supported_reason(e)) {
+            // SAFETY: the caller's buffer of the capacity it gave, and its arrays.
+            unsafe { log.write(why, optionValues) };
+        }
         return e;
     }
+    let image: *const c_void = match &bundled {
+        Some(Ok(code)) => code.as_ptr().cast(),
+        _ => image,
+    };
     let f = hip_fn!(b, hipModuleLoadDataEx);
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: arrays of `keys.len()` entries living for the call.
@@ -122,6 +130,62 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
         unsafe { *module = m.cast() };
     }
     b.cu(e)
+}
+
+/// The caller's JIT error log (`CU_JIT_ERROR_LOG_BUFFER` and its size option), read before
+/// the options are copied back.
+struct ErrorLog {
+    buf: *mut c_char,
+    cap: usize,
+    /// The index of `CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES`, whose value becomes the bytes written.
+    size_at: usize,
+}
+
+/// The caller's error log, if its options name a buffer and a non-zero size.
+///
+/// # Safety
+/// CUDA's contract for the option arrays (`n` entries each, or NULL).
+unsafe fn error_log(
+    n: c_uint,
+    options: *const CUjit_option,
+    values: *mut *mut c_void,
+) -> Option<ErrorLog> {
+    if n == 0 || options.is_null() || values.is_null() {
+        return None;
+    }
+    let (mut buf, mut size) = (None, None);
+    for k in 0..n as usize {
+        // SAFETY: `n` entries (the caller's contract).
+        let (o, v) = unsafe { (*options.add(k), *values.add(k)) };
+        if o == CUjit_option::CU_JIT_ERROR_LOG_BUFFER {
+            buf = Some(v.cast::<c_char>());
+        } else if o == CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES {
+            size = Some((k, v as usize));
+        }
+    }
+    match (buf, size) {
+        (Some(buf), Some((size_at, cap))) if !buf.is_null() && cap > 0 => {
+            Some(ErrorLog { buf, cap, size_at })
+        }
+        _ => None,
+    }
+}
+
+impl ErrorLog {
+    /// Writes `msg` (cut to the capacity, NUL-terminated) and its length with the NUL into the
+    /// size option, as CUDA's JIT reports a failure there.
+    ///
+    /// # Safety
+    /// The buffer holds `cap` bytes; `values` is the array the log was read from.
+    unsafe fn write(&self, msg: &str, values: *mut *mut c_void) {
+        let n = msg.len().min(self.cap - 1);
+        // SAFETY: `n + 1 <= cap` bytes of the caller's buffer.
+        unsafe {
+            core::ptr::copy_nonoverlapping(msg.as_ptr(), self.buf.cast::<u8>(), n);
+            *self.buf.add(n) = 0;
+            *values.add(self.size_at) = (n + 1) as *mut c_void;
+        }
+    }
 }
 
 /// Reads the parameter layouts of a module just loaded from `image`.
@@ -153,15 +217,34 @@ unsafe fn load_image(
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's image. On AMD, PTX with a source bundle is compiled (adapt/image.rs).
+    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX with a source bundle
+    // is compiled (adapt/image.rs); that code is the backend's own and loads as it is.
     let bundled = unsafe { super::image::bundled_code(b, image) };
     let image: *const c_void = match &bundled {
         Some(Ok(code)) => code.as_ptr().cast(),
         Some(Err(e)) => return *e,
-        None => image,
+        None => {
+            // SAFETY: the caller's image. Where images are held to what AMD loads, the rest
+            // is refused with advice (adapt/image.rs).
+            tri!(unsafe { super::image::check_loadable(b, image) });
+            image
+        }
     };
-    // SAFETY: the caller's image (or the code object compiled from its bundle).
-    tri!(unsafe { super::image::check_loadable(b, image) });
+    // SAFETY: the image checked above, or the backend's own code.
+    unsafe { load_checked(b, module, image, load) }
+}
+
+/// Loads an image already checked (or the backend's own code, compiled from a source bundle)
+/// with `load`, and keeps its kernel parameter layouts.
+///
+/// # Safety
+/// `module` writable; `image` a loadable image.
+unsafe fn load_checked(
+    b: &HipBackend,
+    module: *mut CUmodule,
+    image: *const c_void,
+    load: unsafe extern "C" fn(*mut hipModule_t, *const c_void) -> crate::hip_types::hipError_t,
+) -> CUresult {
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's image.
     let e = unsafe { load(&mut m, image) };
@@ -213,13 +296,14 @@ pub(crate) unsafe fn cuModuleLoad(
     match unsafe { super::image::bundled_file_code(b, fname) } {
         Some(Ok(code)) => {
             let load = hip_fn!(b, hipModuleLoadData);
-            // SAFETY: the compiled code object, alive for the call.
-            return unsafe { load_image(b, module, code.as_ptr().cast(), load) };
+            // SAFETY: the backend's own code, compiled from the bundle, alive for the call.
+            return unsafe { load_checked(b, module, code.as_ptr().cast(), load) };
         }
         Some(Err(e)) => return e,
         None => {}
     }
-    // SAFETY: the caller's path. On AMD, NVIDIA formats are refused with advice (adapt/image.rs).
+    // SAFETY: the caller's path. Where images are held to what AMD loads, the rest is refused
+    // with advice (adapt/image.rs).
     tri!(unsafe { super::image::check_file(b, fname) });
     let mut m: hipModule_t = core::ptr::null_mut();
     // SAFETY: valid out-pointer; the caller's NUL-terminated path.
@@ -372,6 +456,8 @@ pub(crate) unsafe fn cuLinkAddData(
     }
     let t = tri!(input_type(b, type_));
     let f = hip_fn!(b, hipLinkAddData);
+    // SAFETY: `size` bytes at `data` (CUDA's contract). NVIDIA formats are refused as on AMD.
+    tri!(unsafe { super::image::check_link_data(b, data, size) });
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
     // SAFETY: caller's data; arrays living for the call.
@@ -407,6 +493,8 @@ pub(crate) unsafe fn cuLinkAddFile(
     }
     let t = tri!(input_type(b, type_));
     let f = hip_fn!(b, hipLinkAddFile);
+    // SAFETY: the caller's NUL-terminated path. NVIDIA formats are refused as on AMD.
+    tri!(unsafe { super::image::check_link_file(b, path) });
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
     // SAFETY: caller's path; arrays living for the call.

@@ -1,147 +1,163 @@
-//! Device properties: CUDA 13's `cudaDeviceProp` filled field by field from HIP's struct (HIP
-//! 5.2 layout, or `hipDeviceProp_tR0600` for HIP 6+), then from device attributes for fields
-//! HIP's struct lacks.
+//! Device properties and attributes: CUDA 13's `cudaDeviceProp` filled field by field from
+//! HIP's struct (HIP 5.2 layout, or `hipDeviceProp_tR0600` for HIP 6+), then from device
+//! attributes for fields HIP's struct lacks; `cuDeviceGetAttribute`/`cudaDeviceGetAttribute`
+//! answered by the rules of `conv/device_attr.rs` ([`Answers`]), which name each attribute's
+//! source (HIP's attribute, HIP's device properties, another HIP query, or a value HIP's design
+//! fixes, 0 for a capability HIP lacks).
 //!
-//! Nothing is invented: a field neither HIP's struct nor a mapped device attribute provides
-//! stays zero. On HIP 5.2 (and its NVIDIA platform) that is `luid`, `luidDeviceNodeMask`,
-//! `deviceNumaConfig`, `deviceNumaId`, `mpsEnabled`, `hostNumaId`, `gpuPciDeviceID`,
-//! `gpuPciSubsystemID`, `hostNumaMultinodeIpcSupported` and the texture/surface limits HIP 5.2
-//! does not report; HIP 6+ adds `luid` and most of the others through its own struct.
+//! A `cudaDeviceProp` field neither HIP's struct nor an attribute rule provides stays zero:
+//! `luid` and `luidDeviceNodeMask` before HIP 6 (and on HIP's NVIDIA platform), and the
+//! texture/surface limits HIP 5.2's struct does not carry.
 
-use super::support::{hip_fn, pre_r0600, HIP_SUCCESS, INVALID_VALUE, SUCCESS};
-use crate::conv::props::{props_from_hip52, props_from_r0600, props_to_hip52, props_to_r0600};
+use super::support::{
+    hip_fn, pre_r0600, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
+};
+use crate::conv::device_attr::{self, Derived, Then};
+use crate::conv::props::{props_to_hip52, props_to_r0600, DeviceFacts};
 use crate::hip_types::{hipDeviceAttribute_t, hipDeviceProp_t, hipDeviceProp_tR0600, hipUUID};
 use crate::HipBackend;
 use anycuda_api::driver::{CUdevice, CUdevice_attribute, CUdevprop, CUresult};
 use anycuda_api::runtime::{cudaDeviceAttr, cudaDeviceProp, cudaError_t};
 use anycuda_api::CudaEnum;
-use core::ffi::c_int;
+use core::ffi::{c_int, c_uint};
 
 type IntField = fn(&mut cudaDeviceProp) -> &mut c_int;
+type UintField = fn(&mut cudaDeviceProp) -> &mut c_uint;
 type SizeField = fn(&mut cudaDeviceProp) -> &mut usize;
 
-/// `int` fields filled from a device attribute when HIP's struct left them zero.
-const FROM_ATTRIBUTES: &[(cudaDeviceAttr, IntField)] = &[
-    (cudaDeviceAttr::cudaDevAttrAsyncEngineCount, |p| {
+use CUdevice_attribute as A;
+
+/// `int` fields filled from their device attribute's answer when HIP's struct left them zero.
+const FROM_ATTRIBUTES: &[(A, IntField)] = &[
+    (A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, |p| {
         &mut p.asyncEngineCount
     }),
-    (cudaDeviceAttr::cudaDevAttrUnifiedAddressing, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, |p| {
         &mut p.unifiedAddressing
     }),
-    (cudaDeviceAttr::cudaDevAttrStreamPrioritiesSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, |p| {
         &mut p.streamPrioritiesSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrGlobalL1CacheSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, |p| {
         &mut p.globalL1CacheSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrLocalL1CacheSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, |p| {
         &mut p.localL1CacheSupported
     }),
     (
-        cudaDeviceAttr::cudaDevAttrMaxRegistersPerMultiprocessor,
+        A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
         |p| &mut p.regsPerMultiprocessor,
     ),
-    (cudaDeviceAttr::cudaDevAttrMultiGpuBoardGroupID, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID, |p| {
         &mut p.multiGpuBoardGroupID
     }),
-    (cudaDeviceAttr::cudaDevAttrHostNativeAtomicSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, |p| {
         &mut p.hostNativeAtomicSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrComputePreemptionSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, |p| {
         &mut p.computePreemptionSupported
     }),
     (
-        cudaDeviceAttr::cudaDevAttrCanUseHostPointerForRegisteredMem,
+        A::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM,
         |p| &mut p.canUseHostPointerForRegisteredMem,
     ),
-    (cudaDeviceAttr::cudaDevAttrMaxBlocksPerMultiprocessor, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, |p| {
         &mut p.maxBlocksPerMultiProcessor
     }),
-    (cudaDeviceAttr::cudaDevAttrMaxPersistingL2CacheSize, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, |p| {
         &mut p.persistingL2CacheMaxSize
     }),
-    (cudaDeviceAttr::cudaDevAttrMaxAccessPolicyWindowSize, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, |p| {
         &mut p.accessPolicyMaxWindowSize
     }),
-    (cudaDeviceAttr::cudaDevAttrHostRegisterSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, |p| {
         &mut p.hostRegisterSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrMemoryPoolsSupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, |p| {
         &mut p.memoryPoolsSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrMaxTexture1DMipmappedWidth, |p| {
-        &mut p.maxTexture1DMipmap
-    }),
-    (cudaDeviceAttr::cudaDevAttrMaxTextureCubemapWidth, |p| {
+    (
+        A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH,
+        |p| &mut p.maxTexture1DMipmap,
+    ),
+    (A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH, |p| {
         &mut p.maxTextureCubemap
     }),
-    (cudaDeviceAttr::cudaDevAttrMaxSurface1DWidth, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH, |p| {
         &mut p.maxSurface1D
     }),
-    (cudaDeviceAttr::cudaDevAttrMaxSurfaceCubemapWidth, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH, |p| {
         &mut p.maxSurfaceCubemap
     }),
-    (cudaDeviceAttr::cudaDevAttrClusterLaunch, |p| {
-        &mut p.clusterLaunch
-    }),
-    (cudaDeviceAttr::cudaDevAttrIpcEventSupport, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, |p| {
         &mut p.ipcEventSupported
     }),
-    (cudaDeviceAttr::cudaDevAttrGPUDirectRDMASupported, |p| {
+    (A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, |p| {
         &mut p.gpuDirectRDMASupported
+    }),
+    (A::CU_DEVICE_ATTRIBUTE_NUMA_ID, |p| &mut p.deviceNumaId),
+    (A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, |p| &mut p.hostNumaId),
+];
+
+/// `unsigned int` fields filled the same way.
+const UNSIGNED_FROM_ATTRIBUTES: &[(A, UintField)] = &[
+    (A::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, |p| {
+        &mut p.memoryPoolSupportedHandleTypes
+    }),
+    (A::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID, |p| {
+        &mut p.gpuPciDeviceID
     }),
 ];
 
-/// Asks HIP for one CUDA device attribute (through the `cudaDeviceAttr` table); `None` when HIP
-/// lacks the attribute or the query fails.
-unsafe fn attribute(b: &HipBackend, attr: cudaDeviceAttr, device: c_int) -> Option<c_int> {
-    let hip_attr = b.conv().cudaDeviceAttr.to_hip(attr.to_i64())?;
-    let get = b.native_hip()?.hipDeviceGetAttribute?;
-    let mut v: c_int = 0;
-    // SAFETY: valid out-pointer.
-    let e = unsafe { get(&mut v, hip_attr as hipDeviceAttribute_t, device) };
-    (e == HIP_SUCCESS).then_some(v)
-}
+/// `size_t` fields filled the same way.
+const SIZED_FROM_ATTRIBUTES: &[(A, SizeField)] = &[
+    (
+        A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        |p| &mut p.sharedMemPerBlockOptin,
+    ),
+    (
+        A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+        |p| &mut p.reservedSharedMemPerBlock,
+    ),
+    (A::CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT, |p| {
+        &mut p.surfaceAlignment
+    }),
+];
 
-/// Fills zero fields from device attributes HIP reports (see [`FROM_ATTRIBUTES`]).
-unsafe fn fill_from_attributes(b: &HipBackend, p: &mut cudaDeviceProp, device: c_int) {
+/// Fills zero fields from their attributes' answers (see [`FROM_ATTRIBUTES`]); an attribute
+/// without an answer leaves its field zero.
+unsafe fn fill_from_attributes(a: &mut Answers<'_>, p: &mut cudaDeviceProp) {
     for (attr, field) in FROM_ATTRIBUTES {
-        if *field(p) != 0 {
-            continue;
-        }
-        // SAFETY: forwarded contract.
-        if let Some(v) = unsafe { attribute(b, *attr, device) } {
-            *field(p) = v;
+        if *field(p) == 0 {
+            // SAFETY: `get` passes HIP local pointers only.
+            if let Ok(v) = unsafe { a.get(*attr) } {
+                *field(p) = v;
+            }
         }
     }
-    let sized: [(cudaDeviceAttr, SizeField); 3] = [
-        (
-            cudaDeviceAttr::cudaDevAttrMaxSharedMemoryPerBlockOptin,
-            |p| &mut p.sharedMemPerBlockOptin,
-        ),
-        (
-            cudaDeviceAttr::cudaDevAttrReservedSharedMemoryPerBlock,
-            |p| &mut p.reservedSharedMemPerBlock,
-        ),
-        (cudaDeviceAttr::cudaDevAttrSurfaceAlignment, |p| {
-            &mut p.surfaceAlignment
-        }),
-    ];
-    for (attr, field) in sized {
-        if *field(p) != 0 {
-            continue;
+    for (attr, field) in UNSIGNED_FROM_ATTRIBUTES {
+        if *field(p) == 0 {
+            // SAFETY: `get` passes HIP local pointers only.
+            if let Ok(v) = unsafe { a.get(*attr) } {
+                *field(p) = v as c_uint;
+            }
         }
-        // SAFETY: forwarded contract.
-        if let Some(v) = unsafe { attribute(b, attr, device) } {
-            *field(p) = usize::try_from(v).unwrap_or(0);
+    }
+    for (attr, field) in SIZED_FROM_ATTRIBUTES {
+        if *field(p) == 0 {
+            // SAFETY: `get` passes HIP local pointers only.
+            if let Ok(v) = unsafe { a.get(*attr) } {
+                *field(p) = usize::try_from(v).unwrap_or(0);
+            }
         }
     }
 }
 
 /// `cudaGetDeviceProperties` (CUDA 13 layout): HIP's struct for the loaded version converted
 /// field by field (`hipGetDevicePropertiesR0600` on HIP 6+, else `hipGetDeviceProperties`; HIP's
-/// NVIDIA platform has the 5.2 layout), zero fields completed from device attributes, and the
-/// UUID from `hipDeviceGetUuid` on HIP 5.2. Fields HIP cannot report stay zero (module docs).
+/// NVIDIA platform has the 5.2 layout), zero fields completed from their device attributes'
+/// answers (`conv/device_attr.rs`), and the UUID from `hipDeviceGetUuid` on HIP 5.2. Fields
+/// neither provides stay zero (module docs).
 pub(crate) unsafe fn cudaGetDeviceProperties(
     b: &HipBackend,
     prop: *mut cudaDeviceProp,
@@ -150,16 +166,16 @@ pub(crate) unsafe fn cudaGetDeviceProperties(
     if prop.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
-    let mut p = if pre_r0600(b) {
-        let get = hip_fn!(b, hipGetDeviceProperties);
-        // SAFETY: zeroed POD, filled by HIP for its 5.2 layout.
-        let mut h: hipDeviceProp_t = unsafe { core::mem::zeroed() };
-        // SAFETY: valid out-pointer.
-        let e = unsafe { get(&mut h, device) };
-        if e != HIP_SUCCESS {
-            return b.rt(e);
-        }
-        let mut p = props_from_hip52(&h);
+    if b.native_hip().is_none() {
+        return super::support::unavailable(false);
+    }
+    // SAFETY: no pointers of the caller's.
+    let facts = match unsafe { device_facts(b, device) } {
+        Ok(f) => f,
+        Err(e) => return b.rt(e),
+    };
+    let mut p = facts.p;
+    if pre_r0600(b) {
         if let Some(uuid) = b.native_hip().and_then(|t| t.hipDeviceGetUuid) {
             // SAFETY: zeroed POD out-parameter.
             let mut u: hipUUID = unsafe { core::mem::zeroed() };
@@ -168,80 +184,227 @@ pub(crate) unsafe fn cudaGetDeviceProperties(
                 p.uuid.bytes = u.bytes;
             }
         }
-        p
-    } else {
-        let get = hip_fn!(b, hipGetDevicePropertiesR0600);
-        // SAFETY: zeroed POD, filled by HIP for the R0600 layout.
-        let mut h: hipDeviceProp_tR0600 = unsafe { core::mem::zeroed() };
-        // SAFETY: valid out-pointer.
-        let e = unsafe { get(&mut h, device) };
-        if e != HIP_SUCCESS {
-            return b.rt(e);
-        }
-        props_from_r0600(&h)
-    };
-    // On HIP's NVIDIA platform hipDeviceGetAttribute maps a subset of attributes; the others
-    // fail there and the field stays zero.
+    }
     // SAFETY: forwarded contract.
-    unsafe { fill_from_attributes(b, &mut p, device) };
+    unsafe { fill_from_attributes(&mut Answers::with_facts(b, device, facts), &mut p) };
     // SAFETY: checked non-NULL.
     unsafe { *prop = p };
     cudaError_t::cudaSuccess
 }
 
-/// `cuDeviceGetAttribute`: mapped attributes go through the `CUdevice_attribute` table as in
-/// plain forwarding; `CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID`, which HIP's attribute enum lacks, is
-/// read from HIP's device properties (`pciDomainID`); any other CUDA-only attribute is
-/// `CUDA_ERROR_NOT_SUPPORTED`, a value that is no attribute `CUDA_ERROR_INVALID_VALUE`. On HIP's
-/// NVIDIA platform, whose `hipDeviceGetAttribute` maps only part of the enum, HIP's
-/// invalid-value answer for a mapped attribute becomes not-supported.
+/// `cuDeviceGetAttribute`: every attribute of CUDA's enum answered on a valid device, by the
+/// rule `conv/device_attr.rs` gives it ([`Answers::get`]); a value that is no attribute is
+/// `CUDA_ERROR_INVALID_VALUE`, a bad ordinal `CUDA_ERROR_INVALID_DEVICE`, as on NVIDIA's driver.
 pub(crate) unsafe fn cuDeviceGetAttribute(
     b: &HipBackend,
     pi: *mut c_int,
-    attrib: anycuda_api::driver::CUdevice_attribute,
-    dev: anycuda_api::driver::CUdevice,
-) -> anycuda_api::driver::CUresult {
-    use anycuda_api::driver::{CUdevice_attribute as A, CUresult};
+    attrib: CUdevice_attribute,
+    dev: CUdevice,
+) -> CUresult {
     if pi.is_null() {
-        return CUresult::CUDA_ERROR_INVALID_VALUE;
+        return INVALID_VALUE;
     }
-    let get = hip_fn!(b, hipDeviceGetAttribute);
-    let Some(hip_attr) = b.conv().CUdevice_attribute.to_hip(attrib.to_i64()) else {
-        if attrib == A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID {
-            // SAFETY: valid out-pointer.
-            return match unsafe { pci_domain(b, dev) } {
-                Ok(v) => {
-                    // SAFETY: checked non-NULL.
-                    unsafe { *pi = v };
-                    CUresult::CUDA_SUCCESS
-                }
-                Err(e) => b.cu(e),
-            };
-        }
-        return if attrib.name().is_some() {
-            CUresult::CUDA_ERROR_NOT_SUPPORTED
-        } else {
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        };
-    };
-    // SAFETY: valid out-pointer.
-    let r = b.cu(unsafe { get(pi, hip_attr as hipDeviceAttribute_t, dev) });
-    if super::support::nvidia(b) && r == CUresult::CUDA_ERROR_INVALID_VALUE {
-        // HIP 5.x's NVIDIA platform maps no unified-addressing attribute, but every 64-bit
-        // CUDA platform has unified addressing (CUDA 4.0 on), so the answer is derived.
-        if attrib == A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING && cfg!(target_pointer_width = "64")
-        {
+    // SAFETY: forwarded contract.
+    match unsafe { Answers::new(b, dev).get(attrib) } {
+        Ok(v) => {
             // SAFETY: checked non-NULL.
-            unsafe { *pi = 1 };
-            return CUresult::CUDA_SUCCESS;
+            unsafe { *pi = v };
+            SUCCESS
         }
-        return CUresult::CUDA_ERROR_NOT_SUPPORTED;
+        Err(e) => e,
     }
-    r
 }
 
-/// `pciDomainID` from HIP's device properties (layout by version), or HIP's error.
-unsafe fn pci_domain(b: &HipBackend, dev: c_int) -> Result<c_int, crate::hip_types::hipError_t> {
+/// `cudaDeviceGetAttribute`: the runtime's attributes below `cudaDevAttrMax` have the driver's
+/// numbers and are answered as `cuDeviceGetAttribute` answers them; the HIP-only attributes
+/// anycuda names (`cudaDevAttrHip*`) go to HIP through the `cudaDeviceAttr` table; anything else
+/// (`cudaDevAttrMax` included) is `cudaErrorInvalidValue`.
+pub(crate) unsafe fn cudaDeviceGetAttribute(
+    b: &HipBackend,
+    value: *mut c_int,
+    attr: cudaDeviceAttr,
+    device: c_int,
+) -> cudaError_t {
+    if value.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if (1..cudaDeviceAttr::cudaDevAttrMax.0).contains(&attr.0) {
+        // SAFETY: forwarded contract.
+        return match unsafe { Answers::new(b, device).get(CUdevice_attribute(attr.0)) } {
+            Ok(v) => {
+                // SAFETY: checked non-NULL.
+                unsafe { *value = v };
+                cudaError_t::cudaSuccess
+            }
+            Err(e) => super::library::rt(e),
+        };
+    }
+    if anycuda_api::hallucinated::classify(attr.to_i64()).is_none() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    let get = hip_fn!(b, hipDeviceGetAttribute);
+    let Some(h) = b.conv().cudaDeviceAttr.to_hip(attr.to_i64()) else {
+        return cudaError_t::cudaErrorNotSupported;
+    };
+    // SAFETY: checked non-NULL out-pointer.
+    b.rt(unsafe { get(value, h as hipDeviceAttribute_t, device) })
+}
+
+/// One device's attribute answers, HIP's device properties read once, when a rule first needs
+/// them (`cudaGetDeviceProperties` asks many attributes in a row).
+pub(crate) struct Answers<'a> {
+    b: &'a HipBackend,
+    dev: CUdevice,
+    facts: Option<DeviceFacts>,
+    device_checked: bool,
+}
+
+impl<'a> Answers<'a> {
+    /// Answers for device `dev` (not yet checked).
+    pub(crate) fn new(b: &'a HipBackend, dev: CUdevice) -> Self {
+        Self {
+            b,
+            dev,
+            facts: None,
+            device_checked: false,
+        }
+    }
+
+    /// Answers for device `dev` whose properties were just read.
+    fn with_facts(b: &'a HipBackend, dev: CUdevice, facts: DeviceFacts) -> Self {
+        Self {
+            b,
+            dev,
+            facts: Some(facts),
+            device_checked: true,
+        }
+    }
+
+    /// The answer to `attr` (`conv/device_attr.rs`): HIP's, when the rule asks HIP and HIP
+    /// answers; else, once the ordinal is known to be valid, the rule's own.
+    ///
+    /// # Safety
+    /// None beyond HIP's own: every pointer passed to HIP is local.
+    pub(crate) unsafe fn get(&mut self, attr: CUdevice_attribute) -> Result<c_int, CUresult> {
+        let Some(rule) = device_attr::rule(attr) else {
+            return Err(INVALID_VALUE);
+        };
+        let t = table::<CUresult>(self.b)?;
+        let mut hip_error = None;
+        if rule.hip {
+            if let (Some(h), Some(get)) = (
+                self.b.conv().CUdevice_attribute.to_hip(attr.to_i64()),
+                t.hipDeviceGetAttribute,
+            ) {
+                let mut v: c_int = 0;
+                // SAFETY: valid out-pointer; HIP checks the ordinal.
+                match unsafe { get(&mut v, h as hipDeviceAttribute_t, self.dev) } {
+                    HIP_SUCCESS => return Ok(v),
+                    e => hip_error = Some(e),
+                }
+            }
+        }
+        if let Then::HipAnswer = rule.then {
+            return Err(hip_error.map_or(NOT_SUPPORTED, |e| self.b.cu(e)));
+        }
+        // SAFETY: no pointers of the caller's.
+        unsafe { self.check_device() }?;
+        Ok(match rule.then {
+            // SAFETY: as above.
+            Then::Prop(_, field) => field(unsafe { self.facts() }?),
+            // SAFETY: as above.
+            Then::Derived(d) => unsafe { self.derived(d) },
+            Then::Known(v, _) => v,
+            Then::Zero(_) | Then::HipAnswer => 0,
+        })
+    }
+
+    /// `CUDA_ERROR_INVALID_DEVICE` unless `dev` is an ordinal HIP counts (NVIDIA's answer for
+    /// a bad ordinal, and for any ordinal where there is no device).
+    unsafe fn check_device(&mut self) -> Result<(), CUresult> {
+        if self.device_checked {
+            return Ok(());
+        }
+        let count = table::<CUresult>(self.b)?
+            .hipGetDeviceCount
+            .ok_or(NOT_SUPPORTED)?;
+        let mut n: c_int = 0;
+        // SAFETY: valid out-pointer.
+        let e = unsafe { count(&mut n) };
+        if e != HIP_SUCCESS || self.dev < 0 || self.dev >= n {
+            return Err(CUresult::CUDA_ERROR_INVALID_DEVICE);
+        }
+        self.device_checked = true;
+        Ok(())
+    }
+
+    /// HIP's device properties, read on first use.
+    unsafe fn facts(&mut self) -> Result<&DeviceFacts, CUresult> {
+        if self.facts.is_none() {
+            // SAFETY: no pointers of the caller's.
+            let f = unsafe { device_facts(self.b, self.dev) }.map_err(|e| self.b.cu(e))?;
+            self.facts = Some(f);
+        }
+        Ok(self.facts.as_ref().expect("set above"))
+    }
+
+    /// A [`Derived`] answer; 0 where HIP does not answer the query it rests on.
+    unsafe fn derived(&mut self, d: Derived) -> c_int {
+        let b = self.b;
+        let Some(t) = b.native_hip() else { return 0 };
+        match d {
+            Derived::StreamPriorities => {
+                let Some(range) = t.hipDeviceGetStreamPriorityRange else {
+                    return 0;
+                };
+                let (mut least, mut greatest) = (0, 0);
+                // SAFETY: valid out-pointers.
+                let e = unsafe { range(&mut least, &mut greatest) };
+                c_int::from(e == HIP_SUCCESS && least != greatest)
+            }
+            Derived::StreamWaitValue => {
+                // SAFETY: no pointers of the caller's.
+                unsafe {
+                    self.hip_only(
+                        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HIP_CAN_USE_STREAM_WAIT_VALUE,
+                    )
+                }
+                .map_or(0, |v| c_int::from(v != 0))
+            }
+            Derived::GpuPciDeviceId => {
+                if super::support::nvidia(b) {
+                    return 0;
+                }
+                // SAFETY: no pointers of the caller's.
+                match unsafe {
+                    self.hip_only(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HIP_PCI_CHIP_ID)
+                } {
+                    Some(chip) if chip > 0 => ((chip & 0xffff) << 16) | AMD_PCI_VENDOR_ID,
+                    _ => 0,
+                }
+            }
+        }
+    }
+
+    /// A HIP-only attribute (named by anycuda's constant), if the loaded HIP answers it.
+    unsafe fn hip_only(&self, attr: CUdevice_attribute) -> Option<c_int> {
+        let h = self.b.conv().CUdevice_attribute.to_hip(attr.to_i64())?;
+        let get = self.b.native_hip()?.hipDeviceGetAttribute?;
+        let mut v: c_int = 0;
+        // SAFETY: valid out-pointer.
+        let e = unsafe { get(&mut v, h as hipDeviceAttribute_t, self.dev) };
+        (e == HIP_SUCCESS).then_some(v)
+    }
+}
+
+/// AMD's PCI vendor ID.
+const AMD_PCI_VENDOR_ID: c_int = 0x1002;
+
+/// HIP's device properties for the loaded layout, in CUDA's names ([`DeviceFacts`]).
+unsafe fn device_facts(
+    b: &HipBackend,
+    dev: c_int,
+) -> Result<DeviceFacts, crate::hip_types::hipError_t> {
     let t = b.native_hip().ok_or(HIP_NOT_INITIALIZED)?;
     if pre_r0600(b) {
         let get = t.hipGetDeviceProperties.ok_or(HIP_NOT_SUPPORTED)?;
@@ -249,7 +412,7 @@ unsafe fn pci_domain(b: &HipBackend, dev: c_int) -> Result<c_int, crate::hip_typ
         let mut h: hipDeviceProp_t = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
         match unsafe { get(&mut h, dev) } {
-            HIP_SUCCESS => Ok(h.pciDomainID),
+            HIP_SUCCESS => Ok(DeviceFacts::from_hip52(&h)),
             e => Err(e),
         }
     } else {
@@ -258,7 +421,7 @@ unsafe fn pci_domain(b: &HipBackend, dev: c_int) -> Result<c_int, crate::hip_typ
         let mut h: hipDeviceProp_tR0600 = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
         match unsafe { get(&mut h, dev) } {
-            HIP_SUCCESS => Ok(h.pciDomainID),
+            HIP_SUCCESS => Ok(DeviceFacts::from_r0600(&h)),
             e => Err(e),
         }
     }

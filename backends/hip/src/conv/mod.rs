@@ -8,6 +8,7 @@
 //! memset node parameters), `launch` (`extra` markers, `dim3`, launch attributes), `memory`
 //! (allocation and pool properties, locations, access descriptors), `module` (JIT options,
 //! function attributes), `pointer` (pointer memory types), `props` (device properties),
+//! `device_attr` (how every CUDA device attribute is answered),
 //! `stream` (wait-value flags) and `texture` (channel descriptors). Translations only: the
 //! behaviour (calling HIP, waiting, choosing an entry point) lives in `crate::adapt`.
 //!
@@ -25,6 +26,7 @@
 //!   is always recoverable through [`anycuda_api::hallucinated::classify`].
 
 pub(crate) mod context;
+pub(crate) mod device_attr;
 pub(crate) mod graph_nodes;
 pub(crate) mod launch;
 pub(crate) mod memcpy;

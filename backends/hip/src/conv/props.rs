@@ -1,8 +1,10 @@
 //! Device properties: CUDA 13's `cudaDeviceProp` from HIP's struct (HIP 5.2 layout, or
-//! `hipDeviceProp_tR0600` for HIP 6+) and back (for `hipChooseDevice`).
+//! `hipDeviceProp_tR0600` for HIP 6+) and back (for `hipChooseDevice`), and [`DeviceFacts`],
+//! what the device attribute rules (`device_attr`) read from HIP's struct.
 
 use crate::hip_types::{hipDeviceProp_t, hipDeviceProp_tR0600};
 use anycuda_api::runtime::cudaDeviceProp;
+use core::ffi::c_int;
 
 /// Copies same-named fields.
 macro_rules! copy_fields {
@@ -94,4 +96,62 @@ pub(crate) fn props_to_r0600(p: &cudaDeviceProp) -> hipDeviceProp_tR0600 {
         memoryPoolsSupported,
     );
     h
+}
+
+/// What HIP's device properties say, in CUDA's names: `p`, the `cudaDeviceProp` fields HIP's
+/// struct shares (the rest zero), and the fields CUDA 13 dropped from `cudaDeviceProp` whose
+/// device attributes remain (clock rates, compute mode, ...). The device attribute rules
+/// ([`super::device_attr`]) read their `Prop` answers from here.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DeviceFacts {
+    /// The shared fields.
+    pub p: cudaDeviceProp,
+    /// `clockRate` (kHz).
+    pub clock_rate: c_int,
+    /// `memoryClockRate` (kHz).
+    pub memory_clock_rate: c_int,
+    /// `computeMode`.
+    pub compute_mode: c_int,
+    /// `kernelExecTimeoutEnabled`.
+    pub kernel_exec_timeout: c_int,
+    /// `cooperativeMultiDeviceLaunch`.
+    pub cooperative_multi_device_launch: c_int,
+    /// `maxTexture1DLinear`.
+    pub max_texture_1d_linear: c_int,
+    /// `singleToDoublePrecisionPerfRatio` (HIP 6+; 0 before).
+    pub single_to_double_perf_ratio: c_int,
+    /// `deviceOverlap` (HIP 6+; 0 before).
+    pub device_overlap: c_int,
+}
+
+impl DeviceFacts {
+    /// From HIP 5.2's struct (also HIP's NVIDIA platform).
+    pub(crate) fn from_hip52(h: &hipDeviceProp_t) -> Self {
+        Self {
+            p: props_from_hip52(h),
+            clock_rate: h.clockRate,
+            memory_clock_rate: h.memoryClockRate,
+            compute_mode: h.computeMode,
+            kernel_exec_timeout: h.kernelExecTimeoutEnabled,
+            cooperative_multi_device_launch: h.cooperativeMultiDeviceLaunch,
+            max_texture_1d_linear: h.maxTexture1DLinear,
+            single_to_double_perf_ratio: 0,
+            device_overlap: 0,
+        }
+    }
+
+    /// From HIP 6+'s struct.
+    pub(crate) fn from_r0600(h: &hipDeviceProp_tR0600) -> Self {
+        Self {
+            p: props_from_r0600(h),
+            clock_rate: h.clockRate,
+            memory_clock_rate: h.memoryClockRate,
+            compute_mode: h.computeMode,
+            kernel_exec_timeout: h.kernelExecTimeoutEnabled,
+            cooperative_multi_device_launch: h.cooperativeMultiDeviceLaunch,
+            max_texture_1d_linear: h.maxTexture1DLinear,
+            single_to_double_perf_ratio: h.singleToDoublePrecisionPerfRatio,
+            device_overlap: h.deviceOverlap,
+        }
+    }
 }

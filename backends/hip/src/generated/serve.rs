@@ -6886,7 +6886,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(peerDevice, flags) };
         self.rt(hip_r)
     }
-    /// `cudaDeviceGetAttribute` → `hipDeviceGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaDeviceGetAttribute(
         &self,
@@ -6894,24 +6894,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaDeviceAttr,
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipDeviceGetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attr: super::types::hipDeviceAttribute_t = match crate::conv::enum_arg(
-            self.conv.cudaDeviceAttr,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(value, h_attr, device) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::properties::cudaDeviceGetAttribute(self, value, attr, device)
+        }
     }
     /// `cudaDeviceGetByPCIBusId` → `hipDeviceGetByPCIBusId`.
     #[inline]
