@@ -642,7 +642,11 @@ fn libdir_name_libraries_name_their_apis_functions_for_the_linker() {
     for n in ["nvrtcCompileProgram", "nvrtcVersion"] {
         assert!(has(&nvrtc, n) && !has(&cuda, n) && !has(&cudart, n), "{n}");
     }
-    // Never the names the C ABI leaves out (an older ABI under the plain name).
-    assert!(!has(&cuda, "cuMemAlloc") && !has(&cuda, "cuCtxCreate"));
+    // The older ABIs and interop names the C ABI passes on to NVIDIA's libraries are linkable
+    // too, each in its own library.
+    for n in ["cuMemAlloc", "cuCtxCreate_v2", "cuGLInit", "cuProfilerStart"] {
+        assert!(has(&cuda, n) && !has(&cudart, n), "{n}");
+    }
+    assert!(has(&cudart, "cudaProfilerStart") && !has(&cuda, "cudaProfilerStart"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -841,6 +841,16 @@ pub fn generate(
         .chain(runtime_pass.iter().map(|n| (n.clone(), "Runtime")))
         .collect();
     let pass_set: BTreeSet<&str> = pass.iter().map(|(n, _)| n.as_str()).collect();
+    lists.push(str_list(
+        "DRIVER_PASSTHROUGH",
+        "The driver names exported by passing them on to NVIDIA's libcuda (capi/src/passthrough.rs), sorted.",
+        &driver_pass,
+    ));
+    lists.push(str_list(
+        "RUNTIME_PASSTHROUGH",
+        "The runtime names exported by passing them on to NVIDIA's libcudart (capi/src/passthrough.rs), sorted.",
+        &runtime_pass,
+    ));
 
     // ---- the cuGetProcAddress table ----
     let mut served = driver_exports.clone();

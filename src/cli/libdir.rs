@@ -71,10 +71,11 @@ fn capi_list(name: &str) -> Vec<&'static str> {
 }
 
 /// Every function the C ABI exports for `api` (`driver`, `runtime`, `nvrtc`): its generated
-/// list (with the per-thread names) and the extra exports (nvcc's hidden entry points) of that
-/// module.
+/// list (with the per-thread names), the names it passes on to NVIDIA's library (older ABIs,
+/// interop, the profiler) and the extra exports (nvcc's hidden entry points) of that module.
 fn exports(api: &str) -> Vec<&'static str> {
     let mut names = capi_list(&format!("{}_EXPORTS", api.to_uppercase()));
+    names.extend(capi_list(&format!("{}_PASSTHROUGH", api.to_uppercase())));
     names.extend(capi_list("EXTRA_EXPORTS").into_iter().filter_map(|e| {
         let (name, module) = e.split_once(' ')?;
         (module == api).then_some(name)
