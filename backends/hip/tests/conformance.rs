@@ -407,3 +407,34 @@ fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
         assert_eq!(off.cuModuleUnload(m), CUresult::CUDA_SUCCESS);
     }
 }
+
+/// Occupancy queries with a NULL count or a block size below 1 are invalid values before HIP
+/// sees them: HIP's NVIDIA platform crashed on a block size of 0 (the C ABI's differential
+/// fuzzer on an H200), where NVIDIA's libraries answer the invalid-value code.
+#[test]
+fn occupancy_queries_refuse_bad_block_sizes_before_hip() {
+    let Some(b) = hip() else { return };
+    let mut n: c_int = -7;
+    for block in [0, -1, c_int::MIN] {
+        // SAFETY: `n` is writable; the function handle is never read for these arguments.
+        let r =
+            unsafe { b.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, null(), block, 0) };
+        assert_eq!(
+            r,
+            cudaError_t::cudaErrorInvalidValue,
+            "runtime, block {block}"
+        );
+        // SAFETY: as above.
+        let r =
+            unsafe { b.cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, null_mut(), block, 0) };
+        assert_eq!(
+            r,
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            "driver, block {block}"
+        );
+    }
+    // SAFETY: a NULL count is refused before anything is written.
+    let r = unsafe { b.cudaOccupancyMaxActiveBlocksPerMultiprocessor(null_mut(), null(), 32, 0) };
+    assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
+    assert_eq!(n, -7, "nothing written");
+}

@@ -851,6 +851,59 @@ unsafe fn max_block_size_with_callback(
     Ok((best_blocks.saturating_mul(sms), best_block))
 }
 
+/// Whether an occupancy query's arguments are of a class HIP answers: a writable count and a
+/// positive block size. NVIDIA answers the invalid-value code for the rest; HIP's NVIDIA platform
+/// crashed on a block size of 0 (the C ABI's differential fuzzer, H200), so anycuda answers first.
+fn occupancy_args_ok(num_blocks: *mut c_int, block_size: c_int) -> bool {
+    !num_blocks.is_null() && block_size > 0
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`: the argument classes checked
+/// ([`occupancy_args_ok`]), then as generated (nvcc-built kernels refused, HIP's answer).
+pub(crate) unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+) -> cudaError_t {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            b,
+            numBlocks,
+            func,
+            blockSize,
+            dynamicSMemSize,
+            0,
+        )
+    }
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`: as
+/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`], flags passed (same values).
+pub(crate) unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    b: &HipBackend,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+    flags: c_uint,
+) -> cudaError_t {
+    if !occupancy_args_ok(numBlocks, blockSize) {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if let Some(e) =
+        super::nvcc::refuse_kernel(func, "cudaOccupancyMaxActiveBlocksPerMultiprocessor")
+    {
+        return e;
+    }
+    let f = hip_fn!(b, hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    // SAFETY: `numBlocks` is non-null (checked) and writable (caller contract); HIP validates
+    // the function and the flags.
+    b.rt(unsafe { f(numBlocks, func, blockSize, dynamicSMemSize, flags) })
+}
+
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` →
 /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`; a `CUkernel` cast to a `CUfunction`
 /// is the current context's function (HIP would read the handle as its own).
@@ -861,6 +914,9 @@ pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
     blockSize: c_int,
     dynamicSMemSize: usize,
 ) -> CUresult {
+    if !occupancy_args_ok(numBlocks, blockSize) {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
     let f = hip_fn!(b, hipModuleOccupancyMaxActiveBlocksPerMultiprocessor);
     let func = tri!(super::library::function_of(b, func));
     // SAFETY: the caller's out-pointer; HIP validates the function.
@@ -878,6 +934,9 @@ pub(crate) unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     dynamicSMemSize: usize,
     flags: c_uint,
 ) -> CUresult {
+    if !occupancy_args_ok(numBlocks, blockSize) {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
     let f = hip_fn!(
         b,
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags

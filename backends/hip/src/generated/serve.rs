@@ -11720,7 +11720,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(dynamicSmemSize, func, numBlocks, blockSize) };
         self.rt(hip_r)
     }
-    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` → `hipOccupancyMaxActiveBlocksPerMultiprocessor`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -11736,16 +11736,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipOccupancyMaxActiveBlocksPerMultiprocessor else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(numBlocks, func, blockSize, dynamicSMemSize) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::module::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+            )
+        }
     }
-    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` → `hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -11762,15 +11763,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
-        else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(numBlocks, func, blockSize, dynamicSMemSize, flags) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::module::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
