@@ -644,7 +644,12 @@ fn libdir_name_libraries_name_their_apis_functions_for_the_linker() {
     }
     // The older ABIs and interop names the C ABI passes on to NVIDIA's libraries are linkable
     // too, each in its own library.
-    for n in ["cuMemAlloc", "cuCtxCreate_v2", "cuGLInit", "cuProfilerStart"] {
+    for n in [
+        "cuMemAlloc",
+        "cuCtxCreate_v2",
+        "cuGLInit",
+        "cuProfilerStart",
+    ] {
         assert!(has(&cuda, n) && !has(&cudart, n), "{n}");
     }
     assert!(has(&cudart, "cudaProfilerStart") && !has(&cuda, "cudaProfilerStart"));

@@ -303,9 +303,18 @@ const WINDOWS_ONLY: &[&str] = &["WGL"];
 const RUNTIME_PASS_EXTRA: &[(&str, &str)] = &[
     ("cudaProfilerStart", "cuda_profiler_api.h"),
     ("cudaProfilerStop", "cuda_profiler_api.h"),
-    ("cudaSubgridCreate", "exported by libcudart.so.13 13.5, no public declaration"),
-    ("cudaSubgridWorkerGridCreate", "exported by libcudart.so.13 13.5, no public declaration"),
-    ("cudaSubgridWorksetCreate", "exported by libcudart.so.13 13.5, no public declaration"),
+    (
+        "cudaSubgridCreate",
+        "exported by libcudart.so.13 13.5, no public declaration",
+    ),
+    (
+        "cudaSubgridWorkerGridCreate",
+        "exported by libcudart.so.13 13.5, no public declaration",
+    ),
+    (
+        "cudaSubgridWorksetCreate",
+        "exported by libcudart.so.13 13.5, no public declaration",
+    ),
 ];
 
 /// Driver names NVIDIA's `libcuda.so.1` exports (driver 580.159.04) that no pinned header or
@@ -325,7 +334,11 @@ fn passthrough_driver(pf: &[Pfn], exports: &[Export], hand: &BTreeSet<String>) -
     }
     let mut out = BTreeSet::new();
     for (base, list) in by_base {
-        let mut legacy: Vec<&Pfn> = list.iter().copied().filter(|p| p.variant.is_empty()).collect();
+        let mut legacy: Vec<&Pfn> = list
+            .iter()
+            .copied()
+            .filter(|p| p.variant.is_empty())
+            .collect();
         legacy.sort_by_key(|p| p.version);
         legacy.dedup_by_key(|p| p.version);
         let symbol_of = |i: usize| {
@@ -911,7 +924,10 @@ pub fn generate(
     exports_text.push_str(&uses);
     let pass_text = passthrough_module(inputs, &pass)?;
     Ok(vec![
-        (PathBuf::from("capi/src/generated/passthrough.rs"), pass_text),
+        (
+            PathBuf::from("capi/src/generated/passthrough.rs"),
+            pass_text,
+        ),
         (PathBuf::from("capi/src/generated/mod.rs"), mod_text),
         (PathBuf::from("capi/src/generated/exports.rs"), exports_text),
         (PathBuf::from("capi/src/generated/lists.rs"), lists_text),

@@ -179,10 +179,14 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     .iter()
     .map(|h| read(&inc.join(h)))
     .collect::<Result<_>>()?;
-    let runtime_interop: Vec<String> = ["cuda_gl_interop.h", "cuda_egl_interop.h", "cuda_vdpau_interop.h"]
-        .iter()
-        .map(|h| read(&inc.join(h)))
-        .collect::<Result<_>>()?;
+    let runtime_interop: Vec<String> = [
+        "cuda_gl_interop.h",
+        "cuda_egl_interop.h",
+        "cuda_vdpau_interop.h",
+    ]
+    .iter()
+    .map(|h| read(&inc.join(h)))
+    .collect::<Result<_>>()?;
     let runtime_headers: Vec<String> = [
         "driver_types.h",
         "cuda_runtime_api.h",
