@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod arg_checks;
 pub mod backend;
 pub mod catalog;
 pub mod cublas;

@@ -39,6 +39,7 @@ type LinkAddData = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> c_int;
 type NoArgs = unsafe extern "C" fn() -> c_int;
+type DeviceGetName = unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int;
 type GetProcAddress =
     unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
 
@@ -122,5 +123,29 @@ fn passthrough_exports_reach_nvidias_definition_with_every_argument() {
         f, add as *mut c_void,
         "cuGetProcAddress answers the CUDA 5.5 ABI with the export"
     );
+    // Argument classes NVIDIA's driver crashes on are refused before it is called
+    // (anycuda_api::arg_checks); valid ones reach it (the stand-in resolves no table entry, so
+    // the CUDA backend answers that the driver lacks the function).
+    // SAFETY: the export has this signature.
+    let name = unsafe { *c.get::<DeviceGetName>(b"cuDeviceGetName\0").unwrap() };
+    let mut buf = [0 as c_char; 16];
+    // SAFETY: a writable buffer of 16 bytes, or NULL.
+    unsafe {
+        assert_eq!(
+            name(buf.as_mut_ptr(), 0, 0),
+            1,
+            "length 0: CUDA_ERROR_INVALID_VALUE"
+        );
+        assert_eq!(
+            name(std::ptr::null_mut(), 16, 0),
+            1,
+            "NULL buffer: CUDA_ERROR_INVALID_VALUE"
+        );
+        assert_eq!(
+            name(buf.as_mut_ptr(), 16, 0),
+            801,
+            "valid: passed on to the driver"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

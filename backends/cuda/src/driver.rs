@@ -79,3 +79,94 @@ pub(crate) unsafe fn cuGetErrorString(
     // SAFETY: forwarded contract.
     unsafe { error_text(driver, anycuda_api::strings::error_string, error, pStr) }
 }
+
+/// Runs `$f` on NVIDIA's driver unless `$check` refuses the arguments
+/// (`anycuda_api::arg_checks`: classes NVIDIA's driver crashes on).
+macro_rules! checked {
+    ($b:expr, $check:expr, $f:ident($($a:expr),* $(,)?)) => {
+        match $check {
+            Some(refused) => refused,
+            None => crate::loader::call!($b.driver, NO_LIB, NO_FN, $f($($a),*)),
+        }
+    };
+}
+
+/// `cuDeviceGetName`: [`arg_checks::device_get_name`](anycuda_api::arg_checks::device_get_name)
+/// first.
+///
+/// # Safety
+/// CUDA's contract: `name` writable for `len` bytes.
+pub(crate) unsafe fn cuDeviceGetName(
+    b: &CudaBackend,
+    name: *mut c_char,
+    len: core::ffi::c_int,
+    dev: anycuda_api::driver::CUdevice,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on once the class is checked.
+    unsafe {
+        checked!(
+            b,
+            anycuda_api::arg_checks::device_get_name(name, len),
+            cuDeviceGetName(name, len, dev)
+        )
+    }
+}
+
+/// `cuFuncSetAttribute`: [`arg_checks::func_attribute`](anycuda_api::arg_checks::func_attribute)
+/// first.
+///
+/// # Safety
+/// CUDA's contract.
+pub(crate) unsafe fn cuFuncSetAttribute(
+    b: &CudaBackend,
+    hfunc: anycuda_api::driver::CUfunction,
+    attrib: anycuda_api::driver::CUfunction_attribute,
+    value: core::ffi::c_int,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on once the class is checked.
+    unsafe {
+        checked!(
+            b,
+            anycuda_api::arg_checks::func_attribute(attrib),
+            cuFuncSetAttribute(hfunc, attrib, value)
+        )
+    }
+}
+
+/// `cuMemPoolSetAttribute`: a NULL value refused first.
+///
+/// # Safety
+/// CUDA's contract: `value` points to the attribute's type.
+pub(crate) unsafe fn cuMemPoolSetAttribute(
+    b: &CudaBackend,
+    pool: anycuda_api::driver::CUmemoryPool,
+    attr: anycuda_api::driver::CUmemPool_attribute,
+    value: *mut core::ffi::c_void,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on once the class is checked.
+    unsafe {
+        checked!(
+            b,
+            anycuda_api::arg_checks::non_null(value),
+            cuMemPoolSetAttribute(pool, attr, value)
+        )
+    }
+}
+
+/// `cuModuleGetLoadingMode`: a NULL out-pointer refused first.
+///
+/// # Safety
+/// CUDA's contract: `mode` writable.
+pub(crate) unsafe fn cuModuleGetLoadingMode(
+    b: &CudaBackend,
+    mode: *mut anycuda_api::driver::CUmoduleLoadingMode,
+) -> CUresult {
+    // SAFETY: the caller's contract, passed on once the class is checked.
+    unsafe {
+        checked!(
+            b,
+            anycuda_api::arg_checks::non_null(mode),
+            cuModuleGetLoadingMode(mode)
+        )
+    }
+}

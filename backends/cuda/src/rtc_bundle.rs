@@ -285,6 +285,14 @@ pub(crate) unsafe fn cuLibraryLoadData(
     libraryOptionValues: *mut *mut c_void,
     numLibraryOptions: c_uint,
 ) -> CUresult {
+    // Option counts with NULL arrays: NVIDIA's driver crashed on them.
+    let checks = [
+        anycuda_api::arg_checks::options(numJitOptions, jitOptions, jitOptionsValues),
+        anycuda_api::arg_checks::options(numLibraryOptions, libraryOptions, libraryOptionValues),
+    ];
+    if let Some(refused) = checks.into_iter().flatten().next() {
+        return refused;
+    }
     // SAFETY: the caller's contract.
     let load = unsafe {
         library_loader(

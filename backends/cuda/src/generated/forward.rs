@@ -913,12 +913,7 @@ mod driver_forward {
                 len: c_int,
                 dev: CUdevice,
             ) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuDeviceGetName(name, len, dev)
-                    )
-                }
+                unsafe { crate::driver::cuDeviceGetName(self, name, len, dev) }
             }
             #[inline]
             unsafe fn cuDeviceGetNvSciSyncAttributes(
@@ -1381,12 +1376,7 @@ mod driver_forward {
                 attrib: CUfunction_attribute,
                 value: c_int,
             ) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuFuncSetAttribute(hfunc, attrib, value)
-                    )
-                }
+                unsafe { crate::driver::cuFuncSetAttribute(self, hfunc, attrib, value) }
             }
             #[inline]
             unsafe fn cuFuncSetBlockShape(
@@ -4263,12 +4253,7 @@ mod driver_forward {
                 attr: CUmemPool_attribute,
                 value: *mut c_void,
             ) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuMemPoolSetAttribute(pool, attr, value)
-                    )
-                }
+                unsafe { crate::driver::cuMemPoolSetAttribute(self, pool, attr, value) }
             }
             #[inline]
             unsafe fn cuMemPoolTrimTo(
@@ -5122,12 +5107,7 @@ mod driver_forward {
             }
             #[inline]
             unsafe fn cuModuleGetLoadingMode(&self, mode: *mut CUmoduleLoadingMode) -> CUresult {
-                unsafe {
-                    crate::loader::call!(
-                        self.driver, crate::driver::NO_LIB, crate::driver::NO_FN,
-                        cuModuleGetLoadingMode(mode)
-                    )
-                }
+                unsafe { crate::driver::cuModuleGetLoadingMode(self, mode) }
             }
             #[inline]
             unsafe fn cuModuleGetSurfRef(
