@@ -272,15 +272,52 @@ impl HipBackend {
     }
 
     /// The CUDA compute capabilities HIP devices of the supported targets report
-    /// (gfx90a → 9.0 → 90, gfx1030 → 10.3 → 103), sorted and unique.
+    /// (gfx90a → 9.0 → 90, gfx1030 → 10.3 → 103), sorted and unique. On HIP's NVIDIA platform,
+    /// where hipRTC is NVRTC and HIP declares no query of its architectures, the compute
+    /// capabilities of this machine's devices: what the compiler is asked for in practice
+    /// (numba-cuda picks its target from this list and stopped at "not supported").
     fn supported_ccs(&self) -> Vec<c_int> {
-        let mut v: Vec<c_int> = rtc_options::supported_archs(self.hip_version())
-            .iter()
-            .filter_map(|a| cc_of_gfx(a))
-            .collect();
+        let mut v: Vec<c_int> = if self.platform == Platform::Nvidia {
+            self.device_ccs()
+        } else {
+            rtc_options::supported_archs(self.hip_version())
+                .iter()
+                .filter_map(|a| cc_of_gfx(a))
+                .collect()
+        };
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// `10 * major + minor` of each device's compute capability (none without a device).
+    fn device_ccs(&self) -> Vec<c_int> {
+        use anycuda_api::driver::CUdevice_attribute as A;
+        use anycuda_api::traits::Driver;
+        let mut n = 0;
+        // SAFETY: a valid out-pointer.
+        if unsafe { self.cuDeviceGetCount(&mut n) } != anycuda_api::driver::CUresult::CUDA_SUCCESS {
+            return Vec::new();
+        }
+        (0..n)
+            .filter_map(|dev| {
+                let (mut major, mut minor) = (0, 0);
+                // SAFETY: valid out-pointers, an ordinal below the count.
+                let ok = unsafe {
+                    self.cuDeviceGetAttribute(
+                        &mut major,
+                        A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                        dev,
+                    ) == anycuda_api::driver::CUresult::CUDA_SUCCESS
+                        && self.cuDeviceGetAttribute(
+                            &mut minor,
+                            A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                            dev,
+                        ) == anycuda_api::driver::CUresult::CUDA_SUCCESS
+                };
+                ok.then_some(10 * major + minor)
+            })
+            .collect()
     }
 }
 
@@ -501,7 +538,7 @@ impl Rtc for HipBackend {
     }
     unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
         non_null!(numArchs);
-        if self.platform == Platform::Nvidia || self.rtc.is_err() {
+        if self.rtc.is_err() {
             return NS;
         }
         // SAFETY: `numArchs` is non-null (checked) and points to a writable `c_int` (caller
@@ -511,7 +548,7 @@ impl Rtc for HipBackend {
     }
     unsafe fn nvrtcGetSupportedArchs(&self, supportedArchs: *mut c_int) -> nvrtcResult {
         non_null!(supportedArchs);
-        if self.platform == Platform::Nvidia || self.rtc.is_err() {
+        if self.rtc.is_err() {
             return NS;
         }
         let v = self.supported_ccs();

@@ -438,3 +438,17 @@ fn occupancy_queries_refuse_bad_block_sizes_before_hip() {
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
     assert_eq!(n, -7, "nothing written");
 }
+
+/// `cuGraphUpload` names an executable graph: NULL is an invalid value on every HIP, before HIP
+/// is asked (where HIP has no `hipGraphUpload`, a named graph's upload succeeds: left to the first
+/// launch; that needs a device).
+#[test]
+fn graph_upload_of_no_graph_is_an_invalid_value() {
+    let Some(b) = hip() else { return };
+    // SAFETY: NULL handles are refused before use.
+    let r = unsafe { b.cuGraphUpload(null_mut(), null_mut()) };
+    assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
+    // SAFETY: as above.
+    let r = unsafe { b.cudaGraphUpload(null_mut(), null_mut()) };
+    assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
+}

@@ -87,7 +87,7 @@ fn bogus_libraries() -> [CUlibrary; 3] {
     [
         null_mut(),
         0x7777_0000_1000usize as CUlibrary,
-        (0xACB1usize << 48 | 0xFFFF_FFFF) as CUlibrary,
+        (0x2CB1usize << 48 | 0xFFFF_FFFF) as CUlibrary,
     ]
 }
 
@@ -95,7 +95,7 @@ fn bogus_kernels() -> [CUkernel; 3] {
     [
         null_mut(),
         0x7777_0000_2000usize as CUkernel,
-        (0xACC1usize << 48 | 0xFFFF_FFFF) as CUkernel,
+        (0x2CC1usize << 48 | 0xFFFF_FFFF) as CUkernel,
     ]
 }
 

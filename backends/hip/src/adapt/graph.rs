@@ -24,14 +24,14 @@ use crate::hip_types::{
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
-    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUresult,
+    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUresult, CUstream,
     CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
     CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphEdgeData, cudaGraphExecUpdateResultInfo, cudaGraphExec_t,
     cudaGraphInstantiateParams, cudaGraphNodeParams, cudaGraphNodeType, cudaGraphNode_t,
-    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemsetParams,
+    cudaGraph_t, cudaKernelNodeParams, cudaMemAllocNodeParams, cudaMemsetParams, cudaStream_t,
 };
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -1440,4 +1440,46 @@ pub(crate) unsafe fn cudaGraphClone(
 ) -> cudaError_t {
     // SAFETY: forwarded contract; the same handle type.
     unsafe { graph_clone(b, pGraphClone, originalGraph) }
+}
+
+// ---------------------------------------------------------------- upload (both APIs)
+
+/// `cuGraphUpload` / `cudaGraphUpload` → `hipGraphUpload`; where HIP has none (HIP 5.2.3's
+/// NVIDIA platform, ROCm before 5.3), success once the executable graph is named: an upload is
+/// a head start the first launch takes anyway, as NVIDIA's drivers that do not upload early do,
+/// so nothing a program can observe changes (24 cuda.core tests stopped at "not supported").
+unsafe fn upload<R: ApiResult>(b: &HipBackend, exec: CUgraphExec, stream: CUstream) -> R {
+    if exec.is_null() {
+        return R::from(Refusal::InvalidValue);
+    }
+    let Some(t) = b.native_hip() else {
+        return R::NO_LIBRARY;
+    };
+    match t.hipGraphUpload {
+        // SAFETY: the caller's executable graph and stream, converted as every graph call does.
+        Some(f) => R::from_hip(b.conv(), unsafe {
+            f(exec as _, stream_to_hip(b.platform, stream as _) as _)
+        }),
+        None => R::SUCCESS,
+    }
+}
+
+/// `cuGraphUpload`: see [`upload`].
+pub(crate) unsafe fn cuGraphUpload(
+    b: &HipBackend,
+    hGraphExec: CUgraphExec,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { upload(b, hGraphExec, hStream) }
+}
+
+/// `cudaGraphUpload`: see [`upload`].
+pub(crate) unsafe fn cudaGraphUpload(
+    b: &HipBackend,
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { upload(b, graphExec as CUgraphExec, stream as CUstream) }
 }

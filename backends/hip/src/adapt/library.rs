@@ -53,10 +53,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 const _: () = assert!(usize::BITS == 64, "the handle tags assume 64-bit pointers");
 
-/// Top 16 bits of a `CUlibrary` anycuda hands out (non-canonical on x86-64: never an address).
-const LIBRARY_TAG: usize = 0xACB1 << 48;
-/// Top 16 bits of a `CUkernel` anycuda hands out.
-const KERNEL_TAG: usize = 0xACC1 << 48;
+/// Top 16 bits of a `CUlibrary` anycuda hands out: non-canonical on x86-64 (bits 63..47 not all
+/// equal), so never an address, and bit 63 clear, so the handle is positive as an `intptr_t`
+/// (cuda.core reads handles so and refused negative ones).
+const LIBRARY_TAG: usize = 0x2CB1 << 48;
+/// Top 16 bits of a `CUkernel` anycuda hands out (as [`LIBRARY_TAG`]).
+const KERNEL_TAG: usize = 0x2CC1 << 48;
 const TAG_MASK: usize = 0xFFFF << 48;
 
 const INVALID_HANDLE: CUresult = CUresult::CUDA_ERROR_INVALID_HANDLE;

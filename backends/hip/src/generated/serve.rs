@@ -2243,26 +2243,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuGraphUpload` → `hipGraphUpload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphUpload(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
         hStream: anycuda_api::driver::CUstream,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphUpload else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                hGraphExec as _,
-                crate::conv::stream_to_hip(self.platform, hStream as _) as _,
-            )
-        };
-        self.cu(hip_r)
+        unsafe { crate::adapt::graph::cuGraphUpload(self, hGraphExec, hStream) }
     }
     /// `cuGraphicsMapResources` → `hipGraphicsMapResources`.
     #[inline]
@@ -9551,26 +9539,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         }
     }
-    /// `cudaGraphUpload` → `hipGraphUpload`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphUpload(
         &self,
         graphExec: anycuda_api::runtime::cudaGraphExec_t,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphUpload else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                graphExec as _,
-                crate::conv::stream_to_hip(self.platform, stream as _) as _,
-            )
-        };
-        self.rt(hip_r)
+        unsafe { crate::adapt::graph::cudaGraphUpload(self, graphExec, stream) }
     }
     /// `cudaGraphicsMapResources` → `hipGraphicsMapResources`.
     #[inline]
