@@ -22,7 +22,14 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ET
 
-CLASSES = ["anycuda", "hip-nvidia-gap", "no-amd-equivalent", "precompiled", "unclassified"]
+CLASSES = [
+    "anycuda",
+    "hip-nvidia-gap",
+    "no-amd-equivalent",
+    "precompiled",
+    "static-runtime",
+    "unclassified",
+]
 SUITE_NAMES = {"core": "cuda.core", "bindings": "cuda.bindings", "numba": "numba-cuda"}
 # The runner's per-column checkout folder appears in parametrised ids (test_examples):
 # /tmp/pysuites.XXXX/<suite>/<column>/... ; the same test must have the same id in both columns.
