@@ -257,9 +257,7 @@ fn proc_rows_with(
             let ordinal = if p.variant.is_empty() {
                 legacy.iter().position(|l| l.version == p.version)
             } else {
-                legacy
-                    .iter()
-                    .rposition(|l| l.version <= p.version && l.sig == p.sig)
+                per_thread_ordinal(&legacy, p)
             };
             let sym = ordinal.and_then(|i| {
                 let plain = symbol_of(i);
@@ -290,6 +288,21 @@ fn proc_rows_with(
         });
     }
     rows.into_iter().collect()
+}
+
+/// The legacy ABI (its index in `legacy`, sorted by version) a per-thread typedef `p` is the
+/// per-thread export of: the newest not newer than it with the same parameters, else with the
+/// same count of them (`PFN_cuStreamBatchMemOp_v8000_ptsz` spells a parameter type differently
+/// from its legacy twin).
+fn per_thread_ordinal(legacy: &[&Pfn], p: &Pfn) -> Option<usize> {
+    legacy
+        .iter()
+        .rposition(|l| l.version <= p.version && l.sig == p.sig)
+        .or_else(|| {
+            legacy
+                .iter()
+                .rposition(|l| l.version <= p.version && l.sig.len() == p.sig.len())
+        })
 }
 
 /// Name parts of the Windows-only entry points (`cuWGLGetDevice`, `cudaWGLGetDevice`): NVIDIA's
@@ -352,14 +365,7 @@ fn passthrough_driver(pf: &[Pfn], exports: &[Export], hand: &BTreeSet<String>) -
             let ordinal = if p.variant.is_empty() {
                 legacy.iter().position(|l| l.version == p.version)
             } else {
-                legacy
-                    .iter()
-                    .rposition(|l| l.version <= p.version && l.sig == p.sig)
-                    .or_else(|| {
-                        legacy
-                            .iter()
-                            .rposition(|l| l.version <= p.version && l.sig.len() == p.sig.len())
-                    })
+                per_thread_ordinal(&legacy, p)
             };
             let Some(i) = ordinal else { continue };
             let sym = format!("{}{}", symbol_of(i), p.variant);

@@ -5709,8 +5709,8 @@ pub static PROC_TABLE: &[crate::procaddr::Row] = &[
         name: "cuStreamBatchMemOp",
         version: 8000u32,
         variant: crate::procaddr::Variant::Ptsz,
-        symbol: "",
-        f: core::ptr::null(),
+        symbol: "cuStreamBatchMemOp_ptsz",
+        f: super::passthrough::addr::cuStreamBatchMemOp_ptsz as *const core::ffi::c_void,
     },
     crate::procaddr::Row {
         name: "cuStreamBatchMemOp",
