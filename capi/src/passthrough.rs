@@ -80,8 +80,9 @@ extern "C" fn runtime_not_initialised() -> cudaError_t {
     cudaError_t::cudaErrorInitializationError
 }
 
-/// What entry `e` is served by on this process's backend.
-fn resolve(e: &Entry) -> *const c_void {
+/// What entry `e` is served by on this process's backend: `Ok` to keep in its slot, `Err` for
+/// this call only (a vendor library's re-entrant call).
+fn resolve(e: &Entry) -> Result<*const c_void, *const c_void> {
     let (role, success, not_supported, not_initialised): (
         LibraryRole,
         *const c_void,
@@ -101,22 +102,35 @@ fn resolve(e: &Entry) -> *const c_void {
             runtime_not_initialised as *const c_void,
         ),
     };
+    // A vendor library's call by name while this thread is inside an anycuda C-ABI call (the
+    // re-entry guard, docs/c-abi.md): NVIDIA's own definition, or not initialised, and nothing is
+    // cached (the program's own calls go by the backend). Choosing the backend here could wait on
+    // the very load that made the call.
+    let Some(_inside) = crate::guard::Inside::enter() else {
+        let p =
+            crate::guard::vendor().map_or(core::ptr::null_mut(), |v| v.vendor_symbol(role, e.name));
+        return Err(if p.is_null() {
+            not_initialised
+        } else {
+            p.cast_const()
+        });
+    };
     let Ok(sel) = anycuda::backend() else {
-        return not_initialised;
+        return Ok(not_initialised);
     };
     let nvidia = sel.backend.vendor_symbol(role, e.name);
     if !nvidia.is_null() {
-        return nvidia;
+        return Ok(nvidia);
     }
     if HIP_SERVED.iter().any(|(n, _)| *n == e.name) {
-        return success;
+        return Ok(success);
     }
     log::debug!(
         "anycuda C ABI: {} is not served on the {} backend: CUDA's not-supported code",
         e.name.to_string_lossy(),
         sel.kind()
     );
-    not_supported
+    Ok(not_supported)
 }
 
 /// Resolves slot `index` (called by the generated stubs on an entry's first call): stores and
@@ -128,7 +142,10 @@ pub extern "C" fn anycuda_passthrough_resolve(index: u32) -> *const c_void {
     let Some(e) = entries.get(index as usize) else {
         return driver_not_supported as *const c_void;
     };
-    let f = resolve(e);
+    let f = match resolve(e) {
+        Ok(f) => f,
+        Err(once) => return once,
+    };
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: the slots are the generated asm's `.data` array of one pointer per entry,

@@ -39,6 +39,16 @@ type LinkAddData = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> c_int;
 type NoArgs = unsafe extern "C" fn() -> c_int;
+type AsVendor =
+    unsafe extern "C" fn(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> c_int;
+
+/// Calls the `NoArgs` export behind `arg` and stores its result in place of the pointer.
+unsafe extern "C" fn call_no_args(arg: *mut c_void) {
+    // SAFETY: the test passes a `(NoArgs, c_int)` pair.
+    let pair = unsafe { &mut *arg.cast::<(NoArgs, c_int)>() };
+    // SAFETY: an export with no arguments.
+    pair.1 = unsafe { (pair.0)() };
+}
 type DeviceGetName = unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int;
 type GetProcAddress =
     unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
@@ -102,6 +112,19 @@ fn passthrough_exports_reach_nvidias_definition_with_every_argument() {
             assert_eq!(s, a as u64, "round {round}: argument {i} arrives unchanged");
         }
     }
+    // A vendor library's call by name from inside an anycuda call (the re-entry guard) gets
+    // NVIDIA's definition, here none: not initialised, and nothing is kept for the program's
+    // own calls, which follow.
+    // SAFETY: the export has this signature.
+    let as_vendor = unsafe { *c.get::<AsVendor>(b"anycuda_capi_call_as_vendor\0").unwrap() };
+    let mut pair: (NoArgs, c_int) = (gl_init, -1);
+    // SAFETY: `call_no_args` reads `pair` only during the call.
+    let rc = unsafe { as_vendor(Some(call_no_args), (&raw mut pair).cast()) };
+    assert_eq!(rc, 0);
+    assert_eq!(
+        pair.1, 3,
+        "a vendor's first call of a pass-through name: not initialised"
+    );
     assert_eq!(
         // SAFETY: no arguments.
         unsafe { gl_init() },
