@@ -15,9 +15,10 @@
 //! function's signature:
 //! - **CUDA backend:** NVIDIA's own definition of that name in the library anycuda loaded, so
 //!   the call is exactly NVIDIA's (anycuda has no rule for these functions there);
-//! - **HIP backend, or a CUDA driver without the name:** an adaptation where anycuda has one
-//!   ([`HIP_SERVED`]: the profiler's start and stop, which are no-ops without a profiler
-//!   attached, as NVIDIA's are), else a function answering "not supported" in the API's code
+//! - **HIP backend, or a CUDA driver without the name:** anycuda's own where it has one
+//!   ([`HIP_SERVED`]: the profiler's no-op start and stop, the older context, stream, event
+//!   and capture ABIs onto their successors), else a function answering "not supported" in the
+//!   API's code
 //!   (`CUDA_ERROR_NOT_SUPPORTED`, `cudaErrorNotSupported`): OpenGL, EGL and VDPAU have no AMD
 //!   counterpart anycuda could serve, and an older ABI has a newer one that a rebuilt program
 //!   reaches.
@@ -25,10 +26,13 @@
 //!
 //! `cuGetProcAddress` answers these names with the same exports (capi/src/procaddr.rs).
 
-use anycuda::driver::CUresult;
+use anycuda::driver::{
+    CUcontext, CUctxCreateParams, CUdevice, CUexecAffinityParam, CUresult, CUstream,
+    CUstreamCaptureMode,
+};
 use anycuda::runtime::cudaError_t;
 use anycuda_api::backend::LibraryRole;
-use core::ffi::{c_void, CStr};
+use core::ffi::{c_int, c_uint, c_void, CStr};
 
 /// Which NVIDIA library defines an entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,15 +52,114 @@ pub struct Entry {
     pub library: Library,
 }
 
-/// Pass-through names anycuda serves itself on every backend, and with what. The profiler's
-/// start and stop are no-ops when no profiler is attached (NVIDIA's answer `CUDA_SUCCESS` then
-/// too); on HIP no NVIDIA profiler can attach.
+/// Pass-through names anycuda serves itself where NVIDIA's library does not (the HIP backend),
+/// and why: the profiler's start and stop are no-ops when no profiler is attached (NVIDIA's
+/// answer `CUDA_SUCCESS` then too; on HIP no NVIDIA profiler can attach); an older ABI whose
+/// parameters and meaning are its successor's is that successor's export (re-entry guard
+/// included); the older context and capture ABIs are adapted onto the current ones
+/// ([`ctx_create_v2`], [`ctx_create_v3`], [`stream_begin_capture_v1`]). The 32-bit ABIs
+/// (`cuMemAlloc`, ...) and the ones whose structs changed are not: on HIP they answer not
+/// supported.
 pub const HIP_SERVED: &[(&CStr, &str)] = &[
     (c"cuProfilerStart", "no-op: no profiler attached"),
     (c"cuProfilerStop", "no-op: no profiler attached"),
     (c"cudaProfilerStart", "no-op: no profiler attached"),
     (c"cudaProfilerStop", "no-op: no profiler attached"),
+    (
+        c"cuCtxCreate",
+        "cuCtxCreate_v4 with no parameters (CUDA 2.0's ABI: CUdevice was already an int)",
+    ),
+    (c"cuCtxCreate_v2", "cuCtxCreate_v4 with no parameters"),
+    (
+        c"cuCtxCreate_v3",
+        "cuCtxCreate_v4 with the execution-affinity parameters",
+    ),
+    (
+        c"cuCtxDestroy",
+        "cuCtxDestroy_v2 (same parameters and meaning)",
+    ),
+    (c"cuCtxPopCurrent", "cuCtxPopCurrent_v2 (same)"),
+    (c"cuCtxPushCurrent", "cuCtxPushCurrent_v2 (same)"),
+    (
+        c"cuDevicePrimaryCtxRelease",
+        "cuDevicePrimaryCtxRelease_v2 (same)",
+    ),
+    (
+        c"cuDevicePrimaryCtxReset",
+        "cuDevicePrimaryCtxReset_v2 (same)",
+    ),
+    (
+        c"cuDevicePrimaryCtxSetFlags",
+        "cuDevicePrimaryCtxSetFlags_v2 (same)",
+    ),
+    (c"cuEventDestroy", "cuEventDestroy_v2 (same)"),
+    (c"cuStreamDestroy", "cuStreamDestroy_v2 (same)"),
+    (c"cuEventElapsedTime", "cuEventElapsedTime_v2 (same)"),
+    (
+        c"cuStreamBeginCapture",
+        "cuStreamBeginCapture_v2 in CU_STREAM_CAPTURE_MODE_GLOBAL, CUDA 10.0's only mode",
+    ),
 ];
+
+/// The function serving `name` on a backend where NVIDIA's library has none (see
+/// [`HIP_SERVED`]), if anycuda serves it.
+fn served_here(name: &CStr, success: *const c_void) -> Option<*const c_void> {
+    use crate::generated::exports as x;
+    let f: *const c_void = match name.to_bytes() {
+        b"cuProfilerStart" | b"cuProfilerStop" | b"cudaProfilerStart" | b"cudaProfilerStop" => {
+            success
+        }
+        b"cuCtxCreate" | b"cuCtxCreate_v2" => ctx_create_v2 as *const c_void,
+        b"cuCtxCreate_v3" => ctx_create_v3 as *const c_void,
+        b"cuCtxDestroy" => x::cuCtxDestroy_v2 as *const c_void,
+        b"cuCtxPopCurrent" => x::cuCtxPopCurrent_v2 as *const c_void,
+        b"cuCtxPushCurrent" => x::cuCtxPushCurrent_v2 as *const c_void,
+        b"cuDevicePrimaryCtxRelease" => x::cuDevicePrimaryCtxRelease_v2 as *const c_void,
+        b"cuDevicePrimaryCtxReset" => x::cuDevicePrimaryCtxReset_v2 as *const c_void,
+        b"cuDevicePrimaryCtxSetFlags" => x::cuDevicePrimaryCtxSetFlags_v2 as *const c_void,
+        b"cuEventDestroy" => x::cuEventDestroy_v2 as *const c_void,
+        b"cuStreamDestroy" => x::cuStreamDestroy_v2 as *const c_void,
+        b"cuEventElapsedTime" => x::cuEventElapsedTime_v2 as *const c_void,
+        b"cuStreamBeginCapture" => stream_begin_capture_v1 as *const c_void,
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// `cuCtxCreate` (CUDA 2.0) and `cuCtxCreate_v2` (CUDA 3.2): `cuCtxCreate_v4` with no
+/// parameters.
+unsafe extern "C" fn ctx_create_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult {
+    // SAFETY: the caller's contract is _v4's with NULL parameters.
+    unsafe { crate::generated::exports::cuCtxCreate_v4(pctx, core::ptr::null_mut(), flags, dev) }
+}
+
+/// `cuCtxCreate_v3` (CUDA 11.4): `cuCtxCreate_v4` with the execution-affinity parameters.
+unsafe extern "C" fn ctx_create_v3(
+    pctx: *mut CUcontext,
+    params: *mut CUexecAffinityParam,
+    num_params: c_int,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    let mut p = CUctxCreateParams {
+        execAffinityParams: params,
+        numExecAffinityParams: num_params,
+        cigParams: core::ptr::null_mut(),
+    };
+    // SAFETY: the caller's contract; `p` lives for the call.
+    unsafe { crate::generated::exports::cuCtxCreate_v4(pctx, &mut p, flags, dev) }
+}
+
+/// `cuStreamBeginCapture` (CUDA 10.0, no mode): `cuStreamBeginCapture_v2` in global mode.
+unsafe extern "C" fn stream_begin_capture_v1(stream: CUstream) -> CUresult {
+    // SAFETY: the caller's stream.
+    unsafe {
+        crate::generated::exports::cuStreamBeginCapture_v2(
+            stream,
+            CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+        )
+    }
+}
 
 extern "C" fn driver_success() -> CUresult {
     CUresult::CUDA_SUCCESS
@@ -122,8 +225,8 @@ fn resolve(e: &Entry) -> Result<*const c_void, *const c_void> {
     if !nvidia.is_null() {
         return Ok(nvidia);
     }
-    if HIP_SERVED.iter().any(|(n, _)| *n == e.name) {
-        return Ok(success);
+    if let Some(f) = served_here(e.name, success) {
+        return Ok(f);
     }
     log::debug!(
         "anycuda C ABI: {} is not served on the {} backend: CUDA's not-supported code",
