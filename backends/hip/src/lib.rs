@@ -80,8 +80,6 @@ pub struct HipBackend {
     /// Live NVRTC programs, keyed by unforgeable handles, so a bogus or stale handle is an
     /// error, not UB.
     programs: rtc::Programs,
-    /// Serialises hipRTC calls (see `rtc.rs`: hipRTC 5.2.3 is not thread-safe).
-    rtc_lock: std::sync::Mutex<()>,
     /// The pageable-copy rule in force ([`pageable_rule`]), decided once at load.
     pageable_wait: PageableWait,
     /// AMD-faithful mode ([`amd_faithful_mode`]), decided once at load.
@@ -110,7 +108,6 @@ impl HipBackend {
             conv,
             platform,
             programs: rtc::Programs::new(),
-            rtc_lock: Default::default(),
             pageable_wait: pageable_rule(
                 platform,
                 version,

@@ -109,15 +109,20 @@ impl Program {
     }
 }
 
-/// Calls a hipRTC entry point under the backend's hipRTC lock, translating the result.
-///
-/// hipRTC 5.2.3 is not thread-safe: concurrent calls on different programs crash inside
-/// `hiprtcAddNameExpression` (seen in this repository's tests). NVRTC is thread-safe, so the CUDA
-/// backend takes no lock. Compilation dominates the cost, so serialising costs nothing that
-/// matters.
+/// Serialises every hipRTC call in the process. hipRTC 5.2.3 is not thread-safe: concurrent
+/// calls on different programs crash inside `hiprtcAddNameExpression`, and two concurrent
+/// `hiprtcCompileProgram` calls corrupt the heap inside comgr's LLVM, whose command-line option
+/// registry is global (`llvm::cl::Option::removeArgument`, caught under gdb in this repository's
+/// tests). The state is the library's, not a backend's: two `HipBackend`s in one process (the
+/// crate's tests make one each; a Rust user may too) share it, so the lock is the process's.
+/// NVRTC is thread-safe, so the CUDA backend takes no lock. Compilation dominates the cost, so
+/// serialising costs nothing that matters.
+static RTC_LOCK: Mutex<()> = Mutex::new(());
+
+/// Calls a hipRTC entry point under [`RTC_LOCK`], translating the result.
 macro_rules! rtc {
     ($self:ident, $f:ident($($a:expr),* $(,)?)) => {{
-        let _serial = $self.rtc_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _serial = RTC_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         call!($self.rtc, NS, NS, |r| $self.nv(r), $f($($a),*))
     }};
 }

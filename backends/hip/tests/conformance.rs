@@ -452,3 +452,46 @@ fn graph_upload_of_no_graph_is_an_invalid_value() {
     let r = unsafe { b.cudaGraphUpload(null_mut(), null_mut()) };
     assert_eq!(r, cudaError_t::cudaErrorInvalidValue);
 }
+
+/// Two `HipBackend`s in one process compile at the same time: hipRTC 5.2.3 is not thread-safe
+/// for the whole library (two concurrent `hiprtcCompileProgram` calls corrupted the heap inside
+/// comgr's LLVM when each backend had a lock of its own), so the backend serialises every hipRTC
+/// call in the process. Without that lock this test aborted the process in one run of five (8
+/// rounds each, 2-core CI machine); 16 rounds make that likelier.
+#[test]
+fn two_backends_compile_concurrently_without_corrupting_the_process() {
+    use anycuda_api::nvrtc::nvrtcResult;
+    use anycuda_api::traits::Rtc;
+    let Some(first) = hip() else { return };
+    let Some(second) = hip() else { return };
+    let compile = |b: &HipBackend| {
+        let src = c"extern \"C\" __global__ void k(int* p) { p[threadIdx.x] = 1; }";
+        let opts = [c"--gpu-architecture=gfx90a".as_ptr()];
+        for _ in 0..16 {
+            let mut prog = null_mut();
+            // SAFETY: NUL-terminated strings, valid out-pointers, a program of this backend.
+            unsafe {
+                assert_eq!(
+                    b.nvrtcCreateProgram(
+                        &mut prog,
+                        src.as_ptr(),
+                        c"k.cu".as_ptr(),
+                        0,
+                        null(),
+                        null()
+                    ),
+                    nvrtcResult::NVRTC_SUCCESS
+                );
+                assert_eq!(
+                    b.nvrtcCompileProgram(prog, 1, opts.as_ptr()),
+                    nvrtcResult::NVRTC_SUCCESS
+                );
+                assert_eq!(b.nvrtcDestroyProgram(&mut prog), nvrtcResult::NVRTC_SUCCESS);
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| compile(&first));
+        s.spawn(|| compile(&second));
+    });
+}
