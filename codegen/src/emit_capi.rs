@@ -233,50 +233,22 @@ fn proc_rows_with(
             ]
         })
         .collect();
-    let mut by_base: BTreeMap<&str, Vec<&Pfn>> = BTreeMap::new();
-    for p in pf {
-        by_base.entry(p.base.as_str()).or_default().push(p);
-    }
     let mut rows = BTreeSet::new();
-    for (base, list) in by_base {
-        let mut legacy: Vec<&Pfn> = list
-            .iter()
-            .copied()
-            .filter(|p| p.variant.is_empty())
-            .collect();
-        legacy.sort_by_key(|p| p.version);
-        legacy.dedup_by_key(|p| p.version);
-        let symbol_of = |i: usize| {
-            if i == 0 {
-                base.to_string()
-            } else {
-                format!("{base}_v{}", i + 1)
-            }
-        };
-        for p in &list {
-            let ordinal = if p.variant.is_empty() {
-                legacy.iter().position(|l| l.version == p.version)
-            } else {
-                per_thread_ordinal(&legacy, p)
-            };
-            let sym = ordinal.and_then(|i| {
-                let plain = symbol_of(i);
-                let s = format!("{plain}{}", p.variant);
-                // A pass-through export is NVIDIA's own ABI of that name, whatever its arity.
-                let fits =
-                    arity.get(plain.as_str()) == Some(&p.sig.len()) || pass.contains(s.as_str());
-                (fits && exported.contains(s.as_str())).then_some(s)
-            });
-            if p.internal && sym.is_none() && !p.variant.is_empty() {
-                continue;
-            }
-            rows.insert(ProcRow {
-                name: base.to_string(),
-                version: p.version,
-                variant: p.variant,
-                symbol: sym,
-            });
+    for (p, nvidia) in nvidia_symbols(pf) {
+        let sym = nvidia.and_then(|(plain, s)| {
+            // A pass-through export is NVIDIA's own ABI of that name, whatever its arity.
+            let fits = arity.get(plain.as_str()) == Some(&p.sig.len()) || pass.contains(s.as_str());
+            (fits && exported.contains(s.as_str())).then_some(s)
+        });
+        if p.internal && sym.is_none() && !p.variant.is_empty() {
+            continue;
         }
+        rows.insert(ProcRow {
+            name: p.base.clone(),
+            version: p.version,
+            variant: p.variant,
+            symbol: sym,
+        });
     }
     for (sym, base, v) in hand_rows {
         rows.retain(|r| !(r.name == *base && r.version == *v && r.variant.is_empty()));
@@ -288,6 +260,47 @@ fn proc_rows_with(
         });
     }
     rows.into_iter().collect()
+}
+
+/// Each `PFN_` typedef with NVIDIA's name for its ABI, `(plain, symbol)` (`cuCtxCreate_v2`,
+/// `cuCtxCreate_v2`; `cuMemcpyHtoD_v2`, `cuMemcpyHtoD_v2_ptds`), or `None` for a per-thread
+/// typedef with no legacy twin. NVIDIA numbers a function's ABIs in version order: the oldest
+/// (internal ones included) is the plain name, the next `_v2`, then `_v3`; a per-thread typedef
+/// is the per-thread export of its legacy twin ([`per_thread_ordinal`]). The one place this rule
+/// is written: the `cuGetProcAddress` table and the pass-through exports both take it.
+fn nvidia_symbols(pf: &[Pfn]) -> Vec<(&Pfn, Option<(String, String)>)> {
+    let mut by_base: BTreeMap<&str, Vec<&Pfn>> = BTreeMap::new();
+    for p in pf {
+        by_base.entry(p.base.as_str()).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    for (base, list) in by_base {
+        let mut legacy: Vec<&Pfn> = list
+            .iter()
+            .copied()
+            .filter(|p| p.variant.is_empty())
+            .collect();
+        legacy.sort_by_key(|p| p.version);
+        legacy.dedup_by_key(|p| p.version);
+        for p in list {
+            let ordinal = if p.variant.is_empty() {
+                legacy.iter().position(|l| l.version == p.version)
+            } else {
+                per_thread_ordinal(&legacy, p)
+            };
+            let names = ordinal.map(|i| {
+                let plain = if i == 0 {
+                    base.to_string()
+                } else {
+                    format!("{base}_v{}", i + 1)
+                };
+                let sym = format!("{plain}{}", p.variant);
+                (plain, sym)
+            });
+            out.push((p, names));
+        }
+    }
+    out
 }
 
 /// The legacy ABI (its index in `legacy`, sorted by version) a per-thread typedef `p` is the
@@ -341,39 +354,11 @@ const DRIVER_PASS_EXTRA: &[&str] = &["cuEGLApiInit", "cuMemGetAttribute", "cuMem
 /// the same parameters, or the same count of them) that has no generated or hand-written export.
 fn passthrough_driver(pf: &[Pfn], exports: &[Export], hand: &BTreeSet<String>) -> Vec<String> {
     let exported: BTreeSet<&str> = exports.iter().map(|e| e.symbol.as_str()).collect();
-    let mut by_base: BTreeMap<&str, Vec<&Pfn>> = BTreeMap::new();
-    for p in pf {
-        by_base.entry(p.base.as_str()).or_default().push(p);
-    }
-    let mut out = BTreeSet::new();
-    for (base, list) in by_base {
-        let mut legacy: Vec<&Pfn> = list
-            .iter()
-            .copied()
-            .filter(|p| p.variant.is_empty())
-            .collect();
-        legacy.sort_by_key(|p| p.version);
-        legacy.dedup_by_key(|p| p.version);
-        let symbol_of = |i: usize| {
-            if i == 0 {
-                base.to_string()
-            } else {
-                format!("{base}_v{}", i + 1)
-            }
-        };
-        for p in &list {
-            let ordinal = if p.variant.is_empty() {
-                legacy.iter().position(|l| l.version == p.version)
-            } else {
-                per_thread_ordinal(&legacy, p)
-            };
-            let Some(i) = ordinal else { continue };
-            let sym = format!("{}{}", symbol_of(i), p.variant);
-            if !exported.contains(sym.as_str()) && !hand.contains(&sym) {
-                out.insert(sym);
-            }
-        }
-    }
+    let mut out: BTreeSet<String> = nvidia_symbols(pf)
+        .into_iter()
+        .filter_map(|(_, n)| n.map(|(_, sym)| sym))
+        .filter(|sym| !exported.contains(sym.as_str()) && !hand.contains(sym))
+        .collect();
     out.extend(DRIVER_PASS_EXTRA.iter().map(|n| n.to_string()));
     out.into_iter().collect()
 }
