@@ -495,3 +495,22 @@ fn two_backends_compile_concurrently_without_corrupting_the_process() {
         s.spawn(|| compile(&second));
     });
 }
+
+/// `cuDeviceGetName` refuses a NULL buffer and a length below 1 before HIP sees them (NVIDIA's
+/// driver, behind HIP's NVIDIA platform, crashed on length 0), on any device ordinal.
+#[test]
+fn device_name_refuses_bad_buffers_first() {
+    let Some(b) = hip() else { return };
+    let mut buf = [0 as core::ffi::c_char; 8];
+    // SAFETY: a writable buffer, or NULL; refused before use.
+    unsafe {
+        assert_eq!(
+            b.cuDeviceGetName(buf.as_mut_ptr(), 0, 0),
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            b.cuDeviceGetName(null_mut(), 8, 0),
+            CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+    }
+}

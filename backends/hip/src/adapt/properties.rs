@@ -512,3 +512,20 @@ pub(crate) unsafe fn cuDeviceGetProperties(
         Err(e) => e,
     }
 }
+
+/// `cuDeviceGetName` → `hipDeviceGetName`, after `anycuda_api::arg_checks::device_get_name`
+/// (a NULL buffer or a length below 1: HIP's NVIDIA platform passes them to NVIDIA's driver,
+/// which crashed on length 0).
+pub(crate) unsafe fn cuDeviceGetName(
+    b: &HipBackend,
+    name: *mut core::ffi::c_char,
+    len: c_int,
+    dev: CUdevice,
+) -> CUresult {
+    if let Some(refused) = anycuda_api::arg_checks::device_get_name(name, len) {
+        return refused;
+    }
+    let f = hip_fn!(b, hipDeviceGetName);
+    // SAFETY: `name` is writable for `len` bytes (the caller's contract; both checked above).
+    b.cu(unsafe { f(name, len, dev as _) })
+}

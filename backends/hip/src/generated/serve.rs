@@ -614,7 +614,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pool as _, dev as _) };
         self.cu(hip_r)
     }
-    /// `cuDeviceGetName` → `hipDeviceGetName`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuDeviceGetName(
         &self,
@@ -622,14 +622,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         len: ::core::ffi::c_int,
         dev: anycuda_api::driver::CUdevice,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipDeviceGetName else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(name, len, dev as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::properties::cuDeviceGetName(self, name, len, dev) }
     }
     /// `cuDeviceGetP2PAttribute` → `hipDeviceGetP2PAttribute`.
     #[inline]
