@@ -57,7 +57,7 @@ pub struct Entry {
 /// answer `CUDA_SUCCESS` then too; on HIP no NVIDIA profiler can attach); an older ABI whose
 /// parameters and meaning are its successor's is that successor's export (re-entry guard
 /// included); the older context and capture ABIs are adapted onto the current ones
-/// ([`ctx_create_v2`], [`ctx_create_v3`], [`stream_begin_capture_v1`]). The 32-bit ABIs
+/// (`ctx_create_v2`, `ctx_create_v3`, `stream_begin_capture_v1`). The 32-bit ABIs
 /// (`cuMemAlloc`, ...) and the ones whose structs changed are not: on HIP they answer not
 /// supported.
 pub const HIP_SERVED: &[(&CStr, &str)] = &[
