@@ -146,7 +146,8 @@ unsafe fn driver_query(
 /// `cudaErrorInitializationError` when one is missing, though it never calls most: without this,
 /// such a program could not start on anycuda's CUDA backend, where anycuda must be invisible.
 /// Those functions reach NVIDIA's driver directly, which is what anycuda's own export would do on
-/// that backend. `None` on any other backend (the caller answers from anycuda's table).
+/// that backend. `None` on any other backend, or when NVIDIA's driver does not answer (the
+/// caller answers from anycuda's table).
 ///
 /// # Safety
 /// As [`driver_query`]'s, with `symbol` and `pfn` non-null.
@@ -163,11 +164,14 @@ unsafe fn nvidia_query(
     }
     let version = c_int::try_from(version).ok()?;
     // SAFETY: the caller's contract, passed on to NVIDIA's `cuGetProcAddress`.
-    Some(unsafe {
+    let r = unsafe {
         <anycuda::Backend as anycuda::Driver>::cuGetProcAddress(
             &b, symbol, pfn, version, flags, status,
         )
-    })
+    };
+    // No NVIDIA driver to ask (the backend was named but its library is missing): anycuda's own
+    // answer stands.
+    (r == CUresult::CUDA_SUCCESS).then_some(r)
 }
 
 /// `cuGetProcAddress_v2` of the C ABI: anycuda's own export for `symbol` at `cudaVersion`.
