@@ -4,12 +4,12 @@
 //! cloning, instantiation, update and destruction of graphs and executable graphs.
 
 use super::memory::pre_hip62;
-use super::support::{hip_fn, nvidia, tri, HIP_SUCCESS, INVALID_VALUE};
+use super::support::{hip_fn, nvidia, HIP_SUCCESS, INVALID_VALUE};
 use super::user_object;
 use crate::conv::graph_nodes::{
     kernel_params_to_cuda, kernel_params_to_hip, memset_to_cuda, memset_to_hip,
 };
-use crate::conv::memcpy::{memcpy3d_to_cuda, memcpy3d_to_hip, memcpy_to_hip};
+use crate::conv::memcpy::{memcpy3d_to_hip, memcpy_to_hip};
 use crate::conv::memory::{
     access_descs_to_hip, pool_props_to_cuda, pool_props_to_hip, MAX_ACCESS_DESCS,
 };
@@ -23,7 +23,7 @@ use crate::hip_types::{
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
-    CUcontext, CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
+    CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
     CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUresult, CUstream,
     CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
     CUDA_MEM_ALLOC_NODE_PARAMS,
@@ -281,7 +281,7 @@ pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
 
 /// The HIP kernel parameters for a CUDA pointer: CUDA's struct itself on HIP's NVIDIA
 /// platform (`hipKernelNodeParams` is `cudaKernelNodeParams` there), else rebuilt into `buf`.
-unsafe fn kernel_in(
+pub(super) unsafe fn kernel_in(
     b: &HipBackend,
     p: *const cudaKernelNodeParams,
     buf: &mut hipKernelNodeParams,
@@ -297,7 +297,7 @@ unsafe fn kernel_in(
     Ok(buf)
 }
 
-fn zero_kernel() -> hipKernelNodeParams {
+pub(super) fn zero_kernel() -> hipKernelNodeParams {
     // SAFETY: plain data; all-zero is valid.
     unsafe { core::mem::zeroed() }
 }
@@ -406,7 +406,7 @@ unsafe fn memset_in(
     Ok(buf)
 }
 
-fn zero_memset() -> hipMemsetParams {
+pub(super) fn zero_memset() -> hipMemsetParams {
     // SAFETY: plain data; all-zero is valid.
     unsafe { core::mem::zeroed() }
 }
@@ -747,94 +747,15 @@ pub(crate) unsafe fn cuGraphMemFreeNodeGetParams(
 }
 
 /// The descriptor in HIP 6+'s layout (the `hipDrvGraph*Memcpy*` calls exist from HIP 6.2).
-unsafe fn copy_params(b: &HipBackend, p: *const CUDA_MEMCPY3D) -> Result<HIP_MEMCPY3D, CUresult> {
+pub(super) unsafe fn copy_params(
+    b: &HipBackend,
+    p: *const CUDA_MEMCPY3D,
+) -> Result<HIP_MEMCPY3D, CUresult> {
     if p.is_null() {
         return Err(INVALID_VALUE);
     }
     // SAFETY: non-NULL descriptor.
     memcpy3d_to_hip(b.conv().CUmemorytype, unsafe { &*p })
-}
-
-/// `cuGraphAddMemcpyNode` → `hipDrvGraphAddMemcpyNode` (HIP 6.2+): descriptor rebuilt as in
-/// `cuMemcpy3D` (memory types renumbered, `reserved` pointers checked).
-pub(crate) unsafe fn cuGraphAddMemcpyNode(
-    b: &HipBackend,
-    phGraphNode: *mut CUgraphNode,
-    hGraph: CUgraph,
-    dependencies: *const CUgraphNode,
-    numDependencies: usize,
-    copyParams: *const CUDA_MEMCPY3D,
-    ctx: CUcontext,
-) -> CUresult {
-    if phGraphNode.is_null() {
-        return INVALID_VALUE;
-    }
-    // SAFETY: forwarded contract.
-    let h = tri!(unsafe { copy_params(b, copyParams) });
-    let f = hip_fn!(b, hipDrvGraphAddMemcpyNode);
-    // SAFETY: `h` lives for the call; caller's handles.
-    b.cu(unsafe {
-        f(
-            phGraphNode.cast(),
-            hGraph.cast(),
-            dependencies.cast(),
-            numDependencies,
-            &h,
-            ctx.cast(),
-        )
-    })
-}
-
-/// `cuGraphMemcpyNodeSetParams` → `hipDrvGraphMemcpyNodeSetParams` (HIP 6.3+), descriptor
-/// rebuilt.
-pub(crate) unsafe fn cuGraphMemcpyNodeSetParams(
-    b: &HipBackend,
-    hNode: CUgraphNode,
-    nodeParams: *const CUDA_MEMCPY3D,
-) -> CUresult {
-    // SAFETY: forwarded contract.
-    let h = tri!(unsafe { copy_params(b, nodeParams) });
-    let f = hip_fn!(b, hipDrvGraphMemcpyNodeSetParams);
-    // SAFETY: `h` lives for the call.
-    b.cu(unsafe { f(hNode.cast(), &h) })
-}
-
-/// `cuGraphExecMemcpyNodeSetParams` → `hipDrvGraphExecMemcpyNodeSetParams` (HIP 6.3+),
-/// descriptor rebuilt.
-pub(crate) unsafe fn cuGraphExecMemcpyNodeSetParams(
-    b: &HipBackend,
-    hGraphExec: CUgraphExec,
-    hNode: CUgraphNode,
-    copyParams: *const CUDA_MEMCPY3D,
-    ctx: CUcontext,
-) -> CUresult {
-    // SAFETY: forwarded contract.
-    let h = tri!(unsafe { copy_params(b, copyParams) });
-    let f = hip_fn!(b, hipDrvGraphExecMemcpyNodeSetParams);
-    // SAFETY: `h` lives for the call.
-    b.cu(unsafe { f(hGraphExec.cast(), hNode.cast(), &h, ctx.cast()) })
-}
-
-/// `cuGraphMemcpyNodeGetParams` → `hipDrvGraphMemcpyNodeGetParams` (HIP 6.3+): HIP's
-/// descriptor rebuilt as CUDA's (memory types renumbered back).
-pub(crate) unsafe fn cuGraphMemcpyNodeGetParams(
-    b: &HipBackend,
-    hNode: CUgraphNode,
-    nodeParams: *mut CUDA_MEMCPY3D,
-) -> CUresult {
-    if nodeParams.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipDrvGraphMemcpyNodeGetParams);
-    // SAFETY: zeroed POD, filled by HIP.
-    let mut h: HIP_MEMCPY3D = unsafe { core::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    let e = unsafe { f(hNode.cast(), &mut h) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *nodeParams = memcpy3d_to_cuda(b.conv().CUmemorytype, &h) };
-    }
-    b.cu(e)
 }
 
 // ------------------------------------------------------------ memory allocation nodes (Driver)
@@ -856,7 +777,7 @@ const _: () = assert!(
 ///
 /// # Safety
 /// CUDA's contract: `params` is an in-out struct, the node handles are the caller's.
-unsafe fn add_mem_alloc_node<R: ApiResult>(
+pub(super) unsafe fn add_mem_alloc_node<R: ApiResult>(
     b: &HipBackend,
     node_out: *mut CUgraphNode,
     graph: CUgraph,
@@ -1053,7 +974,7 @@ unsafe fn memset_node_get<R: ApiResult>(
 ///
 /// # Safety
 /// CUDA's contract: `p` is NULL or readable, the node is the caller's.
-unsafe fn memset_node_set<R: ApiResult>(
+pub(super) unsafe fn memset_node_set<R: ApiResult>(
     b: &HipBackend,
     node: CUgraphNode,
     p: *const CUDA_MEMSET_NODE_PARAMS,

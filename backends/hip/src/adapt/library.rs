@@ -365,6 +365,22 @@ pub(crate) fn function_of(b: &HipBackend, f: CUfunction) -> Result<CUfunction, C
     }
 }
 
+/// The kernel handle whose function (in some context) is `f`, if `f` was handed out for one:
+/// what a kernel node's parameters report as `kern` (CUDA keeps the handle a node was made
+/// with; HIP's node keeps only the function). `None` for a function from `cuModuleGetFunction`.
+pub(crate) fn kernel_of_function(f: CUfunction) -> Option<CUkernel> {
+    if f.is_null() {
+        return None;
+    }
+    let f = f as usize;
+    with_registry(|r| {
+        r.kernels
+            .iter()
+            .find(|(_, k)| k.functions.iter().any(|&(_, g)| g == f))
+            .map(|(&h, _)| h as CUkernel)
+    })
+}
+
 /// As [`function_of`] for the Runtime API (a `cudaKernel_t` passed where a host function
 /// pointer is expected): `None` when `func` is no kernel handle (the caller goes on as before),
 /// else the function or the Runtime API's error.

@@ -36,6 +36,7 @@
 
 pub(crate) mod context;
 pub(crate) mod graph;
+pub(crate) mod graph_nodes;
 pub(crate) mod image;
 pub(crate) mod launch;
 pub(crate) mod launch_legacy;

@@ -1327,6 +1327,27 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuGraphAddKernelNode(
+        &self,
+        phGraphNode: *mut anycuda_api::driver::CUgraphNode,
+        hGraph: anycuda_api::driver::CUgraph,
+        dependencies: *const anycuda_api::driver::CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const anycuda_api::driver::CUDA_KERNEL_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphAddKernelNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                nodeParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphAddMemAllocNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -1385,7 +1406,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::graph::cuGraphAddMemcpyNode(
+            crate::adapt::graph_nodes::cuGraphAddMemcpyNode(
                 self,
                 phGraphNode,
                 hGraph,
@@ -1396,7 +1417,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuGraphAddMemsetNode` → `hipDrvGraphAddMemsetNode`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphAddMemsetNode(
         &self,
@@ -1407,27 +1428,39 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         memsetParams: *const anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 70051831i32 {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
-        } else {
-            let Some(hip_f) = hip_t.hipDrvGraphAddMemsetNode__hip6_2 else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe {
-                hip_f(
-                    phGraphNode as _,
-                    hGraph as _,
-                    dependencies as _,
-                    numDependencies,
-                    memsetParams as _,
-                    ctx as _,
-                )
-            };
-            self.cu(hip_r)
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphAddMemsetNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                memsetParams,
+                ctx,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGraphAddNode(
+        &self,
+        phGraphNode: *mut anycuda_api::driver::CUgraphNode,
+        hGraph: anycuda_api::driver::CUgraph,
+        dependencies: *const anycuda_api::driver::CUgraphNode,
+        dependencyData: *const anycuda_api::driver::CUgraphEdgeData,
+        numDependencies: usize,
+        nodeParams: *mut anycuda_api::driver::CUgraphNodeParams,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphAddNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
+                dependencyData,
+                numDependencies,
+                nodeParams,
+            )
         }
     }
     /// `cuGraphChildGraphNodeGetGraph` → `hipGraphChildGraphNodeGetGraph`.
@@ -1706,6 +1739,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuGraphExecKernelNodeSetParams(
+        &self,
+        hGraphExec: anycuda_api::driver::CUgraphExec,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *const anycuda_api::driver::CUDA_KERNEL_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphExecKernelNodeSetParams(
+                self,
+                hGraphExec,
+                hNode,
+                nodeParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphExecMemcpyNodeSetParams(
         &self,
         hGraphExec: anycuda_api::driver::CUgraphExec,
@@ -1714,7 +1764,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::graph::cuGraphExecMemcpyNodeSetParams(
+            crate::adapt::graph_nodes::cuGraphExecMemcpyNodeSetParams(
                 self,
                 hGraphExec,
                 hNode,
@@ -1723,7 +1773,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuGraphExecMemsetNodeSetParams` → `hipDrvGraphExecMemsetNodeSetParams`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphExecMemsetNodeSetParams(
         &self,
@@ -1732,20 +1782,31 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         memsetParams: *const anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS,
         ctx: anycuda_api::driver::CUcontext,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 70051831i32 {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
-        } else {
-            let Some(hip_f) = hip_t.hipDrvGraphExecMemsetNodeSetParams__hip6_3 else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe {
-                hip_f(hGraphExec as _, hNode as _, memsetParams as _, ctx as _)
-            };
-            self.cu(hip_r)
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphExecMemsetNodeSetParams(
+                self,
+                hGraphExec,
+                hNode,
+                memsetParams,
+                ctx,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGraphExecNodeSetParams(
+        &self,
+        hGraphExec: anycuda_api::driver::CUgraphExec,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *mut anycuda_api::driver::CUgraphNodeParams,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphExecNodeSetParams(
+                self,
+                hGraphExec,
+                hNode,
+                nodeParams,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -1973,6 +2034,36 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(dst as _, src as _) };
         self.cu(hip_r)
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGraphKernelNodeGetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *mut anycuda_api::driver::CUDA_KERNEL_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphKernelNodeGetParams(
+                self,
+                hNode,
+                nodeParams,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGraphKernelNodeSetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *const anycuda_api::driver::CUDA_KERNEL_NODE_PARAMS,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphKernelNodeSetParams(
+                self,
+                hNode,
+                nodeParams,
+            )
+        }
+    }
     /// `cuGraphLaunch` → `hipGraphLaunch`.
     #[inline]
     unsafe fn cuGraphLaunch(
@@ -2024,7 +2115,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         nodeParams: *mut anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::graph::cuGraphMemcpyNodeGetParams(self, hNode, nodeParams)
+            crate::adapt::graph_nodes::cuGraphMemcpyNodeGetParams(
+                self,
+                hNode,
+                nodeParams,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -2035,7 +2130,11 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         nodeParams: *const anycuda_api::driver::CUDA_MEMCPY3D,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::graph::cuGraphMemcpyNodeSetParams(self, hNode, nodeParams)
+            crate::adapt::graph_nodes::cuGraphMemcpyNodeSetParams(
+                self,
+                hNode,
+                nodeParams,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -2178,6 +2277,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(hGraphExec as _, hNode as _, isEnabled) };
         self.cu(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGraphNodeSetParams(
+        &self,
+        hNode: anycuda_api::driver::CUgraphNode,
+        nodeParams: *mut anycuda_api::driver::CUgraphNodeParams,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::graph_nodes::cuGraphNodeSetParams(self, hNode, nodeParams)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -6322,11 +6432,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuGraphAddBatchMemOpNode",
         "parameter `nodeParams`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` vs `hipBatchMemOpNodeParams`: struct `CUstreamBatchMemOpParams_union` and `hipStreamBatchMemOpParams_union` differ in kind, repr or field count (HIP `hipGraphAddBatchMemOpNode`)",
     ),
-    (
-        "cuGraphAddKernelNode",
-        "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ in kind, repr or field count (HIP `hipGraphAddKernelNode`)",
-    ),
-    ("cuGraphAddNode", "argument count differs (6 vs 5) (HIP `hipGraphAddNode`)"),
     ("cuGraphAddNode_v3", "no HIP counterpart `hipGraphAddNode_v3`"),
     (
         "cuGraphBatchMemOpNodeGetParams",
@@ -6345,30 +6450,14 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "parameter `nodeParams`: struct `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` and `hipBatchMemOpNodeParams` differ (HIP `hipGraphExecBatchMemOpNodeSetParams`)",
     ),
     ("cuGraphExecGetId", "no HIP counterpart `hipGraphExecGetId`"),
-    (
-        "cuGraphExecKernelNodeSetParams",
-        "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphExecKernelNodeSetParams`)",
-    ),
-    (
-        "cuGraphExecNodeSetParams",
-        "parameter `nodeParams`: struct `CUgraphNodeParams_st` vs `hipGraphNodeParams`: enum `CUgraphNodeType` inside a pointer/struct: values differ from `hipGraphNodeType` (HIP `hipGraphExecNodeSetParams`)",
-    ),
     ("cuGraphGetId", "no HIP counterpart `hipGraphGetId`"),
     (
         "cuGraphKernelNodeGetAttribute",
         "parameter `attr`: `CUkernelNodeAttrID` vs enum `hipLaunchAttributeID` (HIP `hipGraphKernelNodeGetAttribute`)",
     ),
     (
-        "cuGraphKernelNodeGetParams",
-        "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeGetParams`)",
-    ),
-    (
         "cuGraphKernelNodeSetAttribute",
         "parameter `attr`: `CUkernelNodeAttrID` vs enum `hipLaunchAttributeID` (HIP `hipGraphKernelNodeSetAttribute`)",
-    ),
-    (
-        "cuGraphKernelNodeSetParams",
-        "parameter `nodeParams`: struct `CUDA_KERNEL_NODE_PARAMS_v2_st` and `hipKernelNodeParams` differ (HIP `hipGraphKernelNodeSetParams`)",
     ),
     (
         "cuGraphNodeGetContainingGraph",
@@ -6377,10 +6466,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuGraphNodeGetLocalId", "no HIP counterpart `hipGraphNodeGetLocalId`"),
     ("cuGraphNodeGetParams", "no HIP counterpart `hipGraphNodeGetParams`"),
     ("cuGraphNodeGetToolsId", "no HIP counterpart `hipGraphNodeGetToolsId`"),
-    (
-        "cuGraphNodeSetParams",
-        "parameter `nodeParams`: struct `CUgraphNodeParams_st` and `hipGraphNodeParams` differ (HIP `hipGraphNodeSetParams`)",
-    ),
     ("cuGraphNodeSetParams_v2", "no HIP counterpart `hipGraphNodeSetParams_v2`"),
     (
         "cuGraphicsResourceGetMappedMipmappedArray",
