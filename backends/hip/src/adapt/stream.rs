@@ -396,6 +396,54 @@ unsafe extern "C" fn host_fn_trampoline(_s: hipStream_t, _st: hipError_t, data: 
     unsafe { (h.f)(h.user) };
 }
 
+/// Where `stream` is capturing: adds a host node running `f(user)` after the capture's current
+/// dependencies and makes it the capture's only dependency (`hipStreamGetCaptureInfo_v2`,
+/// `hipGraphAddHostNode`, `hipStreamUpdateCaptureDependencies` with "set", which is what a
+/// captured `cudaLaunchHostFunc` records). `None` when the stream is not capturing (or this
+/// HIP cannot say), so the caller queues the function instead.
+///
+/// # Safety
+/// `stream` is the caller's (HIP's) stream; `f` may be called with `user` from another thread,
+/// once per launch of the graph.
+unsafe fn capture_host_node(
+    b: &HipBackend,
+    stream: hipStream_t,
+    f: unsafe extern "C" fn(*mut c_void),
+    user: *mut c_void,
+) -> Option<Result<(), hipError_t>> {
+    let t = b.native_hip()?;
+    let (info, add, update) = (
+        t.hipStreamGetCaptureInfo_v2?,
+        t.hipGraphAddHostNode?,
+        t.hipStreamUpdateCaptureDependencies?,
+    );
+    let mut status: crate::hip_types::hipStreamCaptureStatus = 0;
+    let mut graph: crate::hip_types::hipGraph_t = core::ptr::null_mut();
+    let mut deps: *const crate::hip_types::hipGraphNode_t = core::ptr::null();
+    let mut n: usize = 0;
+    let mut id: core::ffi::c_ulonglong = 0;
+    // SAFETY: valid out-pointers; the caller's stream.
+    let e = unsafe { info(stream, &mut status, &mut id, &mut graph, &mut deps, &mut n) };
+    if e != HIP_SUCCESS || status != crate::hip_types::hipStreamCaptureStatusActive {
+        return None;
+    }
+    let params = crate::hip_types::hipHostNodeParams {
+        fn_: Some(f),
+        userData: user,
+    };
+    let mut node: crate::hip_types::hipGraphNode_t = core::ptr::null_mut();
+    // SAFETY: HIP's own dependency array (valid until the capture changes), our out-pointer.
+    let e = unsafe { add(&mut node, graph, deps, n, &params) };
+    if e != HIP_SUCCESS {
+        return Some(Err(e));
+    }
+    // `hipStreamSetCaptureDependencies` is 1 in HIP (and CUDA's set flag on its NVIDIA platform).
+    const SET: core::ffi::c_uint = 1;
+    // SAFETY: one node of the capture's graph.
+    let e = unsafe { update(stream, &mut node, 1, SET) };
+    Some(if e == HIP_SUCCESS { Ok(()) } else { Err(e) })
+}
+
 /// `cu`/`cudaLaunchHostFunc` → `hipLaunchHostFunc`; where the loaded HIP lacks it (HIP 5.x on
 /// its NVIDIA platform), `hipStreamAddCallback`, which runs the function at the same point of
 /// the stream. A NULL function is an invalid value, as on CUDA.
@@ -418,6 +466,14 @@ unsafe fn launch_host_func<R: ApiResult>(
     if let Some(launch) = t.hipLaunchHostFunc {
         // SAFETY: CUhostFn and hipHostFn_t are the same C signature; forwarded contract.
         return R::from_hip(b.conv(), unsafe { launch(hs, Some(f), user) });
+    }
+    // A capturing stream refuses a callback (HIP and CUDA alike): there the host function
+    // becomes a host node of the capture's graph, as `cudaLaunchHostFunc` records it.
+    // SAFETY: the caller's stream; `f` and `user` as CUDA's contract gives them.
+    match unsafe { capture_host_node(b, hs, f, user) } {
+        Some(Ok(())) => return R::SUCCESS,
+        Some(Err(e)) => return R::from_hip(b.conv(), e),
+        None => {}
     }
     let add = hip_fn!(b, hipStreamAddCallback);
     let carrier = Box::into_raw(Box::new(HostFn { f, user }));
