@@ -371,6 +371,15 @@ impl<'a> Answers<'a> {
                 }
                 .map_or(0, |v| c_int::from(v != 0))
             }
+            Derived::PoolHandleTypes => {
+                // SAFETY: no pointers of the caller's.
+                if let Ok(f) = unsafe { self.facts() } {
+                    if f.p.memoryPoolSupportedHandleTypes != 0 || !pre_r0600(b) {
+                        return f.p.memoryPoolSupportedHandleTypes as c_int;
+                    }
+                }
+                pool_handle_types_probed(b, self.dev)
+            }
             Derived::GpuPciDeviceId => {
                 if super::support::nvidia(b) {
                     return 0;
@@ -528,4 +537,41 @@ pub(crate) unsafe fn cuDeviceGetName(
     let f = hip_fn!(b, hipDeviceGetName);
     // SAFETY: `name` is writable for `len` bytes (the caller's contract; both checked above).
     b.cu(unsafe { f(name, len, dev as _) })
+}
+
+/// The pool handle types of device `dev` where HIP's properties cannot say (HIP 5.x and its
+/// NVIDIA platform): a pool with POSIX file-descriptor handles is created on the device through
+/// this backend's `cuMemPoolCreate` (its layout rules) and destroyed; the answer is kept per
+/// device for the process. `CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR` when HIP makes the pool,
+/// else 0 (as without the pool API).
+fn pool_handle_types_probed(b: &HipBackend, dev: CUdevice) -> c_int {
+    use anycuda_api::driver::{
+        CUmemAllocationHandleType, CUmemAllocationType, CUmemLocation, CUmemLocationType,
+        CUmemPoolProps, CUmemoryPool,
+    };
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static PROBED: Mutex<Option<HashMap<CUdevice, c_int>>> = Mutex::new(None);
+    let mut g = PROBED.lock().unwrap_or_else(|p| p.into_inner());
+    let known = g.get_or_insert_with(HashMap::new);
+    if let Some(&v) = known.get(&dev) {
+        return v;
+    }
+    let fd = CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    // SAFETY: plain data; all-zero is valid (no reserved bytes set).
+    let mut props: CUmemPoolProps = unsafe { core::mem::zeroed() };
+    props.allocType = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = fd;
+    props.location = CUmemLocation::new(CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, dev);
+    let mut pool: CUmemoryPool = core::ptr::null_mut();
+    // SAFETY: valid out-pointer and properties for the call.
+    let made = unsafe { super::memory::cuMemPoolCreate(b, &mut pool, &props) } == SUCCESS;
+    if made {
+        use anycuda_api::traits::Driver;
+        // SAFETY: the pool just made, used by nothing else.
+        let _ = unsafe { b.cuMemPoolDestroy(pool) };
+    }
+    let v = if made { fd.0 as c_int } else { 0 };
+    known.insert(dev, v);
+    v
 }

@@ -77,6 +77,11 @@ pub(crate) enum Derived {
     /// and hipStreamWaitValue64"), which this backend serves `cuStreamWaitValue32/64` with,
     /// the NOR comparison included; 0 where HIP does not answer it.
     StreamWaitValue,
+    /// HIP's `memoryPoolSupportedHandleTypes` (HIP 6.0+ properties); where the properties lack
+    /// the field (HIP 5.x, its NVIDIA platform) and the pool API exists, probed: a pool with
+    /// POSIX file-descriptor handles created (and destroyed) on the device, once per process;
+    /// `CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR` when HIP makes it, else 0.
+    PoolHandleTypes,
     /// AMD: HIP's `hipDeviceAttributePciChipId` (the PCI device ID) in the high 16 bits and
     /// AMD's PCI vendor ID 0x1002 in the low 16, CUDA's layout; 0 where HIP does not answer it
     /// and on HIP's NVIDIA platform.
@@ -95,6 +100,11 @@ impl Rule {
             }
             Then::Derived(Derived::StreamWaitValue) => {
                 "derived: HIP's hipDeviceAttributeCanUseStreamWaitValue".into()
+            }
+            Then::Derived(Derived::PoolHandleTypes) => {
+                "HIP's device properties: memoryPoolSupportedHandleTypes (HIP 6.0+); before, \
+                 derived: a POSIX file-descriptor pool created on the device"
+                    .into()
             }
             Then::Derived(Derived::GpuPciDeviceId) => {
                 "derived (AMD): hipDeviceAttributePciChipId << 16 | 0x1002".into()
@@ -533,10 +543,9 @@ pub(crate) fn rule(attr: A) -> Option<Rule> {
                 .p
                 .gpuDirectRDMAWritesOrdering))
         }
-        A::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES => hip(prop!(
-            "memoryPoolSupportedHandleTypes",
-            |f| f.p.memoryPoolSupportedHandleTypes as c_int
-        )),
+        A::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES => {
+            hip(Then::Derived(Derived::PoolHandleTypes))
+        }
         A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH => own(Then::Zero(CLUSTERS)),
         A::CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED => {
             own(prop!("deferredMappingCudaArraySupported", |f| f
