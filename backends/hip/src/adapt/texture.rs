@@ -3,7 +3,9 @@
 //! objects and surface objects of both APIs, their descriptors rebuilt for the loaded HIP
 //! release (`conv::texture`).
 
-use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
+use super::support::{
+    hip_fn, nvidia, table, tri, unavailable, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED,
+};
 use crate::conv::texture::{
     address_mode_to_cuda, address_mode_to_hip, array3d_desc_to_hip, array_flags_to_hip,
     channel_desc, filter_mode_to_cuda, filter_mode_to_hip, resource_desc_from_hip52,
@@ -14,6 +16,7 @@ use crate::conv::texture::{
     texture_desc_to_hip, view_desc_to_cuda, view_desc_to_hip,
 };
 use crate::conv::{ApiResult, Refusal};
+use crate::generated::table::HipTable;
 use crate::hip_types::{
     hipChannelFormatDesc, hipExtent, hipResourceDesc, hipResourceDesc__hip5_2, hipResourceViewDesc,
     hipSurfaceObject_t, hipTextureDesc, hipTextureObject_t, textureReference,
@@ -31,7 +34,7 @@ use anycuda_api::runtime::{
     cudaMipmappedArray_t, cudaResourceDesc, cudaResourceType, cudaResourceViewDesc,
     cudaSurfaceObject_t, cudaTextureDesc, cudaTextureObject_t,
 };
-use core::ffi::{c_int, c_uint};
+use core::ffi::{c_int, c_uint, c_void, CStr};
 
 fn tex(t: CUtexref) -> *mut textureReference {
     t.cast()
@@ -517,7 +520,9 @@ unsafe fn create_surface<R: ApiResult>(
     if d.resType != cudaResourceType::cudaResourceTypeArray {
         return Refusal::InvalidValue.into();
     }
-    let f = hip_fn!(b, hipCreateSurfaceObject);
+    let Some(f) = surface_fn(b, |t| t.hipCreateSurfaceObject, CREATE_SURFACE_CXX) else {
+        return unavailable(b.native_hip().is_some());
+    };
     if nvidia(b) {
         // SAFETY: there `hipResourceDesc` is CUDA's `cudaResourceDesc`; valid out-pointer.
         return R::from_hip(b.conv(), unsafe {
@@ -532,6 +537,63 @@ unsafe fn create_surface<R: ApiResult>(
     // table declares `hipCreateSurfaceObject` once, so `h` serves every release.
     // SAFETY: a local descriptor living for the call; valid out-pointer.
     R::from_hip(b.conv(), unsafe { f(out, &h) })
+}
+
+/// HIP 5.2's `hipCreateSurfaceObject`, which ROCm 5.2 exports with C++ linkage only (its
+/// header declares it outside `extern "C"`; ROCm 5.7 and 6.x export the C name, and so does
+/// HIP's NVIDIA platform as anycuda builds it).
+const CREATE_SURFACE_CXX: &CStr = c"_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc";
+/// HIP 5.2's `hipDestroySurfaceObject`, C++ linkage as [`CREATE_SURFACE_CXX`].
+const DESTROY_SURFACE_CXX: &CStr = c"_Z23hipDestroySurfaceObjectP13__hip_surface";
+
+/// A surface entry point: the table's (C linkage), else the C++-linkage symbol `cxx` of HIP 5.2
+/// looked up by name. The lookup runs only on ROCm 5.2, only for surface creation and
+/// destruction (no hot path), which is why it is not cached in the table.
+fn surface_fn<F: Copy>(
+    b: &HipBackend,
+    from_table: impl FnOnce(&HipTable) -> Option<F>,
+    cxx: &CStr,
+) -> Option<F> {
+    let l = b.hip.as_ref().ok()?;
+    if let Some(f) = from_table(&l.table) {
+        return Some(f);
+    }
+    let p = l.sym(cxx);
+    if p.is_null() || core::mem::size_of::<F>() != core::mem::size_of::<*mut c_void>() {
+        return None;
+    }
+    // SAFETY: `F` is the table's field type for the same function, a C function pointer (size
+    // checked); HIP 5.2 declares it with the same parameters (pointers, a handle) and result,
+    // and C++ linkage changes only the symbol's name, not the calling convention on x86-64 and
+    // AArch64.
+    Some(unsafe { core::mem::transmute_copy::<*mut c_void, F>(&p) })
+}
+
+/// The destroy rule for both APIs: a 0 handle is invalid (never given to HIP), else
+/// `hipDestroySurfaceObject`.
+fn destroy_surface<R: ApiResult>(b: &HipBackend, s: u64) -> R {
+    if s == 0 {
+        return Refusal::InvalidValue.into();
+    }
+    let Some(f) = surface_fn(b, |t| t.hipDestroySurfaceObject, DESTROY_SURFACE_CXX) else {
+        return unavailable(b.native_hip().is_some());
+    };
+    // SAFETY: the caller's surface object (a 64-bit handle on both sides).
+    R::from_hip(b.conv(), unsafe { f(s as usize as hipSurfaceObject_t) })
+}
+
+/// `cuSurfObjectDestroy` → `hipDestroySurfaceObject` (HIP has no `hipSurfObjectDestroy`).
+pub(crate) unsafe fn cuSurfObjectDestroy(b: &HipBackend, surfObject: CUsurfObject) -> CUresult {
+    destroy_surface(b, surfObject)
+}
+
+/// `cudaDestroySurfaceObject` → `hipDestroySurfaceObject` (found under its C++ name on ROCm
+/// 5.2).
+pub(crate) unsafe fn cudaDestroySurfaceObject(
+    b: &HipBackend,
+    surfObject: cudaSurfaceObject_t,
+) -> cudaError_t {
+    destroy_surface(b, surfObject)
 }
 
 /// `cudaCreateTextureObject` → `hipCreateTextureObject` (HIP 6.2+, or 5.2's declaration):

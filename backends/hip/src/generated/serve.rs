@@ -5621,20 +5621,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::texture::cuSurfObjectCreate(self, pSurfObject, pResDesc) }
     }
-    /// `cuSurfObjectDestroy` → `hipDestroySurfaceObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuSurfObjectDestroy(
         &self,
         surfObject: anycuda_api::driver::CUsurfObject,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipDestroySurfaceObject else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(surfObject as usize as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::texture::cuSurfObjectDestroy(self, surfObject) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -6787,20 +6780,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(extSem as _) };
         self.rt(hip_r)
     }
-    /// `cudaDestroySurfaceObject` → `hipDestroySurfaceObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaDestroySurfaceObject(
         &self,
         surfObject: anycuda_api::runtime::cudaSurfaceObject_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipDestroySurfaceObject else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(surfObject as usize as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::texture::cudaDestroySurfaceObject(self, surfObject) }
     }
     /// `cudaDestroyTextureObject` → `hipDestroyTextureObject`.
     #[inline]
