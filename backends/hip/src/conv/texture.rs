@@ -725,3 +725,368 @@ pub(crate) fn rt_view_desc_to_cuda(
         reserved: [0; 16],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The descriptor translations as pure functions, against HIP 5.2's and 6.4's tables: every
+    //! field both ways, the refusals by class.
+
+    use super::*;
+    use crate::conv::tables_for;
+    use anycuda_api::driver::{CUarray, CUmipmappedArray, CUresourceViewFormat};
+    use anycuda_api::runtime::{cudaResourceViewFormat, cudaTextureReadMode};
+
+    fn hip52() -> &'static ConvTables {
+        tables_for(50_221_153)
+    }
+    fn hip64() -> &'static ConvTables {
+        tables_for(60_443_484)
+    }
+
+    fn linear_desc(format: CUarray_format, n: c_uint) -> CUDA_RESOURCE_DESC {
+        // SAFETY: all-zero bytes are a valid CUDA_RESOURCE_DESC (plain data).
+        let mut d: CUDA_RESOURCE_DESC = unsafe { core::mem::zeroed() };
+        d.resType = CUresourcetype::CU_RESOURCE_TYPE_LINEAR;
+        d.res.linear.devPtr = 0xdead_0000;
+        d.res.linear.format = format;
+        d.res.linear.numChannels = n;
+        d.res.linear.sizeInBytes = 4096;
+        d
+    }
+
+    #[test]
+    fn array_descriptor_and_flags() {
+        let d = CUDA_ARRAY3D_DESCRIPTOR {
+            Width: 32,
+            Height: 16,
+            Depth: 0,
+            Format: CUarray_format::CU_AD_FORMAT_FLOAT,
+            NumChannels: 2,
+            Flags: 2,
+        };
+        for t in [hip52(), hip64()] {
+            let h = array3d_desc_to_hip(t, &d).unwrap();
+            assert_eq!((h.Width, h.Height, h.Depth), (32, 16, 0));
+            assert_eq!((h.Format, h.NumChannels, h.Flags), (0x20, 2, 2));
+            let bad = CUDA_ARRAY3D_DESCRIPTOR {
+                Format: CUarray_format(0x77),
+                ..d
+            };
+            assert_eq!(
+                array3d_desc_to_hip(t, &bad).err(),
+                Some(Refusal::InvalidValue)
+            );
+            // Block-compressed formats are CUDA's, not HIP's.
+            let bc = CUDA_ARRAY3D_DESCRIPTOR {
+                Format: CUarray_format::CU_AD_FORMAT_BC1_UNORM,
+                ..d
+            };
+            assert_eq!(
+                array3d_desc_to_hip(t, &bc).err(),
+                Some(Refusal::NotSupported)
+            );
+        }
+        assert_eq!(array_flags_to_hip(0x0f), Ok(0x0f));
+        assert_eq!(array_flags_to_hip(0x40), Err(Refusal::NotSupported)); // sparse
+        assert_eq!(array_flags_to_hip(0x200), Err(Refusal::InvalidValue));
+    }
+
+    #[test]
+    fn resource_descriptor_both_layouts_and_back() {
+        for t in [hip52(), hip64()] {
+            // Array and mipmapped array: the handle bits.
+            // SAFETY: all-zero bytes are a valid CUDA_RESOURCE_DESC (plain data).
+            let mut d: CUDA_RESOURCE_DESC = unsafe { core::mem::zeroed() };
+            d.resType = CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+            d.res.mipmap.hMipmappedArray = 0x1234_5678usize as CUmipmappedArray;
+            let h = resource_desc_to_hip(t, &d).unwrap();
+            assert_eq!(h.resType, 1);
+            // SAFETY: the member `resType` names.
+            let m = unsafe { h.res.mipmap.hMipmappedArray } as usize;
+            assert_eq!(m, 0x1234_5678);
+            let h52 = resource_desc_to_hip52(&h);
+            // SAFETY: the member `resType` names.
+            let m = unsafe { h52.res.mipmap.hMipmappedArray } as usize;
+            assert_eq!(m, 0x1234_5678);
+            let back = resource_desc_to_cuda(t, &resource_desc_from_hip52(&h52));
+            assert_eq!(
+                back.resType,
+                CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY
+            );
+            // SAFETY: the member `resType` names.
+            let m = unsafe { back.res.mipmap.hMipmappedArray } as usize;
+            assert_eq!(m, 0x1234_5678);
+
+            // Pitched: every field, format through the table.
+            // SAFETY: all-zero bytes are a valid CUDA_RESOURCE_DESC (plain data).
+            let mut p: CUDA_RESOURCE_DESC = unsafe { core::mem::zeroed() };
+            p.resType = CUresourcetype::CU_RESOURCE_TYPE_PITCH2D;
+            p.res.pitch2D.devPtr = 0xbeef_0000;
+            p.res.pitch2D.format = CUarray_format::CU_AD_FORMAT_SIGNED_INT16;
+            p.res.pitch2D.numChannels = 4;
+            p.res.pitch2D.width = 7;
+            p.res.pitch2D.height = 9;
+            p.res.pitch2D.pitchInBytes = 512;
+            let h = resource_desc_to_hip(t, &p).unwrap();
+            // SAFETY: the member `resType` names.
+            let hp = unsafe { h.res.pitch2D };
+            assert_eq!(h.resType, 3);
+            assert_eq!(hp.devPtr as usize, 0xbeef_0000);
+            assert_eq!((hp.format, hp.numChannels), (0x09, 4));
+            assert_eq!((hp.width, hp.height, hp.pitchInBytes), (7, 9, 512));
+            let back =
+                resource_desc_to_cuda(t, &resource_desc_from_hip52(&resource_desc_to_hip52(&h)));
+            // SAFETY: the member `resType` names.
+            let bp = unsafe { back.res.pitch2D };
+            assert_eq!(bp.devPtr, 0xbeef_0000);
+            assert_eq!(bp.format, CUarray_format::CU_AD_FORMAT_SIGNED_INT16);
+            assert_eq!(
+                (bp.numChannels, bp.width, bp.height, bp.pitchInBytes),
+                (4, 7, 9, 512)
+            );
+
+            // Refusals by class.
+            let mut f = linear_desc(CUarray_format::CU_AD_FORMAT_FLOAT, 1);
+            f.flags = 1;
+            assert_eq!(
+                resource_desc_to_hip(t, &f).err(),
+                Some(Refusal::InvalidValue)
+            );
+            let mut r = linear_desc(CUarray_format::CU_AD_FORMAT_FLOAT, 1);
+            r.resType = CUresourcetype(9);
+            assert_eq!(
+                resource_desc_to_hip(t, &r).err(),
+                Some(Refusal::InvalidValue)
+            );
+            let l = linear_desc(CUarray_format(0x77), 1);
+            assert_eq!(
+                resource_desc_to_hip(t, &l).err(),
+                Some(Refusal::InvalidValue)
+            );
+        }
+    }
+
+    #[test]
+    fn texture_and_view_descriptors_both_ways() {
+        let d = CUDA_TEXTURE_DESC {
+            addressMode: [
+                CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP,
+                CUaddress_mode::CU_TR_ADDRESS_MODE_MIRROR,
+                CUaddress_mode::CU_TR_ADDRESS_MODE_BORDER,
+            ],
+            filterMode: CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+            flags: 0x02 | 0x20, // normalized coordinates, trilinear hint (dropped)
+            maxAnisotropy: 4,
+            mipmapFilterMode: CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            mipmapLevelBias: 0.5,
+            minMipmapLevelClamp: 1.0,
+            maxMipmapLevelClamp: 3.0,
+            borderColor: [0.1, 0.2, 0.3, 0.4],
+            reserved: [7; 12],
+        };
+        for t in [hip52(), hip64()] {
+            let h = texture_desc_to_hip(t, &d).unwrap();
+            assert_eq!(h.addressMode, [1, 2, 3]);
+            assert_eq!((h.filterMode, h.mipmapFilterMode, h.flags), (1, 0, 0x02));
+            assert_eq!(h.maxAnisotropy, 4);
+            assert_eq!(
+                (
+                    h.mipmapLevelBias,
+                    h.minMipmapLevelClamp,
+                    h.maxMipmapLevelClamp
+                ),
+                (0.5, 1.0, 3.0)
+            );
+            assert_eq!(h.borderColor, [0.1, 0.2, 0.3, 0.4]);
+            assert_eq!(h.reserved, [0; 12]);
+            let c = texture_desc_to_cuda(t, &h);
+            assert_eq!(c.addressMode, d.addressMode);
+            assert_eq!(
+                (c.filterMode, c.mipmapFilterMode),
+                (d.filterMode, d.mipmapFilterMode)
+            );
+            assert_eq!(c.flags, 0x02);
+            assert_eq!(c.borderColor, d.borderColor);
+
+            let bad = CUDA_TEXTURE_DESC {
+                addressMode: [CUaddress_mode(9); 3],
+                ..d
+            };
+            assert_eq!(
+                texture_desc_to_hip(t, &bad).err(),
+                Some(Refusal::InvalidValue)
+            );
+            let cube = CUDA_TEXTURE_DESC { flags: 0x40, ..d };
+            assert_eq!(
+                texture_desc_to_hip(t, &cube).err(),
+                Some(Refusal::NotSupported)
+            );
+            let unknown = CUDA_TEXTURE_DESC { flags: 0x100, ..d };
+            assert_eq!(
+                texture_desc_to_hip(t, &unknown).err(),
+                Some(Refusal::InvalidValue)
+            );
+
+            let v = CUDA_RESOURCE_VIEW_DESC {
+                format: CUresourceViewFormat::CU_RES_VIEW_FORMAT_FLOAT_1X32,
+                width: 5,
+                height: 6,
+                depth: 1,
+                firstMipmapLevel: 1,
+                lastMipmapLevel: 2,
+                firstLayer: 0,
+                lastLayer: 0,
+                reserved: [0; 16],
+            };
+            let hv = view_desc_to_hip(t, &v).unwrap();
+            assert_eq!(hv.format, v.format.0);
+            assert_eq!((hv.width, hv.height, hv.depth), (5, 6, 1));
+            assert_eq!((hv.firstMipmapLevel, hv.lastMipmapLevel), (1, 2));
+            let cv = view_desc_to_cuda(t, &hv);
+            assert_eq!(cv.format, v.format);
+            assert_eq!((cv.width, cv.lastMipmapLevel), (5, 2));
+            let bad = CUDA_RESOURCE_VIEW_DESC {
+                format: CUresourceViewFormat(0x99),
+                ..v
+            };
+            assert_eq!(view_desc_to_hip(t, &bad).err(), Some(Refusal::InvalidValue));
+        }
+    }
+
+    #[test]
+    fn driver_resource_in_the_runtimes_words() {
+        let r =
+            resource_desc_to_runtime(&linear_desc(CUarray_format::CU_AD_FORMAT_HALF, 2)).unwrap();
+        assert_eq!(r.resType, cudaResourceType::cudaResourceTypeLinear);
+        // SAFETY: the member `resType` names.
+        let l = unsafe { r.res.linear };
+        assert_eq!(l.devPtr as usize, 0xdead_0000);
+        assert_eq!((l.desc.x, l.desc.y, l.desc.z, l.desc.w), (16, 16, 0, 0));
+        assert_eq!(l.desc.f, cudaChannelFormatKind::cudaChannelFormatKindFloat);
+        assert_eq!(l.sizeInBytes, 4096);
+        // SAFETY: all-zero bytes are a valid CUDA_RESOURCE_DESC (plain data).
+        let mut a: CUDA_RESOURCE_DESC = unsafe { core::mem::zeroed() };
+        a.res.array.hArray = 0x4000usize as CUarray;
+        let r = resource_desc_to_runtime(&a).unwrap();
+        assert_eq!(r.resType, cudaResourceType::cudaResourceTypeArray);
+        // SAFETY: the member `resType` names.
+        assert_eq!(unsafe { r.res.array.array } as usize, 0x4000);
+        assert_eq!(
+            resource_desc_to_runtime(&linear_desc(CUarray_format::CU_AD_FORMAT_FLOAT, 3)).err(),
+            Some(Refusal::InvalidValue)
+        );
+        assert_eq!(
+            resource_desc_to_runtime(&linear_desc(CUarray_format::CU_AD_FORMAT_BC1_UNORM, 1)).err(),
+            Some(Refusal::NotSupported)
+        );
+        a.resType = CUresourcetype(7);
+        assert_eq!(
+            resource_desc_to_runtime(&a).err(),
+            Some(Refusal::InvalidValue)
+        );
+    }
+
+    #[test]
+    fn runtime_descriptors_both_layouts_and_back() {
+        for t in [hip52(), hip64()] {
+            // SAFETY: all-zero bytes are a valid cudaResourceDesc (plain data).
+            let mut d: cudaResourceDesc = unsafe { core::mem::zeroed() };
+            d.resType = cudaResourceType::cudaResourceTypePitch2D;
+            d.res.pitch2D.devPtr = 0x9000usize as *mut core::ffi::c_void;
+            d.res.pitch2D.desc = cudaChannelFormatDesc {
+                x: 8,
+                y: 8,
+                z: 8,
+                w: 8,
+                f: cudaChannelFormatKind::cudaChannelFormatKindUnsigned,
+            };
+            d.res.pitch2D.width = 3;
+            d.res.pitch2D.height = 4;
+            d.res.pitch2D.pitchInBytes = 256;
+            let h = rt_resource_desc_to_hip(t, &d).unwrap();
+            let h = rt_resource_desc_from_hip52(&rt_resource_desc_to_hip52(&h));
+            assert_eq!(h.resType, 3);
+            // SAFETY: the member `resType` names.
+            let hp = unsafe { h.res.pitch2D };
+            assert_eq!((hp.desc.x, hp.desc.w, hp.desc.f), (8, 8, 1));
+            assert_eq!((hp.width, hp.height, hp.pitchInBytes), (3, 4, 256));
+            let c = rt_resource_desc_to_cuda(t, &h);
+            assert_eq!(c.resType, d.resType);
+            // SAFETY: the member `resType` names.
+            let cp = unsafe { c.res.pitch2D };
+            assert_eq!(cp.devPtr as usize, 0x9000);
+            assert_eq!(
+                cp.desc.f,
+                cudaChannelFormatKind::cudaChannelFormatKindUnsigned
+            );
+            assert_eq!(cp.pitchInBytes, 256);
+
+            d.flags = 1;
+            assert_eq!(
+                rt_resource_desc_to_hip(t, &d).err(),
+                Some(Refusal::InvalidValue)
+            );
+            d.flags = 0;
+            d.res.pitch2D.desc.f = cudaChannelFormatKind(0x55);
+            assert_eq!(
+                rt_resource_desc_to_hip(t, &d).err(),
+                Some(Refusal::InvalidValue)
+            );
+
+            let tx = cudaTextureDesc {
+                addressMode: [cudaTextureAddressMode::cudaAddressModeBorder; 3],
+                filterMode: cudaTextureFilterMode::cudaFilterModeLinear,
+                readMode: cudaTextureReadMode::cudaReadModeNormalizedFloat,
+                sRGB: 1,
+                borderColor: [1.0, 0.0, 0.0, 1.0],
+                normalizedCoords: 1,
+                maxAnisotropy: 2,
+                mipmapFilterMode: cudaTextureFilterMode::cudaFilterModeLinear,
+                mipmapLevelBias: 0.25,
+                minMipmapLevelClamp: 0.0,
+                maxMipmapLevelClamp: 4.0,
+                disableTrilinearOptimization: 1,
+                seamlessCubemap: 0,
+            };
+            let h = rt_texture_desc_to_hip(t, &tx).unwrap();
+            assert_eq!((h.addressMode, h.filterMode, h.readMode), ([3; 3], 1, 1));
+            assert_eq!((h.sRGB, h.normalizedCoords, h.maxAnisotropy), (1, 1, 2));
+            assert_eq!((h.mipmapLevelBias, h.maxMipmapLevelClamp), (0.25, 4.0));
+            let c = rt_texture_desc_to_cuda(t, &h);
+            assert_eq!((c.addressMode, c.readMode), (tx.addressMode, tx.readMode));
+            assert_eq!((c.disableTrilinearOptimization, c.seamlessCubemap), (0, 0));
+            let cube = cudaTextureDesc {
+                seamlessCubemap: 1,
+                ..tx
+            };
+            assert_eq!(
+                rt_texture_desc_to_hip(t, &cube).err(),
+                Some(Refusal::NotSupported)
+            );
+            let bad = cudaTextureDesc {
+                readMode: cudaTextureReadMode(5),
+                ..tx
+            };
+            assert_eq!(
+                rt_texture_desc_to_hip(t, &bad).err(),
+                Some(Refusal::InvalidValue)
+            );
+
+            let v = cudaResourceViewDesc {
+                format: cudaResourceViewFormat::cudaResViewFormatUnsignedChar4,
+                width: 1,
+                height: 2,
+                depth: 3,
+                firstMipmapLevel: 0,
+                lastMipmapLevel: 1,
+                firstLayer: 2,
+                lastLayer: 3,
+                reserved: [0; 16],
+            };
+            let hv = rt_view_desc_to_hip(t, &v).unwrap();
+            assert_eq!((hv.format, hv.depth, hv.lastLayer), (v.format.0, 3, 3));
+            let cv = rt_view_desc_to_cuda(t, &hv);
+            assert_eq!((cv.format, cv.firstLayer), (v.format, 2));
+        }
+    }
+}
