@@ -4785,7 +4785,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuMipmappedArrayCreate` → `hipMipmappedArrayCreate`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMipmappedArrayCreate(
         &self,
@@ -4793,43 +4793,24 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pMipmappedArrayDesc: *const anycuda_api::driver::CUDA_ARRAY3D_DESCRIPTOR,
         numMipmapLevels: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipMipmappedArrayCreate else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe {
-                hip_f(pHandle as _, pMipmappedArrayDesc as _, numMipmapLevels)
-            };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        unsafe {
+            crate::adapt::texture::cuMipmappedArrayCreate(
+                self,
+                pHandle,
+                pMipmappedArrayDesc,
+                numMipmapLevels,
+            )
         }
     }
-    /// `cuMipmappedArrayDestroy` → `hipMipmappedArrayDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMipmappedArrayDestroy(
         &self,
         hMipmappedArray: anycuda_api::driver::CUmipmappedArray,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipMipmappedArrayDestroy else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe { hip_f(hMipmappedArray as _) };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
-        }
+        unsafe { crate::adapt::texture::cuMipmappedArrayDestroy(self, hMipmappedArray) }
     }
-    /// `cuMipmappedArrayGetLevel` → `hipMipmappedArrayGetLevel`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMipmappedArrayGetLevel(
         &self,
@@ -4837,18 +4818,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hMipmappedArray: anycuda_api::driver::CUmipmappedArray,
         level: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipMipmappedArrayGetLevel else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe { hip_f(pLevelArray as _, hMipmappedArray as _, level) };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        unsafe {
+            crate::adapt::texture::cuMipmappedArrayGetLevel(
+                self,
+                pLevelArray,
+                hMipmappedArray,
+                level,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -5746,7 +5722,24 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuTexObjectCreate` → `hipTexObjectCreate`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuSurfObjectCreate(
+        &self,
+        pSurfObject: *mut anycuda_api::driver::CUsurfObject,
+        pResDesc: *const anycuda_api::driver::CUDA_RESOURCE_DESC,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::texture::cuSurfObjectCreate(self, pSurfObject, pResDesc) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuSurfObjectDestroy(
+        &self,
+        surfObject: anycuda_api::driver::CUsurfObject,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::texture::cuSurfObjectDestroy(self, surfObject) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuTexObjectCreate(
         &self,
@@ -5755,20 +5748,14 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         pTexDesc: *const anycuda_api::driver::CUDA_TEXTURE_DESC,
         pResViewDesc: *const anycuda_api::driver::CUDA_RESOURCE_VIEW_DESC,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipTexObjectCreate else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe {
-                hip_f(pTexObject as _, pResDesc as _, pTexDesc as _, pResViewDesc as _)
-            };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        unsafe {
+            crate::adapt::texture::cuTexObjectCreate(
+                self,
+                pTexObject,
+                pResDesc,
+                pTexDesc,
+                pResViewDesc,
+            )
         }
     }
     /// `cuTexObjectDestroy` → `hipTexObjectDestroy`.
@@ -5786,58 +5773,42 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(texObject as usize as _) };
         self.cu(hip_r)
     }
-    /// `cuTexObjectGetResourceDesc` → `hipTexObjectGetResourceDesc`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuTexObjectGetResourceDesc(
         &self,
         pResDesc: *mut anycuda_api::driver::CUDA_RESOURCE_DESC,
         texObject: anycuda_api::driver::CUtexObject,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipTexObjectGetResourceDesc else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe { hip_f(pResDesc as _, texObject as usize as _) };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        unsafe {
+            crate::adapt::texture::cuTexObjectGetResourceDesc(self, pResDesc, texObject)
         }
     }
-    /// `cuTexObjectGetResourceViewDesc` → `hipTexObjectGetResourceViewDesc`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuTexObjectGetResourceViewDesc(
         &self,
         pResViewDesc: *mut anycuda_api::driver::CUDA_RESOURCE_VIEW_DESC,
         texObject: anycuda_api::driver::CUtexObject,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipTexObjectGetResourceViewDesc else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pResViewDesc as _, texObject as usize as _) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::texture::cuTexObjectGetResourceViewDesc(
+                self,
+                pResViewDesc,
+                texObject,
+            )
+        }
     }
-    /// `cuTexObjectGetTextureDesc` → `hipTexObjectGetTextureDesc`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuTexObjectGetTextureDesc(
         &self,
         pTexDesc: *mut anycuda_api::driver::CUDA_TEXTURE_DESC,
         texObject: anycuda_api::driver::CUtexObject,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipTexObjectGetTextureDesc else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(pTexDesc as _, texObject as usize as _) };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::texture::cuTexObjectGetTextureDesc(self, pTexDesc, texObject)
+        }
     }
     /// `cuTexRefGetAddress` → `hipTexRefGetAddress`.
     #[inline]
@@ -6206,7 +6177,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuTexRefSetMipmappedArray` → `hipTexRefSetMipmappedArray`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuTexRefSetMipmappedArray(
         &self,
@@ -6214,18 +6185,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         hMipmappedArray: anycuda_api::driver::CUmipmappedArray,
         Flags: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipTexRefSetMipmappedArray else {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            };
-            let hip_r = unsafe { hip_f(hTexRef as _, hMipmappedArray as _, Flags) };
-            self.cu(hip_r)
-        } else {
-            anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED
+        unsafe {
+            crate::adapt::texture::cuTexRefSetMipmappedArray(
+                self,
+                hTexRef,
+                hMipmappedArray,
+                Flags,
+            )
         }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
@@ -6585,8 +6551,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
         "cuStreamSetAttribute",
         "parameter `attr`: `CUstreamAttrID` vs enum `hipLaunchAttributeID` (HIP `hipStreamSetAttribute`)",
     ),
-    ("cuSurfObjectCreate", "no HIP counterpart `hipSurfObjectCreate`"),
-    ("cuSurfObjectDestroy", "no HIP counterpart `hipSurfObjectDestroy`"),
     ("cuSurfObjectGetResourceDesc", "no HIP counterpart `hipSurfObjectGetResourceDesc`"),
     ("cuSurfRefGetArray", "no HIP counterpart `hipSurfRefGetArray`"),
     ("cuSurfRefSetArray", "no HIP counterpart `hipSurfRefSetArray`"),
@@ -6841,6 +6805,36 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::properties::cudaChooseDevice(self, device, prop) }
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaCreateSurfaceObject(
+        &self,
+        pSurfObject: *mut anycuda_api::runtime::cudaSurfaceObject_t,
+        pResDesc: *const anycuda_api::runtime::cudaResourceDesc,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::texture::cudaCreateSurfaceObject(self, pSurfObject, pResDesc)
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaCreateTextureObject(
+        &self,
+        pTexObject: *mut anycuda_api::runtime::cudaTextureObject_t,
+        pResDesc: *const anycuda_api::runtime::cudaResourceDesc,
+        pTexDesc: *const anycuda_api::runtime::cudaTextureDesc,
+        pResViewDesc: *const anycuda_api::runtime::cudaResourceViewDesc,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::texture::cudaCreateTextureObject(
+                self,
+                pTexObject,
+                pResDesc,
+                pTexDesc,
+                pResViewDesc,
+            )
+        }
+    }
     /// `cudaDestroyExternalMemory` → `hipDestroyExternalMemory`.
     #[inline]
     unsafe fn cudaDestroyExternalMemory(
@@ -6871,20 +6865,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(extSem as _) };
         self.rt(hip_r)
     }
-    /// `cudaDestroySurfaceObject` → `hipDestroySurfaceObject`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaDestroySurfaceObject(
         &self,
         surfObject: anycuda_api::runtime::cudaSurfaceObject_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipDestroySurfaceObject else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(surfObject as usize as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::texture::cudaDestroySurfaceObject(self, surfObject) }
     }
     /// `cudaDestroyTextureObject` → `hipDestroyTextureObject`.
     #[inline]
@@ -7726,25 +7713,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(ptr) };
         self.rt(hip_r)
     }
-    /// `cudaFreeMipmappedArray` → `hipFreeMipmappedArray`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaFreeMipmappedArray(
         &self,
         mipmappedArray: anycuda_api::runtime::cudaMipmappedArray_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipFreeMipmappedArray else {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            };
-            let hip_r = unsafe { hip_f(mipmappedArray as _) };
-            self.rt(hip_r)
-        } else {
-            anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
-        }
+        unsafe { crate::adapt::texture::cudaFreeMipmappedArray(self, mipmappedArray) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -7957,7 +7932,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     unsafe fn cudaGetLastError(&self) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::nvcc::cudaGetLastError(self) }
     }
-    /// `cudaGetMipmappedArrayLevel` → `hipGetMipmappedArrayLevel`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGetMipmappedArrayLevel(
         &self,
@@ -7965,18 +7940,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         mipmappedArray: anycuda_api::runtime::cudaMipmappedArray_const_t,
         level: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipGetMipmappedArrayLevel else {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            };
-            let hip_r = unsafe { hip_f(levelArray as _, mipmappedArray as _, level) };
-            self.rt(hip_r)
-        } else {
-            anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
+        unsafe {
+            crate::adapt::texture::cudaGetMipmappedArrayLevel(
+                self,
+                levelArray,
+                mipmappedArray,
+                level,
+            )
         }
     }
     /// `cudaGetSymbolAddress` → `hipGetSymbolAddress`.
@@ -8018,6 +7988,51 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         let hip_r = unsafe { hip_f(size, symbol) };
         self.rt(hip_r)
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaGetTextureObjectResourceDesc(
+        &self,
+        pResDesc: *mut anycuda_api::runtime::cudaResourceDesc,
+        texObject: anycuda_api::runtime::cudaTextureObject_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::texture::cudaGetTextureObjectResourceDesc(
+                self,
+                pResDesc,
+                texObject,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaGetTextureObjectResourceViewDesc(
+        &self,
+        pResViewDesc: *mut anycuda_api::runtime::cudaResourceViewDesc,
+        texObject: anycuda_api::runtime::cudaTextureObject_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::texture::cudaGetTextureObjectResourceViewDesc(
+                self,
+                pResViewDesc,
+                texObject,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaGetTextureObjectTextureDesc(
+        &self,
+        pTexDesc: *mut anycuda_api::runtime::cudaTextureDesc,
+        texObject: anycuda_api::runtime::cudaTextureObject_t,
+    ) -> anycuda_api::runtime::cudaError_t {
+        unsafe {
+            crate::adapt::texture::cudaGetTextureObjectTextureDesc(
+                self,
+                pTexDesc,
+                texObject,
+            )
+        }
     }
     /// `cudaGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
     #[inline]
@@ -10367,7 +10382,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(devPtr, size, h_flags) };
         self.rt(hip_r)
     }
-    /// `cudaMallocMipmappedArray` → `hipMallocMipmappedArray`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMallocMipmappedArray(
         &self,
@@ -10377,23 +10392,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numLevels: ::core::ffi::c_uint,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let hip_v = self.hip_abi_version();
-        if hip_v >= 60241134i32 {
-            let Some(hip_f) = hip_t.hipMallocMipmappedArray else {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            };
-            let h_extent: super::types::hipExtent = unsafe {
-                ::core::mem::transmute(extent)
-            };
-            let hip_r = unsafe {
-                hip_f(mipmappedArray as _, desc as _, h_extent, numLevels, flags)
-            };
-            self.rt(hip_r)
-        } else {
-            anycuda_api::runtime::cudaError_t::cudaErrorNotSupported
+        unsafe {
+            crate::adapt::texture::cudaMallocMipmappedArray(
+                self,
+                mipmappedArray,
+                desc,
+                extent,
+                numLevels,
+                flags,
+            )
         }
     }
     /// `cudaMallocPitch` → `hipMallocPitch`.
@@ -12501,14 +12508,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     ("cudaArrayGetSparseProperties", "no HIP counterpart `hipArrayGetSparseProperties`"),
     ("cudaCreateChannelDesc", "served by the trait default from anycuda's own tables"),
     (
-        "cudaCreateSurfaceObject",
-        "parameter `pResDesc`: struct `cudaResourceDesc` and `hipResourceDesc` differ in kind, repr or field count (HIP `hipCreateSurfaceObject`)",
-    ),
-    (
-        "cudaCreateTextureObject",
-        "parameter `pResDesc`: struct `cudaResourceDesc` and `hipResourceDesc` differ (HIP `hipCreateTextureObject`)",
-    ),
-    (
         "cudaCtxResetPersistingL2Cache",
         "no HIP counterpart `hipCtxResetPersistingL2Cache`",
     ),
@@ -12582,18 +12581,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cudaGetSurfaceObjectResourceDesc",
         "no HIP counterpart `hipGetSurfaceObjectResourceDesc`",
-    ),
-    (
-        "cudaGetTextureObjectResourceDesc",
-        "parameter `pResDesc`: struct `cudaResourceDesc` and `hipResourceDesc` differ (HIP `hipGetTextureObjectResourceDesc`)",
-    ),
-    (
-        "cudaGetTextureObjectResourceViewDesc",
-        "parameter `pResViewDesc`: struct `cudaResourceViewDesc` and `hipResourceViewDesc` differ in kind, repr or field count (HIP `hipGetTextureObjectResourceViewDesc`)",
-    ),
-    (
-        "cudaGetTextureObjectTextureDesc",
-        "parameter `pTexDesc`: struct `cudaTextureDesc` and `hipTextureDesc` differ in kind, repr or field count (HIP `hipGetTextureObjectTextureDesc`)",
     ),
     (
         "cudaGraphConditionalHandleCreate",
