@@ -1122,6 +1122,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::launch_legacy::cuFuncSetSharedSize(self, hfunc, bytes) }
     }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGetErrorString(
+        &self,
+        error: anycuda_api::driver::CUresult,
+        pStr: *mut *const ::core::ffi::c_char,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::errors::cuGetErrorString(self, error, pStr) }
+    }
     /// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
     #[inline]
     unsafe fn cuGraphAddChildGraphNode(
@@ -6312,7 +6321,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
     ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
-    ("cuGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     (
         "cuGetProcAddress",
@@ -7843,6 +7851,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::properties::cudaGetDeviceProperties(self, prop, device) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaGetErrorString(
+        &self,
+        error: anycuda_api::runtime::cudaError_t,
+    ) -> *const ::core::ffi::c_char {
+        unsafe { crate::adapt::errors::cudaGetErrorString(self, error) }
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
     #[inline]
@@ -12491,7 +12507,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart with CUDA's behaviour (codegen/hip-names.txt)",
     ),
     ("cudaGetErrorName", "served by the trait default from anycuda's own tables"),
-    ("cudaGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cudaGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     ("cudaGetKernel", "no HIP counterpart `hipGetKernel`"),
     (

@@ -1,0 +1,102 @@
+//! Live calls against the installed HIP (CI: Debian's ROCm 5.2.3, no GPU) for answers NVIDIA's
+//! Python suites check: error strings, argument checks before HIP is asked, memory-range
+//! attributes and cluster occupancy without a device. Every code must be a named CUDA code.
+
+#![allow(non_snake_case)]
+
+use anycuda_api::driver::*;
+use anycuda_api::runtime::cudaError_t;
+use anycuda_api::traits::{Api, Driver, Runtime};
+use anycuda_api::CudaEnum;
+use anycuda_hip::HipBackend;
+use core::ffi::{c_char, CStr};
+use core::ptr::{null, null_mut};
+
+const OK: CUresult = CUresult::CUDA_SUCCESS;
+const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
+
+fn hip() -> Option<HipBackend> {
+    let b = HipBackend::load();
+    let loaded = b
+        .libraries()
+        .iter()
+        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
+    if !loaded {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "libamdhip64 must load on CI"
+        );
+        eprintln!("SKIP: libamdhip64 not found");
+        return None;
+    }
+    Some(b)
+}
+
+/// The string `cuGetErrorString` answers for `e` (asserting success and non-NULL).
+fn driver_text(b: &HipBackend, e: CUresult) -> String {
+    let mut p: *const c_char = null();
+    // SAFETY: a local out-pointer.
+    assert_eq!(unsafe { b.cuGetErrorString(e, &mut p) }, OK, "{e:?}");
+    assert!(!p.is_null());
+    // SAFETY: non-NULL strings from cuGetErrorString are static and NUL-terminated.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+}
+
+/// The short strings: never the headers' long doc comments, never a HIP name, never NULL.
+#[test]
+fn error_strings_are_short() {
+    let Some(b) = hip() else { return };
+    for e in [
+        CUresult::CUDA_SUCCESS,
+        CUresult::CUDA_ERROR_INVALID_VALUE,
+        CUresult::CUDA_ERROR_INVALID_DEVICE,
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE,
+        CUresult::CUDA_ERROR_UNKNOWN,
+    ] {
+        let s = driver_text(&b, e);
+        let long = e.info().unwrap().description;
+        assert_ne!(s, long, "{e:?}: the doc comment");
+        assert!(!s.is_empty() && s.len() < 64, "{e:?}: {s:?}");
+        assert!(!s.starts_with("hip"), "{e:?}: HIP's name {s:?}");
+        assert!(!s.contains("CUDA_"), "{e:?}: {s:?}");
+    }
+    // A code HIP has no value for: its name in words.
+    assert_eq!(
+        driver_text(&b, CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE),
+        "invalid cluster size"
+    );
+    // HIP's own unknown error keeps HIP's (or CUDA's) text; others never borrow it.
+    assert_ne!(
+        driver_text(&b, CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE),
+        driver_text(&b, CUresult::CUDA_ERROR_UNKNOWN)
+    );
+    // NULL out-pointer and a value that is no code: invalid value, NULL written for the latter.
+    // SAFETY: NULL is refused before any write.
+    assert_eq!(unsafe { b.cuGetErrorString(OK, null_mut()) }, INVALID);
+    let mut p: *const c_char = c"stale".as_ptr();
+    assert_eq!(
+        // SAFETY: a local out-pointer.
+        unsafe { b.cuGetErrorString(CUresult(123_456), &mut p) },
+        INVALID
+    );
+    assert!(p.is_null());
+    // The runtime: never NULL; the same rule.
+    let rt = |e| {
+        // SAFETY: cudaGetErrorString returns a static NUL-terminated string, never NULL.
+        unsafe { CStr::from_ptr(b.cudaGetErrorString(e)) }
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(rt(cudaError_t(123_456)), "unrecognized error code");
+    assert_eq!(
+        rt(cudaError_t::cudaErrorInvalidClusterSize),
+        "invalid cluster size"
+    );
+    let s = rt(cudaError_t::cudaSuccess);
+    assert!(
+        !s.is_empty() && !s.starts_with("hip") && s.len() < 64,
+        "{s:?}"
+    );
+}
