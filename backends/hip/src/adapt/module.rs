@@ -1152,6 +1152,31 @@ pub(crate) unsafe fn cuModuleGetFunction(
     b.cu(e)
 }
 
+/// `cuFuncGetName` (no HIP counterpart): the name the function was found by, kept when
+/// `cuModuleGetFunction` handed it out ([`module_params::name`]), valid until its module is
+/// unloaded; a `CUkernel` cast to a `CUfunction` answers its kernel's name. NULL arguments →
+/// `CUDA_ERROR_INVALID_VALUE` (as CUDA), a handle anycuda did not hand out → invalid handle.
+pub(crate) unsafe fn cuFuncGetName(
+    b: &HipBackend,
+    name: *mut *const c_char,
+    hfunc: CUfunction,
+) -> CUresult {
+    tri!(table::<CUresult>(b));
+    if name.is_null() || hfunc.is_null() {
+        return INVALID_VALUE;
+    }
+    if super::library::is_kernel(hfunc.cast_const().cast()) {
+        // SAFETY: forwarded contract (non-NULL out-pointer).
+        return unsafe { super::library::cuKernelGetName(b, name, hfunc.cast()) };
+    }
+    let Some(p) = module_params::name(hfunc) else {
+        return CUresult::CUDA_ERROR_INVALID_HANDLE;
+    };
+    // SAFETY: checked non-NULL.
+    unsafe { *name = p };
+    SUCCESS
+}
+
 /// `cuModuleUnload` → `hipModuleUnload`; the module's remembered functions are forgotten.
 pub(crate) unsafe fn cuModuleUnload(b: &HipBackend, hmod: CUmodule) -> CUresult {
     let f = hip_fn!(b, hipModuleUnload);

@@ -1031,6 +1031,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuFuncGetName(
+        &self,
+        name: *mut *const ::core::ffi::c_char,
+        hfunc: anycuda_api::driver::CUfunction,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::module::cuFuncGetName(self, name, hfunc) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncGetParamCount(
         &self,
         func: anycuda_api::driver::CUfunction,
@@ -6319,7 +6328,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFabricCpyBatchAsync", "no HIP counterpart `hipFabricCpyBatchAsync`"),
     ("cuFlushGPUDirectRDMAWrites", "no HIP counterpart `hipFlushGPUDirectRDMAWrites`"),
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
-    ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
     ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     (
