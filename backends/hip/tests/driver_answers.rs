@@ -100,3 +100,82 @@ fn error_strings_are_short() {
         "{s:?}"
     );
 }
+
+/// A named CUDA code (a real constant, not an invented HIP-only value).
+fn named(r: CUresult) {
+    assert!(r.name().is_some(), "unnamed code {r:?}");
+    assert!(
+        anycuda_api::hallucinated::classify(r.to_i64()).is_none(),
+        "HIP-only code {r:?}"
+    );
+}
+
+/// CUDA 13's split location attributes: CUDA's size and pointer checks first, then HIP's
+/// answer for the range as a named CUDA code; the plural call the same, per attribute.
+#[test]
+fn split_range_attributes_are_checked_then_asked() {
+    use CUmem_range_attribute as A;
+    let Some(b) = hip() else { return };
+    let mut v: i32 = 0x5a5a;
+    let p = (&raw mut v).cast::<core::ffi::c_void>();
+    for a in [
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+        A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+        A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+    ] {
+        // SAFETY: `p` is a local of 4 bytes; NULL and wrong sizes are refused before HIP.
+        unsafe {
+            assert_eq!(b.cuMemRangeGetAttribute(null_mut(), 4, a, 0, 4096), INVALID);
+            assert_eq!(b.cuMemRangeGetAttribute(p, 8, a, 0, 4096), INVALID);
+            assert_eq!(b.cuMemRangeGetAttribute(p, 2, a, 0, 4096), INVALID);
+            // No managed range here: HIP's refusal, never NOT_SUPPORTED (the attribute is known).
+            let r = b.cuMemRangeGetAttribute(p, 4, a, 0, 4096);
+            named(r);
+            assert_ne!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{a:?}");
+            let rt = b.cudaMemRangeGetAttribute(
+                p,
+                8,
+                anycuda_api::runtime::cudaMemRangeAttribute(a.0),
+                null(),
+                4096,
+            );
+            assert_eq!(rt, cudaError_t::cudaErrorInvalidValue);
+        }
+    }
+    assert_eq!(v, 0x5a5a, "nothing written on failure");
+    let mut attrs = [
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+    ];
+    let mut sizes = [4usize, 4];
+    let mut w: i32 = 0;
+    let mut data = [p, (&raw mut w).cast()];
+    // SAFETY: arrays of two; NULL arrays and a zero count are refused before HIP.
+    unsafe {
+        let (d, s, a) = (data.as_mut_ptr(), sizes.as_mut_ptr(), attrs.as_mut_ptr());
+        assert_eq!(
+            b.cuMemRangeGetAttributes(null_mut(), s, a, 2, 0, 4096),
+            INVALID
+        );
+        assert_eq!(
+            b.cuMemRangeGetAttributes(d, null_mut(), a, 2, 0, 4096),
+            INVALID
+        );
+        assert_eq!(
+            b.cuMemRangeGetAttributes(d, s, null_mut(), 2, 0, 4096),
+            INVALID
+        );
+        assert_eq!(b.cuMemRangeGetAttributes(d, s, a, 0, 0, 4096), INVALID);
+        sizes[1] = 8;
+        let s = sizes.as_mut_ptr();
+        let r = b.cuMemRangeGetAttributes(d, s, a, 2, 0, 4096);
+        named(r);
+        assert_ne!(r, OK);
+        // A value that is no attribute: invalid value, as on CUDA.
+        attrs[0] = A(77);
+        sizes[1] = 4;
+        let (s, a) = (sizes.as_mut_ptr(), attrs.as_mut_ptr());
+        assert_eq!(b.cuMemRangeGetAttributes(d, s, a, 2, 0, 4096), INVALID);
+    }
+}

@@ -3890,7 +3890,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemRangeGetAttribute(
         &self,
@@ -3900,28 +3900,18 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         devPtr: anycuda_api::driver::CUdeviceptr,
         count: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
-            self.conv.CUmem_range_attribute,
-            attribute,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe {
-            hip_f(data, dataSize, h_attribute, devPtr as usize as _, count)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::memory::cuMemRangeGetAttribute(
+                self,
+                data,
+                dataSize,
+                attribute,
+                devPtr,
+                count,
+            )
+        }
     }
-    /// `cuMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemRangeGetAttributes(
         &self,
@@ -3932,23 +3922,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         devPtr: anycuda_api::driver::CUdeviceptr,
         count: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttributes else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
+        unsafe {
+            crate::adapt::memory::cuMemRangeGetAttributes(
+                self,
                 data,
                 dataSizes,
-                attributes as _,
+                attributes,
                 numAttributes,
-                devPtr as usize as _,
+                devPtr,
                 count,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// `cuMemRelease` → `hipMemRelease`.
     #[inline]
@@ -10786,7 +10770,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
-    /// `cudaMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemRangeGetAttribute(
         &self,
@@ -10796,26 +10780,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         devPtr: *const ::core::ffi::c_void,
         count: usize,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
-            self.conv.cudaMemRangeAttribute,
-            attribute,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(data, dataSize, h_attribute, devPtr, count) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemRangeGetAttribute(
+                self,
+                data,
+                dataSize,
+                attribute,
+                devPtr,
+                count,
+            )
+        }
     }
-    /// `cudaMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemRangeGetAttributes(
         &self,
@@ -10826,16 +10802,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         devPtr: *const ::core::ffi::c_void,
         count: usize,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttributes else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe {
-            hip_f(data, dataSizes, attributes as _, numAttributes, devPtr, count)
-        };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemRangeGetAttributes(
+                self,
+                data,
+                dataSizes,
+                attributes,
+                numAttributes,
+                devPtr,
+                count,
+            )
+        }
     }
     /// `cudaMemSetMemPool` → `hipMemSetMemPool`.
     #[inline]
