@@ -179,3 +179,55 @@ fn split_range_attributes_are_checked_then_asked() {
         assert_eq!(b.cuMemRangeGetAttributes(d, s, a, 2, 0, 4096), INVALID);
     }
 }
+
+/// The cluster queries: CUDA's NULL checks and a malformed cluster are answered before HIP is
+/// given the function (the answers for a real one need a device: the GPU run).
+#[test]
+fn cluster_occupancy_checks_first() {
+    let Some(b) = hip() else { return };
+    // SAFETY: plain C structs, for which all-zero bytes are valid values.
+    let mut cfg: CUlaunchConfig = unsafe { core::mem::zeroed() };
+    cfg.gridDimX = 128;
+    cfg.blockDimX = 64;
+    cfg.blockDimY = 1;
+    cfg.blockDimZ = 1;
+    let bogus = 0x7777_0000_4000usize as CUfunction;
+    let mut n = -7;
+    // SAFETY: local out-pointers and configuration; every call below is refused before the
+    // bogus function reaches HIP.
+    unsafe {
+        assert_eq!(
+            b.cuOccupancyMaxActiveClusters(null_mut(), bogus, &cfg),
+            INVALID
+        );
+        assert_eq!(
+            b.cuOccupancyMaxActiveClusters(&mut n, bogus, null()),
+            INVALID
+        );
+        assert_eq!(
+            b.cuOccupancyMaxPotentialClusterSize(null_mut(), bogus, &cfg),
+            INVALID
+        );
+        assert_eq!(
+            b.cuOccupancyMaxPotentialClusterSize(&mut n, bogus, null()),
+            INVALID
+        );
+        assert_eq!(
+            b.cuOccupancyMaxActiveClusters(&mut n, null_mut(), &cfg),
+            CUresult::CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            b.cuOccupancyMaxPotentialClusterSize(&mut n, null_mut(), &cfg),
+            CUresult::CUDA_ERROR_INVALID_HANDLE
+        );
+        // An attribute list announced but NULL; a zero cluster dimension.
+        cfg.numAttrs = 1;
+        assert_eq!(b.cuOccupancyMaxActiveClusters(&mut n, bogus, &cfg), INVALID);
+        // SAFETY: as above.
+        let mut a: CUlaunchAttribute = core::mem::zeroed();
+        a.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        cfg.attrs = &mut a;
+        assert_eq!(b.cuOccupancyMaxActiveClusters(&mut n, bogus, &cfg), INVALID);
+        assert_eq!(n, -7, "nothing written on failure");
+    }
+}

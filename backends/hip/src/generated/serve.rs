@@ -4910,6 +4910,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuOccupancyMaxActiveClusters(
+        &self,
+        numClusters: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        config: *const anycuda_api::driver::CUlaunchConfig,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveClusters(
+                self,
+                numClusters,
+                func,
+                config,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuOccupancyMaxPotentialBlockSize(
         &self,
         minGridSize: *mut ::core::ffi::c_int,
@@ -4953,6 +4970,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dynamicSMemSize,
                 blockSizeLimit,
                 flags,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuOccupancyMaxPotentialClusterSize(
+        &self,
+        clusterSize: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        config: *const anycuda_api::driver::CUlaunchConfig,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxPotentialClusterSize(
+                self,
+                clusterSize,
+                func,
+                config,
             )
         }
     }
@@ -6467,14 +6501,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cuOccupancyAvailableDynamicSMemPerBlock",
         "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyAvailableDynamicSMemPerBlock`)",
-    ),
-    (
-        "cuOccupancyMaxActiveClusters",
-        "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxActiveClusters`)",
-    ),
-    (
-        "cuOccupancyMaxPotentialClusterSize",
-        "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxPotentialClusterSize`)",
     ),
     ("cuParamSetTexRef", "no HIP counterpart `hipParamSetTexRef`"),
     (
