@@ -892,8 +892,8 @@ pub fn module(
     }
     let adapted = read_adapted(root, &all_cuda)?;
     // Functions whose trait default is real (`codegen/trait-defaults.txt`, kept by the traits'
-    // emitter): never forwarded, never adapted, except nvcc's hidden entry points (`__cuda*`,
-    // codegen/shim/crt/nvcc_entry_points.h): their defaults answer only when nothing can serve
+    // emitter): never forwarded, never adapted, except the error strings (below) and nvcc's
+    // hidden entry points (`__cuda*`, codegen/shim/crt/nvcc_entry_points.h): their defaults answer only when nothing can serve
     // them (no backend, a CUDA runtime without the symbol), while the HIP backend keeps their
     // registry itself (adapt/nvcc.rs).
     let td_path = root.join("codegen/trait-defaults.txt");
@@ -904,8 +904,14 @@ pub fn module(
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .filter_map(|l| l.split('|').next().map(|n| n.trim().to_string()))
         .collect();
+    // The error strings' defaults answer the headers' long doc comments; the HIP backend asks
+    // HIP for CUDA's short strings instead (adapt/errors.rs).
+    const HIP_ANSWERS_BETTER: [&str; 2] = ["cuGetErrorString", "cudaGetErrorString"];
     for a in adapted.keys() {
-        if trait_defaults.contains(a) && !a.starts_with("__cuda") {
+        if trait_defaults.contains(a)
+            && !a.starts_with("__cuda")
+            && !HIP_ANSWERS_BETTER.contains(&a.as_str())
+        {
             bail!("codegen/hip-adapted.txt: `{a}` is served by its trait default (codegen/trait-defaults.txt)");
         }
     }

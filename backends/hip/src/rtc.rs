@@ -279,11 +279,19 @@ impl HipBackend {
     /// The CUDA compute capabilities HIP devices of the supported targets report
     /// (gfx90a → 9.0 → 90, gfx1030 → 10.3 → 103), sorted and unique. On HIP's NVIDIA platform,
     /// where hipRTC is NVRTC and HIP declares no query of its architectures, the compute
-    /// capabilities of this machine's devices: what the compiler is asked for in practice
-    /// (numba-cuda picks its target from this list and stopped at "not supported").
+    /// capabilities that NVRTC there accepts ([`Self::nvrtc_ccs`]: NVRTC 13.0 compiles for 7.5
+    /// to 12.x, older devices included; numba-cuda picks its target from this list).
     fn supported_ccs(&self) -> Vec<c_int> {
         let mut v: Vec<c_int> = if self.platform == Platform::Nvidia {
-            self.device_ccs()
+            let probed = self.nvrtc_ccs();
+            if probed.is_empty() {
+                // The compiler refused even an empty program for every candidate: the devices'
+                // capabilities are the best remaining guess of what it is asked for.
+                log::warn!("anycuda-hip: hipRTC accepted no candidate architecture");
+                self.device_ccs()
+            } else {
+                probed
+            }
         } else {
             rtc_options::supported_archs(self.hip_version())
                 .iter()
@@ -293,6 +301,49 @@ impl HipBackend {
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// The compute capabilities hipRTC on HIP's NVIDIA platform (NVIDIA's NVRTC) accepts: an
+    /// empty program compiled to PTX for each of [`CUDA_CCS`], once per process (about a
+    /// millisecond each; the answer cannot change while the library stays loaded).
+    fn nvrtc_ccs(&self) -> Vec<c_int> {
+        static PROBED: std::sync::OnceLock<Vec<c_int>> = std::sync::OnceLock::new();
+        PROBED
+            .get_or_init(|| {
+                CUDA_CCS
+                    .iter()
+                    .copied()
+                    .filter(|&cc| self.compiles_for(cc))
+                    .collect()
+            })
+            .clone()
+    }
+
+    /// Whether hipRTC compiles an empty program for compute capability `cc` (an architecture
+    /// it does not know is `NVRTC_ERROR_INVALID_OPTION`).
+    fn compiles_for(&self, cc: c_int) -> bool {
+        let Ok(opt) = CString::new(format!("--gpu-architecture=compute_{cc}")) else {
+            return false;
+        };
+        let mut p: hiprtcProgram = core::ptr::null_mut();
+        let null = core::ptr::null_mut();
+        // SAFETY: static NUL-terminated strings; no headers.
+        let r = unsafe {
+            rtc!(
+                self,
+                hiprtcCreateProgram(&mut p, c"".as_ptr(), c"probe.cu".as_ptr(), 0, null, null)
+            )
+        };
+        if r != nvrtcResult::NVRTC_SUCCESS || p.is_null() {
+            return false;
+        }
+        let opts = [opt.as_ptr()];
+        // SAFETY: a live program and one owned NUL-terminated option.
+        let ok = unsafe { rtc!(self, hiprtcCompileProgram(p, 1, opts.as_ptr().cast_mut())) }
+            == nvrtcResult::NVRTC_SUCCESS;
+        // SAFETY: the program is ours and no longer used.
+        unsafe { rtc!(self, hiprtcDestroyProgram(&mut p)) };
+        ok
     }
 
     /// `10 * major + minor` of each device's compute capability (none without a device).
@@ -325,6 +376,14 @@ impl HipBackend {
             .collect()
     }
 }
+
+/// Every compute capability CUDA has named (`10 * major + minor`), the candidates asked of
+/// NVRTC on HIP's NVIDIA platform ([`HipBackend::nvrtc_ccs`]); an NVRTC keeps a contiguous
+/// window of them (13.0: 75 to 121), which the probe finds without a table per release.
+const CUDA_CCS: [c_int; 25] = [
+    30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110,
+    120, 121,
+];
 
 /// Appends [`HIPRTC_OUTPUT_MARK`] to the `n` bytes of code at the start of `buf` (which has
 /// room for the mark): over the final NUL, which moves after it, or after the code when it has
@@ -670,6 +729,16 @@ impl Rtc for HipBackend {
 mod tests {
     use super::*;
     use crate::adapt::image::is_hiprtc_output;
+
+    /// The probe's candidates are sorted and unique (so the answer is, as NVRTC's is), and
+    /// hold the capabilities numba-cuda asks about (7.5 for its linker tests, 9.0 for H100/H200).
+    #[test]
+    fn candidate_capabilities_are_sorted_and_known() {
+        assert!(CUDA_CCS.windows(2).all(|w| w[0] < w[1]));
+        for cc in [75, 80, 90, 100, 120] {
+            assert!(CUDA_CCS.contains(&cc), "{cc}");
+        }
+    }
 
     #[test]
     fn the_mark_goes_over_the_nul_and_keeps_it() {

@@ -233,7 +233,13 @@ fn bogus_and_null_handles_are_invalid_handles() {
             let (mut off, mut count) = (0usize, 0usize);
             let mut v = 0;
             assert_eq!(b.cuKernelGetFunction(&mut f, k), BAD_HANDLE, "{k:p}");
-            assert_eq!(b.cuKernelGetName(&mut name, k), BAD_HANDLE);
+            // A NULL kernel is an invalid value for cuKernelGetName, as on CUDA.
+            let bad_name = if k.is_null() {
+                INVALID_VALUE
+            } else {
+                BAD_HANDLE
+            };
+            assert_eq!(b.cuKernelGetName(&mut name, k), bad_name);
             assert_eq!(b.cuKernelGetLibrary(&mut lib, k), BAD_HANDLE);
             assert_eq!(
                 b.cuKernelGetParamInfo(k, 0, &mut off, null_mut()),
@@ -566,14 +572,30 @@ fn a_library_answers_from_its_image_without_a_device() {
         assert_eq!(b.cuKernelGetLibrary(&mut owner, k), OK);
         assert_eq!(owner, lib);
         let (mut count, mut off, mut size) = (0usize, 0usize, 0usize);
-        assert_eq!(b.cuKernelGetParamCount(k, &mut count), OK);
-        assert_eq!(count, 2);
-        assert_eq!(b.cuKernelGetParamInfo(k, 1, &mut off, &mut size), OK);
-        assert_eq!((off, size), (8, 4));
+        // No context is current (no device here): CUDA's answer, though the image holds the
+        // layout (cuda.core's test_num_args_error_handling expects the error).
+        let mut ctx = null_mut();
+        assert_eq!(b.cuCtxGetCurrent(&mut ctx), OK);
+        assert!(ctx.is_null());
+        let no_context = CUresult::CUDA_ERROR_INVALID_CONTEXT;
+        assert_eq!(b.cuKernelGetParamCount(k, &mut count), no_context);
         assert_eq!(
-            b.cuKernelGetParamInfo(k, 2, &mut off, &mut size),
+            b.cuKernelGetParamInfo(k, 1, &mut off, &mut size),
+            no_context
+        );
+        // Argument checks come first.
+        assert_eq!(b.cuKernelGetParamCount(k, null_mut()), INVALID_VALUE);
+        assert_eq!(
+            b.cuKernelGetParamInfo(k, 0, null_mut(), &mut size),
             INVALID_VALUE
         );
+        // A NULL kernel: an invalid value (cuda.bindings' test_cuKernelGetName_failure).
+        assert_eq!(b.cuKernelGetName(&mut name, null_mut()), INVALID_VALUE);
+        assert_eq!(b.cuKernelGetName(null_mut(), k), INVALID_VALUE);
+        // A kernel cast to a function: cuFuncGetName answers its name.
+        let mut fname = null();
+        assert_eq!(b.cuFuncGetName(&mut fname, k as CUfunction), OK);
+        assert_eq!(CStr::from_ptr(fname), c"k");
         // What needs a context answers CUDA's no-device code.
         let mut f = null_mut();
         assert_eq!(b.cuKernelGetFunction(&mut f, k), NO_DEVICE);

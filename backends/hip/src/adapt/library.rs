@@ -927,7 +927,8 @@ pub(crate) unsafe fn cuKernelGetName(
     hfunc: CUkernel,
 ) -> CUresult {
     tri!(table::<CUresult>(b));
-    if name.is_null() {
+    // A NULL kernel is an invalid value on CUDA (cuda.bindings checks it), not a bad handle.
+    if name.is_null() || hfunc.is_null() {
         return INVALID_VALUE;
     }
     // The registry owns the name's bytes until the library is unloaded (a CString's buffer
@@ -969,8 +970,22 @@ fn image_params(k: CUkernel) -> Result<Option<Vec<anycuda_api::params::Param>>, 
     }))
 }
 
-/// `cuKernelGetParamInfo`: from the layout read out of the library's image (no device needed);
-/// else as `cuFuncGetParamInfo` on the current context's function.
+/// CUDA answers the kernel queries that resolve per context with `CUDA_ERROR_INVALID_CONTEXT`
+/// when no context is current (cuda.core's `test_num_args_error_handling` checks it), even
+/// where anycuda could answer from the image alone.
+fn require_context(b: &HipBackend) -> Result<(), CUresult> {
+    let mut ctx: anycuda_api::driver::CUcontext = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    super::support::code_ok(unsafe { super::context::cuCtxGetCurrent(b, &mut ctx) })?;
+    if ctx.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_CONTEXT);
+    }
+    Ok(())
+}
+
+/// `cuKernelGetParamInfo`: the kernel and a current context checked as CUDA does
+/// ([`require_context`]), then from the layout read out of the library's image; else as
+/// `cuFuncGetParamInfo` on the current context's function.
 pub(crate) unsafe fn cuKernelGetParamInfo(
     b: &HipBackend,
     kernel: CUkernel,
@@ -982,7 +997,9 @@ pub(crate) unsafe fn cuKernelGetParamInfo(
     if paramOffset.is_null() {
         return INVALID_VALUE;
     }
-    match tri!(image_params(kernel)) {
+    let params = tri!(image_params(kernel));
+    tri!(require_context(b));
+    match params {
         Some(ps) => {
             let Some(p) = ps.get(paramIndex) else {
                 return INVALID_VALUE;
@@ -1014,7 +1031,9 @@ pub(crate) unsafe fn cuKernelGetParamCount(
     if paramCount.is_null() {
         return INVALID_VALUE;
     }
-    match tri!(image_params(kernel)) {
+    let params = tri!(image_params(kernel));
+    tri!(require_context(b));
+    match params {
         Some(ps) => {
             // SAFETY: checked non-NULL.
             unsafe { *paramCount = ps.len() };

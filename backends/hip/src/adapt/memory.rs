@@ -1,6 +1,7 @@
 //! Virtual memory and pools: `CUmemAllocationProp` / `CUmemPoolProps` rebuilt per HIP version
 //! (HIP 5.2's allocation properties have another field order and no `allocFlags` struct; HIP
-//! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables.
+//! 5.2's pool properties have no `maxSize`), enum values renumbered through the tables; range
+//! attributes (CUDA 13's split location attributes derived from HIP's legacy one).
 
 use super::support::{hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::devptr_to_hip;
@@ -8,6 +9,7 @@ use crate::conv::memory::{
     pool_props_to_hip, pool_props_to_hip52, prop52, prop62, prop70, prop_from52, prop_from62,
     prop_from70, prop_to_cuda, prop_to_hip,
 };
+use crate::conv::{device_to_location, split_location_attr, EnumMap, LocationPart};
 use crate::conv::{enum_arg, enum_to_hip, stream_to_hip, ApiResult, Refusal};
 use crate::conv::{location_to_device, HIP_CPU_DEVICE_ID};
 use crate::hip_types::{
@@ -18,12 +20,14 @@ use crate::HipBackend;
 use anycuda_api::driver::{
     CUdeviceptr, CUmemAllocationGranularity_flags, CUmemAllocationProp, CUmemAllocationType,
     CUmemGenericAllocationHandle, CUmemLocation, CUmemLocationType, CUmemPoolProps, CUmem_advise,
-    CUmemoryPool, CUresult, CUstream,
+    CUmem_range_attribute, CUmemoryPool, CUresult, CUstream,
 };
 use anycuda_api::runtime::{
     cudaArrayMemoryRequirements, cudaError_t, cudaMemAllocationType, cudaMemLocation,
-    cudaMemPoolProps, cudaMemPool_t, cudaMemoryAdvise, cudaMipmappedArray_t, cudaStream_t,
+    cudaMemPoolProps, cudaMemPool_t, cudaMemRangeAttribute, cudaMemoryAdvise, cudaMipmappedArray_t,
+    cudaStream_t,
 };
+use anycuda_api::CudaEnum;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
 /// Which ABI of the versioned allocation-property calls the loaded HIP has.
@@ -447,4 +451,167 @@ pub(crate) unsafe fn cudaMemGetDefaultMemPool(
     let t = CUmemAllocationType(type_.0);
     // SAFETY: forwarded contract; one layout (asserted in `conv::memory`).
     unsafe { default_pool(b, memPool.cast(), location.cast(), t) }
+}
+
+// ---------------------------------------------------------------- range attributes
+
+/// One range attribute for either API: CUDA 13's split location attributes (`*_TYPE`, `*_ID`),
+/// which HIP lacks, read through the legacy attribute that answers the location as one device
+/// ordinal (`conv::device_to_location`); every other attribute through the table.
+///
+/// # Safety
+/// CUDA's contract: `data` is NULL or writable for `data_size` bytes.
+unsafe fn range_attribute<R: ApiResult, E: CudaEnum>(
+    b: &HipBackend,
+    map: &EnumMap,
+    data: *mut c_void,
+    data_size: usize,
+    attr: E,
+    dev_ptr: *const c_void,
+    count: usize,
+) -> R {
+    let f = hip_fn!(b, hipMemRangeGetAttribute);
+    let split = u32::try_from(attr.to_i64())
+        .ok()
+        .and_then(split_location_attr);
+    let Some((base, part)) = split else {
+        let h = tri!(enum_arg(map, attr).map_err(R::from));
+        // SAFETY: the caller's buffer and range; HIP validates both.
+        return R::from_hip(b.conv(), unsafe {
+            f(data, data_size, h as _, dev_ptr, count)
+        });
+    };
+    // Both halves are 4-byte values (`CUmemLocationType`, `int`), as CUDA requires.
+    const SIZE: usize = core::mem::size_of::<c_int>();
+    if data.is_null() || data_size != SIZE {
+        return R::from(Refusal::InvalidValue);
+    }
+    let h = tri!(enum_arg(map, E::from_i64(i64::from(base))).map_err(R::from));
+    let mut ordinal: c_int = 0;
+    // SAFETY: a local of the size given; HIP validates the range.
+    let e = unsafe { f((&raw mut ordinal).cast(), SIZE, h as _, dev_ptr, count) };
+    if e != HIP_SUCCESS {
+        return R::from_hip(b.conv(), e);
+    }
+    let (type_, id) = device_to_location(ordinal);
+    let v = match part {
+        LocationPart::Type => type_ as c_int,
+        LocationPart::Id => id,
+    };
+    // SAFETY: non-NULL and `SIZE` bytes (checked); the caller's buffer may be unaligned.
+    unsafe { data.cast::<c_int>().write_unaligned(v) };
+    R::SUCCESS
+}
+
+/// The plural query for either API: each attribute as [`range_attribute`] (HIP's plural call
+/// would not know the split location attributes), the first failure returned.
+///
+/// # Safety
+/// CUDA's contract: the three arrays are NULL or hold `n` entries; each `data[i]` is writable
+/// for `sizes[i]` bytes.
+unsafe fn range_attributes<R: ApiResult, E: CudaEnum>(
+    b: &HipBackend,
+    map: &EnumMap,
+    data: *mut *mut c_void,
+    sizes: *mut usize,
+    attrs: *mut E,
+    n: usize,
+    dev_ptr: *const c_void,
+    count: usize,
+) -> R {
+    tri!(table::<R>(b));
+    if data.is_null() || sizes.is_null() || attrs.is_null() || n == 0 {
+        return R::from(Refusal::InvalidValue);
+    }
+    for i in 0..n {
+        // SAFETY: the caller's arrays of `n` entries.
+        let r = unsafe {
+            range_attribute::<R, E>(
+                b,
+                map,
+                *data.add(i),
+                *sizes.add(i),
+                *attrs.add(i),
+                dev_ptr,
+                count,
+            )
+        };
+        if r != R::SUCCESS {
+            return r;
+        }
+    }
+    R::SUCCESS
+}
+
+/// `cuMemRangeGetAttribute` → `hipMemRangeGetAttribute`; CUDA 13's `*_LOCATION_TYPE`/`_ID`
+/// attributes derived from the legacy location attribute ([`range_attribute`]).
+pub(crate) unsafe fn cuMemRangeGetAttribute(
+    b: &HipBackend,
+    data: *mut c_void,
+    dataSize: usize,
+    attribute: CUmem_range_attribute,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
+    let map = tri!(table::<CUresult>(b).map(|_| b.conv().CUmem_range_attribute));
+    let p = devptr_to_hip(devPtr).cast_const();
+    // SAFETY: forwarded contract.
+    unsafe { range_attribute(b, map, data, dataSize, attribute, p, count) }
+}
+
+/// `cuMemRangeGetAttributes`: each attribute as `cuMemRangeGetAttribute`.
+pub(crate) unsafe fn cuMemRangeGetAttributes(
+    b: &HipBackend,
+    data: *mut *mut c_void,
+    dataSizes: *mut usize,
+    attributes: *mut CUmem_range_attribute,
+    numAttributes: usize,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
+    let map = tri!(table::<CUresult>(b).map(|_| b.conv().CUmem_range_attribute));
+    let p = devptr_to_hip(devPtr).cast_const();
+    // SAFETY: forwarded contract.
+    unsafe { range_attributes(b, map, data, dataSizes, attributes, numAttributes, p, count) }
+}
+
+/// `cudaMemRangeGetAttribute`: as `cuMemRangeGetAttribute` (the Runtime's attributes have the
+/// Driver's values).
+pub(crate) unsafe fn cudaMemRangeGetAttribute(
+    b: &HipBackend,
+    data: *mut c_void,
+    dataSize: usize,
+    attribute: cudaMemRangeAttribute,
+    devPtr: *const c_void,
+    count: usize,
+) -> cudaError_t {
+    let map = tri!(table::<cudaError_t>(b).map(|_| b.conv().cudaMemRangeAttribute));
+    // SAFETY: forwarded contract.
+    unsafe { range_attribute(b, map, data, dataSize, attribute, devPtr, count) }
+}
+
+/// `cudaMemRangeGetAttributes`: each attribute as `cudaMemRangeGetAttribute`.
+pub(crate) unsafe fn cudaMemRangeGetAttributes(
+    b: &HipBackend,
+    data: *mut *mut c_void,
+    dataSizes: *mut usize,
+    attributes: *mut cudaMemRangeAttribute,
+    numAttributes: usize,
+    devPtr: *const c_void,
+    count: usize,
+) -> cudaError_t {
+    let map = tri!(table::<cudaError_t>(b).map(|_| b.conv().cudaMemRangeAttribute));
+    // SAFETY: forwarded contract.
+    unsafe {
+        range_attributes(
+            b,
+            map,
+            data,
+            dataSizes,
+            attributes,
+            numAttributes,
+            devPtr,
+            count,
+        )
+    }
 }

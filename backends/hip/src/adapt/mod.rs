@@ -22,7 +22,7 @@
 //! HIP cannot express → not supported), no panics, no heap allocation on the launch and copy
 //! paths, HIP errors translated through the tables.
 //!
-//! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`memory`],
+//! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`errors`] (error strings), [`memory`],
 //! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`library`] (the library API over modules), [`image`], [`launch`], [`launch_legacy`],
 //! [`texture`], [`user_object`] (user objects kept by anycuda), [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
@@ -35,6 +35,7 @@
 #![allow(clippy::too_many_arguments)]
 
 pub(crate) mod context;
+pub(crate) mod errors;
 pub(crate) mod graph;
 pub(crate) mod graph_nodes;
 pub(crate) mod image;

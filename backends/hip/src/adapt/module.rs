@@ -12,6 +12,7 @@ use super::support::{
     code_ok, hip_fn, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
 };
 use crate::conv::enum_to_hip;
+use crate::conv::launch::cluster_blocks;
 use crate::conv::module::{
     func_attrs_from_hip, input_type, jit_options, occupancy_flags, JitOptions, ERROR_LOG_SIZE,
     INFO_LOG_SIZE, WALL_TIME,
@@ -20,8 +21,8 @@ use crate::hip_types::{hipFuncAttributes, hipFunction_t, hipLinkState_t, hipModu
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
-    CUjitInputType, CUjit_option, CUlinkState, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize,
-    CUresult, CUsharedconfig,
+    CUjitInputType, CUjit_option, CUlaunchConfig, CUlinkState, CUmodule, CUmoduleLoadingMode,
+    CUoccupancyB2DSize, CUresult, CUsharedconfig,
 };
 use anycuda_api::runtime::{cudaError_t, cudaFuncAttribute, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
@@ -1009,6 +1010,104 @@ pub(crate) unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(
     }
 }
 
+/// Checks shared by the two cluster queries: CUDA's NULL checks, the function resolved (a
+/// `CUkernel` is the current context's function) and the cluster the configuration asks for.
+///
+/// # Safety
+/// `config` is NULL or a valid launch configuration (its attribute list as CUDA requires).
+unsafe fn cluster_query(
+    b: &HipBackend,
+    out: *mut c_int,
+    func: CUfunction,
+    config: *const CUlaunchConfig,
+) -> Result<(CUfunction, &CUlaunchConfig, u64), CUresult> {
+    table::<CUresult>(b)?;
+    if out.is_null() || config.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    if func.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_HANDLE);
+    }
+    // SAFETY: non-NULL (checked); the caller's configuration.
+    let config = unsafe { &*config };
+    // SAFETY: the caller's attribute list.
+    let cluster = unsafe { cluster_blocks(config) }?;
+    let func = super::library::function_of(b, func)?;
+    // The function is validated by HIP, whatever the cluster (a bogus handle is CUDA's
+    // invalid-handle answer).
+    // SAFETY: the caller's function handle; HIP validates it.
+    unsafe {
+        func_attr(
+            b,
+            func,
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        )
+    }?;
+    Ok((func, config, cluster))
+}
+
+/// `cuOccupancyMaxActiveClusters` (HIP has clusters only from 7.14, and reports none:
+/// `CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH` is 0): a cluster of one block is a block, so the answer
+/// is the blocks per multiprocessor times the multiprocessors of the current context's device.
+/// A larger cluster cannot be launched here (a launch refuses the attribute as not supported),
+/// so none of them can be co-resident: 0, the honest answer of a capability query on a device
+/// without the capability (not an error: cuda.core asks with a cluster of 2 on any device of
+/// compute capability 9.0, which HIP's NVIDIA platform reports).
+pub(crate) unsafe fn cuOccupancyMaxActiveClusters(
+    b: &HipBackend,
+    numClusters: *mut c_int,
+    func: CUfunction,
+    config: *const CUlaunchConfig,
+) -> CUresult {
+    use anycuda_api::traits::Driver;
+    // SAFETY: the caller's configuration.
+    let (func, config, cluster) = tri!(unsafe { cluster_query(b, numClusters, func, config) });
+    let threads = u64::from(config.blockDimX)
+        .saturating_mul(u64::from(config.blockDimY))
+        .saturating_mul(u64::from(config.blockDimZ));
+    let Ok(block) = c_int::try_from(threads) else {
+        return INVALID_VALUE;
+    };
+    if cluster > 1 {
+        // SAFETY: checked non-NULL.
+        unsafe { *numClusters = 0 };
+        return SUCCESS;
+    }
+    let (mut per_sm, mut dev, mut sms) = (0, 0, 0);
+    // SAFETY: out-pointers to locals; the backend validates the handles and the sizes.
+    unsafe {
+        tri!(code_ok(b.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &mut per_sm,
+            func,
+            block,
+            config.sharedMemBytes as usize,
+        )));
+        tri!(code_ok(b.cuCtxGetDevice(&mut dev)));
+        tri!(code_ok(b.cuDeviceGetAttribute(
+            &mut sms,
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            dev
+        )));
+        *numClusters = per_sm.saturating_mul(sms);
+    }
+    SUCCESS
+}
+
+/// `cuOccupancyMaxPotentialClusterSize` (HIP has clusters only from 7.14): 1, the only cluster
+/// size a device without thread-block clusters launches, once HIP knows the function.
+pub(crate) unsafe fn cuOccupancyMaxPotentialClusterSize(
+    b: &HipBackend,
+    clusterSize: *mut c_int,
+    func: CUfunction,
+    config: *const CUlaunchConfig,
+) -> CUresult {
+    // SAFETY: the caller's configuration.
+    tri!(unsafe { cluster_query(b, clusterSize, func, config) });
+    // SAFETY: checked non-NULL.
+    unsafe { *clusterSize = 1 };
+    SUCCESS
+}
+
 // ------------------------------------------------------------ Runtime
 
 /// `cudaFuncGetAttributes` → `hipFuncGetAttributes`: HIP's struct (other field order, no
@@ -1150,6 +1249,31 @@ pub(crate) unsafe fn cuModuleGetFunction(
         module_params::function_found(func, hmod, n.to_bytes());
     }
     b.cu(e)
+}
+
+/// `cuFuncGetName` (no HIP counterpart): the name the function was found by, kept when
+/// `cuModuleGetFunction` handed it out ([`module_params::name`]), valid until its module is
+/// unloaded; a `CUkernel` cast to a `CUfunction` answers its kernel's name. NULL arguments →
+/// `CUDA_ERROR_INVALID_VALUE` (as CUDA), a handle anycuda did not hand out → invalid handle.
+pub(crate) unsafe fn cuFuncGetName(
+    b: &HipBackend,
+    name: *mut *const c_char,
+    hfunc: CUfunction,
+) -> CUresult {
+    tri!(table::<CUresult>(b));
+    if name.is_null() || hfunc.is_null() {
+        return INVALID_VALUE;
+    }
+    if super::library::is_kernel(hfunc.cast_const().cast()) {
+        // SAFETY: forwarded contract (non-NULL out-pointer).
+        return unsafe { super::library::cuKernelGetName(b, name, hfunc.cast()) };
+    }
+    let Some(p) = module_params::name(hfunc) else {
+        return CUresult::CUDA_ERROR_INVALID_HANDLE;
+    };
+    // SAFETY: checked non-NULL.
+    unsafe { *name = p };
+    SUCCESS
 }
 
 /// `cuModuleUnload` → `hipModuleUnload`; the module's remembered functions are forgotten.

@@ -1,15 +1,17 @@
-//! Kernel parameter layouts for `cuFuncGetParamInfo` / `cuFuncGetParamCount`, which HIP lacks.
+//! Kernel parameter layouts for `cuFuncGetParamInfo` / `cuFuncGetParamCount`, and kernel names
+//! for `cuFuncGetName`, which HIP lacks.
 //!
 //! Every module load that succeeds reads the layouts from the image the caller handed over
 //! ([`anycuda_api::params`]: AMD code objects and offload bundles, PTX and cubins on HIP's
 //! NVIDIA platform), once, outside the lock; `cuModuleGetFunction` attaches its kernel's layout
-//! to the function handle; `cuModuleUnload` forgets both. A function whose image could not be
+//! and its name to the function handle; `cuModuleUnload` forgets both. A function whose image could not be
 //! read (an unsupported format, or a handle from elsewhere: `cuKernelGetFunction`) has no
 //! layout, and the queries answer not-supported for it, as before.
 
 use anycuda_api::driver::{CUfunction, CUmodule};
 use anycuda_api::params::{kernel_params, Param};
 use std::collections::HashMap;
+use std::ffi::{CStr, CString};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One kernel's parameters.
@@ -22,8 +24,9 @@ type Kernels = Arc<HashMap<Box<str>, Layout>>;
 struct Registry {
     /// Module → its kernels' layouts (`None`: the image could not be read).
     modules: HashMap<usize, Option<Kernels>>,
-    /// Function → (its module, its layout).
-    functions: HashMap<usize, (usize, Option<Layout>)>,
+    /// Function → (its module, its layout, its name). The name is boxed so the pointer
+    /// `cuFuncGetName` hands out stays put until the module is unloaded.
+    functions: HashMap<usize, (usize, Option<Layout>, Box<CStr>)>,
 }
 
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
@@ -51,11 +54,11 @@ pub(crate) fn module_loaded(module: CUmodule, image: Option<&[u8]>) {
     let mut r = registry();
     let r = r.get_or_insert_with(Registry::default);
     // A handle reused after an unload we did not see: its old functions are dead.
-    r.functions.retain(|_, (m, _)| *m != module as usize);
+    r.functions.retain(|_, (m, _, _)| *m != module as usize);
     r.modules.insert(module as usize, layouts);
 }
 
-/// Attaches kernel `name`'s layout (if its module's image was read) to `function`.
+/// Attaches kernel `name` and its layout (if its module's image was read) to `function`.
 pub(crate) fn function_found(function: CUfunction, module: CUmodule, name: &[u8]) {
     if function.is_null() {
         return;
@@ -71,15 +74,17 @@ pub(crate) fn function_found(function: CUfunction, module: CUmodule, name: &[u8]
                 .ok()
                 .and_then(|n| m.get(n).cloned())
         });
+    // A C name has no interior NUL (it came from a C string); the empty name is the fallback.
+    let name = CString::new(name).unwrap_or_default().into_boxed_c_str();
     r.functions
-        .insert(function as usize, (module as usize, layout));
+        .insert(function as usize, (module as usize, layout, name));
 }
 
 /// Forgets an unloaded module and its functions.
 pub(crate) fn module_unloaded(module: CUmodule) {
     if let Some(r) = registry().as_mut() {
         r.modules.remove(&(module as usize));
-        r.functions.retain(|_, (m, _)| *m != module as usize);
+        r.functions.retain(|_, (m, _, _)| *m != module as usize);
     }
 }
 
@@ -91,6 +96,16 @@ pub(crate) fn layout(function: CUfunction) -> Option<Layout> {
         .get(&(function as usize))?
         .1
         .clone()
+}
+
+/// The name `function` was found by, as a C string that lives until its module is unloaded;
+/// `None` for a handle `cuModuleGetFunction` did not hand out (or one since unloaded).
+pub(crate) fn name(function: CUfunction) -> Option<*const core::ffi::c_char> {
+    registry()
+        .as_ref()?
+        .functions
+        .get(&(function as usize))
+        .map(|f| f.2.as_ptr())
 }
 
 #[cfg(test)]
@@ -178,8 +193,38 @@ mod tests {
                 cuFuncGetParamCount(&b, f.cast(), core::ptr::null_mut()),
                 CUresult::CUDA_ERROR_INVALID_VALUE
             );
+            // The names the functions were found by; NULL arguments are invalid values and a
+            // handle never handed out is a bad handle (cuda.bindings' test_cuFuncGetName_failure).
+            use super::super::module::cuFuncGetName;
+            let mut name = core::ptr::null();
+            assert_eq!(
+                cuFuncGetName(&b, &mut name, f.cast()),
+                CUresult::CUDA_SUCCESS
+            );
+            assert_eq!(core::ffi::CStr::from_ptr(name), c"k");
+            assert_eq!(
+                cuFuncGetName(&b, &mut name, g.cast()),
+                CUresult::CUDA_SUCCESS
+            );
+            assert_eq!(core::ffi::CStr::from_ptr(name), c"none");
+            assert_eq!(
+                cuFuncGetName(&b, &mut name, core::ptr::null_mut()),
+                CUresult::CUDA_ERROR_INVALID_VALUE
+            );
+            assert_eq!(
+                cuFuncGetName(&b, core::ptr::null_mut(), f.cast()),
+                CUresult::CUDA_ERROR_INVALID_VALUE
+            );
+            assert_eq!(
+                cuFuncGetName(&b, &mut name, unknown.cast()),
+                CUresult::CUDA_ERROR_INVALID_HANDLE
+            );
             // Unloading forgets the functions.
             module_unloaded(m.cast());
+            assert_eq!(
+                cuFuncGetName(&b, &mut name, f.cast()),
+                CUresult::CUDA_ERROR_INVALID_HANDLE
+            );
             assert_eq!(
                 cuFuncGetParamCount(&b, f.cast(), &mut n),
                 CUresult::CUDA_ERROR_NOT_SUPPORTED

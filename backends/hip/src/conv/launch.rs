@@ -203,3 +203,43 @@ pub(crate) unsafe fn read_driver_launch_attrs(
     }
     Ok(req)
 }
+
+/// The number of blocks in the thread-block cluster a Driver launch configuration asks for
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`: x·y·z; 1 without that attribute; the last one
+/// wins, as attributes are applied in order). Other attributes do not change a cluster's size
+/// and are left to the launch to judge.
+///
+/// # Errors
+/// `CUDA_ERROR_INVALID_VALUE` for attributes announced but NULL, or a zero dimension.
+///
+/// # Safety
+/// `config.attrs` is NULL or points to `config.numAttrs` attributes.
+pub(crate) unsafe fn cluster_blocks(
+    config: &anycuda_api::driver::CUlaunchConfig,
+) -> Result<u64, CUresult> {
+    use anycuda_api::driver::CUlaunchAttributeID as Id;
+    if config.numAttrs == 0 {
+        return Ok(1);
+    }
+    if config.attrs.is_null() {
+        return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: the caller's array of `numAttrs` attributes.
+    let list = unsafe { core::slice::from_raw_parts(config.attrs, config.numAttrs as usize) };
+    let mut blocks = 1u64;
+    for a in list {
+        if a.id == Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+            // SAFETY: the union member this id selects.
+            let d = unsafe { a.value.clusterDim };
+            // Saturating: three 32-bit factors overflow 64 bits; any such size is refused
+            // by the caller all the same.
+            blocks = u64::from(d.x)
+                .saturating_mul(u64::from(d.y))
+                .saturating_mul(u64::from(d.z));
+            if blocks == 0 {
+                return Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+            }
+        }
+    }
+    Ok(blocks)
+}

@@ -532,6 +532,77 @@ pub(crate) fn location_to_device(
     }
 }
 
+/// The inverse of [`location_to_device`], for the ordinal HIP reads back (a range's preferred or
+/// last-prefetch location): `(location type, id)` in CUDA 13's words. A device is its ordinal;
+/// `hipCpuDeviceId` is the host; anything else (`hipInvalidDeviceId`, -2: none set) is the
+/// invalid type. The id of a non-device location is the ordinal HIP answered, which CUDA's
+/// legacy attribute answers too (-1 host, -2 none); CUDA ignores the id of those types.
+pub(crate) fn device_to_location(ordinal: core::ffi::c_int) -> (u32, core::ffi::c_int) {
+    use anycuda_api::driver::CUmemLocationType as T;
+    let t = match ordinal {
+        o if o >= 0 => T::CU_MEM_LOCATION_TYPE_DEVICE,
+        HIP_CPU_DEVICE_ID => T::CU_MEM_LOCATION_TYPE_HOST,
+        _ => T::CU_MEM_LOCATION_TYPE_INVALID,
+    };
+    (t.0, ordinal)
+}
+
+/// Which half of a CUDA 13 location a range attribute asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LocationPart {
+    /// The location's type (`CUmemLocationType`).
+    Type,
+    /// The location's id (a device ordinal).
+    Id,
+}
+
+/// CUDA 13's split range attributes (`*_PREFERRED_LOCATION_TYPE`/`_ID`,
+/// `*_LAST_PREFETCH_LOCATION_TYPE`/`_ID`; the Runtime's have the same values), which HIP lacks:
+/// the legacy attribute that answers the location as one ordinal, and the half asked for.
+/// `None` for every other attribute.
+pub(crate) fn split_location_attr(attr: u32) -> Option<(u32, LocationPart)> {
+    use anycuda_api::driver::CUmem_range_attribute as A;
+    const PREFERRED: u32 = A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION.0;
+    const LAST: u32 = A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION.0;
+    Some(match A(attr) {
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE => (PREFERRED, LocationPart::Type),
+        A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID => (PREFERRED, LocationPart::Id),
+        A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE => (LAST, LocationPart::Type),
+        A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID => (LAST, LocationPart::Id),
+        _ => return None,
+    })
+}
+
+// The Runtime's range attributes have the Driver's values (one rule serves both).
+const _: () = {
+    use anycuda_api::driver::CUmem_range_attribute as D;
+    use anycuda_api::runtime::cudaMemRangeAttribute as R;
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION.0
+            == R::cudaMemRangeAttributePreferredLocation.0
+    );
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION.0
+            == R::cudaMemRangeAttributeLastPrefetchLocation.0
+    );
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE.0
+            == R::cudaMemRangeAttributePreferredLocationType.0
+    );
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID.0
+            == R::cudaMemRangeAttributePreferredLocationId.0
+    );
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE.0
+            == R::cudaMemRangeAttributeLastPrefetchLocationType.0
+    );
+    assert!(
+        D::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID.0
+            == R::cudaMemRangeAttributeLastPrefetchLocationId.0
+    );
+};
+
 // The Runtime's location types have the Driver's values (one rule serves both).
 const _: () = {
     use anycuda_api::driver::CUmemLocationType as D;
@@ -592,6 +663,56 @@ mod scalar_tests {
             type_: k,
             reserved: [r, 0, 0, 0, 0],
         });
+    }
+
+    /// The split location attributes read back through the legacy ordinal, and the ordinal
+    /// becomes a location again (the inverse of `location_to_device` where one exists).
+    #[test]
+    fn ordinals_become_locations() {
+        use anycuda_api::driver::CUmem_range_attribute as A;
+        assert_eq!(device_to_location(0), (T::CU_MEM_LOCATION_TYPE_DEVICE.0, 0));
+        assert_eq!(device_to_location(3), (T::CU_MEM_LOCATION_TYPE_DEVICE.0, 3));
+        assert_eq!(device_to_location(-1), (T::CU_MEM_LOCATION_TYPE_HOST.0, -1));
+        assert_eq!(
+            device_to_location(-2),
+            (T::CU_MEM_LOCATION_TYPE_INVALID.0, -2)
+        );
+        assert_eq!(
+            device_to_location(i32::MIN).0,
+            T::CU_MEM_LOCATION_TYPE_INVALID.0
+        );
+        for o in [0, 5, HIP_CPU_DEVICE_ID] {
+            let (t, id) = device_to_location(o);
+            assert_eq!(location_to_device(t, id), Ok(o));
+        }
+        let preferred = A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION.0;
+        let last = A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION.0;
+        assert_eq!(
+            split_location_attr(A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE.0),
+            Some((preferred, LocationPart::Type))
+        );
+        assert_eq!(
+            split_location_attr(A::CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID.0),
+            Some((preferred, LocationPart::Id))
+        );
+        assert_eq!(
+            split_location_attr(A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE.0),
+            Some((last, LocationPart::Type))
+        );
+        assert_eq!(
+            split_location_attr(A::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID.0),
+            Some((last, LocationPart::Id))
+        );
+        for a in [
+            0,
+            preferred,
+            last,
+            A::CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY.0,
+            9,
+            u32::MAX,
+        ] {
+            assert_eq!(split_location_attr(a), None, "{a}");
+        }
     }
 
     #[test]

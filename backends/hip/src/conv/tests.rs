@@ -824,3 +824,53 @@ mod runtime {
         assert_eq!(c.clusterDimMustBeSet, 0);
     }
 }
+
+/// The cluster a Driver launch configuration asks for: 1 block without the attribute, x·y·z
+/// with it (the last one wins), invalid for a zero dimension or a NULL announced list.
+#[test]
+fn cluster_blocks_of_a_launch_config() {
+    use super::launch::cluster_blocks;
+    use anycuda_api::driver::{CUlaunchAttribute, CUlaunchAttributeID as Id, CUlaunchConfig};
+    let dims = |x, y, z| {
+        // SAFETY: a plain C struct, for which all-zero bytes are a valid value.
+        let mut a: CUlaunchAttribute = unsafe { core::mem::zeroed() };
+        a.id = Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        a.value.clusterDim.x = x;
+        a.value.clusterDim.y = y;
+        a.value.clusterDim.z = z;
+        a
+    };
+    // SAFETY: as above.
+    let mut coop: CUlaunchAttribute = unsafe { core::mem::zeroed() };
+    coop.id = Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    let blocks = |attrs: &mut [CUlaunchAttribute], null: bool| {
+        // SAFETY: as above.
+        let mut cfg: CUlaunchConfig = unsafe { core::mem::zeroed() };
+        cfg.numAttrs = attrs.len() as u32;
+        if !null {
+            cfg.attrs = attrs.as_mut_ptr();
+        }
+        // SAFETY: `attrs` holds `numAttrs` entries, or the list is NULL.
+        unsafe { cluster_blocks(&cfg) }
+    };
+    let invalid = Err(CUresult::CUDA_ERROR_INVALID_VALUE);
+    assert_eq!(blocks(&mut [], false), Ok(1));
+    assert_eq!(blocks(&mut [coop], true), invalid, "announced but NULL");
+    assert_eq!(
+        blocks(&mut [coop], false),
+        Ok(1),
+        "cooperative says nothing"
+    );
+    assert_eq!(blocks(&mut [coop, dims(2, 3, 1)], false), Ok(6));
+    assert_eq!(
+        blocks(&mut [dims(2, 3, 1), dims(1, 1, 1)], false),
+        Ok(1),
+        "the last one wins"
+    );
+    assert_eq!(blocks(&mut [dims(2, 0, 1)], false), invalid);
+    assert_eq!(
+        blocks(&mut [dims(u32::MAX, 3, u32::MAX)], false),
+        Ok(u64::MAX),
+        "saturated, no overflow"
+    );
+}

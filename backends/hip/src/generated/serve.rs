@@ -1031,6 +1031,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuFuncGetName(
+        &self,
+        name: *mut *const ::core::ffi::c_char,
+        hfunc: anycuda_api::driver::CUfunction,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::module::cuFuncGetName(self, name, hfunc) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuFuncGetParamCount(
         &self,
         func: anycuda_api::driver::CUfunction,
@@ -1121,6 +1130,15 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         bytes: ::core::ffi::c_uint,
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::launch_legacy::cuFuncSetSharedSize(self, hfunc, bytes) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuGetErrorString(
+        &self,
+        error: anycuda_api::driver::CUresult,
+        pStr: *mut *const ::core::ffi::c_char,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe { crate::adapt::errors::cuGetErrorString(self, error, pStr) }
     }
     /// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
     #[inline]
@@ -3982,7 +4000,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         };
         self.cu(hip_r)
     }
-    /// `cuMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemRangeGetAttribute(
         &self,
@@ -3992,28 +4010,18 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         devPtr: anycuda_api::driver::CUdeviceptr,
         count: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
-            self.conv.CUmem_range_attribute,
-            attribute,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe {
-            hip_f(data, dataSize, h_attribute, devPtr as usize as _, count)
-        };
-        self.cu(hip_r)
+        unsafe {
+            crate::adapt::memory::cuMemRangeGetAttribute(
+                self,
+                data,
+                dataSize,
+                attribute,
+                devPtr,
+                count,
+            )
+        }
     }
-    /// `cuMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemRangeGetAttributes(
         &self,
@@ -4024,23 +4032,17 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         devPtr: anycuda_api::driver::CUdeviceptr,
         count: usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttributes else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
+        unsafe {
+            crate::adapt::memory::cuMemRangeGetAttributes(
+                self,
                 data,
                 dataSizes,
-                attributes as _,
+                attributes,
                 numAttributes,
-                devPtr as usize as _,
+                devPtr,
                 count,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// `cuMemRelease` → `hipMemRelease`.
     #[inline]
@@ -4994,6 +4996,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuOccupancyMaxActiveClusters(
+        &self,
+        numClusters: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        config: *const anycuda_api::driver::CUlaunchConfig,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxActiveClusters(
+                self,
+                numClusters,
+                func,
+                config,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuOccupancyMaxPotentialBlockSize(
         &self,
         minGridSize: *mut ::core::ffi::c_int,
@@ -5037,6 +5056,23 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
                 dynamicSMemSize,
                 blockSizeLimit,
                 flags,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cuOccupancyMaxPotentialClusterSize(
+        &self,
+        clusterSize: *mut ::core::ffi::c_int,
+        func: anycuda_api::driver::CUfunction,
+        config: *const anycuda_api::driver::CUlaunchConfig,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::module::cuOccupancyMaxPotentialClusterSize(
+                self,
+                clusterSize,
+                func,
+                config,
             )
         }
     }
@@ -6386,9 +6422,7 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFabricCpyBatchAsync", "no HIP counterpart `hipFabricCpyBatchAsync`"),
     ("cuFlushGPUDirectRDMAWrites", "no HIP counterpart `hipFlushGPUDirectRDMAWrites`"),
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
-    ("cuFuncGetName", "no HIP counterpart `hipFuncGetName`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
-    ("cuGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     (
         "cuGetProcAddress",
@@ -6518,14 +6552,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     (
         "cuOccupancyAvailableDynamicSMemPerBlock",
         "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyAvailableDynamicSMemPerBlock`)",
-    ),
-    (
-        "cuOccupancyMaxActiveClusters",
-        "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxActiveClusters`)",
-    ),
-    (
-        "cuOccupancyMaxPotentialClusterSize",
-        "parameter `func`: `CUfunction` vs `* const c_void`: not the same handle (HIP `hipOccupancyMaxPotentialClusterSize`)",
     ),
     ("cuParamSetTexRef", "no HIP counterpart `hipParamSetTexRef`"),
     (
@@ -7903,6 +7929,14 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         device: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::properties::cudaGetDeviceProperties(self, prop, device) }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
+    unsafe fn cudaGetErrorString(
+        &self,
+        error: anycuda_api::runtime::cudaError_t,
+    ) -> *const ::core::ffi::c_char {
+        unsafe { crate::adapt::errors::cudaGetErrorString(self, error) }
     }
     /// `cudaGetFuncBySymbol` → `hipGetFuncBySymbol`.
     #[inline]
@@ -10854,7 +10888,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         };
         self.rt(hip_r)
     }
-    /// `cudaMemRangeGetAttribute` → `hipMemRangeGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemRangeGetAttribute(
         &self,
@@ -10864,26 +10898,18 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         devPtr: *const ::core::ffi::c_void,
         count: usize,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attribute: super::types::hipMemRangeAttribute = match crate::conv::enum_arg(
-            self.conv.cudaMemRangeAttribute,
-            attribute,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(data, dataSize, h_attribute, devPtr, count) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemRangeGetAttribute(
+                self,
+                data,
+                dataSize,
+                attribute,
+                devPtr,
+                count,
+            )
+        }
     }
-    /// `cudaMemRangeGetAttributes` → `hipMemRangeGetAttributes`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemRangeGetAttributes(
         &self,
@@ -10894,16 +10920,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         devPtr: *const ::core::ffi::c_void,
         count: usize,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemRangeGetAttributes else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe {
-            hip_f(data, dataSizes, attributes as _, numAttributes, devPtr, count)
-        };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemRangeGetAttributes(
+                self,
+                data,
+                dataSizes,
+                attributes,
+                numAttributes,
+                devPtr,
+                count,
+            )
+        }
     }
     /// `cudaMemSetMemPool` → `hipMemSetMemPool`.
     #[inline]
@@ -12575,7 +12602,6 @@ pub const RUNTIME_NOT_SERVED: &[(&str, &str)] = &[
         "no HIP counterpart with CUDA's behaviour (codegen/hip-names.txt)",
     ),
     ("cudaGetErrorName", "served by the trait default from anycuda's own tables"),
-    ("cudaGetErrorString", "served by the trait default from anycuda's own tables"),
     ("cudaGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     ("cudaGetKernel", "no HIP counterpart `hipGetKernel`"),
     (
