@@ -1936,8 +1936,9 @@ fn pageable_copies_keep_cudas_contract() {
     }
 }
 
-/// PTX text: refused on an AMD GPU with CUDA_ERROR_NOT_SUPPORTED and advice
-/// (`anycuda::not_supported_reason`), loaded on CUDA and on HIP's NVIDIA platform.
+/// PTX text: refused on an AMD GPU, and in AMD-faithful mode on HIP's NVIDIA platform (its
+/// default), with CUDA_ERROR_NOT_SUPPORTED and advice (`anycuda::not_supported_reason`); loaded
+/// on CUDA and on HIP's NVIDIA platform with `ANYCUDA_HIP_AMD_FAITHFUL=0`.
 #[test]
 #[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
 fn ptx_loads_except_on_amd() {
@@ -1947,10 +1948,7 @@ fn ptx_loads_except_on_amd() {
     const PTX: &str = ".version 7.0\n.target sm_50\n.address_size 64\n\
         .visible .entry k()\n{\n\tret;\n}\n\0";
     #[cfg(feature = "backend-hip")]
-    let amd = g
-        .backend
-        .as_hip()
-        .is_some_and(|h| h.platform() == anycuda::native::hip::Platform::Amd);
+    let amd = g.backend.as_hip().is_some_and(|h| h.amd_faithful());
     #[cfg(not(feature = "backend-hip"))]
     let amd = {
         let _ = &g;

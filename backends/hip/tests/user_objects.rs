@@ -382,3 +382,82 @@ fn graphs_and_executables_hold_references_on_a_device() {
         assert_eq!(b.cuDevicePrimaryCtxRelease(0), OK);
     }
 }
+
+#[test]
+#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+fn embedded_child_graphs_hold_references_at_every_depth() {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let b = hip_with_device();
+    let runs = || RUNS.load(Ordering::SeqCst);
+    // SAFETY: valid out-pointers; the handles come from the calls themselves.
+    unsafe {
+        let mut ctx = null_mut();
+        assert_eq!(b.cuDevicePrimaryCtxRetain(&mut ctx, 0), OK);
+        assert_eq!(b.cuCtxSetCurrent(ctx), OK);
+        let graph = || {
+            let mut g = null_mut();
+            assert_eq!(b.cuGraphCreate(&mut g, 0), OK);
+            g
+        };
+        // inner holds the object; middle embeds inner; outer embeds middle (as cuda.core's
+        // GraphDefinition.embed does): each embedding is a clone that takes its own copy.
+        let (inner, middle, outer) = (graph(), graph(), graph());
+        let mut node = null_mut();
+        assert_eq!(
+            b.cuGraphAddEmptyNode(&mut node, inner, core::ptr::null(), 0),
+            OK
+        );
+        let o = make(&b, &RUNS, 1);
+        assert_eq!(b.cuGraphRetainUserObject(inner, o, 1, MOVE), OK);
+        let mut in_middle = null_mut();
+        assert_eq!(
+            b.cuGraphAddChildGraphNode(&mut in_middle, middle, core::ptr::null(), 0, inner),
+            OK
+        );
+        let mut in_outer = null_mut();
+        assert_eq!(
+            b.cuGraphAddChildGraphNode(&mut in_outer, outer, core::ptr::null(), 0, middle),
+            OK
+        );
+        assert_eq!(b.cuGraphDestroy(inner), OK);
+        assert_eq!(b.cuGraphDestroy(middle), OK);
+        assert_eq!(
+            runs(),
+            0,
+            "outer's embedded middle, and the inner in it, hold it"
+        );
+
+        // The nested clone can release what it holds (cuda.core does, destroying its node).
+        let mut embedded_middle = null_mut();
+        assert_eq!(
+            b.cuGraphChildGraphNodeGetGraph(in_outer, &mut embedded_middle),
+            OK
+        );
+        let (mut nodes, mut n) = ([null_mut(); 4], 4usize);
+        assert_eq!(
+            b.cuGraphGetNodes(embedded_middle, nodes.as_mut_ptr(), &mut n),
+            OK
+        );
+        assert_eq!(n, 1);
+        let mut embedded_inner = null_mut();
+        assert_eq!(
+            b.cuGraphChildGraphNodeGetGraph(nodes[0], &mut embedded_inner),
+            OK
+        );
+        assert_eq!(b.cuGraphRetainUserObject(embedded_inner, o, 1, 0), OK); // 2 there
+        assert_eq!(b.cuGraphReleaseUserObject(embedded_inner, o, 1), OK); // 1 there
+        assert_eq!(runs(), 0);
+
+        // An executable of outer holds the references of the graphs embedded in it.
+        let mut exec = null_mut();
+        assert_eq!(b.cuGraphInstantiate(&mut exec, outer, 0), OK);
+        // Destroying the child graph node releases its embedded graphs' references.
+        assert_eq!(b.cuGraphDestroyNode(in_outer), OK);
+        assert_eq!(runs(), 0, "the executable still holds it");
+        assert_eq!(b.cuGraphExecDestroy(exec), OK);
+        assert_eq!(runs(), 1, "released with the last holder, exactly once");
+        assert_eq!(b.cuGraphDestroy(outer), OK);
+        assert_eq!(runs(), 1);
+        assert_eq!(b.cuDevicePrimaryCtxRelease(0), OK);
+    }
+}

@@ -24,8 +24,8 @@ use crate::hip_types::{
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdeviceptr, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
-    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUresult, CUstream,
-    CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+    CUgraphExecUpdateResultInfo, CUgraphInstantiateResult, CUgraphNode, CUgraphNodeType, CUresult,
+    CUstream, CUDA_GRAPH_INSTANTIATE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
     CUDA_MEM_ALLOC_NODE_PARAMS,
 };
 use anycuda_api::runtime::{
@@ -538,13 +538,7 @@ pub(crate) unsafe fn cudaGraphAddNode(
                 if c.ownership.0 != 0 {
                     return cudaError_t::cudaErrorNotSupported;
                 }
-                b.rt(hip_fn!(b, hipGraphAddChildGraphNode)(
-                    out,
-                    g,
-                    deps,
-                    n,
-                    c.graph.cast(),
-                ))
+                add_child_graph(b, pGraphNode, graph, pDependencies, n, c.graph)
             }
             cudaGraphNodeType::cudaGraphNodeTypeEventRecord => {
                 let ev = np.__bindgen_anon_1.eventRecord.event;
@@ -1022,7 +1016,7 @@ unsafe fn exec_update<R: ApiResult>(
     }
     if e == HIP_SUCCESS {
         // CUDA: the new source graph's user-object references replace the executable's.
-        user_object::exec_from_graph(graph as usize, exec as usize);
+        exec_took(b, graph, exec);
     }
     R::from_hip(b.conv(), e)
 }
@@ -1077,7 +1071,7 @@ unsafe fn instantiate<R: ApiResult>(
         p.hErrNode_out = null_mut();
         if e == HIP_SUCCESS {
             // SAFETY: the executable graph HIP just wrote (checked non-NULL).
-            user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+            exec_took(b, graph, unsafe { *exec_out });
         }
         p.result_out = if e == HIP_SUCCESS {
             CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS
@@ -1101,7 +1095,7 @@ unsafe fn instantiate<R: ApiResult>(
     p.result_out = CUgraphInstantiateResult(enum_to_cuda(result_map, h.result_out));
     if e == HIP_SUCCESS {
         // SAFETY: the executable graph HIP just wrote (checked non-NULL).
-        user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+        exec_took(b, graph, unsafe { *exec_out });
     }
     R::from_hip(b.conv(), e)
 }
@@ -1199,16 +1193,223 @@ pub(crate) unsafe fn cudaGraphInstantiateWithParams(
 // Graphs and executable graphs hold user-object references (`adapt/user_object.rs`): these
 // entry points forward to HIP as the generated code would and tell that room what happened.
 
+/// The graphs embedded in `graph`'s child graph nodes, in HIP's node order (the order a graph
+/// and its clones list their nodes in); empty where HIP cannot say.
+fn embedded_in(b: &HipBackend, graph: CUgraph) -> Vec<CUgraph> {
+    let Some(t) = b.native_hip() else {
+        return Vec::new();
+    };
+    let (Some(list), Some(kind), Some(child)) = (
+        t.hipGraphGetNodes,
+        t.hipGraphNodeGetType,
+        t.hipGraphChildGraphNodeGetGraph,
+    ) else {
+        return Vec::new();
+    };
+    let mut n = 0usize;
+    // SAFETY: a count query (NULL array) on the caller's graph.
+    if unsafe { list(graph.cast(), null_mut(), &mut n) } != HIP_SUCCESS || n == 0 {
+        return Vec::new();
+    }
+    let mut nodes: Vec<hipGraphNode_t> = vec![null_mut(); n];
+    // SAFETY: `nodes` holds `n` entries.
+    if unsafe { list(graph.cast(), nodes.as_mut_ptr(), &mut n) } != HIP_SUCCESS {
+        return Vec::new();
+    }
+    nodes.truncate(n);
+    let graph_type = CUgraphNodeType::CU_GRAPH_NODE_TYPE_GRAPH.0;
+    nodes
+        .into_iter()
+        .filter_map(|node| {
+            let mut ty = Default::default();
+            // SAFETY: a node HIP listed; valid out-pointer.
+            let e = unsafe { kind(node, &mut ty) };
+            if e != HIP_SUCCESS || enum_to_cuda(b.conv().CUgraphNodeType, ty) != graph_type {
+                return None;
+            }
+            let mut g: crate::hip_types::hipGraph_t = null_mut();
+            // SAFETY: a child graph node; valid out-pointer.
+            let e = unsafe { child(node, &mut g) };
+            (e == HIP_SUCCESS && !g.is_null()).then_some(g.cast())
+        })
+        .collect()
+}
+
+/// At most this many graphs are walked below one graph (a bound, not a limit any real graph
+/// nears: embedding clones, so the nesting is finite).
+const MAX_EMBEDDED: usize = 1 << 16;
+
+/// `graph` and every graph embedded in it, at any depth.
+fn with_embedded(b: &HipBackend, graph: CUgraph) -> Vec<CUgraph> {
+    let mut all = vec![graph];
+    let mut i = 0;
+    while i < all.len() && all.len() < MAX_EMBEDDED {
+        let more = embedded_in(b, all[i]);
+        all.extend(more);
+        i += 1;
+    }
+    all
+}
+
+/// `copy` is a copy of `original` (`cuGraphClone`, or the graph a child graph node embeds): it
+/// takes its own copy of the original's user-object references, and so does each graph embedded
+/// in it, paired with the original's by node order.
+fn mirror_user_objects(b: &HipBackend, original: CUgraph, copy: CUgraph) {
+    if !user_object::in_use() {
+        return;
+    }
+    let mut pairs = vec![(original, copy)];
+    while let Some((from, to)) = pairs.pop() {
+        user_object::graph_cloned(from as usize, to as usize);
+        let (a, c) = (embedded_in(b, from), embedded_in(b, to));
+        if a.len() == c.len() && pairs.len() < MAX_EMBEDDED {
+            pairs.extend(a.into_iter().zip(c));
+        }
+    }
+}
+
+/// `exec` was made (or updated) from `graph`: it takes a copy of the references of the graph
+/// and of every graph embedded in it.
+fn exec_took(b: &HipBackend, graph: CUgraph, exec: CUgraphExec) {
+    if !user_object::in_use() {
+        return;
+    }
+    let graphs: Vec<usize> = with_embedded(b, graph)
+        .into_iter()
+        .map(|g| g as usize)
+        .collect();
+    user_object::exec_from_graphs(&graphs, exec as usize);
+}
+
+/// Adds a child graph node (HIP embeds a clone of `child`); the embedded graph takes its copy
+/// of the child's user-object references (see [`mirror_user_objects`]).
+///
+/// # Safety
+/// CUDA's contract: `out` NULL or writable, `deps` holds `n` nodes, the handles are the caller's.
+pub(super) unsafe fn add_child_graph<R: ApiResult>(
+    b: &HipBackend,
+    out: *mut CUgraphNode,
+    graph: CUgraph,
+    deps: *const CUgraphNode,
+    n: usize,
+    child: CUgraph,
+) -> R {
+    let f = hip_fn!(b, hipGraphAddChildGraphNode);
+    // SAFETY: forwarded contract; HIP checks `out` for NULL and the handles.
+    let e = unsafe { f(out.cast(), graph.cast(), deps.cast(), n, child.cast()) };
+    if e == HIP_SUCCESS && !out.is_null() && user_object::in_use() {
+        let mut embedded: crate::hip_types::hipGraph_t = null_mut();
+        let get = b
+            .native_hip()
+            .and_then(|t| t.hipGraphChildGraphNodeGetGraph);
+        if let Some(get) = get {
+            // SAFETY: the node HIP just made (`out` checked non-NULL); valid out-pointer.
+            if unsafe { get(*out.cast::<hipGraphNode_t>(), &mut embedded) } == HIP_SUCCESS {
+                mirror_user_objects(b, child, embedded.cast());
+            }
+        }
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// Destroys a node; a child graph node's embedded graphs (at any depth) release their
+/// user-object references with it.
+///
+/// # Safety
+/// CUDA's contract: `node` is the caller's.
+unsafe fn node_destroy<R: ApiResult>(b: &HipBackend, node: CUgraphNode) -> R {
+    let f = hip_fn!(b, hipGraphDestroyNode);
+    let mut nested = Vec::new();
+    if user_object::in_use() {
+        let t = b.native_hip();
+        let (kind, child) = (
+            t.and_then(|t| t.hipGraphNodeGetType),
+            t.and_then(|t| t.hipGraphChildGraphNodeGetGraph),
+        );
+        if let (Some(kind), Some(child)) = (kind, child) {
+            let mut ty = Default::default();
+            let mut g: crate::hip_types::hipGraph_t = null_mut();
+            // SAFETY: the caller's node (HIP validates it); valid out-pointers.
+            let is_child = unsafe { kind(node.cast(), &mut ty) } == HIP_SUCCESS
+                && enum_to_cuda(b.conv().CUgraphNodeType, ty)
+                    == CUgraphNodeType::CU_GRAPH_NODE_TYPE_GRAPH.0
+                && unsafe { child(node.cast(), &mut g) } == HIP_SUCCESS;
+            if is_child && !g.is_null() {
+                nested = with_embedded(b, g.cast());
+            }
+        }
+    }
+    // SAFETY: the caller's handle; HIP validates it.
+    let e = unsafe { f(node.cast()) };
+    if e == HIP_SUCCESS {
+        for g in nested {
+            user_object::graph_destroyed(g as usize);
+        }
+    }
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`; the embedded clone takes its
+/// copy of the child's user-object references.
+pub(crate) unsafe fn cuGraphAddChildGraphNode(
+    b: &HipBackend,
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    childGraph: CUgraph,
+) -> CUresult {
+    let (out, deps, n) = (phGraphNode, dependencies, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { add_child_graph(b, out, hGraph, deps, n, childGraph) }
+}
+
+/// `cudaGraphAddChildGraphNode`: as `cuGraphAddChildGraphNode`.
+pub(crate) unsafe fn cudaGraphAddChildGraphNode(
+    b: &HipBackend,
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    childGraph: cudaGraph_t,
+) -> cudaError_t {
+    let (out, deps, n) = (pGraphNode, pDependencies, numDependencies);
+    // SAFETY: forwarded contract.
+    unsafe { add_child_graph(b, out, graph, deps, n, childGraph) }
+}
+
+/// `cuGraphDestroyNode` → `hipGraphDestroyNode`; a child graph node's embedded graphs release
+/// their user-object references.
+pub(crate) unsafe fn cuGraphDestroyNode(b: &HipBackend, hNode: CUgraphNode) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe { node_destroy(b, hNode) }
+}
+
+/// `cudaGraphDestroyNode`: as `cuGraphDestroyNode`.
+pub(crate) unsafe fn cudaGraphDestroyNode(b: &HipBackend, node: cudaGraphNode_t) -> cudaError_t {
+    // SAFETY: forwarded contract.
+    unsafe { node_destroy(b, node) }
+}
+
 /// Destroys a graph; its user-object references are released.
 ///
 /// # Safety
 /// CUDA's contract: `graph` is the caller's.
 unsafe fn graph_destroy<R: ApiResult>(b: &HipBackend, graph: CUgraph) -> R {
     let f = hip_fn!(b, hipGraphDestroy);
+    // The graphs embedded in it go with it (walked before they are gone).
+    let nested = if user_object::in_use() {
+        with_embedded(b, graph)
+    } else {
+        Vec::new()
+    };
     // SAFETY: the caller's handle; HIP validates it.
     let e = unsafe { f(graph.cast()) };
     if e == HIP_SUCCESS {
         user_object::graph_destroyed(graph as usize);
+        for g in nested {
+            user_object::graph_destroyed(g as usize);
+        }
     }
     R::from_hip(b.conv(), e)
 }
@@ -1244,7 +1445,7 @@ unsafe fn instantiate_flags<R: ApiResult>(
     let e = unsafe { f(exec_out.cast(), graph.cast(), flags as _) };
     if e == HIP_SUCCESS && !exec_out.is_null() {
         // SAFETY: the executable graph HIP just wrote.
-        user_object::exec_from_graph(graph as usize, unsafe { *exec_out } as usize);
+        exec_took(b, graph, unsafe { *exec_out });
     }
     R::from_hip(b.conv(), e)
 }
@@ -1263,7 +1464,7 @@ unsafe fn graph_clone<R: ApiResult>(
     let e = unsafe { f(clone_out.cast(), original.cast()) };
     if e == HIP_SUCCESS && !clone_out.is_null() {
         // SAFETY: the graph HIP just wrote.
-        user_object::graph_cloned(original as usize, unsafe { *clone_out } as usize);
+        mirror_user_objects(b, original, unsafe { *clone_out });
     }
     R::from_hip(b.conv(), e)
 }

@@ -11,7 +11,8 @@
 //! as the Runtime says it (`conv::memcpy::memcpy3d_to_parms`).
 
 use super::graph::{
-    add_mem_alloc_node, copy_params, kernel_in, memset_node_set, zero_kernel, zero_memset,
+    add_child_graph, add_mem_alloc_node, copy_params, kernel_in, memset_node_set, zero_kernel,
+    zero_memset,
 };
 use super::support::{code_ok, hip_fn, nvidia, tri, INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::graph_nodes::{kernel_params_to_cuda, memset_to_hip};
@@ -96,7 +97,9 @@ macro_rules! driver_kernel {
 
 /// A Driver kernel node as the Runtime's parameters HIP takes: `func` (a `CUkernel` passed as
 /// one is the current context's function), else `kern` resolved in `ctx` (NULL: the current
-/// context), as CUDA reads the struct. `extra` (CUDA's launch markers) is not supported on AMD.
+/// context), as CUDA reads the struct. `extra` (CUDA's launch markers) is not supported on AMD,
+/// and no module function is on HIP's NVIDIA platform (its hipGraphAddKernelNode is the
+/// Runtime's, which takes registered functions only): `CUDA_ERROR_NOT_SUPPORTED` there.
 fn runtime_kernel(b: &HipBackend, k: &DriverKernel) -> Result<cudaKernelNodeParams, CUresult> {
     let func = if !k.func.is_null() {
         super::library::function_of(b, k.func)?
@@ -109,6 +112,16 @@ fn runtime_kernel(b: &HipBackend, k: &DriverKernel) -> Result<cudaKernelNodePara
         return Err(INVALID_VALUE);
     };
     if !k.extra.is_null() && !nvidia(b) {
+        return Err(NOT_SUPPORTED);
+    }
+    if nvidia(b) {
+        // HIP's NVIDIA platform maps hipGraphAddKernelNode to cudaGraphAddKernelNode, which
+        // takes only the Runtime's registered functions: a module's function (every function
+        // the Driver API hands out) is refused there, where AMD's HIP takes a hipFunction_t.
+        log::debug!(
+            "anycuda (HIP): a Driver kernel node on HIP's NVIDIA platform: its \
+             hipGraphAddKernelNode takes no module function (CUDA_ERROR_NOT_SUPPORTED)"
+        );
         return Err(NOT_SUPPORTED);
     }
     let dim = |d: [core::ffi::c_uint; 3]| anycuda_api::runtime::dim3 {
@@ -608,8 +621,7 @@ pub(crate) unsafe fn cuGraphAddNode(
                 if c.ownership.0 != 0 {
                     return NOT_SUPPORTED;
                 }
-                let f = hip_fn!(b, hipGraphAddChildGraphNode);
-                b.cu(f(hout, hg, hdeps, n, c.graph.cast()))
+                add_child_graph(b, out, g, deps, n, c.graph)
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_EVENT_RECORD => {
                 let ev = np.__bindgen_anon_1.eventRecord.event;

@@ -371,6 +371,17 @@ impl<'a> Answers<'a> {
                 }
                 .map_or(0, |v| c_int::from(v != 0))
             }
+            Derived::PosixFdHandles => {
+                if t.hipMemExportToShareableHandle.is_none()
+                    || t.hipMemImportFromShareableHandle.is_none()
+                {
+                    return 0;
+                }
+                let vmm =
+                    CUdevice_attribute::CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED;
+                // SAFETY: no pointers of the caller's.
+                unsafe { self.get(vmm) }.map_or(0, |v| c_int::from(v != 0))
+            }
             Derived::PoolHandleTypes => {
                 // SAFETY: no pointers of the caller's.
                 if let Ok(f) = unsafe { self.facts() } {

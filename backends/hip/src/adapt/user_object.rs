@@ -26,8 +26,11 @@
 //!   executable held references, the current device is synchronised before they are released
 //!   (blocking where CUDA is asynchronous, never freeing early). The hooks live in
 //!   `adapt/graph.rs`.
-//! - Not tracked: references of a graph embedded as a child graph node (CUDA moves them with
-//!   the embedded clone); a parent's executable does not hold them.
+//! - A graph embedded as a child graph node is a clone: the embedded graph takes its own copy
+//!   of the child's references, and so does every graph embedded in it, level by level (as for
+//!   `cuGraphClone`). Destroying a graph, or a child graph node, releases the references of the
+//!   graphs embedded in it too; an executable takes a copy of the references of its graph and
+//!   of every graph embedded in it. The graph walks live in `adapt/graph.rs`.
 
 use super::library::no_device_or;
 use super::support::{table, INVALID_VALUE, SUCCESS};
@@ -411,6 +414,12 @@ fn unused() -> bool {
     registry().as_ref().is_none_or(|r| r.objects.is_empty())
 }
 
+/// Whether a user object is alive, so the graph hooks must walk embedded graphs (which costs
+/// HIP calls) to keep their references right.
+pub(crate) fn in_use() -> bool {
+    !unused()
+}
+
 /// `graph` was destroyed: its references are released.
 pub(crate) fn graph_destroyed(graph: usize) {
     if unused() {
@@ -440,14 +449,19 @@ pub(crate) fn graph_cloned(original: usize, clone: usize) {
     });
 }
 
-/// `exec` was instantiated from `graph` (or updated from it): it holds its own copy of the
-/// graph's references, replacing any it held.
-pub(crate) fn exec_from_graph(graph: usize, exec: usize) {
+/// `exec` was instantiated from a graph (or updated from it), given with the graphs embedded
+/// in it (`graphs`): it holds its own copy of all their references, replacing any it held.
+pub(crate) fn exec_from_graphs(graphs: &[usize], exec: usize) {
     if unused() {
         return;
     }
     with_registry(|r, dead| {
-        let held = r.graphs.get(&graph).cloned().unwrap_or_default();
+        let mut held = Holdings::new();
+        for g in graphs {
+            for (&h, &n) in r.graphs.get(g).into_iter().flatten() {
+                *held.entry(h).or_insert(0) += n;
+            }
+        }
         let copy = r.copy(&held);
         if let Some(old) = r.execs.remove(&exec) {
             r.release_all(old, dead);

@@ -77,6 +77,11 @@ pub(crate) enum Derived {
     /// and hipStreamWaitValue64"), which this backend serves `cuStreamWaitValue32/64` with,
     /// the NOR comparison included; 0 where HIP does not answer it.
     StreamWaitValue,
+    /// 1 where HIP's virtual memory API can export POSIX file descriptors: the device supports
+    /// it (`VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED`) and the loaded HIP has
+    /// `hipMemExportToShareableHandle` and `hipMemImportFromShareableHandle` (on Linux, HIP's
+    /// shareable handle is a file descriptor), else 0.
+    PosixFdHandles,
     /// HIP's `memoryPoolSupportedHandleTypes` (HIP 6.0+ properties); where the properties lack
     /// the field (HIP 5.x, its NVIDIA platform) and the pool API exists, probed: a pool with
     /// POSIX file-descriptor handles created (and destroyed) on the device, once per process;
@@ -100,6 +105,11 @@ impl Rule {
             }
             Then::Derived(Derived::StreamWaitValue) => {
                 "derived: HIP's hipDeviceAttributeCanUseStreamWaitValue".into()
+            }
+            Then::Derived(Derived::PosixFdHandles) => {
+                "derived: VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED where HIP has \
+                 hipMemExportToShareableHandle and hipMemImportFromShareableHandle"
+                    .into()
             }
             Then::Derived(Derived::PoolHandleTypes) => {
                 "HIP's device properties: memoryPoolSupportedHandleTypes (HIP 6.0+); before, \
@@ -480,9 +490,9 @@ pub(crate) fn rule(attr: A) -> Option<Rule> {
                 .directManagedMemAccessFromHost))
         }
         A::CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => hip(Then::Zero(UNREPORTED)),
-        A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED => own(Then::Zero(
-            "HIP reports no shareable-handle support per device; anycuda does not claim it",
-        )),
+        A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED => {
+            own(Then::Derived(Derived::PosixFdHandles))
+        }
         A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
         | A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED => own(Then::Zero(WIN32)),
         A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => {

@@ -1140,7 +1140,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::errors::cuGetErrorString(self, error, pStr) }
     }
-    /// `cuGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphAddChildGraphNode(
         &self,
@@ -1150,22 +1150,16 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         numDependencies: usize,
         childGraph: anycuda_api::driver::CUgraph,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphAddChildGraphNode else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                phGraphNode as _,
-                hGraph as _,
-                dependencies as _,
+        unsafe {
+            crate::adapt::graph::cuGraphAddChildGraphNode(
+                self,
+                phGraphNode,
+                hGraph,
+                dependencies,
                 numDependencies,
-                childGraph as _,
+                childGraph,
             )
-        };
-        self.cu(hip_r)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -1550,20 +1544,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     ) -> anycuda_api::driver::CUresult {
         unsafe { crate::adapt::graph::cuGraphDestroy(self, hGraph) }
     }
-    /// `cuGraphDestroyNode` → `hipGraphDestroyNode`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuGraphDestroyNode(
         &self,
         hNode: anycuda_api::driver::CUgraphNode,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipGraphDestroyNode else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(hNode as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::graph::cuGraphDestroyNode(self, hNode) }
     }
     /// `cuGraphEventRecordNodeGetEvent` → `hipGraphEventRecordNodeGetEvent`.
     #[inline]
@@ -8068,7 +8055,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         }
     }
-    /// `cudaGraphAddChildGraphNode` → `hipGraphAddChildGraphNode`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphAddChildGraphNode(
         &self,
@@ -8078,22 +8065,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numDependencies: usize,
         childGraph: anycuda_api::runtime::cudaGraph_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphAddChildGraphNode else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe {
-            hip_f(
-                pGraphNode as _,
-                graph as _,
-                pDependencies as _,
+        unsafe {
+            crate::adapt::graph::cudaGraphAddChildGraphNode(
+                self,
+                pGraphNode,
+                graph,
+                pDependencies,
                 numDependencies,
-                childGraph as _,
+                childGraph,
             )
-        };
-        self.rt(hip_r)
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -8627,20 +8608,13 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
     ) -> anycuda_api::runtime::cudaError_t {
         unsafe { crate::adapt::graph::cudaGraphDestroy(self, graph) }
     }
-    /// `cudaGraphDestroyNode` → `hipGraphDestroyNode`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaGraphDestroyNode(
         &self,
         node: anycuda_api::runtime::cudaGraphNode_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipGraphDestroyNode else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(node as _) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::graph::cudaGraphDestroyNode(self, node) }
     }
     /// `cudaGraphEventRecordNodeGetEvent` → `hipGraphEventRecordNodeGetEvent`.
     #[inline]
