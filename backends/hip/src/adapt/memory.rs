@@ -615,3 +615,101 @@ pub(crate) unsafe fn cudaMemRangeGetAttributes(
         )
     }
 }
+
+// ---------------------------------------------------------------- pool attributes (both APIs)
+
+/// Reads (`set` false) or writes a pool attribute (`attr`: HIP's value, or the refusal of its
+/// API's table): a NULL value is refused first
+/// (`anycuda_api::arg_checks::non_null`, the rule the CUDA backend applies too: NVIDIA's driver
+/// and HIP's NVIDIA platform crash on it), then the attribute is translated and HIP called.
+///
+/// # Safety
+/// CUDA's contract: `value` points to the attribute's type; `pool` is the caller's.
+unsafe fn pool_attribute<R: ApiResult>(
+    b: &HipBackend,
+    set: bool,
+    pool: *mut c_void,
+    attr: Result<i64, Refusal>,
+    value: *mut c_void,
+) -> R {
+    if anycuda_api::arg_checks::non_null(value.cast_const()).is_some() {
+        return Refusal::InvalidValue.into();
+    }
+    let h = match attr {
+        Ok(h) => h as crate::hip_types::hipMemPoolAttr,
+        Err(r) => return r.into(),
+    };
+    let e = if set {
+        let f = hip_fn!(b, hipMemPoolSetAttribute);
+        // SAFETY: non-NULL value of the attribute's type (caller's contract).
+        unsafe { f(pool.cast(), h, value) }
+    } else {
+        let f = hip_fn!(b, hipMemPoolGetAttribute);
+        // SAFETY: as above.
+        unsafe { f(pool.cast(), h, value) }
+    };
+    R::from_hip(b.conv(), e)
+}
+
+/// `cuMemPoolSetAttribute` → `hipMemPoolSetAttribute` (see `pool_attribute`).
+pub(crate) unsafe fn cuMemPoolSetAttribute(
+    b: &HipBackend,
+    pool: anycuda_api::driver::CUmemoryPool,
+    attr: anycuda_api::driver::CUmemPool_attribute,
+    value: *mut c_void,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        pool_attribute(
+            b,
+            true,
+            pool.cast(),
+            enum_arg(b.conv().CUmemPool_attribute, attr),
+            value,
+        )
+    }
+}
+
+/// `cuMemPoolGetAttribute` → `hipMemPoolGetAttribute` (see `pool_attribute`).
+pub(crate) unsafe fn cuMemPoolGetAttribute(
+    b: &HipBackend,
+    pool: anycuda_api::driver::CUmemoryPool,
+    attr: anycuda_api::driver::CUmemPool_attribute,
+    value: *mut c_void,
+) -> CUresult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        pool_attribute(
+            b,
+            false,
+            pool.cast(),
+            enum_arg(b.conv().CUmemPool_attribute, attr),
+            value,
+        )
+    }
+}
+
+/// `cudaMemPoolSetAttribute`: as `cuMemPoolSetAttribute`, the attribute through the
+/// Runtime's table.
+pub(crate) unsafe fn cudaMemPoolSetAttribute(
+    b: &HipBackend,
+    memPool: anycuda_api::runtime::cudaMemPool_t,
+    attr: anycuda_api::runtime::cudaMemPoolAttr,
+    value: *mut c_void,
+) -> cudaError_t {
+    let attr = enum_arg(b.conv().cudaMemPoolAttr, attr);
+    // SAFETY: forwarded contract.
+    unsafe { pool_attribute(b, true, memPool.cast(), attr, value) }
+}
+
+/// `cudaMemPoolGetAttribute`: as `cuMemPoolGetAttribute`.
+pub(crate) unsafe fn cudaMemPoolGetAttribute(
+    b: &HipBackend,
+    memPool: anycuda_api::runtime::cudaMemPool_t,
+    attr: anycuda_api::runtime::cudaMemPoolAttr,
+    value: *mut c_void,
+) -> cudaError_t {
+    let attr = enum_arg(b.conv().cudaMemPoolAttr, attr);
+    // SAFETY: forwarded contract.
+    unsafe { pool_attribute(b, false, memPool.cast(), attr, value) }
+}

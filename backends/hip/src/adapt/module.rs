@@ -899,6 +899,25 @@ pub(crate) unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     {
         return e;
     }
+    // A `cudaKernel_t` (CUDA lets one stand for the function): its module function, asked
+    // through HIP's module call (HIP's runtime call would read the handle as a host stub).
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        let m = hip_fn!(
+            b,
+            hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+        );
+        // SAFETY: the caller's out-pointer (checked non-NULL); a function of this backend.
+        return b.rt(unsafe {
+            m(
+                numBlocks,
+                f as hipFunction_t,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        });
+    }
     let f = hip_fn!(b, hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     // SAFETY: `numBlocks` is non-null (checked) and writable (caller contract); HIP validates
     // the function and the flags.
@@ -1286,4 +1305,74 @@ pub(crate) unsafe fn cuModuleUnload(b: &HipBackend, hmod: CUmodule) -> CUresult 
         module_params::module_unloaded(hmod);
     }
     b.cu(e)
+}
+
+// ---------------------------------------------------------------- Runtime calls on a kernel
+//
+// CUDA lets a `cudaKernel_t` stand for the function in every Runtime call that takes one; HIP's
+// Runtime calls take host stubs only and would read anycuda's kernel handle as one. Each such
+// call is adapted (launches: adapt/launch.rs; attributes and occupancy: above): a kernel handle
+// becomes its module function and goes the Driver's way.
+
+/// `cudaFuncSetCacheConfig`: a kernel handle as `cuFuncSetCacheConfig` on its function; a host
+/// stub as generated (`hipFuncSetCacheConfig`, the preference translated).
+pub(crate) unsafe fn cudaFuncSetCacheConfig(
+    b: &HipBackend,
+    func: *const c_void,
+    cacheConfig: anycuda_api::runtime::cudaFuncCache,
+) -> cudaError_t {
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: a function of this backend.
+        let r = unsafe { cuFuncSetCacheConfig(b, f, CUfunc_cache(cacheConfig.0)) };
+        return super::library::rt(r);
+    }
+    let h =
+        tri!(crate::conv::enum_arg(b.conv().cudaFuncCache, cacheConfig).map_err(cudaError_t::from));
+    let f = hip_fn!(b, hipFuncSetCacheConfig);
+    // SAFETY: the caller's host stub; HIP validates it.
+    b.rt(unsafe { f(func, h as _) })
+}
+
+/// `cudaFuncSetSharedMemConfig`: a kernel handle as `cuFuncSetSharedMemConfig` on its function;
+/// a host stub as generated (`hipFuncSetSharedMemConfig`, the configuration translated).
+pub(crate) unsafe fn cudaFuncSetSharedMemConfig(
+    b: &HipBackend,
+    func: *const c_void,
+    config: anycuda_api::runtime::cudaSharedMemConfig,
+) -> cudaError_t {
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        let f = tri!(f);
+        // SAFETY: a function of this backend.
+        let r = unsafe { cuFuncSetSharedMemConfig(b, f, CUsharedconfig(config.0)) };
+        return super::library::rt(r);
+    }
+    let h = tri!(
+        crate::conv::enum_arg(b.conv().cudaSharedMemConfig, config).map_err(cudaError_t::from)
+    );
+    let f = hip_fn!(b, hipFuncSetSharedMemConfig);
+    // SAFETY: the caller's host stub; HIP validates it.
+    b.rt(unsafe { f(func, h as _) })
+}
+
+/// `cudaOccupancyAvailableDynamicSMemPerBlock` → `hipOccupancyAvailableDynamicSMemPerBlock`
+/// (HIP 7.2+) for a host stub; a kernel handle is resolved (a bad one is refused) and then not
+/// supported: HIP has no module-function form of the query.
+pub(crate) unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
+    b: &HipBackend,
+    dynamicSmemSize: *mut usize,
+    func: *const c_void,
+    numBlocks: c_int,
+    blockSize: c_int,
+) -> cudaError_t {
+    if dynamicSmemSize.is_null() {
+        return cudaError_t::cudaErrorInvalidValue;
+    }
+    if let Some(f) = super::library::runtime_function_of(b, func) {
+        tri!(f);
+        return cudaError_t::cudaErrorNotSupported;
+    }
+    let f = hip_fn!(b, hipOccupancyAvailableDynamicSMemPerBlock);
+    // SAFETY: non-NULL out-pointer; the caller's host stub, which HIP validates.
+    b.rt(unsafe { f(dynamicSmemSize, func, numBlocks, blockSize) })
 }

@@ -3795,7 +3795,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         }
         self.cu(hip_r)
     }
-    /// `cuMemPoolGetAttribute` → `hipMemPoolGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemPoolGetAttribute(
         &self,
@@ -3803,24 +3803,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attr: anycuda_api::driver::CUmemPool_attribute,
         value: *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
-            self.conv.CUmemPool_attribute,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::memory::cuMemPoolGetAttribute(self, pool, attr, value) }
     }
     /// `cuMemPoolImportFromShareableHandle` → `hipMemPoolImportFromShareableHandle`.
     #[inline]
@@ -3887,7 +3870,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         let hip_r = unsafe { hip_f(pool as _, map as _, count) };
         self.cu(hip_r)
     }
-    /// `cuMemPoolSetAttribute` → `hipMemPoolSetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuMemPoolSetAttribute(
         &self,
@@ -3895,24 +3878,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         attr: anycuda_api::driver::CUmemPool_attribute,
         value: *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
-            self.conv.CUmemPool_attribute,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-            }
-            Err(_) => return anycuda_api::driver::CUresult::CUDA_ERROR_INVALID_VALUE,
-        };
-        let hip_r = unsafe { hip_f(pool as _, h_attr, value) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::memory::cuMemPoolSetAttribute(self, pool, attr, value) }
     }
     /// `cuMemPoolTrimTo` → `hipMemPoolTrimTo`.
     #[inline]
@@ -7767,7 +7733,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         unsafe { crate::adapt::module::cudaFuncSetAttribute(self, func, attr, value) }
     }
-    /// `cudaFuncSetCacheConfig` → `hipFuncSetCacheConfig`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetCacheConfig(
@@ -7781,26 +7747,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipFuncSetCacheConfig else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_cacheConfig: super::types::hipFuncCache_t = match crate::conv::enum_arg(
-            self.conv.cudaFuncCache,
-            cacheConfig,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(func, h_cacheConfig) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::module::cudaFuncSetCacheConfig(self, func, cacheConfig) }
     }
-    /// `cudaFuncSetSharedMemConfig` → `hipFuncSetSharedMemConfig`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaFuncSetSharedMemConfig(
@@ -7814,24 +7763,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipFuncSetSharedMemConfig else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_config: super::types::hipSharedMemConfig = match crate::conv::enum_arg(
-            self.conv.cudaSharedMemConfig,
-            config,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(func, h_config) };
-        self.rt(hip_r)
+        unsafe { crate::adapt::module::cudaFuncSetSharedMemConfig(self, func, config) }
     }
     /// `cudaGetChannelDesc` → `hipGetChannelDesc`.
     #[inline]
@@ -10670,7 +10602,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         }
         self.rt(hip_r)
     }
-    /// `cudaMemPoolGetAttribute` → `hipMemPoolGetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemPoolGetAttribute(
         &self,
@@ -10678,24 +10610,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaMemPoolAttr,
         value: *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemPoolGetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
-            self.conv.cudaMemPoolAttr,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemPoolGetAttribute(self, memPool, attr, value)
+        }
     }
     /// `cudaMemPoolImportFromShareableHandle` → `hipMemPoolImportFromShareableHandle`.
     #[inline]
@@ -10762,7 +10679,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         let hip_r = unsafe { hip_f(memPool as _, descList as _, count) };
         self.rt(hip_r)
     }
-    /// `cudaMemPoolSetAttribute` → `hipMemPoolSetAttribute`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cudaMemPoolSetAttribute(
         &self,
@@ -10770,24 +10687,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaMemPoolAttr,
         value: *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipMemPoolSetAttribute else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let h_attr: super::types::hipMemPoolAttr = match crate::conv::enum_arg(
-            self.conv.cudaMemPoolAttr,
-            attr,
-        ) {
-            Ok(v) => v as _,
-            Err(crate::conv::Refusal::NotSupported) => {
-                return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-            }
-            Err(_) => return anycuda_api::runtime::cudaError_t::cudaErrorInvalidValue,
-        };
-        let hip_r = unsafe { hip_f(memPool as _, h_attr, value) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::memory::cudaMemPoolSetAttribute(self, memPool, attr, value)
+        }
     }
     /// `cudaMemPoolTrimTo` → `hipMemPoolTrimTo`.
     #[inline]
@@ -11757,7 +11659,7 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
             )
         }
     }
-    /// `cudaOccupancyAvailableDynamicSMemPerBlock` → `hipOccupancyAvailableDynamicSMemPerBlock`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     /// nvcc-built modules: see `codegen/hip-nvcc-guard.txt`.
     unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
@@ -11773,14 +11675,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         ) {
             return e;
         }
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorInitializationError;
-        };
-        let Some(hip_f) = hip_t.hipOccupancyAvailableDynamicSMemPerBlock else {
-            return anycuda_api::runtime::cudaError_t::cudaErrorNotSupported;
-        };
-        let hip_r = unsafe { hip_f(dynamicSmemSize, func, numBlocks, blockSize) };
-        self.rt(hip_r)
+        unsafe {
+            crate::adapt::module::cudaOccupancyAvailableDynamicSMemPerBlock(
+                self,
+                dynamicSmemSize,
+                func,
+                numBlocks,
+                blockSize,
+            )
+        }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
