@@ -19,6 +19,29 @@ pub fn device_get_name(name: *mut c_char, len: c_int) -> Option<CUresult> {
     }
 }
 
+/// `cuDeviceGetName` through `call` (the vendor's function, given a buffer and its length): a
+/// refused buffer ([`device_get_name`]) is never passed; the device is still asked first, with a
+/// two-byte buffer of anycuda's, so a bad ordinal (or no initialised driver, or no device) gets
+/// the vendor's own code (`CUDA_ERROR_INVALID_DEVICE` from NVIDIA's driver, as the C ABI's fuzzer
+/// saw), and anything else `CUDA_ERROR_INVALID_VALUE`.
+pub fn device_get_name_with(
+    name: *mut c_char,
+    len: c_int,
+    call: impl FnOnce(*mut c_char, c_int) -> CUresult,
+) -> CUresult {
+    if device_get_name(name, len).is_none() {
+        return call(name, len);
+    }
+    let mut scratch: [c_char; 2] = [0; 2];
+    match call(scratch.as_mut_ptr(), scratch.len() as c_int) {
+        e @ (CUresult::CUDA_ERROR_INVALID_DEVICE
+        | CUresult::CUDA_ERROR_NOT_INITIALIZED
+        | CUresult::CUDA_ERROR_DEINITIALIZED
+        | CUresult::CUDA_ERROR_NO_DEVICE) => e,
+        _ => CUresult::CUDA_ERROR_INVALID_VALUE,
+    }
+}
+
 /// `cuFuncSetAttribute`: an attribute outside `CUfunction_attribute` (NVIDIA's driver crashed on
 /// `INT_MIN`, `-1` and `INT_MAX`).
 pub fn func_attribute(attr: CUfunction_attribute) -> Option<CUresult> {
@@ -78,5 +101,33 @@ mod tests {
             None
         );
         assert_eq!(options(1, &k, &v), None);
+    }
+
+    #[test]
+    fn a_refused_name_buffer_is_never_passed_and_the_device_is_judged_first() {
+        let mut buf: [c_char; 8] = [0; 8];
+        let caller = buf.as_mut_ptr();
+        // A good buffer goes through as it is.
+        let r = device_get_name_with(caller, 8, |p, n| {
+            assert_eq!((p, n), (caller, 8));
+            CUresult::CUDA_SUCCESS
+        });
+        assert_eq!(r, CUresult::CUDA_SUCCESS);
+        for (p, n) in [(caller, 0), (caller, -1), (core::ptr::null_mut(), 8)] {
+            // The device is good: the buffer is the error.
+            let r = device_get_name_with(p, n, |q, m| {
+                assert!(
+                    q != caller && !q.is_null() && m >= 1,
+                    "anycuda's own buffer"
+                );
+                CUresult::CUDA_SUCCESS
+            });
+            assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
+            // The device is bad: its code wins; any other answer leaves the buffer's.
+            let r = device_get_name_with(p, n, |_, _| CUresult::CUDA_ERROR_INVALID_DEVICE);
+            assert_eq!(r, CUresult::CUDA_ERROR_INVALID_DEVICE);
+            let r = device_get_name_with(p, n, |_, _| CUresult::CUDA_ERROR_NOT_SUPPORTED);
+            assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
+        }
     }
 }

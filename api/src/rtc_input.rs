@@ -165,8 +165,8 @@ pub fn builtins_key() -> [u8; 2] {
 /// Validates `nvrtcCompileProgram`'s option array.
 ///
 /// # Errors
-/// `NVRTC_ERROR_INVALID_INPUT` for a negative count, a null array with a positive count, or a
-/// null option.
+/// `NVRTC_ERROR_INVALID_OPTION` for a null array with a positive count (NVIDIA's answer);
+/// `NVRTC_ERROR_INVALID_INPUT` for a negative count or a null option.
 ///
 /// # Safety
 /// When non-null, `options` must point to `num_options` pointers, each null or a NUL-terminated
@@ -178,7 +178,9 @@ pub unsafe fn options<'a>(
     let invalid = nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
     let n = usize::try_from(num_options).map_err(|_| invalid)?;
     if n > 0 && options.is_null() {
-        return Err(invalid);
+        // NVIDIA's NVRTC answers a missing option array as an invalid option (the C ABI's
+        // differential fuzzer).
+        return Err(nvrtcResult::NVRTC_ERROR_INVALID_OPTION);
     }
     (0..n)
         .map(|i| {

@@ -8,7 +8,8 @@
 //!   pointer: a null, made-up or destroyed handle is `NVRTC_ERROR_INVALID_PROGRAM`, and a
 //!   destroy waits for the calls in flight on it ([`with_program`]);
 //! - null arguments are refused (`NVRTC_ERROR_INVALID_INPUT`) where NVRTC would dereference
-//!   them, header arrays are checked and anycuda's built-in headers merged in
+//!   them (a null program pointer, and a null option array, with NVIDIA's codes:
+//!   `NVRTC_ERROR_INVALID_PROGRAM`, `NVRTC_ERROR_INVALID_OPTION`), header arrays are checked and anycuda's built-in headers merged in
 //!   ([`rtc_input::merge_headers`]);
 //! - options are checked against NVRTC 13.5's option table before any compiler sees them
 //!   ([`rtc_options::normalise`]): unknown options and values outside their class are
@@ -131,7 +132,8 @@ pub fn with_program<B: RtcBackend>(
 /// `nvrtcCreateProgram`.
 ///
 /// # Safety
-/// `prog` must be null (refused) or writable; `src` null (refused) or NUL-terminated; `name`
+/// `prog` must be null (`NVRTC_ERROR_INVALID_PROGRAM`) or writable; `src` null (refused) or
+/// NUL-terminated; `name`
 /// null or NUL-terminated; `headers` and `include_names` as [`rtc_input::merge_headers`]
 /// requires.
 pub unsafe fn create_program<B: RtcBackend>(
@@ -143,7 +145,12 @@ pub unsafe fn create_program<B: RtcBackend>(
     headers: *const *const c_char,
     include_names: *const *const c_char,
 ) -> nvrtcResult {
-    crate::nvrtc_non_null!(prog, src);
+    // NVIDIA's NVRTC answers a NULL program out-pointer as an invalid program, before the
+    // source (the C ABI's differential fuzzer).
+    if prog.is_null() {
+        return INVALID_PROGRAM;
+    }
+    crate::nvrtc_non_null!(src);
     // SAFETY: the caller passes `num_headers` with arrays that are null or hold that many string
     // pointers (this fn's contract, which is `merge_headers`' `# Safety`); a bad count or null
     // array is refused.
@@ -177,10 +184,13 @@ pub unsafe fn create_program<B: RtcBackend>(
 /// gone.
 ///
 /// # Safety
-/// `prog` must be null (refused) or point to a readable and writable `nvrtcProgram` (any value:
-/// unknown handles are refused).
+/// `prog` must be null (`NVRTC_ERROR_INVALID_PROGRAM`) or point to a readable and writable
+/// `nvrtcProgram` (any value: unknown handles are refused).
 pub unsafe fn destroy_program<B: RtcBackend>(b: &B, prog: *mut nvrtcProgram) -> nvrtcResult {
-    crate::nvrtc_non_null!(prog);
+    // NULL is no program, as NVIDIA's NVRTC answers.
+    if prog.is_null() {
+        return INVALID_PROGRAM;
+    }
     // SAFETY: non-null (checked) and readable (caller contract).
     let handle = unsafe { *prog };
     let Some(p) = b.programs().remove(handle as usize) else {

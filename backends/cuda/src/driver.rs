@@ -91,8 +91,9 @@ macro_rules! checked {
     };
 }
 
-/// `cuDeviceGetName`: [`arg_checks::device_get_name`](anycuda_api::arg_checks::device_get_name)
-/// first.
+/// `cuDeviceGetName` through
+/// [`arg_checks::device_get_name_with`](anycuda_api::arg_checks::device_get_name_with): a
+/// refused buffer never reaches NVIDIA's driver, which still judges the device.
 ///
 /// # Safety
 /// CUDA's contract: `name` writable for `len` bytes.
@@ -102,14 +103,10 @@ pub(crate) unsafe fn cuDeviceGetName(
     len: core::ffi::c_int,
     dev: anycuda_api::driver::CUdevice,
 ) -> CUresult {
-    // SAFETY: the caller's contract, passed on once the class is checked.
-    unsafe {
-        checked!(
-            b,
-            anycuda_api::arg_checks::device_get_name(name, len),
-            cuDeviceGetName(name, len, dev)
-        )
-    }
+    anycuda_api::arg_checks::device_get_name_with(name, len, |name, len| {
+        // SAFETY: `name` is writable for `len` bytes: the caller's, checked, or anycuda's own.
+        unsafe { crate::loader::call!(b.driver, NO_LIB, NO_FN, cuDeviceGetName(name, len, dev)) }
+    })
 }
 
 /// `cuFuncSetAttribute`: [`arg_checks::func_attribute`](anycuda_api::arg_checks::func_attribute)

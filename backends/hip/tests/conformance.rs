@@ -496,21 +496,30 @@ fn two_backends_compile_concurrently_without_corrupting_the_process() {
     });
 }
 
-/// `cuDeviceGetName` refuses a NULL buffer and a length below 1 before HIP sees them (NVIDIA's
-/// driver, behind HIP's NVIDIA platform, crashed on length 0), on any device ordinal.
+/// `cuDeviceGetName` never hands HIP a NULL buffer or a length below 1 (NVIDIA's driver, behind
+/// HIP's NVIDIA platform, crashed on length 0), on any device ordinal; the device is judged
+/// first: what a good buffer gets for that ordinal when it is about the device (a bad ordinal,
+/// no device), else an invalid value.
 #[test]
 fn device_name_refuses_bad_buffers_first() {
     let Some(b) = hip() else { return };
     let mut buf = [0 as core::ffi::c_char; 8];
-    // SAFETY: a writable buffer, or NULL; refused before use.
-    unsafe {
-        assert_eq!(
-            b.cuDeviceGetName(buf.as_mut_ptr(), 0, 0),
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        );
-        assert_eq!(
-            b.cuDeviceGetName(null_mut(), 8, 0),
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        );
+    for dev in [0, 1 << 20] {
+        // SAFETY: a writable buffer of 8 bytes, or NULL / a zero length, never passed on.
+        unsafe {
+            let good = b.cuDeviceGetName(buf.as_mut_ptr(), 8, dev);
+            let want = match good {
+                CUresult::CUDA_ERROR_INVALID_DEVICE
+                | CUresult::CUDA_ERROR_NOT_INITIALIZED
+                | CUresult::CUDA_ERROR_NO_DEVICE => good,
+                _ => CUresult::CUDA_ERROR_INVALID_VALUE,
+            };
+            assert_eq!(
+                b.cuDeviceGetName(buf.as_mut_ptr(), 0, dev),
+                want,
+                "dev {dev}"
+            );
+            assert_eq!(b.cuDeviceGetName(null_mut(), 8, dev), want, "dev {dev}");
+        }
     }
 }

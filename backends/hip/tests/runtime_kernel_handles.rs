@@ -49,18 +49,30 @@ fn every_runtime_call_taking_a_kernel_refuses_a_stale_kernel_handle() {
         assert_eq!(b.cudaFuncSetCacheConfig(k, c), bad);
         let s = anycuda_api::runtime::cudaSharedMemConfig::cudaSharedMemBankSizeDefault;
         assert_eq!(b.cudaFuncSetSharedMemConfig(k, s), bad);
-        assert_eq!(b.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, k, 64, 0), bad);
+        assert_eq!(
+            b.cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, k, 64, 0),
+            bad
+        );
         assert_eq!(
             b.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&mut n, k, 64, 0, 0),
             bad
         );
-        assert_eq!(b.cudaOccupancyAvailableDynamicSMemPerBlock(&mut smem, k, 1, 64), bad);
+        assert_eq!(
+            b.cudaOccupancyAvailableDynamicSMemPerBlock(&mut smem, k, 1, 64),
+            bad
+        );
         let (g, blk) = (
             anycuda_api::runtime::dim3 { x: 1, y: 1, z: 1 },
             anycuda_api::runtime::dim3 { x: 1, y: 1, z: 1 },
         );
-        assert_eq!(b.cudaLaunchKernel(k, g, blk, null_mut(), 0, null_mut()), bad);
-        assert_eq!(b.cudaLaunchCooperativeKernel(k, g, blk, null_mut(), 0, null_mut()), bad);
+        assert_eq!(
+            b.cudaLaunchKernel(k, g, blk, null_mut(), 0, null_mut()),
+            bad
+        );
+        assert_eq!(
+            b.cudaLaunchCooperativeKernel(k, g, blk, null_mut(), 0, null_mut()),
+            bad
+        );
     }
 }
 
@@ -75,7 +87,13 @@ fn a_pool_attributes_null_value_is_an_invalid_value() {
         assert_eq!(b.cuMemPoolGetAttribute(null_mut(), a, null_mut()), invalid);
         let r = cudaMemPoolAttr::cudaMemPoolAttrReleaseThreshold;
         let invalid = cudaError_t::cudaErrorInvalidValue;
-        assert_eq!(b.cudaMemPoolSetAttribute(null_mut(), r, null_mut()), invalid);
-        assert_eq!(b.cudaMemPoolGetAttribute(null_mut(), r, null_mut()), invalid);
+        assert_eq!(
+            b.cudaMemPoolSetAttribute(null_mut(), r, null_mut()),
+            invalid
+        );
+        assert_eq!(
+            b.cudaMemPoolGetAttribute(null_mut(), r, null_mut()),
+            invalid
+        );
     }
 }

@@ -533,21 +533,21 @@ pub(crate) unsafe fn cuDeviceGetProperties(
     }
 }
 
-/// `cuDeviceGetName` → `hipDeviceGetName`, after `anycuda_api::arg_checks::device_get_name`
-/// (a NULL buffer or a length below 1: HIP's NVIDIA platform passes them to NVIDIA's driver,
-/// which crashed on length 0).
+/// `cuDeviceGetName` → `hipDeviceGetName` through
+/// `anycuda_api::arg_checks::device_get_name_with` (a NULL buffer or a length below 1 never
+/// reaches HIP, whose NVIDIA platform passes them to NVIDIA's driver, which crashed on length 0;
+/// the device is judged first).
 pub(crate) unsafe fn cuDeviceGetName(
     b: &HipBackend,
     name: *mut core::ffi::c_char,
     len: c_int,
     dev: CUdevice,
 ) -> CUresult {
-    if let Some(refused) = anycuda_api::arg_checks::device_get_name(name, len) {
-        return refused;
-    }
     let f = hip_fn!(b, hipDeviceGetName);
-    // SAFETY: `name` is writable for `len` bytes (the caller's contract; both checked above).
-    b.cu(unsafe { f(name, len, dev as _) })
+    anycuda_api::arg_checks::device_get_name_with(name, len, |name, len| {
+        // SAFETY: `name` is writable for `len` bytes: the caller's (checked) or anycuda's own.
+        b.cu(unsafe { f(name, len, dev as _) })
+    })
 }
 
 /// The pool handle types of device `dev` where HIP's properties cannot say (HIP 5.x and its
