@@ -20,10 +20,11 @@ pub fn device_get_name(name: *mut c_char, len: c_int) -> Option<CUresult> {
 }
 
 /// `cuDeviceGetName` through `call` (the vendor's function, given a buffer and its length): a
-/// refused buffer ([`device_get_name`]) is never passed; the device is still asked first, with a
-/// two-byte buffer of anycuda's, so a bad ordinal (or no initialised driver, or no device) gets
-/// the vendor's own code (`CUDA_ERROR_INVALID_DEVICE` from NVIDIA's driver, as the C ABI's fuzzer
-/// saw), and anything else `CUDA_ERROR_INVALID_VALUE`.
+/// refused buffer ([`device_get_name`]) is never passed. A NULL buffer is
+/// `CUDA_ERROR_INVALID_VALUE` at once; for a length below 1 the device is still asked first, with
+/// a two-byte buffer of anycuda's, so a bad ordinal (or no initialised driver, or no device) gets
+/// the vendor's own code (`CUDA_ERROR_INVALID_DEVICE` from NVIDIA's driver), and anything else
+/// `CUDA_ERROR_INVALID_VALUE`: NVIDIA's order, as the C ABI's differential fuzzer saw it.
 pub fn device_get_name_with(
     name: *mut c_char,
     len: c_int,
@@ -31,6 +32,10 @@ pub fn device_get_name_with(
 ) -> CUresult {
     if device_get_name(name, len).is_none() {
         return call(name, len);
+    }
+    // NVIDIA's driver refuses a NULL buffer before it looks at the device (the fuzzer again).
+    if name.is_null() {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
     let mut scratch: [c_char; 2] = [0; 2];
     match call(scratch.as_mut_ptr(), scratch.len() as c_int) {
@@ -113,7 +118,12 @@ mod tests {
             CUresult::CUDA_SUCCESS
         });
         assert_eq!(r, CUresult::CUDA_SUCCESS);
-        for (p, n) in [(caller, 0), (caller, -1), (core::ptr::null_mut(), 8)] {
+        // A NULL buffer: invalid at once, the device not asked.
+        let r = device_get_name_with(core::ptr::null_mut(), 8, |_, _| {
+            panic!("a NULL buffer is refused before the device is asked")
+        });
+        assert_eq!(r, CUresult::CUDA_ERROR_INVALID_VALUE);
+        for (p, n) in [(caller, 0), (caller, -1)] {
             // The device is good: the buffer is the error.
             let r = device_get_name_with(p, n, |q, m| {
                 assert!(

@@ -103,6 +103,10 @@ unsafe fn driver_query(
     if symbol.is_null() || pfn.is_null() || flags & !KNOWN_FLAGS != 0 {
         return CUresult::CUDA_ERROR_INVALID_VALUE;
     }
+    // SAFETY: `symbol` and `pfn` checked non-null; the rest is the caller's contract.
+    if unsafe { nvidia_refuses(symbol, version, flags) } {
+        return CUresult::CUDA_ERROR_INVALID_VALUE;
+    }
     // SAFETY: non-null C string (caller's contract).
     let name = unsafe { CStr::from_ptr(symbol) }.to_bytes();
     let found = lookup(name, version, flags);
@@ -136,6 +140,35 @@ unsafe fn driver_query(
     // requested driver function is not supported ..., no ABI compatible driver function exists
     // for the specified cudaVersion or if the driver symbol is invalid."
     CUresult::CUDA_SUCCESS
+}
+
+/// On the CUDA backend, whether NVIDIA's driver refuses the query's arguments themselves
+/// (`CUDA_ERROR_INVALID_VALUE`: it does for a `cudaVersion` past any it knows, which the C ABI's
+/// differential fuzzer saw anycuda answer), so that anycuda, which answers from its own table,
+/// refuses them too and stays invisible there. Asked with anycuda's own out-pointers; `false` on
+/// any other backend and for every other answer of NVIDIA's.
+///
+/// # Safety
+/// `symbol` is a non-null C string.
+unsafe fn nvidia_refuses(symbol: *const c_char, version: i64, flags: u64) -> bool {
+    let Ok(b) = anycuda::backend().map(|s| s.backend) else {
+        return false;
+    };
+    if b.kind() != anycuda::BackendKind::Cuda {
+        return false;
+    }
+    let Ok(version) = c_int::try_from(version) else {
+        return false;
+    };
+    let mut f: *mut c_void = core::ptr::null_mut();
+    let mut st = CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
+    // SAFETY: a C string (caller's contract) and out-pointers of ours.
+    let r = unsafe {
+        <anycuda::Backend as anycuda::Driver>::cuGetProcAddress(
+            &b, symbol, &mut f, version, flags, &mut st,
+        )
+    };
+    r == CUresult::CUDA_ERROR_INVALID_VALUE
 }
 
 /// On the CUDA backend, NVIDIA's driver's own answer for an entry point anycuda does not export:

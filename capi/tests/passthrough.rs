@@ -2,7 +2,8 @@
 //! `libcuda` built here: an export NVIDIA's library defines reaches NVIDIA's definition with
 //! every argument as the caller passed it (eight of them, two on the stack) and its result
 //! back; one NVIDIA's library lacks answers `CUDA_ERROR_NOT_SUPPORTED`; `cuGetProcAddress`
-//! answers an older ABI with the same export. One test per file: the backend is chosen once.
+//! answers an older ABI with the same export, and refuses what NVIDIA's driver refuses. One test
+//! per file: the backend is chosen once.
 
 mod common;
 use common::*;
@@ -14,8 +15,14 @@ const STAND_IN: &str = r#"
 typedef int CUresult;
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 CUresult cuInit(unsigned f) { (void)f; return 0; }
+CUresult cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, int *st);
 CUresult cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, int *st) {
-    (void)s; (void)v; (void)f; *p = 0; if (st) *st = 1; return 0;
+    /* NVIDIA's driver refuses a cudaVersion past any it knows (INT_MAX, the C ABI's fuzzer). */
+    if (v > 1000000) return 1;
+    (void)f;
+    /* Itself, so the backend's table has it; nothing else. */
+    if (strcmp(s, "cuGetProcAddress") == 0) { *p = (void *)cuGetProcAddress_v2; if (st) *st = 0; return 0; }
+    *p = 0; if (st) *st = 1; return 0;
 }
 unsigned long long seen[8];
 /* The CUDA 5.5 ABI of cuLinkAddData: eight arguments, the last two on the stack. */
@@ -145,6 +152,13 @@ fn passthrough_exports_reach_nvidias_definition_with_every_argument() {
     assert_eq!(
         f, add as *mut c_void,
         "cuGetProcAddress answers the CUDA 5.5 ABI with the export"
+    );
+    // Arguments NVIDIA's driver refuses are refused though anycuda has the export.
+    // SAFETY: valid C string and out-pointers.
+    let r = unsafe { gpa(c"cuLinkAddData".as_ptr(), &mut f, c_int::MAX, 0, &mut st) };
+    assert_eq!(
+        r, 1,
+        "a version NVIDIA's driver refuses: CUDA_ERROR_INVALID_VALUE"
     );
     // Argument classes NVIDIA's driver crashes on are refused before it is called
     // (anycuda_api::arg_checks); valid ones reach it (the stand-in resolves no table entry, so

@@ -497,9 +497,9 @@ fn two_backends_compile_concurrently_without_corrupting_the_process() {
 }
 
 /// `cuDeviceGetName` never hands HIP a NULL buffer or a length below 1 (NVIDIA's driver, behind
-/// HIP's NVIDIA platform, crashed on length 0), on any device ordinal; the device is judged
-/// first: what a good buffer gets for that ordinal when it is about the device (a bad ordinal,
-/// no device), else an invalid value.
+/// HIP's NVIDIA platform, crashed on length 0), on any device ordinal: a NULL buffer is an
+/// invalid value; for a zero length the device is judged first: what a good buffer gets for that
+/// ordinal when it is about the device (a bad ordinal, no device), else an invalid value.
 #[test]
 fn device_name_refuses_bad_buffers_first() {
     let Some(b) = hip() else { return };
@@ -519,7 +519,8 @@ fn device_name_refuses_bad_buffers_first() {
                 want,
                 "dev {dev}"
             );
-            assert_eq!(b.cuDeviceGetName(null_mut(), 8, dev), want, "dev {dev}");
+            let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
+            assert_eq!(b.cuDeviceGetName(null_mut(), 8, dev), invalid, "dev {dev}");
         }
     }
 }
