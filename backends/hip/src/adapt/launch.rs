@@ -224,7 +224,7 @@ unsafe fn launch_resolved(
             )
         }
     };
-    super::library::rt(r)
+    crate::conv::driver_to_runtime(r)
 }
 
 /// `cudaLaunchKernel`: a `cudaKernel_t` (from `cudaLibraryGetKernel`) launches its function in

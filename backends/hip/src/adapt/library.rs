@@ -35,7 +35,10 @@
 //! - `cuLibraryGetManaged`: HIP's module API has no lookup for `__managed__` variables: not
 //!   supported (logged) after the handle and name checks.
 
-use super::support::{nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
+use super::support::{
+    no_device_or, nvidia, table, tri, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
+};
+use crate::conv::driver_to_runtime;
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice, CUdeviceptr, CUfunc_cache, CUfunction, CUfunction_attribute, CUjit_option, CUkernel,
@@ -210,22 +213,6 @@ fn current_key(b: &HipBackend, runtime: bool) -> Result<Key, CUresult> {
     })
 }
 
-/// ROCm answers "no GPU" with several codes (`hipErrorNoDevice`, `hipErrorInvalidDevice`):
-/// CUDA's answer is `CUDA_ERROR_NO_DEVICE` whenever there is no device at all.
-pub(crate) fn no_device_or(b: &HipBackend, e: CUresult) -> CUresult {
-    let Some(count) = b.native_hip().and_then(|t| t.hipGetDeviceCount) else {
-        return e;
-    };
-    let mut n: c_int = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { count(&mut n) };
-    if r != HIP_SUCCESS || n == 0 {
-        CUresult::CUDA_ERROR_NO_DEVICE
-    } else {
-        e
-    }
-}
-
 /// Loads `image` into the current context with the library's JIT options, through this
 /// backend's `cuModuleLoadDataEx` (bundles, refusals, parameter layouts).
 fn load_module(
@@ -240,8 +227,7 @@ fn load_module(
     // caller's clone, or the caller's preserved one); the option arrays live for the call and
     // hold only scalar options.
     let r = unsafe {
-        super::module::cuModuleLoadDataEx(
-            b,
+        b.cuModuleLoadDataEx(
             &mut m,
             image.as_ptr(),
             opts.len() as c_uint,
@@ -269,7 +255,7 @@ fn unload_modules(b: &HipBackend, modules: &[(Key, usize)]) {
                 None => false,
             };
         // SAFETY: a module this emulation loaded and nothing else unloads.
-        let r = unsafe { super::module::cuModuleUnload(b, m as CUmodule) };
+        let r = unsafe { b.cuModuleUnload(m as CUmodule) };
         if r != SUCCESS {
             log::debug!("anycuda (HIP): unloading a library's module {m:#x}: {r:?}");
         }
@@ -340,7 +326,7 @@ fn function_in_context(b: &HipBackend, k: usize, runtime: bool) -> Result<CUfunc
     let m = module_of(b, lib, runtime)?;
     let mut f: CUfunction = core::ptr::null_mut();
     // SAFETY: valid out-pointer, a module this emulation loaded, a NUL-terminated name.
-    let r = unsafe { super::module::cuModuleGetFunction(b, &mut f, m, name.as_ptr()) };
+    let r = unsafe { b.cuModuleGetFunction(&mut f, m, name.as_ptr()) };
     if r != SUCCESS {
         return Err(r);
     }
@@ -390,44 +376,9 @@ pub(crate) fn runtime_function_of(
     func: *const c_void,
 ) -> Option<Result<CUfunction, cudaError_t>> {
     if is_kernel(func) {
-        Some(function_in_context(b, func as usize, true).map_err(rt))
+        Some(function_in_context(b, func as usize, true).map_err(driver_to_runtime))
     } else {
         None
-    }
-}
-
-/// The Runtime API's code for a Driver code these paths return (CUDA's runtime reports the
-/// driver's errors under these names). anycuda's invented codes have the same value in both
-/// types (`anycuda_api::hallucinated`).
-pub(crate) fn rt(r: CUresult) -> cudaError_t {
-    match r {
-        SUCCESS => cudaError_t::cudaSuccess,
-        INVALID_VALUE => cudaError_t::cudaErrorInvalidValue,
-        INVALID_HANDLE => cudaError_t::cudaErrorInvalidResourceHandle,
-        NOT_FOUND => cudaError_t::cudaErrorSymbolNotFound,
-        NOT_SUPPORTED => cudaError_t::cudaErrorNotSupported,
-        CUresult::CUDA_ERROR_NOT_INITIALIZED => cudaError_t::cudaErrorInitializationError,
-        CUresult::CUDA_ERROR_NO_DEVICE => cudaError_t::cudaErrorNoDevice,
-        CUresult::CUDA_ERROR_INVALID_DEVICE => cudaError_t::cudaErrorInvalidDevice,
-        CUresult::CUDA_ERROR_INVALID_CONTEXT => cudaError_t::cudaErrorDeviceUninitialized,
-        CUresult::CUDA_ERROR_INVALID_IMAGE => cudaError_t::cudaErrorInvalidKernelImage,
-        CUresult::CUDA_ERROR_INVALID_PTX => cudaError_t::cudaErrorInvalidPtx,
-        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => cudaError_t::cudaErrorNoKernelImageForDevice,
-        CUresult::CUDA_ERROR_FILE_NOT_FOUND => cudaError_t::cudaErrorFileNotFound,
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY => cudaError_t::cudaErrorMemoryAllocation,
-        CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => cudaError_t::cudaErrorLaunchOutOfResources,
-        CUresult::CUDA_ERROR_LAUNCH_FAILED => cudaError_t::cudaErrorLaunchFailure,
-        CUresult::CUDA_ERROR_INVALID_SOURCE => cudaError_t::cudaErrorInvalidSource,
-        CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
-            cudaError_t::cudaErrorCooperativeLaunchTooLarge
-        }
-        other if anycuda_api::hallucinated::classify(i64::from(other.0)).is_some() => {
-            cudaError_t(other.0)
-        }
-        other => {
-            log::debug!("anycuda (HIP): driver code {other:?} answered as cudaErrorUnknown");
-            cudaError_t::cudaErrorUnknown
-        }
     }
 }
 
@@ -758,7 +709,7 @@ pub(crate) unsafe fn cuLibraryGetKernel(
             let mut f: CUfunction = core::ptr::null_mut();
             // SAFETY: valid out-pointer; a module this emulation loaded; the caller's name.
             tri!(super::support::code_ok(unsafe {
-                super::module::cuModuleGetFunction(b, &mut f, m, name.as_ptr())
+                b.cuModuleGetFunction(&mut f, m, name.as_ptr())
             }));
         }
     }
@@ -1016,7 +967,7 @@ pub(crate) unsafe fn cuKernelGetParamInfo(
         None => {
             let f = tri!(function_in_context(b, kernel as usize, false));
             // SAFETY: forwarded contract.
-            unsafe { super::module::cuFuncGetParamInfo(b, f, paramIndex, paramOffset, paramSize) }
+            unsafe { b.cuFuncGetParamInfo(f, paramIndex, paramOffset, paramSize) }
         }
     }
 }
@@ -1042,7 +993,7 @@ pub(crate) unsafe fn cuKernelGetParamCount(
         None => {
             let f = tri!(function_in_context(b, kernel as usize, false));
             // SAFETY: forwarded contract.
-            unsafe { super::module::cuFuncGetParamCount(b, f, paramCount) }
+            unsafe { b.cuFuncGetParamCount(f, paramCount) }
         }
     }
 }
@@ -1168,7 +1119,7 @@ pub(crate) unsafe fn cudaLibraryLoadData(
 ) -> cudaError_t {
     // SAFETY: forwarded contract; both option types are `repr(transparent)` over `c_uint` with
     // the same numbers.
-    rt(unsafe {
+    driver_to_runtime(unsafe {
         cuLibraryLoadData(
             b,
             library,
@@ -1196,7 +1147,7 @@ pub(crate) unsafe fn cudaLibraryLoadFromFile(
     numLibraryOptions: c_uint,
 ) -> cudaError_t {
     // SAFETY: as `cudaLibraryLoadData`.
-    rt(unsafe {
+    driver_to_runtime(unsafe {
         cuLibraryLoadFromFile(
             b,
             library,
@@ -1214,7 +1165,7 @@ pub(crate) unsafe fn cudaLibraryLoadFromFile(
 /// `cudaLibraryUnload`: [`cuLibraryUnload`].
 pub(crate) unsafe fn cudaLibraryUnload(b: &HipBackend, library: cudaLibrary_t) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuLibraryUnload(b, library) })
+    driver_to_runtime(unsafe { cuLibraryUnload(b, library) })
 }
 
 /// `cudaLibraryGetKernel`: [`cuLibraryGetKernel`].
@@ -1225,7 +1176,7 @@ pub(crate) unsafe fn cudaLibraryGetKernel(
     name: *const c_char,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuLibraryGetKernel(b, pKernel, library, name) })
+    driver_to_runtime(unsafe { cuLibraryGetKernel(b, pKernel, library, name) })
 }
 
 /// `cudaLibraryGetGlobal`: [`cuLibraryGetGlobal`] in the current device's context.
@@ -1238,10 +1189,10 @@ pub(crate) unsafe fn cudaLibraryGetGlobal(
 ) -> cudaError_t {
     // The runtime makes the current device's primary context current first.
     if let Err(e) = current_key(b, true) {
-        return rt(e);
+        return driver_to_runtime(e);
     }
     // SAFETY: forwarded contract; a device pointer is pointer-sized.
-    rt(unsafe { cuLibraryGetGlobal(b, dptr.cast(), bytes, library, name) })
+    driver_to_runtime(unsafe { cuLibraryGetGlobal(b, dptr.cast(), bytes, library, name) })
 }
 
 /// `cudaLibraryGetManaged`: [`cuLibraryGetManaged`].
@@ -1253,7 +1204,7 @@ pub(crate) unsafe fn cudaLibraryGetManaged(
     name: *const c_char,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuLibraryGetManaged(b, dptr.cast(), bytes, library, name) })
+    driver_to_runtime(unsafe { cuLibraryGetManaged(b, dptr.cast(), bytes, library, name) })
 }
 
 /// `cudaLibraryGetKernelCount`: [`cuLibraryGetKernelCount`].
@@ -1263,7 +1214,7 @@ pub(crate) unsafe fn cudaLibraryGetKernelCount(
     lib: cudaLibrary_t,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuLibraryGetKernelCount(b, count, lib) })
+    driver_to_runtime(unsafe { cuLibraryGetKernelCount(b, count, lib) })
 }
 
 /// `cudaLibraryEnumerateKernels`: [`cuLibraryEnumerateKernels`].
@@ -1274,7 +1225,7 @@ pub(crate) unsafe fn cudaLibraryEnumerateKernels(
     lib: cudaLibrary_t,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuLibraryEnumerateKernels(b, kernels, numKernels, lib) })
+    driver_to_runtime(unsafe { cuLibraryEnumerateKernels(b, kernels, numKernels, lib) })
 }
 
 /// The Driver attribute of a settable Runtime function attribute (`cudaFuncSetAttribute`'s
@@ -1300,5 +1251,5 @@ pub(crate) unsafe fn cudaKernelSetAttributeForDevice(
         return cudaError_t::cudaErrorInvalidValue;
     };
     // SAFETY: forwarded contract.
-    rt(unsafe { cuKernelSetAttribute(b, a, value, kernel, device) })
+    driver_to_runtime(unsafe { cuKernelSetAttribute(b, a, value, kernel, device) })
 }

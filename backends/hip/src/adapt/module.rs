@@ -1182,7 +1182,7 @@ unsafe fn kernel_attributes(
         match unsafe { func_attr(b, f, which) } {
             Ok(v) => Ok(v),
             Err(NOT_SUPPORTED) => Ok(0),
-            Err(e) => Err(super::library::rt(e)),
+            Err(e) => Err(crate::conv::driver_to_runtime(e)),
         }
     };
     let size = |v: c_int| usize::try_from(v).unwrap_or(0);
@@ -1234,7 +1234,7 @@ pub(crate) unsafe fn cudaFuncSetAttribute(
             return cudaError_t::cudaErrorInvalidValue;
         };
         // SAFETY: a function of this backend.
-        return super::library::rt(unsafe { cuFuncSetAttribute(b, f, a, value) });
+        return crate::conv::driver_to_runtime(unsafe { cuFuncSetAttribute(b, f, a, value) });
     }
     let f = hip_fn!(b, hipFuncSetAttribute);
     let a = match crate::conv::enum_arg(b.conv().cudaFuncAttribute, attr) {
@@ -1325,7 +1325,7 @@ pub(crate) unsafe fn cudaFuncSetCacheConfig(
         let f = tri!(f);
         // SAFETY: a function of this backend.
         let r = unsafe { cuFuncSetCacheConfig(b, f, CUfunc_cache(cacheConfig.0)) };
-        return super::library::rt(r);
+        return crate::conv::driver_to_runtime(r);
     }
     let h =
         tri!(crate::conv::enum_arg(b.conv().cudaFuncCache, cacheConfig).map_err(cudaError_t::from));
@@ -1345,7 +1345,7 @@ pub(crate) unsafe fn cudaFuncSetSharedMemConfig(
         let f = tri!(f);
         // SAFETY: a function of this backend.
         let r = unsafe { cuFuncSetSharedMemConfig(b, f, CUsharedconfig(config.0)) };
-        return super::library::rt(r);
+        return crate::conv::driver_to_runtime(r);
     }
     let h = tri!(
         crate::conv::enum_arg(b.conv().cudaSharedMemConfig, config).map_err(cudaError_t::from)

@@ -236,7 +236,7 @@ pub(crate) unsafe fn cudaDeviceGetAttribute(
                 unsafe { *value = v };
                 cudaError_t::cudaSuccess
             }
-            Err(e) => super::library::rt(e),
+            Err(e) => crate::conv::driver_to_runtime(e),
         };
     }
     if anycuda_api::hallucinated::classify(attr.to_i64()).is_none() {

@@ -73,3 +73,19 @@ macro_rules! tri {
     };
 }
 pub(crate) use tri;
+
+/// ROCm answers "no GPU" with several codes (`hipErrorNoDevice`, `hipErrorInvalidDevice`):
+/// CUDA's answer is `CUDA_ERROR_NO_DEVICE` whenever there is no device at all.
+pub(crate) fn no_device_or(b: &HipBackend, e: CUresult) -> CUresult {
+    let Some(count) = b.native_hip().and_then(|t| t.hipGetDeviceCount) else {
+        return e;
+    };
+    let mut n: core::ffi::c_int = 0;
+    // SAFETY: valid out-pointer.
+    let r = unsafe { count(&mut n) };
+    if r != HIP_SUCCESS || n == 0 {
+        CUresult::CUDA_ERROR_NO_DEVICE
+    } else {
+        e
+    }
+}

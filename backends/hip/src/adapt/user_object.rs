@@ -32,8 +32,9 @@
 //!   graphs embedded in it too; an executable takes a copy of the references of its graph and
 //!   of every graph embedded in it. The graph walks live in `adapt/graph.rs`.
 
-use super::library::no_device_or;
+use super::support::no_device_or;
 use super::support::{table, INVALID_VALUE, SUCCESS};
+use crate::conv::driver_to_runtime;
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUgraph, CUhostFn, CUresult, CUuserObject, CUuserObjectRetain_flags, CUuserObject_flags,
@@ -162,11 +163,6 @@ fn graph_device(b: &HipBackend) -> Result<(), CUresult> {
         SUCCESS => Ok(()),
         e => Err(e),
     }
-}
-
-/// The Runtime API's code for this room's Driver codes.
-fn rt(r: CUresult) -> cudaError_t {
-    super::library::rt(r)
 }
 
 // ------------------------------------------------------------------ Driver API
@@ -348,7 +344,9 @@ pub(crate) unsafe fn cudaUserObjectCreate(
     flags: c_uint,
 ) -> cudaError_t {
     // SAFETY: forwarded contract; the same handle and function types.
-    rt(unsafe { cuUserObjectCreate(b, object_out, ptr, destroy, initialRefcount, flags) })
+    driver_to_runtime(unsafe {
+        cuUserObjectCreate(b, object_out, ptr, destroy, initialRefcount, flags)
+    })
 }
 
 /// `cudaUserObjectRetain` (see [`cuUserObjectRetain`]).
@@ -361,7 +359,7 @@ pub(crate) unsafe fn cudaUserObjectRetain(
     count: c_uint,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuUserObjectRetain(b, object, count) })
+    driver_to_runtime(unsafe { cuUserObjectRetain(b, object, count) })
 }
 
 /// `cudaUserObjectRelease` (see [`cuUserObjectRelease`]).
@@ -374,7 +372,7 @@ pub(crate) unsafe fn cudaUserObjectRelease(
     count: c_uint,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuUserObjectRelease(b, object, count) })
+    driver_to_runtime(unsafe { cuUserObjectRelease(b, object, count) })
 }
 
 /// `cudaGraphRetainUserObject` (see [`cuGraphRetainUserObject`]; `cudaGraphUserObjectMove` is
@@ -390,7 +388,7 @@ pub(crate) unsafe fn cudaGraphRetainUserObject(
     flags: c_uint,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuGraphRetainUserObject(b, graph, object, count, flags) })
+    driver_to_runtime(unsafe { cuGraphRetainUserObject(b, graph, object, count, flags) })
 }
 
 /// `cudaGraphReleaseUserObject` (see [`cuGraphReleaseUserObject`]).
@@ -404,7 +402,7 @@ pub(crate) unsafe fn cudaGraphReleaseUserObject(
     count: c_uint,
 ) -> cudaError_t {
     // SAFETY: forwarded contract.
-    rt(unsafe { cuGraphReleaseUserObject(b, graph, object, count) })
+    driver_to_runtime(unsafe { cuGraphReleaseUserObject(b, graph, object, count) })
 }
 
 // ------------------------------------------------------------------ graph lifecycle hooks

@@ -298,6 +298,42 @@ impl ApiResult for cudaError_t {
     }
 }
 
+/// The Runtime API's code for a Driver code an adaptation built from Driver calls returns
+/// (CUDA's runtime reports the driver's errors under these names): the one rule for "Driver
+/// result → Runtime result" (HIP's own codes go through [`ApiResult::from_hip`]). anycuda's
+/// invented codes have the same value in both types (`anycuda_api::hallucinated`).
+pub(crate) fn driver_to_runtime(r: CUresult) -> cudaError_t {
+    match r {
+        CUresult::CUDA_SUCCESS => cudaError_t::cudaSuccess,
+        CUresult::CUDA_ERROR_INVALID_VALUE => cudaError_t::cudaErrorInvalidValue,
+        CUresult::CUDA_ERROR_INVALID_HANDLE => cudaError_t::cudaErrorInvalidResourceHandle,
+        CUresult::CUDA_ERROR_NOT_FOUND => cudaError_t::cudaErrorSymbolNotFound,
+        CUresult::CUDA_ERROR_NOT_SUPPORTED => cudaError_t::cudaErrorNotSupported,
+        CUresult::CUDA_ERROR_NOT_INITIALIZED => cudaError_t::cudaErrorInitializationError,
+        CUresult::CUDA_ERROR_NO_DEVICE => cudaError_t::cudaErrorNoDevice,
+        CUresult::CUDA_ERROR_INVALID_DEVICE => cudaError_t::cudaErrorInvalidDevice,
+        CUresult::CUDA_ERROR_INVALID_CONTEXT => cudaError_t::cudaErrorDeviceUninitialized,
+        CUresult::CUDA_ERROR_INVALID_IMAGE => cudaError_t::cudaErrorInvalidKernelImage,
+        CUresult::CUDA_ERROR_INVALID_PTX => cudaError_t::cudaErrorInvalidPtx,
+        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => cudaError_t::cudaErrorNoKernelImageForDevice,
+        CUresult::CUDA_ERROR_FILE_NOT_FOUND => cudaError_t::cudaErrorFileNotFound,
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY => cudaError_t::cudaErrorMemoryAllocation,
+        CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => cudaError_t::cudaErrorLaunchOutOfResources,
+        CUresult::CUDA_ERROR_LAUNCH_FAILED => cudaError_t::cudaErrorLaunchFailure,
+        CUresult::CUDA_ERROR_INVALID_SOURCE => cudaError_t::cudaErrorInvalidSource,
+        CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
+            cudaError_t::cudaErrorCooperativeLaunchTooLarge
+        }
+        other if anycuda_api::hallucinated::classify(i64::from(other.0)).is_some() => {
+            cudaError_t(other.0)
+        }
+        other => {
+            log::debug!("anycuda (HIP): driver code {other:?} answered as cudaErrorUnknown");
+            cudaError_t::cudaErrorUnknown
+        }
+    }
+}
+
 /// A value coming back from HIP in CUDA's vocabulary; `fallback` only for a raw code outside
 /// the representable range (no HIP version has one).
 pub(crate) fn translate<E: CudaEnum>(map: &EnumMap, raw: i64, fallback: E) -> E {
