@@ -556,6 +556,23 @@ fn generic_memset(m: &anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS_v2) -> CUDA_M
     }
 }
 
+/// A generic host node's parameters as HIP's: a function is required (invalid value without),
+/// and only the default `syncMode` 0 (HIP's host nodes have no other: not supported).
+fn host_params(
+    h: &anycuda_api::driver::CUDA_HOST_NODE_PARAMS_v2,
+) -> Result<crate::hip_types::hipHostNodeParams, CUresult> {
+    if h.syncMode != 0 {
+        return Err(NOT_SUPPORTED);
+    }
+    if h.fn_.is_none() {
+        return Err(INVALID_VALUE);
+    }
+    Ok(crate::hip_types::hipHostNodeParams {
+        fn_: h.fn_,
+        userData: h.userData,
+    })
+}
+
 /// A generic node type CUDA has but this adaptation does not build: not supported, and a value
 /// that is no node type at all: invalid.
 fn other_node_type(t: CUgraphNodeType) -> CUresult {
@@ -634,17 +651,7 @@ pub(crate) unsafe fn cuGraphAddNode(
                 b.cu(f(hout, hg, hdeps, n, ev.cast()))
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST => {
-                let h = &np.__bindgen_anon_1.host;
-                if h.syncMode != 0 {
-                    return NOT_SUPPORTED;
-                }
-                if h.fn_.is_none() {
-                    return INVALID_VALUE;
-                }
-                let p = crate::hip_types::hipHostNodeParams {
-                    fn_: h.fn_,
-                    userData: h.userData,
-                };
+                let p = tri!(host_params(&np.__bindgen_anon_1.host));
                 let f = hip_fn!(b, hipGraphAddHostNode);
                 b.cu(f(hout, hg, hdeps, n, &p))
             }
@@ -706,17 +713,7 @@ unsafe fn set_generic(
                     .unwrap_or(CUresult::CUDA_SUCCESS)
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST => {
-                let h = &np.__bindgen_anon_1.host;
-                if h.syncMode != 0 {
-                    return NOT_SUPPORTED;
-                }
-                if h.fn_.is_none() {
-                    return INVALID_VALUE;
-                }
-                let p = crate::hip_types::hipHostNodeParams {
-                    fn_: h.fn_,
-                    userData: h.userData,
-                };
+                let p = tri!(host_params(&np.__bindgen_anon_1.host));
                 match exec {
                     None => b.cu(hip_fn!(b, hipGraphHostNodeSetParams)(node.cast(), &p)),
                     Some(x) => b.cu(hip_fn!(b, hipGraphExecHostNodeSetParams)(
