@@ -119,8 +119,8 @@ const DECIDED: &[(&str, OnHip, &str)] = &[
     ),
     (
         "cuOccupancyMaxActiveClusters",
-        NotSupported,
-        "thread block clusters (sm_90+); AMD has none",
+        Served,
+        "derived where there are no clusters: a cluster is one block (adapt/module.rs)",
     ),
     (
         "cudaOccupancyMaxPotentialClusterSize",
