@@ -90,13 +90,14 @@ offenders() {
 
 # What each layer names. Paths into the `anycuda` crate read `crate::` inside it and
 # `anycuda::` outside it; a grouped import (`anycuda::{core::X, driver}`) counts for each
-# layer it names.
+# layer it names. The crate root's own items (`anycuda::Backend`, `anycuda::BackendKind`,
+# `anycuda::DriverError`) are the raw layer's.
 API='\banycuda_api\b'
 BACKEND_CRATES='\banycuda_(cuda|hip)\b'
 NATIVE='\b(anycuda|crate)::native\b'
 BACKEND="$BACKEND_CRATES|$NATIVE"
 CORE_OUT='\banycuda::(core\b|\{[^}]*\bcore\b)'
-RAW_OUT='\banycuda::([a-z_]+|\{)'
+RAW_OUT='\banycuda::([A-Za-z_]+|\{)'
 CORE_IN='\bcrate::core\b'
 RAW_IN='\bcrate::(driver|runtime|nvrtc|rtc|nccl|nvjitlink|dispatch|select|generated|backend|Backend|Selected)\b'
 BRANCH='\bBackend::(Cuda|Hip)\b|\bas_(cuda|hip)\(|\bBackendKind::(Cuda|Hip)\b'
