@@ -4,8 +4,8 @@
 #
 #   facade (facades/cudarc)   cli (src/cli, src/main.rs)
 #        \                    /
-#         core (src/core: anycuda::core, the safe layer)
-#           |
+#         core (src/core: anycuda::core, the safe layer)   c-abi (capi/: anycuda-capi,
+#           |                                             /   cudart12/: anycuda-cudart12)
 #         raw (the rest of src/: anycuda::{driver, runtime, nvrtc, rtc, nccl, nvjitlink, ...})
 #           |
 #         backends (backends/cuda: anycuda_cuda, backends/hip: anycuda_hip)
@@ -19,6 +19,12 @@
 # - anything under backends/ or api/ uses the `anycuda` crate or its core (in code or as a
 #   Cargo dependency), or api/ uses a backend;
 # - the facade names a backend crate (in code or as a Cargo dependency) or branches on one;
+# - the C ABI (capi/, cudart12/) names a backend crate (in code, `anycuda::native`, or as a
+#   Cargo dependency) or `anycuda::core`: it exports the raw layer, over anycuda-api's types;
+# - cudart12/ uses the anycuda crate or anycuda-capi as a crate (in code or as a Cargo
+#   dependency): it holds no anycuda state and reaches the C ABI through its table, opened at
+#   run time;
+# - any other layer, or a Cargo.toml outside the C ABI, uses the C ABI's crates;
 # - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
 #   adaptations call the translations, never the other way.
 # Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
@@ -35,6 +41,8 @@ files_of() {
     backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
     api) find api/src -name '*.rs' ;;
     hip-conv) find backends/hip/src/conv -name '*.rs' ;;
+    c-abi) find capi/src cudart12/src -name '*.rs' ;;
+    cudart12) find cudart12/src -name '*.rs' ;;
     esac | sort
 }
 
@@ -74,7 +82,7 @@ code_of() {
 # Each layer's code, read once into a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for layer in facade cli core raw backends api hip-conv; do
+for layer in facade cli core raw backends api hip-conv c-abi cudart12; do
     files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
 done
 
@@ -90,34 +98,40 @@ offenders() {
 
 # What each layer names. Paths into the `anycuda` crate read `crate::` inside it and
 # `anycuda::` outside it; a grouped import (`anycuda::{core::X, driver}`) counts for each
-# layer it names.
+# layer it names. The crate root's own items (`anycuda::Backend`, `anycuda::BackendKind`,
+# `anycuda::DriverError`) are the raw layer's.
 API='\banycuda_api\b'
 BACKEND_CRATES='\banycuda_(cuda|hip)\b'
 NATIVE='\b(anycuda|crate)::native\b'
 BACKEND="$BACKEND_CRATES|$NATIVE"
 CORE_OUT='\banycuda::(core\b|\{[^}]*\bcore\b)'
-RAW_OUT='\banycuda::([a-z_]+|\{)'
+RAW_OUT='\banycuda::([A-Za-z_]+|\{)'
 CORE_IN='\bcrate::core\b'
 RAW_IN='\bcrate::(driver|runtime|nvrtc|rtc|nccl|nvjitlink|dispatch|select|generated|backend|Backend|Selected)\b'
 BRANCH='\bBackend::(Cuda|Hip)\b|\bas_(cuda|hip)\(|\bBackendKind::(Cuda|Hip)\b'
+CABI='\banycuda_(capi|cudart12)\b'
+# Inside the C ABI's crates `crate::` is their own, so a backend is named only from outside.
+CABI_BACKEND="$BACKEND_CRATES|\\banycuda::native\\b"
 
 echo "import picture (per layer: how many of its files name each other layer in code; - is itself)"
-printf '  %-9s %-6s %-6s %-6s %-9s %s\n' layer core raw facade backends api
+printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' layer core raw facade backends api c-abi
 row() {
-    printf '  %-9s %-6s %-6s %-6s %-9s %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+    printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
 }
 row facade "$(count facade "$CORE_OUT")" "$(count facade "$RAW_OUT")" - \
-    "$(count facade "$BACKEND")" "$(count facade "$API")"
+    "$(count facade "$BACKEND")" "$(count facade "$API")" "$(count facade "$CABI")"
 row cli "$(count cli "$CORE_OUT")" "$(count cli "$RAW_OUT")" "$(count cli '\banycuda_cudarc\b')" \
-    "$(count cli "$BACKEND")" "$(count cli "$API")"
+    "$(count cli "$BACKEND")" "$(count cli "$API")" "$(count cli "$CABI")"
 row core - "$(count core "$RAW_IN")" "$(count core '\banycuda_cudarc\b')" \
-    "$(count core "$BACKEND")" "$(count core "$API")"
+    "$(count core "$BACKEND")" "$(count core "$API")" "$(count core "$CABI")"
 row raw "$(count raw "$CORE_IN")" - "$(count raw '\banycuda_cudarc\b')" \
-    "$(count raw "$BACKEND")" "$(count raw "$API")"
+    "$(count raw "$BACKEND")" "$(count raw "$API")" "$(count raw "$CABI")"
 row backends "$(count backends '\banycuda::')" "$(count backends '\banycuda::')" \
-    "$(count backends '\banycuda_cudarc\b')" - "$(count backends "$API")"
+    "$(count backends '\banycuda_cudarc\b')" - "$(count backends "$API")" "$(count backends "$CABI")"
 row api "$(count api '\banycuda::')" "$(count api '\banycuda::')" \
-    "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" -
+    "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" - "$(count api "$CABI")"
+row c-abi "$(count c-abi "$CORE_OUT")" "$(count c-abi "$RAW_OUT")" \
+    "$(count c-abi '\banycuda_cudarc\b')" "$(count c-abi "$CABI_BACKEND")" "$(count c-abi "$API")" -
 echo "  (backends and api: a path into the anycuda crate, core or raw alike)"
 
 # Arrows up that are allowed but worth seeing: raw code naming core.
@@ -126,6 +140,16 @@ if [ -n "$up" ]; then
     echo
     echo "note: raw code that names core (an arrow up; allowed only as a re-export):"
     echo "$up"
+fi
+
+# The C ABI's branches on the backend kind, through the raw layer's public BackendKind: allowed
+# (on the CUDA backend the drop-in answers with NVIDIA's own entry points), but worth seeing.
+cabi_branch=$(offenders c-abi "$BRANCH")
+if [ -n "$cabi_branch" ]; then
+    echo
+    echo "note: C-ABI code that branches on the backend (allowed: on the CUDA backend it hands out"
+    echo "      NVIDIA's own entry points, docs/c-abi.md):"
+    echo "$cabi_branch"
 fi
 
 fail=0
@@ -157,4 +181,12 @@ check "the facade names no backend crate and has no backend branch" \
     "$(offenders facade "$BACKEND|$BRANCH"; dep_on 'anycuda-(cuda|hip)' facades/cudarc/Cargo.toml)"
 check "the HIP backend's translations (conv/) use no adaptation (adapt/)" \
     "$(offenders hip-conv '\bcrate::adapt\b')"
+check "the C ABI (capi/, cudart12/) names no backend crate and not anycuda::core" \
+    "$(offenders c-abi "$CABI_BACKEND|$CORE_OUT"; dep_on 'anycuda-(cuda|hip)' capi/Cargo.toml cudart12/Cargo.toml)"
+check "cudart12/ uses neither the anycuda crate nor anycuda-capi as a crate (no state of its own)" \
+    "$(offenders cudart12 '\banycuda::|\banycuda_capi\b'; dep_on 'anycuda|anycuda-capi' cudart12/Cargo.toml)"
+check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
+    "$(for l in facade cli core raw backends api; do offenders "$l" "$CABI"; done
+       dep_on 'anycuda-(capi|cudart12)' Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
+           codegen/Cargo.toml facades/*/Cargo.toml)"
 exit "$fail"
