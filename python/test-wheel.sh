@@ -44,8 +44,8 @@ check() { # check NAME COMMAND...: passes when COMMAND succeeds
 
 check "the command and the C ABI are installed side by side in bin/" \
     test -x "$VENV/bin/anycuda" -a -f "$VENV/bin/libanycuda_capi.so"
-check "python -m anycuda info lists the libraries and the search" \
-    bash -c "'$PY' -m anycuda info | grep -q '^library search'"
+check "python -m anycuda info --verbose lists the libraries and the search" \
+    bash -c "'$PY' -m anycuda info --verbose | grep -q '^library search (each try'"
 check "python -m anycuda libdir makes the folder of NVIDIA-named libraries" \
     bash -c "d=\$('$PY' -m anycuda libdir) && test -e \"\$d/libcuda.so.1\" -a -e \"\$d/libnvrtc.so.13\" -a -e \"\$d/libcudart.so.13\" -a -e \"\$d/libcudart.so.12\""
 check "python -m anycuda run -c 'print(1)' prints 1" \

@@ -50,6 +50,16 @@ fn main() -> ExitCode {
     }
     let args = cli::Cli::parse();
     let level = match args.log_verbose {
+        // `demo` and `info` report every library they looked for, and the backend choice,
+        // themselves (the paths tried in `info --verbose`): the same failures logged as
+        // warnings would repeat every path tried on stderr. `-v` or RUST_LOG shows them.
+        0 if matches!(
+            args.command,
+            cli::Command::Demo { .. } | cli::Command::Info { .. }
+        ) =>
+        {
+            "error,anycuda::select=off"
+        }
         0 => "warn",
         1 => "info",
         _ => "debug",

@@ -529,6 +529,128 @@ fn demo_reports_the_choice_and_fails_only_for_real() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown backend"));
 }
 
+/// Every backend library named as an explicit file that does not exist: a machine with
+/// nothing installed, whatever this one has.
+fn nothing_installed() -> Vec<(&'static str, String)> {
+    let dir = std::env::temp_dir().join(format!("anycuda-absent-{}", std::process::id()));
+    [
+        "ANYCUDA_CUDA_LIBRARY",
+        "ANYCUDA_CUDART_LIBRARY",
+        "ANYCUDA_NVRTC_LIBRARY",
+        "ANYCUDA_HIP_LIBRARY",
+        "ANYCUDA_HIPRTC_LIBRARY",
+    ]
+    .into_iter()
+    .map(|v| (v, dir.join(format!("{v}.so")).display().to_string()))
+    .collect()
+}
+
+fn anycuda_nothing(args: &[&str]) -> (Output, String, Vec<(&'static str, String)>) {
+    let env = nothing_installed();
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let o = anycuda_env(args, &pairs);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    (o, out, env)
+}
+
+/// With nothing installed, `demo` is a short first impression: each backend's missing library
+/// named once, with the command that gets it; no path tried (those are in `info --verbose`),
+/// on stdout or stderr. `--json` keeps every path tried.
+#[test]
+fn demo_with_nothing_installed_is_short_and_says_how_to_get_each_library() {
+    let (o, out, env) = anycuda_nothing(&["demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.len() < 2048, "{} bytes:\n{out}", out.len());
+    assert!(err.len() < 2048, "{} bytes:\n{err}", err.len());
+    for (_, path) in &env {
+        assert!(!out.contains(path.as_str()), "{path}:\n{out}");
+    }
+    for (name, hint) in [
+        ("NVRTC (libnvrtc)", "pip install 'nvidia-cuda-nvrtc==13.*'"),
+        ("CUDA driver (libcuda)", "the machine needs NVIDIA's driver"),
+        (
+            "HIP runtime (libamdhip64)",
+            "install ROCm (Debian/Ubuntu: sudo apt install libamdhip64-5 libhiprtc-builtins5",
+        ),
+    ] {
+        assert_eq!(out.matches(name).count(), 1, "{name}:\n{out}");
+        assert_eq!(out.matches(hint).count(), 1, "{hint}:\n{out}");
+    }
+    // One line per backend says it all.
+    let cuda = out
+        .lines()
+        .find(|l| l.starts_with("[NVIDIA] cuda: "))
+        .unwrap();
+    assert!(
+        cuda.contains("NVRTC") && cuda.contains("NVIDIA's driver"),
+        "{out}"
+    );
+    let hip = out.lines().find(|l| l.starts_with("[AMD] hip: ")).unwrap();
+    assert!(hip.contains("libamdhip64") && hip.contains("ROCm"), "{out}");
+    assert!(
+        out.contains("`anycuda info --verbose` lists every path tried"),
+        "{out}"
+    );
+
+    let (o, json_out, env) = anycuda_nothing(&["demo", "--json"]);
+    assert!(o.status.success(), "{json_out}");
+    let v: Value = serde_json::from_str(&json_out).unwrap();
+    assert_eq!(v["outcome"], "nothing", "{v:#}");
+    let nvrtc = &env
+        .iter()
+        .find(|(k, _)| *k == "ANYCUDA_NVRTC_LIBRARY")
+        .unwrap()
+        .1;
+    assert!(
+        v["vendors"][0]["compiler_error"]
+            .as_str()
+            .is_some_and(|e| e.contains(nvrtc.as_str())),
+        "{v:#}"
+    );
+}
+
+/// `info` names what is missing with how to get it, without the paths tried; `info --verbose`
+/// lists every try of the library search.
+#[test]
+fn info_is_short_and_verbose_lists_every_path_tried() {
+    let (o, out, env) = anycuda_nothing(&["info"]);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        o.stderr.len() < 2048,
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.len() < 4096, "{} bytes:\n{out}", out.len());
+    for (_, path) in &env {
+        assert!(!out.contains(path.as_str()), "{path}:\n{out}");
+    }
+    for hint in [
+        "pip install 'nvidia-cuda-nvrtc==13.*'",
+        "pip install 'nvidia-cuda-runtime==13.*'",
+        "the machine needs NVIDIA's driver",
+        "install ROCm (",
+    ] {
+        assert_eq!(out.matches(hint).count(), 1, "{hint}:\n{out}");
+    }
+    assert!(
+        out.contains("`anycuda info --verbose` lists every path tried"),
+        "{out}"
+    );
+
+    let (o, out, env) = anycuda_nothing(&["info", "--verbose"]);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("\nlibrary search (each try in order"), "{out}");
+    // hipRTC is looked for only once HIP loaded.
+    for (var, path) in env.iter().filter(|(v, _)| *v != "ANYCUDA_HIPRTC_LIBRARY") {
+        assert!(
+            out.lines()
+                .any(|l| l.contains("explicit") && l.contains(path.as_str()) && l.contains(var)),
+            "{var}:\n{out}"
+        );
+    }
+}
+
 #[test]
 fn libdir_makes_the_c_abi_folder_idempotently_and_explains_a_missing_library() {
     let dir = std::env::temp_dir().join(format!("anycuda-libdir-{}", std::process::id()));

@@ -4,7 +4,7 @@ The wheel installs the ``anycuda`` command and anycuda's C ABI (``libanycuda_cap
 side in the environment's ``bin`` folder. This package finds them and runs the command:
 
     python -m anycuda run app.py [ARGS]   # == anycuda run -- python app.py [ARGS], this Python
-    python -m anycuda info                # libraries found, each try of the search, devices
+    python -m anycuda info                # libraries found, devices (--verbose: each try of the search)
     python -m anycuda libdir              # the folder of libcuda.so.1, libcudart.so.13, ...
 
 Nothing here imports a GPU library or runs at import time; it only locates files.

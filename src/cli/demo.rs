@@ -11,6 +11,7 @@
 //! `ANYCUDA_BACKEND`), and 1 when it could not run the kernel under `ANYCUDA_REQUIRE_GPU=1`
 //! (the GPU runner's setting).
 
+use super::missing;
 use anycuda::core::{
     launch, Buffer, CodeType, CoreError, Device, EventOptions, LaunchConfig, Program,
     ProgramOptions, StreamOptions,
@@ -74,10 +75,14 @@ struct Target {
 /// One backend's compiler as the no-GPU path sees it.
 struct Vendor {
     backend: BackendKind,
-    /// "NVRTC 13.5 (/path)", or why there is no compiler.
+    /// "NVRTC 13.5 (/path)", or why there is no compiler (every path tried).
     compiler: Result<String, String>,
-    /// Why this backend cannot run the kernel here.
+    /// Why there is no compiler, short, with how to get it (the text report's).
+    compiler_short: String,
+    /// Why this backend cannot run the kernel here (every path tried).
     cannot_run: String,
+    /// The same, short, with how to get what is missing.
+    cannot_run_short: String,
     targets: Vec<Target>,
 }
 
@@ -173,25 +178,35 @@ fn run_on_gpu(elements: usize) -> Result<Ran, CoreError> {
     })
 }
 
-/// Why `b` cannot run the kernel here: its driver library, or its device count.
-fn cannot_run(b: Backend) -> String {
+/// Why `b` cannot run the kernel here: its driver library, or its device count; in full (every
+/// path tried) and short (with how to get a missing driver library).
+fn cannot_run(b: Backend) -> (String, String) {
+    let same = |s: String| (s.clone(), s);
     match anycuda::device_count(b) {
-        Ok(0) => "its driver loads, but it sees no device".into(),
-        Ok(n) => format!("{n} device(s), but another backend is active"),
-        Err(anycuda::DeviceCountError::Call { call, error }) => {
-            format!(
-                "its driver loads, but it sees no device ({call}: {})",
-                error.code()
-            )
+        Ok(0) => same("its driver loads, but it sees no device".into()),
+        Ok(n) => same(format!("{n} device(s), but another backend is active")),
+        Err(anycuda::DeviceCountError::Call { call, error }) => same(format!(
+            "its driver loads, but it sees no device ({call}: {})",
+            error.code()
+        )),
+        Err(e) => {
+            let short = match &e {
+                anycuda::DeviceCountError::MissingLibrary { role, error } => {
+                    missing::with_hint(*role, error)
+                }
+                other => other.to_string(),
+            };
+            (e.to_string(), short)
         }
-        Err(e) => e.to_string(),
     }
 }
 
-/// "NVRTC 13.5 (/path)", or why the compiler did not load.
-fn compiler_of(b: Backend) -> Result<String, String> {
+/// "NVRTC 13.5 (/path)", or why the compiler did not load: in full (every path tried) and
+/// short, with how to get it.
+fn compiler_of(b: Backend) -> Result<String, (String, String)> {
     let libs = b.libraries();
     let mut why = Vec::new();
+    let mut short = Vec::new();
     // hipRTC's own version (hiprtcVersion) says 9.0 in ROCm 5.2 and 6.4 alike: name HIP's.
     let hip = libs.iter().find_map(|l| match (&l.role, &l.status) {
         (anycuda::LibraryRole::Hip, Ok(ok)) => Some(ok.version.clone()),
@@ -203,14 +218,19 @@ fn compiler_of(b: Backend) -> Result<String, String> {
                 return Ok(format!("{} of HIP {v} ({})", l.role, ok.path))
             }
             (Ok(ok), ..) => return Ok(format!("{} {} ({})", l.role, ok.version, ok.path)),
-            (Err(e), ..) => why.push(format!("{}: {e}", l.role)),
+            (Err(e), ..) => {
+                why.push(format!("{}: {e}", l.role));
+                // The hint of the first library that failed so (HIP's, not hipRTC's).
+                let first = missing::first_with(&libs, e).unwrap_or(l.role);
+                short.push(missing::with_hint(first, e));
+            }
         }
     }
-    Err(if why.is_empty() {
-        "no runtime compiler".into()
-    } else {
-        why.join("; ")
-    })
+    if why.is_empty() {
+        let none = "no runtime compiler".to_string();
+        return Err((none.clone(), none));
+    }
+    Err((why.join("; "), short.join("; ")))
 }
 
 /// The sm_XX NVRTC lists (`nvrtcGetSupportedArchs`).
@@ -282,21 +302,29 @@ fn vendor(kind: BackendKind) -> Vendor {
     let mut v = Vendor {
         backend: kind,
         compiler: Err(String::new()),
+        compiler_short: String::new(),
         cannot_run: String::new(),
+        cannot_run_short: String::new(),
         targets: Vec::new(),
     };
     let b = match Backend::load(kind) {
         Ok(b) => b,
         Err(e) => {
             v.compiler = Err(e.to_string());
+            v.compiler_short = e.to_string();
             v.cannot_run = e.to_string();
+            v.cannot_run_short = e.to_string();
             return v;
         }
     };
-    v.cannot_run = cannot_run(b);
-    v.compiler = compiler_of(b);
-    if v.compiler.is_err() {
-        return v;
+    (v.cannot_run, v.cannot_run_short) = cannot_run(b);
+    match compiler_of(b) {
+        Ok(c) => v.compiler = Ok(c),
+        Err((full, short)) => {
+            v.compiler = Err(full);
+            v.compiler_short = short;
+            return v;
+        }
     }
     match kind {
         BackendKind::Cuda => match nvrtc_archs(b) {
@@ -353,6 +381,10 @@ fn vendor(kind: BackendKind) -> Vendor {
             Err(e) => v.compiler = Err(e),
         },
     }
+    // The compiler's own refusals (no listed target, HIP's NVIDIA platform) are short already.
+    if let (Err(e), true) = (&v.compiler, v.compiler_short.is_empty()) {
+        v.compiler_short = e.clone();
+    }
     v
 }
 
@@ -378,6 +410,9 @@ fn vendor_name(kind: BackendKind) -> &'static str {
         _ => "AMD",
     }
 }
+
+/// Where the library searches behind a short "not found" are.
+const SEARCH_LISTED: &str = "`anycuda info --verbose` lists every path tried";
 
 fn require_gpu() -> bool {
     std::env::var("ANYCUDA_REQUIRE_GPU").is_ok_and(|v| v == "1")
@@ -412,15 +447,15 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
     if !as_json {
         println!("anycuda {} demo: {header}", env!("CARGO_PKG_VERSION"));
         match &selected {
-            Ok(s) => println!("backend: {} ({})", s.kind(), s.reason),
-            Err(e) => println!("backend: none: {e}"),
+            Ok(s) => println!("backend: {} ({})", s.kind(), missing::selected(s)),
+            Err(e) => println!("backend: none: {}", missing::select_error(e)),
         }
     }
 
     // A GPU with its driver but no runtime compiler (a driver-only install): nothing can
     // compile the kernel. That is the machine, not a failure, except on a GPU runner.
     if let Some(s) = gpu.filter(|s| !s.backend.compiler_loaded()) {
-        let why = compiler_of(s.backend).err().unwrap_or_default();
+        let (why, short) = compiler_of(s.backend).err().unwrap_or_default();
         let ok = !require_gpu();
         if as_json {
             print_json(json!({
@@ -430,10 +465,10 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
             }))?;
         } else {
             println!(
-                "a {} GPU is here, but no runtime compiler to build the kernel: {why}",
+                "a {} GPU is here, but no runtime compiler to build the kernel: {short}",
                 s.kind()
             );
-            println!("install NVRTC (the CUDA toolkit's libnvrtc) or ROCm's hipRTC; `anycuda info` lists every path tried");
+            println!("{SEARCH_LISTED}");
         }
         return Ok(if ok {
             ExitCode::SUCCESS
@@ -553,12 +588,26 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
         println!("no GPU here, so the same kernel is compiled for both vendors instead:");
         for v in &vendors {
             println!();
+            let run_here = format!(
+                "to run it here: {} GPU needed ({})",
+                vendor_name(v.backend),
+                v.cannot_run_short
+            );
             match &v.compiler {
                 Ok(c) => println!("[{}] {}, {}", vendor_name(v.backend), v.backend, c),
-                Err(e) => println!(
-                    "[{}] {}: no compiler: {e}",
+                // One line: what is missing and how to get it; the driver library only when
+                // it is not the same missing file (libamdhip64 is HIP's compiler and driver).
+                Err(_) if v.cannot_run_short == v.compiler_short => println!(
+                    "[{}] {}: no compiler, no driver: {}",
                     vendor_name(v.backend),
-                    v.backend
+                    v.backend,
+                    v.compiler_short
+                ),
+                Err(_) => println!(
+                    "[{}] {}: no compiler: {}; {run_here}",
+                    vendor_name(v.backend),
+                    v.backend,
+                    v.compiler_short
                 ),
             }
             for t in &v.targets {
@@ -574,11 +623,9 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
                     ),
                 }
             }
-            println!(
-                "  to run it here: {} GPU needed ({})",
-                vendor_name(v.backend),
-                v.cannot_run
-            );
+            if v.compiler.is_ok() {
+                println!("  {run_here}");
+            }
         }
         println!();
         println!(
@@ -588,9 +635,15 @@ pub fn run(as_json: bool, elements: usize) -> Result<ExitCode, String> {
                 "compiled" => format!(
                     "OK: {compiled} targets compiled; on a machine with one of those GPUs, `anycuda demo` runs the kernel"
                 ),
-                _ => "nothing to compile with: install NVRTC (CUDA) or ROCm's hipRTC, or run on a machine with a GPU (`anycuda info` lists every path tried)".to_string(),
+                _ => "nothing to compile with: the commands above get a compiler; or run on a machine with a GPU".to_string(),
             }
         );
+        if vendors
+            .iter()
+            .any(|v| v.compiler.is_err() || v.cannot_run != v.cannot_run_short)
+        {
+            println!("{SEARCH_LISTED}");
+        }
         if required {
             println!("FAILED: ANYCUDA_REQUIRE_GPU=1 and the active backend has no device");
         }

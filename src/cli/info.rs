@@ -1,7 +1,8 @@
 //! `anycuda info`: backends, libraries, devices.
 
+use super::missing;
 use anycuda::driver::{CUdevice, CUdevice_attribute as A};
-use anycuda::{Backend, BackendKind, DeviceCountError, Driver, LibraryReport};
+use anycuda::{Backend, BackendKind, DeviceCountError, Driver, LibraryReport, LoadError};
 use anycuda_api::loader;
 use serde_json::{json, Value};
 use std::process::ExitCode;
@@ -185,28 +186,38 @@ impl BackendInfo {
             .is_ok_and(|b| b.devices.as_ref().is_ok_and(|d| !d.is_empty()))
     }
 
-    fn print_human(&self) {
+    /// The text report; `verbose` keeps each missing library's paths tried in its line (they
+    /// are in the search listing too), otherwise the line is short, with how to get it.
+    fn print_human(&self, verbose: bool) {
         println!();
         let b = match &self.body {
             Ok(b) => b,
             Err(_) => return println!("[{}] not compiled in", self.kind),
         };
         println!("[{}]", self.kind);
-        for l in &b.libraries {
+        for (i, l) in b.libraries.iter().enumerate() {
             let role = l.role.to_string();
             match &l.status {
                 Ok(ok) => println!(
                     "  {role:<8} {} ({}, {}/{} entry points)",
                     ok.path, ok.version, ok.entry_points.0, ok.entry_points.1
                 ),
-                Err(e) => println!("  {role:<8} unavailable: {e}"),
+                Err(e) if verbose => println!("  {role:<8} unavailable: {e}"),
+                Err(e) => println!(
+                    "  {role:<8} unavailable: {}",
+                    missing::library_line(&b.libraries, i, e)
+                ),
             }
         }
-        print_collective(self.kind);
-        print_math(self.kind);
+        print_collective(self.kind, verbose);
+        print_math(self.kind, verbose);
         let devs = match &b.devices {
             Ok(d) if d.is_empty() => return println!("  devices: none (0 found)"),
             Ok(d) => d,
+            // A missing driver library is on its own line above.
+            Err(DeviceCountError::MissingLibrary { role, .. }) if !verbose => {
+                return println!("  devices: none (no {role} library)")
+            }
             Err(e) => return println!("  devices: none ({e})"),
         };
         for d in devs {
@@ -241,7 +252,7 @@ impl BackendInfo {
 ///
 /// # Errors
 /// None in practice: every failure is part of the report.
-pub fn run(as_json: bool) -> Result<ExitCode, String> {
+pub fn run(as_json: bool, verbose: bool) -> Result<ExitCode, String> {
     let backends: Vec<BackendInfo> = [BackendKind::Cuda, BackendKind::Hip]
         .into_iter()
         .map(backend_info)
@@ -280,13 +291,20 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
         println!("running as a drop-in C library (anycuda's libcuda/libcudart/libnvrtc)");
     }
     match &active {
-        Ok(s) => println!("active backend: {} ({})", s.kind(), s.reason),
-        Err(e) => println!("active backend: none: {e}"),
+        Ok(s) if verbose => println!("active backend: {} ({})", s.kind(), s.reason),
+        Ok(s) => println!("active backend: {} ({})", s.kind(), missing::selected(s)),
+        Err(e) if verbose => println!("active backend: none: {e}"),
+        Err(e) => println!("active backend: none: {}", missing::select_error(e)),
     }
     for b in &backends {
-        b.print_human();
+        b.print_human(verbose);
     }
-    print_search();
+    if verbose {
+        print_search();
+    } else {
+        println!();
+        println!("library search: `anycuda info --verbose` lists every path tried");
+    }
     if !gpu_found {
         println!();
         println!("No GPU found. anycuda still works for compilation: `anycuda compile kernel.cu --backend cuda --arch sm_90`");
@@ -296,15 +314,47 @@ pub fn run(as_json: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The backend's collective library (NCCL, or RCCL on AMD): path and version, or why not.
-fn collective(kind: BackendKind) -> Result<anycuda::nccl::LibraryInfo, String> {
-    let b = Backend::load(kind).map_err(|e| e.to_string())?;
-    anycuda::nccl::library_of(b)
-        .map(anycuda::nccl::Library::info)
-        .map_err(|e| e.to_string())
+/// Why an optional library is unavailable: its load error (short or in full), or another reason.
+enum Why {
+    Load(LoadError),
+    Other(String),
 }
 
-fn print_collective(kind: BackendKind) {
+impl Why {
+    fn text(&self, verbose: bool) -> String {
+        match self {
+            Why::Load(e) if !verbose => missing::short(e),
+            Why::Load(e) => e.to_string(),
+            Why::Other(s) => s.clone(),
+        }
+    }
+}
+
+impl From<LoadError> for Why {
+    fn from(e: LoadError) -> Self {
+        Why::Load(e)
+    }
+}
+
+/// The load error inside a library error (`nccl::LibraryError::Load`, ...), or its text.
+macro_rules! why {
+    ($m:ident) => {
+        |e: anycuda::$m::LibraryError| match e {
+            anycuda::$m::LibraryError::Load(e) => Why::Load(e),
+            other => Why::Other(other.to_string()),
+        }
+    };
+}
+
+/// The backend's collective library (NCCL, or RCCL on AMD): path and version, or why not.
+fn collective(kind: BackendKind) -> Result<anycuda::nccl::LibraryInfo, Why> {
+    let b = Backend::load(kind)?;
+    anycuda::nccl::library_of(b)
+        .map(anycuda::nccl::Library::info)
+        .map_err(why!(nccl))
+}
+
+fn print_collective(kind: BackendKind, verbose: bool) {
     match collective(kind) {
         Ok(l) => println!(
             "  {:<8} {} ({} {}, {}/{} entry points)",
@@ -315,7 +365,7 @@ fn print_collective(kind: BackendKind) {
             l.entry_points.0,
             l.entry_points.1
         ),
-        Err(e) => println!("  {:<8} unavailable: {e}", "nccl"),
+        Err(e) => println!("  {:<8} unavailable: {}", "nccl", e.text(verbose)),
     }
 }
 
@@ -325,7 +375,7 @@ fn collective_json(kind: BackendKind) -> Value {
             "library": l.name, "path": l.path, "version": anycuda::nccl::version_string(l.version),
             "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
         }),
-        Err(e) => json!({ "error": e }),
+        Err(e) => json!({ "error": e.text(true) }),
     }
 }
 
@@ -338,7 +388,7 @@ struct MathRow {
 }
 
 /// How `info` finds one math library of a backend.
-type FindMath = fn(Backend) -> Result<MathRow, String>;
+type FindMath = fn(Backend) -> Result<MathRow, Why>;
 
 /// The math libraries `info` lists, each with its key (`curand`) and how to find the backend's
 /// library: one line here per library.
@@ -346,7 +396,7 @@ const MATH_LIBS: &[(&str, FindMath)] = &[
     ("curand", |b| {
         let l = anycuda::curand::library_of(b)
             .map(anycuda::curand::Library::info)
-            .map_err(|e| e.to_string())?;
+            .map_err(why!(curand))?;
         Ok(MathRow {
             name: l.name,
             path: l.path,
@@ -357,7 +407,7 @@ const MATH_LIBS: &[(&str, FindMath)] = &[
     ("cublas", |b| {
         let l = anycuda::cublas::library_of(b)
             .map(anycuda::cublas::Library::info)
-            .map_err(|e| e.to_string())?;
+            .map_err(why!(cublas))?;
         Ok(MathRow {
             name: l.name,
             path: l.path,
@@ -370,9 +420,9 @@ const MATH_LIBS: &[(&str, FindMath)] = &[
     ("cublaslt", |b| {
         let l = anycuda::cublaslt::library_of(b)
             .map(anycuda::cublaslt::Library::info)
-            .map_err(|e| e.to_string())?;
+            .map_err(why!(cublaslt))?;
         if l.name == "none" {
-            return Err(l.version_string);
+            return Err(Why::Other(l.version_string));
         }
         Ok(MathRow {
             name: l.name,
@@ -383,18 +433,18 @@ const MATH_LIBS: &[(&str, FindMath)] = &[
     }),
 ];
 
-fn math_row(kind: BackendKind, find: FindMath) -> Result<MathRow, String> {
-    find(Backend::load(kind).map_err(|e| e.to_string())?)
+fn math_row(kind: BackendKind, find: FindMath) -> Result<MathRow, Why> {
+    find(Backend::load(kind)?)
 }
 
-fn print_math(kind: BackendKind) {
+fn print_math(kind: BackendKind, verbose: bool) {
     for (key, find) in MATH_LIBS {
         match math_row(kind, *find) {
             Ok(l) => println!(
                 "  {key:<8} {} ({} {}, {}/{} entry points)",
                 l.path, l.name, l.version, l.entry_points.0, l.entry_points.1
             ),
-            Err(e) => println!("  {key:<8} unavailable: {e}"),
+            Err(e) => println!("  {key:<8} unavailable: {}", e.text(verbose)),
         }
     }
 }
@@ -408,7 +458,7 @@ fn math_json(kind: BackendKind) -> Value {
                 "library": l.name, "path": l.path, "version": l.version,
                 "entry_points": l.entry_points.0, "entry_points_declared": l.entry_points.1,
             }),
-            Err(e) => json!({ "error": e }),
+            Err(e) => json!({ "error": e.text(true) }),
         };
         out.insert((*key).to_string(), v);
     }

@@ -7,6 +7,7 @@ mod elf_shim;
 mod info;
 mod libdir;
 mod mapping;
+mod missing;
 pub mod nvcc;
 mod run;
 
@@ -70,11 +71,15 @@ pub enum Command {
         #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1..))]
         elements: u32,
     },
-    /// Show the compiled-in backends, the libraries found (paths, versions) and the devices.
+    /// Show the compiled-in backends, the libraries found (paths, versions) and the devices;
+    /// for a missing library, how to get it.
     Info {
-        /// Machine-readable output.
+        /// Machine-readable output (with every try of the library search).
         #[arg(long)]
         json: bool,
+        /// Also list every try of the library search, in order.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Compile a CUDA source file with the backend's runtime compiler (NVRTC or hipRTC).
     Compile {
@@ -152,7 +157,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Demo { json, elements } => demo::run(json, elements as usize),
-        Command::Info { json } => info::run(json),
+        Command::Info { json, verbose } => info::run(json, verbose),
         Command::Compile {
             file,
             backend,
