@@ -8,30 +8,14 @@ use anycuda_api::driver::*;
 use anycuda_api::runtime::{
     cudaDeviceProp, cudaError_t, cudaMemcpy3DParms, cudaMemcpyKind, cudaPointerAttributes,
 };
-use anycuda_api::traits::{Api, Driver, Runtime};
+use anycuda_api::traits::{Driver, Runtime};
 use anycuda_api::CudaEnum;
 use anycuda_hip::HipBackend;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 
-/// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
-/// fails the test.
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    if !loaded {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI (bash ci/test.sh installs it)"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
+mod common;
+use common::hip;
 
 /// Whether a GPU is visible (then the no-device expectations do not apply).
 fn has_device(b: &HipBackend) -> bool {

@@ -6,32 +6,18 @@
 #![allow(non_snake_case)]
 
 use anycuda_api::driver::*;
-use anycuda_api::traits::{Api, Driver};
+use anycuda_api::traits::Driver;
 use anycuda_api::CudaEnum;
 use anycuda_hip::HipBackend;
 use core::ffi::{c_char, c_void};
 use core::ptr::{null, null_mut};
 
+mod common;
+use common::hip;
+
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 const UNSUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
-
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    if !loaded {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
 
 fn has_device(b: &HipBackend) -> bool {
     let mut n = 0;

@@ -5,28 +5,13 @@
 #![allow(non_snake_case)]
 
 use anycuda_api::runtime::*;
-use anycuda_api::traits::{Api, Runtime};
+use anycuda_api::traits::Runtime;
 use anycuda_api::CudaEnum;
-use anycuda_hip::HipBackend;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if !b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
+mod common;
+use common::hip;
 
 fn rt_failure(r: cudaError_t) {
     assert_ne!(r, cudaError_t::cudaSuccess);

@@ -12,22 +12,8 @@ use anycuda_api::traits::{Api, Driver, Runtime};
 use anycuda_hip::HipBackend;
 use core::ptr::{null, null_mut};
 
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if !b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
+mod common;
+use common::hip;
 
 /// The HIP backend with a device, for the tests that need one. They are `#[ignore]`d (CI has
 /// no GPU) and ci/gpu-test.sh runs them on the HIP backend (on its NVIDIA machine: HIP's NVIDIA

@@ -11,30 +11,14 @@
 
 use anycuda_api::driver::*;
 use anycuda_api::runtime::{cudaDeviceAttr, cudaDeviceProp, cudaError_t};
-use anycuda_api::traits::{Api, Driver, Runtime};
+use anycuda_api::traits::{Driver, Runtime};
 use anycuda_api::{CudaEnum, Origin};
 use anycuda_hip::HipBackend;
 use core::ffi::c_int;
 use core::ptr::{null, null_mut};
 
-/// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
-/// fails the test.
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    if !loaded {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI (bash ci/test.sh installs it)"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
+mod common;
+use common::hip;
 
 /// The number of devices HIP shows (0 on CI).
 fn devices(b: &HipBackend) -> c_int {

@@ -6,31 +6,17 @@
 
 use anycuda_api::driver::*;
 use anycuda_api::runtime::cudaError_t;
-use anycuda_api::traits::{Api, Driver, Runtime};
+use anycuda_api::traits::{Driver, Runtime};
 use anycuda_api::CudaEnum;
 use anycuda_hip::HipBackend;
 use core::ffi::{c_char, CStr};
 use core::ptr::{null, null_mut};
 
+mod common;
+use common::hip;
+
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
-
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    if !loaded {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
 
 /// The string `cuGetErrorString` answers for `e` (asserting success and non-NULL).
 fn driver_text(b: &HipBackend, e: CUresult) -> String {

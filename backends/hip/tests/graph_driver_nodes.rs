@@ -1,4 +1,4 @@
-//! The Driver API's graph nodes on the HIP backend (`src/adapt/graph.rs`: kernel nodes with a
+//! The Driver API's graph nodes on the HIP backend (`src/adapt/graph_nodes.rs`: kernel nodes with a
 //! `CUkernel`, memset and memcpy nodes on HIP releases without the `hipDrvGraph*` calls, the
 //! generic `cuGraphAddNode` / `cuGraphNodeSetParams`), live against the installed HIP (CI:
 //! Debian's ROCm 5.2.3, no GPU). What anycuda checks before HIP is asserted exactly; nothing here
@@ -8,21 +8,13 @@
 #![allow(non_snake_case)]
 
 use anycuda_api::driver::*;
-use anycuda_api::traits::{Api, Driver};
-use anycuda_hip::HipBackend;
+use anycuda_api::traits::Driver;
 use core::ptr::{null, null_mut};
 
-const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
+mod common;
+use common::hip_required as hip;
 
-fn hip() -> HipBackend {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    assert!(loaded, "libamdhip64 must load (CI installs ROCm 5.2.3)");
-    b
-}
+const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 
 fn zeroed<T>() -> T {
     // SAFETY: only used for the plain-data CUDA structs below (all-zero is valid for them).

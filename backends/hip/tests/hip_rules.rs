@@ -6,31 +6,15 @@
 #![allow(non_snake_case)]
 
 use anycuda_api::driver::*;
-use anycuda_api::traits::{Api, Driver};
+use anycuda_api::traits::Driver;
 use anycuda_hip::{
-    image_kind, not_supported_reason, pageable_copy_needs_wait, pageable_rule, HipBackend,
-    ImageKind, PageableWait, Platform,
+    image_kind, not_supported_reason, pageable_copy_needs_wait, pageable_rule, ImageKind,
+    PageableWait, Platform,
 };
 use core::ptr::null_mut;
 
-/// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
-/// fails the test.
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    if !loaded {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI (bash ci/test.sh installs it)"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
+mod common;
+use common::hip;
 
 const PTX: &str = "//\n.version 8.0\n.target sm_90\n.address_size 64\n\
     .visible .entry k()\n{\n\tret;\n}\n\0";

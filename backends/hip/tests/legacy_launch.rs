@@ -14,25 +14,11 @@ use anycuda_hip::HipBackend;
 use core::ffi::{c_char, c_void};
 use core::ptr::null_mut;
 
+mod common;
+use common::hip;
+
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const BAD_HANDLE: CUresult = CUresult::CUDA_ERROR_INVALID_HANDLE;
-
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if !b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
 
 /// The HIP backend with a device, for the tests that need one. They are `#[ignore]`d (CI has
 /// no GPU) and ci/gpu-test.sh runs them on the HIP backend (on its NVIDIA machine: HIP's NVIDIA

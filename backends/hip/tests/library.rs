@@ -16,30 +16,14 @@ use anycuda_hip::{HipBackend, Platform};
 use core::ffi::{c_char, c_uint, c_void, CStr};
 use core::ptr::{null, null_mut};
 
+mod common;
+use common::hip;
+
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 const BAD_HANDLE: CUresult = CUresult::CUDA_ERROR_INVALID_HANDLE;
 const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
 const NO_DEVICE: CUresult = CUresult::CUDA_ERROR_NO_DEVICE;
-
-/// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
-/// fails.
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if !b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
-}
 
 /// The backend on AMD without a device (CI's machine), where the no-device answers are
 /// checked; `None` elsewhere (a GPU, or HIP's NVIDIA platform), where those checks do not

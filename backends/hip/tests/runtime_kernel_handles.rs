@@ -11,20 +11,12 @@
 
 use anycuda_api::driver::{CUmemPool_attribute, CUresult};
 use anycuda_api::runtime::{cudaError_t, cudaFuncAttribute, cudaFuncCache, cudaMemPoolAttr};
-use anycuda_api::traits::{Api, Driver, Runtime};
-use anycuda_hip::HipBackend;
+use anycuda_api::traits::{Driver, Runtime};
 use core::ffi::c_void;
 use core::ptr::null_mut;
 
-fn hip() -> HipBackend {
-    let b = HipBackend::load();
-    let loaded = b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok());
-    assert!(loaded, "libamdhip64 must load (CI installs ROCm 5.2.3)");
-    b
-}
+mod common;
+use common::hip_required as hip;
 
 /// A kernel handle in the shape this backend's library emulation hands out (its tag in the top
 /// 16 bits), for a kernel it never made.
