@@ -389,18 +389,24 @@ pub(crate) unsafe fn cudaGraphExecKernelNodeSetParams(
 
 // ---------------------------------------------------------------- memset nodes
 
-unsafe fn memset_in(
+/// HIP's memset parameters for CUDA's (`CUDA_MEMSET_NODE_PARAMS` and `cudaMemsetParams` have one
+/// layout), validated as CUDA validates them; on HIP's NVIDIA platform the caller's struct is
+/// HIP's, elsewhere `buf` holds HIP's layout. Both APIs' memset nodes take their parameters here.
+///
+/// # Safety
+/// `p` is NULL or readable.
+pub(super) unsafe fn memset_in<R: From<Refusal>>(
     b: &HipBackend,
-    p: *const cudaMemsetParams,
+    p: *const CUDA_MEMSET_NODE_PARAMS,
     buf: &mut hipMemsetParams,
-) -> Result<*const hipMemsetParams, cudaError_t> {
+) -> Result<*const hipMemsetParams, R> {
     if p.is_null() {
-        return Err(cudaError_t::cudaErrorInvalidValue);
+        return Err(Refusal::InvalidValue.into());
     }
-    // SAFETY: one layout (asserted beside `conv::graph_nodes::memset_to_hip`).
-    *buf = memset_to_hip(unsafe { &*p.cast::<CUDA_MEMSET_NODE_PARAMS>() })?;
+    // SAFETY: non-NULL, from the caller.
+    *buf = memset_to_hip(unsafe { &*p }).map_err(R::from)?;
     if nvidia(b) {
-        // `hipMemsetParams` is `cudaMemsetParams` there.
+        // `hipMemsetParams` is `cudaMemsetParams` (CUDA's layout) there.
         return Ok(p.cast());
     }
     Ok(buf)
@@ -423,7 +429,7 @@ pub(crate) unsafe fn cudaGraphAddMemsetNode(
     let f = hip_fn!(b, hipGraphAddMemsetNode);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
-    let p = match unsafe { memset_in(b, pMemsetParams, &mut buf) } {
+    let p = match unsafe { memset_in::<cudaError_t>(b, pMemsetParams.cast(), &mut buf) } {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -449,7 +455,7 @@ pub(crate) unsafe fn cudaGraphExecMemsetNodeSetParams(
     let f = hip_fn!(b, hipGraphExecMemsetNodeSetParams);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
-    let p = match unsafe { memset_in(b, pNodeParams, &mut buf) } {
+    let p = match unsafe { memset_in::<cudaError_t>(b, pNodeParams.cast(), &mut buf) } {
         Ok(p) => p,
         Err(e) => return e,
     };

@@ -11,14 +11,14 @@
 //! as the Runtime says it (`conv::memcpy::memcpy3d_to_parms`).
 
 use super::graph::{
-    add_child_graph, add_mem_alloc_node, copy_params, kernel_in, memset_node_set, zero_kernel,
-    zero_memset,
+    add_child_graph, add_mem_alloc_node, copy_params, kernel_in, memset_in, memset_node_set,
+    zero_kernel, zero_memset,
 };
 use super::support::{code_ok, hip_fn, nvidia, tri, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::graph_nodes::{kernel_params_to_cuda, memset_to_hip};
+use crate::conv::graph_nodes::kernel_params_to_cuda;
 use crate::conv::memcpy::{memcpy3d_to_cuda, memcpy3d_to_parms, memcpy_to_hip, parms_to_memcpy3d};
 use crate::conv::{check_default_edges, devptr_to_hip};
-use crate::hip_types::{hipKernelNodeParams, hipMemsetParams, HIP_MEMCPY3D};
+use crate::hip_types::{hipKernelNodeParams, HIP_MEMCPY3D};
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUcontext, CUfunction, CUgraph, CUgraphEdgeData, CUgraphExec, CUgraphNode, CUgraphNodeParams,
@@ -297,24 +297,6 @@ pub(crate) unsafe fn cuGraphExecKernelNodeSetParams(
         .unwrap_or(CUresult::CUDA_SUCCESS)
 }
 
-/// HIP's memset parameters for CUDA's (validated as on CUDA; on HIP's NVIDIA platform the
-/// caller's struct is HIP's). `buf` holds the AMD layout.
-///
-/// # Safety
-/// `p` is NULL or readable.
-unsafe fn hip_memset(
-    b: &HipBackend,
-    p: *const CUDA_MEMSET_NODE_PARAMS,
-    buf: &mut hipMemsetParams,
-) -> Result<*const hipMemsetParams, CUresult> {
-    if p.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // SAFETY: non-NULL, from the caller.
-    *buf = memset_to_hip(unsafe { &*p }).map_err(CUresult::from)?;
-    Ok(if nvidia(b) { p.cast() } else { buf })
-}
-
 /// `cuGraphAddMemsetNode` → `hipGraphAddMemsetNode` (every HIP; the Driver-style
 /// `hipDrvGraphAddMemsetNode` exists only from 6.2 and changed its ABI in 7.0), with `ctx`
 /// current around the call.
@@ -333,7 +315,7 @@ pub(crate) unsafe fn cuGraphAddMemsetNode(
     let f = hip_fn!(b, hipGraphAddMemsetNode);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
-    let p = tri!(unsafe { hip_memset(b, memsetParams, &mut buf) });
+    let p = tri!(unsafe { memset_in::<CUresult>(b, memsetParams, &mut buf) });
     let (out, g, deps) = (phGraphNode.cast(), hGraph.cast(), dependencies.cast());
     let r = in_context(b, ctx, || {
         // SAFETY: `buf` lives for the call; caller's handles.
@@ -354,7 +336,7 @@ pub(crate) unsafe fn cuGraphExecMemsetNodeSetParams(
     let f = hip_fn!(b, hipGraphExecMemsetNodeSetParams);
     let mut buf = zero_memset();
     // SAFETY: forwarded contract.
-    let p = tri!(unsafe { hip_memset(b, memsetParams, &mut buf) });
+    let p = tri!(unsafe { memset_in::<CUresult>(b, memsetParams, &mut buf) });
     let r = in_context(b, ctx, || {
         // SAFETY: `buf` lives for the call; caller's handles.
         hip_ok(b, unsafe { f(hGraphExec.cast(), hNode.cast(), p) })
