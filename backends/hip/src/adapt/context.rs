@@ -11,7 +11,9 @@
 //!
 //! On HIP's NVIDIA platform `hipCtx*` is `cuCtx*` with CUDA's flags: calls go through as they are.
 
-use super::support::{hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS};
+use super::support::{
+    code_of, hip_fn, nvidia, table, HIP_SUCCESS, INVALID_VALUE, NOT_SUPPORTED, SUCCESS,
+};
 use crate::conv::context::{ctx_flags_to_cuda, ctx_flags_to_hip};
 use crate::hip_types::{hipCtx_t, hipError_t};
 use crate::HipBackend;
@@ -98,10 +100,6 @@ unsafe fn activate(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult>
         return Err(b.cu(e));
     }
     Ok(dev)
-}
-
-fn code(r: Result<(), CUresult>) -> CUresult {
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
 }
 
 /// `cuInit`: `hipInit`, except that ROCm reports a machine without a GPU as
@@ -312,7 +310,7 @@ pub(crate) unsafe fn cuCtxSetCurrent(b: &HipBackend, ctx: CUcontext) -> CUresult
         STACK.with(|s| s.borrow_mut().pop());
         return match top() {
             // SAFETY: a context this thread made current before.
-            Some(next) => code(unsafe { activate(b, next) }.map(drop)),
+            Some(next) => code_of(unsafe { activate(b, next) }.map(drop)),
             None => CUresult::CUDA_SUCCESS,
         };
     }
@@ -362,7 +360,7 @@ pub(crate) unsafe fn cuCtxPopCurrent(b: &HipBackend, pctx: *mut CUcontext) -> CU
     }
     match top() {
         // SAFETY: a context this thread made current before.
-        Some(next) => code(unsafe { activate(b, next) }.map(drop)),
+        Some(next) => code_of(unsafe { activate(b, next) }.map(drop)),
         None => CUresult::CUDA_SUCCESS,
     }
 }

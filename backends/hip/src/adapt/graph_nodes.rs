@@ -14,7 +14,7 @@ use super::graph::{
     add_child_graph, add_mem_alloc_node, copy_params, kernel_in, memset_in, memset_node_set,
     zero_kernel, zero_memset,
 };
-use super::support::{code_ok, hip_fn, nvidia, tri, INVALID_VALUE, NOT_SUPPORTED};
+use super::support::{code_of, code_ok, hip_fn, nvidia, tri, INVALID_VALUE, NOT_SUPPORTED};
 use crate::conv::graph_nodes::kernel_params_to_cuda;
 use crate::conv::memcpy::{memcpy3d_to_cuda, memcpy3d_to_parms, memcpy_to_hip, parms_to_memcpy3d};
 use crate::conv::{check_default_edges, devptr_to_hip};
@@ -193,7 +193,7 @@ pub(crate) unsafe fn cuGraphAddKernelNode(
     let k = driver_kernel!(unsafe { &*nodeParams });
     // SAFETY: forwarded contract.
     let r = unsafe { add_driver_kernel(b, phGraphNode, hGraph, dependencies, numDependencies, &k) };
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// `cuGraphKernelNodeGetParams` → `hipGraphKernelNodeGetParams`: HIP's struct in CUDA's, with
@@ -274,9 +274,7 @@ pub(crate) unsafe fn cuGraphKernelNodeSetParams(
     }
     // SAFETY: non-NULL, from the caller.
     let k = driver_kernel!(unsafe { &*nodeParams });
-    set_driver_kernel(b, None, hNode, &k)
-        .err()
-        .unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(set_driver_kernel(b, None, hNode, &k))
 }
 
 /// `cuGraphExecKernelNodeSetParams` → `hipGraphExecKernelNodeSetParams` (see
@@ -292,9 +290,7 @@ pub(crate) unsafe fn cuGraphExecKernelNodeSetParams(
     }
     // SAFETY: non-NULL, from the caller.
     let k = driver_kernel!(unsafe { &*nodeParams });
-    set_driver_kernel(b, Some(hGraphExec), hNode, &k)
-        .err()
-        .unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(set_driver_kernel(b, Some(hGraphExec), hNode, &k))
 }
 
 /// `cuGraphAddMemsetNode` → `hipGraphAddMemsetNode` (every HIP; the Driver-style
@@ -321,7 +317,7 @@ pub(crate) unsafe fn cuGraphAddMemsetNode(
         // SAFETY: `buf` lives for the call; caller's handles.
         hip_ok(b, unsafe { f(out, g, deps, numDependencies, p) })
     });
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// `cuGraphExecMemsetNodeSetParams` → `hipGraphExecMemsetNodeSetParams` (every HIP), with
@@ -341,7 +337,7 @@ pub(crate) unsafe fn cuGraphExecMemsetNodeSetParams(
         // SAFETY: `buf` lives for the call; caller's handles.
         hip_ok(b, unsafe { f(hGraphExec.cast(), hNode.cast(), p) })
     });
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// A Driver copy descriptor as HIP's Runtime-style one (`hipMemcpy3DParms`; linear memory only,
@@ -470,7 +466,7 @@ pub(crate) unsafe fn cuGraphAddMemcpyNode(
     let (out, g, deps, n) = (phGraphNode, hGraph, dependencies, numDependencies);
     // SAFETY: forwarded contract.
     let r = unsafe { add_driver_copy(b, out, g, deps, n, copyParams, ctx) };
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// `cuGraphMemcpyNodeSetParams` → `hipDrvGraphMemcpyNodeSetParams` (HIP 6.3+), else
@@ -482,7 +478,7 @@ pub(crate) unsafe fn cuGraphMemcpyNodeSetParams(
 ) -> CUresult {
     // SAFETY: forwarded contract.
     let r = unsafe { set_driver_copy(b, None, hNode, nodeParams, null_mut()) };
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// `cuGraphExecMemcpyNodeSetParams` → `hipDrvGraphExecMemcpyNodeSetParams` (HIP 6.3+), else
@@ -496,7 +492,7 @@ pub(crate) unsafe fn cuGraphExecMemcpyNodeSetParams(
 ) -> CUresult {
     // SAFETY: forwarded contract.
     let r = unsafe { set_driver_copy(b, Some(hGraphExec), hNode, copyParams, ctx) };
-    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+    code_of(r)
 }
 
 /// `cuGraphMemcpyNodeGetParams` → `hipDrvGraphMemcpyNodeGetParams` (HIP 6.3+): HIP's
@@ -596,9 +592,7 @@ pub(crate) unsafe fn cuGraphAddNode(
         match np.type_ {
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL => {
                 let k = driver_kernel!(&np.__bindgen_anon_1.kernel);
-                add_driver_kernel(b, out, g, deps, n, &k)
-                    .err()
-                    .unwrap_or(CUresult::CUDA_SUCCESS)
+                code_of(add_driver_kernel(b, out, g, deps, n, &k))
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMSET => {
                 let m = &np.__bindgen_anon_1.memset;
@@ -673,9 +667,7 @@ unsafe fn set_generic(
         match np.type_ {
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL => {
                 let k = driver_kernel!(&np.__bindgen_anon_1.kernel);
-                set_driver_kernel(b, exec, node, &k)
-                    .err()
-                    .unwrap_or(CUresult::CUDA_SUCCESS)
+                code_of(set_driver_kernel(b, exec, node, &k))
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMSET => {
                 let m = &np.__bindgen_anon_1.memset;
@@ -690,9 +682,7 @@ unsafe fn set_generic(
                 if m.flags != 0 || m.reserved != 0 {
                     return NOT_SUPPORTED;
                 }
-                set_driver_copy(b, exec, node, &m.copyParams, m.copyCtx)
-                    .err()
-                    .unwrap_or(CUresult::CUDA_SUCCESS)
+                code_of(set_driver_copy(b, exec, node, &m.copyParams, m.copyCtx))
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST => {
                 let p = tri!(host_params(&np.__bindgen_anon_1.host));

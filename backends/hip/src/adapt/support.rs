@@ -63,6 +63,12 @@ pub(crate) fn code_ok(r: CUresult) -> Result<(), CUresult> {
     }
 }
 
+/// The inverse of [`code_ok`]: a `Result` of Driver calls as the code an entry point returns.
+#[inline]
+pub(crate) fn code_of(r: Result<(), CUresult>) -> CUresult {
+    r.err().unwrap_or(SUCCESS)
+}
+
 /// `?` for functions returning a bare code (`CUresult`, `cudaError_t`).
 macro_rules! tri {
     ($e:expr) => {
