@@ -101,7 +101,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let inc = anycuda_api::rtc_include::source_folder_option(f)
+        let inc = anycuda_rtc::rtc_include::source_folder_option(f)
             .ok_or_else(|| format!("{}: no folder", f.display()))?;
         let run = || -> Result<(Duration, bool, Vec<u8>), Box<dyn Error>> {
             let t = Instant::now();
@@ -164,7 +164,7 @@ fn bundle_compile(
 ) -> Result<(Vec<u8>, bool), Box<dyn Error>> {
     let hip = backend.as_hip().ok_or("--bundles needs the HIP backend")?;
     let folder = f.parent().map(PathBuf::from).unwrap_or_default();
-    let mut b = anycuda_api::rtc_bundle::gather(f, &[folder])?;
+    let mut b = anycuda_rtc::rtc_bundle::gather(f, &[folder])?;
     b.options = vec!["-std=c++17".to_owned()];
     Ok(
         anycuda_hip::rtc_bundle::compile_bundle_cached(hip, &b, Some(arch))

@@ -37,7 +37,8 @@ pub use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLi
 pub use anycuda_api::enums::{ConstInfo, CudaEnum, Origin};
 pub use anycuda_api::error::{DriverError, LoadError, NvrtcError, RuntimeError};
 pub use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
-pub use anycuda_api::{functions, hallucinated, params};
+pub use anycuda_api::{functions, hallucinated};
+pub use anycuda_rtc::params;
 pub use select::{
     backend, cuda_dispatch, device_count, select, BackendChoice, DeviceCountError, SelectError,
     Selected, ENV_VAR,
@@ -102,11 +103,11 @@ static DROP_IN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 /// The C ABI's hook: anycuda-capi calls [`mark_drop_in`] when it is loaded as `libcuda`,
 /// `libcudart` or `libnvrtc`, so reports (`anycuda info`, logs) can say so. A drop-in
 /// `libnvrtc` is NVIDIA's to its programs: NVRTC gets no built-in headers unless
-/// `ANYCUDA_BUILTIN_HEADERS` asks for them (`anycuda_api::rtc_input::set_nvrtc_builtins_default`
+/// `ANYCUDA_BUILTIN_HEADERS` asks for them (`anycuda_rtc::rtc_input::set_nvrtc_builtins_default`
 /// says why).
 pub fn mark_drop_in() {
     DROP_IN.store(true, std::sync::atomic::Ordering::Relaxed);
-    anycuda_api::rtc_input::set_nvrtc_builtins_default(false);
+    anycuda_rtc::rtc_input::set_nvrtc_builtins_default(false);
 }
 
 /// Whether anycuda is running as a drop-in C library (anycuda-capi loaded in this process).
@@ -125,14 +126,6 @@ pub fn compiled_in() -> Vec<BackendKind> {
     v
 }
 
-/// Gives the backends the persistent program cache for the code they compile from source
-/// bundles (once per process; the second backend's load finds it installed).
-fn install_bundle_code_cache() {
-    anycuda_api::rtc_bundle::install_code_cache(Box::new(
-        crate::core::cache::BundleCodeCache::default_cache(),
-    ));
-}
-
 impl Backend {
     /// Loads a backend (once per process; later calls return the same one). Loading itself
     /// does not fail for missing libraries: see [`Backend::libraries`] for what loaded.
@@ -144,16 +137,11 @@ impl Backend {
             #[cfg(feature = "backend-cuda")]
             BackendKind::Cuda => Ok(Backend::Cuda(CUDA.get_or_init(|| {
                 let _loading = Loading::enter(kind);
-                // PTX the driver refuses, rescued from its source bundle, goes through the
-                // program cache too.
-                install_bundle_code_cache();
                 anycuda_cuda::CudaBackend::load()
             }))),
             #[cfg(feature = "backend-hip")]
             BackendKind::Hip => Ok(Backend::Hip(HIP.get_or_init(|| {
                 let _loading = Loading::enter(kind);
-                // Bundled PTX compiled on load goes through the program cache.
-                install_bundle_code_cache();
                 anycuda_hip::HipBackend::load()
             }))),
             #[allow(unreachable_patterns)]
@@ -193,10 +181,10 @@ impl Backend {
 
     /// Which runtime compiler this backend's NVRTC API runs (NVRTC or hipRTC), for the rules
     /// that depend on it (the built-in headers).
-    pub fn rtc_target(self) -> anycuda_api::rtc_headers::RtcTarget {
+    pub fn rtc_target(self) -> anycuda_rtc::rtc_headers::RtcTarget {
         match self.kind() {
-            BackendKind::Cuda => anycuda_api::rtc_headers::RtcTarget::Nvrtc,
-            BackendKind::Hip => anycuda_api::rtc_headers::RtcTarget::Hiprtc,
+            BackendKind::Cuda => anycuda_rtc::rtc_headers::RtcTarget::Nvrtc,
+            BackendKind::Hip => anycuda_rtc::rtc_headers::RtcTarget::Hiprtc,
         }
     }
 
@@ -365,7 +353,7 @@ pub mod nvrtc {
     pub use crate::generated::nvrtc::*;
     pub use anycuda_api::nvrtc::*;
     /// NVRTC 13.5's option table and the validator both backends run before their compiler.
-    pub use anycuda_api::rtc_options as options;
+    pub use anycuda_rtc::rtc_options as options;
 }
 
 /// The README's Rust snippets, compiled as doctests so they stay true.

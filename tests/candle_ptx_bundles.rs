@@ -19,7 +19,7 @@
 
 mod common;
 
-use anycuda_api::rtc_bundle::{self, Bundle};
+use anycuda_rtc::rtc_bundle::{self, Bundle};
 use std::path::{Path, PathBuf};
 
 /// Why the tests are ignored in a plain `cargo test`: they read what candle's build wrote.

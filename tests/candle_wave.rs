@@ -222,7 +222,7 @@ fn reduce_log(b: anycuda::Backend, dir: &std::path::Path, arch: &str) -> String 
     let mut p = Program::with_backend(b, &read(dir, "reduce.cu"), opts)
         .unwrap()
         .with_cache(None);
-    let inc = anycuda_api::rtc_include::source_folder_option(&file).unwrap();
+    let inc = anycuda_rtc::rtc_include::source_folder_option(&file).unwrap();
     p.compile_with_args(&[inc.as_str(), &format!("--gpu-architecture={arch}")])
         .unwrap_or_else(|e| panic!("reduce.cu for {arch}: {e}"));
     p.log().to_owned()

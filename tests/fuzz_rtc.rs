@@ -515,7 +515,7 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
             }
             let p = create(b, &src);
             let r = compile(b, p, &[arch(kind).to_owned()]);
-            if anycuda_depth(&src) > anycuda_api::rtc_input::MAX_NESTING {
+            if anycuda_depth(&src) > anycuda_rtc::rtc_input::MAX_NESTING {
                 assert_eq!(r, R::NVRTC_ERROR_COMPILATION, "over the bound");
             }
             destroy(b, p);
@@ -566,7 +566,7 @@ fn case(kind: BackendKind, b: Backend, seed: u64, index: u64) -> Did {
 }
 
 fn anycuda_depth(s: &str) -> usize {
-    anycuda_api::rtc_input::nesting_depth(s.as_bytes())
+    anycuda_rtc::rtc_input::nesting_depth(s.as_bytes())
 }
 
 fn kind_of(s: &str) -> BackendKind {

@@ -8,7 +8,7 @@
 mod common;
 
 use anycuda::BackendKind;
-use anycuda_api::rtc_bundle::Bundle;
+use anycuda_rtc::rtc_bundle::Bundle;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -238,7 +238,7 @@ fn a_bundle_compiles_into_a_cubin_with_nvrtc() {
     let cuda = b.as_cuda().expect("the CUDA backend");
     let bundle = common::step_bundle();
     let target = Some("--gpu-architecture=sm_90");
-    let code = anycuda_api::rtc_bundle::compile(cuda, &bundle, target).unwrap();
+    let code = anycuda_rtc::rtc_bundle::compile(cuda, &bundle, target).unwrap();
     assert!(code.starts_with(b"\x7fELF"), "not an ELF");
     assert_eq!(u16::from_le_bytes([code[18], code[19]]), 190, "not EM_CUDA");
     assert!(
@@ -247,10 +247,10 @@ fn a_bundle_compiles_into_a_cubin_with_nvrtc() {
     );
     let mut no_header = bundle.clone();
     no_header.headers.clear();
-    let e = anycuda_api::rtc_bundle::compile(cuda, &no_header, target).unwrap_err();
+    let e = anycuda_rtc::rtc_bundle::compile(cuda, &no_header, target).unwrap_err();
     assert!(e.log.contains("step.cuh"), "{e}");
     let mut no_define = bundle.clone();
     no_define.options.clear();
-    let e = anycuda_api::rtc_bundle::compile(cuda, &no_define, target).unwrap_err();
+    let e = anycuda_rtc::rtc_bundle::compile(cuda, &no_define, target).unwrap_err();
     assert!(e.log.contains("STEP"), "{e}");
 }

@@ -6,7 +6,7 @@ mod common;
 
 use anycuda::core::{Program, ProgramOptions};
 use anycuda::{Backend, BackendKind};
-use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+use anycuda_rtc::rtc_headers::{builtin_headers, RtcTarget};
 use common::compiler;
 
 fn compile(b: Backend, src: &str, opts: &[&str]) -> Result<(), String> {

@@ -13,7 +13,7 @@ mod common;
 
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::BackendKind;
-use anycuda_api::rtc_include::{includes, resolve, SearchPath, MAX_INCLUDE_NAME};
+use anycuda_rtc::rtc_include::{includes, resolve, SearchPath, MAX_INCLUDE_NAME};
 use common::compiler;
 use std::path::{Path, PathBuf};
 

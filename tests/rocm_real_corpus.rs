@@ -54,7 +54,7 @@ fn compile(b: Backend, file: &PathBuf, arch: &str) -> Result<Program, String> {
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     let mut p = Program::with_backend(b, &src, ProgramOptions::new().name(name))
         .map_err(|e| e.to_string())?;
-    let inc = anycuda_api::rtc_include::source_folder_option(file).unwrap();
+    let inc = anycuda_rtc::rtc_include::source_folder_option(file).unwrap();
     let arch_opt = format!("--gpu-architecture={arch}");
     p.compile_with_args(&[&inc, &arch_opt]).map_err(|e| {
         let first: Vec<&str> = e
@@ -149,7 +149,7 @@ fn nvrtc_layouts(files: &[PathBuf]) -> Option<Vec<Option<Vec<KernelParams>>>> {
     for f in files {
         (f, std::fs::read(f).unwrap_or_default()).hash(&mut h);
     }
-    anycuda_api::rtc_headers::builtin_headers(anycuda_api::rtc_headers::RtcTarget::Nvrtc)
+    anycuda_rtc::rtc_headers::builtin_headers(anycuda_rtc::rtc_headers::RtcTarget::Nvrtc)
         .hash(&mut h);
     let cache = repo_root().join(format!(
         ".cache/real-kernels-entries/{:016x}.txt",

@@ -118,8 +118,8 @@ fn deep_nesting_from_a_small_thread_is_an_error_not_an_abort() {
         ));
         let too_deep = src(format!(
             "__device__ int f() {{ return {}1{}; }}",
-            "(".repeat(anycuda_api::rtc_input::MAX_NESTING + 1),
-            ")".repeat(anycuda_api::rtc_input::MAX_NESTING + 1)
+            "(".repeat(anycuda_rtc::rtc_input::MAX_NESTING + 1),
+            ")".repeat(anycuda_rtc::rtc_input::MAX_NESTING + 1)
         ));
         let a = arch(kind);
         std::thread::Builder::new()

@@ -2,7 +2,9 @@
 //!
 //! It holds the CUDA-named types generated from the pinned CUDA headers (enums as newtypes with
 //! associated constants, handles, structs), the error types, the `Driver`, `Runtime` and `Rtc`
-//! traits that each backend implements, and the library search both backends share.
+//! traits that each backend implements, and the library search both backends share. The
+//! compiler front end (NVRTC option and input checks, built-in headers, source bundles, the
+//! code-image readers, the program cache) is the crate one layer up, `anycuda-rtc`.
 
 #![warn(missing_docs)]
 
@@ -20,16 +22,7 @@ pub mod loader;
 pub mod nccl;
 pub mod nvcc;
 pub mod nvjitlink;
-pub mod params;
-pub mod rtc_bundle;
-#[macro_use]
-mod rtc_headers_extra;
 pub mod reentry;
-pub mod rtc_headers;
-pub mod rtc_include;
-pub mod rtc_input;
-pub mod rtc_options;
-pub mod rtc_program;
 pub mod strings;
 pub mod traits;
 pub mod unions;

@@ -2,10 +2,10 @@
 //! thread is inside a C-ABI call, so a call a vendor library makes back into the C ABI is told
 //! from a program's own. It lives here, below the backends, because anycuda itself sometimes
 //! finishes a call on a thread of its own (a compile runs on a large-stack thread,
-//! [`crate::rtc_input::on_compile_stack`]): such a thread carries its caller's mark, or the
-//! vendor library's calls from it would be taken for the program's and sent back to the active
-//! backend (HIP's NVIDIA platform compiling through anycuda's NVRTC exports: measured on the
-//! GPU machine as `NVRTC_ERROR_INVALID_PROGRAM`).
+//! `anycuda_rtc::rtc_input::on_compile_stack`, whose tests check this): such a thread carries
+//! its caller's mark, or the vendor library's calls from it would be taken for the program's
+//! and sent back to the active backend (HIP's NVIDIA platform compiling through anycuda's
+//! NVRTC exports: measured on the GPU machine as `NVRTC_ERROR_INVALID_PROGRAM`).
 
 use std::cell::Cell;
 
@@ -22,21 +22,4 @@ pub fn current() -> u32 {
 /// Sets this thread's mark: a thread anycuda starts on behalf of a call takes its caller's.
 pub fn set(mark: u32) {
     DEPTH.with(|d| d.set(mark));
-}
-
-#[cfg(test)]
-mod tests {
-    /// The compile thread works under its caller's mark, whichever it is.
-    #[test]
-    fn a_compile_thread_carries_its_callers_mark() {
-        for mark in [1, 0] {
-            super::set(mark);
-            let seen = crate::rtc_input::on_compile_stack(super::current).unwrap();
-            assert_eq!(seen, mark);
-        }
-        // A thread started any other way starts unmarked.
-        super::set(1);
-        assert_eq!(std::thread::spawn(super::current).join().unwrap(), 0);
-        super::set(0);
-    }
 }

@@ -184,7 +184,7 @@ fn checked_nvrtc_body(f: &CudaFn, ps: &[(Ident, syn::Type)]) -> Result<TokenStre
     let nn = if ptrs.is_empty() {
         quote!()
     } else {
-        quote!(anycuda_api::nvrtc_non_null!(#(#ptrs),*);)
+        quote!(anycuda_rtc::nvrtc_non_null!(#(#ptrs),*);)
     };
     let name = ident(&f.name);
     let call = quote!(unsafe {
@@ -192,7 +192,7 @@ fn checked_nvrtc_body(f: &CudaFn, ps: &[(Ident, syn::Type)]) -> Result<TokenStre
     });
     Ok(match progs.as_slice() {
         [] => quote!(#nn #call),
-        [p] => quote!(anycuda_api::rtc_program::with_program(self, #p, |__p| { #nn #call })),
+        [p] => quote!(anycuda_rtc::rtc_program::with_program(self, #p, |__p| { #nn #call })),
         _ => bail!("{} takes two programs: write it by hand", f.name),
     })
 }

@@ -157,7 +157,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         // The arch goes first: an option that takes the next one as its value (`-I`, `-D` at
         // the end of the user's list) must not swallow it. nvcc finds quoted includes next to
         // the source: its folder comes before the user's -I.
-        let src_dir = anycuda_api::rtc_include::source_folder_option(&a.file);
+        let src_dir = anycuda_rtc::rtc_include::source_folder_option(&a.file);
         let arch_opt = format!("--gpu-architecture={arch}");
         let mut opts: Vec<&str> = vec![&arch_opt];
         opts.extend(src_dir.iter().map(String::as_str));

@@ -1,5 +1,5 @@
 //! `anycuda nvcc`: an nvcc-compatible front end that records each kernel's source bundle
-//! ([`anycuda_api::rtc_bundle`]) in the PTX it writes, so that PTX built by a kernel crate
+//! ([`anycuda_rtc::rtc_bundle`]) in the PTX it writes, so that PTX built by a kernel crate
 //! (bindgen_cuda, cudaforge) can be compiled for an AMD GPU when the HIP backend loads it.
 //!
 //! - The real nvcc runs when one is found: `ANYCUDA_REAL_NVCC`, else the first `nvcc` on `PATH`
@@ -18,7 +18,7 @@
 
 use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::{Backend, BackendKind, Rtc};
-use anycuda_api::rtc_bundle::{self, Bundle};
+use anycuda_rtc::rtc_bundle::{self, Bundle};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -390,7 +390,7 @@ fn nvrtc_ptx(b: Backend, l: &NvccLine, input: &Path, out: &Path) -> Result<(), S
     if let Some(a) = l.arch.as_deref().and_then(nvrtc_arch) {
         args.push(a);
     }
-    args.extend(anycuda_api::rtc_include::source_folder_option(input));
+    args.extend(anycuda_rtc::rtc_include::source_folder_option(input));
     args.extend(
         l.include_dirs
             .iter()

@@ -37,7 +37,9 @@
 //! or adding a kernel node is `unsafe`, with a `# Safety` contract.
 
 pub mod blas;
-pub mod cache;
+/// The persistent program cache. It lives in the compiler front end (`anycuda-rtc`), below the
+/// backends, because the backends' compiles of source bundles store their code in it too.
+pub use anycuda_rtc::cache;
 pub mod comm;
 #[cfg(doctest)]
 mod compile_fail;

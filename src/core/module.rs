@@ -6,7 +6,7 @@ use super::error::{check, CoreError, Result};
 use super::program::CodeType;
 use super::{Context, Device};
 use crate::driver::*;
-use anycuda_api::params::{kernel_params, KernelParams};
+use anycuda_rtc::params::{kernel_params, KernelParams};
 use std::ffi::CString;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -340,7 +340,7 @@ impl Module {
     /// Makes no call that is expected to fail (compute-sanitizer reports every failing API
     /// call): the count comes from `cuFuncGetParamCount` (CUDA 13.2+, and the HIP backend,
     /// which reads it from the image at load), else from the module's own image (PTX, cubin
-    /// or AMD code object, read by [`anycuda_api::params`]); then `cuFuncGetParamInfo` is asked
+    /// or AMD code object, read by [`anycuda_rtc::params`]); then `cuFuncGetParamInfo` is asked
     /// only for indices below it.
     fn param_info(&self, func: CUfunction, name: &str) -> Option<Box<[ParamInfo]>> {
         let mut n = 0usize;

@@ -598,13 +598,13 @@ impl Program {
     }
 
     fn try_cache_key(&self, args: &[CString]) -> std::result::Result<CacheKey, String> {
-        use anycuda_api::rtc_options::{self, Dialect};
+        use anycuda_rtc::rtc_options::{self, Dialect};
         let mut k = KeyBuilder::new();
         k.field(KEY_SCHEMA.to_le_bytes());
         k.field(env!("CARGO_PKG_VERSION"));
         k.field(builtin_headers_digest());
-        k.field(anycuda_api::rtc_input::builtins_key());
-        let builtins = anycuda_api::rtc_input::builtins_enabled(self.backend.rtc_target());
+        k.field(anycuda_rtc::rtc_input::builtins_key());
+        let builtins = anycuda_rtc::rtc_input::builtins_enabled(self.backend.rtc_target());
         k.field(self.backend.kind().to_string());
         let compiler = self
             .backend
@@ -835,7 +835,7 @@ const KEY_SCHEMA: u32 = 1;
 /// The digest of anycuda's built-in headers for both compilers (their text decides what an
 /// `#include` of one of them compiles), computed once.
 fn builtin_headers_digest() -> [u8; 32] {
-    use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+    use anycuda_rtc::rtc_headers::{builtin_headers, RtcTarget};
     static DIGEST: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
     *DIGEST.get_or_init(|| {
         let mut k = KeyBuilder::new();
@@ -851,7 +851,7 @@ fn builtin_headers_digest() -> [u8; 32] {
 /// Whether `name` is one of anycuda's built-in headers (for either compiler: the on-disk
 /// candidates are hashed as well, so a name built in for one compiler only is still covered).
 fn is_builtin_header(name: &str) -> bool {
-    use anycuda_api::rtc_headers::{builtin_headers, RtcTarget};
+    use anycuda_rtc::rtc_headers::{builtin_headers, RtcTarget};
     [RtcTarget::Nvrtc, RtcTarget::Hiprtc]
         .into_iter()
         .any(|t| builtin_headers(t).iter().any(|(n, _)| *n == name))

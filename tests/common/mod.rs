@@ -245,8 +245,8 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 /// A source bundle whose kernel needs both its bundled header and its define: `add_step(p, n)`
 /// adds 3 to each of `p[0..n]` (the CUDA backend's rescue of refused PTX is tested with it, in
 /// CI and on the GPU).
-pub fn step_bundle() -> anycuda_api::rtc_bundle::Bundle {
-    anycuda_api::rtc_bundle::Bundle {
+pub fn step_bundle() -> anycuda_rtc::rtc_bundle::Bundle {
+    anycuda_rtc::rtc_bundle::Bundle {
         name: "step.cu".into(),
         source: "#include \"step.cuh\"\n\
                  extern \"C\" __global__ void add_step(int* p, unsigned n) {\n\

@@ -1,5 +1,5 @@
 //! `Rtc` for CUDA: libnvrtc behind the NVRTC program lifecycle both backends share
-//! ([`anycuda_api::rtc_program`]: handle table, NULL checks, NVRTC 13.5's option table, the
+//! ([`anycuda_rtc::rtc_program`]: handle table, NULL checks, NVRTC 13.5's option table, the
 //! nesting bound, the large-stack compile thread, anycuda's notes in the log). What is NVRTC's
 //! own is here: the calls into libnvrtc, the `-restrict` note, and name expressions refused
 //! after a compile anycuda refused. The functions whose only rules are the handle lookup and
@@ -12,12 +12,12 @@ use crate::CudaBackend;
 use anycuda_api::hallucinated::is_reserved;
 use anycuda_api::handles::Handles;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
-use anycuda_api::nvrtc_non_null as non_null;
-use anycuda_api::rtc_headers::RtcTarget;
-use anycuda_api::rtc_input::Headers;
-use anycuda_api::rtc_options::{self, Dialect};
-use anycuda_api::rtc_program::{self, with_program, ProgramBase, RtcBackend};
 use anycuda_api::CudaEnum;
+use anycuda_rtc::nvrtc_non_null as non_null;
+use anycuda_rtc::rtc_headers::RtcTarget;
+use anycuda_rtc::rtc_input::Headers;
+use anycuda_rtc::rtc_options::{self, Dialect};
+use anycuda_rtc::rtc_program::{self, with_program, ProgramBase, RtcBackend};
 use core::ffi::{c_char, c_int, CStr};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};

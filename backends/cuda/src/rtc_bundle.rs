@@ -5,10 +5,10 @@
 //! a 13.0 driver, although CUDA's minor-version compatibility runs its cubins there. PTX built
 //! for a newer GPU than the device (`.target sm_90a` on an A100), or on a driver whose JIT is
 //! missing or disabled, fails the same way. When such PTX carries an anycuda source bundle
-//! (`anycuda nvcc` writes one: [`anycuda_api::rtc_bundle`]), the load compiles the bundle with
+//! (`anycuda nvcc` writes one: [`anycuda_rtc::rtc_bundle`]), the load compiles the bundle with
 //! this backend's NVRTC into a cubin for the current device and loads that instead: SASS
 //! needs no PTX JIT, so the driver's PTX version no longer matters. The code goes through the
-//! installed code cache, as on HIP. PTX without a bundle, any other error, and a bundle that
+//! process's code cache, as on HIP. PTX without a bundle, any other error, and a bundle that
 //! does not compile keep the driver's own answer (the compile's reason is logged).
 //!
 //! Only the driver's refusal starts this: PTX the driver takes loads as PTX, unchanged.
@@ -24,8 +24,8 @@ use crate::driver::{NO_FN, NO_LIB};
 use crate::loader::call;
 use crate::CudaBackend;
 use anycuda_api::driver::{CUjit_option, CUlibrary, CUlibraryOption, CUmodule, CUresult};
-use anycuda_api::rtc_bundle::{Bundle, BundleCompileError};
 use anycuda_api::traits::{Api, Driver};
+use anycuda_rtc::rtc_bundle::{Bundle, BundleCompileError};
 use core::ffi::{c_char, c_uint, c_void, CStr};
 
 /// The driver's answers that mean "this PTX cannot be used here" rather than "this is not a
@@ -89,15 +89,15 @@ fn cubin_from_bundle(b: &CudaBackend, text: &[u8], refused: CUresult) -> Option<
         .and_then(|t| {
             let lib = b.nvrtc.as_ref().ok();
             let key = lib.and_then(|l| {
-                anycuda_api::rtc_bundle::key_fields(
+                anycuda_rtc::rtc_bundle::key_fields(
                     "anycuda-cuda bundle cubin 1",
                     &t,
                     &l.path,
                     l.version,
                 )
             });
-            anycuda_api::rtc_bundle::cached(key, &bundle, plausible_cubin, || {
-                anycuda_api::rtc_bundle::compile(
+            anycuda_rtc::rtc_bundle::cached(key, &bundle, plausible_cubin, || {
+                anycuda_rtc::rtc_bundle::compile(
                     b,
                     &bundle,
                     Some(&format!("--gpu-architecture={t}")),
@@ -147,7 +147,7 @@ unsafe fn retry_image(
         return first;
     }
     // SAFETY: the caller's contract.
-    let Some(text) = (unsafe { anycuda_api::params::text_image(image) }) else {
+    let Some(text) = (unsafe { anycuda_rtc::params::text_image(image) }) else {
         return first;
     };
     retry_text(b, first, text, load)
@@ -309,7 +309,7 @@ pub(crate) unsafe fn cuLibraryLoadData(
     let first = load(code);
     if first == CUresult::CUDA_SUCCESS {
         // SAFETY: the caller's image, which the driver accepted.
-        let text = unsafe { anycuda_api::params::text_image(code) };
+        let text = unsafe { anycuda_rtc::params::text_image(code) };
         // SAFETY: `library` was just written by the successful load.
         return unsafe { check_lazy_library(b, library, text, load) };
     }
@@ -454,7 +454,7 @@ unsafe fn check_lazy_library(
 
 /// Whether PTX text carries a source bundle's first line (the bundle is read only if so).
 fn has_bundle(text: &[u8]) -> bool {
-    let p = anycuda_api::rtc_bundle::LINE_PREFIX.as_bytes();
+    let p = anycuda_rtc::rtc_bundle::LINE_PREFIX.as_bytes();
     text.windows(p.len()).any(|w| w == p)
 }
 
@@ -473,7 +473,7 @@ unsafe fn file_text(fname: *const c_char) -> Option<Vec<u8>> {
     bytes.truncate(bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len()));
     bytes.push(0);
     // SAFETY: NUL-terminated bytes, alive for the call.
-    let n = unsafe { anycuda_api::params::text_image(bytes.as_ptr().cast()) }?.len();
+    let n = unsafe { anycuda_rtc::params::text_image(bytes.as_ptr().cast()) }?.len();
     bytes.truncate(n);
     Some(bytes)
 }

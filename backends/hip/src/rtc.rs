@@ -2,7 +2,7 @@
 //!
 //! The program lifecycle (handle table, NULL checks, NVRTC 13.5's option table, the nesting
 //! bound, the large-stack compile thread, anycuda's notes in the log) is the one both backends
-//! share, [`anycuda_api::rtc_program`]; this file holds what is hipRTC's:
+//! share, [`anycuda_rtc::rtc_program`]; this file holds what is hipRTC's:
 //!
 //! - CUDA options are translated (`rtc_options`); every option without a HIP meaning is noted
 //!   at the top of the program log, and the target is validated before hipRTC sees it (hipRTC
@@ -32,12 +32,12 @@ use crate::rtc_options::{self, ArchContext};
 use crate::{HipBackend, Platform};
 use anycuda_api::handles::Handles;
 use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
-use anycuda_api::nvrtc_non_null as non_null;
-use anycuda_api::rtc_headers::RtcTarget;
-use anycuda_api::rtc_input::{self, Headers};
-use anycuda_api::rtc_options::Dialect;
-use anycuda_api::rtc_program::{self, with_program, ProgramBase, RtcBackend};
 use anycuda_api::traits::{Api, Rtc};
+use anycuda_rtc::nvrtc_non_null as non_null;
+use anycuda_rtc::rtc_headers::RtcTarget;
+use anycuda_rtc::rtc_input::{self, Headers};
+use anycuda_rtc::rtc_options::Dialect;
+use anycuda_rtc::rtc_program::{self, with_program, ProgramBase, RtcBackend};
 use core::ffi::{c_char, c_int, CStr};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
@@ -526,7 +526,7 @@ impl RtcBackend for HipBackend {
     ) -> Result<Vec<CString>, nvrtcResult> {
         let (args, lines) = if self.platform == Platform::Nvidia {
             // hipRTC is NVRTC here: CUDA options mean what they say; only anycuda's own go.
-            let (kept, lines) = anycuda_api::rtc_options::filter(opts);
+            let (kept, lines) = anycuda_rtc::rtc_options::filter(opts);
             (
                 kept.into_iter().map(CStr::to_owned).collect::<Vec<_>>(),
                 lines,
@@ -541,7 +541,7 @@ impl RtcBackend for HipBackend {
                 // Quoted includes resolve in the working directory, as on NVRTC (rtc_include).
                 Ok(mut t) => {
                     t.args
-                        .extend(anycuda_api::rtc_include::hiprtc_search_options());
+                        .extend(anycuda_rtc::rtc_include::hiprtc_search_options());
                     (t.args, t.notes)
                 }
                 Err(e) => {

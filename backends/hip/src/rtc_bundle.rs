@@ -1,4 +1,4 @@
-//! Compiling the source bundle of a PTX module ([`anycuda_api::rtc_bundle`], written by
+//! Compiling the source bundle of a PTX module ([`anycuda_rtc::rtc_bundle`], written by
 //! `anycuda nvcc`) with hipRTC, which is how such PTX loads on an AMD GPU: `cuModuleLoadData`,
 //! `cuModuleLoadDataEx` and `cuModuleLoad` on HIP call [`compile_bundle`] for PTX that carries
 //! a bundle, then load the code object (`adapt/image.rs`); PTX without one keeps the
@@ -9,17 +9,18 @@
 //! the AMD target is the current device's unless one is named.
 //!
 //! Loads go through [`compile_bundle_cached`]: the code is looked up in the process's
-//! [`anycuda_api::rtc_bundle::code_cache`] (anycuda installs its persistent program cache
-//! there) under the bundle, the AMD target, the hipRTC library's identity (path, version, size,
-//! modification time), this crate's version (its built-in headers) and whether the built-in
-//! headers are on; without an installed cache every load compiles.
+//! [`anycuda_rtc::rtc_bundle::code_cache`] (the persistent program cache unless a program
+//! installed another) under the bundle, the AMD target, the hipRTC library's identity (path,
+//! version, size, modification time), this crate's version (its built-in headers) and whether
+//! the built-in headers are on; with the cache turned off (`ANYCUDA_CACHE_DISABLE=1`) every
+//! load compiles.
 
 use crate::HipBackend;
-use anycuda_api::rtc_bundle::Bundle;
-pub use anycuda_api::rtc_bundle::BundleCompileError;
+use anycuda_rtc::rtc_bundle::Bundle;
+pub use anycuda_rtc::rtc_bundle::BundleCompileError;
 
 /// Compiles `bundle` with hipRTC and returns the AMD code object (PTX on HIP's NVIDIA
-/// platform), through [`anycuda_api::rtc_bundle::compile`].
+/// platform), through [`anycuda_rtc::rtc_bundle::compile`].
 ///
 /// `target` names the AMD target (`gfx90a`, ...); `None` takes the current device's, as
 /// every run-time compile on this backend does. The bundle's options are passed as NVRTC
@@ -43,17 +44,17 @@ pub fn compile_bundle(
             format!("--anycuda-hip-arch={t}")
         }
     });
-    anycuda_api::rtc_bundle::compile(b, bundle, opt.as_deref())
+    anycuda_rtc::rtc_bundle::compile(b, bundle, opt.as_deref())
 }
 
 /// What produced the code and for what: the cache key's fields besides the bundle, or `None`
 /// when hipRTC cannot be identified (then nothing is cached).
 fn key_fields(b: &HipBackend, target: &str) -> Option<Vec<Vec<u8>>> {
     let lib = b.rtc.as_ref().ok()?;
-    anycuda_api::rtc_bundle::key_fields("anycuda-hip bundle code 3", target, &lib.path, lib.version)
+    anycuda_rtc::rtc_bundle::key_fields("anycuda-hip bundle code 3", target, &lib.path, lib.version)
 }
 
-/// [`compile_bundle`] through the installed code cache (see the module docs): the code, and
+/// [`compile_bundle`] through the process's code cache (see the module docs): the code, and
 /// whether it came from the cache. `target` `None` is the current device's target; with no
 /// device and no target nothing is cached and the compile reports the missing target.
 ///
@@ -67,7 +68,7 @@ pub fn compile_bundle_cached(
     let arch = target.map(str::to_owned).or_else(|| b.current_arch());
     let key = arch.as_deref().and_then(|a| key_fields(b, a));
     // The target found for the key is the one compiled for, even if the device changes.
-    anycuda_api::rtc_bundle::cached(key, bundle, plausible_code, || {
+    anycuda_rtc::rtc_bundle::cached(key, bundle, plausible_code, || {
         compile_bundle(b, bundle, arch.as_deref())
     })
 }
@@ -149,7 +150,7 @@ mod tests {
         hits: std::sync::atomic::AtomicUsize,
     }
 
-    impl anycuda_api::rtc_bundle::CodeCache for &'static Counting {
+    impl anycuda_rtc::rtc_bundle::CodeCache for &'static Counting {
         fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>> {
             let key: Vec<Vec<u8>> = fields.iter().map(|f| f.to_vec()).collect();
             let got = self.map.lock().unwrap().get(&key).cloned();
@@ -168,7 +169,7 @@ mod tests {
     fn loads_go_through_the_installed_code_cache() {
         let Some(b) = hiprtc() else { return };
         let counting: &'static Counting = Box::leak(Box::default());
-        assert!(anycuda_api::rtc_bundle::install_code_cache(Box::new(
+        assert!(anycuda_rtc::rtc_bundle::install_code_cache(Box::new(
             counting
         )));
         let (first, hit) = compile_bundle_cached(&b, &bundle(), Some("gfx90a")).unwrap();

@@ -7,7 +7,7 @@
 //!
 //! # Option mapping
 //!
-//! The shared option table (`anycuda_api::rtc_options`, NVRTC 13.5) runs first and joins
+//! The shared option table (`anycuda_rtc::rtc_options`, NVRTC 13.5) runs first and joins
 //! NVRTC's two-entry spellings (`-arch`, `sm_90`) into one entry. NVRTC's spellings are accepted
 //! exactly as NVRTC 13.0 accepts them (probed): long options take
 //! `--name=value`; `-D`, `-U` and `-I` also take `-DX`, `-D=X` and `-D X`. Anything NVRTC rejects
@@ -545,9 +545,9 @@ pub fn translate(options: &[&CStr], ctx: &ArchContext) -> Result<Translated, Opt
             }
         } else if let Some(note) = note_only(opt).transpose().map_err(&invalid)? {
             notes.push(format!("ignoring '{opt}': {note}"));
-        } else if anycuda_api::rtc_options::validate(
+        } else if anycuda_rtc::rtc_options::validate(
             &[raw],
-            anycuda_api::rtc_options::Dialect::Nvrtc,
+            anycuda_rtc::rtc_options::Dialect::Nvrtc,
         )
         .is_ok()
         {
@@ -1037,7 +1037,7 @@ mod tests {
     /// never fails as an option list on HIP.
     #[test]
     fn every_nvrtc_table_option_is_translated_or_noted() {
-        use anycuda_api::rtc_options::{normalise, valid_samples, Dialect, Value, NVRTC_13_5};
+        use anycuda_rtc::rtc_options::{normalise, valid_samples, Dialect, Value, NVRTC_13_5};
         for spec in NVRTC_13_5 {
             for name in core::iter::once(spec.long).chain(spec.short) {
                 for v in valid_samples(spec) {

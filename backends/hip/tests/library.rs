@@ -661,7 +661,7 @@ fn ptx_with_a_source_bundle_loads_as_a_library() {
     let Some(b) = hip_without_device() else {
         return;
     };
-    let bundle = anycuda_api::rtc_bundle::Bundle {
+    let bundle = anycuda_rtc::rtc_bundle::Bundle {
         name: "k.cu".into(),
         source: "extern \"C\" __global__ void k(int* p) { p[0] = 1; }\n".into(),
         producer: "test".into(),

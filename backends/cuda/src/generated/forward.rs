@@ -11643,11 +11643,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 cubin: *mut c_char,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(cubin);
+                        anycuda_rtc::nvrtc_non_null!(cubin);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11663,11 +11663,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 cubinSizeRet: *mut usize,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(cubinSizeRet);
+                        anycuda_rtc::nvrtc_non_null!(cubinSizeRet);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11687,11 +11687,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 LTOIR: *mut c_char,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(LTOIR);
+                        anycuda_rtc::nvrtc_non_null!(LTOIR);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11707,11 +11707,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 LTOIRSizeRet: *mut usize,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(LTOIRSizeRet);
+                        anycuda_rtc::nvrtc_non_null!(LTOIRSizeRet);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11728,11 +11728,11 @@ mod nvrtc_forward {
                 name_expression: *const c_char,
                 lowered_name: *mut *const c_char,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(name_expression, lowered_name);
+                        anycuda_rtc::nvrtc_non_null!(name_expression, lowered_name);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11744,7 +11744,7 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcGetNumSupportedArchs(&self, numArchs: *mut c_int) -> nvrtcResult {
-                anycuda_api::nvrtc_non_null!(numArchs);
+                anycuda_rtc::nvrtc_non_null!(numArchs);
                 unsafe {
                     crate::loader::call!(
                         self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11758,11 +11758,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 optixir: *mut c_char,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(optixir);
+                        anycuda_rtc::nvrtc_non_null!(optixir);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11778,11 +11778,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 optixirSizeRet: *mut usize,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(optixirSizeRet);
+                        anycuda_rtc::nvrtc_non_null!(optixirSizeRet);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11794,7 +11794,7 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcGetPCHCreateStatus(&self, prog: nvrtcProgram) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
@@ -11809,7 +11809,7 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcGetPCHHeapSize(&self, ret: *mut usize) -> nvrtcResult {
-                anycuda_api::nvrtc_non_null!(ret);
+                anycuda_rtc::nvrtc_non_null!(ret);
                 unsafe {
                     crate::loader::call!(
                         self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11823,11 +11823,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 size: *mut usize,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(size);
+                        anycuda_rtc::nvrtc_non_null!(size);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11839,11 +11839,11 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcGetPTX(&self, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(ptx);
+                        anycuda_rtc::nvrtc_non_null!(ptx);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11859,11 +11859,11 @@ mod nvrtc_forward {
                 prog: nvrtcProgram,
                 ptxSizeRet: *mut usize,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
-                        anycuda_api::nvrtc_non_null!(ptxSizeRet);
+                        anycuda_rtc::nvrtc_non_null!(ptxSizeRet);
                         unsafe {
                             crate::loader::call!(
                                 self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11891,7 +11891,7 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcGetSupportedArchs(&self, supportedArchs: *mut c_int) -> nvrtcResult {
-                anycuda_api::nvrtc_non_null!(supportedArchs);
+                anycuda_rtc::nvrtc_non_null!(supportedArchs);
                 unsafe {
                     crate::loader::call!(
                         self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN,
@@ -11961,7 +11961,7 @@ mod nvrtc_forward {
                 >,
                 payload: *mut c_void,
             ) -> nvrtcResult {
-                anycuda_api::rtc_program::with_program(
+                anycuda_rtc::rtc_program::with_program(
                     self,
                     prog,
                     |__p| {
@@ -11985,7 +11985,7 @@ mod nvrtc_forward {
             }
             #[inline]
             unsafe fn nvrtcVersion(&self, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-                anycuda_api::nvrtc_non_null!(major, minor);
+                anycuda_rtc::nvrtc_non_null!(major, minor);
                 unsafe {
                     crate::loader::call!(
                         self.nvrtc, crate::rtc::NO_LIB, crate::rtc::NO_FN, nvrtcVersion(major,

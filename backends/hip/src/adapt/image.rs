@@ -15,7 +15,7 @@
 //! anycuda has documented since the cudarc facade first refused these images.
 //!
 //! PTX that carries an anycuda source bundle (`anycuda nvcc` writes one:
-//! [`anycuda_api::rtc_bundle`]) is the exception: on AMD its bundle is compiled with hipRTC for
+//! [`anycuda_rtc::rtc_bundle`]) is the exception: on AMD its bundle is compiled with hipRTC for
 //! the device ([`crate::rtc_bundle::compile_bundle`]) and the code object loads instead
 //! ([`bundled_code`]). A damaged bundle is refused with `CUDA_ERROR_NOT_SUPPORTED` and the
 //! damage named; a bundle that does not compile fails the load with `CUDA_ERROR_INVALID_PTX`
@@ -295,7 +295,7 @@ pub fn not_supported_reason(code: CUresult) -> Option<&'static str> {
 /// for the current device: `None` when `text` has no bundle (the caller goes on as before),
 /// else the code or the load's error (recorded and logged).
 pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, CUresult>> {
-    use anycuda_api::rtc_bundle::Bundle;
+    use anycuda_rtc::rtc_bundle::Bundle;
     // PTX is ASCII; text that is not UTF-8 carries no bundle this module wrote.
     let text = std::str::from_utf8(text).ok()?;
     let bundle = match Bundle::find(text) {
@@ -545,7 +545,7 @@ pub(crate) unsafe fn check_library_image(
         return Ok(());
     }
     let text = core::str::from_utf8(text.to_bytes()).unwrap_or("");
-    match anycuda_api::rtc_bundle::Bundle::find(text) {
+    match anycuda_rtc::rtc_bundle::Bundle::find(text) {
         Ok(Some(_)) => Ok(()),
         Ok(None) => Err(refuse_image(b, ImageKind::Text, NOT_SUPPORTED, PTX_ON_AMD)),
         Err(e) => {

@@ -20,7 +20,7 @@
 //!   `CUfunction` or a host function pointer (which CUDA allows) is recognised by one compare
 //!   on the launch path ([`function_of`]). Handles stay valid until `cuLibraryUnload`, which
 //!   unloads every per-context module.
-//! - Kernel names: taken from the image where [`anycuda_api::params`] reads it (PTX, cubins,
+//! - Kernel names: taken from the image where [`anycuda_rtc::params`] reads it (PTX, cubins,
 //!   AMD code objects, offload bundles), so `cuLibraryGetKernel` answers
 //!   `CUDA_ERROR_NOT_FOUND` for an unknown name and `cuLibraryGetKernelCount` /
 //!   `cuLibraryEnumerateKernels` work without a device; for other formats the name is checked
@@ -44,11 +44,11 @@ use anycuda_api::driver::{
     CUdevice, CUdeviceptr, CUfunc_cache, CUfunction, CUfunction_attribute, CUjit_option, CUkernel,
     CUlibrary, CUlibraryOption, CUmodule, CUresult,
 };
-use anycuda_api::params::{kernel_params, KernelParams};
 use anycuda_api::runtime::{
     cudaError_t, cudaFuncAttribute, cudaJitOption, cudaKernel_t, cudaLibraryOption, cudaLibrary_t,
 };
 use anycuda_api::traits::Driver;
+use anycuda_rtc::params::{kernel_params, KernelParams};
 use core::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -509,7 +509,7 @@ unsafe fn load(
     // SAFETY: the caller's image. On AMD, NVIDIA-only formats are refused with the way out.
     tri!(unsafe { super::image::check_library_image(b, code) });
     // SAFETY: as above; only what the image's own headers describe is read.
-    let len = unsafe { anycuda_api::params::image_len(code) };
+    let len = unsafe { anycuda_rtc::params::image_len(code) };
     // Text is measured up to its NUL, which the copy keeps.
     // SAFETY: as above.
     let len = len.map(|n| n + usize::from(unsafe { super::image::is_text_image(code) }));
@@ -912,7 +912,7 @@ pub(crate) unsafe fn cuKernelGetLibrary(
 }
 
 /// The kernel's parameters as read from its library's image, if they could be.
-fn image_params(k: CUkernel) -> Result<Option<Vec<anycuda_api::params::Param>>, CUresult> {
+fn image_params(k: CUkernel) -> Result<Option<Vec<anycuda_rtc::params::Param>>, CUresult> {
     let (lib, name) = kernel_entry(k)?;
     Ok(kernels_in_image(lib)?.and_then(|ks| {
         ks.iter()

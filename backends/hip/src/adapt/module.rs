@@ -195,7 +195,7 @@ impl ErrorLog {
 /// `image` is an image the loader accepted (complete, headers within it).
 unsafe fn remember_image(m: CUmodule, image: *const c_void) {
     // SAFETY: the caller's contract; `image_len` reads only what the headers describe.
-    let bytes = unsafe { anycuda_api::params::image_len(image) }.map(|n| {
+    let bytes = unsafe { anycuda_rtc::params::image_len(image) }.map(|n| {
         // SAFETY: `n` bytes of the accepted image, measured from its own headers.
         unsafe { core::slice::from_raw_parts(image.cast::<u8>(), n) }
     });

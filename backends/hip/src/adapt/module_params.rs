@@ -2,14 +2,14 @@
 //! for `cuFuncGetName`, which HIP lacks.
 //!
 //! Every module load that succeeds reads the layouts from the image the caller handed over
-//! ([`anycuda_api::params`]: AMD code objects and offload bundles, PTX and cubins on HIP's
+//! ([`anycuda_rtc::params`]: AMD code objects and offload bundles, PTX and cubins on HIP's
 //! NVIDIA platform), once, outside the lock; `cuModuleGetFunction` attaches its kernel's layout
 //! and its name to the function handle; `cuModuleUnload` forgets both. A function whose image could not be
 //! read (an unsupported format, or a handle from elsewhere: `cuKernelGetFunction`) has no
 //! layout, and the queries answer not-supported for it, as before.
 
 use anycuda_api::driver::{CUfunction, CUmodule};
-use anycuda_api::params::{kernel_params, Param};
+use anycuda_rtc::params::{kernel_params, Param};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -21,11 +21,11 @@
 //! - the log is anycuda's notes (refusals, option notes), then the compiler's own log, with
 //!   one terminating NUL.
 
-use crate::handles::Handles;
-use crate::nvrtc::{nvrtcProgram, nvrtcResult};
 use crate::rtc_headers::RtcTarget;
 use crate::rtc_input::{self, Headers};
 use crate::rtc_options::{self, Dialect};
+use anycuda_api::handles::Handles;
+use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
 use core::ffi::{c_char, c_int, CStr};
 use std::ffi::CString;
 use std::sync::{Mutex, MutexGuard};

@@ -1,10 +1,15 @@
 //! A persistent cache of compiled programs, so run-time compilation does not cost every start.
 //!
-//! [`Program`](super::Program) asks a [`ProgramCache`] before it runs the compiler and stores
-//! what a successful compile made afterwards. The cache only stores bytes under a
-//! [`CacheKey`]; the key is a SHA-256 digest of everything that decides the compiler's output
-//! (see [`Program`](super::Program)'s "Cache" section), and the bytes are the compiled code of
-//! every kind the compile made, its log and its lowered names.
+//! The safe layer's `Program` (`anycuda::core::Program`, which re-exports this module as
+//! `anycuda::core::cache`) asks a [`ProgramCache`] before it runs the compiler and stores what a
+//! successful compile made afterwards. The cache only stores bytes under a [`CacheKey`]; the key
+//! is a SHA-256 digest of everything that decides the compiler's output (see `Program`'s "Cache"
+//! section), and the bytes are the compiled code of every kind the compile made, its log and
+//! its lowered names. The backends store the code they compile from source bundles here too
+//! ([`BundleCodeCache`], the default of [`crate::rtc_bundle::code_cache`]).
+//!
+//! It lives in the compiler front end, below the backends, so that both `Program` (above) and
+//! the backends' bundle compiles (below `anycuda::core`) use it without an arrow pointing up.
 //!
 //! | cuda.core | anycuda::core |
 //! |---|---|
@@ -91,7 +96,7 @@ impl KeyBuilder {
 
 /// A store of compiled programs: opaque bytes under a [`CacheKey`] (cuda.core's
 /// `ProgramCacheResource`). Implementations must be safe to share between threads; a failure
-/// to store is an `Err` that [`Program`](super::Program) logs and ignores.
+/// to store is an `Err` that `Program` logs and ignores.
 pub trait ProgramCache: Send + Sync + std::fmt::Debug {
     /// The bytes stored under `key`, if any. A damaged entry is a miss (and may be removed).
     fn get(&self, key: &CacheKey) -> Option<Vec<u8>>;
@@ -442,7 +447,7 @@ pub fn file_cache_from_env(var: impl Fn(&str) -> Option<OsString>) -> Option<Fil
     Some(FileProgramCache::new(dir, max_bytes))
 }
 
-/// The process-wide cache every [`Program`](super::Program) starts with: a
+/// The process-wide cache every `Program` starts with: a
 /// [`FileProgramCache`] configured by the environment when first asked (see the module
 /// documentation), or `None` when `ANYCUDA_CACHE_DISABLE=1` or no folder can be named.
 pub fn default_cache() -> Option<Arc<dyn ProgramCache>> {
@@ -457,15 +462,15 @@ pub fn default_cache() -> Option<Arc<dyn ProgramCache>> {
 
 /// A [`ProgramCache`] as the backends' store for code compiled from PTX source bundles
 /// (`anycuda nvcc`'s, compiled by the HIP backend when such PTX loads on AMD, and by the CUDA
-/// backend when its driver refuses such PTX). anycuda installs
-/// the [`default_cache`] one when a backend is first loaded, so those compiles are cached
-/// like [`Program`](super::Program)'s.
+/// backend when its driver refuses such PTX). Unless another is installed
+/// ([`crate::rtc_bundle::install_code_cache`]), the backends use the [`default_cache`] one
+/// ([`crate::rtc_bundle::code_cache`]), so those compiles are cached like `Program`'s.
 #[derive(Debug, Clone, Default)]
 pub struct BundleCodeCache(Option<Arc<dyn ProgramCache>>);
 
 impl BundleCodeCache {
     /// The [`default_cache`], looked up at each use (none when it is disabled).
-    pub fn default_cache() -> Self {
+    pub const fn default_cache() -> Self {
         Self(None)
     }
 
@@ -489,7 +494,7 @@ impl BundleCodeCache {
     }
 }
 
-impl anycuda_api::rtc_bundle::CodeCache for BundleCodeCache {
+impl crate::rtc_bundle::CodeCache for BundleCodeCache {
     fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>> {
         self.cache()?.get(&Self::key(fields))
     }
@@ -624,7 +629,7 @@ mod tests {
 
     #[test]
     fn bundle_code_goes_into_the_given_cache() {
-        use anycuda_api::rtc_bundle::CodeCache;
+        use crate::rtc_bundle::CodeCache;
         let mem = Arc::new(InMemoryProgramCache::new(1 << 20));
         let c = BundleCodeCache::new(mem.clone());
         let key: [&[u8]; 2] = [b"bundle", b"gfx90a"];

@@ -4,9 +4,10 @@
 //! for PTX its driver refuses).
 
 use super::Bundle;
-use crate::nvrtc::{nvrtcProgram, nvrtcResult};
+use crate::cache::BundleCodeCache;
 use crate::rtc_headers::{builtin_headers, RtcTarget};
-use crate::traits::Rtc;
+use anycuda_api::nvrtc::{nvrtcProgram, nvrtcResult};
+use anycuda_api::traits::Rtc;
 use core::ffi::{c_char, c_int};
 use std::ffi::CString;
 use std::fmt;
@@ -15,11 +16,9 @@ use std::sync::OnceLock;
 /// A store for code compiled from bundles, kept across processes so a module's load does not
 /// compile it again every start.
 ///
-/// The backends cannot reach `anycuda::core`'s persistent program cache (it lives above them),
-/// so the layer that owns it installs one of these ([`install_code_cache`]); a backend that
-/// compiles a bundle asks [`code_cache`] first and stores what it made. The key is given as
-/// fields (everything that decides the output: the bundle, the target, the compiler's
-/// identity), which the cache digests.
+/// A backend that compiles a bundle asks [`code_cache`] first and stores what it made. The key
+/// is given as fields (everything that decides the output: the bundle, the target, the
+/// compiler's identity), which the cache digests.
 pub trait CodeCache: Send + Sync {
     /// The code stored under the key made of `fields`, if any. A damaged entry is a miss.
     fn get(&self, fields: &[&[u8]]) -> Option<Vec<u8>>;
@@ -30,15 +29,30 @@ pub trait CodeCache: Send + Sync {
 
 static CODE_CACHE: OnceLock<Box<dyn CodeCache>> = OnceLock::new();
 
-/// Installs the process's [`CodeCache`]; `false` (and `cache` dropped) when one is installed
-/// already.
+/// What [`code_cache`] answers while none is installed: the persistent program cache, looked up
+/// at each use.
+static DEFAULT_CODE_CACHE: BundleCodeCache = BundleCodeCache::default_cache();
+
+/// Installs the process's [`CodeCache`] in place of the default one; `false` (and `cache`
+/// dropped) when one is installed already.
 pub fn install_code_cache(cache: Box<dyn CodeCache>) -> bool {
     CODE_CACHE.set(cache).is_ok()
 }
 
-/// The installed [`CodeCache`], if any.
-pub fn code_cache() -> Option<&'static dyn CodeCache> {
-    CODE_CACHE.get().map(|c| c.as_ref())
+/// The process's [`CodeCache`]: the installed one, else the default,
+/// [`BundleCodeCache::default_cache`]: the persistent program cache ([`crate::cache`]) that the
+/// environment configures (`ANYCUDA_CACHE_DIR`, `ANYCUDA_CACHE_MAX_BYTES`;
+/// `ANYCUDA_CACHE_DISABLE=1` turns it off, and then nothing is cached).
+///
+/// The default is answered here, in the crate that owns both the bundles and the cache, so that
+/// every user of a backend (the `anycuda` crate, or a backend crate on its own) gets it without
+/// a layer above the backends reaching down to install it. Answering it does not install it: a
+/// program may still install its own cache later, and from then on that one is used.
+pub fn code_cache() -> &'static dyn CodeCache {
+    match CODE_CACHE.get() {
+        Some(c) => c.as_ref(),
+        None => &DEFAULT_CODE_CACHE,
+    }
 }
 
 /// Why a bundle did not compile: the compiler's (NVRTC-named) code and the compile log.
@@ -232,10 +246,10 @@ fn builtin_header_texts() -> &'static [u8] {
     })
 }
 
-/// A bundle's code through the installed [`CodeCache`]: looked up under `key` (from
+/// A bundle's code through the process's [`CodeCache`]: looked up under `key` (from
 /// [`key_fields`]) plus the bundle's text, taken only when `plausible` says it is what the
 /// compiler writes (anything else is a miss and is replaced), else `compile`d and stored. The
-/// code, and whether it came from the cache. With no cache or no key, `compile` alone.
+/// code, and whether it came from the cache. With no key, `compile` alone.
 ///
 /// # Errors
 /// `compile`'s.
@@ -246,22 +260,22 @@ pub fn cached(
     compile: impl FnOnce() -> Result<Vec<u8>, BundleCompileError>,
 ) -> Result<(Vec<u8>, bool), BundleCompileError> {
     let cache = code_cache();
-    let key = match (cache, key, bundle.to_text()) {
-        (Some(_), Some(mut f), Ok(text)) => {
+    let key = match (key, bundle.to_text()) {
+        (Some(mut f), Ok(text)) => {
             f.push(text.into_bytes());
             Some(f)
         }
         _ => None,
     };
     let fields: Option<Vec<&[u8]>> = key.as_ref().map(|k| k.iter().map(Vec::as_slice).collect());
-    if let (Some(c), Some(f)) = (cache, &fields) {
-        if let Some(code) = c.get(f).filter(|c| plausible(c)) {
+    if let Some(f) = &fields {
+        if let Some(code) = cache.get(f).filter(|c| plausible(c)) {
             return Ok((code, true));
         }
     }
     let code = compile()?;
-    if let (Some(c), Some(f)) = (cache, &fields) {
-        c.put(f, &code);
+    if let Some(f) = &fields {
+        cache.put(f, &code);
     }
     Ok((code, false))
 }

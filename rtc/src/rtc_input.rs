@@ -1,8 +1,8 @@
 //! Validation of NVRTC arguments shared by both backends, so bad input gets NVRTC's error
 //! instead of reaching a vendor compiler that might crash on it.
 
-use crate::nvrtc::nvrtcResult;
 use crate::rtc_headers::{builtin_headers, RtcTarget};
+use anycuda_api::nvrtc::nvrtcResult;
 use core::ffi::{c_char, c_int};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 macro_rules! nvrtc_non_null {
     ($($p:expr),+) => {
         if $($p.is_null())||+ {
-            return $crate::nvrtc::nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
+            return $crate::__api::nvrtc::nvrtcResult::NVRTC_ERROR_INVALID_INPUT;
         }
     };
 }
@@ -709,13 +709,13 @@ impl CompileThreadError {
 pub fn on_compile_stack<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R, CompileThreadError> {
     let stack = test_stack_override().unwrap_or(COMPILE_STACK);
     // The compile works for the caller: it carries the caller's C-ABI re-entry mark.
-    let mark = crate::reentry::current();
+    let mark = anycuda_api::reentry::current();
     std::thread::scope(|s| {
         let h = std::thread::Builder::new()
             .name("anycuda-compile".into())
             .stack_size(stack)
             .spawn_scoped(s, move || {
-                crate::reentry::set(mark);
+                anycuda_api::reentry::set(mark);
                 f()
             })
             .map_err(|e| {
@@ -790,6 +790,21 @@ pub unsafe fn write_size(size: usize, out: *mut usize) -> Result<(), nvrtcResult
 #[cfg(test)]
 mod tests {
     use super::*;
+    use anycuda_api::reentry;
+
+    /// The compile thread works under its caller's re-entry mark, whichever it is.
+    #[test]
+    fn a_compile_thread_carries_its_callers_mark() {
+        for mark in [1, 0] {
+            reentry::set(mark);
+            let seen = on_compile_stack(reentry::current).unwrap();
+            assert_eq!(seen, mark);
+        }
+        // A thread started any other way starts unmarked.
+        reentry::set(1);
+        assert_eq!(std::thread::spawn(reentry::current).join().unwrap(), 0);
+        reentry::set(0);
+    }
 
     #[test]
     fn user_headers_override_builtins_by_name() {
