@@ -10,14 +10,19 @@
 #           |
 #         backends (backends/cuda: anycuda_cuda, backends/hip: anycuda_hip)
 #           |
+#         rtc (rtc: anycuda_rtc, the compiler front end and the program cache)
+#           |
 #         api (api: anycuda_api, the vocabulary)
 #
 # Prints, for each layer, the layers its code names and in how many files (comment lines do
-# not count). Fails (exit 1) when
+# not count), the arrows that point up (a layer naming one above it) and the circles (two
+# layers naming each other). Fails (exit 1) when
 # - src/core names a backend (anycuda_cuda, anycuda_hip, anycuda::native / crate::native, a
 #   `Backend::Cuda`/`Backend::Hip` branch or `as_cuda()`/`as_hip()`);
-# - anything under backends/ or api/ uses the `anycuda` crate or its core (in code or as a
-#   Cargo dependency), or api/ uses a backend;
+# - anything under backends/, rtc/ or api/ uses the `anycuda` crate or its core (in code or as
+#   a Cargo dependency), rtc/ or api/ uses a backend, or api/ uses anycuda-rtc;
+# - an arrow points up other than the raw layer's re-exports of core (listed as a note), or
+#   two layers name each other (a circle);
 # - the facade names a backend crate (in code or as a Cargo dependency) or branches on one;
 # - the C ABI (capi/, cudart12/) names a backend crate (in code, `anycuda::native`, or as a
 #   Cargo dependency) or `anycuda::core`: it exports the raw layer, over anycuda-api's types;
@@ -39,6 +44,7 @@ files_of() {
     core) find src/core -name '*.rs' ;;
     raw) find src -name '*.rs' -not -path 'src/core/*' -not -path 'src/cli/*' -not -name main.rs ;;
     backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
+    rtc) find rtc/src -name '*.rs' ;;
     api) find api/src -name '*.rs' ;;
     hip-conv) find backends/hip/src/conv -name '*.rs' ;;
     c-abi) find capi/src cudart12/src -name '*.rs' ;;
@@ -82,7 +88,7 @@ code_of() {
 # Each layer's code, read once into a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for layer in facade cli core raw backends api hip-conv c-abi cudart12; do
+for layer in facade cli core raw backends rtc api hip-conv c-abi cudart12; do
     files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
 done
 
@@ -101,6 +107,7 @@ offenders() {
 # layer it names. The crate root's own items (`anycuda::Backend`, `anycuda::BackendKind`,
 # `anycuda::DriverError`) are the raw layer's.
 API='\banycuda_api\b'
+RTC='\banycuda_rtc\b'
 BACKEND_CRATES='\banycuda_(cuda|hip)\b'
 NATIVE='\b(anycuda|crate)::native\b'
 BACKEND="$BACKEND_CRATES|$NATIVE"
@@ -114,25 +121,67 @@ CABI='\banycuda_(capi|cudart12)\b'
 CABI_BACKEND="$BACKEND_CRATES|\\banycuda::native\\b"
 
 echo "import picture (per layer: how many of its files name each other layer in code; - is itself)"
-printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' layer core raw facade backends api c-abi
+# Each cell is kept in `names[ROW,COLUMN]` for the arrows and circles below.
+declare -A names
+COLUMNS=(core raw facade backends rtc api c-abi)
+# Prints one line of the table (padded cells, no trailing blanks).
+line() {
+    local l
+    l=$(printf '  %-9s' "$1")$(shift && printf ' %-8s' "$@")
+    echo "${l%"${l##*[! ]}"}"
+}
+line layer "${COLUMNS[@]}"
 row() {
-    printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+    local layer=$1 i=0 v
+    shift
+    for v in "$@"; do
+        names[$layer,${COLUMNS[$i]}]=$v
+        i=$((i + 1))
+    done
+    line "$layer" "$@"
 }
 row facade "$(count facade "$CORE_OUT")" "$(count facade "$RAW_OUT")" - \
-    "$(count facade "$BACKEND")" "$(count facade "$API")" "$(count facade "$CABI")"
+    "$(count facade "$BACKEND")" "$(count facade "$RTC")" "$(count facade "$API")" \
+    "$(count facade "$CABI")"
 row cli "$(count cli "$CORE_OUT")" "$(count cli "$RAW_OUT")" "$(count cli '\banycuda_cudarc\b')" \
-    "$(count cli "$BACKEND")" "$(count cli "$API")" "$(count cli "$CABI")"
+    "$(count cli "$BACKEND")" "$(count cli "$RTC")" "$(count cli "$API")" "$(count cli "$CABI")"
 row core - "$(count core "$RAW_IN")" "$(count core '\banycuda_cudarc\b')" \
-    "$(count core "$BACKEND")" "$(count core "$API")" "$(count core "$CABI")"
+    "$(count core "$BACKEND")" "$(count core "$RTC")" "$(count core "$API")" "$(count core "$CABI")"
 row raw "$(count raw "$CORE_IN")" - "$(count raw '\banycuda_cudarc\b')" \
-    "$(count raw "$BACKEND")" "$(count raw "$API")" "$(count raw "$CABI")"
+    "$(count raw "$BACKEND")" "$(count raw "$RTC")" "$(count raw "$API")" "$(count raw "$CABI")"
 row backends "$(count backends '\banycuda::')" "$(count backends '\banycuda::')" \
-    "$(count backends '\banycuda_cudarc\b')" - "$(count backends "$API")" "$(count backends "$CABI")"
+    "$(count backends '\banycuda_cudarc\b')" - "$(count backends "$RTC")" \
+    "$(count backends "$API")" "$(count backends "$CABI")"
+row rtc "$(count rtc '\banycuda::')" "$(count rtc '\banycuda::')" \
+    "$(count rtc '\banycuda_cudarc\b')" "$(count rtc "$BACKEND_CRATES")" - "$(count rtc "$API")" \
+    "$(count rtc "$CABI")"
 row api "$(count api '\banycuda::')" "$(count api '\banycuda::')" \
-    "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" - "$(count api "$CABI")"
+    "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" "$(count api "$RTC")" - \
+    "$(count api "$CABI")"
 row c-abi "$(count c-abi "$CORE_OUT")" "$(count c-abi "$RAW_OUT")" \
-    "$(count c-abi '\banycuda_cudarc\b')" "$(count c-abi "$CABI_BACKEND")" "$(count c-abi "$API")" -
-echo "  (backends and api: a path into the anycuda crate, core or raw alike)"
+    "$(count c-abi '\banycuda_cudarc\b')" "$(count c-abi "$CABI_BACKEND")" "$(count c-abi "$RTC")" \
+    "$(count c-abi "$API")" -
+echo "  (backends, rtc and api: a path into the anycuda crate, core or raw alike)"
+
+# The layers' heights, top to bottom (the facade and the CLI side by side, and the C ABI beside
+# core: both stand on the raw layer). An arrow up is a layer naming a higher one.
+declare -A height=([facade]=5 [cli]=5 [core]=4 [c-abi]=4 [raw]=3 [backends]=2 [rtc]=1 [api]=0)
+up_arrows=()
+circles=()
+# Whether layer $1 names layer $2; the raw layer's re-exports of core do not count here (they
+# are allowed, and listed in a note below).
+names_layer() {
+    local n=${names[$1,$2]:--}
+    [[ $n != - && $n != 0 ]] && ! [[ $1 == raw && $2 == core ]]
+}
+for r in facade cli core raw backends rtc api c-abi; do
+    for c in "${COLUMNS[@]}"; do
+        names_layer "$r" "$c" || continue
+        ((height[$c] > height[$r])) && up_arrows+=("$r -> $c (${names[$r,$c]} files)")
+        [[ $r < $c ]] && names_layer "$c" "$r" && circles+=("$r <-> $c")
+    done
+done
+echo "  arrows up: ${#up_arrows[@]}${up_arrows[*]:+ (${up_arrows[*]})}; circles: ${#circles[@]}${circles[*]:+ (${circles[*]})}"
 
 # Arrows up that are allowed but worth seeing: raw code naming core.
 up=$(offenders raw "$CORE_IN")
@@ -173,10 +222,17 @@ dep_on() {
 echo
 check "src/core names no backend and has no backend branch" \
     "$(offenders core "$BACKEND|$BRANCH")"
-check "backends/ and api/ do not use the anycuda crate or its core" \
-    "$(offenders backends '\banycuda::|\banycuda_cudarc\b'; offenders api '\banycuda::|\banycuda_cudarc\b'; dep_on 'anycuda|anycuda-cudarc' backends/*/Cargo.toml api/Cargo.toml)"
-check "api/ uses no backend" \
-    "$(offenders api "$BACKEND_CRATES"; dep_on 'anycuda-(cuda|hip)' api/Cargo.toml)"
+check "backends/, rtc/ and api/ do not use the anycuda crate or its core" \
+    "$(for l in backends rtc api; do offenders "$l" '\banycuda::|\banycuda_cudarc\b'; done
+       dep_on 'anycuda|anycuda-cudarc' backends/*/Cargo.toml rtc/Cargo.toml api/Cargo.toml)"
+check "rtc/ and api/ use no backend" \
+    "$(offenders rtc "$BACKEND_CRATES"; offenders api "$BACKEND_CRATES"
+       dep_on 'anycuda-(cuda|hip)' rtc/Cargo.toml api/Cargo.toml)"
+check "api/ does not use anycuda-rtc (the front end stands on the vocabulary, not the reverse)" \
+    "$(offenders api "$RTC"; dep_on 'anycuda-rtc' api/Cargo.toml)"
+check "no arrow points up (but the raw layer's re-exports of core) and no two layers name each other" \
+    "$(for a in "${up_arrows[@]}"; do echo "      arrow up: $a"; done
+       for c in "${circles[@]}"; do echo "      circle: $c"; done)"
 check "the facade names no backend crate and has no backend branch" \
     "$(offenders facade "$BACKEND|$BRANCH"; dep_on 'anycuda-(cuda|hip)' facades/cudarc/Cargo.toml)"
 check "the HIP backend's translations (conv/) use no adaptation (adapt/)" \
@@ -186,7 +242,7 @@ check "the C ABI (capi/, cudart12/) names no backend crate and not anycuda::core
 check "cudart12/ uses neither the anycuda crate nor anycuda-capi as a crate (no state of its own)" \
     "$(offenders cudart12 '\banycuda::|\banycuda_capi\b'; dep_on 'anycuda|anycuda-capi' cudart12/Cargo.toml)"
 check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
-    "$(for l in facade cli core raw backends api; do offenders "$l" "$CABI"; done
-       dep_on 'anycuda-(capi|cudart12)' Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
+    "$(for l in facade cli core raw backends rtc api; do offenders "$l" "$CABI"; done
+       dep_on 'anycuda-(capi|cudart12)' Cargo.toml rtc/Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
            codegen/Cargo.toml facades/*/Cargo.toml)"
 exit "$fail"
