@@ -60,8 +60,8 @@ KEY_SCHEMA=1
 # The sources of what `anycuda nvcc` writes when a real nvcc runs: the command (main.rs hands
 # nvcc's command line to it), the bundle (its text format and gathering), the include resolution
 # and the built-in header list that decide which headers are bundled.
-FRONT_END=(src/main.rs src/cli/nvcc.rs api/src/rtc_bundle/mod.rs api/src/rtc_include.rs
-    api/src/rtc_headers.rs api/src/rtc_headers_extra.rs api/src/rtc_input.rs)
+FRONT_END=(src/main.rs src/cli/nvcc.rs rtc/src/rtc_bundle/mod.rs rtc/src/rtc_include.rs
+    rtc/src/rtc_headers.rs rtc/src/rtc_headers_extra.rs rtc/src/rtc_input.rs)
 KEY="$({
     echo "candle-ci $KEY_SCHEMA"
     rustc -vV
@@ -88,7 +88,7 @@ done
 # ---- the path packages: never from the cache --------------------------------------------------
 TARGET="$DIR/target"
 if [[ -d "$TARGET/release" ]]; then
-    PATH_PACKAGES=(anycuda anycuda-api anycuda-cuda anycuda-hip anycuda-cudarc cudarc candle-core candle-nn)
+    PATH_PACKAGES=(anycuda anycuda-api anycuda-rtc anycuda-cuda anycuda-hip anycuda-cudarc cudarc candle-core candle-nn)
     for p in "${PATH_PACKAGES[@]}"; do
         u="${p//-/_}"
         rm -rf "$TARGET/release/.fingerprint/$p"-???????????????? "$TARGET/release/build/$p"-???????????????? \
