@@ -2,7 +2,7 @@
 # The import picture: which layer of the house uses which, from the `use` paths in the code,
 # and the rules that keep every arrow pointing down:
 #
-#   facade (facades/cudarc)   cli (src/cli, src/main.rs)
+#   facade (facades/cudarc)   cli (cli/: anycuda-cli, the `anycuda` command)
 #        \                    /
 #         core (src/core: anycuda::core, the safe layer)   c-abi (capi/: anycuda-capi,
 #           |                                             /   cudart12/: anycuda-cudart12)
@@ -25,6 +25,8 @@
 #   dependency): it holds no anycuda state and reaches the C ABI through its table, opened at
 #   run time;
 # - any other layer, or a Cargo.toml outside the C ABI, uses the C ABI's crates;
+# - the library crate depends on clap or env_logger, or any crate depends on anycuda-cli (the
+#   command is a crate of its own so that library users never build it);
 # - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
 #   adaptations call the translations, never the other way.
 # Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
@@ -35,9 +37,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 files_of() {
     case "$1" in
     facade) find facades/cudarc/src -name '*.rs' ;;
-    cli) find src/cli -name '*.rs'; echo src/main.rs ;;
+    cli) find cli/src -name '*.rs' ;;
     core) find src/core -name '*.rs' ;;
-    raw) find src -name '*.rs' -not -path 'src/core/*' -not -path 'src/cli/*' -not -name main.rs ;;
+    raw) find src -name '*.rs' -not -path 'src/core/*' ;;
     backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
     api) find api/src -name '*.rs' ;;
     hip-conv) find backends/hip/src/conv -name '*.rs' ;;
@@ -189,4 +191,7 @@ check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
     "$(for l in facade cli core raw backends api; do offenders "$l" "$CABI"; done
        dep_on 'anycuda-(capi|cudart12)' Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
            codegen/Cargo.toml facades/*/Cargo.toml)"
+check "the library crate builds no command-line parser (clap, the CLI's crates are cli/'s alone)" \
+    "$(dep_on 'clap|env_logger' Cargo.toml; dep_on 'anycuda-cli' Cargo.toml api/Cargo.toml \
+           backends/*/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml facades/*/Cargo.toml)"
 exit "$fail"

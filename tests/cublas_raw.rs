@@ -14,6 +14,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::cublas::*;
 use anycuda::CudaEnum;
 use std::collections::{BTreeMap, BTreeSet};
@@ -737,7 +739,7 @@ fn no_gpu_answers(l: &Library, raw: &anycuda::native::hip::cublas::BlasLibrary) 
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();

@@ -16,6 +16,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::cublaslt::*;
 use anycuda::CudaEnum;
 use core::ffi::c_void;
@@ -1022,7 +1024,7 @@ fn exports(path: &str, name: &str) -> bool {
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();

@@ -13,6 +13,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::curand::*;
 use anycuda::CudaEnum;
 use std::collections::{BTreeMap, BTreeSet};
@@ -481,7 +483,7 @@ fn no_gpu_answers(l: &dyn Curand, name: &str) {
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();
