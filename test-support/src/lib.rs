@@ -70,6 +70,6 @@ pub fn __check(need: need::Need, test: &str) {
         if required && here.nvidia + here.amd == 0 {
             panic!("{test} {why}, and {REQUIRE_GPU_ENV}=1 says this machine has one");
         }
-        not_run(&why);
+        not_run(&format!("{why} (counted from {})", here.source));
     }
 }

@@ -17,7 +17,7 @@ pub struct Machine {
     pub amd: u32,
     /// The backend `ANYCUDA_BACKEND` names; `None` for unset or `auto`.
     pub backend: Option<Backend>,
-    /// Where the counts came from, for the `not run:` line.
+    /// Where the counts came from (the `not run:` line ends with it).
     pub source: String,
 }
 
@@ -42,13 +42,12 @@ impl Machine {
             };
         }
         let (nvidia, nv_src) = nvidia_gpus();
-        let amd = visible(amd_gpus(), &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
-        let nvidia = visible(nvidia, &["CUDA_VISIBLE_DEVICES"]);
+        let (amd, amd_src) = amd_gpus();
         Machine {
-            nvidia,
-            amd,
+            nvidia: visible(nvidia, &["CUDA_VISIBLE_DEVICES"]),
+            amd: visible(amd, &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]),
             backend,
-            source: format!("{nv_src}, KFD topology"),
+            source: format!("{nv_src}; {amd_src}"),
         }
     }
 
@@ -75,10 +74,7 @@ impl Machine {
         }
         let have = self.gpus_for(need);
         if have < need.gpus {
-            return Err(format!(
-                "needs {need}, found {have} ({})",
-                self.source
-            ));
+            return Err(format!("needs {need}, found {have}"));
         }
         Ok(())
     }
@@ -100,16 +96,19 @@ fn nvidia_gpus() -> (u32, &'static str) {
 }
 
 /// AMD GPUs in the KFD topology: the nodes with SIMDs (CPU nodes have none).
-fn amd_gpus() -> u32 {
-    count_dir("/sys/class/kfd/kfd/topology/nodes", |node| {
+fn amd_gpus() -> (u32, &'static str) {
+    let n = count_dir("/sys/class/kfd/kfd/topology/nodes", |node| {
         std::fs::read_to_string(node.join("properties")).is_ok_and(|p| {
             p.lines().any(|l| {
                 l.strip_prefix("simd_count ")
                     .is_some_and(|v| v.trim().parse::<u64>().is_ok_and(|n| n > 0))
             })
         })
-    })
-    .unwrap_or(0)
+    });
+    match n {
+        Some(n) => (n, "KFD topology"),
+        None => (0, "no AMD KFD"),
+    }
 }
 
 /// How many entries of `dir` pass `keep`; `None` when `dir` cannot be read.
@@ -153,10 +152,13 @@ mod tests {
     #[test]
     fn one_gpu_runs_where_there_is_one() {
         assert_eq!(machine(1, 0, None).check(&Need::default()), Ok(()));
-        assert_eq!(machine(0, 1, Some(Backend::Hip)).check(&Need::default()), Ok(()));
+        assert_eq!(
+            machine(0, 1, Some(Backend::Hip)).check(&Need::default()),
+            Ok(())
+        );
         assert_eq!(
             machine(0, 0, None).check(&Need::default()),
-            Err("needs a GPU, found 0 (test)".into())
+            Err("needs a GPU, found 0".into())
         );
     }
 
@@ -165,7 +167,7 @@ mod tests {
         let two = need(&[("gpus", "2")]);
         assert_eq!(
             machine(1, 0, None).check(&two),
-            Err("needs 2 GPUs, found 1 (test)".into())
+            Err("needs 2 GPUs, found 1".into())
         );
         assert_eq!(machine(2, 0, Some(Backend::Cuda)).check(&two), Ok(()));
     }
@@ -192,7 +194,7 @@ mod tests {
         assert_eq!(machine(1, 0, Some(Backend::Hip)).check(&nv), Ok(()));
         assert_eq!(
             machine(0, 1, Some(Backend::Hip)).check(&nv),
-            Err("needs a GPU, HIP backend on HIP's NVIDIA platform, found 0 (test)".into())
+            Err("needs a GPU, HIP backend on HIP's NVIDIA platform, found 0".into())
         );
     }
 

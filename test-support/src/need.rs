@@ -103,8 +103,7 @@ impl Need {
 
     /// The backend the test needs: the one stated, or HIP when a platform is.
     pub fn backend(&self) -> Option<Backend> {
-        self.backend
-            .or(self.platform.map(|_| Backend::Hip))
+        self.backend.or(self.platform.map(|_| Backend::Hip))
     }
 
     /// The `#[ignore = "..."]` reason: the need and the command that runs the test.

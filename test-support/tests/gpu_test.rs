@@ -44,11 +44,17 @@ fn the_parser_takes_only_what_it_knows() {
     let mut n = Need::default();
     assert!(n.set("gpus", "0").unwrap_err().contains("at least 1"));
     assert!(n.set("gpus", "two").is_err());
-    assert!(n.set("backend", "vulkan").unwrap_err().contains("\"cuda\" or \"hip\""));
+    assert!(n
+        .set("backend", "vulkan")
+        .unwrap_err()
+        .contains("\"cuda\" or \"hip\""));
     assert!(n.set("platform", "intel").is_err());
     assert!(n.set("gpu", "1").unwrap_err().contains("unknown key `gpu`"));
     let mut n = need(&[("backend", "cuda")]);
-    assert!(n.set("platform", "nvidia").unwrap_err().contains("HIP backend's"));
+    assert!(n
+        .set("platform", "nvidia")
+        .unwrap_err()
+        .contains("HIP backend's"));
 }
 
 #[test]
@@ -85,15 +91,21 @@ fn reports_not_applicable() {
 /// Runs one ignored test of this binary in a child process, as ci/gpu-test.sh does.
 fn run_alone(test: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--ignored", "--exact", test, "--nocapture", "--test-threads=1"]);
+    cmd.args([
+        "--ignored",
+        "--exact",
+        test,
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     cmd.env_remove("ANYCUDA_REQUIRE_GPU")
         .env_remove("ANYCUDA_BACKEND");
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.code(), text)
 }
 
@@ -101,7 +113,11 @@ fn run_alone(test: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
 fn an_unmet_need_ends_77_with_a_not_run_line() {
     let (code, out) = run_alone("needs_more_gpus_than_any_machine", &[]);
     assert_eq!(code, Some(NOT_RUN), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("not run: needs 999 GPUs, found ")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("not run: needs 999 GPUs, found ")),
+        "{out}"
+    );
     assert!(!out.contains("test result: ok"), "{out}");
     assert!(!out.contains("must end the process"), "{out}");
 }
@@ -133,12 +149,18 @@ fn no_gpu_where_one_is_required_is_a_failure() {
         &[("ANYCUDA_REQUIRE_GPU", "1"), ("ANYCUDA_TEST_GPUS", "0")],
     );
     assert_eq!(code, Some(101), "{out}");
-    assert!(out.contains("ANYCUDA_REQUIRE_GPU=1 says this machine has one"), "{out}");
+    assert!(
+        out.contains("ANYCUDA_REQUIRE_GPU=1 says this machine has one"),
+        "{out}"
+    );
 }
 
 #[test]
 fn a_feature_absent_ends_78_with_its_reason() {
     let (code, out) = run_alone("reports_not_applicable", &[]);
     assert_eq!(code, Some(NOT_APPLICABLE), "{out}");
-    assert!(out.lines().any(|l| l == "N/A: this feature is absent here"), "{out}");
+    assert!(
+        out.lines().any(|l| l == "N/A: this feature is absent here"),
+        "{out}"
+    );
 }

@@ -70,11 +70,9 @@ fn read_args(args: &Punctuated<MetaNameValue, Token![,]>) -> syn::Result<(Need, 
     let mut need = Need::default();
     let mut run_by = DEFAULT_RUNNER.to_string();
     for a in args {
-        let key = a
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .ok_or_else(|| syn::Error::new_spanned(&a.path, "expected gpus, backend, platform or run_by"))?;
+        let key = a.path.get_ident().map(ToString::to_string).ok_or_else(|| {
+            syn::Error::new_spanned(&a.path, "expected gpus, backend, platform or run_by")
+        })?;
         let value = match &a.value {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
@@ -99,15 +97,23 @@ fn need_expr(need: &Need) -> proc_macro2::TokenStream {
     let gpus = need.gpus;
     let backend = match need.backend {
         None => quote!(::core::option::Option::None),
-        Some(Backend::Cuda) => quote!(::core::option::Option::Some(::anycuda_test::need::Backend::Cuda)),
-        Some(Backend::Hip) => quote!(::core::option::Option::Some(::anycuda_test::need::Backend::Hip)),
+        Some(Backend::Cuda) => quote!(::core::option::Option::Some(
+            ::anycuda_test::need::Backend::Cuda
+        )),
+        Some(Backend::Hip) => quote!(::core::option::Option::Some(
+            ::anycuda_test::need::Backend::Hip
+        )),
     };
     let platform = match need.platform {
         None => quote!(::core::option::Option::None),
         Some(Platform::Nvidia) => {
-            quote!(::core::option::Option::Some(::anycuda_test::need::Platform::Nvidia))
+            quote!(::core::option::Option::Some(
+                ::anycuda_test::need::Platform::Nvidia
+            ))
         }
-        Some(Platform::Amd) => quote!(::core::option::Option::Some(::anycuda_test::need::Platform::Amd)),
+        Some(Platform::Amd) => quote!(::core::option::Option::Some(
+            ::anycuda_test::need::Platform::Amd
+        )),
     };
     quote! {
         ::anycuda_test::need::Need { gpus: #gpus, backend: #backend, platform: #platform }
