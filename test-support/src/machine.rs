@@ -65,11 +65,7 @@ impl Machine {
     pub fn check(&self, need: &Need) -> Result<(), String> {
         if let (Some(want), Some(chosen)) = (need.backend(), self.backend) {
             if want != chosen {
-                return Err(format!(
-                    "needs {need}; ANYCUDA_BACKEND={} chooses the {} backend",
-                    chosen.name(),
-                    chosen.name()
-                ));
+                return Err(format!("needs {need}; ANYCUDA_BACKEND={}", chosen.name()));
             }
         }
         let have = self.gpus_for(need);
@@ -180,7 +176,7 @@ mod tests {
         assert_eq!(machine(1, 0, None).check(&hip), Ok(()));
         assert_eq!(
             machine(1, 0, Some(Backend::Cuda)).check(&hip),
-            Err("needs a GPU, HIP backend; ANYCUDA_BACKEND=cuda chooses the cuda backend".into())
+            Err("needs a GPU, HIP backend; ANYCUDA_BACKEND=cuda".into())
         );
         // CUDA counts NVIDIA's GPUs only.
         let cuda = need(&[("backend", "cuda")]);
