@@ -7,7 +7,7 @@
 //!   [`NOT_APPLICABLE`], never as a pass.
 //! - [`alloc`]: the counting allocator the hot-path tests and benchmarks install
 //!   ([`count_allocations!`]).
-//! - [`env`]: environment guards, and [`serial`], the lock tests take to run one at a time.
+//! - [`env`](mod@env): environment guards, and [`serial`], the lock tests take to run one at a time.
 //!
 //! It depends on no anycuda crate (they take it as a dev-dependency), so it counts GPUs from the
 //! kernel drivers' files ([`machine`]). What the exit codes mean to ci/gpu-test.sh:
@@ -22,8 +22,9 @@ pub mod need;
 
 use std::io::Write;
 
-/// States what a test needs of the GPU machine; see the crate documentation of
-/// `anycuda-test-macros` for the syntax.
+/// States what a test needs of the GPU machine: `#[gpu_test]`, `#[gpu_test(gpus = 2)]`,
+/// `#[gpu_test(backend = "hip")]`, `#[gpu_test(platform = "nvidia")]`, with
+/// `run_by = "ci/<script>.sh"` for the script the ignore reason names.
 pub use anycuda_test_macros::gpu_test;
 
 pub use env::serial;
@@ -59,9 +60,9 @@ fn exit_with(tag: &str, reason: &str, code: i32) -> ! {
     std::process::exit(code)
 }
 
-/// The first statement of every `#[gpu_test]`: runs the test, ends the process with
-/// [`NOT_RUN`] when `need` is not met here, or fails it when no GPU is found where
-/// `ANYCUDA_REQUIRE_GPU=1` says one must be.
+/// The first statement of every `#[gpu_test]`: returns when `need` is met here (the body
+/// runs), ends the process with [`NOT_RUN`] when it is not, and fails the test (a panic) when
+/// no GPU is found at all where `ANYCUDA_REQUIRE_GPU=1` says there is one.
 #[doc(hidden)]
 pub fn __check(need: need::Need, test: &str) {
     let here = machine::Machine::detect();
