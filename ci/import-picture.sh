@@ -12,6 +12,10 @@
 #           |
 #         api (api: anycuda_api, the vocabulary)
 #
+#   test-support (test-support/: anycuda_test, test-support/macros: anycuda_test_macros) stands
+#   beside the house: only tests, examples and benchmarks use it (a dev-dependency), and it uses
+#   no anycuda crate (so every crate can take it without a dependency cycle).
+#
 # Prints, for each layer, the layers its code names and in how many files (comment lines do
 # not count). Fails (exit 1) when
 # - src/core names a backend (anycuda_cuda, anycuda_hip, anycuda::native / crate::native, a
@@ -28,7 +32,9 @@
 # - the library crate depends on clap or env_logger, or any crate depends on anycuda-cli (the
 #   command is a crate of its own so that library users never build it);
 # - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
-#   adaptations call the translations, never the other way.
+#   adaptations call the translations, never the other way;
+# - library code (any layer above) names anycuda_test, or a Cargo.toml takes anycuda-test other
+#   than as a dev-dependency; or test-support uses an anycuda crate (code or Cargo dependency).
 # Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,6 +51,7 @@ files_of() {
     hip-conv) find backends/hip/src/conv -name '*.rs' ;;
     c-abi) find capi/src cudart12/src -name '*.rs' ;;
     cudart12) find cudart12/src -name '*.rs' ;;
+    test-support) find test-support/src test-support/macros/src -name '*.rs' ;;
     esac | sort
 }
 
@@ -84,7 +91,7 @@ code_of() {
 # Each layer's code, read once into a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for layer in facade cli core raw backends api hip-conv c-abi cudart12; do
+for layer in facade cli core raw backends api hip-conv c-abi cudart12 test-support; do
     files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
 done
 
@@ -114,11 +121,14 @@ BRANCH='\bBackend::(Cuda|Hip)\b|\bas_(cuda|hip)\(|\bBackendKind::(Cuda|Hip)\b'
 CABI='\banycuda_(capi|cudart12)\b'
 # Inside the C ABI's crates `crate::` is their own, so a backend is named only from outside.
 CABI_BACKEND="$BACKEND_CRATES|\\banycuda::native\\b"
+TEST='\banycuda_test(_macros)?\b'
+# Any anycuda crate but the test support's own.
+ANY_ANYCUDA='\banycuda::|\banycuda_(api|cuda|hip|cudarc|capi|cudart12)\b'
 
 echo "import picture (per layer: how many of its files name each other layer in code; - is itself)"
-printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' layer core raw facade backends api c-abi
+printf '  %-12s %-6s %-6s %-6s %-9s %-6s %-6s %s\n' layer core raw facade backends api c-abi test
 row() {
-    printf '  %-9s %-6s %-6s %-6s %-9s %-6s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+    printf '  %-12s %-6s %-6s %-6s %-9s %-6s %-6s %s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$(count "$1" "$TEST")"
 }
 row facade "$(count facade "$CORE_OUT")" "$(count facade "$RAW_OUT")" - \
     "$(count facade "$BACKEND")" "$(count facade "$API")" "$(count facade "$CABI")"
@@ -134,7 +144,12 @@ row api "$(count api '\banycuda::')" "$(count api '\banycuda::')" \
     "$(count api '\banycuda_cudarc\b')" "$(count api "$BACKEND_CRATES")" - "$(count api "$CABI")"
 row c-abi "$(count c-abi "$CORE_OUT")" "$(count c-abi "$RAW_OUT")" \
     "$(count c-abi '\banycuda_cudarc\b')" "$(count c-abi "$CABI_BACKEND")" "$(count c-abi "$API")" -
-echo "  (backends and api: a path into the anycuda crate, core or raw alike)"
+printf '  %-12s %-6s %-6s %-6s %-9s %-6s %-6s %s\n' test-support "$(count test-support '\banycuda::')" \
+    "$(count test-support '\banycuda::')" "$(count test-support '\banycuda_cudarc\b')" \
+    "$(count test-support "$BACKEND_CRATES")" "$(count test-support "$API")" \
+    "$(count test-support "$CABI")" -
+echo "  (backends, api and test-support: a path into the anycuda crate, core or raw alike;"
+echo "   test: anycuda-test, which only tests, examples and benchmarks use)"
 
 # Arrows up that are allowed but worth seeing: raw code naming core.
 up=$(offenders raw "$CORE_IN")
@@ -194,4 +209,19 @@ check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
 check "the library crate builds no command-line parser (clap, the CLI's crates are cli/'s alone)" \
     "$(dep_on 'clap|env_logger' Cargo.toml; dep_on 'anycuda-cli' Cargo.toml api/Cargo.toml \
            backends/*/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml facades/*/Cargo.toml)"
+# anycuda-test in a Cargo.toml's section other than [dev-dependencies] (or the workspace's
+# [workspace.dependencies], which only declares it).
+not_dev_dep() {
+    awk '/^\[/ { sec = $0 } /^[[:space:]]*anycuda-test[[:space:]]*(=|\.workspace)/ &&
+        sec != "[dev-dependencies]" && sec != "[workspace.dependencies]" {
+        printf "      %s:%d: %s (in %s)\n", FILENAME, FNR, $0, sec }' "$@"
+}
+check "only tests, examples and benchmarks use anycuda-test (a dev-dependency)" \
+    "$(for l in facade cli core raw backends api c-abi; do offenders "$l" "$TEST"; done
+       not_dev_dep Cargo.toml api/Cargo.toml backends/*/Cargo.toml codegen/Cargo.toml \
+           facades/cudarc/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml cli/Cargo.toml)"
+check "test-support uses no anycuda crate (every crate can take it without a cycle)" \
+    "$(offenders test-support "$ANY_ANYCUDA"
+       dep_on 'anycuda|anycuda-(api|cuda|hip|cudarc|capi|cudart12)' test-support/Cargo.toml \
+           test-support/macros/Cargo.toml)"
 exit "$fail"

@@ -39,9 +39,7 @@ fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = root().join(".cache/inputs/cuda/nvidia/cu13/lib/libcublasLt.so.13");
-        if std::env::var_os("ANYCUDA_CUBLASLT_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
     });
 }
 

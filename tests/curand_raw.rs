@@ -36,13 +36,9 @@ fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = root().join(".cache/inputs/cuda/nvidia/cu13/lib/libcurand.so.10");
-        if std::env::var_os("ANYCUDA_CURAND_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_CURAND_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_CURAND_LIBRARY", &wheel);
         let deb = root().join(".cache/inputs/hiprand/usr/lib/x86_64-linux-gnu/libhiprand.so.1");
-        if std::env::var_os("ANYCUDA_HIPRAND_LIBRARY").is_none() && deb.exists() {
-            std::env::set_var("ANYCUDA_HIPRAND_LIBRARY", &deb);
-        }
+        anycuda_test::env::default_library("ANYCUDA_HIPRAND_LIBRARY", &deb);
     });
 }
 
