@@ -15,7 +15,7 @@ rm -f "$DEST"/bin/* "$DEST"/tests/* "$DEST"/tests/hip/* 2>/dev/null || true
 # Built with the `half` feature, so the GPU tests cover core::Blas's f16 and bf16 GEMMs.
 # Only this package's examples (target/release/examples also holds other crates' builds, such as
 # the cudarc facade's, which ci/cudarc-bundle.sh bundles with their own arguments).
-cargo build --release --locked -p anycuda --features half --bin anycuda --examples --message-format=json 2>/dev/null \
+cargo build --release --locked -p anycuda -p anycuda-cli --features anycuda/half --bin anycuda --examples --message-format=json 2>/dev/null \
     | python3 -c '
 import json, shutil, sys, os
 dest = sys.argv[1]

@@ -96,7 +96,7 @@ t=$SECONDS
 if [[ -n ${CANDLE_ANYCUDA_BIN:-} ]]; then
     ANYCUDA="$CANDLE_ANYCUDA_BIN"
 else
-    CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda --bin anycuda
+    CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda-cli --bin anycuda
     CARGO_TARGET_DIR="$ANYCUDA_TARGET" cargo build --release --locked -p anycuda-capi
     ANYCUDA="$ANYCUDA_TARGET/release/anycuda"
     log "anycuda CLI and C ABI (release): $((SECONDS - t)) s"

@@ -60,7 +60,7 @@ KEY_SCHEMA=1
 # The sources of what `anycuda nvcc` writes when a real nvcc runs: the command (main.rs hands
 # nvcc's command line to it), the bundle (its text format and gathering), the include resolution
 # and the built-in header list that decide which headers are bundled.
-FRONT_END=(src/main.rs src/cli/nvcc.rs rtc/src/rtc_bundle/mod.rs rtc/src/rtc_include.rs
+FRONT_END=(cli/src/main.rs cli/src/cli/nvcc.rs rtc/src/rtc_bundle/mod.rs rtc/src/rtc_include.rs
     rtc/src/rtc_headers.rs rtc/src/rtc_headers_extra.rs rtc/src/rtc_input.rs)
 KEY="$({
     echo "candle-ci $KEY_SCHEMA"
@@ -99,7 +99,7 @@ fi
 # ---- 1. the build ----------------------------------------------------------------------------
 t=$SECONDS
 # The front end: this clone's anycuda binary (the debug build the other CI steps use).
-cargo build --locked -p anycuda --bin anycuda
+cargo build --locked -p anycuda-cli --bin anycuda
 log "anycuda CLI: $((SECONDS - t)) s"
 t=$SECONDS
 OUT_DIR="$(CANDLE_TARGET_DIR="$TARGET" CANDLE_NVCC_FRONT="$DIR/nvcc-front" \

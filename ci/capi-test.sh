@@ -13,7 +13,7 @@ export CUDA_PATH="${CUDA_PATH:-$ROOT/.cache/inputs/cuda/nvidia/cu13}"
 export ANYCUDA_CACHE_DISABLE=1
 [[ -f "$CUDA_PATH/include/cuda.h" ]] || bash ci/fetch-inputs.sh
 
-cargo build --locked -p anycuda -p anycuda-capi -p anycuda-cudart12
+cargo build --locked -p anycuda-cli -p anycuda-capi -p anycuda-cudart12
 cargo test --locked -p anycuda-capi
 
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/debug"

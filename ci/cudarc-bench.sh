@@ -79,6 +79,8 @@ publish = false
 [dependencies]
 $dep
 half = { version = "2", default-features = false }
+# The counting allocator (count_allocations!), anycuda's test support: no anycuda crate.
+anycuda-test = { path = "$ROOT/test-support" }
 [profile.release]
 debug = false
 TOML

@@ -8,11 +8,15 @@
 #   .device/tests/hip/{legacy_launch,both_apis,...}  [.device/libamdhip64-dev_*.deb]
 #
 # What runs, per backend: `anycuda demo` and `anycuda info`, every example, and the GPU tests
-# (the #[ignore]d tests of every *gpu* test binary), one process per test. The anycuda-hip GPU
-# tests (tests/hip/) call the HIP backend directly: they run on hip and are "—" (not
-# applicable) on cuda. A test named two_gpus_* needs 2 GPUs: it runs only where nvidia-smi
-# lists 2 or more and is "not run (1 GPU)" elsewhere, which is not a failure. A test that finds
-# its feature absent on the backend (never on CUDA) prints an "N/A: ..." line and returns: "n/a".
+# (the ignored tests, #[gpu_test]s, of every *gpu* test binary), one process per test. The
+# anycuda-hip GPU tests (tests/hip/) call the HIP backend directly: they run on hip and are "—"
+# (not applicable) on cuda. Each test checks its own need (anycuda-test's #[gpu_test]; see
+# docs/contributing.md, "GPU tests") and says how it ended by its exit status:
+#   0   PASS
+#   77  "not run (<reason>)": its need is not met here (2 GPUs on a 1-GPU machine); not a failure
+#   78  "n/a": it found its feature absent on this backend (never on CUDA); its "N/A: " line
+#       is in the log
+#   any other status (a panic, a crash, a timeout): FAIL
 #
 #   bash ci/gpu-test.sh
 #
@@ -47,7 +51,13 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version -
 NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)"
 NGPU="${NGPU:-0}"
 
-declare -A RESULT   # "row|backend" -> PASS / FAIL / — (not applicable) / not run (1 GPU)
+# The tests count GPUs themselves (anycuda-test); they count what nvidia-smi lists here.
+((NGPU > 0)) && export ANYCUDA_TEST_GPUS="$NGPU"
+# Exit statuses of anycuda-test (test-support/src/lib.rs: NOT_RUN, NOT_APPLICABLE).
+NOT_RUN=77
+NOT_APPLICABLE=78
+
+declare -A RESULT   # "row|backend" -> PASS / FAIL / — (not applicable) / n/a / not run (why)
 ROWS=()
 add_row() { local r; for r in "${ROWS[@]}"; do [[ "$r" == "$1" ]] && return; done; ROWS+=("$1"); }
 record() { add_row "$1"; RESULT["$1|$2"]="$3"; }
@@ -94,7 +104,7 @@ run_logged() { # <log> <timeout> <cmd...>: runs with the backend's environment, 
 }
 
 gpu_tests() { # <binary> <row label> <backend> <run|na>: one row per #[ignore]d test
-    local bin="$1" suite="$2" backend="$3" mode="$4" t t0=$SECONDS r log ran=0
+    local bin="$1" suite="$2" backend="$3" mode="$4" t t0=$SECONDS r rc why log ran=0
     mapfile -t TESTS < <("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
     if ((${#TESTS[@]} == 0)); then
         record "$suite --list" "$backend" FAIL
@@ -105,23 +115,24 @@ gpu_tests() { # <binary> <row label> <backend> <run|na>: one row per #[ignore]d 
             record "$suite::$t" "$backend" "—"
             continue
         fi
-        if [[ "$t" == two_gpus_* ]] && ((NGPU < 2)); then
-            record "$suite::$t" "$backend" "not run ($NGPU GPU)"
-            continue
-        fi
         log="$LOGS/$backend-${suite//\//-}-$t.log"
-        if run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1; then
-            r=PASS
-            # A test that found its feature absent on this backend says so and returns: n/a.
-            # With --nocapture its first line follows the harness's "test NAME ... " on the
-            # same line, so the marker may start a line or follow that prefix.
-            grep -qE '(^|^test .* \.\.\. )N/A: ' "$log" && r="n/a"
-        else
-            r=FAIL
-        fi
+        run_logged "$log" 120 "$bin" --ignored --exact "$t" --nocapture --test-threads=1
+        rc=$?
+        case $rc in
+            0) r=PASS ;;
+            "$NOT_RUN")
+                # "not run: <need>, found <n> (counted from ...)": the need goes into the table.
+                why="$(sed -n 's/^not run: //p' "$log" | head -n1 | sed 's/ (counted from .*//')"
+                r="not run (${why:-its need is not met here})"
+                record "$suite::$t" "$backend" "$r"
+                continue
+                ;;
+            "$NOT_APPLICABLE") r="n/a" ;;
+            *) r=FAIL ;;
+        esac
         ran=$((ran + 1))
         record "$suite::$t" "$backend" "$r"
-        if [[ "$r" != PASS ]]; then
+        if [[ "$r" == FAIL ]]; then
             say "    $suite::$t: FAILED"
             grep -v '^\(running\|test result\|$\)' "$log" | tail -n 15 | sed 's/^/      /'
         fi
@@ -199,8 +210,8 @@ FAILED=0
     [[ -n "$HIP_NOTE" ]] && { echo; echo "$HIP_NOTE"; }
     echo
     echo "—: not applicable (anycuda-hip's own tests on the CUDA backend) or not run on that backend;"
-    echo "not run (N GPU): a two_gpus_ test on a machine with fewer than 2 GPUs ($NGPU here)."
-    echo "n/a: the test found its feature absent on that backend (its 'N/A: ' line is in gpu-test.log)."
+    echo "not run (why): the test's #[gpu_test] need is not met here (exit status 77; $NGPU GPU(s) here)."
+    echo "n/a: the test found its feature absent on that backend (exit status 78; its 'N/A: ' line is in gpu-test.log)."
     echo
     echo "| test | cuda | hip |"
     echo "|---|---|---|"

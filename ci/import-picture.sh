@@ -2,7 +2,7 @@
 # The import picture: which layer of the house uses which, from the `use` paths in the code,
 # and the rules that keep every arrow pointing down:
 #
-#   facade (facades/cudarc)   cli (src/cli, src/main.rs)
+#   facade (facades/cudarc)   cli (cli/: anycuda-cli, the `anycuda` command)
 #        \                    /
 #         core (src/core: anycuda::core, the safe layer)   c-abi (capi/: anycuda-capi,
 #           |                                             /   cudart12/: anycuda-cudart12)
@@ -13,6 +13,10 @@
 #         rtc (rtc: anycuda_rtc, the compiler front end and the program cache)
 #           |
 #         api (api: anycuda_api, the vocabulary)
+#
+#   test-support (test-support/: anycuda_test, test-support/macros: anycuda_test_macros) stands
+#   beside the house: only tests, examples and benchmarks use it (a dev-dependency), and it uses
+#   no anycuda crate (so every crate can take it without a dependency cycle).
 #
 # Prints, for each layer, the layers its code names and in how many files (comment lines do
 # not count), the arrows that point up (a layer naming one above it) and the circles (two
@@ -30,8 +34,12 @@
 #   dependency): it holds no anycuda state and reaches the C ABI through its table, opened at
 #   run time;
 # - any other layer, or a Cargo.toml outside the C ABI, uses the C ABI's crates;
+# - the library crate depends on clap or env_logger, or any crate depends on anycuda-cli (the
+#   command is a crate of its own so that library users never build it);
 # - inside the HIP backend, a translation (src/conv/) uses an adaptation (src/adapt/): the
-#   adaptations call the translations, never the other way.
+#   adaptations call the translations, never the other way;
+# - library code (any layer above) names anycuda_test, or a Cargo.toml takes anycuda-test other
+#   than as a dev-dependency; or test-support uses an anycuda crate (code or Cargo dependency).
 # Needs bash, grep and awk only. Usage: bash ci/import-picture.sh (from anywhere).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -40,15 +48,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 files_of() {
     case "$1" in
     facade) find facades/cudarc/src -name '*.rs' ;;
-    cli) find src/cli -name '*.rs'; echo src/main.rs ;;
+    cli) find cli/src -name '*.rs' ;;
     core) find src/core -name '*.rs' ;;
-    raw) find src -name '*.rs' -not -path 'src/core/*' -not -path 'src/cli/*' -not -name main.rs ;;
+    raw) find src -name '*.rs' -not -path 'src/core/*' ;;
     backends) find backends/cuda/src backends/hip/src -name '*.rs' ;;
     rtc) find rtc/src -name '*.rs' ;;
     api) find api/src -name '*.rs' ;;
     hip-conv) find backends/hip/src/conv -name '*.rs' ;;
     c-abi) find capi/src cudart12/src -name '*.rs' ;;
     cudart12) find cudart12/src -name '*.rs' ;;
+    test-support) find test-support/src test-support/macros/src -name '*.rs' ;;
     esac | sort
 }
 
@@ -88,7 +97,7 @@ code_of() {
 # Each layer's code, read once into a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for layer in facade cli core raw backends rtc api hip-conv c-abi cudart12; do
+for layer in facade cli core raw backends rtc api hip-conv c-abi cudart12 test-support; do
     files_of "$layer" | while IFS= read -r f; do code_of "$f"; done >"$scratch/$layer"
 done
 
@@ -119,26 +128,32 @@ BRANCH='\bBackend::(Cuda|Hip)\b|\bas_(cuda|hip)\(|\bBackendKind::(Cuda|Hip)\b'
 CABI='\banycuda_(capi|cudart12)\b'
 # Inside the C ABI's crates `crate::` is their own, so a backend is named only from outside.
 CABI_BACKEND="$BACKEND_CRATES|\\banycuda::native\\b"
+TEST='\banycuda_test(_macros)?\b'
+# Any anycuda crate but the test support's own.
+ANY_ANYCUDA='\banycuda::|\banycuda_(api|rtc|cuda|hip|cudarc|capi|cudart12)\b'
 
 echo "import picture (per layer: how many of its files name each other layer in code; - is itself)"
-# Each cell is kept in `names[ROW,COLUMN]` for the arrows and circles below.
+# Each cell is kept in `names[ROW,COLUMN]` for the arrows and circles below; the last column,
+# test (anycuda-test), is shown only: its own checks are below.
 declare -A names
 COLUMNS=(core raw facade backends rtc api c-abi)
 # Prints one line of the table (padded cells, no trailing blanks).
 line() {
     local l
-    l=$(printf '  %-9s' "$1")$(shift && printf ' %-8s' "$@")
+    l=$(printf '  %-12s' "$1")$(shift && printf ' %-8s' "$@")
     echo "${l%"${l##*[! ]}"}"
 }
-line layer "${COLUMNS[@]}"
+line layer "${COLUMNS[@]}" test
 row() {
-    local layer=$1 i=0 v
+    local layer=$1 i=0 v test=-
     shift
     for v in "$@"; do
         names[$layer,${COLUMNS[$i]}]=$v
         i=$((i + 1))
     done
-    line "$layer" "$@"
+    # `count` fails (pipefail) when nothing matches, yet prints the 0.
+    [[ $layer == test-support ]] || test=$(count "$layer" "$TEST") || true
+    line "$layer" "$@" "$test"
 }
 row facade "$(count facade "$CORE_OUT")" "$(count facade "$RAW_OUT")" - \
     "$(count facade "$BACKEND")" "$(count facade "$RTC")" "$(count facade "$API")" \
@@ -161,10 +176,15 @@ row api "$(count api '\banycuda::')" "$(count api '\banycuda::')" \
 row c-abi "$(count c-abi "$CORE_OUT")" "$(count c-abi "$RAW_OUT")" \
     "$(count c-abi '\banycuda_cudarc\b')" "$(count c-abi "$CABI_BACKEND")" "$(count c-abi "$RTC")" \
     "$(count c-abi "$API")" -
-echo "  (backends, rtc and api: a path into the anycuda crate, core or raw alike)"
+row test-support "$(count test-support '\banycuda::')" "$(count test-support '\banycuda::')" \
+    "$(count test-support '\banycuda_cudarc\b')" "$(count test-support "$BACKEND_CRATES")" \
+    "$(count test-support "$RTC")" "$(count test-support "$API")" "$(count test-support "$CABI")"
+echo "  (backends, rtc, api and test-support: a path into the anycuda crate, core or raw alike;"
+echo "   test: anycuda-test, which only tests, examples and benchmarks use)"
 
 # The layers' heights, top to bottom (the facade and the CLI side by side, and the C ABI beside
-# core: both stand on the raw layer). An arrow up is a layer naming a higher one.
+# core: both stand on the raw layer). An arrow up is a layer naming a higher one. test-support
+# stands beside the house and has checks of its own below.
 declare -A height=([facade]=5 [cli]=5 [core]=4 [c-abi]=4 [raw]=3 [backends]=2 [rtc]=1 [api]=0)
 up_arrows=()
 circles=()
@@ -245,4 +265,22 @@ check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
     "$(for l in facade cli core raw backends rtc api; do offenders "$l" "$CABI"; done
        dep_on 'anycuda-(capi|cudart12)' Cargo.toml rtc/Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
            codegen/Cargo.toml facades/*/Cargo.toml)"
+check "the library crate builds no command-line parser (clap, the CLI's crates are cli/'s alone)" \
+    "$(dep_on 'clap|env_logger' Cargo.toml; dep_on 'anycuda-cli' Cargo.toml api/Cargo.toml \
+           rtc/Cargo.toml backends/*/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml facades/*/Cargo.toml)"
+# anycuda-test in a Cargo.toml's section other than [dev-dependencies] (or the workspace's
+# [workspace.dependencies], which only declares it).
+not_dev_dep() {
+    awk '/^\[/ { sec = $0 } /^[[:space:]]*anycuda-test[[:space:]]*(=|\.workspace)/ &&
+        sec != "[dev-dependencies]" && sec != "[workspace.dependencies]" {
+        printf "      %s:%d: %s (in %s)\n", FILENAME, FNR, $0, sec }' "$@"
+}
+check "only tests, examples and benchmarks use anycuda-test (a dev-dependency)" \
+    "$(for l in facade cli core raw backends rtc api c-abi; do offenders "$l" "$TEST"; done
+       not_dev_dep Cargo.toml rtc/Cargo.toml api/Cargo.toml backends/*/Cargo.toml codegen/Cargo.toml \
+           facades/cudarc/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml cli/Cargo.toml)"
+check "test-support uses no anycuda crate (every crate can take it without a cycle)" \
+    "$(offenders test-support "$ANY_ANYCUDA"
+       dep_on 'anycuda|anycuda-(api|rtc|cuda|hip|cudarc|capi|cudart12)' test-support/Cargo.toml \
+           test-support/macros/Cargo.toml)"
 exit "$fail"

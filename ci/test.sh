@@ -23,8 +23,9 @@ export ANYCUDA_ROCM_VERSION="${ANYCUDA_ROCM_VERSION:-5.2}"
 export ANYCUDA_CACHE_DISABLE=1
 
 # The C-ABI tests (capi/tests) load the built cdylib, which cargo does not always rebuild for
-# integration tests: build it first (and libcudart.so.12, capi/tests/cudart12.rs).
-cargo build --locked -p anycuda-capi -p anycuda-cudart12
+# integration tests: build it first (and libcudart.so.12, capi/tests/cudart12.rs), and the
+# `anycuda` command, which tests of the root package run (tests/common::anycuda_bin).
+cargo build --locked -p anycuda-capi -p anycuda-cudart12 -p anycuda-cli
 
 if (($#)); then
     cargo test --workspace --locked "$@"

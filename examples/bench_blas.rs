@@ -29,41 +29,12 @@ use anycuda::runtime::{
     cudaDeviceSynchronize, cudaError_t, cudaFree, cudaMalloc, cudaMemset,
     cudaStreamCreateWithFlags, cudaStreamDestroy, cudaStreamNonBlocking, cudaStreamSynchronize,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-/// Counts every allocation (and reallocation) the process makes.
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+// Counts every allocation (and reallocation) the process makes (anycuda-test).
+anycuda_test::count_allocations!();
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -93,7 +64,7 @@ fn per_call(
     }
     sync()?;
     let mut t = Vec::with_capacity(repeats);
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for _ in 0..repeats {
         let t0 = Instant::now();
         for _ in 0..calls {
@@ -102,7 +73,7 @@ fn per_call(
         sync()?;
         t.push(t0.elapsed().as_secs_f64() / calls as f64);
     }
-    let n = ALLOCS.load(Relaxed) - before;
+    let n = anycuda_test::alloc::total_allocations() - before;
     if n != 0 {
         allocs.push(format!(
             "{key}: {n} allocations in {} calls",
@@ -325,7 +296,7 @@ fn alternate(
     allocs: &mut u64,
 ) -> Res<(f64, f64)> {
     let (mut ta, mut tb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for r in 0..rounds {
         for first in [r % 2 == 0, r % 2 != 0] {
             let (f, t): (&mut dyn FnMut() -> Res<()>, _) = if first {
@@ -341,7 +312,7 @@ fn alternate(
             sync()?;
         }
     }
-    *allocs += ALLOCS.load(Relaxed) - before;
+    *allocs += anycuda_test::alloc::total_allocations() - before;
     ta.sort_by(f64::total_cmp);
     tb.sort_by(f64::total_cmp);
     Ok((ta[rounds / 2], tb[rounds / 2]))

@@ -23,40 +23,11 @@ use anycuda::core::{
     launch, Buffer, CodeType, Device, LaunchConfig, PinnedBuffer, Program, ProgramOptions,
     StreamOptions,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-/// Counts every allocation (and reallocation) the process makes.
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+// Counts every allocation (and reallocation) the process makes (anycuda-test).
+anycuda_test::count_allocations!();
 
 const KERNELS: &str = include_str!("../ci/bench/kernels.cu");
 
@@ -145,7 +116,7 @@ fn run() -> Res<()> {
     }
     stream.synchronize()?;
     let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for _ in 0..repeats {
         let t = Instant::now();
         for _ in 0..launches {
@@ -155,7 +126,7 @@ fn run() -> Res<()> {
         stream.synchronize()?;
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
     }
-    let allocs = ALLOCS.load(Relaxed) - before;
+    let allocs = anycuda_test::alloc::total_allocations() - before;
     let us = median(&mut samples);
     println!("core::launch, empty kernel: {us:.3} us/launch (heap allocations: {allocs})");
     println!("RESULT launch_us {us:.4}");
@@ -172,7 +143,7 @@ fn run() -> Res<()> {
         unsafe { launch(&stream, &one, &saxpy, (0.5f32, &x, &mut y, 0u32))? };
     }
     stream.synchronize()?;
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for _ in 0..repeats {
         let t = Instant::now();
         for _ in 0..launches {
@@ -182,7 +153,7 @@ fn run() -> Res<()> {
         stream.synchronize()?;
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
     }
-    let allocs = ALLOCS.load(Relaxed) - before;
+    let allocs = anycuda_test::alloc::total_allocations() - before;
     let us = median(&mut samples);
     println!("core::launch, 4 typed arguments: {us:.3} us/launch (heap allocations: {allocs})");
     println!("RESULT launch_args_us {us:.4}");
@@ -287,7 +258,7 @@ fn run() -> Res<()> {
     if let Some(i) = (0..n).find(|&i| out[i] != 2.0 * hx[i] + hy[i]) {
         return Err(format!("round trip: y[{i}] = {}", out[i]).into());
     }
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for _ in 0..repeats {
         let t = Instant::now();
         for _ in 0..roundtrips {
@@ -295,7 +266,7 @@ fn run() -> Res<()> {
         }
         samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / roundtrips as f64);
     }
-    let allocs = ALLOCS.load(Relaxed) - before;
+    let allocs = anycuda_test::alloc::total_allocations() - before;
     let us = median(&mut samples);
     println!(
         "typed round trip, 2 x {} KiB: {us:.2} us (heap allocations: {allocs})",

@@ -20,42 +20,13 @@ mod bench_common;
 
 use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
 use std::ffi::c_void;
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-/// Counts every allocation (and reallocation) the process makes.
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+// Counts every allocation (and reallocation) the process makes (anycuda-test).
+anycuda_test::count_allocations!();
 
 const KERNELS: &str = include_str!("../ci/bench/kernels.cu");
 
@@ -199,7 +170,7 @@ fn run() -> Res<()> {
             cuCtxGetDevice(&mut d).result()?;
         }
         let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
-        let before = ALLOCS.load(Relaxed);
+        let before = anycuda_test::alloc::total_allocations();
         for _ in 0..repeats {
             let t = Instant::now();
             for _ in 0..calls {
@@ -210,7 +181,7 @@ fn run() -> Res<()> {
             }
             samples.push(t.elapsed().as_nanos() as f64 / calls as f64);
         }
-        let allocs = ALLOCS.load(Relaxed) - before;
+        let allocs = anycuda_test::alloc::total_allocations() - before;
         let ns = median(samples);
         println!("cuCtxGetDevice: {ns:.2} ns/call (heap allocations in the loop: {allocs})");
         println!("RESULT call_ns {ns:.3}");
@@ -255,7 +226,7 @@ fn run() -> Res<()> {
         }
         cuStreamSynchronize(stream).result()?;
         let mut samples = Vec::with_capacity(repeats * 2 + 2); // no growth inside the counted loops
-        let before = ALLOCS.load(Relaxed);
+        let before = anycuda_test::alloc::total_allocations();
         for _ in 0..repeats {
             let t = Instant::now();
             for _ in 0..launches {
@@ -270,7 +241,7 @@ fn run() -> Res<()> {
             }
             samples.push(t.elapsed().as_nanos() as f64 / 1000.0 / launches as f64);
         }
-        let allocs = ALLOCS.load(Relaxed) - before;
+        let allocs = anycuda_test::alloc::total_allocations() - before;
         let us = median(samples);
         println!("empty launch: {us:.3} us/launch (heap allocations in the loop: {allocs})");
         println!("RESULT launch_us {us:.4}");

@@ -1,6 +1,7 @@
 //! GPU suite for `anycuda::core::Blas` (cuBLAS on the CUDA backend, hipBLAS on the HIP
-//! backend). Every test is ignored by default and FAILS (never skips) when run with
-//! `--include-ignored` without a GPU. The f16 and bf16 tests need the `half` feature (the GPU
+//! backend). Every test is a `#[gpu_test]` (anycuda-test): ignored without a GPU, and never a pass
+//! where its need is not met (`not run`, exit status 77; a failure under
+//! `ANYCUDA_REQUIRE_GPU=1` with no GPU at all). The f16 and bf16 tests need the `half` feature (the GPU
 //! bundle is built with it; without it they are not compiled).
 //!
 //! Every product is checked element by element against a CPU reference computed in f64 from
@@ -19,19 +20,13 @@
 //!       .device/tests/core_gpu_blas --include-ignored --test-threads=1
 
 use anycuda::core::*;
-use std::sync::{Mutex, MutexGuard};
+use anycuda_test::{gpu_test, serial};
 
 fn stream() -> Stream {
     Device::new(0)
         .expect("this test needs a GPU")
         .create_stream(StreamOptions::default())
         .expect("stream")
-}
-
-/// The tests that depend on what the allocator hands out next take this lock.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// An element type under test: conversions to and from f64 and its tolerance.
@@ -312,8 +307,7 @@ fn strided_batched<T: Elem>(s: &Stream) {
     println!("{}: strided batched x{count} checked", T::NAME);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn gemm_f32_f64_every_transpose_and_padded_leading_dimensions() {
     let s = stream();
     gemm_all_transposes::<f32>(&s);
@@ -321,16 +315,14 @@ fn gemm_f32_f64_every_transpose_and_padded_leading_dimensions() {
 }
 
 #[cfg(feature = "half")]
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn gemm_f16_bf16_every_transpose_and_padded_leading_dimensions() {
     let s = stream();
     gemm_all_transposes::<half::f16>(&s);
     gemm_all_transposes::<half::bf16>(&s);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn strided_batched_gemm_f32_f64() {
     let s = stream();
     strided_batched::<f32>(&s);
@@ -338,16 +330,14 @@ fn strided_batched_gemm_f32_f64() {
 }
 
 #[cfg(feature = "half")]
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn strided_batched_gemm_f16_bf16() {
     let s = stream();
     strided_batched::<half::f16>(&s);
     strided_batched::<half::bf16>(&s);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn misuse_is_refused_before_cublas_and_writes_nothing() {
     let s = stream();
     let blas = Blas::new(&s).unwrap();
@@ -436,8 +426,7 @@ fn misuse_is_refused_before_cublas_and_writes_nothing() {
         .unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn set_stream_and_as_raw_work_with_the_raw_layer() {
     let s1 = stream();
     let s2 = s1
@@ -537,8 +526,7 @@ fn busy(g: &Slow, s: &Stream) -> Buffer<u32> {
 
 const N: usize = 1 << 20;
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_of_the_output_waits_for_a_gemm_on_another_stream() {
     // C lives on s1; the GEMM writing it (4.0) runs on s2 behind a slow kernel; C is dropped
     // at once. Its free must wait for the GEMM, or the GEMM writes the next allocation (which the
@@ -578,8 +566,7 @@ fn a_free_of_the_output_waits_for_a_gemm_on_another_stream() {
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_of_an_input_waits_for_a_gemm_on_another_stream() {
     // A lives on s1; the GEMM reading it runs on s2 behind a slow kernel; A is dropped at once
     // and its memory refilled with 1000.0 on s1. The free must wait for the GEMM, or the GEMM
@@ -617,8 +604,7 @@ fn a_free_of_an_input_waits_for_a_gemm_on_another_stream() {
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_captured_gemm_keeps_its_handle_and_buffers_alive() {
     // The graph outlives the Blas and the buffers' owners: it replays the GEMM correctly. The
     // inputs' memory, were it freed with its owners, would be handed to the next allocations
@@ -637,8 +623,9 @@ fn a_captured_gemm_keeps_its_handle_and_buffers_alive() {
     if let Err(e) = &r {
         let cuda = anycuda::backend().is_ok_and(|b| b.kind() == anycuda::BackendKind::Cuda);
         if e.is_not_supported() && !cuda {
-            println!("N/A: GEMM under stream capture on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "GEMM under stream capture on this backend: {e}"
+            ));
         }
     }
     r.unwrap();

@@ -1,8 +1,8 @@
 //! GPU tests of `anycuda::core` programs, kernels, launches, graphs and the linker, on whichever
 //! backend `ANYCUDA_BACKEND` selects (CUDA, or HIP through HIP's NVIDIA platform).
 //!
-//! Every test is `#[ignore]`d: ci/gpu-test.sh runs them on a GPU machine with
-//! `--include-ignored`. Without a device they fail (they never skip silently).
+//! Every test is a `#[gpu_test]` (anycuda-test): ci/gpu-test.sh runs them on a GPU machine, one
+//! process each. Where a need is not met they end `not run` (exit status 77), never as a pass.
 
 use anycuda::core::{
     launch, launch_unchecked, Buffer, CaptureMode, CodeType, Context, Device, ErrorCode,
@@ -10,36 +10,13 @@ use anycuda::core::{
     Stream, StreamOptions,
 };
 use anycuda::BackendKind;
-use std::alloc::{GlobalAlloc, Layout, System};
+use anycuda_test::gpu_test;
 
 #[path = "common/param_kernels.rs"]
 mod param_kernels;
-use std::cell::Cell;
 
-/// Counts the allocations of the calling thread.
-struct Counting;
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+// Counts the heap allocations of each thread, to show the hot paths make none.
+anycuda_test::count_allocations!();
 
 const KERNELS: &str = r#"
 extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned n)
@@ -95,8 +72,9 @@ struct Gpu {
 }
 
 /// Whether the active backend is CUDA, which has every feature these tests use: there a
-/// not-supported answer is a failure. On another backend the test prints an `N/A: ` line and
-/// returns, and ci/gpu-test.sh records it as "n/a", not as a pass.
+/// not-supported answer is a failure. On another backend the test ends with
+/// `anycuda_test::not_applicable` (an `N/A: ` line, exit status 78), which ci/gpu-test.sh
+/// records as "n/a", not as a pass.
 fn on_cuda() -> bool {
     anycuda::backend().is_ok_and(|s| s.kind() == anycuda::BackendKind::Cuda)
 }
@@ -126,8 +104,7 @@ fn is_usage(e: &anycuda::core::CoreError) -> bool {
     e.code() == ErrorCode::Usage
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn saxpy_1d_and_parameter_info() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -190,8 +167,7 @@ fn saxpy_1d_and_parameter_info() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn launch_3d() {
     let g = gpu();
     let k = kernel(&g, "index3d");
@@ -213,8 +189,7 @@ fn launch_3d() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn dynamic_shared_memory() {
     let g = gpu();
     let k = kernel(&g, "reverse_block");
@@ -251,8 +226,7 @@ fn dynamic_shared_memory() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn many_argument_types() {
     let g = gpu();
     let k = kernel(&g, "many");
@@ -293,8 +267,7 @@ fn many_argument_types() {
 /// NVRTC's cubin records, on CUDA (12.4+ driver: `cuFuncGetParamInfo`, counted by
 /// `cuFuncGetParamCount` on 13.2+, else from the image) and on HIP (read from the image at
 /// load); the raw driver API gives the same, and an index past the end is invalid value.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn parameter_info_of_many_kinds() {
     use anycuda::driver::{cuFuncGetParamCount, cuFuncGetParamInfo, CUresult};
     let _g = gpu(); // the device's context, current
@@ -341,8 +314,7 @@ fn parameter_info_of_many_kinds() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn wrong_arguments_are_errors() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -363,8 +335,9 @@ fn wrong_arguments_are_errors() {
             on_cuda(),
             "the HIP backend reads parameter layouts from the image"
         );
-        println!("N/A: no parameter info on this backend (driver {v}): no count/size checks");
-        return;
+        anycuda_test::not_applicable(&format!(
+            "no parameter info on this backend (driver {v}): no count/size checks"
+        ));
     }
     // Too few, too many.
     // SAFETY: the checks refuse this launch before anything runs (this test
@@ -392,8 +365,7 @@ fn wrong_arguments_are_errors() {
     g.stream.synchronize().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn launches_beyond_the_limits_are_errors() {
     let g = gpu();
     let k = kernel(&g, "empty");
@@ -421,10 +393,9 @@ fn launches_beyond_the_limits_are_errors() {
     g.stream.synchronize().unwrap();
 }
 
-/// A `two_gpus_` test needs 2 devices and fails (never skips) with fewer; ci/gpu-test.sh runs
-/// it only where nvidia-smi lists 2 GPUs, and records "not run (1 GPU)" elsewhere.
-#[test]
-#[ignore = "needs 2 GPUs: ci/gpu-test.sh runs it where there are 2"]
+/// Needs 2 devices (`gpus = 2`): with fewer it ends `not run` (exit status 77), which
+/// ci/gpu-test.sh records as "not run (needs 2 GPUs, found 1)", not a failure.
+#[gpu_test(gpus = 2)]
 fn two_gpus_memory_and_kernels_of_another_device_are_errors() {
     let g = gpu();
     let n = Device::count().unwrap();
@@ -451,8 +422,7 @@ fn two_gpus_memory_and_kernels_of_another_device_are_errors() {
     assert!(is_usage(&e), "{e}");
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn attributes_and_occupancy() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -478,8 +448,7 @@ fn attributes_and_occupancy() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn object_code_loads_once_per_context_and_kernels_keep_modules() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -513,8 +482,7 @@ fn object_code_loads_once_per_context_and_kernels_keep_modules() {
     assert!(junk.load(&g.ctx).is_err());
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn launches_allocate_nothing() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -526,7 +494,7 @@ fn launches_allocate_nothing() {
     // SAFETY: the kernel touches only its buffer arguments, within the length it is
     // given (which matches them); no host borrow of them is alive.
     unsafe { launch(&g.stream, &cfg, &k, (1.0f32, &x, &mut y, 1024u32)) }.unwrap();
-    let before = ALLOCS.with(Cell::get);
+    let before = anycuda_test::alloc::thread_allocations();
     for _ in 0..1000 {
         // SAFETY: the kernel touches only its buffer arguments, within the length it is
         // given (which matches them); no host borrow of them is alive.
@@ -535,13 +503,12 @@ fn launches_allocate_nothing() {
         // given (which matches them); no host borrow of them is alive.
         unsafe { launch(&g.stream, &one, &e, ()) }.unwrap();
     }
-    let n = ALLOCS.with(Cell::get) - before;
+    let n = anycuda_test::alloc::thread_allocations() - before;
     g.stream.synchronize().unwrap();
     assert_eq!(n, 0, "heap allocations in 2000 launches");
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn graph_capture_and_replay() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -586,8 +553,7 @@ fn graph_capture_and_replay() {
         .is_err());
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn graph_builder_nodes() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -600,8 +566,9 @@ fn graph_builder_nodes() {
     let set_x = match b.memset(&[], &mut x, 1.5f32) {
         Ok(node) => node,
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: memset nodes are not supported on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "memset nodes are not supported on this backend: {e}"
+            ));
         }
         Err(e) => panic!("{e}"),
     };
@@ -614,8 +581,9 @@ fn graph_builder_nodes() {
         // HIP's kernel-node descriptor differs from CUDA's: the HIP backend answers
         // not-supported, which must come through as such.
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: kernel nodes are not supported on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "kernel nodes are not supported on this backend: {e}"
+            ));
         }
         Err(e) => panic!("{e}"),
     };
@@ -638,8 +606,7 @@ fn graph_builder_nodes() {
     assert!(z.to_vec().unwrap().iter().all(|&v| v == 4.0), "2 * 1.5 + 1");
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn linker_joins_relocatable_ptx() {
     let g = gpu();
     let rdc = ProgramOptions::new().relocatable_device_code(true);
@@ -659,8 +626,7 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     let mut linker = match Linker::new(&g.ctx, &LinkerOptions::default()) {
         Ok(l) => l,
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: no linker on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!("no linker on this backend: {e}"));
         }
         Err(e) => panic!("{e}"),
     };
@@ -682,8 +648,7 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     assert!(e.to_string().contains("twice"), "{e}");
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn cooperative_and_cluster_launches() {
     let g = gpu();
     let k = kernel(&g, "saxpy");
@@ -740,8 +705,7 @@ fn cooperative_and_cluster_launches() {
 /// `Context::from_raw_borrowed`: code loads and kernels launch in it, the primary-context
 /// registry is untouched, and dropping the borrowed `Context` leaves the context for its owner
 /// to destroy (the cudarc facade's `new_non_primary` path).
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn borrowed_non_primary_context() {
     use anycuda::driver::{cuCtxCreate, cuCtxDestroy, CUcontext, CUresult};
     let g = gpu();
@@ -751,11 +715,10 @@ fn borrowed_non_primary_context() {
     // handle came from cuDeviceGet.
     let r = unsafe { cuCtxCreate(&mut raw, std::ptr::null_mut(), 0, dev.as_raw()) };
     if r != CUresult::CUDA_SUCCESS && !on_cuda() {
-        println!(
-            "N/A: cuCtxCreate on this backend: {}",
+        anycuda_test::not_applicable(&format!(
+            "cuCtxCreate on this backend: {}",
             anycuda::DriverError(r)
-        );
-        return;
+        ));
     }
     assert_eq!(r, CUresult::CUDA_SUCCESS, "cuCtxCreate");
     {

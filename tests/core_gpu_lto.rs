@@ -2,9 +2,10 @@
 //! nvJitLink (`-lto`, `-arch` of the context's device), loaded and run; mixed LTO-IR and PTX;
 //! LTO-IR recognised by its bytes; nvJitLink's logs and errors; no nvJitLink at all.
 //!
-//! Every test is `#[ignore]`d: ci/gpu-test.sh runs them on a GPU machine with
-//! `--include-ignored`. Without a device they fail (they never skip silently). On the HIP
-//! backend, which has no nvJitLink (LTO-IR goes to HIP's own linker there), they report N/A.
+//! Every test is a `#[gpu_test]` (anycuda-test): ci/gpu-test.sh runs them on a GPU machine, one
+//! process each. Where a need is not met they end `not run` (exit status 77), never as a pass.
+//! On the HIP backend, which has no nvJitLink (LTO-IR goes to HIP's own linker there), they end
+//! n/a (`anycuda_test::not_applicable`, exit status 78).
 
 use anycuda::core::{
     launch, Buffer, CodeType, Context, CoreError, Device, ErrorCode, LaunchConfig, Linker,
@@ -12,6 +13,7 @@ use anycuda::core::{
 };
 use anycuda::nvjitlink::nvJitLinkResult;
 use anycuda::BackendKind;
+use anycuda_test::gpu_test;
 
 const LIB: &str = "__device__ float twice(float x) { return 2.0f * x; }";
 const MAIN: &str = r#"__device__ float twice(float);
@@ -43,13 +45,14 @@ fn compile(name: &str, src: &str, target: CodeType) -> Result<ObjectCode, CoreEr
 }
 
 /// Off the CUDA backend there is no nvJitLink (the HIP backend answers not-supported, and
-/// sends LTO-IR, LLVM bitcode there, to its own linker as before): N/A.
-fn not_on_cuda() -> bool {
-    if on_cuda() {
-        return false;
+/// sends LTO-IR, LLVM bitcode there, to its own linker as before): the test ends as n/a
+/// (`anycuda_test::not_applicable`, exit status 78).
+fn cuda_only() {
+    if !on_cuda() {
+        anycuda_test::not_applicable(
+            "nvJitLink is the CUDA backend's; LTO-IR on HIP goes to HIP's own linker",
+        );
     }
-    println!("N/A: nvJitLink is the CUDA backend's; LTO-IR on HIP goes to HIP's own linker");
-    true
 }
 
 /// Loads `code`, runs `apply` on [1, 2, 3, 4] and checks it doubled every element.
@@ -65,13 +68,10 @@ fn run_apply(g: &Gpu, code: &ObjectCode) {
     assert_eq!(x.to_vec().unwrap(), [2.0, 4.0, 6.0, 8.0]);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn linker_links_ltoir_through_nvjitlink_and_runs_the_kernel() {
     let g = gpu();
-    if not_on_cuda() {
-        return;
-    }
+    cuda_only();
     let lib = compile("lib.cu", LIB, CodeType::Ltoir).unwrap();
     let main = compile("main.cu", MAIN, CodeType::Ltoir).unwrap();
     assert_eq!(lib.code_type(), CodeType::Ltoir);
@@ -113,13 +113,10 @@ fn linker_links_ltoir_through_nvjitlink_and_runs_the_kernel() {
     run_apply(&g, &linked);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn ltoir_link_errors_carry_nvjitlinks_code_and_log() {
     let g = gpu();
-    if not_on_cuda() {
-        return;
-    }
+    cuda_only();
     let main = compile("main.cu", MAIN, CodeType::Ltoir).unwrap();
     let mut linker = Linker::new(&g.ctx, &LinkerOptions::default()).unwrap();
     // `twice` is missing: the link fails with nvJitLink's code and its error log.
@@ -150,8 +147,7 @@ fn ltoir_link_errors_carry_nvjitlinks_code_and_log() {
 }
 
 /// In a child process (nvJitLink loads once per process): no library, a clear error.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn ltoir_link_without_nvjitlink_names_the_library_and_the_search() {
     const CHILD: &str = "ANYCUDA_TEST_NO_NVJITLINK_CHILD";
     if std::env::var_os(CHILD).is_none() {
@@ -179,9 +175,7 @@ fn ltoir_link_without_nvjitlink_names_the_library_and_the_search() {
         return;
     }
     let g = gpu();
-    if not_on_cuda() {
-        return;
-    }
+    cuda_only();
     let main = compile("main.cu", MAIN, CodeType::Ltoir).unwrap();
     let mut linker = Linker::new(&g.ctx, &LinkerOptions::default()).unwrap();
     linker.add(&main, "main.ltoir").unwrap();

@@ -1,5 +1,6 @@
 //! GPU suite for `anycuda::core` devices, contexts, streams, events and memory. Every test is
-//! ignored by default and FAILS (never skips) when run with `--include-ignored` without a GPU.
+//! a `#[gpu_test]` (anycuda-test): ignored without a GPU, and never a pass where its need is
+//! not met (`not run`, exit status 77; a failure under `ANYCUDA_REQUIRE_GPU=1` with no GPU).
 //!
 //! On the GPU machine, per backend:
 //!   ANYCUDA_BACKEND=cuda .device/tests/core_gpu_mem --include-ignored
@@ -9,45 +10,13 @@
 use anycuda::core::system;
 use anycuda::core::*;
 use anycuda::driver::{CUdevice_attribute, CUresult};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use anycuda_test::gpu_test;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-/// Counts heap allocations per thread, to show the hot paths make none.
-struct Counting;
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
-// (no allocation), accessed with try_with (no panic during thread teardown).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's layout contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-#[global_allocator]
-static COUNTING: Counting = Counting;
-
-fn allocations_in(f: impl FnOnce()) -> usize {
-    let before = ALLOCS.with(Cell::get);
-    f();
-    ALLOCS.with(Cell::get) - before
-}
-
-const GPU: &str = "needs a GPU: ci/gpu-test.sh runs it";
+// Counts the heap allocations of each thread, to show the hot paths make none.
+anycuda_test::count_allocations!();
 
 fn dev0() -> Device {
     Device::new(0).expect("this test needs a GPU")
@@ -61,10 +30,8 @@ fn usage(e: &CoreError) -> bool {
     e.code() == ErrorCode::Usage
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn device_properties_are_typed_and_consistent() {
-    let _ = GPU;
     let n = Device::count().unwrap();
     assert!(n >= 1);
     assert_eq!(system::num_devices().unwrap(), n);
@@ -116,8 +83,7 @@ fn device_properties_are_typed_and_consistent() {
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn out_of_range_devices_and_attributes_are_errors() {
     let n = Device::count().unwrap();
     for bad in [n, n + 1, 1 << 20, usize::MAX] {
@@ -135,8 +101,7 @@ fn out_of_range_devices_and_attributes_are_errors() {
     dev0().can_access_peer(&dev0()).unwrap(); // answered, whatever the value
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn primary_context_is_shared_retained_and_bound_per_thread() {
     let a = ctx();
     let b = dev0().context().unwrap();
@@ -184,8 +149,7 @@ fn primary_context_is_shared_retained_and_bound_per_thread() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_buffer_keeps_its_context_alive() {
     let buf = {
         let ctx = ctx();
@@ -196,8 +160,7 @@ fn a_buffer_keeps_its_context_alive() {
     assert!(buf.context().strong_count() >= 1);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn streams_options_wait_query_and_priority() {
     let ctx = ctx();
     let (least, greatest) = ctx.stream_priority_range().unwrap();
@@ -276,8 +239,7 @@ fn streams_options_wait_query_and_priority() {
     assert!(ev.is_done().unwrap());
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn host_callbacks_run_in_order_and_panics_are_contained() {
     let ctx = ctx();
     let s = ctx
@@ -315,8 +277,7 @@ fn host_callbacks_run_in_order_and_panics_are_contained() {
     assert!(buf.to_vec().unwrap().iter().all(|&x| x == 9));
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn events_time_work_and_refuse_misuse() {
     let ctx = ctx();
     let s = ctx.create_stream(StreamOptions::default()).unwrap();
@@ -347,8 +308,7 @@ fn events_time_work_and_refuse_misuse() {
     s.synchronize().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn device_memory_resources_with_and_without_pools() {
     let ctx = ctx();
     let s = ctx.create_stream(StreamOptions::default()).unwrap();
@@ -375,8 +335,7 @@ fn device_memory_resources_with_and_without_pools() {
     s.synchronize().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn pinned_and_managed_resources_are_host_accessible() {
     let ctx = ctx();
     let s = ctx.create_stream(StreamOptions::default()).unwrap();
@@ -400,8 +359,7 @@ fn pinned_and_managed_resources_are_host_accessible() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn copies_sync_pinned_async_and_unsafe_async() {
     let ctx = ctx();
     let s = ctx
@@ -478,8 +436,7 @@ fn copies_sync_pinned_async_and_unsafe_async() {
     e.fill(1, &s).unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn fills_by_element_size_and_zero() {
     let ctx = ctx();
     let s = ctx.default_stream();
@@ -505,8 +462,7 @@ fn fills_by_element_size_and_zero() {
     assert!(z.to_vec().unwrap().iter().all(|&x| x == 0));
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn views_are_bounds_checked_and_copy() {
     let ctx = ctx();
     let s = ctx.default_stream();
@@ -550,8 +506,7 @@ fn views_are_bounds_checked_and_copy() {
     assert!(usage(&b.copy_from(&src, &s).unwrap_err())); // length mismatch
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn peer_copy_on_one_device() {
     let c0 = ctx();
     let s0 = c0.default_stream();
@@ -562,10 +517,9 @@ fn peer_copy_on_one_device() {
     assert_eq!(same.to_vec().unwrap(), [1, 2, 3, 4]);
 }
 
-/// A `two_gpus_` test needs 2 devices and fails (never skips) with fewer; ci/gpu-test.sh runs
-/// it only where nvidia-smi lists 2 GPUs, and records "not run (1 GPU)" elsewhere.
-#[test]
-#[ignore = "needs 2 GPUs: ci/gpu-test.sh runs it where there are 2"]
+/// Needs 2 devices (`gpus = 2`): with fewer it ends `not run` (exit status 77), which
+/// ci/gpu-test.sh records as "not run (needs 2 GPUs, found 1)", not a failure.
+#[gpu_test(gpus = 2)]
 fn two_gpus_peer_copies_and_buffers_of_another_device() {
     let n = Device::count().unwrap();
     assert!(n >= 2, "this test needs 2 GPUs; {n} found");
@@ -607,8 +561,7 @@ fn two_gpus_peer_copies_and_buffers_of_another_device() {
     s1.synchronize().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn hot_paths_allocate_nothing() {
     let ctx = ctx();
     let s = ctx.create_stream(StreamOptions::default()).unwrap();
@@ -619,7 +572,7 @@ fn hot_paths_allocate_nothing() {
     // Warm up (first calls may initialise driver-side state).
     d.copy_from_host(&host).unwrap();
     d.copy_to_pinned(&mut pinned, &s).unwrap();
-    let n = allocations_in(|| {
+    let n = anycuda_test::alloc::allocations_in(|| {
         for _ in 0..100 {
             ctx.bind().unwrap();
             d.copy_from_host(&host).unwrap();

@@ -1,6 +1,7 @@
 //! GPU suite for `anycuda::core`'s cuda.core-parity additions: linker logs after link, memory
-//! and event IPC across processes, and the per-thread default stream. Every test is ignored by
-//! default and FAILS (never skips) when run with `--include-ignored` without a GPU.
+//! and event IPC across processes, and the per-thread default stream. Every test is a
+//! `#[gpu_test]` (anycuda-test): ignored without a GPU, and never a pass where its need is not
+//! met (`not run`, exit status 77).
 //!
 //! On the GPU machine, per backend:
 //!   ANYCUDA_BACKEND=cuda .device/tests/core_gpu_parity --include-ignored
@@ -13,10 +14,11 @@
 
 use anycuda::core::*;
 use anycuda::BackendKind;
+use anycuda_test::{gpu_test, serial};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 fn dev0() -> Device {
@@ -25,14 +27,6 @@ fn dev0() -> Device {
 
 fn ctx() -> Context {
     dev0().context().expect("primary context")
-}
-
-/// One test at a time in this process: the gates below hold a stream, and the legacy default
-/// stream (which another test may use) waits for the per-thread ones, so tests run side by side
-/// could hold each other up past their timeouts. (ci/gpu-test.sh runs one test per process.)
-fn serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn usage(e: &CoreError) -> bool {
@@ -92,8 +86,7 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     (lib, main)
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn linker_logs_are_readable_after_link() {
     let _serial = serial();
     let ctx = dev0().set_current().expect("set_current");
@@ -105,9 +98,7 @@ fn linker_logs_are_readable_after_link() {
     let mut linker = match Linker::new(&ctx, &opts) {
         Ok(l) => l,
         Err(e) if e.is_not_supported() && !is_cuda() => {
-            // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
-            println!("N/A: no linker on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!("no linker on this backend: {e}"));
         }
         Err(e) => panic!("{e}"),
     };
@@ -259,8 +250,7 @@ fn ipc_child() {
     std::io::stdout().flush().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn ipc_memory_and_event_cross_processes() {
     if std::env::var(CHILD_ROLE).is_ok() {
         return ipc_child();
@@ -373,8 +363,7 @@ fn ipc_memory_and_event_cross_processes() {
 
 // ---- per-thread default stream ---------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn per_thread_stream_orders_work_per_thread() {
     let _serial = serial();
     let ctx = ctx();

@@ -14,8 +14,8 @@
 //! Each test is built so that, without the fix, it fails (a wrong value, a refused check, a
 //! crash), not merely passes by luck.
 //!
-//! Every test is `#[ignore]`d: ci/gpu-test.sh runs them on a GPU machine with
-//! `--include-ignored`. Without a device they fail (they never skip silently). They take one
+//! Every test is a `#[gpu_test]` (anycuda-test): ci/gpu-test.sh runs them on a GPU machine, one
+//! process each. Where a need is not met they end `not run` (exit status 77), never as a pass. They take one
 //! process-wide lock: the reuse tests depend on what the allocator hands out next, which a
 //! concurrent test would disturb.
 //!
@@ -29,8 +29,9 @@ use anycuda::core::{
     PinnedBuffer, Program, ProgramOptions, Stream, StreamOptions,
 };
 use anycuda::driver::CUdevice_attribute;
+use anycuda_test::{gpu_test, serial};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const KERNELS: &str = r#"
@@ -49,11 +50,6 @@ const STALE: u32 = 0xDEAD_BEEF;
 /// Elements per test buffer (4 MiB): large enough that the pool hands back the same block.
 const N: usize = 1 << 20;
 
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 struct Gpu {
     ctx: Context,
     stream: Stream,
@@ -63,8 +59,9 @@ struct Gpu {
 }
 
 /// Whether the active backend is CUDA, which has every feature these tests use: there a
-/// not-supported answer is a failure. On another backend the test prints an `N/A: ` line and
-/// returns, and ci/gpu-test.sh records it as "n/a", not as a pass.
+/// not-supported answer is a failure. On another backend the test ends with
+/// `anycuda_test::not_applicable` (an `N/A: ` line, exit status 78), which ci/gpu-test.sh
+/// records as "n/a", not as a pass.
 fn on_cuda() -> bool {
     anycuda::backend().is_ok_and(|s| s.kind() == anycuda::BackendKind::Cuda)
 }
@@ -110,8 +107,7 @@ fn one_block() -> LaunchConfig {
 // Finding 1: host functions and graphs
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
     let _l = serial();
     let g = gpu();
@@ -137,8 +133,9 @@ fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
         assert!(!on_cuda() && unsupported, "{e}");
         let _ = s.end_capture(); // the failed call invalidated the capture: end it
         assert_eq!(Arc::strong_count(&token), 1, "a refused closure is dropped");
-        println!("N/A: host functions cannot be captured on this backend: {e}");
-        return;
+        anycuda_test::not_applicable(&format!(
+            "host functions cannot be captured on this backend: {e}"
+        ));
     }
     let graph = s.end_capture().unwrap();
     assert_eq!(graph.node_count().unwrap(), 1);
@@ -185,8 +182,7 @@ fn captured_host_fn_runs_on_every_launch_and_is_freed_once() {
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn graph_host_node_runs_per_launch_and_is_freed_once() {
     let _l = serial();
     let g = gpu();
@@ -198,8 +194,9 @@ fn graph_host_node_runs_per_launch_and_is_freed_once() {
     }) {
         Ok(n) => n,
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: host nodes are not supported on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "host nodes are not supported on this backend: {e}"
+            ));
         }
         Err(e) => panic!("{e}"),
     };
@@ -222,8 +219,7 @@ fn graph_host_node_runs_per_launch_and_is_freed_once() {
 // Finding 2: graphs own what they reference; no host borrow behind a graph
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_graph_keeps_a_dropped_buffer_alive_and_spares_the_next_allocation() {
     let _l = serial();
     let g = gpu();
@@ -234,8 +230,9 @@ fn a_graph_keeps_a_dropped_buffer_alive_and_spares_the_next_allocation() {
     let set = match b.memset(&[], &mut a, STALE) {
         Ok(n) => n,
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: memset nodes are not supported on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "memset nodes are not supported on this backend: {e}"
+            ));
         }
         Err(e) => panic!("{e}"),
     };
@@ -264,8 +261,7 @@ fn a_graph_keeps_a_dropped_buffer_alive_and_spares_the_next_allocation() {
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn host_slices_are_refused_while_a_graph_holds_the_memory() {
     let _l = serial();
     let g = gpu();
@@ -279,8 +275,9 @@ fn host_slices_are_refused_while_a_graph_holds_the_memory() {
         match b.memset(&[], &mut m, 5u32) {
             Ok(_) => {}
             Err(e) if e.is_not_supported() && !on_cuda() => {
-                println!("N/A: memset nodes are not supported on this backend: {e}");
-                return;
+                anycuda_test::not_applicable(&format!(
+                    "memset nodes are not supported on this backend: {e}"
+                ));
             }
             Err(e) => panic!("{e}"),
         }
@@ -369,16 +366,14 @@ fn check_free_after_foreign_use_in(
     );
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_waits_for_a_fill_on_another_stream() {
     let _l = serial();
     let g = gpu();
     check_free_after_foreign_use(&g, "fill", |a, s2| a.fill(STALE, s2).unwrap());
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_without_pools_waits_for_a_fill_on_another_stream() {
     let _l = serial();
     let g = gpu();
@@ -389,8 +384,7 @@ fn a_free_without_pools_waits_for_a_fill_on_another_stream() {
     });
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_waits_for_a_copy_on_another_stream() {
     let _l = serial();
     let g = gpu();
@@ -406,8 +400,7 @@ fn a_free_waits_for_a_copy_on_another_stream() {
     assert!(dst.to_vec().unwrap().iter().all(|&v| v == STALE));
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_waits_for_a_kernel_on_another_stream() {
     let _l = serial();
     let g = gpu();
@@ -428,8 +421,7 @@ fn a_free_waits_for_a_kernel_on_another_stream() {
     });
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
     // One `Stream` value from `per_thread_stream` names a different stream on each thread.
     // A buffer allocated on it here and filled from another thread (so on that thread's
@@ -486,8 +478,7 @@ fn a_free_on_the_per_thread_stream_waits_for_another_threads_use() {
     g.ctx.synchronize().unwrap();
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn an_executable_graph_waits_for_its_launches_before_releasing_memory() {
     let _l = serial();
     let g = gpu();
@@ -510,8 +501,9 @@ fn an_executable_graph_waits_for_its_launches_before_releasing_memory() {
     match node {
         Ok(_) => {}
         Err(e) if e.is_not_supported() && !on_cuda() => {
-            println!("N/A: kernel nodes are not supported on this backend: {e}");
-            return;
+            anycuda_test::not_applicable(&format!(
+                "kernel nodes are not supported on this backend: {e}"
+            ));
         }
         Err(e) => panic!("{e}"),
     }
@@ -536,8 +528,7 @@ fn an_executable_graph_waits_for_its_launches_before_releasing_memory() {
 // Captures keep what they reference alive
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_captured_pinned_copy_keeps_the_pinned_buffer_alive() {
     let _l = serial();
     let g = gpu();
@@ -572,8 +563,7 @@ fn a_captured_pinned_copy_keeps_the_pinned_buffer_alive() {
     assert!(other.as_slice().unwrap().iter().all(|&v| v == 9));
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn a_captured_copy_keeps_a_dropped_device_buffer_alive() {
     let _l = serial();
     let g = gpu();
@@ -606,8 +596,7 @@ fn a_captured_copy_keeps_a_dropped_device_buffer_alive() {
 // cuda.core parity
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn from_handle_wraps_foreign_memory_without_freeing_it() {
     let _l = serial();
     let g = gpu();

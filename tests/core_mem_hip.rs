@@ -10,7 +10,7 @@ use anycuda::driver::CUresult;
 use anycuda::{BackendChoice, BackendKind};
 
 /// Selects HIP; `None` (skip) where its libraries are absent off CI.
-fn hip() -> Option<anycuda::Backend> {
+fn select_hip() -> Option<anycuda::Backend> {
     let b = common::compiler(BackendKind::Hip)?;
     anycuda::select(BackendChoice::Only(BackendKind::Hip)).unwrap();
     assert_eq!(anycuda::backend().unwrap().kind(), BackendKind::Hip);
@@ -19,7 +19,7 @@ fn hip() -> Option<anycuda::Backend> {
 
 #[test]
 fn no_device_is_cuda_error_no_device() {
-    let Some(b) = hip() else { return };
+    let Some(b) = select_hip() else { return };
     if anycuda::device_count(b).is_ok_and(|n| n > 0) {
         let n = Device::count().unwrap();
         assert_eq!(
@@ -42,7 +42,7 @@ fn no_device_is_cuda_error_no_device() {
 
 #[test]
 fn versions_are_hips_decoded() {
-    let Some(_) = hip() else { return };
+    let Some(_) = select_hip() else { return };
     assert_eq!(system::backend_kind().unwrap(), BackendKind::Hip);
     let d = system::driver_version().unwrap();
     let r = system::runtime_version().unwrap();

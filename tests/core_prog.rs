@@ -14,37 +14,9 @@ use anycuda::{Backend, BackendKind};
 #[cfg(feature = "backend-hip")]
 use common::EM_AMDGPU;
 use common::{compiler, elf_machine, elf_symbols, EM_CUDA};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-/// Counts the allocations of the calling thread (tests run on several threads).
-struct Counting;
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs() -> u64 {
-    ALLOCS.with(Cell::get)
-}
+// Counts the heap allocations of each thread, to show the hot paths make none.
+anycuda_test::count_allocations!();
 
 const SAXPY: &str = r#"
 extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned n)
@@ -377,7 +349,7 @@ fn kernel_args_pack_on_the_stack() {
     unsafe impl anycuda::core::DeviceCopy for Pair {}
 
     let args = (2.5f32, 7u32, -3i64, Pair { a: 1, b: 2.0 }, 9u8);
-    let before = allocs();
+    let before = anycuda_test::alloc::thread_allocations();
     let mut values = args.values();
     let ptrs = <(f32, u32, i64, Pair, u8) as KernelArgs>::pointers(&mut values);
     // SAFETY: each pointer points at the value of that type in `values`, alive here.
@@ -409,7 +381,11 @@ fn kernel_args_pack_on_the_stack() {
         )
         .is_ok();
     let no_info = args.check(None, std::ptr::null_mut()).is_ok();
-    assert_eq!(allocs() - before, 0, "packing and checking allocated");
+    assert_eq!(
+        anycuda_test::alloc::thread_allocations() - before,
+        0,
+        "packing and checking allocated"
+    );
     assert_eq!(read, args);
     assert_eq!(<(f32, u32, i64, Pair, u8) as KernelArgs>::COUNT, 5);
     assert!(ok && no_info);

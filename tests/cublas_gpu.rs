@@ -1,7 +1,7 @@
 //! GPU suite for the raw cuBLAS layer (`anycuda::cublas`): cuBLAS on the CUDA backend,
 //! hipBLAS on the HIP backend (AMD's, or its NVIDIA build on HIP's NVIDIA platform). Every test
-//! is ignored by default and FAILS (never skips) when run with `--include-ignored` without a
-//! GPU or without the backend's BLAS library.
+//! is a `#[gpu_test]` (anycuda-test): ignored without a GPU, and never a pass where its need is
+//! not met (`not run`, exit status 77); it FAILS without the backend's BLAS library.
 //!
 //! Each product is checked against a CPU reference computed in f64 from the very values the
 //! GPU received (f16/bf16 inputs are rounded first), with the tolerance stated at each check:
@@ -21,6 +21,7 @@
 use anycuda::core::comm::{Bf16, F16};
 use anycuda::core::*;
 use anycuda::cublas::*;
+use anycuda_test::gpu_test;
 use core::ffi::c_void;
 
 fn stream() -> Stream {
@@ -132,8 +133,7 @@ fn op(t: bool) -> cublasOperation_t {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn sgemm_with_transposes_and_leading_dimensions_matches_the_cpu() {
     let s = stream();
     let h = Handle::new(&s);
@@ -236,8 +236,7 @@ fn sgemm_with_transposes_and_leading_dimensions_matches_the_cpu() {
     assert_eq!(r, cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE);
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn sgemm_with_device_pointer_mode_reads_alpha_and_beta_from_the_device() {
     let s = stream();
     let h = Handle::new(&s);
@@ -396,8 +395,7 @@ fn gemm_strided_batched_16<T: DeviceCopy + Copy>(
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn gemm_strided_batched_ex_f16_with_compute_32f_and_fast_tf32() {
     for c in [
         cublasComputeType_t::CUBLAS_COMPUTE_32F,
@@ -407,8 +405,7 @@ fn gemm_strided_batched_ex_f16_with_compute_32f_and_fast_tf32() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn gemm_strided_batched_ex_bf16_with_compute_32f_and_fast_16bf() {
     for c in [
         cublasComputeType_t::CUBLAS_COMPUTE_32F,
@@ -418,8 +415,7 @@ fn gemm_strided_batched_ex_bf16_with_compute_32f_and_fast_16bf() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn dgemm_strided_batched_matches_the_cpu() {
     let s = stream();
     let h = Handle::new(&s);

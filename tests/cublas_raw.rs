@@ -14,6 +14,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::cublas::*;
 use anycuda::CudaEnum;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,9 +36,7 @@ fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = root().join(".cache/inputs/cuda/nvidia/cu13/lib/libcublas.so.13");
-        if std::env::var_os("ANYCUDA_CUBLAS_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_CUBLAS_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_CUBLAS_LIBRARY", &wheel);
     });
 }
 
@@ -737,7 +737,7 @@ fn no_gpu_answers(l: &Library, raw: &anycuda::native::hip::cublas::BlasLibrary) 
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();

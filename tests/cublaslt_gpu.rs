@@ -1,11 +1,11 @@
 //! GPU test for the raw cuBLASLt layer (`anycuda::cublaslt`): an f32 matmul with a bias epilogue,
 //! D = A * B + bias (bias broadcast along D's columns, `CUBLASLT_EPILOGUE_BIAS`), through the
-//! heuristic query and `cublasLtMatmul`, checked against a CPU reference. Ignored by default; it
-//! FAILS (never skips) when run with `--include-ignored` without a GPU.
+//! heuristic query and `cublasLtMatmul`, checked against a CPU reference. A `#[gpu_test]`
+//! (anycuda-test): ignored without a GPU, never a pass where its need is not met.
 //!
 //! On the HIP backend it needs hipBLASLt, which exists for AMD only: on HIP's NVIDIA platform
 //! (the GPU machine's HIP) every cuBLASLt call is refused, so the test checks that refusal and
-//! reports `N/A`.
+//! ends n/a (`anycuda_test::not_applicable`, exit status 78).
 //!
 //! On the GPU machine, per backend:
 //!   ANYCUDA_BACKEND=cuda .device/tests/cublaslt_gpu --include-ignored
@@ -13,9 +13,9 @@
 
 use anycuda::core::*;
 use anycuda::cublaslt::*;
+use anycuda_test::gpu_test;
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn f32_matmul_with_bias_epilogue_matches_the_cpu() {
     let s = Device::new(0)
         .expect("this test needs a GPU")
@@ -49,8 +49,7 @@ fn f32_matmul_with_bias_epilogue_matches_the_cpu() {
             why.contains("NVIDIA platform"),
             "only HIP's NVIDIA platform may refuse cuBLASLt: {why}"
         );
-        println!("N/A: {why}");
-        return;
+        anycuda_test::not_applicable(why);
     }
     r.result().unwrap();
     let mut desc: cublasLtMatmulDesc_t = core::ptr::null_mut();

@@ -16,6 +16,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::cublaslt::*;
 use anycuda::CudaEnum;
 use core::ffi::c_void;
@@ -37,9 +39,7 @@ fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = root().join(".cache/inputs/cuda/nvidia/cu13/lib/libcublasLt.so.13");
-        if std::env::var_os("ANYCUDA_CUBLASLT_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
     });
 }
 
@@ -1022,7 +1022,7 @@ fn exports(path: &str, name: &str) -> bool {
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();

@@ -13,6 +13,8 @@
 
 #![cfg(all(feature = "backend-cuda", feature = "backend-hip"))]
 
+mod common;
+
 use anycuda::curand::*;
 use anycuda::CudaEnum;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,13 +36,9 @@ fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = root().join(".cache/inputs/cuda/nvidia/cu13/lib/libcurand.so.10");
-        if std::env::var_os("ANYCUDA_CURAND_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_CURAND_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_CURAND_LIBRARY", &wheel);
         let deb = root().join(".cache/inputs/hiprand/usr/lib/x86_64-linux-gnu/libhiprand.so.1");
-        if std::env::var_os("ANYCUDA_HIPRAND_LIBRARY").is_none() && deb.exists() {
-            std::env::set_var("ANYCUDA_HIPRAND_LIBRARY", &deb);
-        }
+        anycuda_test::env::default_library("ANYCUDA_HIPRAND_LIBRARY", &deb);
     });
 }
 
@@ -481,7 +479,7 @@ fn no_gpu_answers(l: &dyn Curand, name: &str) {
 
 fn cli_json(args: &[&str]) -> serde_json::Value {
     setup();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_anycuda"))
+    let o = std::process::Command::new(common::anycuda_bin())
         .args(args)
         .output()
         .unwrap();

@@ -1,9 +1,10 @@
 //! The GPU test suite: Driver and Runtime API calls on a real device, written against CUDA's C
 //! API and run unchanged on either backend (`ANYCUDA_BACKEND=cuda|hip`; each test prints which).
 //!
-//! Gating: every test is `#[ignore]`d, so `cargo test` on a machine without a GPU (CI) reports
-//! them as ignored, not passed. `ci/gpu-test.sh` runs them with `--ignored`; run that way, a
-//! missing device fails the test.
+//! Gating: every test is a `#[gpu_test]` (anycuda-test), so `cargo test` on a machine without a
+//! GPU (CI) reports them as ignored, with their need, not passed. `ci/gpu-test.sh` runs them with
+//! `--ignored`, one process each; run that way where the need is not met, a test ends `not run`
+//! (exit status 77), and with no device under `ANYCUDA_REQUIRE_GPU=1` it fails.
 //!
 //! Tests take one process-wide lock, so they run one at a time even under libtest's threads: the
 //! double-free test must not race another test's allocation (a freed address may be handed out
@@ -22,10 +23,11 @@ use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::driver::*;
 use anycuda::runtime::*;
 use anycuda::{Backend, BackendKind};
+use anycuda_test::gpu_test;
 use std::ffi::{c_void, CStr};
 use std::mem::size_of;
 use std::ptr::null_mut;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{MutexGuard, OnceLock};
 
 // ---------------------------------------------------------------------------------------------
 // Support
@@ -155,9 +157,8 @@ struct Gpu {
 /// The device for one test. A test runs only when asked for (`--ignored`), so no device is a
 /// failure; `Option` keeps the tests' `let Some(g) = gpu(..) else { return }` shape.
 fn gpu(test: &str) -> Option<Gpu> {
-    static SERIAL: Mutex<()> = Mutex::new(());
     static FOUND: OnceLock<Found> = OnceLock::new();
-    let serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let serial = anycuda_test::serial();
     match FOUND.get_or_init(find) {
         Found::NoGpu(reason) => panic!("{test} needs a GPU: {reason}"),
         &Found::Ready {
@@ -282,8 +283,7 @@ unsafe fn dtoh<T: Copy + Default>(src: CUdeviceptr, n: usize) -> Vec<T> {
 // Memory
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn memory_device() {
     let Some(_g) = gpu("memory_device") else {
         return;
@@ -345,8 +345,7 @@ fn memory_device() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn memory_pinned() {
     let Some(_g) = gpu("memory_pinned") else {
         return;
@@ -412,8 +411,7 @@ fn memory_pinned() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn memory_managed() {
     let Some(g) = gpu("memory_managed") else {
         return;
@@ -429,9 +427,7 @@ fn memory_managed() {
         ));
     }
     if managed == 0 {
-        // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
-        println!("N/A: the device does not support managed memory");
-        return;
+        anycuda_test::not_applicable("the device does not support managed memory");
     }
     const N: u32 = 1024; // small: managed memory is taken from the whole card
     let m = g.module();
@@ -474,8 +470,7 @@ fn memory_managed() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn memset_variants() {
     let Some(_g) = gpu("memset_variants") else {
         return;
@@ -546,8 +541,7 @@ fn memset_variants() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn memset_2d() {
     let Some(_g) = gpu("memset_2d") else { return };
     // SAFETY: (memset_2d) the pitched allocation covers `height` rows of `pitch` bytes, and every
@@ -606,8 +600,7 @@ fn memset_2d() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn copy_2d() {
     let Some(_g) = gpu("copy_2d") else { return };
     let (w, h) = (123usize, 45usize); // elements of u32
@@ -671,8 +664,7 @@ fn copy_2d() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn copy_2d_unaligned_subrect() {
     let Some(_g) = gpu("copy_2d_unaligned_subrect") else {
         return;
@@ -721,8 +713,7 @@ fn copy_2d_unaligned_subrect() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn copy_3d() {
     let Some(_g) = gpu("copy_3d") else { return };
     let (w, h, depth) = (37usize, 11usize, 6usize); // u32 elements
@@ -827,8 +818,7 @@ fn copy_3d() {
 // Streams, events, modules, launches
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn streams_and_events() {
     let Some(g) = gpu("streams_and_events") else {
         return;
@@ -966,8 +956,7 @@ unsafe fn check_globals(m: &Module, what: &str) {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn modules_ptx_cubin_globals() {
     let Some(g) = gpu("modules_ptx_cubin_globals") else {
         return;
@@ -1026,19 +1015,16 @@ fn modules_ptx_cubin_globals() {
 /// `cuModuleLoadDataEx`, `cuModuleLoad` and `cuLibraryLoadData`; the kernel computes with the
 /// bundle's header and define. The same PTX without a bundle keeps the driver's refusal.
 #[cfg(feature = "backend-cuda")] // the CUDA backend's rescue, and NVIDIA's driver asked directly
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn ptx_the_driver_refuses_loads_from_its_source_bundle() {
     let Some(g) = gpu("ptx_the_driver_refuses_loads_from_its_source_bundle") else {
         return;
     };
     let Some(cuda) = g.backend.as_cuda() else {
-        // ci/gpu-test.sh records a test that prints an `N/A: ` line as "n/a", not a pass.
-        println!(
-            "N/A: on HIP's NVIDIA platform PTX loads as PTX unless ANYCUDA_HIP_BUNDLES=always \
-             (ci/capi-gpu.sh's bundled_ptx takes that route); on AMD every bundle is compiled"
+        anycuda_test::not_applicable(
+            "on HIP's NVIDIA platform PTX loads as PTX unless ANYCUDA_HIP_BUNDLES=always \
+             (ci/capi-gpu.sh's bundled_ptx takes that route); on AMD every bundle is compiled",
         );
-        return;
     };
     let bundle = common::step_bundle();
     // No driver takes PTX ISA 99.9, and its body is never read: only the bundle can help.
@@ -1125,8 +1111,7 @@ fn ptx_the_driver_refuses_loads_from_its_source_bundle() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn launch_1d_3d_dynamic_shared() {
     let Some(g) = gpu("launch_1d_3d_dynamic_shared") else {
         return;
@@ -1232,8 +1217,7 @@ fn launch_1d_3d_dynamic_shared() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn occupancy() {
     let Some(g) = gpu("occupancy") else { return };
     let m = g.module();
@@ -1366,8 +1350,7 @@ fn occupancy() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn graph_capture_replay() {
     let Some(g) = gpu("graph_capture_replay") else {
         return;
@@ -1436,8 +1419,7 @@ fn graph_capture_replay() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn peer_queries() {
     let Some(g) = gpu("peer_queries") else { return };
     // SAFETY: (peer_queries) only queries: out-parameters are locals, device handles come from
@@ -1502,8 +1484,7 @@ fn peer_queries() {
 // Wrong use: the CUDA error each must give (values from CUDA 13.0, driver 580)
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_invalid_device_pointer() {
     let Some(_g) = gpu("error_invalid_device_pointer") else {
         return;
@@ -1544,8 +1525,7 @@ fn error_invalid_device_pointer() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_device_out_of_range() {
     let Some(_g) = gpu("error_device_out_of_range") else {
         return;
@@ -1568,8 +1548,7 @@ fn error_device_out_of_range() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_block_too_large() {
     let Some(g) = gpu("error_block_too_large") else {
         return;
@@ -1613,8 +1592,7 @@ fn error_block_too_large() {
 /// see ci/bench/probe_errors.cu). anycuda passes handles through untouched, so it cannot be
 /// tested safely. The nearest safe equivalents: a live stream of another context, and a null
 /// function; CUDA answers both with CUDA_ERROR_INVALID_HANDLE.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_stream_of_other_context() {
     let Some(g) = gpu("error_stream_of_other_context") else {
         return;
@@ -1665,8 +1643,7 @@ fn error_stream_of_other_context() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_unrecorded_events() {
     let Some(_g) = gpu("error_unrecorded_events") else {
         return;
@@ -1687,8 +1664,7 @@ fn error_unrecorded_events() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_double_free() {
     let Some(_g) = gpu("error_double_free") else {
         return;
@@ -1710,8 +1686,7 @@ fn error_double_free() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn error_unknown_symbol() {
     let Some(g) = gpu("error_unknown_symbol") else {
         return;
@@ -1739,8 +1714,7 @@ fn error_unknown_symbol() {
 
 /// Several threads, each with its own stream and buffers; even threads share the primary context
 /// (made current on each thread with cuCtxSetCurrent), odd ones create their own context.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn threads_with_own_streams() {
     let Some(g) = gpu("threads_with_own_streams") else {
         return;
@@ -1843,8 +1817,7 @@ fn threads_with_own_streams() {
 /// without any wait above the raw layer (on HIP: `pageable_copy_needs_wait`): when the call
 /// returns, a pageable source may be overwritten and a pageable destination holds the data.
 /// Each copy is queued behind ~100 kernel launches, so one that returned early would be caught.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn pageable_copies_keep_cudas_contract() {
     let Some(g) = gpu("pageable_copies_keep_cudas_contract") else {
         return;
@@ -1939,8 +1912,7 @@ fn pageable_copies_keep_cudas_contract() {
 /// PTX text: refused on an AMD GPU, and in AMD-faithful mode on HIP's NVIDIA platform (its
 /// default), with CUDA_ERROR_NOT_SUPPORTED and advice (`anycuda::not_supported_reason`); loaded
 /// on CUDA and on HIP's NVIDIA platform with `ANYCUDA_HIP_AMD_FAITHFUL=0`.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test]
 fn ptx_loads_except_on_amd() {
     let Some(g) = gpu("ptx_loads_except_on_amd") else {
         return;

@@ -327,9 +327,7 @@ fn the_cuda_backend_finds_nvrtc_in_a_virtual_environments_wheel() {
             std::os::unix::fs::symlink(e.path(), lib.join(&n)).unwrap();
         }
     }
-    let bin =
-        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
-    let out = std::process::Command::new(bin)
+    let out = std::process::Command::new(common::anycuda_bin())
         .args(["info", "--json"])
         .env_remove("ANYCUDA_NVRTC_LIBRARY")
         .env_remove("ANYCUDA_SITE_PACKAGES")

@@ -12,9 +12,7 @@ fn setup() -> bool {
         std::env::set_var("NCCL_NVLS_ENABLE", "0");
         let wheel = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(".cache/inputs/nccl/nvidia/nccl/lib/libnccl.so.2");
-        if std::env::var_os("ANYCUDA_NCCL_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_NCCL_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_NCCL_LIBRARY", &wheel);
     });
     match anycuda::nccl::library() {
         Ok(_) => true,

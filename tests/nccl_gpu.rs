@@ -5,12 +5,14 @@
 //! counts that differ across ranks, and a peer process killed mid-run, each an error within the
 //! configured timeout.
 //!
-//! Every test is ignored without a GPU (`ci/nccl-gpu-test.sh` runs them) and fails, not skips,
-//! when run with `--include-ignored` on a machine with fewer than 2 GPUs. Every process sets
+//! Every test is a `#[gpu_test]` (anycuda-test), ignored without a GPU (`ci/nccl-gpu-test.sh`
+//! runs them); run on a machine with fewer GPUs than it needs, it ends `not run` (exit status
+//! 77), never as a pass. Every process sets
 //! `NCCL_NVLS_ENABLE=0` before NCCL loads, and child processes get it in their environment.
 
 use anycuda::core::comm::{Bf16, Communicator, InitOptions, NcclType, ReduceOp, UniqueId, F16};
 use anycuda::core::{Buffer, Device, ErrorCode, Stream, StreamOptions};
+use anycuda_test::gpu_test;
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
@@ -196,8 +198,7 @@ fn per_rank(comms: Vec<Communicator>, f: fn(&mut Communicator, &Stream)) {
     }
 }
 
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn every_collective_dtype_op_init_all() {
     let devs = two_devices();
     let comms = Communicator::init_all(&devs).unwrap();
@@ -208,8 +209,7 @@ fn every_collective_dtype_op_init_all() {
     per_rank(comms, suite);
 }
 
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn every_collective_dtype_op_init_rank() {
     let devs = two_devices();
     let id = UniqueId::new().unwrap();
@@ -234,8 +234,7 @@ fn every_collective_dtype_op_init_rank() {
 /// against the real library on a real GPU even where no second GPU is lent. With one rank every
 /// reduction is the identity and send/recv goes to itself; what this proves is the wiring
 /// (library, types, streams, buffers, groups), not the transport.
-#[test]
-#[ignore = "needs a GPU: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(run_by = "ci/nccl-gpu-test.sh")]
 fn one_gpu_every_collective_one_rank() {
     setup();
     let n = Device::count().expect("a GPU backend with a device");
@@ -263,8 +262,7 @@ fn one_gpu_every_collective_one_rank() {
 /// enqueues later), so the buffers it borrowed may be dropped right away: the communicator is
 /// no longer in progress when `group` returns, and the results are right after each send
 /// buffer was freed straight after the group. Nested groups wait at the outermost one.
-#[test]
-#[ignore = "needs a GPU: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(run_by = "ci/nccl-gpu-test.sh")]
 fn one_gpu_nonblocking_group_keeps_borrows_until_enqueued() {
     use anycuda::core::comm::group;
     use anycuda::nccl::{ncclCommGetAsyncError, ncclResult_t};
@@ -325,8 +323,7 @@ fn one_gpu_nonblocking_group_keeps_borrows_until_enqueued() {
 
 /// Parent: starts 2 processes of this test binary on the socket transport. Child (with
 /// ANYCUDA_NCCL_CHILD set): one rank, the whole suite, or the killed-peer scenario.
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn socket_transport_processes() {
     if let Ok(spec) = std::env::var("ANYCUDA_NCCL_CHILD") {
         return child(&spec);
@@ -339,8 +336,7 @@ fn socket_transport_processes() {
     }
 }
 
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn killed_peer_is_an_error_within_the_timeout() {
     if std::env::var("ANYCUDA_NCCL_CHILD").is_ok() {
         return; // children run socket_transport_processes' entry
@@ -515,8 +511,7 @@ fn child(spec: &str) {
     }
 }
 
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn wrong_use_is_refused_before_nccl_sees_it() {
     let devs = two_devices();
     let mut comms = Communicator::init_all(&devs).unwrap();
@@ -588,8 +583,7 @@ fn wrong_use_is_refused_before_nccl_sees_it() {
     );
 }
 
-#[test]
-#[ignore = "needs 2 GPUs: ci/nccl-gpu-test.sh runs it"]
+#[gpu_test(gpus = 2, run_by = "ci/nccl-gpu-test.sh")]
 fn counts_that_differ_across_ranks_end_in_an_error_not_a_hang() {
     let devs = two_devices();
     let id = UniqueId::new().unwrap();

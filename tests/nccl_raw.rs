@@ -23,9 +23,7 @@ fn setup() -> bool {
     ONCE.call_once(|| {
         std::env::set_var("NCCL_NVLS_ENABLE", "0");
         let wheel = root().join(".cache/inputs/nccl/nvidia/nccl/lib/libnccl.so.2");
-        if std::env::var_os("ANYCUDA_NCCL_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_NCCL_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_NCCL_LIBRARY", &wheel);
     });
     match load(&NCCL_SEARCH) {
         Ok(_) => true,

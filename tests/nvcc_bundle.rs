@@ -40,8 +40,7 @@ fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
     let hip = hip.as_hip().expect("the HIP backend");
     let out = std::env::temp_dir().join(format!("anycuda-nvcc-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
-    let bin =
-        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let bin = common::anycuda_bin();
     for file in FILES {
         // bindgen_cuda's command line (cudaforge's differs only in -gencode=... and --threads).
         let o = Command::new(&bin)
@@ -138,8 +137,7 @@ fn nvcc_front_end_bundles_real_kernels_that_hiprtc_compiles() {
 
 #[test]
 fn other_modes_without_nvcc_fail_clearly() {
-    let bin =
-        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let bin = common::anycuda_bin();
     let o = Command::new(&bin)
         .args(["nvcc", "-c", "-o", "k.o", "k.cu"])
         .env_remove("ANYCUDA_REAL_NVCC")
@@ -171,8 +169,7 @@ fn other_modes_without_nvcc_fail_clearly() {
 
 #[test]
 fn a_real_nvccs_ptx_gets_the_bundle_and_a_wrapper_loop_is_stopped() {
-    let bin =
-        std::env::var("ANYCUDA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_anycuda").to_string());
+    let bin = common::anycuda_bin();
     let dir = std::env::temp_dir().join(format!("anycuda-real-nvcc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("k.cu"), "#include \"k.cuh\"\n").unwrap();
@@ -187,7 +184,11 @@ fn a_real_nvccs_ptx_gets_the_bundle_and_a_wrapper_loop_is_stopped() {
     .unwrap();
     // A wrapper named nvcc that runs the front end again.
     let wrapper = dir.join("nvcc");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {bin} nvcc \"$@\"\n")).unwrap();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec {} nvcc \"$@\"\n", bin.display()),
+    )
+    .unwrap();
     {
         use std::os::unix::fs::PermissionsExt;
         for f in [&fake, &wrapper] {

@@ -29,9 +29,7 @@ fn setup() -> Option<Library> {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let wheel = repo_root().join(".cache/inputs/cuda/nvidia/cu13/lib/libnvJitLink.so.13");
-        if std::env::var_os("ANYCUDA_NVJITLINK_LIBRARY").is_none() && wheel.exists() {
-            std::env::set_var("ANYCUDA_NVJITLINK_LIBRARY", &wheel);
-        }
+        anycuda_test::env::default_library("ANYCUDA_NVJITLINK_LIBRARY", &wheel);
     });
     let b = Backend::load(BackendKind::Cuda).ok()?;
     match library_of(b) {

@@ -22,7 +22,7 @@ fn wanted() -> Option<String> {
 }
 
 /// The HIP backend with hipRTC, or `None` (skip) off CI.
-fn hip() -> Option<Backend> {
+fn rocm_hip() -> Option<Backend> {
     let b = compiler(BackendKind::Hip)?;
     let v = b.as_hip().unwrap().hip_version();
     if v < 10_000_000 {
@@ -70,7 +70,7 @@ fn expectations(mm: &str) -> (&'static [&'static str], &'static [&'static str]) 
 
 #[test]
 fn loads_the_requested_release_and_detects_its_version() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     let h = b.as_hip().unwrap();
     let v = h.hip_version();
     eprintln!(
@@ -108,7 +108,7 @@ fn loads_the_requested_release_and_detects_its_version() {
 
 #[test]
 fn per_version_entry_points_match_the_abi() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     let h = b.as_hip().unwrap();
     let t = h.native_hip().unwrap();
     let v = h.hip_version();
@@ -132,7 +132,7 @@ fn per_version_entry_points_match_the_abi() {
 
 #[test]
 fn error_tables_agree_with_the_live_library() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     let h = b.as_hip().unwrap();
     let t = h.native_hip().unwrap();
     let name = t.hipGetErrorName.unwrap();
@@ -158,7 +158,7 @@ fn error_tables_agree_with_the_live_library() {
 
 #[test]
 fn no_device_answers_cuda_codes_without_crashing() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     anycuda::select(anycuda::BackendChoice::Only(BackendKind::Hip)).ok();
     if anycuda::backend().map(|a| a.backend.kind()).ok() != Some(BackendKind::Hip) {
         // No other test of this binary chooses a backend, so on CI this never happens.
@@ -193,7 +193,7 @@ const SAXPY: &str = r#"extern "C" __global__ void saxpy(float a, const float* x,
 
 #[test]
 fn hiprtc_compiles_for_the_release_targets_and_refuses_unknown_ones() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     let v = b.as_hip().unwrap().hip_version();
     let (good, bad) = expectations(&major_minor(v));
     for arch in good {
@@ -224,7 +224,7 @@ fn hiprtc_compiles_for_the_release_targets_and_refuses_unknown_ones() {
 
 #[test]
 fn bad_input_is_refused_with_cuda_codes() {
-    let Some(b) = hip() else { return };
+    let Some(b) = rocm_hip() else { return };
     let mut p = common::program(b, "this is not C++ {", "bad.cu", &[]);
     let e = p
         .compile_with_args(&["--gpu-architecture=gfx90a"])

@@ -30,8 +30,8 @@ mkdir -p "$OUT"
 
 # The same packages as ci/capi-test.sh, so CI reuses that step's build.
 case "$PROFILE" in
-    debug) cargo build --locked -p anycuda -p anycuda-capi -p anycuda-cudart12 ;;
-    release) cargo build --locked --release -p anycuda -p anycuda-capi -p anycuda-cudart12 ;;
+    debug) cargo build --locked -p anycuda-cli -p anycuda-capi -p anycuda-cudart12 ;;
+    release) cargo build --locked --release -p anycuda-cli -p anycuda-capi -p anycuda-cudart12 ;;
     *) echo "fuzz-capi: FUZZ_CAPI_PROFILE is debug or release" >&2; exit 2 ;;
 esac
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/$PROFILE"

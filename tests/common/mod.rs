@@ -72,8 +72,18 @@ fn parse(path: &Path) -> Kernel {
 /// The repository root: `ANYCUDA_REPO_ROOT` when the tests run from a bundle on another machine
 /// (ci/bundle-for-gpu.sh), else where they were built.
 pub fn repo_root() -> PathBuf {
-    std::env::var_os("ANYCUDA_REPO_ROOT")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+    // The folder holding Cargo.lock above the package under test: the root package's tests and
+    // the command's (cli/tests, which include this module) both find the workspace root.
+    std::env::var_os("ANYCUDA_REPO_ROOT").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .ancestors()
+                .find(|d| d.join("Cargo.lock").is_file())
+                .unwrap_or(Path::new(env!("CARGO_MANIFEST_DIR")))
+                .to_path_buf()
+        },
+        PathBuf::from,
+    )
 }
 
 /// The real-world kernel corpus (tests/kernels/real/crates.txt, fetched by
@@ -261,4 +271,29 @@ pub fn step_bundle() -> anycuda_rtc::rtc_bundle::Bundle {
         producer: "anycuda tests".into(),
         ..Default::default()
     }
+}
+
+/// The `anycuda` command (package `anycuda-cli`) for the root package's tests that check what
+/// it prints: `ANYCUDA_BIN` when set (a GPU bundle names its copy), else the one cargo built
+/// beside this test binary (`target/<profile>/anycuda`; `ci/test.sh` builds it first).
+///
+/// # Panics
+/// When neither exists, naming the command that builds it.
+pub fn anycuda_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("ANYCUDA_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/<test>-<hash> → target/<profile>/anycuda
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("anycuda"))
+        .expect("the test binary sits in target/<profile>/deps");
+    assert!(
+        bin.is_file(),
+        "{} is not built: `cargo build -p anycuda-cli` (same profile) builds it, or set ANYCUDA_BIN",
+        bin.display()
+    );
+    bin
 }

@@ -10,19 +10,11 @@ use anycuda_api::runtime::{
 };
 use anycuda_api::traits::{Driver, Runtime};
 use anycuda_api::CudaEnum;
-use anycuda_hip::HipBackend;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 
 mod common;
-use common::hip;
-
-/// Whether a GPU is visible (then the no-device expectations do not apply).
-fn has_device(b: &HipBackend) -> bool {
-    let mut n = 0;
-    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
-    (unsafe { b.cuDeviceGetCount(&mut n) }) == CUresult::CUDA_SUCCESS && n > 0
-}
+use common::{has_device, hip};
 
 /// A failure that is a real CUDA code (named, not an invented HIP-only value).
 fn cuda_failure(r: CUresult) {

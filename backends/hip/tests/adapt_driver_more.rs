@@ -8,22 +8,15 @@
 use anycuda_api::driver::*;
 use anycuda_api::traits::Driver;
 use anycuda_api::CudaEnum;
-use anycuda_hip::HipBackend;
 use core::ffi::{c_char, c_void};
 use core::ptr::{null, null_mut};
 
 mod common;
-use common::hip;
+use common::{has_device, hip};
 
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 const UNSUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
-
-fn has_device(b: &HipBackend) -> bool {
-    let mut n = 0;
-    // SAFETY: local out-pointers, NULL, or handles from HIP; bad input is refused first.
-    (unsafe { b.cuDeviceGetCount(&mut n) }) == OK && n > 0
-}
 
 /// A failure that is a real CUDA code (named, not an invented HIP-only value).
 fn cuda_failure(r: CUresult) {

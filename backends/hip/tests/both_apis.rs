@@ -1,40 +1,19 @@
 //! Rules the Driver and the Runtime adaptations share (one definition in `conv/` or one
 //! generic adaptation): both APIs must give the same answer. Live calls against the installed
 //! HIP (CI: Debian's ROCm 5.2.3, no GPU); nothing here passes HIP a made-up handle. A test that
-//! needs a device is `#[ignore]`d: ci/gpu-test.sh runs it on the HIP backend, and it fails
-//! (never skips) without one.
+//! needs a device is a `#[gpu_test]`: ci/gpu-test.sh runs it on the HIP backend, and it never
+//! passes without one.
 
 #![allow(non_snake_case)]
 
 use anycuda_api::driver::{self as d, CUresult};
 use anycuda_api::runtime::{self as r, cudaError_t};
-use anycuda_api::traits::{Api, Driver, Runtime};
-use anycuda_hip::HipBackend;
+use anycuda_api::traits::{Driver, Runtime};
+use anycuda_test::gpu_test;
 use core::ptr::{null, null_mut};
 
 mod common;
-use common::hip;
-
-/// The HIP backend with a device, for the tests that need one. They are `#[ignore]`d (CI has
-/// no GPU) and ci/gpu-test.sh runs them on the HIP backend (on its NVIDIA machine: HIP's NVIDIA
-/// platform, named by ANYCUDA_HIP_LIBRARY). Run there or anywhere with `--ignored`, they fail,
-/// never skip, when HIP or its device is missing.
-fn hip_with_device() -> HipBackend {
-    let b = HipBackend::load();
-    for l in b.libraries() {
-        if let (anycuda_api::backend::LibraryRole::Hip, Err(e)) = (l.role, &l.status) {
-            panic!("this test needs a GPU with HIP: libamdhip64 did not load ({e}); ANYCUDA_HIP_LIBRARY names the file");
-        }
-    }
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { (b.cuInit(0), b.cuDeviceGetCount(&mut n)) };
-    assert!(
-        r == (CUresult::CUDA_SUCCESS, CUresult::CUDA_SUCCESS) && n > 0,
-        "this test needs a GPU: HIP sees none ({r:?}, {n} devices)"
-    );
-    b
-}
+use common::{hip, hip_with_device};
 
 fn cu_edge(from_port: u8, type_: u8, reserved: u8) -> d::CUgraphEdgeData {
     d::CUgraphEdgeData {
@@ -151,8 +130,7 @@ fn edge_data_out_needs_from_and_to_alike() {
 
 /// Edge data on output: the caller's whole capacity is written (default edges; zeroes past the
 /// edges returned), on both APIs. Needs a graph, which HIP makes only with a device.
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+#[gpu_test(backend = "hip")]
 fn edge_data_out_fills_the_capacity_alike() {
     let b = hip_with_device();
     let mut g: d::CUgraph = null_mut();

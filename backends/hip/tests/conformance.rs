@@ -4,7 +4,7 @@
 //! docs/hip-conformance.md is the prose; these tests hold it to the code.
 //!
 //! On CI (Debian's ROCm 5.2.3, no GPU) the checks anycuda makes before HIP are exact, and every
-//! answer that needs a device is the answer for a bad ordinal. The `#[ignore]`d tests need a
+//! answer that needs a device is the answer for a bad ordinal. The `#[gpu_test]`s need a
 //! GPU (ci/gpu-test.sh runs them on HIP's NVIDIA platform).
 
 #![allow(non_snake_case)]
@@ -14,6 +14,7 @@ use anycuda_api::runtime::{cudaDeviceAttr, cudaDeviceProp, cudaError_t};
 use anycuda_api::traits::{Driver, Runtime};
 use anycuda_api::{CudaEnum, Origin};
 use anycuda_hip::HipBackend;
+use anycuda_test::gpu_test;
 use core::ffi::c_int;
 use core::ptr::{null, null_mut};
 
@@ -188,8 +189,7 @@ fn print_attribute_table() {
     print!("{}", attribute_table());
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test(backend = "hip")]
 fn on_a_gpu_every_attribute_and_property_is_answered() {
     let Some(b) = hip() else { return };
     assert!(devices(&b) > 0, "no device");
@@ -272,8 +272,7 @@ fn ctx_create_takes_parameters_that_ask_for_a_plain_context() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it"]
+#[gpu_test(backend = "hip")]
 fn on_a_gpu_ctx_create_with_plain_parameters_makes_a_current_context() {
     let Some(b) = hip() else { return };
     assert!(devices(&b) > 0, "no device");
@@ -344,8 +343,7 @@ const NVCC_PTX: &str = ".version 7.0\n.target sm_50\n.address_size 64\n\
 
 /// On HIP's NVIDIA platform, by default: hipRTC's output loads, PTX from elsewhere is refused
 /// as on AMD; with `ANYCUDA_HIP_AMD_FAITHFUL=0` that PTX loads too.
-#[test]
-#[ignore = "needs a GPU with HIP's NVIDIA platform: ci/gpu-test.sh runs it"]
+#[gpu_test(platform = "nvidia")]
 fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
     let Some(b) = hip() else { return };
     if b.platform() != anycuda_hip::Platform::Nvidia {
@@ -378,9 +376,10 @@ fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
         assert!(anycuda_hip::not_supported_reason(r).is_some_and(|w| w.contains("NVRTC")));
     }
     // The switch, read when the backend loads.
-    std::env::set_var(anycuda_hip::AMD_FAITHFUL_ENV, "0");
-    let off = HipBackend::load();
-    std::env::remove_var(anycuda_hip::AMD_FAITHFUL_ENV);
+    let off = {
+        let _switch = anycuda_test::env::EnvVar::set(anycuda_hip::AMD_FAITHFUL_ENV, "0");
+        HipBackend::load()
+    };
     assert!(!off.amd_faithful());
     // SAFETY: a NUL-terminated PTX text, a local out-pointer.
     unsafe {

@@ -2,8 +2,8 @@
 //! `cuParamSet*`, `cuLaunch*`) on HIP: state is kept only for function handles HIP handed out,
 //! so a bogus handle is `CUDA_ERROR_INVALID_HANDLE` and costs no memory (issue 11 item 6: it
 //! used to be accepted, with 4 KiB kept per handle forever). The launch itself needs a device:
-//! an `#[ignore]`d test that ci/gpu-test.sh runs on the HIP backend, and that fails (never
-//! skips) without one.
+//! a `#[gpu_test]` that ci/gpu-test.sh runs on the HIP backend, and that never passes
+//! without one.
 
 #![allow(non_snake_case)]
 
@@ -11,35 +11,15 @@ use anycuda_api::driver::*;
 use anycuda_api::nvrtc::nvrtcResult;
 use anycuda_api::traits::{Api, Driver, Rtc};
 use anycuda_hip::HipBackend;
+use anycuda_test::gpu_test;
 use core::ffi::{c_char, c_void};
 use core::ptr::null_mut;
 
 mod common;
-use common::hip;
+use common::{hip, hip_with_device};
 
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const BAD_HANDLE: CUresult = CUresult::CUDA_ERROR_INVALID_HANDLE;
-
-/// The HIP backend with a device, for the tests that need one. They are `#[ignore]`d (CI has
-/// no GPU) and ci/gpu-test.sh runs them on the HIP backend (on its NVIDIA machine: HIP's NVIDIA
-/// platform, named by ANYCUDA_HIP_LIBRARY). Run there or anywhere with `--ignored`, they fail,
-/// never skip, when HIP or its device is missing.
-fn hip_with_device() -> HipBackend {
-    let b = HipBackend::load();
-    for l in b.libraries() {
-        if let (anycuda_api::backend::LibraryRole::Hip, Err(e)) = (l.role, &l.status) {
-            panic!("this test needs a GPU with HIP: libamdhip64 did not load ({e}); ANYCUDA_HIP_LIBRARY names the file");
-        }
-    }
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { (b.cuInit(0), b.cuDeviceGetCount(&mut n)) };
-    assert!(
-        r == (CUresult::CUDA_SUCCESS, CUresult::CUDA_SUCCESS) && n > 0,
-        "this test needs a GPU: HIP sees none ({r:?}, {n} devices)"
-    );
-    b
-}
 
 /// Resident memory of this process in bytes (Linux), if readable.
 fn resident() -> Option<usize> {
@@ -107,8 +87,7 @@ fn kernel_image(b: &HipBackend, arch: &str) -> Vec<u8> {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+#[gpu_test(backend = "hip")]
 fn legacy_launch_on_a_real_function() {
     let b = hip_with_device();
     // SAFETY: valid out-pointers; the handles below come from HIP.

@@ -3,8 +3,8 @@
 //! Debian's ROCm 5.2.3, AMD platform, no GPU). What needs no device is checked exactly: handle
 //! validation, NULL pointers, options, the refusal of NVIDIA-only images, and everything a
 //! library answers from its image (kernel names, count, parameter layouts). What needs a
-//! context answers CUDA's no-device code here; the `#[ignore]`d test runs the whole life of a
-//! library on a GPU (ci/gpu-test.sh, HIP backend), and fails, never skips, without one.
+//! context answers CUDA's no-device code here; the `#[gpu_test]` runs the whole life of a
+//! library on a GPU (ci/gpu-test.sh, HIP backend), and never passes without one.
 
 #![allow(non_snake_case)]
 
@@ -13,32 +13,18 @@ use anycuda_api::nvrtc::nvrtcResult;
 use anycuda_api::runtime::{cudaError_t, cudaStream_t, dim3};
 use anycuda_api::traits::{Api, Driver, Rtc, Runtime};
 use anycuda_hip::{HipBackend, Platform};
+use anycuda_test::gpu_test;
 use core::ffi::{c_char, c_uint, c_void, CStr};
 use core::ptr::{null, null_mut};
 
 mod common;
-use common::hip;
+use common::{amd_without_device, hip, hip_with_device};
 
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
 const BAD_HANDLE: CUresult = CUresult::CUDA_ERROR_INVALID_HANDLE;
 const NOT_SUPPORTED: CUresult = CUresult::CUDA_ERROR_NOT_SUPPORTED;
 const NO_DEVICE: CUresult = CUresult::CUDA_ERROR_NO_DEVICE;
-
-/// The backend on AMD without a device (CI's machine), where the no-device answers are
-/// checked; `None` elsewhere (a GPU, or HIP's NVIDIA platform), where those checks do not
-/// apply.
-fn hip_without_device() -> Option<HipBackend> {
-    let b = hip()?;
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { b.cuDeviceGetCount(&mut n) };
-    if b.platform() != Platform::Amd || (r == OK && n > 0) {
-        eprintln!("SKIP: these checks are for AMD without a device");
-        return None;
-    }
-    Some(b)
-}
 
 fn nv(r: nvrtcResult) {
     assert_eq!(r, nvrtcResult::NVRTC_SUCCESS);
@@ -501,7 +487,7 @@ fn options_cuda_ignores_are_accepted_and_others_refused() {
 
 #[test]
 fn a_library_answers_from_its_image_without_a_device() {
-    let Some(b) = hip_without_device() else {
+    let Some(b) = amd_without_device() else {
         return;
     };
     let image = kernel_image(&b, "gfx90a");
@@ -658,7 +644,7 @@ fn a_library_answers_from_its_image_without_a_device() {
 
 #[test]
 fn ptx_with_a_source_bundle_loads_as_a_library() {
-    let Some(b) = hip_without_device() else {
+    let Some(b) = amd_without_device() else {
         return;
     };
     let bundle = anycuda_rtc::rtc_bundle::Bundle {
@@ -695,26 +681,7 @@ fn ptx_with_a_source_bundle_loads_as_a_library() {
     }
 }
 
-/// The HIP backend with a device (see legacy_launch.rs).
-fn hip_with_device() -> HipBackend {
-    let b = HipBackend::load();
-    for l in b.libraries() {
-        if let (anycuda_api::backend::LibraryRole::Hip, Err(e)) = (l.role, &l.status) {
-            panic!("this test needs a GPU with HIP: libamdhip64 did not load ({e}); ANYCUDA_HIP_LIBRARY names the file");
-        }
-    }
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { (b.cuInit(0), b.cuDeviceGetCount(&mut n)) };
-    assert!(
-        r == (OK, OK) && n > 0,
-        "this test needs a GPU: HIP sees none ({r:?}, {n} devices)"
-    );
-    b
-}
-
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+#[gpu_test(backend = "hip")]
 fn library_life_on_a_device() {
     let b = hip_with_device();
     // SAFETY: valid out-pointers; the handles come from the calls themselves.

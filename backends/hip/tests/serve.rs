@@ -11,7 +11,9 @@ use anycuda_api::traits::{Driver, Runtime, DRIVER_METHODS, RUNTIME_METHODS};
 use anycuda_api::CudaEnum;
 use anycuda_hip::driver::{DRIVER_NOT_SERVED, DRIVER_SERVED};
 use anycuda_hip::runtime::{RUNTIME_NOT_SERVED, RUNTIME_SERVED};
-use anycuda_hip::HipBackend;
+
+mod common;
+use common::hip;
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use std::collections::BTreeSet;
@@ -144,21 +146,6 @@ fn every_hip_adapted_entry_is_served_from_its_room() {
         n += 1;
     }
     assert!(n > 100, "only {n} adapted entries read");
-}
-
-/// The backend, or `None` (skip) when libamdhip64 is not installed; on CI a missing library
-/// fails the test.
-fn hip() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if b.native_hip().is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI (bash ci/test.sh installs it)"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    Some(b)
 }
 
 /// A real CUDA Driver code: a named constant that is not one of the invented (hallucinated or

@@ -4,18 +4,22 @@
 //! the graph calls is checked exactly: reference counting, the destructor running exactly once
 //! when the count reaches zero (in the releasing thread, before the call returns), argument
 //! and handle validation. The graph calls answer CUDA's no-device code here (AMD without a
-//! GPU); the `#[ignore]`d test runs graph retain, MOVE, clone, instantiation and destruction on
-//! a GPU (ci/gpu-test.sh, HIP backend), and fails, never skips, without one.
+//! GPU); the `#[gpu_test]` runs graph retain, MOVE, clone, instantiation and destruction on
+//! a GPU (ci/gpu-test.sh, HIP backend), and never passes without one.
 
 #![allow(non_snake_case)]
 
 use anycuda_api::driver::*;
 use anycuda_api::runtime::cudaError_t;
-use anycuda_api::traits::{Api, Driver, Runtime};
-use anycuda_hip::{HipBackend, Platform};
+use anycuda_api::traits::{Driver, Runtime};
+use anycuda_hip::HipBackend;
+use anycuda_test::gpu_test;
 use core::ffi::c_void;
 use core::ptr::null_mut;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod common;
+use common::{amd_without_device, hip_with_device};
 
 const OK: CUresult = CUresult::CUDA_SUCCESS;
 const INVALID_VALUE: CUresult = CUresult::CUDA_ERROR_INVALID_VALUE;
@@ -205,36 +209,10 @@ fn a_destructor_may_run_on_another_thread_than_the_creator() {
     );
 }
 
-/// The backend on AMD without a device (CI's machine), where the no-device answers are
-/// checked; `None` elsewhere. On CI a missing libamdhip64 fails.
-fn hip_without_device() -> Option<HipBackend> {
-    let b = HipBackend::load();
-    if !b
-        .libraries()
-        .iter()
-        .any(|l| l.role == anycuda_api::backend::LibraryRole::Hip && l.status.is_ok())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "libamdhip64 must load on CI"
-        );
-        eprintln!("SKIP: libamdhip64 not found");
-        return None;
-    }
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { b.cuDeviceGetCount(&mut n) };
-    if b.platform() != Platform::Amd || (r == OK && n > 0) {
-        eprintln!("SKIP: these checks are for AMD without a device");
-        return None;
-    }
-    Some(b)
-}
-
 #[test]
 fn graph_calls_validate_then_answer_no_device() {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let Some(b) = hip_without_device() else {
+    let Some(b) = amd_without_device() else {
         return;
     };
     let o = make(&b, &RUNS, 1);
@@ -266,26 +244,7 @@ fn graph_calls_validate_then_answer_no_device() {
     assert_eq!(RUNS.load(Ordering::SeqCst), 1);
 }
 
-/// The HIP backend with a device (see library.rs).
-fn hip_with_device() -> HipBackend {
-    let b = HipBackend::load();
-    for l in b.libraries() {
-        if let (anycuda_api::backend::LibraryRole::Hip, Err(e)) = (l.role, &l.status) {
-            panic!("this test needs a GPU with HIP: libamdhip64 did not load ({e}); ANYCUDA_HIP_LIBRARY names the file");
-        }
-    }
-    let mut n = 0;
-    // SAFETY: valid out-pointer.
-    let r = unsafe { (b.cuInit(0), b.cuDeviceGetCount(&mut n)) };
-    assert!(
-        r == (OK, OK) && n > 0,
-        "this test needs a GPU: HIP sees none ({r:?}, {n} devices)"
-    );
-    b
-}
-
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+#[gpu_test(backend = "hip")]
 fn graphs_and_executables_hold_references_on_a_device() {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     static CLONE_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -383,8 +342,7 @@ fn graphs_and_executables_hold_references_on_a_device() {
     }
 }
 
-#[test]
-#[ignore = "needs a GPU: ci/gpu-test.sh runs it on the HIP backend"]
+#[gpu_test(backend = "hip")]
 fn embedded_child_graphs_hold_references_at_every_depth() {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let b = hip_with_device();

@@ -9,35 +9,11 @@
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use half::f16;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Counts every allocation (and reallocation) the process makes.
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+// Counts every allocation (and reallocation) the process makes (anycuda-test).
+anycuda_test::count_allocations!();
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -67,7 +43,7 @@ fn per_call(
     }
     stream.synchronize()?;
     let mut t = Vec::with_capacity(repeats);
-    let before = ALLOCS.load(Relaxed);
+    let before = anycuda_test::alloc::total_allocations();
     for _ in 0..repeats {
         let t0 = Instant::now();
         for _ in 0..calls {
@@ -76,7 +52,7 @@ fn per_call(
         stream.synchronize()?;
         t.push(t0.elapsed().as_secs_f64() / calls as f64);
     }
-    let allocs = (ALLOCS.load(Relaxed) - before) as f64 / (calls * repeats) as f64;
+    let allocs = (anycuda_test::alloc::total_allocations() - before) as f64 / (calls * repeats) as f64;
     if let Some(key) = enq {
         // The host's cost per call alone: 100 calls (too few to fill the launch queue), timed
         // up to the last call's return, 50 times.

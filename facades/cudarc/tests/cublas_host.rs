@@ -18,9 +18,7 @@ use cudarc::cublas::sys;
 fn setup() -> bool {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let wheel = root.join(".cache/inputs/cuda/nvidia/cu13/lib/libcublas.so.13");
-    if std::env::var_os("ANYCUDA_CUBLAS_LIBRARY").is_none() && wheel.exists() {
-        std::env::set_var("ANYCUDA_CUBLAS_LIBRARY", &wheel);
-    }
+    anycuda_test::env::default_library("ANYCUDA_CUBLAS_LIBRARY", &wheel);
     match anycuda::select(BackendChoice::Only(BackendKind::Cuda)) {
         Ok(()) | Err(anycuda::SelectError::FirstUseFailed(_)) => {}
         Err(e) => panic!("select: {e}"),

@@ -21,9 +21,7 @@ use cudarc::cublaslt::sys;
 fn setup() -> bool {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let wheel = root.join(".cache/inputs/cuda/nvidia/cu13/lib/libcublasLt.so.13");
-    if std::env::var_os("ANYCUDA_CUBLASLT_LIBRARY").is_none() && wheel.exists() {
-        std::env::set_var("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
-    }
+    anycuda_test::env::default_library("ANYCUDA_CUBLASLT_LIBRARY", &wheel);
     match anycuda::select(BackendChoice::Only(BackendKind::Cuda)) {
         Ok(()) | Err(anycuda::SelectError::FirstUseFailed(_)) => {}
         Err(e) => panic!("select: {e}"),

@@ -15,9 +15,7 @@ use cudarc::curand::sys;
 fn setup() -> bool {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let wheel = root.join(".cache/inputs/cuda/nvidia/cu13/lib/libcurand.so.10");
-    if std::env::var_os("ANYCUDA_CURAND_LIBRARY").is_none() && wheel.exists() {
-        std::env::set_var("ANYCUDA_CURAND_LIBRARY", &wheel);
-    }
+    anycuda_test::env::default_library("ANYCUDA_CURAND_LIBRARY", &wheel);
     match anycuda::select(BackendChoice::Only(BackendKind::Cuda)) {
         Ok(()) | Err(anycuda::SelectError::FirstUseFailed(_)) => {}
         Err(e) => panic!("select: {e}"),

@@ -7,7 +7,8 @@ use super::memory::pre_hip62;
 use super::support::{hip_fn, nvidia, HIP_SUCCESS, INVALID_VALUE};
 use super::user_object;
 use crate::conv::graph_nodes::{
-    kernel_params_to_cuda, kernel_params_to_hip, memset_to_cuda, memset_to_hip,
+    kernel_params_of_v2, kernel_params_to_cuda, kernel_params_to_hip, memset_params_of_v2,
+    memset_to_cuda, memset_to_hip,
 };
 use crate::conv::memcpy::{memcpy3d_to_hip, memcpy_to_hip};
 use crate::conv::memory::{
@@ -279,22 +280,53 @@ pub(crate) unsafe fn cudaGraphNodeGetDependentNodes(
 
 // ---------------------------------------------------------------- kernel nodes
 
-/// The HIP kernel parameters for a CUDA pointer: CUDA's struct itself on HIP's NVIDIA
-/// platform (`hipKernelNodeParams` is `cudaKernelNodeParams` there), else rebuilt into `buf`.
+/// A node's parameters as HIP takes them, the one rule of kernel and memset nodes of both APIs:
+/// CUDA's struct validated as CUDA validates it (`to_hip`), then on HIP's NVIDIA platform the
+/// caller's own (HIP's struct is CUDA's there), elsewhere rebuilt in HIP's layout in `buf`.
+/// Validating on both platforms keeps the NVIDIA platform's answers AMD's (a kernel node's
+/// `extra`, which AMD cannot take, is refused there too).
+///
+/// # Safety
+/// `p` is NULL or readable.
+unsafe fn params_in<C, H, E>(
+    b: &HipBackend,
+    p: *const C,
+    buf: &mut H,
+    to_hip: impl FnOnce(&C) -> Result<H, E>,
+    null: E,
+) -> Result<*const H, E> {
+    if p.is_null() {
+        return Err(null);
+    }
+    // SAFETY: non-NULL, from the caller.
+    let h = to_hip(unsafe { &*p })?;
+    if nvidia(b) {
+        return Ok(p.cast());
+    }
+    *buf = h;
+    Ok(buf)
+}
+
+/// The HIP kernel parameters for a CUDA pointer ([`params_in`]; `extra` is not supported on
+/// AMD, see [`kernel_params_to_hip`]).
+///
+/// # Safety
+/// `p` is NULL or readable.
 pub(super) unsafe fn kernel_in(
     b: &HipBackend,
     p: *const cudaKernelNodeParams,
     buf: &mut hipKernelNodeParams,
 ) -> Result<*const hipKernelNodeParams, cudaError_t> {
-    if p.is_null() {
-        return Err(cudaError_t::cudaErrorInvalidValue);
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        params_in(
+            b,
+            p,
+            buf,
+            kernel_params_to_hip,
+            cudaError_t::cudaErrorInvalidValue,
+        )
     }
-    if nvidia(b) {
-        return Ok(p.cast());
-    }
-    // SAFETY: non-NULL from the caller.
-    *buf = kernel_params_to_hip(unsafe { &*p })?;
-    Ok(buf)
 }
 
 pub(super) fn zero_kernel() -> hipKernelNodeParams {
@@ -400,16 +432,16 @@ pub(super) unsafe fn memset_in<R: From<Refusal>>(
     p: *const CUDA_MEMSET_NODE_PARAMS,
     buf: &mut hipMemsetParams,
 ) -> Result<*const hipMemsetParams, R> {
-    if p.is_null() {
-        return Err(Refusal::InvalidValue.into());
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        params_in(
+            b,
+            p,
+            buf,
+            |c| memset_to_hip(c).map_err(R::from),
+            Refusal::InvalidValue.into(),
+        )
     }
-    // SAFETY: non-NULL, from the caller.
-    *buf = memset_to_hip(unsafe { &*p }).map_err(R::from)?;
-    if nvidia(b) {
-        // `hipMemsetParams` is `cudaMemsetParams` (CUDA's layout) there.
-        return Ok(p.cast());
-    }
-    Ok(buf)
 }
 
 pub(super) fn zero_memset() -> hipMemsetParams {
@@ -502,27 +534,11 @@ pub(crate) unsafe fn cudaGraphAddNode(
     unsafe {
         match np.type_ {
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
-                let k = &np.__bindgen_anon_1.kernel;
-                let c = cudaKernelNodeParams {
-                    func: k.func(),
-                    gridDim: k.gridDim,
-                    blockDim: k.blockDim,
-                    sharedMemBytes: k.sharedMemBytes,
-                    kernelParams: k.kernelParams,
-                    extra: k.extra,
-                };
+                let c = kernel_params_of_v2(&np.__bindgen_anon_1.kernel);
                 cudaGraphAddKernelNode(b, pGraphNode, graph, pDependencies, n, &c)
             }
             cudaGraphNodeType::cudaGraphNodeTypeMemset => {
-                let m = &np.__bindgen_anon_1.memset;
-                let c = cudaMemsetParams {
-                    dst: m.dst,
-                    pitch: m.pitch,
-                    value: m.value,
-                    elementSize: m.elementSize,
-                    width: m.width,
-                    height: m.height,
-                };
+                let c = memset_params_of_v2(&np.__bindgen_anon_1.memset);
                 cudaGraphAddMemsetNode(b, pGraphNode, graph, pDependencies, n, &c)
             }
             cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
@@ -580,53 +596,8 @@ pub(crate) unsafe fn cudaGraphNodeSetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> cudaError_t {
-    if nodeParams.is_null() {
-        return cudaError_t::cudaErrorInvalidValue;
-    }
-    // SAFETY: non-NULL from the caller.
-    let np = unsafe { &*nodeParams };
-    // SAFETY: in every arm, the union member the node type selects.
-    unsafe {
-        match np.type_ {
-            cudaGraphNodeType::cudaGraphNodeTypeKernel => {
-                let k = &np.__bindgen_anon_1.kernel;
-                let c = cudaKernelNodeParams {
-                    func: k.func(),
-                    gridDim: k.gridDim,
-                    blockDim: k.blockDim,
-                    sharedMemBytes: k.sharedMemBytes,
-                    kernelParams: k.kernelParams,
-                    extra: k.extra,
-                };
-                cudaGraphKernelNodeSetParams(b, node, &c)
-            }
-            cudaGraphNodeType::cudaGraphNodeTypeMemset => {
-                let m = &np.__bindgen_anon_1.memset;
-                let c = cudaMemsetParams {
-                    dst: m.dst,
-                    pitch: m.pitch,
-                    value: m.value,
-                    elementSize: m.elementSize,
-                    width: m.width,
-                    height: m.height,
-                };
-                cudaGraphMemsetNodeSetParams(b, node, &c)
-            }
-            cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
-                let m = &np.__bindgen_anon_1.memcpy;
-                if m.flags != 0 {
-                    return cudaError_t::cudaErrorNotSupported;
-                }
-                let h = match memcpy_to_hip(b, &m.copyParams) {
-                    Ok(h) => h,
-                    Err(e) => return e,
-                };
-                b.rt(hip_fn!(b, hipGraphMemcpyNodeSetParams)(node.cast(), &h))
-            }
-            t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
-            _ => cudaError_t::cudaErrorNotSupported,
-        }
-    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { node_set_params(b, None, node, nodeParams) }
 }
 
 /// `cudaGraphExecNodeSetParams` (CUDA 12.2+ generic parameters): kernel, memset and memcpy
@@ -635,6 +606,22 @@ pub(crate) unsafe fn cudaGraphNodeSetParams(
 pub(crate) unsafe fn cudaGraphExecNodeSetParams(
     b: &HipBackend,
     graphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { node_set_params(b, Some(graphExec), node, nodeParams) }
+}
+
+/// The one rule of both generic setters: the node type picks the per-type setter, of the graph's
+/// node (`exec` `None`) or of that node in an executable graph (`Some`).
+///
+/// # Safety
+/// `nodeParams` is NULL or valid for reads, its union member the one its type names; the handles
+/// are the caller's.
+unsafe fn node_set_params(
+    b: &HipBackend,
+    exec: Option<cudaGraphExec_t>,
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> cudaError_t {
@@ -647,28 +634,18 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
     unsafe {
         match np.type_ {
             cudaGraphNodeType::cudaGraphNodeTypeKernel => {
-                let k = &np.__bindgen_anon_1.kernel;
-                let c = cudaKernelNodeParams {
-                    func: k.func(),
-                    gridDim: k.gridDim,
-                    blockDim: k.blockDim,
-                    sharedMemBytes: k.sharedMemBytes,
-                    kernelParams: k.kernelParams,
-                    extra: k.extra,
-                };
-                cudaGraphExecKernelNodeSetParams(b, graphExec, node, &c)
+                let c = kernel_params_of_v2(&np.__bindgen_anon_1.kernel);
+                match exec {
+                    None => cudaGraphKernelNodeSetParams(b, node, &c),
+                    Some(e) => cudaGraphExecKernelNodeSetParams(b, e, node, &c),
+                }
             }
             cudaGraphNodeType::cudaGraphNodeTypeMemset => {
-                let m = &np.__bindgen_anon_1.memset;
-                let c = cudaMemsetParams {
-                    dst: m.dst,
-                    pitch: m.pitch,
-                    value: m.value,
-                    elementSize: m.elementSize,
-                    width: m.width,
-                    height: m.height,
-                };
-                cudaGraphExecMemsetNodeSetParams(b, graphExec, node, &c)
+                let c = memset_params_of_v2(&np.__bindgen_anon_1.memset);
+                match exec {
+                    None => cudaGraphMemsetNodeSetParams(b, node, &c),
+                    Some(e) => cudaGraphExecMemsetNodeSetParams(b, e, node, &c),
+                }
             }
             cudaGraphNodeType::cudaGraphNodeTypeMemcpy => {
                 let m = &np.__bindgen_anon_1.memcpy;
@@ -679,11 +656,12 @@ pub(crate) unsafe fn cudaGraphExecNodeSetParams(
                     Ok(h) => h,
                     Err(e) => return e,
                 };
-                b.rt(hip_fn!(b, hipGraphExecMemcpyNodeSetParams)(
-                    graphExec.cast(),
-                    node.cast(),
-                    &mut h,
-                ))
+                b.rt(match exec {
+                    None => hip_fn!(b, hipGraphMemcpyNodeSetParams)(node.cast(), &h),
+                    Some(e) => {
+                        hip_fn!(b, hipGraphExecMemcpyNodeSetParams)(e.cast(), node.cast(), &mut h)
+                    }
+                })
             }
             t if anycuda_api::CudaEnum::name(t).is_none() => cudaError_t::cudaErrorInvalidValue,
             _ => cudaError_t::cudaErrorNotSupported,

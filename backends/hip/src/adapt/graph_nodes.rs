@@ -15,7 +15,7 @@ use super::graph::{
     zero_kernel, zero_memset,
 };
 use super::support::{code_of, code_ok, hip_fn, nvidia, tri, INVALID_VALUE, NOT_SUPPORTED};
-use crate::conv::graph_nodes::kernel_params_to_cuda;
+use crate::conv::graph_nodes::{kernel_params_to_cuda, memset_params_of_driver_v2};
 use crate::conv::memcpy::{memcpy3d_to_cuda, memcpy3d_to_parms, memcpy_to_hip, parms_to_memcpy3d};
 use crate::conv::{check_default_edges, devptr_to_hip};
 use crate::hip_types::{hipKernelNodeParams, HIP_MEMCPY3D};
@@ -522,18 +522,6 @@ pub(crate) unsafe fn cuGraphMemcpyNodeGetParams(
     CUresult::CUDA_SUCCESS
 }
 
-/// The memset fields of a generic node (`CUDA_MEMSET_NODE_PARAMS_v2`) and its context.
-fn generic_memset(m: &anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS_v2) -> CUDA_MEMSET_NODE_PARAMS {
-    CUDA_MEMSET_NODE_PARAMS {
-        dst: m.dst,
-        pitch: m.pitch,
-        value: m.value,
-        elementSize: m.elementSize,
-        width: m.width,
-        height: m.height,
-    }
-}
-
 /// A generic host node's parameters as HIP's: a function is required (invalid value without),
 /// and only the default `syncMode` 0 (HIP's host nodes have no other: not supported).
 fn host_params(
@@ -596,7 +584,7 @@ pub(crate) unsafe fn cuGraphAddNode(
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMSET => {
                 let m = &np.__bindgen_anon_1.memset;
-                let c = generic_memset(m);
+                let c = memset_params_of_driver_v2(m);
                 cuGraphAddMemsetNode(b, out, g, deps, n, &c, m.ctx)
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMCPY => {
@@ -671,7 +659,7 @@ unsafe fn set_generic(
             }
             CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEMSET => {
                 let m = &np.__bindgen_anon_1.memset;
-                let c = generic_memset(m);
+                let c = memset_params_of_driver_v2(m);
                 match exec {
                     None => memset_node_set(b, node, &c),
                     Some(x) => cuGraphExecMemsetNodeSetParams(b, x, node, &c, m.ctx),

@@ -18,10 +18,10 @@ use crate::conv::texture::{
 use crate::conv::{ApiResult, Refusal};
 use crate::generated::table::HipTable;
 use crate::hip_types::{
-    hipChannelFormatDesc, hipExtent, hipResourceDesc, hipResourceDesc__hip5_2, hipResourceViewDesc,
-    hipSurfaceObject_t, hipTextureDesc, hipTextureObject_t, textureReference,
-    HIP_RESOURCE_DESC__hip5_2, HIP_ARRAY3D_DESCRIPTOR, HIP_RESOURCE_DESC, HIP_RESOURCE_VIEW_DESC,
-    HIP_TEXTURE_DESC,
+    hipChannelFormatDesc, hipError_t, hipExtent, hipResourceDesc, hipResourceDesc__hip5_2,
+    hipResourceViewDesc, hipSurfaceObject_t, hipTextureDesc, hipTextureFilterMode,
+    hipTextureObject_t, textureReference, HIP_RESOURCE_DESC__hip5_2, HIP_ARRAY3D_DESCRIPTOR,
+    HIP_RESOURCE_DESC, HIP_RESOURCE_VIEW_DESC, HIP_TEXTURE_DESC,
 };
 use crate::HipBackend;
 use anycuda_api::driver::{
@@ -77,19 +77,69 @@ pub(crate) unsafe fn cuTexRefGetAddressMode(
     b.cu(e)
 }
 
+/// A HIP setter of a texture reference's filter mode (plain or mipmap: one signature).
+type SetFilter = unsafe extern "C" fn(*mut textureReference, hipTextureFilterMode) -> hipError_t;
+/// A HIP getter of a texture reference's filter mode (plain or mipmap: one signature).
+type GetFilter =
+    unsafe extern "C" fn(*mut hipTextureFilterMode, *const textureReference) -> hipError_t;
+
+/// The entry point `pick` chooses from the loaded HIP, or the Driver's code for its absence.
+fn entry<F>(b: &HipBackend, pick: fn(&HipTable) -> Option<F>) -> Result<F, CUresult> {
+    let t = table::<CUresult>(b)?;
+    pick(t).ok_or_else(|| unavailable(true))
+}
+
+/// The one rule of both filter-mode setters: the mode translated, set through `pick`'s setter.
+///
+/// # Safety
+/// `hTexRef` is NULL or the caller's texture reference.
+unsafe fn set_filter(
+    b: &HipBackend,
+    hTexRef: CUtexref,
+    fm: CUfilter_mode,
+    pick: fn(&HipTable) -> Option<SetFilter>,
+) -> CUresult {
+    if hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
+    let f = tri!(entry(b, pick));
+    // SAFETY: caller's texture reference.
+    b.cu(unsafe { f(tex(hTexRef), m as _) })
+}
+
+/// The one rule of both filter-mode getters: read through `pick`'s getter, translated back.
+///
+/// # Safety
+/// `pfm` is NULL or valid for one write; `hTexRef` is NULL or the caller's texture reference.
+unsafe fn get_filter(
+    b: &HipBackend,
+    pfm: *mut CUfilter_mode,
+    hTexRef: CUtexref,
+    pick: fn(&HipTable) -> Option<GetFilter>,
+) -> CUresult {
+    if pfm.is_null() || hTexRef.is_null() {
+        return INVALID_VALUE;
+    }
+    let f = tri!(entry(b, pick));
+    let mut m = 0;
+    // SAFETY: valid out-pointer, caller's texture reference.
+    let e = unsafe { f(&mut m, tex(hTexRef)) };
+    if e == HIP_SUCCESS {
+        // SAFETY: non-NULL.
+        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
+    }
+    b.cu(e)
+}
+
 /// `cuTexRefSetFilterMode` → `hipTexRefSetFilterMode`: the mode translated.
 pub(crate) unsafe fn cuTexRefSetFilterMode(
     b: &HipBackend,
     hTexRef: CUtexref,
     fm: CUfilter_mode,
 ) -> CUresult {
-    if hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
-    let f = hip_fn!(b, hipTexRefSetFilterMode);
-    // SAFETY: caller's texture reference.
-    b.cu(unsafe { f(tex(hTexRef), m as _) })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { set_filter(b, hTexRef, fm, |t| t.hipTexRefSetFilterMode) }
 }
 
 /// `cuTexRefGetFilterMode` → `hipTexRefGetFilterMode`: the mode translated back.
@@ -98,18 +148,8 @@ pub(crate) unsafe fn cuTexRefGetFilterMode(
     pfm: *mut CUfilter_mode,
     hTexRef: CUtexref,
 ) -> CUresult {
-    if pfm.is_null() || hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipTexRefGetFilterMode);
-    let mut m = 0;
-    // SAFETY: valid out-pointer, caller's texture reference.
-    let e = unsafe { f(&mut m, tex(hTexRef)) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
-    }
-    b.cu(e)
+    // SAFETY: the caller's contract, passed on.
+    unsafe { get_filter(b, pfm, hTexRef, |t| t.hipTexRefGetFilterMode) }
 }
 
 /// `cuTexRefSetMipmapFilterMode` → `hipTexRefSetMipmapFilterMode`: the mode translated.
@@ -118,13 +158,8 @@ pub(crate) unsafe fn cuTexRefSetMipmapFilterMode(
     hTexRef: CUtexref,
     fm: CUfilter_mode,
 ) -> CUresult {
-    if hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let m = tri!(filter_mode_to_hip(b.conv().CUfilter_mode, fm));
-    let f = hip_fn!(b, hipTexRefSetMipmapFilterMode);
-    // SAFETY: caller's texture reference.
-    b.cu(unsafe { f(tex(hTexRef), m as _) })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { set_filter(b, hTexRef, fm, |t| t.hipTexRefSetMipmapFilterMode) }
 }
 
 /// `cuTexRefGetMipmapFilterMode` → `hipTexRefGetMipmapFilterMode`: translated back.
@@ -133,18 +168,8 @@ pub(crate) unsafe fn cuTexRefGetMipmapFilterMode(
     pfm: *mut CUfilter_mode,
     hTexRef: CUtexref,
 ) -> CUresult {
-    if pfm.is_null() || hTexRef.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipTexRefGetMipmapFilterMode);
-    let mut m = 0;
-    // SAFETY: valid out-pointer, caller's texture reference.
-    let e = unsafe { f(&mut m, tex(hTexRef)) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *pfm = filter_mode_to_cuda(b.conv().CUfilter_mode, m) };
-    }
-    b.cu(e)
+    // SAFETY: the caller's contract, passed on.
+    unsafe { get_filter(b, pfm, hTexRef, |t| t.hipTexRefGetMipmapFilterMode) }
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth` → `hipDeviceGetTexture1DLinearMaxWidth`: CUDA's

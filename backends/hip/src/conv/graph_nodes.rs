@@ -8,7 +8,7 @@ use anycuda_api::driver::{
 };
 use anycuda_api::runtime::{
     cudaError_t, cudaGraphExecUpdateResultInfo, cudaGraphInstantiateParams, cudaKernelNodeParams,
-    cudaMemsetParams,
+    cudaKernelNodeParamsV2, cudaMemsetParams, cudaMemsetParamsV2,
 };
 
 /// `cudaKernelNodeParams` → HIP's (other field order). CUDA's `extra` uses CUDA's launch
@@ -30,6 +30,47 @@ pub(crate) fn kernel_params_to_hip(
         kernelParams: p.kernelParams,
         sharedMemBytes: p.sharedMemBytes,
     })
+}
+
+/// CUDA 12.2's generic kernel parameters (`cudaGraphNodeParams::kernel`) in the per-type struct
+/// that the kernel-node calls take (same fields; the function is read through the union).
+pub(crate) fn kernel_params_of_v2(k: &cudaKernelNodeParamsV2) -> cudaKernelNodeParams {
+    cudaKernelNodeParams {
+        func: k.func(),
+        gridDim: k.gridDim,
+        blockDim: k.blockDim,
+        sharedMemBytes: k.sharedMemBytes,
+        kernelParams: k.kernelParams,
+        extra: k.extra,
+    }
+}
+
+/// CUDA 12.2's generic memset parameters (`cudaGraphNodeParams::memset`) in the per-type struct
+/// that the memset-node calls take.
+pub(crate) fn memset_params_of_v2(m: &cudaMemsetParamsV2) -> cudaMemsetParams {
+    cudaMemsetParams {
+        dst: m.dst,
+        pitch: m.pitch,
+        value: m.value,
+        elementSize: m.elementSize,
+        width: m.width,
+        height: m.height,
+    }
+}
+
+/// The Driver's generic memset parameters (`CUDA_MEMSET_NODE_PARAMS_v2`, which also name the
+/// node's context) in the per-type struct; the Runtime's twin is [`memset_params_of_v2`].
+pub(crate) fn memset_params_of_driver_v2(
+    m: &anycuda_api::driver::CUDA_MEMSET_NODE_PARAMS_v2,
+) -> CUDA_MEMSET_NODE_PARAMS {
+    CUDA_MEMSET_NODE_PARAMS {
+        dst: m.dst,
+        pitch: m.pitch,
+        value: m.value,
+        elementSize: m.elementSize,
+        width: m.width,
+        height: m.height,
+    }
 }
 
 /// HIP's kernel node parameters in CUDA's struct.

@@ -2,6 +2,8 @@
 //! preloaded, with its own exit status, and a Python program that loads NVIDIA's sonames gets
 //! anycuda's (docs/cli.md, "run").
 
+// The workspace tests' one support module (real libraries only; CI fails where one is missing).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;

@@ -54,7 +54,7 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
 /// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
 /// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
 /// are plain data. [`exports`] reads them.
-const CAPI_LISTS: &str = include_str!("../../capi/src/generated/lists.rs");
+const CAPI_LISTS: &str = include_str!("../../../capi/src/generated/lists.rs");
 
 /// The entries of the list `pub static NAME: &[&str] = &[...];` in [`CAPI_LISTS`], in order;
 /// empty where there is no such list.

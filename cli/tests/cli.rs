@@ -1,5 +1,7 @@
 //! The `anycuda` command's reports, run as a user would.
 
+// The workspace tests' one support module (real libraries only; CI fails where one is missing).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 #[cfg(feature = "backend-hip")]

@@ -1,6 +1,8 @@
 //! Backend selection through `ANYCUDA_BACKEND` and its aliases, and loading with no libraries
 //! at all, each in a fresh `anycuda` process (selection happens once per process).
 
+// The workspace tests' one support module (real libraries only; CI fails where one is missing).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use serde_json::Value;
