@@ -33,7 +33,8 @@ fi
 [[ -n "$CS" ]] || { say "FAIL: compute-sanitizer not found"; exit 1; }
 say "using $CS ($("$CS" --version 2>/dev/null | tail -n1))"
 
-export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" NCCL_NVLS_ENABLE=0
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0
+export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT"
 ROWS=()
 FAILED=0
 # <label> <tool> <cmd...>: PASS when the program exits 0 and the sanitizer reports 0 errors.
