@@ -9,7 +9,7 @@
 # out-of-range launches), so there API-error reports are off and the memory, race and
 # synchronisation checks stay on.
 #
-#   bash ci/gpu-sanitize.sh            # after ci/gpu-pack.sh's bundle is unpacked in .device
+#   bash ci/gpu-sanitize.sh            # after the bundle of `cargo xtask gpu pack` is unpacked in .device
 #
 # Writes $OUT/sanitize-results.md (the table) and $OUT/sanitize.log; exits 1 if any run reported
 # an error or failed. GPU_SANITIZE_TOOLS overrides the example tools ("memcheck racecheck

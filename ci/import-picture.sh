@@ -11,6 +11,8 @@
 #         backends (backends/cuda: anycuda_cuda, backends/hip: anycuda_hip)
 #           |
 #         api (api: anycuda_api, the vocabulary)
+#   (the tool crates, codegen/ and xtask/, stand outside the layers: their Cargo.toml is checked
+#   only for the C ABI rule below)
 #
 # Prints, for each layer, the layers its code names and in how many files (comment lines do
 # not count). Fails (exit 1) when
@@ -188,5 +190,5 @@ check "cudart12/ uses neither the anycuda crate nor anycuda-capi as a crate (no 
 check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
     "$(for l in facade cli core raw backends api; do offenders "$l" "$CABI"; done
        dep_on 'anycuda-(capi|cudart12)' Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
-           codegen/Cargo.toml facades/*/Cargo.toml)"
+           codegen/Cargo.toml xtask/Cargo.toml facades/*/Cargo.toml)"
 exit "$fail"
