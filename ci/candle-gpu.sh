@@ -17,7 +17,7 @@
 #   bash ci/candle-gpu.sh --model         # instead of the tests: ci/candle-model-gpu.sh (the
 #                                         #   model check in each column, the benchmark)
 #
-# The bundle: .device/candle (CANDLE_BUNDLE), unpacked from .gpu/candle.tar.xz, or from its
+# The bundle: .device/candle ($GPU_BUNDLE/candle), unpacked from .gpu/candle.tar.xz, or from its
 # pieces .gpu/candle.tar.xz.part-* (concatenated in name order), when missing.
 # Environment: OUT (default ./gpu-results; logs and results under $OUT/candle), HIPNV_DIR (default
 # /tmp/hipnv: libamdhip64.so, built here from .device/libamdhip64-dev_*.deb when missing, and
@@ -49,7 +49,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
 export RUST_BACKTRACE=1
-B="${CANDLE_BUNDLE:-$ROOT/.device/candle}"
+B="${GPU_BUNDLE:-$ROOT/.device}/candle"
 RESULTS="${OUT:-$ROOT/gpu-results}/candle"
 LIMIT="${CANDLE_TEST_LIMIT:-150}"
 THREADS="${CANDLE_TEST_THREADS:-4}"

@@ -2,15 +2,15 @@
 # Runs the cudarc-facade proofs ON the GPU machine (no Rust needed), on the CUDA backend and on
 # the HIP backend through HIP's NVIDIA platform, from the bundle made by ci/cudarc-bundle.sh:
 #   bash ci/cudarc-gpu.sh                  # from the repository root
-# Environment: CUDARC_BUNDLE (default .device/cudarc), OUT (default ./gpu-results),
+# Environment: GPU_BUNDLE (default .device; this part uses its cudarc/), OUT (default ./gpu-results),
 # GPU_BACKENDS ("cuda hip"), HIPNV_DIR (ci/gpu-env.sh: the HIP shim, built once per GPU run from
 # .device/libamdhip64-dev_*.deb when missing), CUDA_INCLUDE (for candle's kernels;
-# default /usr/local/cuda/include), ROUNDS (benchmark rounds, default 9).
+# default /usr/local/cuda/include), BENCH_ROUNDS (benchmark rounds, default 9).
 # Writes $OUT/cudarc-results.md; exits 1 if anything failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-B="${CUDARC_BUNDLE:-$ROOT/.device/cudarc}"
+B="${GPU_BUNDLE:-$ROOT/.device}/cudarc"
 RESULTS="${OUT:-$ROOT/gpu-results}"
 LOGS="$RESULTS/cudarc-logs"
 mkdir -p "$RESULTS" "$LOGS"
@@ -117,7 +117,7 @@ unset ANYCUDA_REQUIRE_GPU
 # times its loops best-of-5 inside a round; the table gives the median over rounds (the figure
 # compared) and the best round.
 bench_cols=(cudarc "${BACKENDS[@]/#/facade-}")
-ROUNDS="${ROUNDS:-9}"
+ROUNDS="${BENCH_ROUNDS:-9}"
 for ((r = 1; r <= ROUNDS; r++)); do
     for col in "${bench_cols[@]}"; do
         case $col in
