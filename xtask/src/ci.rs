@@ -312,6 +312,32 @@ mod tests {
     }
 
     #[test]
+    fn every_step_gets_ci_s_environment() {
+        let root = crate::repo_root();
+        for s in STEPS {
+            let env = env_of(&root, s);
+            let get = |k: &str| {
+                env.iter()
+                    .rev()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.as_str())
+            };
+            assert_eq!(get("CI"), Some("true"), "{}", s.name);
+            assert_eq!(
+                get("CARGO_PROFILE_DEV_DEBUG"),
+                Some("line-tables-only"),
+                "{}",
+                s.name
+            );
+            assert_eq!(get("ANYCUDA_CACHE_DISABLE"), Some("1"), "{}", s.name);
+            let cuda = get("CUDA_PATH").map(|p| p.ends_with(CUDA_PATH));
+            assert_eq!(cuda, s.cuda_path.then_some(true), "{}", s.name);
+        }
+        let rustdoc = STEPS.iter().find(|s| s.name == "rustdoc").unwrap();
+        assert!(env_of(&root, rustdoc).contains(&("RUSTDOCFLAGS".into(), "-D warnings".into())));
+    }
+
+    #[test]
     fn dot_ci_run_is_the_entry() {
         let run = std::fs::read_to_string(crate::repo_root().join(".ci/run")).unwrap();
         assert!(
