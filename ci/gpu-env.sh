@@ -32,7 +32,7 @@ hip_shim() {
         export HIP_SHIM_STATE="ready $HIPNV"
         return 0
     fi
-    deb="$(ls "${GPU_BUNDLE:-$root/.device}"/libamdhip64-dev_*.deb 2>/dev/null | head -n1)"
+    deb="$(ls "${GPU_BUNDLE:-$root/.device}"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
     if [[ -z "$deb" ]]; then
         echo "hip-shim: no libamdhip64-dev_*.deb in the bundle (cargo xtask gpu pack fetches it): no HIP" >&2
         export HIP_SHIM_STATE="missing $HIPNV"
