@@ -81,7 +81,7 @@ const NO_GPU: &str = "no NVIDIA GPU here (nvidia-smi -L fails). Build the bundle
 `bash ci/gpu-all.sh PART...` there (docs/contributing.md, On a GPU machine)";
 
 /// `cargo xtask gpu pack`: builds everything the GPU machine runs into .device/ and packs it into
-/// .gpu/bundle.tar.xz (git-ignored, about 8 MB): the CLI, the examples and the test executables
+/// .gpu/bundle.tar.xz (git-ignored, about 17 MB): the CLI, the examples and the test executables
 /// (ci/bundle-for-gpu.sh), the cudarc proofs (ci/cudarc-bundle.sh), Debian's libamdhip64-dev .deb
 /// for HIP's NVIDIA platform, and in .device/math the inputs of hipBLAS/hipRAND on NVIDIA
 /// (ci/hip-nvidia/fetch-math.sh: hipBLAS's source, hipRAND's headers, the pinned cuBLAS/cuRAND
