@@ -17,8 +17,8 @@
 # .device/ (needs .device/bin/bench_dispatch and .device/bin/bench_core):
 #   bash ci/bench.sh
 # Environment: OUT (default ./bench-results), GPU_BUNDLE (default .device), BENCH_CALLS, BENCH_LAUNCHES, BENCH_ROUNDS (default 5), BENCH_REPEATS (passed
-# to every program), HIPNV_DIR (default /tmp/hipnv; built with ci/hip-nvidia/build.sh if missing
-# and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out, CXX (default g++; nvcc
+# to every program), HIPNV_DIR (ci/gpu-env.sh: the HIP shim, built once per GPU run
+# when missing and the .deb is in .device/), BENCH_PYTHON=0 to leave cuda-python out, CXX (default g++; nvcc
 # if there is no g++) for the HIP baseline.
 # Prints two markdown tables, the median of the rounds and each program's best round, with
 # ratios, then the safe layer's targets (also $OUT/bench.md; raw output in $OUT/bench.log).
@@ -27,9 +27,9 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 RESULTS="${OUT:-$ROOT/bench-results}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 WORK="$(mktemp -d /tmp/bench.XXXXXX)"
 mkdir -p "$RESULTS"
 say() { printf 'bench: %s\n' "$*" >&2; }
@@ -63,14 +63,8 @@ run_col() { # <column> <cmd...>: one run, appended to the column's output
     [[ " ${COLUMNS_[*]} " == *" $col "* ]] || COLUMNS_+=("$col")
 }
 
-if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
-    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    if [[ -n "$DEB" ]]; then
-        say "building the HIP shim into $HIPNV"
-        bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$WORK/hip-shim-build.log" 2>&1 \
-            || { say "HIP shim build failed"; tail -n 20 "$WORK/hip-shim-build.log" >&2; FAILED=1; }
-    fi
-fi
+hip_shim "$WORK/hip-shim-build.log" >&2
+(($? == 1)) && FAILED=1 # a failed build (no .deb: the HIP column is left out below)
 HIPLIB=""
 HIP_BASELINE=0
 if [[ -f "$HIPNV/libamdhip64.so" ]]; then

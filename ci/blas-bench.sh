@@ -17,9 +17,9 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 RESULTS="${OUT:-$ROOT/blas-bench-results}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 ROUNDS="${BENCH_ROUNDS:-5}"
 WORK="$(mktemp -d /tmp/blas-bench.XXXXXX)"
 mkdir -p "$RESULTS"
@@ -54,14 +54,8 @@ fi
 export LD_LIBRARY_PATH="$CUBLAS_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ANYCUDA_CUBLAS_LIBRARY="$CUBLAS_LIBDIR/libcublas.so.13"
 
-if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
-    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    if [[ -n "$DEB" ]]; then
-        say "building the HIP shim into $HIPNV"
-        bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$WORK/hip-shim-build.log" 2>&1 \
-            || { say "HIP shim build failed"; tail -n 20 "$WORK/hip-shim-build.log" >&2; FAILED=1; }
-    fi
-fi
+hip_shim "$WORK/hip-shim-build.log" >&2
+(($? == 1)) && FAILED=1 # a failed build (no .deb: the HIP columns are left out below)
 
 COLS=(cxx)
 declare -A CMD

@@ -3,7 +3,7 @@
 # every test executable of anycuda (.device/tests/) and those of anycuda-hip that hold GPU tests
 # (#[ignore]d ones; .device/tests/hip/, run on the HIP backend only), copied with the kernel
 # corpus into .device/ (git-ignored, carried over).
-#   bash ci/bundle-for-gpu.sh [DEST]     # default DEST: .device
+#   bash ci/bundle-for-gpu.sh [DEST]     # default DEST: .device (cargo xtask gpu pack runs it)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="${1:-$ROOT/.device}"

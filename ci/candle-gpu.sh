@@ -17,7 +17,7 @@
 #   bash ci/candle-gpu.sh --model         # instead of the tests: ci/candle-model-gpu.sh (the
 #                                         #   model check in each column, the benchmark)
 #
-# The bundle: .device/candle (CANDLE_BUNDLE), unpacked from .gpu/candle.tar.xz, or from its
+# The bundle: .device/candle ($GPU_BUNDLE/candle), unpacked from .gpu/candle.tar.xz, or from its
 # pieces .gpu/candle.tar.xz.part-* (concatenated in name order), when missing.
 # Environment: OUT (default ./gpu-results; logs and results under $OUT/candle), HIPNV_DIR (default
 # /tmp/hipnv: libamdhip64.so, built here from .device/libamdhip64-dev_*.deb when missing, and
@@ -47,10 +47,10 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export NCCL_NVLS_ENABLE=0 RUST_BACKTRACE=1
-B="${CANDLE_BUNDLE:-$ROOT/.device/candle}"
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
+export RUST_BACKTRACE=1
+B="${GPU_BUNDLE:-$ROOT/.device}/candle"
 RESULTS="${OUT:-$ROOT/gpu-results}/candle"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 LIMIT="${CANDLE_TEST_LIMIT:-150}"
 THREADS="${CANDLE_TEST_THREADS:-4}"
 say() { printf 'candle-gpu: %s\n' "$*"; }
@@ -138,14 +138,8 @@ say "NVIDIA's libraries (baseline): ${NVDIRS:-none found}"
 # ---- HIP's NVIDIA platform and its math libraries ----------------------------------------
 HIP_NOTE=""
 if [[ " ${COLS[*]} " == *" hip "* && $LIST_ONLY == 0 ]]; then
-    if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
-        DEB="$(ls "$ROOT"/.device/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-        if [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$RESULTS/hip-shim.log" 2>&1; then
-            say "HIP shim built in $HIPNV"
-        else
-            HIP_NOTE="HIP shim unavailable (no .device/libamdhip64-dev_*.deb from the main bundle, or the build failed: $RESULTS/hip-shim.log)"
-        fi
-    fi
+    hip_shim "$RESULTS/hip-shim.log" \
+        || HIP_NOTE="HIP shim unavailable (no .device/libamdhip64-dev_*.deb from the main bundle, or the build failed)"
     # gpu-all.sh's hipmath step exports these; standalone, take what an earlier run built.
     [[ -z "${ANYCUDA_HIPBLAS_LIBRARY:-}" && -f "$HIPNV/libhipblas.so" ]] && export ANYCUDA_HIPBLAS_LIBRARY="$HIPNV/libhipblas.so"
     [[ -z "${ANYCUDA_HIPRAND_LIBRARY:-}" && -f "$HIPNV/libhiprand.so" ]] && export ANYCUDA_HIPRAND_LIBRARY="$HIPNV/libhiprand.so"

@@ -7,7 +7,7 @@
 #      CPU's f32 (1e-4 and 5e-2 of the largest logit); then the columns' GPU logits against
 #      each other (f32: cudarc vs facade CUDA, facade CUDA vs facade HIP);
 #   2. the benchmark: candle on cudarc and candle on the facade (CUDA backend), one process each
-#      per round, alternating which goes first, CANDLE_BENCH_ROUNDS rounds (default 10) of
+#      per round, alternating which goes first, BENCH_ROUNDS rounds (default 10) of
 #      CANDLE_BENCH_ITERS timed iterations per workload (default 100); the ratio facade / cudarc
 #      of each round's medians, and their median over the rounds.
 # Writes $RESULTS/model-results.md, the raw JSON lines in $RESULTS/model-raw.txt and every run's
@@ -59,7 +59,7 @@ cross cudarc cuda 1e-4
 cross cuda hip 1e-4
 
 # ---- the benchmark: cudarc against the facade on CUDA, interleaved -------------------------
-ROUNDS="${CANDLE_BENCH_ROUNDS:-10}"
+ROUNDS="${BENCH_ROUNDS:-10}"
 ITERS="${CANDLE_BENCH_ITERS:-100}"
 # Both builds run on the same few CPU cores (CANDLE_BENCH_CPUS, default 2-5; "" for none): the
 # host side of these workloads is most of their time, and a process moved between cores (or

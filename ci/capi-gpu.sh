@@ -22,10 +22,9 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export NCCL_NVLS_ENABLE=0
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 OUT="${OUT:-$ROOT/gpu-results}/capi"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 mkdir -p "$OUT"
 WORK="$(mktemp -d /tmp/capi-gpu.XXXXXX)"
 say() { printf 'capi-gpu: %s\n' "$*" >&2; }
@@ -37,12 +36,8 @@ LIBDIR="$("$DEV/bin/anycuda" libdir 2>"$OUT/libdir.err")" || {
 }
 say "libdir: $LIBDIR -> $(readlink -f "$LIBDIR/libcuda.so.1")"
 
-# HIP's NVIDIA platform, as ci/gpu-test.sh builds it (reused when present).
-if [[ ! -f "$HIPNV/libamdhip64.so" ]]; then
-    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$OUT/hip-shim-build.log" 2>&1 \
-        || say "HIP shim build failed (log: $OUT/hip-shim-build.log)"
-fi
+# HIP's NVIDIA platform, once per GPU run (reused when present).
+hip_shim "$OUT/hip-shim-build.log" >&2
 
 CUDA_INC="$(dirname "$(dirname "$(command -v nvcc)")")/include"
 build() { # NAME CMD...

@@ -2,30 +2,25 @@
 # Runs the cudarc-facade proofs ON the GPU machine (no Rust needed), on the CUDA backend and on
 # the HIP backend through HIP's NVIDIA platform, from the bundle made by ci/cudarc-bundle.sh:
 #   bash ci/cudarc-gpu.sh                  # from the repository root
-# Environment: CUDARC_BUNDLE (default .device/cudarc), OUT (default ./gpu-results),
-# BACKENDS ("cuda hip"), HIPNV_DIR (default /tmp/hipnv: the HIP shim ci/gpu-test.sh builds; built
-# here from .device/libamdhip64-dev_*.deb when missing), CUDA_INCLUDE (for candle's kernels;
-# default /usr/local/cuda/include), ROUNDS (benchmark rounds, default 9).
+# Environment: GPU_BUNDLE (default .device; this part uses its cudarc/), OUT (default ./gpu-results),
+# GPU_BACKENDS ("cuda hip"), HIPNV_DIR (ci/gpu-env.sh: the HIP shim, built once per GPU run from
+# .device/libamdhip64-dev_*.deb when missing), CUDA_INCLUDE (for candle's kernels;
+# default /usr/local/cuda/include), BENCH_ROUNDS (benchmark rounds, default 9).
 # Writes $OUT/cudarc-results.md; exits 1 if anything failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-B="${CUDARC_BUNDLE:-$ROOT/.device/cudarc}"
+B="${GPU_BUNDLE:-$ROOT/.device}/cudarc"
 RESULTS="${OUT:-$ROOT/gpu-results}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 LOGS="$RESULTS/cudarc-logs"
 mkdir -p "$RESULTS" "$LOGS"
-export NCCL_NVLS_ENABLE=0 RUST_BACKTRACE=1
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, HIPNV, hip_shim
+export RUST_BACKTRACE=1
 [[ -x "$B/bin/01-allocate" ]] || { echo "no bundle in $B: run 'bash ci/cudarc-bundle.sh' where Rust is" >&2; exit 2; }
-BACKENDS=(${BACKENDS:-cuda hip})
-if [[ " ${BACKENDS[*]} " == *" hip "* && ! -f "$HIPNV/libamdhip64.so" ]]; then
-    DEB="$(ls "$ROOT"/.device/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    if [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$LOGS/hip-shim.log" 2>&1; then
-        echo "HIP shim built in $HIPNV"
-    else
-        echo "HIP shim unavailable (see $LOGS/hip-shim.log): HIP column skipped"
-        BACKENDS=(cuda)
-    fi
+BACKENDS=(${GPU_BACKENDS:-cuda hip})
+if [[ " ${BACKENDS[*]} " == *" hip "* ]] && ! hip_shim "$LOGS/hip-shim.log"; then
+    echo "HIP shim unavailable: HIP column skipped"
+    BACKENDS=(cuda)
 fi
 NGPU="$(nvidia-smi -L 2>/dev/null | wc -l)"
 declare -A R
@@ -122,7 +117,7 @@ unset ANYCUDA_REQUIRE_GPU
 # times its loops best-of-5 inside a round; the table gives the median over rounds (the figure
 # compared) and the best round.
 bench_cols=(cudarc "${BACKENDS[@]/#/facade-}")
-ROUNDS="${ROUNDS:-9}"
+ROUNDS="${BENCH_ROUNDS:-9}"
 for ((r = 1; r <= ROUNDS; r++)); do
     for col in "${bench_cols[@]}"; do
         case $col in

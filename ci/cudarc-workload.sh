@@ -25,7 +25,7 @@ bundle)
     DEST="${2:?bundle needs a destination folder}"
     cargo build --locked --release -p anycuda-cudarc --example candle_kernels
     mkdir -p "$DEST/bin" "$DEST/candle-kernels"
-    cp target/release/examples/candle_kernels "$DEST/bin/"
+    cp "${CARGO_TARGET_DIR:-target}/release/examples/candle_kernels" "$DEST/bin/"
     cp "$KSRC"/*.cu "$KSRC"/*.cuh "$DEST/candle-kernels/"
     ;;
 *) echo "usage: $0 [run|bundle DIR]" >&2; exit 2 ;;

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# ON the GPU machine, from the repository root: unpacks .gpu/bundle.tar.xz (ci/gpu-pack.sh) into
-# .device when that is missing, then runs the named parts in order, each under its own time
-# limit, with every result and log under $OUT (default ./gpu-results):
+# ON the GPU machine, from the repository root: unpacks .gpu/bundle.tar.xz (`cargo xtask gpu pack`,
+# where Rust is) into .device when that is missing, then runs the named parts in order, each under
+# its own time limit, with every result and log under $OUT (default ./gpu-results):
 #   bash ci/gpu-all.sh test nccl cudarc bench
+# (`cargo xtask gpu run PART...` packs and runs this on a machine with Rust and a GPU.)
 #   test    ci/gpu-test.sh: examples + GPU suites, CUDA and HIP-on-NVIDIA
 #   nccl    ci/nccl-gpu-test.sh: the collective layer (1 GPU: one rank; 2 GPUs: everything)
 #   cudarc  ci/cudarc-gpu.sh: cudarc's examples and unit tests, the workload, the overhead
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
+#   ncclbench ci/nccl-bench.sh: the all-reduce benchmark (2 GPUs)
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
 #   candle  ci/candle-gpu.sh: candle 0.11.1's own CUDA tests on cudarc, on the facade (CUDA) and on
@@ -15,18 +17,27 @@
 #           apart from the main bundle); CANDLE_COLUMNS picks columns ("cudarc", "cuda hip", ...)
 #   candlemodel ci/candle-gpu.sh --model: a candle-transformers Llama on CPU and GPU in each column,
 #           and the interleaved benchmark (facade against cudarc), from the same bundle
-#   hipmath only the setup step below (test, cudarc and bench run it first by themselves)
-# Setup, before test, cudarc, bench, blasbench or candle: ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
-# machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside gpu-test.sh's HIP shim; an
+#   hipmath only the setup steps below
+# Every process gets ci/gpu-env.sh's environment (NCCL_NVLS_ENABLE=0), which every part also
+# sources when run on its own.
+# Setup:
+# - hipshim, before the first part that uses HIP (all but sanitize), unless GPU_BACKENDS leaves hip
+#   out or there is no bundle (candle alone then builds it itself): HIP's NVIDIA platform, built
+#   once for the whole run (ci/gpu-env.sh's hip_shim; log: $OUT/hip-shim.log); the parts reuse
+#   it and do not retry a failed build.
+# - hipmath, before test, cudarc, bench, blasbench, candle or candlemodel:
+#   ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
+# machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside the HIP shim; an
 # existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
 # ANYCUDA_HIPBLAS_LIBRARY / ANYCUDA_HIPRAND_LIBRARY to every part (also written to
-# $OUT/hip-math.env, to source by hand). HIPNV_MATH=0 skips it; a failed build counts as a failed
-# part (log: $OUT/hipmath.log) and the parts still run, without those variables.
+# $OUT/hip-math.env, to source by hand). HIPNV_MATH=0 skips it.
+# A failed setup step counts as a failed part and the parts still run (without HIP, or without
+# those variables). Each part's time limit is its default below unless GPU_LIMIT (seconds) is set.
 # Exits with the number of parts that failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-export NCCL_NVLS_ENABLE=0 # shared hosts: never NVLink multicast, in this process and every child
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0 for every child, HIPNV, hip_shim
 export OUT="${OUT:-$ROOT/gpu-results}"
 mkdir -p "$OUT"
 if [[ ! -x .device/bin/anycuda ]]; then
@@ -35,13 +46,13 @@ if [[ ! -x .device/bin/anycuda ]]; then
     elif [[ -n "$(printf '%s\n' "$@" | grep -vxE 'candle|candlemodel')" ]]; then
         # candle alone runs from its own bundle (its HIP column then needs the HIP shim already
         # built in $HIPNV_DIR, or the main bundle's libamdhip64-dev .deb).
-        echo "gpu-all: no .device/ and no .gpu/bundle.tar.xz: run ci/gpu-pack.sh where Rust is" >&2; exit 2
+        echo 'gpu-all: no .device/ and no .gpu/bundle.tar.xz: run `cargo xtask gpu pack` where Rust is' >&2; exit 2
     fi
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu-all: GPU: /'
 failed=0
-part() { # <name> <limit s> <cmd...>
-    local name="$1" limit="$2" t0=$SECONDS rc; shift 2
+part() { # <name> <default limit s> <cmd...>
+    local name="$1" limit="${GPU_LIMIT:-$2}" t0=$SECONDS rc; shift 2
     echo "gpu-all: == $name"
     timeout --kill-after=15 "$limit" "$@" 2>&1 | tee "$OUT/$name.log" | grep -E '^(gpu-test|nccl-gpu-test|bench|sanitize):|^\| |FAIL|PASS \(' | tail -n 80
     rc=${PIPESTATUS[0]}
@@ -49,14 +60,14 @@ part() { # <name> <limit s> <cmd...>
     ((rc == 0)) || failed=$((failed + 1))
 }
 hip_math() { # the setup step above; returns nonzero when the libraries are not there
-    local dir="${HIPNV_DIR:-/tmp/hipnv}" t0=$SECONDS
+    local dir="$HIPNV" t0=$SECONDS
     echo "gpu-all: == hipmath"
     if [[ -f "$dir/libhipblas.so" && -f "$dir/libhiprand.so" && "${HIPNV_REBUILD:-0}" != 1 ]]; then
         echo "gpu-all: hipmath: reusing $dir/libhipblas.so and libhiprand.so (HIPNV_REBUILD=1 rebuilds)"
     elif [[ ! -d .device/math ]]; then
-        echo "gpu-all: hipmath: no .device/math in the bundle (ci/gpu-pack.sh fetches it): not built" >&2
+        echo "gpu-all: hipmath: no .device/math in the bundle (cargo xtask gpu pack fetches it): not built" >&2
         return 1
-    elif ! timeout --kill-after=15 "${HIPMATH_LIMIT:-300}" bash ci/hip-nvidia/build-math.sh "$dir" .device/math \
+    elif ! timeout --kill-after=15 "${GPU_LIMIT:-300}" bash ci/hip-nvidia/build-math.sh "$dir" .device/math \
         >"$OUT/hipmath.log" 2>&1; then
         echo "gpu-all: hipmath: build-math.sh FAILED in $((SECONDS - t0)) s (log: $OUT/hipmath.log):" >&2
         tail -n 20 "$OUT/hipmath.log" | sed 's/^/    /' >&2
@@ -69,24 +80,31 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
         "$ANYCUDA_HIPBLAS_LIBRARY" "$ANYCUDA_HIPRAND_LIBRARY" >"$OUT/hip-math.env"
     echo "gpu-all: hipmath: ready in $((SECONDS - t0)) s ($OUT/hip-math.env)"
 }
-math_done=0
+shim_done=0 math_done=0
 for p in "$@"; do
-    if [[ "$p" == test || "$p" == cudarc || "$p" == bench || "$p" == blasbench || "$p" == hipmath || "$p" == candle || "$p" == candlemodel ]] && ((math_done == 0)) \
+    if [[ "$p" != sanitize && -x .device/bin/anycuda ]] && ((shim_done == 0)) && [[ " ${GPU_BACKENDS:-cuda hip} " == *" hip "* ]]; then
+        shim_done=1
+        echo "gpu-all: == hipshim"
+        hip_shim "$OUT/hip-shim.log"
+        (($? == 1)) && failed=$((failed + 1)) # a failed build; no .deb (2) is the parts' to report
+    fi
+    if [[ " test cudarc bench blasbench hipmath candle candlemodel " == *" $p "* ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))
     fi
     case "$p" in
-        test) part test "${GPU_TEST_LIMIT:-480}" bash ci/gpu-test.sh ;;
-        nccl) part nccl "${NCCL_TEST_LIMIT:-300}" env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
-        cudarc) part cudarc "${CUDARC_LIMIT:-480}" bash ci/cudarc-gpu.sh ;;
-        bench) part bench "${BENCH_LIMIT:-480}" env OUT="$OUT/bench" bash ci/bench.sh ;;
-        blasbench) part blasbench "${BLASBENCH_LIMIT:-420}" env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
-        sanitize) part sanitize "${SANITIZE_LIMIT:-540}" bash ci/gpu-sanitize.sh ;;
-        capi) part capi "${CAPI_LIMIT:-420}" bash ci/capi-gpu.sh ;;
-        candle) part candle "${CANDLE_LIMIT:-540}" bash ci/candle-gpu.sh ;;
-        candlemodel) part candlemodel "${CANDLE_LIMIT:-540}" bash ci/candle-gpu.sh --model ;;
-        hipmath) ;; # done above
+        test) part test 480 bash ci/gpu-test.sh ;;
+        nccl) part nccl 300 env OUT="$OUT/nccl" bash ci/nccl-gpu-test.sh ;;
+        cudarc) part cudarc 480 bash ci/cudarc-gpu.sh ;;
+        bench) part bench 480 env OUT="$OUT/bench" bash ci/bench.sh ;;
+        blasbench) part blasbench 420 env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
+        ncclbench) part ncclbench 480 env OUT="$OUT/ncclbench" bash ci/nccl-bench.sh ;;
+        sanitize) part sanitize 540 bash ci/gpu-sanitize.sh ;;
+        capi) part capi 420 bash ci/capi-gpu.sh ;;
+        candle) part candle 540 bash ci/candle-gpu.sh ;;
+        candlemodel) part candlemodel 540 bash ci/candle-gpu.sh --model ;;
+        hipmath) ;; # the setup above
         *) echo "gpu-all: unknown part $p" >&2; failed=$((failed + 1)) ;;
     esac
 done

@@ -9,7 +9,7 @@
 # out-of-range launches), so there API-error reports are off and the memory, race and
 # synchronisation checks stay on.
 #
-#   bash ci/gpu-sanitize.sh            # after ci/gpu-pack.sh's bundle is unpacked in .device
+#   bash ci/gpu-sanitize.sh            # after the bundle of `cargo xtask gpu pack` is unpacked in .device
 #
 # Writes $OUT/sanitize-results.md (the table) and $OUT/sanitize.log; exits 1 if any run reported
 # an error or failed. GPU_SANITIZE_TOOLS overrides the example tools ("memcheck racecheck
@@ -33,10 +33,8 @@ fi
 [[ -n "$CS" ]] || { say "FAIL: compute-sanitizer not found"; exit 1; }
 say "using $CS ($("$CS" --version 2>/dev/null | tail -n1))"
 
-export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT" NCCL_NVLS_ENABLE=0
-# The GPU tests count GPUs themselves (anycuda-test); they count what nvidia-smi lists here.
-NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)"
-((${NGPU:-0} > 0)) && export ANYCUDA_TEST_GPUS="$NGPU"
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0; ANYCUDA_TEST_GPUS (what the GPU tests count)
+export ANYCUDA_BACKEND=cuda ANYCUDA_REQUIRE_GPU=1 ANYCUDA_REPO_ROOT="$ROOT"
 ROWS=()
 FAILED=0
 # <label> <tool> <cmd...>: PASS when the program exits 0 and the sanitizer reports 0 errors; a

@@ -3,7 +3,7 @@
 # backend through HIP's NVIDIA platform (ci/hip-nvidia), and tabulates test x backend.
 #
 # Runs ON the GPU machine (no Rust toolchain, no network needed), from the repository root, with
-# the bundle made on the build machine by `bash ci/bundle-for-gpu.sh` in .device/:
+# the bundle made on the build machine by `cargo xtask gpu pack` in .device/:
 #   .device/bin/{anycuda,<examples>}  .device/tests/{gpu_suite,core_gpu_*,...}
 #   .device/tests/hip/{legacy_launch,both_apis,...}  [.device/libamdhip64-dev_*.deb]
 #
@@ -20,10 +20,9 @@
 #
 #   bash ci/gpu-test.sh
 #
-# Environment: OUT (results folder; default ./gpu-results), GPU_TEST_BACKENDS ("cuda hip"),
-# GPU_BUNDLE (the bundle folder; default .device),
-# HIPNV_DIR (where the HIP shim is built; default /tmp/hipnv; an existing libamdhip64.so there is
-# reused unless HIPNV_REBUILD=1).
+# Environment: OUT (results folder; default ./gpu-results), GPU_BACKENDS ("cuda hip"),
+# GPU_BUNDLE (the bundle folder; default .device), and ci/gpu-env.sh's (HIPNV_DIR: where the HIP
+# shim is, built once per GPU run when missing).
 # Writes $OUT/gpu-results.md (the table) and $OUT/gpu-test.log (every log, concatenated). Exits 1
 # if anything failed, including a HIP shim that does not build.
 set -uo pipefail
@@ -33,9 +32,9 @@ export ANYCUDA_CACHE_DISABLE=1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, ANYCUDA_TEST_GPUS, HIPNV, hip_shim
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 RESULTS="${OUT:-$ROOT/gpu-results}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 LOGS="$(mktemp -d /tmp/gpu-test.XXXXXX)"
 mkdir -p "$RESULTS"
 START=$SECONDS
@@ -43,7 +42,7 @@ START=$SECONDS
 die() { printf 'gpu-test: error: %s\n' "$*" >&2; exit 2; }
 say() { printf 'gpu-test: %s\n' "$*"; }
 
-[[ -x "$DEV/bin/anycuda" ]] || die "no bundle in $DEV: run 'bash ci/bundle-for-gpu.sh' where Rust is"
+[[ -x "$DEV/bin/anycuda" ]] || die "no bundle in $DEV: run 'cargo xtask gpu pack' where Rust is"
 [[ -x "$DEV/tests/gpu_suite" ]] || die "$DEV/tests/gpu_suite missing: rebuild the bundle"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
     | sed 's/^/gpu-test: GPU: /'
@@ -51,8 +50,6 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version -
 NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)"
 NGPU="${NGPU:-0}"
 
-# The tests count GPUs themselves (anycuda-test); they count what nvidia-smi lists here.
-((NGPU > 0)) && export ANYCUDA_TEST_GPUS="$NGPU"
 # Exit statuses of anycuda-test (test-support/src/lib.rs: NOT_RUN, NOT_APPLICABLE).
 NOT_RUN=77
 NOT_APPLICABLE=78
@@ -63,30 +60,18 @@ add_row() { local r; for r in "${ROWS[@]}"; do [[ "$r" == "$1" ]] && return; don
 record() { add_row "$1"; RESULT["$1|$2"]="$3"; }
 
 # ---- (a) the HIP shim ------------------------------------------------------------------------
-BACKENDS=(${GPU_TEST_BACKENDS:-cuda hip})
+BACKENDS=(${GPU_BACKENDS:-cuda hip})
 HIP_NOTE=""
 if [[ " ${BACKENDS[*]} " == *" hip "* ]]; then
-    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    if [[ -f "$HIPNV/libamdhip64.so" && "${HIPNV_REBUILD:-0}" != 1 ]]; then
-        say "HIP: reusing $HIPNV/libamdhip64.so (HIPNV_REBUILD=1 rebuilds)"
-    elif [[ -z "$DEB" ]]; then
-        HIP_NOTE="HIP skipped: no libamdhip64-dev_*.deb in .device/ (fetch it with ci/hip-nvidia/fetch-deb.sh before bundling)"
-        say "$HIP_NOTE"
-        BACKENDS=("${BACKENDS[@]/hip}")
-    else
-        say "HIP: building HIP's NVIDIA platform into $HIPNV from $(basename "$DEB") ..."
-        t0=$SECONDS
-        if bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$LOGS/hip-shim-build.log" 2>&1; then
-            say "HIP: shim built in $((SECONDS - t0)) s"
-            record "hip shim build" hip PASS
-        else
-            say "HIP: shim build FAILED (log: gpu-test.log, section hip-shim-build)"
-            tail -n 20 "$LOGS/hip-shim-build.log" | sed 's/^/    /'
-            record "hip shim build" hip FAIL
-            HIP_NOTE="HIP shim build failed: HIP tests not run"
-            BACKENDS=("${BACKENDS[@]/hip}")
-        fi
-    fi
+    hip_shim "$LOGS/hip-shim-build.log"
+    case $? in
+        0) [[ -s "$LOGS/hip-shim-build.log" ]] && record "hip shim build" hip PASS ;;
+        2) HIP_NOTE="HIP skipped: no libamdhip64-dev_*.deb in the bundle (cargo xtask gpu pack fetches it)"
+           BACKENDS=("${BACKENDS[@]/hip}") ;;
+        *) record "hip shim build" hip FAIL
+           HIP_NOTE="HIP shim build failed: HIP tests not run"
+           BACKENDS=("${BACKENDS[@]/hip}") ;;
+    esac
 fi
 read -r -a BACKENDS <<<"${BACKENDS[*]}"
 

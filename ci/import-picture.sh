@@ -13,6 +13,8 @@
 #         rtc (rtc: anycuda_rtc, the compiler front end and the program cache)
 #           |
 #         api (api: anycuda_api, the vocabulary)
+#   (the tool crates, codegen/ and xtask/, stand outside the layers: their Cargo.toml is checked
+#   only for the C ABI rule below)
 #
 #   test-support (test-support/: anycuda_test, test-support/macros: anycuda_test_macros) stands
 #   beside the house: only tests, examples and benchmarks use it (a dev-dependency), and it uses
@@ -264,7 +266,7 @@ check "cudart12/ uses neither the anycuda crate nor anycuda-capi as a crate (no 
 check "no other layer uses the C ABI (anycuda-capi, anycuda-cudart12)" \
     "$(for l in facade cli core raw backends rtc api; do offenders "$l" "$CABI"; done
        dep_on 'anycuda-(capi|cudart12)' Cargo.toml rtc/Cargo.toml api/Cargo.toml backends/*/Cargo.toml \
-           codegen/Cargo.toml facades/*/Cargo.toml)"
+           codegen/Cargo.toml xtask/Cargo.toml facades/*/Cargo.toml)"
 check "the library crate builds no command-line parser (clap, the CLI's crates are cli/'s alone)" \
     "$(dep_on 'clap|env_logger' Cargo.toml; dep_on 'anycuda-cli' Cargo.toml api/Cargo.toml \
            rtc/Cargo.toml backends/*/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml facades/*/Cargo.toml)"
@@ -278,7 +280,8 @@ not_dev_dep() {
 check "only tests, examples and benchmarks use anycuda-test (a dev-dependency)" \
     "$(for l in facade cli core raw backends rtc api c-abi; do offenders "$l" "$TEST"; done
        not_dev_dep Cargo.toml rtc/Cargo.toml api/Cargo.toml backends/*/Cargo.toml codegen/Cargo.toml \
-           facades/cudarc/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml cli/Cargo.toml)"
+           facades/cudarc/Cargo.toml capi/Cargo.toml cudart12/Cargo.toml cli/Cargo.toml \
+           xtask/Cargo.toml)"
 check "test-support uses no anycuda crate (every crate can take it without a cycle)" \
     "$(offenders test-support "$ANY_ANYCUDA"
        dep_on 'anycuda|anycuda-(api|rtc|cuda|hip|cudarc|capi|cudart12)' test-support/Cargo.toml \

@@ -4,23 +4,21 @@
 # bundle, CUDA backend, and the HIP backend on HIP's NVIDIA platform when its shim exists), and
 # PyTorch's torch.distributed (ci/bench/nccl_torch.py). By default all use PyTorch's libnccl.so.2.
 #
-# Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh:
+# Runs ON the GPU machine from the repository root, with the bundle of `cargo xtask gpu pack`:
 #   bash ci/nccl-bench.sh
-# Environment: OUT (default ./nccl-bench-results), ROUNDS (default 3), MAX_BYTES (default 1 GiB),
+# Environment: OUT (default ./nccl-bench-results), BENCH_ROUNDS (default 3), MAX_BYTES (default 1 GiB),
 # ANYCUDA_NCCL_LIBRARY (default: PyTorch's nvidia-nccl wheel, then the system's libnccl.so.2),
-# HIPNV_DIR (default /tmp/hipnv: libamdhip64.so of HIP's NVIDIA platform, from ci/gpu-test.sh).
+# HIPNV_DIR (ci/gpu-env.sh: libamdhip64.so of HIP's NVIDIA platform, when built).
 # Writes $OUT/nccl-bench.md (table, ratios) and $OUT/nccl-bench.png (plot, with matplotlib).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 OUT="${OUT:-$ROOT/nccl-bench-results}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${BENCH_ROUNDS:-3}"
 MAX_BYTES="${MAX_BYTES:-1073741824}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 say() { printf 'nccl-bench: %s\n' "$*" >&2; }
-# Shared hosts: NVLink multicast off for every process started from here.
-export NCCL_NVLS_ENABLE=0
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0 (shared hosts: no NVLink multicast), HIPNV
 source "$ROOT/ci/nccl-find-lib.sh"
 mkdir -p "$OUT"
 rm -f "$OUT"/*.round*.csv

@@ -4,34 +4,28 @@
 # in its three ways to start (threads, ncclCommInitAll, one process per GPU over the socket
 # transport on loopback) and the GPU suite tests/nccl_gpu.rs.
 #
-# Runs ON the GPU machine from the repository root, with the bundle of ci/bundle-for-gpu.sh:
+# Runs ON the GPU machine from the repository root, with the bundle of `cargo xtask gpu pack`:
 #   bash ci/nccl-gpu-test.sh
-# Environment: OUT (default ./nccl-gpu-results), NCCL_TEST_BACKENDS (default "cuda hip"),
+# Environment: OUT (default ./nccl-gpu-results), GPU_BACKENDS (default "cuda hip"),
 # ANYCUDA_NCCL_LIBRARY (default: PyTorch's nvidia-nccl wheel, then the system's libnccl.so.2),
-# HIPNV_DIR (default /tmp/hipnv: HIP's NVIDIA platform, built by ci/gpu-test.sh, or built here
-# from .device/libamdhip64-dev_*.deb).
-# Exits 1 if anything failed, 3 if only the 1-GPU test could run (fewer than 2 GPUs). Every process gets NCCL_NVLS_ENABLE=0 (and sets it itself).
+# HIPNV_DIR (ci/gpu-env.sh: HIP's NVIDIA platform, built once per GPU run when missing).
+# Exits 1 if anything failed, 3 if only the 1-GPU test could run (fewer than 2 GPUs). Every
+# process gets NCCL_NVLS_ENABLE=0 (ci/gpu-env.sh; the programs also set it themselves).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 DEV="${GPU_BUNDLE:-$ROOT/.device}"
 OUT="${OUT:-$ROOT/nccl-gpu-results}"
-HIPNV="${HIPNV_DIR:-/tmp/hipnv}"
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, ANYCUDA_TEST_GPUS, HIPNV, hip_shim
 source "$ROOT/ci/nccl-find-lib.sh"
 say() { printf 'nccl-gpu-test: %s\n' "$*"; }
 say "NCCL: $ANYCUDA_NCCL_LIBRARY"
-[[ -x "$DEV/bin/nccl_data_parallel" && -x "$DEV/tests/nccl_gpu" ]] || { say "bundle lacks nccl_data_parallel/nccl_gpu: run ci/bundle-for-gpu.sh where Rust is"; exit 2; }
-BACKENDS=(${NCCL_TEST_BACKENDS:-cuda hip})
-if [[ " ${BACKENDS[*]} " == *" hip "* && ! -f "$HIPNV/libamdhip64.so" ]]; then
-    DEB="$(ls "$DEV"/libamdhip64-dev_*.deb 2>/dev/null | head -n1 || true)"
-    if [[ -n "$DEB" ]] && bash ci/hip-nvidia/build.sh "$HIPNV" "$DEB" >"$OUT/hip-shim-build.log" 2>&1; then
-        say "HIP: built HIP's NVIDIA platform into $HIPNV"
-    else
-        say "HIP: no HIP shim (see $OUT/hip-shim-build.log): HIP backend not run"
-        BACKENDS=(cuda)
-    fi
+[[ -x "$DEV/bin/nccl_data_parallel" && -x "$DEV/tests/nccl_gpu" ]] || { say "bundle lacks nccl_data_parallel/nccl_gpu: run cargo xtask gpu pack where Rust is"; exit 2; }
+BACKENDS=(${GPU_BACKENDS:-cuda hip})
+if [[ " ${BACKENDS[*]} " == *" hip "* ]] && ! hip_shim "$OUT/hip-shim-build.log"; then
+    say "HIP: no HIP shim: HIP backend not run"
+    BACKENDS=(cuda)
 fi
 FAILED=0
 RESULTS=()
@@ -63,8 +57,6 @@ run() { # <name> <backend> <timeout> <cmd...>
     fi
 }
 NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
-# The GPU tests count GPUs themselves (anycuda-test); they count what nvidia-smi lists here.
-((${NGPU:-0} > 0)) && export ANYCUDA_TEST_GPUS="$NGPU"
 say "GPUs: $NGPU"
 INCOMPLETE=0
 for b in "${BACKENDS[@]}"; do

@@ -21,7 +21,8 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("nccl_raw", "nccl_comm"):
         print(m["executable"])')
 ((${#bins[@]} == 2)) || { echo "nccl-rccl-test: could not build tests/nccl_raw.rs and tests/nccl_comm.rs" >&2; exit 2; }
-export NCCL_NVLS_ENABLE=0 ANYCUDA_EXPECT_RCCL=1 ANYCUDA_RCCL_LIBRARY="$RCCL_LIB/librccl.so.1"
+source "$ROOT/ci/gpu-env.sh" # NCCL_NVLS_ENABLE=0, as every process that loads NCCL or RCCL
+export ANYCUDA_EXPECT_RCCL=1 ANYCUDA_RCCL_LIBRARY="$RCCL_LIB/librccl.so.1"
 # The facade on each backend: NCCL (the wheel's) on cuda, RCCL translated on hip (ROCm 5.7, AMD).
 for b in ${NCCL_RCCL_BACKENDS:-cuda hip}; do
     echo "nccl-rccl-test: ANYCUDA_BACKEND=$b" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command the README gives: installs (or checks) the real libraries the tests use, then
-# runs every test of the workspace against them.
+# The test command, which `cargo xtask test` (the README's) runs: installs (or checks) the real
+# libraries the tests use, then runs every test of the workspace against them.
 #   - Debian's ROCm 5.2.3 (libamdhip64-5, libamdhip64-dev, libhiprtc-builtins5): hipRTC, HIP.
 #   - NVRTC and the CUDA runtime 13.5 from PyPI, unpacked into .cache/inputs (not system-wide).
 # Under CI=true a test whose library is missing fails instead of skipping.

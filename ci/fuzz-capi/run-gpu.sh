@@ -4,7 +4,8 @@
 #   nvidia  NVIDIA's libcuda.so.1, libcudart.so.13, libnvrtc.so.13 (no anycuda anywhere)
 #   cuda    LD_LIBRARY_PATH=LIBDIR (`anycuda libdir`), ANYCUDA_BACKEND=cuda
 #   hip     the same with ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY=HIPLIB (HIP's NVIDIA platform,
-#           ci/hip-nvidia/build.sh; built here from .device's libamdhip64-dev .deb when missing)
+#           ci/hip-nvidia/build.sh; built by ci/gpu-env.sh's hip_shim into HIPLIB's folder from
+#           .device's libamdhip64-dev .deb when missing)
 # then ci/fuzz-capi/compare.py: calls, crashes, timeouts, codes outside their enum, and, against
 # the nvidia column, crashes where NVIDIA returned a code and code mismatches by function.
 # Two passes, half the cases each: "defined" (handles only valid or NULL: every call is defined
@@ -35,7 +36,7 @@ HIPLIB="$2"
 mkdir -p "$3" && OUT="$(cd "$3" && pwd)" || exit 2
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT" || exit 2
-export NCCL_NVLS_ENABLE=0
+source ci/gpu-env.sh # NCCL_NVLS_ENABLE=0, hip_shim
 say() { printf 'fuzz-capi-gpu: %s\n' "$*" >&2; }
 CASES="${FUZZ_CAPI_CASES:-4800}"
 SEED="${FUZZ_CAPI_SEED:-1}"
@@ -59,13 +60,7 @@ if ! "$CC" -O2 -Wall -I"$CUDA_INC" -I"$ROOT/codegen/shim" ci/fuzz-capi/fuzz.c -o
 fi
 say "built against $CUDA_INC; enums from $HEADERS"
 
-if [[ ! -f "$HIPLIB" ]]; then
-    DEB="$(find "$ROOT/.device" -maxdepth 1 -name "libamdhip64-dev_*.deb" 2>/dev/null | head -n1)"
-    if [[ -n "$DEB" ]]; then
-        say "building HIP's NVIDIA platform into $(dirname "$HIPLIB") (log: $OUT/hip-shim-build.log)"
-        bash ci/hip-nvidia/build.sh "$(dirname "$HIPLIB")" "$DEB" >"$OUT/hip-shim-build.log" 2>&1 || say "HIP shim build failed"
-    fi
-fi
+[[ -f "$HIPLIB" ]] || HIPNV="$(dirname "$HIPLIB")" hip_shim "$OUT/hip-shim-build.log" >&2
 rm -f "$OUT"/nvidia.* "$OUT"/cuda.* "$OUT"/hip.* # an earlier run's shards
 COLS=(nvidia cuda)
 if [[ -f "$HIPLIB" ]]; then COLS+=(hip); else say "no $HIPLIB: the hip column is left out"; fi

@@ -27,7 +27,7 @@ LIBDIR="$2"
 HIPLIB="$3"
 OUT="$4"
 TIMEOUT_S="${TIMEOUT_S:-60}"
-export NCCL_NVLS_ENABLE=0
+source "$HERE/../gpu-env.sh" # NCCL_NVLS_ENABLE=0
 mkdir -p "$OUT/logs/static" "$OUT/logs/shared"
 say() { printf 'samples-run: %s\n' "$*" >&2; }
 [[ -d "$LIBDIR" ]] && LIBDIR="$(cd "$LIBDIR" && pwd)"
