@@ -21,7 +21,8 @@ echo "cudarc-unit-tests: cudarc $CUDARC_VERSION source: $SRC"
 
 rm -rf "$GEN" && mkdir -p "$GEN"
 cp -r "$ROOT/facades/cudarc/src" "$ROOT/facades/cudarc/build.rs" "$GEN/"
-# The facade's manifest, made standalone (no workspace inheritance, absolute anycuda path).
+# The facade's manifest, made standalone (no workspace inheritance, absolute anycuda and
+# anycuda-test paths).
 python3 - "$ROOT/facades/cudarc/Cargo.toml" "$GEN/Cargo.toml" "$ROOT" <<'PY'
 import re, sys
 src, dst, root = sys.argv[1:]
@@ -33,6 +34,7 @@ s = re.sub(r'^(version|edition|rust-version|license)\.workspace = true$',
 s = s.replace('name = "anycuda-cudarc"', 'name = "anycuda-cudarc-upstream-tests"')
 s = s.replace('path = "../..", version = "0.1.0"', f'path = "{root}"')
 s = s.replace('log.workspace = true', 'log = "0.4"')
+s = s.replace('anycuda-test.workspace = true', f'anycuda-test = {{ path = "{root}/test-support" }}')
 # The workspace's lints are not inherited: this copy stands alone, and cudarc's own tests,
 # appended unchanged, are not ours to annotate.
 s = re.sub(r'^\[lints\]\nworkspace = true\n', '', s, flags=re.M)
