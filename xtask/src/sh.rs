@@ -32,7 +32,7 @@ pub fn run(root: &Path, argv: &[&str], env: &[(String, String)]) -> Result<(), C
         .map_err(|e| spawn_failed(argv, e))?;
     match code_of(status) {
         0 => Ok(()),
-        code => Err(code),
+        code => Err(failed(argv, code)),
     }
 }
 
@@ -44,7 +44,7 @@ pub fn run_quiet(root: &Path, argv: &[&str]) -> Result<(), Code> {
         .map_err(|e| spawn_failed(argv, e))?;
     match code_of(status) {
         0 => Ok(()),
-        code => Err(code),
+        code => Err(failed(argv, code)),
     }
 }
 
@@ -56,7 +56,7 @@ pub fn output(root: &Path, argv: &[&str]) -> Result<String, Code> {
         .map_err(|e| spawn_failed(argv, e))?;
     match code_of(out.status) {
         0 => Ok(String::from_utf8_lossy(&out.stdout).trim().to_string()),
-        code => Err(code),
+        code => Err(failed(argv, code)),
     }
 }
 
@@ -68,4 +68,11 @@ pub fn succeeds(argv: &[&str]) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// Says which command failed (a script deep in `gpu pack` may fail without a word) and passes
+/// its exit status on.
+fn failed(argv: &[&str], code: Code) -> Code {
+    eprintln!("xtask: `{}` failed (exit {code})", argv.join(" "));
+    code
 }
