@@ -52,6 +52,25 @@ pub fn not_applicable(reason: &str) -> ! {
     exit_with("N/A", reason, NOT_APPLICABLE)
 }
 
+/// Passes on the outcome of a child process that ran a `#[gpu_test]` (or part of one): a child
+/// that ended with [`NOT_RUN`] or [`NOT_APPLICABLE`] ends this process the same way, with the
+/// child's reason line, so a test that re-runs itself in a child is "not run" or "n/a" where
+/// its child is, never a failure. Returns for any other status (the caller checks it).
+pub fn pass_on_child(out: &std::process::Output) {
+    let (tag, code) = match out.status.code() {
+        Some(NOT_RUN) => ("not run", NOT_RUN),
+        Some(NOT_APPLICABLE) => ("N/A", NOT_APPLICABLE),
+        _ => return,
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let prefix = format!("{tag}: ");
+    let reason = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or("(the child gave no reason)");
+    exit_with(tag, &format!("{reason} (in a child process)"), code)
+}
+
 fn exit_with(tag: &str, reason: &str, code: i32) -> ! {
     let mut out = std::io::stdout().lock();
     // A line of its own even after the harness's "test NAME ... " (printed under --nocapture).

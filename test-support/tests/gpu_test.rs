@@ -164,3 +164,37 @@ fn a_feature_absent_ends_78_with_its_reason() {
         "{out}"
     );
 }
+
+#[test]
+#[ignore = "run as a child process by a_childs_outcome_is_passed_on"]
+fn passes_on_its_childs_outcome() {
+    // The pattern of GPU tests that re-run themselves in a child: the child is N/A here.
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "reports_not_applicable",
+            "--nocapture",
+        ])
+        .output()
+        .unwrap();
+    anycuda_test::pass_on_child(&out);
+    panic!(
+        "pass_on_child returned for a child that ended {:?}",
+        out.status
+    );
+}
+
+#[test]
+fn a_childs_outcome_is_passed_on() {
+    let (code, out) = run_alone("passes_on_its_childs_outcome", &[]);
+    assert_eq!(code, Some(NOT_APPLICABLE), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l == "N/A: this feature is absent here (in a child process)"),
+        "{out}"
+    );
+    // Any other status is the caller's to check: pass_on_child returns.
+    let ok = Command::new("true").output().unwrap();
+    anycuda_test::pass_on_child(&ok);
+}
