@@ -24,6 +24,7 @@ pub use anycuda_api as __api;
 
 pub mod cache;
 pub mod params;
+pub mod ptx;
 pub mod rtc_bundle;
 #[macro_use]
 mod rtc_headers_extra;

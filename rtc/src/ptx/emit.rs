@@ -1,0 +1,1433 @@
+//! The emitter: a parsed [`Module`] to HIP C++ source (after [`SUPPORT_HEADER`]).
+
+use super::ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+use super::header::SUPPORT_HEADER;
+use super::PtxError;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// What a name in a body refers to.
+#[derive(Clone, Copy, PartialEq)]
+enum Sym {
+    Reg(Ty),
+    Var(Space),
+    Func,
+}
+
+/// A name as a C++ identifier: kept when it is one (and not reserved here), else escaped
+/// (`%r1` -> `x_25r1`); escaping is injective, so names never collide.
+pub(crate) fn ident(name: &str) -> String {
+    let plain = name
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !name.starts_with("ptx_")
+        && !name.starts_with("x_");
+    if plain {
+        return name.to_owned();
+    }
+    let mut s = String::from("x_");
+    for c in name.bytes() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c as char);
+        } else {
+            let _ = write!(s, "_{c:02x}");
+        }
+    }
+    s
+}
+
+fn ctype(t: Ty) -> &'static str {
+    match t {
+        Ty::Pred => "bool",
+        Ty::B8 | Ty::U8 => "ptx_u8",
+        Ty::S8 => "ptx_s8",
+        Ty::B16 | Ty::U16 | Ty::F16 | Ty::Bf16 => "ptx_u16",
+        Ty::S16 => "ptx_s16",
+        Ty::B32 | Ty::U32 | Ty::F16x2 | Ty::Bf16x2 => "ptx_u32",
+        Ty::S32 => "ptx_s32",
+        Ty::B64 | Ty::U64 | Ty::B128 => "ptx_u64",
+        Ty::S64 => "ptx_s64",
+        Ty::F32 => "float",
+        Ty::F64 => "double",
+    }
+}
+
+/// The unsigned C type of an integer size.
+fn utype(size: u32) -> &'static str {
+    match size {
+        1 => "ptx_u8",
+        2 => "ptx_u16",
+        4 => "ptx_u32",
+        _ => "ptx_u64",
+    }
+}
+fn stype(size: u32) -> &'static str {
+    match size {
+        1 => "ptx_s8",
+        2 => "ptx_s16",
+        4 => "ptx_s32",
+        _ => "ptx_s64",
+    }
+}
+
+/// Converts `e`, a value of C type `from`, to type `to`: same size reinterprets the bits, a
+/// narrower integer target truncates, a wider one extends (sign-extending when `from` is
+/// signed).
+fn conv(e: &str, from: Ty, to: Ty) -> String {
+    if ctype(from) == ctype(to) {
+        return e.to_owned();
+    }
+    if to == Ty::Pred {
+        return format!("(({e}) != 0)");
+    }
+    if from == Ty::Pred {
+        return conv(&format!("(ptx_u32)({e})"), Ty::U32, to);
+    }
+    let (ib, fi) = match from {
+        Ty::F32 => (format!("ptx_bits32({e})"), Ty::B32),
+        Ty::F64 => (format!("ptx_bits64({e})"), Ty::B64),
+        _ => (e.to_owned(), from),
+    };
+    let (fs, ts) = (fi.size(), to.size());
+    let int = if ts <= fs {
+        format!("(({}){ib})", utype(ts))
+    } else if fi.signed() {
+        format!("(({})({})({ib}))", utype(ts), stype(fs))
+    } else {
+        format!("(({})({})({ib}))", utype(ts), utype(fs))
+    };
+    match to {
+        Ty::F32 => format!("ptx_f32_of((ptx_u32){int})"),
+        Ty::F64 => format!("ptx_f64_of((ptx_u64){int})"),
+        _ => format!("(({}){int})", ctype(to)),
+    }
+}
+
+fn mode_of(mods: &[&str]) -> Option<u32> {
+    mods.iter().find_map(|m| match *m {
+        "rn" | "rni" => Some(0),
+        "rz" | "rzi" => Some(1),
+        "rm" | "rmi" => Some(2),
+        "rp" | "rpi" => Some(3),
+        _ => None,
+    })
+}
+
+struct Fx<'m> {
+    module: &'m Module,
+    syms: HashMap<String, Sym>,
+    out: String,
+    indent: usize,
+    entry: bool,
+}
+
+/// Emits the C++ for a module: the support header, then the module's variables and functions.
+pub(crate) fn emit(m: &Module) -> Result<String, PtxError> {
+    let mut out = String::from(SUPPORT_HEADER);
+    out.push_str("\n// ---- translated module ----\n");
+    let mut globals: HashMap<String, Sym> = HashMap::new();
+    for v in &m.vars {
+        globals.insert(v.name.clone(), Sym::Var(v.space));
+        out.push_str(&var_decl(v, true)?);
+    }
+    for f in &m.functions {
+        globals.insert(f.name.clone(), Sym::Func);
+    }
+    // Prototypes first, so calls may precede definitions.
+    for f in m.functions.iter().filter(|f| !f.entry) {
+        let _ = writeln!(out, "{};", signature(f)?);
+    }
+    for f in &m.functions {
+        let Some(body) = &f.body else { continue };
+        let mut fx = Fx {
+            module: m,
+            syms: globals.clone(),
+            out: String::new(),
+            indent: 1,
+            entry: f.entry,
+        };
+        for p in f.params.iter().chain(&f.rets) {
+            fx.syms.insert(p.name.clone(), Sym::Var(Space::Param));
+        }
+        let _ = writeln!(fx.out, "{} {{", signature(f)?);
+        fx.stmts(body)?;
+        fx.out.push_str("}\n");
+        out.push_str(&fx.out);
+    }
+    Ok(out)
+}
+
+fn param_type(p: &Param) -> String {
+    let align = p.align.unwrap_or(p.ty.size()).max(1);
+    match p.array {
+        None if !p.ty.float() || p.ty == Ty::F32 || p.ty == Ty::F64 => ctype(p.ty).to_owned(),
+        _ => format!("ptx_bytes<{}, {align}>", p.size().max(1)),
+    }
+}
+
+fn signature(f: &Function) -> Result<String, PtxError> {
+    let mut s = String::new();
+    if f.entry {
+        let bounds = f
+            .max_threads
+            .map(|n| format!("__launch_bounds__({n}) "))
+            .unwrap_or_default();
+        let _ = write!(
+            s,
+            "extern \"C\" __global__ void {bounds}{}(",
+            ident(&f.name)
+        );
+    } else {
+        let _ = write!(s, "static __device__ void {}(", ident(&f.name));
+    }
+    let mut first = true;
+    for r in &f.rets {
+        if !first {
+            s.push_str(", ");
+        }
+        first = false;
+        let _ = write!(
+            s,
+            "ptx_bytes<{}, {}>& {}",
+            r.size().max(1),
+            r.align.unwrap_or(r.ty.size()).max(1),
+            ident(&r.name)
+        );
+    }
+    for p in &f.params {
+        if !first {
+            s.push_str(", ");
+        }
+        first = false;
+        let t = if f.entry {
+            param_type(p)
+        } else {
+            format!(
+                "ptx_bytes<{}, {}>",
+                p.size().max(1),
+                p.align.unwrap_or(p.ty.size()).max(1)
+            )
+        };
+        let _ = write!(s, "{t} {}", ident(&p.name));
+    }
+    s.push(')');
+    Ok(s)
+}
+
+fn literal(o: &Operand, ty: Ty, line: u32) -> Result<String, PtxError> {
+    Ok(match o {
+        Operand::Int(v) => {
+            let bits = (*v as u128 as u64)
+                & if ty.size() >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * ty.size())) - 1
+                };
+            match ty {
+                Ty::F32 => format!("ptx_f32_of({bits}u)"),
+                Ty::F64 => format!("ptx_f64_of({bits}ull)"),
+                Ty::Pred => format!("{}", *v != 0),
+                _ => format!("(({}){bits}ull)", ctype(ty)),
+            }
+        }
+        Operand::FloatBits { bits, double } => match (ty, double) {
+            (Ty::F32, false) => format!("ptx_f32_of({bits:#x}u)"),
+            (Ty::F64, true) => format!("ptx_f64_of({bits:#x}ull)"),
+            (Ty::F64, false) => format!("((double)ptx_f32_of({bits:#x}u))"),
+            (Ty::F32, true) => format!("((float)ptx_f64_of({bits:#x}ull))"),
+            (_, _) => format!("(({}){bits:#x}ull)", ctype(ty)),
+        },
+        Operand::Float(s) => match ty {
+            Ty::F32 => format!("((float)({s}))"),
+            Ty::F64 => format!("((double)({s}))"),
+            _ => {
+                return Err(PtxError::Syntax {
+                    line,
+                    column: 1,
+                    message: format!("float literal {s} for an integer operand"),
+                })
+            }
+        },
+        _ => unreachable_operand(line)?,
+    })
+}
+
+fn unreachable_operand<T>(line: u32) -> Result<T, PtxError> {
+    Err(PtxError::Syntax {
+        line,
+        column: 1,
+        message: "unexpected operand kind".into(),
+    })
+}
+
+fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
+    let q = match v.space {
+        Space::Global => "__device__ ",
+        Space::Const => "__constant__ ",
+        Space::Shared if v.external => "extern __shared__ ",
+        Space::Shared => "__shared__ ",
+        Space::Local | Space::Param => "",
+    };
+    if matches!(v.ty, Ty::F16 | Ty::Bf16 | Ty::F16x2 | Ty::Bf16x2 | Ty::B128) && v.init.is_some() {
+        return Err(PtxError::Unsupported {
+            instruction: format!("initialized {:?} variable", v.ty),
+            line: v.line,
+            reason: "half-precision and .b128 initializers are not translated yet".into(),
+        });
+    }
+    let align = v.align.unwrap_or(v.ty.size()).max(v.ty.size()).max(1);
+    let dims = match v.array {
+        None => String::new(),
+        Some(None) => "[]".into(),
+        Some(Some(n)) => format!("[{}]", n.max(1)),
+    };
+    let _ = module_scope;
+    let mut s = if v.space == Space::Param {
+        let size = u64::from(v.ty.size())
+            .saturating_mul(v.array.flatten().unwrap_or(1))
+            .max(1);
+        format!(
+            "ptx_bytes<{size}, {}> {}",
+            v.align.unwrap_or(v.ty.size()).max(1),
+            ident(&v.name)
+        )
+    } else {
+        format!(
+            "{q}{} {}{dims} __attribute__((aligned({align})))",
+            ctype(v.ty),
+            ident(&v.name)
+        )
+    };
+    if let Some(init) = &v.init {
+        if v.space == Space::Shared || v.space == Space::Local {
+            return Err(PtxError::Unsupported {
+                instruction: "initializer".into(),
+                line: v.line,
+                reason: "PTX allows initializers only in .global and .const".into(),
+            });
+        }
+        let mut vals = Vec::new();
+        for o in init {
+            match o {
+                Operand::Name(n) => {
+                    return Err(PtxError::Unsupported {
+                        instruction: format!("address initializer `{n}`"),
+                        line: v.line,
+                        reason: "initializers holding addresses are not translated yet".into(),
+                    })
+                }
+                o => vals.push(literal(o, v.ty, v.line)?),
+            }
+        }
+        if v.array.is_some() {
+            let _ = write!(s, " = {{{}}}", vals.join(", "));
+        } else if let Some(x) = vals.first() {
+            let _ = write!(s, " = {x}");
+        }
+    }
+    s.push_str(";\n");
+    Ok(s)
+}
+
+fn unsupported<T>(i: &Inst, reason: &str) -> Result<T, PtxError> {
+    Err(PtxError::Unsupported {
+        instruction: i.opcode.clone(),
+        line: i.line,
+        reason: reason.to_owned(),
+    })
+}
+
+impl Fx<'_> {
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn stmts(&mut self, body: &[Stmt]) -> Result<(), PtxError> {
+        // Declarations first (so gotos never jump over one), then the code.
+        for s in body {
+            match s {
+                Stmt::Reg(t, names) => {
+                    if matches!(t, Ty::B128) {
+                        return Err(PtxError::Unsupported {
+                            instruction: ".reg .b128".into(),
+                            line: 0,
+                            reason: "128-bit registers are not translated yet".into(),
+                        });
+                    }
+                    for n in names {
+                        self.syms.insert(n.clone(), Sym::Reg(*t));
+                        // Zeroed at function scope; uninitialised in a nested block, so a goto
+                        // may jump past it (C++ forbids jumping past an initialisation).
+                        let init = match (*t == Ty::Pred, self.indent == 1) {
+                            (_, false) => "",
+                            (true, true) => " = false",
+                            (false, true) => " = 0",
+                        };
+                        let l = format!("{} {}{init};", ctype(*t), ident(n));
+                        self.line(&l);
+                    }
+                }
+                Stmt::Var(v) => {
+                    self.syms.insert(v.name.clone(), Sym::Var(v.space));
+                    let d = var_decl(v, false)?;
+                    self.line(d.trim_end());
+                }
+                _ => {}
+            }
+        }
+        for s in body {
+            match s {
+                Stmt::Reg(..) | Stmt::Var(_) => {}
+                Stmt::Label(l) => {
+                    let l = format!("{}: ;", ident(l));
+                    self.line(&l);
+                }
+                Stmt::Block(b) => {
+                    self.line("{");
+                    self.indent += 1;
+                    let saved = self.syms.clone();
+                    self.stmts(b)?;
+                    self.syms = saved;
+                    self.indent -= 1;
+                    self.line("}");
+                }
+                Stmt::Inst(i) => {
+                    let code = self.inst(i)?;
+                    let code = match &i.guard {
+                        Some((neg, p)) => {
+                            let pv = self.reg(p, Ty::Pred, i)?;
+                            format!("if ({}{pv}) {{ {code} }}", if *neg { "!" } else { "" })
+                        }
+                        None => code,
+                    };
+                    self.line(&format!("{code} // {}: {}", i.line, i.opcode));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A register read as type `t`.
+    fn reg(&self, name: &str, t: Ty, i: &Inst) -> Result<String, PtxError> {
+        match self.syms.get(name) {
+            Some(Sym::Reg(rt)) => Ok(conv(&ident(name), *rt, t)),
+            _ => match special(name) {
+                Some(e) => Ok(conv(
+                    &e,
+                    if name.starts_with("%clock64") {
+                        Ty::U64
+                    } else {
+                        Ty::U32
+                    },
+                    t,
+                )),
+                None if name.starts_with('%') || name == "WARP_SZ" => unsupported(
+                    i,
+                    &format!("the register `{name}` is not declared or not supported"),
+                ),
+                None => unsupported(i, &format!("`{name}` is not a register")),
+            },
+        }
+    }
+
+    /// A source operand as a value of type `t`.
+    fn src(&self, o: &Operand, t: Ty, i: &Inst) -> Result<String, PtxError> {
+        match o {
+            Operand::Name(n) => match self.syms.get(n.as_str()) {
+                Some(Sym::Var(space)) => {
+                    // The address of a variable, in its own window.
+                    let a = format!("((ptx_u64)(&{}))", ident(n));
+                    let a = if *space == Space::Shared {
+                        format!("ptx_to_shared({a})")
+                    } else {
+                        a
+                    };
+                    Ok(conv(&a, Ty::U64, t))
+                }
+                Some(Sym::Func) => unsupported(i, "function addresses are not translated yet"),
+                _ => self.reg(n, t, i),
+            },
+            Operand::Not(n) if t == Ty::Pred => Ok(format!("(!{})", self.reg(n, Ty::Pred, i)?)),
+            Operand::Int(_) | Operand::FloatBits { .. } | Operand::Float(_) => {
+                literal(o, t, i.line)
+            }
+            _ => unsupported(i, "this operand form is not supported here"),
+        }
+    }
+
+    /// A destination register: its C name and type.
+    fn dst(&self, o: &Operand, i: &Inst) -> Result<(String, Ty), PtxError> {
+        match o {
+            Operand::Name(n) => match self.syms.get(n.as_str()) {
+                Some(Sym::Reg(t)) => Ok((ident(n), *t)),
+                _ => unsupported(i, &format!("`{n}` is not a writable register")),
+            },
+            _ => unsupported(i, "the destination must be a register"),
+        }
+    }
+
+    /// `dst = value` where value has type `t`.
+    fn assign(&self, o: &Operand, value: &str, t: Ty, i: &Inst) -> Result<String, PtxError> {
+        if *o == Operand::Sink {
+            return Ok(format!("(void)({value});"));
+        }
+        let (d, dt) = self.dst(o, i)?;
+        Ok(format!("{d} = {};", conv(&format!("({value})"), t, dt)))
+    }
+
+    /// A pointer expression (`unsigned char*`) for an address operand in `space`.
+    fn addr(&self, o: &Operand, space: Option<Space>, i: &Inst) -> Result<String, PtxError> {
+        let Operand::Addr { base, offset } = o else {
+            return unsupported(i, "expected an address operand");
+        };
+        let base_ptr = match base {
+            None => format!("((unsigned char*)(ptx_u64){offset}ll)"),
+            Some(b) => match self.syms.get(b.as_str()) {
+                Some(Sym::Var(_)) => format!("((unsigned char*)&{} + {offset}ll)", ident(b)),
+                Some(Sym::Reg(rt)) => {
+                    let v = conv(&ident(b), *rt, Ty::U64);
+                    let v = if space == Some(Space::Shared) {
+                        format!("ptx_from_shared({v})")
+                    } else {
+                        v
+                    };
+                    format!("((unsigned char*)({v}) + {offset}ll)")
+                }
+                _ => return unsupported(i, &format!("unknown address base `{b}`")),
+            },
+        };
+        Ok(base_ptr)
+    }
+
+    fn inst(&self, i: &Inst) -> Result<String, PtxError> {
+        let parts: Vec<&str> = i.opcode.split('.').collect();
+        let op = parts[0];
+        let mods = &parts[1..];
+        let types: Vec<Ty> = mods.iter().filter_map(|m| Ty::from_suffix(m)).collect();
+        let has = |m: &str| mods.contains(&m);
+        let o = &i.operands;
+        let need = |n: usize| -> Result<(), PtxError> {
+            if o.len() == n {
+                Ok(())
+            } else {
+                Err(PtxError::Syntax {
+                    line: i.line,
+                    column: i.col,
+                    message: format!("`{}` takes {n} operands, found {}", i.opcode, o.len()),
+                })
+            }
+        };
+        let t = types.first().copied();
+        let halfish = types
+            .iter()
+            .any(|t| matches!(t, Ty::F16 | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 | Ty::B128));
+        if halfish {
+            return unsupported(
+                i,
+                "half precision, bf16 and .b128 operations are not translated yet",
+            );
+        }
+        match op {
+            "mov" => {
+                need(2)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "mov without a type"))?;
+                match (&o[0], &o[1]) {
+                    (d, Operand::Vector(parts)) => {
+                        // pack: the parts' bits, low first
+                        let w = t.size() / parts.len().max(1) as u32;
+                        let pt = match w { 1 => Ty::B8, 2 => Ty::B16, 4 => Ty::B32, _ => return unsupported(i, "vector mov of this shape") };
+                        let mut e = Vec::new();
+                        for (k, p) in parts.iter().enumerate() {
+                            e.push(format!("((ptx_u64){} << {})", self.src(p, pt, i)?, 8 * w * k as u32));
+                        }
+                        self.assign(d, &format!("({})", e.join(" | ")), Ty::B64, i)
+                    }
+                    (Operand::Vector(parts), s) => {
+                        let w = t.size() / parts.len().max(1) as u32;
+                        let pt = match w { 1 => Ty::B8, 2 => Ty::B16, 4 => Ty::B32, _ => return unsupported(i, "vector mov of this shape") };
+                        let v = self.src(s, bits_ty(t), i)?;
+                        let mut code = format!("{{ ptx_u64 v_ = (ptx_u64){v}; ");
+                        for (k, p) in parts.iter().enumerate() {
+                            if *p != Operand::Sink {
+                                code.push_str(&self.assign(p, &format!("({})(v_ >> {})", ctype(pt), 8 * w * k as u32), pt, i)?);
+                                code.push(' ');
+                            }
+                        }
+                        code.push('}');
+                        Ok(code)
+                    }
+                    (d, s) => {
+                        let v = self.src(s, t, i)?;
+                        self.assign(d, &v, t, i)
+                    }
+                }
+            }
+            "ld" | "st" | "ldu" => self.ld_st(i, op == "st", mods),
+            "cvta" => {
+                need(2)?;
+                let to = has("to");
+                let shared = has("shared");
+                if !(has("global") || shared || has("local") || has("const") || has("param")) {
+                    return unsupported(i, "cvta of this state space");
+                }
+                let v = self.src(&o[1], Ty::U64, i)?;
+                let v = match (shared, to) {
+                    (true, true) => format!("ptx_to_shared({v})"),
+                    (true, false) => format!("ptx_from_shared({v})"),
+                    _ => v,
+                };
+                self.assign(&o[0], &v, Ty::U64, i)
+            }
+            "add" | "sub" | "mul" | "mad" | "fma" | "div" | "rem" | "min" | "max" | "neg" | "abs" | "sqrt" | "rcp" | "mul24" | "mad24" => self.arith(i, op, mods),
+            "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => {
+                need(2)?;
+                if !has("approx") || t != Some(Ty::F32) || op == "tanh" {
+                    return unsupported(i, "only the .approx.f32 forms of ex2, lg2, sin, cos and rsqrt are translated");
+                }
+                let ftz = has("ftz");
+                let a = self.src(&o[1], Ty::F32, i)?;
+                let a = if ftz { format!("ptx_ftz({a})") } else { a };
+                let f = match op { "ex2" => "exp2f", "lg2" => "log2f", "sin" => "sinf", "cos" => "cosf", _ => "rsqrtf" };
+                let v = format!("ptx_cnan_f({f}({a}))");
+                let v = if ftz { format!("ptx_ftz({v})") } else { v };
+                self.assign(&o[0], &v, Ty::F32, i)
+            }
+            "and" | "or" | "xor" | "not" | "cnot" => {
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let n = if op == "not" || op == "cnot" { 2 } else { 3 };
+                need(n)?;
+                let it = if t == Ty::Pred { Ty::Pred } else { bits_ty(t) };
+                let a = self.src(&o[1], it, i)?;
+                let v = match op {
+                    "not" if t == Ty::Pred => format!("!{a}"),
+                    "not" => format!("({})~{a}", ctype(it)),
+                    "cnot" => format!("({})({a} == 0)", ctype(it)),
+                    _ => {
+                        let b = self.src(&o[2], it, i)?;
+                        let c = match op { "and" => "&", "or" => "|", _ => "^" };
+                        if t == Ty::Pred { format!("({a} {c} {b}) != 0") } else { format!("({})({a} {c} {b})", ctype(it)) }
+                    }
+                };
+                self.assign(&o[0], &v, it, i)
+            }
+            "lop3" => {
+                need(5)?;
+                let t = t.unwrap_or(Ty::B32);
+                let it = bits_ty(t);
+                let (a, b, c) = (self.src(&o[1], it, i)?, self.src(&o[2], it, i)?, self.src(&o[3], it, i)?);
+                let lut = self.src(&o[4], Ty::U32, i)?;
+                self.assign(&o[0], &format!("({})ptx_lop3({a}, {b}, {c}, {lut})", ctype(it)), it, i)
+            }
+            "shl" | "shr" => {
+                need(3)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let a = self.src(&o[1], t, i)?;
+                let n = self.src(&o[2], Ty::U32, i)?;
+                let f = match (op, t.size(), t.signed()) {
+                    ("shl", 2, _) => "ptx_shl16",
+                    ("shl", 4, _) => "ptx_shl32",
+                    ("shl", 8, _) => "ptx_shl64",
+                    ("shr", 2, true) => "ptx_shr_s16",
+                    ("shr", 4, true) => "ptx_shr_s32",
+                    ("shr", 8, true) => "ptx_shr_s64",
+                    ("shr", 2, false) => "ptx_shr_u16",
+                    ("shr", 4, false) => "ptx_shr_u32",
+                    ("shr", 8, false) => "ptx_shr_u64",
+                    _ => return unsupported(i, "shift of this type"),
+                };
+                let at = if op == "shr" && t.signed() { t } else { bits_ty(t) };
+                let a = if at == t { a } else { conv(&a, t, at) };
+                self.assign(&o[0], &format!("{f}({a}, {n})"), at, i)
+            }
+            "popc" | "clz" | "brev" => {
+                need(2)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let w = match t.size() { 4 => 32, 8 => 64, _ => return unsupported(i, "only .b32 and .b64") };
+                let a = self.src(&o[1], bits_ty(t), i)?;
+                let (v, rt) = match op {
+                    "brev" => (format!("ptx_brev{w}({a})"), bits_ty(t)),
+                    _ => (format!("ptx_{op}{w}({a})"), Ty::U32),
+                };
+                self.assign(&o[0], &v, rt, i)
+            }
+            "bfind" => {
+                need(2)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                if t.size() < 4 {
+                    return unsupported(i, "bfind of this type");
+                }
+                let a = self.src(&o[1], bits_ty(t), i)?;
+                let v = format!("ptx_bfind((ptx_u64){a}, {}, {}, {})", 8 * t.size(), t.signed(), has("shiftamt"));
+                self.assign(&o[0], &v, Ty::U32, i)
+            }
+            "bfe" => {
+                need(4)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let a = self.src(&o[1], t, i)?;
+                let (p, l) = (self.src(&o[2], Ty::U32, i)?, self.src(&o[3], Ty::U32, i)?);
+                let v = format!("ptx_bfe((ptx_u64){}, {p}, {l}, {}, {})", conv(&a, t, bits_ty(t)), 8 * t.size(), t.signed());
+                self.assign(&o[0], &v, Ty::U64, i)
+            }
+            "bfi" => {
+                need(5)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let (a, b) = (self.src(&o[1], bits_ty(t), i)?, self.src(&o[2], bits_ty(t), i)?);
+                let (p, l) = (self.src(&o[3], Ty::U32, i)?, self.src(&o[4], Ty::U32, i)?);
+                self.assign(&o[0], &format!("ptx_bfi({a}, {b}, {p}, {l}, {})", 8 * t.size()), Ty::U64, i)
+            }
+            "prmt" => {
+                need(4)?;
+                if mods.iter().any(|m| matches!(*m, "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16")) {
+                    return unsupported(i, "prmt modes other than the default are not translated yet");
+                }
+                let (a, b, c) = (self.src(&o[1], Ty::B32, i)?, self.src(&o[2], Ty::B32, i)?, self.src(&o[3], Ty::B32, i)?);
+                self.assign(&o[0], &format!("ptx_prmt({a}, {b}, {c})"), Ty::B32, i)
+            }
+            "setp" => self.setp(i, mods),
+            "selp" => {
+                need(4)?;
+                let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+                let (a, b, p) = (self.src(&o[1], t, i)?, self.src(&o[2], t, i)?, self.src(&o[3], Ty::Pred, i)?);
+                self.assign(&o[0], &format!("{p} ? {a} : {b}"), t, i)
+            }
+            "slct" => {
+                need(4)?;
+                let (Some(t), Some(ct)) = (types.first().copied(), types.get(1).copied()) else { return unsupported(i, "slct needs two types") };
+                let (a, b) = (self.src(&o[1], t, i)?, self.src(&o[2], t, i)?);
+                let c = self.src(&o[3], ct, i)?;
+                let c = if has("ftz") && ct == Ty::F32 { format!("ptx_ftz({c})") } else { c };
+                let cond = if ct == Ty::F32 { format!("{c} >= 0.0f") } else { format!("{c} >= 0") };
+                self.assign(&o[0], &format!("({cond}) ? {a} : {b}"), t, i)
+            }
+            "bra" | "brx" => {
+                if op == "brx" {
+                    return unsupported(i, "indirect branches (brx.idx) are not translated yet");
+                }
+                need(1)?;
+                match &o[0] {
+                    Operand::Name(l) => Ok(format!("goto {};", ident(l))),
+                    _ => unsupported(i, "branch target must be a label"),
+                }
+            }
+            "ret" => Ok("return;".into()),
+            "exit" if self.entry => Ok("return;".into()),
+            "exit" => unsupported(i, "exit inside a .func is not translated yet"),
+            "call" => self.call(i),
+            "cvt" => self.cvt(i, mods, &types),
+            "bar" | "barrier" => {
+                let sync = has("sync") || (op == "bar" && mods.is_empty());
+                if !sync || o.len() != 1 || o[0] != Operand::Int(0) {
+                    return unsupported(i, "only bar.sync 0 / barrier.sync 0 (the whole block, barrier 0) is translated");
+                }
+                Ok("__syncthreads();".into())
+            }
+            "membar" | "fence" => {
+                if has("proxy") || has("mbarrier_init") || has("cluster") {
+                    return unsupported(i, "proxy and cluster fences are not translated");
+                }
+                Ok(if has("cta") { "__threadfence_block();" } else if has("sys") { "__threadfence_system();" } else { "__threadfence();" }.into())
+            }
+            "atom" | "red" => self.atom(i, op == "red", mods, t),
+            "shfl" | "vote" | "match" | "redux" | "activemask" => unsupported(i, "warp-level operations need the 32-lane-warp-on-wave64 design (the next slice of issue 26)"),
+            "wgmma" | "tcgen05" | "cp" | "mma" | "ldmatrix" | "stmatrix" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: tensor-core, asynchronous-copy and cluster instructions are refused"),
+            _ => unsupported(i, "not in the translator's instruction set"),
+        }
+    }
+
+    fn ld_st(&self, i: &Inst, store: bool, mods: &[&str]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        if o.len() != 2 {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}` takes 2 operands", i.opcode),
+            });
+        }
+        let mut space = None;
+        let mut vol = false;
+        let mut t = None;
+        let mut vec = 1;
+        for m in mods {
+            match *m {
+                "global" => space = Some(Space::Global),
+                "shared" => space = Some(Space::Shared),
+                "local" => space = Some(Space::Local),
+                "const" => space = Some(Space::Const),
+                "param" => space = Some(Space::Param),
+                "volatile" | "relaxed" => vol = true,
+                "v2" => vec = 2,
+                "v4" => vec = 4,
+                "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "L1::no_allocate"
+                | "gpu" | "cta" | "sys" => {}
+                "acquire" | "release" | "mmio" | "weak" | "cluster" | "shared::cluster"
+                | "shared::cta" => {
+                    return unsupported(i, &format!(".{m} loads and stores are not translated yet"))
+                }
+                m if m.starts_with("L2::") || m.starts_with("L1::") => {}
+                m => match Ty::from_suffix(m) {
+                    Some(x) => t = Some(x),
+                    None => return unsupported(i, &format!("the modifier .{m} is not translated")),
+                },
+            }
+        }
+        let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+        let (mem, val) = if store {
+            (&o[0], &o[1])
+        } else {
+            (&o[1], &o[0])
+        };
+        let ptr = self.addr(mem, space, i)?;
+        let q = if vol { "volatile " } else { "" };
+        let ct = ctype(t);
+        let elems: Vec<Operand> = match val {
+            Operand::Vector(v) if v.len() == vec => v.clone(),
+            v if vec == 1 => vec![v.clone()],
+            _ => return unsupported(i, "vector width and operand count differ"),
+        };
+        let mut code = format!("{{ unsigned char* p_ = {ptr}; ");
+        for (k, e) in elems.iter().enumerate() {
+            let at = format!("(*({q}{ct}*)(p_ + {}))", k as u32 * t.size());
+            if store {
+                if *e == Operand::Sink {
+                    continue;
+                }
+                let v = self.src(e, t, i)?;
+                let _ = write!(code, "{at} = {v}; ");
+            } else if *e != Operand::Sink {
+                code.push_str(&self.assign(e, &at, t, i)?);
+                code.push(' ');
+            }
+        }
+        code.push('}');
+        Ok(code)
+    }
+
+    fn arith(&self, i: &Inst, op: &str, mods: &[&str]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let types: Vec<Ty> = mods.iter().filter_map(|m| Ty::from_suffix(m)).collect();
+        let Some(&t) = types.first() else {
+            return unsupported(i, "no type");
+        };
+        let has = |m: &str| mods.contains(&m);
+        let unary = matches!(op, "neg" | "abs" | "sqrt" | "rcp");
+        let ternary = matches!(op, "mad" | "fma" | "mad24");
+        let n = if unary {
+            2
+        } else if ternary {
+            4
+        } else {
+            3
+        };
+        if o.len() != n {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}` takes {n} operands, found {}", i.opcode, o.len()),
+            });
+        }
+        if t.float() {
+            return self.farith(i, op, mods, t);
+        }
+        if has("cc") || op == "addc" || op == "subc" {
+            return unsupported(i, "carry arithmetic (.cc) is not translated yet");
+        }
+        let wide = has("wide");
+        let hi = has("hi");
+        let it = t;
+        let ut = bits_ty(t);
+        let a = self.src(&o[1], it, i)?;
+        let s = t.size();
+        let wt = if s < 4 { "ptx_u32" } else { utype(s) }; // no promotion to int
+        if unary {
+            let v = match op {
+                "neg" => format!("({})(0u - ({wt}){a})", ctype(it)),
+                "abs" if t.signed() => format!(
+                    "({}) ({a} < 0 ? ({})(0u - ({wt}){a}) : {a})",
+                    ctype(it),
+                    ctype(it)
+                ),
+                _ => return unsupported(i, "integer form of this operation"),
+            };
+            return self.assign(&o[0], &v, it, i);
+        }
+        let b = self.src(&o[2], it, i)?;
+        let (v, rt) = match op {
+            "add" | "sub" if has("sat") => {
+                if t != Ty::S32 {
+                    return unsupported(i, ".sat is defined for .s32 only");
+                }
+                (format!("ptx_{op}_sat_s32({a}, {b})"), Ty::S32)
+            }
+            "add" => (format!("({})(({wt}){a} + ({wt}){b})", ctype(ut)), ut),
+            "sub" => (format!("({})(({wt}){a} - ({wt}){b})", ctype(ut)), ut),
+            "mul" | "mad" if wide => {
+                let dt = wide_ty(t)
+                    .ok_or(())
+                    .or_else(|()| unsupported(i, ".wide of this type"))?;
+                let p = format!("(({}){a} * ({}){b})", ctype(dt), ctype(dt));
+                let p = format!("({})({}){p}", ctype(bits_ty(dt)), utype(dt.size()));
+                if op == "mad" {
+                    let c = self.src(&o[3], dt, i)?;
+                    (
+                        format!("({})({p} + ({}){c})", ctype(bits_ty(dt)), utype(dt.size())),
+                        bits_ty(dt),
+                    )
+                } else {
+                    (p, bits_ty(dt))
+                }
+            }
+            "mul" | "mad" => {
+                if has("sat") {
+                    return unsupported(i, "mad.hi.sat is not translated yet");
+                }
+                let p = if hi {
+                    let f = format!("ptx_mulhi_{}{}", if t.signed() { "s" } else { "u" }, 8 * s);
+                    format!("({wt}){f}({a}, {b})")
+                } else {
+                    format!("(({wt}){a} * ({wt}){b})")
+                };
+                if op == "mad" {
+                    let c = self.src(&o[3], it, i)?;
+                    (format!("({})({p} + ({wt}){c})", ctype(ut)), ut)
+                } else {
+                    (format!("({})({p})", ctype(ut)), ut)
+                }
+            }
+            "mul24" | "mad24" => {
+                if s != 4 {
+                    return unsupported(i, "mul24 of this type");
+                }
+                let f = format!(
+                    "ptx_mul24{}_{}",
+                    if hi { "hi" } else { "lo" },
+                    if t.signed() { "s" } else { "u" }
+                );
+                let p = format!("{f}((ptx_u32){a}, (ptx_u32){b})");
+                if op == "mad24" {
+                    if has("sat") {
+                        return unsupported(i, "mad24.hi.sat is not translated yet");
+                    }
+                    let c = self.src(&o[3], it, i)?;
+                    (format!("(ptx_u32)({p} + (ptx_u32){c})"), Ty::U32)
+                } else {
+                    (p, Ty::U32)
+                }
+            }
+            "div" | "rem" => {
+                if s < 4 {
+                    let w = if t.signed() { "ptx_s32" } else { "ptx_u32" };
+                    let f = format!("ptx_{op}_{}32", if t.signed() { "s" } else { "u" });
+                    (format!("({})({f}(({w}){a}, ({w}){b}))", ctype(it)), it)
+                } else {
+                    (
+                        format!(
+                            "ptx_{op}_{}{}({a}, {b})",
+                            if t.signed() { "s" } else { "u" },
+                            8 * s
+                        ),
+                        it,
+                    )
+                }
+            }
+            "min" | "max" => {
+                if has("relu") {
+                    return unsupported(i, "min/max .relu is not translated yet");
+                }
+                let c = if op == "min" { "<" } else { ">" };
+                (format!("({a} {c} {b}) ? {a} : {b}"), it)
+            }
+            _ => return unsupported(i, "integer form of this operation"),
+        };
+        self.assign(&o[0], &v, rt, i)
+    }
+
+    fn farith(&self, i: &Inst, op: &str, mods: &[&str], t: Ty) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let has = |m: &str| mods.contains(&m);
+        let f32 = t == Ty::F32;
+        let ftz = has("ftz") && f32;
+        let sat = has("sat");
+        let approx = has("approx") || has("full");
+        let m = mode_of(mods);
+        let src = |k: usize| -> Result<String, PtxError> {
+            let v = self.src(&o[k], t, i)?;
+            Ok(if ftz { format!("ptx_ftz({v})") } else { v })
+        };
+        let sfx = if f32 { "f" } else { "d" };
+        let mode = m.unwrap_or(0);
+        if !f32 && mode != 0 && !matches!(op, "add" | "sub") {
+            return unsupported(i, "f64 directed rounding (.rz/.rm/.rp) of mul, fma, div, sqrt and rcp is not translated yet");
+        }
+        let v = match op {
+            "add" | "sub" => format!("ptx_{op}_{sfx}({}, {}, {mode})", src(1)?, src(2)?),
+            "mul" => {
+                if f32 {
+                    format!("ptx_mul_f({}, {}, {mode})", src(1)?, src(2)?)
+                } else {
+                    format!("ptx_cnan_d(ptx_dmul({}, {}))", src(1)?, src(2)?)
+                }
+            }
+            "fma" | "mad" => {
+                if f32 {
+                    format!("ptx_fma_f({}, {}, {}, {mode})", src(1)?, src(2)?, src(3)?)
+                } else {
+                    format!(
+                        "ptx_cnan_d(ptx_dfma({}, {}, {}))",
+                        src(1)?,
+                        src(2)?,
+                        src(3)?
+                    )
+                }
+            }
+            "div" => {
+                if approx && m.is_none() {
+                    // div.approx / div.full: within 2 ulp; the correctly rounded quotient is.
+                    format!("ptx_cnan_{sfx}(ptx_{sfx}div({}, {}))", src(1)?, src(2)?)
+                } else if f32 {
+                    format!("ptx_div_f({}, {}, {mode})", src(1)?, src(2)?)
+                } else {
+                    format!("ptx_cnan_d(ptx_ddiv({}, {}))", src(1)?, src(2)?)
+                }
+            }
+            "sqrt" => {
+                if f32 {
+                    format!("ptx_sqrt_f({}, {mode})", src(1)?)
+                } else {
+                    format!("ptx_cnan_d(ptx_dsqrt({}))", src(1)?)
+                }
+            }
+            "rcp" => {
+                if f32 {
+                    format!("ptx_rcp_f({}, {mode})", src(1)?)
+                } else {
+                    format!("ptx_cnan_d(ptx_ddiv(1.0, {}))", src(1)?)
+                }
+            }
+            "neg" => format!("(-{})", src(1)?),
+            "abs" => format!("fabs{}({})", if f32 { "f" } else { "" }, src(1)?),
+            "min" | "max" => {
+                if has("NaN") || has("xorsign") || has("relu") {
+                    return unsupported(i, "min/max .NaN/.xorsign are not translated yet");
+                }
+                format!("ptx_{op}_{sfx}({}, {})", src(1)?, src(2)?)
+            }
+            _ => return unsupported(i, "float form of this operation"),
+        };
+        let v = if sat {
+            format!("ptx_sat_{sfx}({v})")
+        } else {
+            v
+        };
+        let v = if ftz { format!("ptx_ftz({v})") } else { v };
+        self.assign(&o[0], &v, t, i)
+    }
+
+    fn setp(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let types: Vec<Ty> = mods.iter().filter_map(|m| Ty::from_suffix(m)).collect();
+        let Some(&t) = types.first() else {
+            return unsupported(i, "no type");
+        };
+        let cmp = mods.first().copied().unwrap_or_default();
+        let comb = mods
+            .iter()
+            .find(|m| matches!(**m, "and" | "or" | "xor"))
+            .copied();
+        if o.len() != 3 + usize::from(comb.is_some()) {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}`: wrong operand count", i.opcode),
+            });
+        }
+        let ftz = mods.contains(&"ftz") && t == Ty::F32;
+        let rd = |k: usize| -> Result<String, PtxError> {
+            let v = self.src(&o[k], t, i)?;
+            Ok(if ftz { format!("ptx_ftz({v})") } else { v })
+        };
+        let (a, b) = (rd(1)?, rd(2)?);
+        let e = if t.float() {
+            let nan = format!("({a} != {a} || {b} != {b})");
+            match cmp {
+                "eq" => format!("({a} == {b})"),
+                "ne" => format!("(!{nan} && {a} != {b})"),
+                "lt" => format!("({a} < {b})"),
+                "le" => format!("({a} <= {b})"),
+                "gt" => format!("({a} > {b})"),
+                "ge" => format!("({a} >= {b})"),
+                "equ" => format!("({nan} || {a} == {b})"),
+                "neu" => format!("({a} != {b})"),
+                "ltu" => format!("!({a} >= {b})"),
+                "leu" => format!("!({a} > {b})"),
+                "gtu" => format!("!({a} <= {b})"),
+                "geu" => format!("!({a} < {b})"),
+                "num" => format!("!{nan}"),
+                "nan" => nan,
+                _ => return unsupported(i, &format!("the comparison .{cmp}")),
+            }
+        } else {
+            let (sa, sb) = if t == Ty::Pred {
+                (format!("(int){a}"), format!("(int){b}"))
+            } else {
+                (a.clone(), b.clone())
+            };
+            let (ua, ub) = (conv(&a, t, bits_ty(t)), conv(&b, t, bits_ty(t)));
+            match cmp {
+                "eq" => format!("({sa} == {sb})"),
+                "ne" => format!("({sa} != {sb})"),
+                "lt" => format!("({sa} < {sb})"),
+                "le" => format!("({sa} <= {sb})"),
+                "gt" => format!("({sa} > {sb})"),
+                "ge" => format!("({sa} >= {sb})"),
+                "lo" => format!("({ua} < {ub})"),
+                "ls" => format!("({ua} <= {ub})"),
+                "hi" => format!("({ua} > {ub})"),
+                "hs" => format!("({ua} >= {ub})"),
+                _ => return unsupported(i, &format!("the comparison .{cmp} on integers")),
+            }
+        };
+        let (p, q) = match &o[0] {
+            Operand::Pair(p, q) => (Operand::Name(p.clone()), Some(Operand::Name(q.clone()))),
+            d => (d.clone(), None),
+        };
+        let (pe, qe) = match comb {
+            Some(c) => {
+                let cop = match c {
+                    "and" => "&&",
+                    "or" => "||",
+                    _ => "!=",
+                };
+                let c3 = self.src(&o[3], Ty::Pred, i)?;
+                (format!("(r_ {cop} {c3})"), format!("(!r_ {cop} {c3})"))
+            }
+            None => ("r_".to_owned(), "!r_".to_owned()),
+        };
+        let mut code = format!("{{ bool r_ = {e}; {}", self.assign(&p, &pe, Ty::Pred, i)?);
+        if let Some(q) = q {
+            let _ = write!(code, " {}", self.assign(&q, &qe, Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    fn call(&self, i: &Inst) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let (rets, rest) = match o.first() {
+            Some(Operand::List(r)) => (r.clone(), &o[1..]),
+            _ => (Vec::new(), &o[..]),
+        };
+        let Some(Operand::Name(f)) = rest.first() else {
+            return unsupported(i, "indirect calls are not translated yet");
+        };
+        match self.syms.get(f.as_str()) {
+            Some(Sym::Func) => {}
+            _ => {
+                return unsupported(
+                    i,
+                    "indirect calls (through a register) are not translated yet",
+                )
+            }
+        }
+        let callee = self.module.functions.iter().find(|g| &g.name == f);
+        if callee.is_some_and(|g| g.body.is_none()) {
+            return unsupported(i, &format!("`{f}` is declared but not defined in this module (external functions, such as vprintf, are not translated yet)"));
+        }
+        let args: Vec<Operand> = match rest.get(1) {
+            Some(Operand::List(a)) => a.clone(),
+            None => Vec::new(),
+            _ => return unsupported(i, "a call's arguments must be a list"),
+        };
+        if rest.len() > 2 {
+            return unsupported(i, "calls with a prototype are not translated yet");
+        }
+        let mut names = Vec::new();
+        for a in rets.iter().chain(&args) {
+            match a {
+                Operand::Name(n) if self.syms.get(n.as_str()) == Some(&Sym::Var(Space::Param)) => {
+                    names.push(ident(n))
+                }
+                _ => return unsupported(i, "call arguments must be .param variables"),
+            }
+        }
+        Ok(format!("{}({});", ident(f), names.join(", ")))
+    }
+
+    fn cvt(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        if o.len() != 2 {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: "`cvt` takes 2 operands".into(),
+            });
+        }
+        let (Some(&d), Some(&s)) = (types.first(), types.get(1)) else {
+            return unsupported(i, "cvt needs two types");
+        };
+        let has = |m: &str| mods.contains(&m);
+        let ftz = has("ftz");
+        let sat = has("sat");
+        let m = mode_of(mods);
+        let int_round = mods
+            .iter()
+            .any(|x| matches!(*x, "rni" | "rzi" | "rmi" | "rpi"));
+        let a = self.src(&o[1], s, i)?;
+        let a = if ftz && s == Ty::F32 {
+            format!("ptx_ftz({a})")
+        } else {
+            a
+        };
+        let v = match (s.float(), d.float()) {
+            (false, false) => {
+                let wide = if s.signed() {
+                    format!("(ptx_s64){a}")
+                } else {
+                    format!("(ptx_u64){a}")
+                };
+                if sat && (d.size() < s.size() || d.signed() != s.signed()) {
+                    let (lo, hi): (i128, i128) = if d.signed() {
+                        (
+                            -(1i128 << (8 * d.size() - 1)),
+                            (1i128 << (8 * d.size() - 1)) - 1,
+                        )
+                    } else {
+                        (0, (1i128 << (8 * d.size())) - 1)
+                    };
+                    if s.signed() {
+                        let lo = lo.max(i128::from(i64::MIN));
+                        let hi = hi.min(i128::from(i64::MAX));
+                        format!(
+                            "({})({wide} < {lo}ll ? {lo}ll : ({wide} > {hi}ll ? {hi}ll : {wide}))",
+                            ctype(d)
+                        )
+                    } else {
+                        let hi = hi as u128 as u64;
+                        format!("({})({wide} > {hi}ull ? {hi}ull : {wide})", ctype(d))
+                    }
+                } else {
+                    format!("({})({wide})", ctype(d))
+                }
+            }
+            (true, false) => {
+                if !int_round {
+                    return unsupported(i, "float to integer cvt needs .rni/.rzi/.rmi/.rpi");
+                }
+                let mode = m.unwrap_or(0);
+                let r = if s == Ty::F32 {
+                    format!("(double)ptx_rint_f({a}, {mode})")
+                } else {
+                    format!("ptx_rint_d({a}, {mode})")
+                };
+                if d.signed() {
+                    let (lo, hi) = (
+                        -(1i128 << (8 * d.size() - 1)),
+                        (1i128 << (8 * d.size() - 1)) - 1,
+                    );
+                    let lo = if d.size() == 8 {
+                        "(-9223372036854775807ll - 1)".to_owned()
+                    } else {
+                        format!("{lo}ll")
+                    };
+                    format!("({})ptx_f2s({r}, {lo}, {hi}ll)", ctype(d))
+                } else {
+                    let hi = if d.size() == 8 {
+                        u64::MAX
+                    } else {
+                        (1u64 << (8 * d.size())) - 1
+                    };
+                    format!("({})ptx_f2u({r}, {hi}ull)", ctype(d))
+                }
+            }
+            (false, true) => {
+                if int_round {
+                    return unsupported(i, "integer rounding on an integer source");
+                }
+                let mode = m.unwrap_or(0);
+                let r = match (d, s.size() == 8, s.signed()) {
+                    (Ty::F32, true, true) => format!("ptx_s64_to_f((ptx_s64){a}, {mode})"),
+                    (Ty::F32, true, false) => format!("ptx_u64_to_f((ptx_u64){a}, {mode})"),
+                    (Ty::F32, false, true) => {
+                        format!("ptx_round_f32((double)(ptx_s64){a}, 0.0, {mode})")
+                    }
+                    (Ty::F32, false, false) => {
+                        format!("ptx_round_f32((double)(ptx_u64){a}, 0.0, {mode})")
+                    }
+                    (_, true, true) => format!("ptx_s64_to_d((ptx_s64){a}, {mode})"),
+                    (_, true, false) => format!("ptx_u64_to_d((ptx_u64){a}, {mode})"),
+                    (_, false, true) => format!("(double)(ptx_s64){a}"),
+                    (_, false, false) => format!("(double)(ptx_u64){a}"),
+                };
+                r
+            }
+            (true, true) => {
+                let mode = m.unwrap_or(0);
+                match (s, d) {
+                    (Ty::F32, Ty::F64) => {
+                        if int_round {
+                            format!("(double)ptx_rint_f({a}, {mode})")
+                        } else {
+                            format!("(double){a}")
+                        }
+                    }
+                    (Ty::F64, Ty::F32) => {
+                        if int_round {
+                            return unsupported(i, "integer rounding with a narrowing cvt");
+                        }
+                        format!("ptx_round_f32({a}, 0.0, {mode})")
+                    }
+                    (Ty::F32, Ty::F32) => {
+                        if int_round {
+                            format!("ptx_rint_f({a}, {mode})")
+                        } else {
+                            a.clone()
+                        }
+                    }
+                    _ => {
+                        if int_round {
+                            format!("ptx_rint_d({a}, {mode})")
+                        } else {
+                            a.clone()
+                        }
+                    }
+                }
+            }
+        };
+        let v = if d.float() && sat {
+            format!("ptx_sat_{}({v})", if d == Ty::F32 { "f" } else { "d" })
+        } else {
+            v
+        };
+        let v = if d == Ty::F32 && ftz {
+            format!("ptx_ftz({v})")
+        } else {
+            v
+        };
+        // Integer destinations narrower than their register: PTX sign/zero-extends by d.
+        self.assign(&o[0], &v, d, i)
+    }
+
+    fn atom(&self, i: &Inst, red: bool, mods: &[&str], t: Option<Ty>) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
+        let mut space = None;
+        let mut opn = None;
+        for m in mods {
+            match *m {
+                "global" => space = Some(Space::Global),
+                "shared" => space = Some(Space::Shared),
+                "add" | "min" | "max" | "inc" | "dec" | "and" | "or" | "xor" | "exch" | "cas" => {
+                    opn = Some(*m)
+                }
+                "relaxed" | "gpu" | "cta" => {}
+                "sys" | "acquire" | "release" | "acq_rel" | "cluster" | "noftz" => {
+                    return unsupported(i, &format!("atomics with .{m} are not translated yet"))
+                }
+                m if Ty::from_suffix(m).is_some() => {}
+                m => return unsupported(i, &format!("the atomic modifier .{m}")),
+            }
+        }
+        let Some(opn) = opn else {
+            return unsupported(i, "no atomic operation");
+        };
+        let first = usize::from(!red);
+        let n = first + if opn == "cas" { 3 } else { 2 };
+        if o.len() != n {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}`: wrong operand count", i.opcode),
+            });
+        }
+        let ptr = self.addr(&o[first], space, i)?;
+        let (ct, vt) = match (t, opn) {
+            (Ty::F32, "add" | "exch") => ("float", Ty::F32),
+            (Ty::F64, "add") => ("double", Ty::F64),
+            (Ty::S32, "add" | "min" | "max") => ("int", Ty::S32),
+            (Ty::U32 | Ty::B32 | Ty::S32, _) => ("unsigned int", Ty::U32),
+            (Ty::S64, "min" | "max") => ("ptx_s64", Ty::S64),
+            (
+                Ty::U64 | Ty::B64 | Ty::S64,
+                "add" | "min" | "max" | "and" | "or" | "xor" | "exch" | "cas",
+            ) => ("unsigned long long", Ty::U64),
+            _ => return unsupported(i, &format!("atomic .{opn} on this type")),
+        };
+        if matches!(opn, "inc" | "dec") && vt != Ty::U32 {
+            return unsupported(i, "atom.inc/dec are defined for .u32 only");
+        }
+        let b = self.src(&o[first + 1], vt, i)?;
+        let call = match opn {
+            "cas" => {
+                let c = self.src(&o[first + 2], vt, i)?;
+                format!("atomicCAS(({ct}*)p_, {b}, {c})")
+            }
+            "min" | "max" if vt == Ty::S64 => format!("ptx_atom_{opn}_s64((ptx_s64*)p_, {b})"),
+            _ => {
+                let f = match opn {
+                    "add" => "atomicAdd",
+                    "min" => "atomicMin",
+                    "max" => "atomicMax",
+                    "inc" => "atomicInc",
+                    "dec" => "atomicDec",
+                    "and" => "atomicAnd",
+                    "or" => "atomicOr",
+                    "xor" => "atomicXor",
+                    _ => "atomicExch",
+                };
+                format!("{f}(({ct}*)p_, {b})")
+            }
+        };
+        let body = if red {
+            format!("(void){call};")
+        } else {
+            self.assign(&o[0], &call, vt, i)?
+        };
+        Ok(format!("{{ unsigned char* p_ = {ptr}; {body} }}"))
+    }
+}
+
+/// The untyped-bits type of a size.
+fn bits_ty(t: Ty) -> Ty {
+    match t.size() {
+        1 => Ty::B8,
+        2 => Ty::B16,
+        4 => Ty::B32,
+        _ => Ty::B64,
+    }
+}
+
+fn wide_ty(t: Ty) -> Option<Ty> {
+    Some(match t {
+        Ty::S16 => Ty::S32,
+        Ty::U16 => Ty::U32,
+        Ty::S32 => Ty::S64,
+        Ty::U32 => Ty::U64,
+        _ => return None,
+    })
+}
+
+/// A special register's C++ value, or `None`.
+fn special(name: &str) -> Option<String> {
+    let dim = |base: &str| -> Option<String> {
+        let (_, d) = name.split_once('.')?;
+        matches!(d, "x" | "y" | "z").then(|| format!("((ptx_u32){base}.{d})"))
+    };
+    match name.split('.').next()? {
+        "%tid" => dim("threadIdx"),
+        "%ntid" => dim("blockDim"),
+        "%ctaid" => dim("blockIdx"),
+        "%nctaid" => dim("gridDim"),
+        "%laneid" if name == "%laneid" => Some("ptx_laneid()".into()),
+        "%warpid" if name == "%warpid" => Some("ptx_warpid()".into()),
+        "%clock" if name == "%clock" => Some("((ptx_u32)clock64())".into()),
+        "%clock64" if name == "%clock64" => Some("((ptx_u64)clock64())".into()),
+        // PTX's warp-size constant: a CUDA warp is 32 lanes on every GPU the translation runs on.
+        "WARP_SZ" if name == "WARP_SZ" => Some("32u".into()),
+        _ => None,
+    }
+}

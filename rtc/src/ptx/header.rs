@@ -1,0 +1,365 @@
+//! The device-side support header every translation starts with.
+
+/// The support header: C++ that compiles with hipRTC (AMD) and NVRTC (HIP's NVIDIA platform),
+/// using no header of either. Everything is `ptx_`-prefixed.
+///
+/// Floating-point rules it keeps, so results are CUDA's bit for bit:
+/// - no contraction: on clang (hipRTC) `#pragma clang fp contract(off)`; on NVRTC the `__f*_rn`
+///   and `__d*_rn` intrinsics, which NVVM never fuses;
+/// - NaN results are NVIDIA's canonical NaN (`0x7fffffff`, `0x7fffffffffffffff`);
+/// - f32 directed rounding (`.rz`, `.rm`, `.rp`) is computed exactly: the operation is done in
+///   f64 with its exact error (the product of two f32 is exact in f64; sums, quotients and
+///   square roots carry their error term), then rounded to f32 in the asked direction;
+/// - f64 `add`/`sub` directed rounding uses the exact error of the f64 sum (TwoSum);
+/// - float to integer conversions clamp to the destination range, NaN gives 0, as PTX says.
+pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
+typedef unsigned char ptx_u8;
+typedef signed char ptx_s8;
+typedef unsigned short ptx_u16;
+typedef short ptx_s16;
+typedef unsigned int ptx_u32;
+typedef int ptx_s32;
+typedef unsigned long long ptx_u64;
+typedef long long ptx_s64;
+#if defined(__clang__) && defined(__HIP__)
+#define PTX_AMD 1
+#pragma clang fp contract(off)
+#endif
+#define PTX_D static __device__ __forceinline__
+template <int N, int A> struct alignas(A) ptx_bytes { unsigned char b[N]; };
+
+PTX_D float ptx_f32_of(ptx_u32 b) { union { ptx_u32 u; float f; } x; x.u = b; return x.f; }
+PTX_D ptx_u32 ptx_bits32(float f) { union { ptx_u32 u; float f; } x; x.f = f; return x.u; }
+PTX_D double ptx_f64_of(ptx_u64 b) { union { ptx_u64 u; double f; } x; x.u = b; return x.f; }
+PTX_D ptx_u64 ptx_bits64(double f) { union { ptx_u64 u; double f; } x; x.f = f; return x.u; }
+PTX_D bool ptx_isnan_f(float a) { return a != a; }
+PTX_D bool ptx_isnan_d(double a) { return a != a; }
+PTX_D float ptx_cnan_f(float a) { return a != a ? ptx_f32_of(0x7fffffffu) : a; }
+PTX_D double ptx_cnan_d(double a) { return a != a ? ptx_f64_of(0x7fffffffffffffffull) : a; }
+PTX_D float ptx_ftz(float a) { return (ptx_bits32(a) & 0x7f800000u) == 0 ? ptx_f32_of(ptx_bits32(a) & 0x80000000u) : a; }
+PTX_D float ptx_sat_f(float a) { return a != a ? 0.0f : (a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a)); }
+PTX_D double ptx_sat_d(double a) { return a != a ? 0.0 : (a < 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a)); }
+PTX_D float ptx_inf_f(int s) { return ptx_f32_of(s < 0 ? 0xff800000u : 0x7f800000u); }
+PTX_D double ptx_inf_d(int s) { return ptx_f64_of(s < 0 ? 0xfff0000000000000ull : 0x7ff0000000000000ull); }
+PTX_D bool ptx_finite_d(double a) { return (ptx_bits64(a) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
+
+// Round-to-nearest operations that are never contracted into an fma.
+#ifdef PTX_AMD
+PTX_D float ptx_fadd(float a, float b) { return a + b; }
+PTX_D float ptx_fsub(float a, float b) { return a - b; }
+PTX_D float ptx_fmul(float a, float b) { return a * b; }
+PTX_D float ptx_fdiv(float a, float b) { return a / b; }
+PTX_D double ptx_dadd(double a, double b) { return a + b; }
+PTX_D double ptx_dsub(double a, double b) { return a - b; }
+PTX_D double ptx_dmul(double a, double b) { return a * b; }
+PTX_D double ptx_ddiv(double a, double b) { return a / b; }
+PTX_D float ptx_fsqrt(float a) { return __builtin_sqrtf(a); }
+PTX_D double ptx_dsqrt(double a) { return __builtin_sqrt(a); }
+PTX_D float ptx_ffma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+PTX_D double ptx_dfma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#else
+PTX_D float ptx_fadd(float a, float b) { return __fadd_rn(a, b); }
+PTX_D float ptx_fsub(float a, float b) { return __fsub_rn(a, b); }
+PTX_D float ptx_fmul(float a, float b) { return __fmul_rn(a, b); }
+PTX_D float ptx_fdiv(float a, float b) { return __fdiv_rn(a, b); }
+PTX_D double ptx_dadd(double a, double b) { return __dadd_rn(a, b); }
+PTX_D double ptx_dsub(double a, double b) { return __dsub_rn(a, b); }
+PTX_D double ptx_dmul(double a, double b) { return __dmul_rn(a, b); }
+PTX_D double ptx_ddiv(double a, double b) { return __ddiv_rn(a, b); }
+PTX_D float ptx_fsqrt(float a) { return __fsqrt_rn(a); }
+PTX_D double ptx_dsqrt(double a) { return __dsqrt_rn(a); }
+PTX_D float ptx_ffma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+PTX_D double ptx_dfma(double a, double b, double c) { return __fma_rn(a, b, c); }
+#endif
+
+// The exact error of s = RN(a + b): a + b == s + err (TwoSum; exact without overflow).
+PTX_D double ptx_two_sum_err(double a, double b, double s) {
+    double bb = ptx_dsub(s, a);
+    return ptx_dadd(ptx_dsub(a, ptx_dsub(s, bb)), ptx_dsub(b, bb));
+}
+PTX_D float ptx_next_f(float a, int dir) {
+    ptx_u32 u = ptx_bits32(a);
+    if (a != a || (u & 0x7fffffffu) == 0x7f800000u && ((u >> 31) != 0) == (dir < 0)) return a;
+    if ((u & 0x7fffffffu) == 0) return ptx_f32_of(dir > 0 ? 1u : 0x80000001u);
+    return ptx_f32_of(((u >> 31) != 0) == (dir > 0) ? u - 1 : u + 1);
+}
+PTX_D double ptx_next_d(double a, int dir) {
+    ptx_u64 u = ptx_bits64(a);
+    if (a != a || (u & 0x7fffffffffffffffull) == 0x7ff0000000000000ull && ((u >> 63) != 0) == (dir < 0)) return a;
+    if ((u & 0x7fffffffffffffffull) == 0) return ptx_f64_of(dir > 0 ? 1ull : 0x8000000000000001ull);
+    return ptx_f64_of(((u >> 63) != 0) == (dir > 0) ? u - 1 : u + 1);
+}
+// Mode: 0 rn, 1 rz, 2 rm, 3 rp. Rounds the exact value h + l (h = RN53(h + l)) to f32.
+PTX_D float ptx_round_f32(double h, double l, int m) {
+    if (h != h) return ptx_f32_of(0x7fffffffu);
+    float f = (float)h;
+    if (!ptx_finite_d(h)) return f;
+    if (f - f != 0.0f) { // overflowed to infinity
+        if (m == 1 || (m == 2 && h > 0) || (m == 3 && h < 0)) return ptx_f32_of((h < 0 ? 0x80000000u : 0u) | 0x7f7fffffu);
+        if (m != 0) return f;
+    }
+    double r = ptx_dsub(h, (double)f);
+    int dir = r > 0 ? 1 : r < 0 ? -1 : (l > 0 ? 1 : l < 0 ? -1 : 0);
+    if (dir == 0) return f;
+    if (m == 0) {
+        if (r == 0) return f;
+        float g = ptx_next_f(f, dir);
+        double mid = ptx_dmul(ptx_dadd((double)f, (double)g), 0.5);
+        if (h == mid && l != 0) return ((l > 0) == (dir > 0)) ? g : f;
+        return f;
+    }
+    if (m == 1) return ((f > 0 && dir < 0) || (f < 0 && dir > 0)) ? ptx_next_f(f, dir) : f;
+    if (m == 2) return dir < 0 ? ptx_next_f(f, -1) : f;
+    return dir > 0 ? ptx_next_f(f, 1) : f;
+}
+// Rounds the exact value h + l (h = RN(h + l), |l| <= ulp(h)/2) to f64 in mode m.
+PTX_D double ptx_round_f64(double h, double l, int m) {
+    if (m == 0 || l == 0 || h != h) return ptx_cnan_d(h);
+    if (m == 1) return ((h > 0 && l < 0) || (h < 0 && l > 0)) ? ptx_next_d(h, l < 0 ? -1 : 1) : h;
+    if (m == 2) return l < 0 ? ptx_next_d(h, -1) : h;
+    return l > 0 ? ptx_next_d(h, 1) : h;
+}
+PTX_D double ptx_overflow_d(double h, int m) { // h is +-inf from finite operands
+    if (m == 1 || (m == 2 && h > 0) || (m == 3 && h < 0)) return ptx_f64_of((h < 0 ? 0x8000000000000000ull : 0ull) | 0x7fefffffffffffffull);
+    return h;
+}
+
+// f32 arithmetic in a rounding mode.
+PTX_D float ptx_add_f(float a, float b, int m) {
+    if (m == 0) return ptx_cnan_f(ptx_fadd(a, b));
+    double h = ptx_dadd((double)a, (double)b);
+    if (!ptx_finite_d(h)) return ptx_round_f32(h, 0.0, m);
+    return ptx_round_f32(h, ptx_two_sum_err((double)a, (double)b, h), m);
+}
+PTX_D float ptx_sub_f(float a, float b, int m) { return m == 0 ? ptx_cnan_f(ptx_fsub(a, b)) : ptx_add_f(a, -b, m); }
+PTX_D float ptx_mul_f(float a, float b, int m) {
+    if (m == 0) return ptx_cnan_f(ptx_fmul(a, b));
+    return ptx_round_f32(ptx_dmul((double)a, (double)b), 0.0, m);
+}
+PTX_D float ptx_fma_f(float a, float b, float c, int m) {
+    if (m == 0) return ptx_cnan_f(ptx_ffma(a, b, c));
+    double p = ptx_dmul((double)a, (double)b);
+    double h = ptx_dadd(p, (double)c);
+    if (!ptx_finite_d(h) || !ptx_finite_d(p)) return ptx_round_f32(h, 0.0, m);
+    return ptx_round_f32(h, ptx_two_sum_err(p, (double)c, h), m);
+}
+PTX_D float ptx_div_f(float a, float b, int m) {
+    if (m == 0) return ptx_cnan_f(ptx_fdiv(a, b));
+    double h = ptx_ddiv((double)a, (double)b);
+    if (!ptx_finite_d(h) || h == 0 || !ptx_finite_d((double)b)) return ptx_round_f32(h, 0.0, m);
+    double rem = ptx_dfma(-h, (double)b, (double)a);
+    return ptx_round_f32(h, ptx_ddiv(rem, (double)b), m);
+}
+PTX_D float ptx_sqrt_f(float a, int m) {
+    if (m == 0) return ptx_cnan_f(ptx_fsqrt(a));
+    double h = ptx_dsqrt((double)a);
+    if (!ptx_finite_d(h) || h == 0) return ptx_round_f32(h, 0.0, m);
+    double rem = ptx_dfma(-h, h, (double)a);
+    return ptx_round_f32(h, ptx_ddiv(rem, ptx_dmul(2.0, h)), m);
+}
+PTX_D float ptx_rcp_f(float a, int m) { return ptx_div_f(1.0f, a, m); }
+// f64 arithmetic in a rounding mode (directed: add and sub only).
+PTX_D double ptx_add_d(double a, double b, int m) {
+    double h = ptx_dadd(a, b);
+    if (m == 0) return ptx_cnan_d(h);
+    if (!ptx_finite_d(h)) return (ptx_finite_d(a) && ptx_finite_d(b)) ? ptx_overflow_d(h, m) : ptx_cnan_d(h);
+    return ptx_round_f64(h, ptx_two_sum_err(a, b, h), m);
+}
+PTX_D double ptx_sub_d(double a, double b, int m) { return m == 0 ? ptx_cnan_d(ptx_dsub(a, b)) : ptx_add_d(a, -b, m); }
+
+// min/max: NaN loses to a number; both NaN give the canonical NaN; -0 < +0.
+PTX_D float ptx_min_f(float a, float b) {
+    if (a != a) return b != b ? ptx_f32_of(0x7fffffffu) : b;
+    if (b != b) return a;
+    if (a == b) return (ptx_bits32(a) >> 31) ? a : b;
+    return a < b ? a : b;
+}
+PTX_D float ptx_max_f(float a, float b) {
+    if (a != a) return b != b ? ptx_f32_of(0x7fffffffu) : b;
+    if (b != b) return a;
+    if (a == b) return (ptx_bits32(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+PTX_D double ptx_min_d(double a, double b) {
+    if (a != a) return b != b ? ptx_f64_of(0x7fffffffffffffffull) : b;
+    if (b != b) return a;
+    if (a == b) return (ptx_bits64(a) >> 63) ? a : b;
+    return a < b ? a : b;
+}
+PTX_D double ptx_max_d(double a, double b) {
+    if (a != a) return b != b ? ptx_f64_of(0x7fffffffffffffffull) : b;
+    if (b != b) return a;
+    if (a == b) return (ptx_bits64(a) >> 63) ? b : a;
+    return a > b ? a : b;
+}
+
+// Integer helpers: defined for every input (PTX has no undefined behaviour here; C++ has).
+PTX_D ptx_u32 ptx_shl32(ptx_u32 a, ptx_u32 n) { return n > 31 ? 0u : a << n; }
+PTX_D ptx_u64 ptx_shl64(ptx_u64 a, ptx_u32 n) { return n > 63 ? 0ull : a << n; }
+PTX_D ptx_u32 ptx_shr_u32(ptx_u32 a, ptx_u32 n) { return n > 31 ? 0u : a >> n; }
+PTX_D ptx_u64 ptx_shr_u64(ptx_u64 a, ptx_u32 n) { return n > 63 ? 0ull : a >> n; }
+PTX_D ptx_s32 ptx_shr_s32(ptx_s32 a, ptx_u32 n) { return a >> (n > 31 ? 31u : n); }
+PTX_D ptx_s64 ptx_shr_s64(ptx_s64 a, ptx_u32 n) { return a >> (n > 63 ? 63u : n); }
+PTX_D ptx_u16 ptx_shl16(ptx_u16 a, ptx_u32 n) { return n > 15 ? (ptx_u16)0 : (ptx_u16)((ptx_u32)a << n); }
+PTX_D ptx_u16 ptx_shr_u16(ptx_u16 a, ptx_u32 n) { return n > 15 ? (ptx_u16)0 : (ptx_u16)(a >> n); }
+PTX_D ptx_s16 ptx_shr_s16(ptx_s16 a, ptx_u32 n) { return (ptx_s16)((ptx_s32)a >> (n > 15 ? 15u : n)); }
+// Division by zero: NVIDIA's hardware gives all ones for the quotient, the dividend for the remainder.
+PTX_D ptx_u32 ptx_div_u32(ptx_u32 a, ptx_u32 b) { return b == 0 ? 0xffffffffu : a / b; }
+PTX_D ptx_u64 ptx_div_u64(ptx_u64 a, ptx_u64 b) { return b == 0 ? ~0ull : a / b; }
+PTX_D ptx_s32 ptx_div_s32(ptx_s32 a, ptx_s32 b) { return b == 0 ? -1 : (b == -1 ? (ptx_s32)(0u - (ptx_u32)a) : a / b); }
+PTX_D ptx_s64 ptx_div_s64(ptx_s64 a, ptx_s64 b) { return b == 0 ? -1ll : (b == -1 ? (ptx_s64)(0ull - (ptx_u64)a) : a / b); }
+PTX_D ptx_u32 ptx_rem_u32(ptx_u32 a, ptx_u32 b) { return b == 0 ? a : a % b; }
+PTX_D ptx_u64 ptx_rem_u64(ptx_u64 a, ptx_u64 b) { return b == 0 ? a : a % b; }
+PTX_D ptx_s32 ptx_rem_s32(ptx_s32 a, ptx_s32 b) { return b == 0 ? a : (b == -1 ? 0 : a % b); }
+PTX_D ptx_s64 ptx_rem_s64(ptx_s64 a, ptx_s64 b) { return b == 0 ? a : (b == -1 ? 0ll : a % b); }
+PTX_D ptx_s32 ptx_add_sat_s32(ptx_s32 a, ptx_s32 b) { ptx_s64 s = (ptx_s64)a + b; return s > 2147483647ll ? 2147483647 : (s < -2147483648ll ? (-2147483647 - 1) : (ptx_s32)s); }
+PTX_D ptx_s32 ptx_sub_sat_s32(ptx_s32 a, ptx_s32 b) { ptx_s64 s = (ptx_s64)a - b; return s > 2147483647ll ? 2147483647 : (s < -2147483648ll ? (-2147483647 - 1) : (ptx_s32)s); }
+PTX_D ptx_u32 ptx_mulhi_u32(ptx_u32 a, ptx_u32 b) { return (ptx_u32)(((ptx_u64)a * b) >> 32); }
+PTX_D ptx_s32 ptx_mulhi_s32(ptx_s32 a, ptx_s32 b) { return (ptx_s32)(((ptx_s64)a * b) >> 32); }
+PTX_D ptx_u64 ptx_mulhi_u64(ptx_u64 a, ptx_u64 b) {
+    ptx_u64 al = a & 0xffffffffull, ah = a >> 32, bl = b & 0xffffffffull, bh = b >> 32;
+    ptx_u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    ptx_u64 mid = (ll >> 32) + (lh & 0xffffffffull) + (hl & 0xffffffffull);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+PTX_D ptx_s64 ptx_mulhi_s64(ptx_s64 a, ptx_s64 b) {
+    ptx_u64 h = ptx_mulhi_u64((ptx_u64)a, (ptx_u64)b);
+    if (a < 0) h -= (ptx_u64)b;
+    if (b < 0) h -= (ptx_u64)a;
+    return (ptx_s64)h;
+}
+PTX_D ptx_u16 ptx_mulhi_u16(ptx_u16 a, ptx_u16 b) { return (ptx_u16)(((ptx_u32)a * b) >> 16); }
+PTX_D ptx_s16 ptx_mulhi_s16(ptx_s16 a, ptx_s16 b) { return (ptx_s16)(((ptx_s32)a * b) >> 16); }
+PTX_D ptx_s64 ptx_s24(ptx_u32 a) { return (ptx_s64)((ptx_s32)(a << 8) >> 8); }
+PTX_D ptx_u32 ptx_mul24lo_s(ptx_u32 a, ptx_u32 b) { return (ptx_u32)(ptx_s24(a) * ptx_s24(b)); }
+PTX_D ptx_u32 ptx_mul24hi_s(ptx_u32 a, ptx_u32 b) { return (ptx_u32)((ptx_u64)(ptx_s24(a) * ptx_s24(b)) >> 16); }
+PTX_D ptx_u32 ptx_mul24lo_u(ptx_u32 a, ptx_u32 b) { return (ptx_u32)((ptx_u64)(a & 0xffffffu) * (b & 0xffffffu)); }
+PTX_D ptx_u32 ptx_mul24hi_u(ptx_u32 a, ptx_u32 b) { return (ptx_u32)(((ptx_u64)(a & 0xffffffu) * (b & 0xffffffu)) >> 16); }
+PTX_D ptx_u32 ptx_popc64(ptx_u64 a) { ptx_u32 n = 0; while (a) { a &= a - 1; ++n; } return n; }
+PTX_D ptx_u32 ptx_popc32(ptx_u32 a) { return ptx_popc64(a); }
+PTX_D ptx_u32 ptx_clz64(ptx_u64 a) { ptx_u32 n = 0; for (ptx_u64 m = 1ull << 63; m && !(a & m); m >>= 1) ++n; return n; }
+PTX_D ptx_u32 ptx_clz32(ptx_u32 a) { return ptx_clz64(a) - 32u; }
+// bfind: the position of the most significant non-sign bit; all ones when there is none.
+PTX_D ptx_u32 ptx_bfind(ptx_u64 a, int bits, bool sgn, bool shiftamt) {
+    ptx_u64 mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+    a &= mask;
+    if (sgn && ((a >> (bits - 1)) & 1ull)) a = ~a & mask;
+    if (a == 0) return 0xffffffffu;
+    ptx_u32 p = 63u - ptx_clz64(a);
+    return shiftamt ? (ptx_u32)(bits - 1) - p : p;
+}
+PTX_D ptx_u64 ptx_brev64(ptx_u64 a) { ptx_u64 r = 0; for (int i = 0; i < 64; ++i) { r = (r << 1) | (a & 1ull); a >>= 1; } return r; }
+PTX_D ptx_u32 ptx_brev32(ptx_u32 a) { return (ptx_u32)(ptx_brev64(a) >> 32); }
+// bfe: pos and len are taken mod 256; bits past the top repeat the sign (signed) or are 0.
+PTX_D ptx_u64 ptx_bfe(ptx_u64 a, ptx_u32 pos, ptx_u32 len, int bits, bool sgn) {
+    pos &= 0xffu; len &= 0xffu;
+    ptx_u64 msb_bit = (pos + len == 0) ? 0 : ((pos + len - 1 < (ptx_u32)bits) ? pos + len - 1 : (ptx_u32)bits - 1);
+    bool sbit = sgn && len != 0 && ((a >> msb_bit) & 1ull);
+    ptx_u64 r = 0;
+    for (ptx_u32 i = 0; i < (ptx_u32)bits; ++i) {
+        bool bit = (i < len && pos + i < (ptx_u32)bits) ? ((a >> (pos + i)) & 1ull) != 0 : sbit;
+        if (bit) r |= 1ull << i;
+    }
+    return r;
+}
+PTX_D ptx_u64 ptx_bfi(ptx_u64 a, ptx_u64 b, ptx_u32 pos, ptx_u32 len, int bits) {
+    pos &= 0xffu; len &= 0xffu;
+    ptx_u64 r = b;
+    for (ptx_u32 i = 0; i < len && pos + i < (ptx_u32)bits; ++i) {
+        ptx_u64 m = 1ull << (pos + i);
+        r = ((a >> i) & 1ull) ? (r | m) : (r & ~m);
+    }
+    return r;
+}
+PTX_D ptx_u32 ptx_prmt(ptx_u32 a, ptx_u32 b, ptx_u32 c) {
+    ptx_u64 x = ((ptx_u64)b << 32) | a;
+    ptx_u32 r = 0;
+    for (int i = 0; i < 4; ++i) {
+        ptx_u32 s = (c >> (4 * i)) & 0xfu;
+        ptx_u32 byte = (ptx_u32)(x >> (8 * (s & 7u))) & 0xffu;
+        if (s & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+        r |= byte << (8 * i);
+    }
+    return r;
+}
+PTX_D ptx_u64 ptx_lop3(ptx_u64 a, ptx_u64 b, ptx_u64 c, ptx_u32 lut) {
+    ptx_u64 r = 0;
+    if (lut & 0x01u) r |= ~a & ~b & ~c;
+    if (lut & 0x02u) r |= ~a & ~b & c;
+    if (lut & 0x04u) r |= ~a & b & ~c;
+    if (lut & 0x08u) r |= ~a & b & c;
+    if (lut & 0x10u) r |= a & ~b & ~c;
+    if (lut & 0x20u) r |= a & ~b & c;
+    if (lut & 0x40u) r |= a & b & ~c;
+    if (lut & 0x80u) r |= a & b & c;
+    return r;
+}
+
+// Float to integer: already rounded to an integral value; clamped; NaN gives 0.
+PTX_D ptx_s64 ptx_f2s(double r, ptx_s64 lo, ptx_s64 hi) {
+    if (r != r) return 0;
+    if (r <= -9223372036854775808.0) return lo;
+    if (r >= 9223372036854775808.0) return hi;
+    ptx_s64 v = (ptx_s64)r;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+PTX_D ptx_u64 ptx_f2u(double r, ptx_u64 hi) {
+    if (r != r || r <= 0) return 0;
+    if (r >= 18446744073709551616.0) return hi;
+    ptx_u64 v = (ptx_u64)r;
+    return v > hi ? hi : v;
+}
+PTX_D float ptx_rint_f(float a, int m) {
+    return m == 0 ? rintf(a) : m == 1 ? truncf(a) : m == 2 ? floorf(a) : ceilf(a);
+}
+PTX_D double ptx_rint_d(double a, int m) {
+    return m == 0 ? rint(a) : m == 1 ? trunc(a) : m == 2 ? floor(a) : ceil(a);
+}
+// Integer to float in a rounding mode (64-bit integers split exactly into two doubles).
+PTX_D float ptx_s64_to_f(ptx_s64 v, int m) {
+    double hi = (double)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_f32(h, ptx_two_sum_err(hi, lo, h), m);
+}
+PTX_D float ptx_u64_to_f(ptx_u64 v, int m) {
+    double hi = (double)(ptx_u32)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_f32(h, ptx_two_sum_err(hi, lo, h), m);
+}
+PTX_D double ptx_s64_to_d(ptx_s64 v, int m) {
+    double hi = (double)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_f64(h, ptx_two_sum_err(hi, lo, h), m);
+}
+PTX_D double ptx_u64_to_d(ptx_u64 v, int m) {
+    double hi = (double)(ptx_u32)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_f64(h, ptx_two_sum_err(hi, lo, h), m);
+}
+
+// Shared-window addresses (PTX's 32-bit .shared addresses) and generic ones.
+#ifdef PTX_AMD
+typedef __attribute__((address_space(3))) unsigned char ptx_lds_byte;
+PTX_D ptx_u64 ptx_to_shared(ptx_u64 g) { return (ptx_u32)(__SIZE_TYPE__)(ptx_lds_byte*)(unsigned char*)g; }
+PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)(unsigned char*)(ptx_lds_byte*)(__SIZE_TYPE__)(ptx_u32)s; }
+#else
+PTX_D ptx_u64 ptx_to_shared(ptx_u64 g) { return (ptx_u64)__cvta_generic_to_shared((void*)g); }
+PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)__cvta_shared_to_generic((unsigned long long)(ptx_u32)s); }
+#endif
+PTX_D ptx_u32 ptx_laneid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u; }
+PTX_D ptx_u32 ptx_warpid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5; }
+
+// Atomics the vendors' headers do not share.
+PTX_D ptx_s64 ptx_atom_min_s64(ptx_s64* p, ptx_s64 v) {
+    ptx_u64* q = (ptx_u64*)p;
+    ptx_u64 old = *(volatile ptx_u64*)q, seen;
+    while ((ptx_s64)old > v && (seen = atomicCAS(q, old, (ptx_u64)v)) != old) old = seen;
+    return (ptx_s64)old;
+}
+PTX_D ptx_s64 ptx_atom_max_s64(ptx_s64* p, ptx_s64 v) {
+    ptx_u64* q = (ptx_u64*)p;
+    ptx_u64 old = *(volatile ptx_u64*)q, seen;
+    while ((ptx_s64)old < v && (seen = atomicCAS(q, old, (ptx_u64)v)) != old) old = seen;
+    return (ptx_s64)old;
+}
+"#;

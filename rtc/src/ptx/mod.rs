@@ -1,0 +1,100 @@
+//! PTX to HIP C++: the translator that lets precompiled CUDA code (PTX) run on AMD GPUs through
+//! hipRTC (issue 26, its first slice: not yet wired into module loading).
+//!
+//! [`parse`] reads PTX text (ISA 6.x-8.x, as nvcc and NVVM of CUDA 11-13 write it) into a
+//! [`Module`]; [`translate`] turns it into HIP C++: the support header ([`SUPPORT_HEADER`])
+//! first, then one `extern "C" __global__` function per `.entry` and one `__device__` function
+//! per `.func`, registers as typed locals, branches as `goto`, predicates as `bool`. The C++
+//! compiles with hipRTC (AMD) and with NVRTC (HIP's NVIDIA platform), so the same translation
+//! can be run and compared with NVIDIA's own result.
+//!
+//! What is supported keeps CUDA's semantics exactly (the header says how: rounding modes,
+//! `.ftz`, `.sat`, canonical NaNs, integer edge cases). Anything else is refused with
+//! [`PtxError::Unsupported`], naming the instruction and its line: never a silent drop, never
+//! a guess. Warp-level instructions (`shfl`, `vote`, `match`, `redux`) are refused until the
+//! 32-lane-warp-on-wave64 design lands. See `docs/ptx-on-amd.md`.
+
+mod ast;
+mod emit;
+mod header;
+mod lex;
+mod parse;
+
+pub use ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+pub use header::SUPPORT_HEADER;
+pub use parse::parse;
+
+/// The translator's version: part of the future program-cache key (a new translator never
+/// reuses an older one's compiled code). Bump it whenever the emitted C++ changes.
+pub const TRANSLATOR_VERSION: u32 = 1;
+
+/// Why PTX was not translated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PtxError {
+    /// Malformed PTX (or PTX this parser does not read), with where.
+    #[error("PTX syntax error at line {line}, column {column}: {message}")]
+    Syntax {
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        column: u32,
+        /// What was wrong.
+        message: String,
+    },
+    /// A well-formed instruction (or declaration) the translator does not translate.
+    #[error("PTX line {line}: `{instruction}` is not supported by the PTX translator: {reason}")]
+    Unsupported {
+        /// The instruction with its modifiers, as written (`shfl.sync.bfly.b32`).
+        instruction: String,
+        /// 1-based line.
+        line: u32,
+        /// Why, and what would be needed.
+        reason: String,
+    },
+}
+
+/// A translated module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Translation {
+    /// The HIP C++ source: [`SUPPORT_HEADER`], then the module.
+    pub source: String,
+    /// The kernels (`.entry` names), in the PTX's order; each is an `extern "C"` symbol of
+    /// the compiled code.
+    pub entries: Vec<String>,
+    /// The PTX's `.target` (`sm_90`, ...).
+    pub target: Vec<String>,
+    /// The PTX's `.version`.
+    pub version: String,
+}
+
+/// Translates PTX text to HIP C++.
+///
+/// # Errors
+/// [`PtxError::Syntax`] for malformed PTX (with line and column), [`PtxError::Unsupported`]
+/// for an instruction outside the translated set (naming it and its line).
+pub fn translate(ptx: &str) -> Result<Translation, PtxError> {
+    let m = parse(ptx)?;
+    if m.address_size != 64 {
+        return Err(PtxError::Unsupported {
+            instruction: format!(".address_size {}", m.address_size),
+            line: 1,
+            reason: "only 64-bit PTX is translated".into(),
+        });
+    }
+    let source = emit::emit(&m)?;
+    Ok(Translation {
+        source,
+        entries: m
+            .functions
+            .iter()
+            .filter(|f| f.entry && f.body.is_some())
+            .map(|f| f.name.clone())
+            .collect(),
+        target: m.target,
+        version: m.version,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,149 @@
+// The PTX translator's own kernels (tests/ptx_translate.rs): NVRTC compiles them to PTX, the
+// translator turns the PTX into HIP C++, hipRTC compiles that. Each exercises one area of the
+// translated instruction set. Not in the corpus (its own folder): these need no header.
+
+__device__ __noinline__ int mix(int a, int b) { return a * 3 - (b >> 2); }
+
+__device__ __noinline__ float blend(float a, float b, int k) { return k > 0 ? __fmaf_rn(a, b, 1.0f) : a - b; }
+
+extern "C" __global__ void int_math(const int* a, const int* b, int* out, unsigned* uout,
+                                    long long* lout, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = a[i], y = b[i];
+    unsigned ux = (unsigned)x, uy = (unsigned)y;
+    out[i * 10 + 0] = x / (y | 1);
+    out[i * 10 + 1] = x % (y | 1);
+    out[i * 10 + 2] = __mulhi(x, y);
+    out[i * 10 + 3] = min(x, y) ^ max(x, y);
+    out[i * 10 + 4] = __popc(x) + __clz(y) + (int)__brev(ux);
+    out[i * 10 + 5] = mix(x, y);
+    out[i * 10 + 6] = (x << (y & 31)) | (int)(ux >> 3) | (x >> (y & 15));
+    out[i * 10 + 7] = (int)__byte_perm(ux, uy, 0x5140);
+    out[i * 10 + 8] = __mul24(x, y) + __umul24(ux, uy) + abs(x);
+    out[i * 10 + 9] = (int)((ux >> 4) & 0xfffu) + (x > y ? 1 : -1) * (int)(uy % 7u);
+    uout[i] = __umulhi(ux, uy) + ux / (uy | 1u) + __ffs(x);
+    long long lx = (long long)x * y;
+    lout[i * 3 + 0] = lx + __mul64hi(lx, (long long)y << 20);
+    lout[i * 3 + 1] = (long long)((unsigned long long)lx / ((unsigned long long)uy | 1ull));
+    lout[i * 3 + 2] = (lx >> (x & 63)) ^ (long long)__umul64hi((unsigned long long)lx, 0x9e3779b97f4a7c15ull);
+}
+
+extern "C" __global__ void float_round(const float* a, const float* b, float* out, const double* da,
+                                       const double* db, double* dout, int* iout, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i];
+    double dx = da[i], dy = db[i];
+    float* o = out + i * 16;
+    o[0] = __fadd_rz(x, y);
+    o[1] = __fadd_rd(x, y);
+    o[2] = __fadd_ru(x, y);
+    o[3] = __fmul_rz(x, y);
+    o[4] = __fmul_ru(x, y);
+    o[5] = __fdiv_rd(x, y);
+    o[6] = __fdiv_ru(x, y);
+    o[7] = __fsqrt_rz(fabsf(x));
+    o[8] = __frcp_rd(x);
+    o[9] = __fmaf_rz(x, y, 1.5f);
+    o[10] = __fdiv_rn(x, y);
+    o[11] = __fsqrt_rn(fabsf(y));
+    o[12] = __saturatef(x) + fminf(x, y) - fmaxf(x, y);
+    o[13] = __double2float_rz(dx) + __double2float_ru(dy);
+    o[14] = __ll2float_rz((long long)dx) + __uint2float_rd((unsigned)x) + __int2float_ru((int)y);
+    o[15] = blend(x, y, i & 1) + __expf(x) * __sinf(y) + __fsqrt_rn(x) / y;
+    double* d = dout + i * 6;
+    d[0] = __dadd_rz(dx, dy);
+    d[1] = __dadd_ru(dx, dy);
+    d[2] = __dmul_rn(dx, dy);
+    d[3] = __ddiv_rn(dx, dy);
+    d[4] = __dsqrt_rn(fabs(dy)) - fma(dx, dy, 1.0);
+    d[5] = (double)x * dy + __ll2double_rz((long long)dx) + __ull2double_rd((unsigned long long)fabs(dy));
+    int* k = iout + i * 6;
+    k[0] = __float2int_rz(x);
+    k[1] = (int)__float2uint_rd(y);
+    k[2] = (int)__float2ll_ru(x * 1e10f);
+    k[3] = __double2int_rn(dx);
+    k[4] = (int)__double2ull_rz(dy);
+    k[5] = (int)(signed char)x + (int)(unsigned short)y;
+}
+
+extern "C" __global__ void predicates(const float* a, const float* b, const int* c, int* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i];
+    int r = 0;
+    r |= (x == y) << 0;
+    r |= (x != y) << 1;
+    r |= (x < y) << 2;
+    r |= (x <= y) << 3;
+    r |= (x > y) << 4;
+    r |= (x >= y) << 5;
+    r |= !(x < y) << 6;
+    r |= !(x >= y) << 7;
+    r |= isnan(x) << 8;
+    r |= (isnan(y) || x == y) << 9;
+    r |= ((unsigned)c[i] < 17u) << 10;
+    r |= (c[i] >= -3 && x < 0.5f) << 11;
+    for (int k = 0; k < (c[i] & 7); ++k) {
+        if (r & (1 << k)) r += k; else r ^= 3 << k;
+    }
+    out[i] = r;
+}
+
+extern "C" __global__ void shared_reduce(const float* in, float* out)
+{
+    __shared__ float s[256];
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (t < k) s[t] = __fadd_rn(s[t], s[t + k]);
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+
+extern "C" __global__ void atomics(int* ci, unsigned* cu, unsigned long long* cl, float* cf,
+                                   const int* in, int n)
+{
+    __shared__ unsigned local_hist[8];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < 8) local_hist[threadIdx.x] = 0;
+    __syncthreads();
+    if (i < n) {
+        int v = in[i];
+        atomicAdd(&ci[0], v);
+        atomicMin(&ci[1], v);
+        atomicMax(&ci[2], v);
+        atomicInc(&cu[0], 100u);
+        atomicDec(&cu[1], 100u);
+        atomicAnd(&cu[2], (unsigned)v | 0xffff0000u);
+        atomicOr(&cu[3], 1u << (v & 31));
+        atomicXor(&cu[4], (unsigned)v);
+        atomicExch(&cu[5], (unsigned)i);
+        atomicCAS(&cu[6], (unsigned)i, (unsigned)i + 1u);
+        atomicAdd(&cl[0], (unsigned long long)(v & 0xff));
+        atomicMax(&cl[1], (unsigned long long)v);
+        atomicAdd(&cf[0], 0.5f);
+        atomicAdd(&local_hist[v & 7], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 8) atomicAdd(&cu[8 + threadIdx.x], local_hist[threadIdx.x]);
+    __threadfence();
+}
+
+__constant__ float weights[4] = {0.25f, 0.5f, 0.125f, 2.0f};
+
+extern "C" __global__ void specials(unsigned* out, float* fout)
+{
+    unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    unsigned b = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    out[b * blockDim.x * blockDim.y * blockDim.z + t] = lane + 100u * (t / 32u) + 10000u * b;
+    fout[t] = weights[t & 3] * (float)t;
+}
