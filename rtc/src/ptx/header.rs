@@ -53,8 +53,10 @@ PTX_D double ptx_dadd(double a, double b) { return a + b; }
 PTX_D double ptx_dsub(double a, double b) { return a - b; }
 PTX_D double ptx_dmul(double a, double b) { return a * b; }
 PTX_D double ptx_ddiv(double a, double b) { return a / b; }
-PTX_D float ptx_fsqrt(float a) { return __builtin_sqrtf(a); }
-PTX_D double ptx_dsqrt(double a) { return __builtin_sqrt(a); }
+// sqrtf/sqrt are OCML's, correctly rounded under hipRTC's default
+// (-fhip-fp32-correctly-rounded-divide-sqrt); llvm.sqrt.f32 alone may not be.
+PTX_D float ptx_fsqrt(float a) { return sqrtf(a); }
+PTX_D double ptx_dsqrt(double a) { return sqrt(a); }
 PTX_D float ptx_ffma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 PTX_D double ptx_dfma(double a, double b, double c) { return __builtin_fma(a, b, c); }
 #else
