@@ -378,6 +378,7 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/nvcc.md")]
 #[doc = include_str!("../docs/nvrtc-on-hip.md")]
 #[doc = include_str!("../docs/proof-and-status.md")]
+#[doc = include_str!("../docs/ptx-on-amd.md")]
 #[doc = include_str!("../docs/random-numbers.md")]
 #[doc = include_str!("../docs/safe-layer.md")]
 #[cfg(doctest)]
