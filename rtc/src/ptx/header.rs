@@ -126,11 +126,17 @@ PTX_D double ptx_overflow_d(double h, int m) { // h is +-inf from finite operand
     return h;
 }
 
+// An exact zero sum x + y is +0 in every mode but .rm, where it is -0 unless x and y are both +0
+// (IEEE 754 6.3); computing it in round-to-nearest gives +0, so .rm asks here.
+PTX_D bool ptx_zero_sum_neg_rm(double x, double y) {
+    return !(x == 0 && y == 0) || (ptx_bits64(x) >> 63) || (ptx_bits64(y) >> 63);
+}
 // f32 arithmetic in a rounding mode.
 PTX_D float ptx_add_f(float a, float b, int m) {
     if (m == 0) return ptx_cnan_f(ptx_fadd(a, b));
     double h = ptx_dadd((double)a, (double)b);
     if (!ptx_finite_d(h)) return ptx_round_f32(h, 0.0, m);
+    if (h == 0) return (m == 2 && ptx_zero_sum_neg_rm(a, b)) ? -0.0f : (float)h;
     return ptx_round_f32(h, ptx_two_sum_err((double)a, (double)b, h), m);
 }
 PTX_D float ptx_sub_f(float a, float b, int m) { return m == 0 ? ptx_cnan_f(ptx_fsub(a, b)) : ptx_add_f(a, -b, m); }
@@ -143,6 +149,7 @@ PTX_D float ptx_fma_f(float a, float b, float c, int m) {
     double p = ptx_dmul((double)a, (double)b);
     double h = ptx_dadd(p, (double)c);
     if (!ptx_finite_d(h) || !ptx_finite_d(p)) return ptx_round_f32(h, 0.0, m);
+    if (h == 0) return (m == 2 && ptx_zero_sum_neg_rm(p, (double)c)) ? -0.0f : (float)h;
     return ptx_round_f32(h, ptx_two_sum_err(p, (double)c, h), m);
 }
 PTX_D float ptx_div_f(float a, float b, int m) {
@@ -165,6 +172,7 @@ PTX_D double ptx_add_d(double a, double b, int m) {
     double h = ptx_dadd(a, b);
     if (m == 0) return ptx_cnan_d(h);
     if (!ptx_finite_d(h)) return (ptx_finite_d(a) && ptx_finite_d(b)) ? ptx_overflow_d(h, m) : ptx_cnan_d(h);
+    if (h == 0) return (m == 2 && ptx_zero_sum_neg_rm(a, b)) ? -0.0 : h;
     return ptx_round_f64(h, ptx_two_sum_err(a, b, h), m);
 }
 PTX_D double ptx_sub_d(double a, double b, int m) { return m == 0 ? ptx_cnan_d(ptx_dsub(a, b)) : ptx_add_d(a, -b, m); }
