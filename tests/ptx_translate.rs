@@ -2,6 +2,7 @@
 //! writes PTX for compute_80 and compute_90 from the kernel corpus (tests/kernels) and the
 //! translator's own kernels (tests/kernels/ptx), the translator turns it into HIP C++, and
 //! hipRTC compiles that for AMD arches; the code object must hold every entry and its `.kd`.
+//! ci/rocm/test-all.sh runs it again on hipRTC 5.7.1 and 6.4.3 (gfx90a and gfx1100).
 //! On a GPU, a translated kernel runs and is compared with the same PTX loaded natively.
 //!
 //! Every test needs both compilers (NVRTC writes the PTX, hipRTC compiles the translation), so
@@ -78,11 +79,12 @@ fn amd_arches(hip: Backend) -> Vec<&'static str> {
     for a in &out {
         assert!(supported.contains(a), "{a} unknown to HIP {v}");
     }
+    eprintln!("hipRTC of HIP {v}: compiling translations for {out:?}");
     out
 }
 
 #[test]
-fn nvrtc_ptx_translates_and_compiles_with_hiprtc() {
+fn corpus_ptx_translates_and_compiles_with_hiprtc() {
     let Some(nv) = compiler(BackendKind::Cuda) else {
         return;
     };

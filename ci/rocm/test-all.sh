@@ -15,7 +15,7 @@ versions=("$@")
 ((${#versions[@]})) || versions=(5.7 6.4)
 
 # The HIP tests that need no GPU and start no child process.
-TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw candle_wave)
+TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw candle_wave ptx_translate)
 args=()
 for t in "${TESTS[@]}"; do args+=(--test "$t"); done
 mapfile -t exes < <(cargo test -p anycuda --locked "${args[@]}" --no-run --message-format=json 2>/dev/null |

@@ -353,13 +353,6 @@ impl Fx<'_> {
         for s in body {
             match s {
                 Stmt::Reg(t, names) => {
-                    if matches!(t, Ty::B128) {
-                        return Err(PtxError::Unsupported {
-                            instruction: ".reg .b128".into(),
-                            line: 0,
-                            reason: "128-bit registers are not translated yet".into(),
-                        });
-                    }
                     for n in names {
                         self.syms.insert(n.clone(), Sym::Reg(*t));
                         // Zeroed at function scope; uninitialised in a nested block, so a goto

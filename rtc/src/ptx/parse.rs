@@ -476,7 +476,15 @@ impl Parser {
         if self.is_word(".v2") || self.is_word(".v4") {
             return self.err("vector registers are not supported");
         }
+        let line = self.pos().0;
         let ty = self.ty()?;
+        if ty == Ty::B128 {
+            return Err(PtxError::Unsupported {
+                instruction: ".reg .b128".into(),
+                line,
+                reason: "128-bit registers are not translated yet".into(),
+            });
+        }
         let mut names = Vec::new();
         loop {
             let n = self.word()?;
