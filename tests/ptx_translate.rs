@@ -301,10 +301,10 @@ fn translated_kernels_match_native_ptx() {
             Buffer::from_slice(&stream, &db).unwrap(),
         );
         let mut fo = Buffer::<f32>::zeroed(&stream, n * 16).unwrap();
-        let mut dout = Buffer::<f64>::zeroed(&stream, n * 6).unwrap();
+        let mut dout = Buffer::<f64>::zeroed(&stream, n * 10).unwrap();
         let mut io = Buffer::<i32>::zeroed(&stream, n * 6).unwrap();
         let k = code.kernel("float_round").unwrap();
-        // SAFETY: float_round reads a, b, da, db [0..n], writes out[0..16n], dout[0..6n], iout[0..6n].
+        // SAFETY: float_round reads a, b, da, db [0..n], writes out[0..16n], dout[0..10n], iout[0..6n].
         unsafe {
             launch(
                 &stream,

@@ -52,6 +52,8 @@ int main() {
             volatile float add = a + b, sub = a - b, mul = a * b, div = a / b, sq = sqrtf(a), rcp = 1.0f / a;
             volatile float fm = fmaf(a, b, c), cvf = (float)x, cs = (float)s, cu = (float)u;
             volatile double dadd = x + y, cd = (double)s, cdu = (double)u;
+            volatile double dmul = x * y, ddiv = x / y, dsq = sqrt(x), drcp = 1.0 / x;
+            volatile double tx = x * 0x1p-1000, dmt = tx * y, ddt = tx / y, dst = sqrt(tx);
             fesetround(FE_TONEAREST);
             CHECK_F("add", ptx_add_f(a, b, m), add);
             CHECK_F("sub", ptx_sub_f(a, b, m), sub);
@@ -65,6 +67,13 @@ int main() {
             CHECK_F("cvt.f32.u64", ptx_u64_to_f(u, m), cu);
             CHECK_D("add.f64", ptx_add_d(x, y, m), dadd);
             CHECK_D("cvt.f64.s64", ptx_s64_to_d(s, m), cd);
+            CHECK_D("mul.f64", ptx_mul_d(x, y, m), dmul);
+            CHECK_D("div.f64", ptx_div_d(x, y, m), ddiv);
+            CHECK_D("sqrt.f64", ptx_sqrt_d(x, m), dsq);
+            CHECK_D("rcp.f64", ptx_rcp_d(x, m), drcp);
+            CHECK_D("mul.f64 tiny", ptx_mul_d(tx, y, m), dmt);
+            CHECK_D("div.f64 tiny", ptx_div_d(tx, y, m), ddt);
+            CHECK_D("sqrt.f64 tiny", ptx_sqrt_d(tx, m), dst);
             CHECK_D("cvt.f64.u64", ptx_u64_to_d(u, m), cdu);
         }
         int m = 0;

@@ -1,5 +1,5 @@
 //! The PTX support header's exact-rounding helpers (f32 `.rz`/`.rm`/`.rp` arithmetic, f64
-//! `add` in every mode, conversions) against the host FPU under `fesetround`: the header is
+//! `add`/`mul`/`div`/`sqrt`/`rcp` in every mode, subnormal results included, conversions) against the host FPU under `fesetround`: the header is
 //! compiled for the host by the system C++ compiler (its NVRTC branch, the `__*_rn` intrinsics
 //! shimmed by plain round-to-nearest operations) with `ptx_rounding_host.cpp`, over 300 000
 //! random and edge inputs (NaN, +-0, denormals, FLT_MAX, infinities). Needs `c++`; missing, it

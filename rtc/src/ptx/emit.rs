@@ -954,8 +954,11 @@ impl Fx<'_> {
         };
         let sfx = if f32 { "f" } else { "d" };
         let mode = m.unwrap_or(0);
-        if !f32 && mode != 0 && !matches!(op, "add" | "sub") {
-            return unsupported(i, "f64 directed rounding (.rz/.rm/.rp) of mul, fma, div, sqrt and rcp is not translated yet");
+        if !f32 && mode != 0 && matches!(op, "fma" | "mad") {
+            return unsupported(
+                i,
+                "f64 fma in a directed rounding mode (.rz/.rm/.rp) is not translated yet",
+            );
         }
         let v = match op {
             "add" | "sub" => format!("ptx_{op}_{sfx}({}, {}, {mode})", src(1)?, src(2)?),
@@ -963,7 +966,7 @@ impl Fx<'_> {
                 if f32 {
                     format!("ptx_mul_f({}, {}, {mode})", src(1)?, src(2)?)
                 } else {
-                    format!("ptx_cnan_d(ptx_dmul({}, {}))", src(1)?, src(2)?)
+                    format!("ptx_mul_d({}, {}, {mode})", src(1)?, src(2)?)
                 }
             }
             "fma" | "mad" => {
@@ -985,21 +988,21 @@ impl Fx<'_> {
                 } else if f32 {
                     format!("ptx_div_f({}, {}, {mode})", src(1)?, src(2)?)
                 } else {
-                    format!("ptx_cnan_d(ptx_ddiv({}, {}))", src(1)?, src(2)?)
+                    format!("ptx_div_d({}, {}, {mode})", src(1)?, src(2)?)
                 }
             }
             "sqrt" => {
                 if f32 {
                     format!("ptx_sqrt_f({}, {mode})", src(1)?)
                 } else {
-                    format!("ptx_cnan_d(ptx_dsqrt({}))", src(1)?)
+                    format!("ptx_sqrt_d({}, {mode})", src(1)?)
                 }
             }
             "rcp" => {
                 if f32 {
                     format!("ptx_rcp_f({}, {mode})", src(1)?)
                 } else {
-                    format!("ptx_cnan_d(ptx_ddiv(1.0, {}))", src(1)?)
+                    format!("ptx_rcp_d({}, {mode})", src(1)?)
                 }
             }
             "neg" => format!("(-{})", src(1)?),

@@ -10,7 +10,9 @@
 /// - f32 directed rounding (`.rz`, `.rm`, `.rp`) is computed exactly: the operation is done in
 ///   f64 with its exact error (the product of two f32 is exact in f64; sums, quotients and
 ///   square roots carry their error term), then rounded to f32 in the asked direction;
-/// - f64 `add`/`sub` directed rounding uses the exact error of the f64 sum (TwoSum);
+/// - f64 `add`/`sub` directed rounding uses the exact error of the f64 sum (TwoSum); f64
+///   `mul`/`div`/`sqrt`/`rcp` normalise their operands (frexp) so the error term is exact, then
+///   round on the way back to scale (`fma.f64` in a directed mode is refused);
 /// - float to integer conversions clamp to the destination range, NaN gives 0, as PTX says.
 pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
 typedef unsigned char ptx_u8;
@@ -176,6 +178,51 @@ PTX_D double ptx_add_d(double a, double b, int m) {
     return ptx_round_f64(h, ptx_two_sum_err(a, b, h), m);
 }
 PTX_D double ptx_sub_d(double a, double b, int m) { return m == 0 ? ptx_cnan_d(ptx_dsub(a, b)) : ptx_add_d(a, -b, m); }
+// f64 mul/div/sqrt in a directed mode. The operands are normalised by frexp (exact), so the
+// scaled result q (in [0.25, 2)) and its exact error term e (fma) never underflow; q is then
+// scaled back with ldexp, which rounds to nearest on the subnormal grid; T = that result
+// scaled up again is exact, and the sign of (q - T), else of e, says on which side of it the
+// exact value lies.
+PTX_D double ptx_dir_d(double t, int dir, int m) {
+    if (dir == 0) return t;
+    if (m == 1) return ((t > 0 && dir < 0) || (t < 0 && dir > 0)) ? ptx_next_d(t, dir) : t;
+    if (m == 2) return dir < 0 ? ptx_next_d(t, -1) : t;
+    return dir > 0 ? ptx_next_d(t, 1) : t;
+}
+PTX_D double ptx_scaled_d(double q, double e, int k, int m) {
+    double t = ldexp(q, k);
+    if (!ptx_finite_d(t)) return ptx_overflow_d(t, m);
+    double r = ptx_dsub(q, ldexp(t, -k));
+    int dir = r > 0 ? 1 : r < 0 ? -1 : (e > 0 ? 1 : e < 0 ? -1 : 0);
+    return ptx_dir_d(t, dir, m);
+}
+PTX_D double ptx_mul_d(double a, double b, int m) {
+    double h = ptx_dmul(a, b);
+    if (m == 0 || h != h || a == 0 || b == 0 || !ptx_finite_d(a) || !ptx_finite_d(b)) return ptx_cnan_d(h);
+    int ea, eb;
+    double fa = frexp(a, &ea), fb = frexp(b, &eb);
+    double q = ptx_dmul(fa, fb);
+    return ptx_scaled_d(q, ptx_dfma(fa, fb, -q), ea + eb, m);
+}
+PTX_D double ptx_div_d(double a, double b, int m) {
+    double h = ptx_ddiv(a, b);
+    if (m == 0 || h != h || a == 0 || b == 0 || !ptx_finite_d(a) || !ptx_finite_d(b)) return ptx_cnan_d(h);
+    int ea, eb;
+    double fa = frexp(a, &ea), fb = frexp(b, &eb);
+    double q = ptx_ddiv(fa, fb);
+    double rem = ptx_dfma(-q, fb, fa); // exact; the quotient's error has the sign of rem / fb
+    return ptx_scaled_d(q, fb > 0 ? rem : -rem, ea - eb, m);
+}
+PTX_D double ptx_sqrt_d(double a, int m) {
+    double h = ptx_dsqrt(a);
+    if (m == 0 || h != h || a == 0 || !ptx_finite_d(a)) return ptx_cnan_d(h);
+    int e;
+    double f = frexp(a, &e);
+    if (e & 1) { f = ptx_dmul(f, 2.0); e -= 1; }
+    double q = ptx_dsqrt(f);
+    return ptx_scaled_d(q, ptx_dfma(-q, q, f), e / 2, m);
+}
+PTX_D double ptx_rcp_d(double a, int m) { return ptx_div_d(1.0, a, m); }
 
 // min/max: NaN loses to a number; both NaN give the canonical NaN; -0 < +0.
 PTX_D float ptx_min_f(float a, float b) {

@@ -197,7 +197,16 @@ fn emits_each_form() {
             "ptx_div_f(x__25f2, x__25f3, 0)",
         ),
         ("sqrt.rm.f32 %f1, %f2;", "ptx_sqrt_f(x__25f2, 2)"),
-        ("rcp.rn.f64 %fd1, %fd2;", "ptx_ddiv(1.0, x__25fd2)"),
+        ("rcp.rn.f64 %fd1, %fd2;", "ptx_rcp_d(x__25fd2, 0)"),
+        (
+            "mul.rz.f64 %fd1, %fd2, %fd3;",
+            "ptx_mul_d(x__25fd2, x__25fd3, 1)",
+        ),
+        (
+            "div.rp.f64 %fd1, %fd2, %fd3;",
+            "ptx_div_d(x__25fd2, x__25fd3, 3)",
+        ),
+        ("sqrt.rm.f64 %fd1, %fd2;", "ptx_sqrt_d(x__25fd2, 2)"),
         (
             "sub.rm.f64 %fd1, %fd2, %fd3;",
             "ptx_sub_d(x__25fd2, x__25fd3, 2)",
@@ -302,7 +311,7 @@ fn refuses_with_the_instruction_and_its_line() {
         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1}], [%rd3];",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd1];",
         "add.cc.u32 %r1, %r2, %r3;",
-        "mul.rz.f64 %fd1, %fd2, %fd3;",
+        "fma.rz.f64 %fd1, %fd2, %fd3, %fd4;",
         "cvt.rn.f16.f32 %rs1, %f1;",
         "bar.sync 1, 64;",
         "atom.sys.global.add.u32 %r1, [%rd1], 1;",
