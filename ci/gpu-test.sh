@@ -163,11 +163,12 @@ for backend in "${BACKENDS[@]}"; do
         [[ "$r" == PASS ]] || tail -n 15 "$log" | sed 's/^/      /'
     done
 
-    # The GPU tests (#[ignore]d on machines without one): gpu_suite and every *gpu* test binary,
-    # one process per test, so a crash (a wrong ABI is a segfault) fails only its test.
+    # The GPU tests (#[ignore]d on machines without one): gpu_suite, every *gpu* test binary and
+    # ptx_translate (the translated kernels against native PTX), one process per test, so a
+    # crash (a wrong ABI is a segfault) fails only its test.
     for bin in "$DEV"/tests/*; do
         suite="$(basename "$bin")"
-        [[ -f "$bin" && -x "$bin" && "$suite" == *gpu* && "$suite" != nccl_* ]] || continue
+        [[ -f "$bin" && -x "$bin" && ("$suite" == *gpu* || "$suite" == ptx_translate) && "$suite" != nccl_* ]] || continue
         gpu_tests "$bin" "$suite" "$backend" run
     done
     # anycuda-hip's GPU tests: the HIP backend's own calls, not applicable on cuda.
