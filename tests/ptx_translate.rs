@@ -479,6 +479,8 @@ fn translated_kernels_match_native_ptx() {
     match native {
         Some(native) => {
             let want = run(&native);
+            // Every buffer compared before failing, so one run shows every difference.
+            let mut failures = Vec::new();
             for ((name, g), (_, w)) in got.iter().zip(&want) {
                 let diff: Vec<String> = g
                     .iter()
@@ -488,12 +490,14 @@ fn translated_kernels_match_native_ptx() {
                     .take(8)
                     .map(|(i, (x, y))| format!("[{i}] {x:#x} != {y:#x}"))
                     .collect();
-                assert!(
-                    diff.is_empty(),
-                    "{name}: translated differs from native PTX: {}",
-                    diff.join(", ")
-                );
+                if !diff.is_empty() {
+                    failures.push(format!(
+                        "{name}: translated differs from native PTX: {}",
+                        diff.join(", ")
+                    ));
+                }
             }
+            assert!(failures.is_empty(), "{}", failures.join("\n"));
         }
         None => eprintln!(
             "the {} backend does not load PTX here: compared with the host only",

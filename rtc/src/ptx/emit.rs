@@ -1220,6 +1220,10 @@ impl Fx<'_> {
                 } else {
                     format!("ptx_rint_d({a}, {mode})")
                 };
+                // NaN (PTX ISA, cvt): 0 when neither the source is .f64 nor the destination
+                // 64 bits wide, else 1 << (bits - 1), MININT for a signed destination (NVIDIA's
+                // hardware answers so: seen on an H200 for cvt.rzi.s64.f64).
+                let nan_is_zero = s != Ty::F64 && d.size() < 8;
                 if d.signed() {
                     let (lo, hi) = (
                         -(1i128 << (8 * d.size() - 1)),
@@ -1230,14 +1234,24 @@ impl Fx<'_> {
                     } else {
                         format!("{lo}ll")
                     };
-                    format!("({})ptx_f2s({r}, {lo}, {hi}ll)", ctype(d))
+                    let nan = if nan_is_zero {
+                        "0ll".to_owned()
+                    } else {
+                        lo.clone()
+                    };
+                    format!("({})ptx_f2s({r}, {lo}, {hi}ll, {nan})", ctype(d))
                 } else {
                     let hi = if d.size() == 8 {
                         u64::MAX
                     } else {
                         (1u64 << (8 * d.size())) - 1
                     };
-                    format!("({})ptx_f2u({r}, {hi}ull)", ctype(d))
+                    let nan = if nan_is_zero {
+                        0
+                    } else {
+                        1u64 << (8 * d.size() - 1)
+                    };
+                    format!("({})ptx_f2u({r}, {hi}ull, {nan}ull)", ctype(d))
                 }
             }
             (false, true) => {

@@ -6,14 +6,18 @@
 /// Floating-point rules it keeps, so results are CUDA's bit for bit:
 /// - no contraction: on clang (hipRTC) `#pragma clang fp contract(off)`; on NVRTC the `__f*_rn`
 ///   and `__d*_rn` intrinsics, which NVVM never fuses;
-/// - NaN results are NVIDIA's canonical NaN (`0x7fffffff`, `0x7fffffffffffffff`);
+/// - f32 NaN results are NVIDIA's canonical NaN (`0x7fffffff`); f64 NaN results are the
+///   device's own, as NVIDIA's are (an input NaN passed on quieted; seen on an H200: no
+///   canonical f64 NaN), so a NaN created by AMD's f64 unit may differ from NVIDIA's in sign
+///   or payload;
 /// - f32 directed rounding (`.rz`, `.rm`, `.rp`) is computed exactly: the operation is done in
 ///   f64 with its exact error (the product of two f32 is exact in f64; sums, quotients and
 ///   square roots carry their error term), then rounded to f32 in the asked direction;
 /// - f64 `add`/`sub` directed rounding uses the exact error of the f64 sum (TwoSum); f64
 ///   `mul`/`div`/`sqrt`/`rcp` normalise their operands (frexp) so the error term is exact, then
 ///   round on the way back to scale (`fma.f64` in a directed mode is refused);
-/// - float to integer conversions clamp to the destination range, NaN gives 0, as PTX says.
+/// - float to integer conversions clamp to the destination range; NaN gives 0 from an f32
+///   source into 32 bits or fewer, else `1 << (bits - 1)` (MININT when signed), as PTX says.
 pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
 typedef unsigned char ptx_u8;
 typedef signed char ptx_s8;
@@ -37,10 +41,11 @@ PTX_D ptx_u64 ptx_bits64(double f) { union { ptx_u64 u; double f; } x; x.f = f; 
 PTX_D bool ptx_isnan_f(float a) { return a != a; }
 PTX_D bool ptx_isnan_d(double a) { return a != a; }
 PTX_D float ptx_cnan_f(float a) { return a != a ? ptx_f32_of(0x7fffffffu) : a; }
-PTX_D double ptx_cnan_d(double a) { return a != a ? ptx_f64_of(0x7fffffffffffffffull) : a; }
+PTX_D double ptx_cnan_d(double a) { return a; } // f64: the device's NaN, as on NVIDIA
 PTX_D float ptx_ftz(float a) { return (ptx_bits32(a) & 0x7f800000u) == 0 ? ptx_f32_of(ptx_bits32(a) & 0x80000000u) : a; }
-PTX_D float ptx_sat_f(float a) { return a != a ? 0.0f : (a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a)); }
-PTX_D double ptx_sat_d(double a) { return a != a ? 0.0 : (a < 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a)); }
+// .sat: NaN and -0.0 give +0.0.
+PTX_D float ptx_sat_f(float a) { return a != a ? 0.0f : (a <= 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a)); }
+PTX_D double ptx_sat_d(double a) { return a != a ? 0.0 : (a <= 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a)); }
 PTX_D float ptx_inf_f(int s) { return ptx_f32_of(s < 0 ? 0xff800000u : 0x7f800000u); }
 PTX_D double ptx_inf_d(int s) { return ptx_f64_of(s < 0 ? 0xfff0000000000000ull : 0x7ff0000000000000ull); }
 PTX_D bool ptx_finite_d(double a) { return (ptx_bits64(a) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
@@ -352,16 +357,18 @@ PTX_D ptx_u64 ptx_lop3(ptx_u64 a, ptx_u64 b, ptx_u64 c, ptx_u32 lut) {
     return r;
 }
 
-// Float to integer: already rounded to an integral value; clamped; NaN gives 0.
-PTX_D ptx_s64 ptx_f2s(double r, ptx_s64 lo, ptx_s64 hi) {
-    if (r != r) return 0;
+// Float to integer: already rounded to an integral value; clamped; NaN gives `nan` (PTX ISA:
+// 0 from an f32 source into a destination of 32 bits or fewer, else 1 << (bits - 1)).
+PTX_D ptx_s64 ptx_f2s(double r, ptx_s64 lo, ptx_s64 hi, ptx_s64 nan) {
+    if (r != r) return nan;
     if (r <= -9223372036854775808.0) return lo;
     if (r >= 9223372036854775808.0) return hi;
     ptx_s64 v = (ptx_s64)r;
     return v < lo ? lo : (v > hi ? hi : v);
 }
-PTX_D ptx_u64 ptx_f2u(double r, ptx_u64 hi) {
-    if (r != r || r <= 0) return 0;
+PTX_D ptx_u64 ptx_f2u(double r, ptx_u64 hi, ptx_u64 nan) {
+    if (r != r) return nan;
+    if (r <= 0) return 0;
     if (r >= 18446744073709551616.0) return hi;
     ptx_u64 v = (ptx_u64)r;
     return v > hi ? hi : v;

@@ -238,8 +238,22 @@ fn emits_each_form() {
         ("slct.s32.f32 %r1, %r2, %r3, %f1;", ">= 0.0f"),
         (
             "cvt.rzi.s32.f32 %r1, %f1;",
-            "ptx_f2s((double)ptx_rint_f(x__25f1, 1), -2147483648ll, 2147483647ll)",
+            "ptx_f2s((double)ptx_rint_f(x__25f1, 1), -2147483648ll, 2147483647ll, 0ll)",
         ),
+        // NaN gives MININT / 1 << (bits - 1) from an f64 source or into 64 bits (PTX ISA).
+        (
+            "cvt.rzi.s64.f64 %rd1, %fd1;",
+            "(-9223372036854775807ll - 1), 9223372036854775807ll, (-9223372036854775807ll - 1))",
+        ),
+        (
+            "cvt.rni.s32.f64 %r1, %fd1;",
+            "-2147483648ll, 2147483647ll, -2147483648ll)",
+        ),
+        (
+            "cvt.rzi.u64.f32 %rd1, %f1;",
+            "18446744073709551615ull, 9223372036854775808ull)",
+        ),
+        ("cvt.rzi.u32.f32 %r1, %f1;", "4294967295ull, 0ull)"),
         ("cvt.rn.f32.s64 %f1, %rd1;", "ptx_s64_to_f("),
         (
             "cvt.rz.f32.f64 %f1, %fd1;",
