@@ -150,6 +150,81 @@ fn coverage_json_has_the_documented_keys_and_consistent_counts() {
         .any(|n| n == "nvrtcCompileProgram"));
 }
 
+/// A `.ptx` input for HIP targets: translated (anycuda_rtc::ptx) and compiled by hipRTC into an
+/// AMD code object with every entry; refused instructions name themselves and their line; the
+/// CUDA backend says why it does not take one.
+#[test]
+fn compile_translates_a_ptx_input_for_hip_targets() {
+    let dir = std::env::temp_dir().join(format!("anycuda-cli-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("instructions.ptx");
+    std::fs::copy(
+        common::repo_root().join("rtc/src/ptx/testdata/instructions_sm80.ptx"),
+        &ptx,
+    )
+    .unwrap();
+    let o = anycuda(&["compile", ptx.to_str().unwrap(), "--backend", "cuda"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("a .ptx input is compiled for HIP targets"),
+        "{err}"
+    );
+    if common::compiler(anycuda::BackendKind::Hip).is_some() {
+        let out = dir.join("instructions.hsaco");
+        let o = anycuda(&[
+            "compile",
+            ptx.to_str().unwrap(),
+            "--backend",
+            "hip",
+            "--arch",
+            "gfx90a",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("translated: 6 entries"));
+        let code = std::fs::read(&out).unwrap();
+        assert_eq!(common::elf_machine(&code), Some(common::EM_AMDGPU));
+        let symbols = common::elf_symbols(&code);
+        for entry in [
+            "int_math",
+            "float_round",
+            "predicates",
+            "shared_reduce",
+            "atomics",
+        ] {
+            assert!(
+                symbols.iter().any(|s| *s == format!("{entry}.kd")),
+                "{entry}: {symbols:?}"
+            );
+        }
+        let bad = dir.join("bad.ptx");
+        std::fs::write(
+            &bad,
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+             .reg .b32 %r<3>;\nshfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\nret;\n}\n",
+        )
+        .unwrap();
+        let o = anycuda(&[
+            "compile",
+            bad.to_str().unwrap(),
+            "--backend",
+            "hip",
+            "--arch",
+            "gfx90a",
+        ]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("line 7") && err.contains("shfl.sync.bfly.b32"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn compile_writes_ptx_cubin_and_code_objects() {
     let dir = std::env::temp_dir().join(format!("anycuda-cli-{}", std::process::id()));

@@ -120,6 +120,44 @@ fn output_path(a: &Args, arch: &str, ext: &str) -> PathBuf {
     }
 }
 
+/// Why a `.ptx` input is not compiled on the CUDA backend.
+fn ptx_on_cuda(file: &Path) -> String {
+    format!(
+        "{}: a .ptx input is compiled for HIP targets (--backend hip); on the CUDA backend \
+         NVIDIA's driver loads PTX as it is (cuModuleLoad), and ptxas makes a cubin of it",
+        file.display()
+    )
+}
+
+/// A `.ptx` input for HIP targets: translated to HIP C++ (`anycuda_rtc::ptx`), which hipRTC
+/// then compiles as any source, so a module's AMD code object can be checked offline.
+///
+/// # Errors
+/// The CUDA backend (NVIDIA's driver loads PTX itself), name expressions (PTX names are already
+/// lowered), and PTX the translator refuses, with the instruction and its line.
+fn ptx_to_hip(a: &Args, b: Backend, ptx: &str) -> Result<String, String> {
+    if b.kind() != BackendKind::Hip {
+        return Err(ptx_on_cuda(&a.file));
+    }
+    if !a.name_expressions.is_empty() {
+        return Err(format!(
+            "{}: --name-expression needs C++ source; PTX names are already lowered",
+            a.file.display()
+        ));
+    }
+    let t = anycuda_rtc::ptx::translate(ptx).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    eprintln!(
+        "{}: PTX {} ({}) translated: {} entr{} ({})",
+        a.file.display(),
+        t.version,
+        t.target.join(", "),
+        t.entries.len(),
+        if t.entries.len() == 1 { "y" } else { "ies" },
+        t.entries.join(", ")
+    );
+    Ok(t.source)
+}
+
 /// Runs `anycuda compile`.
 ///
 /// # Errors
@@ -135,11 +173,25 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     }
     let src =
         String::from_utf8(src).map_err(|_| format!("{}: not UTF-8 text", a.file.display()))?;
-    let name = a
+    let mut name = a
         .file
         .file_name()
         .map_or_else(|| "kernel.cu".into(), |s| s.to_string_lossy().into_owned());
+    let is_ptx = a
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ptx"));
+    if is_ptx && matches!(a.backend, Some(super::BackendArg::Cuda)) {
+        // Before the compiler is looked for: a .ptx input needs none on CUDA.
+        return Err(ptx_on_cuda(&a.file));
+    }
     let b = pick_backend(a.backend)?;
+    let src = if is_ptx {
+        name.push_str(".cpp");
+        ptx_to_hip(&a, b, &src)?
+    } else {
+        src
+    };
     let archs = if a.archs.is_empty() {
         vec![device_arch(b)?]
     } else {
