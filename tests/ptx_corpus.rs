@@ -1,9 +1,10 @@
 //! The PTX translator (`anycuda_rtc::ptx`) on a corpus of PTX that other compilers wrote:
 //! numba-cuda 0.30.4's, from anycuda's own numba kernels (tests/kernels/numba/corpus.py),
 //! compiled to PTX by numba through NVVM with no GPU (tests/kernels/numba/compile.py, in the
-//! pinned environment of `ci/numba-fetch.sh`). Each PTX is translated; a translation is compiled
-//! by hipRTC for the AMD arches the loaded hipRTC knows (gfx90a, gfx942, gfx1100; gfx1030 where
-//! hipRTC 5.2.3 knows no RDNA3) and the code object must hold every entry and its `.kd`. A PTX
+//! pinned environment of `ci/numba-fetch.sh`). Each PTX (sm_90 and sm_80) is translated; an
+//! sm_90 translation is compiled by hipRTC for the AMD arches the loaded hipRTC knows (gfx90a,
+//! gfx942, gfx1100; gfx1030 where hipRTC 5.2.3 knows no RDNA3) and the code object must hold
+//! every entry and its `.kd`. A PTX
 //! the translator refuses must be refused as `Unsupported` (never a syntax error); the test
 //! prints a table of every kernel and, for each refused one, every instruction that blocks it
 //! (the refused line removed and the rest translated again, until it translates), and ranks
@@ -308,13 +309,11 @@ fn numba_corpus_translates_and_compiles_with_hiprtc() {
     }
     let translate_s = started.elapsed().as_secs_f64();
 
-    // hipRTC: sm_90's PTX for every arch, sm_80's for gfx90a (hipRTC's time is most of CI's).
+    // hipRTC compiles sm_90's translations for every arch; sm_80's (nearly the same PTX) are
+    // translated and counted only: hipRTC's time is most of the test's (about 0.3 s a compile).
     let mut hip_failed = Vec::new();
-    for (what, t) in &translated {
-        for arch in arches
-            .iter()
-            .filter(|a| what.ends_with("(sm_90)") || **a == "gfx90a")
-        {
+    for (what, t) in translated.iter().filter(|(w, _)| w.ends_with("(sm_90)")) {
+        for arch in &arches {
             if let Err(e) = hip_compile(hip, what, t, arch) {
                 hip_failed.push(format!("{what}: {e}"));
             }
@@ -359,12 +358,15 @@ fn numba_corpus_translates_and_compiles_with_hiprtc() {
     }
     eprintln!(
         "\nNUMBA-CORPUS: {ok} of {} PTX translated ({} refused, {} not compiled by numba); \
-         {} translations compiled by hipRTC for {arches:?}; translate {translate_s:.1} s, \
+         {} translations (sm_90) compiled by hipRTC for {arches:?}; translate {translate_s:.1} s, \
          all {:.1} s",
         table.len(),
         table.len() - ok,
         numba_failed.len(),
-        translated.len(),
+        translated
+            .iter()
+            .filter(|(w, _)| w.ends_with("(sm_90)"))
+            .count(),
         started.elapsed().as_secs_f64()
     );
     assert!(hip_failed.is_empty(), "hipRTC:\n{}", hip_failed.join("\n"));
