@@ -148,3 +148,6 @@ echo "cubecl-hip-sys:  $CUBECL_CRATE"
 
 # ---- the real-world kernel corpus (tests/rocm_real_corpus.rs), pinned crates via cargo -------
 bash "$ROOT/ci/rocm/fetch-kernels.sh"
+
+# ---- numba-cuda, which writes the PTX of the numba corpus (tests/ptx_corpus.rs) ---------------
+echo "numba-cuda:      $(bash "$ROOT/ci/numba-fetch.sh")"

@@ -15,7 +15,7 @@ versions=("$@")
 ((${#versions[@]})) || versions=(5.7 6.4)
 
 # The HIP tests that need no GPU and start no child process.
-TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw candle_wave ptx_translate)
+TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw candle_wave ptx_translate ptx_corpus)
 args=()
 for t in "${TESTS[@]}"; do args+=(--test "$t"); done
 mapfile -t exes < <(cargo test -p anycuda --locked "${args[@]}" --no-run --message-format=json 2>/dev/null |
@@ -34,6 +34,10 @@ for l in sys.stdin:
 # another was half of CI's time. Each job's output is kept and printed whole, in release order.
 LOGS="$(mktemp -d)"
 trap 'rm -rf "$LOGS"' EXIT
+# The numba corpus's PTX (tests/ptx_corpus.rs), written once for every release by numba-cuda in
+# its pinned environment (ci/numba-fetch.sh), before the releases run side by side.
+export ANYCUDA_NUMBA_PTX="$LOGS/numba-ptx"
+"$(bash ci/numba-fetch.sh)" tests/kernels/numba/compile.py "$ANYCUDA_NUMBA_PTX" --cc 9.0 --cc 8.0
 for v in "${versions[@]}"; do
     bash ci/rocm.sh "$v" -- /bin/true # prepare (cached) before anything runs concurrently
 done
@@ -58,7 +62,7 @@ run_release() { # VERSION: every test binary on that release; lines for the summ
         # the resolver it feeds is anycuda's, the same on every release.
         if out="$(ANYCUDA_BACKEND=hip ANYCUDA_INCLUDE_FUZZ_CASES=60 bash ci/rocm.sh "$v" -- "$exe" "${skip[@]}" --nocapture 2>&1)"; then
             line="$(grep -E '^test result' <<<"$out" | tail -n1)"
-            grep -E '^REAL-CORPUS' <<<"$out" || true
+            grep -E '^(REAL-CORPUS|NUMBA-CORPUS)' <<<"$out" || true
         else
             status=1
             printf '%s\n' "$out" | tail -n 60
