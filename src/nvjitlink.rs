@@ -2,10 +2,13 @@
 //! PTX, cubins and fat binaries into a cubin, without a GPU. Optional and loaded at run time.
 //!
 //! Names, signatures and values are nvJitLink's. The CUDA backend serves them with NVIDIA's
-//! library; the HIP backend answers [`nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED`] for every
-//! function (hipRTC's own linker, `hiprtcLink*`, is not mapped yet). Without the library, or
-//! for an entry point the loaded library lacks, a call answers the same anycuda code, and the
-//! load error (every path tried) is logged once and returned by [`library`].
+//! library; the HIP backend is a linker of PTX for the AMD GPU (`anycuda_hip::nvjitlink`): PTX
+//! inputs are translated and compiled by hipRTC into one code object, which
+//! `nvJitLinkGetLinkedCubin` returns and the module loads take; cubins, LTO-IR and linked-PTX
+//! output answer [`nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED`], the reason in the error
+//! log. Without the library (CUDA), or for an entry point the loaded library lacks, a call
+//! answers the same anycuda code, and the load error (every path tried) is logged once and
+//! returned by [`library`].
 //!
 //! ```no_run
 //! use anycuda::nvjitlink::*;
@@ -36,9 +39,9 @@ pub enum Library {
     /// NVIDIA's nvJitLink, loaded by the CUDA backend.
     #[cfg(feature = "backend-cuda")]
     Cuda(&'static NvJitLinkTable),
-    /// The HIP backend: every call answers `NVJITLINK_ERROR_NOT_SUPPORTED`.
+    /// The HIP backend's linker of PTX for the AMD GPU (`anycuda_hip::nvjitlink`).
     #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::nvjitlink::NoLinker),
+    Hip(&'static anycuda_hip::HipBackend),
 }
 
 /// Why nvJitLink cannot be used.
@@ -55,17 +58,18 @@ pub enum LibraryError {
 /// Where `library()` found nvJitLink and which version it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LibraryInfo {
-    /// The file the loader mapped (empty on HIP).
+    /// The file the loader mapped (empty on HIP, whose linker is built in).
     pub path: String,
-    /// Its version, `1000 * major + 10 * minor` (`13050` for 13.5; 0 on HIP).
+    /// Its version, `1000 * major + 10 * minor` (`13050` for 13.5; on HIP the nvJitLink API
+    /// version its linker implements).
     pub version: i32,
     /// Entry points resolved, of the functions the pinned `nvJitLink.h` declares.
     pub entry_points: (usize, usize),
 }
 
 impl Library {
-    /// Whether this backend links with nvJitLink at all: true on the CUDA backend (whether or
-    /// not the library loaded), false on HIP, whose calls all answer not-supported.
+    /// Whether this backend links with NVIDIA's nvJitLink: true on the CUDA backend (whether or
+    /// not the library loaded), false on HIP, whose linker takes PTX only (for the AMD GPU).
     pub fn is_nvjitlink(self) -> bool {
         match self {
             #[cfg(feature = "backend-cuda")]
@@ -91,15 +95,18 @@ impl Library {
             #[cfg(feature = "backend-hip")]
             Library::Hip(_) => LibraryInfo {
                 path: String::new(),
-                version: 0,
-                entry_points: (0, total),
+                version: {
+                    let (major, minor) = anycuda_hip::nvjitlink::VERSION;
+                    (1000 * major + 10 * minor) as i32
+                },
+                entry_points: (total, total),
             },
         }
     }
 }
 
-/// The JIT linker of a given backend: nvJitLink (loaded on first use) for CUDA, the
-/// not-supported one for HIP.
+/// The JIT linker of a given backend: nvJitLink (loaded on first use) for CUDA, the PTX linker
+/// for the AMD GPU on HIP.
 ///
 /// # Errors
 /// [`LibraryError::Load`] naming every path tried.
@@ -110,7 +117,7 @@ pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
             .map(|l| Library::Cuda(&l.table))
             .map_err(|e| LibraryError::Load(e.clone())),
         #[cfg(feature = "backend-hip")]
-        Backend::Hip(_) => Ok(Library::Hip(&anycuda_hip::nvjitlink::NO_LINKER)),
+        Backend::Hip(h) => Ok(Library::Hip(h)),
     }
 }
 

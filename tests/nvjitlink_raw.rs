@@ -3,7 +3,7 @@
 //! into an sm_90 cubin (nvJitLink needs no device); bad input (garbage, empty input, no input,
 //! unknown or mismatched arch, LTO-IR without `-lto`) gives errors and logs, never a crash; a
 //! missing library answers `NVJITLINK_ERROR_NOT_SUPPORTED` with every path tried; the HIP
-//! backend answers the same for every call.
+//! backend's linker takes NVRTC's PTX (and refuses LTO-IR with the reason in its log).
 //!
 //! Under `CI=true` a missing nvJitLink or NVRTC fails the tests instead of skipping them.
 
@@ -321,25 +321,92 @@ fn missing_library_answers_not_supported() {
     );
 }
 
-#[cfg(feature = "backend-hip")]
+#[cfg(all(feature = "backend-hip", feature = "backend-cuda"))]
 #[test]
-fn hip_backend_answers_not_supported_for_every_call() {
+fn hip_backend_links_ptx_and_refuses_ltoir() {
     let Ok(b) = Backend::load(BackendKind::Hip) else {
         return;
     };
     let l = library_of(b).unwrap();
-    assert!(matches!(l, Library::Hip(_)));
-    assert_eq!(l.info().entry_points, (0, NVJITLINK_FUNCTIONS.len()));
-    let ns = nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED;
+    assert!(matches!(l, Library::Hip(_)) && !l.is_nvjitlink());
+    assert_eq!(
+        l.info().entry_points,
+        (NVJITLINK_FUNCTIONS.len(), NVJITLINK_FUNCTIONS.len())
+    );
+    let Some((ltoir, _)) = ltoir_units() else {
+        return;
+    };
+    let nv = compiler(BackendKind::Cuda).expect("NVRTC (checked by ltoir_units)");
+    let src = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }";
+    let mut p = Program::with_backend(
+        nv,
+        src,
+        ProgramOptions::new().arch("compute_80").name("k.cu"),
+    )
+    .unwrap();
+    let ptx = p.compile(CodeType::Ptx).unwrap().code().to_vec();
     let (mut major, mut minor) = (0, 0);
     let mut h: nvJitLinkHandle = core::ptr::null_mut();
-    let mut n = 0usize;
-    // SAFETY: the HIP backend reads no argument; the pointers are valid anyway.
+    let mut opts = [c"-arch=sm_90".as_ptr()];
+    // SAFETY: live handle, options and inputs for the whole block.
     unsafe {
-        assert_eq!(l.nvJitLinkVersion(&mut major, &mut minor), ns);
-        assert_eq!(l.nvJitLinkCreate(&mut h, 0, core::ptr::null_mut()), ns);
-        assert_eq!(l.nvJitLinkComplete(h), ns);
-        assert_eq!(l.nvJitLinkGetLinkedCubinSize(h, &mut n), ns);
-        assert_eq!(l.nvJitLinkDestroy(&mut h), ns);
+        assert_eq!(
+            l.nvJitLinkVersion(&mut major, &mut minor),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
+        assert_eq!(major, 13);
+        assert_eq!(
+            l.nvJitLinkCreate(&mut h, 1, opts.as_mut_ptr()),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
+        assert_eq!(
+            l.nvJitLinkAddData(
+                h,
+                nvJitLinkInputType::NVJITLINK_INPUT_LTOIR,
+                ltoir.as_ptr().cast(),
+                ltoir.len(),
+                c"a.ltoir".as_ptr()
+            ),
+            nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED
+        );
+        assert_eq!(
+            l.nvJitLinkAddData(
+                h,
+                nvJitLinkInputType::NVJITLINK_INPUT_PTX,
+                ptx.as_ptr().cast(),
+                ptx.len(),
+                c"a.ptx".as_ptr()
+            ),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
+        // NVRTC's PTX translates; without a device (CI) there is no AMD target to compile for.
+        let r = l.nvJitLinkComplete(h);
+        let mut n = 0usize;
+        assert_eq!(
+            l.nvJitLinkGetErrorLogSize(h, &mut n),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
+        let mut log = vec![0u8; n];
+        assert_eq!(
+            l.nvJitLinkGetErrorLog(h, log.as_mut_ptr().cast()),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
+        let log = String::from_utf8_lossy(&log[..n - 1]).into_owned();
+        assert!(log.contains("LTO-IR"), "{log}");
+        if b.as_hip().unwrap().current_arch().is_some() {
+            assert_eq!(r, nvJitLinkResult::NVJITLINK_SUCCESS, "{log}");
+            assert_eq!(
+                l.nvJitLinkGetLinkedCubinSize(h, &mut n),
+                nvJitLinkResult::NVJITLINK_SUCCESS
+            );
+            assert!(n > 0);
+        } else {
+            assert_eq!(r, nvJitLinkResult::NVJITLINK_ERROR_INVALID_INPUT, "{log}");
+            assert!(log.contains("no current device"), "{log}");
+        }
+        assert_eq!(
+            l.nvJitLinkDestroy(&mut h),
+            nvJitLinkResult::NVJITLINK_SUCCESS
+        );
     }
 }

@@ -6,10 +6,13 @@
 //!   anycuda's own `NVJITLINK_ERROR_NOT_SUPPORTED`;
 //! - `api/src/generated/nvjitlink_fns.rs`: the function catalogue, the function-pointer table,
 //!   the `NvJitLink` trait and the table's impl of it;
-//! - `backends/hip/src/generated/nvjitlink.rs`: the HIP backend's impl, which answers
-//!   `NVJITLINK_ERROR_NOT_SUPPORTED` for every function (hipRTC's `hiprtcLink*` is not mapped);
 //! - `src/generated/nvjitlink.rs`: the facade's C-named free functions, dispatched to the
-//!   active backend.
+//!   active backend;
+//! - `capi/src/generated/nvjitlink.rs`: the C ABI's `nvJitLink*` exports (libnvJitLink's plain
+//!   names), each the facade's function behind the re-entry guard.
+//!
+//! The HIP backend's impl, a linker of PTX for the AMD GPU, is hand-written
+//! (`backends/hip/src/nvjitlink.rs`).
 //!
 //! The header's public names are `static inline` wrappers around versioned symbols
 //! (`__nvJitLinkCreate_13_5`); with `NVJITLINK_NO_INLINE` it declares them as plain externs,
@@ -59,7 +62,7 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
     extras.entry("nvJitLinkResult".to_string()).or_default().push(ExtraConst {
         name: "NVJITLINK_ERROR_NOT_SUPPORTED".into(),
         value: ranges.anycuda_base,
-        description: "anycuda: not supported. nvJitLink declares no \"unavailable\" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and for every call on the HIP backend, which has no nvJitLink.".into(),
+        description: "anycuda: not supported. nvJitLink declares no \"unavailable\" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and on the HIP backend for inputs and outputs an AMD GPU cannot take (cubins, LTO-IR, linked PTX; the error log says which).".into(),
         origin: ExtraOrigin::Anycuda,
     });
     let fns: Vec<&FnDecl> = b
@@ -93,8 +96,8 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
             optional_lib::fns_module(&LIB, &fns, Vec::new(), &what)?,
         ),
         (
-            PathBuf::from("backends/hip/src/generated/nvjitlink.rs"),
-            hip_module(&fns, &what)?,
+            PathBuf::from("capi/src/generated/nvjitlink.rs"),
+            capi_module(&fns, &what)?,
         ),
         (
             PathBuf::from("src/generated/nvjitlink.rs"),
@@ -115,7 +118,7 @@ fn fallback(_: &FnDecl) -> Result<TokenStream> {
 }
 
 fn facade_doc(name: &str) -> String {
-    format!("`{name}` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.")
+    format!("`{name}` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.")
 }
 
 /// nvJitLink as an optional library.
@@ -134,7 +137,7 @@ const LIB: Lib<'static> = Lib {
     trait_doc: &[
         "The nvJitLink API, one method per function of the pinned `nvJitLink.h`, with",
         "NVIDIA's signatures and values. Implemented by the raw table (NVIDIA's library)",
-        "and by the HIP backend (every call answers `NVJITLINK_ERROR_NOT_SUPPORTED`).",
+        "and by the HIP backend (a linker of PTX for the AMD GPU: `anycuda_hip::nvjitlink`).",
     ],
     safety: &[
         "The contract of the nvJitLink function of the same name: every pointer and",
@@ -146,22 +149,41 @@ const LIB: Lib<'static> = Lib {
     facade_doc: &facade_doc,
 };
 
-fn hip_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
-    let mut items = optional_lib::uses(&LIB, "anycuda_api");
-    let self_ty: syn::Type = syn::parse_quote!(crate::nvjitlink::NoLinker);
-    items.push(optional_lib::hip_impl(
-        &LIB,
-        fns,
-        &self_ty,
-        &[
-            "nvJitLink on the HIP backend: every function answers",
-            "`NVJITLINK_ERROR_NOT_SUPPORTED` (hipRTC's `hiprtcLink*` is not mapped).",
-        ],
-        |_, _| Ok(quote!(nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED)),
-    )?);
+/// The C ABI's exports: one `#[no_mangle] extern "C"` function per plain name, calling the
+/// facade's function of the same name. Behind the re-entry guard (docs/c-abi.md): a call made
+/// from inside an anycuda C-ABI call (a vendor library) goes to NVIDIA's nvJitLink.
+fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
+    let mut items: Vec<syn::Item> = vec![
+        syn::parse_quote!(
+            use anycuda::nvjitlink::*;
+        ),
+        syn::parse_quote!(
+            use core::ffi::{c_char, c_int, c_uint, c_void};
+        ),
+    ];
+    for f in fns {
+        let n = crate::emit_traits::ident(&f.name);
+        let args = optional_lib::arg_idents(f);
+        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
+        let doc = format!("`{}` of the C ABI (libnvJitLink's name).", f.name);
+        items.push(syn::parse_quote! {
+            #[doc = #doc]
+            #[no_mangle]
+            pub unsafe extern "C" fn #n(#(#args: #tys),*) -> nvJitLinkResult {
+                let Some(_inside) = crate::guard::Inside::enter() else {
+                    return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                        Some(l) => unsafe { <Library as NvJitLink>::#n(&l, #(#args),*) },
+                        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+                    };
+                };
+                unsafe { anycuda::nvjitlink::#n(#(#args),*) }
+            }
+        });
+    }
     crate::emit::render(
         inputs,
-        "nvJitLink on the HIP backend: not supported, for every function.",
+        "The C ABI's nvJitLink exports (codegen/src/nvjitlink.rs): libnvJitLink's plain names, each \n\
+         the facade's function behind the re-entry guard.",
         &items,
     )
 }

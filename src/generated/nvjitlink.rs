@@ -14,7 +14,7 @@
 )]
 use anycuda_api::nvjitlink::*;
 use core::ffi::{c_char, c_int, c_uint, c_void};
-///`nvJitLinkCreate` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkCreate` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -31,7 +31,7 @@ pub unsafe fn nvJitLinkCreate(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkDestroy` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkDestroy` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -44,7 +44,7 @@ pub unsafe fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult 
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkAddData` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkAddData` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -63,7 +63,7 @@ pub unsafe fn nvJitLinkAddData(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkAddFile` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkAddFile` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -80,7 +80,7 @@ pub unsafe fn nvJitLinkAddFile(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkComplete` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkComplete` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -93,7 +93,7 @@ pub unsafe fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedCubinSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedCubinSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -109,7 +109,7 @@ pub unsafe fn nvJitLinkGetLinkedCubinSize(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedCubin` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedCubin` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -125,7 +125,7 @@ pub unsafe fn nvJitLinkGetLinkedCubin(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedPtxSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedPtxSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -141,7 +141,7 @@ pub unsafe fn nvJitLinkGetLinkedPtxSize(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedPtx` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedPtx` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -157,7 +157,7 @@ pub unsafe fn nvJitLinkGetLinkedPtx(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedLTOIRSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedLTOIRSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -173,7 +173,7 @@ pub unsafe fn nvJitLinkGetLinkedLTOIRSize(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetLinkedLTOIR` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetLinkedLTOIR` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -189,7 +189,7 @@ pub unsafe fn nvJitLinkGetLinkedLTOIR(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetErrorLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetErrorLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -205,7 +205,7 @@ pub unsafe fn nvJitLinkGetErrorLogSize(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetErrorLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetErrorLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -221,7 +221,7 @@ pub unsafe fn nvJitLinkGetErrorLog(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetInfoLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetInfoLogSize` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -237,7 +237,7 @@ pub unsafe fn nvJitLinkGetInfoLogSize(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkGetInfoLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkGetInfoLog` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and
@@ -253,7 +253,7 @@ pub unsafe fn nvJitLinkGetInfoLog(
         None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
     }
 }
-///`nvJitLinkVersion` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; not supported on HIP), with nvJitLink's signature and values.
+///`nvJitLinkVersion` on the active backend's JIT linker (NVIDIA's nvJitLink on the CUDA backend; the HIP backend's PTX linker, `anycuda_hip::nvjitlink`), with nvJitLink's signature and values.
 ///
 /// # Safety
 /// The contract of the nvJitLink function of the same name: every pointer and

@@ -62,7 +62,7 @@ impl nvJitLinkResult {
     pub const NVJITLINK_ERROR_UNSUPPORTED_ARCH: nvJitLinkResult = nvJitLinkResult(17);
     /// Requires -lto
     pub const NVJITLINK_ERROR_LTO_NOT_ENABLED: nvJitLinkResult = nvJitLinkResult(18);
-    /// anycuda: not supported. nvJitLink declares no "unavailable" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and for every call on the HIP backend, which has no nvJitLink.
+    /// anycuda: not supported. nvJitLink declares no "unavailable" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and on the HIP backend for inputs and outputs an AMD GPU cannot take (cubins, LTO-IR, linked PTX; the error log says which).
     pub const NVJITLINK_ERROR_NOT_SUPPORTED: nvJitLinkResult = nvJitLinkResult(
         805306368,
     );
@@ -185,7 +185,7 @@ impl nvJitLinkResult {
         crate::ConstInfo {
             name: "NVJITLINK_ERROR_NOT_SUPPORTED",
             value: 805306368,
-            description: "anycuda: not supported. nvJitLink declares no \"unavailable\" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and for every call on the HIP backend, which has no nvJitLink.",
+            description: "anycuda: not supported. nvJitLink declares no \"unavailable\" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and on the HIP backend for inputs and outputs an AMD GPU cannot take (cubins, LTO-IR, linked PTX; the error log says which).",
             origin: crate::Origin::Anycuda,
         },
     ];

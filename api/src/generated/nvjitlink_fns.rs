@@ -438,7 +438,7 @@ impl ::core::fmt::Debug for NvJitLinkTable {
 }
 /// The nvJitLink API, one method per function of the pinned `nvJitLink.h`, with
 /// NVIDIA's signatures and values. Implemented by the raw table (NVIDIA's library)
-/// and by the HIP backend (every call answers `NVJITLINK_ERROR_NOT_SUPPORTED`).
+/// and by the HIP backend (a linker of PTX for the AMD GPU: `anycuda_hip::nvjitlink`).
 #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 pub trait NvJitLink {
     /// `nvJitLinkCreate` with nvJitLink's signature and values.

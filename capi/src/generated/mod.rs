@@ -10,4 +10,6 @@ pub mod exports;
 #[rustfmt::skip]
 pub mod lists;
 #[rustfmt::skip]
+pub mod nvjitlink;
+#[rustfmt::skip]
 pub mod passthrough;
