@@ -33,171 +33,15 @@
 
 use crate::HipBackend;
 use anycuda_api::runtime::{cudaError_t, cudaKernel_t, cudaStream_t, dim3, uint3};
+use anycuda_rtc::fatbin::{self, FatBinary};
 use core::cell::{Cell, RefCell};
 use core::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// `__fatBinC_Wrapper_t::magic` (`FATBINC_MAGIC` of NVIDIA's `fatbinary_section.h`).
-pub(crate) const WRAPPER_MAGIC: u32 = 0x466243B1;
-/// The fat binary's own header magic.
-pub(crate) const FATBIN_MAGIC: u32 = 0xBA55ED50;
-/// Most entries read from one fat binary for the log (a real one has a few dozen at most).
-const MAX_ENTRIES: usize = 256;
-/// Largest fat binary size believed (a size above it is called damaged).
-const MAX_FATBIN: u64 = 1 << 32;
 /// Deepest per-thread configuration stack (nested `<<<>>>` in launch arguments are a handful).
 const MAX_CONFIGS: usize = 1024;
-
-/// What one entry of a fat binary holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FatbinEntry {
-    /// 1: PTX, 2: an ELF cubin (others are reported as they are).
-    pub kind: u16,
-    /// The `sm_XX`/`compute_XX` number (75, 90, ...).
-    pub arch: u32,
-    /// Payload bytes as stored (compressed or not).
-    pub size: u64,
-}
-
-/// Why a wrapper or fat binary was not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FatbinDamage {
-    /// NULL wrapper or NULL data pointer.
-    Null,
-    /// The wrapper's magic is not `0x466243B1`.
-    WrapperMagic(u32),
-    /// The wrapper's version is neither 1 nor 2.
-    WrapperVersion(u32),
-    /// The fat binary's magic is not `0xBA55ED50`.
-    FatbinMagic(u32),
-    /// A header or size field that cannot be right (the byte offset where reading stopped).
-    Layout(u64),
-}
-
-/// Reads the fat binary a `__fatBinC_Wrapper_t` points to: its entries' kinds and archs.
-///
-/// Only headers are read, never a payload. Every size is checked against the fat binary's own
-/// declared size and the bounds above before it moves the cursor, so damaged sizes stop the
-/// walk instead of sending it elsewhere.
-///
-/// # Safety
-/// `wrapper` is NULL or points to a readable `__fatBinC_Wrapper_t` whose data pointer is NULL
-/// or points to a fat binary of the size its header declares (nvcc's contract for
-/// `__cudaRegisterFatBinary`).
-pub(crate) unsafe fn read_wrapper(
-    wrapper: *const c_void,
-) -> Result<(u32, Vec<FatbinEntry>, bool), FatbinDamage> {
-    if wrapper.is_null() {
-        return Err(FatbinDamage::Null);
-    }
-    // SAFETY: the wrapper is at least { int magic; int version; const u64 *data; void *f; }.
-    let (magic, version, data) = unsafe {
-        let w = wrapper.cast::<u8>();
-        (
-            w.cast::<u32>().read_unaligned(),
-            w.add(4).cast::<u32>().read_unaligned(),
-            w.add(8).cast::<*const u8>().read_unaligned(),
-        )
-    };
-    if magic != WRAPPER_MAGIC {
-        return Err(FatbinDamage::WrapperMagic(magic));
-    }
-    if version != 1 && version != 2 {
-        return Err(FatbinDamage::WrapperVersion(version));
-    }
-    if data.is_null() {
-        return Err(FatbinDamage::Null);
-    }
-    // SAFETY: caller's contract: `data` points to a fat binary (16-byte header first).
-    let (entries, truncated) = unsafe { read_fatbin(data) }?;
-    Ok((version, entries, truncated))
-}
-
-/// Reads a fat binary's entry headers (see [`read_wrapper`]); `true` when more than
-/// [`MAX_ENTRIES`] were there.
-///
-/// # Safety
-/// `data` points to a readable fat binary of the size its header declares.
-pub(crate) unsafe fn read_fatbin(
-    data: *const u8,
-) -> Result<(Vec<FatbinEntry>, bool), FatbinDamage> {
-    // Fat binary header: u32 magic, u16 version, u16 header size, u64 size of what follows.
-    // SAFETY: caller's contract (the 16-byte header is there).
-    let (magic, header, size) = unsafe {
-        (
-            data.cast::<u32>().read_unaligned(),
-            u64::from(data.add(6).cast::<u16>().read_unaligned()),
-            data.add(8).cast::<u64>().read_unaligned(),
-        )
-    };
-    if magic != FATBIN_MAGIC {
-        return Err(FatbinDamage::FatbinMagic(magic));
-    }
-    if !(16..=256).contains(&header) || size > MAX_FATBIN {
-        return Err(FatbinDamage::Layout(4));
-    }
-    let end = header + size;
-    let mut at = header;
-    let mut out = Vec::new();
-    // Entry header (the layout of NVIDIA's own fat binaries: test `reads_nvidias_own_fat_binary`):
-    // u16 kind, u16 version, u32 header size, u64 padded payload size,
-    // u32 payload size (at 16), u32 arch (at 28); the next entry follows the padded payload.
-    while at < end {
-        if out.len() == MAX_ENTRIES {
-            return Ok((out, true));
-        }
-        if end - at < 32 {
-            return Err(FatbinDamage::Layout(at));
-        }
-        // SAFETY: `at + 32 <= end`, inside the declared fat binary.
-        let (kind, hsize, padded, payload, arch) = unsafe {
-            let e = data.add(at as usize);
-            (
-                e.cast::<u16>().read_unaligned(),
-                u64::from(e.add(4).cast::<u32>().read_unaligned()),
-                e.add(8).cast::<u64>().read_unaligned(),
-                u64::from(e.add(16).cast::<u32>().read_unaligned()),
-                e.add(28).cast::<u32>().read_unaligned(),
-            )
-        };
-        let next = at
-            .checked_add(hsize)
-            .and_then(|v| v.checked_add(padded))
-            .filter(|&n| (32..=4096).contains(&hsize) && n <= end && payload <= padded);
-        let Some(next) = next else {
-            return Err(FatbinDamage::Layout(at));
-        };
-        out.push(FatbinEntry {
-            kind,
-            arch,
-            size: payload,
-        });
-        at = next;
-    }
-    Ok((out, false))
-}
-
-/// One line naming what a fat binary holds: `PTX compute_75, cubin sm_90`.
-pub(crate) fn describe(entries: &[FatbinEntry], truncated: bool) -> String {
-    let mut s: Vec<String> = entries
-        .iter()
-        .map(|e| match e.kind {
-            1 => format!("PTX compute_{}", e.arch),
-            2 => format!("cubin sm_{}", e.arch),
-            k => format!("entry kind {k} arch {}", e.arch),
-        })
-        .collect();
-    if truncated {
-        s.push("...".into());
-    }
-    if s.is_empty() {
-        "no entries".into()
-    } else {
-        s.join(", ")
-    }
-}
 
 // ------------------------------------------------------------------ the registry
 
@@ -358,19 +202,20 @@ fn record(h: *mut *mut c_void, key: usize, name: String, kernel: bool, call: &st
 /// Registers a wrapper: the handle, or NULL (logged) for a NULL or damaged one.
 ///
 /// # Safety
-/// As [`read_wrapper`].
+/// As [`fatbin::wrapped_fatbin`].
 unsafe fn register(fatCubin: *const c_void) -> *mut *mut c_void {
-    // SAFETY: caller's contract.
-    let what = match unsafe { read_wrapper(fatCubin) } {
-        Ok((_, entries, truncated)) => describe(&entries, truncated),
-        Err(d) => {
-            log::error!(
-                "anycuda: __cudaRegisterFatBinary: not an nvcc fat binary wrapper ({d:?}); \
+    // SAFETY: caller's contract (the wrapper and its fat binary live for the program).
+    let what =
+        match unsafe { fatbin::wrapped_fatbin(fatCubin) }.and_then(|(_, b)| FatBinary::parse(b)) {
+            Ok(fb) => fb.describe(),
+            Err(d) => {
+                log::error!(
+                    "anycuda: __cudaRegisterFatBinary: not an nvcc fat binary wrapper ({d}); \
                  nothing registered, the module's kernels cannot be launched"
-            );
-            return core::ptr::null_mut();
-        }
-    };
+                );
+                return core::ptr::null_mut();
+            }
+        };
     log::warn!(
         "anycuda: an nvcc-built module registered its fat binary ({what}): it holds no AMD code, \
          so its kernels cannot run on the HIP backend; its launches will answer \
@@ -674,7 +519,7 @@ mod tests {
     fn registry_records_and_frees() {
         let fb = fatbin(&[(1, 80, b"//ptx\0")]);
         let w = Wrapper {
-            magic: WRAPPER_MAGIC,
+            magic: fatbin::WRAPPER_MAGIC,
             version: 1,
             data: fb.as_ptr(),
             filename_or_fatbins: core::ptr::null(),
@@ -711,7 +556,8 @@ mod tests {
         assert!(unsafe { register(core::ptr::null()) }.is_null());
     }
 
-    /// A fat binary as the layout above describes it: header, then (kind, arch, payload).
+    /// A fat binary of one plain entry per (kind, arch, payload), as nvcc lays them out
+    /// (`anycuda_rtc::fatbin` has the layout), in u64s as nvcc's data is.
     fn fatbin(entries: &[(u16, u32, &[u8])]) -> Vec<u64> {
         let mut body = Vec::new();
         for (kind, arch, payload) in entries {
@@ -728,7 +574,7 @@ mod tests {
             body.resize(body.len() + padded - payload.len(), 0);
         }
         let mut v = Vec::new();
-        v.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
+        v.extend_from_slice(&fatbin::FATBIN_MAGIC.to_le_bytes());
         v.extend_from_slice(&1u16.to_le_bytes());
         v.extend_from_slice(&16u16.to_le_bytes());
         v.extend_from_slice(&(body.len() as u64).to_le_bytes());
@@ -740,76 +586,5 @@ mod tests {
                 u64::from_le_bytes(w)
             })
             .collect()
-    }
-
-    /// The layout read above is NVIDIA's: the fat binary inside the pinned `libcudadevrt.a`
-    /// (nvidia-cuda-runtime wheel, under `CUDA_PATH`) is walked entry by entry to its declared
-    /// end, with the archs NVIDIA built it for.
-    #[test]
-    fn reads_nvidias_own_fat_binary() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let lib = std::env::var_os("CUDA_PATH")
-            .map_or_else(|| root.join(".cache/inputs/cuda/nvidia/cu13"), Into::into)
-            .join("lib/libcudadevrt.a");
-        let Ok(bytes) = std::fs::read(&lib) else {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{} missing (CI=true: bash ci/fetch-inputs.sh)",
-                lib.display()
-            );
-            eprintln!("SKIP: {} missing", lib.display());
-            return;
-        };
-        let magic = FATBIN_MAGIC.to_le_bytes();
-        let at = bytes
-            .windows(4)
-            .position(|w| w == magic)
-            .expect("a fat binary");
-        let declared = u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap());
-        assert!(
-            at as u64 + 16 + declared <= bytes.len() as u64,
-            "whole in the file"
-        );
-        // Copied into u64s: the reader's alignment is nvcc's (its data is a u64 array).
-        let words: Vec<u64> = bytes[at..]
-            .chunks(8)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect();
-        // SAFETY: the whole declared fat binary is in `words` (checked above).
-        let (e, truncated) = unsafe { read_fatbin(words.as_ptr().cast()) }.unwrap();
-        assert!(!truncated && e.len() > 3, "{e:?}");
-        assert!(e
-            .iter()
-            .all(|x| (x.kind == 1 || x.kind == 2) && (50..=200).contains(&x.arch)));
-        assert!(
-            describe(&e, false).contains("cubin sm_90"),
-            "{}",
-            describe(&e, false)
-        );
-    }
-
-    #[test]
-    fn reads_entries_and_stops_on_damage() {
-        let fb = fatbin(&[(1, 75, b"//ptx\0"), (2, 90, b"\x7fELF....")]);
-        // SAFETY: `fb` is a whole fat binary.
-        let (e, t) = unsafe { read_fatbin(fb.as_ptr().cast()) }.unwrap();
-        assert!(!t);
-        assert_eq!(describe(&e, t), "PTX compute_75, cubin sm_90");
-        assert_eq!(e[0].size, 6);
-        // A padded size running past the declared end stops the walk.
-        let mut bad = fb.clone();
-        bad[2 + 1] = u64::MAX; // first entry's padded payload size (bytes 24..32)
-                               // SAFETY: as above; only headers inside the declared size are read.
-        let r = unsafe { read_fatbin(bad.as_ptr().cast()) };
-        assert_eq!(r, Err(FatbinDamage::Layout(16)));
-        let mut magic = fb;
-        magic[0] ^= 1;
-        // SAFETY: as above.
-        let r = unsafe { read_fatbin(magic.as_ptr().cast()) };
-        assert!(matches!(r, Err(FatbinDamage::FatbinMagic(_))));
     }
 }
