@@ -157,9 +157,9 @@ const SPECS: &[Spec] = &[
     // ---- module ----
     e(s("module::load(fname: CString) = cuModuleLoad(*, fname.as_ptr())", "`cuModuleLoad` of a file.",
         "`fname` is an owned NUL-terminated path alive for the call"),
-      "On an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for a PTX or cubin file, with the way out in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule)."),
+      "On an AMD GPU, PTX is translated for the device; `CUDA_ERROR_NOT_SUPPORTED` for an NVIDIA cubin or PTX with an instruction the translator refuses, with the reason in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule)."),
     e(u("module::load_data(image) = cuModuleLoadData(*, image)", "`cuModuleLoadData`."),
-      "On an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for PTX text or an NVIDIA cubin, with the way out in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule)."),
+      "On an AMD GPU, PTX text is translated for the device; `CUDA_ERROR_NOT_SUPPORTED` for an NVIDIA cubin or PTX with an instruction the translator refuses, with the reason in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule)."),
     e(u("module::get_function(module, name: CString) = cuModuleGetFunction(*, module, name.as_ptr())", "`cuModuleGetFunction`."),
       "`CUDA_ERROR_NOT_FOUND` for an unknown name."),
     u("module::unload(module) = cuModuleUnload(module)", "`cuModuleUnload`."),

@@ -217,7 +217,7 @@ impl HipBackend {
     }
 
     /// The current device's target, if there is a device.
-    pub(crate) fn current_arch(&self) -> Option<String> {
+    pub fn current_arch(&self) -> Option<String> {
         let t = self.native_hip()?;
         let mut dev = 0;
         // SAFETY: valid out-pointer.

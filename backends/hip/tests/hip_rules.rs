@@ -32,7 +32,9 @@ fn assert_refused(r: CUresult, what: &str) {
     assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{what}: {r:?}");
     let why = not_supported_reason(r).expect("a reason is recorded");
     assert!(
-        why.contains("AMD") && why.contains("NVRTC"),
+        why.contains("AMD")
+            && why.contains("NVRTC")
+            && why.contains(what.split(',').next().unwrap()),
         "{what}: {why}"
     );
 }
@@ -50,32 +52,59 @@ fn nvidia_formats_refused_on_amd_with_advice() {
     let fatbin = [
         0x50u8, 0xED, 0x55, 0xBA, 1, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ];
+    // PTX is translated for AMD; with a device it loads, without one (CI) the load needs the
+    // device's target. PTX the translator refuses fails with the instruction named.
+    let translated = if b.current_arch().is_some() {
+        CUresult::CUDA_SUCCESS
+    } else {
+        CUresult::CUDA_ERROR_NO_DEVICE
+    };
+    let refused = PTX.replace("\tret;", "\ttcgen05.fence::before_thread_sync;\n\tret;");
     // SAFETY: valid out-pointer; NUL-terminated text or images of at least 20 bytes.
     unsafe {
-        assert_refused(b.cuModuleLoadData(&mut m, PTX.as_ptr().cast()), "PTX");
+        assert_eq!(b.cuModuleLoadData(&mut m, PTX.as_ptr().cast()), translated);
+        assert_refused_ptx(b.cuModuleLoadData(&mut m, refused.as_ptr().cast()), "PTX");
         assert_refused(b.cuModuleLoadData(&mut m, cubin.as_ptr().cast()), "cubin");
-        assert_refused(b.cuModuleLoadData(&mut m, fatbin.as_ptr().cast()), "fatbin");
         assert_refused(
-            b.cuModuleLoadDataEx(&mut m, PTX.as_ptr().cast(), 0, null_mut(), null_mut()),
+            b.cuModuleLoadData(&mut m, fatbin.as_ptr().cast()),
+            "fat binary",
+        );
+        assert_refused_ptx(
+            b.cuModuleLoadDataEx(&mut m, refused.as_ptr().cast(), 0, null_mut(), null_mut()),
             "PTX, Ex",
         );
         assert_refused(
             b.cuModuleLoadFatBinary(&mut m, fatbin.as_ptr().cast()),
-            "fatbin, FatBinary",
+            "fat binary, FatBinary",
         );
-        // A short text is read only up to its NUL.
-        assert_refused(b.cuModuleLoadData(&mut m, c"".as_ptr().cast()), "empty");
+        // A short text is read only up to its NUL: empty PTX is malformed.
+        assert_eq!(
+            b.cuModuleLoadData(&mut m, c"".as_ptr().cast()),
+            CUresult::CUDA_ERROR_INVALID_PTX
+        );
     }
-    assert!(m.is_null(), "no module on refusal");
+    if translated != CUresult::CUDA_SUCCESS {
+        assert!(m.is_null(), "no module on refusal");
+    }
     // A file of PTX the same way (its first bytes are judged).
     let dir = std::env::temp_dir().join(format!("anycuda-hip-rules-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("k.ptx");
-    std::fs::write(&f, &PTX[..PTX.len() - 1]).unwrap();
+    std::fs::write(&f, &refused[..refused.len() - 1]).unwrap();
     let name = std::ffi::CString::new(f.to_str().unwrap()).unwrap();
     // SAFETY: valid out-pointer, NUL-terminated name.
-    assert_refused(unsafe { b.cuModuleLoad(&mut m, name.as_ptr()) }, "PTX file");
+    assert_refused_ptx(unsafe { b.cuModuleLoad(&mut m, name.as_ptr()) }, "PTX file");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A PTX module the translator refuses: not supported, the instruction and its line named.
+fn assert_refused_ptx(r: CUresult, what: &str) {
+    assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED, "{what}: {r:?}");
+    let why = not_supported_reason(r).expect("a reason is recorded");
+    assert!(
+        why.contains("`tcgen05.fence::before_thread_sync`") && why.contains("line 7"),
+        "{what}: {why}"
+    );
 }
 
 #[test]

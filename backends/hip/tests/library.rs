@@ -277,6 +277,15 @@ fn nvidia_only_images_are_refused_with_the_way_out() {
         return;
     }
     let mut lib = null_mut();
+    // PTX is translated (when first used in a context); PTX the translator refuses is refused
+    // when the library is loaded, the instruction named.
+    let refused = std::ffi::CString::new(
+        NVIDIA_PTX
+            .to_str()
+            .unwrap()
+            .replace(" ret;", " wgmma.fence.sync.aligned;\n ret;"),
+    )
+    .unwrap();
     // SAFETY: NUL-terminated PTX; valid out-pointers.
     unsafe {
         let r = b.cuLibraryLoadData(
@@ -289,14 +298,30 @@ fn nvidia_only_images_are_refused_with_the_way_out() {
             null_mut(),
             0,
         );
+        assert_eq!(r, CUresult::CUDA_SUCCESS);
+        assert_eq!(b.cuLibraryUnload(lib), CUresult::CUDA_SUCCESS);
+        lib = null_mut();
+        let r = b.cuLibraryLoadData(
+            &mut lib,
+            refused.as_ptr().cast(),
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut(),
+            null_mut(),
+            0,
+        );
         assert_eq!(r, NOT_SUPPORTED);
         let why = anycuda_hip::not_supported_reason(r).expect("the refusal's reason");
-        assert!(why.contains("PTX") && why.contains("NVRTC"), "{why}");
+        assert!(
+            why.contains("`wgmma.fence.sync.aligned`") && why.contains("line 6"),
+            "{why}"
+        );
         assert!(lib.is_null(), "no library on a refusal");
         assert_eq!(
             b.cudaLibraryLoadData(
                 &mut lib,
-                NVIDIA_PTX.as_ptr().cast(),
+                refused.as_ptr().cast(),
                 null_mut(),
                 null_mut(),
                 0,
@@ -326,11 +351,11 @@ fn nvidia_only_images_are_refused_with_the_way_out() {
         assert!(anycuda_hip::not_supported_reason(r)
             .unwrap()
             .contains("cubin"));
-        // The same PTX from a file.
+        // The same refused PTX from a file.
         let dir = std::env::temp_dir().join(format!("anycuda-hip-library-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("k.ptx");
-        std::fs::write(&path, NVIDIA_PTX.to_bytes()).unwrap();
+        std::fs::write(&path, refused.to_bytes()).unwrap();
         let cpath = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
         assert_eq!(
             b.cuLibraryLoadFromFile(

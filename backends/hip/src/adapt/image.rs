@@ -1,38 +1,47 @@
-//! Module images HIP cannot load, refused with advice: the one place for that rule, so raw,
-//! `core`, cudarc-facade and C-ABI users all get it.
+//! Module images on the HIP backend: what AMD loads, what is translated first, and what is
+//! refused with advice: the one place for that rule, so raw, `core`, cudarc-facade and C-ABI
+//! users all get it.
 //!
 //! On an AMD GPU, HIP loads AMD code objects (ELF, machine `EM_AMDGPU` = 224) and clang offload
 //! bundles of them. PTX text and NVIDIA cubins (ELF, machine `EM_CUDA` = 190) are NVIDIA's
-//! formats; `hipModuleLoadData` would fail on them with an error that names no way out. They
-//! are refused here, before HIP sees them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
-//! the calling thread ([`not_supported_reason`]).
+//! formats; `hipModuleLoadData` would fail on them with an error that names no way out.
 //!
-//! Why `CUDA_ERROR_NOT_SUPPORTED` (801, "operation not supported on the current system or
-//! device"): the image is well-formed and loads on an NVIDIA device, so `INVALID_PTX`,
-//! `INVALID_IMAGE` or `INVALID_SOURCE` would call a good input broken; `NO_BINARY_FOR_GPU` would
-//! send the user to recompile for another `sm_XX`, which cannot help; and the project's rule for
-//! a CUDA request the other side cannot express is the not-supported error. It is also what
-//! anycuda has documented since the cudarc facade first refused these images.
+//! **PTX is translated** ([`crate::ptx_code`]): every module and library load that meets PTX
+//! (`cuModuleLoad`, `cuModuleLoadData`, `cuModuleLoadDataEx`, `cuLibraryLoadData`/`FromFile`,
+//! `cudaLibraryLoad*`) hands it to the PTX translator (`anycuda_rtc::ptx`), compiles the HIP C++
+//! with hipRTC for the current device, and loads that code object ([`code_for_ptx`]). PTX the
+//! translator refuses fails the load with `CUDA_ERROR_NOT_SUPPORTED` (an instruction outside the
+//! translated set) or `CUDA_ERROR_INVALID_PTX` (malformed), the message naming the instruction
+//! and its line: logged, kept for the calling thread ([`not_supported_reason`]) and written into
+//! `cuModuleLoadDataEx`'s error log. A library checks the translation when it is loaded and
+//! compiles it when first used in a context.
 //!
 //! PTX that carries an anycuda source bundle (`anycuda nvcc` writes one:
-//! [`anycuda_rtc::rtc_bundle`]) is the exception: on AMD its bundle is compiled with hipRTC for
-//! the device ([`crate::rtc_bundle::compile_bundle`]) and the code object loads instead
-//! ([`bundled_code`]). A damaged bundle is refused with `CUDA_ERROR_NOT_SUPPORTED` and the
-//! damage named; a bundle that does not compile fails the load with `CUDA_ERROR_INVALID_PTX`
-//! (what CUDA's driver returns when its PTX compile fails), the compile log logged.
+//! [`anycuda_rtc::rtc_bundle`]) has its bundle compiled instead ([`code_from_bundle`]): the
+//! source is the better input. A damaged bundle is refused with `CUDA_ERROR_NOT_SUPPORTED` and
+//! the damage named; a bundle that does not compile fails the load with
+//! `CUDA_ERROR_INVALID_PTX` (what CUDA's driver returns when its PTX compile fails), the compile
+//! log logged.
+//!
+//! NVIDIA cubins and fat binaries, and PTX given to the linker, are refused before HIP sees
+//! them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
+//! the calling thread ([`not_supported_reason`]). Why `CUDA_ERROR_NOT_SUPPORTED` (801,
+//! "operation not supported on the current system or device"): the image is well-formed and
+//! loads on an NVIDIA device, so `INVALID_PTX`, `INVALID_IMAGE` or `INVALID_SOURCE` would call a
+//! good input broken; `NO_BINARY_FOR_GPU` would send the user to recompile for another `sm_XX`,
+//! which cannot help; and the project's rule for a CUDA request the other side cannot express is
+//! the not-supported error.
 //!
 //! On HIP's NVIDIA platform `hipModuleLoadData` is `cuModuleLoadData`, which loads PTX and
 //! cubins; AMD cannot. That platform exists here to prove the HIP backend on an NVIDIA GPU, so
 //! by default it runs in **AMD-faithful mode** ([`amd_faithful_mode`]; `ANYCUDA_HIP_AMD_FAITHFUL=0`
-//! turns it off): every load entry refuses what AMD would refuse, with AMD's code and advice,
-//! and takes only what AMD would load ([`amd_faithful_verdict`]): AMD code objects, clang
-//! offload bundles, PTX carrying an anycuda source bundle (compiled by hipRTC first, as on AMD),
-//! and hipRTC's own output, which is PTX there and carries [`HIPRTC_OUTPUT_MARK`]
-//! (`rtc.rs` appends it). Anything else (an ELF that is not an AMD code object, LLVM bitcode, an
-//! image of no known format) is `CUDA_ERROR_INVALID_IMAGE` in that mode: not a code object AMD
-//! could load. A refusal is logged (`log::warn`) with the format and the switch, besides the
-//! advice every refusal records ([`not_supported_reason`]); `cuModuleLoadDataEx` also writes the
-//! advice into the caller's JIT error log.
+//! turns it off): every load entry treats images as on AMD (PTX translated and compiled by
+//! hipRTC, which is NVRTC there, NVIDIA's formats refused with AMD's code and advice) and takes
+//! only what AMD would load ([`amd_faithful_verdict`]): AMD code objects, clang offload bundles,
+//! and hipRTC's own output, which is PTX there and carries [`HIPRTC_OUTPUT_MARK`] (`rtc.rs`
+//! appends it). Anything else (an ELF that is not an AMD code object, LLVM bitcode, an image of
+//! no known format) is `CUDA_ERROR_INVALID_IMAGE` in that mode: not a code object AMD could
+//! load. A refusal is logged (`log::warn`) with the format and the switch.
 //!
 //! The link inputs (`cuLinkAddData`/`cuLinkAddFile`, HIP 6.4+; HIP 5.2.3's NVIDIA platform has
 //! no linker) refuse PTX, cubins and fat binaries the same way, on AMD and in that mode alike;
@@ -110,22 +119,27 @@ pub fn image_kind(head: &[u8]) -> ImageKind {
     }
 }
 
-/// Why PTX cannot load on an AMD GPU, and what to do instead.
-pub const PTX_ON_AMD: &str = "PTX (NVIDIA's format, e.g. from nvcc or a .ptx file) cannot load \
-    on an AMD GPU, where HIP takes only AMD code objects; compile the .cu source at run time \
-    with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx or \
-    compile_ptx_with_opts), whose output loads on both backends, or build the PTX with \
-    `anycuda nvcc`, which records the source in it for the HIP backend to compile";
+/// Why PTX given to the linker cannot load on an AMD GPU yet, and what to do instead (PTX
+/// given to a module or library load is translated: [`crate::ptx_code`]).
+pub const PTX_ON_AMD: &str = "PTX given to the linker (cuLinkAddData, cuLinkAddFile) cannot \
+    be linked on an AMD GPU yet; load PTX with cuModuleLoadData or cuLibraryLoadData, which \
+    translate it for the AMD GPU, or compile the .cu source at run time with NVRTC \
+    (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx), whose output loads on \
+    both backends";
 
 /// Why an NVIDIA cubin cannot load on an AMD GPU, and what to do instead.
-pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin cannot load on an AMD GPU; compile the .cu \
-    source at run time with NVRTC (nvrtcCompileProgram; anycuda::core::Program; cudarc's \
-    compile_ptx), whose output loads on both backends";
+pub const CUBIN_ON_AMD: &str = "an NVIDIA cubin (machine code for NVIDIA GPUs) cannot load on \
+    an AMD GPU; load the PTX instead (nvcc -ptx, or a fat binary built with \
+    `-gencode arch=compute_XX,code=compute_XX`), which anycuda translates for the AMD GPU, or \
+    compile the .cu source at run time with NVRTC (nvrtcCompileProgram; anycuda::core::Program; \
+    cudarc's compile_ptx), whose output loads on both backends";
 
 /// Why an NVIDIA fat binary cannot load on an AMD GPU, and what to do instead.
-pub const FATBIN_ON_AMD: &str = "an NVIDIA fat binary (cubins and PTX) cannot load on an AMD \
-    GPU; compile the .cu source at run time with NVRTC (nvrtcCompileProgram; \
-    anycuda::core::Program; cudarc's compile_ptx), whose output loads on both backends";
+pub const FATBIN_ON_AMD: &str = "an NVIDIA fat binary cannot load on an AMD GPU; load its PTX \
+    instead (nvcc -ptx, or rebuild with `-gencode arch=compute_XX,code=compute_XX`), which \
+    anycuda translates for the AMD GPU, or compile the .cu source at run time with NVRTC \
+    (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx), whose output loads on \
+    both backends";
 
 /// Why an image that is no AMD code object (nor an offload bundle, nor PTX anycuda compiles)
 /// cannot load on an AMD GPU: AMD-faithful mode's answer (`CUDA_ERROR_INVALID_IMAGE`).
@@ -282,6 +296,43 @@ pub(crate) fn refuse(code: CUresult, why: &'static str) -> CUresult {
     code
 }
 
+/// [`refuse`] for a message made at run time (a PTX translation's refusal, naming the
+/// instruction and its line): kept for the process so [`not_supported_reason`] can hand out a
+/// `&'static str`. Equal messages are kept once, and at most [`MAX_MESSAGES`] distinct ones;
+/// past that a refusal's message is logged but the reason recorded is the generic
+/// [`MESSAGES_FULL`].
+pub(crate) fn refuse_owned(code: CUresult, why: String) -> CUresult {
+    refuse(code, intern(why))
+}
+
+/// The most distinct run-time refusal messages kept (see [`refuse_owned`]).
+pub const MAX_MESSAGES: usize = 1024;
+
+/// The reason recorded once [`MAX_MESSAGES`] distinct messages are kept.
+pub const MESSAGES_FULL: &str = "the module was refused (the log has the message: anycuda keeps \
+    at most 1024 distinct refusal messages per process)";
+
+/// `why` as a `&'static str`: the kept copy of an equal message, or a new one (see
+/// [`refuse_owned`]).
+fn intern(why: String) -> &'static str {
+    use std::collections::HashSet;
+    static KEPT: std::sync::Mutex<Option<HashSet<&'static str>>> = std::sync::Mutex::new(None);
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let set = kept.get_or_insert_with(HashSet::new);
+    if let Some(&s) = set.get(why.as_str()) {
+        return s;
+    }
+    if set.len() >= MAX_MESSAGES {
+        log::error!("anycuda (HIP): {why}");
+        return MESSAGES_FULL;
+    }
+    let s: &'static str = Box::leak(why.into_boxed_str());
+    set.insert(s);
+    s
+}
+
 /// Why the HIP backend refused the calling thread's last operation that returned `code` (the
 /// way out, e.g. "compile the .cu source with NVRTC"), if the last refusal had that code.
 pub fn not_supported_reason(code: CUresult) -> Option<&'static str> {
@@ -340,6 +391,43 @@ pub fn code_from_bundle(b: &HipBackend, text: &[u8]) -> Option<Result<Vec<u8>, C
     }
 }
 
+/// The code object to load for PTX `text` (up to its NUL) where images are held to what AMD
+/// loads, else `None` (the caller loads the image as it is):
+/// - hipRTC's own output on HIP's NVIDIA platform (marked): `None`, it loads as it is;
+/// - PTX carrying an anycuda source bundle: the bundle compiled ([`code_from_bundle`]);
+///   wherever bundles are compiled ([`compile_bundles_here`]);
+/// - any other PTX: translated and compiled ([`crate::ptx_code::ptx_module_code`]); where
+///   images are held to what AMD loads ([`held_to_amd`]) only.
+///
+/// `what` names the input for the log. An error is recorded with its message.
+pub(crate) fn code_for_ptx(
+    b: &HipBackend,
+    text: &[u8],
+    what: &str,
+) -> Option<Result<Vec<u8>, CUresult>> {
+    if nvidia(b) && is_hiprtc_output(text) {
+        return None;
+    }
+    if compile_bundles_here(b) {
+        if let Some(code) = code_from_bundle(b, text) {
+            return Some(code);
+        }
+    }
+    if !held_to_amd(b) {
+        return None;
+    }
+    Some(match core::str::from_utf8(text) {
+        Ok(ptx) => crate::ptx_code::ptx_module_code(b, &[ptx], what),
+        Err(e) => Err(refuse_owned(
+            CUresult::CUDA_ERROR_INVALID_PTX,
+            format!(
+                "{what}: not PTX: the text is not ASCII (byte {})",
+                e.valid_up_to()
+            ),
+        )),
+    })
+}
+
 /// Whether source bundles are compiled here: always on an AMD device, and in AMD-faithful mode
 /// on HIP's NVIDIA platform (the default: the AMD route, bundle read back, compiled by hipRTC,
 /// code loaded, proven on an NVIDIA GPU, the only GPU this project's test machines have); with
@@ -379,17 +467,18 @@ fn bundles_mode(value: Option<&str>) -> (bool, Option<String>) {
     }
 }
 
-/// [`code_from_bundle`] for an in-memory image where bundles are compiled
-/// ([`compile_bundles_here`]); `None` otherwise, for a NULL image and for anything but text.
+/// [`code_for_ptx`] for an in-memory image: `None` for a NULL image and for anything but text
+/// (and where [`code_for_ptx`] says the text loads as it is).
 ///
 /// # Safety
 /// As [`head_of`] when `image` is non-NULL; a text image is NUL-terminated (CUDA's contract
 /// for PTX).
-pub(crate) unsafe fn bundled_code(
+pub(crate) unsafe fn own_code(
     b: &HipBackend,
     image: *const c_void,
+    what: &str,
 ) -> Option<Result<Vec<u8>, CUresult>> {
-    if image.is_null() || !compile_bundles_here(b) {
+    if image.is_null() || !(compile_bundles_here(b) || held_to_amd(b)) {
         return None;
     }
     // SAFETY: forwarded contract.
@@ -399,19 +488,19 @@ pub(crate) unsafe fn bundled_code(
     }
     // SAFETY: a text image is NUL-terminated (the caller's contract).
     let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
-    code_from_bundle(b, text.to_bytes())
+    code_for_ptx(b, text.to_bytes(), what)
 }
 
-/// [`bundled_code`] for the image in file `fname` (`cuModuleLoad`); `None` also when the file
+/// [`own_code`] for the image in file `fname` (`cuModuleLoad`); `None` also when the file
 /// cannot be read (HIP then reports it as CUDA does).
 ///
 /// # Safety
 /// `fname` is non-NULL and NUL-terminated.
-pub(crate) unsafe fn bundled_file_code(
+pub(crate) unsafe fn own_file_code(
     b: &HipBackend,
     fname: *const c_char,
 ) -> Option<Result<Vec<u8>, CUresult>> {
-    if fname.is_null() || !compile_bundles_here(b) {
+    if fname.is_null() || !(compile_bundles_here(b) || held_to_amd(b)) {
         return None;
     }
     // SAFETY: the caller's contract.
@@ -421,7 +510,7 @@ pub(crate) unsafe fn bundled_file_code(
     }
     let bytes = std::fs::read(path_of(name)?).ok()?;
     let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
-    code_from_bundle(b, &bytes[..end])
+    code_for_ptx(b, &bytes[..end], &name.to_string_lossy())
 }
 
 /// The path a C file name names.
@@ -544,16 +633,33 @@ pub(crate) unsafe fn check_library_image(
     if nvidia(b) && is_hiprtc_output(text.to_bytes()) {
         return Ok(());
     }
-    let text = core::str::from_utf8(text.to_bytes()).unwrap_or("");
+    let Ok(text) = core::str::from_utf8(text.to_bytes()) else {
+        return Err(refuse(CUresult::CUDA_ERROR_INVALID_PTX, NOT_ASCII_PTX));
+    };
     match anycuda_rtc::rtc_bundle::Bundle::find(text) {
         Ok(Some(_)) => Ok(()),
-        Ok(None) => Err(refuse_image(b, ImageKind::Text, NOT_SUPPORTED, PTX_ON_AMD)),
+        // Translated and compiled when first used in a context; a module the translator
+        // refuses is refused now, as CUDA's driver refuses PTX it cannot compile when the
+        // library is loaded.
+        Ok(None) => match anycuda_rtc::ptx::translate(text) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let e = crate::ptx_code::PtxCodeError::Translate {
+                    module: 0,
+                    error: e,
+                };
+                Err(refuse_owned(e.code(), format!("cuLibraryLoadData: {e}")))
+            }
+        },
         Err(e) => {
             log::error!("anycuda (HIP): {e}");
             Err(refuse(NOT_SUPPORTED, DAMAGED_BUNDLE_ON_AMD))
         }
     }
 }
+
+/// Why a text image that is not ASCII is no PTX.
+pub const NOT_ASCII_PTX: &str = "the image is text but not ASCII, so not PTX";
 
 /// As [`check_loadable`] for the image in file `fname` (`cuModuleLoad`), whose first bytes
 /// are read to judge it (all of it, for text in AMD-faithful mode); an unreadable file is left
@@ -872,14 +978,29 @@ mod tests {
         let Some(b) = as_nvidia(true) else { return };
         assert!(b.amd_faithful());
         let ptx = [PTX, b"\0"].concat();
+        // PTX the translator refuses (an instruction outside its set) fails with its message.
+        let refused = [
+            &PTX[..PTX.len() - 7],
+            b"\twgmma.fence.sync.aligned;\n\tret;\n}\n\0",
+        ]
+        .concat();
         let mut m: CUmodule = null_mut();
         // SAFETY: local images, out-pointers and option arrays, for the whole block.
         unsafe {
+            // PTX is translated; with no device (CI) there is no target to compile for.
             assert_eq!(
                 b.cuModuleLoadData(&mut m, ptx.as_ptr().cast()),
+                CUresult::CUDA_ERROR_NO_DEVICE
+            );
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, refused.as_ptr().cast()),
                 NOT_SUPPORTED
             );
-            assert_eq!(not_supported_reason(NOT_SUPPORTED), Some(PTX_ON_AMD));
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(
+                why.contains("wgmma.fence.sync.aligned") && why.contains("line 7"),
+                "{why}"
+            );
             assert_eq!(
                 b.cuModuleLoadData(&mut m, elf(EM_CUDA).as_ptr().cast()),
                 NOT_SUPPORTED
@@ -904,7 +1025,7 @@ mod tests {
             assert_eq!(
                 b.cuModuleLoadDataEx(
                     &mut m,
-                    ptx.as_ptr().cast(),
+                    refused.as_ptr().cast(),
                     2,
                     opts.as_mut_ptr(),
                     vals.as_mut_ptr()
@@ -914,7 +1035,31 @@ mod tests {
             let written = vals[1] as usize;
             assert_eq!(written, 64);
             assert_eq!(log[63], 0);
-            assert_eq!(&log[..63], &PTX_ON_AMD.as_bytes()[..63]);
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(
+                why.starts_with("cuModuleLoadDataEx: PTX translation"),
+                "{why}"
+            );
+            assert_eq!(&log[..63], &why.as_bytes()[..63]);
+            // The message names the instruction; a long log buffer gets all of it.
+            let mut long = [0x55u8; 512];
+            vals = [long.as_mut_ptr().cast(), 512usize as *mut c_void];
+            assert_eq!(
+                b.cuModuleLoadDataEx(
+                    &mut m,
+                    refused.as_ptr().cast(),
+                    2,
+                    opts.as_mut_ptr(),
+                    vals.as_mut_ptr()
+                ),
+                NOT_SUPPORTED
+            );
+            let n = vals[1] as usize;
+            let text = std::str::from_utf8(&long[..n - 1]).unwrap();
+            assert!(
+                text.contains("`wgmma.fence.sync.aligned`") && text.contains("line 7"),
+                "{text}"
+            );
 
             // Files: cuModuleLoad judges the file's bytes.
             let dir = std::env::temp_dir().join(format!("anycuda-faithful-{}", std::process::id()));
@@ -922,7 +1067,16 @@ mod tests {
             let file = dir.join("k.ptx");
             std::fs::write(&file, PTX).unwrap();
             let name = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
-            assert_eq!(b.cuModuleLoad(&mut m, name.as_ptr()), NOT_SUPPORTED);
+            assert_eq!(
+                b.cuModuleLoad(&mut m, name.as_ptr()),
+                CUresult::CUDA_ERROR_NO_DEVICE
+            );
+            let bad = dir.join("bad.ptx");
+            std::fs::write(&bad, &refused[..refused.len() - 1]).unwrap();
+            let bad_name = std::ffi::CString::new(bad.to_str().unwrap()).unwrap();
+            assert_eq!(b.cuModuleLoad(&mut m, bad_name.as_ptr()), NOT_SUPPORTED);
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(why.contains("bad.ptx") && why.contains("wgmma"), "{why}");
             let cubin = dir.join("k.cubin");
             std::fs::write(&cubin, elf(EM_CUDA)).unwrap();
             let name = std::ffi::CString::new(cubin.to_str().unwrap()).unwrap();
@@ -933,12 +1087,28 @@ mod tests {
             assert_eq!(check_file(&b, name.as_ptr()), Ok(()));
             std::fs::remove_dir_all(&dir).ok();
 
-            // Libraries: refused when loaded; hipRTC's marked output is kept (no device needed).
+            // Libraries: PTX the translator takes is kept (compiled when first used in a
+            // context), PTX it refuses is refused when loaded; hipRTC's marked output is kept
+            // (no device needed).
             let mut l: CUlibrary = null_mut();
             assert_eq!(
                 b.cuLibraryLoadData(
                     &mut l,
                     ptx.as_ptr().cast(),
+                    null_mut(),
+                    null_mut(),
+                    0,
+                    null_mut(),
+                    null_mut(),
+                    0
+                ),
+                CUresult::CUDA_SUCCESS
+            );
+            assert_eq!(b.cuLibraryUnload(l), CUresult::CUDA_SUCCESS);
+            assert_eq!(
+                b.cuLibraryLoadData(
+                    &mut l,
+                    refused.as_ptr().cast(),
                     null_mut(),
                     null_mut(),
                     0,
@@ -952,7 +1122,7 @@ mod tests {
             assert_eq!(
                 b.cudaLibraryLoadData(
                     &mut rl,
-                    ptx.as_ptr().cast(),
+                    refused.as_ptr().cast(),
                     null_mut(),
                     null_mut(),
                     0,

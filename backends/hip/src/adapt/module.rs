@@ -85,9 +85,10 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     }
     // SAFETY: forwarded contract.
     let mut j = tri!(unsafe { jit_options(b, true, numOptions, options, optionValues) });
-    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX with a source bundle
-    // is compiled (adapt/image.rs); that code is the backend's own and loads as it is.
-    let bundled = unsafe { super::image::bundled_code(b, image) };
+    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX is translated and
+    // compiled, or its source bundle compiled (adapt/image.rs); that code is the backend's own
+    // and loads as it is.
+    let bundled = unsafe { super::image::own_code(b, image, "cuModuleLoadDataEx") };
     let checked = match &bundled {
         Some(Ok(_)) => Ok(()),
         Some(Err(e)) => Err(*e),
@@ -218,9 +219,10 @@ unsafe fn load_image(
     if module.is_null() || image.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX with a source bundle
-    // is compiled (adapt/image.rs); that code is the backend's own and loads as it is.
-    let bundled = unsafe { super::image::bundled_code(b, image) };
+    // SAFETY: the caller's image. On AMD (and in AMD-faithful mode), PTX is translated and
+    // compiled, or its source bundle compiled (adapt/image.rs); that code is the backend's own
+    // and loads as it is.
+    let bundled = unsafe { super::image::own_code(b, image, "cuModuleLoadData") };
     let image: *const c_void = match &bundled {
         Some(Ok(code)) => code.as_ptr().cast(),
         Some(Err(e)) => return *e,
@@ -276,7 +278,14 @@ pub(crate) unsafe fn cuModuleLoadFatBinary(
     module: *mut CUmodule,
     fatCubin: *const c_void,
 ) -> CUresult {
-    let f = hip_fn!(b, hipModuleLoadFatBinary);
+    let Some(t) = b.native_hip() else {
+        return CUresult::CUDA_ERROR_NOT_INITIALIZED;
+    };
+    // HIP's fat-binary loader where it has one, else its module loader, which takes offload
+    // bundles too (so the image checks, and their advice, come first either way).
+    let Some(f) = t.hipModuleLoadFatBinary.or(t.hipModuleLoadData) else {
+        return NOT_SUPPORTED;
+    };
     // SAFETY: forwarded contract.
     unsafe { load_image(b, module, fatCubin, f) }
 }
@@ -292,9 +301,9 @@ pub(crate) unsafe fn cuModuleLoad(
     if module.is_null() || fname.is_null() {
         return INVALID_VALUE;
     }
-    // SAFETY: the caller's path. On AMD, PTX with a source bundle is compiled and its code
-    // object loaded from memory (adapt/image.rs).
-    match unsafe { super::image::bundled_file_code(b, fname) } {
+    // SAFETY: the caller's path. On AMD, PTX is translated and compiled (or its source bundle
+    // compiled) and the code object loaded from memory (adapt/image.rs).
+    match unsafe { super::image::own_file_code(b, fname) } {
         Some(Ok(code)) => {
             let load = hip_fn!(b, hipModuleLoadData);
             // SAFETY: the backend's own code, compiled from the bundle, alive for the call.

@@ -112,10 +112,11 @@ pub fn context_without_device_is_an_error(kind: BackendKind) {
     assert!(CudaContext::new_non_primary(0, 0).is_err());
 }
 
-/// Loading PTX text: on an AMD platform the HIP backend refuses it with NOT_SUPPORTED and names
-/// the way out, which the facade's `not_supported_reason` returns; a compile_ptx code object
-/// passes that check (and meets the driver's own error here, with no device). On CUDA nothing is
-/// refused.
+/// Loading PTX text: on an AMD platform the HIP backend translates it (and, with no device,
+/// meets the driver's no-device error); PTX with an instruction the translator refuses is
+/// refused with NOT_SUPPORTED, and the facade's `not_supported_reason` names the instruction.
+/// A compile_ptx code object loads as it is (and meets the driver's own error here, with no
+/// device). On CUDA nothing is refused.
 pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
     if !setup(kind) {
         return;
@@ -133,19 +134,24 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
             .platform()
             == anycuda::native::hip::Platform::Amd;
     eprintln!("{kind}: AMD platform: {amd}; load_data(PTX text) -> {e}");
+    assert_ne!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
     if amd {
+        assert_eq!(e.0, sys::CUresult::CUDA_ERROR_NO_DEVICE, "{e:?}");
+        let refused = NVCC_PTX.replace("\tret;", "\tcp.async.bulk.commit_group;\n\tret;");
+        let text = std::ffi::CString::new(refused.as_str()).unwrap();
+        // SAFETY: as above.
+        let e = unsafe { result::module::load_data(text.as_ptr().cast()) }.unwrap_err();
         assert_eq!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
         let shown = result::not_supported_reason(&e).expect("a reason is recorded");
         assert!(
-            shown.contains("compile_ptx"),
-            "message lacks the way out: {shown}"
+            shown.contains("`cp.async.bulk.commit_group`") && shown.contains("line 10"),
+            "message lacks the instruction: {shown}"
         );
-        assert!(shown.contains("AMD"), "{shown}");
-        // A file of PTX the same way.
+        // A file of that PTX the same way.
         let dir = std::env::temp_dir().join(format!("anycuda-cudarc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("k.ptx");
-        std::fs::write(&f, NVCC_PTX).unwrap();
+        std::fs::write(&f, &refused).unwrap();
         let e =
             result::module::load(std::ffi::CString::new(f.to_str().unwrap()).unwrap()).unwrap_err();
         assert_eq!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED);
@@ -155,8 +161,6 @@ pub fn nvcc_ptx_on_this_backend(kind: BackendKind) {
         let bytes = obj.as_bytes().unwrap();
         // SAFETY: `bytes` is the complete code object compile_ptx produced, alive for the call.
         let e = unsafe { result::module::load_data(bytes.as_ptr().cast()) }.unwrap_err();
-        assert_ne!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
-    } else {
         assert_ne!(e.0, sys::CUresult::CUDA_ERROR_NOT_SUPPORTED, "{e:?}");
     }
     // Ptx built from text keeps it (what load_module will hand to the driver).

@@ -777,7 +777,7 @@ pub mod module {
     /// `cuModuleLoad` of a file.
     ///
     /// # Errors
-    /// The driver's error. On an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for a PTX or cubin file, with the way out in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule).
+    /// The driver's error. On an AMD GPU, PTX is translated for the device; `CUDA_ERROR_NOT_SUPPORTED` for an NVIDIA cubin or PTX with an instruction the translator refuses, with the reason in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule).
     pub fn load(fname: CString) -> Result<sys::CUmodule, DriverError> {
         // SAFETY: `out` gives `cuModuleLoad` its own slot of the type it writes, read only on
         // success; `fname` is an owned NUL-terminated path alive for the call.
@@ -787,7 +787,7 @@ pub mod module {
     /// `cuModuleLoadData`.
     ///
     /// # Errors
-    /// The driver's error. On an AMD GPU, `CUDA_ERROR_NOT_SUPPORTED` for PTX text or an NVIDIA cubin, with the way out in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule).
+    /// The driver's error. On an AMD GPU, PTX text is translated for the device; `CUDA_ERROR_NOT_SUPPORTED` for an NVIDIA cubin or PTX with an instruction the translator refuses, with the reason in [`not_supported_reason`](crate::driver::result::not_supported_reason) (the HIP backend's rule).
     ///
     /// # Safety
     /// The CUDA contract of the wrapped call: live handles, and pointers valid for what it reads and writes.
