@@ -8,8 +8,10 @@
 #   runtime_demo12  the same program built against CUDA 12's runtime headers and NVIDIA's real
 #                   libcudart.so.12 (PyPI nvidia-cuda-runtime-cu12, bundled in .device/cuda12),
 #                   run on anycuda's libcudart.so.12 (baseline: NVIDIA's libcudart.so.12)
-#   launch          nvcc's <<<>>> with the shared runtime: runs on CUDA; on HIP the fat binary
-#                   holds no AMD code, so cudaErrorNoKernelImageForDevice is the right answer
+#   launch          nvcc's <<<>>> with the shared runtime (nvcc's default arch: a compute_75 PTX
+#                   in the fat binary): runs on CUDA, and on HIP from that PTX, translated
+#   launch_sass     the same built for machine code only (-gencode arch=compute_90,code=sm_90):
+#                   on HIP no PTX to translate, so cudaErrorNoKernelImageForDevice is the answer
 #   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
 #   core_examples   cuda.core: device, stream, memory, program, launch, graph
 #   bundled_ptx     PTX written by `anycuda nvcc --ptx` over the real nvcc (the kernel's source
@@ -51,6 +53,7 @@ build() { # NAME CMD...
 build saxpy_driver nvcc -O2 -o "$WORK/saxpy_driver" ci/capi-gpu/saxpy_driver.c -lcuda -lnvrtc
 build runtime_demo nvcc -O2 -cudart shared -o "$WORK/runtime_demo" ci/capi-gpu/runtime_demo.cpp -lnvrtc
 build launch nvcc -O2 -cudart shared -o "$WORK/launch" ci/capi-gpu/launch.cu
+build launch_sass nvcc -O2 -cudart shared -gencode arch=compute_90,code=sm_90 -o "$WORK/launch_sass" ci/capi-gpu/launch.cu
 # CUDA 12: a host compiler (the nvcc here is CUDA 13's) over CUDA 12's runtime headers (codegen's
 # crt/host_defines.h stand-in, as in CI), linked against NVIDIA's real libcudart.so.12.
 CUDA12="$DEV/cuda12"
@@ -81,12 +84,12 @@ run() { # COLUMN PROGRAM CMD...
     ((rc != 0)) || rm -f "$OUT/$prog.$col.log" # passing runs' logs add nothing to the line above
 }
 HIPENV=(ANYCUDA_BACKEND=hip ANYCUDA_HIP_LIBRARY="$HIPNV/libamdhip64.so")
-for prog in saxpy_driver runtime_demo launch; do
+for prog in saxpy_driver runtime_demo launch launch_sass; do
     [[ -x "$WORK/$prog" ]] || { RES[$prog,nvidia]="not built"; continue; }
     run nvidia "$prog" "$WORK/$prog"
     run cuda "$prog" env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog"
     arg=()
-    [[ "$prog" == launch ]] && arg=(expect-no-image)
+    [[ "$prog" == launch_sass ]] && arg=(expect-no-image)
     run hip "$prog" env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" "${arg[@]}"
 done
 # The CUDA 12 program: NVIDIA's libcudart.so.12 for the baseline, anycuda's (LIBDIR's
@@ -136,7 +139,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch bundled_ptx saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

@@ -13,6 +13,7 @@
 #   .cache/inputs/cuda/nvidia/cuda_runtime/   CUDA 12.9's runtime (include/cuda_runtime_api.h, ...,
 #                                             lib/libcudart.so.12): the C ABI's libcudart.so.12
 #   .cache/inputs/cubecl/cubecl-hip-sys/      the vendored crate (src/bindings/bindings_*.rs)
+#   .cache/inputs/nvcc-13.0/nvidia/cu13/bin/  nvcc 13.0 (ci/candle-fetch.sh): fat binaries for tests
 #   /usr/include/hip/                         HIP 5.2.3 headers (Debian libamdhip64-dev)
 set -euo pipefail
 
@@ -139,6 +140,9 @@ bash "$ROOT/ci/nccl-fetch.sh"
 bash "$ROOT/ci/curand-fetch.sh"
 bash "$ROOT/ci/cublas-fetch.sh"
 bash "$ROOT/ci/cublaslt-fetch.sh"
+# nvcc 13.0 (PyPI wheels, pinned there): the fat binary tests run it (rtc/tests/fatbin_nvcc.rs,
+# the nvcc-built program of tests/); the candle step uses the same prefix.
+bash "$ROOT/ci/candle-fetch.sh" >/dev/null
 
 echo "CUDA headers:    $CUDA_DIR/nvidia/cu13/include"
 echo "CUDA libraries:  $CUDA_DIR/nvidia/cu13/lib"

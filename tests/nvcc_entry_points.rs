@@ -4,8 +4,9 @@
 //!
 //! - HIP (selected for the process, as `ANYCUDA_BACKEND=hip` would; ROCm 5.2.3 loads without a
 //!   GPU): registration gives a handle, push/pop round-trip per thread, every launch or query of
-//!   the registered kernel (or variable) answers `cudaErrorNoKernelImageForDevice` and leaves it
-//!   as the last error, unregistering frees it all (the stub gets HIP's own answer again), and
+//!   a kernel (or variable) of a machine-code-only fat binary answers
+//!   `cudaErrorNoKernelImageForDevice` and leaves it as the last error, one with PTX answers
+//!   `cudaErrorNoDevice` without a device (it would be translated for one), unregistering frees it all (the stub gets HIP's own answer again), and
 //!   damaged wrappers are refused with a NULL handle, never a crash.
 //! - CUDA (NVIDIA's libcudart 13.5 from PyPI, no GPU): the forwarding resolves, and NVIDIA's
 //!   runtime answers (push then pop hands back the pushed configuration).
@@ -198,7 +199,8 @@ fn hip_registers_nvcc_modules_and_refuses_their_kernels_by_name() {
     // SAFETY: no arguments; clears what the launch left.
     unsafe { rt::cudaGetLastError() };
 
-    let data = fatbin(&[(1, 90, &ptx), (2, 90, &cubin)]);
+    // Machine code only first: nothing to translate, so every call is refused by name.
+    let data = fatbin(&[(2, 90, &cubin)]);
     let mut w = wrapper(&data);
     let name = CString::new("scale").unwrap();
     let var = CString::new("table").unwrap();
@@ -378,6 +380,45 @@ fn hip_registers_nvcc_modules_and_refuses_their_kernels_by_name() {
         );
     }
     assert_eq!(launch(stub), before);
+
+    // With PTX the module is translated for the device on first use; with no device here
+    // (CI), the answer is CUDA's for a missing device, kept as the last error.
+    let with_ptx = fatbin(&[(1, 90, &ptx), (2, 90, &cubin)]);
+    let mut wp = wrapper(&with_ptx);
+    // SAFETY: `wp` wraps a whole fat binary; names are C strings; `k` is a local out-handle.
+    unsafe {
+        let h = rt::__cudaRegisterFatBinary((&mut wp as *mut Wrapper).cast());
+        assert!(!h.is_null());
+        rt::__cudaRegisterFunction(
+            h,
+            stub.cast(),
+            name.as_ptr().cast_mut(),
+            name.as_ptr(),
+            -1,
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+        );
+        let mut n = 0;
+        let devices = rt::cudaGetDeviceCount(&mut n) == cudaError_t::cudaSuccess && n > 0;
+        rt::cudaGetLastError();
+        if !devices {
+            let mut k: cudaKernel_t = core::ptr::null_mut();
+            assert_eq!(
+                rt::__cudaGetKernel(&mut k, stub),
+                cudaError_t::cudaErrorNoDevice
+            );
+            assert_eq!(rt::cudaGetLastError(), cudaError_t::cudaErrorNoDevice);
+            assert_eq!(launch(stub), cudaError_t::cudaErrorNoDevice);
+            rt::cudaGetLastError();
+        }
+        rt::__cudaUnregisterFatBinary(h);
+    }
+    assert_eq!(launch(stub), before);
+    // SAFETY: no arguments.
+    unsafe { rt::cudaGetLastError() };
 
     // Damaged wrappers: NULL handle, never a crash, and nothing registered under it.
     let mut bad_magic = Wrapper { magic: 0x1234, ..w };

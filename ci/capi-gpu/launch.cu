@@ -1,8 +1,9 @@
 // A program built the usual nvcc way: a __global__ kernel launched with <<<>>>, with the shared
 // CUDA runtime (-cudart shared), so nvcc's hidden entry points (__cudaRegisterFatBinary,
 // __cudaRegisterFunction, __cudaPushCallConfiguration, ...) are called in libcudart: anycuda's
-// when its folder is first on the library path. On CUDA it must run and be right. On HIP the fat
-// binary holds no AMD code: the launch must fail with cudaErrorNoKernelImageForDevice (argument
+// when its folder is first on the library path. It must run and be right on CUDA, and on HIP
+// when its fat binary has PTX (anycuda translates it for the device). Built with machine code
+// only, the launch on HIP must fail with cudaErrorNoKernelImageForDevice (argument
 // "expect-no-image"), never crash.
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -1185,8 +1185,8 @@ fn read_nvcc_guards(
             ),
             None => bail!("codegen/hip-nvcc-guard.txt:{line}: `{func}` has no parameter `{param}`"),
         }
-        if what != "kernel" && what != "var" {
-            bail!("codegen/hip-nvcc-guard.txt:{line}: `{what}` is neither `kernel` nor `var`");
+        if !["kernel", "var", "hook"].contains(&what.as_str()) {
+            bail!("codegen/hip-nvcc-guard.txt:{line}: `{what}` is none of `kernel`, `var`, `hook`");
         }
         if out
             .insert(func.clone(), (param.clone(), what.clone()))
@@ -1206,11 +1206,34 @@ fn with_nvcc_guard(
 ) -> Result<TokenStream> {
     let mut f: syn::ImplItemFn =
         syn::parse2(m).with_context(|| format!("re-reading the HIP method of {name}"))?;
-    let p = ident(param);
-    let check = ident(&format!("refuse_{what}"));
-    let stmt: syn::Stmt = syn::parse_quote! {
-        if let Some(e) = crate::adapt::nvcc::#check(#p, #name) {
-            return e;
+    let stmt: syn::Stmt = if what == "hook" {
+        // The registry's own method for the call: every argument passed on.
+        let hook = ident(name);
+        let args: Vec<TokenStream> = f
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => {
+                    let pat = &t.pat;
+                    Some(quote!(#pat))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        syn::parse_quote! {
+            // SAFETY: the caller's contract, forwarded unchanged.
+            if let Some(e) = unsafe { crate::adapt::nvcc::hooks::#hook(self, #(#args),*) } {
+                return e;
+            }
+        }
+    } else {
+        let p = ident(param);
+        let check = ident(&format!("refuse_{what}"));
+        syn::parse_quote! {
+            if let Some(e) = crate::adapt::nvcc::#check(#p, #name) {
+                return e;
+            }
         }
     };
     f.block.stmts.insert(0, stmt);

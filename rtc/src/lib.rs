@@ -6,7 +6,8 @@
 //! ([`rtc_headers`]) and nvcc's include search ([`rtc_include`]), the program lifecycle both
 //! backends serve `nvrtc*` with ([`rtc_program`]), the source bundles `anycuda nvcc` puts in
 //! PTX ([`rtc_bundle`]), the readers of compiled code images (ELF, AMD's MessagePack notes,
-//! kernel parameters: [`params`]), the persistent program cache ([`cache`]), and the PTX to
+//! kernel parameters: [`params`]), NVIDIA's fat binaries ([`fatbin`]), the persistent program
+//! cache ([`cache`]), and the PTX to
 //! HIP C++ translator ([`ptx`], not yet wired into module loading).
 //!
 //! Where it sits: on `anycuda-api` (the vocabulary: types, traits, handle tables), below the
@@ -24,6 +25,7 @@
 pub use anycuda_api as __api;
 
 pub mod cache;
+pub mod fatbin;
 pub mod params;
 pub mod ptx;
 pub mod rtc_bundle;

@@ -178,7 +178,7 @@ pub(crate) unsafe fn cuLaunchKernelEx(
 ///
 /// # Safety
 /// CUDA's contract for the arguments; `f` is a function of this backend.
-unsafe fn launch_resolved(
+pub(crate) unsafe fn launch_resolved(
     b: &HipBackend,
     f: CUfunction,
     grid: dim3,

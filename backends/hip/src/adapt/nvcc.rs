@@ -1,5 +1,5 @@
-//! nvcc's hidden Runtime entry points on HIP: programs built with nvcc start, and their
-//! `<<<>>>` launches fail with a clear error instead of a crash.
+//! nvcc's hidden Runtime entry points on HIP: programs built with nvcc run their `<<<>>>`
+//! launches from the PTX in their fat binaries, translated for the device.
 //!
 //! nvcc embeds each translation unit's kernels as a fat binary (PTX and NVIDIA cubins) and
 //! registers it from a static initialiser: `__cudaRegisterFatBinary` on the wrapper, then
@@ -10,203 +10,100 @@
 //! (CUDA 13) or `cudaLaunchKernel` (`__NV_LEGACY_LAUNCH`), ignoring the result: the program sees
 //! it through `cudaGetLastError`.
 //!
-//! A fat binary holds no AMD code, and anycuda has no source to compile, so on HIP:
-//! - the registrations are kept in a registry (thread-safe; freed on unregister) and the fat
-//!   binary's contents are logged once (the architectures of its PTX and cubins);
+//! On HIP:
+//! - the registrations are kept in a registry (thread-safe; forgotten on unregister), with the
+//!   wrapper's address (nvcc's data lives for the program), and the fat binary's contents are
+//!   logged once ([`anycuda_rtc::fatbin`] reads it: entries, LZ4/zstd payloads);
+//! - on the first use of a registered kernel stub or variable on a device (a launch, an
+//!   attribute or occupancy query, a symbol copy or address: the calls marked `hook` in
+//!   `codegen/hip-nvcc-guard.txt`, served by [`hooks`]), the fat binary's best PTX (the highest
+//!   `compute_XX`, [`anycuda_rtc::fatbin::best_ptx`]) is translated and compiled for the current
+//!   device by [`crate::ptx_code::ptx_module_code`] (through the program cache), loaded
+//!   (`cuModuleLoadData`, so AMD-faithful mode's rules apply), and every registered kernel and
+//!   variable of the module is resolved (`cuModuleGetFunction`, `cuModuleGetGlobal`). The
+//!   result, module or refusal, is kept per (module, device): one compile per device, one log;
+//! - the call then goes to the module's function or variable with the rules the backend has for
+//!   module functions (`cuLaunchKernel`'s translation of launches, `cuFuncGetAttribute`, the
+//!   occupancy calls; a symbol copy is a bounds-checked `cudaMemcpy` to the variable's address);
+//! - a fat binary with machine code only (no PTX) answers `cudaErrorNoKernelImageForDevice`
+//!   with the advice to rebuild with `-gencode arch=compute_XX,code=compute_XX` (XX from its
+//!   cubins); PTX the translator refuses, or code that does not load, answers the same, logged
+//!   once with the reason `ptx_module_code` recorded (the instruction and its line); without a
+//!   device the answer is `cudaErrorNoDevice`, as CUDA's when it cannot create a context;
+//! - a failed launch is kept as the thread's last error (`cudaGetLastError` and
+//!   `cudaPeekAtLastError` report it first, since the launch stub drops the launch's result);
 //! - the call configuration is kept per thread, as nvcc's code expects (pop returns what push
-//!   stored, last in first out);
-//! - every call that names a registered kernel stub or variable (launches, attribute and
-//!   occupancy queries, symbol copies; the list is `codegen/hip-nvcc-guard.txt`) answers
-//!   `cudaErrorNoKernelImageForDevice`, logged with the kernel's name and the way out, and kept
-//!   as the thread's last error (`cudaGetLastError`/`cudaPeekAtLastError` report it, since the
-//!   launch stub drops the launch's own result).
+//!   stored, last in first out).
 //!
-//! Why `cudaErrorNoKernelImageForDevice` even with no device: CUDA answers `cudaErrorNoDevice`
-//! on a machine without a GPU because it must create a context to load the module before it
-//! can learn anything about the kernel; anycuda already knows, without a device, that no device
-//! of this backend can ever run it, and "no device" would send the user looking for a GPU that
-//! would not help. On HIP's NVIDIA platform the same holds: the kernels were registered with
-//! anycuda, not with NVIDIA's runtime that HIP calls, so they cannot go through HIP either; the
-//! CUDA backend (`ANYCUDA_BACKEND=cuda`) runs them.
+//! Not served yet, refused by name with `cudaErrorNoKernelImageForDevice`: symbol memcpy graph
+//! nodes on nvcc-built variables and `__managed__` variables (`__cudaInitModule` answers "not
+//! initialised"). Loaded modules are not unloaded when nvcc unregisters the fat binary (at
+//! process exit, when the runtime may be gone already): the handles are only forgotten.
 //!
 //! Pointers not in the registry take the path they took before (HIP's answer).
 
 use crate::HipBackend;
+use anycuda_api::driver::{CUdeviceptr, CUfunction, CUmodule, CUresult};
 use anycuda_api::runtime::{cudaError_t, cudaKernel_t, cudaStream_t, dim3, uint3};
+use anycuda_rtc::fatbin::{self, FatBinary};
 use core::cell::{Cell, RefCell};
 use core::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::collections::BTreeMap;
+use std::ffi::CString;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// `__fatBinC_Wrapper_t::magic` (`FATBINC_MAGIC` of NVIDIA's `fatbinary_section.h`).
-pub(crate) const WRAPPER_MAGIC: u32 = 0x466243B1;
-/// The fat binary's own header magic.
-pub(crate) const FATBIN_MAGIC: u32 = 0xBA55ED50;
-/// Most entries read from one fat binary for the log (a real one has a few dozen at most).
-const MAX_ENTRIES: usize = 256;
-/// Largest fat binary size believed (a size above it is called damaged).
-const MAX_FATBIN: u64 = 1 << 32;
 /// Deepest per-thread configuration stack (nested `<<<>>>` in launch arguments are a handful).
 const MAX_CONFIGS: usize = 1024;
-
-/// What one entry of a fat binary holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FatbinEntry {
-    /// 1: PTX, 2: an ELF cubin (others are reported as they are).
-    pub kind: u16,
-    /// The `sm_XX`/`compute_XX` number (75, 90, ...).
-    pub arch: u32,
-    /// Payload bytes as stored (compressed or not).
-    pub size: u64,
-}
-
-/// Why a wrapper or fat binary was not read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FatbinDamage {
-    /// NULL wrapper or NULL data pointer.
-    Null,
-    /// The wrapper's magic is not `0x466243B1`.
-    WrapperMagic(u32),
-    /// The wrapper's version is neither 1 nor 2.
-    WrapperVersion(u32),
-    /// The fat binary's magic is not `0xBA55ED50`.
-    FatbinMagic(u32),
-    /// A header or size field that cannot be right (the byte offset where reading stopped).
-    Layout(u64),
-}
-
-/// Reads the fat binary a `__fatBinC_Wrapper_t` points to: its entries' kinds and archs.
-///
-/// Only headers are read, never a payload. Every size is checked against the fat binary's own
-/// declared size and the bounds above before it moves the cursor, so damaged sizes stop the
-/// walk instead of sending it elsewhere.
-///
-/// # Safety
-/// `wrapper` is NULL or points to a readable `__fatBinC_Wrapper_t` whose data pointer is NULL
-/// or points to a fat binary of the size its header declares (nvcc's contract for
-/// `__cudaRegisterFatBinary`).
-pub(crate) unsafe fn read_wrapper(
-    wrapper: *const c_void,
-) -> Result<(u32, Vec<FatbinEntry>, bool), FatbinDamage> {
-    if wrapper.is_null() {
-        return Err(FatbinDamage::Null);
-    }
-    // SAFETY: the wrapper is at least { int magic; int version; const u64 *data; void *f; }.
-    let (magic, version, data) = unsafe {
-        let w = wrapper.cast::<u8>();
-        (
-            w.cast::<u32>().read_unaligned(),
-            w.add(4).cast::<u32>().read_unaligned(),
-            w.add(8).cast::<*const u8>().read_unaligned(),
-        )
-    };
-    if magic != WRAPPER_MAGIC {
-        return Err(FatbinDamage::WrapperMagic(magic));
-    }
-    if version != 1 && version != 2 {
-        return Err(FatbinDamage::WrapperVersion(version));
-    }
-    if data.is_null() {
-        return Err(FatbinDamage::Null);
-    }
-    // SAFETY: caller's contract: `data` points to a fat binary (16-byte header first).
-    let (entries, truncated) = unsafe { read_fatbin(data) }?;
-    Ok((version, entries, truncated))
-}
-
-/// Reads a fat binary's entry headers (see [`read_wrapper`]); `true` when more than
-/// [`MAX_ENTRIES`] were there.
-///
-/// # Safety
-/// `data` points to a readable fat binary of the size its header declares.
-pub(crate) unsafe fn read_fatbin(
-    data: *const u8,
-) -> Result<(Vec<FatbinEntry>, bool), FatbinDamage> {
-    // Fat binary header: u32 magic, u16 version, u16 header size, u64 size of what follows.
-    // SAFETY: caller's contract (the 16-byte header is there).
-    let (magic, header, size) = unsafe {
-        (
-            data.cast::<u32>().read_unaligned(),
-            u64::from(data.add(6).cast::<u16>().read_unaligned()),
-            data.add(8).cast::<u64>().read_unaligned(),
-        )
-    };
-    if magic != FATBIN_MAGIC {
-        return Err(FatbinDamage::FatbinMagic(magic));
-    }
-    if !(16..=256).contains(&header) || size > MAX_FATBIN {
-        return Err(FatbinDamage::Layout(4));
-    }
-    let end = header + size;
-    let mut at = header;
-    let mut out = Vec::new();
-    // Entry header (the layout of NVIDIA's own fat binaries: test `reads_nvidias_own_fat_binary`):
-    // u16 kind, u16 version, u32 header size, u64 padded payload size,
-    // u32 payload size (at 16), u32 arch (at 28); the next entry follows the padded payload.
-    while at < end {
-        if out.len() == MAX_ENTRIES {
-            return Ok((out, true));
-        }
-        if end - at < 32 {
-            return Err(FatbinDamage::Layout(at));
-        }
-        // SAFETY: `at + 32 <= end`, inside the declared fat binary.
-        let (kind, hsize, padded, payload, arch) = unsafe {
-            let e = data.add(at as usize);
-            (
-                e.cast::<u16>().read_unaligned(),
-                u64::from(e.add(4).cast::<u32>().read_unaligned()),
-                e.add(8).cast::<u64>().read_unaligned(),
-                u64::from(e.add(16).cast::<u32>().read_unaligned()),
-                e.add(28).cast::<u32>().read_unaligned(),
-            )
-        };
-        let next = at
-            .checked_add(hsize)
-            .and_then(|v| v.checked_add(padded))
-            .filter(|&n| (32..=4096).contains(&hsize) && n <= end && payload <= padded);
-        let Some(next) = next else {
-            return Err(FatbinDamage::Layout(at));
-        };
-        out.push(FatbinEntry {
-            kind,
-            arch,
-            size: payload,
-        });
-        at = next;
-    }
-    Ok((out, false))
-}
-
-/// One line naming what a fat binary holds: `PTX compute_75, cubin sm_90`.
-pub(crate) fn describe(entries: &[FatbinEntry], truncated: bool) -> String {
-    let mut s: Vec<String> = entries
-        .iter()
-        .map(|e| match e.kind {
-            1 => format!("PTX compute_{}", e.arch),
-            2 => format!("cubin sm_{}", e.arch),
-            k => format!("entry kind {k} arch {}", e.arch),
-        })
-        .collect();
-    if truncated {
-        s.push("...".into());
-    }
-    if s.is_empty() {
-        "no entries".into()
-    } else {
-        s.join(", ")
-    }
-}
 
 // ------------------------------------------------------------------ the registry
 
 /// One registered fat binary.
 struct Module {
-    /// What it holds, for the refusal messages.
+    /// What it holds, for the messages.
     what: String,
+    /// The `__fatBinC_Wrapper_t` nvcc registered (its data lives for the program).
+    wrapper: usize,
     /// Its kernels' host stubs and variables' host addresses (keys of the maps below).
     names: Vec<usize>,
+    /// Per device: the loaded module, or why it was refused.
+    loads: BTreeMap<c_int, Result<Loaded, Refusal>>,
+}
+
+/// A module loaded on one device: its handle and what each registered name resolved to.
+struct Loaded {
+    /// The `CUmodule` (kept, never unloaded: see the module docs).
+    _module: usize,
+    /// Host stub or shadow → function handle, or (address, size) of a variable.
+    symbols: BTreeMap<usize, Symbol>,
+}
+
+/// What a registered name resolved to on one device.
+#[derive(Clone, Copy)]
+enum Symbol {
+    /// A kernel's function handle.
+    Function(usize),
+    /// A variable's device address and size.
+    Variable(usize, usize),
+    /// Not in the loaded module (the code the CUDA call answers).
+    Missing(cudaError_t),
+}
+
+/// Why a module was not loaded on a device.
+#[derive(Clone)]
+struct Refusal {
+    /// The CUDA Runtime error every call on it answers.
+    code: cudaError_t,
+    /// The reason, logged once.
+    why: String,
+}
+
+/// What a registered pointer is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Kernel,
+    Variable,
+    Managed,
 }
 
 /// A registered kernel stub or variable.
@@ -215,9 +112,9 @@ struct Named {
     name: String,
     /// The module's handle.
     module: usize,
-    /// `true` for a kernel, `false` for a variable.
-    kernel: bool,
-    /// Whether its refusal was logged at error level already.
+    /// A kernel, a variable or a managed variable.
+    kind: Kind,
+    /// Whether a refusal of it was logged at error level already.
     logged: bool,
 }
 
@@ -231,6 +128,9 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     modules: BTreeMap::new(),
     names: BTreeMap::new(),
 });
+/// Held while a module is compiled and loaded (outside the registry's lock, which lookups
+/// take): one compile per module and device, even with several threads launching at once.
+static LOADING: Mutex<()> = Mutex::new(());
 /// How many kernels and variables are registered: the launch path looks at nothing else while
 /// it is 0 (one relaxed load).
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -244,30 +144,267 @@ fn registry() -> MutexGuard<'static, Registry> {
 thread_local! {
     /// This thread's `<<<>>>` configurations, pushed and not yet popped.
     static CONFIGS: RefCell<Vec<(dim3, dim3, usize, cudaStream_t)>> = const { RefCell::new(Vec::new()) };
-    /// The error a refusal left for `cudaGetLastError`/`cudaPeekAtLastError`.
+    /// The error a failed launch of a registered kernel left for
+    /// `cudaGetLastError`/`cudaPeekAtLastError`.
     static LAST: Cell<Option<cudaError_t>> = const { Cell::new(None) };
 }
 
-/// The refusal of a registered kernel stub or variable `p`, if it is one: logs, sets the
-/// thread's last error, returns `cudaErrorNoKernelImageForDevice`. `None` for any other pointer.
+/// Keeps `e` as this thread's last error when it is one; returns it.
+fn keep_last(e: cudaError_t) -> cudaError_t {
+    if e != cudaError_t::cudaSuccess {
+        LAST.with(|l| l.set(Some(e)));
+    }
+    e
+}
+
+/// `"kernel"` / `"device variable"`.
+fn thing(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Kernel => "kernel",
+        Kind::Variable => "device variable",
+        Kind::Managed => "managed variable",
+    }
+}
+
+/// What a registered pointer `p` stands for on the current device: `None` when `p` is not
+/// registered (the caller goes on as before); else the function handle or the variable's
+/// (address, size), or the error the call answers, logged (at error level once per name).
+fn resolve(b: &HipBackend, p: *const c_void, call: &str) -> Option<Result<Symbol, cudaError_t>> {
+    if LIVE.load(Ordering::Relaxed) == 0 || p.is_null() {
+        return None;
+    }
+    let key = p as usize;
+    let (module, kind) = {
+        let reg = registry();
+        let n = reg.names.get(&key)?;
+        (n.module, n.kind)
+    };
+    let r = if kind == Kind::Managed {
+        Err(Refusal {
+            code: cudaError_t::cudaErrorNoKernelImageForDevice,
+            why: "managed (__managed__) variables of nvcc-built modules are not served on the \
+                  HIP backend"
+                .into(),
+        })
+    } else {
+        load(b, module).and_then(|l| match l.symbols.get(&key) {
+            Some(&s) => Ok(s),
+            None => Err(Refusal {
+                code: cudaError_t::cudaErrorInvalidDeviceFunction,
+                why: "not resolved in its module".into(),
+            }),
+        })
+    };
+    match r {
+        Ok(Symbol::Missing(code)) => Some(Err(code)),
+        Ok(s) => Some(Ok(s)),
+        Err(refusal) => {
+            let mut reg = registry();
+            let Registry { modules, names } = &mut *reg;
+            let what = modules.get(&module).map_or("?", |m| m.what.as_str());
+            let n = names.get_mut(&key)?;
+            let msg = format!(
+                "anycuda: {call} on {} `{}`: {}. {} (the nvcc-built module's fat binary holds \
+                 {what})",
+                thing(n.kind),
+                n.name,
+                refusal.code,
+                refusal.why
+            );
+            if n.logged {
+                log::debug!("{msg}");
+            } else {
+                n.logged = true;
+                log::error!("{msg}");
+            }
+            Some(Err(refusal.code))
+        }
+    }
+}
+
+/// The module `module` loaded on the current device (loaded now if it is its first use there).
+fn load(b: &HipBackend, module: usize) -> Result<Loaded, Refusal> {
+    let _serial = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
+    let (wrapper, names): (usize, Vec<(usize, String, Kind)>) = {
+        let reg = registry();
+        let Some(m) = reg.modules.get(&module) else {
+            return Err(Refusal {
+                code: cudaError_t::cudaErrorInvalidDeviceFunction,
+                why: "its module was unregistered".into(),
+            });
+        };
+        let names = m
+            .names
+            .iter()
+            .filter_map(|k| reg.names.get(k).map(|n| (*k, n.name.clone(), n.kind)))
+            .collect();
+        (m.wrapper, names)
+    };
+    // The PTX first: a fat binary without any is refused even without a device.
+    // SAFETY: the wrapper was read at registration; nvcc's data lives for the program.
+    let ptx = match unsafe { module_ptx(wrapper as *const c_void) } {
+        Ok(p) => p,
+        Err(why) => {
+            return Err(Refusal {
+                code: cudaError_t::cudaErrorNoKernelImageForDevice,
+                why,
+            })
+        }
+    };
+    let mut device: c_int = 0;
+    // SAFETY: a local out-pointer.
+    let e = unsafe { anycuda_api::traits::Runtime::cudaGetDevice(b, &mut device) };
+    if e != cudaError_t::cudaSuccess {
+        // ROCm's several "no GPU" codes are CUDA's one when there is no device at all.
+        let code = match super::support::no_device_or(b, CUresult::CUDA_ERROR_INVALID_DEVICE) {
+            CUresult::CUDA_ERROR_NO_DEVICE => cudaError_t::cudaErrorNoDevice,
+            _ => e,
+        };
+        return Err(Refusal {
+            code,
+            why: "no current device to compile its PTX for".into(),
+        });
+    }
+    if let Some(done) = registry()
+        .modules
+        .get(&module)
+        .and_then(|m| m.loads.get(&device))
+    {
+        return done.as_ref().map(Loaded::share).map_err(Clone::clone);
+    }
+    let result = compile_and_load(b, &ptx, &names);
+    match &result {
+        Ok(_) => log::info!(
+            "anycuda: an nvcc-built module's PTX (compute_{}) runs on device {device}, translated \
+             for it",
+            ptx.0
+        ),
+        Err(r) => log::error!(
+            "anycuda: an nvcc-built module's PTX (compute_{}) does not run on device {device}: {}",
+            ptx.0,
+            r.why
+        ),
+    }
+    if let Some(m) = registry().modules.get_mut(&module) {
+        m.loads.insert(
+            device,
+            result.as_ref().map(Loaded::share).map_err(Clone::clone),
+        );
+    }
+    result
+}
+
+impl Loaded {
+    fn share(&self) -> Loaded {
+        Loaded {
+            _module: self._module,
+            symbols: self.symbols.clone(),
+        }
+    }
+}
+
+/// The best PTX of the fat binary a wrapper points to, or the refusal's reason (with the
+/// `-gencode` advice when it holds machine code only).
+///
+/// # Safety
+/// `wrapper` is what `__cudaRegisterFatBinary` was given (read successfully then).
+unsafe fn module_ptx(wrapper: *const c_void) -> Result<(u32, String), String> {
+    // SAFETY: caller's contract.
+    let fb = unsafe { fatbin::wrapped_fatbin(wrapper) }
+        .and_then(|(_, bytes)| FatBinary::parse(bytes))
+        .map_err(|e| format!("its fat binary is damaged ({e})"))?;
+    if let Some(p) = fatbin::best_ptx(&fb) {
+        return Ok(p);
+    }
+    let arch = fb
+        .cubin_archs()
+        .last()
+        .map_or_else(|| "XX".to_string(), u32::to_string);
+    Err(format!(
+        "It was built by nvcc with NVIDIA machine code only (no PTX), which no AMD GPU runs; \
+         rebuild with `-gencode arch=compute_{arch},code=compute_{arch}` (PTX, which anycuda \
+         translates), or run it with ANYCUDA_BACKEND=cuda on an NVIDIA GPU"
+    ))
+}
+
+/// Translates and compiles `ptx` for the current device, loads it, and resolves `names`.
+fn compile_and_load(
+    b: &HipBackend,
+    ptx: &(u32, String),
+    names: &[(usize, String, Kind)],
+) -> Result<Loaded, Refusal> {
+    use anycuda_api::traits::{Driver, Runtime};
+    let what = format!("nvcc-built module (PTX compute_{})", ptx.0);
+    let code = crate::ptx_code::ptx_module_code(b, &[ptx.1.as_str()], &what).map_err(|e| {
+        let why = crate::not_supported_reason(e).map_or_else(
+            || format!("its PTX did not become AMD code ({e})"),
+            |r| format!("its PTX did not become AMD code: {r}"),
+        );
+        let code = if e == CUresult::CUDA_ERROR_NO_DEVICE {
+            cudaError_t::cudaErrorNoDevice
+        } else {
+            cudaError_t::cudaErrorNoKernelImageForDevice
+        };
+        Refusal { code, why }
+    })?;
+    // The device's primary context current, as the Runtime API makes it on first use.
+    // SAFETY: cudaFree(NULL) frees nothing.
+    let _ = unsafe { Runtime::cudaFree(b, core::ptr::null_mut()) };
+    let mut m: CUmodule = core::ptr::null_mut();
+    // SAFETY: `code` is a whole code object (or NUL-terminated hipRTC output), alive for the call.
+    let r = unsafe { Driver::cuModuleLoadData(b, &mut m, code.as_ptr().cast()) };
+    if r != CUresult::CUDA_SUCCESS {
+        return Err(Refusal {
+            code: cudaError_t::cudaErrorNoKernelImageForDevice,
+            why: format!("the code compiled from its PTX did not load ({r})"),
+        });
+    }
+    let mut symbols = BTreeMap::new();
+    for (key, name, kind) in names {
+        let Ok(c) = CString::new(name.as_str()) else {
+            continue;
+        };
+        let s = match kind {
+            Kind::Kernel => {
+                let mut f: CUfunction = core::ptr::null_mut();
+                // SAFETY: a module just loaded, a NUL-terminated name, a local out-pointer.
+                match unsafe { Driver::cuModuleGetFunction(b, &mut f, m, c.as_ptr()) } {
+                    CUresult::CUDA_SUCCESS => Symbol::Function(f as usize),
+                    _ => Symbol::Missing(cudaError_t::cudaErrorInvalidDeviceFunction),
+                }
+            }
+            Kind::Variable => {
+                let (mut d, mut size): (CUdeviceptr, usize) = (0, 0);
+                // SAFETY: as above.
+                match unsafe { Driver::cuModuleGetGlobal(b, &mut d, &mut size, m, c.as_ptr()) } {
+                    CUresult::CUDA_SUCCESS => Symbol::Variable(d as usize, size),
+                    _ => Symbol::Missing(cudaError_t::cudaErrorInvalidSymbol),
+                }
+            }
+            Kind::Managed => continue,
+        };
+        symbols.insert(*key, s);
+    }
+    Ok(Loaded {
+        _module: m as usize,
+        symbols,
+    })
+}
+
+/// The refusal of a registered kernel stub or variable `p` for calls not served on them
+/// (`codegen/hip-nvcc-guard.txt` `kernel`/`var`): logs, returns
+/// `cudaErrorNoKernelImageForDevice`. `None` for any other pointer.
 fn refuse(p: *const c_void, call: &str) -> Option<cudaError_t> {
     if LIVE.load(Ordering::Relaxed) == 0 || p.is_null() {
         return None;
     }
     let mut reg = registry();
-    let Registry { modules, names } = &mut *reg;
-    let n = names.get_mut(&(p as usize))?;
-    let what = modules.get(&n.module).map_or("?", |m| m.what.as_str());
-    let thing = if n.kernel {
-        "kernel"
-    } else {
-        "device variable"
-    };
+    let n = reg.names.get_mut(&(p as usize))?;
     let msg = format!(
-        "anycuda: {call} on {thing} `{}`: cudaErrorNoKernelImageForDevice. It was built by nvcc \
-         for NVIDIA only (its fat binary holds {what}), so the HIP backend has no code for it; \
-         compile it from source with anycuda/hipRTC (anycuda::core Program, nvrtcCompileProgram), \
-         or run this program with ANYCUDA_BACKEND=cuda on an NVIDIA GPU",
+        "anycuda: {call} on {} `{}`: cudaErrorNoKernelImageForDevice: not served on kernels and \
+         variables of nvcc-built modules on the HIP backend (run with ANYCUDA_BACKEND=cuda on an \
+         NVIDIA GPU)",
+        thing(n.kind),
         n.name
     );
     if n.logged {
@@ -276,9 +413,7 @@ fn refuse(p: *const c_void, call: &str) -> Option<cudaError_t> {
         n.logged = true;
         log::error!("{msg}");
     }
-    let e = cudaError_t::cudaErrorNoKernelImageForDevice;
-    LAST.with(|l| l.set(Some(e)));
-    Some(e)
+    Some(cudaError_t::cudaErrorNoKernelImageForDevice)
 }
 
 /// `codegen/hip-nvcc-guard.txt` `kernel`: the refusal if `func` is a registered launch stub.
@@ -321,7 +456,7 @@ pub(crate) unsafe fn __cudaRegisterFatBinary(
 
 /// Records `name` (a kernel stub or a variable) under module `h`; an unknown handle is logged
 /// and ignored (a NULL handle comes from a wrapper that was refused).
-fn record(h: *mut *mut c_void, key: usize, name: String, kernel: bool, call: &str) {
+fn record(h: *mut *mut c_void, key: usize, name: String, kind: Kind, call: &str) {
     let module = h as usize;
     let mut reg = registry();
     let Registry { modules, names } = &mut *reg;
@@ -336,7 +471,7 @@ fn record(h: *mut *mut c_void, key: usize, name: String, kernel: bool, call: &st
     let entry = Named {
         name,
         module,
-        kernel,
+        kind,
         logged: false,
     };
     match names.insert(key, entry) {
@@ -358,23 +493,23 @@ fn record(h: *mut *mut c_void, key: usize, name: String, kernel: bool, call: &st
 /// Registers a wrapper: the handle, or NULL (logged) for a NULL or damaged one.
 ///
 /// # Safety
-/// As [`read_wrapper`].
+/// As [`fatbin::wrapped_fatbin`].
 unsafe fn register(fatCubin: *const c_void) -> *mut *mut c_void {
-    // SAFETY: caller's contract.
-    let what = match unsafe { read_wrapper(fatCubin) } {
-        Ok((_, entries, truncated)) => describe(&entries, truncated),
-        Err(d) => {
-            log::error!(
-                "anycuda: __cudaRegisterFatBinary: not an nvcc fat binary wrapper ({d:?}); \
+    // SAFETY: caller's contract (the wrapper and its fat binary live for the program).
+    let what =
+        match unsafe { fatbin::wrapped_fatbin(fatCubin) }.and_then(|(_, b)| FatBinary::parse(b)) {
+            Ok(fb) => fb.describe(),
+            Err(d) => {
+                log::error!(
+                    "anycuda: __cudaRegisterFatBinary: not an nvcc fat binary wrapper ({d}); \
                  nothing registered, the module's kernels cannot be launched"
-            );
-            return core::ptr::null_mut();
-        }
-    };
-    log::warn!(
-        "anycuda: an nvcc-built module registered its fat binary ({what}): it holds no AMD code, \
-         so its kernels cannot run on the HIP backend; its launches will answer \
-         cudaErrorNoKernelImageForDevice"
+                );
+                return core::ptr::null_mut();
+            }
+        };
+    log::info!(
+        "anycuda: an nvcc-built module registered its fat binary ({what}); its PTX is translated \
+         for the device on first use"
     );
     // A real allocation: unique, non-null, and readable as the `void*` it claims to point to.
     let handle = Box::into_raw(Box::new(core::ptr::null_mut::<c_void>()));
@@ -382,7 +517,9 @@ unsafe fn register(fatCubin: *const c_void) -> *mut *mut c_void {
         handle as usize,
         Module {
             what,
+            wrapper: fatCubin as usize,
             names: Vec::new(),
+            loads: BTreeMap::new(),
         },
     );
     handle
@@ -442,7 +579,7 @@ pub(crate) unsafe fn __cudaRegisterFunction(
         fatCubinHandle,
         hostFun as usize,
         name,
-        true,
+        Kind::Kernel,
         "__cudaRegisterFunction",
     );
 }
@@ -466,7 +603,7 @@ pub(crate) unsafe fn __cudaRegisterVar(
         fatCubinHandle,
         hostVar as usize,
         name,
-        false,
+        Kind::Variable,
         "__cudaRegisterVar",
     );
 }
@@ -490,17 +627,17 @@ pub(crate) unsafe fn __cudaRegisterManagedVar(
         fatCubinHandle,
         hostVarPtrAddress as usize,
         name,
-        false,
+        Kind::Managed,
         "__cudaRegisterManagedVar",
     );
 }
 
-/// `__cudaInitModule`: 0 ("not initialised"): the module's managed variables have no AMD
-/// storage to initialise. Logged.
+/// `__cudaInitModule`: 0 ("not initialised"): managed variables of nvcc-built modules are not
+/// served on HIP. Logged.
 pub(crate) unsafe fn __cudaInitModule(_b: &HipBackend, fatCubinHandle: *mut *mut c_void) -> c_char {
     log::error!(
-        "anycuda: __cudaInitModule({fatCubinHandle:p}): an nvcc-built module has no AMD code; \
-         its managed variables cannot be initialised on the HIP backend"
+        "anycuda: __cudaInitModule({fatCubinHandle:p}): managed variables of nvcc-built modules \
+         are not served on the HIP backend"
     );
     0
 }
@@ -552,7 +689,8 @@ pub(crate) unsafe fn __cudaPopCallConfiguration(
 }
 
 /// `__cudaGetKernel`: for a registered stub, the stub itself as the handle (so the launch that
-/// follows can name the kernel) and the refusal; otherwise `cudaGetKernel`'s answer.
+/// follows names the kernel), after its module is loaded for the current device (the load's
+/// refusal, if any, is the answer and the thread's last error); otherwise `cudaGetKernel`'s.
 pub(crate) unsafe fn __cudaGetKernel(
     b: &HipBackend,
     kernel: *mut cudaKernel_t,
@@ -561,17 +699,21 @@ pub(crate) unsafe fn __cudaGetKernel(
     if kernel.is_null() {
         return cudaError_t::cudaErrorInvalidValue;
     }
-    if let Some(e) = refuse_kernel(func, "__cudaGetKernel") {
+    if let Some(r) = resolve(b, func, "__cudaGetKernel") {
         // SAFETY: non-NULL out-pointer.
         unsafe { kernel.write(func as cudaKernel_t) };
-        return e;
+        return match r {
+            Ok(_) => cudaError_t::cudaSuccess,
+            Err(e) => keep_last(e),
+        };
     }
     // SAFETY: forwarded contract.
     unsafe { anycuda_api::traits::Runtime::cudaGetKernel(b, kernel, func) }
 }
 
-/// `__cudaLaunchKernel`: a handle from [`__cudaGetKernel`] naming a registered stub is refused;
-/// any other handle goes to `cudaLaunchKernel` (CUDA accepts a `cudaKernel_t` there too).
+/// `__cudaLaunchKernel`: a handle from [`__cudaGetKernel`] naming a registered stub launches
+/// its module function ([`hooks::launch`]); any other handle goes to `cudaLaunchKernel` (CUDA
+/// accepts a `cudaKernel_t` there too).
 pub(crate) unsafe fn __cudaLaunchKernel(
     b: &HipBackend,
     kernel: cudaKernel_t,
@@ -581,19 +723,17 @@ pub(crate) unsafe fn __cudaLaunchKernel(
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> cudaError_t {
-    if let Some(e) = refuse_kernel(kernel as *const c_void, "__cudaLaunchKernel") {
-        return e;
-    }
     // SAFETY: forwarded contract.
     unsafe {
-        anycuda_api::traits::Runtime::cudaLaunchKernel(
+        launch_any(
             b,
-            kernel as *const c_void,
+            kernel,
             gridDim,
             blockDim,
             args,
             sharedMem,
             stream,
+            "__cudaLaunchKernel",
         )
     }
 }
@@ -609,9 +749,6 @@ pub(crate) unsafe fn __cudaLaunchKernel_ptsz(
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> cudaError_t {
-    if let Some(e) = refuse_kernel(kernel as *const c_void, "__cudaLaunchKernel_ptsz") {
-        return e;
-    }
     let stream = if stream.is_null() {
         anycuda_api::runtime::cudaStreamPerThread
     } else {
@@ -619,20 +756,55 @@ pub(crate) unsafe fn __cudaLaunchKernel_ptsz(
     };
     // SAFETY: forwarded contract.
     unsafe {
-        anycuda_api::traits::Runtime::cudaLaunchKernel(
+        launch_any(
             b,
-            kernel as *const c_void,
+            kernel,
             gridDim,
             blockDim,
             args,
             sharedMem,
             stream,
+            "__cudaLaunchKernel_ptsz",
         )
     }
 }
 
-/// `cudaGetLastError` → `hipGetLastError`, after this thread's refusal of an nvcc-built kernel
-/// (which HIP never saw): that one is reported first, and both are reset.
+/// A launch of a `__cudaGetKernel` handle: a registered stub's module function, or
+/// `cudaLaunchKernel`.
+///
+/// # Safety
+/// CUDA's contract for the arguments.
+#[allow(clippy::too_many_arguments)]
+unsafe fn launch_any(
+    b: &HipBackend,
+    kernel: cudaKernel_t,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+    call: &str,
+) -> cudaError_t {
+    let func = kernel as *const c_void;
+    // SAFETY: forwarded contract.
+    let served = unsafe {
+        hooks::launch(
+            b, func, gridDim, blockDim, args, sharedMem, stream, false, call,
+        )
+    };
+    if let Some(e) = served {
+        return e;
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        anycuda_api::traits::Runtime::cudaLaunchKernel(
+            b, func, gridDim, blockDim, args, sharedMem, stream,
+        )
+    }
+}
+
+/// `cudaGetLastError` → `hipGetLastError`, after this thread's failed launch of an nvcc-built
+/// kernel (which HIP may never have seen): that one is reported first, and both are reset.
 pub(crate) unsafe fn cudaGetLastError(b: &HipBackend) -> cudaError_t {
     let ours = LAST.with(Cell::take);
     // HIP's error is read (and reset) even when ours is reported; a missing HIP answers as
@@ -646,8 +818,8 @@ pub(crate) unsafe fn cudaGetLastError(b: &HipBackend) -> cudaError_t {
     ours.unwrap_or(hip)
 }
 
-/// `cudaPeekAtLastError` → `hipPeekAtLastError`, after this thread's refusal of an nvcc-built
-/// kernel (kept).
+/// `cudaPeekAtLastError` → `hipPeekAtLastError`, after this thread's failed launch of an
+/// nvcc-built kernel (kept).
 pub(crate) unsafe fn cudaPeekAtLastError(b: &HipBackend) -> cudaError_t {
     if let Some(e) = LAST.with(Cell::get) {
         return e;
@@ -655,6 +827,596 @@ pub(crate) unsafe fn cudaPeekAtLastError(b: &HipBackend) -> cudaError_t {
     let f = super::support::hip_fn!(b, hipPeekAtLastError);
     // SAFETY: no arguments.
     b.rt(unsafe { f() })
+}
+
+// ------------------------------------------------------------------ the served calls
+
+/// The calls `codegen/hip-nvcc-guard.txt` marks `hook`, each with its CUDA signature: `None`
+/// when the pointer is not a registered kernel stub or variable (the backend's own path goes
+/// on), else the call's answer on the module loaded for the current device (see the module
+/// docs), with the rules the backend has for module functions.
+pub(crate) mod hooks {
+    use super::{keep_last, resolve, Symbol};
+    use crate::HipBackend;
+    use anycuda_api::driver::{
+        CUfunc_cache, CUfunction, CUfunction_attribute, CUresult, CUsharedconfig,
+    };
+    use anycuda_api::runtime::{
+        cudaError_t, cudaFuncAttribute, cudaFuncAttributes, cudaFuncCache, cudaFunction_t,
+        cudaLaunchConfig_t, cudaMemcpyKind, cudaSharedMemConfig, cudaStream_t, dim3,
+    };
+    use anycuda_api::traits::{Driver, Runtime};
+    use core::ffi::{c_int, c_uint, c_void};
+
+    /// The function handle a registered stub stands for: `None` (not registered), or the
+    /// answer: the handle or the error.
+    fn function(
+        b: &HipBackend,
+        func: *const c_void,
+        call: &str,
+    ) -> Option<Result<CUfunction, cudaError_t>> {
+        Some(match resolve(b, func, call)? {
+            Ok(Symbol::Function(f)) => Ok(f as CUfunction),
+            Ok(_) => Err(cudaError_t::cudaErrorInvalidDeviceFunction),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// A registered variable's device address and size.
+    fn variable(
+        b: &HipBackend,
+        symbol: *const c_void,
+        call: &str,
+    ) -> Option<Result<(usize, usize), cudaError_t>> {
+        Some(match resolve(b, symbol, call)? {
+            Ok(Symbol::Variable(d, n)) => Ok((d, n)),
+            Ok(_) => Err(cudaError_t::cudaErrorInvalidSymbol),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// A driver answer in Runtime words.
+    fn rt(r: CUresult) -> cudaError_t {
+        crate::conv::driver_to_runtime(r)
+    }
+
+    /// A launch of a registered kernel (`cooperative` or not): the module function launched
+    /// as `cudaLaunchKernel` launches a library kernel; any error kept as the thread's last.
+    ///
+    /// # Safety
+    /// CUDA's contract for the arguments.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn launch(
+        b: &HipBackend,
+        func: *const c_void,
+        grid: dim3,
+        block: dim3,
+        args: *mut *mut c_void,
+        shared: usize,
+        stream: cudaStream_t,
+        cooperative: bool,
+        call: &str,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, call)? {
+            Ok(f) => f,
+            Err(e) => return Some(keep_last(e)),
+        };
+        // SAFETY: forwarded contract; `f` is a function of this backend.
+        let e = unsafe {
+            crate::adapt::launch::launch_resolved(
+                b,
+                f,
+                grid,
+                block,
+                args,
+                shared,
+                stream,
+                cooperative,
+            )
+        };
+        Some(keep_last(e))
+    }
+
+    /// `cudaLaunchKernel` on a registered stub.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaLaunchKernel(
+        b: &HipBackend,
+        func: *const c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        args: *mut *mut c_void,
+        sharedMem: usize,
+        stream: cudaStream_t,
+    ) -> Option<cudaError_t> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            launch(
+                b,
+                func,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+                false,
+                "cudaLaunchKernel",
+            )
+        }
+    }
+
+    /// `cudaLaunchCooperativeKernel` on a registered stub.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaLaunchCooperativeKernel(
+        b: &HipBackend,
+        func: *const c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        args: *mut *mut c_void,
+        sharedMem: usize,
+        stream: cudaStream_t,
+    ) -> Option<cudaError_t> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            launch(
+                b,
+                func,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+                true,
+                "cudaLaunchCooperativeKernel",
+            )
+        }
+    }
+
+    /// `cudaLaunchKernelExC` on a registered stub: the configuration and its attributes read
+    /// as for every `cudaLaunchKernelExC` (`conv::launch::read_launch_attrs`).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaLaunchKernelExC(
+        b: &HipBackend,
+        config: *const cudaLaunchConfig_t,
+        func: *const c_void,
+        args: *mut *mut c_void,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaLaunchKernelExC")? {
+            Ok(f) => f,
+            Err(e) => return Some(keep_last(e)),
+        };
+        if config.is_null() {
+            return Some(keep_last(cudaError_t::cudaErrorInvalidValue));
+        }
+        // SAFETY: non-NULL config from the caller.
+        let c = unsafe { &*config };
+        // SAFETY: CUDA's contract for the attribute list.
+        let req = match unsafe { crate::conv::launch::read_launch_attrs(c.attrs, c.numAttrs) } {
+            Ok(r) => r,
+            Err(e) => return Some(keep_last(e)),
+        };
+        // SAFETY: forwarded contract; `f` is a function of this backend.
+        let e = unsafe {
+            crate::adapt::launch::launch_resolved(
+                b,
+                f,
+                c.gridDim,
+                c.blockDim,
+                args,
+                c.dynamicSmemBytes,
+                c.stream,
+                req.cooperative,
+            )
+        };
+        Some(keep_last(e))
+    }
+
+    /// `cudaFuncGetAttributes` on a registered stub: each field from `cuFuncGetAttribute` on
+    /// the module function (an attribute HIP cannot report stays 0; HIP has no clusters).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaFuncGetAttributes(
+        b: &HipBackend,
+        attr: *mut cudaFuncAttributes,
+        func: *const c_void,
+    ) -> Option<cudaError_t> {
+        use CUfunction_attribute as A;
+        let f = match function(b, func, "cudaFuncGetAttributes")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        if attr.is_null() {
+            return Some(cudaError_t::cudaErrorInvalidValue);
+        }
+        let get = |which: A| -> Result<c_int, cudaError_t> {
+            let mut v: c_int = 0;
+            // SAFETY: a local out-pointer; a function of this backend.
+            match unsafe { Driver::cuFuncGetAttribute(b, &mut v, which, f) } {
+                CUresult::CUDA_SUCCESS => Ok(v),
+                CUresult::CUDA_ERROR_NOT_SUPPORTED => Ok(0),
+                e => Err(rt(e)),
+            }
+        };
+        let size = |v: c_int| usize::try_from(v).unwrap_or(0);
+        let all = || -> Result<cudaFuncAttributes, cudaError_t> {
+            // SAFETY: plain data; all-zero is valid.
+            let mut a: cudaFuncAttributes = unsafe { core::mem::zeroed() };
+            a.sharedSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?);
+            a.constSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?);
+            a.localSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?);
+            a.maxThreadsPerBlock = get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+            a.numRegs = get(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
+            a.ptxVersion = get(A::CU_FUNC_ATTRIBUTE_PTX_VERSION)?;
+            a.binaryVersion = get(A::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?;
+            a.cacheModeCA = get(A::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)?;
+            a.maxDynamicSharedSizeBytes = get(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+            a.preferredShmemCarveout = get(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?;
+            Ok(a)
+        };
+        Some(match all() {
+            Ok(a) => {
+                // SAFETY: the caller's non-NULL out-pointer.
+                unsafe { attr.write(a) };
+                cudaError_t::cudaSuccess
+            }
+            Err(e) => e,
+        })
+    }
+
+    /// `cudaFuncSetAttribute` on a registered stub: `cuFuncSetAttribute` on the module function
+    /// (the attributes CUDA lets a program set).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaFuncSetAttribute(
+        b: &HipBackend,
+        func: *const c_void,
+        attr: cudaFuncAttribute,
+        value: c_int,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaFuncSetAttribute")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        let Some(a) = crate::adapt::library::settable_attribute(attr) else {
+            return Some(cudaError_t::cudaErrorInvalidValue);
+        };
+        // SAFETY: a function of this backend.
+        Some(rt(unsafe { Driver::cuFuncSetAttribute(b, f, a, value) }))
+    }
+
+    /// `cudaFuncSetCacheConfig` on a registered stub: `cuFuncSetCacheConfig` (same values).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaFuncSetCacheConfig(
+        b: &HipBackend,
+        func: *const c_void,
+        cacheConfig: cudaFuncCache,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaFuncSetCacheConfig")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        let c = CUfunc_cache(cacheConfig.0 as _);
+        // SAFETY: a function of this backend.
+        Some(rt(unsafe { Driver::cuFuncSetCacheConfig(b, f, c) }))
+    }
+
+    /// `cudaFuncSetSharedMemConfig` on a registered stub: `cuFuncSetSharedMemConfig` (same
+    /// values).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaFuncSetSharedMemConfig(
+        b: &HipBackend,
+        func: *const c_void,
+        config: cudaSharedMemConfig,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaFuncSetSharedMemConfig")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        let c = CUsharedconfig(config.0 as _);
+        // SAFETY: a function of this backend.
+        Some(rt(unsafe { Driver::cuFuncSetSharedMemConfig(b, f, c) }))
+    }
+
+    /// `cudaGetFuncBySymbol` on a registered stub: the module function.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaGetFuncBySymbol(
+        b: &HipBackend,
+        functionPtr: *mut cudaFunction_t,
+        symbolPtr: *const c_void,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, symbolPtr, "cudaGetFuncBySymbol")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        if functionPtr.is_null() {
+            return Some(cudaError_t::cudaErrorInvalidValue);
+        }
+        // SAFETY: the caller's non-NULL out-pointer.
+        unsafe { functionPtr.write(f.cast()) };
+        Some(cudaError_t::cudaSuccess)
+    }
+
+    /// `cudaOccupancyAvailableDynamicSMemPerBlock` on a registered stub.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
+        b: &HipBackend,
+        dynamicSmemSize: *mut usize,
+        func: *const c_void,
+        numBlocks: c_int,
+        blockSize: c_int,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaOccupancyAvailableDynamicSMemPerBlock")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: forwarded contract; a function of this backend.
+        Some(rt(unsafe {
+            Driver::cuOccupancyAvailableDynamicSMemPerBlock(
+                b,
+                dynamicSmemSize,
+                f,
+                numBlocks,
+                blockSize,
+            )
+        }))
+    }
+
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on a registered stub.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        b: &HipBackend,
+        numBlocks: *mut c_int,
+        func: *const c_void,
+        blockSize: c_int,
+        dynamicSMemSize: usize,
+    ) -> Option<cudaError_t> {
+        // SAFETY: forwarded contract.
+        unsafe {
+            cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                b,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+                0,
+            )
+        }
+    }
+
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` on a registered stub (the
+    /// flags have the same values).
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        b: &HipBackend,
+        numBlocks: *mut c_int,
+        func: *const c_void,
+        blockSize: c_int,
+        dynamicSMemSize: usize,
+        flags: c_uint,
+    ) -> Option<cudaError_t> {
+        let f = match function(b, func, "cudaOccupancyMaxActiveBlocksPerMultiprocessor")? {
+            Ok(f) => f,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: forwarded contract; a function of this backend.
+        Some(rt(unsafe {
+            Driver::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                b,
+                numBlocks,
+                f,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        }))
+    }
+
+    /// `cudaGetSymbolAddress` on a registered variable: its address in the loaded module.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaGetSymbolAddress(
+        b: &HipBackend,
+        devPtr: *mut *mut c_void,
+        symbol: *const c_void,
+    ) -> Option<cudaError_t> {
+        let (d, _) = match variable(b, symbol, "cudaGetSymbolAddress")? {
+            Ok(v) => v,
+            Err(e) => return Some(e),
+        };
+        if devPtr.is_null() {
+            return Some(cudaError_t::cudaErrorInvalidValue);
+        }
+        // SAFETY: the caller's non-NULL out-pointer.
+        unsafe { devPtr.write(d as *mut c_void) };
+        Some(cudaError_t::cudaSuccess)
+    }
+
+    /// `cudaGetSymbolSize` on a registered variable: its size in the loaded module.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaGetSymbolSize(
+        b: &HipBackend,
+        size: *mut usize,
+        symbol: *const c_void,
+    ) -> Option<cudaError_t> {
+        let (_, n) = match variable(b, symbol, "cudaGetSymbolSize")? {
+            Ok(v) => v,
+            Err(e) => return Some(e),
+        };
+        if size.is_null() {
+            return Some(cudaError_t::cudaErrorInvalidValue);
+        }
+        // SAFETY: the caller's non-NULL out-pointer.
+        unsafe { size.write(n) };
+        Some(cudaError_t::cudaSuccess)
+    }
+
+    /// The device address `offset` bytes into a registered variable, for a copy of `count`
+    /// bytes in direction `kind`: `cudaErrorInvalidValue` past the variable's end, and
+    /// `cudaErrorInvalidMemcpyDirection` for a direction the symbol copy does not take (the
+    /// variable is on the device: `to` takes host or device sources, `from` host or device
+    /// destinations; `cudaMemcpyDefault` both).
+    fn symbol_at(
+        b: &HipBackend,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+        to: bool,
+        call: &str,
+    ) -> Option<Result<*mut c_void, cudaError_t>> {
+        let (d, n) = match variable(b, symbol, call)? {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        use cudaMemcpyKind as K;
+        let ok = kind == K::cudaMemcpyDefault
+            || kind == K::cudaMemcpyDeviceToDevice
+            || kind
+                == if to {
+                    K::cudaMemcpyHostToDevice
+                } else {
+                    K::cudaMemcpyDeviceToHost
+                };
+        if !ok {
+            return Some(Err(cudaError_t::cudaErrorInvalidMemcpyDirection));
+        }
+        if offset.checked_add(count).is_none_or(|end| end > n) {
+            return Some(Err(cudaError_t::cudaErrorInvalidValue));
+        }
+        Some(Ok((d + offset) as *mut c_void))
+    }
+
+    /// `cudaMemcpyToSymbol` on a registered variable: `cudaMemcpy` to its address.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaMemcpyToSymbol(
+        b: &HipBackend,
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Option<cudaError_t> {
+        let dst = match symbol_at(b, symbol, count, offset, kind, true, "cudaMemcpyToSymbol")? {
+            Ok(d) => d,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: the caller's source of `count` bytes; the destination is inside the variable.
+        Some(unsafe { Runtime::cudaMemcpy(b, dst, src, count, kind) })
+    }
+
+    /// `cudaMemcpyToSymbolAsync` on a registered variable: `cudaMemcpyAsync` to its address.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaMemcpyToSymbolAsync(
+        b: &HipBackend,
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+        stream: cudaStream_t,
+    ) -> Option<cudaError_t> {
+        let at = symbol_at(
+            b,
+            symbol,
+            count,
+            offset,
+            kind,
+            true,
+            "cudaMemcpyToSymbolAsync",
+        )?;
+        let dst = match at {
+            Ok(d) => d,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: as `cudaMemcpyToSymbol`; the stream is the caller's.
+        Some(unsafe { Runtime::cudaMemcpyAsync(b, dst, src, count, kind, stream) })
+    }
+
+    /// `cudaMemcpyFromSymbol` on a registered variable: `cudaMemcpy` from its address.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaMemcpyFromSymbol(
+        b: &HipBackend,
+        dst: *mut c_void,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Option<cudaError_t> {
+        let at = symbol_at(
+            b,
+            symbol,
+            count,
+            offset,
+            kind,
+            false,
+            "cudaMemcpyFromSymbol",
+        )?;
+        let src = match at {
+            Ok(s) => s,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: the caller's destination of `count` bytes; the source is inside the variable.
+        Some(unsafe { Runtime::cudaMemcpy(b, dst, src, count, kind) })
+    }
+
+    /// `cudaMemcpyFromSymbolAsync` on a registered variable: `cudaMemcpyAsync` from its
+    /// address.
+    ///
+    /// # Safety
+    /// CUDA's contract.
+    pub(crate) unsafe fn cudaMemcpyFromSymbolAsync(
+        b: &HipBackend,
+        dst: *mut c_void,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+        stream: cudaStream_t,
+    ) -> Option<cudaError_t> {
+        let at = symbol_at(
+            b,
+            symbol,
+            count,
+            offset,
+            kind,
+            false,
+            "cudaMemcpyFromSymbolAsync",
+        )?;
+        let src = match at {
+            Ok(s) => s,
+            Err(e) => return Some(e),
+        };
+        // SAFETY: as `cudaMemcpyFromSymbol`; the stream is the caller's.
+        Some(unsafe { Runtime::cudaMemcpyAsync(b, dst, src, count, kind, stream) })
+    }
 }
 
 #[cfg(test)]
@@ -674,7 +1436,7 @@ mod tests {
     fn registry_records_and_frees() {
         let fb = fatbin(&[(1, 80, b"//ptx\0")]);
         let w = Wrapper {
-            magic: WRAPPER_MAGIC,
+            magic: fatbin::WRAPPER_MAGIC,
             version: 1,
             data: fb.as_ptr(),
             filename_or_fatbins: core::ptr::null(),
@@ -684,15 +1446,11 @@ mod tests {
         let h = unsafe { register((&w as *const Wrapper).cast()) };
         assert!(!h.is_null());
         let stub = 0x1000usize;
-        record(h, stub, "k".into(), true, "test");
-        record(h, stub + 8, "v".into(), false, "test");
+        record(h, stub, "k".into(), Kind::Kernel, "test");
+        record(h, stub + 8, "v".into(), Kind::Variable, "test");
         assert_eq!(LIVE.load(Ordering::Relaxed), live + 2);
         assert_eq!(
             refuse_kernel(stub as *const c_void, "test"),
-            Some(cudaError_t::cudaErrorNoKernelImageForDevice)
-        );
-        assert_eq!(
-            LAST.with(Cell::take),
             Some(cudaError_t::cudaErrorNoKernelImageForDevice)
         );
         unregister(h);
@@ -700,7 +1458,7 @@ mod tests {
         assert!(!registry().modules.contains_key(&(h as usize)));
         assert_eq!(refuse_kernel(stub as *const c_void, "test"), None);
         // A stale handle is ignored, not read.
-        record(h, stub, "k".into(), true, "test");
+        record(h, stub, "k".into(), Kind::Kernel, "test");
         unregister(h);
         assert_eq!(LIVE.load(Ordering::Relaxed), live);
         // Damaged wrappers: NULL, nothing registered.
@@ -711,7 +1469,105 @@ mod tests {
         assert!(unsafe { register(core::ptr::null()) }.is_null());
     }
 
-    /// A fat binary as the layout above describes it: header, then (kind, arch, payload).
+    /// The backend as the HIP tests load it (ROCm 5.2.3 on CI: no device).
+    fn backend() -> HipBackend {
+        HipBackend::load()
+    }
+
+    /// A machine-code-only fat binary: no PTX to translate, so every served call answers
+    /// `cudaErrorNoKernelImageForDevice` (without a device too), with the `-gencode` advice,
+    /// and a launch leaves it as the thread's last error; unregistered pointers are not ours.
+    #[test]
+    fn machine_code_only_modules_answer_no_kernel_image_with_advice() {
+        let fb = fatbin(&[(2, 75, b"\x7fELF...."), (2, 90, b"\x7fELF....")]);
+        let w = Wrapper {
+            magic: fatbin::WRAPPER_MAGIC,
+            version: 1,
+            data: fb.as_ptr(),
+            filename_or_fatbins: core::ptr::null(),
+        };
+        // SAFETY: a whole wrapper around a whole fat binary.
+        let why = unsafe { module_ptx((&w as *const Wrapper).cast()) }.unwrap_err();
+        assert!(
+            why.contains("`-gencode arch=compute_90,code=compute_90`"),
+            "{why}"
+        );
+        let b = backend();
+        // SAFETY: as above; `w` and `fb` outlive the registration.
+        let h = unsafe { register((&w as *const Wrapper).cast()) };
+        let stub = 0x7000usize;
+        record(h, stub, "k".into(), Kind::Kernel, "test");
+        record(h, stub + 8, "v".into(), Kind::Variable, "test");
+        let d = dim3 { x: 1, y: 1, z: 1 };
+        // SAFETY: no arguments are read: the launch is refused before.
+        let e = unsafe {
+            hooks::cudaLaunchKernel(
+                &b,
+                stub as _,
+                d,
+                d,
+                core::ptr::null_mut(),
+                0,
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!(e, Some(cudaError_t::cudaErrorNoKernelImageForDevice));
+        assert_eq!(LAST.with(Cell::take), e);
+        let mut p = core::ptr::null_mut();
+        // SAFETY: a local out-pointer.
+        let e = unsafe { hooks::cudaGetSymbolAddress(&b, &mut p, (stub + 8) as _) };
+        assert_eq!(e, Some(cudaError_t::cudaErrorNoKernelImageForDevice));
+        // Not registered: not ours.
+        // SAFETY: as above.
+        let e = unsafe { hooks::cudaGetSymbolAddress(&b, &mut p, (stub + 16) as _) };
+        assert_eq!(e, None);
+        unregister(h);
+    }
+
+    /// A fat binary with PTX on a machine without a device (CI): `cudaErrorNoDevice`, as
+    /// CUDA's runtime answers there; with a device the PTX is compiled (the GPU tests).
+    #[test]
+    fn ptx_modules_without_a_device_answer_no_device() {
+        let fb = fatbin(&[
+            (1, 75, b".version 8.0\n.target sm_75\n.address_size 64\n\0"),
+            (2, 90, b"\x7fELF...."),
+        ]);
+        let w = Wrapper {
+            magic: fatbin::WRAPPER_MAGIC,
+            version: 1,
+            data: fb.as_ptr(),
+            filename_or_fatbins: core::ptr::null(),
+        };
+        // SAFETY: a whole wrapper around a whole fat binary.
+        let (arch, text) = unsafe { module_ptx((&w as *const Wrapper).cast()) }.unwrap();
+        assert_eq!(arch, 75);
+        assert!(text.ends_with(".address_size 64\n"));
+        let b = backend();
+        let mut n = 0;
+        // SAFETY: a local out-pointer.
+        let has_device = unsafe { anycuda_api::traits::Runtime::cudaGetDeviceCount(&b, &mut n) }
+            == cudaError_t::cudaSuccess
+            && n > 0;
+        if has_device {
+            return;
+        }
+        // SAFETY: as above.
+        let h = unsafe { register((&w as *const Wrapper).cast()) };
+        let stub = 0x9000usize;
+        record(h, stub, "k".into(), Kind::Kernel, "test");
+        let mut k: cudaKernel_t = core::ptr::null_mut();
+        // SAFETY: a local out-pointer.
+        let e = unsafe { __cudaGetKernel(&b, &mut k, stub as _) };
+        assert_eq!(k as usize, stub);
+        assert_eq!(e, cudaError_t::cudaErrorNoDevice);
+        // SAFETY: no-argument query of this thread's error.
+        let last = unsafe { cudaGetLastError(&b) };
+        assert_eq!(last, cudaError_t::cudaErrorNoDevice);
+        unregister(h);
+    }
+
+    /// A fat binary of one plain entry per (kind, arch, payload), as nvcc lays them out
+    /// (`anycuda_rtc::fatbin` has the layout), in u64s as nvcc's data is.
     fn fatbin(entries: &[(u16, u32, &[u8])]) -> Vec<u64> {
         let mut body = Vec::new();
         for (kind, arch, payload) in entries {
@@ -728,7 +1584,7 @@ mod tests {
             body.resize(body.len() + padded - payload.len(), 0);
         }
         let mut v = Vec::new();
-        v.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
+        v.extend_from_slice(&fatbin::FATBIN_MAGIC.to_le_bytes());
         v.extend_from_slice(&1u16.to_le_bytes());
         v.extend_from_slice(&16u16.to_le_bytes());
         v.extend_from_slice(&(body.len() as u64).to_le_bytes());
@@ -740,76 +1596,5 @@ mod tests {
                 u64::from_le_bytes(w)
             })
             .collect()
-    }
-
-    /// The layout read above is NVIDIA's: the fat binary inside the pinned `libcudadevrt.a`
-    /// (nvidia-cuda-runtime wheel, under `CUDA_PATH`) is walked entry by entry to its declared
-    /// end, with the archs NVIDIA built it for.
-    #[test]
-    fn reads_nvidias_own_fat_binary() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let lib = std::env::var_os("CUDA_PATH")
-            .map_or_else(|| root.join(".cache/inputs/cuda/nvidia/cu13"), Into::into)
-            .join("lib/libcudadevrt.a");
-        let Ok(bytes) = std::fs::read(&lib) else {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "{} missing (CI=true: bash ci/fetch-inputs.sh)",
-                lib.display()
-            );
-            eprintln!("SKIP: {} missing", lib.display());
-            return;
-        };
-        let magic = FATBIN_MAGIC.to_le_bytes();
-        let at = bytes
-            .windows(4)
-            .position(|w| w == magic)
-            .expect("a fat binary");
-        let declared = u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap());
-        assert!(
-            at as u64 + 16 + declared <= bytes.len() as u64,
-            "whole in the file"
-        );
-        // Copied into u64s: the reader's alignment is nvcc's (its data is a u64 array).
-        let words: Vec<u64> = bytes[at..]
-            .chunks(8)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect();
-        // SAFETY: the whole declared fat binary is in `words` (checked above).
-        let (e, truncated) = unsafe { read_fatbin(words.as_ptr().cast()) }.unwrap();
-        assert!(!truncated && e.len() > 3, "{e:?}");
-        assert!(e
-            .iter()
-            .all(|x| (x.kind == 1 || x.kind == 2) && (50..=200).contains(&x.arch)));
-        assert!(
-            describe(&e, false).contains("cubin sm_90"),
-            "{}",
-            describe(&e, false)
-        );
-    }
-
-    #[test]
-    fn reads_entries_and_stops_on_damage() {
-        let fb = fatbin(&[(1, 75, b"//ptx\0"), (2, 90, b"\x7fELF....")]);
-        // SAFETY: `fb` is a whole fat binary.
-        let (e, t) = unsafe { read_fatbin(fb.as_ptr().cast()) }.unwrap();
-        assert!(!t);
-        assert_eq!(describe(&e, t), "PTX compute_75, cubin sm_90");
-        assert_eq!(e[0].size, 6);
-        // A padded size running past the declared end stops the walk.
-        let mut bad = fb.clone();
-        bad[2 + 1] = u64::MAX; // first entry's padded payload size (bytes 24..32)
-                               // SAFETY: as above; only headers inside the declared size are read.
-        let r = unsafe { read_fatbin(bad.as_ptr().cast()) };
-        assert_eq!(r, Err(FatbinDamage::Layout(16)));
-        let mut magic = fb;
-        magic[0] ^= 1;
-        // SAFETY: as above.
-        let r = unsafe { read_fatbin(magic.as_ptr().cast()) };
-        assert!(matches!(r, Err(FatbinDamage::FatbinMagic(_))));
     }
 }

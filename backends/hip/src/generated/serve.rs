@@ -7708,10 +7708,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: *mut anycuda_api::runtime::cudaFuncAttributes,
         func: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaFuncGetAttributes",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaFuncGetAttributes(self, attr, func)
+        } {
             return e;
         }
         unsafe { crate::adapt::module::cudaFuncGetAttributes(self, attr, func) }
@@ -7725,10 +7724,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         attr: anycuda_api::runtime::cudaFuncAttribute,
         value: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaFuncSetAttribute",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaFuncSetAttribute(self, func, attr, value)
+        } {
             return e;
         }
         unsafe { crate::adapt::module::cudaFuncSetAttribute(self, func, attr, value) }
@@ -7741,10 +7739,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         func: *const ::core::ffi::c_void,
         cacheConfig: anycuda_api::runtime::cudaFuncCache,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaFuncSetCacheConfig",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaFuncSetCacheConfig(self, func, cacheConfig)
+        } {
             return e;
         }
         unsafe { crate::adapt::module::cudaFuncSetCacheConfig(self, func, cacheConfig) }
@@ -7757,10 +7754,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         func: *const ::core::ffi::c_void,
         config: anycuda_api::runtime::cudaSharedMemConfig,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaFuncSetSharedMemConfig",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaFuncSetSharedMemConfig(self, func, config)
+        } {
             return e;
         }
         unsafe { crate::adapt::module::cudaFuncSetSharedMemConfig(self, func, config) }
@@ -7865,10 +7861,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         functionPtr: *mut anycuda_api::runtime::cudaFunction_t,
         symbolPtr: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            symbolPtr,
-            "cudaGetFuncBySymbol",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaGetFuncBySymbol(self, functionPtr, symbolPtr)
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -7910,7 +7905,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         devPtr: *mut *mut ::core::ffi::c_void,
         symbol: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaGetSymbolAddress") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaGetSymbolAddress(self, devPtr, symbol)
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -7930,7 +7927,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         size: *mut usize,
         symbol: *const ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaGetSymbolSize") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaGetSymbolSize(self, size, symbol)
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -9955,10 +9954,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         sharedMem: usize,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaLaunchCooperativeKernel",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaLaunchCooperativeKernel(
+                self,
+                func,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+            )
+        } {
             return e;
         }
         unsafe {
@@ -9995,7 +10001,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         sharedMem: usize,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(func, "cudaLaunchKernel") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaLaunchKernel(
+                self,
+                func,
+                gridDim,
+                blockDim,
+                args,
+                sharedMem,
+                stream,
+            )
+        } {
             return e;
         }
         unsafe {
@@ -10019,7 +10035,9 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         func: *const ::core::ffi::c_void,
         args: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(func, "cudaLaunchKernelExC") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaLaunchKernelExC(self, config, func, args)
+        } {
             return e;
         }
         unsafe { crate::adapt::launch::cudaLaunchKernelExC(self, config, func, args) }
@@ -11263,7 +11281,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaMemcpyFromSymbol") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaMemcpyFromSymbol(
+                self,
+                dst,
+                symbol,
+                count,
+                offset,
+                kind,
+            )
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -11299,10 +11326,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         kind: anycuda_api::runtime::cudaMemcpyKind,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(
-            symbol,
-            "cudaMemcpyFromSymbolAsync",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaMemcpyFromSymbolAsync(
+                self,
+                dst,
+                symbol,
+                count,
+                offset,
+                kind,
+                stream,
+            )
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -11426,7 +11460,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         offset: usize,
         kind: anycuda_api::runtime::cudaMemcpyKind,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(symbol, "cudaMemcpyToSymbol") {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaMemcpyToSymbol(
+                self,
+                symbol,
+                src,
+                count,
+                offset,
+                kind,
+            )
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -11462,10 +11505,17 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         kind: anycuda_api::runtime::cudaMemcpyKind,
         stream: anycuda_api::runtime::cudaStream_t,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_var(
-            symbol,
-            "cudaMemcpyToSymbolAsync",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaMemcpyToSymbolAsync(
+                self,
+                symbol,
+                src,
+                count,
+                offset,
+                kind,
+                stream,
+            )
+        } {
             return e;
         }
         let Some(hip_t) = self.native_hip() else {
@@ -11669,10 +11719,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         numBlocks: ::core::ffi::c_int,
         blockSize: ::core::ffi::c_int,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaOccupancyAvailableDynamicSMemPerBlock",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaOccupancyAvailableDynamicSMemPerBlock(
+                self,
+                dynamicSmemSize,
+                func,
+                numBlocks,
+                blockSize,
+            )
+        } {
             return e;
         }
         unsafe {
@@ -11695,10 +11750,15 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         blockSize: ::core::ffi::c_int,
         dynamicSMemSize: usize,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+            )
+        } {
             return e;
         }
         unsafe {
@@ -11722,10 +11782,16 @@ impl anycuda_api::traits::Runtime for crate::HipBackend {
         dynamicSMemSize: usize,
         flags: ::core::ffi::c_uint,
     ) -> anycuda_api::runtime::cudaError_t {
-        if let Some(e) = crate::adapt::nvcc::refuse_kernel(
-            func,
-            "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
-        ) {
+        if let Some(e) = unsafe {
+            crate::adapt::nvcc::hooks::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                self,
+                numBlocks,
+                func,
+                blockSize,
+                dynamicSMemSize,
+                flags,
+            )
+        } {
             return e;
         }
         unsafe {
