@@ -483,12 +483,80 @@ pub(crate) unsafe fn own_code(
     }
     // SAFETY: forwarded contract.
     let (head, n) = unsafe { head_of(image) };
-    if image_kind(&head[..n]) != ImageKind::Text {
-        return None;
+    match image_kind(&head[..n]) {
+        ImageKind::Text => {
+            // SAFETY: a text image is NUL-terminated (the caller's contract).
+            let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
+            code_for_ptx(b, text.to_bytes(), what)
+        }
+        // SAFETY: a fat binary (or its wrapper) of the size its header declares (CUDA's
+        // contract for a fat binary image).
+        ImageKind::NvidiaFatbin if held_to_amd(b) => Some(unsafe { fatbin_code(b, image, what) }),
+        _ => None,
     }
-    // SAFETY: a text image is NUL-terminated (the caller's contract).
-    let text = unsafe { CStr::from_ptr(image.cast::<c_char>()) };
-    code_for_ptx(b, text.to_bytes(), what)
+}
+
+/// The code object for the PTX in an NVIDIA fat binary (or its `__fatBinC_Wrapper_t`): its
+/// best PTX entry ([`anycuda_rtc::fatbin::best_ptx`]: the highest architecture, decompressed)
+/// translated and compiled as [`code_for_ptx`] does. A fat binary without PTX is refused with
+/// the way out (rebuild with a `compute_XX` code); a damaged one is `CUDA_ERROR_INVALID_IMAGE`.
+///
+/// # Safety
+/// `image` points to a fat binary, or its wrapper, of the size its header declares.
+unsafe fn fatbin_code(
+    b: &HipBackend,
+    image: *const c_void,
+    what: &str,
+) -> Result<Vec<u8>, CUresult> {
+    use anycuda_rtc::fatbin::{self, FatBinary};
+    // SAFETY: forwarded contract (the first 4 bytes are the magic, read by `head_of` already).
+    let wrapped = unsafe { image.cast::<u32>().read_unaligned() } == 0x4662_43B1;
+    // SAFETY: forwarded contract.
+    let bytes = if wrapped {
+        unsafe { fatbin::wrapped_fatbin(image) }.map(|(_, b)| b)
+    } else {
+        unsafe { fatbin::fatbin_at(image.cast()) }
+    };
+    let parsed = bytes.and_then(FatBinary::parse);
+    let fb = match parsed {
+        Ok(fb) => fb,
+        Err(e) => {
+            return Err(refuse_owned(
+                CUresult::CUDA_ERROR_INVALID_IMAGE,
+                format!("{what}: the NVIDIA fat binary cannot be read: {e}"),
+            ))
+        }
+    };
+    match fatbin::best_ptx(&fb) {
+        Some((arch, ptx)) => {
+            log::info!(
+                "anycuda (HIP): {what}: fat binary ({}): translating its compute_{arch} PTX",
+                fb.describe()
+            );
+            match code_for_ptx(b, ptx.as_bytes(), what) {
+                Some(r) => r,
+                None => Err(refuse(NOT_SUPPORTED, FATBIN_ON_AMD)),
+            }
+        }
+        None => {
+            let archs = fb.cubin_archs();
+            let advice = match archs.iter().max() {
+                Some(a) => format!(
+                    "{what}: the NVIDIA fat binary holds machine code only ({}), which an AMD GPU \
+                     cannot run, and no PTX to translate: rebuild with \
+                     `-gencode arch=compute_{a},code=compute_{a}` so it carries PTX",
+                    fb.describe()
+                ),
+                None => format!(
+                    "{what}: the NVIDIA fat binary holds no PTX to translate for the AMD GPU \
+                     ({}): build it with a `compute_XX` code, or compile the .cu source at run \
+                     time with NVRTC",
+                    fb.describe()
+                ),
+            };
+            Err(refuse_owned(NOT_SUPPORTED, advice))
+        }
+    }
 }
 
 /// [`own_code`] for the image in file `fname` (`cuModuleLoad`); `None` also when the file
@@ -868,6 +936,27 @@ mod tests {
         v
     }
 
+    /// A fat binary of one uncompressed entry of `kind` (1 PTX, 2 cubin) for `arch`.
+    fn fatbin_with(kind: u16, arch: u32, payload: &[u8]) -> Vec<u8> {
+        let padded = payload.len().div_ceil(8) * 8;
+        let mut e = vec![0u8; 64];
+        e[..2].copy_from_slice(&kind.to_le_bytes());
+        e[2..4].copy_from_slice(&0x0101u16.to_le_bytes());
+        e[4..8].copy_from_slice(&64u32.to_le_bytes());
+        e[8..16].copy_from_slice(&(padded as u64).to_le_bytes());
+        e[28..32].copy_from_slice(&arch.to_le_bytes());
+        e[40..48].copy_from_slice(&0x11u64.to_le_bytes());
+        e.extend_from_slice(payload);
+        e.resize(64 + padded, 0);
+        let mut v = Vec::new();
+        v.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        v.extend_from_slice(&1u16.to_le_bytes());
+        v.extend_from_slice(&16u16.to_le_bytes());
+        v.extend_from_slice(&(e.len() as u64).to_le_bytes());
+        v.extend_from_slice(&e);
+        v
+    }
+
     fn wrapper() -> Vec<u8> {
         let mut v = vec![0u8; 64];
         v[..4].copy_from_slice(&0x4662_43B1u32.to_le_bytes());
@@ -1005,10 +1094,32 @@ mod tests {
                 b.cuModuleLoadData(&mut m, elf(EM_CUDA).as_ptr().cast()),
                 NOT_SUPPORTED
             );
+            // A wrapper whose data pointer is NULL is damaged.
             assert_eq!(
                 b.cuModuleLoadFatBinary(&mut m, wrapper().as_ptr().cast()),
+                CUresult::CUDA_ERROR_INVALID_IMAGE
+            );
+            // A fat binary's PTX is translated: a refused instruction is named, a cubin-only
+            // fat binary gets the way out.
+            let fb = fatbin_with(1, 90, &refused);
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, fb.as_ptr().cast()),
                 NOT_SUPPORTED
             );
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(why.contains("wgmma.fence.sync.aligned"), "{why}");
+            let fb = fatbin_with(1, 90, &ptx);
+            assert_eq!(
+                b.cuModuleLoadFatBinary(&mut m, fb.as_ptr().cast()),
+                CUresult::CUDA_ERROR_NO_DEVICE
+            );
+            let fb = fatbin_with(2, 86, &elf(EM_CUDA));
+            assert_eq!(
+                b.cuModuleLoadData(&mut m, fb.as_ptr().cast()),
+                NOT_SUPPORTED
+            );
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(why.contains("arch=compute_86,code=compute_86"), "{why}");
             assert_eq!(
                 b.cuModuleLoadData(&mut m, elf(62).as_ptr().cast()),
                 CUresult::CUDA_ERROR_INVALID_IMAGE
