@@ -187,12 +187,22 @@ fn resolve(b: &HipBackend, p: *const c_void, call: &str) -> Option<Result<Symbol
                 .into(),
         })
     } else {
-        load(b, module).and_then(|l| match l.symbols.get(&key) {
-            Some(&s) => Ok(s),
-            None => Err(Refusal {
-                code: cudaError_t::cudaErrorInvalidDeviceFunction,
-                why: "not resolved in its module".into(),
-            }),
+        // The hot path (every launch once loaded): one device query and one lookup under the
+        // registry lock, nothing allocated, the fat binary not read again.
+        let mut device: c_int = 0;
+        // SAFETY: a local out-pointer.
+        let on = unsafe { anycuda_api::traits::Runtime::cudaGetDevice(b, &mut device) };
+        let cached = (on == cudaError_t::cudaSuccess)
+            .then(|| {
+                let reg = registry();
+                match reg.modules.get(&module)?.loads.get(&device)? {
+                    Ok(l) => Some(l.symbols.get(&key).copied().ok_or_else(not_resolved)),
+                    Err(r) => Some(Err(r.clone())),
+                }
+            })
+            .flatten();
+        cached.unwrap_or_else(|| {
+            load(b, module).and_then(|l| l.symbols.get(&key).copied().ok_or_else(not_resolved))
         })
     };
     match r {
@@ -222,7 +232,16 @@ fn resolve(b: &HipBackend, p: *const c_void, call: &str) -> Option<Result<Symbol
     }
 }
 
-/// The module `module` loaded on the current device (loaded now if it is its first use there).
+/// A registered name its loaded module does not have.
+fn not_resolved() -> Refusal {
+    Refusal {
+        code: cudaError_t::cudaErrorInvalidDeviceFunction,
+        why: "not resolved in its module".into(),
+    }
+}
+
+/// The module `module` loaded on the current device (loaded now if it is its first use there):
+/// the slow path of [`resolve`], taken until the module is loaded on the device (or refused).
 fn load(b: &HipBackend, module: usize) -> Result<Loaded, Refusal> {
     let _serial = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
     let (wrapper, names): (usize, Vec<(usize, String, Kind)>) = {
