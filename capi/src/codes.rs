@@ -9,6 +9,7 @@
 //! logged (`ANYCUDA_LOG=debug`) so it is not lost.
 
 use anycuda::driver::CUresult;
+use anycuda::nvjitlink::nvJitLinkResult;
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::runtime::cudaError_t;
 use anycuda_api::hallucinated::is_reserved;
@@ -32,6 +33,12 @@ impl Member for nvrtcResult {
     /// NVRTC's enum has no "unknown" or "not supported"; an internal error is what NVRTC itself
     /// answers for a failure that is none of the caller's doing.
     const STAND_IN: Self = nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR;
+}
+
+impl Member for nvJitLinkResult {
+    /// nvJitLink's enum has no "not supported"; an internal error is what nvJitLink answers for
+    /// a failure that is none of the caller's doing (the error log says what it was).
+    const STAND_IN: Self = nvJitLinkResult::NVJITLINK_ERROR_INTERNAL;
 }
 
 /// `status`, or the stand-in when it is an invented code (one compare on the way out).

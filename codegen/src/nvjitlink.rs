@@ -151,7 +151,9 @@ const LIB: Lib<'static> = Lib {
 
 /// The C ABI's exports: one `#[no_mangle] extern "C"` function per plain name, calling the
 /// facade's function of the same name. Behind the re-entry guard (docs/c-abi.md): a call made
-/// from inside an anycuda C-ABI call (a vendor library) goes to NVIDIA's nvJitLink.
+/// from inside an anycuda C-ABI call (a vendor library) goes to NVIDIA's nvJitLink. Statuses
+/// pass through `crate::codes::member`: anycuda's own `NVJITLINK_ERROR_NOT_SUPPORTED` becomes
+/// `NVJITLINK_ERROR_INTERNAL`, a member cuda.bindings knows.
 fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
     let mut items: Vec<syn::Item> = vec![
         syn::parse_quote!(
@@ -172,11 +174,13 @@ fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
             pub unsafe extern "C" fn #n(#(#args: #tys),*) -> nvJitLinkResult {
                 let Some(_inside) = crate::guard::Inside::enter() else {
                     return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-                        Some(l) => unsafe { <Library as NvJitLink>::#n(&l, #(#args),*) },
-                        None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+                        Some(l) => crate::codes::member(unsafe {
+                            <Library as NvJitLink>::#n(&l, #(#args),*)
+                        }),
+                        None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
                     };
                 };
-                unsafe { anycuda::nvjitlink::#n(#(#args),*) }
+                crate::codes::member(unsafe { anycuda::nvjitlink::#n(#(#args),*) })
             }
         });
     }

@@ -341,8 +341,9 @@ fn primary_context(b: &HipBackend) -> CUcontext {
 const NVCC_PTX: &str = ".version 7.0\n.target sm_50\n.address_size 64\n\
     .visible .entry k()\n{\n\tret;\n}\n\0";
 
-/// On HIP's NVIDIA platform, by default: hipRTC's output loads, PTX from elsewhere is refused
-/// as on AMD; with `ANYCUDA_HIP_AMD_FAITHFUL=0` that PTX loads too.
+/// On HIP's NVIDIA platform, by default: hipRTC's output loads, PTX from elsewhere is translated
+/// and compiled by hipRTC as on AMD (an instruction the translator refuses fails the load), a
+/// cubin is refused; with `ANYCUDA_HIP_AMD_FAITHFUL=0` the PTX loads natively.
 #[gpu_test(platform = "nvidia")]
 fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
     let Some(b) = hip() else { return };
@@ -371,9 +372,27 @@ fn on_hips_nvidia_platform_only_what_amd_loads_loads() {
             CUresult::CUDA_SUCCESS
         );
         assert_eq!(b.cuModuleUnload(m), CUresult::CUDA_SUCCESS);
-        let r = b.cuModuleLoadData(&mut m, NVCC_PTX.as_ptr().cast());
+        // nvcc's PTX is translated and compiled by hipRTC, as on AMD: it loads.
+        assert_eq!(
+            b.cuModuleLoadData(&mut m, NVCC_PTX.as_ptr().cast()),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_eq!(b.cuModuleUnload(m), CUresult::CUDA_SUCCESS);
+        // An instruction the translator refuses fails the load, named.
+        let refused = NVCC_PTX.replace("ret;", "wgmma.fence.sync.aligned;\n\tret;");
+        let r = b.cuModuleLoadData(&mut m, refused.as_ptr().cast());
         assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED);
-        assert!(anycuda_hip::not_supported_reason(r).is_some_and(|w| w.contains("NVRTC")));
+        assert!(anycuda_hip::not_supported_reason(r)
+            .is_some_and(|w| w.contains("`wgmma.fence.sync.aligned`")));
+        // A cubin stays refused, with the way out.
+        let mut cubin = vec![0u8; 256];
+        cubin[..4].copy_from_slice(b"\x7fELF");
+        cubin[4] = 2;
+        cubin[5] = 1;
+        cubin[18..20].copy_from_slice(&anycuda_hip::EM_CUDA.to_le_bytes());
+        let r = b.cuModuleLoadData(&mut m, cubin.as_ptr().cast());
+        assert_eq!(r, CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        assert!(anycuda_hip::not_supported_reason(r).is_some_and(|w| w.contains("PTX")));
     }
     // The switch, read when the backend loads.
     let off = {

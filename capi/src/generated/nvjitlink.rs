@@ -25,19 +25,21 @@ pub unsafe extern "C" fn nvJitLinkCreate(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkCreate(
                         &l,
                         handle,
                         numOptions,
                         options,
                     )
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkCreate(handle, numOptions, options) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkCreate(handle, numOptions, options)
+    })
 }
 ///`nvJitLinkDestroy` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -46,11 +48,15 @@ pub unsafe extern "C" fn nvJitLinkDestroy(
 ) -> nvJitLinkResult {
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as NvJitLink>::nvJitLinkDestroy(&l, handle) }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            Some(l) => {
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkDestroy(&l, handle)
+                })
+            }
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkDestroy(handle) }
+    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkDestroy(handle) })
 }
 ///`nvJitLinkAddData` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -64,7 +70,7 @@ pub unsafe extern "C" fn nvJitLinkAddData(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkAddData(
                         &l,
                         handle,
@@ -73,12 +79,14 @@ pub unsafe extern "C" fn nvJitLinkAddData(
                         size,
                         name,
                     )
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkAddData(handle, inputType, data, size, name) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkAddData(handle, inputType, data, size, name)
+    })
 }
 ///`nvJitLinkAddFile` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -90,30 +98,36 @@ pub unsafe extern "C" fn nvJitLinkAddFile(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkAddFile(
                         &l,
                         handle,
                         inputType,
                         fileName,
                     )
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkAddFile(handle, inputType, fileName) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkAddFile(handle, inputType, fileName)
+    })
 }
 ///`nvJitLinkComplete` of the C ABI (libnvJitLink's name).
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as NvJitLink>::nvJitLinkComplete(&l, handle) }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            Some(l) => {
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkComplete(&l, handle)
+                })
+            }
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkComplete(handle) }
+    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkComplete(handle) })
 }
 ///`nvJitLinkGetLinkedCubinSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -124,14 +138,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetLinkedCubinSize(&l, handle, size)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedCubinSize(handle, size) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedCubinSize(handle, size)
+    })
 }
 ///`nvJitLinkGetLinkedCubin` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -142,14 +158,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetLinkedCubin(&l, handle, cubin)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedCubin(handle, cubin) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedCubin(handle, cubin)
+    })
 }
 ///`nvJitLinkGetLinkedPtxSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -160,14 +178,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetLinkedPtxSize(&l, handle, size)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedPtxSize(handle, size) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedPtxSize(handle, size)
+    })
 }
 ///`nvJitLinkGetLinkedPtx` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -178,12 +198,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe { <Library as NvJitLink>::nvJitLinkGetLinkedPtx(&l, handle, ptx) }
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkGetLinkedPtx(&l, handle, ptx)
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx)
+    })
 }
 ///`nvJitLinkGetLinkedLTOIRSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -194,14 +218,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedLTOIRSize(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetLinkedLTOIRSize(&l, handle, size)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedLTOIRSize(handle, size) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedLTOIRSize(handle, size)
+    })
 }
 ///`nvJitLinkGetLinkedLTOIR` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -212,14 +238,16 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedLTOIR(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetLinkedLTOIR(&l, handle, ltoir)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetLinkedLTOIR(handle, ltoir) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetLinkedLTOIR(handle, ltoir)
+    })
 }
 ///`nvJitLinkGetErrorLogSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -230,14 +258,16 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetErrorLogSize(&l, handle, size)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetErrorLogSize(handle, size) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetErrorLogSize(handle, size)
+    })
 }
 ///`nvJitLinkGetErrorLog` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -248,12 +278,16 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLog(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe { <Library as NvJitLink>::nvJitLinkGetErrorLog(&l, handle, log) }
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkGetErrorLog(&l, handle, log)
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetErrorLog(handle, log) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetErrorLog(handle, log)
+    })
 }
 ///`nvJitLinkGetInfoLogSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -264,14 +298,16 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLogSize(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe {
+                crate::codes::member(unsafe {
                     <Library as NvJitLink>::nvJitLinkGetInfoLogSize(&l, handle, size)
-                }
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetInfoLogSize(handle, size) }
+    crate::codes::member(unsafe {
+        anycuda::nvjitlink::nvJitLinkGetInfoLogSize(handle, size)
+    })
 }
 ///`nvJitLinkGetInfoLog` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -282,12 +318,14 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLog(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe { <Library as NvJitLink>::nvJitLinkGetInfoLog(&l, handle, log) }
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkGetInfoLog(&l, handle, log)
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkGetInfoLog(handle, log) }
+    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkGetInfoLog(handle, log) })
 }
 ///`nvJitLinkVersion` of the C ABI (libnvJitLink's name).
 #[no_mangle]
@@ -298,10 +336,12 @@ pub unsafe extern "C" fn nvJitLinkVersion(
     let Some(_inside) = crate::guard::Inside::enter() else {
         return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
             Some(l) => {
-                unsafe { <Library as NvJitLink>::nvJitLinkVersion(&l, major, minor) }
+                crate::codes::member(unsafe {
+                    <Library as NvJitLink>::nvJitLinkVersion(&l, major, minor)
+                })
             }
-            None => nvJitLinkResult::NVJITLINK_ERROR_NOT_SUPPORTED,
+            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
         };
     };
-    unsafe { anycuda::nvjitlink::nvJitLinkVersion(major, minor) }
+    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkVersion(major, minor) })
 }
