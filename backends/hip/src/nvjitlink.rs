@@ -335,15 +335,18 @@ fn nv_output(
 fn full_log(nv: nvJitLinkHandle, ours: &str, error: bool) -> Vec<u8> {
     let mut out = match vendor() {
         Some(v) if !nv.is_null() => {
-            // SAFETY: a live NVIDIA handle; the buffer is sized by the size query.
             let got = if error {
                 nv_output(
+                    // SAFETY: NVIDIA's live handle of this link.
                     |n| unsafe { v.table.nvJitLinkGetErrorLogSize(nv, n) },
+                    // SAFETY: as above; the buffer sized by the size query.
                     |p| unsafe { v.table.nvJitLinkGetErrorLog(nv, p.cast()) },
                 )
             } else {
                 nv_output(
+                    // SAFETY: NVIDIA's live handle of this link.
                     |n| unsafe { v.table.nvJitLinkGetInfoLogSize(nv, n) },
+                    // SAFETY: as above; the buffer sized by the size query.
                     |p| unsafe { v.table.nvJitLinkGetInfoLog(nv, p.cast()) },
                 )
             };
@@ -387,8 +390,8 @@ fn ltoir_to_ptx(v: &NvJitLinkTable, arch: u32, inputs: &[Vec<u8>]) -> Result<Str
             break;
         }
     }
-    // SAFETY: a live handle.
     if result.is_ok() {
+        // SAFETY: the live handle made above.
         let r = unsafe { v.nvJitLinkComplete(h) };
         if r != SUCCESS {
             let log = full_log_of(v, h);
@@ -399,6 +402,7 @@ fn ltoir_to_ptx(v: &NvJitLinkTable, arch: u32, inputs: &[Vec<u8>]) -> Result<Str
         nv_output(
             // SAFETY: a live, completed handle; the buffer sized by the size query.
             |n| unsafe { v.nvJitLinkGetLinkedPtxSize(h, n) },
+            // SAFETY: as above; the buffer sized by the size query.
             |p| unsafe { v.nvJitLinkGetLinkedPtx(h, p.cast()) },
         )
         .map_err(|r| format!("nvJitLinkGetLinkedPtx: {r:?}"))
@@ -417,6 +421,7 @@ fn full_log_of(v: &NvJitLinkTable, h: nvJitLinkHandle) -> String {
     nv_output(
         // SAFETY: a live handle; the buffer sized by the size query.
         |n| unsafe { v.nvJitLinkGetErrorLogSize(h, n) },
+        // SAFETY: as above; the buffer sized by the size query.
         |p| unsafe { v.nvJitLinkGetErrorLog(h, p.cast()) },
     )
     .map(|b| {

@@ -511,10 +511,11 @@ unsafe fn fatbin_code(
     use anycuda_rtc::fatbin::{self, FatBinary};
     // SAFETY: forwarded contract (the first 4 bytes are the magic, read by `head_of` already).
     let wrapped = unsafe { image.cast::<u32>().read_unaligned() } == 0x4662_43B1;
-    // SAFETY: forwarded contract.
     let bytes = if wrapped {
+        // SAFETY: forwarded contract (a wrapper whose data pointer is a fat binary).
         unsafe { fatbin::wrapped_fatbin(image) }.map(|(_, b)| b)
     } else {
+        // SAFETY: forwarded contract (a fat binary of the size its header declares).
         unsafe { fatbin::fatbin_at(image.cast()) }
     };
     let parsed = bytes.and_then(FatBinary::parse);
