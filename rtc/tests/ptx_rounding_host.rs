@@ -30,6 +30,14 @@ static ptx_dim3 threadIdx, blockDim;
 static long long clock64() { return 0; }
 static size_t __cvta_generic_to_shared(void* p) { return (size_t)p; }
 static void* __cvta_shared_to_generic(size_t p) { return (void*)p; }
+// The warp intrinsics the header's NVRTC branch calls (not exercised here: one host thread).
+static unsigned __activemask() { return 0xffffffffu; }
+static unsigned __shfl_sync(unsigned, unsigned v, int) { return v; }
+static void __syncwarp(unsigned) {}
+static unsigned __ballot_sync(unsigned m, int p) { return p ? m : 0u; }
+static int __all_sync(unsigned, int p) { return p; }
+static int __any_sync(unsigned, int p) { return p; }
+static int __uni_sync(unsigned, int) { return 1; }
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long o, unsigned long long n) { unsigned long long v = *p; if (v == o) *p = n; return v; }
 "#;
 

@@ -713,6 +713,15 @@ impl Fx<'_> {
             "exit" => unsupported(i, "exit inside a .func is not translated yet"),
             "call" => self.call(i),
             "cvt" => self.cvt(i, mods, &types),
+            "bar" if has("warp") => {
+                // bar.warp.sync membermask
+                need(1)?;
+                if !has("sync") {
+                    return unsupported(i, "bar.warp without .sync");
+                }
+                let m = self.src(&o[0], Ty::B32, i)?;
+                Ok(format!("ptx_warp_sync({m});"))
+            }
             "bar" | "barrier" => {
                 let sync = has("sync") || (op == "bar" && mods.is_empty());
                 if !sync || o.len() != 1 || o[0] != Operand::Int(0) {
@@ -727,7 +736,17 @@ impl Fx<'_> {
                 Ok(if has("cta") { "__threadfence_block();" } else if has("sys") { "__threadfence_system();" } else { "__threadfence();" }.into())
             }
             "atom" | "red" => self.atom(i, op == "red", mods, t),
-            "shfl" | "vote" | "match" | "redux" | "activemask" => unsupported(i, "warp-level operations need the 32-lane-warp-on-wave64 design (the next slice of issue 26)"),
+            "shfl" => self.shfl(i, mods),
+            "vote" => self.vote(i, mods),
+            "match" => self.match_(i, mods),
+            "redux" => self.redux(i, mods),
+            "activemask" => {
+                need(1)?;
+                if t != Some(Ty::B32) {
+                    return unsupported(i, "activemask is .b32");
+                }
+                self.assign(&o[0], "ptx_activemask()", Ty::B32, i)
+            }
             "wgmma" | "tcgen05" | "cp" | "mma" | "ldmatrix" | "stmatrix" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: tensor-core, asynchronous-copy and cluster instructions are refused"),
             _ => unsupported(i, "not in the translator's instruction set"),
         }
@@ -1433,11 +1452,214 @@ fn special(name: &str) -> Option<String> {
         "%ctaid" => dim("blockIdx"),
         "%nctaid" => dim("gridDim"),
         "%laneid" if name == "%laneid" => Some("ptx_laneid()".into()),
+        "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+            Some(format!("ptx_{}()", &name[1..]))
+        }
         "%warpid" if name == "%warpid" => Some("ptx_warpid()".into()),
         "%clock" if name == "%clock" => Some("((ptx_u32)clock64())".into()),
         "%clock64" if name == "%clock64" => Some("((ptx_u64)clock64())".into()),
         // PTX's warp-size constant: a CUDA warp is 32 lanes on every GPU the translation runs on.
         "WARP_SZ" if name == "WARP_SZ" => Some("32u".into()),
         _ => None,
+    }
+}
+
+/// Warp-level instructions: CUDA's 32-lane warps (the support header confines each to the
+/// caller's half of a wave64 wavefront).
+impl Fx<'_> {
+    /// Checks the operand count of a warp instruction (`n` without its membermask).
+    fn warp_operands(&self, i: &Inst, n: usize, sync: bool) -> Result<(), PtxError> {
+        let want = n + usize::from(sync);
+        if i.operands.len() == want {
+            Ok(())
+        } else {
+            Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!(
+                    "`{}` takes {want} operands, found {}",
+                    i.opcode,
+                    i.operands.len()
+                ),
+            })
+        }
+    }
+
+    /// The membermask: the last operand of a `.sync` form; the active lanes otherwise (the
+    /// pre-6.0 forms act on the warp's active threads).
+    fn member_mask(&self, i: &Inst, sync: bool) -> Result<String, PtxError> {
+        match (sync, i.operands.last()) {
+            (true, Some(m)) => self.src(m, Ty::B32, i),
+            _ => Ok("ptx_activemask()".into()),
+        }
+    }
+
+    /// `d` or `d|p`: the value's destination and the optional predicate's.
+    fn dest_pair(o: &Operand) -> (Operand, Option<Operand>) {
+        match o {
+            Operand::Pair(d, p) => {
+                let d = if d == "_" {
+                    Operand::Sink
+                } else {
+                    Operand::Name(d.clone())
+                };
+                (d, Some(Operand::Name(p.clone())))
+            }
+            d => (d.clone(), None),
+        }
+    }
+
+    /// `shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask` (and `shfl.{mode}.b32`).
+    fn shfl(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let sync = mods.contains(&"sync");
+        let mut mode = None;
+        let mut ty = None;
+        for m in mods {
+            match *m {
+                "sync" => {}
+                "up" => mode = Some(0),
+                "down" => mode = Some(1),
+                "bfly" => mode = Some(2),
+                "idx" => mode = Some(3),
+                "b32" => ty = Some(Ty::B32),
+                m => return unsupported(i, &format!("shfl with .{m}")),
+            }
+        }
+        let (Some(mode), Some(_)) = (mode, ty) else {
+            return unsupported(i, "shfl needs a mode (.up/.down/.bfly/.idx) and .b32");
+        };
+        self.warp_operands(i, 4, sync)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::B32, i)?;
+        let b = self.src(&o[2], Ty::B32, i)?;
+        let c = self.src(&o[3], Ty::B32, i)?;
+        let m = self.member_mask(i, sync)?;
+        let (d, p) = Self::dest_pair(&o[0]);
+        let mut code =
+            format!("{{ bool p_; ptx_u32 v_ = ptx_shfl({mode}, {a}, {b}, {c}, {m}, p_); ");
+        code.push_str(&self.assign(&d, "v_", Ty::B32, i)?);
+        if let Some(p) = p {
+            code.push(' ');
+            code.push_str(&self.assign(&p, "p_", Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    /// `vote.sync.{all,any,uni}.pred`, `vote.sync.ballot.b32` (and the forms without `.sync`).
+    fn vote(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let sync = mods.contains(&"sync");
+        let mut mode = None;
+        let mut ty = None;
+        for m in mods {
+            match *m {
+                "sync" => {}
+                "all" | "any" | "uni" | "ballot" => mode = Some(*m),
+                m => match Ty::from_suffix(m) {
+                    Some(t) => ty = Some(t),
+                    None => return unsupported(i, &format!("vote with .{m}")),
+                },
+            }
+        }
+        let Some(mode) = mode else {
+            return unsupported(i, "vote needs a mode (.all/.any/.uni/.ballot)");
+        };
+        let want = if mode == "ballot" { Ty::B32 } else { Ty::Pred };
+        if ty != Some(want) {
+            return unsupported(i, "vote.ballot is .b32 and vote.all/.any/.uni are .pred");
+        }
+        self.warp_operands(i, 2, sync)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::Pred, i)?;
+        let m = self.member_mask(i, sync)?;
+        let f = if mode == "ballot" {
+            "ballot".to_owned()
+        } else {
+            format!("vote_{mode}")
+        };
+        self.assign(&o[0], &format!("ptx_{f}({a}, {m})"), want, i)
+    }
+
+    /// `match.{any,all}.sync.{b32,b64} d[|p], a, membermask`.
+    fn match_(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let mut mode = None;
+        let mut ty = None;
+        let mut sync = false;
+        for m in mods {
+            match *m {
+                "sync" => sync = true,
+                "any" | "all" => mode = Some(*m),
+                "b32" => ty = Some(Ty::B32),
+                "b64" => ty = Some(Ty::B64),
+                m => return unsupported(i, &format!("match with .{m}")),
+            }
+        }
+        let (Some(mode), Some(ty), true) = (mode, ty, sync) else {
+            return unsupported(i, "match needs .any or .all, .sync, and .b32 or .b64");
+        };
+        self.warp_operands(i, 2, true)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], ty, i)?;
+        let m = self.member_mask(i, true)?;
+        let bits = 8 * ty.size();
+        let (d, p) = Self::dest_pair(&o[0]);
+        if mode == "any" {
+            if p.is_some() {
+                return unsupported(i, "match.any has no predicate destination");
+            }
+            return self.assign(&d, &format!("ptx_match_any_b{bits}({a}, {m})"), Ty::B32, i);
+        }
+        let mut code = format!("{{ bool p_; ptx_u32 v_ = ptx_match_all_b{bits}({a}, {m}, p_); ");
+        code.push_str(&self.assign(&d, "v_", Ty::B32, i)?);
+        if let Some(p) = p {
+            code.push(' ');
+            code.push_str(&self.assign(&p, "p_", Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    /// `redux.sync.{add,min,max}.{u32,s32}` and `redux.sync.{and,or,xor}.b32`.
+    fn redux(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let mut op = None;
+        let mut ty = None;
+        let mut sync = false;
+        for m in mods {
+            match *m {
+                "sync" => sync = true,
+                "add" | "min" | "max" | "and" | "or" | "xor" => op = Some(*m),
+                m => match Ty::from_suffix(m) {
+                    Some(t) => ty = Some(t),
+                    None => return unsupported(i, &format!("redux with .{m}")),
+                },
+            }
+        }
+        let (Some(op), Some(ty), true) = (op, ty, sync) else {
+            return unsupported(i, "redux needs .sync, an operation and a type");
+        };
+        let (code, fits) = match op {
+            "add" => (0, matches!(ty, Ty::U32 | Ty::S32)),
+            "min" => (1, matches!(ty, Ty::U32 | Ty::S32)),
+            "max" => (2, matches!(ty, Ty::U32 | Ty::S32)),
+            "and" => (3, ty == Ty::B32),
+            "or" => (4, ty == Ty::B32),
+            _ => (5, ty == Ty::B32),
+        };
+        if !fits {
+            return unsupported(
+                i,
+                "redux.sync is translated for .add/.min/.max on .u32/.s32 and .and/.or/.xor on .b32",
+            );
+        }
+        self.warp_operands(i, 2, true)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::B32, i)?;
+        let m = self.member_mask(i, true)?;
+        self.assign(
+            &o[0],
+            &format!("ptx_redux({code}, {}, {a}, {m})", ty.signed()),
+            Ty::B32,
+            i,
+        )
     }
 }

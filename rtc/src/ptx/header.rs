@@ -410,8 +410,178 @@ PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)(unsigned char*)(ptx_
 PTX_D ptx_u64 ptx_to_shared(ptx_u64 g) { return (ptx_u64)__cvta_generic_to_shared((void*)g); }
 PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)__cvta_shared_to_generic((unsigned long long)(ptx_u32)s); }
 #endif
+// ---- Warps: CUDA's 32-lane warps on every wavefront width ----
+// A PTX warp is 32 lanes. On NVIDIA (NVRTC) and on AMD's wave32 (RDNA) a warp is the hardware's;
+// on AMD's wave64 (CDNA) each wavefront holds two warps, its lanes 0-31 and 32-63 (a block's
+// threads fill wavefronts in order, so warp w of a block is half w & 1 of wavefront w >> 1).
+// Every warp-level operation is confined to the caller's half: lane = hardware lane & 31,
+// masks are 32 bits with bit i for lane i of the caller's warp, shuffles never leave the half.
+#ifdef PTX_AMD
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define PTX_WAVE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define PTX_WAVE 0 // unknown to the preprocessor: asked of the compiler below
+#endif
+// The hardware lane (0..wave size - 1).
+PTX_D ptx_u32 ptx_hw_lane() {
+#if PTX_WAVE == 32
+    return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+#else
+    return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+#endif
+}
+// The first hardware lane of the caller's warp: 0, or 32 in the upper half of a wave64.
+PTX_D ptx_u32 ptx_w_half() {
+#if PTX_WAVE == 32
+    return 0u;
+#elif PTX_WAVE == 64
+    return ptx_hw_lane() & 32u;
+#else
+    return __builtin_amdgcn_wavefrontsize() == 64 ? (ptx_hw_lane() & 32u) : 0u;
+#endif
+}
+// The ballot of p over the active lanes of the caller's warp (bit i: lane i).
+// (hipRTC 5.x's clang has no ballot builtin: there the compare-across-lanes builtin, which
+// gives the same mask, stands in.)
+PTX_D ptx_u32 ptx_w_ballot(bool p) {
+#if PTX_WAVE == 32 && __has_builtin(__builtin_amdgcn_ballot_w32)
+    return __builtin_amdgcn_ballot_w32(p);
+#elif PTX_WAVE == 32
+    return (ptx_u32)__builtin_amdgcn_uicmp((ptx_u32)p, 0u, 33); // 33: ICMP_NE
+#elif __has_builtin(__builtin_amdgcn_ballot_w64)
+    return (ptx_u32)(__builtin_amdgcn_ballot_w64(p) >> ptx_w_half());
+#else
+    return (ptx_u32)(__builtin_amdgcn_uicmp((ptx_u32)p, 0u, 33) >> ptx_w_half());
+#endif
+}
+// The lanes of the caller's warp that execute this (exited, inactive and absent lanes: 0).
+PTX_D ptx_u32 ptx_activemask() { return ptx_w_ballot(true); }
+// v of lane `lane` (0..31) of the caller's warp; that lane must be active.
+PTX_D ptx_u32 ptx_w_read(ptx_u32 v, ptx_u32 lane, ptx_u32 mask) {
+    (void)mask;
+    return (ptx_u32)__builtin_amdgcn_ds_bpermute((int)((ptx_w_half() | (lane & 31u)) << 2), (int)v);
+}
+PTX_D ptx_u32 ptx_laneid() { return ptx_hw_lane() & 31u; }
+PTX_D void ptx_warp_sync(ptx_u32 mask) {
+    // A wavefront's lanes run in lockstep: what is left is ordering memory among them.
+    (void)mask;
+    __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup");
+    __builtin_amdgcn_wave_barrier();
+}
+#else
+PTX_D ptx_u32 ptx_activemask() { return __activemask(); }
+PTX_D ptx_u32 ptx_w_read(ptx_u32 v, ptx_u32 lane, ptx_u32 mask) { return __shfl_sync(mask, v, (int)lane); }
 PTX_D ptx_u32 ptx_laneid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u; }
+PTX_D void ptx_warp_sync(ptx_u32 mask) { __syncwarp(mask); }
+#endif
 PTX_D ptx_u32 ptx_warpid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5; }
+PTX_D ptx_u32 ptx_lanemask_eq() { return 1u << ptx_laneid(); }
+PTX_D ptx_u32 ptx_lanemask_lt() { return (1u << ptx_laneid()) - 1u; }
+PTX_D ptx_u32 ptx_lanemask_le() { return (2u << ptx_laneid()) - 1u; } // lane 31: 0 - 1, all ones
+PTX_D ptx_u32 ptx_lanemask_gt() { return ~ptx_lanemask_le(); }
+PTX_D ptx_u32 ptx_lanemask_ge() { return ~ptx_lanemask_lt(); }
+PTX_D ptx_u32 ptx_ctz(ptx_u32 a) { ptx_u32 n = 0; while (n < 32u && !((a >> n) & 1u)) ++n; return n; }
+
+// shfl (PTX ISA): mode 0 up, 1 down, 2 bfly, 3 idx; c = clamp (bits 0-4) | segment mask (8-12).
+// The source lane j and the predicate are computed as the ISA writes them; an out-of-range
+// source reads the caller's own value.
+PTX_D ptx_u32 ptx_shfl(int mode, ptx_u32 a, ptx_u32 b, ptx_u32 c, ptx_u32 mask, bool& p) {
+    int lane = (int)ptx_laneid(), bval = (int)(b & 31u), cval = (int)(c & 31u), seg = (int)((c >> 8) & 31u);
+    int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg, j;
+    bool ok;
+    if (mode == 0) { j = lane - bval; ok = j >= maxl; }
+    else if (mode == 1) { j = lane + bval; ok = j <= maxl; }
+    else if (mode == 2) { j = lane ^ bval; ok = j <= maxl; }
+    else { j = minl | (bval & ~seg); ok = j <= maxl; }
+    if (!ok) j = lane;
+    p = ok;
+    return ptx_w_read(a, (ptx_u32)j, mask);
+}
+
+// vote, ballot, match, redux: over the active lanes of the caller's warp that are in `mask`.
+#ifdef PTX_AMD
+PTX_D ptx_u32 ptx_ballot(bool a, ptx_u32 mask) { return ptx_w_ballot(a) & mask; }
+PTX_D bool ptx_vote_all(bool a, ptx_u32 mask) { ptx_u32 w = ptx_activemask() & mask; return (ptx_w_ballot(a) & w) == w; }
+PTX_D bool ptx_vote_any(bool a, ptx_u32 mask) { return (ptx_w_ballot(a) & mask) != 0; }
+PTX_D bool ptx_vote_uni(bool a, ptx_u32 mask) { ptx_u32 w = ptx_activemask() & mask, b = ptx_w_ballot(a) & w; return b == 0 || b == w; }
+#else
+PTX_D ptx_u32 ptx_ballot(bool a, ptx_u32 mask) { return __ballot_sync(mask, a); }
+PTX_D bool ptx_vote_all(bool a, ptx_u32 mask) { return __all_sync(mask, a) != 0; }
+PTX_D bool ptx_vote_any(bool a, ptx_u32 mask) { return __any_sync(mask, a) != 0; }
+PTX_D bool ptx_vote_uni(bool a, ptx_u32 mask) { return __uni_sync(mask, a) != 0; }
+#endif
+#if !defined(PTX_AMD) && __CUDA_ARCH__ >= 700
+PTX_D ptx_u32 ptx_match_any_b32(ptx_u32 a, ptx_u32 mask) { return __match_any_sync(mask, a); }
+PTX_D ptx_u32 ptx_match_any_b64(ptx_u64 a, ptx_u32 mask) { return __match_any_sync(mask, a); }
+PTX_D ptx_u32 ptx_match_all_b32(ptx_u32 a, ptx_u32 mask, bool& p) { int q; ptx_u32 r = __match_all_sync(mask, a, &q); p = q != 0; return r; }
+PTX_D ptx_u32 ptx_match_all_b64(ptx_u64 a, ptx_u32 mask, bool& p) { int q; ptx_u32 r = __match_all_sync(mask, a, &q); p = q != 0; return r; }
+#else
+PTX_D ptx_u64 ptx_w_read64(ptx_u64 v, ptx_u32 lane, ptx_u32 mask) {
+    return ((ptx_u64)ptx_w_read((ptx_u32)(v >> 32), lane, mask) << 32) | ptx_w_read((ptx_u32)v, lane, mask);
+}
+// Lanes with equal values, one value at a time: `rem` is the same in every lane of a warp, so
+// the warp runs the loop together.
+PTX_D ptx_u32 ptx_match_any_b64(ptx_u64 a, ptx_u32 mask) {
+    ptx_u32 rem = ptx_activemask() & mask, r = 0;
+    while (rem != 0) {
+        ptx_u64 v = ptx_w_read64(a, ptx_ctz(rem), rem);
+        ptx_u32 eq = ptx_ballot(a == v, rem) & rem;
+        if (a == v) r = eq;
+        rem &= ~eq;
+    }
+    return r;
+}
+PTX_D ptx_u32 ptx_match_any_b32(ptx_u32 a, ptx_u32 mask) { return ptx_match_any_b64((ptx_u64)a, mask); }
+PTX_D ptx_u32 ptx_match_all_b64(ptx_u64 a, ptx_u32 mask, bool& p) {
+    ptx_u32 w = ptx_activemask() & mask;
+    ptx_u64 v = ptx_w_read64(a, ptx_ctz(w), w);
+    p = w != 0 && (ptx_ballot(a == v, w) & w) == w;
+    return p ? w : 0u;
+}
+PTX_D ptx_u32 ptx_match_all_b32(ptx_u32 a, ptx_u32 mask, bool& p) { return ptx_match_all_b64((ptx_u64)a, mask, p); }
+#endif
+// redux: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; signed for min/max when sgn.
+PTX_D ptx_u32 ptx_redux_op(int op, bool sgn, ptx_u32 x, ptx_u32 y) {
+    switch (op) {
+    case 0: return x + y;
+    case 1: return sgn ? ((ptx_s32)x < (ptx_s32)y ? x : y) : (x < y ? x : y);
+    case 2: return sgn ? ((ptx_s32)x > (ptx_s32)y ? x : y) : (x > y ? x : y);
+    case 3: return x & y;
+    case 4: return x | y;
+    default: return x ^ y;
+    }
+}
+#if !defined(PTX_AMD) && __CUDA_ARCH__ >= 800
+PTX_D ptx_u32 ptx_redux(int op, bool sgn, ptx_u32 a, ptx_u32 mask) {
+    switch (op) {
+    case 0: return __reduce_add_sync(mask, a);
+    case 1: return sgn ? (ptx_u32)__reduce_min_sync(mask, (int)a) : __reduce_min_sync(mask, a);
+    case 2: return sgn ? (ptx_u32)__reduce_max_sync(mask, (int)a) : __reduce_max_sync(mask, a);
+    case 3: return __reduce_and_sync(mask, a);
+    case 4: return __reduce_or_sync(mask, a);
+    default: return __reduce_xor_sync(mask, a);
+    }
+}
+#else
+// Every lane folds the members' values in lane order (a butterfly when the whole warp takes part).
+PTX_D ptx_u32 ptx_redux(int op, bool sgn, ptx_u32 a, ptx_u32 mask) {
+    ptx_u32 w = ptx_activemask() & mask;
+    if (w == 0xffffffffu) {
+        ptx_u32 r = a;
+        for (ptx_u32 k = 16; k != 0; k >>= 1) r = ptx_redux_op(op, sgn, r, ptx_w_read(r, ptx_laneid() ^ k, w));
+        return r;
+    }
+    ptx_u32 rem = w, r = 0;
+    bool first = true;
+    while (rem != 0) {
+        ptx_u32 v = ptx_w_read(a, ptx_ctz(rem), w);
+        r = first ? v : ptx_redux_op(op, sgn, r, v);
+        first = false;
+        rem &= rem - 1u;
+    }
+    return r;
+}
+#endif
 
 // Atomics the vendors' headers do not share.
 PTX_D ptx_s64 ptx_atom_min_s64(ptx_s64* p, ptx_s64 v) {

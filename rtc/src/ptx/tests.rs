@@ -302,6 +302,81 @@ fn emits_each_form() {
         ),
         ("@!%p1 exit;", "if (!x__25p1) { return; }"),
         ("mov.u32 %r1, WARP_SZ;", "32u"),
+        // Warp-level operations (the header confines each to the caller's 32-lane warp).
+        (
+            "shfl.sync.bfly.b32 %r1|%p1, %r2, 16, 31, -1;",
+            "ptx_shfl(2, x__25r2, ((ptx_u32)16ull), ((ptx_u32)31ull), ((ptx_u32)4294967295ull), p_); x__25r1 = (v_); x__25p1 = (p_); }",
+        ),
+        (
+            "shfl.sync.up.b32 %r1, %r2, 1, 0, %r3;",
+            "ptx_shfl(0, x__25r2, ((ptx_u32)1ull), ((ptx_u32)0ull), x__25r3, p_); x__25r1 = (v_); }",
+        ),
+        (
+            "shfl.sync.down.b32 %r1, %r2, %r4, 0x1f, -1;",
+            "ptx_shfl(1, x__25r2, x__25r4, ((ptx_u32)31ull),",
+        ),
+        (
+            "shfl.sync.idx.b32 %r1|%p2, %r2, %r4, 0x181f, -1;",
+            "ptx_shfl(3, x__25r2, x__25r4, ((ptx_u32)6175ull),",
+        ),
+        (
+            "shfl.bfly.b32 %r1, %r2, 1, 31;",
+            "ptx_shfl(2, x__25r2, ((ptx_u32)1ull), ((ptx_u32)31ull), ptx_activemask(), p_)",
+        ),
+        (
+            "vote.sync.ballot.b32 %r1, %p1, -1;",
+            "x__25r1 = (ptx_ballot(x__25p1, ((ptx_u32)4294967295ull)));",
+        ),
+        (
+            "vote.sync.all.pred %p1, !%p2, %r1;",
+            "x__25p1 = (ptx_vote_all((!x__25p2), x__25r1));",
+        ),
+        (
+            "vote.sync.any.pred %p1, %p2, -1;",
+            "ptx_vote_any(x__25p2, ((ptx_u32)4294967295ull))",
+        ),
+        (
+            "vote.sync.uni.pred %p1, %p2, 0xffff;",
+            "ptx_vote_uni(x__25p2, ((ptx_u32)65535ull))",
+        ),
+        (
+            "vote.ballot.b32 %r1, %p1;",
+            "ptx_ballot(x__25p1, ptx_activemask())",
+        ),
+        ("vote.all.pred %p1, %p2;", "ptx_vote_all(x__25p2, ptx_activemask())"),
+        ("activemask.b32 %r1;", "x__25r1 = (ptx_activemask());"),
+        (
+            "match.any.sync.b32 %r1, %r2, -1;",
+            "x__25r1 = (ptx_match_any_b32(x__25r2, ((ptx_u32)4294967295ull)));",
+        ),
+        (
+            "match.any.sync.b64 %r1, %rd2, %r3;",
+            "ptx_match_any_b64(x__25rd2, x__25r3)",
+        ),
+        (
+            "match.all.sync.b64 %r1|%p1, %rd1, %r2;",
+            "ptx_match_all_b64(x__25rd1, x__25r2, p_); x__25r1 = (v_); x__25p1 = (p_); }",
+        ),
+        (
+            "match.all.sync.b32 %r1, %r2, -1;",
+            "ptx_match_all_b32(x__25r2, ((ptx_u32)4294967295ull), p_); x__25r1 = (v_); }",
+        ),
+        (
+            "redux.sync.add.s32 %r1, %r2, -1;",
+            "ptx_redux(0, true, x__25r2, ((ptx_u32)4294967295ull))",
+        ),
+        ("redux.sync.min.u32 %r1, %r2, %r3;", "ptx_redux(1, false, x__25r2, x__25r3)"),
+        ("redux.sync.max.s32 %r1, %r2, %r3;", "ptx_redux(2, true, "),
+        ("redux.sync.and.b32 %r1, %r2, %r3;", "ptx_redux(3, false, "),
+        ("redux.sync.or.b32 %r1, %r2, %r3;", "ptx_redux(4, false, "),
+        ("redux.sync.xor.b32 %r1, %r2, %r3;", "ptx_redux(5, false, "),
+        ("bar.warp.sync -1;", "ptx_warp_sync(((ptx_u32)4294967295ull));"),
+        ("mov.u32 %r1, %lanemask_eq;", "x__25r1 = (ptx_lanemask_eq());"),
+        ("mov.u32 %r1, %lanemask_lt;", "ptx_lanemask_lt()"),
+        ("mov.u32 %r1, %lanemask_le;", "ptx_lanemask_le()"),
+        ("mov.u32 %r1, %lanemask_gt;", "ptx_lanemask_gt()"),
+        ("mov.u32 %r1, %lanemask_ge;", "ptx_lanemask_ge()"),
+        ("mov.u32 %r1, %warpid;", "ptx_warpid()"),
     ];
     let mut bad = Vec::new();
     for (inst, want) in cases {
@@ -316,11 +391,16 @@ fn emits_each_form() {
 #[test]
 fn refuses_with_the_instruction_and_its_line() {
     for inst in [
-        "shfl.sync.bfly.b32 %r1, %r2, 16, 31, -1;",
-        "vote.sync.ballot.b32 %r1, %p1, -1;",
-        "match.any.sync.b32 %r1, %r2, -1;",
-        "redux.sync.add.u32 %r1, %r2, -1;",
-        "activemask.b32 %r1;",
+        "shfl.sync.bfly.b16 %rs1, %rs2, 16, 31, -1;",
+        "shfl.sync.b32 %r1, %r2, 16, 31, -1;",
+        "vote.sync.ballot.b64 %rd1, %p1, -1;",
+        "vote.sync.all.b32 %r1, %p1, -1;",
+        "match.any.b32 %r1, %r2;",
+        "match.any.sync.b32 %r1|%p1, %r2, -1;",
+        "redux.sync.add.f32 %f1, %f2, -1;",
+        "redux.sync.and.u32 %r1, %r2, -1;",
+        "redux.add.u32 %r1, %r2;",
+        "bar.warp %r1;",
         "wgmma.fence.sync.aligned;",
         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1}], [%rd3];",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd1];",
@@ -330,7 +410,8 @@ fn refuses_with_the_instruction_and_its_line() {
         "bar.sync 1, 64;",
         "atom.sys.global.add.u32 %r1, [%rd1], 1;",
         "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
-        "mov.u32 %r1, %lanemask_lt;",
+        "mov.u32 %r1, %lanemask_xx;",
+        "activemask.b64 %rd1;",
     ] {
         match translate(&module(inst)) {
             Err(PtxError::Unsupported { instruction, line, reason }) => {
