@@ -14,7 +14,7 @@ mod common;
 
 use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::{Backend, BackendKind};
-use anycuda_rtc::ptx::{translate, PtxError};
+use anycuda_rtc::ptx::{translate, translate_all, PtxError};
 use common::{code, compiler, corpus, elf_machine, elf_symbols, repo_root, EM_AMDGPU};
 
 /// The translator's own kernels: one per area of the translated instruction set.
@@ -157,6 +157,60 @@ fn translation_also_compiles_with_nvrtc() {
     for e in &t.entries {
         assert!(common::ptx_entries(&again).contains(e), "{e}");
     }
+}
+
+/// Two modules NVRTC compiles separately (`-rdc=true`), as `cuLink*` would link them: a
+/// function and a variable each module defines for the other, and a `static` function of the
+/// same name in both.
+const LINK_A: &str = r#"
+extern __device__ int helper(int x);
+static __device__ __noinline__ int twice(int x) { return 2 * x; }
+__device__ int counter;
+extern "C" __global__ void ka(int* o) { int t = threadIdx.x; o[t] = twice(helper(t)); atomicAdd(&counter, 1); }
+"#;
+const LINK_B: &str = r#"
+extern __device__ int counter;
+static __device__ __noinline__ int twice(int x) { return x + 2; }
+__device__ int helper(int x) { return twice(x) * 3 + counter; }
+extern "C" __global__ void kb(int* o) { o[threadIdx.x] = helper(o[threadIdx.x]); }
+"#;
+
+#[test]
+fn linked_modules_translate_and_compile() {
+    let Some(nv) = compiler(BackendKind::Cuda) else {
+        return;
+    };
+    let Some(hip) = compiler(BackendKind::Hip) else {
+        return;
+    };
+    let rdc = ["-rdc=true".to_owned()];
+    let a = ptx_of(nv, LINK_A, "a.cu", &rdc, "compute_90");
+    let b = ptx_of(nv, LINK_B, "b.cu", &rdc, "compute_90");
+    assert!(a.contains(".extern .func") && b.contains(".extern .global"));
+    // NVRTC gives each module's `static` functions names of their own; another compiler may
+    // not: B's `twice` takes A's name, which must stay apart.
+    let internal = |ptx: &str| -> String {
+        let line = ptx.lines().find(|l| l.starts_with(".func")).unwrap();
+        let name = line
+            .split_whitespace()
+            .find(|w| w.contains("twice"))
+            .unwrap();
+        name.trim_end_matches('(').to_owned()
+    };
+    let b = b.replace(&internal(&b), &internal(&a));
+    let t = translate_all(&[&a, &b]).unwrap_or_else(|(k, e)| panic!("module {k}: {e}"));
+    assert_eq!(t.entries, ["ka", "kb"]);
+    assert!(t.source.contains("ptx_m0_") && t.source.contains("ptx_m1_"));
+    for arch in amd_arches(hip) {
+        hip_compile(hip, "linked modules", &t.source, &t.entries, arch);
+    }
+    let mut p =
+        Program::with_backend(nv, &t.source, ProgramOptions::new().name("linked.cu")).unwrap();
+    p.compile_with_args(&["--gpu-architecture=compute_90"])
+        .unwrap_or_else(|e| panic!("NVRTC refused the linked translation: {e}"));
+    // Either module alone names what only the other defines.
+    assert!(matches!(translate(&a), Err(PtxError::Unsupported { .. })));
+    assert!(matches!(translate(&b), Err(PtxError::Unsupported { .. })));
 }
 
 #[test]

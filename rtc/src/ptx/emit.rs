@@ -1,9 +1,9 @@
 //! The emitter: a parsed [`Module`] to HIP C++ source (after [`SUPPORT_HEADER`]).
 
-use super::ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+use super::ast::{Function, Inst, Linkage, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
 use super::header::SUPPORT_HEADER;
 use super::PtxError;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// What a name in a body refers to.
@@ -115,48 +115,205 @@ fn mode_of(mods: &[&str]) -> Option<u32> {
     })
 }
 
-struct Fx<'m> {
-    module: &'m Module,
+struct Fx {
     syms: HashMap<String, Sym>,
+    /// Module-scope names (and the body's own, which shadow them) to their C++ identifiers.
+    names: HashMap<String, String>,
+    /// Functions this module declares that no module defines (calls to them are refused).
+    undefined: HashSet<String>,
     out: String,
     indent: usize,
     entry: bool,
 }
 
-/// Emits the C++ for a module: the support header, then the module's variables and functions.
-pub(crate) fn emit(m: &Module) -> Result<String, PtxError> {
-    let mut out = String::from(SUPPORT_HEADER);
-    out.push_str("\n// ---- translated module ----\n");
-    let mut globals: HashMap<String, Sym> = HashMap::new();
-    for v in &m.vars {
-        globals.insert(v.name.clone(), Sym::Var(v.space));
-        out.push_str(&var_decl(v, true)?);
+/// Why a module-scope name cannot be linked.
+fn link_error(instruction: String, line: u32, reason: String) -> PtxError {
+    PtxError::Unsupported {
+        instruction,
+        line,
+        reason,
     }
-    for f in &m.functions {
-        globals.insert(f.name.clone(), Sym::Func);
-    }
-    // Prototypes first, so calls may precede definitions.
-    for f in m.functions.iter().filter(|f| !f.entry) {
-        let _ = writeln!(out, "{};", signature(f)?);
-    }
-    for f in &m.functions {
-        let Some(body) = &f.body else { continue };
-        let mut fx = Fx {
-            module: m,
-            syms: globals.clone(),
-            out: String::new(),
-            indent: 1,
-            entry: f.entry,
-        };
-        for p in f.params.iter().chain(&f.rets) {
-            fx.syms.insert(p.name.clone(), Sym::Var(Space::Param));
+}
+
+/// Whether a module-scope variable is the module's own (renamed when another module uses the
+/// same name): internal ones, and `.extern .shared` arrays (each is the block's dynamic shared
+/// memory, whatever its name).
+fn own_var(v: &VarDecl) -> bool {
+    v.linkage == Linkage::Internal || (v.external && v.space == Space::Shared)
+}
+
+/// Emits the C++ for several modules linked into one translation: the support header once,
+/// then every module's variables, every function's prototype, and every body. `.visible` and
+/// `.weak` names are shared by all modules (an `.extern` declaration is the definition of
+/// another module); a module's internal names are renamed `ptx_m<k>_...` when another module
+/// uses the same name, so they never collide. On error: the index of the failing module.
+pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> {
+    // Which module defines each shared (visible or weak) name; the first weak one wins.
+    let mut defs: HashMap<&str, (usize, bool)> = HashMap::new(); // name -> (module, is a function)
+    let mut skip: HashSet<(usize, &str)> = HashSet::new(); // weak duplicates, not emitted
+    let mut users: HashMap<&str, usize> = HashMap::new(); // how many modules name it
+    for (k, m) in modules.iter().enumerate() {
+        let mut seen = HashSet::new();
+        let defined = m
+            .functions
+            .iter()
+            .filter(|f| f.body.is_some())
+            .map(|f| (f.name.as_str(), f.linkage, true, f.line, f.entry))
+            .chain(
+                m.vars
+                    .iter()
+                    .filter(|v| !v.external)
+                    .map(|v| (v.name.as_str(), v.linkage, false, v.line, false)),
+            );
+        for (name, linkage, func, line, entry) in defined {
+            let shared = matches!(linkage, Linkage::Visible | Linkage::Weak) || entry;
+            if !shared {
+                continue;
+            }
+            match defs.get(name) {
+                Some(&(j, _)) if j != k && linkage == Linkage::Weak => {
+                    skip.insert((k, name));
+                }
+                Some(&(j, _)) if j != k => {
+                    return Err((
+                        k,
+                        link_error(
+                            name.to_owned(),
+                            line,
+                            format!("`{name}` is also defined by module {j}"),
+                        ),
+                    ))
+                }
+                _ => {
+                    defs.insert(name, (k, func));
+                }
+            }
         }
-        let _ = writeln!(fx.out, "{} {{", signature(f)?);
-        fx.stmts(body)?;
-        fx.out.push_str("}\n");
-        out.push_str(&fx.out);
+        for n in m
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .chain(m.vars.iter().map(|v| v.name.as_str()))
+        {
+            if seen.insert(n) {
+                *users.entry(n).or_default() += 1;
+            }
+        }
+    }
+    let mut out = String::from(SUPPORT_HEADER);
+    let mut scopes = Vec::new();
+    for (k, m) in modules.iter().enumerate() {
+        let at = |e: PtxError| (k, e);
+        if modules.len() > 1 {
+            let _ = writeln!(out, "\n// ---- translated module {k} ----");
+        } else {
+            out.push_str("\n// ---- translated module ----\n");
+        }
+        let rename = |name: &str| -> String {
+            if users.get(name).copied().unwrap_or(0) > 1 {
+                format!("ptx_m{k}_{}", ident(name))
+            } else {
+                ident(name)
+            }
+        };
+        let mut syms: HashMap<String, Sym> = HashMap::new();
+        let mut names: HashMap<String, String> = HashMap::new();
+        let mut undefined = HashSet::new();
+        for v in &m.vars {
+            syms.insert(v.name.clone(), Sym::Var(v.space));
+            if own_var(v) {
+                let n = rename(&v.name);
+                out.push_str(&var_decl(v, &n).map_err(at)?);
+                names.insert(v.name.clone(), n);
+                continue;
+            }
+            names.insert(v.name.clone(), ident(&v.name));
+            if v.external {
+                match defs.get(v.name.as_str()) {
+                    Some((_, false)) => {}
+                    _ => {
+                        return Err(at(link_error(
+                            format!(".extern {} {}", space_name(v.space), v.name),
+                            v.line,
+                            format!("`{}` is declared but no module defines it", v.name),
+                        )))
+                    }
+                }
+            } else if !skip.contains(&(k, v.name.as_str())) {
+                out.push_str(&var_decl(v, &ident(&v.name)).map_err(at)?);
+            }
+        }
+        for f in &m.functions {
+            syms.insert(f.name.clone(), Sym::Func);
+            let shared = f.entry
+                || matches!(
+                    f.linkage,
+                    Linkage::Visible | Linkage::Weak | Linkage::Extern
+                );
+            names.insert(
+                f.name.clone(),
+                if shared {
+                    ident(&f.name)
+                } else {
+                    rename(&f.name)
+                },
+            );
+            let defined_here = m
+                .functions
+                .iter()
+                .any(|g| g.name == f.name && g.body.is_some());
+            let defined_shared = matches!(defs.get(f.name.as_str()), Some((_, true)));
+            if !(defined_here || (shared && defined_shared)) {
+                undefined.insert(f.name.clone());
+            }
+        }
+        scopes.push((syms, names, undefined));
+    }
+    // Prototypes first, so calls may precede definitions (and cross modules).
+    for (k, m) in modules.iter().enumerate() {
+        for f in m.functions.iter().filter(|f| !f.entry && f.body.is_some()) {
+            if skip.contains(&(k, f.name.as_str())) {
+                continue;
+            }
+            let _ = writeln!(out, "{};", signature(f, &scopes[k].1[&f.name]));
+        }
+    }
+    for (k, m) in modules.iter().enumerate() {
+        let (syms, names, undefined) = &scopes[k];
+        for f in &m.functions {
+            let Some(body) = &f.body else { continue };
+            if skip.contains(&(k, f.name.as_str())) {
+                continue;
+            }
+            let mut fx = Fx {
+                syms: syms.clone(),
+                names: names.clone(),
+                undefined: undefined.clone(),
+                out: String::new(),
+                indent: 1,
+                entry: f.entry,
+            };
+            for p in f.params.iter().chain(&f.rets) {
+                fx.syms.insert(p.name.clone(), Sym::Var(Space::Param));
+                fx.names.insert(p.name.clone(), ident(&p.name));
+            }
+            let _ = writeln!(fx.out, "{} {{", signature(f, &names[&f.name]));
+            fx.stmts(body).map_err(|e| (k, e))?;
+            fx.out.push_str("}\n");
+            out.push_str(&fx.out);
+        }
     }
     Ok(out)
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => ".global",
+        Space::Shared => ".shared",
+        Space::Const => ".const",
+        Space::Local => ".local",
+        Space::Param => ".param",
+    }
 }
 
 fn param_type(p: &Param) -> String {
@@ -167,20 +324,16 @@ fn param_type(p: &Param) -> String {
     }
 }
 
-fn signature(f: &Function) -> Result<String, PtxError> {
+fn signature(f: &Function, name: &str) -> String {
     let mut s = String::new();
     if f.entry {
         let bounds = f
             .max_threads
             .map(|n| format!("__launch_bounds__({n}) "))
             .unwrap_or_default();
-        let _ = write!(
-            s,
-            "extern \"C\" __global__ void {bounds}{}(",
-            ident(&f.name)
-        );
+        let _ = write!(s, "extern \"C\" __global__ void {bounds}{name}(");
     } else {
-        let _ = write!(s, "static __device__ void {}(", ident(&f.name));
+        let _ = write!(s, "static __device__ void {name}(");
     }
     let mut first = true;
     for r in &f.rets {
@@ -213,7 +366,7 @@ fn signature(f: &Function) -> Result<String, PtxError> {
         let _ = write!(s, "{t} {}", ident(&p.name));
     }
     s.push(')');
-    Ok(s)
+    s
 }
 
 fn literal(o: &Operand, ty: Ty, line: u32) -> Result<String, PtxError> {
@@ -262,7 +415,7 @@ fn unreachable_operand<T>(line: u32) -> Result<T, PtxError> {
     })
 }
 
-fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
+fn var_decl(v: &VarDecl, name: &str) -> Result<String, PtxError> {
     let q = match v.space {
         Space::Global => "__device__ ",
         Space::Const => "__constant__ ",
@@ -283,7 +436,6 @@ fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
         Some(None) => "[]".into(),
         Some(Some(n)) => format!("[{}]", n.max(1)),
     };
-    let _ = module_scope;
     let mut s = if v.space == Space::Param {
         let size = u64::from(v.ty.size())
             .saturating_mul(v.array.flatten().unwrap_or(1))
@@ -291,13 +443,13 @@ fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
         format!(
             "ptx_bytes<{size}, {}> {}",
             v.align.unwrap_or(v.ty.size()).max(1),
-            ident(&v.name)
+            name
         )
     } else {
         format!(
             "{q}{} {}{dims} __attribute__((aligned({align})))",
             ctype(v.ty),
-            ident(&v.name)
+            name
         )
     };
     if let Some(init) = &v.init {
@@ -339,7 +491,12 @@ fn unsupported<T>(i: &Inst, reason: &str) -> Result<T, PtxError> {
     })
 }
 
-impl Fx<'_> {
+impl Fx {
+    /// The C++ identifier of a variable or function name in scope.
+    fn cname(&self, n: &str) -> String {
+        self.names.get(n).cloned().unwrap_or_else(|| ident(n))
+    }
+
     fn line(&mut self, s: &str) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -368,7 +525,8 @@ impl Fx<'_> {
                 }
                 Stmt::Var(v) => {
                     self.syms.insert(v.name.clone(), Sym::Var(v.space));
-                    let d = var_decl(v, false)?;
+                    self.names.insert(v.name.clone(), ident(&v.name));
+                    let d = var_decl(v, &ident(&v.name))?;
                     self.line(d.trim_end());
                 }
                 _ => {}
@@ -384,9 +542,9 @@ impl Fx<'_> {
                 Stmt::Block(b) => {
                     self.line("{");
                     self.indent += 1;
-                    let saved = self.syms.clone();
+                    let saved = (self.syms.clone(), self.names.clone());
                     self.stmts(b)?;
-                    self.syms = saved;
+                    (self.syms, self.names) = saved;
                     self.indent -= 1;
                     self.line("}");
                 }
@@ -435,7 +593,7 @@ impl Fx<'_> {
             Operand::Name(n) => match self.syms.get(n.as_str()) {
                 Some(Sym::Var(space)) => {
                     // The address of a variable, in its own window.
-                    let a = format!("((ptx_u64)(&{}))", ident(n));
+                    let a = format!("((ptx_u64)(&{}))", self.cname(n));
                     let a = if *space == Space::Shared {
                         format!("ptx_to_shared({a})")
                     } else {
@@ -482,7 +640,9 @@ impl Fx<'_> {
         let base_ptr = match base {
             None => format!("((unsigned char*)(ptx_u64){offset}ll)"),
             Some(b) => match self.syms.get(b.as_str()) {
-                Some(Sym::Var(_)) => format!("((unsigned char*)&{} + {offset}ll)", ident(b)),
+                Some(Sym::Var(_)) => {
+                    format!("((unsigned char*)&{} + {offset}ll)", self.cname(b))
+                }
                 Some(Sym::Reg(rt)) => {
                     let v = conv(&ident(b), *rt, Ty::U64);
                     let v = if space == Some(Space::Shared) {
@@ -1149,9 +1309,8 @@ impl Fx<'_> {
                 )
             }
         }
-        let callee = self.module.functions.iter().find(|g| &g.name == f);
-        if callee.is_some_and(|g| g.body.is_none()) {
-            return unsupported(i, &format!("`{f}` is declared but not defined in this module (external functions, such as vprintf, are not translated yet)"));
+        if self.undefined.contains(f.as_str()) {
+            return unsupported(i, &format!("`{f}` is declared but no module defines it (external functions, such as vprintf, are not translated yet)"));
         }
         let args: Vec<Operand> = match rest.get(1) {
             Some(Operand::List(a)) => a.clone(),
@@ -1170,7 +1329,7 @@ impl Fx<'_> {
                 _ => return unsupported(i, "call arguments must be .param variables"),
             }
         }
-        Ok(format!("{}({});", ident(f), names.join(", ")))
+        Ok(format!("{}({});", self.cname(f), names.join(", ")))
     }
 
     fn cvt(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
@@ -1466,7 +1625,7 @@ fn special(name: &str) -> Option<String> {
 
 /// Warp-level instructions: CUDA's 32-lane warps (the support header confines each to the
 /// caller's half of a wave64 wavefront).
-impl Fx<'_> {
+impl Fx {
     /// Checks the operand count of a warp instruction (`n` without its membermask).
     fn warp_operands(&self, i: &Inst, n: usize, sync: bool) -> Result<(), PtxError> {
         let want = n + usize::from(sync);

@@ -508,3 +508,188 @@ fn names_are_escaped_injectively() {
     assert_ne!(ident("x_1"), ident("x_1_"));
     assert!(ident("ptx_u32").starts_with("x_"));
 }
+
+/// A module of `body` (after the header lines).
+fn ptx_module(body: &str) -> String {
+    format!(".version 8.5\n.target sm_90\n.address_size 64\n{body}\n")
+}
+
+const LINK_A: &str = r#"
+.extern .func (.param .b32 func_retval0) helper(.param .b32 helper_param_0);
+.extern .global .align 4 .u32 shared_count;
+.global .align 4 .u32 own[2];
+.func (.param .b32 func_retval0) mix(.param .b32 mix_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [mix_param_0];
+    add.u32 %r2, %r1, 1;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry ka(.param .u64 ka_param_0)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    mov.u32 %r1, %tid.x;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), helper, (param0);
+    ld.param.b32 %r2, [retval0+0];
+    }
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r2;
+    .param .b32 retval0;
+    call.uni (retval0), mix, (param0);
+    ld.param.b32 %r3, [retval0+0];
+    }
+    mov.u64 %rd1, shared_count;
+    st.global.u32 [%rd1], %r3;
+    st.global.u32 [own+4], %r3;
+    ret;
+}
+"#;
+
+const LINK_B: &str = r#"
+.visible .global .align 4 .u32 shared_count;
+.global .align 4 .u32 own[4];
+.weak .func (.param .b32 func_retval0) inl(.param .b32 inl_param_0)
+{
+    .reg .b32 %r<2>;
+    ld.param.u32 %r1, [inl_param_0];
+    st.param.b32 [func_retval0+0], %r1;
+    ret;
+}
+.func (.param .b32 func_retval0) mix(.param .b32 mix_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [mix_param_0];
+    mul.lo.u32 %r2, %r1, 3;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .func (.param .b32 func_retval0) helper(.param .b32 helper_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [helper_param_0];
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), mix, (param0);
+    ld.param.b32 %r2, [retval0+0];
+    }
+    st.global.u32 [own], %r2;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry kb(.param .u64 kb_param_0)
+{
+    ret;
+}
+"#;
+
+#[test]
+fn translate_all_links_modules() {
+    let (a, b) = (ptx_module(LINK_A), ptx_module(LINK_B));
+    // B's weak `inl` again in a third module: the first definition wins.
+    let c = ptx_module(
+        ".weak .func (.param .b32 func_retval0) inl(.param .b32 inl_param_0)\n{\n\tret;\n}\n.visible .entry kc()\n{\n\tret;\n}",
+    );
+    let t = translate_all(&[&a, &b, &c]).unwrap();
+    assert_eq!(t.entries, ["ka", "kb", "kc"]);
+    assert_eq!(t.target, ["sm_90"]);
+    assert_eq!(t.source.matches(SUPPORT_HEADER).count(), 1);
+    let s = &t.source;
+    // A's `.extern .func helper` is B's `.visible .func helper`: one definition, one prototype.
+    assert_eq!(
+        s.matches("static __device__ void helper(").count(),
+        2,
+        "{s}"
+    );
+    assert!(s.contains("helper(retval0, param0);"));
+    // The internal `mix` and `own` of each module keep apart.
+    assert!(s.contains("static __device__ void ptx_m0_mix("));
+    assert!(s.contains("static __device__ void ptx_m1_mix("));
+    assert!(s.contains("ptx_m0_mix(retval0, param0);"));
+    assert!(s.contains("ptx_m1_mix(retval0, param0);"));
+    assert!(s.contains("__device__ ptx_u32 ptx_m0_own[2]"));
+    assert!(s.contains("__device__ ptx_u32 ptx_m1_own[4]"));
+    assert!(s.contains("&ptx_m0_own + 4ll"));
+    assert!(s.contains("&ptx_m1_own + 0ll"));
+    // `.extern .global shared_count` is B's: declared once, by its definition.
+    assert_eq!(s.matches("ptx_u32 shared_count").count(), 1, "{s}");
+    assert!(s.contains("(&shared_count)"));
+    // The weak `inl`: defined once.
+    assert_eq!(s.matches("static __device__ void inl(").count(), 2, "{s}");
+    // A single module translates as before (no renaming).
+    let one = translate_all(&[&b]).unwrap();
+    assert_eq!(Ok(one.clone()), translate(&b));
+    assert!(one.source.contains("static __device__ void mix("));
+    for (_, ptx) in REAL {
+        assert_eq!(translate_all(&[ptx]).map_err(|(_, e)| e), translate(ptx));
+    }
+}
+
+#[test]
+fn translate_all_names_the_failing_module() {
+    let a = ptx_module(LINK_A);
+    let b = ptx_module(LINK_B);
+    // A alone (its `shared_count` its own): `helper` is declared, no module defines it.
+    let a_alone = a.replace(
+        ".extern .global .align 4 .u32 shared_count;",
+        ".global .u32 shared_count;",
+    );
+    match translate_all(&[&a_alone]) {
+        Err((
+            0,
+            PtxError::Unsupported {
+                instruction,
+                line,
+                reason,
+            },
+        )) => {
+            assert_eq!(instruction, "call.uni");
+            assert_eq!(line, 25);
+            assert!(reason.contains("`helper`"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // vprintf, as NVRTC declares it.
+    let vprintf = ptx_module(
+        ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b64 param0;\n\t.param .b64 param1;\n\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}",
+    );
+    match translate_all(&[&b, &vprintf]) {
+        Err((1, PtxError::Unsupported { reason, line, .. })) => {
+            assert!(reason.contains("`vprintf`"), "{reason}");
+            assert_eq!(line, 12);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An `.extern .global` no module defines.
+    match translate_all(&[&a]) {
+        Err((
+            0,
+            PtxError::Unsupported {
+                instruction, line, ..
+            },
+        )) => {
+            assert_eq!(instruction, ".extern .global shared_count");
+            assert_eq!(line, 6);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A syntax error in the second module; a name two modules define.
+    match translate_all(&[&b, "garbage"]) {
+        Err((1, PtxError::Syntax { line: 1, .. })) => {}
+        other => panic!("{other:?}"),
+    }
+    match translate_all(&[&b, &b]) {
+        Err((1, PtxError::Unsupported { reason, .. })) => {
+            assert!(reason.contains("also defined by module 0"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
