@@ -22,12 +22,13 @@ fn own_kernels() -> String {
     std::fs::read_to_string(repo_root().join("tests/kernels/ptx/instructions.cu")).unwrap()
 }
 
-/// Corpus kernels that must translate (the others use half precision, refused in this slice:
-/// they must fail with `Unsupported`, never a syntax error). Warp shuffles, votes and
-/// cooperative groups' tiles translate.
+/// Corpus kernels that must translate (warp shuffles, votes, cooperative groups' tiles and
+/// half precision included); any other must fail with `Unsupported`, never a syntax error.
 const CORPUS_TRANSLATED: &[&str] = &[
     "atomics.cu",
+    "bf16_math.cu",
     "cg_tiled_reduce.cu",
+    "half_math.cu",
     "histogram_shared.cu",
     "int_types.cu",
     "reduce_shared.cu",
@@ -511,6 +512,16 @@ fn translated_kernels_match_native_ptx() {
                 .iter()
                 .map(|v| u64::from(v.to_bits()))
                 .collect(),
+        ));
+        // Half precision: bits in, bits out (NaN, infinities, subnormals among the inputs).
+        let mut ho = Buffer::<u32>::zeroed(&stream, n * 24).unwrap();
+        let k = code.kernel("half_ops").unwrap();
+        // SAFETY: half_ops reads in[0..n] and fin[0..n], writes out[0..24n].
+        unsafe { launch(&stream, &cfg, &k, (&dai, &dfa, &mut ho, n as i32)) }.unwrap();
+        stream.synchronize().unwrap();
+        out.push((
+            "half_ops",
+            ho.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
         ));
         // The warp kernels, in blocks of 64 and of 96 threads (two warps per wave64, and a
         // wave64 holding one warp in its lower half).

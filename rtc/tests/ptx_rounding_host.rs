@@ -2,8 +2,12 @@
 //! `add`/`mul`/`div`/`sqrt`/`rcp` in every mode, subnormal results included, conversions) against the host FPU under `fesetround`: the header is
 //! compiled for the host by the system C++ compiler (its NVRTC branch, the `__*_rn` intrinsics
 //! shimmed by plain round-to-nearest operations) with `ptx_rounding_host.cpp`, over 300 000
-//! random and edge inputs (NaN, +-0, denormals, FLT_MAX, infinities). Needs `c++`; missing, it
-//! fails under `CI=true` and is skipped elsewhere.
+//! random and edge inputs (NaN, +-0, denormals, FLT_MAX, infinities). The half-precision
+//! helpers (f16 and bf16 `add`/`sub`/`mul`/`fma`, conversions from f32, f64 and 64-bit
+//! integers in every mode) likewise, against x87 `nearbyintl` on each format's grid, every half
+//! decoded and encoded back, and a table of what an H200 answered for NaN, infinity, subnormal,
+//! `.sat` and `.ftz` cases. Needs `c++`; missing, it fails under `CI=true` and is skipped
+//! elsewhere.
 
 use std::process::Command;
 

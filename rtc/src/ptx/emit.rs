@@ -677,13 +677,18 @@ impl Fx {
             }
         };
         let t = types.first().copied();
-        let halfish = types
-            .iter()
-            .any(|t| matches!(t, Ty::F16 | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 | Ty::B128));
-        if halfish {
+        if types.contains(&Ty::B128) {
+            return unsupported(i, ".b128 operations are not translated yet");
+        }
+        let halfish = types.iter().any(|t| half_fmt(*t).is_some());
+        let half_ops = [
+            "mov", "ld", "st", "ldu", "cvt", "add", "sub", "mul", "fma", "neg", "abs", "min",
+            "max", "setp", "selp",
+        ];
+        if halfish && !half_ops.contains(&op) {
             return unsupported(
                 i,
-                "half precision, bf16 and .b128 operations are not translated yet",
+                "of half precision and bf16, only mov, ld/st, cvt, add, sub, mul, fma, neg, abs, min, max, setp and selp are translated",
             );
         }
         match op {
@@ -1006,6 +1011,9 @@ impl Fx {
         if t.float() {
             return self.farith(i, op, mods, t);
         }
+        if half_fmt(t).is_some() {
+            return self.harith(i, op, mods, t);
+        }
         if has("cc") || op == "addc" || op == "subc" {
             return unsupported(i, "carry arithmetic (.cc) is not translated yet");
         }
@@ -1222,12 +1230,25 @@ impl Fx {
             });
         }
         let ftz = mods.contains(&"ftz") && t == Ty::F32;
+        let hftz = mods.contains(&"ftz");
+        let half = half_fmt(t);
+        if matches!(t, Ty::F16x2 | Ty::Bf16x2) {
+            return unsupported(
+                i,
+                "setp on packed halves (.f16x2, .bf16x2) is not translated yet",
+            );
+        }
         let rd = |k: usize| -> Result<String, PtxError> {
+            if let Some(fmt) = half {
+                // Halves compare as their (exact) f32 values.
+                let v = self.src(&o[k], Ty::B16, i)?;
+                return Ok(format!("((float)ptx_h2d({v}, {fmt}, {hftz}))"));
+            }
             let v = self.src(&o[k], t, i)?;
             Ok(if ftz { format!("ptx_ftz({v})") } else { v })
         };
         let (a, b) = (rd(1)?, rd(2)?);
-        let e = if t.float() {
+        let e = if t.float() || half.is_some() {
             let nan = format!("({a} != {a} || {b} != {b})");
             match cmp {
                 "eq" => format!("({a} == {b})"),
@@ -1334,6 +1355,9 @@ impl Fx {
 
     fn cvt(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
         let o = &i.operands;
+        if types.iter().any(|t| half_fmt(*t).is_some()) {
+            return self.cvt_half(i, mods, types);
+        }
         if o.len() != 2 {
             return Err(PtxError::Syntax {
                 line: i.line,
@@ -1579,6 +1603,15 @@ impl Fx {
     }
 }
 
+/// A half type's format in the support header: 0 f16, 1 bf16 (packed pairs too).
+fn half_fmt(t: Ty) -> Option<u32> {
+    match t {
+        Ty::F16 | Ty::F16x2 => Some(0),
+        Ty::Bf16 | Ty::Bf16x2 => Some(1),
+        _ => None,
+    }
+}
+
 /// The untyped-bits type of a size.
 fn bits_ty(t: Ty) -> Ty {
     match t.size() {
@@ -1820,5 +1853,200 @@ impl Fx {
             Ty::B32,
             i,
         )
+    }
+}
+
+/// Half precision (`.f16`, `.bf16`) and packed pairs (`.f16x2`, `.bf16x2`), held as bits.
+impl Fx {
+    /// `add`/`sub`/`mul`/`fma`/`neg`/`abs`/`min`/`max` on halves: computed exactly in f64 and
+    /// rounded once (the support header's `ptx_h_*`).
+    fn harith(&self, i: &Inst, op: &str, mods: &[&str], t: Ty) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let has = |m: &str| mods.contains(&m);
+        let Some(fmt) = half_fmt(t) else {
+            return unsupported(i, "not a half type");
+        };
+        for m in ["relu", "NaN", "xorsign", "oob", "satfinite", "approx"] {
+            if has(m) {
+                return unsupported(i, &format!(".{m} on halves is not translated yet"));
+            }
+        }
+        let pair = matches!(t, Ty::F16x2 | Ty::Bf16x2);
+        let mode = mode_of(mods).unwrap_or(0);
+        let flags = u32::from(has("ftz")) | (u32::from(has("sat")) << 1);
+        let bt = if pair { Ty::B32 } else { Ty::B16 };
+        let n = match op {
+            "neg" | "abs" => 1,
+            "fma" | "mad" => 3,
+            "add" | "sub" | "mul" | "min" | "max" => 2,
+            _ => return unsupported(i, "this operation on halves is not translated yet"),
+        };
+        let args: Vec<String> = (1..=n)
+            .map(|k| self.src(&o[k], bt, i))
+            .collect::<Result<_, _>>()?;
+        let one = |x: &[String]| -> String {
+            match op {
+                "add" | "sub" | "mul" => {
+                    format!("ptx_h_{op}({}, {}, {mode}, {fmt}, {flags})", x[0], x[1])
+                }
+                "fma" | "mad" => format!(
+                    "ptx_h_fma({}, {}, {}, {mode}, {fmt}, {flags})",
+                    x[0], x[1], x[2]
+                ),
+                "min" | "max" => format!(
+                    "ptx_h_minmax({}, {}, {}, {fmt}, {flags})",
+                    x[0],
+                    x[1],
+                    op == "max"
+                ),
+                _ => format!("ptx_h_{op}({}, {fmt}, {flags})", x[0]),
+            }
+        };
+        let v = if pair {
+            let lo: Vec<String> = args.iter().map(|a| format!("ptx_lo({a})")).collect();
+            let hi: Vec<String> = args.iter().map(|a| format!("ptx_hi({a})")).collect();
+            format!("ptx_pack({}, {})", one(&lo), one(&hi))
+        } else {
+            one(&args)
+        };
+        self.assign(&o[0], &v, bt, i)
+    }
+
+    /// `cvt` to or from a half (and `cvt.{rnd}.f16x2.f32 d, a, b`: `a` to the upper half).
+    fn cvt_half(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let (Some(&d), Some(&s)) = (types.first(), types.get(1)) else {
+            return unsupported(i, "cvt needs two types");
+        };
+        let has = |m: &str| mods.contains(&m);
+        for m in ["relu", "satfinite"] {
+            if has(m) {
+                return unsupported(i, &format!("cvt .{m} is not translated yet"));
+            }
+        }
+        let mode = mode_of(mods).unwrap_or(0);
+        let int_round = mods
+            .iter()
+            .any(|x| matches!(*x, "rni" | "rzi" | "rmi" | "rpi"));
+        let sat = has("sat");
+        let ftz = has("ftz");
+        let pair = matches!(d, Ty::F16x2 | Ty::Bf16x2);
+        let want = if pair { 3 } else { 2 };
+        if o.len() != want {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}` takes {want} operands", i.opcode),
+            });
+        }
+        if matches!(s, Ty::F16x2 | Ty::Bf16x2) || (pair && s != Ty::F32) {
+            return unsupported(i, "this packed cvt is not translated yet");
+        }
+        // The source as an exact double (halves, floats, integers of 32 bits or fewer) or, for
+        // a 64-bit integer into a half, the half directly.
+        let to_half = |k: usize, df: u32| -> Result<String, PtxError> {
+            let a = self.src(&o[k], s, i)?;
+            let r = if let Some(sf) = half_fmt(s) {
+                let x = format!("ptx_h2d({a}, {sf}, {ftz})");
+                if int_round {
+                    format!("ptx_round_h(ptx_rint_d({x}, {mode}), 0.0, 0, {df})")
+                } else {
+                    format!("ptx_round_h({x}, 0.0, {mode}, {df})")
+                }
+            } else if s.float() {
+                if int_round {
+                    return unsupported(i, "integer rounding into a half");
+                }
+                let a = if ftz && s == Ty::F32 {
+                    format!("ptx_ftz({a})")
+                } else {
+                    a
+                };
+                format!("ptx_round_h((double){a}, 0.0, {mode}, {df})")
+            } else if s.size() == 8 {
+                let f = if s.signed() { "s64" } else { "u64" };
+                format!("ptx_{f}_to_h({a}, {mode}, {df})")
+            } else {
+                let w = if s.signed() { "ptx_s64" } else { "ptx_u64" };
+                format!("ptx_round_h((double)({w}){a}, 0.0, {mode}, {df})")
+            };
+            Ok(if sat {
+                format!("ptx_h_sat({r}, {df})")
+            } else {
+                r
+            })
+        };
+        if let Some(df) = half_fmt(d) {
+            if pair {
+                let v = format!("ptx_pack({}, {})", to_half(2, df)?, to_half(1, df)?);
+                return self.assign(&o[0], &v, Ty::B32, i);
+            }
+            let v = to_half(1, df)?;
+            return self.assign(&o[0], &v, Ty::B16, i);
+        }
+        // From a half to f32, f64 or an integer.
+        let Some(sf) = half_fmt(s) else {
+            return unsupported(i, "cvt of these types");
+        };
+        let a = self.src(&o[1], Ty::B16, i)?;
+        let f = format!("ptx_h2f({a}, {sf})");
+        let v = match d {
+            Ty::F32 | Ty::F64 => {
+                let v = if int_round {
+                    format!("ptx_rint_f({f}, {mode})")
+                } else if d == Ty::F64 {
+                    format!("ptx_h2d({a}, {sf}, false)")
+                } else {
+                    f
+                };
+                let v = if d == Ty::F64 && int_round {
+                    format!("(double){v}")
+                } else {
+                    v
+                };
+                let v = if sat {
+                    format!("ptx_sat_{}({v})", if d == Ty::F32 { "f" } else { "d" })
+                } else {
+                    v
+                };
+                if ftz && d == Ty::F32 {
+                    format!("ptx_ftz({v})")
+                } else {
+                    v
+                }
+            }
+            _ => {
+                if !int_round {
+                    return unsupported(i, "a half to an integer needs .rni/.rzi/.rmi/.rpi");
+                }
+                // As from f32 (a half is exactly an f32): NaN gives 0 into 32 bits or fewer.
+                let r = format!("(double)ptx_rint_f({f}, {mode})");
+                let bits = 8 * d.size();
+                if d.signed() {
+                    let (lo, hi) = if bits == 64 {
+                        (
+                            "(-9223372036854775807ll - 1)".to_owned(),
+                            "9223372036854775807ll".to_owned(),
+                        )
+                    } else {
+                        (
+                            format!("{}ll", -(1i64 << (bits - 1))),
+                            format!("{}ll", (1i64 << (bits - 1)) - 1),
+                        )
+                    };
+                    let nan = if bits == 64 { lo.clone() } else { "0ll".into() };
+                    format!("({})ptx_f2s({r}, {lo}, {hi}, {nan})", ctype(d))
+                } else {
+                    let hi = if bits == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
+                    let nan = if bits == 64 { 1u64 << 63 } else { 0 };
+                    format!("({})ptx_f2u({r}, {hi}ull, {nan}ull)", ctype(d))
+                }
+            }
+        };
+        self.assign(&o[0], &v, d, i)
     }
 }

@@ -275,3 +275,53 @@ extern "C" __global__ void warp_match_redux(const unsigned* in, unsigned* out)
     o[12] = (lane < 16u) ? __match_any_sync(0x0000ffffu, v & 1u) : 0u;
     o[13] = (lane >= 8u) ? (unsigned)__reduce_min_sync(0xffffff00u, (int)v) : 0u;
 }
+
+// ---- Half precision (f16, bf16), through inline PTX: the translator's kernels need no header.
+// Inputs are raw bits (NaN, infinities, subnormals included); every result is bits.
+#define HALF_COLS 24
+
+
+extern "C" __global__ void half_ops(const unsigned* in, const float* fin, unsigned* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = in[i];
+    unsigned short a = (unsigned short)v, b = (unsigned short)(v >> 16), c = (unsigned short)(v * 2654435761u >> 7);
+    float f = fin[i];
+    double d = (double)f * 1.0000001 + (double)v;
+    unsigned* o = out + i * HALF_COLS;
+    unsigned short r;
+    unsigned w;
+    asm("add.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[0] = r;
+    asm("sub.rn.ftz.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[1] = r;
+    asm("mul.rn.sat.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[2] = r;
+    asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(c)); o[3] = r;
+    asm("neg.f16 %0, %1;" : "=h"(r) : "h"(a)); o[4] = r;
+    asm("abs.ftz.f16 %0, %1;" : "=h"(r) : "h"(b)); o[5] = r;
+    asm("min.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[6] = r;
+    asm("max.ftz.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[7] = r;
+#if __CUDA_ARCH__ >= 900
+    asm("add.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[8] = r;
+    asm("mul.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[9] = r;
+#else // add.bf16 and mul.bf16 need sm_90: as CUDA's headers write them for sm_80
+    unsigned short one = 0x3f80, mzero = 0x8000;
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(one), "h"(b)); o[8] = r;
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(mzero)); o[9] = r;
+#endif
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(c)); o[10] = r;
+    asm("max.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[11] = r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[12] = r;
+    asm("cvt.rz.f16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[13] = r;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[14] = r;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(r) : "d"(d)); o[15] = r;
+    float g;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(g) : "h"(a)); o[16] = __float_as_uint(g);
+    asm("cvt.f32.bf16 %0, %1;" : "=f"(g) : "h"(b)); o[17] = __float_as_uint(g);
+    int k;
+    asm("cvt.rni.s32.f16 %0, %1;" : "=r"(k) : "h"(a)); o[18] = (unsigned)k;
+    asm("cvt.rn.f16.s32 %0, %1;" : "=h"(r) : "r"((int)v >> 12)); o[19] = r;
+    asm("{ .reg .pred p; setp.lt.f16 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(w) : "h"(a), "h"(b)); o[20] = w;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(w) : "r"(v), "r"(v * 2654435761u)); o[21] = w;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(w) : "r"(v), "r"(v ^ 0x80008000u), "r"(v * 2654435761u)); o[22] = w;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(f), "f"(f * 3.0f)); o[23] = w;
+}
