@@ -14,7 +14,7 @@ mod common;
 
 use anycuda::core::{CodeType, Program, ProgramOptions};
 use anycuda::{Backend, BackendKind};
-use anycuda_rtc::ptx::{translate, PtxError};
+use anycuda_rtc::ptx::{translate, translate_all, PtxError};
 use common::{code, compiler, corpus, elf_machine, elf_symbols, repo_root, EM_AMDGPU};
 
 /// The translator's own kernels: one per area of the translated instruction set.
@@ -22,16 +22,22 @@ fn own_kernels() -> String {
     std::fs::read_to_string(repo_root().join("tests/kernels/ptx/instructions.cu")).unwrap()
 }
 
-/// Corpus kernels that must translate (the others use warp shuffles, cooperative groups or
-/// half precision, refused in this slice: they must fail with `Unsupported`, never a syntax
-/// error).
+/// Corpus kernels that must translate (warp shuffles, votes, cooperative groups' tiles and
+/// half precision included); any other must fail with `Unsupported`, never a syntax error.
 const CORPUS_TRANSLATED: &[&str] = &[
     "atomics.cu",
+    "bf16_math.cu",
+    "cg_tiled_reduce.cu",
+    "half_math.cu",
     "histogram_shared.cu",
     "int_types.cu",
     "reduce_shared.cu",
+    "reduce_warp_shuffle.cu",
     "saxpy.cu",
+    "scan_inclusive.cu",
+    "softmax_fast_math.cu",
     "stencil_constant.cu",
+    "templates.cu",
     "transpose_tiled.cu",
 ];
 
@@ -154,6 +160,60 @@ fn translation_also_compiles_with_nvrtc() {
     }
 }
 
+/// Two modules NVRTC compiles separately (`-rdc=true`), as `cuLink*` would link them: a
+/// function and a variable each module defines for the other, and a `static` function of the
+/// same name in both.
+const LINK_A: &str = r#"
+extern __device__ int helper(int x);
+static __device__ __noinline__ int twice(int x) { return 2 * x; }
+__device__ int counter;
+extern "C" __global__ void ka(int* o) { int t = threadIdx.x; o[t] = twice(helper(t)); atomicAdd(&counter, 1); }
+"#;
+const LINK_B: &str = r#"
+extern __device__ int counter;
+static __device__ __noinline__ int twice(int x) { return x + 2; }
+__device__ int helper(int x) { return twice(x) * 3 + counter; }
+extern "C" __global__ void kb(int* o) { o[threadIdx.x] = helper(o[threadIdx.x]); }
+"#;
+
+#[test]
+fn linked_modules_translate_and_compile() {
+    let Some(nv) = compiler(BackendKind::Cuda) else {
+        return;
+    };
+    let Some(hip) = compiler(BackendKind::Hip) else {
+        return;
+    };
+    let rdc = ["-rdc=true".to_owned()];
+    let a = ptx_of(nv, LINK_A, "a.cu", &rdc, "compute_90");
+    let b = ptx_of(nv, LINK_B, "b.cu", &rdc, "compute_90");
+    assert!(a.contains(".extern .func") && b.contains(".extern .global"));
+    // NVRTC gives each module's `static` functions names of their own; another compiler may
+    // not: B's `twice` takes A's name, which must stay apart.
+    let internal = |ptx: &str| -> String {
+        let line = ptx.lines().find(|l| l.starts_with(".func")).unwrap();
+        let name = line
+            .split_whitespace()
+            .find(|w| w.contains("twice"))
+            .unwrap();
+        name.trim_end_matches('(').to_owned()
+    };
+    let b = b.replace(&internal(&b), &internal(&a));
+    let t = translate_all(&[&a, &b]).unwrap_or_else(|(k, e)| panic!("module {k}: {e}"));
+    assert_eq!(t.entries, ["ka", "kb"]);
+    assert!(t.source.contains("ptx_m0_") && t.source.contains("ptx_m1_"));
+    for arch in amd_arches(hip) {
+        hip_compile(hip, "linked modules", &t.source, &t.entries, arch);
+    }
+    let mut p =
+        Program::with_backend(nv, &t.source, ProgramOptions::new().name("linked.cu")).unwrap();
+    p.compile_with_args(&["--gpu-architecture=compute_90"])
+        .unwrap_or_else(|e| panic!("NVRTC refused the linked translation: {e}"));
+    // Either module alone names what only the other defines.
+    assert!(matches!(translate(&a), Err(PtxError::Unsupported { .. })));
+    assert!(matches!(translate(&b), Err(PtxError::Unsupported { .. })));
+}
+
 #[test]
 fn unsupported_instructions_are_named_with_their_line() {
     let ptx = |inst: &str| {
@@ -162,9 +222,9 @@ fn unsupported_instructions_are_named_with_their_line() {
         )
     };
     for (inst, name) in [
-        ("shfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;", "shfl.sync.bfly.b32"),
+        ("shfl.sync.bfly.b16 %r2, %r1, 16, 31, -1;", "shfl.sync.bfly.b16"),
         ("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r1, %r2}, %rd1, %rd2, 1, 1, 1, 0, 0;", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"),
-        ("vote.sync.ballot.b32 %r2, 1, -1;", "vote.sync.ballot.b32"),
+        ("redux.sync.add.f32 %r2, %r1, -1;", "redux.sync.add.f32"),
         ("tcgen05.fence::before_thread_sync;", "tcgen05.fence::before_thread_sync"),
     ] {
         let err = translate(&ptx(inst)).unwrap_err();
@@ -255,6 +315,14 @@ fn translated_kernels_match_native_ptx() {
         .map(|i| f64::from(fa[i]) * 1.000_000_1 + f64::from(rng.next()))
         .collect();
     let db: Vec<f64> = (0..n).map(|i| f64::from(fb[i]) / 3.0).collect();
+    // Every lane's input differs (and a few repeat, for match).
+    let warp_in: Vec<u32> = (0..WARP_THREADS)
+        .map(|i| match i % 11 {
+            3 => 0x1234_5678,
+            7 => 0,
+            _ => rng.next(),
+        })
+        .collect();
     let cfg = LaunchConfig::for_num_elems(n as u32, 128);
     let up = |v: &[i32]| Buffer::from_slice(&stream, v).unwrap();
     // Every output of every kernel, as bit patterns.
@@ -445,6 +513,40 @@ fn translated_kernels_match_native_ptx() {
                 .map(|v| u64::from(v.to_bits()))
                 .collect(),
         ));
+        // Half precision: bits in, bits out (NaN, infinities, subnormals among the inputs).
+        let mut ho = Buffer::<u32>::zeroed(&stream, n * 24).unwrap();
+        let k = code.kernel("half_ops").unwrap();
+        // SAFETY: half_ops reads in[0..n] and fin[0..n], writes out[0..24n].
+        unsafe { launch(&stream, &cfg, &k, (&dai, &dfa, &mut ho, n as i32)) }.unwrap();
+        stream.synchronize().unwrap();
+        out.push((
+            "half_ops",
+            ho.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
+        ));
+        // The warp kernels, in blocks of 64 and of 96 threads (two warps per wave64, and a
+        // wave64 holding one warp in its lower half).
+        let dw = Buffer::from_slice(&stream, &warp_in).unwrap();
+        for (kernel, name, cols, threads) in WARP_RUNS {
+            let mut wo = Buffer::<u32>::zeroed(&stream, WARP_THREADS * cols).unwrap();
+            let k = code.kernel(kernel).unwrap();
+            let blocks = (WARP_THREADS as u32) / threads;
+            // SAFETY: each warp kernel reads in[0..blocks*threads] and writes
+            // out[0..blocks*threads*cols], cols being its column count.
+            unsafe {
+                launch(
+                    &stream,
+                    &LaunchConfig::new(blocks, threads),
+                    &k,
+                    (&dw, &mut wo),
+                )
+            }
+            .unwrap();
+            stream.synchronize().unwrap();
+            out.push((
+                name,
+                wo.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
+            ));
+        }
         out
     };
     let got = run(&translated);
@@ -476,6 +578,7 @@ fn translated_kernels_match_native_ptx() {
     }
     let sum: i64 = a.iter().map(|v| i64::from(*v)).sum();
     assert_eq!(got[8].1[0] as u32 as i32, sum as i32, "atomicAdd");
+    check_warps_on_host(&got, &warp_in);
     match native {
         Some(native) => {
             let want = run(&native);
@@ -503,5 +606,108 @@ fn translated_kernels_match_native_ptx() {
             "the {} backend does not load PTX here: compared with the host only",
             anycuda::backend().unwrap().kind()
         ),
+    }
+}
+
+/// Threads the warp kernels run (6 blocks of 64, 4 blocks of 96).
+const WARP_THREADS: usize = 384;
+
+/// The warp kernels: kernel, name of its output, columns per thread, threads per block.
+const WARP_RUNS: [(&str, &str, usize, u32); 6] = [
+    ("warp_shuffle", "warp_shuffle, blocks of 64", 26, 64),
+    ("warp_shuffle", "warp_shuffle, blocks of 96", 26, 96),
+    ("warp_vote", "warp_vote, blocks of 64", 14, 64),
+    ("warp_vote", "warp_vote, blocks of 96", 14, 96),
+    ("warp_match_redux", "warp_match_redux, blocks of 64", 14, 64),
+    ("warp_match_redux", "warp_match_redux, blocks of 96", 14, 96),
+];
+
+/// `shfl.sync` as the PTX ISA defines it, on the host: the value and the predicate for the
+/// thread at `lane` of the warp whose inputs are `warp`.
+fn shfl_model(warp: &[u32], lane: u32, mode: u32, b: u32, c: u32) -> (u32, bool) {
+    let (lane, bval, cval, seg) = (
+        lane as i32,
+        (b & 31) as i32,
+        (c & 31) as i32,
+        ((c >> 8) & 31) as i32,
+    );
+    let maxl = (lane & seg) | (cval & !seg);
+    let minl = lane & seg;
+    let (j, ok) = match mode {
+        0 => (lane - bval, lane - bval >= maxl),
+        1 => (lane + bval, lane + bval <= maxl),
+        2 => (lane ^ bval, (lane ^ bval) <= maxl),
+        _ => (minl | (bval & !seg), (minl | (bval & !seg)) <= maxl),
+    };
+    let j = if ok { j } else { lane };
+    (warp[j as usize], ok)
+}
+
+/// The warp kernels' plain columns against the host (the translation on any backend, AMD's
+/// wave64 and wave32 included, must give CUDA's 32-lane answers).
+fn check_warps_on_host(got: &[(&'static str, Vec<u64>)], input: &[u32]) {
+    let find = |name: &str| &got.iter().find(|(n, _)| *n == name).unwrap().1;
+    for threads in [64, 96] {
+        let sh = find(&format!("warp_shuffle, blocks of {threads}"));
+        let vo = find(&format!("warp_vote, blocks of {threads}"));
+        let mr = find(&format!("warp_match_redux, blocks of {threads}"));
+        for (i, &v) in input.iter().enumerate() {
+            let lane = (i % 32) as u32;
+            let warp = &input[i - lane as usize..i - lane as usize + 32];
+            let mut want = Vec::new();
+            for width in [32u32, 16, 8] {
+                let seg = (32 - width) << 8;
+                want.push(shfl_model(warp, lane, 3, v % 37, seg | 0x1f).0);
+                want.push(shfl_model(warp, lane, 0, 3, seg).0);
+                want.push(shfl_model(warp, lane, 1, 5, seg | 0x1f).0);
+                want.push(shfl_model(warp, lane, 2, 6, seg | 0x1f).0);
+            }
+            want.push(shfl_model(warp, lane, 0, v & 15, 0).0);
+            want.push(shfl_model(warp, lane, 1, (v >> 4) & 31, 0x101f).0);
+            want.push(shfl_model(warp, lane, 2, (v >> 9) & 31, 0x1f).0);
+            want.push(shfl_model(warp, lane, 3, 40 + (v & 7), 0x1f).0);
+            for (mode, c) in [0x1005u32, 0x0c17, 0x181a, 0x0817].into_iter().enumerate() {
+                let (r, p) = shfl_model(warp, lane, mode as u32, (v >> (3 * mode)) & 31, c);
+                want.push(r);
+                want.push(u32::from(p));
+            }
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(
+                    sh[i * 26 + k],
+                    u64::from(*w),
+                    "warp_shuffle (blocks of {threads}), thread {i}, column {k}"
+                );
+            }
+            let ballot = |f: &dyn Fn(u32) -> bool| -> u32 {
+                (0..32).filter(|&l| f(warp[l])).map(|l| 1u32 << l).sum()
+            };
+            let lt = (1u32 << lane) - 1;
+            let vote = [
+                (0usize, ballot(&|x| x & 1 != 0)),
+                (6, (ballot(&|x| x & 2 != 0) & lt).count_ones()),
+                (7, u32::MAX),
+                (10, i as u32 % threads),
+                (13, ballot(&|x| x & 128 == 0)),
+            ];
+            for (k, w) in vote {
+                assert_eq!(
+                    vo[i * 14 + k],
+                    u64::from(w),
+                    "warp_vote (blocks of {threads}), thread {i}, column {k}"
+                );
+            }
+            let same = ballot(&|x| x & 3 == v & 3);
+            let sum = warp.iter().fold(0u32, |s, x| s.wrapping_add(*x));
+            let smin = warp.iter().map(|x| *x as i32).min().unwrap() as u32;
+            let umax = *warp.iter().max().unwrap();
+            let xor = warp.iter().fold(0, |s, x| s ^ x);
+            for (k, w) in [(0usize, same), (5, sum), (6, smin), (7, umax), (10, xor)] {
+                assert_eq!(
+                    mr[i * 14 + k],
+                    u64::from(w),
+                    "warp_match_redux (blocks of {threads}), thread {i}, column {k}"
+                );
+            }
+        }
     }
 }

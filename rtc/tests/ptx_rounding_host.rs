@@ -2,8 +2,12 @@
 //! `add`/`mul`/`div`/`sqrt`/`rcp` in every mode, subnormal results included, conversions) against the host FPU under `fesetround`: the header is
 //! compiled for the host by the system C++ compiler (its NVRTC branch, the `__*_rn` intrinsics
 //! shimmed by plain round-to-nearest operations) with `ptx_rounding_host.cpp`, over 300 000
-//! random and edge inputs (NaN, +-0, denormals, FLT_MAX, infinities). Needs `c++`; missing, it
-//! fails under `CI=true` and is skipped elsewhere.
+//! random and edge inputs (NaN, +-0, denormals, FLT_MAX, infinities). The half-precision
+//! helpers (f16 and bf16 `add`/`sub`/`mul`/`fma`, conversions from f32, f64 and 64-bit
+//! integers in every mode) likewise, against x87 `nearbyintl` on each format's grid, every half
+//! decoded and encoded back, and a table of what an H200 answered for NaN, infinity, subnormal,
+//! `.sat` and `.ftz` cases. Needs `c++`; missing, it fails under `CI=true` and is skipped
+//! elsewhere.
 
 use std::process::Command;
 
@@ -30,6 +34,14 @@ static ptx_dim3 threadIdx, blockDim;
 static long long clock64() { return 0; }
 static size_t __cvta_generic_to_shared(void* p) { return (size_t)p; }
 static void* __cvta_shared_to_generic(size_t p) { return (void*)p; }
+// The warp intrinsics the header's NVRTC branch calls (not exercised here: one host thread).
+static unsigned __activemask() { return 0xffffffffu; }
+static unsigned __shfl_sync(unsigned, unsigned v, int) { return v; }
+static void __syncwarp(unsigned) {}
+static unsigned __ballot_sync(unsigned m, int p) { return p ? m : 0u; }
+static int __all_sync(unsigned, int p) { return p; }
+static int __any_sync(unsigned, int p) { return p; }
+static int __uni_sync(unsigned, int) { return 1; }
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long o, unsigned long long n) { unsigned long long v = *p; if (v == o) *p = n; return v; }
 "#;
 

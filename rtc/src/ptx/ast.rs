@@ -87,13 +87,31 @@ pub enum Space {
     Param,
 }
 
+/// A module-scope name's linkage: how [`translate_all`](super::translate_all) links it across
+/// modules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Linkage {
+    /// No linkage directive: the module's own (and every name inside a body).
+    #[default]
+    Internal,
+    /// `.visible`: defined here, seen by every module.
+    Visible,
+    /// `.extern`: declared here, defined by another module (or, for `.shared`, the dynamic
+    /// shared memory).
+    Extern,
+    /// `.weak` (and `.common`): seen by every module; the first definition wins.
+    Weak,
+}
+
 /// A variable declared in a state space (module scope or inside a body).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarDecl {
     /// Its state space.
     pub space: Space,
-    /// `.extern` (a `.shared` array sized at launch).
+    /// `.extern` (a `.shared` array sized at launch, or a variable another module defines).
     pub external: bool,
+    /// Its linkage (module scope; [`Linkage::Internal`] inside a body).
+    pub linkage: Linkage,
     /// `.align N`.
     pub align: Option<u32>,
     /// Its element type.
@@ -133,6 +151,8 @@ impl Param {
 pub struct Function {
     /// `.entry` rather than `.func`.
     pub entry: bool,
+    /// Its linkage (`.visible`, `.extern`, `.weak`, or none).
+    pub linkage: Linkage,
     /// Its name.
     pub name: String,
     /// Return values (`.func` only).

@@ -1,9 +1,9 @@
 //! The emitter: a parsed [`Module`] to HIP C++ source (after [`SUPPORT_HEADER`]).
 
-use super::ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+use super::ast::{Function, Inst, Linkage, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
 use super::header::SUPPORT_HEADER;
 use super::PtxError;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// What a name in a body refers to.
@@ -115,48 +115,205 @@ fn mode_of(mods: &[&str]) -> Option<u32> {
     })
 }
 
-struct Fx<'m> {
-    module: &'m Module,
+struct Fx {
     syms: HashMap<String, Sym>,
+    /// Module-scope names (and the body's own, which shadow them) to their C++ identifiers.
+    names: HashMap<String, String>,
+    /// Functions this module declares that no module defines (calls to them are refused).
+    undefined: HashSet<String>,
     out: String,
     indent: usize,
     entry: bool,
 }
 
-/// Emits the C++ for a module: the support header, then the module's variables and functions.
-pub(crate) fn emit(m: &Module) -> Result<String, PtxError> {
-    let mut out = String::from(SUPPORT_HEADER);
-    out.push_str("\n// ---- translated module ----\n");
-    let mut globals: HashMap<String, Sym> = HashMap::new();
-    for v in &m.vars {
-        globals.insert(v.name.clone(), Sym::Var(v.space));
-        out.push_str(&var_decl(v, true)?);
+/// Why a module-scope name cannot be linked.
+fn link_error(instruction: String, line: u32, reason: String) -> PtxError {
+    PtxError::Unsupported {
+        instruction,
+        line,
+        reason,
     }
-    for f in &m.functions {
-        globals.insert(f.name.clone(), Sym::Func);
-    }
-    // Prototypes first, so calls may precede definitions.
-    for f in m.functions.iter().filter(|f| !f.entry) {
-        let _ = writeln!(out, "{};", signature(f)?);
-    }
-    for f in &m.functions {
-        let Some(body) = &f.body else { continue };
-        let mut fx = Fx {
-            module: m,
-            syms: globals.clone(),
-            out: String::new(),
-            indent: 1,
-            entry: f.entry,
-        };
-        for p in f.params.iter().chain(&f.rets) {
-            fx.syms.insert(p.name.clone(), Sym::Var(Space::Param));
+}
+
+/// Whether a module-scope variable is the module's own (renamed when another module uses the
+/// same name): internal ones, and `.extern .shared` arrays (each is the block's dynamic shared
+/// memory, whatever its name).
+fn own_var(v: &VarDecl) -> bool {
+    v.linkage == Linkage::Internal || (v.external && v.space == Space::Shared)
+}
+
+/// Emits the C++ for several modules linked into one translation: the support header once,
+/// then every module's variables, every function's prototype, and every body. `.visible` and
+/// `.weak` names are shared by all modules (an `.extern` declaration is the definition of
+/// another module); a module's internal names are renamed `ptx_m<k>_...` when another module
+/// uses the same name, so they never collide. On error: the index of the failing module.
+pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> {
+    // Which module defines each shared (visible or weak) name; the first weak one wins.
+    let mut defs: HashMap<&str, (usize, bool)> = HashMap::new(); // name -> (module, is a function)
+    let mut skip: HashSet<(usize, &str)> = HashSet::new(); // weak duplicates, not emitted
+    let mut users: HashMap<&str, usize> = HashMap::new(); // how many modules name it
+    for (k, m) in modules.iter().enumerate() {
+        let mut seen = HashSet::new();
+        let defined = m
+            .functions
+            .iter()
+            .filter(|f| f.body.is_some())
+            .map(|f| (f.name.as_str(), f.linkage, true, f.line, f.entry))
+            .chain(
+                m.vars
+                    .iter()
+                    .filter(|v| !v.external)
+                    .map(|v| (v.name.as_str(), v.linkage, false, v.line, false)),
+            );
+        for (name, linkage, func, line, entry) in defined {
+            let shared = matches!(linkage, Linkage::Visible | Linkage::Weak) || entry;
+            if !shared {
+                continue;
+            }
+            match defs.get(name) {
+                Some(&(j, _)) if j != k && linkage == Linkage::Weak => {
+                    skip.insert((k, name));
+                }
+                Some(&(j, _)) if j != k => {
+                    return Err((
+                        k,
+                        link_error(
+                            name.to_owned(),
+                            line,
+                            format!("`{name}` is also defined by module {j}"),
+                        ),
+                    ))
+                }
+                _ => {
+                    defs.insert(name, (k, func));
+                }
+            }
         }
-        let _ = writeln!(fx.out, "{} {{", signature(f)?);
-        fx.stmts(body)?;
-        fx.out.push_str("}\n");
-        out.push_str(&fx.out);
+        for n in m
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .chain(m.vars.iter().map(|v| v.name.as_str()))
+        {
+            if seen.insert(n) {
+                *users.entry(n).or_default() += 1;
+            }
+        }
+    }
+    let mut out = String::from(SUPPORT_HEADER);
+    let mut scopes = Vec::new();
+    for (k, m) in modules.iter().enumerate() {
+        let at = |e: PtxError| (k, e);
+        if modules.len() > 1 {
+            let _ = writeln!(out, "\n// ---- translated module {k} ----");
+        } else {
+            out.push_str("\n// ---- translated module ----\n");
+        }
+        let rename = |name: &str| -> String {
+            if users.get(name).copied().unwrap_or(0) > 1 {
+                format!("ptx_m{k}_{}", ident(name))
+            } else {
+                ident(name)
+            }
+        };
+        let mut syms: HashMap<String, Sym> = HashMap::new();
+        let mut names: HashMap<String, String> = HashMap::new();
+        let mut undefined = HashSet::new();
+        for v in &m.vars {
+            syms.insert(v.name.clone(), Sym::Var(v.space));
+            if own_var(v) {
+                let n = rename(&v.name);
+                out.push_str(&var_decl(v, &n).map_err(at)?);
+                names.insert(v.name.clone(), n);
+                continue;
+            }
+            names.insert(v.name.clone(), ident(&v.name));
+            if v.external {
+                match defs.get(v.name.as_str()) {
+                    Some((_, false)) => {}
+                    _ => {
+                        return Err(at(link_error(
+                            format!(".extern {} {}", space_name(v.space), v.name),
+                            v.line,
+                            format!("`{}` is declared but no module defines it", v.name),
+                        )))
+                    }
+                }
+            } else if !skip.contains(&(k, v.name.as_str())) {
+                out.push_str(&var_decl(v, &ident(&v.name)).map_err(at)?);
+            }
+        }
+        for f in &m.functions {
+            syms.insert(f.name.clone(), Sym::Func);
+            let shared = f.entry
+                || matches!(
+                    f.linkage,
+                    Linkage::Visible | Linkage::Weak | Linkage::Extern
+                );
+            names.insert(
+                f.name.clone(),
+                if shared {
+                    ident(&f.name)
+                } else {
+                    rename(&f.name)
+                },
+            );
+            let defined_here = m
+                .functions
+                .iter()
+                .any(|g| g.name == f.name && g.body.is_some());
+            let defined_shared = matches!(defs.get(f.name.as_str()), Some((_, true)));
+            if !(defined_here || (shared && defined_shared)) {
+                undefined.insert(f.name.clone());
+            }
+        }
+        scopes.push((syms, names, undefined));
+    }
+    // Prototypes first, so calls may precede definitions (and cross modules).
+    for (k, m) in modules.iter().enumerate() {
+        for f in m.functions.iter().filter(|f| !f.entry && f.body.is_some()) {
+            if skip.contains(&(k, f.name.as_str())) {
+                continue;
+            }
+            let _ = writeln!(out, "{};", signature(f, &scopes[k].1[&f.name]));
+        }
+    }
+    for (k, m) in modules.iter().enumerate() {
+        let (syms, names, undefined) = &scopes[k];
+        for f in &m.functions {
+            let Some(body) = &f.body else { continue };
+            if skip.contains(&(k, f.name.as_str())) {
+                continue;
+            }
+            let mut fx = Fx {
+                syms: syms.clone(),
+                names: names.clone(),
+                undefined: undefined.clone(),
+                out: String::new(),
+                indent: 1,
+                entry: f.entry,
+            };
+            for p in f.params.iter().chain(&f.rets) {
+                fx.syms.insert(p.name.clone(), Sym::Var(Space::Param));
+                fx.names.insert(p.name.clone(), ident(&p.name));
+            }
+            let _ = writeln!(fx.out, "{} {{", signature(f, &names[&f.name]));
+            fx.stmts(body).map_err(|e| (k, e))?;
+            fx.out.push_str("}\n");
+            out.push_str(&fx.out);
+        }
     }
     Ok(out)
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => ".global",
+        Space::Shared => ".shared",
+        Space::Const => ".const",
+        Space::Local => ".local",
+        Space::Param => ".param",
+    }
 }
 
 fn param_type(p: &Param) -> String {
@@ -167,20 +324,16 @@ fn param_type(p: &Param) -> String {
     }
 }
 
-fn signature(f: &Function) -> Result<String, PtxError> {
+fn signature(f: &Function, name: &str) -> String {
     let mut s = String::new();
     if f.entry {
         let bounds = f
             .max_threads
             .map(|n| format!("__launch_bounds__({n}) "))
             .unwrap_or_default();
-        let _ = write!(
-            s,
-            "extern \"C\" __global__ void {bounds}{}(",
-            ident(&f.name)
-        );
+        let _ = write!(s, "extern \"C\" __global__ void {bounds}{name}(");
     } else {
-        let _ = write!(s, "static __device__ void {}(", ident(&f.name));
+        let _ = write!(s, "static __device__ void {name}(");
     }
     let mut first = true;
     for r in &f.rets {
@@ -213,7 +366,7 @@ fn signature(f: &Function) -> Result<String, PtxError> {
         let _ = write!(s, "{t} {}", ident(&p.name));
     }
     s.push(')');
-    Ok(s)
+    s
 }
 
 fn literal(o: &Operand, ty: Ty, line: u32) -> Result<String, PtxError> {
@@ -262,7 +415,7 @@ fn unreachable_operand<T>(line: u32) -> Result<T, PtxError> {
     })
 }
 
-fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
+fn var_decl(v: &VarDecl, name: &str) -> Result<String, PtxError> {
     let q = match v.space {
         Space::Global => "__device__ ",
         Space::Const => "__constant__ ",
@@ -283,7 +436,6 @@ fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
         Some(None) => "[]".into(),
         Some(Some(n)) => format!("[{}]", n.max(1)),
     };
-    let _ = module_scope;
     let mut s = if v.space == Space::Param {
         let size = u64::from(v.ty.size())
             .saturating_mul(v.array.flatten().unwrap_or(1))
@@ -291,13 +443,13 @@ fn var_decl(v: &VarDecl, module_scope: bool) -> Result<String, PtxError> {
         format!(
             "ptx_bytes<{size}, {}> {}",
             v.align.unwrap_or(v.ty.size()).max(1),
-            ident(&v.name)
+            name
         )
     } else {
         format!(
             "{q}{} {}{dims} __attribute__((aligned({align})))",
             ctype(v.ty),
-            ident(&v.name)
+            name
         )
     };
     if let Some(init) = &v.init {
@@ -339,7 +491,12 @@ fn unsupported<T>(i: &Inst, reason: &str) -> Result<T, PtxError> {
     })
 }
 
-impl Fx<'_> {
+impl Fx {
+    /// The C++ identifier of a variable or function name in scope.
+    fn cname(&self, n: &str) -> String {
+        self.names.get(n).cloned().unwrap_or_else(|| ident(n))
+    }
+
     fn line(&mut self, s: &str) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -368,7 +525,8 @@ impl Fx<'_> {
                 }
                 Stmt::Var(v) => {
                     self.syms.insert(v.name.clone(), Sym::Var(v.space));
-                    let d = var_decl(v, false)?;
+                    self.names.insert(v.name.clone(), ident(&v.name));
+                    let d = var_decl(v, &ident(&v.name))?;
                     self.line(d.trim_end());
                 }
                 _ => {}
@@ -384,9 +542,9 @@ impl Fx<'_> {
                 Stmt::Block(b) => {
                     self.line("{");
                     self.indent += 1;
-                    let saved = self.syms.clone();
+                    let saved = (self.syms.clone(), self.names.clone());
                     self.stmts(b)?;
-                    self.syms = saved;
+                    (self.syms, self.names) = saved;
                     self.indent -= 1;
                     self.line("}");
                 }
@@ -435,7 +593,7 @@ impl Fx<'_> {
             Operand::Name(n) => match self.syms.get(n.as_str()) {
                 Some(Sym::Var(space)) => {
                     // The address of a variable, in its own window.
-                    let a = format!("((ptx_u64)(&{}))", ident(n));
+                    let a = format!("((ptx_u64)(&{}))", self.cname(n));
                     let a = if *space == Space::Shared {
                         format!("ptx_to_shared({a})")
                     } else {
@@ -482,7 +640,9 @@ impl Fx<'_> {
         let base_ptr = match base {
             None => format!("((unsigned char*)(ptx_u64){offset}ll)"),
             Some(b) => match self.syms.get(b.as_str()) {
-                Some(Sym::Var(_)) => format!("((unsigned char*)&{} + {offset}ll)", ident(b)),
+                Some(Sym::Var(_)) => {
+                    format!("((unsigned char*)&{} + {offset}ll)", self.cname(b))
+                }
                 Some(Sym::Reg(rt)) => {
                     let v = conv(&ident(b), *rt, Ty::U64);
                     let v = if space == Some(Space::Shared) {
@@ -517,13 +677,18 @@ impl Fx<'_> {
             }
         };
         let t = types.first().copied();
-        let halfish = types
-            .iter()
-            .any(|t| matches!(t, Ty::F16 | Ty::F16x2 | Ty::Bf16 | Ty::Bf16x2 | Ty::B128));
-        if halfish {
+        if types.contains(&Ty::B128) {
+            return unsupported(i, ".b128 operations are not translated yet");
+        }
+        let halfish = types.iter().any(|t| half_fmt(*t).is_some());
+        let half_ops = [
+            "mov", "ld", "st", "ldu", "cvt", "add", "sub", "mul", "fma", "neg", "abs", "min",
+            "max", "setp", "selp",
+        ];
+        if halfish && !half_ops.contains(&op) {
             return unsupported(
                 i,
-                "half precision, bf16 and .b128 operations are not translated yet",
+                "of half precision and bf16, only mov, ld/st, cvt, add, sub, mul, fma, neg, abs, min, max, setp and selp are translated",
             );
         }
         match op {
@@ -713,6 +878,15 @@ impl Fx<'_> {
             "exit" => unsupported(i, "exit inside a .func is not translated yet"),
             "call" => self.call(i),
             "cvt" => self.cvt(i, mods, &types),
+            "bar" if has("warp") => {
+                // bar.warp.sync membermask
+                need(1)?;
+                if !has("sync") {
+                    return unsupported(i, "bar.warp without .sync");
+                }
+                let m = self.src(&o[0], Ty::B32, i)?;
+                Ok(format!("ptx_warp_sync({m});"))
+            }
             "bar" | "barrier" => {
                 let sync = has("sync") || (op == "bar" && mods.is_empty());
                 if !sync || o.len() != 1 || o[0] != Operand::Int(0) {
@@ -727,7 +901,17 @@ impl Fx<'_> {
                 Ok(if has("cta") { "__threadfence_block();" } else if has("sys") { "__threadfence_system();" } else { "__threadfence();" }.into())
             }
             "atom" | "red" => self.atom(i, op == "red", mods, t),
-            "shfl" | "vote" | "match" | "redux" | "activemask" => unsupported(i, "warp-level operations need the 32-lane-warp-on-wave64 design (the next slice of issue 26)"),
+            "shfl" => self.shfl(i, mods),
+            "vote" => self.vote(i, mods),
+            "match" => self.match_(i, mods),
+            "redux" => self.redux(i, mods),
+            "activemask" => {
+                need(1)?;
+                if t != Some(Ty::B32) {
+                    return unsupported(i, "activemask is .b32");
+                }
+                self.assign(&o[0], "ptx_activemask()", Ty::B32, i)
+            }
             "wgmma" | "tcgen05" | "cp" | "mma" | "ldmatrix" | "stmatrix" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: tensor-core, asynchronous-copy and cluster instructions are refused"),
             _ => unsupported(i, "not in the translator's instruction set"),
         }
@@ -826,6 +1010,9 @@ impl Fx<'_> {
         }
         if t.float() {
             return self.farith(i, op, mods, t);
+        }
+        if half_fmt(t).is_some() {
+            return self.harith(i, op, mods, t);
         }
         if has("cc") || op == "addc" || op == "subc" {
             return unsupported(i, "carry arithmetic (.cc) is not translated yet");
@@ -1043,12 +1230,25 @@ impl Fx<'_> {
             });
         }
         let ftz = mods.contains(&"ftz") && t == Ty::F32;
+        let hftz = mods.contains(&"ftz");
+        let half = half_fmt(t);
+        if matches!(t, Ty::F16x2 | Ty::Bf16x2) {
+            return unsupported(
+                i,
+                "setp on packed halves (.f16x2, .bf16x2) is not translated yet",
+            );
+        }
         let rd = |k: usize| -> Result<String, PtxError> {
+            if let Some(fmt) = half {
+                // Halves compare as their (exact) f32 values.
+                let v = self.src(&o[k], Ty::B16, i)?;
+                return Ok(format!("((float)ptx_h2d({v}, {fmt}, {hftz}))"));
+            }
             let v = self.src(&o[k], t, i)?;
             Ok(if ftz { format!("ptx_ftz({v})") } else { v })
         };
         let (a, b) = (rd(1)?, rd(2)?);
-        let e = if t.float() {
+        let e = if t.float() || half.is_some() {
             let nan = format!("({a} != {a} || {b} != {b})");
             match cmp {
                 "eq" => format!("({a} == {b})"),
@@ -1130,9 +1330,8 @@ impl Fx<'_> {
                 )
             }
         }
-        let callee = self.module.functions.iter().find(|g| &g.name == f);
-        if callee.is_some_and(|g| g.body.is_none()) {
-            return unsupported(i, &format!("`{f}` is declared but not defined in this module (external functions, such as vprintf, are not translated yet)"));
+        if self.undefined.contains(f.as_str()) {
+            return unsupported(i, &format!("`{f}` is declared but no module defines it (external functions, such as vprintf, are not translated yet)"));
         }
         let args: Vec<Operand> = match rest.get(1) {
             Some(Operand::List(a)) => a.clone(),
@@ -1151,11 +1350,14 @@ impl Fx<'_> {
                 _ => return unsupported(i, "call arguments must be .param variables"),
             }
         }
-        Ok(format!("{}({});", ident(f), names.join(", ")))
+        Ok(format!("{}({});", self.cname(f), names.join(", ")))
     }
 
     fn cvt(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
         let o = &i.operands;
+        if types.iter().any(|t| half_fmt(*t).is_some()) {
+            return self.cvt_half(i, mods, types);
+        }
         if o.len() != 2 {
             return Err(PtxError::Syntax {
                 line: i.line,
@@ -1401,6 +1603,15 @@ impl Fx<'_> {
     }
 }
 
+/// A half type's format in the support header: 0 f16, 1 bf16 (packed pairs too).
+fn half_fmt(t: Ty) -> Option<u32> {
+    match t {
+        Ty::F16 | Ty::F16x2 => Some(0),
+        Ty::Bf16 | Ty::Bf16x2 => Some(1),
+        _ => None,
+    }
+}
+
 /// The untyped-bits type of a size.
 fn bits_ty(t: Ty) -> Ty {
     match t.size() {
@@ -1433,11 +1644,409 @@ fn special(name: &str) -> Option<String> {
         "%ctaid" => dim("blockIdx"),
         "%nctaid" => dim("gridDim"),
         "%laneid" if name == "%laneid" => Some("ptx_laneid()".into()),
+        "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+            Some(format!("ptx_{}()", &name[1..]))
+        }
         "%warpid" if name == "%warpid" => Some("ptx_warpid()".into()),
         "%clock" if name == "%clock" => Some("((ptx_u32)clock64())".into()),
         "%clock64" if name == "%clock64" => Some("((ptx_u64)clock64())".into()),
         // PTX's warp-size constant: a CUDA warp is 32 lanes on every GPU the translation runs on.
         "WARP_SZ" if name == "WARP_SZ" => Some("32u".into()),
         _ => None,
+    }
+}
+
+/// Warp-level instructions: CUDA's 32-lane warps (the support header confines each to the
+/// caller's half of a wave64 wavefront).
+impl Fx {
+    /// Checks the operand count of a warp instruction (`n` without its membermask).
+    fn warp_operands(&self, i: &Inst, n: usize, sync: bool) -> Result<(), PtxError> {
+        let want = n + usize::from(sync);
+        if i.operands.len() == want {
+            Ok(())
+        } else {
+            Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!(
+                    "`{}` takes {want} operands, found {}",
+                    i.opcode,
+                    i.operands.len()
+                ),
+            })
+        }
+    }
+
+    /// The membermask: the last operand of a `.sync` form; the active lanes otherwise (the
+    /// pre-6.0 forms act on the warp's active threads).
+    fn member_mask(&self, i: &Inst, sync: bool) -> Result<String, PtxError> {
+        match (sync, i.operands.last()) {
+            (true, Some(m)) => self.src(m, Ty::B32, i),
+            _ => Ok("ptx_activemask()".into()),
+        }
+    }
+
+    /// `d` or `d|p`: the value's destination and the optional predicate's.
+    fn dest_pair(o: &Operand) -> (Operand, Option<Operand>) {
+        match o {
+            Operand::Pair(d, p) => {
+                let d = if d == "_" {
+                    Operand::Sink
+                } else {
+                    Operand::Name(d.clone())
+                };
+                (d, Some(Operand::Name(p.clone())))
+            }
+            d => (d.clone(), None),
+        }
+    }
+
+    /// `shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask` (and `shfl.{mode}.b32`).
+    fn shfl(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let sync = mods.contains(&"sync");
+        let mut mode = None;
+        let mut ty = None;
+        for m in mods {
+            match *m {
+                "sync" => {}
+                "up" => mode = Some(0),
+                "down" => mode = Some(1),
+                "bfly" => mode = Some(2),
+                "idx" => mode = Some(3),
+                "b32" => ty = Some(Ty::B32),
+                m => return unsupported(i, &format!("shfl with .{m}")),
+            }
+        }
+        let (Some(mode), Some(_)) = (mode, ty) else {
+            return unsupported(i, "shfl needs a mode (.up/.down/.bfly/.idx) and .b32");
+        };
+        self.warp_operands(i, 4, sync)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::B32, i)?;
+        let b = self.src(&o[2], Ty::B32, i)?;
+        let c = self.src(&o[3], Ty::B32, i)?;
+        let m = self.member_mask(i, sync)?;
+        let (d, p) = Self::dest_pair(&o[0]);
+        let mut code =
+            format!("{{ bool p_; ptx_u32 v_ = ptx_shfl({mode}, {a}, {b}, {c}, {m}, p_); ");
+        code.push_str(&self.assign(&d, "v_", Ty::B32, i)?);
+        if let Some(p) = p {
+            code.push(' ');
+            code.push_str(&self.assign(&p, "p_", Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    /// `vote.sync.{all,any,uni}.pred`, `vote.sync.ballot.b32` (and the forms without `.sync`).
+    fn vote(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let sync = mods.contains(&"sync");
+        let mut mode = None;
+        let mut ty = None;
+        for m in mods {
+            match *m {
+                "sync" => {}
+                "all" | "any" | "uni" | "ballot" => mode = Some(*m),
+                m => match Ty::from_suffix(m) {
+                    Some(t) => ty = Some(t),
+                    None => return unsupported(i, &format!("vote with .{m}")),
+                },
+            }
+        }
+        let Some(mode) = mode else {
+            return unsupported(i, "vote needs a mode (.all/.any/.uni/.ballot)");
+        };
+        let want = if mode == "ballot" { Ty::B32 } else { Ty::Pred };
+        if ty != Some(want) {
+            return unsupported(i, "vote.ballot is .b32 and vote.all/.any/.uni are .pred");
+        }
+        self.warp_operands(i, 2, sync)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::Pred, i)?;
+        let m = self.member_mask(i, sync)?;
+        let f = if mode == "ballot" {
+            "ballot".to_owned()
+        } else {
+            format!("vote_{mode}")
+        };
+        self.assign(&o[0], &format!("ptx_{f}({a}, {m})"), want, i)
+    }
+
+    /// `match.{any,all}.sync.{b32,b64} d[|p], a, membermask`.
+    fn match_(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let mut mode = None;
+        let mut ty = None;
+        let mut sync = false;
+        for m in mods {
+            match *m {
+                "sync" => sync = true,
+                "any" | "all" => mode = Some(*m),
+                "b32" => ty = Some(Ty::B32),
+                "b64" => ty = Some(Ty::B64),
+                m => return unsupported(i, &format!("match with .{m}")),
+            }
+        }
+        let (Some(mode), Some(ty), true) = (mode, ty, sync) else {
+            return unsupported(i, "match needs .any or .all, .sync, and .b32 or .b64");
+        };
+        self.warp_operands(i, 2, true)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], ty, i)?;
+        let m = self.member_mask(i, true)?;
+        let bits = 8 * ty.size();
+        let (d, p) = Self::dest_pair(&o[0]);
+        if mode == "any" {
+            if p.is_some() {
+                return unsupported(i, "match.any has no predicate destination");
+            }
+            return self.assign(&d, &format!("ptx_match_any_b{bits}({a}, {m})"), Ty::B32, i);
+        }
+        let mut code = format!("{{ bool p_; ptx_u32 v_ = ptx_match_all_b{bits}({a}, {m}, p_); ");
+        code.push_str(&self.assign(&d, "v_", Ty::B32, i)?);
+        if let Some(p) = p {
+            code.push(' ');
+            code.push_str(&self.assign(&p, "p_", Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    /// `redux.sync.{add,min,max}.{u32,s32}` and `redux.sync.{and,or,xor}.b32`.
+    fn redux(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let mut op = None;
+        let mut ty = None;
+        let mut sync = false;
+        for m in mods {
+            match *m {
+                "sync" => sync = true,
+                "add" | "min" | "max" | "and" | "or" | "xor" => op = Some(*m),
+                m => match Ty::from_suffix(m) {
+                    Some(t) => ty = Some(t),
+                    None => return unsupported(i, &format!("redux with .{m}")),
+                },
+            }
+        }
+        let (Some(op), Some(ty), true) = (op, ty, sync) else {
+            return unsupported(i, "redux needs .sync, an operation and a type");
+        };
+        let (code, fits) = match op {
+            "add" => (0, matches!(ty, Ty::U32 | Ty::S32)),
+            "min" => (1, matches!(ty, Ty::U32 | Ty::S32)),
+            "max" => (2, matches!(ty, Ty::U32 | Ty::S32)),
+            "and" => (3, ty == Ty::B32),
+            "or" => (4, ty == Ty::B32),
+            _ => (5, ty == Ty::B32),
+        };
+        if !fits {
+            return unsupported(
+                i,
+                "redux.sync is translated for .add/.min/.max on .u32/.s32 and .and/.or/.xor on .b32",
+            );
+        }
+        self.warp_operands(i, 2, true)?;
+        let o = &i.operands;
+        let a = self.src(&o[1], Ty::B32, i)?;
+        let m = self.member_mask(i, true)?;
+        self.assign(
+            &o[0],
+            &format!("ptx_redux({code}, {}, {a}, {m})", ty.signed()),
+            Ty::B32,
+            i,
+        )
+    }
+}
+
+/// Half precision (`.f16`, `.bf16`) and packed pairs (`.f16x2`, `.bf16x2`), held as bits.
+impl Fx {
+    /// `add`/`sub`/`mul`/`fma`/`neg`/`abs`/`min`/`max` on halves: computed exactly in f64 and
+    /// rounded once (the support header's `ptx_h_*`).
+    fn harith(&self, i: &Inst, op: &str, mods: &[&str], t: Ty) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let has = |m: &str| mods.contains(&m);
+        let Some(fmt) = half_fmt(t) else {
+            return unsupported(i, "not a half type");
+        };
+        for m in ["relu", "NaN", "xorsign", "oob", "satfinite", "approx"] {
+            if has(m) {
+                return unsupported(i, &format!(".{m} on halves is not translated yet"));
+            }
+        }
+        let pair = matches!(t, Ty::F16x2 | Ty::Bf16x2);
+        let mode = mode_of(mods).unwrap_or(0);
+        let flags = u32::from(has("ftz")) | (u32::from(has("sat")) << 1);
+        let bt = if pair { Ty::B32 } else { Ty::B16 };
+        let n = match op {
+            "neg" | "abs" => 1,
+            "fma" | "mad" => 3,
+            "add" | "sub" | "mul" | "min" | "max" => 2,
+            _ => return unsupported(i, "this operation on halves is not translated yet"),
+        };
+        let args: Vec<String> = (1..=n)
+            .map(|k| self.src(&o[k], bt, i))
+            .collect::<Result<_, _>>()?;
+        let one = |x: &[String]| -> String {
+            match op {
+                "add" | "sub" | "mul" => {
+                    format!("ptx_h_{op}({}, {}, {mode}, {fmt}, {flags})", x[0], x[1])
+                }
+                "fma" | "mad" => format!(
+                    "ptx_h_fma({}, {}, {}, {mode}, {fmt}, {flags})",
+                    x[0], x[1], x[2]
+                ),
+                "min" | "max" => format!(
+                    "ptx_h_minmax({}, {}, {}, {fmt}, {flags})",
+                    x[0],
+                    x[1],
+                    op == "max"
+                ),
+                _ => format!("ptx_h_{op}({}, {fmt}, {flags})", x[0]),
+            }
+        };
+        let v = if pair {
+            let lo: Vec<String> = args.iter().map(|a| format!("ptx_lo({a})")).collect();
+            let hi: Vec<String> = args.iter().map(|a| format!("ptx_hi({a})")).collect();
+            format!("ptx_pack({}, {})", one(&lo), one(&hi))
+        } else {
+            one(&args)
+        };
+        self.assign(&o[0], &v, bt, i)
+    }
+
+    /// `cvt` to or from a half (and `cvt.{rnd}.f16x2.f32 d, a, b`: `a` to the upper half).
+    fn cvt_half(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let (Some(&d), Some(&s)) = (types.first(), types.get(1)) else {
+            return unsupported(i, "cvt needs two types");
+        };
+        let has = |m: &str| mods.contains(&m);
+        for m in ["relu", "satfinite"] {
+            if has(m) {
+                return unsupported(i, &format!("cvt .{m} is not translated yet"));
+            }
+        }
+        let mode = mode_of(mods).unwrap_or(0);
+        let int_round = mods
+            .iter()
+            .any(|x| matches!(*x, "rni" | "rzi" | "rmi" | "rpi"));
+        let sat = has("sat");
+        let ftz = has("ftz");
+        let pair = matches!(d, Ty::F16x2 | Ty::Bf16x2);
+        let want = if pair { 3 } else { 2 };
+        if o.len() != want {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}` takes {want} operands", i.opcode),
+            });
+        }
+        if matches!(s, Ty::F16x2 | Ty::Bf16x2) || (pair && s != Ty::F32) {
+            return unsupported(i, "this packed cvt is not translated yet");
+        }
+        // The source as an exact double (halves, floats, integers of 32 bits or fewer) or, for
+        // a 64-bit integer into a half, the half directly.
+        let to_half = |k: usize, df: u32| -> Result<String, PtxError> {
+            let a = self.src(&o[k], s, i)?;
+            let r = if let Some(sf) = half_fmt(s) {
+                let x = format!("ptx_h2d({a}, {sf}, {ftz})");
+                if int_round {
+                    format!("ptx_round_h(ptx_rint_d({x}, {mode}), 0.0, 0, {df})")
+                } else {
+                    format!("ptx_round_h({x}, 0.0, {mode}, {df})")
+                }
+            } else if s.float() {
+                if int_round {
+                    return unsupported(i, "integer rounding into a half");
+                }
+                let a = if ftz && s == Ty::F32 {
+                    format!("ptx_ftz({a})")
+                } else {
+                    a
+                };
+                format!("ptx_round_h((double){a}, 0.0, {mode}, {df})")
+            } else if s.size() == 8 {
+                let f = if s.signed() { "s64" } else { "u64" };
+                format!("ptx_{f}_to_h({a}, {mode}, {df})")
+            } else {
+                let w = if s.signed() { "ptx_s64" } else { "ptx_u64" };
+                format!("ptx_round_h((double)({w}){a}, 0.0, {mode}, {df})")
+            };
+            Ok(if sat {
+                format!("ptx_h_sat({r}, {df})")
+            } else {
+                r
+            })
+        };
+        if let Some(df) = half_fmt(d) {
+            if pair {
+                let v = format!("ptx_pack({}, {})", to_half(2, df)?, to_half(1, df)?);
+                return self.assign(&o[0], &v, Ty::B32, i);
+            }
+            let v = to_half(1, df)?;
+            return self.assign(&o[0], &v, Ty::B16, i);
+        }
+        // From a half to f32, f64 or an integer.
+        let Some(sf) = half_fmt(s) else {
+            return unsupported(i, "cvt of these types");
+        };
+        let a = self.src(&o[1], Ty::B16, i)?;
+        let f = format!("ptx_h2f({a}, {sf})");
+        let v = match d {
+            Ty::F32 | Ty::F64 => {
+                let v = if int_round {
+                    format!("ptx_rint_f({f}, {mode})")
+                } else if d == Ty::F64 {
+                    format!("ptx_h2d({a}, {sf}, false)")
+                } else {
+                    f
+                };
+                let v = if d == Ty::F64 && int_round {
+                    format!("(double){v}")
+                } else {
+                    v
+                };
+                let v = if sat {
+                    format!("ptx_sat_{}({v})", if d == Ty::F32 { "f" } else { "d" })
+                } else {
+                    v
+                };
+                if ftz && d == Ty::F32 {
+                    format!("ptx_ftz({v})")
+                } else {
+                    v
+                }
+            }
+            _ => {
+                if !int_round {
+                    return unsupported(i, "a half to an integer needs .rni/.rzi/.rmi/.rpi");
+                }
+                // As from f32 (a half is exactly an f32): NaN gives 0 into 32 bits or fewer.
+                let r = format!("(double)ptx_rint_f({f}, {mode})");
+                let bits = 8 * d.size();
+                if d.signed() {
+                    let (lo, hi) = if bits == 64 {
+                        (
+                            "(-9223372036854775807ll - 1)".to_owned(),
+                            "9223372036854775807ll".to_owned(),
+                        )
+                    } else {
+                        (
+                            format!("{}ll", -(1i64 << (bits - 1))),
+                            format!("{}ll", (1i64 << (bits - 1)) - 1),
+                        )
+                    };
+                    let nan = if bits == 64 { lo.clone() } else { "0ll".into() };
+                    format!("({})ptx_f2s({r}, {lo}, {hi}, {nan})", ctype(d))
+                } else {
+                    let hi = if bits == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
+                    let nan = if bits == 64 { 1u64 << 63 } else { 0 };
+                    format!("({})ptx_f2u({r}, {hi}ull, {nan}ull)", ctype(d))
+                }
+            }
+        };
+        self.assign(&o[0], &v, d, i)
     }
 }

@@ -17,7 +17,14 @@
 ///   `mul`/`div`/`sqrt`/`rcp` normalise their operands (frexp) so the error term is exact, then
 ///   round on the way back to scale (`fma.f64` in a directed mode is refused);
 /// - float to integer conversions clamp to the destination range; NaN gives 0 from an f32
-///   source into 32 bits or fewer, else `1 << (bits - 1)` (MININT when signed), as PTX says.
+///   source into 32 bits or fewer, else `1 << (bits - 1)` (MININT when signed), as PTX says;
+/// - halves (f16, bf16) are computed exactly in f64 and rounded once on the format's grid;
+///   NaN results are `0x7fff`, as NVIDIA's.
+///
+/// Warps are CUDA's 32 lanes on every target: on AMD's wave64 each wavefront runs two warps
+/// (its lanes 0-31 and 32-63) and every warp-level helper (`ptx_shfl`, `ptx_ballot`,
+/// `ptx_vote_*`, `ptx_match_*`, `ptx_redux`, `ptx_activemask`, the lane masks) is confined to
+/// the caller's half; the wavefront width is decided at compile time.
 pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
 typedef unsigned char ptx_u8;
 typedef signed char ptx_s8;
@@ -401,6 +408,135 @@ PTX_D double ptx_u64_to_d(ptx_u64 v, int m) {
     return ptx_round_f64(h, ptx_two_sum_err(hi, lo, h), m);
 }
 
+// ---- Half precision: f16 (fmt 0: 10 fraction bits, bias 15) and bf16 (fmt 1: 7, bias 127),
+// held as their bits (ptx_u16). Arithmetic is done exactly in f64 (a product of two halves is
+// exact; a sum carries its exact error) and rounded once. NaN results are 0x7fff, NVIDIA's
+// canonical half NaN, `neg` and `abs` of a NaN included; an f16 NaN converted to f32 is the
+// canonical 0x7fffffff, a bf16 NaN keeps its bits (as an H200 answers).
+PTX_D double ptx_h2d(ptx_u16 h, int fmt, bool ftz) {
+    int mb = fmt ? 7 : 10, bias = fmt ? 127 : 15;
+    ptx_u32 emax = fmt ? 255u : 31u;
+    ptx_u32 s = (ptx_u32)h >> 15, e = ((ptx_u32)h >> mb) & emax, f = (ptx_u32)h & ((1u << mb) - 1u);
+    if (e == emax) {
+        if (f == 0) return ptx_inf_d(s ? -1 : 1);
+        return ptx_f64_of(((ptx_u64)s << 63) | 0x7ff8000000000000ull | ((ptx_u64)f << (52 - mb)));
+    }
+    double v = e == 0 ? (ftz ? 0.0 : ldexp((double)f, 1 - bias - mb)) : ldexp((double)(f | (1u << mb)), (int)e - bias - mb);
+    return s ? -v : v;
+}
+PTX_D float ptx_h2f(ptx_u16 h, int fmt) {
+    if (fmt) return ptx_f32_of((ptx_u32)h << 16);
+    if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0) return ptx_f32_of(0x7fffffffu);
+    return (float)ptx_h2d(h, 0, false); // exact
+}
+// Rounds the exact value x + l (x = RN53(x + l); only l's sign matters) to a half in mode m
+// (0 rn, 1 rz, 2 rm, 3 rp).
+PTX_D ptx_u16 ptx_round_h(double x, double l, int m, int fmt) {
+    int mb = fmt ? 7 : 10, bias = fmt ? 127 : 15, emin = 1 - bias, emax = bias;
+    if (x != x) return (ptx_u16)0x7fffu;
+    ptx_u32 s = (ptx_u32)(ptx_bits64(x) >> 63);
+    ptx_u32 maxf = ((ptx_u32)(2 * bias) << mb) | ((1u << mb) - 1u); // largest finite
+    ptx_u32 inf = (ptx_u32)(2 * bias + 1) << mb;
+    double a = s ? -x : x, lm = s ? -l : l; // the magnitude, and its error's sign
+    if (!ptx_finite_d(a)) return (ptx_u16)((s << 15) | inf);
+    if (a == 0) {
+        if (lm == 0) return (ptx_u16)(s << 15);
+        a = 0; // an exact tiny value: only its sign and direction count
+    }
+    int e;
+    if (a == 0) e = emin; else { (void)frexp(a, &e); e -= 1; if (e < emin) e = emin; }
+    double q = ldexp(1.0, e - mb); // the quantum at a
+    double n = a / q, fl = floor(n), fr = n - fl;
+    bool away = (m == 3 && !s) || (m == 2 && s); // a directed mode rounding the magnitude up
+    bool toward = m != 0 && !away;                // one rounding it down
+    bool up;
+    if (m == 0) up = fr > 0.5 || (fr == 0.5 && (lm > 0 || (lm == 0 && fmod(fl, 2.0) != 0)));
+    else up = away && (fr > 0 || lm > 0);
+    double y = (up ? fl + 1 : fl) * q;
+    // Just below a value on the grid, toward zero: the next value down (half a quantum below
+    // the start of a binade).
+    if (toward && fr == 0 && lm < 0) y = (fl == ldexp(1.0, mb) && e > emin) ? a - q / 2 : a - q;
+    if (y >= ldexp(1.0, emax + 1)) {
+        bool to_inf = m == 0 || (m != 1 && away);
+        return (ptx_u16)((s << 15) | (to_inf ? inf : maxf));
+    }
+    ptx_u32 bits;
+    if (y == 0) bits = 0;
+    else {
+        int ey;
+        (void)frexp(y, &ey);
+        ey -= 1;
+        if (ey < emin) bits = (ptx_u32)(y / ldexp(1.0, emin - mb));
+        else bits = ((ptx_u32)(ey + bias) << mb) | ((ptx_u32)(y / ldexp(1.0, ey - mb)) - (1u << mb));
+    }
+    return (ptx_u16)((s << 15) | bits);
+}
+PTX_D ptx_u16 ptx_h_ftz(ptx_u16 h, int fmt) {
+    ptx_u32 em = fmt ? 0x7f80u : 0x7c00u;
+    return (h & em) == 0 ? (ptx_u16)(h & 0x8000u) : h;
+}
+// .sat: [0, 1]; NaN and -0 give +0.
+PTX_D ptx_u16 ptx_h_sat(ptx_u16 h, int fmt) {
+    double v = ptx_h2d(h, fmt, false);
+    if (v != v || v <= 0) return 0;
+    return v >= 1 ? (ptx_u16)(fmt ? 0x3f80u : 0x3c00u) : h;
+}
+// flags: 1 .ftz, 2 .sat.
+PTX_D ptx_u16 ptx_h_post(ptx_u16 r, int fmt, int flags) {
+    if (flags & 1) r = ptx_h_ftz(r, fmt);
+    if (flags & 2) r = ptx_h_sat(r, fmt);
+    return r;
+}
+PTX_D ptx_u16 ptx_h_add(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) {
+    double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1);
+    double s = ptx_dadd(x, y);
+    if (!ptx_finite_d(s)) return ptx_h_post(ptx_round_h(s, 0.0, m, fmt), fmt, flags);
+    if (s == 0) return ptx_h_post((ptx_u16)((m == 2 && ptx_zero_sum_neg_rm(x, y)) || (ptx_bits64(s) >> 63) ? 0x8000u : 0u), fmt, flags);
+    return ptx_h_post(ptx_round_h(s, ptx_two_sum_err(x, y, s), m, fmt), fmt, flags);
+}
+PTX_D ptx_u16 ptx_h_sub(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) { return ptx_h_add(a, (ptx_u16)(b ^ 0x8000u), m, fmt, flags); }
+PTX_D ptx_u16 ptx_h_mul(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) {
+    double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1);
+    return ptx_h_post(ptx_round_h(ptx_dmul(x, y), 0.0, m, fmt), fmt, flags); // exact product
+}
+PTX_D ptx_u16 ptx_h_fma(ptx_u16 a, ptx_u16 b, ptx_u16 c, int m, int fmt, int flags) {
+    double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1), z = ptx_h2d(c, fmt, flags & 1);
+    double p = ptx_dmul(x, y), s = ptx_dadd(p, z);
+    if (!ptx_finite_d(s) || !ptx_finite_d(p)) return ptx_h_post(ptx_round_h(s, 0.0, m, fmt), fmt, flags);
+    if (s == 0) return ptx_h_post((ptx_u16)((m == 2 && ptx_zero_sum_neg_rm(p, z)) || (ptx_bits64(s) >> 63) ? 0x8000u : 0u), fmt, flags);
+    return ptx_h_post(ptx_round_h(s, ptx_two_sum_err(p, z, s), m, fmt), fmt, flags);
+}
+PTX_D ptx_u16 ptx_h_minmax(ptx_u16 a, ptx_u16 b, bool mx, int fmt, int flags) {
+    float x = (float)ptx_h2d(a, fmt, flags & 1), y = (float)ptx_h2d(b, fmt, flags & 1);
+    if (x != x && y != y) return (ptx_u16)0x7fffu;
+    float r = mx ? ptx_max_f(x, y) : ptx_min_f(x, y);
+    return ptx_h_post(ptx_round_h((double)r, 0.0, 0, fmt), fmt, flags & 1);
+}
+PTX_D bool ptx_h_isnan(ptx_u16 a, int fmt) { return fmt ? (a & 0x7fffu) > 0x7f80u : (a & 0x7fffu) > 0x7c00u; }
+PTX_D ptx_u16 ptx_h_neg(ptx_u16 a, int fmt, int flags) {
+    if (ptx_h_isnan(a, fmt)) return (ptx_u16)0x7fffu;
+    return ptx_h_post((ptx_u16)(((flags & 1) ? ptx_h_ftz(a, fmt) : a) ^ 0x8000u), fmt, flags & 1);
+}
+PTX_D ptx_u16 ptx_h_abs(ptx_u16 a, int fmt, int flags) {
+    if (ptx_h_isnan(a, fmt)) return (ptx_u16)0x7fffu;
+    return ptx_h_post((ptx_u16)(((flags & 1) ? ptx_h_ftz(a, fmt) : a) & 0x7fffu), fmt, flags & 1);
+}
+// Packed pairs (.f16x2, .bf16x2): the operation on each half.
+PTX_D ptx_u16 ptx_lo(ptx_u32 v) { return (ptx_u16)v; }
+PTX_D ptx_u16 ptx_hi(ptx_u32 v) { return (ptx_u16)(v >> 16); }
+PTX_D ptx_u32 ptx_pack(ptx_u16 lo, ptx_u16 hi) { return (ptx_u32)lo | ((ptx_u32)hi << 16); }
+// An integer (64 bits at most), exactly as two doubles, to a half.
+PTX_D ptx_u16 ptx_s64_to_h(ptx_s64 v, int m, int fmt) {
+    double hi = (double)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_h(h, ptx_two_sum_err(hi, lo, h), m, fmt);
+}
+PTX_D ptx_u16 ptx_u64_to_h(ptx_u64 v, int m, int fmt) {
+    double hi = (double)(ptx_u32)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;
+    double h = ptx_dadd(hi, lo);
+    return ptx_round_h(h, ptx_two_sum_err(hi, lo, h), m, fmt);
+}
+
 // Shared-window addresses (PTX's 32-bit .shared addresses) and generic ones.
 #ifdef PTX_AMD
 typedef __attribute__((address_space(3))) unsigned char ptx_lds_byte;
@@ -410,8 +546,178 @@ PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)(unsigned char*)(ptx_
 PTX_D ptx_u64 ptx_to_shared(ptx_u64 g) { return (ptx_u64)__cvta_generic_to_shared((void*)g); }
 PTX_D ptx_u64 ptx_from_shared(ptx_u64 s) { return (ptx_u64)__cvta_shared_to_generic((unsigned long long)(ptx_u32)s); }
 #endif
+// ---- Warps: CUDA's 32-lane warps on every wavefront width ----
+// A PTX warp is 32 lanes. On NVIDIA (NVRTC) and on AMD's wave32 (RDNA) a warp is the hardware's;
+// on AMD's wave64 (CDNA) each wavefront holds two warps, its lanes 0-31 and 32-63 (a block's
+// threads fill wavefronts in order, so warp w of a block is half w & 1 of wavefront w >> 1).
+// Every warp-level operation is confined to the caller's half: lane = hardware lane & 31,
+// masks are 32 bits with bit i for lane i of the caller's warp, shuffles never leave the half.
+#ifdef PTX_AMD
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define PTX_WAVE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define PTX_WAVE 0 // unknown to the preprocessor: asked of the compiler below
+#endif
+// The hardware lane (0..wave size - 1).
+PTX_D ptx_u32 ptx_hw_lane() {
+#if PTX_WAVE == 32
+    return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+#else
+    return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+#endif
+}
+// The first hardware lane of the caller's warp: 0, or 32 in the upper half of a wave64.
+PTX_D ptx_u32 ptx_w_half() {
+#if PTX_WAVE == 32
+    return 0u;
+#elif PTX_WAVE == 64
+    return ptx_hw_lane() & 32u;
+#else
+    return __builtin_amdgcn_wavefrontsize() == 64 ? (ptx_hw_lane() & 32u) : 0u;
+#endif
+}
+// The ballot of p over the active lanes of the caller's warp (bit i: lane i).
+// (hipRTC 5.x's clang has no ballot builtin: there the compare-across-lanes builtin, which
+// gives the same mask, stands in.)
+PTX_D ptx_u32 ptx_w_ballot(bool p) {
+#if PTX_WAVE == 32 && __has_builtin(__builtin_amdgcn_ballot_w32)
+    return __builtin_amdgcn_ballot_w32(p);
+#elif PTX_WAVE == 32
+    return (ptx_u32)__builtin_amdgcn_uicmp((ptx_u32)p, 0u, 33); // 33: ICMP_NE
+#elif __has_builtin(__builtin_amdgcn_ballot_w64)
+    return (ptx_u32)(__builtin_amdgcn_ballot_w64(p) >> ptx_w_half());
+#else
+    return (ptx_u32)(__builtin_amdgcn_uicmp((ptx_u32)p, 0u, 33) >> ptx_w_half());
+#endif
+}
+// The lanes of the caller's warp that execute this (exited, inactive and absent lanes: 0).
+PTX_D ptx_u32 ptx_activemask() { return ptx_w_ballot(true); }
+// v of lane `lane` (0..31) of the caller's warp; that lane must be active.
+PTX_D ptx_u32 ptx_w_read(ptx_u32 v, ptx_u32 lane, ptx_u32 mask) {
+    (void)mask;
+    return (ptx_u32)__builtin_amdgcn_ds_bpermute((int)((ptx_w_half() | (lane & 31u)) << 2), (int)v);
+}
+PTX_D ptx_u32 ptx_laneid() { return ptx_hw_lane() & 31u; }
+PTX_D void ptx_warp_sync(ptx_u32 mask) {
+    // A wavefront's lanes run in lockstep: what is left is ordering memory among them.
+    (void)mask;
+    __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup");
+    __builtin_amdgcn_wave_barrier();
+}
+#else
+PTX_D ptx_u32 ptx_activemask() { return __activemask(); }
+PTX_D ptx_u32 ptx_w_read(ptx_u32 v, ptx_u32 lane, ptx_u32 mask) { return __shfl_sync(mask, v, (int)lane); }
 PTX_D ptx_u32 ptx_laneid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u; }
+PTX_D void ptx_warp_sync(ptx_u32 mask) { __syncwarp(mask); }
+#endif
 PTX_D ptx_u32 ptx_warpid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5; }
+PTX_D ptx_u32 ptx_lanemask_eq() { return 1u << ptx_laneid(); }
+PTX_D ptx_u32 ptx_lanemask_lt() { return (1u << ptx_laneid()) - 1u; }
+PTX_D ptx_u32 ptx_lanemask_le() { return (2u << ptx_laneid()) - 1u; } // lane 31: 0 - 1, all ones
+PTX_D ptx_u32 ptx_lanemask_gt() { return ~ptx_lanemask_le(); }
+PTX_D ptx_u32 ptx_lanemask_ge() { return ~ptx_lanemask_lt(); }
+PTX_D ptx_u32 ptx_ctz(ptx_u32 a) { ptx_u32 n = 0; while (n < 32u && !((a >> n) & 1u)) ++n; return n; }
+
+// shfl (PTX ISA): mode 0 up, 1 down, 2 bfly, 3 idx; c = clamp (bits 0-4) | segment mask (8-12).
+// The source lane j and the predicate are computed as the ISA writes them; an out-of-range
+// source reads the caller's own value.
+PTX_D ptx_u32 ptx_shfl(int mode, ptx_u32 a, ptx_u32 b, ptx_u32 c, ptx_u32 mask, bool& p) {
+    int lane = (int)ptx_laneid(), bval = (int)(b & 31u), cval = (int)(c & 31u), seg = (int)((c >> 8) & 31u);
+    int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg, j;
+    bool ok;
+    if (mode == 0) { j = lane - bval; ok = j >= maxl; }
+    else if (mode == 1) { j = lane + bval; ok = j <= maxl; }
+    else if (mode == 2) { j = lane ^ bval; ok = j <= maxl; }
+    else { j = minl | (bval & ~seg); ok = j <= maxl; }
+    if (!ok) j = lane;
+    p = ok;
+    return ptx_w_read(a, (ptx_u32)j, mask);
+}
+
+// vote, ballot, match, redux: over the active lanes of the caller's warp that are in `mask`.
+#ifdef PTX_AMD
+PTX_D ptx_u32 ptx_ballot(bool a, ptx_u32 mask) { return ptx_w_ballot(a) & mask; }
+PTX_D bool ptx_vote_all(bool a, ptx_u32 mask) { ptx_u32 w = ptx_activemask() & mask; return (ptx_w_ballot(a) & w) == w; }
+PTX_D bool ptx_vote_any(bool a, ptx_u32 mask) { return (ptx_w_ballot(a) & mask) != 0; }
+PTX_D bool ptx_vote_uni(bool a, ptx_u32 mask) { ptx_u32 w = ptx_activemask() & mask, b = ptx_w_ballot(a) & w; return b == 0 || b == w; }
+#else
+PTX_D ptx_u32 ptx_ballot(bool a, ptx_u32 mask) { return __ballot_sync(mask, a); }
+PTX_D bool ptx_vote_all(bool a, ptx_u32 mask) { return __all_sync(mask, a) != 0; }
+PTX_D bool ptx_vote_any(bool a, ptx_u32 mask) { return __any_sync(mask, a) != 0; }
+PTX_D bool ptx_vote_uni(bool a, ptx_u32 mask) { return __uni_sync(mask, a) != 0; }
+#endif
+#if !defined(PTX_AMD) && __CUDA_ARCH__ >= 700
+PTX_D ptx_u32 ptx_match_any_b32(ptx_u32 a, ptx_u32 mask) { return __match_any_sync(mask, a); }
+PTX_D ptx_u32 ptx_match_any_b64(ptx_u64 a, ptx_u32 mask) { return __match_any_sync(mask, a); }
+PTX_D ptx_u32 ptx_match_all_b32(ptx_u32 a, ptx_u32 mask, bool& p) { int q; ptx_u32 r = __match_all_sync(mask, a, &q); p = q != 0; return r; }
+PTX_D ptx_u32 ptx_match_all_b64(ptx_u64 a, ptx_u32 mask, bool& p) { int q; ptx_u32 r = __match_all_sync(mask, a, &q); p = q != 0; return r; }
+#else
+PTX_D ptx_u64 ptx_w_read64(ptx_u64 v, ptx_u32 lane, ptx_u32 mask) {
+    return ((ptx_u64)ptx_w_read((ptx_u32)(v >> 32), lane, mask) << 32) | ptx_w_read((ptx_u32)v, lane, mask);
+}
+// Lanes with equal values, one value at a time: `rem` is the same in every lane of a warp, so
+// the warp runs the loop together.
+PTX_D ptx_u32 ptx_match_any_b64(ptx_u64 a, ptx_u32 mask) {
+    ptx_u32 rem = ptx_activemask() & mask, r = 0;
+    while (rem != 0) {
+        ptx_u64 v = ptx_w_read64(a, ptx_ctz(rem), rem);
+        ptx_u32 eq = ptx_ballot(a == v, rem) & rem;
+        if (a == v) r = eq;
+        rem &= ~eq;
+    }
+    return r;
+}
+PTX_D ptx_u32 ptx_match_any_b32(ptx_u32 a, ptx_u32 mask) { return ptx_match_any_b64((ptx_u64)a, mask); }
+PTX_D ptx_u32 ptx_match_all_b64(ptx_u64 a, ptx_u32 mask, bool& p) {
+    ptx_u32 w = ptx_activemask() & mask;
+    ptx_u64 v = ptx_w_read64(a, ptx_ctz(w), w);
+    p = w != 0 && (ptx_ballot(a == v, w) & w) == w;
+    return p ? w : 0u;
+}
+PTX_D ptx_u32 ptx_match_all_b32(ptx_u32 a, ptx_u32 mask, bool& p) { return ptx_match_all_b64((ptx_u64)a, mask, p); }
+#endif
+// redux: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; signed for min/max when sgn.
+PTX_D ptx_u32 ptx_redux_op(int op, bool sgn, ptx_u32 x, ptx_u32 y) {
+    switch (op) {
+    case 0: return x + y;
+    case 1: return sgn ? ((ptx_s32)x < (ptx_s32)y ? x : y) : (x < y ? x : y);
+    case 2: return sgn ? ((ptx_s32)x > (ptx_s32)y ? x : y) : (x > y ? x : y);
+    case 3: return x & y;
+    case 4: return x | y;
+    default: return x ^ y;
+    }
+}
+#if !defined(PTX_AMD) && __CUDA_ARCH__ >= 800
+PTX_D ptx_u32 ptx_redux(int op, bool sgn, ptx_u32 a, ptx_u32 mask) {
+    switch (op) {
+    case 0: return __reduce_add_sync(mask, a);
+    case 1: return sgn ? (ptx_u32)__reduce_min_sync(mask, (int)a) : __reduce_min_sync(mask, a);
+    case 2: return sgn ? (ptx_u32)__reduce_max_sync(mask, (int)a) : __reduce_max_sync(mask, a);
+    case 3: return __reduce_and_sync(mask, a);
+    case 4: return __reduce_or_sync(mask, a);
+    default: return __reduce_xor_sync(mask, a);
+    }
+}
+#else
+// Every lane folds the members' values in lane order (a butterfly when the whole warp takes part).
+PTX_D ptx_u32 ptx_redux(int op, bool sgn, ptx_u32 a, ptx_u32 mask) {
+    ptx_u32 w = ptx_activemask() & mask;
+    if (w == 0xffffffffu) {
+        ptx_u32 r = a;
+        for (ptx_u32 k = 16; k != 0; k >>= 1) r = ptx_redux_op(op, sgn, r, ptx_w_read(r, ptx_laneid() ^ k, w));
+        return r;
+    }
+    ptx_u32 rem = w, r = 0;
+    bool first = true;
+    while (rem != 0) {
+        ptx_u32 v = ptx_w_read(a, ptx_ctz(rem), w);
+        r = first ? v : ptx_redux_op(op, sgn, r, v);
+        first = false;
+        rem &= rem - 1u;
+    }
+    return r;
+}
+#endif
 
 // Atomics the vendors' headers do not share.
 PTX_D ptx_s64 ptx_atom_min_s64(ptx_s64* p, ptx_s64 v) {

@@ -11,8 +11,10 @@
 //! What is supported keeps CUDA's semantics exactly (the header says how: rounding modes,
 //! `.ftz`, `.sat`, canonical NaNs, integer edge cases). Anything else is refused with
 //! [`PtxError::Unsupported`], naming the instruction and its line: never a silent drop, never
-//! a guess. Warp-level instructions (`shfl`, `vote`, `match`, `redux`) are refused until the
-//! 32-lane-warp-on-wave64 design lands. See `docs/ptx-on-amd.md`.
+//! a guess. Warp-level instructions (`shfl`, `vote`, `match`, `redux`, `activemask`) keep
+//! CUDA's 32-lane warps on both AMD wavefront widths (on wave64, two warps per wavefront, each
+//! confined to its half). [`translate_all`] links several modules into one translation. See
+//! `docs/ptx-on-amd.md`.
 
 mod ast;
 mod emit;
@@ -20,13 +22,13 @@ mod header;
 mod lex;
 mod parse;
 
-pub use ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+pub use ast::{Function, Inst, Linkage, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
 pub use header::SUPPORT_HEADER;
 pub use parse::parse;
 
 /// The translator's version: part of the future program-cache key (a new translator never
 /// reuses an older one's compiled code). Bump it whenever the emitted C++ changes.
-pub const TRANSLATOR_VERSION: u32 = 1;
+pub const TRANSLATOR_VERSION: u32 = 2;
 
 /// Why PTX was not translated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,42 +59,75 @@ pub enum PtxError {
 /// A translated module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Translation {
-    /// The HIP C++ source: [`SUPPORT_HEADER`], then the module.
+    /// The HIP C++ source: [`SUPPORT_HEADER`], then the module (or modules).
     pub source: String,
-    /// The kernels (`.entry` names), in the PTX's order; each is an `extern "C"` symbol of
-    /// the compiled code.
+    /// The kernels (`.entry` names), in the PTX's order (module after module); each is an
+    /// `extern "C"` symbol of the compiled code.
     pub entries: Vec<String>,
-    /// The PTX's `.target` (`sm_90`, ...).
+    /// The PTX's `.target` (`sm_90`, ...); of several modules, each target once.
     pub target: Vec<String>,
-    /// The PTX's `.version`.
+    /// The PTX's `.version` (of several modules, the first's).
     pub version: String,
 }
 
-/// Translates PTX text to HIP C++.
+/// Translates PTX text to HIP C++: [`translate_all`] of one module.
 ///
 /// # Errors
 /// [`PtxError::Syntax`] for malformed PTX (with line and column), [`PtxError::Unsupported`]
 /// for an instruction outside the translated set (naming it and its line).
 pub fn translate(ptx: &str) -> Result<Translation, PtxError> {
-    let m = parse(ptx)?;
-    if m.address_size != 64 {
-        return Err(PtxError::Unsupported {
-            instruction: format!(".address_size {}", m.address_size),
-            line: 1,
-            reason: "only 64-bit PTX is translated".into(),
-        });
+    translate_all(&[ptx]).map_err(|(_, e)| e)
+}
+
+/// Translates several PTX modules linked into one HIP C++ source (as `cuLink*` links them):
+/// the support header once, then every module. `.visible` (and `.weak`) functions and
+/// variables are seen by every module: an `.extern .func` or `.extern .global` of one module
+/// is another's definition (the first `.weak` definition wins). A module's internal names
+/// never collide with another's (where two modules use a name, each module's own is renamed
+/// `ptx_m<index>_...`). [`Translation::entries`] lists every module's kernels, in order;
+/// `target` is every module's targets, each once; `version` is the first module's.
+///
+/// # Errors
+/// With the index of the failing module: [`PtxError::Syntax`] for malformed PTX,
+/// [`PtxError::Unsupported`] for an instruction outside the translated set, for a call to an
+/// `.extern .func` no module defines (`vprintf`: naming it), an `.extern` variable no module
+/// defines, or a name two modules both define.
+pub fn translate_all(modules: &[&str]) -> Result<Translation, (usize, PtxError)> {
+    let mut parsed = Vec::with_capacity(modules.len());
+    for (k, ptx) in modules.iter().enumerate() {
+        let m = parse(ptx).map_err(|e| (k, e))?;
+        if m.address_size != 64 {
+            return Err((
+                k,
+                PtxError::Unsupported {
+                    instruction: format!(".address_size {}", m.address_size),
+                    line: 1,
+                    reason: "only 64-bit PTX is translated".into(),
+                },
+            ));
+        }
+        parsed.push(m);
     }
-    let source = emit::emit(&m)?;
+    let source = emit::emit_all(&parsed)?;
+    let mut target: Vec<String> = Vec::new();
+    for t in parsed.iter().flat_map(|m| &m.target) {
+        if !target.contains(t) {
+            target.push(t.clone());
+        }
+    }
     Ok(Translation {
         source,
-        entries: m
-            .functions
+        entries: parsed
             .iter()
+            .flat_map(|m| &m.functions)
             .filter(|f| f.entry && f.body.is_some())
             .map(|f| f.name.clone())
             .collect(),
-        target: m.target,
-        version: m.version,
+        target,
+        version: parsed
+            .first()
+            .map(|m| m.version.clone())
+            .unwrap_or_default(),
     })
 }
 

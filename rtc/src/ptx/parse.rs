@@ -1,7 +1,7 @@
 //! The PTX parser: tokens to a [`Module`]. Every malformed input is a [`PtxError::Syntax`]
 //! naming its line and column; nothing here panics or recurses without a bound.
 
-use super::ast::{Function, Inst, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
+use super::ast::{Function, Inst, Linkage, Module, Operand, Param, Space, Stmt, Ty, VarDecl};
 use super::lex::{lex, Tok, Token};
 use super::PtxError;
 
@@ -175,24 +175,34 @@ impl Parser {
 
     fn top_level(&mut self, m: &mut Module, line: u32) -> Result<(), PtxError> {
         let mut external = false;
+        let mut linkage = Linkage::Internal;
         loop {
-            if self.eat_word(".visible") || self.eat_word(".weak") || self.eat_word(".common") {
+            if self.eat_word(".visible") {
+                linkage = Linkage::Visible;
+                continue;
+            }
+            if self.eat_word(".weak") || self.eat_word(".common") {
+                linkage = Linkage::Weak;
                 continue;
             }
             if self.eat_word(".extern") {
                 external = true;
+                linkage = Linkage::Extern;
                 continue;
             }
             break;
         }
         if self.eat_word(".entry") {
-            let f = self.function(true, line)?;
+            let mut f = self.function(true, line)?;
+            f.linkage = linkage;
             m.functions.push(f);
         } else if self.eat_word(".func") {
-            let f = self.function(false, line)?;
+            let mut f = self.function(false, line)?;
+            f.linkage = linkage;
             m.functions.push(f);
         } else if let Some(space) = self.space() {
-            let v = self.var(space, external, line)?;
+            let mut v = self.var(space, external, line)?;
+            v.linkage = linkage;
             m.vars.push(v);
         } else {
             let shown = match self.peek() {
@@ -258,6 +268,7 @@ impl Parser {
         Ok(VarDecl {
             space,
             external,
+            linkage: Linkage::Internal,
             align,
             ty,
             name,
@@ -378,6 +389,7 @@ impl Parser {
         if self.eat_punct(';') {
             return Ok(Function {
                 entry,
+                linkage: Linkage::Internal,
                 name,
                 rets,
                 params,
@@ -390,6 +402,7 @@ impl Parser {
         let body = self.block(0)?;
         Ok(Function {
             entry,
+            linkage: Linkage::Internal,
             name,
             rets,
             params,

@@ -302,6 +302,112 @@ fn emits_each_form() {
         ),
         ("@!%p1 exit;", "if (!x__25p1) { return; }"),
         ("mov.u32 %r1, WARP_SZ;", "32u"),
+        // Warp-level operations (the header confines each to the caller's 32-lane warp).
+        (
+            "shfl.sync.bfly.b32 %r1|%p1, %r2, 16, 31, -1;",
+            "ptx_shfl(2, x__25r2, ((ptx_u32)16ull), ((ptx_u32)31ull), ((ptx_u32)4294967295ull), p_); x__25r1 = (v_); x__25p1 = (p_); }",
+        ),
+        (
+            "shfl.sync.up.b32 %r1, %r2, 1, 0, %r3;",
+            "ptx_shfl(0, x__25r2, ((ptx_u32)1ull), ((ptx_u32)0ull), x__25r3, p_); x__25r1 = (v_); }",
+        ),
+        (
+            "shfl.sync.down.b32 %r1, %r2, %r4, 0x1f, -1;",
+            "ptx_shfl(1, x__25r2, x__25r4, ((ptx_u32)31ull),",
+        ),
+        (
+            "shfl.sync.idx.b32 %r1|%p2, %r2, %r4, 0x181f, -1;",
+            "ptx_shfl(3, x__25r2, x__25r4, ((ptx_u32)6175ull),",
+        ),
+        (
+            "shfl.bfly.b32 %r1, %r2, 1, 31;",
+            "ptx_shfl(2, x__25r2, ((ptx_u32)1ull), ((ptx_u32)31ull), ptx_activemask(), p_)",
+        ),
+        (
+            "vote.sync.ballot.b32 %r1, %p1, -1;",
+            "x__25r1 = (ptx_ballot(x__25p1, ((ptx_u32)4294967295ull)));",
+        ),
+        (
+            "vote.sync.all.pred %p1, !%p2, %r1;",
+            "x__25p1 = (ptx_vote_all((!x__25p2), x__25r1));",
+        ),
+        (
+            "vote.sync.any.pred %p1, %p2, -1;",
+            "ptx_vote_any(x__25p2, ((ptx_u32)4294967295ull))",
+        ),
+        (
+            "vote.sync.uni.pred %p1, %p2, 0xffff;",
+            "ptx_vote_uni(x__25p2, ((ptx_u32)65535ull))",
+        ),
+        (
+            "vote.ballot.b32 %r1, %p1;",
+            "ptx_ballot(x__25p1, ptx_activemask())",
+        ),
+        ("vote.all.pred %p1, %p2;", "ptx_vote_all(x__25p2, ptx_activemask())"),
+        ("activemask.b32 %r1;", "x__25r1 = (ptx_activemask());"),
+        (
+            "match.any.sync.b32 %r1, %r2, -1;",
+            "x__25r1 = (ptx_match_any_b32(x__25r2, ((ptx_u32)4294967295ull)));",
+        ),
+        (
+            "match.any.sync.b64 %r1, %rd2, %r3;",
+            "ptx_match_any_b64(x__25rd2, x__25r3)",
+        ),
+        (
+            "match.all.sync.b64 %r1|%p1, %rd1, %r2;",
+            "ptx_match_all_b64(x__25rd1, x__25r2, p_); x__25r1 = (v_); x__25p1 = (p_); }",
+        ),
+        (
+            "match.all.sync.b32 %r1, %r2, -1;",
+            "ptx_match_all_b32(x__25r2, ((ptx_u32)4294967295ull), p_); x__25r1 = (v_); }",
+        ),
+        (
+            "redux.sync.add.s32 %r1, %r2, -1;",
+            "ptx_redux(0, true, x__25r2, ((ptx_u32)4294967295ull))",
+        ),
+        ("redux.sync.min.u32 %r1, %r2, %r3;", "ptx_redux(1, false, x__25r2, x__25r3)"),
+        ("redux.sync.max.s32 %r1, %r2, %r3;", "ptx_redux(2, true, "),
+        ("redux.sync.and.b32 %r1, %r2, %r3;", "ptx_redux(3, false, "),
+        ("redux.sync.or.b32 %r1, %r2, %r3;", "ptx_redux(4, false, "),
+        ("redux.sync.xor.b32 %r1, %r2, %r3;", "ptx_redux(5, false, "),
+        ("bar.warp.sync -1;", "ptx_warp_sync(((ptx_u32)4294967295ull));"),
+        ("mov.u32 %r1, %lanemask_eq;", "x__25r1 = (ptx_lanemask_eq());"),
+        ("mov.u32 %r1, %lanemask_lt;", "ptx_lanemask_lt()"),
+        ("mov.u32 %r1, %lanemask_le;", "ptx_lanemask_le()"),
+        ("mov.u32 %r1, %lanemask_gt;", "ptx_lanemask_gt()"),
+        ("mov.u32 %r1, %lanemask_ge;", "ptx_lanemask_ge()"),
+        ("mov.u32 %r1, %warpid;", "ptx_warpid()"),
+        // Half precision: bits in registers, exact arithmetic in the header.
+        ("add.rn.f16 %rs1, %rs2, %rs3;", "x__25rs1 = (ptx_h_add(x__25rs2, x__25rs3, 0, 0, 0));"),
+        ("sub.rn.ftz.sat.f16 %rs1, %rs2, %rs3;", "ptx_h_sub(x__25rs2, x__25rs3, 0, 0, 3)"),
+        ("mul.rn.bf16 %rs1, %rs2, %rs3;", "ptx_h_mul(x__25rs2, x__25rs3, 0, 1, 0)"),
+        ("fma.rn.bf16 %rs1, %rs2, %rs3, %rs1;", "ptx_h_fma(x__25rs2, x__25rs3, x__25rs1, 0, 1, 0)"),
+        ("neg.f16 %rs1, %rs2;", "ptx_h_neg(x__25rs2, 0, 0)"),
+        ("abs.bf16 %rs1, %rs2;", "ptx_h_abs(x__25rs2, 1, 0)"),
+        ("min.ftz.f16 %rs1, %rs2, %rs3;", "ptx_h_minmax(x__25rs2, x__25rs3, false, 0, 1)"),
+        ("max.bf16 %rs1, %rs2, %rs3;", "ptx_h_minmax(x__25rs2, x__25rs3, true, 1, 0)"),
+        (
+            "add.rn.f16x2 %r1, %r2, %r3;",
+            "x__25r1 = (ptx_pack(ptx_h_add(ptx_lo(x__25r2), ptx_lo(x__25r3), 0, 0, 0), ptx_h_add(ptx_hi(x__25r2), ptx_hi(x__25r3), 0, 0, 0)));",
+        ),
+        ("fma.rn.bf16x2 %r1, %r2, %r3, %r4;", "ptx_h_fma(ptx_hi(x__25r2), ptx_hi(x__25r3), ptx_hi(x__25r4), 0, 1, 0)"),
+        ("cvt.rn.f16.f32 %rs1, %f1;", "ptx_round_h((double)x__25f1, 0.0, 0, 0)"),
+        ("cvt.rz.bf16.f64 %rs1, %fd1;", "ptx_round_h((double)x__25fd1, 0.0, 1, 1)"),
+        ("cvt.rn.sat.f16.f32 %rs1, %f1;", "ptx_h_sat(ptx_round_h("),
+        ("cvt.rn.f16.s64 %rs1, %rd1;", "ptx_s64_to_h("),
+        ("cvt.rm.f16.u32 %rs1, %r1;", "ptx_round_h((double)(ptx_u64)x__25r1, 0.0, 2, 0)"),
+        ("cvt.f32.f16 %f1, %rs1;", "x__25f1 = (ptx_h2f(x__25rs1, 0));"),
+        ("cvt.f64.bf16 %fd1, %rs1;", "ptx_h2d(x__25rs1, 1, false)"),
+        ("cvt.rni.s32.f16 %r1, %rs1;", "ptx_f2s((double)ptx_rint_f(ptx_h2f(x__25rs1, 0), 0), -2147483648ll, 2147483647ll, 0ll)"),
+        ("cvt.rn.bf16.f16 %rs1, %rs2;", "ptx_round_h(ptx_h2d(x__25rs2, 0, false), 0.0, 0, 1)"),
+        (
+            "cvt.rn.f16x2.f32 %r1, %f1, %f2;",
+            "ptx_pack(ptx_round_h((double)x__25f2, 0.0, 0, 0), ptx_round_h((double)x__25f1, 0.0, 0, 0))",
+        ),
+        ("setp.lt.f16 %p1, %rs1, %rs2;", "((float)ptx_h2d(x__25rs1, 0, false)) < ((float)ptx_h2d(x__25rs2, 0, false))"),
+        ("mov.b32 %r1, {%rs1, %rs2};", "((ptx_u64)x__25rs2 << 16)"),
+        ("mov.b32 {%rs1, %rs2}, %r1;", "x__25rs2 = ((ptx_u16)(v_ >> 16));"),
+        ("ld.global.b16 %rs1, [%rd1];", "(*(ptx_u16*)(p_ + 0))"),
     ];
     let mut bad = Vec::new();
     for (inst, want) in cases {
@@ -316,21 +422,31 @@ fn emits_each_form() {
 #[test]
 fn refuses_with_the_instruction_and_its_line() {
     for inst in [
-        "shfl.sync.bfly.b32 %r1, %r2, 16, 31, -1;",
-        "vote.sync.ballot.b32 %r1, %p1, -1;",
-        "match.any.sync.b32 %r1, %r2, -1;",
-        "redux.sync.add.u32 %r1, %r2, -1;",
-        "activemask.b32 %r1;",
+        "shfl.sync.bfly.b16 %rs1, %rs2, 16, 31, -1;",
+        "shfl.sync.b32 %r1, %r2, 16, 31, -1;",
+        "vote.sync.ballot.b64 %rd1, %p1, -1;",
+        "vote.sync.all.b32 %r1, %p1, -1;",
+        "match.any.b32 %r1, %r2;",
+        "match.any.sync.b32 %r1|%p1, %r2, -1;",
+        "redux.sync.add.f32 %f1, %f2, -1;",
+        "redux.sync.and.u32 %r1, %r2, -1;",
+        "redux.add.u32 %r1, %r2;",
+        "bar.warp %r1;",
         "wgmma.fence.sync.aligned;",
         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1}], [%rd3];",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd1];",
         "add.cc.u32 %r1, %r2, %r3;",
         "fma.rz.f64 %fd1, %fd2, %fd3, %fd4;",
-        "cvt.rn.f16.f32 %rs1, %f1;",
+        "cvt.rn.relu.f16.f32 %rs1, %f1;",
+        "setp.lt.f16x2 %p1, %r1, %r2;",
+        "add.rn.relu.bf16 %rs1, %rs2, %rs3;",
+        "div.rn.f16 %rs1, %rs2, %rs3;",
+        "ld.global.b128 %rd1, [%rd2];",
         "bar.sync 1, 64;",
         "atom.sys.global.add.u32 %r1, [%rd1], 1;",
         "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
-        "mov.u32 %r1, %lanemask_lt;",
+        "mov.u32 %r1, %lanemask_xx;",
+        "activemask.b64 %rd1;",
     ] {
         match translate(&module(inst)) {
             Err(PtxError::Unsupported { instruction, line, reason }) => {
@@ -426,4 +542,189 @@ fn names_are_escaped_injectively() {
     assert_ne!(ident("$a"), ident("_24a"));
     assert_ne!(ident("x_1"), ident("x_1_"));
     assert!(ident("ptx_u32").starts_with("x_"));
+}
+
+/// A module of `body` (after the header lines).
+fn ptx_module(body: &str) -> String {
+    format!(".version 8.5\n.target sm_90\n.address_size 64\n{body}\n")
+}
+
+const LINK_A: &str = r#"
+.extern .func (.param .b32 func_retval0) helper(.param .b32 helper_param_0);
+.extern .global .align 4 .u32 shared_count;
+.global .align 4 .u32 own[2];
+.func (.param .b32 func_retval0) mix(.param .b32 mix_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [mix_param_0];
+    add.u32 %r2, %r1, 1;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry ka(.param .u64 ka_param_0)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    mov.u32 %r1, %tid.x;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), helper, (param0);
+    ld.param.b32 %r2, [retval0+0];
+    }
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r2;
+    .param .b32 retval0;
+    call.uni (retval0), mix, (param0);
+    ld.param.b32 %r3, [retval0+0];
+    }
+    mov.u64 %rd1, shared_count;
+    st.global.u32 [%rd1], %r3;
+    st.global.u32 [own+4], %r3;
+    ret;
+}
+"#;
+
+const LINK_B: &str = r#"
+.visible .global .align 4 .u32 shared_count;
+.global .align 4 .u32 own[4];
+.weak .func (.param .b32 func_retval0) inl(.param .b32 inl_param_0)
+{
+    .reg .b32 %r<2>;
+    ld.param.u32 %r1, [inl_param_0];
+    st.param.b32 [func_retval0+0], %r1;
+    ret;
+}
+.func (.param .b32 func_retval0) mix(.param .b32 mix_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [mix_param_0];
+    mul.lo.u32 %r2, %r1, 3;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .func (.param .b32 func_retval0) helper(.param .b32 helper_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [helper_param_0];
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), mix, (param0);
+    ld.param.b32 %r2, [retval0+0];
+    }
+    st.global.u32 [own], %r2;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry kb(.param .u64 kb_param_0)
+{
+    ret;
+}
+"#;
+
+#[test]
+fn translate_all_links_modules() {
+    let (a, b) = (ptx_module(LINK_A), ptx_module(LINK_B));
+    // B's weak `inl` again in a third module: the first definition wins.
+    let c = ptx_module(
+        ".weak .func (.param .b32 func_retval0) inl(.param .b32 inl_param_0)\n{\n\tret;\n}\n.visible .entry kc()\n{\n\tret;\n}",
+    );
+    let t = translate_all(&[&a, &b, &c]).unwrap();
+    assert_eq!(t.entries, ["ka", "kb", "kc"]);
+    assert_eq!(t.target, ["sm_90"]);
+    assert_eq!(t.source.matches(SUPPORT_HEADER).count(), 1);
+    let s = &t.source;
+    // A's `.extern .func helper` is B's `.visible .func helper`: one definition, one prototype.
+    assert_eq!(
+        s.matches("static __device__ void helper(").count(),
+        2,
+        "{s}"
+    );
+    assert!(s.contains("helper(retval0, param0);"));
+    // The internal `mix` and `own` of each module keep apart.
+    assert!(s.contains("static __device__ void ptx_m0_mix("));
+    assert!(s.contains("static __device__ void ptx_m1_mix("));
+    assert!(s.contains("ptx_m0_mix(retval0, param0);"));
+    assert!(s.contains("ptx_m1_mix(retval0, param0);"));
+    assert!(s.contains("__device__ ptx_u32 ptx_m0_own[2]"));
+    assert!(s.contains("__device__ ptx_u32 ptx_m1_own[4]"));
+    assert!(s.contains("&ptx_m0_own + 4ll"));
+    assert!(s.contains("&ptx_m1_own + 0ll"));
+    // `.extern .global shared_count` is B's: declared once, by its definition.
+    assert_eq!(s.matches("ptx_u32 shared_count").count(), 1, "{s}");
+    assert!(s.contains("(&shared_count)"));
+    // The weak `inl`: defined once.
+    assert_eq!(s.matches("static __device__ void inl(").count(), 2, "{s}");
+    // A single module translates as before (no renaming).
+    let one = translate_all(&[&b]).unwrap();
+    assert_eq!(Ok(one.clone()), translate(&b));
+    assert!(one.source.contains("static __device__ void mix("));
+    for (_, ptx) in REAL {
+        assert_eq!(translate_all(&[ptx]).map_err(|(_, e)| e), translate(ptx));
+    }
+}
+
+#[test]
+fn translate_all_names_the_failing_module() {
+    let a = ptx_module(LINK_A);
+    let b = ptx_module(LINK_B);
+    // A alone (its `shared_count` its own): `helper` is declared, no module defines it.
+    let a_alone = a.replace(
+        ".extern .global .align 4 .u32 shared_count;",
+        ".global .u32 shared_count;",
+    );
+    match translate_all(&[&a_alone]) {
+        Err((
+            0,
+            PtxError::Unsupported {
+                instruction,
+                line,
+                reason,
+            },
+        )) => {
+            assert_eq!(instruction, "call.uni");
+            assert_eq!(line, 25);
+            assert!(reason.contains("`helper`"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // vprintf, as NVRTC declares it.
+    let vprintf = ptx_module(
+        ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b64 param0;\n\t.param .b64 param1;\n\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}",
+    );
+    match translate_all(&[&b, &vprintf]) {
+        Err((1, PtxError::Unsupported { reason, line, .. })) => {
+            assert!(reason.contains("`vprintf`"), "{reason}");
+            assert_eq!(line, 12);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An `.extern .global` no module defines.
+    match translate_all(&[&a]) {
+        Err((
+            0,
+            PtxError::Unsupported {
+                instruction, line, ..
+            },
+        )) => {
+            assert_eq!(instruction, ".extern .global shared_count");
+            assert_eq!(line, 6);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A syntax error in the second module; a name two modules define.
+    match translate_all(&[&b, "garbage"]) {
+        Err((1, PtxError::Syntax { line: 1, .. })) => {}
+        other => panic!("{other:?}"),
+    }
+    match translate_all(&[&b, &b]) {
+        Err((1, PtxError::Unsupported { reason, .. })) => {
+            assert!(reason.contains("also defined by module 0"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -151,3 +151,177 @@ extern "C" __global__ void specials(unsigned* out, float* fout)
     out[b * blockDim.x * blockDim.y * blockDim.z + t] = lane + 100u * (t / 32u) + 10000u * b;
     fout[t] = weights[t & 3] * (float)t;
 }
+
+// ---- Warp-level operations (32-lane warps; on AMD's wave64 two warps per wavefront) ----
+// Launched with blocks of 64 and of 96 threads, so a wave64 holds two warps (or, in the last
+// wavefront of a 96-thread block, one warp in its lower half). Every lane's input differs.
+
+#define FULL 0xffffffffu
+#define SHFL_COLS 26
+
+__device__ __forceinline__ unsigned shfl_p(unsigned v, unsigned b, unsigned* p, int mode)
+{
+    unsigned r, q;
+    // Clamp and segment values no __shfl_*_sync spells: the ISA's own formula.
+    if (mode == 0)
+        asm volatile("{ .reg .pred p; shfl.sync.up.b32 %0|p, %2, %3, 0x1005, -1; selp.u32 %1, 1, 0, p; }" : "=r"(r), "=r"(q) : "r"(v), "r"(b));
+    else if (mode == 1)
+        asm volatile("{ .reg .pred p; shfl.sync.down.b32 %0|p, %2, %3, 0x0c17, -1; selp.u32 %1, 1, 0, p; }" : "=r"(r), "=r"(q) : "r"(v), "r"(b));
+    else if (mode == 2)
+        asm volatile("{ .reg .pred p; shfl.sync.bfly.b32 %0|p, %2, %3, 0x181a, -1; selp.u32 %1, 1, 0, p; }" : "=r"(r), "=r"(q) : "r"(v), "r"(b));
+    else
+        asm volatile("{ .reg .pred p; shfl.sync.idx.b32 %0|p, %2, %3, 0x0817, -1; selp.u32 %1, 1, 0, p; }" : "=r"(r), "=r"(q) : "r"(v), "r"(b));
+    *p = q;
+    return r;
+}
+
+extern "C" __global__ void warp_shuffle(const unsigned* in, unsigned* out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = in[i];
+    unsigned* o = out + i * SHFL_COLS;
+    int k = 0;
+    const int widths[3] = {32, 16, 8};
+#pragma unroll
+    for (int w = 0; w < 3; ++w) {
+        int width = widths[w];
+        o[k++] = __shfl_sync(FULL, v, (int)(v % 37u), width);
+        o[k++] = __shfl_up_sync(FULL, v, 3, width);
+        o[k++] = __shfl_down_sync(FULL, v, 5, width);
+        o[k++] = __shfl_xor_sync(FULL, v, 6, width);
+    }
+    // Per-lane offsets and lane numbers past the warp.
+    o[k++] = __shfl_up_sync(FULL, v, v & 15u);
+    o[k++] = __shfl_down_sync(FULL, v, (v >> 4) & 31u, 16);
+    o[k++] = __shfl_xor_sync(FULL, v, (v >> 9) & 31u);
+    o[k++] = __shfl_sync(FULL, v, 40 + (int)(v & 7u));
+    for (int mode = 0; mode < 4; ++mode) {
+        unsigned p;
+        o[k++] = shfl_p(v, (v >> (3 * mode)) & 31u, &p, mode);
+        o[k++] = p;
+    }
+    float f = __shfl_down_sync(FULL, __uint_as_float(v) * 0.5f, 1);
+    o[k++] = __float_as_uint(f);
+    unsigned long long l = __shfl_sync(FULL, ((unsigned long long)v << 32) | ~v, 31 - (int)(threadIdx.x & 31u));
+    o[k++] = (unsigned)(l >> 32) ^ (unsigned)l * 3u;
+}
+
+#define VOTE_COLS 14
+
+extern "C" __global__ void warp_vote(const unsigned* in, unsigned* out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = in[i];
+    unsigned* o = out + i * VOTE_COLS;
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    o[0] = __ballot_sync(FULL, v & 1u);
+    o[1] = __all_sync(FULL, v != 0u) | (__all_sync(FULL, (v & 3u) != 0u) << 1);
+    o[2] = __any_sync(FULL, v > 0xfff00000u) | (__any_sync(FULL, lane == 31u && (v & 1u)) << 1);
+    unsigned uni;
+    asm("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; vote.sync.uni.pred q, p, -1; selp.u32 %0, 1, 0, q; }" : "=r"(uni) : "r"(v & 0x80000000u));
+    o[3] = uni;
+    asm("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; vote.sync.uni.pred q, p, -1; selp.u32 %0, 1, 0, q; }" : "=r"(uni) : "r"(blockIdx.x & 1u));
+    o[4] = uni;
+    unsigned lt, le, eq, gt, ge;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(le));
+    asm("mov.u32 %0, %%lanemask_eq;" : "=r"(eq));
+    asm("mov.u32 %0, %%lanemask_gt;" : "=r"(gt));
+    asm("mov.u32 %0, %%lanemask_ge;" : "=r"(ge));
+    o[5] = lt ^ (le << 1) ^ (eq * 7u) ^ (gt >> 1) ^ (ge * 3u);
+    o[6] = __popc(__ballot_sync(FULL, v & 2u) & lt); // a rank among the lanes voting yes
+    o[7] = __activemask();
+    // Lanes of a warp branch apart: each side votes among its own lanes.
+    if (v & 4u) {
+        o[8] = __activemask();
+        o[9] = __ballot_sync(__activemask(), v & 8u);
+    } else {
+        o[8] = ~__activemask();
+        o[9] = __any_sync(__activemask(), v & 16u);
+    }
+    o[10] = lane + 32u * (threadIdx.x >> 5);
+    __syncwarp();
+    unsigned even = 0x55555555u;
+    o[11] = (lane & 1u) ? 0u : __ballot_sync(even, v & 32u);
+    o[12] = (lane < 16u) ? __all_sync(0x0000ffffu, v & 64u) : 2u;
+    o[13] = __ballot_sync(FULL, !(v & 128u));
+}
+
+#define MATCH_COLS 14
+
+extern "C" __global__ void warp_match_redux(const unsigned* in, unsigned* out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = in[i];
+    unsigned* o = out + i * MATCH_COLS;
+    unsigned lane = threadIdx.x & 31u;
+    unsigned warp = threadIdx.x >> 5;
+    int pred;
+    o[0] = __match_any_sync(FULL, v & 3u);
+    o[1] = __match_any_sync(FULL, ((unsigned long long)(v & 1u) << 40) | (lane & 2u));
+    unsigned same = (warp & 1u) ? 7u : v;
+    o[2] = __match_all_sync(FULL, same, &pred);
+    o[3] = (unsigned)pred;
+    o[4] = __match_all_sync(FULL, (unsigned long long)((warp & 1u) ? 5u : v) << 33, &pred) ^ ((unsigned)pred << 1);
+    o[5] = __reduce_add_sync(FULL, v);
+    o[6] = (unsigned)__reduce_min_sync(FULL, (int)v);
+    o[7] = __reduce_max_sync(FULL, v);
+    o[8] = (unsigned)__reduce_max_sync(FULL, (int)v) ^ __reduce_min_sync(FULL, v);
+    o[9] = __reduce_and_sync(FULL, v | 0x0f0f0000u) ^ __reduce_or_sync(FULL, v & 0x00f0f0f0u);
+    o[10] = __reduce_xor_sync(FULL, v);
+    // Subsets of the warp.
+    o[11] = (lane & 1u) ? 0u : __reduce_add_sync(0x55555555u, v);
+    o[12] = (lane < 16u) ? __match_any_sync(0x0000ffffu, v & 1u) : 0u;
+    o[13] = (lane >= 8u) ? (unsigned)__reduce_min_sync(0xffffff00u, (int)v) : 0u;
+}
+
+// ---- Half precision (f16, bf16), through inline PTX: the translator's kernels need no header.
+// Inputs are raw bits (NaN, infinities, subnormals included); every result is bits.
+#define HALF_COLS 24
+
+
+extern "C" __global__ void half_ops(const unsigned* in, const float* fin, unsigned* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = in[i];
+    unsigned short a = (unsigned short)v, b = (unsigned short)(v >> 16), c = (unsigned short)(v * 2654435761u >> 7);
+    float f = fin[i];
+    double d = (double)f * 1.0000001 + (double)v;
+    unsigned* o = out + i * HALF_COLS;
+    unsigned short r;
+    unsigned w;
+    asm("add.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[0] = r;
+    asm("sub.rn.ftz.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[1] = r;
+    asm("mul.rn.sat.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[2] = r;
+    asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(c)); o[3] = r;
+    asm("neg.f16 %0, %1;" : "=h"(r) : "h"(a)); o[4] = r;
+    asm("abs.ftz.f16 %0, %1;" : "=h"(r) : "h"(b)); o[5] = r;
+    asm("min.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[6] = r;
+    asm("max.ftz.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[7] = r;
+#if __CUDA_ARCH__ >= 900
+    asm("add.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[8] = r;
+    asm("mul.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[9] = r;
+#else // add.bf16 and mul.bf16 need sm_90: as CUDA's headers write them for sm_80
+    unsigned short one = 0x3f80, mzero = 0x8000;
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(one), "h"(b)); o[8] = r;
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(mzero)); o[9] = r;
+#endif
+    asm("fma.rn.bf16 %0, %1, %2, %3;" : "=h"(r) : "h"(a), "h"(b), "h"(c)); o[10] = r;
+    asm("max.bf16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b)); o[11] = r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[12] = r;
+    asm("cvt.rz.f16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[13] = r;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f)); o[14] = r;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(r) : "d"(d)); o[15] = r;
+    float g;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(g) : "h"(a)); o[16] = __float_as_uint(g);
+    asm("cvt.f32.bf16 %0, %1;" : "=f"(g) : "h"(b)); o[17] = __float_as_uint(g);
+    int k;
+    asm("cvt.rni.s32.f16 %0, %1;" : "=r"(k) : "h"(a)); o[18] = (unsigned)k;
+    asm("cvt.rn.f16.s32 %0, %1;" : "=h"(r) : "r"((int)v >> 12)); o[19] = r;
+    asm("{ .reg .pred p; setp.lt.f16 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(w) : "h"(a), "h"(b)); o[20] = w;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(w) : "r"(v), "r"(v * 2654435761u)); o[21] = w;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(w) : "r"(v), "r"(v ^ 0x80008000u), "r"(v * 2654435761u)); o[22] = w;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(f), "f"(f * 3.0f)); o[23] = w;
+}
