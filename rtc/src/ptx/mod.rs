@@ -131,24 +131,5 @@ pub fn translate_all(modules: &[&str]) -> Result<Translation, (usize, PtxError)>
     })
 }
 
-/// Translates several PTX modules linked into one program (a linker's inputs).
-///
-/// # Errors
-/// The index of the first module that fails, and why (as [`translate`]); several modules are
-/// not linked yet: a second module is [`PtxError::Unsupported`].
-pub fn translate_all(modules: &[&str]) -> Result<Translation, (usize, PtxError)> {
-    match modules {
-        [one] => translate(one).map_err(|e| (0, e)),
-        _ => Err((
-            modules.len().min(1),
-            PtxError::Unsupported {
-                instruction: "linking several PTX modules".into(),
-                line: 1,
-                reason: "the translator takes one module at a time".into(),
-            },
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests;
