@@ -223,9 +223,10 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("wgmma") && msg.contains("line 11"), "{msg}");
         let broken = PTX.replace("ret;", "ret");
-        let e = compile_ptx(&b, &[&broken], Some("gfx90a")).unwrap_err();
+        let e = compile_ptx(&b, &[PTX, &broken], Some("gfx90a")).unwrap_err();
         assert_eq!(e.code(), CUresult::CUDA_ERROR_INVALID_PTX);
-        assert!(e.to_string().contains("syntax error"), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("syntax error") && msg.contains("input 2"), "{msg}");
         // The load entry records the message for the thread.
         assert_eq!(
             ptx_module_code(&b, &[&bad], "test"),
