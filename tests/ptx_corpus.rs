@@ -143,17 +143,8 @@ fn amd_arches(hip: Backend) -> Vec<&'static str> {
     out
 }
 
-/// Syntax errors the translator gives numba's PTX that should be `Unsupported` refusals
-/// (reported; remove a line when the translator refuses it properly): `debug=True` kernels
-/// carry DWARF `.section`s, which the parser calls a syntax error.
-const KNOWN_SYNTAX: &[&str] = &["debug sections (`.section`) are not supported"];
-
-/// The gap-list name of a known syntax error.
-const SECTION_GAP: &str = ".section (DWARF, debug=True; a Syntax error, not Unsupported)";
-
 /// Translates `ptx`; when refused, every refused instruction (`instruction` with its modifiers),
-/// found by blanking each refused line and translating again (a known syntax error: its
-/// `.section` blocks removed).
+/// found by blanking each refused line and translating again.
 fn translate_all(what: &str, ptx: &str) -> Result<Translation, Vec<String>> {
     let mut lines: Vec<String> = ptx.lines().map(str::to_owned).collect();
     let mut refused = Vec::new();
@@ -177,22 +168,6 @@ fn translate_all(what: &str, ptx: &str) -> Result<Translation, Vec<String>> {
                 refused.push(gap_name(&instruction, &text, ptx));
                 for l in &mut lines[first..=last] {
                     l.clear();
-                }
-            }
-            PtxError::Syntax { ref message, .. }
-                if KNOWN_SYNTAX.contains(&message.as_str())
-                    && !refused.iter().any(|r| r == SECTION_GAP) =>
-            {
-                refused.push(SECTION_GAP.to_owned());
-                let mut in_section = false;
-                for l in &mut lines {
-                    if l.trim_start().starts_with(".section") {
-                        in_section = true;
-                    }
-                    if in_section {
-                        in_section = !l.trim().starts_with('}');
-                        l.clear();
-                    }
                 }
             }
             PtxError::Syntax { .. } if refused.is_empty() => {

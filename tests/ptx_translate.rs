@@ -523,6 +523,17 @@ fn translated_kernels_match_native_ptx() {
             "half_ops",
             ho.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
         ));
+        // Carry chains, copysign, rsqrt.approx.f64 (its top 44 bits), bar.red.
+        let mut mo = Buffer::<u32>::zeroed(&stream, n * 12).unwrap();
+        let k = code.kernel("misc_ops").unwrap();
+        // SAFETY: misc_ops reads in[0..n] and din[0..n], writes out[0..12n]; every thread of
+        // each block reaches its bar.red (n is a multiple of the block size).
+        unsafe { launch(&stream, &cfg, &k, (&dai, &dda, &mut mo, n as i32)) }.unwrap();
+        stream.synchronize().unwrap();
+        out.push((
+            "misc_ops",
+            mo.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
+        ));
         // The warp kernels, in blocks of 64 and of 96 threads (two warps per wave64, and a
         // wave64 holding one warp in its lower half).
         let dw = Buffer::from_slice(&stream, &warp_in).unwrap();

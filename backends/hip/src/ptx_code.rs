@@ -226,7 +226,10 @@ mod tests {
         let e = compile_ptx(&b, &[PTX, &broken], Some("gfx90a")).unwrap_err();
         assert_eq!(e.code(), CUresult::CUDA_ERROR_INVALID_PTX);
         let msg = e.to_string();
-        assert!(msg.contains("syntax error") && msg.contains("input 2"), "{msg}");
+        assert!(
+            msg.contains("syntax error") && msg.contains("input 2"),
+            "{msg}"
+        );
         // The load entry records the message for the thread.
         assert_eq!(
             ptx_module_code(&b, &[&bad], "test"),

@@ -298,6 +298,8 @@ pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> 
                 fx.names.insert(p.name.clone(), ident(&p.name));
             }
             let _ = writeln!(fx.out, "{} {{", signature(f, &names[&f.name]));
+            // PTX's carry flag (CC.CF) for add.cc/addc/sub.cc/subc/mad.cc/madc chains.
+            fx.out.push_str("  ptx_u32 ptx_cf = 0; (void)ptx_cf;\n");
             fx.stmts(body).map_err(|e| (k, e))?;
             fx.out.push_str("}\n");
             out.push_str(&fx.out);
@@ -742,6 +744,32 @@ impl Fx {
                 };
                 self.assign(&o[0], &v, Ty::U64, i)
             }
+            "add" | "sub" | "mad" if has("cc") => self.carry(i, op, mods, t),
+            "addc" | "subc" | "madc" => self.carry(i, op, mods, t),
+            "copysign" => {
+                need(3)?;
+                let (bits, mask) = match t {
+                    Some(Ty::F32) => (Ty::B32, "0x80000000u"),
+                    Some(Ty::F64) => (Ty::B64, "0x8000000000000000ull"),
+                    _ => return unsupported(i, "copysign is .f32 or .f64"),
+                };
+                // d = b with a's sign: a bit operation, NaNs kept as they are (PTX).
+                let ft = t.unwrap_or(Ty::F32);
+                let (to_bits, of_bits) = if ft == Ty::F32 { ("ptx_bits32", "ptx_f32_of") } else { ("ptx_bits64", "ptx_f64_of") };
+                let a = self.src(&o[1], ft, i)?;
+                let b = self.src(&o[2], ft, i)?;
+                let _ = bits;
+                let v = format!("{of_bits}(({to_bits}({b}) & ~{mask}) | ({to_bits}({a}) & {mask}))");
+                self.assign(&o[0], &v, ft, i)
+            }
+            "rsqrt" if has("approx") && t == Some(Ty::F64) => {
+                need(2)?;
+                // Computed to full precision (within PTX's bound for the approximation); .ftz
+                // flushes a subnormal input to a zero of its sign first.
+                let a = self.src(&o[1], Ty::F64, i)?;
+                let a = if has("ftz") { format!("ptx_ftz_d({a})") } else { a };
+                self.assign(&o[0], &format!("ptx_cnan_d(1.0 / sqrt({a}))"), Ty::F64, i)
+            }
             "add" | "sub" | "mul" | "mad" | "fma" | "div" | "rem" | "min" | "max" | "neg" | "abs" | "sqrt" | "rcp" | "mul24" | "mad24" => self.arith(i, op, mods),
             "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => {
                 need(2)?;
@@ -886,6 +914,25 @@ impl Fx {
                 }
                 let m = self.src(&o[0], Ty::B32, i)?;
                 Ok(format!("ptx_warp_sync({m});"))
+            }
+            "bar" | "barrier" if has("red") => {
+                // bar.red.{popc.u32,and.pred,or.pred} d, 0, {!}p: a block barrier that also
+                // reduces a predicate over the block (__syncthreads_count/and/or).
+                need(3)?;
+                if o[1] != Operand::Int(0) {
+                    return unsupported(i, "bar.red with a barrier other than 0 is not translated");
+                }
+                let (f, rt) = if has("popc") {
+                    ("ptx_bar_red_popc", Ty::U32)
+                } else if has("and") {
+                    ("ptx_bar_red_and", Ty::Pred)
+                } else if has("or") {
+                    ("ptx_bar_red_or", Ty::Pred)
+                } else {
+                    return unsupported(i, "bar.red is .popc, .and or .or");
+                };
+                let p = self.src(&o[2], Ty::Pred, i)?;
+                self.assign(&o[0], &format!("{f}({p})"), rt, i)
             }
             "bar" | "barrier" => {
                 let sync = has("sync") || (op == "bar" && mods.is_empty());
@@ -2048,5 +2095,82 @@ impl Fx {
             }
         };
         self.assign(&o[0], &v, d, i)
+    }
+}
+
+impl Fx {
+    /// Carry arithmetic: `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`,
+    /// `madc{.lo,.hi}{.cc}` on 32- and 64-bit integers, through the function's carry flag
+    /// `ptx_cf` (CC.CF: the carry out of an addition, the borrow out of a subtraction).
+    fn carry(&self, i: &Inst, op: &str, mods: &[&str], t: Option<Ty>) -> Result<String, PtxError> {
+        let has = |m: &str| mods.contains(&m);
+        let t = match t {
+            Some(t @ (Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64 | Ty::B32 | Ty::B64)) => t,
+            _ => {
+                return unsupported(
+                    i,
+                    "carry arithmetic is translated on 32- and 64-bit integers",
+                )
+            }
+        };
+        let o = &i.operands;
+        let mad = op.starts_with("mad");
+        let n = if mad { 4 } else { 3 };
+        if o.len() != n {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}` takes {n} operands, found {}", i.opcode, o.len()),
+            });
+        }
+        let size = t.size();
+        let ut = if size == 4 { "ptx_u32" } else { "ptx_u64" };
+        let a = self.src(&o[1], t, i)?;
+        let b = self.src(&o[2], t, i)?;
+        let carry_in = op.ends_with('c');
+        let cin = if carry_in {
+            "(".to_owned() + ut + ")ptx_cf"
+        } else {
+            "0".into()
+        };
+        let set = has("cc");
+        let (value, out) = if op.starts_with("sub") {
+            // d = a - b - cin; borrow out when a < b, or the difference < cin.
+            (
+                format!("(({ut})({a}) - ({ut})({b})) - {cin}"),
+                format!("(({ut})({a}) < ({ut})({b})) | ((({ut})({a}) - ({ut})({b})) < {cin})"),
+            )
+        } else {
+            let x = if mad {
+                if has("wide") {
+                    return unsupported(i, "mad.wide with a carry is not translated");
+                }
+                let hi = has("hi");
+                let bits = 8 * size;
+                let sign = if t.signed() { "s" } else { "u" };
+                let c = self.src(&o[3], t, i)?;
+                let prod = if hi {
+                    format!("({ut})ptx_mulhi_{sign}{bits}({a}, {b})")
+                } else {
+                    format!("(({ut})({a}) * ({ut})({b}))")
+                };
+                (prod, format!("({ut})({c})"))
+            } else {
+                (format!("({ut})({a})"), format!("({ut})({b})"))
+            };
+            let (p, q) = x;
+            (
+                format!("({p} + {q}) + {cin}"),
+                format!("(({p} + {q}) < {p}) | (((({p} + {q}) + {cin})) < ({p} + {q}))"),
+            )
+        };
+        let d = self.assign(&o[0], &format!("({})({value})", ctype(t)), t, i)?;
+        Ok(if set {
+            // The flag is computed from the inputs before the destination (which may be one of
+            // them) is written.
+            format!("{{ ptx_u32 ptx_cf_next = (ptx_u32)({out}); {d} ptx_cf = ptx_cf_next; }}")
+        } else {
+            d
+        })
     }
 }

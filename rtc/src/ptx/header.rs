@@ -49,6 +49,7 @@ PTX_D bool ptx_isnan_f(float a) { return a != a; }
 PTX_D bool ptx_isnan_d(double a) { return a != a; }
 PTX_D float ptx_cnan_f(float a) { return a != a ? ptx_f32_of(0x7fffffffu) : a; }
 PTX_D double ptx_cnan_d(double a) { return a; } // f64: the device's NaN, as on NVIDIA
+PTX_D double ptx_ftz_d(double a) { return (ptx_bits64(a) & 0x7ff0000000000000ull) == 0 ? ptx_f64_of(ptx_bits64(a) & 0x8000000000000000ull) : a; }
 PTX_D float ptx_ftz(float a) { return (ptx_bits32(a) & 0x7f800000u) == 0 ? ptx_f32_of(ptx_bits32(a) & 0x80000000u) : a; }
 // .sat: NaN and -0.0 give +0.0.
 PTX_D float ptx_sat_f(float a) { return a != a ? 0.0f : (a <= 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a)); }
@@ -611,6 +612,23 @@ PTX_D ptx_u32 ptx_laneid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * 
 PTX_D void ptx_warp_sync(ptx_u32 mask) { __syncwarp(mask); }
 #endif
 PTX_D ptx_u32 ptx_warpid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5; }
+// bar.red: a block barrier that also reduces a predicate over the block (every thread of the
+// block takes part, as PTX requires); one shared counter, cleared and read between barriers.
+PTX_D ptx_u32 ptx_bar_red_popc(bool p) {
+    __shared__ ptx_u32 ptx_red;
+    ptx_u32 tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    if (tid == 0) ptx_red = 0;
+    __syncthreads();
+    if (p) atomicAdd(&ptx_red, 1u);
+    __syncthreads();
+    ptx_u32 r = ptx_red;
+    __syncthreads();
+    return r;
+}
+PTX_D bool ptx_bar_red_and(bool p) {
+    return ptx_bar_red_popc(!p) == 0;
+}
+PTX_D bool ptx_bar_red_or(bool p) { return ptx_bar_red_popc(p) != 0; }
 PTX_D ptx_u32 ptx_lanemask_eq() { return 1u << ptx_laneid(); }
 PTX_D ptx_u32 ptx_lanemask_lt() { return (1u << ptx_laneid()) - 1u; }
 PTX_D ptx_u32 ptx_lanemask_le() { return (2u << ptx_laneid()) - 1u; } // lane 31: 0 - 1, all ones

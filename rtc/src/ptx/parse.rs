@@ -156,7 +156,21 @@ impl Parser {
                         self.int()?;
                     }
                 }
-                ".section" => return self.err("debug sections (`.section`) are not supported"),
+                // Debug information (DWARF sections of `-G`/`debug=True` builds): not code, so
+                // it is skipped, as a loader without a debugger does.
+                ".section" => {
+                    self.word()?;
+                    self.expect_punct('{')?;
+                    let mut depth = 1u32;
+                    while depth > 0 {
+                        match self.next() {
+                            Some(Tok::Punct('{')) => depth += 1,
+                            Some(Tok::Punct('}')) => depth -= 1,
+                            Some(_) => {}
+                            None => return self.err("`.section` without its closing `}`"),
+                        }
+                    }
+                }
                 _ => {
                     self.i -= 1;
                     self.top_level(&mut m, line)?;

@@ -435,7 +435,8 @@ fn refuses_with_the_instruction_and_its_line() {
         "wgmma.fence.sync.aligned;",
         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1}], [%rd3];",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd1];",
-        "add.cc.u32 %r1, %r2, %r3;",
+        "add.cc.f32 %f1, %f2, %f3;",
+        "mad.wide.cc.u32 %rd1, %r2, %r3, %rd4;",
         "fma.rz.f64 %fd1, %fd2, %fd3, %fd4;",
         "cvt.rn.relu.f16.f32 %rs1, %f1;",
         "setp.lt.f16x2 %p1, %r1, %r2;",
@@ -727,4 +728,37 @@ fn translate_all_names_the_failing_module() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn debug_sections_are_skipped() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k()\n{\nret;\n}\n\
+        .section .debug_abbrev\n{\n.b8 1\n.b8 17,1\n}\n\
+        .section .debug_info\n{\n.b32 75\n.b8 2,0\n.b64 $L__func_begin0\n}\n";
+    let t = translate(ptx).unwrap();
+    assert_eq!(t.entries, ["k"]);
+    let open = ".version 8.0\n.target sm_90\n.address_size 64\n.section .debug_info\n{\n.b8 1\n";
+    assert!(matches!(translate(open), Err(PtxError::Syntax { .. })));
+}
+
+#[test]
+fn carry_chains_copysign_and_bar_red_emit() {
+    for (inst, want) in [
+        ("add.cc.u32 %r1, %r2, %r3;", "ptx_cf = ptx_cf_next;"),
+        ("addc.u32 %r1, %r2, %r3;", "(ptx_u32)ptx_cf"),
+        ("subc.cc.u32 %r1, %r2, %r3;", "ptx_cf = ptx_cf_next;"),
+        ("madc.hi.cc.u32 %r1, %r2, %r3, %r4;", "ptx_mulhi_u32("),
+        ("add.cc.u64 %rd1, %rd2, %rd3;", "(ptx_u64)"),
+        ("copysign.f32 %f1, %f2, %f3;", "0x80000000u"),
+        ("rsqrt.approx.ftz.f64 %fd1, %fd2;", "ptx_ftz_d("),
+        ("bar.red.popc.u32 %r1, 0, %p1;", "ptx_bar_red_popc("),
+        ("bar.red.and.pred %p1, 0, %p2;", "ptx_bar_red_and("),
+    ] {
+        let t = translate(&module(inst)).unwrap_or_else(|e| panic!("{inst}: {e}"));
+        assert!(t.source.contains(want), "{inst}: no {want:?}");
+    }
+    // `addc` without `.cc` keeps the flag; `addc.cc` sets it after the destination is read.
+    let t = translate(&module("addc.u32 %r1, %r2, %r3;")).unwrap();
+    assert!(!t.source.contains("ptx_cf_next"));
 }

@@ -325,3 +325,41 @@ extern "C" __global__ void half_ops(const unsigned* in, const float* fin, unsign
     asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(w) : "r"(v), "r"(v ^ 0x80008000u), "r"(v * 2654435761u)); o[22] = w;
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(f), "f"(f * 3.0f)); o[23] = w;
 }
+
+// Carry chains (add.cc/addc, sub.cc/subc, mad.cc/madc in 32 and 64 bits), copysign,
+// rsqrt.approx.f64, and the block reductions of bar.red. 12 outputs per thread.
+#define MISC_COLS 12
+extern "C" __global__ void misc_ops(const unsigned* in, const double* din, unsigned* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = i < n ? in[i] : 0u, w = v * 2654435761u, x = v ^ 0xdeadbeefu;
+    unsigned* o = out + i * MISC_COLS;
+    unsigned lo, hi;
+    asm("add.cc.u32 %0, %2, %3;\n\taddc.u32 %1, %4, %5;" : "=r"(lo), "=r"(hi) : "r"(v), "r"(w), "r"(x), "r"(v));
+    unsigned s_lo, s_hi;
+    asm("sub.cc.u32 %0, %2, %3;\n\tsubc.u32 %1, %4, %5;" : "=r"(s_lo), "=r"(s_hi) : "r"(v), "r"(w), "r"(x), "r"(w));
+    unsigned m0, m1, m2;
+    asm("mad.lo.cc.u32 %0, %3, %4, %5;\n\tmadc.hi.cc.u32 %1, %3, %4, %6;\n\taddc.u32 %2, 0, 0;"
+        : "=r"(m0), "=r"(m1), "=r"(m2) : "r"(v), "r"(w), "r"(x), "r"(0xffffffffu));
+    unsigned long long a64 = ((unsigned long long)x << 32) | v, b64 = ((unsigned long long)v << 32) | w, r64, c64;
+    asm("add.cc.u64 %0, %2, %3;\n\taddc.u64 %1, %3, %3;" : "=l"(r64), "=l"(c64) : "l"(a64), "l"(b64));
+    float fs;
+    asm("copysign.f32 %0, %1, %2;" : "=f"(fs) : "f"(__uint_as_float(x)), "f"(__uint_as_float(w)));
+    double d = i < n ? din[i] : 1.0, ds, dr;
+    asm("copysign.f64 %0, %1, %2;" : "=d"(ds) : "d"(-d), "d"(d));
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(dr) : "d"(d < 0 ? -d : d));
+    unsigned cnt, all, any;
+    asm("{ .reg .pred p; setp.ne.u32 p, %1, 0; bar.red.popc.u32 %0, 0, p; }" : "=r"(cnt) : "r"(v & 1u));
+    asm("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.and.pred q, 0, p; selp.u32 %0, 1, 0, q; }" : "=r"(all) : "r"(v | (i & 1)));
+    asm("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.or.pred q, 0, p; selp.u32 %0, 1, 0, q; }" : "=r"(any) : "r"(v & 0x100u));
+    if (i >= n) return;
+    o[0] = lo; o[1] = hi; o[2] = s_lo; o[3] = s_hi; o[4] = m0; o[5] = m1; o[6] = m2;
+    o[7] = (unsigned)r64 ^ (unsigned)(r64 >> 32) ^ (unsigned)c64 ^ (unsigned)(c64 >> 32);
+    o[8] = __float_as_uint(fs);
+    o[9] = (unsigned)(__double_as_longlong(ds) >> 32);
+    // rsqrt.approx is within PTX's bound, not NVIDIA's bits: both must be within 1e-7
+    // relative of the exact value (d is positive and normal here).
+    double dd = d < 0 ? -d : d;
+    o[10] = fabs(dr * sqrt(dd) - 1.0) < 1e-7 ? 1u : 0u;
+    o[11] = cnt * 4 + all * 2 + any;
+}
