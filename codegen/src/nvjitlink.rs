@@ -149,6 +149,12 @@ const LIB: Lib<'static> = Lib {
     facade_doc: &facade_doc,
 };
 
+/// Functions of the pinned header that not every `libnvJitLink.so.13` exports (13.0's lacks
+/// them): the C ABI leaves them out, so a program that probes for them (cuda.bindings' tests do,
+/// with `dlsym`) sees what NVIDIA's oldest 13.x library shows, on the CUDA backend as on NVIDIA.
+/// They stay in `anycuda::nvjitlink` for Rust callers.
+const NEWER_THAN_13_0: [&str; 2] = ["nvJitLinkGetLinkedLTOIRSize", "nvJitLinkGetLinkedLTOIR"];
+
 /// The C ABI's exports: one `#[no_mangle] extern "C"` function per plain name, calling the
 /// facade's function of the same name. Behind the re-entry guard (docs/c-abi.md): a call made
 /// from inside an anycuda C-ABI call (a vendor library) goes to NVIDIA's nvJitLink. Statuses
@@ -163,7 +169,10 @@ fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
             use core::ffi::{c_char, c_int, c_uint, c_void};
         ),
     ];
-    for f in fns {
+    for f in fns
+        .iter()
+        .filter(|f| !NEWER_THAN_13_0.contains(&f.name.as_str()))
+    {
         let n = crate::emit_traits::ident(&f.name);
         let args = optional_lib::arg_idents(f);
         let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();

@@ -209,46 +209,6 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(
         anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx)
     })
 }
-///`nvJitLinkGetLinkedLTOIRSize` of the C ABI (libnvJitLink's name).
-#[no_mangle]
-pub unsafe extern "C" fn nvJitLinkGetLinkedLTOIRSize(
-    handle: nvJitLinkHandle,
-    size: *mut usize,
-) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedLTOIRSize(&l, handle, size)
-                })
-            }
-            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
-        };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedLTOIRSize(handle, size)
-    })
-}
-///`nvJitLinkGetLinkedLTOIR` of the C ABI (libnvJitLink's name).
-#[no_mangle]
-pub unsafe extern "C" fn nvJitLinkGetLinkedLTOIR(
-    handle: nvJitLinkHandle,
-    ltoir: *mut c_void,
-) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedLTOIR(&l, handle, ltoir)
-                })
-            }
-            None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
-        };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedLTOIR(handle, ltoir)
-    })
-}
 ///`nvJitLinkGetErrorLogSize` of the C ABI (libnvJitLink's name).
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(

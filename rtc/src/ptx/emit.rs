@@ -1697,6 +1697,9 @@ fn special(name: &str) -> Option<String> {
         "%warpid" if name == "%warpid" => Some("ptx_warpid()".into()),
         "%clock" if name == "%clock" => Some("((ptx_u32)clock64())".into()),
         "%clock64" if name == "%clock64" => Some("((ptx_u64)clock64())".into()),
+        "%dynamic_smem_size" if name == "%dynamic_smem_size" => {
+            Some("ptx_dynamic_smem_size()".into())
+        }
         // PTX's warp-size constant: a CUDA warp is 32 lanes on every GPU the translation runs on.
         "WARP_SZ" if name == "WARP_SZ" => Some("32u".into()),
         _ => None,
@@ -2009,7 +2012,14 @@ impl Fx {
                 } else {
                     a
                 };
-                format!("ptx_round_h((double){a}, 0.0, {mode}, {df})")
+                let r = format!("ptx_round_h((double){a}, 0.0, {mode}, {df})");
+                if s == Ty::F64 && df == 0 {
+                    // An f64 NaN becomes 0x7e00 in f16 on NVIDIA (an H200 answered so), not
+                    // the 0x7fff of f16 arithmetic and of f32 sources.
+                    format!("({a} != {a} ? (ptx_u16)0x7e00u : {r})")
+                } else {
+                    r
+                }
             } else if s.size() == 8 {
                 let f = if s.signed() { "s64" } else { "u64" };
                 format!("ptx_{f}_to_h({a}, {mode}, {df})")

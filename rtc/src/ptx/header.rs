@@ -612,6 +612,17 @@ PTX_D ptx_u32 ptx_laneid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * 
 PTX_D void ptx_warp_sync(ptx_u32 mask) { __syncwarp(mask); }
 #endif
 PTX_D ptx_u32 ptx_warpid() { return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5; }
+// %dynamic_smem_size: the launch's dynamic shared memory. On AMD, the dispatch packet's group
+// segment size (the workgroup's whole LDS: static + dynamic; `hsa_kernel_dispatch_packet_t`'s
+// u32 at byte 28) less the kernel's static LDS; on NVIDIA, the register itself.
+#ifdef PTX_AMD
+PTX_D ptx_u32 ptx_dynamic_smem_size() {
+    const ptx_u32* packet = (const ptx_u32*)__builtin_amdgcn_dispatch_ptr();
+    return packet[7] - (ptx_u32)__builtin_amdgcn_groupstaticsize();
+}
+#else
+PTX_D ptx_u32 ptx_dynamic_smem_size() { ptx_u32 r; asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r)); return r; }
+#endif
 // bar.red: a block barrier that also reduces a predicate over the block (every thread of the
 // block takes part, as PTX requires); one shared counter, cleared and read between barriers.
 PTX_D ptx_u32 ptx_bar_red_popc(bool p) {

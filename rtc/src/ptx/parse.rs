@@ -388,6 +388,22 @@ impl Parser {
                     self.i += 1;
                     self.int()?;
                 }
+                // An upper bound on the cluster a kernel may be launched in: AMD has no thread
+                // block clusters, every launch is a cluster of one, within any bound.
+                Some(Tok::Word(w)) if w == ".maxclusterrank" => {
+                    self.i += 1;
+                    self.int()?;
+                }
+                Some(Tok::Word(w)) if w == ".reqnctapercluster" || w == ".explicitcluster" => {
+                    let (line, _) = self.pos();
+                    return Err(PtxError::Unsupported {
+                        instruction: w.clone(),
+                        line,
+                        reason: "the kernel needs thread block clusters, which AMD GPUs do not \
+                                 have"
+                            .into(),
+                    });
+                }
                 Some(Tok::Word(w)) if w == ".noreturn" => self.i += 1,
                 Some(Tok::Word(w)) if w == ".pragma" => {
                     self.i += 1;

@@ -762,3 +762,21 @@ fn carry_chains_copysign_and_bar_red_emit() {
     let t = translate(&module("addc.u32 %r1, %r2, %r3;")).unwrap();
     assert!(!t.source.contains("ptx_cf_next"));
 }
+
+#[test]
+fn dynamic_shared_size_and_cluster_directives() {
+    let t = translate(&module("mov.u32 %r1, %dynamic_smem_size;")).unwrap();
+    assert!(t.source.contains("ptx_dynamic_smem_size()"));
+    let k = |directive: &str| {
+        format!(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() {directive}\n{{\nret;\n}}\n")
+    };
+    assert!(translate(&k(".maxclusterrank 4")).is_ok());
+    match translate(&k(".reqnctapercluster 2, 1, 1")) {
+        Err(PtxError::Unsupported {
+            instruction, line, ..
+        }) => {
+            assert_eq!((instruction.as_str(), line), (".reqnctapercluster", 4));
+        }
+        other => panic!("{other:?}"),
+    }
+}

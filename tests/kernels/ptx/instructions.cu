@@ -357,9 +357,9 @@ extern "C" __global__ void misc_ops(const unsigned* in, const double* din, unsig
     o[7] = (unsigned)r64 ^ (unsigned)(r64 >> 32) ^ (unsigned)c64 ^ (unsigned)(c64 >> 32);
     o[8] = __float_as_uint(fs);
     o[9] = (unsigned)(__double_as_longlong(ds) >> 32);
-    // rsqrt.approx is within PTX's bound, not NVIDIA's bits: both must be within 1e-7
-    // relative of the exact value (d is positive and normal here).
+    // rsqrt.approx is within PTX's bound, not NVIDIA's bits (the H200's is further than 1e-7
+    // from the exact value): both must be within 1e-5 relative (d is positive and normal).
     double dd = d < 0 ? -d : d;
-    o[10] = fabs(dr * sqrt(dd) - 1.0) < 1e-7 ? 1u : 0u;
+    o[10] = fabs(dr * sqrt(dd) - 1.0) < 1e-5 ? 1u : 0u;
     o[11] = cnt * 4 + all * 2 + any;
 }
