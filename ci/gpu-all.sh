@@ -10,6 +10,7 @@
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
 #   ncclbench ci/nccl-bench.sh: the all-reduce benchmark (2 GPUs)
+#   ptxbench ci/ptx-bench.sh: PTX translated against CUDA source compiled by hipRTC, cold and warm loads
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
 #   candle  ci/candle-gpu.sh: candle 0.11.1's own CUDA tests on cudarc, on the facade (CUDA) and on
@@ -100,6 +101,7 @@ for p in "$@"; do
         bench) part bench 480 env OUT="$OUT/bench" bash ci/bench.sh ;;
         blasbench) part blasbench 420 env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
         ncclbench) part ncclbench 480 env OUT="$OUT/ncclbench" bash ci/nccl-bench.sh ;;
+        ptxbench) part ptxbench 300 env OUT="$OUT/ptxbench" bash ci/ptx-bench.sh ;;
         sanitize) part sanitize 540 bash ci/gpu-sanitize.sh ;;
         capi) part capi 420 bash ci/capi-gpu.sh ;;
         candle) part candle 540 bash ci/candle-gpu.sh ;;

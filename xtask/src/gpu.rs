@@ -45,6 +45,11 @@ pub const BENCHES: &[(&str, Option<&str>, &str)] = &[
         "GEMM against cuBLAS from C++ and cudarc (ci/blas-bench.sh)",
     ),
     (
+        "ptx",
+        Some("ptxbench"),
+        "PTX translated for AMD against the CUDA source compiled by hipRTC, and cold/warm loads (ci/ptx-bench.sh)",
+    ),
+    (
         "nccl",
         Some("ncclbench"),
         "all-reduce against NCCL from C and PyTorch, 2 GPUs; only when named (ci/nccl-bench.sh)",
