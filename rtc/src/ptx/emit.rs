@@ -14,6 +14,24 @@ enum Sym {
     Func,
 }
 
+/// The C++ name of a symbol the loader looks up by its PTX name (a kernel, a `.visible` function
+/// or variable): the name itself whenever it is a C identifier, even with a prefix [`ident`]
+/// reserves (`cuModuleGetFunction(m, "x_update")` must find `x_update`); else [`ident`]'s
+/// escape. A kernel named like one of the support header's `ptx_` helpers fails to compile:
+/// loud, never a silent clash.
+pub(crate) fn symbol(name: &str) -> String {
+    let c_ident = name
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    if c_ident {
+        name.to_owned()
+    } else {
+        ident(name)
+    }
+}
+
 /// A name as a C++ identifier: kept when it is one (and not reserved here), else escaped
 /// (`%r1` -> `x_25r1`); escaping is injective, so names never collide.
 pub(crate) fn ident(name: &str) -> String {
@@ -227,7 +245,7 @@ pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> 
                 names.insert(v.name.clone(), n);
                 continue;
             }
-            names.insert(v.name.clone(), ident(&v.name));
+            names.insert(v.name.clone(), symbol(&v.name));
             if v.external {
                 match defs.get(v.name.as_str()) {
                     Some((_, false)) => {}
@@ -240,7 +258,7 @@ pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> 
                     }
                 }
             } else if !skip.contains(&(k, v.name.as_str())) {
-                out.push_str(&var_decl(v, &ident(&v.name)).map_err(at)?);
+                out.push_str(&var_decl(v, &symbol(&v.name)).map_err(at)?);
             }
         }
         for f in &m.functions {
@@ -253,7 +271,7 @@ pub(crate) fn emit_all(modules: &[Module]) -> Result<String, (usize, PtxError)> 
             names.insert(
                 f.name.clone(),
                 if shared {
-                    ident(&f.name)
+                    symbol(&f.name)
                 } else {
                     rename(&f.name)
                 },

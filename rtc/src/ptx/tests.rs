@@ -780,3 +780,22 @@ fn dynamic_shared_size_and_cluster_directives() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn kernels_and_visible_names_keep_their_symbol() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .global .align 4 .u32 x_count;\n\
+        .visible .entry x_update()\n{\nret;\n}\n\
+        .visible .entry ptx_step()\n{\nret;\n}\n";
+    let t = translate(ptx).unwrap();
+    assert!(
+        t.source.contains("void x_update("),
+        "the loader looks `x_update` up by name"
+    );
+    assert!(t.source.contains("void ptx_step("));
+    assert!(
+        t.source.contains(" x_count"),
+        "cuModuleGetGlobal looks `x_count` up by name"
+    );
+    assert_eq!(t.entries, ["x_update", "ptx_step"]);
+}
