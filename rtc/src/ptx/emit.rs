@@ -2032,9 +2032,10 @@ impl Fx {
                 };
                 let r = format!("ptx_round_h((double){a}, 0.0, {mode}, {df})");
                 if s == Ty::F64 && df == 0 {
-                    // An f64 NaN becomes 0x7e00 in f16 on NVIDIA (an H200 answered so), not
-                    // the 0x7fff of f16 arithmetic and of f32 sources.
-                    format!("({a} != {a} ? (ptx_u16)0x7e00u : {r})")
+                    // An f64 NaN keeps its sign and the top of its payload in f16 on NVIDIA,
+                    // quieted (an H200 answered 0x7fb8, 0xff8f, 0x7e00, ...), unlike the
+                    // canonical 0x7fff of f16 arithmetic and of f32 sources.
+                    format!("({a} != {a} ? ptx_f64_nan_to_h({a}) : {r})")
                 } else {
                     r
                 }

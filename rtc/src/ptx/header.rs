@@ -430,6 +430,11 @@ PTX_D float ptx_h2f(ptx_u16 h, int fmt) {
     if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0) return ptx_f32_of(0x7fffffffu);
     return (float)ptx_h2d(h, 0, false); // exact
 }
+// An f64 NaN into f16, as NVIDIA converts it: the sign, the quiet bit, the payload's top 9 bits.
+PTX_D ptx_u16 ptx_f64_nan_to_h(double a) {
+    ptx_u64 b = ptx_bits64(a);
+    return (ptx_u16)(((b >> 48) & 0x8000u) | 0x7e00u | ((b >> 42) & 0x3ffu));
+}
 // Rounds the exact value x + l (x = RN53(x + l); only l's sign matters) to a half in mode m
 // (0 rn, 1 rz, 2 rm, 3 rp).
 PTX_D ptx_u16 ptx_round_h(double x, double l, int m, int fmt) {
