@@ -630,14 +630,32 @@ impl NvJitLink for HipBackend {
                 return r;
             }
         }
+        if v.is_none() {
+            // This linker alone: it makes AMD code, from PTX, or nothing.
+            let why = if ptx.is_empty() {
+                Some((INVALID, "nvJitLink: no inputs to link\n"))
+            } else if !self.amd_faithful() {
+                Some((
+                    NOT_SUPPORTED,
+                    "anycuda (HIP): with ANYCUDA_HIP_AMD_FAITHFUL=0 the link's output is NVIDIA's \
+                     cubin, and NVIDIA's nvJitLink is not installed (pip install \
+                     nvidia-nvjitlink)\n",
+                ))
+            } else {
+                None
+            };
+            if let Some((code, why)) = why {
+                return with_link(handle, |link| {
+                    link.error.push_str(why);
+                    link.ptx = ptx;
+                    code
+                });
+            }
+        }
         // NVIDIA's output stands where AMD code is not wanted or cannot be made.
         let amd = self.amd_faithful() && !other && !(ptx.is_empty() && ltoir.is_empty());
         if !amd {
             return with_link(handle, |link| {
-                if v.is_none() && ptx.is_empty() {
-                    link.error.push_str("nvJitLink: no inputs to link\n");
-                    return INVALID;
-                }
                 link.done = true;
                 link.ptx = ptx;
                 link.ltoir = ltoir;
@@ -1053,6 +1071,95 @@ mod tests {
                 log.contains("`tcgen05.fence::before_thread_sync`") && log.contains("line 6"),
                 "{log}"
             );
+        }
+    }
+    /// Without NVIDIA's nvJitLink (`ANYCUDA_NVJITLINK_LIBRARY` naming a missing file, in a
+    /// child process so the library this process found stays): options are checked here, PTX
+    /// links, LTO-IR and cubins are refused with the reason, the linked-PTX output is refused.
+    #[test]
+    fn without_nvidias_library_ptx_still_links() {
+        const CHILD: &str = "ANYCUDA_TEST_HIP_NO_NVJITLINK_CHILD";
+        if std::env::var_os(CHILD).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "nvjitlink::tests::without_nvidias_library_ptx_still_links",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD, "1")
+                .env(
+                    "ANYCUDA_NVJITLINK_LIBRARY",
+                    "/nonexistent/libnvJitLink.so.13",
+                )
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "child failed:\n{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        assert!(vendor().is_none());
+        let b = HipBackend::load();
+        let mut h: nvJitLinkHandle = null_mut();
+        // SAFETY: the whole block: local handles, options, buffers and inputs.
+        unsafe {
+            let mut bad = [c"-arch=sm_90".as_ptr(), c"-frobnicate".as_ptr()];
+            assert_eq!(
+                b.nvJitLinkCreate(&mut h, 2, bad.as_mut_ptr()),
+                nvJitLinkResult::NVJITLINK_ERROR_UNRECOGNIZED_OPTION
+            );
+            let mut no_arch = [c"-O3".as_ptr()];
+            assert_eq!(
+                b.nvJitLinkCreate(&mut h, 1, no_arch.as_mut_ptr()),
+                nvJitLinkResult::NVJITLINK_ERROR_MISSING_ARCH
+            );
+            let mut opts = [c"-arch=sm_90".as_ptr(), c"-lto".as_ptr()];
+            assert_eq!(b.nvJitLinkCreate(&mut h, 2, opts.as_mut_ptr()), SUCCESS);
+            assert_eq!(b.nvJitLinkComplete(h), INVALID, "no inputs");
+            let lto = [0x43u8, 0x7f, 0x45, 0x4c, 1, 2, 3];
+            assert_eq!(
+                b.nvJitLinkAddData(
+                    h,
+                    nvJitLinkInputType::NVJITLINK_INPUT_LTOIR,
+                    lto.as_ptr().cast(),
+                    lto.len(),
+                    c"k.ltoir".as_ptr()
+                ),
+                NOT_SUPPORTED
+            );
+            let ptx = b".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n\0";
+            assert_eq!(
+                b.nvJitLinkAddData(
+                    h,
+                    nvJitLinkInputType::NVJITLINK_INPUT_PTX,
+                    ptx.as_ptr().cast(),
+                    ptx.len(),
+                    c"k.ptx".as_ptr()
+                ),
+                SUCCESS
+            );
+            let mut n = 0usize;
+            assert_eq!(b.nvJitLinkGetLinkedPtxSize(h, &mut n), NOT_SUPPORTED);
+            let r = b.nvJitLinkComplete(h);
+            if b.current_arch().is_none() && b.amd_faithful() {
+                assert_eq!(r, INVALID, "no device: no target");
+            }
+            assert_eq!(b.nvJitLinkGetErrorLogSize(h, &mut n), SUCCESS);
+            let mut log = vec![0u8; n];
+            assert_eq!(b.nvJitLinkGetErrorLog(h, log.as_mut_ptr().cast()), SUCCESS);
+            let text = String::from_utf8_lossy(&log[..n - 1]).into_owned();
+            assert!(
+                text.contains("k.ltoir") && text.contains("pip install"),
+                "{text}"
+            );
+            let (mut major, mut minor) = (0, 0);
+            assert_eq!(b.nvJitLinkVersion(&mut major, &mut minor), SUCCESS);
+            assert_eq!((major, minor), VERSION);
+            assert_eq!(b.nvJitLinkDestroy(&mut h), SUCCESS);
         }
     }
 }
