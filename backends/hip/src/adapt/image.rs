@@ -508,7 +508,7 @@ unsafe fn fatbin_code(
     image: *const c_void,
     what: &str,
 ) -> Result<Vec<u8>, CUresult> {
-    use anycuda_rtc::fatbin::{self, FatBinary};
+    use anycuda_rtc::fatbin;
     // SAFETY: forwarded contract (the first 4 bytes are the magic, read by `head_of` already).
     let wrapped = unsafe { image.cast::<u32>().read_unaligned() } == 0x4662_43B1;
     let bytes = if wrapped {
@@ -518,8 +518,19 @@ unsafe fn fatbin_code(
         // SAFETY: forwarded contract (a fat binary of the size its header declares).
         unsafe { fatbin::fatbin_at(image.cast()) }
     };
-    let parsed = bytes.and_then(FatBinary::parse);
-    let fb = match parsed {
+    match bytes {
+        Ok(bytes) => fatbin_bytes_code(b, bytes, what),
+        Err(e) => Err(refuse_owned(
+            CUresult::CUDA_ERROR_INVALID_IMAGE,
+            format!("{what}: the NVIDIA fat binary cannot be read: {e}"),
+        )),
+    }
+}
+
+/// [`fatbin_code`] for a fat binary's bytes (bounds-checked: a truncated one is damaged).
+fn fatbin_bytes_code(b: &HipBackend, bytes: &[u8], what: &str) -> Result<Vec<u8>, CUresult> {
+    use anycuda_rtc::fatbin::{self, FatBinary};
+    let fb = match FatBinary::parse(bytes) {
         Ok(fb) => fb,
         Err(e) => {
             return Err(refuse_owned(
@@ -574,10 +585,16 @@ pub(crate) unsafe fn own_file_code(
     }
     // SAFETY: the caller's contract.
     let name = unsafe { CStr::from_ptr(fname) };
-    if file_kind(name)? != ImageKind::Text {
+    let kind = file_kind(name)?;
+    if kind != ImageKind::Text && !(kind == ImageKind::NvidiaFatbin && held_to_amd(b)) {
         return None;
     }
     let bytes = std::fs::read(path_of(name)?).ok()?;
+    if kind == ImageKind::NvidiaFatbin {
+        // A `.fatbin` file: its best PTX, as for an in-memory fat binary (read as a slice, so
+        // a truncated file is damaged, never read past).
+        return Some(fatbin_bytes_code(b, &bytes, &name.to_string_lossy()));
+    }
     let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
     code_for_ptx(b, &bytes[..end], &name.to_string_lossy())
 }
@@ -1189,6 +1206,20 @@ mod tests {
             assert_eq!(b.cuModuleLoad(&mut m, bad_name.as_ptr()), NOT_SUPPORTED);
             let why = not_supported_reason(NOT_SUPPORTED).unwrap();
             assert!(why.contains("bad.ptx") && why.contains("wgmma"), "{why}");
+            // A `.fatbin` file: its PTX translated; a truncated one is damaged.
+            let fbf = dir.join("k.fatbin");
+            std::fs::write(&fbf, fatbin_with(1, 90, &refused)).unwrap();
+            let fb_name = std::ffi::CString::new(fbf.to_str().unwrap()).unwrap();
+            assert_eq!(b.cuModuleLoad(&mut m, fb_name.as_ptr()), NOT_SUPPORTED);
+            assert!(not_supported_reason(NOT_SUPPORTED)
+                .unwrap()
+                .contains("wgmma"));
+            let whole = fatbin_with(1, 90, &ptx);
+            std::fs::write(&fbf, &whole[..whole.len() - 9]).unwrap();
+            assert_eq!(
+                b.cuModuleLoad(&mut m, fb_name.as_ptr()),
+                CUresult::CUDA_ERROR_INVALID_IMAGE
+            );
             let cubin = dir.join("k.cubin");
             std::fs::write(&cubin, elf(EM_CUDA)).unwrap();
             let name = std::ffi::CString::new(cubin.to_str().unwrap()).unwrap();
