@@ -43,6 +43,10 @@ static int __all_sync(unsigned, int p) { return p; }
 static int __any_sync(unsigned, int p) { return p; }
 static int __uni_sync(unsigned, int) { return 1; }
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long o, unsigned long long n) { unsigned long long v = *p; if (v == o) *p = n; return v; }
+// The block-level helpers (bar.red) and their one host thread.
+#define __shared__ static
+static void __syncthreads() {}
+static unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 "#;
 
 #[test]

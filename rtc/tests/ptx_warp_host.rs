@@ -21,6 +21,14 @@ struct ptx_dim3 { unsigned x, y, z; };
 static ptx_dim3 threadIdx, blockDim;
 static long long clock64() { return 0; }
 static unsigned long long atomicCAS(unsigned long long* p, unsigned long long o, unsigned long long n) { unsigned long long v = *p; if (v == o) *p = n; return v; }
+// The block-level helpers the header also defines (bar.red, %dynamic_smem_size): compiled here,
+// not exercised (they are checked on the GPU).
+#define __shared__ static
+static void __syncthreads() {}
+static unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
+static unsigned sim_packet[16];
+static const void* __builtin_amdgcn_dispatch_ptr() { return sim_packet; }
+static unsigned __builtin_amdgcn_groupstaticsize() { return 0; }
 "#;
 
 #[test]
