@@ -19,6 +19,7 @@ pub const PARTS: &[(&str, &str)] = &[
     ("bench", "the interleaved overhead benchmark against C++, HIP C++ and cuda-python (ci/bench.sh)"),
     ("blasbench", "the interleaved GEMM benchmark: cuBLAS from C++, anycuda, cudarc (ci/blas-bench.sh)"),
     ("ncclbench", "the all-reduce benchmark against NCCL from C and PyTorch; 2 GPUs (ci/nccl-bench.sh)"),
+    ("ptxbench", "PTX translated for AMD against the CUDA source compiled by hipRTC; cold and warm loads (ci/ptx-bench.sh)"),
     ("sanitize", "compute-sanitizer over the safe layer's examples and GPU tests (ci/gpu-sanitize.sh)"),
     ("capi", "unchanged C, C++ and Python programs on anycuda's C ABI (ci/capi-gpu.sh)"),
     ("candle", "candle 0.11.1's CUDA tests on cudarc and on the facade (ci/candle-gpu.sh; .gpu/candle.tar.xz)"),
