@@ -551,23 +551,28 @@ fn fatbin_bytes_code(b: &HipBackend, bytes: &[u8], what: &str) -> Result<Vec<u8>
             }
         }
         None => {
-            let archs = fb.cubin_archs();
-            let advice = match archs.iter().max() {
-                Some(a) => format!(
-                    "{what}: the NVIDIA fat binary holds machine code only ({}), which an AMD GPU \
-                     cannot run, and no PTX to translate: rebuild with \
-                     `-gencode arch=compute_{a},code=compute_{a}` so it carries PTX",
-                    fb.describe()
-                ),
-                None => format!(
-                    "{what}: the NVIDIA fat binary holds no PTX to translate for the AMD GPU \
-                     ({}): build it with a `compute_XX` code, or compile the .cu source at run \
-                     time with NVRTC",
-                    fb.describe()
-                ),
-            };
+            let advice = format!("{what}: {}", no_ptx_advice(&fb));
             Err(refuse_owned(NOT_SUPPORTED, advice))
         }
+    }
+}
+
+/// Why a fat binary without PTX cannot run on an AMD GPU, and the way out: machine code only,
+/// so rebuild with `-gencode arch=compute_XX,code=compute_XX` (its highest cubin's number).
+/// The one wording for module loads and nvcc-registered fat binaries (`adapt/nvcc.rs`).
+pub(crate) fn no_ptx_advice(fb: &anycuda_rtc::fatbin::FatBinary<'_>) -> String {
+    match fb.cubin_archs().iter().max() {
+        Some(a) => format!(
+            "the NVIDIA fat binary holds machine code only ({}), which an AMD GPU cannot run, \
+             and no PTX to translate: rebuild with `-gencode arch=compute_{a},code=compute_{a}` \
+             so it carries PTX (anycuda translates it), or run it on an NVIDIA GPU",
+            fb.describe()
+        ),
+        None => format!(
+            "the NVIDIA fat binary holds no PTX to translate for the AMD GPU ({}): build it \
+             with a `compute_XX` code, or compile the .cu source at run time with NVRTC",
+            fb.describe()
+        ),
     }
 }
 

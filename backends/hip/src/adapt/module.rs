@@ -1178,7 +1178,7 @@ pub(crate) unsafe fn cudaFuncGetAttributes(
 ///
 /// # Safety
 /// `attr` is writable; `f` is a function handle of this backend.
-unsafe fn kernel_attributes(
+pub(crate) unsafe fn kernel_attributes(
     b: &HipBackend,
     attr: *mut cudaFuncAttributes,
     f: CUfunction,

@@ -332,18 +332,7 @@ unsafe fn module_ptx(wrapper: *const c_void) -> Result<(u32, String), String> {
     let fb = unsafe { fatbin::wrapped_fatbin(wrapper) }
         .and_then(|(_, bytes)| FatBinary::parse(bytes))
         .map_err(|e| format!("its fat binary is damaged ({e})"))?;
-    if let Some(p) = fatbin::best_ptx(&fb) {
-        return Ok(p);
-    }
-    let arch = fb
-        .cubin_archs()
-        .last()
-        .map_or_else(|| "XX".to_string(), u32::to_string);
-    Err(format!(
-        "It was built by nvcc with NVIDIA machine code only (no PTX), which no AMD GPU runs; \
-         rebuild with `-gencode arch=compute_{arch},code=compute_{arch}` (PTX, which anycuda \
-         translates), or run it with ANYCUDA_BACKEND=cuda on an NVIDIA GPU"
-    ))
+    fatbin::best_ptx(&fb).ok_or_else(|| super::image::no_ptx_advice(&fb))
 }
 
 /// Translates and compiles `ptx` for the current device, loads it, and resolves `names`.
@@ -857,9 +846,7 @@ pub(crate) unsafe fn cudaPeekAtLastError(b: &HipBackend) -> cudaError_t {
 pub(crate) mod hooks {
     use super::{keep_last, resolve, Symbol};
     use crate::HipBackend;
-    use anycuda_api::driver::{
-        CUfunc_cache, CUfunction, CUfunction_attribute, CUresult, CUsharedconfig,
-    };
+    use anycuda_api::driver::{CUfunc_cache, CUfunction, CUresult, CUsharedconfig};
     use anycuda_api::runtime::{
         cudaError_t, cudaFuncAttribute, cudaFuncAttributes, cudaFuncCache, cudaFunction_t,
         cudaLaunchConfig_t, cudaMemcpyKind, cudaSharedMemConfig, cudaStream_t, dim3,
@@ -1045,7 +1032,6 @@ pub(crate) mod hooks {
         attr: *mut cudaFuncAttributes,
         func: *const c_void,
     ) -> Option<cudaError_t> {
-        use CUfunction_attribute as A;
         let f = match function(b, func, "cudaFuncGetAttributes")? {
             Ok(f) => f,
             Err(e) => return Some(e),
@@ -1053,39 +1039,8 @@ pub(crate) mod hooks {
         if attr.is_null() {
             return Some(cudaError_t::cudaErrorInvalidValue);
         }
-        let get = |which: A| -> Result<c_int, cudaError_t> {
-            let mut v: c_int = 0;
-            // SAFETY: a local out-pointer; a function of this backend.
-            match unsafe { Driver::cuFuncGetAttribute(b, &mut v, which, f) } {
-                CUresult::CUDA_SUCCESS => Ok(v),
-                CUresult::CUDA_ERROR_NOT_SUPPORTED => Ok(0),
-                e => Err(rt(e)),
-            }
-        };
-        let size = |v: c_int| usize::try_from(v).unwrap_or(0);
-        let all = || -> Result<cudaFuncAttributes, cudaError_t> {
-            // SAFETY: plain data; all-zero is valid.
-            let mut a: cudaFuncAttributes = unsafe { core::mem::zeroed() };
-            a.sharedSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?);
-            a.constSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?);
-            a.localSizeBytes = size(get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?);
-            a.maxThreadsPerBlock = get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
-            a.numRegs = get(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
-            a.ptxVersion = get(A::CU_FUNC_ATTRIBUTE_PTX_VERSION)?;
-            a.binaryVersion = get(A::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?;
-            a.cacheModeCA = get(A::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)?;
-            a.maxDynamicSharedSizeBytes = get(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
-            a.preferredShmemCarveout = get(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?;
-            Ok(a)
-        };
-        Some(match all() {
-            Ok(a) => {
-                // SAFETY: the caller's non-NULL out-pointer.
-                unsafe { attr.write(a) };
-                cudaError_t::cudaSuccess
-            }
-            Err(e) => e,
-        })
+        // SAFETY: a function of this backend; the caller's non-NULL out-pointer.
+        Some(unsafe { crate::adapt::module::kernel_attributes(b, attr, f) })
     }
 
     /// `cudaFuncSetAttribute` on a registered stub: `cuFuncSetAttribute` on the module function
