@@ -55,3 +55,24 @@ fn rounding_helpers_match_the_host_fpu() {
     host::build_and_run(&dir, "t", &source, &flags, "rounding");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// 8-bit float conversions (`cvt` with `.e4m3x2`/`.e5m2x2`: every pattern decoded, encodings
+/// against a nearest-pattern search with ties to even and `.satfinite`, NaN and `.relu`),
+/// `dp4a`/`dp2a` against plain integer arithmetic, and `atom.add.noftz` on halves and pairs (the
+/// other half of the word untouched): `ptx_fp8_host.cpp`.
+#[test]
+fn fp8_dot_products_and_half_atomics_match_their_models() {
+    if !host::have_cxx() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("anycuda-ptx-fp8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = format!(
+        "{}\n{SHIM}\n{}\n{}",
+        host::DEVICE_SHIM,
+        anycuda_rtc::ptx::SUPPORT_HEADER,
+        include_str!("ptx_fp8_host.cpp")
+    );
+    host::build_and_run(&dir, "f", &source, &["-ffp-contract=off"], "fp8");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -703,12 +703,12 @@ impl Fx {
         let halfish = types.iter().any(|t| half_fmt(*t).is_some());
         let half_ops = [
             "mov", "ld", "st", "ldu", "cvt", "add", "sub", "mul", "fma", "neg", "abs", "min",
-            "max", "setp", "selp",
+            "max", "setp", "set", "selp", "atom", "red",
         ];
         if halfish && !half_ops.contains(&op) {
             return unsupported(
                 i,
-                "of half precision and bf16, only mov, ld/st, cvt, add, sub, mul, fma, neg, abs, min, max, setp and selp are translated",
+                "of half precision and bf16, only mov, ld/st, cvt, add, sub, mul, fma, neg, abs, min, max, setp, set, selp and atom/red.add.noftz are translated",
             );
         }
         match op {
@@ -894,6 +894,7 @@ impl Fx {
                 self.assign(&o[0], &format!("ptx_prmt({a}, {b}, {c})"), Ty::B32, i)
             }
             "setp" => self.setp(i, mods),
+            "set" => self.set(i, mods),
             "selp" => {
                 need(4)?;
                 let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
@@ -976,6 +977,36 @@ impl Fx {
                     return unsupported(i, "activemask is .b32");
                 }
                 self.assign(&o[0], "ptx_activemask()", Ty::B32, i)
+            }
+            "dp4a" | "dp2a" => {
+                // dp4a.atype.btype d, a, b, c / dp2a.{lo,hi}.atype.btype d, a, b, c: byte (and
+                // 16-bit) dot products added to c, wrapping at 32 bits.
+                need(4)?;
+                let (Some(&ta), Some(&tb)) = (types.first(), types.get(1)) else {
+                    return unsupported(i, "dp4a and dp2a take two types (.u32 or .s32)");
+                };
+                if !matches!(ta, Ty::U32 | Ty::S32) || !matches!(tb, Ty::U32 | Ty::S32) {
+                    return unsupported(i, "dp4a and dp2a take .u32 or .s32 operands");
+                }
+                let (sa, sb) = (ta == Ty::S32, tb == Ty::S32);
+                let a = self.src(&o[1], Ty::U32, i)?;
+                let b = self.src(&o[2], Ty::U32, i)?;
+                let c = self.src(&o[3], Ty::U32, i)?;
+                let v = if op == "dp4a" {
+                    format!("ptx_dp4a({a}, {b}, {c}, {sa}, {sb})")
+                } else {
+                    let hi = match (has("lo"), has("hi")) {
+                        (true, false) => false,
+                        (false, true) => true,
+                        _ => return unsupported(i, "dp2a is .lo or .hi"),
+                    };
+                    format!("ptx_dp2a({a}, {b}, {c}, {sa}, {sb}, {hi})")
+                };
+                self.assign(&o[0], &v, Ty::U32, i)
+            }
+            "trap" => {
+                need(0)?;
+                Ok("ptx_trap();".into())
             }
             "wgmma" | "tcgen05" | "cp" | "mma" | "ldmatrix" | "stmatrix" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: tensor-core, asynchronous-copy and cluster instructions are refused"),
             _ => unsupported(i, "not in the translator's instruction set"),
@@ -1294,13 +1325,42 @@ impl Fx {
                 message: format!("`{}`: wrong operand count", i.opcode),
             });
         }
-        let ftz = mods.contains(&"ftz") && t == Ty::F32;
-        let hftz = mods.contains(&"ftz");
+        let e = self.compare(i, cmp, t, mods.contains(&"ftz"))?;
+        let (p, q) = match &o[0] {
+            Operand::Pair(p, q) => (Operand::Name(p.clone()), Some(Operand::Name(q.clone()))),
+            d => (d.clone(), None),
+        };
+        let (pe, qe) = match comb {
+            Some(c) => {
+                let cop = match c {
+                    "and" => "&&",
+                    "or" => "||",
+                    _ => "!=",
+                };
+                let c3 = self.src(&o[3], Ty::Pred, i)?;
+                (format!("(r_ {cop} {c3})"), format!("(!r_ {cop} {c3})"))
+            }
+            None => ("r_".to_owned(), "!r_".to_owned()),
+        };
+        let mut code = format!("{{ bool r_ = {e}; {}", self.assign(&p, &pe, Ty::Pred, i)?);
+        if let Some(q) = q {
+            let _ = write!(code, " {}", self.assign(&q, &qe, Ty::Pred, i)?);
+        }
+        code.push_str(" }");
+        Ok(code)
+    }
+
+    /// The comparison `.cmp` of operands 1 and 2 read as `t` (`setp`'s and `set`'s), as a C++
+    /// `bool` expression; halves compare as their exact values; `ftz_mod`: `.ftz`.
+    fn compare(&self, i: &Inst, cmp: &str, t: Ty, ftz_mod: bool) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let ftz = ftz_mod && t == Ty::F32;
+        let hftz = ftz_mod;
         let half = half_fmt(t);
         if matches!(t, Ty::F16x2 | Ty::Bf16x2) {
             return unsupported(
                 i,
-                "setp on packed halves (.f16x2, .bf16x2) is not translated yet",
+                "comparisons of packed halves (.f16x2, .bf16x2) are not translated yet",
             );
         }
         let rd = |k: usize| -> Result<String, PtxError> {
@@ -1353,28 +1413,49 @@ impl Fx {
                 _ => return unsupported(i, &format!("the comparison .{cmp} on integers")),
             }
         };
-        let (p, q) = match &o[0] {
-            Operand::Pair(p, q) => (Operand::Name(p.clone()), Some(Operand::Name(q.clone()))),
-            d => (d.clone(), None),
+        Ok(e)
+    }
+
+    /// `set.cmp{.bool}.dtype.stype d, a, b{, {!}c}`: the comparison as a value: all ones for an
+    /// integer `d`, 1.0 for a float or half one, else 0.
+    fn set(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let types: Vec<Ty> = mods.iter().filter_map(|m| Ty::from_suffix(m)).collect();
+        let (Some(&d), Some(&t)) = (types.first(), types.get(1)) else {
+            return unsupported(i, "set takes two types");
         };
-        let (pe, qe) = match comb {
+        let cmp = mods.first().copied().unwrap_or_default();
+        let comb = mods
+            .iter()
+            .find(|m| matches!(**m, "and" | "or" | "xor"))
+            .copied();
+        if o.len() != 3 + usize::from(comb.is_some()) {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}`: wrong operand count", i.opcode),
+            });
+        }
+        let e = self.compare(i, cmp, t, mods.contains(&"ftz"))?;
+        let e = match comb {
             Some(c) => {
                 let cop = match c {
                     "and" => "&&",
                     "or" => "||",
                     _ => "!=",
                 };
-                let c3 = self.src(&o[3], Ty::Pred, i)?;
-                (format!("(r_ {cop} {c3})"), format!("(!r_ {cop} {c3})"))
+                format!("({e} {cop} {})", self.src(&o[3], Ty::Pred, i)?)
             }
-            None => ("r_".to_owned(), "!r_".to_owned()),
+            None => e,
         };
-        let mut code = format!("{{ bool r_ = {e}; {}", self.assign(&p, &pe, Ty::Pred, i)?);
-        if let Some(q) = q {
-            let _ = write!(code, " {}", self.assign(&q, &qe, Ty::Pred, i)?);
-        }
-        code.push_str(" }");
-        Ok(code)
+        let (v, dt) = match d {
+            Ty::U32 | Ty::S32 | Ty::B32 => (format!("({e} ? 0xffffffffu : 0u)"), Ty::U32),
+            Ty::F32 => (format!("({e} ? 1.0f : 0.0f)"), Ty::F32),
+            Ty::F16 => (format!("(ptx_u16)({e} ? 0x3c00u : 0u)"), Ty::B16),
+            Ty::Bf16 => (format!("(ptx_u16)({e} ? 0x3f80u : 0u)"), Ty::B16),
+            _ => return unsupported(i, "set gives .u32, .s32, .f32, .f16 or .bf16"),
+        };
+        self.assign(&o[0], &v, dt, i)
     }
 
     fn call(&self, i: &Inst) -> Result<String, PtxError> {
@@ -1396,6 +1477,11 @@ impl Fx {
             }
         }
         if self.undefined.contains(f.as_str()) {
+            if f == "__assertfail" {
+                // assert() failing in device code: the kernel stops, as CUDA's does (CUDA also
+                // prints the message; the translation does not).
+                return Ok("ptx_trap();".into());
+            }
             return unsupported(i, &format!("`{f}` is declared but no module defines it (external functions, such as vprintf, are not translated yet)"));
         }
         let args: Vec<Operand> = match rest.get(1) {
@@ -1420,6 +1506,12 @@ impl Fx {
 
     fn cvt(&self, i: &Inst, mods: &[&str], types: &[Ty]) -> Result<String, PtxError> {
         let o = &i.operands;
+        if mods
+            .iter()
+            .any(|m| m.starts_with("e4m3") || m.starts_with("e5m2"))
+        {
+            return self.cvt_fp8(i, mods);
+        }
         if types.iter().any(|t| half_fmt(*t).is_some()) {
             return self.cvt_half(i, mods, types);
         }
@@ -1602,6 +1694,7 @@ impl Fx {
                     opn = Some(*m)
                 }
                 "relaxed" | "gpu" | "cta" => {}
+                "noftz" if half_fmt(t).is_some() => {}
                 "sys" | "acquire" | "release" | "acq_rel" | "cluster" | "noftz" => {
                     return unsupported(i, &format!("atomics with .{m} are not translated yet"))
                 }
@@ -1622,6 +1715,28 @@ impl Fx {
             });
         }
         let ptr = self.addr(&o[first], space, i)?;
+        if let Some(fmt) = half_fmt(t) {
+            // Halves: only atom/red.add.noftz (PTX's only atomic on them besides cas/exch of
+            // .b16, which are typed as bits).
+            if opn != "add" || !mods.contains(&"noftz") {
+                return unsupported(i, "atomics on halves are .add.noftz");
+            }
+            let pair = matches!(t, Ty::F16x2 | Ty::Bf16x2);
+            let bt = if pair { Ty::B32 } else { Ty::B16 };
+            let b = self.src(&o[first + 1], bt, i)?;
+            let call = format!("ptx_atom_add_h_word((ptx_u64)p_, (ptx_u32){b}, {fmt}, {pair})");
+            let body = if red {
+                format!("(void){call};")
+            } else {
+                let call = if pair {
+                    call
+                } else {
+                    format!("(ptx_u16){call}")
+                };
+                self.assign(&o[0], &call, bt, i)?
+            };
+            return Ok(format!("{{ unsigned char* p_ = {ptr}; {body} }}"));
+        }
         let (ct, vt) = match (t, opn) {
             (Ty::F32, "add" | "exch") => ("float", Ty::F32),
             (Ty::F64, "add") => ("double", Ty::F64),
@@ -1935,13 +2050,15 @@ impl Fx {
             return unsupported(i, "not a half type");
         };
         for m in ["relu", "NaN", "xorsign", "oob", "satfinite", "approx"] {
-            if has(m) {
+            // min/max.NaN: a NaN operand gives the canonical NaN (the header's flag 4).
+            if has(m) && !(m == "NaN" && matches!(op, "min" | "max")) {
                 return unsupported(i, &format!(".{m} on halves is not translated yet"));
             }
         }
         let pair = matches!(t, Ty::F16x2 | Ty::Bf16x2);
         let mode = mode_of(mods).unwrap_or(0);
-        let flags = u32::from(has("ftz")) | (u32::from(has("sat")) << 1);
+        let flags =
+            u32::from(has("ftz")) | (u32::from(has("sat")) << 1) | (u32::from(has("NaN")) << 2);
         let bt = if pair { Ty::B32 } else { Ty::B16 };
         let n = match op {
             "neg" | "abs" => 1,
@@ -1978,6 +2095,80 @@ impl Fx {
             one(&args)
         };
         self.assign(&o[0], &v, bt, i)
+    }
+
+    /// `cvt` between pairs of 8-bit floats (`.e4m3x2`, `.e5m2x2`, sm_89+) and halves or floats:
+    /// - `cvt.rn{.relu}.f16x2.e4m3x2 d, a`: the two bytes of `a` to the two halves of `d`
+    ///   (exact; NaN gives the canonical `0x7fff`, `.relu` a negative value `+0`);
+    /// - `cvt.rn.satfinite{.relu}.e4m3x2.f32 d, a, b`: `a` to the upper byte, `b` to the lower;
+    /// - `cvt.rn.satfinite{.relu}.e4m3x2.f16x2 d, a`: each half to its byte;
+    ///
+    /// and the same with `.e5m2x2`. Rounding is to nearest even; `.satfinite` clamps an
+    /// out-of-range value (infinities included) to the largest finite of its sign.
+    fn cvt_fp8(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
+        let o = &i.operands;
+        let fp8 = |m: &str| match m {
+            "e4m3x2" => Some(0u32),
+            "e5m2x2" => Some(1u32),
+            _ => None,
+        };
+        let has = |m: &str| mods.contains(&m);
+        let relu = has("relu");
+        let kinds: Vec<&str> = mods
+            .iter()
+            .copied()
+            .filter(|m| !matches!(*m, "rn" | "relu" | "satfinite"))
+            .collect();
+        if !has("rn") || kinds.len() != 2 {
+            return unsupported(i, "of the 8-bit float conversions, only cvt.rn{.satfinite}{.relu} between .e4m3x2/.e5m2x2 and .f16x2 or .f32 pairs are translated");
+        }
+        let arity = |n: usize| -> Result<(), PtxError> {
+            if o.len() == n {
+                Ok(())
+            } else {
+                Err(PtxError::Syntax {
+                    line: i.line,
+                    column: i.col,
+                    message: format!("`{}` takes {n} operands", i.opcode),
+                })
+            }
+        };
+        match (kinds[0], kinds[1]) {
+            ("f16x2", s) if fp8(s).is_some() => {
+                arity(2)?;
+                let f = fp8(s).unwrap_or(0);
+                let a = self.src(&o[1], Ty::B16, i)?;
+                let v = format!(
+                    "ptx_pack(ptx_fp8_to_h((ptx_u32)({a}) & 0xffu, {f}, {relu}), ptx_fp8_to_h(((ptx_u32)({a}) >> 8) & 0xffu, {f}, {relu}))"
+                );
+                self.assign(&o[0], &v, Ty::B32, i)
+            }
+            (d, s) if fp8(d).is_some() && matches!(s, "f32" | "f16x2") => {
+                if !has("satfinite") {
+                    return unsupported(i, "a conversion into 8-bit floats is .satfinite (the PTX ISA requires it)");
+                }
+                let f = fp8(d).unwrap_or(0);
+                let (hi, lo) = if s == "f32" {
+                    arity(3)?;
+                    (
+                        format!("(double){}", self.src(&o[1], Ty::F32, i)?),
+                        format!("(double){}", self.src(&o[2], Ty::F32, i)?),
+                    )
+                } else {
+                    arity(2)?;
+                    let a = self.src(&o[1], Ty::B32, i)?;
+                    (
+                        format!("ptx_h2d(ptx_hi({a}), 0, false)"),
+                        format!("ptx_h2d(ptx_lo({a}), 0, false)"),
+                    )
+                };
+                let v = format!(
+                    "(ptx_u16)((ptx_d_to_fp8({hi}, {f}, {relu}) << 8) | ptx_d_to_fp8({lo}, {f}, {relu}))"
+                );
+                self.assign(&o[0], &v, Ty::B16, i)
+            }
+            _ => unsupported(i, "of the 8-bit float conversions, only cvt.rn{.satfinite}{.relu} between .e4m3x2/.e5m2x2 and .f16x2 or .f32 pairs are translated"),
+        }
     }
 
     /// `cvt` to or from a half (and `cvt.{rnd}.f16x2.f32 d, a, b`: `a` to the upper half).

@@ -514,7 +514,7 @@ PTX_D ptx_u16 ptx_h_fma(ptx_u16 a, ptx_u16 b, ptx_u16 c, int m, int fmt, int fla
 }
 PTX_D ptx_u16 ptx_h_minmax(ptx_u16 a, ptx_u16 b, bool mx, int fmt, int flags) {
     float x = (float)ptx_h2d(a, fmt, flags & 1), y = (float)ptx_h2d(b, fmt, flags & 1);
-    if (x != x && y != y) return (ptx_u16)0x7fffu;
+    if ((x != x && y != y) || ((flags & 4) && (x != x || y != y))) return (ptx_u16)0x7fffu;
     float r = mx ? ptx_max_f(x, y) : ptx_min_f(x, y);
     return ptx_h_post(ptx_round_h((double)r, 0.0, 0, fmt), fmt, flags & 1);
 }
@@ -527,10 +527,107 @@ PTX_D ptx_u16 ptx_h_abs(ptx_u16 a, int fmt, int flags) {
     if (ptx_h_isnan(a, fmt)) return (ptx_u16)0x7fffu;
     return ptx_h_post((ptx_u16)(((flags & 1) ? ptx_h_ftz(a, fmt) : a) & 0x7fffu), fmt, flags & 1);
 }
+// 8-bit floats (fmt 0: e4m3, bias 7, 3 fraction bits, no infinities, S.1111.111 the NaN;
+// fmt 1: e5m2, bias 15, 2 fraction bits, IEEE's shape), exactly as a double.
+PTX_D double ptx_fp8_to_d(ptx_u32 v, int fmt) {
+    int mb = fmt ? 2 : 3, bias = fmt ? 15 : 7;
+    ptx_u32 emax = fmt ? 31u : 15u;
+    ptx_u32 s = (v >> 7) & 1u, e = (v >> mb) & emax, f = v & ((1u << mb) - 1u);
+    if (fmt == 0 && (v & 0x7fu) == 0x7fu) return ptx_f64_of(0x7ff8000000000000ull);
+    if (fmt == 1 && e == emax) return f ? ptx_f64_of(0x7ff8000000000000ull) : ptx_inf_d(s ? -1 : 1);
+    double m = e == 0 ? ldexp((double)f, 1 - bias - mb) : ldexp((double)(f | (1u << mb)), (int)e - bias - mb);
+    return s ? -m : m;
+}
+// An 8-bit float to f16, exact (every e4m3 and e5m2 value is an f16); a NaN gives the canonical
+// 0x7fff (as cuda_fp8 documents its conversion); .relu gives +0 for a negative value.
+PTX_D ptx_u16 ptx_fp8_to_h(ptx_u32 v, int fmt, bool relu) {
+    double d = ptx_fp8_to_d(v, fmt);
+    if (d != d) return (ptx_u16)0x7fffu;
+    if (relu && d < 0.0) return (ptx_u16)0u;
+    return ptx_round_h(d, 0.0, 0, 0);
+}
+// A double to an 8-bit float, to nearest even, .satfinite: beyond the largest finite (448 in
+// e4m3, 57344 in e5m2), infinities included, the largest finite of the sign. A NaN gives the
+// NaN (e4m3 0x7f, e5m2 0x7e and the top two fraction bits; the sign kept; .relu: 0x7f), a
+// negative value with .relu +0.
+PTX_D ptx_u32 ptx_d_to_fp8(double x, int fmt, bool relu) {
+    int mb = fmt ? 2 : 3, bias = fmt ? 15 : 7;
+    ptx_u32 s = (ptx_u32)(ptx_bits64(x) >> 63) << 7;
+    ptx_u32 maxbits = fmt ? 0x7bu : 0x7eu;
+    if (x != x) {
+        if (relu) return 0x7fu;
+        return fmt ? (s | 0x7eu | (ptx_u32)((ptx_bits64(x) >> 50) & 3u)) : (s | 0x7fu);
+    }
+    if (relu && x < 0.0) return 0u;
+    double a = x < 0.0 ? -x : x, maxf = fmt ? 57344.0 : 448.0;
+    if (!ptx_finite_d(a)) return s | maxbits;
+    int e = 0;
+    (void)frexp(a, &e);
+    int lead = e - 1;  // a's leading bit, 2^lead (any value below the normals is quantized alike)
+    if (a == 0.0 || lead < 1 - bias) lead = 1 - bias;
+    double q = ldexp(1.0, lead - mb);
+    double r = rint(a / q) * q;  // exact: a / q is a scaling by a power of two
+    if (r > maxf) return s | maxbits;
+    if (r == 0.0) return s;
+    (void)frexp(r, &e);
+    int l2 = e - 1;
+    if (l2 < 1 - bias) return s | (ptx_u32)(r / ldexp(1.0, 1 - bias - mb));
+    ptx_u32 f = (ptx_u32)(r / ldexp(1.0, l2 - mb)) - (1u << mb);
+    return s | ((ptx_u32)(l2 + bias) << mb) | f;
+}
+// dp4a: the four byte products of a and b (each byte signed where its operand is .s32) added
+// to c, wrapping at 32 bits.
+PTX_D ptx_u32 ptx_dp4a(ptx_u32 a, ptx_u32 b, ptx_u32 c, bool sa, bool sb) {
+    ptx_u32 r = c;
+    for (int k = 0; k < 4; ++k) {
+        int x = (int)((a >> (8 * k)) & 0xffu), y = (int)((b >> (8 * k)) & 0xffu);
+        if (sa && x > 127) x -= 256;
+        if (sb && y > 127) y -= 256;
+        r += (ptx_u32)(x * y);
+    }
+    return r;
+}
+// dp2a: a's two 16-bit halves times b's bytes 0 and 1 (.lo) or 2 and 3 (.hi), added to c.
+PTX_D ptx_u32 ptx_dp2a(ptx_u32 a, ptx_u32 b, ptx_u32 c, bool sa, bool sb, bool hi) {
+    ptx_u32 r = c;
+    for (int k = 0; k < 2; ++k) {
+        int x = (int)((a >> (16 * k)) & 0xffffu), y = (int)((b >> (8 * (k + (hi ? 2 : 0)))) & 0xffu);
+        if (sa && x > 32767) x -= 65536;
+        if (sb && y > 127) y -= 256;
+        r += (ptx_u32)(x * y);
+    }
+    return r;
+}
+// trap (and a failed assert()): the kernel stops with an error.
+#ifdef PTX_AMD
+PTX_D void ptx_trap() { __builtin_trap(); }
+#else
+PTX_D void ptx_trap() { __trap(); }
+#endif
 // Packed pairs (.f16x2, .bf16x2): the operation on each half.
 PTX_D ptx_u16 ptx_lo(ptx_u32 v) { return (ptx_u16)v; }
 PTX_D ptx_u16 ptx_hi(ptx_u32 v) { return (ptx_u16)(v >> 16); }
 PTX_D ptx_u32 ptx_pack(ptx_u16 lo, ptx_u16 hi) { return (ptx_u32)lo | ((ptx_u32)hi << 16); }
+// atom.add.noftz on a half and on a pair of halves: a compare-and-swap loop on the aligned
+// 32-bit word that holds it (a half is 2-aligned); the sum rounded to nearest, subnormals
+// kept; the old value returned.
+PTX_D ptx_u32 ptx_atom_add_h_word(ptx_u64 p, ptx_u32 v, int fmt, bool pair) {
+    unsigned int* w = (unsigned int*)(p & ~(ptx_u64)3);
+    int sh = (!pair && (p & 2)) ? 16 : 0;
+    ptx_u32 old = *(volatile unsigned int*)w, assumed;
+    do {
+        assumed = old;
+        ptx_u32 nv;
+        if (pair) {
+            nv = ptx_pack(ptx_h_add(ptx_lo(assumed), ptx_lo(v), 0, fmt, 0), ptx_h_add(ptx_hi(assumed), ptx_hi(v), 0, fmt, 0));
+        } else {
+            ptx_u16 h = (ptx_u16)(assumed >> sh);
+            nv = (assumed & ~(0xffffu << sh)) | ((ptx_u32)ptx_h_add(h, (ptx_u16)v, 0, fmt, 0) << sh);
+        }
+        old = atomicCAS(w, assumed, nv);
+    } while (old != assumed);
+    return pair ? assumed : (ptx_u32)(ptx_u16)(assumed >> sh);
+}
 // An integer (64 bits at most), exactly as two doubles, to a half.
 PTX_D ptx_u16 ptx_s64_to_h(ptx_s64 v, int m, int fmt) {
     double hi = (double)(v >> 32) * 4294967296.0, lo = (double)(ptx_u32)v;

@@ -477,7 +477,19 @@ impl Parser {
                         continue;
                     }
                     match w.as_str() {
-                        ".reg" => out.push(self.reg_decl()?),
+                        ".reg" => out.push(self.reg_decl(None)?),
+                        // `.reg.b32 f;`, as inline assembly in CUDA's own headers writes it
+                        // (cuda_fp16's hexp): the type glued to the directive.
+                        _ if w.starts_with(".reg.") => match Ty::from_suffix(&w[5..]) {
+                            Some(t) => out.push(self.reg_decl(Some(t))?),
+                            None => {
+                                return Err(PtxError::Syntax {
+                                    line,
+                                    column: col,
+                                    message: format!("expected a register type, found `{w}`"),
+                                })
+                            }
+                        },
                         ".local" | ".shared" | ".param" | ".const" | ".global" => {
                             self.i -= 1;
                             let space = self.space().unwrap_or(Space::Local);
@@ -515,12 +527,16 @@ impl Parser {
         }
     }
 
-    fn reg_decl(&mut self) -> Result<Stmt, PtxError> {
+    /// `.reg` with its type (`ty`, when the directive carried it: `.reg.b32`) and names.
+    fn reg_decl(&mut self, ty: Option<Ty>) -> Result<Stmt, PtxError> {
         if self.is_word(".v2") || self.is_word(".v4") {
             return self.err("vector registers are not supported");
         }
         let line = self.pos().0;
-        let ty = self.ty()?;
+        let ty = match ty {
+            Some(t) => t,
+            None => self.ty()?,
+        };
         if ty == Ty::B128 {
             return Err(PtxError::Unsupported {
                 instruction: ".reg .b128".into(),

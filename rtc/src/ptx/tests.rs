@@ -799,3 +799,81 @@ fn kernels_and_visible_names_keep_their_symbol() {
     );
     assert_eq!(t.entries, ["x_update", "ptx_step"]);
 }
+
+/// What candle-kernels' PTX (nvcc 13.0, sm_90a) needed: `.reg.b32` glued in the inline
+/// assembly of CUDA's half headers, `set` on halves, `max.NaN.bf16`, `atom.add.noftz.bf16`,
+/// `dp4a`, the 8-bit float conversions and `__assertfail`.
+#[test]
+fn candle_forms_emit() {
+    // `.reg.b32 f;` in a nested block, shadowing nothing outside it.
+    let t = translate(&module(
+        "\t{.reg.b32 f, C;\n .reg.b16 h;\n mov.b32 C, 0x3fb8aa3b;\n mov.b32 f, C;\n mov.b16 h, %rs1;\n}",
+    ))
+    .unwrap();
+    assert!(
+        t.source.contains("ptx_u32 f;") && t.source.contains("ptx_u16 h;"),
+        "{}",
+        t.source
+    );
+    let e = emitted("set.eq.f16.f16 %rs1, %rs2, %rs3;");
+    assert!(e.contains("0x3c00u") && e.contains("ptx_h2d"), "{e}");
+    let e = emitted("set.lt.u32.f32 %r1, %f1, %f2;");
+    assert!(e.contains("0xffffffffu"), "{e}");
+    let e = emitted("max.NaN.bf16 %rs1, %rs2, %rs3;");
+    assert!(e.contains("ptx_h_minmax") && e.contains(", 1, 4)"), "{e}");
+    let e = emitted("atom.global.add.noftz.bf16 %rs1, [%rd1], %rs2;");
+    assert!(
+        e.contains("ptx_atom_add_h_word") && e.contains(", 1, false)"),
+        "{e}"
+    );
+    let e = emitted("red.shared.add.noftz.f16x2 [%rd1], %r2;");
+    assert!(
+        e.contains("ptx_atom_add_h_word") && e.contains(", 0, true)"),
+        "{e}"
+    );
+    let e = emitted("dp4a.s32.u32 %r1, %r2, %r3, %r4;");
+    assert!(e.contains("ptx_dp4a(") && e.contains("true, false)"), "{e}");
+    let e = emitted("dp2a.hi.u32.s32 %r1, %r2, %r3, %r4;");
+    assert!(
+        e.contains("ptx_dp2a(") && e.contains("false, true, true)"),
+        "{e}"
+    );
+    let e = emitted("cvt.rn.f16x2.e4m3x2 %r1, %rs1;");
+    assert!(
+        e.contains("ptx_fp8_to_h(") && e.contains(", 0, false)"),
+        "{e}"
+    );
+    let e = emitted("cvt.rn.satfinite.e5m2x2.f32 %rs1, %f1, %f2;");
+    assert!(e.contains("ptx_d_to_fp8(") && e.contains("<< 8"), "{e}");
+    let e = emitted("cvt.rn.satfinite.relu.e4m3x2.f16x2 %rs1, %r1;");
+    assert!(e.contains("ptx_d_to_fp8(") && e.contains("true)"), "{e}");
+    assert_eq!(emitted("trap;"), "ptx_trap(); // 11: trap");
+    let asserting = ".version 8.5\n.target sm_90\n.address_size 64\n.extern .func __assertfail\n(\n.param .b64 p0,\n.param .b64 p1,\n.param .b32 p2,\n.param .b64 p3,\n.param .b64 p4\n)\n;\n.visible .entry k()\n{\n{\n.param .b64 param0;\n.param .b64 param1;\n.param .b32 param2;\n.param .b64 param3;\n.param .b64 param4;\ncall.uni __assertfail, (param0, param1, param2, param3, param4);\n}\nret;\n}\n";
+    let t = translate(asserting).unwrap();
+    assert!(t.source.contains("ptx_trap();"), "{}", t.source);
+    // What stays refused names the instruction and its line.
+    for (inst, why) in [
+        ("cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", "satfinite"),
+        ("cvt.rz.f16x2.e4m3x2 %r1, %rs1;", "8-bit float"),
+        ("atom.global.max.bf16 %rs1, [%rd1], %rs2;", "add.noftz"),
+        ("dp4a.f32.u32 %r1, %r2, %r3, %r4;", "dp4a"),
+        ("dp2a.u32.u32 %r1, %r2, %r3, %r4;", ".lo or .hi"),
+        ("set.eq.f16x2.f16x2 %r1, %r2, %r3;", "packed"),
+        ("set.eq.u64.f32 %rd1, %f1, %f2;", "set gives"),
+    ] {
+        match translate(&module(inst)) {
+            Err(PtxError::Unsupported { line, reason, .. }) => {
+                assert_eq!(line, 11, "{inst}");
+                assert!(reason.contains(why), "{inst}: {reason}");
+            }
+            other => panic!("{inst}: {other:?}"),
+        }
+    }
+    match translate(&module("\t{.reg.q32 f;\n}")) {
+        Err(PtxError::Syntax { line, message, .. }) => {
+            assert_eq!(line, 11);
+            assert!(message.contains(".reg.q32"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -21,6 +21,9 @@ static unsigned long long atomicCAS(unsigned long long* p, unsigned long long o,
 #define __shared__ static
 static void __syncthreads() {}
 static unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
+static unsigned atomicCAS(unsigned* p, unsigned o, unsigned n) { unsigned v = *p; if (v == o) *p = n; return v; }
+#include <cstdlib>
+static void __trap() { abort(); }
 "#;
 
 /// Whether the system C++ compiler is there: `false` (skip) off CI, a failure under `CI=true`.

@@ -428,40 +428,65 @@ pub(crate) fn code_for_ptx(
     })
 }
 
-/// Whether source bundles are compiled here: always on an AMD device, and in AMD-faithful mode
-/// on HIP's NVIDIA platform (the default: the AMD route, bundle read back, compiled by hipRTC,
-/// code loaded, proven on an NVIDIA GPU, the only GPU this project's test machines have); with
-/// the mode off (`ANYCUDA_HIP_AMD_FAITHFUL=0`) only with `ANYCUDA_HIP_BUNDLES=always`, else
-/// PTX loads as PTX there, as NVIDIA's driver would load it. Read once.
-fn compile_bundles_here(b: &HipBackend) -> bool {
-    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    held_to_amd(b)
-        || *ALWAYS.get_or_init(|| {
-            let v = std::env::var("ANYCUDA_HIP_BUNDLES").ok();
-            let (always, note) = bundles_mode(v.as_deref());
-            if let Some(note) = note {
-                log::warn!("anycuda (HIP): {note}");
-            } else if always {
-                log::info!(
-                    "anycuda (HIP): ANYCUDA_HIP_BUNDLES=always: source bundles are compiled by \
-                     hipRTC on HIP's NVIDIA platform too"
-                );
-            }
-            always
-        })
+/// What `ANYCUDA_HIP_BUNDLES` asks of PTX that carries an anycuda source bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BundlesMode {
+    /// `auto` (the default): the bundle is compiled wherever images are held to what AMD loads.
+    Auto,
+    /// `always`: on HIP's NVIDIA platform with AMD-faithful mode off too.
+    Always,
+    /// `never`: the bundle is ignored, so the PTX itself is translated (where images are held to
+    /// what AMD loads), as for PTX from any other compiler: how the PTX route is proven on
+    /// programs built with `anycuda nvcc` (candle's HIP column with its PTX translated).
+    Never,
 }
 
-/// `ANYCUDA_HIP_BUNDLES`'s value read: whether it says `always`, and a note for a value that is
-/// neither `auto` nor `always` (then `auto`). Pure.
-fn bundles_mode(value: Option<&str>) -> (bool, Option<String>) {
+/// Whether source bundles are compiled here: on an AMD device and in AMD-faithful mode on HIP's
+/// NVIDIA platform (the default: the AMD route, bundle read back, compiled by hipRTC, code
+/// loaded, proven on an NVIDIA GPU, the only GPU this project's test machines have); with the
+/// mode off (`ANYCUDA_HIP_AMD_FAITHFUL=0`) only with `ANYCUDA_HIP_BUNDLES=always`, else PTX
+/// loads as PTX there, as NVIDIA's driver would load it. Never with `ANYCUDA_HIP_BUNDLES=never`.
+/// Read once.
+fn compile_bundles_here(b: &HipBackend) -> bool {
+    static MODE: std::sync::OnceLock<BundlesMode> = std::sync::OnceLock::new();
+    let mode = *MODE.get_or_init(|| {
+        let v = std::env::var("ANYCUDA_HIP_BUNDLES").ok();
+        let (mode, note) = bundles_mode(v.as_deref());
+        if let Some(note) = note {
+            log::warn!("anycuda (HIP): {note}");
+        }
+        match mode {
+            BundlesMode::Always => log::info!(
+                "anycuda (HIP): ANYCUDA_HIP_BUNDLES=always: source bundles are compiled by \
+                 hipRTC on HIP's NVIDIA platform too"
+            ),
+            BundlesMode::Never => log::info!(
+                "anycuda (HIP): ANYCUDA_HIP_BUNDLES=never: source bundles are ignored; PTX is \
+                 translated where images are held to what AMD loads"
+            ),
+            BundlesMode::Auto => {}
+        }
+        mode
+    });
+    match mode {
+        BundlesMode::Never => false,
+        BundlesMode::Always => true,
+        BundlesMode::Auto => held_to_amd(b),
+    }
+}
+
+/// `ANYCUDA_HIP_BUNDLES`'s value read: the mode, and a note for a value that is none of `auto`,
+/// `always` and `never` (then `auto`). Pure.
+fn bundles_mode(value: Option<&str>) -> (BundlesMode, Option<String>) {
     match value.map(str::trim) {
-        None | Some("" | "auto") => (false, None),
-        Some(v) if v.eq_ignore_ascii_case("always") => (true, None),
-        Some(v) if v.eq_ignore_ascii_case("auto") => (false, None),
+        None | Some("") => (BundlesMode::Auto, None),
+        Some(v) if v.eq_ignore_ascii_case("auto") => (BundlesMode::Auto, None),
+        Some(v) if v.eq_ignore_ascii_case("always") => (BundlesMode::Always, None),
+        Some(v) if v.eq_ignore_ascii_case("never") => (BundlesMode::Never, None),
         Some(other) => (
-            false,
+            BundlesMode::Auto,
             Some(format!(
-                "ANYCUDA_HIP_BUNDLES={other:?} is neither `auto` nor `always`; using `auto`"
+                "ANYCUDA_HIP_BUNDLES={other:?} is none of `auto`, `always` and `never`; using `auto`"
             )),
         ),
     }
@@ -1351,16 +1376,19 @@ mod tests {
     }
 
     #[test]
-    fn bundles_mode_reads_auto_and_always_and_notes_the_rest() {
+    fn bundles_mode_reads_auto_always_never_and_notes_the_rest() {
         for v in [None, Some(""), Some("auto"), Some(" AUTO ")] {
-            assert_eq!(bundles_mode(v), (false, None), "{v:?}");
+            assert_eq!(bundles_mode(v), (BundlesMode::Auto, None), "{v:?}");
         }
         for v in ["always", "Always", " always\n"] {
-            assert_eq!(bundles_mode(Some(v)), (true, None), "{v:?}");
+            assert_eq!(bundles_mode(Some(v)), (BundlesMode::Always, None), "{v:?}");
         }
-        for v in ["1", "yes", "alway", "always,auto"] {
-            let (always, note) = bundles_mode(Some(v));
-            assert!(!always, "{v:?}");
+        for v in ["never", "NEVER", " never "] {
+            assert_eq!(bundles_mode(Some(v)), (BundlesMode::Never, None), "{v:?}");
+        }
+        for v in ["1", "yes", "alway", "always,auto", "0"] {
+            let (mode, note) = bundles_mode(Some(v));
+            assert_eq!(mode, BundlesMode::Auto, "{v:?}");
             assert!(note.unwrap().contains("using `auto`"), "{v:?}");
         }
     }
