@@ -1,8 +1,9 @@
 //! PTX on AMD: translated to HIP C++ ([`anycuda_rtc::ptx`]), compiled by hipRTC for the
 //! current device, and kept in the program cache. Every load entry that meets PTX where images
 //! are held to what AMD loads (on AMD, and in AMD-faithful mode on HIP's NVIDIA platform) comes
-//! here: `cuModuleLoad*`, `cuLibraryLoad*`/`cudaLibraryLoad*`, the linker's PTX inputs and the
-//! PTX entries of NVIDIA fat binaries (`adapt/image.rs`, `adapt/module.rs`, `adapt/library.rs`).
+//! here: `cuModuleLoad*`, `cuLibraryLoad*`/`cudaLibraryLoad*`, the linker's PTX inputs
+//! (`cuLink*`, `adapt/link.rs`; nvJitLink, `nvjitlink.rs`) and the PTX entries of NVIDIA fat
+//! binaries (`adapt/image.rs`, `adapt/module.rs`, `adapt/library.rs`).
 //!
 //! The cache key is the translator's version ([`anycuda_rtc::ptx::TRANSLATOR_VERSION`]), the
 //! hipRTC library's identity (path, version, size, modification time), this crate's version and
@@ -171,14 +172,18 @@ pub fn ptx_module_code(b: &HipBackend, modules: &[&str], what: &str) -> Result<V
             );
             Ok(code)
         }
-        Err(e) => {
-            let msg = format!("{what}: {e}");
-            if let PtxCodeError::Compile(c) = &e {
-                log::error!("anycuda (HIP): {what}: hipRTC log:\n{}", c.log);
-            }
-            Err(crate::adapt::image::refuse_owned(e.code(), msg))
-        }
+        Err(e) => Err(record_failure(&e, what)),
     }
+}
+
+/// Records a failure of [`compile_ptx`] for a load or link entry named `what`: the message
+/// (`what: error`) logged and kept for [`crate::not_supported_reason`] (and so for the JIT
+/// error log), hipRTC's compile log logged; returns [`PtxCodeError::code`].
+pub(crate) fn record_failure(e: &PtxCodeError, what: &str) -> CUresult {
+    if let PtxCodeError::Compile(c) = e {
+        log::error!("anycuda (HIP): {what}: hipRTC log:\n{}", c.log);
+    }
+    crate::adapt::image::refuse_owned(e.code(), format!("{what}: {e}"))
 }
 
 #[cfg(test)]

@@ -23,8 +23,7 @@
 //! `CUDA_ERROR_INVALID_PTX` (what CUDA's driver returns when its PTX compile fails), the compile
 //! log logged.
 //!
-//! NVIDIA cubins and fat binaries, and PTX given to the linker, are refused before HIP sees
-//! them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
+//! NVIDIA cubins, and fat binaries without PTX, are refused before HIP sees them, with `CUDA_ERROR_NOT_SUPPORTED` and the way out, logged once per process and kept for
 //! the calling thread ([`not_supported_reason`]). Why `CUDA_ERROR_NOT_SUPPORTED` (801,
 //! "operation not supported on the current system or device"): the image is well-formed and
 //! loads on an NVIDIA device, so `INVALID_PTX`, `INVALID_IMAGE` or `INVALID_SOURCE` would call a
@@ -43,9 +42,10 @@
 //! no known format) is `CUDA_ERROR_INVALID_IMAGE` in that mode: not a code object AMD could
 //! load. A refusal is logged (`log::warn`) with the format and the switch.
 //!
-//! The link inputs (`cuLinkAddData`/`cuLinkAddFile`, HIP 6.4+; HIP 5.2.3's NVIDIA platform has
-//! no linker) refuse PTX, cubins and fat binaries the same way, on AMD and in that mode alike;
-//! LLVM bitcode, the AMD linker's input, goes on to HIP.
+//! The linker (`cuLink*`, `adapt/link.rs`) takes PTX the same way, on AMD and in that mode
+//! alike: PTX inputs and fat binaries' PTX are translated together at `cuLinkComplete` and
+//! compiled by hipRTC; cubins are refused with [`CUBIN_ON_AMD`]; LLVM bitcode, the AMD linker's
+//! input, goes on to HIP's linker (HIP 6.4+).
 
 use super::support::{nvidia, NOT_SUPPORTED};
 use crate::{HipBackend, Platform};
@@ -119,10 +119,11 @@ pub fn image_kind(head: &[u8]) -> ImageKind {
     }
 }
 
-/// Why PTX given to the linker cannot load on an AMD GPU yet, and what to do instead (PTX
-/// given to a module or library load is translated: [`crate::ptx_code`]).
-pub const PTX_ON_AMD: &str = "PTX given to the linker (cuLinkAddData, cuLinkAddFile) cannot \
-    be linked on an AMD GPU yet; load PTX with cuModuleLoadData or cuLibraryLoadData, which \
+/// Why PTX cannot load on an AMD GPU as it is, and what to do instead: every entry that takes
+/// PTX translates it ([`crate::ptx_code`]), so this is the answer only for PTX that reaches
+/// HIP's loader by another road.
+pub const PTX_ON_AMD: &str = "PTX cannot load on an AMD GPU as it is; load it with \
+    cuModuleLoadData or cuLibraryLoadData, or link it with cuLinkAddData or nvJitLink, which \
     translate it for the AMD GPU, or compile the .cu source at run time with NVRTC \
     (nvrtcCompileProgram; anycuda::core::Program; cudarc's compile_ptx), whose output loads on \
     both backends";
@@ -241,7 +242,7 @@ fn format_name(kind: ImageKind) -> &'static str {
 
 /// Whether images are held to what AMD loads here: on AMD, and in AMD-faithful mode on HIP's
 /// NVIDIA platform.
-fn held_to_amd(b: &HipBackend) -> bool {
+pub(crate) fn held_to_amd(b: &HipBackend) -> bool {
     b.amd_faithful()
 }
 
@@ -554,6 +555,22 @@ unsafe fn fatbin_code(
 
 /// [`fatbin_code`] for a fat binary's bytes (bounds-checked: a truncated one is damaged).
 fn fatbin_bytes_code(b: &HipBackend, bytes: &[u8], what: &str) -> Result<Vec<u8>, CUresult> {
+    let ptx = fatbin_ptx(bytes, what)?;
+    match code_for_ptx(b, ptx.as_bytes(), what) {
+        Some(r) => r,
+        None => Err(refuse(NOT_SUPPORTED, FATBIN_ON_AMD)),
+    }
+}
+
+/// The best PTX of a fat binary's bytes ([`anycuda_rtc::fatbin::best_ptx`]: the highest
+/// architecture, decompressed), for a module load ([`fatbin_code`]) and a linker input
+/// (`adapt/link.rs`) alike. `what` names the input for the messages.
+///
+/// # Errors
+/// Recorded with the message ([`not_supported_reason`]): `CUDA_ERROR_INVALID_IMAGE` for a fat
+/// binary that cannot be read; `CUDA_ERROR_NOT_SUPPORTED` with [`no_ptx_advice`] for one
+/// without PTX.
+pub(crate) fn fatbin_ptx(bytes: &[u8], what: &str) -> Result<String, CUresult> {
     use anycuda_rtc::fatbin::{self, FatBinary};
     let fb = match FatBinary::parse(bytes) {
         Ok(fb) => fb,
@@ -570,10 +587,7 @@ fn fatbin_bytes_code(b: &HipBackend, bytes: &[u8], what: &str) -> Result<Vec<u8>
                 "anycuda (HIP): {what}: fat binary ({}): translating its compute_{arch} PTX",
                 fb.describe()
             );
-            match code_for_ptx(b, ptx.as_bytes(), what) {
-                Some(r) => r,
-                None => Err(refuse(NOT_SUPPORTED, FATBIN_ON_AMD)),
-            }
+            Ok(ptx)
         }
         None => {
             let advice = format!("{what}: {}", no_ptx_advice(&fb));
@@ -816,60 +830,6 @@ fn file_text(name: &CStr) -> Option<Vec<u8>> {
         bytes.truncate(end);
     }
     Some(bytes)
-}
-
-/// For a linker input (`cuLinkAddData`, `size` bytes at `data`): where images are held to what
-/// AMD loads, PTX, NVIDIA cubins and fat binaries are refused with AMD's code and advice
-/// (`CUDA_ERROR_NOT_SUPPORTED`), except hipRTC's marked output on HIP's NVIDIA platform; the
-/// rest (LLVM bitcode, AMD's linker input) goes on to HIP.
-///
-/// # Safety
-/// `data` points to `size` readable bytes (CUDA's contract), or is NULL.
-pub(crate) unsafe fn check_link_data(
-    b: &HipBackend,
-    data: *const c_void,
-    size: usize,
-) -> Result<(), CUresult> {
-    if data.is_null() || size == 0 || !held_to_amd(b) {
-        return Ok(());
-    }
-    // SAFETY: the caller's contract.
-    let bytes = unsafe { core::slice::from_raw_parts(data.cast::<u8>(), size) };
-    let text = bytes.split(|&c| c == 0).next().unwrap_or_default();
-    link_verdict(b, image_kind(&bytes[..size.min(20)]), text)
-}
-
-/// [`check_link_data`] for a linker input file (`cuLinkAddFile`); an unreadable file is left to
-/// HIP.
-///
-/// # Safety
-/// `path` is non-NULL and NUL-terminated, or NULL.
-pub(crate) unsafe fn check_link_file(b: &HipBackend, path: *const c_char) -> Result<(), CUresult> {
-    if path.is_null() || !held_to_amd(b) {
-        return Ok(());
-    }
-    // SAFETY: the caller's contract.
-    let name = unsafe { CStr::from_ptr(path) };
-    let Some(kind) = file_kind(name) else {
-        return Ok(());
-    };
-    let text = if kind == ImageKind::Text && nvidia(b) {
-        file_text(name).unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    link_verdict(b, kind, &text)
-}
-
-/// The linker's rule (see [`check_link_data`]).
-fn link_verdict(b: &HipBackend, kind: ImageKind, text: &[u8]) -> Result<(), CUresult> {
-    if kind == ImageKind::Text && nvidia(b) && is_hiprtc_output(text) {
-        return Ok(());
-    }
-    match refusal_on_amd(kind) {
-        Some(why) => Err(refuse_image(b, kind, NOT_SUPPORTED, why)),
-        None => Ok(()),
-    }
 }
 
 /// The kind of the image in file `name`, from its first 20 bytes; `None` when it cannot be
@@ -1324,14 +1284,6 @@ mod tests {
             // The checks every other entry shares.
             assert_eq!(check_loadable(&b, marked.as_ptr().cast()), Ok(()));
             assert_eq!(check_loadable(&b, elf(EM_AMDGPU).as_ptr().cast()), Ok(()));
-            assert_eq!(
-                check_link_data(&b, PTX.as_ptr().cast(), PTX.len()),
-                Err(NOT_SUPPORTED)
-            );
-            let mp = marked_ptx();
-            assert_eq!(check_link_data(&b, mp.as_ptr().cast(), mp.len()), Ok(()));
-            let bc = b"BC\xC0\xDE\x35\x14\0\0";
-            assert_eq!(check_link_data(&b, bc.as_ptr().cast(), bc.len()), Ok(()));
         }
     }
 
@@ -1345,7 +1297,6 @@ mod tests {
             assert_eq!(check_loadable(&b, ptx.as_ptr().cast()), Ok(()));
             assert_eq!(check_loadable(&b, elf(EM_CUDA).as_ptr().cast()), Ok(()));
             assert_eq!(check_library_image(&b, ptx.as_ptr().cast()), Ok(()));
-            assert_eq!(check_link_data(&b, PTX.as_ptr().cast(), PTX.len()), Ok(()));
         }
     }
 

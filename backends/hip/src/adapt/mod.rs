@@ -23,7 +23,7 @@
 //! paths, HIP errors translated through the tables.
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`errors`] (error strings), [`memory`],
-//! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`library`] (the library API over modules), [`image`], [`launch`], [`launch_legacy`],
+//! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`library`] (the library API over modules), [`link`] (the linker, PTX inputs translated), [`image`], [`launch`], [`launch_legacy`],
 //! [`texture`], [`user_object`] (user objects kept by anycuda), [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
 //! struct, each beside its inverse, in the room of the same area): a room here holds behaviour
@@ -42,6 +42,7 @@ pub(crate) mod image;
 pub(crate) mod launch;
 pub(crate) mod launch_legacy;
 pub(crate) mod library;
+pub(crate) mod link;
 pub(crate) mod memcpy;
 pub(crate) mod memory;
 pub(crate) mod memset;

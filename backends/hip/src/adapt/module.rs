@@ -14,15 +14,15 @@ use super::support::{
 use crate::conv::enum_to_hip;
 use crate::conv::launch::cluster_blocks;
 use crate::conv::module::{
-    func_attrs_from_hip, input_type, jit_options, occupancy_flags, JitOptions, ERROR_LOG_SIZE,
-    INFO_LOG_SIZE, WALL_TIME,
+    func_attrs_from_hip, jit_options, occupancy_flags, JitOptions, ERROR_LOG_SIZE, INFO_LOG_SIZE,
+    WALL_TIME,
 };
-use crate::hip_types::{hipFuncAttributes, hipFunction_t, hipLinkState_t, hipModule_t};
+use crate::hip_types::{hipFuncAttributes, hipFunction_t, hipModule_t};
 use crate::HipBackend;
 use anycuda_api::driver::{
     CUdevice_attribute, CUfunc_cache, CUfunction, CUfunctionLoadingState, CUfunction_attribute,
-    CUjitInputType, CUjit_option, CUlaunchConfig, CUlinkState, CUmodule, CUmoduleLoadingMode,
-    CUoccupancyB2DSize, CUresult, CUsharedconfig,
+    CUjit_option, CUlaunchConfig, CUmodule, CUmoduleLoadingMode, CUoccupancyB2DSize, CUresult,
+    CUsharedconfig,
 };
 use anycuda_api::runtime::{cudaError_t, cudaFuncAttribute, cudaFuncAttributes};
 use core::ffi::{c_char, c_int, c_uint, c_void};
@@ -134,9 +134,9 @@ pub(crate) unsafe fn cuModuleLoadDataEx(
     b.cu(e)
 }
 
-/// The caller's JIT error log (`CU_JIT_ERROR_LOG_BUFFER` and its size option), read before
-/// the options are copied back.
-struct ErrorLog {
+/// The caller's JIT error log (`CU_JIT_ERROR_LOG_BUFFER` and its size option; or the info
+/// log), read before the options are copied back.
+pub(super) struct ErrorLog {
     buf: *mut c_char,
     cap: usize,
     /// The index of `CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES`, whose value becomes the bytes written.
@@ -152,6 +152,31 @@ unsafe fn error_log(
     options: *const CUjit_option,
     values: *mut *mut c_void,
 ) -> Option<ErrorLog> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        jit_log(
+            n,
+            options,
+            values,
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        )
+    }
+}
+
+/// The caller's log named by the option pair `buffer`/`size` (error or info log), if its
+/// options name a buffer and a non-zero size.
+///
+/// # Safety
+/// CUDA's contract for the option arrays (`n` entries each, or NULL).
+pub(super) unsafe fn jit_log(
+    n: c_uint,
+    options: *const CUjit_option,
+    values: *mut *mut c_void,
+    buffer: CUjit_option,
+    size: CUjit_option,
+) -> Option<ErrorLog> {
+    let (buf_opt, size_opt) = (buffer, size);
     if n == 0 || options.is_null() || values.is_null() {
         return None;
     }
@@ -159,9 +184,9 @@ unsafe fn error_log(
     for k in 0..n as usize {
         // SAFETY: `n` entries (the caller's contract).
         let (o, v) = unsafe { (*options.add(k), *values.add(k)) };
-        if o == CUjit_option::CU_JIT_ERROR_LOG_BUFFER {
+        if o == buf_opt {
             buf = Some(v.cast::<c_char>());
-        } else if o == CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES {
+        } else if o == size_opt {
             size = Some((k, v as usize));
         }
     }
@@ -179,13 +204,26 @@ impl ErrorLog {
     ///
     /// # Safety
     /// The buffer holds `cap` bytes; `values` is the array the log was read from.
-    unsafe fn write(&self, msg: &str, values: *mut *mut c_void) {
+    pub(super) unsafe fn write(&self, msg: &str, values: *mut *mut c_void) {
         let n = msg.len().min(self.cap - 1);
         // SAFETY: `n + 1 <= cap` bytes of the caller's buffer.
         unsafe {
             core::ptr::copy_nonoverlapping(msg.as_ptr(), self.buf.cast::<u8>(), n);
             *self.buf.add(n) = 0;
             *values.add(self.size_at) = (n + 1) as *mut c_void;
+        }
+    }
+
+    /// Marks the log empty: its first byte NUL and 0 bytes in the size option ("nothing
+    /// produced", as for a dropped output).
+    ///
+    /// # Safety
+    /// As [`ErrorLog::write`].
+    pub(super) unsafe fn clear(&self, values: *mut *mut c_void) {
+        // SAFETY: `cap >= 1` bytes of the caller's buffer; the caller's array.
+        unsafe {
+            *self.buf = 0;
+            *values.add(self.size_at) = core::ptr::null_mut();
         }
     }
 }
@@ -393,7 +431,7 @@ pub(crate) unsafe fn cuFuncGetParamCount(
 ///
 /// # Safety
 /// As [`jit_options`]; the arrays are writable.
-unsafe fn copy_back(
+pub(super) unsafe fn copy_back(
     j: &JitOptions,
     n: c_uint,
     options: *const CUjit_option,
@@ -412,115 +450,6 @@ unsafe fn copy_back(
     }
     // SAFETY: forwarded contract.
     unsafe { finish_dropped(j, n, options, values) };
-}
-
-/// `cuLinkCreate` → `hipLinkCreate` (HIP 6.4+): JIT options translated as for
-/// `cuModuleLoadDataEx`.
-pub(crate) unsafe fn cuLinkCreate(
-    b: &HipBackend,
-    numOptions: c_uint,
-    options: *mut CUjit_option,
-    optionValues: *mut *mut c_void,
-    stateOut: *mut CUlinkState,
-) -> CUresult {
-    if stateOut.is_null() {
-        return INVALID_VALUE;
-    }
-    let f = hip_fn!(b, hipLinkCreate);
-    // SAFETY: forwarded contract.
-    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
-    let mut s: hipLinkState_t = core::ptr::null_mut();
-    // SAFETY: arrays living for the call. hipRTC's linker keeps no pointer to them after the
-    // call returns other than log buffers, which are the caller's own.
-    let e = unsafe {
-        f(
-            j.keys.len() as c_uint,
-            j.keys.as_mut_ptr(),
-            j.values.as_mut_ptr(),
-            &mut s,
-        )
-    };
-    // SAFETY: forwarded contract.
-    unsafe { copy_back(&j, numOptions, options, optionValues) };
-    if e == HIP_SUCCESS {
-        // SAFETY: non-NULL.
-        unsafe { *stateOut = s.cast() };
-    }
-    b.cu(e)
-}
-
-/// `cuLinkAddData` → `hipLinkAddData` (HIP 6.4+): input type and JIT options translated.
-pub(crate) unsafe fn cuLinkAddData(
-    b: &HipBackend,
-    state: CUlinkState,
-    type_: CUjitInputType,
-    data: *mut c_void,
-    size: usize,
-    name: *const c_char,
-    numOptions: c_uint,
-    options: *mut CUjit_option,
-    optionValues: *mut *mut c_void,
-) -> CUresult {
-    if state.is_null() || data.is_null() || size == 0 {
-        return INVALID_VALUE;
-    }
-    let t = tri!(input_type(b, type_));
-    let f = hip_fn!(b, hipLinkAddData);
-    // SAFETY: `size` bytes at `data` (CUDA's contract). NVIDIA formats are refused as on AMD.
-    tri!(unsafe { super::image::check_link_data(b, data, size) });
-    // SAFETY: forwarded contract.
-    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
-    // SAFETY: caller's data; arrays living for the call.
-    let e = unsafe {
-        f(
-            state.cast(),
-            t as _,
-            data,
-            size,
-            name,
-            j.keys.len() as c_uint,
-            j.keys.as_mut_ptr(),
-            j.values.as_mut_ptr(),
-        )
-    };
-    // SAFETY: forwarded contract.
-    unsafe { copy_back(&j, numOptions, options, optionValues) };
-    b.cu(e)
-}
-
-/// `cuLinkAddFile` → `hipLinkAddFile` (HIP 6.4+): input type and JIT options translated.
-pub(crate) unsafe fn cuLinkAddFile(
-    b: &HipBackend,
-    state: CUlinkState,
-    type_: CUjitInputType,
-    path: *const c_char,
-    numOptions: c_uint,
-    options: *mut CUjit_option,
-    optionValues: *mut *mut c_void,
-) -> CUresult {
-    if state.is_null() || path.is_null() {
-        return INVALID_VALUE;
-    }
-    let t = tri!(input_type(b, type_));
-    let f = hip_fn!(b, hipLinkAddFile);
-    // SAFETY: the caller's NUL-terminated path. NVIDIA formats are refused as on AMD.
-    tri!(unsafe { super::image::check_link_file(b, path) });
-    // SAFETY: forwarded contract.
-    let mut j = tri!(unsafe { jit_options(b, false, numOptions, options, optionValues) });
-    // SAFETY: caller's path; arrays living for the call.
-    let e = unsafe {
-        f(
-            state.cast(),
-            t as _,
-            path,
-            j.keys.len() as c_uint,
-            j.keys.as_mut_ptr(),
-            j.values.as_mut_ptr(),
-        )
-    };
-    // SAFETY: forwarded contract.
-    unsafe { copy_back(&j, numOptions, options, optionValues) };
-    b.cu(e)
 }
 
 /// Validates a function handle through HIP (`hipFuncGetAttribute`): Ok, or HIP's error in

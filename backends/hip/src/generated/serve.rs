@@ -2939,7 +2939,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::module::cuLinkAddData(
+            crate::adapt::link::cuLinkAddData(
                 self,
                 state,
                 type_,
@@ -2964,7 +2964,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         optionValues: *mut *mut ::core::ffi::c_void,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::module::cuLinkAddFile(
+            crate::adapt::link::cuLinkAddFile(
                 self,
                 state,
                 type_,
@@ -2975,7 +2975,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuLinkComplete` → `hipLinkComplete`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLinkComplete(
         &self,
@@ -2983,14 +2983,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         cubinOut: *mut *mut ::core::ffi::c_void,
         sizeOut: *mut usize,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLinkComplete else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(state as _, cubinOut, sizeOut) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::link::cuLinkComplete(self, state, cubinOut, sizeOut) }
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
@@ -3002,7 +2995,7 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
         stateOut: *mut anycuda_api::driver::CUlinkState,
     ) -> anycuda_api::driver::CUresult {
         unsafe {
-            crate::adapt::module::cuLinkCreate(
+            crate::adapt::link::cuLinkCreate(
                 self,
                 numOptions,
                 options,
@@ -3011,20 +3004,13 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
             )
         }
     }
-    /// `cuLinkDestroy` → `hipLinkDestroy`.
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
     unsafe fn cuLinkDestroy(
         &self,
         state: anycuda_api::driver::CUlinkState,
     ) -> anycuda_api::driver::CUresult {
-        let Some(hip_t) = self.native_hip() else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_INITIALIZED;
-        };
-        let Some(hip_f) = hip_t.hipLinkDestroy else {
-            return anycuda_api::driver::CUresult::CUDA_ERROR_NOT_SUPPORTED;
-        };
-        let hip_r = unsafe { hip_f(state as _) };
-        self.cu(hip_r)
+        unsafe { crate::adapt::link::cuLinkDestroy(self, state) }
     }
     /// `cuMemAddressFree` → `hipMemAddressFree`.
     #[inline]
