@@ -25,6 +25,11 @@
 /// (its lanes 0-31 and 32-63) and every warp-level helper (`ptx_shfl`, `ptx_ballot`,
 /// `ptx_vote_*`, `ptx_match_*`, `ptx_redux`, `ptx_activemask`, the lane masks) is confined to
 /// the caller's half; the wavefront width is decided at compile time.
+///
+/// The warp-wide matrix instructions (`ldmatrix`, `stmatrix`, `mma.sync`) are emulated on those
+/// helpers: the lanes exchange fragments (and row addresses) by shuffles laid out as the PTX
+/// ISA's fragment tables say, and each lane reads, writes or computes its own part; integer
+/// `mma` is exact, float `mma` sums exact products in f64 and rounds once.
 pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
 typedef unsigned char ptx_u8;
 typedef signed char ptx_s8;
