@@ -200,3 +200,84 @@ fn a_candle_bundle_compiles_through_the_module_load_function() {
         kernels.len()
     );
 }
+
+/// The modules [`candle_ptx_translates_and_compiles_for_amd`] compiles by default: all but
+/// quantized.ptx, whose translation (6 MB of PTX, 142 kernels) takes hipRTC 5.2.3 about 6.5
+/// minutes for one target on the 2-core CI machine (2026-11-29). `ANYCUDA_CANDLE_PTX_COMPILE=all`
+/// compiles it too; its translation is checked either way, and it runs on the GPU machine.
+const SLOW_TO_COMPILE: &[&str] = &["quantized.ptx"];
+
+/// candle-kernels' PTX through the PTX route, not its bundles: every module translates (the
+/// bundle's comment lines are not PTX and are skipped), the translation has every kernel of the
+/// PTX, and hipRTC compiles it for the AMD targets in `ANYCUDA_CANDLE_PTX_ARCHES` (comma-separated,
+/// default `gfx90a`), the code object holding every kernel and its `.kd`. Compiles go through a
+/// program cache in `ANYCUDA_CANDLE_PTX_CACHE` when set (ci/candle-ci.sh: in its cache folder),
+/// keyed by the translated source, the hipRTC library and the target, so an unchanged
+/// translation is compiled once; without it every run compiles.
+#[cfg(feature = "backend-hip")]
+#[test]
+#[ignore = "reads candle's PTX from ANYCUDA_CANDLE_PTX_DIR: run by ci/candle-ci.sh (--include-ignored)"]
+fn candle_ptx_translates_and_compiles_for_amd() {
+    use anycuda::core::{cache::FileProgramCache, CodeType, Program, ProgramOptions};
+    use std::sync::Arc;
+    let dir = ptx_dir();
+    let hip = common::compiler(anycuda::BackendKind::Hip).expect("hipRTC (the HIP backend)");
+    let archs: Vec<String> = std::env::var("ANYCUDA_CANDLE_PTX_ARCHES")
+        .unwrap_or_else(|_| "gfx90a".into())
+        .split(',')
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+        .collect();
+    assert!(!archs.is_empty(), "ANYCUDA_CANDLE_PTX_ARCHES names no target");
+    let all = std::env::var("ANYCUDA_CANDLE_PTX_COMPILE").is_ok_and(|v| v == "all");
+    let cache = std::env::var_os("ANYCUDA_CANDLE_PTX_CACHE").map(|d| {
+        Arc::new(FileProgramCache::new(PathBuf::from(d), 4 << 30))
+            as Arc<dyn anycuda::core::cache::ProgramCache>
+    });
+    let mut kernels_total = 0;
+    for m in modules(&dir) {
+        let name = m.bundle.name.clone();
+        let t0 = std::time::Instant::now();
+        let t = anycuda_rtc::ptx::translate(&m.ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut want = common::ptx_entries(&m.ptx);
+        want.sort();
+        let mut got = t.entries.clone();
+        got.sort();
+        assert_eq!(got, want, "{name}: the translation's kernels");
+        kernels_total += want.len();
+        println!(
+            "CANDLE-PTX {name}: translated in {:.0?}: {} kernels, {} KiB of C++",
+            t0.elapsed(),
+            want.len(),
+            t.source.len() / 1024
+        );
+        if !all && SLOW_TO_COMPILE.contains(&name.as_str()) {
+            println!("CANDLE-PTX {name}: not compiled here (ANYCUDA_CANDLE_PTX_COMPILE=all does)");
+            continue;
+        }
+        for arch in &archs {
+            let t1 = std::time::Instant::now();
+            let mut p = Program::with_backend(hip, &t.source, ProgramOptions::new().name(&name))
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .with_cache(cache.clone());
+            p.compile_with_args(&[format!("--gpu-architecture={arch}")])
+                .unwrap_or_else(|e| panic!("{name} for {arch}: hipRTC refused the translation: {e}"));
+            let code = common::code(&p, CodeType::Cubin);
+            assert_eq!(common::elf_machine(&code), Some(common::EM_AMDGPU), "{name} {arch}");
+            let syms = common::elf_symbols(&code);
+            for k in &want {
+                assert!(
+                    syms.contains(k) && syms.contains(&format!("{k}.kd")),
+                    "{name} for {arch}: kernel {k} missing from the code object"
+                );
+            }
+            println!(
+                "CANDLE-PTX {name}: hipRTC {} for {arch} in {:.0?}{}",
+                anycuda::native::hip::version_string(hip.as_hip().unwrap().hip_version()),
+                t1.elapsed(),
+                if p.cache_hit() { " (program cache)" } else { "" }
+            );
+        }
+    }
+    println!("CANDLE-PTX every module translated ({kernels_total} kernels)");
+}

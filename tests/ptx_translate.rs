@@ -323,6 +323,7 @@ fn translated_kernels_match_native_ptx() {
             _ => rng.next(),
         })
         .collect();
+    let (mma_in, mma_din) = mma_inputs(&mut rng);
     let cfg = LaunchConfig::for_num_elems(n as u32, 128);
     let up = |v: &[i32]| Buffer::from_slice(&stream, v).unwrap();
     // Every output of every kernel, as bit patterns.
@@ -558,6 +559,55 @@ fn translated_kernels_match_native_ptx() {
                 wo.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
             ));
         }
+        // The matrix kernels (cp.async, ldmatrix, mma.sync), in blocks of 64 and 96 threads.
+        let (dmi, dmd) = (
+            Buffer::from_slice(&stream, &mma_in).unwrap(),
+            Buffer::from_slice(&stream, &mma_din).unwrap(),
+        );
+        for (threads, load_name, int_name, float_name) in MATRIX_RUNS {
+            let blocks = (WARP_THREADS as u32) / threads;
+            let mut lo = Buffer::<u32>::zeroed(&stream, WARP_THREADS * MATRIX_COLS).unwrap();
+            let k = code.kernel("matrix_load").unwrap();
+            // SAFETY: matrix_load reads in[0..4 * blocks * threads] (the warp's 512 bytes each)
+            // and writes out[0..blocks * threads * MATRIX_COLS]; blocks are whole warps.
+            unsafe {
+                launch(
+                    &stream,
+                    &LaunchConfig::new(blocks, threads),
+                    &k,
+                    (&dmi, &mut lo),
+                )
+            }
+            .unwrap();
+            let mut mo = Buffer::<u32>::zeroed(&stream, WARP_THREADS * MMA_COLS).unwrap();
+            let k = code.kernel("mma_ops").unwrap();
+            // SAFETY: mma_ops reads in[0..MMA_IN * blocks * threads] and din[0..4 * blocks *
+            // threads], writes out[0..MMA_COLS * blocks * threads]; every warp is whole.
+            unsafe {
+                launch(
+                    &stream,
+                    &LaunchConfig::new(blocks, threads),
+                    &k,
+                    (&dmi, &dmd, &mut mo),
+                )
+            }
+            .unwrap();
+            stream.synchronize().unwrap();
+            out.push((
+                load_name,
+                lo.to_vec().unwrap().iter().map(|v| u64::from(*v)).collect(),
+            ));
+            let mo = mo.to_vec().unwrap();
+            let (ints, floats): (Vec<_>, Vec<_>) = mo
+                .iter()
+                .enumerate()
+                .partition(|(i, _)| (MMA_INT_COLS).contains(&(i % MMA_COLS)));
+            out.push((int_name, ints.iter().map(|(_, v)| u64::from(**v)).collect()));
+            out.push((
+                float_name,
+                floats.iter().map(|(_, v)| u64::from(**v)).collect(),
+            ));
+        }
         out
     };
     let got = run(&translated);
@@ -590,12 +640,28 @@ fn translated_kernels_match_native_ptx() {
     let sum: i64 = a.iter().map(|v| i64::from(*v)).sum();
     assert_eq!(got[8].1[0] as u32 as i32, sum as i32, "atomicAdd");
     check_warps_on_host(&got, &warp_in);
+    check_matrices_on_host(&got, &mma_in, &mma_din);
     match native {
         Some(native) => {
             let want = run(&native);
             // Every buffer compared before failing, so one run shows every difference.
             let mut failures = Vec::new();
-            for ((name, g), (_, w)) in got.iter().zip(&want) {
+            for (threads, _, _, float_name) in MATRIX_RUNS {
+                let find = |v: &[(&'static str, Vec<u64>)]| {
+                    v.iter().find(|(n, _)| *n == float_name).unwrap().1.clone()
+                };
+                failures.extend(mma_floats_within_bound(
+                    threads,
+                    &find(&want),
+                    &mma_in,
+                    &mma_din,
+                ));
+            }
+            for ((name, g), (_, w)) in got
+                .iter()
+                .zip(&want)
+                .filter(|((name, _), _)| !name.starts_with("mma_ops float"))
+            {
                 let diff: Vec<String> = g
                     .iter()
                     .zip(w)
@@ -721,4 +787,415 @@ fn check_warps_on_host(got: &[(&'static str, Vec<u64>)], input: &[u32]) {
             }
         }
     }
+}
+
+/// Columns per thread of `matrix_load` (ldmatrix x4, x4.trans, x2, x2.trans, x1, x1.trans, then
+/// the 8 bytes cp.async copied with its zero-fill).
+const MATRIX_COLS: usize = 16;
+/// Input words per thread of `mma_ops`, and its result columns.
+const MMA_IN: usize = 32;
+const MMA_COLS: usize = 52;
+/// `mma_ops`'s integer columns (compared bit for bit with the native PTX); the others are
+/// floats (compared within [`mma_floats_within_bound`]'s bound).
+const MMA_INT_COLS: std::ops::Range<usize> = 28..48;
+
+/// The matrix kernels' runs: threads per block, and the names of `matrix_load`'s output and of
+/// `mma_ops`'s integer and float columns.
+const MATRIX_RUNS: [(u32, &str, &str, &str); 2] = [
+    (
+        64,
+        "matrix_load, blocks of 64",
+        "mma_ops int, blocks of 64",
+        "mma_ops float, blocks of 64",
+    ),
+    (
+        96,
+        "matrix_load, blocks of 96",
+        "mma_ops int, blocks of 96",
+        "mma_ops float, blocks of 96",
+    ),
+];
+
+/// `mma_ops`'s inputs, per thread: f16 A (4 words) and B (2), f32 C (4), bf16 A (4) and B (2),
+/// tf32 A (4) and B (2), 8-bit A (4) and B (2), s32 C (4, a third near the limits), and f64
+/// A, B, C (4 doubles). Floats are normal with magnitudes in [2^-6, 2^6) (a sixteenth of them
+/// zero), so every form's exact result `c + sum a_k b_k` is exact in f64; tf32 values have their
+/// low 13 bits clear (what `cvt.rna.tf32.f32` gives).
+fn mma_inputs(rng: &mut Rng) -> (Vec<u32>, Vec<f64>) {
+    // A random element of `kind`'s bits (f16 and bf16 in the low 16 bits).
+    let float = |rng: &mut Rng, kind: &str| -> u32 {
+        let r = rng.next();
+        let (s, e, m) = (r >> 31, (r >> 20) % 12, rng.next());
+        let zero = r % 16 == 0;
+        match kind {
+            "f16" if zero => s << 15,
+            "f16" => s << 15 | (e + 9) << 10 | (m & 0x3ff),
+            "bf16" if zero => s << 15,
+            "bf16" => s << 15 | (e + 121) << 7 | (m & 0x7f),
+            _ if zero => s << 31,
+            "tf32" => s << 31 | (e + 121) << 23 | (m & 0x7f_e000),
+            _ => s << 31 | (e + 121) << 23 | (m & 0x7f_ffff),
+        }
+    };
+    let mut words = Vec::with_capacity(WARP_THREADS * MMA_IN);
+    for _ in 0..WARP_THREADS {
+        let mut w = [0u32; MMA_IN];
+        for x in &mut w[0..6] {
+            *x = float(rng, "f16") | float(rng, "f16") << 16;
+        }
+        for x in &mut w[6..10] {
+            *x = float(rng, "f32");
+        }
+        for x in &mut w[10..16] {
+            *x = float(rng, "bf16") | float(rng, "bf16") << 16;
+        }
+        for x in &mut w[16..22] {
+            *x = float(rng, "tf32");
+        }
+        for x in &mut w[22..28] {
+            *x = rng.next();
+        }
+        for x in &mut w[28..32] {
+            let r = rng.next();
+            *x = match r % 6 {
+                0 => 0x7fff_0000 | (rng.next() & 0xffff),
+                1 => 0x8000_0000 | (rng.next() & 0xffff),
+                _ => rng.next(),
+            };
+        }
+        words.extend_from_slice(&w);
+    }
+    let din = (0..WARP_THREADS * 4)
+        .map(|_| f64::from(rng.next() as i32) / f64::from(rng.next() | 1))
+        .collect();
+    (words, din)
+}
+
+/// An `mma_ops` form: its first result column, shape (k; elements per register; A's and B's
+/// register counts), element kinds (0 f16, 1 bf16, 2 tf32, 3 s8, 4 u8), result kind (0 f32,
+/// 1 f16 pairs, 2 s32, 3 s32 `.satfinite`) and its registers' first input words.
+struct MmaCase {
+    col: usize,
+    k: usize,
+    e: usize,
+    na: usize,
+    nb: usize,
+    ak: u32,
+    bk: u32,
+    dk: u32,
+    a: usize,
+    b: usize,
+    c: usize,
+}
+
+#[rustfmt::skip]
+const MMA_CASES: [MmaCase; 13] = [
+    MmaCase { col: 0, k: 16, e: 2, na: 4, nb: 2, ak: 0, bk: 0, dk: 0, a: 0, b: 4, c: 6 },
+    MmaCase { col: 4, k: 16, e: 2, na: 4, nb: 2, ak: 0, bk: 0, dk: 1, a: 0, b: 4, c: 4 },
+    MmaCase { col: 6, k: 8, e: 2, na: 2, nb: 1, ak: 0, bk: 0, dk: 0, a: 0, b: 4, c: 6 },
+    MmaCase { col: 10, k: 8, e: 2, na: 2, nb: 1, ak: 0, bk: 0, dk: 1, a: 0, b: 4, c: 4 },
+    MmaCase { col: 12, k: 16, e: 2, na: 4, nb: 2, ak: 1, bk: 1, dk: 0, a: 10, b: 14, c: 6 },
+    MmaCase { col: 16, k: 8, e: 2, na: 2, nb: 1, ak: 1, bk: 1, dk: 0, a: 10, b: 14, c: 6 },
+    MmaCase { col: 20, k: 8, e: 1, na: 4, nb: 2, ak: 2, bk: 2, dk: 0, a: 16, b: 20, c: 6 },
+    MmaCase { col: 24, k: 4, e: 1, na: 2, nb: 1, ak: 2, bk: 2, dk: 0, a: 16, b: 20, c: 6 },
+    MmaCase { col: 28, k: 32, e: 4, na: 4, nb: 2, ak: 3, bk: 3, dk: 2, a: 22, b: 26, c: 28 },
+    MmaCase { col: 32, k: 32, e: 4, na: 4, nb: 2, ak: 4, bk: 3, dk: 2, a: 22, b: 26, c: 28 },
+    MmaCase { col: 36, k: 32, e: 4, na: 4, nb: 2, ak: 3, bk: 4, dk: 3, a: 22, b: 26, c: 28 },
+    MmaCase { col: 40, k: 16, e: 4, na: 2, nb: 1, ak: 4, bk: 4, dk: 2, a: 22, b: 26, c: 28 },
+    MmaCase { col: 44, k: 16, e: 4, na: 2, nb: 1, ak: 3, bk: 3, dk: 3, a: 22, b: 26, c: 28 },
+];
+
+/// The value of element `i` of a lane's registers `regs` of kind `kind`.
+fn mma_elem(kind: u32, e: usize, regs: &[u32], i: usize) -> f64 {
+    let bits = 32 / e;
+    let w = regs[i / e];
+    let v = if bits == 32 {
+        w
+    } else {
+        (w >> (bits * (i % e))) & ((1 << bits) - 1)
+    };
+    match kind {
+        0 => f16_value(v as u16),
+        1 => f64::from(f32::from_bits(v << 16)),
+        2 => f64::from(f32::from_bits(v & 0xffff_e000)),
+        3 => f64::from(v as u8 as i8),
+        _ => f64::from(v as u8),
+    }
+}
+
+fn f16_value(h: u16) -> f64 {
+    let (s, e, m) = (h >> 15, (h >> 10) & 31, f64::from(h & 0x3ff));
+    let v = match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1024.0 + m) * 2f64.powi(i32::from(e) - 25),
+    };
+    if s == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `x` rounded to f16 (to nearest, ties to even), as bits; finite, non-NaN `x` only.
+fn f16_bits(x: f64) -> u16 {
+    let s = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a >= 65520.0 {
+        return s | 0x7c00;
+    }
+    let e = if a < 2f64.powi(-14) {
+        -14
+    } else {
+        a.log2().floor() as i32
+    };
+    // log2 may be off by one near powers of two: settle e so that 2^e <= a < 2^(e+1).
+    let e = if a >= 2f64.powi(e + 1) {
+        e + 1
+    } else if e > -14 && a < 2f64.powi(e) {
+        e - 1
+    } else {
+        e
+    };
+    let q = 2f64.powi(e - 10);
+    let n = (a / q).round_ties_even();
+    let v = n * q;
+    if v < 2f64.powi(-14) {
+        return s | (v / 2f64.powi(-24)) as u16;
+    }
+    let (e, m) = if n >= 2048.0 {
+        (e + 1, 0.0)
+    } else {
+        (e, n - 1024.0)
+    };
+    s | ((e + 15) as u16) << 10 | m as u16
+}
+
+/// The PTX ISA's fragment tables: where element `i` of lane (g, t)'s A and B registers sits
+/// (row, column); C's and D's element `i` is at (g + 8 (i >= 2), 2t + (i & 1)).
+fn mma_a_at(c: &MmaCase, g: usize, t: usize, i: usize) -> (usize, usize) {
+    match (c.e, c.k) {
+        (2, 16) => (
+            g + 8 * usize::from(matches!(i, 2 | 3 | 6 | 7)),
+            2 * t + (i & 1) + 8 * usize::from(i >= 4),
+        ),
+        (2, _) => (g + 8 * usize::from(i >= 2), 2 * t + (i & 1)),
+        (1, 8) => (
+            g + 8 * usize::from(i == 1 || i == 3),
+            t + 4 * usize::from(i >= 2),
+        ),
+        (1, _) => (g + 8 * usize::from(i == 1), t),
+        (_, 16) => (g + 8 * usize::from(i >= 4), 4 * t + (i & 3)),
+        _ => (
+            g + 8 * usize::from((4..8).contains(&i) || i >= 12),
+            4 * t + (i & 3) + 16 * usize::from(i >= 8),
+        ),
+    }
+}
+fn mma_b_at(c: &MmaCase, g: usize, t: usize, i: usize) -> (usize, usize) {
+    let row = match (c.e, c.k) {
+        (2, 16) => 2 * t + (i & 1) + 8 * usize::from(i >= 2),
+        (2, _) => 2 * t + i,
+        (1, 8) => t + 4 * usize::from(i >= 1),
+        (1, _) => t,
+        (_, 16) => 4 * t + i,
+        _ => 4 * t + (i & 3) + 16 * usize::from(i >= 4),
+    };
+    (row, g)
+}
+
+/// The host's `mma_ops` results for thread `i` of `input`: per column, the expected bits and,
+/// for float columns, the magnitude sum `|c| + sum |a_k b_k|` (0 for integers).
+fn mma_model(input: &[u32], din: &[f64], i: usize) -> Vec<(u64, f64)> {
+    let (base, lane) = (i - i % 32, i % 32);
+    let (g, t) = (lane / 4, lane % 4);
+    let regs =
+        |thread: usize, at: usize, n: usize| &input[thread * MMA_IN + at..thread * MMA_IN + at + n];
+    let mut out = vec![(0u64, 0f64); MMA_COLS];
+    for c in &MMA_CASES {
+        let (mut a, mut b) = ([[0f64; 32]; 16], [[0f64; 8]; 32]);
+        for l in 0..32 {
+            let (lg, lt) = (l / 4, l % 4);
+            for e in 0..c.na * c.e {
+                let (r, k) = mma_a_at(c, lg, lt, e);
+                a[r][k] = mma_elem(c.ak, c.e, regs(base + l, c.a, c.na), e);
+            }
+            for e in 0..c.nb * c.e {
+                let (k, n) = mma_b_at(c, lg, lt, e);
+                b[k][n] = mma_elem(c.bk, c.e, regs(base + l, c.b, c.nb), e);
+            }
+        }
+        let mut d = [(0u64, 0f64); 4];
+        for (e, slot) in d.iter_mut().enumerate() {
+            let (r, n) = (g + 8 * (e / 2), 2 * t + (e & 1));
+            let cw = input[i * MMA_IN + c.c + if c.dk == 1 { e / 2 } else { e }];
+            let cv = match c.dk {
+                0 => f64::from(f32::from_bits(cw)),
+                1 => f16_value((cw >> (16 * (e & 1))) as u16),
+                _ => f64::from(cw as i32),
+            };
+            let (mut s, mut mag) = (cv, cv.abs());
+            for k in 0..c.k {
+                s += a[r][k] * b[k][n]; // exact: the inputs' ranges keep every sum in f64
+                mag += (a[r][k] * b[k][n]).abs();
+            }
+            *slot = match c.dk {
+                0 => (u64::from((s as f32).to_bits()), mag),
+                1 => (u64::from(f16_bits(s)), mag),
+                2 => (u64::from(s as i64 as u32), 0.0),
+                _ => (
+                    u64::from(s.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32),
+                    0.0,
+                ),
+            };
+        }
+        if c.dk == 1 {
+            out[c.col] = (d[0].0 | d[1].0 << 16, d[0].1.max(d[1].1));
+            out[c.col + 1] = (d[2].0 | d[3].0 << 16, d[2].1.max(d[3].1));
+        } else {
+            out[c.col..c.col + 4].copy_from_slice(&d);
+        }
+    }
+    // f64 m8n8k4: lane (g, t) holds A[g][t] (din[0]), B[t][g] (din[1]); D[g][2t + j] from C
+    // din[2 + j], an fma per k in k order.
+    for j in 0..2 {
+        let mut s = din[i * 4 + 2 + j];
+        let mut mag = s.abs();
+        for k in 0..4 {
+            let (x, y) = (
+                din[(base + 4 * g + k) * 4],
+                din[(base + 4 * (2 * t + j) + k) * 4 + 1],
+            );
+            s = x.mul_add(y, s);
+            mag += (x * y).abs();
+        }
+        let bits = s.to_bits();
+        out[48 + 2 * j] = (bits & 0xffff_ffff, mag);
+        out[48 + 2 * j + 1] = (bits >> 32, mag);
+    }
+    out
+}
+
+/// The matrix kernels' results against the host: `matrix_load` (ldmatrix from the tile the warp
+/// filled with cp.async; the zero-filled copy) and every `mma_ops` column, bit for bit (the
+/// translation computes the exact result rounded once; the inputs make it exact in f64).
+fn check_matrices_on_host(got: &[(&'static str, Vec<u64>)], input: &[u32], din: &[f64]) {
+    let find = |name: &str| &got.iter().find(|(n, _)| *n == name).unwrap().1;
+    for (threads, load_name, int_name, float_name) in MATRIX_RUNS {
+        let (lo, ints, floats) = (find(load_name), find(int_name), find(float_name));
+        for i in 0..WARP_THREADS {
+            let (base, lane) = (i - i % 32, i % 32);
+            // The warp's tile: row k is the 16 bytes at input word 4 (base + k); the row
+            // address of lane l is tile row 5l mod 32; matrix m's row r is lane 8m + r's.
+            let elem = |m: usize, r: usize, c: usize| -> u32 {
+                let row = (5 * (8 * m + r)) % 32;
+                (input[4 * (base + row) + c / 2] >> (16 * (c % 2))) & 0xffff
+            };
+            let (r, c) = (lane / 4, 2 * (lane % 4));
+            let frag = |m: usize, trans: bool| -> u32 {
+                if trans {
+                    elem(m, c, r) | elem(m, c + 1, r) << 16
+                } else {
+                    elem(m, r, c) | elem(m, r, c + 1) << 16
+                }
+            };
+            let mut want = Vec::new();
+            for (n, trans) in [
+                (4, false),
+                (4, true),
+                (2, false),
+                (2, true),
+                (1, false),
+                (1, true),
+            ] {
+                want.extend((0..n).map(|m| frag(m, trans)));
+            }
+            // cp.async of 8 bytes with src_size lane % 9: the rest zero.
+            let src = &input[4 * base + 2 * lane..4 * base + 2 * lane + 2];
+            let bytes: Vec<u8> = src.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let kept: Vec<u8> = (0..8)
+                .map(|k| if k < lane % 9 { bytes[k] } else { 0 })
+                .collect();
+            want.push(u32::from_le_bytes(kept[..4].try_into().unwrap()));
+            want.push(u32::from_le_bytes(kept[4..].try_into().unwrap()));
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(
+                    lo[i * MATRIX_COLS + k],
+                    u64::from(*w),
+                    "matrix_load (blocks of {threads}), thread {i}, column {k}"
+                );
+            }
+            let model = mma_model(input, din, i);
+            let (mut fi, mut ii) = (0, 0);
+            for (col, (w, _)) in model.iter().enumerate() {
+                let got = if MMA_INT_COLS.contains(&col) {
+                    ii += 1;
+                    ints[i * MMA_INT_COLS.len() + ii - 1]
+                } else {
+                    fi += 1;
+                    floats[i * (MMA_COLS - MMA_INT_COLS.len()) + fi - 1]
+                };
+                assert_eq!(
+                    got, *w,
+                    "mma_ops (blocks of {threads}), thread {i}, column {col}: translated {got:#x}, host {w:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// The native PTX's float `mma` results against the exact ones: NVIDIA does not specify its
+/// tensor cores' accumulation order and internal precision (they align and truncate the partial
+/// sums), so a native result may differ from the exactly rounded one, which the translation
+/// gives. Bound: `2^-17 (|c| + sum |a_k b_k|)` for f32 results (about 64 units in the last place
+/// of that magnitude sum), `2^-9 (...)` for f16 results (two units), `2^-50 (...)` for f64.
+fn mma_floats_within_bound(
+    threads: u32,
+    native: &[u64],
+    input: &[u32],
+    din: &[f64],
+) -> Vec<String> {
+    let nf = MMA_COLS - MMA_INT_COLS.len();
+    let mut bad = Vec::new();
+    for i in 0..WARP_THREADS {
+        let model = mma_model(input, din, i);
+        let cols = (0..MMA_COLS).filter(|c| !MMA_INT_COLS.contains(c));
+        for (fi, col) in cols.enumerate() {
+            let (w, mag) = model[col];
+            let n = native[i * nf + fi];
+            let (nv, wv, bound): (Vec<f64>, Vec<f64>, f64) = if col >= 48 {
+                // An f64 is two columns: compare when its high word is reached.
+                if col % 2 == 0 {
+                    continue;
+                }
+                let nb = native[i * nf + fi - 1] | n << 32;
+                let wb = model[col - 1].0 | w << 32;
+                (
+                    vec![f64::from_bits(nb)],
+                    vec![f64::from_bits(wb)],
+                    mag * 2f64.powi(-50),
+                )
+            } else if matches!(col, 4 | 5 | 10 | 11) {
+                let halves = |v: u64| vec![f16_value(v as u16), f16_value((v >> 16) as u16)];
+                (halves(n), halves(w), mag * 2f64.powi(-9))
+            } else {
+                (
+                    vec![f64::from(f32::from_bits(n as u32))],
+                    vec![f64::from(f32::from_bits(w as u32))],
+                    mag * 2f64.powi(-17),
+                )
+            };
+            for (x, y) in nv.iter().zip(&wv) {
+                // NaN (a native NaN where none is due) fails too.
+                let within = x == y || (x - y).abs() <= bound; // == : equal infinities
+                if !within && bad.len() < 16 {
+                    bad.push(format!(
+                        "mma_ops (blocks of {threads}), thread {i}, column {col}: native {x:e}, exact {y:e}, bound {bound:e}"
+                    ));
+                }
+            }
+        }
+    }
+    bad
 }

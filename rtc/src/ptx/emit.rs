@@ -6,6 +6,8 @@ use super::PtxError;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
+mod matrix;
+
 /// What a name in a body refers to.
 #[derive(Clone, Copy, PartialEq)]
 enum Sym {
@@ -700,6 +702,11 @@ impl Fx {
         if types.contains(&Ty::B128) {
             return unsupported(i, ".b128 operations are not translated yet");
         }
+        if matches!(op, "mma" | "ldmatrix" | "stmatrix" | "cp") {
+            // Warp-wide matrix instructions and cp.async (emit/matrix.rs): before the
+            // half-precision check, since their .f16/.bf16 operands are packed registers.
+            return self.matrix(i, op, mods);
+        }
         let halfish = types.iter().any(|t| half_fmt(*t).is_some());
         let half_ops = [
             "mov", "ld", "st", "ldu", "cvt", "add", "sub", "mul", "fma", "neg", "abs", "min",
@@ -1008,7 +1015,7 @@ impl Fx {
                 need(0)?;
                 Ok("ptx_trap();".into())
             }
-            "wgmma" | "tcgen05" | "cp" | "mma" | "ldmatrix" | "stmatrix" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: tensor-core, asynchronous-copy and cluster instructions are refused"),
+            "wgmma" | "tcgen05" | "mbarrier" | "setmaxnreg" | "griddepcontrol" | "elect" => unsupported(i, "not translated: wgmma, tcgen05, mbarrier and cluster instructions are refused (asynchronous tensor-core and barrier hardware)"),
             _ => unsupported(i, "not in the translator's instruction set"),
         }
     }

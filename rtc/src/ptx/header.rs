@@ -25,6 +25,11 @@
 /// (its lanes 0-31 and 32-63) and every warp-level helper (`ptx_shfl`, `ptx_ballot`,
 /// `ptx_vote_*`, `ptx_match_*`, `ptx_redux`, `ptx_activemask`, the lane masks) is confined to
 /// the caller's half; the wavefront width is decided at compile time.
+///
+/// The warp-wide matrix instructions (`ldmatrix`, `stmatrix`, `mma.sync`) are emulated on those
+/// helpers: the lanes exchange fragments (and row addresses) by shuffles laid out as the PTX
+/// ISA's fragment tables say, and each lane reads, writes or computes its own part; integer
+/// `mma` is exact, float `mma` sums exact products in f64 and rounds once.
 pub const SUPPORT_HEADER: &str = r#"// anycuda PTX translation support header
 typedef unsigned char ptx_u8;
 typedef signed char ptx_s8;
@@ -849,6 +854,123 @@ PTX_D ptx_u32 ptx_redux(int op, bool sgn, ptx_u32 a, ptx_u32 mask) {
     return r;
 }
 #endif
+
+// ---- ldmatrix, stmatrix, mma.sync: warp-wide matrix operations, emulated lane by lane ----
+// The warp's lanes exchange what they hold by shuffles (ptx_w_read, so the code is the same on
+// NVIDIA, wave32 and both warps of a wave64); every lane then reads, writes or computes its own
+// part. Each instruction is .sync.aligned: the whole warp executes it together, so every lane
+// takes part in every shuffle (the loops' trip counts are the same in every lane).
+PTX_D ptx_u64 ptx_w_read_u64(ptx_u64 v, ptx_u32 lane) {
+    return ((ptx_u64)ptx_w_read((ptx_u32)(v >> 32), lane, ~0u) << 32) | ptx_w_read((ptx_u32)v, lane, ~0u);
+}
+// ldmatrix.m8n8.{x1,x2,x4}{.trans}.b16 (p: the caller's row address, as a generic pointer):
+// lanes 8i..8i+7 give the addresses of rows 0..7 of matrix i; lane l receives, of each matrix,
+// row l >> 2, columns 2(l & 3) and 2(l & 3) + 1 (the lower column in the lower half); with
+// .trans the same of the transposed matrix (column l >> 2, rows 2(l & 3) and 2(l & 3) + 1).
+PTX_D void ptx_ldmatrix(int n, bool trans, ptx_u64 p, ptx_u32* d) {
+    ptx_u32 lane = ptx_laneid();
+    for (int i = 0; i < n; ++i) {
+        if (!trans) {
+            ptx_u64 row = ptx_w_read_u64(p, 8u * i + (lane >> 2));
+            d[i] = *(const ptx_u32*)((const unsigned char*)row + 4u * (lane & 3u));
+        } else {
+            ptx_u32 v = 0;
+            for (ptx_u32 j = 0; j < 2; ++j) {
+                ptx_u64 row = ptx_w_read_u64(p, 8u * i + 2u * (lane & 3u) + j);
+                v |= (ptx_u32)*(const ptx_u16*)((const unsigned char*)row + 2u * (lane >> 2)) << (16u * j);
+            }
+            d[i] = v;
+        }
+    }
+}
+// stmatrix.m8n8.{x1,x2,x4}{.trans}.b16: ldmatrix's inverse; each lane writes its own elements
+// to the rows whose addresses their owners give.
+PTX_D void ptx_stmatrix(int n, bool trans, ptx_u64 p, const ptx_u32* s) {
+    ptx_u32 lane = ptx_laneid();
+    for (int i = 0; i < n; ++i) {
+        if (!trans) {
+            ptx_u64 row = ptx_w_read_u64(p, 8u * i + (lane >> 2));
+            *(ptx_u32*)((unsigned char*)row + 4u * (lane & 3u)) = s[i];
+        } else {
+            for (ptx_u32 j = 0; j < 2; ++j) {
+                ptx_u64 row = ptx_w_read_u64(p, 8u * i + 2u * (lane & 3u) + j);
+                *(ptx_u16*)((unsigned char*)row + 2u * (lane >> 2)) = (ptx_u16)(s[i] >> (16u * j));
+            }
+        }
+    }
+}
+// mma.sync fragments, as the PTX ISA lays them out ("Matrix fragments for mma.m16n8k*"): with
+// g = lane >> 2 and t = lane & 3, register r of lane 4g + q holds elements of A's row
+// g + 8 (r & 1), columns KW (r >> 1) + E q ..+ E - 1 (E elements per 32-bit register, KW = 4E);
+// register r of lane 4n + q holds B's column n, rows KW r + E q ..+ E - 1; the caller's results
+// are D[g + 8h][2t + j], in d[2h + j]. Each lane gathers A's rows g and g + 8 (from the four
+// lanes of its group) and B's columns 2t and 2t + 1 by shuffles, then computes its four results.
+// Element kinds: 0 f16, 1 bf16, 2 tf32, 3 s8, 4 u8.
+PTX_D double ptx_mma_elem(int kind, ptx_u32 w, int sub) {
+    switch (kind) {
+    case 0: return ptx_h2d((ptx_u16)(w >> (16 * sub)), 0, false);
+    case 1: return ptx_h2d((ptx_u16)(w >> (16 * sub)), 1, false);
+    case 2: return (double)ptx_f32_of(w & 0xffffe000u); // tf32: the low 13 bits are not its own
+    case 3: return (double)(ptx_s8)(ptx_u8)(w >> (8 * sub));
+    default: return (double)(ptx_u8)(w >> (8 * sub));
+    }
+}
+// Results (dk): 0 f32; 1 f16 (c and d: two packed pairs); 2 s32, wrapping; 3 s32 .satfinite.
+// Floats: the products are exact in f64 and summed in f64 in k order after c, then rounded once
+// (f32: NaN results canonical; f16: ptx_round_h). The hardware's order and internal precision
+// are not specified, so a result may differ from NVIDIA's by a few units of the last place of
+// |c| + sum |a_k b_k|. Integers: exact in 64 bits, then wrapped or saturated, as NVIDIA's.
+template <int K, int E, int NA, int NB>
+PTX_D void ptx_mma_m16n8(int ak, int bk, int dk, const ptx_u32 (&a)[NA], const ptx_u32 (&b)[NB], const ptx_u32* c, ptx_u32* d) {
+    const int KW = 4 * E;
+    ptx_u32 lane = ptx_laneid(), g = lane >> 2, t = lane & 3u;
+    ptx_u32 ga[4][NA], gb[2][4][NB];
+    for (int r = 0; r < NA; ++r)
+        for (ptx_u32 q = 0; q < 4; ++q) ga[q][r] = ptx_w_read(a[r], 4u * g + q, ~0u);
+    for (ptx_u32 j = 0; j < 2; ++j)
+        for (int r = 0; r < NB; ++r)
+            for (ptx_u32 q = 0; q < 4; ++q) gb[j][q][r] = ptx_w_read(b[r], 4u * (2u * t + j) + q, ~0u);
+    double f[4];
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 2; ++j) {
+            int o = 2 * h + j;
+            if (dk >= 2) {
+                ptx_s64 s = (ptx_s32)c[o];
+                for (int k = 0; k < K; ++k)
+                    s += (ptx_s64)ptx_mma_elem(ak, ga[(k % KW) / E][h + 2 * (k / KW)], k % E)
+                        * (ptx_s64)ptx_mma_elem(bk, gb[j][(k % KW) / E][k / KW], k % E);
+                if (dk == 3) s = s > 2147483647ll ? 2147483647ll : s < -2147483648ll ? -2147483648ll : s;
+                d[o] = (ptx_u32)s;
+                continue;
+            }
+            double s = dk == 1 ? ptx_h2d((ptx_u16)(c[h] >> (16 * j)), 0, false) : (double)ptx_f32_of(c[o]);
+            for (int k = 0; k < K; ++k)
+                s = ptx_dadd(s, ptx_dmul(ptx_mma_elem(ak, ga[(k % KW) / E][h + 2 * (k / KW)], k % E),
+                                         ptx_mma_elem(bk, gb[j][(k % KW) / E][k / KW], k % E)));
+            f[o] = s;
+        }
+    if (dk == 0)
+        for (int o = 0; o < 4; ++o) d[o] = ptx_bits32(ptx_cnan_f((float)f[o]));
+    else if (dk == 1)
+        for (int h = 0; h < 2; ++h) d[h] = ptx_pack(ptx_round_h(f[2 * h], 0.0, 0, 0), ptx_round_h(f[2 * h + 1], 0.0, 0, 0));
+}
+// mma.m8n8k4.f64: lane 4g + t holds A[g][t] and B[t][g]; the caller's results are
+// D[g][2t + j]: an fma per k, in k order (a, b, c, d: f64 as two 32-bit words, low first).
+PTX_D void ptx_mma_m8n8k4_f64(const ptx_u32* a, const ptx_u32* b, const ptx_u32* c, ptx_u32* d) {
+    ptx_u32 lane = ptx_laneid(), g = lane >> 2, t = lane & 3u;
+    ptx_u64 av = ((ptx_u64)a[1] << 32) | a[0], bv = ((ptx_u64)b[1] << 32) | b[0];
+    double ak[4], bk[2][4];
+    for (ptx_u32 k = 0; k < 4; ++k) ak[k] = ptx_f64_of(ptx_w_read_u64(av, 4u * g + k));
+    for (ptx_u32 j = 0; j < 2; ++j)
+        for (ptx_u32 k = 0; k < 4; ++k) bk[j][k] = ptx_f64_of(ptx_w_read_u64(bv, 4u * (2u * t + j) + k));
+    for (int j = 0; j < 2; ++j) {
+        double s = ptx_f64_of(((ptx_u64)c[2 * j + 1] << 32) | c[2 * j]);
+        for (int k = 0; k < 4; ++k) s = ptx_dfma(ak[k], bk[j][k], s);
+        ptx_u64 r = ptx_bits64(ptx_cnan_d(s));
+        d[2 * j] = (ptx_u32)r;
+        d[2 * j + 1] = (ptx_u32)(r >> 32);
+    }
+}
 
 // Atomics the vendors' headers do not share.
 PTX_D ptx_s64 ptx_atom_min_s64(ptx_s64* p, ptx_s64 v) {

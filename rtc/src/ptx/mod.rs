@@ -13,7 +13,9 @@
 //! [`PtxError::Unsupported`], naming the instruction and its line: never a silent drop, never
 //! a guess. Warp-level instructions (`shfl`, `vote`, `match`, `redux`, `activemask`) keep
 //! CUDA's 32-lane warps on both AMD wavefront widths (on wave64, two warps per wavefront, each
-//! confined to its half). [`translate_all`] links several modules into one translation. See
+//! confined to its half). `ldmatrix`, `stmatrix`, `mma.sync` (the sm_80 forms nvcc and NVVM
+//! emit) and the non-bulk `cp.async` are emulated, correctly and slowly, on the same warp
+//! helpers. [`translate_all`] links several modules into one translation. See
 //! `docs/ptx-on-amd.md`.
 
 mod ast;

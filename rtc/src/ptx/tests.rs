@@ -877,3 +877,123 @@ fn candle_forms_emit() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn matrix_instructions_and_async_copies_emit() {
+    let e = emitted("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%r4];");
+    assert!(e.contains("ptx_ldmatrix(4, true, (ptx_u64)("), "{e}");
+    assert!(
+        e.contains("ptx_from_shared(") && e.contains("x__25r3 = (m_[3]);"),
+        "{e}"
+    );
+    let e = emitted("ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {%r0}, [%r4+16];");
+    assert!(
+        e.contains("ptx_ldmatrix(1, false,") && e.contains("+ 16ll"),
+        "{e}"
+    );
+    // No state space: a generic address, used as it is.
+    let e = emitted("ldmatrix.sync.aligned.m8n8.x2.b16 {%r0, %r1}, [%rd1];");
+    assert!(
+        e.contains("ptx_ldmatrix(2, false,") && !e.contains("ptx_from_shared"),
+        "{e}"
+    );
+    let e = emitted("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%r4], {%r0, %r1};");
+    assert!(
+        e.contains("m_[1] = x__25r1;") && e.contains("ptx_stmatrix(2, true,"),
+        "{e}"
+    );
+    for (inst, call) in [
+        ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};", "ptx_mma_m16n8<16, 2, 4, 2>(0, 0, 0,"),
+        ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r0, %r1}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%r0, %r1};", "ptx_mma_m16n8<16, 2, 4, 2>(0, 0, 1,"),
+        ("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4}, {%f4, %f5, %f6, %f7};", "ptx_mma_m16n8<8, 2, 2, 1>(1, 1, 0,"),
+        ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};", "ptx_mma_m16n8<8, 1, 4, 2>(2, 2, 0,"),
+        ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4}, {%f4, %f5, %f6, %f7};", "ptx_mma_m16n8<4, 1, 2, 1>(2, 2, 0,"),
+        ("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%r2, %r3, %r4, %r5};", "ptx_mma_m16n8<32, 4, 4, 2>(4, 3, 3,"),
+        ("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r6}, {%r0, %r1, %r2, %r3};", "ptx_mma_m16n8<16, 4, 2, 1>(3, 3, 2,"),
+        ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd4, %fd5};", "ptx_mma_m8n8k4_f64(a_, b_, c_, d_);"),
+    ] {
+        let e = emitted(inst);
+        assert!(e.contains(call), "{inst}: {e}");
+    }
+    // f32 results are the bits the helper gives; f64 results two words put together.
+    let e = emitted("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4}, {%f4, %f5, %f6, %f7};");
+    assert!(
+        e.contains("x__25f3 = ptx_f32_of((ptx_u32)((ptx_u32)(d_[3])))"),
+        "{e}"
+    );
+    let e = emitted("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd4, %fd5};");
+    assert!(e.contains("((ptx_u64)d_[3] << 32 | d_[2])"), "{e}");
+    // cp.async: copied when issued; past src_size (or all, with ignore-src) zero-filled.
+    let e = emitted("cp.async.cg.shared.global.L2::128B [%r1], [%rd2], 16;");
+    assert!(e.contains("ptx_u32 n_ = 16u; for (ptx_u32 k_ = 0; k_ < 16u; ++k_) d_[k_] = k_ < n_ ? s_[k_] : (unsigned char)0;"), "{e}");
+    let e = emitted("cp.async.ca.shared::cta.global [%r1+8], [%rd2+4], 8, %r3;");
+    assert!(
+        e.contains("ptx_u32 n_ = x__25r3;") && e.contains("k_ < 8u"),
+        "{e}"
+    );
+    let e = emitted("cp.async.ca.shared.global [%r1], [%rd2], 4, %p1;");
+    assert!(e.contains("ptx_u32 n_ = (x__25p1 ? 0u : 4u);"), "{e}");
+    let e = emitted("cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd2], 4, 2, %rd3;");
+    assert!(e.contains("ptx_u32 n_ = ((ptx_u32)2ull);"), "{e}");
+    for inst in [
+        "cp.async.commit_group;",
+        "cp.async.wait_group 1;",
+        "cp.async.wait_all;",
+    ] {
+        assert!(emitted(inst).starts_with("(void)0;"), "{inst}");
+    }
+}
+
+#[test]
+fn matrix_forms_outside_the_set_are_refused_with_their_line() {
+    for inst in [
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%f4, %f5, %f6, %f7}, %r0, 0;",
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};",
+        "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r0, %r1}, {%r2, %r3}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};",
+        "mma.sync.aligned.m8n8k4.col.row.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd4, %fd5};",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r6, %r7};",
+        "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};",
+        "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%r2, %r3, %r4, %r5};",
+        "mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0}, {%r4}, {%f4, %f5, %f6, %f7};",
+        "mma.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4}, {%f4, %f5, %f6, %f7};",
+        // Register counts that do not fit the form.
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4, %r5}, {%f4, %f5, %f6, %f7};",
+        "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0}, {%fd2}, {%fd3}, {%fd4, %fd5};",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1}, [%r4];",
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r4];",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, %r4;",
+        "ldmatrix.aligned.m8n8.x1.shared.b16 {%r0}, [%r4];",
+        "stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r4], {%r0};",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 64, [%r3];",
+        "cp.async.mbarrier.arrive.b64 [%rd1];",
+        "cp.async.ca.shared.global [%r1], [%rd2], 32;",
+        "cp.async.cg.shared.global [%r1], [%rd2], 8;",
+        "cp.async.ca.shared.global [%r1], [%rd2], %r3;",
+        "cp.async.wait_group %r1;",
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 64;",
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, 1, 1, 1, 0, 0;",
+    ] {
+        match translate(&module(inst)) {
+            Err(PtxError::Unsupported { instruction, line, reason }) => {
+                assert_eq!(line, 11, "{inst}");
+                let op = inst.split_whitespace().next().unwrap().trim_end_matches(';');
+                assert_eq!(instruction, op, "{inst}");
+                assert!(!reason.is_empty(), "{inst}");
+            }
+            Err(PtxError::Syntax { line, .. }) => assert_eq!(line, 11, "{inst}"),
+            Ok(_) => panic!("{inst} was translated"),
+        }
+    }
+    // Operand counts that do not fit: a syntax error at the instruction.
+    for inst in [
+        "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r0};",
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r4};",
+        "cp.async.ca.shared.global [%r1], [%rd2];",
+        "cp.async.commit_group 1;",
+    ] {
+        match translate(&module(inst)) {
+            Err(PtxError::Syntax { line, .. }) => assert_eq!(line, 11, "{inst}"),
+            other => panic!("{inst}: {other:?}"),
+        }
+    }
+}

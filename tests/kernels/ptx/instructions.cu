@@ -363,3 +363,149 @@ extern "C" __global__ void misc_ops(const unsigned* in, const double* din, unsig
     o[10] = fabs(dr * sqrt(dd) - 1.0) < 1e-5 ? 1u : 0u;
     o[11] = cnt * 4 + all * 2 + any;
 }
+
+// ---- Warp-wide matrix instructions and cp.async, through inline PTX (sm_80): each warp of a
+// block fills its own shared tile with cp.async, reads it back with ldmatrix in every count
+// (.x1, .x2, .x4) with and without .trans, and multiplies with mma.sync in each translated form.
+#define MATRIX_COLS 16
+
+// A shared address (the 32-bit .shared window) of a generic pointer into shared memory.
+__device__ __forceinline__ unsigned shared_addr(const void* p)
+{
+    unsigned a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+extern "C" __global__ void matrix_load(const unsigned* in, unsigned* out)
+{
+    // Per warp (3 at most): four 8x8 matrices of 16-bit elements, 32 rows of 16 bytes, row k
+    // of the four (8 * matrix + row) stored at row 5k mod 32, so every lane's address counts.
+    __shared__ __align__(16) unsigned tile[3][32 * 4];
+    __shared__ __align__(16) unsigned part[3][32 * 2];
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    unsigned* o = out + i * MATRIX_COLS;
+    const unsigned* src = in + (i - lane) * 4u; // the warp's 512 bytes
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                 :: "r"(shared_addr(&tile[warp][lane * 4u])), "l"(src + lane * 4u) : "memory");
+    // 8 bytes of which only lane % 9 come from global memory: the rest is zero-filled.
+    asm volatile("cp.async.ca.shared::cta.global [%0], [%1], 8, %2;"
+                 :: "r"(shared_addr(&part[warp][lane * 2u])), "l"(src + 2u * lane), "r"(lane % 9u) : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    unsigned row = (5u * lane) & 31u;
+    unsigned a = shared_addr(&tile[warp][row * 4u]);
+    unsigned r0, r1, r2, r3;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a));
+    o[0] = r0; o[1] = r1; o[2] = r2; o[3] = r3;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a));
+    o[4] = r0; o[5] = r1; o[6] = r2; o[7] = r3;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared::cta.b16 {%0, %1}, [%2];"
+                 : "=r"(r0), "=r"(r1) : "r"(a));
+    o[8] = r0; o[9] = r1;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(r0), "=r"(r1) : "r"(a));
+    o[10] = r0; o[11] = r1;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(a));
+    o[12] = r0;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(a));
+    o[13] = r0;
+    o[14] = part[warp][lane * 2u];
+    o[15] = part[warp][lane * 2u + 1u];
+#if __CUDA_ARCH__ >= 900
+    // stmatrix (sm_90): the x4 fragments written back transposed, read again (not compared on
+    // the GPU, which runs the compute_80 PTX; compiled by hipRTC from the compute_90 PTX).
+    __syncwarp();
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                 :: "r"(a), "r"(o[0]), "r"(o[1]), "r"(o[2]), "r"(o[3]) : "memory");
+    __syncwarp();
+    o[13] ^= tile[warp][lane];
+#endif
+}
+
+// Per lane: 32 input words (the A, B and C registers of each form, below) and 4 doubles (f64's
+// A, B, C); 52 results. Each form's registers are where the PTX ISA's fragment layout puts them.
+#define MMA_IN 32
+#define MMA_COLS 52
+
+extern "C" __global__ void mma_ops(const unsigned* in, const double* din, unsigned* out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned* w = in + i * MMA_IN;
+    const double* dw = din + i * 4u;
+    unsigned* o = out + i * MMA_COLS;
+    float c0 = __uint_as_float(w[6]), c1 = __uint_as_float(w[7]), c2 = __uint_as_float(w[8]), c3 = __uint_as_float(w[9]);
+    float d0, d1, d2, d3;
+    unsigned e0, e1, e2, e3;
+#define F4(at) o[(at)] = __float_as_uint(d0); o[(at) + 1] = __float_as_uint(d1); o[(at) + 2] = __float_as_uint(d2); o[(at) + 3] = __float_as_uint(d3)
+#define U4(at) o[(at)] = e0; o[(at) + 1] = e1; o[(at) + 2] = e2; o[(at) + 3] = e3
+    // f16: A w[0..4), B w[4..6), C w[6..10) (the f16-result forms' C: w[4..6)).
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(w[4]), "r"(w[5]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(0);
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%8, %9};"
+                 : "=r"(e0), "=r"(e1)
+                 : "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(w[4]), "r"(w[5]), "r"(w[4]), "r"(w[5]));
+    o[4] = e0; o[5] = e1;
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[0]), "r"(w[1]), "r"(w[4]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(6);
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3}, {%4}, {%5, %6};"
+                 : "=r"(e0), "=r"(e1)
+                 : "r"(w[0]), "r"(w[1]), "r"(w[4]), "r"(w[4]), "r"(w[5]));
+    o[10] = e0; o[11] = e1;
+    // bf16: A w[10..14), B w[14..16).
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[10]), "r"(w[11]), "r"(w[12]), "r"(w[13]), "r"(w[14]), "r"(w[15]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(12);
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[10]), "r"(w[11]), "r"(w[14]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(16);
+    // tf32: A w[16..20), B w[20..22).
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[16]), "r"(w[17]), "r"(w[18]), "r"(w[19]), "r"(w[20]), "r"(w[21]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(20);
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(w[16]), "r"(w[17]), "r"(w[20]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    F4(24);
+    // 8-bit integers: A w[22..26), B w[26..28), C w[28..32) (some near the s32 limits).
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+                 : "r"(w[22]), "r"(w[23]), "r"(w[24]), "r"(w[25]), "r"(w[26]), "r"(w[27]), "r"(w[28]), "r"(w[29]), "r"(w[30]), "r"(w[31]));
+    U4(28);
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+                 : "r"(w[22]), "r"(w[23]), "r"(w[24]), "r"(w[25]), "r"(w[26]), "r"(w[27]), "r"(w[28]), "r"(w[29]), "r"(w[30]), "r"(w[31]));
+    U4(32);
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+                 : "r"(w[22]), "r"(w[23]), "r"(w[24]), "r"(w[25]), "r"(w[26]), "r"(w[27]), "r"(w[28]), "r"(w[29]), "r"(w[30]), "r"(w[31]));
+    U4(36);
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+                 : "r"(w[22]), "r"(w[23]), "r"(w[26]), "r"(w[28]), "r"(w[29]), "r"(w[30]), "r"(w[31]));
+    U4(40);
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.satfinite.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+                 : "r"(w[22]), "r"(w[23]), "r"(w[26]), "r"(w[28]), "r"(w[29]), "r"(w[30]), "r"(w[31]));
+    U4(44);
+    // f64: A din[0], B din[1], C din[2..4).
+    double f0, f1;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=d"(f0), "=d"(f1) : "d"(dw[0]), "d"(dw[1]), "d"(dw[2]), "d"(dw[3]));
+    unsigned long long b0 = (unsigned long long)__double_as_longlong(f0), b1 = (unsigned long long)__double_as_longlong(f1);
+    o[48] = (unsigned)b0; o[49] = (unsigned)(b0 >> 32); o[50] = (unsigned)b1; o[51] = (unsigned)(b1 >> 32);
+#undef F4
+#undef U4
+}
