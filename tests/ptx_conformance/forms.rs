@@ -344,6 +344,9 @@ fn bits_module() -> Module {
     }
     let i3 = [Class::I32, Class::I32, Class::I32];
     b.op("prmt.b32", &i3, Reg::B32);
+    for mode in ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"] {
+        b.op(&format!("prmt.b32.{mode}"), &i3, Reg::B32);
+    }
     for lut in [
         0x00u32, 0xff, 0x96, 0xe8, 0xf0, 0xcc, 0xaa, 0x80, 0xfe, 0x1e, 0x6a, 0x01, 0xb4, 0x5c,
     ] {
@@ -783,10 +786,6 @@ pub fn refused() -> Vec<Refused> {
     let mut why = Vec::new();
     let (i, f, d, h, p) = (Class::I32, Class::F32, Class::F64, Class::F16, Class::Pred);
     let later = "not translated yet (docs/ptx-on-amd.md, what is refused)";
-    for mode in ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"] {
-        b.op(&format!("prmt.b32.{mode}"), &[i, i, i], Reg::B32);
-        why.push(later);
-    }
     for rnd in ["rz", "rm", "rp"] {
         b.op(&format!("fma.{rnd}.f64"), &[d, d, d], Reg::F64);
         why.push("an f64 fma in a directed rounding needs more than one exact error term");

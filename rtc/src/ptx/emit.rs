@@ -887,11 +887,15 @@ impl Fx {
             }
             "prmt" => {
                 need(4)?;
-                if mods.iter().any(|m| matches!(*m, "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16")) {
-                    return unsupported(i, "prmt modes other than the default are not translated yet");
-                }
+                let mode = ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]
+                    .iter()
+                    .position(|m| mods.contains(m));
                 let (a, b, c) = (self.src(&o[1], Ty::B32, i)?, self.src(&o[2], Ty::B32, i)?, self.src(&o[3], Ty::B32, i)?);
-                self.assign(&o[0], &format!("ptx_prmt({a}, {b}, {c})"), Ty::B32, i)
+                let v = match mode {
+                    Some(k) => format!("ptx_prmt_mode({a}, {b}, {c}, {})", k + 1),
+                    None => format!("ptx_prmt({a}, {b}, {c})"),
+                };
+                self.assign(&o[0], &v, Ty::B32, i)
             }
             "setp" => self.setp(i, mods),
             "selp" => {

@@ -221,6 +221,14 @@ fn emits_each_form() {
         ("bfe.u32 %r1, %r2, 8, 4;", "ptx_bfe("),
         ("bfi.b32 %r1, %r2, %r3, 8, 4;", "ptx_bfi("),
         ("prmt.b32 %r1, %r2, %r3, 0x5140;", "ptx_prmt("),
+        (
+            "prmt.b32.ecl %r1, %r2, %r3, %r4;",
+            "ptx_prmt_mode(x__25r2, x__25r3, x__25r4, 4)",
+        ),
+        (
+            "prmt.b32.rc16 %r1, %r2, %r3, 1;",
+            "ptx_prmt_mode(x__25r2, x__25r3, ((ptx_u32)1ull), 6)",
+        ),
         ("popc.b64 %r1, %rd2;", "ptx_popc64(x__25rd2)"),
         ("brev.b32 %r1, %r2;", "ptx_brev32(x__25r2)"),
         ("bfind.u32 %r1, %r2;", "ptx_bfind("),
