@@ -598,6 +598,39 @@ fn cmp_module() -> Module {
         );
         b.op(name, &[c, c, p], Reg::Pred);
     }
+    // set: setp's comparison written as all ones (1.0 for .f32) or 0.
+    for cmp in FCMP {
+        b.op(
+            &format!("set.{cmp}.u32.f32"),
+            &[Class::F32, Class::F32],
+            Reg::B32,
+        );
+    }
+    for (name, c, out) in [
+        ("set.ltu.f32.f32", Class::F32, Reg::F32),
+        ("set.ge.ftz.s32.f32", Class::F32, Reg::B32),
+        ("set.neu.u32.f64", Class::F64, Reg::B32),
+        ("set.nan.f32.f64", Class::F64, Reg::F32),
+        ("set.lt.u32.s32", Class::I32, Reg::B32),
+        ("set.hi.s32.u64", Class::I64, Reg::B32),
+        ("set.ne.f32.s16", Class::I16, Reg::F32),
+    ] {
+        b.op(name, &[c, c], out);
+    }
+    b.op("set.gt.and.u32.f32", &[Class::F32, Class::F32, p], Reg::B32);
+    b.op("set.eq.xor.f32.s32", &[Class::I32, Class::I32, p], Reg::F32);
+    for (t, c) in [("f32", Class::F32), ("f64", Class::F64)] {
+        for op in [
+            "finite",
+            "infinite",
+            "number",
+            "notanumber",
+            "normal",
+            "subnormal",
+        ] {
+            b.op(&format!("testp.{op}.{t}"), &[c], Reg::Pred);
+        }
+    }
     for (t, c) in [
         ("b16", Class::I16),
         ("b32", Class::I32),
@@ -800,10 +833,6 @@ pub fn refused() -> Vec<Refused> {
         ("ex2.approx.f16", vec![h], Reg::B16),
         ("min.NaN.f16", vec![h, h], Reg::B16),
         ("cvt.rn.relu.f16.f32", vec![f], Reg::B16),
-        ("set.lt.u32.f32", vec![f, f], Reg::B32),
-        ("testp.finite.f32", vec![f], Reg::Pred),
-        ("testp.notanumber.f64", vec![d], Reg::Pred),
-        ("testp.subnormal.f32", vec![f], Reg::Pred),
         ("setp.lt.f16x2", vec![Class::F16x2, Class::F16x2], Reg::Pred),
     ] {
         b.op(name, &ins, out);

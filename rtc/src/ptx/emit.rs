@@ -897,7 +897,32 @@ impl Fx {
                 };
                 self.assign(&o[0], &v, Ty::B32, i)
             }
-            "setp" => self.setp(i, mods),
+            "setp" | "set" => self.setp(i, mods),
+            "testp" => {
+                // testp.{finite,infinite,number,notanumber,normal,subnormal}.{f32,f64} p, a:
+                // a class test on the bits (zero is neither normal nor subnormal).
+                need(2)?;
+                let (bits, e_mask, e_shift, m_mask) = match t {
+                    Some(Ty::F32) => ("ptx_bits32", "0xffull", 23, "0x7fffffull"),
+                    Some(Ty::F64) => ("ptx_bits64", "0x7ffull", 52, "0xfffffffffffffull"),
+                    _ => return unsupported(i, "testp is .f32 or .f64"),
+                };
+                let a = self.src(&o[1], t.unwrap_or(Ty::F32), i)?;
+                let (e, m) = (
+                    format!("((((ptx_u64){bits}({a})) >> {e_shift}) & {e_mask})"),
+                    format!("(((ptx_u64){bits}({a})) & {m_mask})"),
+                );
+                let v = match mods.first().copied().unwrap_or_default() {
+                    "finite" => format!("({e} != {e_mask})"),
+                    "infinite" => format!("({e} == {e_mask} && {m} == 0)"),
+                    "number" => format!("!({e} == {e_mask} && {m} != 0)"),
+                    "notanumber" => format!("({e} == {e_mask} && {m} != 0)"),
+                    "normal" => format!("({e} != 0 && {e} != {e_mask})"),
+                    "subnormal" => format!("({e} == 0 && {m} != 0)"),
+                    other => return unsupported(i, &format!("testp.{other}")),
+                };
+                self.assign(&o[0], &v, Ty::Pred, i)
+            }
             "selp" => {
                 need(4)?;
                 let t = t.ok_or(()).or_else(|()| unsupported(i, "no type"))?;
@@ -1283,7 +1308,10 @@ impl Fx {
     fn setp(&self, i: &Inst, mods: &[&str]) -> Result<String, PtxError> {
         let o = &i.operands;
         let types: Vec<Ty> = mods.iter().filter_map(|m| Ty::from_suffix(m)).collect();
-        let Some(&t) = types.first() else {
+        // `set.cmp.dtype.stype d, a, b`: setp's comparison on stype, d all ones (1.0f for an
+        // .f32 d) when it holds, else 0.
+        let set = i.opcode.starts_with("set.");
+        let Some(&t) = types.get(usize::from(set)) else {
             return unsupported(i, "no type");
         };
         let cmp = mods.first().copied().unwrap_or_default();
@@ -1373,6 +1401,22 @@ impl Fx {
             }
             None => ("r_".to_owned(), "!r_".to_owned()),
         };
+        if set {
+            let dt = types[0];
+            let v = match dt {
+                Ty::F32 => format!("({pe}) ? 1.0f : 0.0f"),
+                Ty::U32 | Ty::S32 | Ty::B32 => format!("({pe}) ? 0xffffffffu : 0u"),
+                _ => return unsupported(i, "set's destination is .u32, .s32 or .f32"),
+            };
+            let vt = if dt == Ty::F32 { Ty::F32 } else { Ty::U32 };
+            if q.is_some() {
+                return unsupported(i, "set has one destination");
+            }
+            return Ok(format!(
+                "{{ bool r_ = {e}; {} }}",
+                self.assign(&p, &v, vt, i)?
+            ));
+        }
         let mut code = format!("{{ bool r_ = {e}; {}", self.assign(&p, &pe, Ty::Pred, i)?);
         if let Some(q) = q {
             let _ = write!(code, " {}", self.assign(&q, &qe, Ty::Pred, i)?);

@@ -245,6 +245,12 @@ fn emits_each_form() {
         ),
         ("slct.s32.f32 %r1, %r2, %r3, %f1;", ">= 0.0f"),
         (
+            "set.ltu.u32.f32 %r1, %f1, %f2;",
+            "{ bool r_ = !(x__25f1 >= x__25f2); x__25r1 = ((r_) ? 0xffffffffu : 0u); }",
+        ),
+        ("set.eq.f32.s32 %f1, %r1, %r2;", "(r_) ? 1.0f : 0.0f"),
+        ("testp.subnormal.f64 %p1, %fd1;", "& 0x7ffull) == 0 &&"),
+        (
             "cvt.rzi.s32.f32 %r1, %f1;",
             "ptx_f2s((double)ptx_rint_f(x__25f1, 1), -2147483648ll, 2147483647ll, 0ll)",
         ),
