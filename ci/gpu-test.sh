@@ -164,11 +164,12 @@ for backend in "${BACKENDS[@]}"; do
     done
 
     # The GPU tests (#[ignore]d on machines without one): gpu_suite, every *gpu* test binary and
-    # ptx_translate (the translated kernels against native PTX), one process per test, so a
-    # crash (a wrong ABI is a segfault) fails only its test.
+    # ptx_translate and ptx_conformance (the translated kernels and every instruction form
+    # against native PTX), one process per test, so a crash (a wrong ABI is a segfault) fails
+    # only its test.
     for bin in "$DEV"/tests/*; do
         suite="$(basename "$bin")"
-        [[ -f "$bin" && -x "$bin" && ("$suite" == *gpu* || "$suite" == ptx_translate) && "$suite" != nccl_* ]] || continue
+        [[ -f "$bin" && -x "$bin" && ("$suite" == *gpu* || "$suite" == ptx_translate || "$suite" == ptx_conformance) && "$suite" != nccl_* ]] || continue
         gpu_tests "$bin" "$suite" "$backend" run
     done
     # anycuda-hip's GPU tests: the HIP backend's own calls, not applicable on cuda.

@@ -894,11 +894,40 @@ impl Fx {
             }
             "prmt" => {
                 need(4)?;
-                if mods.iter().any(|m| matches!(*m, "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16")) {
-                    return unsupported(i, "prmt modes other than the default are not translated yet");
-                }
+                let mode = ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]
+                    .iter()
+                    .position(|m| mods.contains(m));
                 let (a, b, c) = (self.src(&o[1], Ty::B32, i)?, self.src(&o[2], Ty::B32, i)?, self.src(&o[3], Ty::B32, i)?);
-                self.assign(&o[0], &format!("ptx_prmt({a}, {b}, {c})"), Ty::B32, i)
+                let v = match mode {
+                    Some(k) => format!("ptx_prmt_mode({a}, {b}, {c}, {})", k + 1),
+                    None => format!("ptx_prmt({a}, {b}, {c})"),
+                };
+                self.assign(&o[0], &v, Ty::B32, i)
+            }
+            "testp" => {
+                // testp.{finite,infinite,number,notanumber,normal,subnormal}.{f32,f64} p, a:
+                // a class test on the bits (zero is neither normal nor subnormal).
+                need(2)?;
+                let (bits, e_mask, e_shift, m_mask) = match t {
+                    Some(Ty::F32) => ("ptx_bits32", "0xffull", 23, "0x7fffffull"),
+                    Some(Ty::F64) => ("ptx_bits64", "0x7ffull", 52, "0xfffffffffffffull"),
+                    _ => return unsupported(i, "testp is .f32 or .f64"),
+                };
+                let a = self.src(&o[1], t.unwrap_or(Ty::F32), i)?;
+                let (e, m) = (
+                    format!("((((ptx_u64){bits}({a})) >> {e_shift}) & {e_mask})"),
+                    format!("(((ptx_u64){bits}({a})) & {m_mask})"),
+                );
+                let v = match mods.first().copied().unwrap_or_default() {
+                    "finite" => format!("({e} != {e_mask})"),
+                    "infinite" => format!("({e} == {e_mask} && {m} == 0)"),
+                    "number" => format!("!({e} == {e_mask} && {m} != 0)"),
+                    "notanumber" => format!("({e} == {e_mask} && {m} != 0)"),
+                    "normal" => format!("({e} != 0 && {e} != {e_mask})"),
+                    "subnormal" => format!("({e} == 0 && {m} != 0)"),
+                    other => return unsupported(i, &format!("testp.{other}")),
+                };
+                self.assign(&o[0], &v, Ty::Pred, i)
             }
             "setp" => self.setp(i, mods),
             "set" => self.set(i, mods),
@@ -1298,10 +1327,17 @@ impl Fx {
             "neg" => format!("(-{})", src(1)?),
             "abs" => format!("fabs{}({})", if f32 { "f" } else { "" }, src(1)?),
             "min" | "max" => {
-                if has("NaN") || has("xorsign") || has("relu") {
-                    return unsupported(i, "min/max .NaN/.xorsign are not translated yet");
+                if has("xorsign") || has("relu") || (has("NaN") && !f32) {
+                    return unsupported(i, "min/max .xorsign and .relu, and .NaN on .f64, are not translated yet");
                 }
-                format!("ptx_{op}_{sfx}({}, {})", src(1)?, src(2)?)
+                let v = format!("ptx_{op}_{sfx}({}, {})", src(1)?, src(2)?);
+                if has("NaN") {
+                    // .NaN: a NaN operand gives the canonical NaN.
+                    let (a, b) = (src(1)?, src(2)?);
+                    format!("(({a} != {a} || {b} != {b}) ? ptx_f32_of(0x7fffffffu) : {v})")
+                } else {
+                    v
+                }
             }
             _ => return unsupported(i, "float form of this operation"),
         };

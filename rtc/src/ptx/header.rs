@@ -357,6 +357,26 @@ PTX_D ptx_u32 ptx_prmt(ptx_u32 a, ptx_u32 b, ptx_u32 c) {
     }
     return r;
 }
+// prmt's modes (PTX ISA, prmt): c's low 2 bits pick, for each byte i of d, a byte of {b, a}:
+// 1 .f4e s + i, 2 .b4e (s - i) mod 8, 3 .rc8 s, 4 .ecl max(i, s), 5 .ecr min(i, s),
+// 6 .rc16 2 * (s & 1) + (i & 1).
+PTX_D ptx_u32 ptx_prmt_mode(ptx_u32 a, ptx_u32 b, ptx_u32 c, int mode) {
+    ptx_u64 x = ((ptx_u64)b << 32) | a;
+    ptx_u32 s = c & 3u, r = 0;
+    for (ptx_u32 i = 0; i < 4; ++i) {
+        ptx_u32 k;
+        switch (mode) {
+        case 1: k = s + i; break;
+        case 2: k = (s - i) & 7u; break;
+        case 3: k = s; break;
+        case 4: k = i > s ? i : s; break;
+        case 5: k = i < s ? i : s; break;
+        default: k = 2u * (s & 1u) + (i & 1u); break;
+        }
+        r |= ((ptx_u32)(x >> (8 * k)) & 0xffu) << (8 * i);
+    }
+    return r;
+}
 PTX_D ptx_u64 ptx_lop3(ptx_u64 a, ptx_u64 b, ptx_u64 c, ptx_u32 lut) {
     ptx_u64 r = 0;
     if (lut & 0x01u) r |= ~a & ~b & ~c;

@@ -221,6 +221,14 @@ fn emits_each_form() {
         ("bfe.u32 %r1, %r2, 8, 4;", "ptx_bfe("),
         ("bfi.b32 %r1, %r2, %r3, 8, 4;", "ptx_bfi("),
         ("prmt.b32 %r1, %r2, %r3, 0x5140;", "ptx_prmt("),
+        (
+            "prmt.b32.ecl %r1, %r2, %r3, %r4;",
+            "ptx_prmt_mode(x__25r2, x__25r3, x__25r4, 4)",
+        ),
+        (
+            "prmt.b32.rc16 %r1, %r2, %r3, 1;",
+            "ptx_prmt_mode(x__25r2, x__25r3, ((ptx_u32)1ull), 6)",
+        ),
         ("popc.b64 %r1, %rd2;", "ptx_popc64(x__25rd2)"),
         ("brev.b32 %r1, %r2;", "ptx_brev32(x__25r2)"),
         ("bfind.u32 %r1, %r2;", "ptx_bfind("),
@@ -236,6 +244,12 @@ fn emits_each_form() {
             "x__25p1 ? x__25r2 : ((ptx_u32)7ull)",
         ),
         ("slct.s32.f32 %r1, %r2, %r3, %f1;", ">= 0.0f"),
+        (
+            "set.ltu.u32.f32 %r1, %f1, %f2;",
+            "x__25r1 = ((!(x__25f1 >= x__25f2) ? 0xffffffffu : 0u));",
+        ),
+        ("set.eq.f32.s32 %f1, %r1, %r2;", ") ? 1.0f : 0.0f))"),
+        ("testp.subnormal.f64 %p1, %fd1;", "& 0x7ffull) == 0 &&"),
         (
             "cvt.rzi.s32.f32 %r1, %f1;",
             "ptx_f2s((double)ptx_rint_f(x__25f1, 1), -2147483648ll, 2147483647ll, 0ll)",
