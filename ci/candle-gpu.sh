@@ -6,7 +6,8 @@
 #   hip     candle on the facade, ANYCUDA_BACKEND=hip through HIP's NVIDIA platform (the shim
 #           ci/gpu-test.sh builds; hipBLAS/hipRAND from gpu-all.sh's hipmath step), with the AMD
 #           route forced (ANYCUDA_HIP_BUNDLES=always: candle-kernels' modules compiled from their
-#           source bundles by hipRTC, not loaded as PTX; CANDLE_HIP_ROUTE=ptx turns it off)
+#           source bundles by hipRTC, not loaded as PTX; CANDLE_HIP_ROUTE=translate translates
+#           the PTX instead, CANDLE_HIP_ROUTE=ptx loads it as PTX)
 # In the cuda column libmoe.a's CUDA runtime calls (candle-kernels' MoE/MMQ kernels, <<<>>>
 # launches) resolve to anycuda's C-ABI libcudart.so.13 (LD_LIBRARY_PATH starts with the bundle's
 # `anycuda libdir`), so they go through anycuda as well, never straight to NVIDIA's runtime.
@@ -155,12 +156,21 @@ col_env() { # COLUMN: the environment of that column, as env(1) arguments
         hip)
             local path="$LIBDIR${NVDIRS:+:$NVDIRS}"
             [[ "${CANDLE_HIP_CUDART:-nvidia}" == nvidia ]] && path="$NVDIRS"
-            # The AMD route: candle-kernels' PTX carries source bundles (anycuda nvcc), which the
-            # HIP backend compiles with hipRTC instead of loading the PTX (CANDLE_HIP_ROUTE=ptx
-            # loads the PTX as PTX, as HIP's NVIDIA platform does by default). The column's own
-            # program cache (cleared before it runs) shows the compiles: one entry per module.
+            # CANDLE_HIP_ROUTE picks how candle-kernels' modules reach the GPU:
+            #   amd (default)  the source bundles anycuda nvcc put in the PTX, compiled by hipRTC
+            #   translate      the PTX itself translated by anycuda's PTX translator and compiled
+            #                  by hipRTC (ANYCUDA_HIP_BUNDLES=never: the bundles ignored), as for
+            #                  a candle built without anycuda nvcc (docs/ptx-on-amd.md)
+            #   ptx            the PTX loaded as PTX, as HIP's NVIDIA platform does with the
+            #                  AMD-faithful mode off (proves nothing for AMD)
+            # The column's own program cache (cleared before it runs) shows the compiles.
             local route="ANYCUDA_HIP_BUNDLES=always"
-            [[ "${CANDLE_HIP_ROUTE:-amd}" == ptx ]] && route="ANYCUDA_HIP_BUNDLES=auto"
+            case "${CANDLE_HIP_ROUTE:-amd}" in
+                amd) ;;
+                translate) route="ANYCUDA_HIP_BUNDLES=never" ;;
+                ptx) route="ANYCUDA_HIP_BUNDLES=auto ANYCUDA_HIP_AMD_FAITHFUL=0" ;;
+                *) echo "candle-gpu: CANDLE_HIP_ROUTE=${CANDLE_HIP_ROUTE} is none of amd, translate, ptx" >&2; exit 2 ;;
+            esac
             echo "ANYCUDA_BACKEND=hip ANYCUDA_REQUIRE_GPU=1 $route ANYCUDA_CACHE_DIR=$B/cache-hip ANYCUDA_HIP_LIBRARY=$HIPNV/libamdhip64.so LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     esac
 }
@@ -245,7 +255,7 @@ done
 if [[ " ${COLS[*]} " == *" hip "* ]]; then
     # Every module the hip column loaded through its source bundle left one cache entry.
     n="$(find "$B/cache-hip" -type f 2>/dev/null | wc -l)"
-    say "column hip: ${CANDLE_HIP_ROUTE:-amd} route; $n entries in its program cache (source bundles compiled by hipRTC)"
+    say "column hip: ${CANDLE_HIP_ROUTE:-amd} route; $n entries in its program cache (modules compiled by hipRTC)"
     echo "hip route ${CANDLE_HIP_ROUTE:-amd}: $n program-cache entries" >"$B/results/hip-route.txt" 2>/dev/null || true
 fi
 
