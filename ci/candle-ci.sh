@@ -10,7 +10,9 @@
 #      bundle, read back with anycuda's reader, equal (file by file) to the corpus that
 #      tests/rocm_real_corpus.rs compiles with hipRTC 5.7.1 and 6.4.3 for gfx90a, gfx942 and
 #      gfx1100 (ci/rocm/test-all.sh); one bundle also compiles through the HIP module load's
-#      function here.
+#      function here. And the PTX route: every module's PTX translated by anycuda's translator
+#      (all 755 kernels), and all but quantized.ptx compiled by hipRTC 5.2.3 for gfx90a (about
+#      3 minutes cold; quantized.ptx alone takes about 6; docs/ptx-on-amd.md).
 #
 #   bash ci/candle-ci.sh
 #
@@ -109,6 +111,10 @@ log "candle-core and candle-nn (cuda) checked on the facade in $((SECONDS - t)) 
 # ---- 2. the PTX and its bundles --------------------------------------------------------------
 t=$SECONDS
 bash ci/rocm/fetch-kernels.sh # the corpus the bundles are compared with
-ANYCUDA_CANDLE_PTX_DIR="$OUT_DIR" cargo test --locked -p anycuda --test candle_ptx_bundles -- --include-ignored --nocapture
-log "bundles checked in $((SECONDS - t)) s"
+# The PTX route too (candle_ptx_translates_and_compiles_for_amd): every module translated, all
+# but quantized.ptx compiled by hipRTC for gfx90a, through a program cache that outlives the key
+# (keyed by the translated source and hipRTC: an unchanged translation is compiled once).
+ANYCUDA_CANDLE_PTX_DIR="$OUT_DIR" ANYCUDA_CANDLE_PTX_CACHE="$BASE/ptx-code" \
+    cargo test --locked -p anycuda --test candle_ptx_bundles -- --include-ignored --nocapture
+log "bundles and the PTX route checked in $((SECONDS - t)) s"
 log "done in $((SECONDS - T0)) s"

@@ -228,13 +228,18 @@ fn candle_ptx_translates_and_compiles_for_amd() {
         .map(|a| a.trim().to_owned())
         .filter(|a| !a.is_empty())
         .collect();
-    assert!(!archs.is_empty(), "ANYCUDA_CANDLE_PTX_ARCHES names no target");
+    assert!(
+        !archs.is_empty(),
+        "ANYCUDA_CANDLE_PTX_ARCHES names no target"
+    );
     let all = std::env::var("ANYCUDA_CANDLE_PTX_COMPILE").is_ok_and(|v| v == "all");
     let cache = std::env::var_os("ANYCUDA_CANDLE_PTX_CACHE").map(|d| {
-        Arc::new(FileProgramCache::new(PathBuf::from(d), 4 << 30))
+        Arc::new(FileProgramCache::new(PathBuf::from(d), 256 << 20))
             as Arc<dyn anycuda::core::cache::ProgramCache>
     });
     let mut kernels_total = 0;
+    // Translate every module, then compile (module, target) pairs on every core.
+    let mut jobs = Vec::new();
     for m in modules(&dir) {
         let name = m.bundle.name.clone();
         let t0 = std::time::Instant::now();
@@ -255,29 +260,41 @@ fn candle_ptx_translates_and_compiles_for_amd() {
             println!("CANDLE-PTX {name}: not compiled here (ANYCUDA_CANDLE_PTX_COMPILE=all does)");
             continue;
         }
+        let source = Arc::new(t.source);
         for arch in &archs {
-            let t1 = std::time::Instant::now();
-            let mut p = Program::with_backend(hip, &t.source, ProgramOptions::new().name(&name))
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-                .with_cache(cache.clone());
-            p.compile_with_args(&[format!("--gpu-architecture={arch}")])
-                .unwrap_or_else(|e| panic!("{name} for {arch}: hipRTC refused the translation: {e}"));
-            let code = common::code(&p, CodeType::Cubin);
-            assert_eq!(common::elf_machine(&code), Some(common::EM_AMDGPU), "{name} {arch}");
-            let syms = common::elf_symbols(&code);
-            for k in &want {
-                assert!(
-                    syms.contains(k) && syms.contains(&format!("{k}.kd")),
-                    "{name} for {arch}: kernel {k} missing from the code object"
-                );
-            }
-            println!(
-                "CANDLE-PTX {name}: hipRTC {} for {arch} in {:.0?}{}",
-                anycuda::native::hip::version_string(hip.as_hip().unwrap().hip_version()),
-                t1.elapsed(),
-                if p.cache_hit() { " (program cache)" } else { "" }
-            );
+            jobs.push((name.clone(), source.clone(), want.clone(), arch.clone()));
         }
     }
+    common::par_map(&jobs, |(name, source, want, arch)| {
+        let t1 = std::time::Instant::now();
+        let mut p = Program::with_backend(hip, source.as_str(), ProgramOptions::new().name(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .with_cache(cache.clone());
+        p.compile_with_args(&[format!("--gpu-architecture={arch}")])
+            .unwrap_or_else(|e| panic!("{name} for {arch}: hipRTC refused the translation: {e}"));
+        let code = common::code(&p, CodeType::Cubin);
+        assert_eq!(
+            common::elf_machine(&code),
+            Some(common::EM_AMDGPU),
+            "{name} {arch}"
+        );
+        let syms = common::elf_symbols(&code);
+        for k in want {
+            assert!(
+                syms.contains(k) && syms.contains(&format!("{k}.kd")),
+                "{name} for {arch}: kernel {k} missing from the code object"
+            );
+        }
+        println!(
+            "CANDLE-PTX {name}: hipRTC {} for {arch} in {:.0?}{}",
+            anycuda::native::hip::version_string(hip.as_hip().unwrap().hip_version()),
+            t1.elapsed(),
+            if p.cache_hit() {
+                " (program cache)"
+            } else {
+                ""
+            }
+        );
+    });
     println!("CANDLE-PTX every module translated ({kernels_total} kernels)");
 }

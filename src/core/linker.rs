@@ -326,7 +326,10 @@ impl Linker {
         // SAFETY: the driver owns `size` bytes at `out` until the state is destroyed (when
         // this Linker drops, after this borrow ends); copy them out now.
         let bytes = unsafe { core::slice::from_raw_parts(out.cast::<u8>(), size) }.to_vec();
-        ObjectCode::from_bytes(bytes, CodeType::Cubin)
+        // A cubin from NVIDIA's linker and an AMD code object (ELF) from the HIP backend's; on
+        // HIP's NVIDIA platform the HIP backend's link is hipRTC's output, PTX: classified by
+        // its bytes, as a module load would.
+        ObjectCode::from_image(bytes)
     }
 
     /// The nvJitLink link of every input (LTO-IR among them).
@@ -419,7 +422,8 @@ impl Linker {
             ));
         }
         self.linked = true;
-        ObjectCode::from_bytes(cubin, CodeType::Cubin)
+        // As the driver linker's output (above).
+        ObjectCode::from_image(cubin)
     }
 
     /// Records nvJitLink's logs and builds the error of a failed call, with the error log.

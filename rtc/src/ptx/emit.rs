@@ -349,10 +349,11 @@ fn param_type(p: &Param) -> String {
 fn signature(f: &Function, name: &str) -> String {
     let mut s = String::new();
     if f.entry {
-        let bounds = f
-            .max_threads
-            .map(|n| format!("__launch_bounds__({n}) "))
-            .unwrap_or_default();
+        // `.maxntid`, else CUDA's limit of 1024 threads: any kernel launches with blocks up to
+        // that size, as NVIDIA's PTX does. hipRTC assumes 1024 anyway; NVRTC (HIP's NVIDIA
+        // platform) would otherwise spend registers past what a 1024-thread block can have
+        // (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES in candle's unary kernels, H200 2026-11-29).
+        let bounds = format!("__launch_bounds__({}) ", f.max_threads.unwrap_or(1024));
         let _ = write!(s, "extern \"C\" __global__ void {bounds}{name}(");
     } else {
         let _ = write!(s, "static __device__ void {name}(");
@@ -1328,7 +1329,10 @@ impl Fx {
             "abs" => format!("fabs{}({})", if f32 { "f" } else { "" }, src(1)?),
             "min" | "max" => {
                 if has("xorsign") || has("relu") || (has("NaN") && !f32) {
-                    return unsupported(i, "min/max .xorsign and .relu, and .NaN on .f64, are not translated yet");
+                    return unsupported(
+                        i,
+                        "min/max .xorsign and .relu, and .NaN on .f64, are not translated yet",
+                    );
                 }
                 let v = format!("ptx_{op}_{sfx}({}, {})", src(1)?, src(2)?);
                 if has("NaN") {

@@ -518,24 +518,35 @@ PTX_D ptx_u16 ptx_h_post(ptx_u16 r, int fmt, int flags) {
     if (flags & 2) r = ptx_h_sat(r, fmt);
     return r;
 }
+// The exact value x + l (as ptx_round_h takes it) rounded, then .ftz/.sat. With .ftz a value
+// tiny before rounding (below the smallest normal, even if it would round up to it) is a zero
+// of its sign: an H200's f16 mul/fma.ftz give 0 for 0x3bff * 0x0400, which rounds to 0x0400.
+PTX_D ptx_u16 ptx_h_round(double x, double l, int m, int fmt, int flags) {
+    if ((flags & 1) && ptx_finite_d(x)) {
+        bool neg = (ptx_bits64(x) >> 63) != 0;
+        double a = neg ? -x : x, mn = ldexp(1.0, fmt ? -126 : -14);
+        if (a < mn || (a == mn && (neg ? l > 0 : l < 0))) return ptx_h_post((ptx_u16)(neg ? 0x8000u : 0u), fmt, flags);
+    }
+    return ptx_h_post(ptx_round_h(x, l, m, fmt), fmt, flags);
+}
 PTX_D ptx_u16 ptx_h_add(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) {
     double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1);
     double s = ptx_dadd(x, y);
     if (!ptx_finite_d(s)) return ptx_h_post(ptx_round_h(s, 0.0, m, fmt), fmt, flags);
     if (s == 0) return ptx_h_post((ptx_u16)((m == 2 && ptx_zero_sum_neg_rm(x, y)) || (ptx_bits64(s) >> 63) ? 0x8000u : 0u), fmt, flags);
-    return ptx_h_post(ptx_round_h(s, ptx_two_sum_err(x, y, s), m, fmt), fmt, flags);
+    return ptx_h_round(s, ptx_two_sum_err(x, y, s), m, fmt, flags);
 }
 PTX_D ptx_u16 ptx_h_sub(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) { return ptx_h_add(a, (ptx_u16)(b ^ 0x8000u), m, fmt, flags); }
 PTX_D ptx_u16 ptx_h_mul(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) {
     double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1);
-    return ptx_h_post(ptx_round_h(ptx_dmul(x, y), 0.0, m, fmt), fmt, flags); // exact product
+    return ptx_h_round(ptx_dmul(x, y), 0.0, m, fmt, flags); // exact product
 }
 PTX_D ptx_u16 ptx_h_fma(ptx_u16 a, ptx_u16 b, ptx_u16 c, int m, int fmt, int flags) {
     double x = ptx_h2d(a, fmt, flags & 1), y = ptx_h2d(b, fmt, flags & 1), z = ptx_h2d(c, fmt, flags & 1);
     double p = ptx_dmul(x, y), s = ptx_dadd(p, z);
     if (!ptx_finite_d(s) || !ptx_finite_d(p)) return ptx_h_post(ptx_round_h(s, 0.0, m, fmt), fmt, flags);
     if (s == 0) return ptx_h_post((ptx_u16)((m == 2 && ptx_zero_sum_neg_rm(p, z)) || (ptx_bits64(s) >> 63) ? 0x8000u : 0u), fmt, flags);
-    return ptx_h_post(ptx_round_h(s, ptx_two_sum_err(p, z, s), m, fmt), fmt, flags);
+    return ptx_h_round(s, ptx_two_sum_err(p, z, s), m, fmt, flags);
 }
 PTX_D ptx_u16 ptx_h_minmax(ptx_u16 a, ptx_u16 b, bool mx, int fmt, int flags) {
     float x = (float)ptx_h2d(a, fmt, flags & 1), y = (float)ptx_h2d(b, fmt, flags & 1);

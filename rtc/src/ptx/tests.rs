@@ -803,10 +803,10 @@ fn kernels_and_visible_names_keep_their_symbol() {
         .visible .entry ptx_step()\n{\nret;\n}\n";
     let t = translate(ptx).unwrap();
     assert!(
-        t.source.contains("void x_update("),
-        "the loader looks `x_update` up by name"
+        t.source.contains("void __launch_bounds__(1024) x_update("),
+        "the loader looks `x_update` up by name; a kernel without .maxntid is bounded by 1024"
     );
-    assert!(t.source.contains("void ptx_step("));
+    assert!(t.source.contains("void __launch_bounds__(1024) ptx_step("));
     assert!(
         t.source.contains(" x_count"),
         "cuModuleGetGlobal looks `x_count` up by name"
