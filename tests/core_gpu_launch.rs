@@ -4,6 +4,8 @@
 //! Every test is a `#[gpu_test]` (anycuda-test): ci/gpu-test.sh runs them on a GPU machine, one
 //! process each. Where a need is not met they end `not run` (exit status 77), never as a pass.
 
+mod common;
+
 use anycuda::core::{
     launch, launch_unchecked, Buffer, CaptureMode, CodeType, Context, Device, ErrorCode,
     GraphBuilder, Kernel, LaunchConfig, Linker, LinkerOptions, ObjectCode, Program, ProgramOptions,
@@ -633,7 +635,7 @@ extern "C" __global__ void apply(float *x) { x[threadIdx.x] = twice(x[threadIdx.
     linker.add(&lib, "lib.ptx").unwrap();
     linker.add(&main, "main.ptx").unwrap();
     let linked = linker.link().unwrap();
-    assert_eq!(linked.code_type(), CodeType::Cubin);
+    assert_eq!(linked.code_type(), common::linked_code_type());
     let k = linked.load(&g.ctx).unwrap().kernel("apply").unwrap();
     let mut x = Buffer::from_slice(&g.stream, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     // SAFETY: the kernel touches only its buffer arguments, within the length it is

@@ -271,6 +271,9 @@ fn ordered32(x: u32) -> i64 {
 fn agrees(check: Check, a: u64, b: u64, got: u64, want: u64) -> bool {
     match check {
         Check::Exact => got == want,
+        Check::ExactNanF64 => {
+            got == want || (f64::from_bits(got).is_nan() && f64::from_bits(want).is_nan())
+        }
         Check::ApproxF32 { ulp, abs, applies } => {
             let (g, w) = (f32::from_bits(got as u32), f32::from_bits(want as u32));
             if !applies(a, b) {

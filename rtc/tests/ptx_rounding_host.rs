@@ -76,3 +76,29 @@ fn fp8_dot_products_and_half_atomics_match_their_models() {
     host::build_and_run(&dir, "f", &source, &["-ffp-contract=off"], "fp8");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What an H200 answered where the translation first differed (the conformance suite on
+/// NVIDIA's driver, 2026-11-29): remainders by zero, 64-bit bit fields, `.ftz` tininess, f64
+/// NaNs narrowed, `rcp.approx.ftz.f64`: `ptx_h200_host.cpp`, the header's helpers on the host.
+#[test]
+fn helpers_give_what_an_h200_answered() {
+    if !host::have_cxx() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("anycuda-ptx-h200-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = format!(
+        "{}\n{SHIM}\n{}\n{}",
+        host::DEVICE_SHIM,
+        anycuda_rtc::ptx::SUPPORT_HEADER,
+        include_str!("ptx_h200_host.cpp")
+    );
+    host::build_and_run(
+        &dir,
+        "h",
+        &source,
+        &["-ffp-contract=off", "-frounding-math"],
+        "h200",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -297,3 +297,16 @@ pub fn anycuda_bin() -> PathBuf {
     );
     bin
 }
+
+/// The code type a link gives on the active backend: a cubin on CUDA, and on AMD (an AMD code
+/// object is ELF too); PTX on HIP's NVIDIA platform, whose hipRTC (NVRTC) writes PTX, which the
+/// HIP backend's linker returns as it is (the module load takes it).
+pub fn linked_code_type() -> anycuda::core::CodeType {
+    #[cfg(feature = "backend-hip")]
+    if let Some(h) = anycuda::backend().ok().and_then(|b| b.backend.as_hip()) {
+        if h.platform() == anycuda::native::hip::Platform::Nvidia {
+            return anycuda::core::CodeType::Ptx;
+        }
+    }
+    anycuda::core::CodeType::Cubin
+}

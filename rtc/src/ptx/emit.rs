@@ -924,7 +924,9 @@ impl Fx {
                     "infinite" => format!("({e} == {e_mask} && {m} == 0)"),
                     "number" => format!("!({e} == {e_mask} && {m} != 0)"),
                     "notanumber" => format!("({e} == {e_mask} && {m} != 0)"),
-                    "normal" => format!("({e} != 0 && {e} != {e_mask})"),
+                    // Zero is normal to NVIDIA (an H200: testp.normal of +-0 is true): not
+                    // NaN, not infinite, not subnormal.
+                    "normal" => format!("({e} != {e_mask} && !({e} == 0 && {m} != 0))"),
                     "subnormal" => format!("({e} == 0 && {m} != 0)"),
                     other => return unsupported(i, &format!("testp.{other}")),
                 };
@@ -1321,6 +1323,9 @@ impl Fx {
             "rcp" => {
                 if f32 {
                     format!("ptx_rcp_f({}, {mode})", src(1)?)
+                } else if has("ftz") {
+                    // rcp.approx.ftz.f64: a subnormal input is a zero, a subnormal result too.
+                    format!("ptx_ftz_d(ptx_rcp_d(ptx_ftz_d({}), {mode}))", src(1)?)
                 } else {
                     format!("ptx_rcp_d({}, {mode})", src(1)?)
                 }
@@ -1350,7 +1355,26 @@ impl Fx {
         } else {
             v
         };
-        let v = if ftz { format!("ptx_ftz({v})") } else { v };
+        // .ftz on a result: mul, div and fma flush what is tiny before it rounds up to the
+        // smallest normal (ptx_tiny, from the exact value: a product of floats is exact in
+        // f64, a quotient and an fma are f64-rounded, a tie with the f32 grid's edge needing
+        // more bits than a rounding error of 2^-53 can hide).
+        let exact = match op {
+            "mul" if !approx => Some(format!("((double){} * (double){})", src(1)?, src(2)?)),
+            "div" if m.is_some() => Some(format!("((double){} / (double){})", src(1)?, src(2)?)),
+            "fma" | "mad" if m.is_some() => Some(format!(
+                "fma((double){}, (double){}, (double){})",
+                src(1)?,
+                src(2)?,
+                src(3)?
+            )),
+            _ => None,
+        };
+        let v = match (ftz, exact) {
+            (true, Some(x)) => format!("ptx_ftz_tiny_f({v}, {x}, {mode})"),
+            (true, None) => format!("ptx_ftz({v})"),
+            (false, _) => v,
+        };
         self.assign(&o[0], &v, t, i)
     }
 
@@ -1687,6 +1711,10 @@ impl Fx {
                     (Ty::F32, Ty::F64) => {
                         if int_round {
                             format!("(double)ptx_rint_f({a}, {mode})")
+                        } else if ftz {
+                            // With .ftz an f32 NaN becomes the canonical one first (an H200:
+                            // cvt.ftz.f64.f32 of any NaN is 0x7fffffffe0000000).
+                            format!("(double)ptx_cnan_f({a})")
                         } else {
                             format!("(double){a}")
                         }
@@ -1695,7 +1723,8 @@ impl Fx {
                         if int_round {
                             return unsupported(i, "integer rounding with a narrowing cvt");
                         }
-                        format!("ptx_round_f32({a}, 0.0, {mode})")
+                        // A NaN keeps its sign and the top of its payload, as on NVIDIA.
+                        format!("({a} != {a} ? ptx_f64_nan_to_f({a}) : ptx_round_f32({a}, 0.0, {mode}))")
                     }
                     (Ty::F32, Ty::F32) => {
                         if int_round {
@@ -2269,11 +2298,17 @@ impl Fx {
                     a
                 };
                 let r = format!("ptx_round_h((double){a}, 0.0, {mode}, {df})");
-                if s == Ty::F64 && df == 0 {
-                    // An f64 NaN keeps its sign and the top of its payload in f16 on NVIDIA,
-                    // quieted (an H200 answered 0x7fb8, 0xff8f, 0x7e00, ...), unlike the
-                    // canonical 0x7fff of f16 arithmetic and of f32 sources.
-                    format!("({a} != {a} ? ptx_f64_nan_to_h({a}) : {r})")
+                if s == Ty::F64 {
+                    // An f64 NaN keeps its sign and the top of its payload in f16 and bf16 on
+                    // NVIDIA, quieted (an H200 answered 0x7fb8, 0xff8f, 0x7e00, ...; bf16
+                    // 0x7fc0, 0xffc0, 0x7fe0), unlike the canonical 0x7fff of half arithmetic
+                    // and of f32 sources.
+                    let nan = if df == 0 {
+                        "ptx_f64_nan_to_h"
+                    } else {
+                        "ptx_f64_nan_to_bf"
+                    };
+                    format!("({a} != {a} ? {nan}({a}) : {r})")
                 } else {
                     r
                 }

@@ -62,6 +62,31 @@ PTX_D double ptx_sat_d(double a) { return a != a ? 0.0 : (a <= 0.0 ? 0.0 : (a > 
 PTX_D float ptx_inf_f(int s) { return ptx_f32_of(s < 0 ? 0xff800000u : 0x7f800000u); }
 PTX_D double ptx_inf_d(int s) { return ptx_f64_of(s < 0 ? 0xfff0000000000000ull : 0x7ff0000000000000ull); }
 PTX_D bool ptx_finite_d(double a) { return (ptx_bits64(a) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
+// .ftz's test of a result: whether the exact value x (with an error of l's sign beyond it) is
+// tiny, below the smallest normal mn once rounded to p significant bits with an unbounded
+// exponent in mode m (0 rn, 1 rz, 2 rm, 3 rp): IEEE 754's tininess after rounding, which an
+// H200's f16 and f32 .ftz results follow ((1 - 2^-24) 2^-126 is tiny in f32, having 24 bits;
+// 2^-14 - 2^-28 is not in f16, rounding to 2^-14 with 11 bits).
+PTX_D bool ptx_tiny(double x, double l, int m, int p, double mn) {
+    if (x != x) return false;
+    bool neg = (ptx_bits64(x) >> 63) != 0;
+    double a = neg ? -x : x, lm = neg ? -l : l;
+    if (!(a < mn || (a == mn && lm < 0))) return false;
+    double lo = mn - ldexp(mn, -p), mid = mn - ldexp(mn, -(p + 1));
+    bool away = (m == 3 && !neg) || (m == 2 && neg);
+    bool up = m == 0 ? (a > mid || (a == mid && lm >= 0)) : (away && (a > lo || (a == lo && lm > 0)));
+    return !up;
+}
+// f32 .ftz of a result r whose exact value is x: a tiny x gives a zero of its sign.
+PTX_D float ptx_ftz_tiny_f(float r, double x, int m) {
+    if (ptx_tiny(x, 0.0, m, 24, ldexp(1.0, -126))) return ptx_f32_of((ptx_bits64(x) >> 63) ? 0x80000000u : 0u);
+    return (ptx_bits32(r) & 0x7f800000u) == 0 ? ptx_f32_of(ptx_bits32(r) & 0x80000000u) : r;
+}
+// An f64 NaN narrowed as NVIDIA narrows it: its sign, quieted, the top of its payload.
+PTX_D float ptx_f64_nan_to_f(double a) {
+    ptx_u64 b = ptx_bits64(a);
+    return ptx_f32_of((ptx_u32)((b >> 32) & 0x80000000u) | 0x7fc00000u | (ptx_u32)((b >> 29) & 0x7fffffu));
+}
 
 // Round-to-nearest operations that are never contracted into an fma.
 #ifdef PTX_AMD
@@ -278,15 +303,16 @@ PTX_D ptx_s64 ptx_shr_s64(ptx_s64 a, ptx_u32 n) { return a >> (n > 63 ? 63u : n)
 PTX_D ptx_u16 ptx_shl16(ptx_u16 a, ptx_u32 n) { return n > 15 ? (ptx_u16)0 : (ptx_u16)((ptx_u32)a << n); }
 PTX_D ptx_u16 ptx_shr_u16(ptx_u16 a, ptx_u32 n) { return n > 15 ? (ptx_u16)0 : (ptx_u16)(a >> n); }
 PTX_D ptx_s16 ptx_shr_s16(ptx_s16 a, ptx_u32 n) { return (ptx_s16)((ptx_s32)a >> (n > 15 ? 15u : n)); }
-// Division by zero: NVIDIA's hardware gives all ones for the quotient, the dividend for the remainder.
+// Division by zero: NVIDIA gives all ones for the quotient and for the remainder (an H200, every
+// width, 2026-11-29).
 PTX_D ptx_u32 ptx_div_u32(ptx_u32 a, ptx_u32 b) { return b == 0 ? 0xffffffffu : a / b; }
 PTX_D ptx_u64 ptx_div_u64(ptx_u64 a, ptx_u64 b) { return b == 0 ? ~0ull : a / b; }
 PTX_D ptx_s32 ptx_div_s32(ptx_s32 a, ptx_s32 b) { return b == 0 ? -1 : (b == -1 ? (ptx_s32)(0u - (ptx_u32)a) : a / b); }
 PTX_D ptx_s64 ptx_div_s64(ptx_s64 a, ptx_s64 b) { return b == 0 ? -1ll : (b == -1 ? (ptx_s64)(0ull - (ptx_u64)a) : a / b); }
-PTX_D ptx_u32 ptx_rem_u32(ptx_u32 a, ptx_u32 b) { return b == 0 ? a : a % b; }
-PTX_D ptx_u64 ptx_rem_u64(ptx_u64 a, ptx_u64 b) { return b == 0 ? a : a % b; }
-PTX_D ptx_s32 ptx_rem_s32(ptx_s32 a, ptx_s32 b) { return b == 0 ? a : (b == -1 ? 0 : a % b); }
-PTX_D ptx_s64 ptx_rem_s64(ptx_s64 a, ptx_s64 b) { return b == 0 ? a : (b == -1 ? 0ll : a % b); }
+PTX_D ptx_u32 ptx_rem_u32(ptx_u32 a, ptx_u32 b) { return b == 0 ? 0xffffffffu : a % b; }
+PTX_D ptx_u64 ptx_rem_u64(ptx_u64 a, ptx_u64 b) { return b == 0 ? ~0ull : a % b; }
+PTX_D ptx_s32 ptx_rem_s32(ptx_s32 a, ptx_s32 b) { return b == 0 ? -1 : (b == -1 ? 0 : a % b); }
+PTX_D ptx_s64 ptx_rem_s64(ptx_s64 a, ptx_s64 b) { return b == 0 ? -1ll : (b == -1 ? 0ll : a % b); }
 PTX_D ptx_s32 ptx_add_sat_s32(ptx_s32 a, ptx_s32 b) { ptx_s64 s = (ptx_s64)a + b; return s > 2147483647ll ? 2147483647 : (s < -2147483648ll ? (-2147483647 - 1) : (ptx_s32)s); }
 PTX_D ptx_s32 ptx_sub_sat_s32(ptx_s32 a, ptx_s32 b) { ptx_s64 s = (ptx_s64)a - b; return s > 2147483647ll ? 2147483647 : (s < -2147483648ll ? (-2147483647 - 1) : (ptx_s32)s); }
 PTX_D ptx_u32 ptx_mulhi_u32(ptx_u32 a, ptx_u32 b) { return (ptx_u32)(((ptx_u64)a * b) >> 32); }
@@ -325,22 +351,24 @@ PTX_D ptx_u32 ptx_bfind(ptx_u64 a, int bits, bool sgn, bool shiftamt) {
 }
 PTX_D ptx_u64 ptx_brev64(ptx_u64 a) { ptx_u64 r = 0; for (int i = 0; i < 64; ++i) { r = (r << 1) | (a & 1ull); a >>= 1; } return r; }
 PTX_D ptx_u32 ptx_brev32(ptx_u32 a) { return (ptx_u32)(ptx_brev64(a) >> 32); }
-// bfe: pos and len are taken mod 256; bits past the top repeat the sign (signed) or are 0.
-PTX_D ptx_u64 ptx_bfe(ptx_u64 a, ptx_u32 pos, ptx_u32 len, int bits, bool sgn) {
-    pos &= 0xffu; len &= 0xffu;
-    ptx_u64 msb_bit = (pos + len == 0) ? 0 : ((pos + len - 1 < (ptx_u32)bits) ? pos + len - 1 : (ptx_u32)bits - 1);
+// bfe: 32 bits take pos and len mod 256 (the hardware's field); 64 bits take them whole (an
+// H200: bfe.u64 with len 0x100 extracts everything, bfi.b64 at pos 0x100 inserts nothing).
+// Bits past the top repeat the sign (signed) or are 0.
+PTX_D ptx_u64 ptx_bfe(ptx_u64 a, ptx_u32 pos32, ptx_u32 len32, int bits, bool sgn) {
+    ptx_u64 pos = bits == 32 ? (pos32 & 0xffu) : pos32, len = bits == 32 ? (len32 & 0xffu) : len32;
+    ptx_u64 msb_bit = (pos + len == 0) ? 0 : ((pos + len - 1 < (ptx_u64)bits) ? pos + len - 1 : (ptx_u64)bits - 1);
     bool sbit = sgn && len != 0 && ((a >> msb_bit) & 1ull);
     ptx_u64 r = 0;
-    for (ptx_u32 i = 0; i < (ptx_u32)bits; ++i) {
-        bool bit = (i < len && pos + i < (ptx_u32)bits) ? ((a >> (pos + i)) & 1ull) != 0 : sbit;
+    for (ptx_u64 i = 0; i < (ptx_u64)bits; ++i) {
+        bool bit = (i < len && pos + i < (ptx_u64)bits) ? ((a >> (pos + i)) & 1ull) != 0 : sbit;
         if (bit) r |= 1ull << i;
     }
     return r;
 }
-PTX_D ptx_u64 ptx_bfi(ptx_u64 a, ptx_u64 b, ptx_u32 pos, ptx_u32 len, int bits) {
-    pos &= 0xffu; len &= 0xffu;
+PTX_D ptx_u64 ptx_bfi(ptx_u64 a, ptx_u64 b, ptx_u32 pos32, ptx_u32 len32, int bits) {
+    ptx_u64 pos = bits == 32 ? (pos32 & 0xffu) : pos32, len = bits == 32 ? (len32 & 0xffu) : len32;
     ptx_u64 r = b;
-    for (ptx_u32 i = 0; i < len && pos + i < (ptx_u32)bits; ++i) {
+    for (ptx_u64 i = 0; i < len && pos + i < (ptx_u64)bits; ++i) {
         ptx_u64 m = 1ull << (pos + i);
         r = ((a >> i) & 1ull) ? (r | m) : (r & ~m);
     }
@@ -455,6 +483,11 @@ PTX_D float ptx_h2f(ptx_u16 h, int fmt) {
     if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0) return ptx_f32_of(0x7fffffffu);
     return (float)ptx_h2d(h, 0, false); // exact
 }
+// An f64 NaN into bf16 likewise: the sign, the quiet bit, the payload's top 6 bits.
+PTX_D ptx_u16 ptx_f64_nan_to_bf(double a) {
+    ptx_u64 b = ptx_bits64(a);
+    return (ptx_u16)(((b >> 48) & 0x8000u) | 0x7fc0u | ((b >> 45) & 0x7fu));
+}
 // An f64 NaN into f16, as NVIDIA converts it: the sign, the quiet bit, the payload's top 9 bits.
 PTX_D ptx_u16 ptx_f64_nan_to_h(double a) {
     ptx_u64 b = ptx_bits64(a);
@@ -518,15 +551,11 @@ PTX_D ptx_u16 ptx_h_post(ptx_u16 r, int fmt, int flags) {
     if (flags & 2) r = ptx_h_sat(r, fmt);
     return r;
 }
-// The exact value x + l (as ptx_round_h takes it) rounded, then .ftz/.sat. With .ftz a value
-// tiny before rounding (below the smallest normal, even if it would round up to it) is a zero
-// of its sign: an H200's f16 mul/fma.ftz give 0 for 0x3bff * 0x0400, which rounds to 0x0400.
+// The exact value x + l (as ptx_round_h takes it) rounded, then .ftz/.sat; with .ftz a tiny
+// value (ptx_tiny) is a zero of its sign.
 PTX_D ptx_u16 ptx_h_round(double x, double l, int m, int fmt, int flags) {
-    if ((flags & 1) && ptx_finite_d(x)) {
-        bool neg = (ptx_bits64(x) >> 63) != 0;
-        double a = neg ? -x : x, mn = ldexp(1.0, fmt ? -126 : -14);
-        if (a < mn || (a == mn && (neg ? l > 0 : l < 0))) return ptx_h_post((ptx_u16)(neg ? 0x8000u : 0u), fmt, flags);
-    }
+    if ((flags & 1) && ptx_tiny(x, l, m, fmt ? 8 : 11, ldexp(1.0, fmt ? -126 : -14)))
+        return ptx_h_post((ptx_u16)((ptx_bits64(x) >> 63) ? 0x8000u : 0u), fmt, flags);
     return ptx_h_post(ptx_round_h(x, l, m, fmt), fmt, flags);
 }
 PTX_D ptx_u16 ptx_h_add(ptx_u16 a, ptx_u16 b, int m, int fmt, int flags) {
