@@ -11,8 +11,9 @@
 #      tests/rocm_real_corpus.rs compiles with hipRTC 5.7.1 and 6.4.3 for gfx90a, gfx942 and
 #      gfx1100 (ci/rocm/test-all.sh); one bundle also compiles through the HIP module load's
 #      function here. And the PTX route: every module's PTX translated by anycuda's translator
-#      (all 755 kernels), and all but quantized.ptx compiled by hipRTC 5.2.3 for gfx90a (about
-#      3 minutes cold; quantized.ptx alone takes about 6; docs/ptx-on-amd.md).
+#      (all 755 kernels), and all but quantized.ptx compiled by hipRTC 5.2.3 for gfx90a, and by
+#      5.7.1 and 6.4.3 for gfx90a, gfx942 and gfx1100 (cold about 6 minutes in all, warm the
+#      program cache's; quantized.ptx alone takes 5.2.3 about 5.5; docs/ptx-on-amd.md).
 #
 #   bash ci/candle-ci.sh
 #
@@ -117,4 +118,21 @@ bash ci/rocm/fetch-kernels.sh # the corpus the bundles are compared with
 ANYCUDA_CANDLE_PTX_DIR="$OUT_DIR" ANYCUDA_CANDLE_PTX_CACHE="$BASE/ptx-code" \
     cargo test --locked -p anycuda --test candle_ptx_bundles -- --include-ignored --nocapture
 log "bundles and the PTX route checked in $((SECONDS - t)) s"
+# The PTX route on hipRTC 5.7.1 and 6.4.3 too, for gfx90a, gfx942 and gfx1100 (the same test
+# binary under each release's loader, as ci/rocm/test-all.sh runs its tests). Cold, about 50 s
+# per target and release on 2 cores; warm (an unchanged translation), the program cache's.
+t=$SECONDS
+BIN="$(cargo test --locked -p anycuda --test candle_ptx_bundles --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])')"
+[[ -x "$BIN" ]] || { log "no candle_ptx_bundles test binary"; exit 1; }
+for v in 5.7 6.4; do
+    ANYCUDA_CANDLE_PTX_DIR="$OUT_DIR" ANYCUDA_CANDLE_PTX_CACHE="$BASE/ptx-code" \
+        ANYCUDA_CANDLE_PTX_ARCHES=gfx90a,gfx942,gfx1100 \
+        bash ci/rocm.sh "$v" -- "$BIN" candle_ptx_translates_and_compiles_for_amd --include-ignored --nocapture
+done
+log "the PTX route on hipRTC 5.7.1 and 6.4.3 in $((SECONDS - t)) s"
 log "done in $((SECONDS - T0)) s"
