@@ -22,7 +22,7 @@ mod common;
 mod forms;
 
 use anycuda::core::{CodeType, Program, ProgramOptions};
-use anycuda::{Backend, BackendKind};
+use anycuda::BackendKind;
 use anycuda_rtc::ptx::{translate, PtxError};
 use common::{code, compiler, elf_machine, elf_symbols, on_ci, repo_root, EM_AMDGPU};
 use forms::{Check, Form, Module, Reg};
@@ -181,32 +181,12 @@ fn generated_ptx_assembles_with_ptxas() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The AMD arches the loaded hipRTC knows of gfx90a (CDNA2), gfx942 (CDNA3), gfx1100 (RDNA3),
-/// and gfx1030 (RDNA2, wave32) where it knows no gfx1100 (5.2.3). Asked before compiling:
-/// hipRTC 5.2.3 aborts the process on an arch it does not know.
-fn amd_arches(hip: Backend) -> Vec<&'static str> {
-    let v = hip.as_hip().unwrap().hip_version();
-    let supported = anycuda::native::hip::rtc_options::supported_archs(v);
-    let mut out: Vec<&str> = ["gfx90a", "gfx942", "gfx1100"]
-        .into_iter()
-        .filter(|a| supported.contains(a))
-        .collect();
-    if !out.contains(&"gfx1100") {
-        out.push("gfx1030");
-    }
-    for a in &out {
-        assert!(supported.contains(a), "{a} unknown to HIP {v}");
-    }
-    eprintln!("hipRTC of HIP {v}: compiling the suite for {out:?}");
-    out
-}
-
 #[test]
 fn translations_compile_with_hiprtc() {
     let Some(hip) = compiler(BackendKind::Hip) else {
         return;
     };
-    let arches = amd_arches(hip);
+    let arches = common::amd_arches(hip);
     let jobs: Vec<(String, String, Vec<String>, &str)> = translated()
         .into_iter()
         .flat_map(|(m, _, t)| {

@@ -127,25 +127,6 @@ fn manifest(dir: &Path) -> Vec<Entry> {
         .collect()
 }
 
-/// The AMD arches of the loaded hipRTC: gfx90a, gfx942 and gfx1100 where it knows them, else
-/// gfx1030 (hipRTC 5.2.3 knows neither gfx942 nor gfx1100, and aborts on an unknown one).
-fn amd_arches(hip: Backend) -> Vec<&'static str> {
-    let v = hip.as_hip().unwrap().hip_version();
-    let supported = anycuda::native::hip::rtc_options::supported_archs(v);
-    let mut out: Vec<&str> = ["gfx90a", "gfx942", "gfx1100"]
-        .into_iter()
-        .filter(|a| supported.contains(a))
-        .collect();
-    if !out.contains(&"gfx1100") {
-        out.push("gfx1030");
-    }
-    for a in &out {
-        assert!(supported.contains(a), "{a} unknown to HIP {v}");
-    }
-    eprintln!("hipRTC of HIP {v}: compiling translations for {out:?}");
-    out
-}
-
 /// Translates `ptx`; when refused, every refused instruction (`instruction` with its modifiers),
 /// found by blanking each refused line and translating again.
 fn translate_all(what: &str, ptx: &str) -> Result<Translation, Vec<String>> {
@@ -251,7 +232,7 @@ fn numba_corpus_translates_and_compiles_with_hiprtc() {
     let Some(dir) = numba_ptx() else {
         return;
     };
-    let arches = amd_arches(hip);
+    let arches = common::amd_arches(hip);
     let entries = manifest(&dir);
     assert!(
         entries.len() >= 100,

@@ -2,7 +2,7 @@
 //! writes PTX for compute_80 and compute_90 from the kernel corpus (tests/kernels) and the
 //! translator's own kernels (tests/kernels/ptx), the translator turns it into HIP C++, and
 //! hipRTC compiles that for AMD arches; the code object must hold every entry and its `.kd`.
-//! ci/rocm/test-all.sh runs it again on hipRTC 5.7.1 and 6.4.3 (gfx90a and gfx1100).
+//! ci/rocm/test-all.sh runs it again on hipRTC 5.7.1 and 6.4.3 (gfx90a, gfx942 and gfx1100).
 //! On a GPU, a translated kernel runs and is compared with the same PTX loaded natively.
 //!
 //! Every test needs both compilers (NVRTC writes the PTX, hipRTC compiles the translation), so
@@ -71,24 +71,6 @@ fn hip_compile(hip: Backend, what: &str, source: &str, entries: &[String], arch:
     }
 }
 
-/// The AMD arches: gfx90a (CDNA2, wave64) always; gfx1100 (RDNA3, wave32) where the loaded
-/// hipRTC knows it (ROCm 6.x), else gfx1030 (RDNA2, wave32), which 5.2.3 knows.
-fn amd_arches(hip: Backend) -> Vec<&'static str> {
-    let v = hip.as_hip().unwrap().hip_version();
-    let supported = anycuda::native::hip::rtc_options::supported_archs(v);
-    let mut out = vec!["gfx90a"];
-    out.push(if supported.contains(&"gfx1100") {
-        "gfx1100"
-    } else {
-        "gfx1030"
-    });
-    for a in &out {
-        assert!(supported.contains(a), "{a} unknown to HIP {v}");
-    }
-    eprintln!("hipRTC of HIP {v}: compiling translations for {out:?}");
-    out
-}
-
 #[test]
 fn corpus_ptx_translates_and_compiles_with_hiprtc() {
     let Some(nv) = compiler(BackendKind::Cuda) else {
@@ -97,7 +79,7 @@ fn corpus_ptx_translates_and_compiles_with_hiprtc() {
     let Some(hip) = compiler(BackendKind::Hip) else {
         return;
     };
-    let arches = amd_arches(hip);
+    let arches = common::amd_arches(hip);
     let mut sources: Vec<(String, String, Vec<String>)> =
         vec![("ptx/instructions.cu".into(), own_kernels(), Vec::new())];
     for k in corpus("tests/kernels") {
@@ -202,7 +184,7 @@ fn linked_modules_translate_and_compile() {
     let t = translate_all(&[&a, &b]).unwrap_or_else(|(k, e)| panic!("module {k}: {e}"));
     assert_eq!(t.entries, ["ka", "kb"]);
     assert!(t.source.contains("ptx_m0_") && t.source.contains("ptx_m1_"));
-    for arch in amd_arches(hip) {
+    for arch in common::amd_arches(hip) {
         hip_compile(hip, "linked modules", &t.source, &t.entries, arch);
     }
     let mut p =

@@ -10,13 +10,6 @@
 
 mod host;
 
-/// The AMD builtins the block-level helpers use, compiled here, not exercised.
-const SHIM: &str = r#"
-static unsigned sim_packet[16];
-static const void* __builtin_amdgcn_dispatch_ptr() { return sim_packet; }
-static unsigned __builtin_amdgcn_groupstaticsize() { return 0; }
-"#;
-
 #[test]
 fn matrix_helpers_match_a_host_matrix_multiply() {
     if !host::have_cxx() {
@@ -29,8 +22,9 @@ fn matrix_helpers_match_a_host_matrix_multiply() {
     let checks = include_str!("ptx_matrix_host.cpp");
     for wave in [64, 32] {
         let source = format!(
-            "#define __AMDGCN_WAVEFRONT_SIZE {wave}\n{pre}\n{}\n{SHIM}\n{}\n{checks}",
+            "#define __AMDGCN_WAVEFRONT_SIZE {wave}\n{pre}\n{}\n{}\n{}\n{checks}",
             host::DEVICE_SHIM,
+            host::AMD_BLOCK_SHIM,
             anycuda_rtc::ptx::SUPPORT_HEADER
         );
         let what = format!("matrix-wave{wave}");

@@ -9,14 +9,6 @@
 
 mod host;
 
-/// The AMD builtins the block-level helpers use (`%dynamic_smem_size`), compiled here, not
-/// exercised (they are checked on the GPU); `ptx_warp_host.cpp` simulates the warp builtins.
-const SHIM: &str = r#"
-static unsigned sim_packet[16];
-static const void* __builtin_amdgcn_dispatch_ptr() { return sim_packet; }
-static unsigned __builtin_amdgcn_groupstaticsize() { return 0; }
-"#;
-
 #[test]
 fn amd_warp_helpers_keep_32_lane_warps() {
     if !host::have_cxx() {
@@ -28,8 +20,9 @@ fn amd_warp_helpers_keep_32_lane_warps() {
     let (pre, harness) = sim.split_at(sim.find("\n// ---- the checks ----").unwrap());
     for wave in [64, 32] {
         let source = format!(
-            "#define __AMDGCN_WAVEFRONT_SIZE {wave}\n{pre}\n{}\n{SHIM}\n{}\n{harness}",
+            "#define __AMDGCN_WAVEFRONT_SIZE {wave}\n{pre}\n{}\n{}\n{}\n{harness}",
             host::DEVICE_SHIM,
+            host::AMD_BLOCK_SHIM,
             anycuda_rtc::ptx::SUPPORT_HEADER
         );
         let what = format!("wave{wave}");

@@ -310,3 +310,25 @@ pub fn linked_code_type() -> anycuda::core::CodeType {
     }
     anycuda::core::CodeType::Cubin
 }
+
+/// The AMD targets the PTX tests compile for: gfx90a (CDNA2, wave64), gfx942 (CDNA3) and
+/// gfx1100 (RDNA3, wave32) where the loaded hipRTC knows them, else gfx1030 (RDNA2, wave32) for
+/// the missing RDNA3 (hipRTC 5.2.3 knows neither gfx942 nor gfx1100). Asked before compiling:
+/// hipRTC 5.2.3 aborts the process on an arch it does not know.
+#[cfg(feature = "backend-hip")]
+pub fn amd_arches(hip: Backend) -> Vec<&'static str> {
+    let v = hip.as_hip().expect("the HIP backend").hip_version();
+    let supported = anycuda::native::hip::rtc_options::supported_archs(v);
+    let mut out: Vec<&str> = ["gfx90a", "gfx942", "gfx1100"]
+        .into_iter()
+        .filter(|a| supported.contains(a))
+        .collect();
+    if !out.contains(&"gfx1100") {
+        out.push("gfx1030");
+    }
+    for a in &out {
+        assert!(supported.contains(a), "{a} unknown to HIP {v}");
+    }
+    eprintln!("hipRTC of HIP {v}: compiling for {out:?}");
+    out
+}

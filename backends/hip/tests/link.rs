@@ -119,6 +119,21 @@ impl Logged {
     }
 
     /// Adds PTX text (NUL-terminated, as CUDA reads PTX) named `name`.
+    /// `cuLinkAddFile` of a PTX file.
+    fn add_ptx_file(&self, b: &HipBackend, path: &CStr) -> CUresult {
+        // SAFETY: a live state, a NUL-terminated path.
+        unsafe {
+            b.cuLinkAddFile(
+                self.state,
+                PTX_INPUT,
+                path.as_ptr(),
+                0,
+                null_mut(),
+                null_mut(),
+            )
+        }
+    }
+
     fn add_ptx(&self, b: &HipBackend, ptx: &str, name: &CStr) -> CUresult {
         let mut data = ptx.as_bytes().to_vec();
         data.push(0);
@@ -302,18 +317,7 @@ fn ptx_inputs_link_up_to_the_device_and_the_rest_is_refused_with_a_reason() {
     let l = Logged::new(&b);
     assert_eq!(l.add_ptx(&b, MAIN_PTX, c"main.ptx"), OK);
     let lib = TempFile::new("lib.ptx", LIB_PTX.as_bytes());
-    // SAFETY: a live state, a NUL-terminated path.
-    let r = unsafe {
-        b.cuLinkAddFile(
-            l.state,
-            PTX_INPUT,
-            lib.1.as_ptr(),
-            0,
-            null_mut(),
-            null_mut(),
-        )
-    };
-    assert_eq!(r, OK);
+    assert_eq!(l.add_ptx_file(&b, &lib.1), OK);
     // A cubin is refused with the way out, in the error log.
     assert_eq!(
         l.add_bytes(&b, CUjitInputType::CU_JIT_INPUT_CUBIN, cubin()),
@@ -450,18 +454,7 @@ fn linked_ptx_modules_run() {
     let l = Logged::new(&b);
     assert_eq!(l.add_ptx(&b, MAIN_PTX, c"main.ptx"), OK);
     let lib = TempFile::new("gpu-lib.ptx", LIB_PTX.as_bytes());
-    // SAFETY: a live state, a NUL-terminated path.
-    let r = unsafe {
-        b.cuLinkAddFile(
-            l.state,
-            PTX_INPUT,
-            lib.1.as_ptr(),
-            0,
-            null_mut(),
-            null_mut(),
-        )
-    };
-    assert_eq!(r, OK);
+    assert_eq!(l.add_ptx_file(&b, &lib.1), OK);
     let (r, code, size) = l.complete(&b);
     assert_eq!(r, OK, "{}", l.error_log().0);
     assert!(!code.is_null() && size > 0);

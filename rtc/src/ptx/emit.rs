@@ -1384,33 +1384,13 @@ impl Fx {
         let Some(&t) = types.first() else {
             return unsupported(i, "no type");
         };
-        let cmp = mods.first().copied().unwrap_or_default();
-        let comb = mods
-            .iter()
-            .find(|m| matches!(**m, "and" | "or" | "xor"))
-            .copied();
-        if o.len() != 3 + usize::from(comb.is_some()) {
-            return Err(PtxError::Syntax {
-                line: i.line,
-                column: i.col,
-                message: format!("`{}`: wrong operand count", i.opcode),
-            });
-        }
-        let e = self.compare(i, cmp, t, mods.contains(&"ftz"))?;
+        let (e, comb) = self.comparison(i, mods, t)?;
         let (p, q) = match &o[0] {
             Operand::Pair(p, q) => (Operand::Name(p.clone()), Some(Operand::Name(q.clone()))),
             d => (d.clone(), None),
         };
         let (pe, qe) = match comb {
-            Some(c) => {
-                let cop = match c {
-                    "and" => "&&",
-                    "or" => "||",
-                    _ => "!=",
-                };
-                let c3 = self.src(&o[3], Ty::Pred, i)?;
-                (format!("(r_ {cop} {c3})"), format!("(!r_ {cop} {c3})"))
-            }
+            Some((cop, c3)) => (format!("(r_ {cop} {c3})"), format!("(!r_ {cop} {c3})")),
             None => ("r_".to_owned(), "!r_".to_owned()),
         };
         let mut code = format!("{{ bool r_ = {e}; {}", self.assign(&p, &pe, Ty::Pred, i)?);
@@ -1419,6 +1399,37 @@ impl Fx {
         }
         code.push_str(" }");
         Ok(code)
+    }
+
+    /// What `setp` and `set` share: the comparison (its `.cmp`, the first modifier) of operands
+    /// 1 and 2 read as `t`, the operand count checked, and the `.and`/`.or`/`.xor` combining
+    /// (its C++ operator and operand 3, the predicate), if any.
+    fn comparison(
+        &self,
+        i: &Inst,
+        mods: &[&str],
+        t: Ty,
+    ) -> Result<(String, Option<Combine>), PtxError> {
+        let cmp = mods.first().copied().unwrap_or_default();
+        let cop = mods.iter().find_map(|m| match *m {
+            "and" => Some("&&"),
+            "or" => Some("||"),
+            "xor" => Some("!="),
+            _ => None,
+        });
+        if i.operands.len() != 3 + usize::from(cop.is_some()) {
+            return Err(PtxError::Syntax {
+                line: i.line,
+                column: i.col,
+                message: format!("`{}`: wrong operand count", i.opcode),
+            });
+        }
+        let e = self.compare(i, cmp, t, mods.contains(&"ftz"))?;
+        let comb = match cop {
+            Some(c) => Some((c, self.src(&i.operands[3], Ty::Pred, i)?)),
+            None => None,
+        };
+        Ok((e, comb))
     }
 
     /// The comparison `.cmp` of operands 1 and 2 read as `t` (`setp`'s and `set`'s), as a C++
@@ -1495,28 +1506,9 @@ impl Fx {
         let (Some(&d), Some(&t)) = (types.first(), types.get(1)) else {
             return unsupported(i, "set takes two types");
         };
-        let cmp = mods.first().copied().unwrap_or_default();
-        let comb = mods
-            .iter()
-            .find(|m| matches!(**m, "and" | "or" | "xor"))
-            .copied();
-        if o.len() != 3 + usize::from(comb.is_some()) {
-            return Err(PtxError::Syntax {
-                line: i.line,
-                column: i.col,
-                message: format!("`{}`: wrong operand count", i.opcode),
-            });
-        }
-        let e = self.compare(i, cmp, t, mods.contains(&"ftz"))?;
+        let (e, comb) = self.comparison(i, mods, t)?;
         let e = match comb {
-            Some(c) => {
-                let cop = match c {
-                    "and" => "&&",
-                    "or" => "||",
-                    _ => "!=",
-                };
-                format!("({e} {cop} {})", self.src(&o[3], Ty::Pred, i)?)
-            }
+            Some((cop, c3)) => format!("({e} {cop} {c3})"),
             None => e,
         };
         let (v, dt) = match d {
@@ -1858,6 +1850,9 @@ impl Fx {
         Ok(format!("{{ unsigned char* p_ = {ptr}; {body} }}"))
     }
 }
+
+/// A comparison's `.and`/`.or`/`.xor` combining: its C++ operator and the predicate operand.
+type Combine = (&'static str, String);
 
 /// A half type's format in the support header: 0 f16, 1 bf16 (packed pairs too).
 fn half_fmt(t: Ty) -> Option<u32> {

@@ -26,6 +26,16 @@ static unsigned atomicCAS(unsigned* p, unsigned o, unsigned n) { unsigned v = *p
 static void __trap() { abort(); }
 "#;
 
+/// The AMD builtins the header's block-level helpers use (`%dynamic_smem_size`: the dispatch
+/// packet and the static LDS size), for the tests that compile its AMD branch on the host:
+/// compiled there, not exercised (they are checked on the GPU).
+#[allow(dead_code)] // the warp and matrix tests use it; the rounding tests do not
+pub const AMD_BLOCK_SHIM: &str = r#"
+static unsigned sim_packet[16];
+static const void* __builtin_amdgcn_dispatch_ptr() { return sim_packet; }
+static unsigned __builtin_amdgcn_groupstaticsize() { return 0; }
+"#;
+
 /// Whether the system C++ compiler is there: `false` (skip) off CI, a failure under `CI=true`.
 pub fn have_cxx() -> bool {
     if Command::new("c++").arg("--version").output().is_ok() {
