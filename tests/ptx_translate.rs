@@ -1181,3 +1181,522 @@ fn mma_floats_within_bound(
     }
     bad
 }
+
+/// The texture and surface kernels (`tests/kernels/ptx/textures.cu`).
+fn texture_kernels() -> String {
+    std::fs::read_to_string(repo_root().join("tests/kernels/ptx/textures.cu")).unwrap()
+}
+
+/// The texture and surface instructions of a PTX text, with their modifiers, sorted.
+fn texture_opcodes(ptx: &str) -> Vec<String> {
+    let mut v: Vec<String> = ptx
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| {
+            ["tex.", "tld4.", "suld.", "sust."]
+                .iter()
+                .any(|p| w.starts_with(p))
+        })
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v
+}
+
+/// NVRTC's PTX of the texture and surface kernels (every geometry, levels, gradients, gathers,
+/// integer results, 8- to 64-bit and vector surface accesses, zero and trap modes) translates;
+/// hipRTC compiles the translation for the AMD targets (on gfx90a and gfx942, which have no
+/// image instructions, to traps); NVRTC compiles it back into the very same texture and
+/// surface instructions, so on NVIDIA the translation samples exactly as the PTX did.
+#[test]
+fn texture_objects_translate_and_compile() {
+    let Some(nv) = compiler(BackendKind::Cuda) else {
+        return;
+    };
+    let Some(hip) = compiler(BackendKind::Hip) else {
+        return;
+    };
+    let ptx = ptx_of(nv, &texture_kernels(), "textures.cu", &[], "compute_90");
+    let ops = texture_opcodes(&ptx);
+    assert!(ops.len() >= 40, "{ops:?}");
+    let t = translate(&ptx).unwrap_or_else(|e| panic!("textures.cu: {e}"));
+    assert_eq!(t.entries, common::ptx_entries(&ptx));
+    for arch in common::amd_arches(hip) {
+        hip_compile(hip, "textures.cu", &t.source, &t.entries, arch);
+    }
+    let mut p =
+        Program::with_backend(nv, &t.source, ProgramOptions::new().name("textures.cu")).unwrap();
+    p.compile_with_args(&["--gpu-architecture=compute_90"])
+        .unwrap_or_else(|e| panic!("NVRTC refused the texture translation: {e}"));
+    let again = String::from_utf8(code(&p, CodeType::Ptx)).unwrap();
+    assert_eq!(
+        texture_opcodes(&again),
+        ops,
+        "NVRTC's instructions from the translation"
+    );
+}
+
+/// Texels of the 2D float4 array the texture kernels sample (16 x 8).
+const TEX_W: usize = 16;
+const TEX_H: usize = 8;
+/// Points sampled, elements of the linear buffers.
+const TEX_POINTS: usize = 256;
+const TEX_LINEAR: usize = 64;
+
+fn texel(x: usize, y: usize) -> [f32; 4] {
+    [
+        (x + TEX_W * y) as f32,
+        x as f32 * 0.25 - y as f32,
+        ((x * 7 + y * 3) % 11) as f32 / 8.0,
+        1.0 + y as f32 / 16.0,
+    ]
+}
+
+/// On a GPU: the texture and surface kernels, translated and compiled by the active backend's
+/// compiler, against the same PTX loaded natively, bit for bit: a 2D float4 CUDA array sampled
+/// with point and linear filtering, unnormalised (clamp) and normalised (wrap) coordinates,
+/// `tex2D`, `tex2DLod` and `tex2Dgather` of each channel; `tex1Dfetch` of linear float4 and
+/// float buffers, past both ends too; 2D float4 surfaces read (trap and zero modes) and
+/// written, a 1D u32 surface read and written. Linear filtering's weights are NVIDIA's 8-bit
+/// fractions on both columns (HIP's NVIDIA platform samples on the same hardware); AMD's
+/// filtering precision differs and is not proven here. Point sampling, the fetches and the
+/// surfaces are also checked against the host, so a run where the PTX does not load natively
+/// (the HIP backend in AMD-faithful mode) is checked too. The CUDA column leaves its native
+/// results in the temporary directory; the HIP column, run after it, compares its translated
+/// results with them bit for bit.
+#[anycuda_test::gpu_test]
+fn translated_textures_match_native_ptx() {
+    use anycuda::core::{launch, Buffer, Device, LaunchConfig, ObjectCode, StreamOptions};
+    use anycuda::driver::*;
+    let nv = compiler(BackendKind::Cuda).expect("NVRTC writes the PTX");
+    let ptx = ptx_of(nv, &texture_kernels(), "textures.cu", &[], "compute_80");
+    let t = translate(&ptx).unwrap();
+    let dev = Device::new(0).expect("device 0");
+    let ctx = dev.set_current().expect("set_current");
+    let stream = ctx.create_stream(StreamOptions::default()).unwrap();
+    let mut prog = Program::new(&t.source, ProgramOptions::new().name("textures.cpp")).unwrap();
+    let translated = prog
+        .compile(CodeType::Ptx)
+        .unwrap_or_else(|e| panic!("compile: {e}"));
+    let native = ObjectCode::from_bytes(ptx.as_bytes().to_vec(), CodeType::Ptx)
+        .ok()
+        .and_then(|c| c.kernel("tex_sample2d").ok().map(|_| c));
+    let ck = |r: CUresult, what: &str| assert_eq!(r, CUresult::CUDA_SUCCESS, "{what}");
+    let mut rng = Rng(0x1f2e_3d4c);
+    // Unnormalised points: texel centres, edges and random points, past every side.
+    let mut xy = Vec::with_capacity(2 * TEX_POINTS);
+    for p in 0..TEX_POINTS {
+        let (x, y) = match p % 4 {
+            0 => (
+                (p / 4 % TEX_W) as f32 + 0.5,
+                (p / 4 / TEX_W % TEX_H) as f32 + 0.5,
+            ),
+            1 => ((p / 4 % (TEX_W + 1)) as f32, (p / 4 % (TEX_H + 1)) as f32),
+            _ => (
+                (rng.next() % 22_000) as f32 / 1000.0 - 3.0,
+                (rng.next() % 14_000) as f32 / 1000.0 - 3.0,
+            ),
+        };
+        xy.extend([x, y]);
+    }
+    let xy_norm: Vec<f32> = xy
+        .chunks(2)
+        .flat_map(|c| [c[0] / TEX_W as f32, c[1] / TEX_H as f32])
+        .collect();
+    let texels: Vec<f32> = (0..TEX_H)
+        .flat_map(|y| (0..TEX_W).flat_map(move |x| texel(x, y)))
+        .collect();
+    let lin4: Vec<f32> = (0..4 * TEX_LINEAR).map(|i| i as f32 * 1.5 - 7.0).collect();
+    let lin1: Vec<f32> = (0..TEX_LINEAR).map(|i| (i * i) as f32 / 3.0).collect();
+    let idx: Vec<i32> = (0..TEX_LINEAR as i32 + 8).map(|i| i - 4).collect();
+    let words: Vec<u32> = (0..TEX_W).map(|_| rng.next()).collect();
+    // A CUDA array (2D when `h` > 0) of `ch` channels of `format`, surface-capable, filled.
+    let array = |w: usize, h: usize, format: CUarray_format, ch: u32, bytes: &[u8]| -> CUarray {
+        let d = CUDA_ARRAY3D_DESCRIPTOR {
+            Width: w,
+            Height: h,
+            Depth: 0,
+            Format: format,
+            NumChannels: ch,
+            Flags: CUDA_ARRAY3D_SURFACE_LDST,
+        };
+        let mut a: CUarray = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer.
+        ck(unsafe { cuArray3DCreate(&mut a, &d) }, "cuArray3DCreate");
+        let row = bytes.len() / h.max(1);
+        // SAFETY: all-zero bytes are a valid CUDA_MEMCPY2D (plain data).
+        let mut c: CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.srcHost = bytes.as_ptr().cast();
+        c.srcPitch = row;
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        c.dstArray = a;
+        c.WidthInBytes = row;
+        c.Height = h.max(1);
+        // SAFETY: `bytes` holds Height rows of WidthInBytes; the array is that large.
+        ck(unsafe { cuMemcpy2D(&c) }, "cuMemcpy2D to the array");
+        a
+    };
+    let read_array = |a: CUarray, row: usize, h: usize| -> Vec<u8> {
+        let mut out = vec![0u8; row * h];
+        // SAFETY: all-zero bytes are a valid CUDA_MEMCPY2D (plain data).
+        let mut c: CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        c.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_ARRAY;
+        c.srcArray = a;
+        c.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        c.dstHost = out.as_mut_ptr().cast();
+        c.dstPitch = row;
+        c.WidthInBytes = row;
+        c.Height = h;
+        // SAFETY: `out` holds Height rows of WidthInBytes; the array is that large.
+        ck(unsafe { cuMemcpy2D(&c) }, "cuMemcpy2D from the array");
+        out
+    };
+    let bytes_f32 = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|f| f.to_le_bytes()).collect() };
+    let bits = |v: &[u8]| -> Vec<u64> {
+        v.chunks(4)
+            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect()
+    };
+    let f32_bits = |v: Vec<f32>| -> Vec<u64> { v.iter().map(|f| u64::from(f.to_bits())).collect() };
+    // (filter, normalised, address mode) of the four sampled textures.
+    let configs = [
+        (
+            "point, unnormalised, clamp",
+            CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            false,
+            CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP,
+        ),
+        (
+            "linear, unnormalised, clamp",
+            CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+            false,
+            CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP,
+        ),
+        (
+            "point, normalised, wrap",
+            CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            true,
+            CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP,
+        ),
+        (
+            "linear, normalised, wrap",
+            CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+            true,
+            CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP,
+        ),
+    ];
+    let run = |code: &ObjectCode| -> Vec<(String, Vec<u64>)> {
+        let mut out = Vec::new();
+        let tex_array = array(
+            TEX_W,
+            TEX_H,
+            CUarray_format::CU_AD_FORMAT_FLOAT,
+            4,
+            &bytes_f32(&texels),
+        );
+        let k = code.kernel("tex_sample2d").unwrap();
+        let (dxy, dxyn) = (
+            Buffer::from_slice(&stream, &xy).unwrap(),
+            Buffer::from_slice(&stream, &xy_norm).unwrap(),
+        );
+        for (name, filter, normalised, address) in configs {
+            // SAFETY: all-zero bytes are valid descriptors (plain data).
+            let mut r: CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+            r.resType = CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
+            r.res.array.hArray = tex_array;
+            // SAFETY: as above.
+            let mut d: CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+            d.addressMode = [address; 3];
+            d.filterMode = filter;
+            d.flags = if normalised {
+                CU_TRSF_NORMALIZED_COORDINATES
+            } else {
+                0
+            };
+            let mut tex: CUtexObject = 0;
+            // SAFETY: valid descriptors and out-pointer; the array outlives the object.
+            ck(
+                unsafe { cuTexObjectCreate(&mut tex, &r, &d, std::ptr::null()) },
+                name,
+            );
+            let mut o = Buffer::<f32>::zeroed(&stream, TEX_POINTS * 6 * 4).unwrap();
+            let coords = if normalised { &dxyn } else { &dxy };
+            // SAFETY: tex_sample2d reads xy[0..2n] and writes out[0..6n] float4s.
+            unsafe {
+                launch(
+                    &stream,
+                    &LaunchConfig::for_num_elems(TEX_POINTS as u32, 64),
+                    &k,
+                    (tex, coords, &mut o, TEX_POINTS as i32),
+                )
+            }
+            .unwrap();
+            stream.synchronize().unwrap();
+            out.push((
+                format!("tex_sample2d, {name}"),
+                f32_bits(o.to_vec().unwrap()),
+            ));
+            // SAFETY: the object created above, no longer used.
+            ck(unsafe { cuTexObjectDestroy(tex) }, "cuTexObjectDestroy");
+        }
+        // Linear memory: float4 and one-channel float.
+        let (d4, d1, didx) = (
+            Buffer::from_slice(&stream, &lin4).unwrap(),
+            Buffer::from_slice(&stream, &lin1).unwrap(),
+            Buffer::from_slice(&stream, &idx).unwrap(),
+        );
+        let linear = |b: &Buffer<f32>, ch: u32| -> CUtexObject {
+            // SAFETY: all-zero bytes are valid descriptors (plain data).
+            let mut r: CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+            r.resType = CUresourcetype::CU_RESOURCE_TYPE_LINEAR;
+            r.res.linear.devPtr = b.as_raw();
+            r.res.linear.format = CUarray_format::CU_AD_FORMAT_FLOAT;
+            r.res.linear.numChannels = ch;
+            r.res.linear.sizeInBytes = b.len() * 4;
+            // SAFETY: as above.
+            let d: CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+            let mut tex: CUtexObject = 0;
+            // SAFETY: valid descriptors and out-pointer; the buffer outlives the object.
+            ck(
+                unsafe { cuTexObjectCreate(&mut tex, &r, &d, std::ptr::null()) },
+                "linear texture",
+            );
+            tex
+        };
+        let (t4, t1) = (linear(&d4, 4), linear(&d1, 1));
+        let mut o4 = Buffer::<f32>::zeroed(&stream, idx.len() * 4).unwrap();
+        let mut o1 = Buffer::<f32>::zeroed(&stream, idx.len()).unwrap();
+        let k = code.kernel("tex_fetch1d").unwrap();
+        // SAFETY: tex_fetch1d reads idx[0..n], writes out4[0..n] float4s and out1[0..n].
+        unsafe {
+            launch(
+                &stream,
+                &LaunchConfig::for_num_elems(idx.len() as u32, 64),
+                &k,
+                (t4, t1, &didx, &mut o4, &mut o1, idx.len() as i32),
+            )
+        }
+        .unwrap();
+        stream.synchronize().unwrap();
+        out.push(("tex_fetch1d float4".into(), f32_bits(o4.to_vec().unwrap())));
+        out.push(("tex_fetch1d float".into(), f32_bits(o1.to_vec().unwrap())));
+        // SAFETY: the objects created above, no longer used.
+        unsafe {
+            ck(cuTexObjectDestroy(t4), "cuTexObjectDestroy");
+            ck(cuTexObjectDestroy(t1), "cuTexObjectDestroy");
+        }
+        // Surfaces: the array above as the source, a zeroed one as the destination, a u32 row.
+        let dst = array(
+            TEX_W,
+            TEX_H,
+            CUarray_format::CU_AD_FORMAT_FLOAT,
+            4,
+            &vec![0u8; texels.len() * 4],
+        );
+        let row: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let u = array(
+            TEX_W,
+            0,
+            CUarray_format::CU_AD_FORMAT_UNSIGNED_INT32,
+            1,
+            &row,
+        );
+        let surface = |a: CUarray| -> CUsurfObject {
+            // SAFETY: all-zero bytes are a valid descriptor (plain data).
+            let mut r: CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+            r.resType = CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
+            r.res.array.hArray = a;
+            let mut s: CUsurfObject = 0;
+            // SAFETY: a valid descriptor and out-pointer; the array outlives the object.
+            ck(
+                unsafe { cuSurfObjectCreate(&mut s, &r) },
+                "cuSurfObjectCreate",
+            );
+            s
+        };
+        let (ss, sd, su) = (surface(tex_array), surface(dst), surface(u));
+        let mut so = Buffer::<f32>::zeroed(&stream, TEX_W * TEX_H * 2 * 4).unwrap();
+        let k = code.kernel("surf_ops").unwrap();
+        // SAFETY: surf_ops reads and writes the surfaces inside their w x h elements (and reads
+        // past the right edge in zero mode), writes out[0..2wh] float4s.
+        unsafe {
+            launch(
+                &stream,
+                &LaunchConfig::new((1u32, TEX_H as u32, 1u32), TEX_W as u32),
+                &k,
+                (ss, sd, su, &mut so, TEX_W as i32, TEX_H as i32),
+            )
+        }
+        .unwrap();
+        stream.synchronize().unwrap();
+        out.push(("surf_ops reads".into(), f32_bits(so.to_vec().unwrap())));
+        out.push((
+            "surf_ops 2D writes".into(),
+            bits(&read_array(dst, TEX_W * 16, TEX_H)),
+        ));
+        out.push(("surf_ops 1D u32".into(), bits(&read_array(u, TEX_W * 4, 1))));
+        // SAFETY: the objects and arrays created above, no longer used.
+        unsafe {
+            for s in [ss, sd, su] {
+                ck(cuSurfObjectDestroy(s), "cuSurfObjectDestroy");
+            }
+            for a in [tex_array, dst, u] {
+                ck(cuArrayDestroy(a), "cuArrayDestroy");
+            }
+        }
+        out
+    };
+    let got = run(&translated);
+    // The host: point sampling with clamp, the fetches inside the buffers, the surfaces.
+    let find =
+        |v: &[(String, Vec<u64>)], n: &str| v.iter().find(|(k, _)| k == n).unwrap().1.clone();
+    let point = find(&got, "tex_sample2d, point, unnormalised, clamp");
+    for p in 0..TEX_POINTS {
+        let cl = |v: f32, n: usize| (v.floor().max(0.0) as usize).min(n - 1);
+        let want = texel(cl(xy[2 * p], TEX_W), cl(xy[2 * p + 1], TEX_H));
+        for c in 0..4 {
+            assert_eq!(
+                point[p * 24 + c],
+                u64::from(want[c].to_bits()),
+                "tex2D point at ({}, {}) channel {c}",
+                xy[2 * p],
+                xy[2 * p + 1]
+            );
+            assert_eq!(
+                point[p * 24 + 4 + c],
+                u64::from(want[c].to_bits()),
+                "tex2DLod point at ({}, {})",
+                xy[2 * p],
+                xy[2 * p + 1]
+            );
+        }
+    }
+    let (f4, f1) = (
+        find(&got, "tex_fetch1d float4"),
+        find(&got, "tex_fetch1d float"),
+    );
+    for (k, &i) in idx
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| (0..TEX_LINEAR as i32).contains(*i))
+    {
+        let i = i as usize;
+        for c in 0..4 {
+            assert_eq!(
+                f4[4 * k + c],
+                u64::from(lin4[4 * i + c].to_bits()),
+                "tex1Dfetch float4 [{i}]"
+            );
+        }
+        assert_eq!(
+            f1[k],
+            u64::from(lin1[i].to_bits()),
+            "tex1Dfetch float [{i}]"
+        );
+    }
+    let (reads, writes, us) = (
+        find(&got, "surf_ops reads"),
+        find(&got, "surf_ops 2D writes"),
+        find(&got, "surf_ops 1D u32"),
+    );
+    for y in 0..TEX_H {
+        for x in 0..TEX_W {
+            let e = y * TEX_W + x;
+            let v = texel(x, y);
+            let w = [v[0] + 1.0, v[1] * 2.0, -v[2], v[3]];
+            for c in 0..4 {
+                assert_eq!(
+                    reads[8 * e + c],
+                    u64::from(v[c].to_bits()),
+                    "suld ({x}, {y})"
+                );
+                assert_eq!(
+                    reads[8 * e + 4 + c],
+                    0,
+                    "suld .zero past the edge ({x}, {y})"
+                );
+                assert_eq!(
+                    writes[4 * e + c],
+                    u64::from(w[c].to_bits()),
+                    "sust ({x}, {y})"
+                );
+            }
+        }
+    }
+    for (x, w) in words.iter().enumerate() {
+        assert_eq!(
+            us[x],
+            u64::from(w.wrapping_mul(2_654_435_761).wrapping_add(1)),
+            "1D u32 surface [{x}]"
+        );
+    }
+    // The CUDA column's native results, left for the HIP column (same PTX, same inputs).
+    let kind = anycuda::backend().unwrap().kind();
+    let reference = std::env::temp_dir().join(format!(
+        "anycuda-ptx-textures-{:016x}.txt",
+        ptx.bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b))
+                .wrapping_mul(0x100_0000_01b3))
+    ));
+    let text = |v: &[(String, Vec<u64>)]| -> String {
+        v.iter()
+            .map(|(n, b)| {
+                format!(
+                    "{n}: {}\n",
+                    b.iter()
+                        .map(|x| format!("{x:x}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            })
+            .collect()
+    };
+    let compare = |want: &[(String, Vec<u64>)], what: &str| {
+        let mut failures = Vec::new();
+        for ((name, g), (_, w)) in got.iter().zip(want) {
+            let diff: Vec<String> = g
+                .iter()
+                .zip(w)
+                .enumerate()
+                .filter(|(_, (x, y))| x != y)
+                .take(8)
+                .map(|(i, (x, y))| format!("[{i}] {x:#x} != {y:#x}"))
+                .collect();
+            if !diff.is_empty() || g.len() != w.len() {
+                failures.push(format!(
+                    "{name}: translated differs from {what}: {}",
+                    diff.join(", ")
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    };
+    match (native, kind) {
+        (Some(native), BackendKind::Cuda) => {
+            let want = run(&native);
+            std::fs::write(&reference, text(&want)).unwrap();
+            compare(&want, "the native PTX");
+        }
+        (Some(native), _) => compare(&run(&native), "the PTX loaded by the backend"),
+        (None, _) => eprintln!("the {kind} backend does not load PTX here: compared with the host"),
+    }
+    if kind != BackendKind::Cuda {
+        match std::fs::read_to_string(&reference) {
+            Ok(s) => {
+                let want: Vec<(String, Vec<u64>)> = s
+                    .lines()
+                    .filter_map(|l| l.split_once(": "))
+                    .map(|(n, b)| (n.to_owned(), b.split(' ').map(|x| u64::from_str_radix(x, 16).unwrap()).collect()))
+                    .collect();
+                assert_eq!(want.len(), got.len(), "{}", reference.display());
+                compare(&want, "the CUDA backend's native PTX");
+                eprintln!("bit for bit equal to the CUDA backend's native run ({})", reference.display());
+            }
+            Err(_) => eprintln!(
+                "no CUDA-backend reference at {} (run the test on the CUDA backend first): compared with the host only",
+                reference.display()
+            ),
+        }
+    }
+}

@@ -224,6 +224,16 @@ pub enum Operand {
     },
     /// `{a, b, ...}`.
     Vector(Vec<Operand>),
+    /// `[a, c]` or `[a, b, c]`: a texture or surface access (`tex`, `tld4`, `suld`, `sust`):
+    /// the texture or surface, the sampler of independent mode, the coordinates.
+    Tex {
+        /// The texture or surface: a register holding its object, or a `.texref` name.
+        handle: String,
+        /// The explicit sampler (`[a, b, c]`), if written.
+        sampler: Option<String>,
+        /// The coordinates, in the order written (`{x, y}`; a layer index first for arrays).
+        coords: Vec<Operand>,
+    },
     /// `(a, b, ...)` (a call's arguments or return values).
     List(Vec<Operand>),
     /// `p|q`: setp's two destinations.

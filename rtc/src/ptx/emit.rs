@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 mod matrix;
+mod texture;
 
 /// What a name in a body refers to.
 #[derive(Clone, Copy, PartialEq)]
@@ -707,6 +708,14 @@ impl Fx {
             // Warp-wide matrix instructions and cp.async (emit/matrix.rs): before the
             // half-precision check, since their .f16/.bf16 operands are packed registers.
             return self.matrix(i, op, mods);
+        }
+        if matches!(
+            op,
+            "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" | "sured"
+        ) {
+            // Textures and surfaces (emit/texture.rs): before the half-precision check, so a
+            // `.f16x2` texture result is refused with its own reason.
+            return self.texture(i, op, mods);
         }
         let halfish = types.iter().any(|t| half_fmt(*t).is_some());
         let half_ops = [

@@ -1045,4 +1045,92 @@ PTX_D ptx_s64 ptx_atom_max_s64(ptx_s64* p, ptx_s64 v) {
     while ((ptx_s64)old < v && (seen = atomicCAS(q, old, (ptx_u64)v)) != old) old = seen;
     return (ptx_s64)old;
 }
+
+// Textures and surfaces through their objects (cudaTextureObject_t, cudaSurfaceObject_t: a
+// 64-bit handle in a register), mapped onto the texture and surface object functions HIP and
+// CUDA share by name (tex2D<T>, surf2Dread, ...), so one translation serves hipRTC and NVRTC.
+// AMD's compute GPUs without image instructions (CDNA2/3: gfx90a, gfx94x, gfx950) cannot
+// sample at all, and hipRTC 5.2.3 aborts the process when asked to compile an image
+// instruction for them: there every texture and surface instruction is a trap instead (the
+// kernel stops with an error if it reaches one; the module's other kernels run).
+#ifdef PTX_AMD
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
+#define PTX_NO_IMAGES 1
+#elif defined(__HIP_NO_IMAGE_SUPPORT)
+#if (__HIP_NO_IMAGE_SUPPORT + 0)
+#define PTX_NO_IMAGES 1
+#endif
+#endif
+#endif
+#ifdef PTX_NO_IMAGES
+#define PTX_IMG(T, f, args) (ptx_trap(), T())
+#define PTX_SULD(W, N, out, f, mode, ...) do { ptx_trap(); for (int k_ = 0; k_ < N; ++k_) (out)[k_] = 0; } while (0)
+#define PTX_SUST(W, N, in, f, mode, ...) ptx_trap()
+#else
+#define PTX_IMG(T, f, args) f args
+#ifdef PTX_AMD
+#define PTX_TEXOBJ(h) ((hipTextureObject_t)(h))
+#define PTX_SURFOBJ(h) ((hipSurfaceObject_t)(h))
+// HIP's surface functions take no boundary mode (HIP 6.x has none; 5.x's parameter is
+// ignored): AMD's image hardware reads zero outside the surface and drops the write, which is
+// `.zero`; `.trap` accesses inside the surface are the same, outside they do not trap.
+#define PTX_SU_CALL(f, v, mode, ...) f(v, __VA_ARGS__)
+// HIP's surf*read/surf*write convert each channel with static_cast to and from the float4 its
+// image load returns; for float that is the identity, so the channels travel as floats and
+// their dwords are the element's bits: one dword per channel of 32 bits or fewer (the image
+// hardware zero-extends 8- and 16-bit channels), two per 64-bit element (a two-channel 32-bit
+// surface).
+template <int D> struct ptx_su_f;
+template <> struct ptx_su_f<1> { typedef float type; };
+template <> struct ptx_su_f<2> { typedef float2 type; };
+template <> struct ptx_su_f<4> { typedef float4 type; };
+template <int W, int N> struct ptx_su { typedef typename ptx_su_f<N * (W == 8 ? 2 : 1)>::type type; };
+template <int W, int N, class V> PTX_D void ptx_su_get(const V& v, ptx_u64* o) {
+    ptx_u32 d[4] = {0, 0, 0, 0};
+    __builtin_memcpy(d, &v, sizeof(V));
+    for (int k = 0; k < N; ++k)
+        o[k] = W == 8 ? ((ptx_u64)d[2 * k + 1] << 32) | d[2 * k] : (ptx_u64)(d[k] & (0xffffffffu >> (8 * (4 - (W < 4 ? W : 4)))));
+}
+template <int W, int N, class V> PTX_D void ptx_su_put(V& v, const ptx_u64* in) {
+    ptx_u32 d[4] = {0, 0, 0, 0};
+    for (int k = 0; k < N; ++k) {
+        if (W == 8) { d[2 * k] = (ptx_u32)in[k]; d[2 * k + 1] = (ptx_u32)(in[k] >> 32); }
+        else d[k] = (ptx_u32)in[k] & (0xffffffffu >> (8 * (4 - (W < 4 ? W : 4))));
+    }
+    __builtin_memcpy(&v, d, sizeof(V));
+}
+#else
+#define PTX_TEXOBJ(h) ((cudaTextureObject_t)(h))
+#define PTX_SURFOBJ(h) ((cudaSurfaceObject_t)(h))
+#define PTX_SU_CALL(f, v, mode, ...) f(v, __VA_ARGS__, mode)
+// CUDA's own element types, so NVRTC emits the very suld/sust the PTX had (b8 as unsigned
+// char, v2.b32 as uint2, ...); their channels are packed, W bytes each.
+template <int W, int N> struct ptx_su;
+template <> struct ptx_su<1, 1> { typedef unsigned char type; };
+template <> struct ptx_su<1, 2> { typedef uchar2 type; };
+template <> struct ptx_su<1, 4> { typedef uchar4 type; };
+template <> struct ptx_su<2, 1> { typedef unsigned short type; };
+template <> struct ptx_su<2, 2> { typedef ushort2 type; };
+template <> struct ptx_su<2, 4> { typedef ushort4 type; };
+template <> struct ptx_su<4, 1> { typedef unsigned int type; };
+template <> struct ptx_su<4, 2> { typedef uint2 type; };
+template <> struct ptx_su<4, 4> { typedef uint4 type; };
+template <> struct ptx_su<8, 1> { typedef unsigned long long type; };
+template <> struct ptx_su<8, 2> { typedef ulonglong2 type; };
+template <int W, int N, class V> PTX_D void ptx_su_get(const V& v, ptx_u64* o) {
+    for (int k = 0; k < N; ++k) {
+        const unsigned char* p = (const unsigned char*)&v + k * W;
+        o[k] = 0;
+        for (int j = 0; j < W; ++j) o[k] |= (ptx_u64)p[j] << (8 * j);
+    }
+}
+template <int W, int N, class V> PTX_D void ptx_su_put(V& v, const ptx_u64* in) {
+    for (int k = 0; k < N; ++k)
+        for (int j = 0; j < W; ++j) ((unsigned char*)&v)[k * W + j] = (unsigned char)(in[k] >> (8 * j));
+}
+#endif
+// `mode` is cudaBoundaryModeZero or cudaBoundaryModeTrap (a name only NVRTC sees).
+#define PTX_SULD(W, N, out, f, mode, ...) do { ptx_su<W, N>::type v_; PTX_SU_CALL(f, &v_, mode, __VA_ARGS__); ptx_su_get<W, N>(v_, out); } while (0)
+#define PTX_SUST(W, N, in, f, mode, ...) do { ptx_su<W, N>::type v_; ptx_su_put<W, N>(v_, in); PTX_SU_CALL(f, v_, mode, __VA_ARGS__); } while (0)
+#endif
 "#;

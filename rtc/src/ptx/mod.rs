@@ -30,7 +30,7 @@ pub use parse::parse;
 
 /// The translator's version: part of the future program-cache key (a new translator never
 /// reuses an older one's compiled code). Bump it whenever the emitted C++ changes.
-pub const TRANSLATOR_VERSION: u32 = 11;
+pub const TRANSLATOR_VERSION: u32 = 12;
 
 /// Why PTX was not translated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -218,6 +218,8 @@ impl Parser {
             let mut v = self.var(space, external, line)?;
             v.linkage = linkage;
             m.vars.push(v);
+        } else if self.is_word(".tex") {
+            self.refuse_texref()?;
         } else {
             let shown = match self.peek() {
                 Some(Tok::Word(w)) => w.clone(),
@@ -247,6 +249,7 @@ impl Parser {
 
     /// After the state space: `[.align N] .type name[dims] [= init];`
     fn var(&mut self, space: Space, external: bool, line: u32) -> Result<VarDecl, PtxError> {
+        self.refuse_texref()?;
         let mut align = None;
         if self.eat_word(".align") {
             align = Some(u32::try_from(self.int()?).unwrap_or(u32::MAX));
@@ -292,6 +295,29 @@ impl Parser {
         })
     }
 
+    /// Texture, sampler and surface references (`.texref`, `.samplerref`, `.surfref`, the old
+    /// `.tex` space): refused with their line. Only the objects (a 64-bit handle in a register)
+    /// are translated; a reference is bound by the host through the module, which HIP's
+    /// hipRTC code cannot express.
+    fn refuse_texref(&mut self) -> Result<(), PtxError> {
+        match self.peek() {
+            Some(Tok::Word(w))
+                if matches!(w.as_str(), ".texref" | ".samplerref" | ".surfref" | ".tex") =>
+            {
+                let (line, _) = self.pos();
+                Err(PtxError::Unsupported {
+                    instruction: w.clone(),
+                    line,
+                    reason: "texture, sampler and surface references are not translated; \
+                             texture and surface objects (cudaTextureObject_t, \
+                             cudaSurfaceObject_t) are"
+                        .into(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn init_values(&mut self, out: &mut Vec<Operand>, depth: u32) -> Result<(), PtxError> {
         if depth > MAX_DEPTH {
             return self.err("initializer nested too deep");
@@ -322,6 +348,7 @@ impl Parser {
             let mut align = None;
             let mut ty = None;
             loop {
+                self.refuse_texref()?;
                 if self.eat_word(".align") {
                     align = Some(u32::try_from(self.int()?).unwrap_or(u32::MAX));
                 } else if self.eat_word(".ptr")
@@ -621,7 +648,11 @@ impl Parser {
             let mut offset: i64 = 0;
             match self.peek() {
                 Some(Tok::Word(_)) => {
-                    base = Some(self.word()?);
+                    let b = self.word()?;
+                    if self.eat_punct(',') {
+                        return self.tex_operand(b);
+                    }
+                    base = Some(b);
                     if self.eat_punct('+') {
                         let neg = self.eat_punct('-');
                         let v = i64::try_from(self.int()?)
@@ -680,6 +711,49 @@ impl Parser {
             }
         }
         Ok(o)
+    }
+
+    /// After `[a,`: the rest of a texture or surface operand, `c]` or `b, c]`, each part a
+    /// scalar or a `{...}` vector.
+    fn tex_operand(&mut self, handle: String) -> Result<Operand, PtxError> {
+        let mut parts = Vec::new();
+        loop {
+            if parts.len() == 2 {
+                return self.err("a texture operand has at most a sampler and coordinates");
+            }
+            if self.eat_punct('{') {
+                let mut v = Vec::new();
+                loop {
+                    v.push(self.scalar_or_sink()?);
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+                parts.push(Operand::Vector(v));
+            } else {
+                parts.push(self.scalar()?);
+            }
+            if self.eat_punct(']') {
+                break;
+            }
+            self.expect_punct(',')?;
+        }
+        let coords = match parts.pop() {
+            Some(Operand::Vector(v)) => v,
+            Some(c) => vec![c],
+            None => return self.err("expected the coordinates"),
+        };
+        let sampler = match parts.pop() {
+            None => None,
+            Some(Operand::Name(n)) => Some(n),
+            Some(_) => return self.err("expected a sampler name"),
+        };
+        Ok(Operand::Tex {
+            handle,
+            sampler,
+            coords,
+        })
     }
 
     fn scalar_or_sink(&mut self) -> Result<Operand, PtxError> {

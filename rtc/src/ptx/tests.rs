@@ -459,7 +459,8 @@ fn refuses_with_the_instruction_and_its_line() {
         "ld.global.b128 %rd1, [%rd2];",
         "bar.sync 1, 64;",
         "atom.sys.global.add.u32 %r1, [%rd1], 1;",
-        "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+        "txq.width.b32 %r1, [%rd1];",
+        "suld.b.2d.b32.clamp {%r1}, [%rd1, {%r2, %r3}];",
         "mov.u32 %r1, %lanemask_xx;",
         "activemask.b64 %rd1;",
     ] {
@@ -1008,6 +1009,131 @@ fn matrix_forms_outside_the_set_are_refused_with_their_line() {
         match translate(&module(inst)) {
             Err(PtxError::Syntax { line, .. }) => assert_eq!(line, 11, "{inst}"),
             other => panic!("{inst}: {other:?}"),
+        }
+    }
+}
+
+/// Texture and surface objects: each form's C++ call, the result registers taken from the
+/// four channels, and the refusals (references, queries, forms HIP has no function for) named
+/// with their line; malformed operands are invalid PTX.
+mod textures {
+    use super::{emitted, module};
+    use crate::ptx::{translate, PtxError};
+
+    #[test]
+    fn tex_forms_map_to_the_object_functions() {
+        for (inst, want) in [
+            ("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];", "PTX_IMG(float4, tex2D<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6)); x__25f1 = (t_.x); x__25f2 = (t_.y); x__25f3 = (t_.z); x__25f4 = (t_.w);"),
+            ("tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];", "tex1Dfetch<float4>, (PTX_TEXOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r1)))"),
+            ("tex.1d.v4.u32.s32 {%r1, %r2, %r3, %r4}, [%rd1, %r5];", "tex1Dfetch<uint4>"),
+            ("tex.1d.v4.f32.f32 {%f1, _, _, _}, [%rd1, {%f5}];", "tex1D<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5)); x__25f1 = (t_.x); }"),
+            ("tex.3d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2, %f3, %f3}];", "int4 t_ = PTX_IMG(int4, tex3D<int4>, (PTX_TEXOBJ(x__25rd1), x__25f1, x__25f2, x__25f3))"),
+            ("tex.a1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5}];", "tex1DLayered<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, ((ptx_s32)((ptx_u32)x__25r1)))"),
+            ("tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f6}];", "tex2DLayered<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, ((ptx_s32)((ptx_u32)x__25r1)))"),
+            ("tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];", "texCubemap<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, x__25f7)"),
+            ("tex.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f7}];", "texCubemapLayered<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, x__25f7, ((ptx_s32)((ptx_u32)x__25r1)))"),
+            ("tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;", "tex2DLod<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, x__25f7)"),
+            ("tex.base.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];", "tex1DLod<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, 0.0f)"),
+            ("tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], {%f5, %f6}, {%f6, %f5};", "tex2DGrad<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, make_float2(x__25f5, x__25f6), make_float2(x__25f6, x__25f5))"),
+            ("tex.grad.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}], {%f5, %f6, %f7, %f7}, {%f7, %f6, %f5, %f5};", "tex3DGrad<float4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, x__25f7, make_float4(x__25f5, x__25f6, x__25f7, 0.0f), make_float4(x__25f7, x__25f6, x__25f5, 0.0f))"),
+            ("tld4.b.2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f5, %f6}];", "tex2Dgather<int4>, (PTX_TEXOBJ(x__25rd1), x__25f5, x__25f6, 2)"),
+        ] {
+            let got = emitted(inst);
+            assert!(got.contains(want), "{inst}:\n  got  {got}\n  want {want}");
+        }
+    }
+
+    #[test]
+    fn surface_forms_map_to_the_object_functions() {
+        for (inst, want) in [
+            ("suld.b.2d.b32.trap {%r1}, [%rd1, {%r2, %r3}];", "{ ptx_u64 s_[4]; PTX_SULD(4, 1, s_, surf2Dread, cudaBoundaryModeTrap, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r2)), ((ptx_s32)((ptx_u32)x__25r3))); x__25r1 = ((ptx_u32)((ptx_u32)(s_[0]))); }"),
+            ("suld.b.1d.v4.b8.zero {%rs1, %rs2, %rs3, _}, [%rd1, {%r2}];", "PTX_SULD(1, 4, s_, surf1Dread, cudaBoundaryModeZero, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r2))); x__25rs1 = ((ptx_u16)((ptx_u16)(s_[0]))); x__25rs2 = ((ptx_u16)((ptx_u16)(s_[1]))); x__25rs3 = ((ptx_u16)((ptx_u16)(s_[2]))); }"),
+            ("suld.b.a2d.b64.trap {%rd2}, [%rd1, {%r1, %r2, %r3, %r3}];", "PTX_SULD(8, 1, s_, surf2DLayeredread, cudaBoundaryModeTrap, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r2)), ((ptx_s32)((ptx_u32)x__25r3)), ((ptx_s32)((ptx_u32)x__25r1))); x__25rd2 = (s_[0]);"),
+            ("suld.b.3d.cg.v2.b16.trap {%rs1, %rs2}, [%rd1, {%r1, %r2, %r3, %r3}];", "PTX_SULD(2, 2, s_, surf3Dread, cudaBoundaryModeTrap, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r1)), ((ptx_s32)((ptx_u32)x__25r2)), ((ptx_s32)((ptx_u32)x__25r3)))"),
+            ("suld.b.a1d.v2.b32.trap {%r1, %r2}, [%rd1, {%r3, %r4}];", "PTX_SULD(4, 2, s_, surf1DLayeredread, cudaBoundaryModeTrap, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r4)), ((ptx_s32)((ptx_u32)x__25r3)))"),
+            ("sust.b.2d.v4.b32.trap [%rd1, {%r1, %r2}], {%r3, %r4, %r5, %r6};", "{ ptx_u64 s_[4] = {((ptx_u64)((ptx_u64)(ptx_u32)(x__25r3))), ((ptx_u64)((ptx_u64)(ptx_u32)(x__25r4))), ((ptx_u64)((ptx_u64)(ptx_u32)(x__25r5))), ((ptx_u64)((ptx_u64)(ptx_u32)(x__25r6)))}; PTX_SUST(4, 4, s_, surf2Dwrite, cudaBoundaryModeTrap, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r1)), ((ptx_s32)((ptx_u32)x__25r2))); }"),
+            ("sust.b.1d.b8.zero [%rd1, {%r1}], {%rs1};", "PTX_SUST(1, 1, s_, surf1Dwrite, cudaBoundaryModeZero, PTX_SURFOBJ(x__25rd1), ((ptx_s32)((ptx_u32)x__25r1)));"),
+        ] {
+            let got = emitted(inst);
+            assert!(got.contains(want), "{inst}:\n  got  {got}\n  want {want}");
+        }
+    }
+
+    #[test]
+    fn unsupported_texture_forms_are_refused_with_their_line() {
+        for inst in [
+            "txq.width.b32 %r1, [%rd1];",
+            "suq.width.b32 %r1, [%rd1];",
+            "sured.b.add.2d.trap.u32 [%rd1, {%r1, %r2}], %r3;",
+            "suld.b.2d.b32.clamp {%r1}, [%rd1, {%r2, %r3}];",
+            "sust.p.2d.v4.b32.trap [%rd1, {%r1, %r2}], {%r3, %r4, %r5, %r6};",
+            "tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, %rd2, {%f5, %f6}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], {%r1, %r2};",
+            "tex.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r4}];",
+            "tex.2d.v2.f16x2.f32 {%r1, %r2}, [%rd1, {%f5, %f6}];",
+            "tex.2d.v4.f16.f32 {%rs1, %rs2, %rs3, %rs1}, [%rd1, {%f5, %f6}];",
+            "tex.grad.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}], {%f1, %f2, %f3, %f3}, {%f1, %f2, %f3, %f3};",
+            "tld4.r.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f6}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];",
+        ] {
+            match translate(&module(inst)) {
+                Err(PtxError::Unsupported { instruction, line, reason }) => {
+                    assert_eq!(line, 11, "{inst}");
+                    assert_eq!(instruction, inst.split_whitespace().next().unwrap(), "{inst}");
+                    assert!(!reason.is_empty());
+                }
+                other => panic!("{inst}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn texture_references_are_refused_with_their_line() {
+        for (decl, what) in [
+            (".global .texref tex0;", ".texref"),
+            (".global .samplerref smp;", ".samplerref"),
+            (".global .surfref surf0;", ".surfref"),
+            (".tex .u32 tex_old;", ".tex"),
+        ] {
+            let ptx = format!(".version 8.5\n.target sm_90\n.address_size 64\n{decl}\n");
+            match translate(&ptx) {
+                Err(PtxError::Unsupported {
+                    instruction, line, ..
+                }) => {
+                    assert_eq!((instruction.as_str(), line), (what, 4), "{decl}");
+                }
+                other => panic!("{decl}: {other:?}"),
+            }
+        }
+        let param = ".version 8.5\n.target sm_90\n.address_size 64\n.entry k(.param .texref t)\n{\n\tret;\n}\n";
+        assert!(matches!(
+            translate(param),
+            Err(PtxError::Unsupported { line: 4, .. })
+        ));
+    }
+
+    #[test]
+    fn malformed_texture_operands_are_invalid_ptx() {
+        for inst in [
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3}, [%rd1, {%f5, %f6}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%r1, {%f5, %f6}];",
+            "tex.2d.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, %rd1;",
+            "tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}, %f1, %f2];",
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, ];",
+            "suld.b.2d.b32.trap {%r1, %r2}, [%rd1, {%r2, %r3}];",
+            "suld.b.2d.v4.b64.trap {%rd1, %rd2, %rd3, %rd4}, [%rd1, {%r2, %r3}];",
+            "suld.2d.b32.trap {%r1}, [%rd1, {%r2, %r3}];",
+            "sust.b.3d.b32.trap [%rd1, {%r1}], {%r2};",
+            "sust.b.2d.b32.trap [%rd1], %r2;",
+        ] {
+            match translate(&module(inst)) {
+                Err(PtxError::Syntax { line, .. }) => assert_eq!(line, 11, "{inst}"),
+                other => panic!("{inst}: {other:?}"),
+            }
         }
     }
 }
