@@ -1052,7 +1052,10 @@ PTX_D ptx_s64 ptx_atom_max_s64(ptx_s64* p, ptx_s64 v) {
 // AMD's compute GPUs without image instructions (CDNA2/3: gfx90a, gfx94x, gfx950) cannot
 // sample at all, and hipRTC 5.2.3 aborts the process when asked to compile an image
 // instruction for them: there every texture and surface instruction is a trap instead (the
-// kernel stops with an error if it reaches one; the module's other kernels run).
+// kernel stops with an error if it reaches one; the module's other kernels run). Only for a
+// device compiler (hipRTC defines __HIP__, NVRTC __CUDACC__): the host simulations of the
+// header's AMD branch (rtc/tests) have no vector types and no images.
+#if defined(__HIP__) || defined(__CUDACC__)
 #ifdef PTX_AMD
 #if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
 #define PTX_NO_IMAGES 1
@@ -1132,5 +1135,6 @@ template <int W, int N, class V> PTX_D void ptx_su_put(V& v, const ptx_u64* in) 
 // `mode` is cudaBoundaryModeZero or cudaBoundaryModeTrap (a name only NVRTC sees).
 #define PTX_SULD(W, N, out, f, mode, ...) do { ptx_su<W, N>::type v_; PTX_SU_CALL(f, &v_, mode, __VA_ARGS__); ptx_su_get<W, N>(v_, out); } while (0)
 #define PTX_SUST(W, N, in, f, mode, ...) do { ptx_su<W, N>::type v_; ptx_su_put<W, N>(v_, in); PTX_SU_CALL(f, v_, mode, __VA_ARGS__); } while (0)
+#endif
 #endif
 "#;
