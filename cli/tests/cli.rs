@@ -231,6 +231,49 @@ fn compile_translates_a_ptx_input_for_hip_targets() {
             "{err}"
         );
         assert!(!err.contains("panicked"), "{err}");
+        // A texture fetch: refused for CDNA (no image instructions), in any position of the
+        // arch list; compiled for RDNA.
+        let tex = dir.join("tex.ptx");
+        std::fs::write(
+            &tex,
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 t)\n{\n\
+             .reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .f32 %f<5>;\nld.param.u64 %rd1, [t];\n\
+             mov.u32 %r1, 0;\ntex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\nret;\n}\n",
+        )
+        .unwrap();
+        let t = tex.to_str().unwrap();
+        let o = anycuda(&[
+            "compile",
+            t,
+            "--backend",
+            "hip",
+            "--arch",
+            "gfx1030",
+            "--arch",
+            "gfx90a",
+        ]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("line 11") && err.contains("tex.1d.v4.f32.s32") && err.contains("gfx90a"),
+            "{err}"
+        );
+        let out = dir.join("tex.hsaco");
+        let o = anycuda(&[
+            "compile",
+            t,
+            "--backend",
+            "hip",
+            "--arch",
+            "gfx1030",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            common::elf_machine(&std::fs::read(&out).unwrap()),
+            Some(common::EM_AMDGPU)
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

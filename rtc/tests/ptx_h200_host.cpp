@@ -16,6 +16,7 @@ static double dd(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 static uint64_t db(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 // mul/div.{rnd}.ftz.f32 as the translation emits them.
 static uint32_t mul_ftz(uint32_t a, uint32_t b, int m) { float x = ff(a), y = ff(b); return fb(ptx_ftz_tiny_f(ptx_mul_f(x, y, m), (double)x * (double)y, m)); }
+static uint32_t fma_ftz(uint32_t a, uint32_t b, uint32_t c, int m) { float x = ptx_ftz(ff(a)), y = ptx_ftz(ff(b)), z = ptx_ftz(ff(c)); return fb(ptx_ftz_tiny_f(ptx_fma_f(x, y, z, m), fma((double)x, (double)y, (double)z), m)); }
 static uint32_t div_ftz(uint32_t a, uint32_t b, int m) { float x = ff(a), y = ff(b); return fb(ptx_ftz_tiny_f(ptx_div_f(x, y, m), (double)x / (double)y, m)); }
 
 int main() {
@@ -40,6 +41,15 @@ int main() {
     CHECK("mul.ftz.f32 0x3f7fffff * 0x80800000", mul_ftz(0x3f7fffffu, 0x80800000u, 0), 0x80000000u);
     CHECK("mul.rp.ftz.f32 0x3f7fffff * 0x00800000", mul_ftz(0x3f7fffffu, 0x00800000u, 3), 0);
     CHECK("mul.rm.ftz.f32 0x3f7fffff * 0x80800000", mul_ftz(0x3f7fffffu, 0x80800000u, 2), 0x80000000u);
+    // The H200's answers (2026-11-29, conformance suite): .sat after the flush makes -0 +0; an
+    // exact zero keeps the rounding mode's sign (rounding down, 0 + -0 is -0).
+    CHECK("mul.rn.ftz.sat.f32 -0 * 0", fb(ptx_sat_f(ff(mul_ftz(0x80000000u, 0, 0)))), 0);
+    CHECK("mul.rn.ftz.sat.f32 -1 * 0", fb(ptx_sat_f(ff(mul_ftz(0xbf800000u, 0, 0)))), 0);
+    CHECK("fma.rn.ftz.sat.f32 0, -0, -0", fb(ptx_sat_f(ff(fma_ftz(0, 0x80000000u, 0x80000000u, 0)))), 0);
+    CHECK("fma.rm.ftz.f32 0x3f800001, 0, -0", fma_ftz(0x3f800001u, 0, 0x80000000u, 2), 0x80000000u);
+    CHECK("fma.rm.ftz.f32 0x40490fdb, 0, -denormal", fma_ftz(0x40490fdbu, 0, 0x80000001u, 2), 0x80000000u);
+    CHECK("fma.rm.ftz.f32 1, -0, +denormal", fma_ftz(0x3f800000u, 0x80000000u, 1, 2), 0x80000000u);
+    CHECK("fma.rn.ftz.f32 1, -0, +0", fma_ftz(0x3f800000u, 0x80000000u, 0, 0), 0);
     CHECK("div.rm.ftz.f32 0x80800000 / 0x3f800001", div_ftz(0x80800000u, 0x3f800001u, 2), 0x80000000u);
     CHECK("div.rp.ftz.f32 0x00800000 / 0x3f800001", div_ftz(0x00800000u, 0x3f800001u, 3), 0);
     CHECK("mul.ftz.f32 0x00800000 * 1 (normal)", mul_ftz(0x00800000u, 0x3f800000u, 0), 0x00800000u);

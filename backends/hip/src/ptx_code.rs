@@ -120,8 +120,22 @@ pub fn compile_ptx(
     // Translated first, so a refusal is reported even without a device.
     let t = ptx::translate_all(modules)
         .map_err(|(module, error)| PtxCodeError::Translate { module, error })?;
-    if arch.is_none() {
+    let Some(target) = arch.as_deref() else {
         return Err(PtxCodeError::NoDevice);
+    };
+    if let Some((module, instruction, line)) = t.images.filter(|_| !ptx::target_has_images(target))
+    {
+        return Err(PtxCodeError::Translate {
+            module,
+            error: PtxError::Unsupported {
+                instruction,
+                line,
+                reason: format!(
+                    "{target} has no texture or image instructions (AMD's CDNA2/3 compute GPUs); \
+                     textures and surfaces run on RDNA and on gfx906/gfx908"
+                ),
+            },
+        });
     }
     let bundle = Bundle {
         name: "anycuda-ptx-translation.cpp".into(),
@@ -242,5 +256,33 @@ mod tests {
         );
         let why = crate::not_supported_reason(CUresult::CUDA_ERROR_NOT_SUPPORTED).unwrap();
         assert!(why.starts_with("test: ") && why.contains("wgmma"), "{why}");
+    }
+
+    /// A texture fetch: refused for CDNA (no image instructions; hipRTC 5.2.3 would abort the
+    /// process on it), named with its line; compiled for RDNA, which samples.
+    #[test]
+    fn textures_are_refused_where_the_gpu_has_no_images() {
+        let Some(b) = hiprtc() else { return };
+        let tex = PTX
+            .replace("add1", "fetch1")
+            .replace(".reg .b32 %r<3>;", ".reg .b32 %r<3>;\n.reg .f32 %f<5>;")
+            .replace(
+                "add.s32 %r2, %r1, 1;",
+                "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\nadd.s32 %r2, %r1, 1;",
+            );
+        for cdna in ["gfx90a", "gfx942", "gfx90a:sramecc+:xnack-"] {
+            let e = compile_ptx(&b, &[PTX, &tex], Some(cdna)).unwrap_err();
+            assert_eq!(e.code(), CUresult::CUDA_ERROR_NOT_SUPPORTED, "{cdna}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains("tex.1d.v4.f32.s32")
+                    && msg.contains("line 12")
+                    && msg.contains("input 2")
+                    && msg.contains("no texture"),
+                "{cdna}: {msg}"
+            );
+        }
+        let (code, _) = compile_ptx(&b, &[&tex], Some("gfx1030")).unwrap();
+        assert!(code.starts_with(b"\x7fELF"));
     }
 }

@@ -135,7 +135,7 @@ fn ptx_on_cuda(file: &Path) -> String {
 /// # Errors
 /// The CUDA backend (NVIDIA's driver loads PTX itself), name expressions (PTX names are already
 /// lowered), and PTX the translator refuses, with the instruction and its line.
-fn ptx_to_hip(a: &Args, b: Backend, ptx: &str) -> Result<String, String> {
+fn ptx_to_hip(a: &Args, b: Backend, ptx: &str) -> Result<anycuda_rtc::ptx::Translation, String> {
     if b.kind() != BackendKind::Hip {
         return Err(ptx_on_cuda(&a.file));
     }
@@ -155,7 +155,7 @@ fn ptx_to_hip(a: &Args, b: Backend, ptx: &str) -> Result<String, String> {
         if t.entries.len() == 1 { "y" } else { "ies" },
         t.entries.join(", ")
     );
-    Ok(t.source)
+    Ok(t)
 }
 
 /// Runs `anycuda compile`.
@@ -186,17 +186,31 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         return Err(ptx_on_cuda(&a.file));
     }
     let b = pick_backend(a.backend)?;
-    let src = if is_ptx {
+    let (src, images) = if is_ptx {
         name.push_str(".cpp");
-        ptx_to_hip(&a, b, &src)?
+        let t = ptx_to_hip(&a, b, &src)?;
+        (t.source, t.images)
     } else {
-        src
+        (src, None)
     };
     let archs = if a.archs.is_empty() {
         vec![device_arch(b)?]
     } else {
         a.archs.clone()
     };
+    // A texture or surface instruction on a GPU without image instructions: refused as a load
+    // there refuses it (docs/ptx-on-amd.md), not compiled to a trap.
+    if let Some((_, inst, line)) = &images {
+        if let Some(arch) = archs
+            .iter()
+            .find(|a| !anycuda_rtc::ptx::target_has_images(a))
+        {
+            return Err(format!(
+                "{}: PTX line {line}: `{inst}`: {arch} has no texture or image instructions (AMD's CDNA2/3 compute GPUs); textures and surfaces run on RDNA and gfx906/gfx908",
+                a.file.display()
+            ));
+        }
+    }
     if let Some(dir) = a.output.as_ref().filter(|_| archs.len() > 1) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

@@ -1359,11 +1359,6 @@ impl Fx {
             }
             _ => return unsupported(i, "float form of this operation"),
         };
-        let v = if sat {
-            format!("ptx_sat_{sfx}({v})")
-        } else {
-            v
-        };
         // .ftz on a result: mul, div and fma flush what is tiny before it rounds up to the
         // smallest normal (ptx_tiny, from the exact value: a product of floats is exact in
         // f64, a quotient and an fma are f64-rounded, a tie with the f32 grid's edge needing
@@ -1383,6 +1378,12 @@ impl Fx {
             (true, Some(x)) => format!("ptx_ftz_tiny_f({v}, {x}, {mode})"),
             (true, None) => format!("ptx_ftz({v})"),
             (false, _) => v,
+        };
+        // .sat last, after the flush: a result flushed to -0 saturates to +0, as NVIDIA's does.
+        let v = if sat {
+            format!("ptx_sat_{sfx}({v})")
+        } else {
+            v
         };
         self.assign(&o[0], &v, t, i)
     }

@@ -77,8 +77,11 @@ PTX_D bool ptx_tiny(double x, double l, int m, int p, double mn) {
     bool up = m == 0 ? (a > mid || (a == mid && lm >= 0)) : (away && (a > lo || (a == lo && lm > 0)));
     return !up;
 }
-// f32 .ftz of a result r whose exact value is x: a tiny x gives a zero of its sign.
+// f32 .ftz of a result r whose exact value is x: a tiny x gives a zero of its sign. An exact
+// zero is r itself: its sign is the rounding mode's (x + -x is -0 rounding down), which x,
+// computed to nearest, does not have.
 PTX_D float ptx_ftz_tiny_f(float r, double x, int m) {
+    if (x == 0.0) return r;
     if (ptx_tiny(x, 0.0, m, 24, ldexp(1.0, -126))) return ptx_f32_of((ptx_bits64(x) >> 63) ? 0x80000000u : 0u);
     return (ptx_bits32(r) & 0x7f800000u) == 0 ? ptx_f32_of(ptx_bits32(r) & 0x80000000u) : r;
 }

@@ -70,6 +70,37 @@ pub struct Translation {
     pub target: Vec<String>,
     /// The PTX's `.version` (of several modules, the first's).
     pub version: String,
+    /// The first texture or surface instruction (`tex`, `tld4`, `suld`, `sust`): its module's
+    /// index, the instruction as written and its line, if there is one. An AMD GPU without image
+    /// instructions (CDNA2/3) cannot run it, and its loader refuses the module rather than let
+    /// the kernel trap at run time.
+    pub images: Option<(usize, String, u32)>,
+}
+
+/// Whether an AMD target (`gfx90a`, `gfx90a:sramecc+:xnack-`) has image instructions: CDNA2
+/// and CDNA3 (gfx90a, gfx940 to gfx942, gfx950) have none, so their compilers cannot take a
+/// texture or surface access (hipRTC 5.2.3 aborts the process on one), and the support
+/// header's `PTX_NO_IMAGES` (the same list) makes each a trap there. Loaders refuse a module
+/// with [`Translation::images`] for such a target. Every other target has them, HIP's NVIDIA
+/// platform's (`sm_90`) included.
+pub fn target_has_images(target: &str) -> bool {
+    let gfx = target.split(':').next().unwrap_or(target);
+    !matches!(gfx, "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950")
+}
+
+/// The first texture or surface instruction of `body`, depth first.
+fn first_image(body: &[ast::Stmt]) -> Option<(String, u32)> {
+    body.iter().find_map(|s| match s {
+        ast::Stmt::Inst(i)
+            if ["tex.", "tld4.", "suld.", "sust."]
+                .iter()
+                .any(|p| i.opcode.starts_with(p)) =>
+        {
+            Some((i.opcode.clone(), i.line))
+        }
+        ast::Stmt::Block(b) => first_image(b),
+        _ => None,
+    })
 }
 
 /// Translates PTX text to HIP C++: [`translate_all`] of one module.
@@ -130,6 +161,13 @@ pub fn translate_all(modules: &[&str]) -> Result<Translation, (usize, PtxError)>
             .first()
             .map(|m| m.version.clone())
             .unwrap_or_default(),
+        images: parsed.iter().enumerate().find_map(|(k, m)| {
+            m.functions
+                .iter()
+                .filter_map(|f| f.body.as_deref())
+                .find_map(first_image)
+                .map(|(i, line)| (k, i, line))
+        }),
     })
 }
 

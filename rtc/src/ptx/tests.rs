@@ -186,7 +186,7 @@ fn emits_each_form() {
         ),
         (
             "mul.rp.ftz.sat.f32 %f1, %f2, %f3;",
-            "ptx_ftz_tiny_f(ptx_sat_f(ptx_mul_f(ptx_ftz(x__25f2), ptx_ftz(x__25f3), 3)), ((double)ptx_ftz(x__25f2) * (double)ptx_ftz(x__25f3)), 3)",
+            "ptx_sat_f(ptx_ftz_tiny_f(ptx_mul_f(ptx_ftz(x__25f2), ptx_ftz(x__25f3), 3), ((double)ptx_ftz(x__25f2) * (double)ptx_ftz(x__25f3)), 3))",
         ),
         (
             "fma.rn.f64 %fd1, %fd2, %fd3, %fd4;",
