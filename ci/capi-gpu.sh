@@ -12,6 +12,8 @@
 #                   in the fat binary): runs on CUDA, and on HIP from that PTX, translated
 #   launch_sass     the same built for machine code only (-gencode arch=compute_90,code=sm_90):
 #                   on HIP no PTX to translate, so cudaErrorNoKernelImageForDevice is the answer
+#   libs_gpu        the CUDA libraries from C++ (cuBLAS, cuBLASLt, cuRAND, NCCL; ci/capi-gpu/libs_gpu.cu
+#                   says what it checks): the anycuda columns must print NVIDIA's lines
 #   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
 #   core_examples   cuda.core: device, stream, memory, program, launch, graph
 #   bundled_ptx     PTX written by `anycuda nvcc --ptx` over the real nvcc (the kernel's source
@@ -62,6 +64,12 @@ build runtime_demo12 c++ -O2 -DANYCUDA_CUDA12 -I"$CUDA12/include" -Icodegen/shim
     -o "$WORK/runtime_demo12" ci/capi-gpu/runtime_demo.cpp "$CUDA12/lib/libcudart.so.12" \
     -L"$CUDA_LIB" -Wl,-rpath,"$CUDA_LIB" -lnvrtc
 build bundled_ptx nvcc -O2 -o "$WORK/bundled_ptx" ci/capi-gpu/bundled_ptx.c -lcuda
+# The CUDA libraries: cuBLAS and cuRAND from the toolkit, NCCL from the Python environment's
+# wheel (its folder also the NVIDIA column's library path).
+NCCL_DIR="$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null || true)"
+[[ -f "$NCCL_DIR/include/nccl.h" ]] || say "no NCCL wheel in python3's environment: libs_gpu not built"
+[[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
+    -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2
 # The front end runs the real nvcc found on PATH (not itself) and appends the source bundle.
 build bundled_ptx_ptx "$DEV/bin/anycuda" nvcc --ptx -arch=sm_90 -o "$WORK/scale.ptx" \
     ci/capi-gpu/bundled/scale.cu
@@ -92,6 +100,33 @@ for prog in saxpy_driver runtime_demo launch launch_sass; do
     [[ "$prog" == launch_sass ]] && arg=(expect-no-image)
     run hip "$prog" env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/$prog" "${arg[@]}"
 done
+# The CUDA libraries: NVIDIA's column on the toolkit's cuBLAS/cuRAND and the wheel's NCCL; the
+# anycuda columns through the folder's libcublas.so.13 ... libnccl.so.2 (anycuda loads the same
+# NCCL: ANYCUDA_NCCL_LIBRARY). Each anycuda column must print NVIDIA's lines (the cuRAND hashes
+# are the values); HIP's NVIDIA platform has no hipBLASLt, so there `cublasLt unsupported`
+# stands for the cuBLASLt line.
+if [[ -x "$WORK/libs_gpu" ]]; then
+    export ANYCUDA_NCCL_LIBRARY="$NCCL_DIR/lib/libnccl.so.2"
+    run nvidia libs_gpu env LD_LIBRARY_PATH="$NCCL_DIR/lib" "$WORK/libs_gpu"
+    LIBS_NV="$(env LD_LIBRARY_PATH="$NCCL_DIR/lib" "$WORK/libs_gpu" 2>/dev/null)"
+    for col in cuda hip; do
+        if [[ $col == cuda ]]; then envs=(ANYCUDA_BACKEND=cuda); else envs=("${HIPENV[@]}"); fi
+        run "$col" libs_gpu env "${envs[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/libs_gpu"
+        got="$(env "${envs[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/libs_gpu" 2>/dev/null)"
+        want="$LIBS_NV"
+        [[ $col == hip ]] && want="$(sed 's/^PASS cublasLtMatmul: .*/cublasLt unsupported/' <<<"$want")"
+        if [[ "${RES[libs_gpu,$col]}" == PASS && "$got" != "$want" ]]; then
+            RES[libs_gpu,$col]="FAIL (lines differ from NVIDIA's)"
+            diff <(echo "$want") <(echo "$got") | head -n 20 >&2
+        elif [[ "${RES[libs_gpu,$col]}" == PASS ]]; then
+            RES[libs_gpu,$col]="PASS (NVIDIA's lines, cuRAND's values)"
+        fi
+        printf '%s\n' "$got" >"$OUT/libs_gpu.$col.txt"
+    done
+    printf '%s\n' "$LIBS_NV" >"$OUT/libs_gpu.nvidia.txt"
+else
+    RES[libs_gpu,nvidia]="not built"
+fi
 # The CUDA 12 program: NVIDIA's libcudart.so.12 for the baseline, anycuda's (LIBDIR's
 # libcudart.so.12, CUDA 12's ABI on anycuda) on both backends.
 if [[ -x "$WORK/runtime_demo12" ]]; then
@@ -139,7 +174,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

@@ -5,7 +5,8 @@
 # against NVIDIA's headers from PyPI, linked as a real application is (NVIDIA's real
 # libcudart.so.13 and libnvrtc.so.13, libcuda.so.1 from anycuda's folder), and runs it with
 # LD_LIBRARY_PATH="$(anycuda libdir)" on both backends: CUDA's no-device answers, NVRTC to PTX
-# on cuda and to an AMD code object with hipRTC on hip (ci/capi/smoke.c says what it checks).
+# on cuda and to an AMD code object with hipRTC on hip (ci/capi/smoke.c says what it checks);
+# then the CUDA libraries' drop-ins from C (ci/capi/libs.c), against NVIDIA's and ROCm's.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -87,5 +88,46 @@ for backend in cuda hip; do
         echo "capi-test: the loader complained about anycuda's libcudart.so.12 (above)" >&2
         exit 1
     fi
+done
+# ---- The CUDA libraries' drop-ins (ci/capi/libs.c says what it calls) -------------------------
+# One program, linked against the folder's libcublas.so.13, libcublasLt.so.13, libcurand.so.10,
+# libnccl.so.2 and libnvJitLink.so.13, so it records NVIDIA's sonames and versions. It runs on
+# NVIDIA's own libraries (the wheels, no GPU), then on anycuda's CUDA backend, which must answer
+# line for line the same; then on the HIP backend against Debian's real ROCm libraries: 5.7.1
+# (hipBLAS 5.5.1, hipRAND, RCCL 5.4.3) and 6.4.3 (hipBLAS 6.4.4, hipBLASLt 7.1.1, hipRAND), each
+# answer pinned in ci/capi/libs-hip-*.txt with why it differs from NVIDIA's.
+NCCL_ROOT="$ROOT/.cache/inputs/nccl/nvidia/nccl"
+RCCL_LIB="$ROOT/.cache/inputs/rccl/usr/lib/x86_64-linux-gnu"
+for n in libcublas.so.13 libcublasLt.so.13 libcurand.so.10 libnccl.so.2 libnvJitLink.so.13; do
+    readelf -d "$LIBDIR/$n" | grep -q "Library soname: \[$n\]"
+    [[ "$(readlink -f "$LIBDIR/${n%.so.*}.so")" == "$(readlink -f "$LIBDIR/$n")" ]]
+done
+cc -Wall -Werror -O1 -Icodegen/shim/cublas -Icodegen/shim/curand -I"$CUDA_PATH/include" \
+    -I"$NCCL_ROOT/include" -Icodegen/shim ci/capi/libs.c -o "$WORK/libs" \
+    -L"$LIBDIR" -lcublas -lcublasLt -lcurand -lnccl -lnvJitLink
+nm -D "$WORK/libs" >"$WORK/libs.nm"
+for v in 'cublasSgemm_v2@libcublas.so.13' 'cublasLtCreate@libcublasLt.so.13' \
+    'curandCreateGenerator@libcurand.so.10' '__nvJitLinkCreate_13_5@libnvJitLink.so.13' ' ncclGetVersion$'; do
+    grep -q "$v" "$WORK/libs.nm" || { echo "capi-test: libs does not reference $v" >&2; exit 1; }
+done
+LD_LIBRARY_PATH="$CUDA_PATH/lib:$NCCL_ROOT/lib" "$WORK/libs" >"$WORK/libs.nvidia"
+ANYCUDA_BACKEND=cuda ANYCUDA_NCCL_LIBRARY="$NCCL_ROOT/lib/libnccl.so.2" LD_LIBRARY_PATH="$LIBDIR" \
+    "$WORK/libs" >"$WORK/libs.cuda"
+diff -u "$WORK/libs.nvidia" "$WORK/libs.cuda" || {
+    echo "capi-test: the CUDA libraries answer differently through anycuda's CUDA backend" >&2
+    exit 1
+}
+for v in 5.7 6.4; do
+    echo "== the CUDA libraries' C program, ANYCUDA_BACKEND=hip, ROCm $v"
+    (
+        eval "$(bash ci/rocm.sh "$v" --print-env)"
+        export ANYCUDA_BACKEND=hip
+        [[ "$v" == 5.7 ]] && export ANYCUDA_RCCL_LIBRARY="$RCCL_LIB/librccl.so.1"
+        "$ROCM_LOADER" --library-path "$LIBDIR:$ROCM_LIBRARY_PATH:$RCCL_LIB" "$WORK/libs"
+    ) >"$WORK/libs.hip$v"
+    diff -u <(grep -v '^#' "ci/capi/libs-hip-$v.txt") "$WORK/libs.hip$v" || {
+        echo "capi-test: the HIP backend's answers changed (ci/capi/libs-hip-$v.txt)" >&2
+        exit 1
+    }
 done
 echo "capi-test: ok"

@@ -26,7 +26,7 @@
 #   out or there is no bundle (candle alone then builds it itself): HIP's NVIDIA platform, built
 #   once for the whole run (ci/gpu-env.sh's hip_shim; log: $OUT/hip-shim.log); the parts reuse
 #   it and do not retry a failed build.
-# - hipmath, before test, cudarc, bench, blasbench, candle or candlemodel:
+# - hipmath, before test, cudarc, bench, blasbench, candle, candlemodel or capi:
 #   ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND over the
 # machine's cuBLAS/cuRAND into $HIPNV_DIR (default /tmp/hipnv, beside the HIP shim; an
 # existing build is reused unless HIPNV_REBUILD=1) from the bundle's .device/math, and exports
@@ -89,7 +89,7 @@ for p in "$@"; do
         hip_shim "$OUT/hip-shim.log"
         (($? == 1)) && failed=$((failed + 1)) # a failed build; no .deb (2) is the parts' to report
     fi
-    if [[ " test cudarc bench blasbench hipmath candle candlemodel " == *" $p "* ]] && ((math_done == 0)) \
+    if [[ " test cudarc bench blasbench hipmath candle candlemodel capi " == *" $p "* ]] && ((math_done == 0)) \
         && [[ "${HIPNV_MATH:-1}" != 0 ]]; then
         math_done=1
         hip_math || failed=$((failed + 1))

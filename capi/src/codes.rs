@@ -8,7 +8,10 @@
 //! the code a CUDA library uses for a failure it has no closer code for, and the invented code is
 //! logged (`ANYCUDA_LOG=debug`) so it is not lost.
 
+use anycuda::cublas::cublasStatus_t;
+use anycuda::curand::curandStatus_t;
 use anycuda::driver::CUresult;
+use anycuda::nccl::ncclResult_t;
 use anycuda::nvjitlink::nvJitLinkResult;
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::runtime::cudaError_t;
@@ -19,6 +22,12 @@ use anycuda_api::CudaEnum;
 pub trait Member: CudaEnum {
     /// The stand-in for an invented code.
     const STAND_IN: Self;
+
+    /// The stand-in for `invented`: [`Member::STAND_IN`] unless the type knows a closer member.
+    fn stand_in_for(invented: Self) -> Self {
+        let _ = invented;
+        Self::STAND_IN
+    }
 }
 
 impl Member for CUresult {
@@ -41,6 +50,42 @@ impl Member for nvJitLinkResult {
     const STAND_IN: Self = nvJitLinkResult::NVJITLINK_ERROR_INTERNAL;
 }
 
+impl Member for cublasStatus_t {
+    /// cuBLAS's own "not supported", for anycuda's codes cuBLAS has no member for. (cuBLAS
+    /// and cuBLASLt share this status type.)
+    const STAND_IN: Self = cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED;
+
+    /// hipBLAS's statuses cuBLAS lacks, as cuBLAS answers the same faults: a null handle is
+    /// `NOT_INITIALIZED`, an enum out of range `INVALID_VALUE`, hipBLAS's unknown an internal
+    /// error.
+    fn stand_in_for(invented: Self) -> Self {
+        match invented {
+            cublasStatus_t::CUBLAS_STATUS_HIPBLAS_HANDLE_IS_NULLPTR => {
+                cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED
+            }
+            cublasStatus_t::CUBLAS_STATUS_HIPBLAS_INVALID_ENUM => {
+                cublasStatus_t::CUBLAS_STATUS_INVALID_VALUE
+            }
+            cublasStatus_t::CUBLAS_STATUS_HIPBLAS_UNKNOWN => {
+                cublasStatus_t::CUBLAS_STATUS_INTERNAL_ERROR
+            }
+            _ => Self::STAND_IN,
+        }
+    }
+}
+
+impl Member for curandStatus_t {
+    /// cuRAND's enum has no "not supported"; an internal error is what cuRAND answers for a
+    /// failure that is none of the caller's doing (`ANYCUDA_LOG=debug` says which code it was).
+    const STAND_IN: Self = curandStatus_t::CURAND_STATUS_INTERNAL_ERROR;
+}
+
+impl Member for ncclResult_t {
+    /// NCCL's enum has no "not supported"; `ncclInternalError` is NCCL's answer for a failure
+    /// that is none of the caller's doing (`ncclGetLastError` and the log say which).
+    const STAND_IN: Self = ncclResult_t::ncclInternalError;
+}
+
 /// `status`, or the stand-in when it is an invented code (one compare on the way out).
 #[inline(always)]
 pub fn member<T: Member>(status: T) -> T {
@@ -59,7 +104,7 @@ fn stand_in<T: Member>(status: T) -> T {
         T::TYPE_NAME,
         status,
         status.to_i64(),
-        T::STAND_IN
+        T::stand_in_for(status)
     );
-    T::STAND_IN
+    T::stand_in_for(status)
 }

@@ -10,6 +10,8 @@
 //!   the function-pointer table, the `Cublas` trait and the table's impl of it;
 //! - `backends/hip/src/generated/cublas.rs`: the HIP backend's `Cublas` impl over hipBLAS;
 //! - `src/generated/cublas.rs`: the facade's C-named free functions, dispatched to the backend.
+//! - `capi/src/generated/cublas.rs`: the C ABI's exports with `libcublas.so.13`'s names, each the facade's
+//!   function behind the re-entry guard (`optional_lib::capi_module`).
 
 use crate::bindgen_run::{self, Job};
 use crate::cublas_hip;
@@ -132,6 +134,10 @@ pub fn generate(
                 "The cuBLAS API's free functions, dispatched to the active backend's BLAS library.",
             )?,
         ),
+        (
+            PathBuf::from("capi/src/generated/cublas.rs"),
+            optional_lib::capi_module(&LIB, &C_EXPORTS, &fns, &input)?,
+        ),
     ])
 }
 
@@ -214,4 +220,14 @@ const LIB: Lib<'static> = Lib {
     fallback: &fallback,
     prelude: &null_guards,
     facade_doc: &facade_doc,
+};
+
+/// The C ABI's face of cuBLAS: `libcublas.so.13`, every declared function exported.
+const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
+    soname: "libcublas.so.13",
+    list: "CUBLAS_EXPORTS",
+    status: "cublasStatus_t",
+    leave_out: &[],
+    versioned: &[],
+    versioned_fns: &[],
 };

@@ -15,6 +15,8 @@
 //!   the sizes of hipBLASLt's algorithm and heuristic-result structs, and the translating
 //!   `CublasLt` impl the HIP backend uses;
 //! - `src/generated/cublaslt.rs`: the facade's C-named free functions, dispatched to the backend.
+//! - `capi/src/generated/cublaslt.rs`: the C ABI's exports with `libcublasLt.so.13`'s names, each the facade's
+//!   function behind the re-entry guard (`optional_lib::capi_module`).
 //!
 //! Functions pair by name (`cublasLtX` <-> `hipblasLtX`), enumerators too (`CUBLASLT_X` <->
 //! `HIPBLASLT_X`, `CUBLAS_X` <-> `HIPBLAS_X`, `CUDA_R_X` <-> `HIP_R_X`). A cuBLASLt function
@@ -338,6 +340,10 @@ pub fn generate(
                 &lt_in,
                 "The cuBLASLt API's free functions, dispatched to the active backend's matmul library.",
             )?,
+        ),
+        (
+            PathBuf::from("capi/src/generated/cublaslt.rs"),
+            optional_lib::capi_module(&LIB, &C_EXPORTS, &fns, &lt_in)?,
         ),
     ])
 }
@@ -666,3 +672,16 @@ fn hip_module(
         &items,
     )
 }
+
+/// The C ABI's face of cuBLASLt: `libcublasLt.so.13`, every declared function NVIDIA's library exports.
+const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
+    soname: "libcublasLt.so.13",
+    list: "CUBLASLT_EXPORTS",
+    status: "cublasStatus_t",
+    leave_out: &[(
+        "cublasLtDisableCpuInstructionsSetMask",
+        "declared by cublasLt.h, not exported by the pinned libcublasLt.so.13 (13.10)",
+    )],
+    versioned: &[],
+    versioned_fns: &[],
+};

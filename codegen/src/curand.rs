@@ -11,6 +11,8 @@
 //! - `backends/hip/src/generated/curand.rs`: the cuRAND<->hipRAND tables (statuses, generator
 //!   types) and the translating `Curand` impl the HIP backend uses on AMD;
 //! - `src/generated/curand.rs`: the facade's C-named free functions, dispatched to the backend.
+//! - `capi/src/generated/curand.rs`: the C ABI's exports with `libcurand.so.10`'s names, each the facade's
+//!   function behind the re-entry guard (`optional_lib::capi_module`).
 //!
 //! Functions pair by name (`curandX` <-> `hiprandX`), enumerators too (`CURAND_X` <->
 //! `HIPRAND_X`). A cuRAND function whose hipRAND twin the pinned `hiprand.h` does not declare
@@ -218,6 +220,10 @@ pub fn generate(
                 "The cuRAND API's free functions, dispatched to the active backend's random-number library.",
             )?,
         ),
+        (
+            PathBuf::from("capi/src/generated/curand.rs"),
+            optional_lib::capi_module(&LIB, &C_EXPORTS, &fns, &curand_in)?,
+        ),
     ])
 }
 
@@ -405,3 +411,22 @@ fn hip_module(
         &items,
     )
 }
+
+/// The C ABI's face of cuRAND: `libcurand.so.10`, every declared function NVIDIA's library exports.
+const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
+    soname: "libcurand.so.10",
+    list: "CURAND_EXPORTS",
+    status: "curandStatus_t",
+    leave_out: &[
+        (
+            "curandGenerateBinomial",
+            "declared by curand.h 10.4.5, not exported by the pinned libcurand.so.10",
+        ),
+        (
+            "curandGenerateBinomialMethod",
+            "declared by curand.h 10.4.5, not exported by the pinned libcurand.so.10",
+        ),
+    ],
+    versioned: &[],
+    versioned_fns: &[],
+};

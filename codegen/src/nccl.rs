@@ -10,6 +10,8 @@
 //! - `backends/hip/src/generated/nccl.rs`: the NCCL<->RCCL tables (results, data types,
 //!   reduction ops) and the translating `Nccl` impl the HIP backend uses on AMD;
 //! - `src/generated/nccl.rs`: the facade's C-named free functions, dispatched to the backend.
+//! - `capi/src/generated/nccl.rs`: the C ABI's exports with `libnccl.so.2`'s names, each the facade's
+//!   function behind the re-entry guard (`optional_lib::capi_module`).
 
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
@@ -201,6 +203,10 @@ pub fn generate(
             "The NCCL API's free functions, dispatched to the active backend's collective library.",
         )?,
     ));
+    out.push((
+        PathBuf::from("capi/src/generated/nccl.rs"),
+        optional_lib::capi_module(&LIB, &C_EXPORTS, &fns, &nccl_in)?,
+    ));
     Ok(out)
 }
 
@@ -380,3 +386,13 @@ fn hip_module(fns: &[&FnDecl], maps: &[EnumMap], ranges: &Ranges, inputs: &str) 
         &items,
     )
 }
+
+/// The C ABI's face of NCCL: `libnccl.so.2`, every declared function exported.
+const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
+    soname: "libnccl.so.2",
+    list: "NCCL_EXPORTS",
+    status: "ncclResult_t",
+    leave_out: &[],
+    versioned: &[],
+    versioned_fns: &[],
+};

@@ -57,6 +57,15 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
     )?;
     let text = std::fs::read_to_string(&header)?;
     let what = format!("nvidia-nvjitlink {version} (nvJitLink.h)");
+    // The versioned names libnvJitLink exports: one per header release of its major version up
+    // to the pinned one (13.5: `_13_0` to `_13_5`).
+    let versions: Vec<String> = match version.split('.').collect::<Vec<_>>()[..] {
+        [major, minor, ..] => match minor.parse::<u32>() {
+            Ok(minor) => (0..=minor).map(|m| format!("{major}_{m}")).collect(),
+            Err(_) => bail!("nvidia-nvjitlink pin {version}: no minor version"),
+        },
+        _ => bail!("nvidia-nvjitlink pin {version}: no minor version"),
+    };
 
     let mut extras: Extras = BTreeMap::new();
     extras.entry("nvJitLinkResult".to_string()).or_default().push(ExtraConst {
@@ -65,6 +74,17 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         description: "anycuda: not supported. nvJitLink declares no \"unavailable\" result, yet anycuda needs one: it returns this when libnvJitLink could not be loaded (the load error is logged), when the loaded one lacks the entry point, and on the HIP backend for inputs and outputs an AMD GPU cannot take (cubins, LTO-IR, linked PTX; the error log says which).".into(),
         origin: ExtraOrigin::Anycuda,
     });
+    // The functions the header declares a versioned name for (`__nvJitLinkCreate_13_5`);
+    // `nvJitLinkVersion` has none.
+    let latest = format!(
+        "_{}",
+        versions.last().map(String::as_str).unwrap_or_default()
+    );
+    let versioned_fns: Vec<&str> = b
+        .functions
+        .iter()
+        .filter_map(|f| f.name.strip_prefix("__")?.strip_suffix(latest.as_str()))
+        .collect();
     let fns: Vec<&FnDecl> = b
         .functions
         .iter()
@@ -97,7 +117,16 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         ),
         (
             PathBuf::from("capi/src/generated/nvjitlink.rs"),
-            capi_module(&fns, &what)?,
+            optional_lib::capi_module(
+                &LIB,
+                &optional_lib::CExports {
+                    versioned: &versions.iter().map(String::as_str).collect::<Vec<_>>(),
+                    versioned_fns: &versioned_fns,
+                    ..C_EXPORTS
+                },
+                &fns,
+                &what,
+            )?,
         ),
         (
             PathBuf::from("src/generated/nvjitlink.rs"),
@@ -149,54 +178,23 @@ const LIB: Lib<'static> = Lib {
     facade_doc: &facade_doc,
 };
 
-/// Functions of the pinned header that not every `libnvJitLink.so.13` exports (13.0's lacks
-/// them): the C ABI leaves them out, so a program that probes for them (cuda.bindings' tests do,
-/// with `dlsym`) sees what NVIDIA's oldest 13.x library shows, on the CUDA backend as on NVIDIA.
-/// They stay in `anycuda::nvjitlink` for Rust callers.
-const NEWER_THAN_13_0: [&str; 2] = ["nvJitLinkGetLinkedLTOIRSize", "nvJitLinkGetLinkedLTOIR"];
-
-/// The C ABI's exports: one `#[no_mangle] extern "C"` function per plain name, calling the
-/// facade's function of the same name. Behind the re-entry guard (docs/c-abi.md): a call made
-/// from inside an anycuda C-ABI call (a vendor library) goes to NVIDIA's nvJitLink. Statuses
-/// pass through `crate::codes::member`: anycuda's own `NVJITLINK_ERROR_NOT_SUPPORTED` becomes
-/// `NVJITLINK_ERROR_INTERNAL`, a member cuda.bindings knows.
-fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
-    let mut items: Vec<syn::Item> = vec![
-        syn::parse_quote!(
-            use anycuda::nvjitlink::*;
+/// The C ABI's face of nvJitLink (and, in [`generate`], the versioned names). Left out: functions of the pinned header that not every
+/// `libnvJitLink.so.13` exports (13.0's lacks them), so a program that probes for them
+/// (cuda.bindings' tests do, with `dlsym`) sees what NVIDIA's oldest 13.x library shows, on the
+/// CUDA backend as on NVIDIA. They stay in `anycuda::nvjitlink` for Rust callers. anycuda's own
+/// `NVJITLINK_ERROR_NOT_SUPPORTED` becomes `NVJITLINK_ERROR_INTERNAL`, a member cuda.bindings
+/// knows (`crate::codes`).
+const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
+    soname: "libnvJitLink.so.13",
+    list: "NVJITLINK_EXPORTS",
+    status: "nvJitLinkResult",
+    leave_out: &[
+        (
+            "nvJitLinkGetLinkedLTOIRSize",
+            "not in libnvJitLink.so.13 13.0",
         ),
-        syn::parse_quote!(
-            use core::ffi::{c_char, c_int, c_uint, c_void};
-        ),
-    ];
-    for f in fns
-        .iter()
-        .filter(|f| !NEWER_THAN_13_0.contains(&f.name.as_str()))
-    {
-        let n = crate::emit_traits::ident(&f.name);
-        let args = optional_lib::arg_idents(f);
-        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
-        let doc = format!("`{}` of the C ABI (libnvJitLink's name).", f.name);
-        items.push(syn::parse_quote! {
-            #[doc = #doc]
-            #[no_mangle]
-            pub unsafe extern "C" fn #n(#(#args: #tys),*) -> nvJitLinkResult {
-                let Some(_inside) = crate::guard::Inside::enter() else {
-                    return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-                        Some(l) => crate::codes::member(unsafe {
-                            <Library as NvJitLink>::#n(&l, #(#args),*)
-                        }),
-                        None => nvJitLinkResult::NVJITLINK_ERROR_INTERNAL,
-                    };
-                };
-                crate::codes::member(unsafe { anycuda::nvjitlink::#n(#(#args),*) })
-            }
-        });
-    }
-    crate::emit::render(
-        inputs,
-        "The C ABI's nvJitLink exports (codegen/src/nvjitlink.rs): libnvJitLink's plain names, each \n\
-         the facade's function behind the re-entry guard.",
-        &items,
-    )
-}
+        ("nvJitLinkGetLinkedLTOIR", "not in libnvJitLink.so.13 13.0"),
+    ],
+    versioned: &[],
+    versioned_fns: &[],
+};

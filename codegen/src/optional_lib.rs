@@ -557,3 +557,138 @@ pub fn status_from_hip(
         }
     }
 }
+
+/// What one library's C exports need beyond its [`Lib`]: the C ABI's face of it.
+pub struct CExports<'a> {
+    /// The soname NVIDIA's library has (`libcublas.so.13`), in documentation.
+    pub soname: &'a str,
+    /// The export list's static in the generated file (`CUBLAS_EXPORTS`), which `anycuda
+    /// libdir` reads to give the name library its symbols.
+    pub list: &'a str,
+    /// The status type whose invented codes `crate::codes::member` turns into members
+    /// (`cublasStatus_t`); functions returning anything else return what the facade returns.
+    pub status: &'a str,
+    /// Declared functions the C ABI does not export, each with why (NVIDIA's oldest library of
+    /// the soname lacks it, so a program probing for it sees what NVIDIA's shows).
+    pub leave_out: &'a [(&'a str, &'a str)],
+    /// Header versions whose versioned names the library also exports (nvJitLink's
+    /// `__nvJitLinkCreate_13_0` for `13_0`: its header's inline wrappers call the name of the
+    /// header's own version, so a program built against 13.N calls `__X_13_N`). Each is the
+    /// plain export under another name.
+    pub versioned: &'a [&'a str],
+    /// The functions that have versioned names (the header declares `__X_13_N` for them).
+    pub versioned_fns: &'a [&'a str],
+}
+
+/// The C ABI's exports of one library (`capi/src/generated/X.rs`): one `#[no_mangle] extern
+/// "C"` function per declared name, calling the facade's function of the same name, and the
+/// list of those names.
+///
+/// Behind the re-entry guard (docs/c-abi.md): a call made from inside an anycuda C-ABI call (a
+/// vendor library calling back by name, as NVIDIA's cuBLAS calls cuBLASLt) goes to the CUDA
+/// backend's library of that name, never to the active backend. Statuses pass through
+/// `crate::codes::member`, so a C caller sees only members of NVIDIA's enum.
+///
+/// # Errors
+/// A function whose return type has no answer for "no vendor library" (a type this shape does
+/// not know), or a left-out name the header does not declare.
+pub fn capi_module(
+    lib: &Lib<'_>,
+    c: &CExports<'_>,
+    fns: &[&FnDecl],
+    inputs: &str,
+) -> Result<String> {
+    for (name, _) in c.leave_out {
+        if !fns.iter().any(|f| f.name == *name) {
+            anyhow::bail!(
+                "{} leaves out {name}, which the header does not declare",
+                lib.name
+            );
+        }
+    }
+    let module = ident(lib.module);
+    let trait_name = ident(lib.trait_name);
+    let status = ident(c.status);
+    let mut items: Vec<syn::Item> = vec![syn::parse_quote!(use anycuda::#module::*;), ffi_use(lib)];
+    let mut names = Vec::new();
+    for f in fns {
+        if c.leave_out.iter().any(|(n, _)| *n == f.name) {
+            continue;
+        }
+        let n = ident(&f.name);
+        let args = arg_idents(f);
+        let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
+        let ret = ret_tokens(f);
+        let r = ret_str(f);
+        // What a vendor call-back answers when the CUDA backend has no such library.
+        let none = match r.as_str() {
+            s if s == c.status => quote!(<#status as crate::codes::Member>::STAND_IN),
+            "usize" | "c_uint" | "c_int" | "u32" | "i32" | "u64" | "i64" => quote!(0),
+            "*constc_char" => quote!(c"anycuda: no NVIDIA library to call back into".as_ptr()),
+            "()" => quote!(()),
+            other => anyhow::bail!("{} returns {other}: no C-ABI answer for it", f.name),
+        };
+        let wrap = |e: TokenStream| -> TokenStream {
+            if r == c.status {
+                quote!(crate::codes::member(#e))
+            } else {
+                e
+            }
+        };
+        let vendor = wrap(quote!(unsafe { <Library as #trait_name>::#n(&l, #(#args),*) }));
+        let active = wrap(quote!(unsafe { anycuda::#module::#n(#(#args),*) }));
+        let doc = format!("`{}` of the C ABI ({}'s name).", f.name, c.soname);
+        items.push(syn::parse_quote! {
+            #[doc = #doc]
+            #[no_mangle]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn #n(#(#args: #tys),*) #ret {
+                let Some(_inside) = crate::guard::Inside::enter() else {
+                    return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                        Some(l) => #vendor,
+                        None => #none,
+                    };
+                };
+                #active
+            }
+        });
+        names.push(f.name.clone());
+        for v in c
+            .versioned
+            .iter()
+            .filter(|_| c.versioned_fns.contains(&f.name.as_str()))
+        {
+            let alias_name = format!("__{}_{v}", f.name);
+            let alias = ident(&alias_name);
+            let doc = format!(
+                "`{alias_name}`: `{}` as a program built against the {v} header calls it.",
+                f.name
+            );
+            items.push(syn::parse_quote! {
+                #[doc = #doc]
+                #[no_mangle]
+                #[allow(clippy::too_many_arguments)]
+                pub unsafe extern "C" fn #alias(#(#args: #tys),*) #ret {
+                    // SAFETY: the same function under its versioned name; the caller's contract.
+                    unsafe { #n(#(#args),*) }
+                }
+            });
+            names.push(alias_name);
+        }
+    }
+    let list = ident(c.list);
+    let list_doc = format!(
+        "Every function this file exports, in header order: what `anycuda libdir`'s `{}` defines.",
+        c.soname
+    );
+    items.push(syn::parse_quote! {
+        #[doc = #list_doc]
+        pub static #list: &[&str] = &[#(#names),*];
+    });
+    let doc = format!(
+        "The C ABI's {} exports ({}'s names), each the facade's function behind the re-entry guard\n\
+         (codegen/src/optional_lib.rs, `capi_module`).",
+        lib.name, c.soname
+    );
+    crate::emit::render(inputs, &doc, &items)
+}

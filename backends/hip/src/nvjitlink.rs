@@ -440,7 +440,12 @@ impl NvJitLink for HipBackend {
         numOptions: u32,
         options: *mut *const c_char,
     ) -> nvJitLinkResult {
-        if handle.is_null() || (numOptions > 0 && options.is_null()) {
+        // A null handle pointer is NVIDIA's NULL_INPUT (libnvJitLink 13.5 answers it, GPU or
+        // not); null options with a count, an invalid input.
+        if handle.is_null() {
+            return nvJitLinkResult::NVJITLINK_ERROR_NULL_INPUT;
+        }
+        if numOptions > 0 && options.is_null() {
             return INVALID;
         }
         let mut arch = None;
@@ -946,7 +951,10 @@ mod tests {
         let mut h: nvJitLinkHandle = null_mut();
         // SAFETY: the whole block: local handles, options, buffers and inputs.
         unsafe {
-            assert_eq!(b.nvJitLinkCreate(null_mut(), 1, opts.as_mut_ptr()), INVALID);
+            assert_eq!(
+                b.nvJitLinkCreate(null_mut(), 1, opts.as_mut_ptr()),
+                nvJitLinkResult::NVJITLINK_ERROR_NULL_INPUT
+            );
             let mut no_arch = [c"-O3".as_ptr()];
             assert_eq!(
                 b.nvJitLinkCreate(&mut h, 1, no_arch.as_mut_ptr()),

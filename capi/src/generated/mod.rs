@@ -4,11 +4,19 @@
 #[rustfmt::skip]
 pub mod cudart12;
 #[rustfmt::skip]
+pub mod cublas;
+#[rustfmt::skip]
+pub mod cublaslt;
+#[rustfmt::skip]
 pub mod cudart12_types;
+#[rustfmt::skip]
+pub mod curand;
 #[rustfmt::skip]
 pub mod exports;
 #[rustfmt::skip]
 pub mod lists;
+#[rustfmt::skip]
+pub mod nccl;
 #[rustfmt::skip]
 pub mod nvjitlink;
 #[rustfmt::skip]

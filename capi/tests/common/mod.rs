@@ -88,11 +88,23 @@ pub fn declared_functions(header: &str, defines: &[&str]) -> BTreeSet<String> {
 
 /// [`declared_functions`] with the headers of `include` (CUDA 12's, for `libcudart.so.12`).
 pub fn declared_functions_in(include: &Path, header: &str, defines: &[&str]) -> BTreeSet<String> {
+    declared_functions_with(&[include], header, defines)
+}
+
+/// [`declared_functions`] with several include folders, searched in order before codegen's
+/// shim (a library's headers, then the shim folders its C preprocessing needs).
+pub fn declared_functions_with(
+    includes: &[&Path],
+    header: &str,
+    defines: &[&str],
+) -> BTreeSet<String> {
     let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../codegen/shim");
     let mut cmd = Command::new("cc");
-    cmd.args(["-E", "-P", "-x", "c", "-"])
-        .arg(format!("-I{}", include.display()))
-        .arg(format!("-I{}", shim.display()));
+    cmd.args(["-E", "-P", "-x", "c", "-"]);
+    for i in includes {
+        cmd.arg(format!("-I{}", i.display()));
+    }
+    cmd.arg(format!("-I{}", shim.display()));
     for d in defines {
         cmd.arg(format!("-D{d}"));
     }
@@ -178,7 +190,10 @@ fn take(stmt: &mut String, names: &mut BTreeSet<String>) {
         .into_iter()
         .rev()
         .collect();
-    if name.starts_with("cu") || name.starts_with("nvrtc") || name.starts_with("__cuda") {
+    if ["cu", "nvrtc", "__cuda", "nccl", "nvJitLink", "__nvJitLink"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
         names.insert(name);
     }
 }

@@ -1,12 +1,14 @@
 //! `anycuda libdir`: the folder that makes anycuda's C ABI the program's `libcuda.so.1`,
-//! `libcudart.so.13` and `libnvrtc.so.13`, to link against (`cc app.c -L"$(anycuda libdir)"
-//! -lcuda -lcudart -lnvrtc`) and to run with (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
+//! `libcudart.so.13` and `libnvrtc.so.13`, and the CUDA libraries' `libcublas.so.13`,
+//! `libcublasLt.so.13`, `libcurand.so.10`, `libnccl.so.2` and `libnvJitLink.so.13`, to link
+//! against (`cc app.c -L"$(anycuda libdir)" -lcuda -lcudart -lcublas`) and to run with
+//! (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
 //!
-//! Each of the three is a name library ([`super::elf_shim`]): its own soname, NVIDIA's version
+//! Each is a name library ([`super::elf_shim`]): its own soname, NVIDIA's version
 //! node where NVIDIA's library has one (`libcudart.so.13`, `libnvrtc.so.13`), a symbol for every
 //! function of its API that the C-ABI library exports (for the linker; the loader passes over
 //! it), and the one C-ABI library (`libanycuda_capi.so`, a symlink in the same folder) as its
-//! dependency, where the loader finds every one of those functions at run time. So the three
+//! dependency, where the loader finds every one of those functions at run time. So the
 //! APIs share one anycuda while each is found under its own name, and a program linked against
 //! the folder records NVIDIA's sonames and versions (`cudaMalloc@libcudart.so.13`), never
 //! `libanycuda_capi.so`: the same binary runs on NVIDIA's libraries. The development names
@@ -35,7 +37,8 @@ const CUDART12_SONAME: &str = "libcudart.so.12";
 /// The folder's name, next to the library.
 const FOLDER: &str = "anycuda-c-abi";
 /// The name libraries the folder holds: (file name = soname, version node, extra needs, the
-/// API whose exports it defines: `driver`, `runtime` or `nvrtc`, as the export lists name them).
+/// API whose exports it defines: `driver`, `runtime`, `nvrtc` or a library's module name
+/// (`cublas`), as the export lists name them).
 /// `libcuda.so.1` also needs the other two, so that loading the driver (what cuda-python does
 /// first) makes `libnvrtc.so.13` and `libcudart.so.13` loaded libraries: cuda-python's
 /// `cuda.pathfinder` takes an already-loaded library before it searches NVIDIA's wheels.
@@ -50,27 +53,60 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
         &["libnvrtc.so.13", "libcudart.so.13"],
         "driver",
     ),
+    // The CUDA libraries (docs/c-abi.md, "The CUDA libraries"): each NVIDIA's soname and
+    // version node (NCCL defines none). NVIDIA's `libcublas.so.13` needs `libcublasLt.so.13`.
+    (
+        "libcublasLt.so.13",
+        Some("libcublasLt.so.13"),
+        &[],
+        "cublaslt",
+    ),
+    (
+        "libcublas.so.13",
+        Some("libcublas.so.13"),
+        &["libcublasLt.so.13"],
+        "cublas",
+    ),
+    ("libcurand.so.10", Some("libcurand.so.10"), &[], "curand"),
+    ("libnccl.so.2", None, &[], "nccl"),
+    (
+        "libnvJitLink.so.13",
+        Some("libnvJitLink.so.13"),
+        &[],
+        "nvjitlink",
+    ),
 ];
 /// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
 /// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
 /// are plain data. [`exports`] reads them.
-const CAPI_LISTS: &str = include_str!("../../../capi/src/generated/lists.rs");
+/// Each CUDA library's generated exports end with its list (`CUBLAS_EXPORTS`), read the same way.
+const CAPI_LISTS: &[&str] = &[
+    include_str!("../../../capi/src/generated/lists.rs"),
+    include_str!("../../../capi/src/generated/cublas.rs"),
+    include_str!("../../../capi/src/generated/cublaslt.rs"),
+    include_str!("../../../capi/src/generated/curand.rs"),
+    include_str!("../../../capi/src/generated/nccl.rs"),
+    include_str!("../../../capi/src/generated/nvjitlink.rs"),
+];
 
 /// The entries of the list `pub static NAME: &[&str] = &[...];` in [`CAPI_LISTS`], in order;
 /// empty where there is no such list.
 fn capi_list(name: &str) -> Vec<&'static str> {
     let head = format!("pub static {name}: &[&str] = &[");
-    let Some(at) = CAPI_LISTS.find(&head) else {
+    let Some((text, at)) = CAPI_LISTS
+        .iter()
+        .find_map(|t| t.find(&head).map(|at| (*t, at)))
+    else {
         return Vec::new();
     };
-    let body = &CAPI_LISTS[at + head.len()..];
+    let body = &text[at + head.len()..];
     let body = &body[..body.find("\n];").unwrap_or(0)];
     body.lines()
         .filter_map(|l| l.trim().strip_prefix('"')?.strip_suffix("\","))
         .collect()
 }
 
-/// Every function the C ABI exports for `api` (`driver`, `runtime`, `nvrtc`): its generated
+/// Every function the C ABI exports for `api` (`driver`, `runtime`, `nvrtc`, `cublas`, ...): its generated
 /// list (with the per-thread names), the names it passes on to NVIDIA's library (older ABIs,
 /// interop, the profiler) and the extra exports (nvcc's hidden entry points) of that module.
 fn exports(api: &str) -> Vec<&'static str> {
@@ -88,6 +124,11 @@ const DEV_LINKS: &[(&str, &str)] = &[
     ("libcuda.so", "libcuda.so.1"),
     ("libcudart.so", "libcudart.so.13"),
     ("libnvrtc.so", "libnvrtc.so.13"),
+    ("libcublas.so", "libcublas.so.13"),
+    ("libcublasLt.so", "libcublasLt.so.13"),
+    ("libcurand.so", "libcurand.so.10"),
+    ("libnccl.so", "libnccl.so.2"),
+    ("libnvJitLink.so", "libnvJitLink.so.13"),
 ];
 
 /// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
@@ -258,6 +299,23 @@ mod tests {
             .iter()
             .all(|n| ident(n) && n.trim_start_matches('_').starts_with("cuda")));
         assert!(nvrtc.iter().all(|n| ident(n) && n.starts_with("nvrtc")));
+        // The CUDA libraries, each from its own generated file, each only its own prefix.
+        for (api, prefix, at_least, has) in [
+            ("cublas", "cublas", 500, "cublasSgemm_v2"),
+            ("cublaslt", "cublasLt", 50, "cublasLtMatmul"),
+            ("curand", "curand", 25, "curandGenerateUniform"),
+            ("nccl", "nccl", 60, "ncclAllReduce"),
+            ("nvjitlink", "nvJitLink", 12, "nvJitLinkCreate"),
+        ] {
+            let names = exports(api);
+            assert!(names.len() >= at_least, "{api}: {}", names.len());
+            assert!(names.contains(&has), "{api}: {has}");
+            assert!(
+                names.iter().all(|n| ident(n) && n.starts_with(prefix)),
+                "{api}"
+            );
+        }
+        assert!(!exports("cublas").iter().any(|n| n.starts_with("cublasLt")));
         assert!(exports("nothing").is_empty());
     }
 }
