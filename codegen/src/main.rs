@@ -22,6 +22,7 @@ mod model;
 mod nccl;
 mod nvidia_platform;
 mod nvjitlink;
+mod nvml;
 mod optional_lib;
 
 use anyhow::{bail, Context, Result};
@@ -499,6 +500,14 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
+    // NVML appends its export list to the C ABI's lists (what `anycuda libdir` reads).
+    let lists = out
+        .iter_mut()
+        .find(|(p, _)| p.ends_with("capi/src/generated/lists.rs"))
+        .map(|(_, t)| t)
+        .context("no capi/src/generated/lists.rs output")?;
+    let nvml_out = nvml::generate(&inp.root, lists)?;
+    out.extend(nvml_out);
     Ok(out)
 }
 

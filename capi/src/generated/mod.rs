@@ -12,4 +12,6 @@ pub mod lists;
 #[rustfmt::skip]
 pub mod nvjitlink;
 #[rustfmt::skip]
+pub mod nvml;
+#[rustfmt::skip]
 pub mod passthrough;
