@@ -50,6 +50,9 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
         &["libnvrtc.so.13", "libcudart.so.13"],
         "driver",
     ),
+    // NVML (`libnvidia-ml.so.1`, part of NVIDIA's driver): no symbol version, as NVIDIA's
+    // defines none (ci/capi-gpu/nvml-exports.sh checks that on the GPU machine).
+    ("libnvidia-ml.so.1", None, &[], "nvml"),
 ];
 /// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
 /// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
@@ -88,6 +91,7 @@ const DEV_LINKS: &[(&str, &str)] = &[
     ("libcuda.so", "libcuda.so.1"),
     ("libcudart.so", "libcudart.so.13"),
     ("libnvrtc.so", "libnvrtc.so.13"),
+    ("libnvidia-ml.so", "libnvidia-ml.so.1"),
 ];
 
 /// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
@@ -259,5 +263,24 @@ mod tests {
             .all(|n| ident(n) && n.trim_start_matches('_').starts_with("cuda")));
         assert!(nvrtc.iter().all(|n| ident(n) && n.starts_with("nvrtc")));
         assert!(exports("nothing").is_empty());
+    }
+
+    /// NVML's name library carries the NVML catalogue (tests/nvml/exports.txt), nothing else.
+    #[test]
+    fn nvml_s_list_is_read() {
+        let nvml = exports("nvml");
+        assert!(nvml.len() >= 400, "{}", nvml.len());
+        for n in [
+            "nvmlInit_v2",
+            "nvmlInit",
+            "nvmlDeviceGetPciInfo_v3",
+            "nvmlErrorString",
+        ] {
+            assert!(nvml.contains(&n), "{n}");
+        }
+        assert!(nvml.iter().all(|n| n.starts_with("nvml")));
+        assert!(SHIMS
+            .iter()
+            .any(|s| s.0 == "libnvidia-ml.so.1" && s.1.is_none()));
     }
 }
