@@ -19,10 +19,14 @@ echo "NVIDIA's NVML: $LIB"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 grep -v '^#' "$ROOT/tests/nvml/exports.txt" | sed '/^$/d' | sort -u >"$tmp/ours"
-nm -D --defined-only "$LIB" | awk '$2 ~ /^[TtWi]$/ {print $3}' | sed 's/@.*//' | grep '^nvml' | sort -u >"$tmp/theirs"
 status=0
-versions="$(readelf -V --wide "$LIB" 2>/dev/null | grep -c 'Name: ' || true)"
-echo "version definitions/needs in NVIDIA's library: $versions (readelf -V)"
+nm -D --defined-only "$LIB" | awk '$2 ~ /^[TtWi]$/ {print $3}' | sed 's/@.*//' | grep '^nvml' | sort -u >"$tmp/theirs"
+if readelf -V --wide "$LIB" 2>/dev/null | grep -q "Version definition section"; then
+    echo "NVIDIA's library has a version definition section (.gnu.version_d)" >&2
+    status=1
+else
+    echo "NVIDIA's library defines no symbol version (no .gnu.version_d)"
+fi
 readelf --dyn-syms --wide "$LIB" | awk '$8 ~ /^nvmlInit_v2/ {print "  nvmlInit_v2 symbol: " $8}'
 if readelf --dyn-syms --wide "$LIB" | awk '$8 ~ /^nvml/' | grep -q '@'; then
     echo "NVIDIA's nvml* symbols carry versions: anycuda's name library must define them too" >&2

@@ -120,9 +120,16 @@ pub fn generate(root: &Path, lists: &mut String) -> Result<Vec<(PathBuf, String)
     }
     // The define map of the header (`#define nvmlInit nvmlInit_v2`): every target must be a
     // declared function, so a caller's plain name reaches an export of the catalogue.
+    // A plain name the header declares under no ABI of its own (`nvmlGetBlacklistDeviceCount`,
+    // renamed `nvmlGetExcludedDeviceCount`) is exported by NVIDIA's library all the same (driver
+    // 580 does, ci/capi-gpu/nvml-exports.sh): the C ABI exports it as an alias of its target.
+    let mut aliases: Vec<(String, &FnDecl)> = Vec::new();
     for (plain, target) in define_map(&text) {
-        if !fns.iter().any(|f| f.name == target) {
+        let Some(t) = fns.iter().find(|f| f.name == target) else {
             bail!("nvml.h maps {plain} to {target}, which it does not declare");
+        };
+        if !fns.iter().any(|f| f.name == plain) {
+            aliases.push((plain, t));
         }
     }
     let extras: Extras = BTreeMap::new();
@@ -154,7 +161,7 @@ pub fn generate(root: &Path, lists: &mut String) -> Result<Vec<(PathBuf, String)
         pub static NVML_HIP_SERVED: &[&str] = &[#(#served),*];
     });
 
-    lists.push_str(&exports_list(&fns));
+    lists.push_str(&exports_list(&fns, &aliases));
     Ok(vec![
         (
             PathBuf::from("api/src/generated/nvml.rs"),
@@ -182,7 +189,7 @@ pub fn generate(root: &Path, lists: &mut String) -> Result<Vec<(PathBuf, String)
         ),
         (
             PathBuf::from("capi/src/generated/nvml.rs"),
-            capi_module(&fns, &what)?,
+            capi_module(&fns, &aliases, &what)?,
         ),
         (
             PathBuf::from("src/generated/nvml.rs"),
@@ -225,13 +232,17 @@ fn define_map(text: &str) -> Vec<(String, String)> {
 
 /// `pub static NVML_EXPORTS: &[&str] = &[...];`: every name the C ABI exports for NVML (the
 /// form `anycuda libdir` reads).
-fn exports_list(fns: &[&FnDecl]) -> String {
+fn exports_list(fns: &[&FnDecl], aliases: &[(String, &FnDecl)]) -> String {
     let mut s = String::from(
         "/// Every NVML function the C ABI exports (codegen/src/nvml.rs): libnvidia-ml's names.\n\
          pub static NVML_EXPORTS: &[&str] = &[\n",
     );
-    for f in fns {
-        s.push_str(&format!("    \"{}\",\n", f.name));
+    for n in fns
+        .iter()
+        .map(|f| &f.name)
+        .chain(aliases.iter().map(|(a, _)| a))
+    {
+        s.push_str(&format!("    \"{n}\",\n"));
     }
     s.push_str("];\n");
     s
@@ -309,7 +320,7 @@ const FACADE: Lib<'static> = Lib {
 /// from inside an anycuda C-ABI call (a vendor library: NCCL asks NVML about GPUs) goes to the
 /// backend's NVML directly. Every status is a member of `nvmlReturn_t` already (anycuda invents
 /// no NVML code), so none is translated.
-fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
+fn capi_module(fns: &[&FnDecl], aliases: &[(String, &FnDecl)], inputs: &str) -> Result<String> {
     let mut items: Vec<syn::Item> = vec![
         syn::parse_quote!(
             use anycuda::nvml::*;
@@ -318,17 +329,27 @@ fn capi_module(fns: &[&FnDecl], inputs: &str) -> Result<String> {
             use core::ffi::{c_char, c_int, c_uint, c_ulong, c_ulonglong, c_void};
         ),
     ];
-    for f in fns {
+    let plain = fns.iter().map(|f| (f.name.as_str(), *f));
+    let renamed = aliases.iter().map(|(a, f)| (a.as_str(), *f));
+    for (export, f) in plain.chain(renamed) {
+        let e = crate::emit_traits::ident(export);
         let n = crate::emit_traits::ident(&f.name);
         let args = optional_lib::arg_idents(f);
         let tys: Vec<&syn::Type> = f.args.iter().map(|(_, t)| t).collect();
         let ret = f.ret.clone().unwrap_or_else(|| syn::parse_quote!(()));
-        let doc = format!("`{}` of the C ABI (libnvidia-ml's name).", f.name);
+        let doc = if export == f.name {
+            format!("`{export}` of the C ABI (libnvidia-ml's name).")
+        } else {
+            format!(
+                "`{export}` of the C ABI: libnvidia-ml's older name of `{}` (nvml.h's define map).",
+                f.name
+            )
+        };
         let none = no_library(f)?;
         items.push(syn::parse_quote! {
             #[doc = #doc]
             #[no_mangle]
-            pub unsafe extern "C" fn #n(#(#args: #tys),*) -> #ret {
+            pub unsafe extern "C" fn #e(#(#args: #tys),*) -> #ret {
                 let Some(_inside) = crate::guard::Inside::enter() else {
                     return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
                         Some(l) => unsafe { <Library as Nvml>::#n(&l, #(#args),*) },

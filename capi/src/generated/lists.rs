@@ -7071,4 +7071,6 @@ pub static NVML_EXPORTS: &[&str] = &[
     "nvmlDeviceGetGpuInstancePossiblePlacements",
     "nvmlVgpuInstanceGetLicenseInfo",
     "nvmlDeviceGetDriverModel",
+    "nvmlGetBlacklistDeviceCount",
+    "nvmlGetBlacklistDeviceInfoByIndex",
 ];

@@ -9752,3 +9752,36 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
     };
     unsafe { anycuda::nvml::nvmlDeviceGetDriverModel(device, current, pending) }
 }
+///`nvmlGetBlacklistDeviceCount` of the C ABI: libnvidia-ml's older name of `nvmlGetExcludedDeviceCount` (nvml.h's define map).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlGetBlacklistDeviceCount(
+    deviceCount: *mut c_uint,
+) -> nvmlReturn_t {
+    let Some(_inside) = crate::guard::Inside::enter() else {
+        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+            Some(l) => {
+                unsafe { <Library as Nvml>::nvmlGetExcludedDeviceCount(&l, deviceCount) }
+            }
+            None => nvmlReturn_t::NVML_ERROR_LIBRARY_NOT_FOUND,
+        };
+    };
+    unsafe { anycuda::nvml::nvmlGetExcludedDeviceCount(deviceCount) }
+}
+///`nvmlGetBlacklistDeviceInfoByIndex` of the C ABI: libnvidia-ml's older name of `nvmlGetExcludedDeviceInfoByIndex` (nvml.h's define map).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlGetBlacklistDeviceInfoByIndex(
+    index: c_uint,
+    info: *mut nvmlExcludedDeviceInfo_t,
+) -> nvmlReturn_t {
+    let Some(_inside) = crate::guard::Inside::enter() else {
+        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+            Some(l) => {
+                unsafe {
+                    <Library as Nvml>::nvmlGetExcludedDeviceInfoByIndex(&l, index, info)
+                }
+            }
+            None => nvmlReturn_t::NVML_ERROR_LIBRARY_NOT_FOUND,
+        };
+    };
+    unsafe { anycuda::nvml::nvmlGetExcludedDeviceInfoByIndex(index, info) }
+}
