@@ -20,6 +20,11 @@
 #                   bundle appended), loaded with cuModuleLoadData and run; on HIP with
 #                   ANYCUDA_HIP_BUNDLES=always the bundle is compiled by hipRTC and that code
 #                   loaded (the AMD route on an NVIDIA GPU): the row passes only if the log says so
+#   nvml_query      NVML as a scheduler asks it (count, names, UUIDs, bus ids, memory, compute
+#                   capability, bad input), built against NVIDIA's nvml.h with -lnvidia-ml: the CUDA
+#                   column's output must equal the baseline's; on HIP rocm-smi finds no AMD GPU, so
+#                   nvmlInit_v2 must answer NVML_ERROR_DRIVER_NOT_LOADED (9; 12, LIBRARY_NOT_FOUND,
+#                   where rocm-smi is not bundled)
 # Every program also runs without anycuda first (the baseline column), so a failure that is the
 # program's own shows as such. Writes $OUT/capi-gpu.md (the table) and logs; exits 1 on a failure
 # in an anycuda column that the baseline does not share.
@@ -70,6 +75,10 @@ NCCL_DIR="$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.ncc
 [[ -f "$NCCL_DIR/include/nccl.h" ]] || say "no NCCL wheel in python3's environment: libs_gpu not built"
 [[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
     -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2
+# Linked against the folder's libnvidia-ml.so.1 (no symbol versions, as NVIDIA's): the binary
+# needs only the soname, so the baseline runs it on NVIDIA's library.
+build nvml_query cc -O2 -Wall -I"$CUDA_INC" -o "$WORK/nvml_query" ci/capi-gpu/nvml_query.c \
+    -L"$LIBDIR" -lnvidia-ml
 # The front end runs the real nvcc found on PATH (not itself) and appends the source bundle.
 build bundled_ptx_ptx "$DEV/bin/anycuda" nvcc --ptx -arch=sm_90 -o "$WORK/scale.ptx" \
     ci/capi-gpu/bundled/scale.cu
@@ -154,6 +163,35 @@ if [[ -x "$WORK/bundled_ptx" && -f "$WORK/scale.ptx" ]]; then
 else
     RES[bundled_ptx,nvidia]="not built"
 fi
+if [[ -x "$WORK/nvml_query" ]]; then
+    # Outputs kept and compared: the CUDA column must print exactly what NVIDIA's NVML prints.
+    "$WORK/nvml_query" >"$OUT/nvml_query.nvidia.txt" 2>&1
+    rc=$?
+    if ((rc == 0)); then RES[nvml_query,nvidia]="PASS"; else RES[nvml_query,nvidia]="FAIL (exit $rc)"; fi
+    env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/nvml_query" >"$OUT/nvml_query.cuda.txt" 2>&1
+    rc=$?
+    if ((rc == 0)) && diff -u "$OUT/nvml_query.nvidia.txt" "$OUT/nvml_query.cuda.txt" >"$OUT/nvml_query.diff"; then
+        RES[nvml_query,cuda]="PASS (output identical)"
+    else
+        RES[nvml_query,cuda]="FAIL (exit $rc; $OUT/nvml_query.diff)"
+        head -n 20 "$OUT/nvml_query.diff" >&2
+    fi
+    smi="$ROOT/.cache/inputs/rocm-smi/usr/lib/librocm_smi64.so.1"
+    want=12
+    [[ -e "$smi" ]] && want=9
+    env "${HIPENV[@]}" ANYCUDA_ROCM_SMI_LIBRARY="$smi" LD_LIBRARY_PATH="$LIBDIR" "$WORK/nvml_query" \
+        >"$OUT/nvml_query.hip.txt" 2>&1
+    rc=$?
+    if ((rc == 2)) && grep -q "^nvmlInit_v2 failed: $want " "$OUT/nvml_query.hip.txt"; then
+        RES[nvml_query,hip]="PASS (no AMD GPU: nvmlInit_v2 $want)"
+    else
+        RES[nvml_query,hip]="FAIL (exit $rc)"
+        tail -n 5 "$OUT/nvml_query.hip.txt" >&2
+    fi
+    say "nvml_query: ${RES[nvml_query,nvidia]} / ${RES[nvml_query,cuda]} / ${RES[nvml_query,hip]}"
+else
+    RES[nvml_query,nvidia]="not built"
+fi
 for prog in saxpy_bindings core_examples; do
     run nvidia "$prog" env -C ci/capi-gpu python3 "$prog.py"
     run cuda "$prog" env -C ci/capi-gpu ANYCUDA_EXPECT=1 ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" python3 "$prog.py"
@@ -174,7 +212,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu nvml_query saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

@@ -41,6 +41,9 @@ CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
 ROCM_SMI_DEB_VERSION="6.1.2-1"   # Debian trixie librocm-smi64-1, RCCL's one other dependency
+NVML_VERSION="13.5.37"           # PyPI nvidia-nvml-dev (nvml.h: NVML's vocabulary; no library in it)
+ROCM_SMI5_DEB_VERSION="5.2.3-2"  # Debian bookworm librocm-smi64-1/librocm-smi-dev: NVML on the HIP
+                                 # backend (ci/rocm-smi-fetch.sh)
 DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -95,6 +98,7 @@ fetch_wheel nvidia-cuda-runtime-cu12 "$CUDA12_RUNTIME_VERSION" nvidia/cuda_runti
 fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
 fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
 fetch_wheel nvidia-cublas "$CUBLAS_VERSION" nvidia/cu13/include/cublas_api.h
+fetch_wheel nvidia-nvml-dev "$NVML_VERSION" nvidia/cu13/include/nvml.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
 missing=()
@@ -140,6 +144,7 @@ bash "$ROOT/ci/nccl-fetch.sh"
 bash "$ROOT/ci/curand-fetch.sh"
 bash "$ROOT/ci/cublas-fetch.sh"
 bash "$ROOT/ci/cublaslt-fetch.sh"
+bash "$ROOT/ci/rocm-smi-fetch.sh"
 # nvcc 13.0 (PyPI wheels, pinned there): the fat binary tests run it (rtc/tests/fatbin_nvcc.rs,
 # the nvcc-built program of tests/); the candle step uses the same prefix.
 bash "$ROOT/ci/candle-fetch.sh" >/dev/null

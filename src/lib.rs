@@ -31,6 +31,7 @@ pub mod curand;
 mod generated;
 pub mod nccl;
 pub mod nvjitlink;
+pub mod nvml;
 mod select;
 
 pub use anycuda_api::backend::{BackendKind, LibraryReport, LibraryRole, LoadedLibrary};

@@ -22,6 +22,7 @@ pub mod loader;
 pub mod nccl;
 pub mod nvcc;
 pub mod nvjitlink;
+pub mod nvml;
 pub mod reentry;
 pub mod strings;
 pub mod traits;

@@ -13,6 +13,7 @@ use anycuda::curand::curandStatus_t;
 use anycuda::driver::CUresult;
 use anycuda::nccl::ncclResult_t;
 use anycuda::nvjitlink::nvJitLinkResult;
+use anycuda::nvml::nvmlReturn_t;
 use anycuda::nvrtc::nvrtcResult;
 use anycuda::runtime::cudaError_t;
 use anycuda_api::hallucinated::is_reserved;
@@ -84,6 +85,12 @@ impl Member for ncclResult_t {
     /// NCCL's enum has no "not supported"; `ncclInternalError` is NCCL's answer for a failure
     /// that is none of the caller's doing (`ncclGetLastError` and the log say which).
     const STAND_IN: Self = ncclResult_t::ncclInternalError;
+}
+
+impl Member for nvmlReturn_t {
+    /// anycuda invents no NVML code; a vendor call-back with no NVIDIA NVML to reach answers
+    /// what NVML answers for a library it cannot load.
+    const STAND_IN: Self = nvmlReturn_t::NVML_ERROR_LIBRARY_NOT_FOUND;
 }
 
 /// `status`, or the stand-in when it is an invented code (one compare on the way out).

@@ -228,6 +228,5 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
     list: "CUBLAS_EXPORTS",
     status: "cublasStatus_t",
     leave_out: &[],
-    versioned: &[],
-    versioned_fns: &[],
+    aliases: &[],
 };

@@ -682,6 +682,5 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
         "cublasLtDisableCpuInstructionsSetMask",
         "declared by cublasLt.h, not exported by the pinned libcublasLt.so.13 (13.10)",
     )],
-    versioned: &[],
-    versioned_fns: &[],
+    aliases: &[],
 };

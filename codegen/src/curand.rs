@@ -427,6 +427,5 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
             "declared by curand.h 10.4.5, not exported by the pinned libcurand.so.10",
         ),
     ],
-    versioned: &[],
-    versioned_fns: &[],
+    aliases: &[],
 };

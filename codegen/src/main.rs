@@ -22,6 +22,7 @@ mod model;
 mod nccl;
 mod nvidia_platform;
 mod nvjitlink;
+mod nvml;
 mod optional_lib;
 
 use anyhow::{bail, Context, Result};
@@ -499,6 +500,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(nvml::generate(&inp.root)?);
     Ok(out)
 }
 

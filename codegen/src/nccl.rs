@@ -393,6 +393,5 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
     list: "NCCL_EXPORTS",
     status: "ncclResult_t",
     leave_out: &[],
-    versioned: &[],
-    versioned_fns: &[],
+    aliases: &[],
 };

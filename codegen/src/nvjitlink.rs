@@ -84,6 +84,15 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         .functions
         .iter()
         .filter_map(|f| f.name.strip_prefix("__")?.strip_suffix(latest.as_str()))
+        .filter(|n| !C_EXPORTS.leave_out.iter().any(|(l, _)| l == n))
+        .collect();
+    let aliases: Vec<(String, String)> = versioned_fns
+        .iter()
+        .flat_map(|f| {
+            versions
+                .iter()
+                .map(move |v| (format!("__{f}_{v}"), f.to_string()))
+        })
         .collect();
     let fns: Vec<&FnDecl> = b
         .functions
@@ -120,8 +129,7 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
             optional_lib::capi_module(
                 &LIB,
                 &optional_lib::CExports {
-                    versioned: &versions.iter().map(String::as_str).collect::<Vec<_>>(),
-                    versioned_fns: &versioned_fns,
+                    aliases: &aliases,
                     ..C_EXPORTS
                 },
                 &fns,
@@ -178,7 +186,7 @@ const LIB: Lib<'static> = Lib {
     facade_doc: &facade_doc,
 };
 
-/// The C ABI's face of nvJitLink (and, in [`generate`], the versioned names). Left out: functions of the pinned header that not every
+/// The C ABI's face of nvJitLink (and, in [`generate`], the versioned names as aliases). Left out: functions of the pinned header that not every
 /// `libnvJitLink.so.13` exports (13.0's lacks them), so a program that probes for them
 /// (cuda.bindings' tests do, with `dlsym`) sees what NVIDIA's oldest 13.x library shows, on the
 /// CUDA backend as on NVIDIA. They stay in `anycuda::nvjitlink` for Rust callers. anycuda's own
@@ -195,6 +203,5 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
         ),
         ("nvJitLinkGetLinkedLTOIR", "not in libnvJitLink.so.13 13.0"),
     ],
-    versioned: &[],
-    versioned_fns: &[],
+    aliases: &[],
 };

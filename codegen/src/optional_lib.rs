@@ -571,13 +571,11 @@ pub struct CExports<'a> {
     /// Declared functions the C ABI does not export, each with why (NVIDIA's oldest library of
     /// the soname lacks it, so a program probing for it sees what NVIDIA's shows).
     pub leave_out: &'a [(&'a str, &'a str)],
-    /// Header versions whose versioned names the library also exports (nvJitLink's
-    /// `__nvJitLinkCreate_13_0` for `13_0`: its header's inline wrappers call the name of the
-    /// header's own version, so a program built against 13.N calls `__X_13_N`). Each is the
-    /// plain export under another name.
-    pub versioned: &'a [&'a str],
-    /// The functions that have versioned names (the header declares `__X_13_N` for them).
-    pub versioned_fns: &'a [&'a str],
+    /// Other names the library exports for a function: (the name, the function). nvJitLink's
+    /// versioned names (`__nvJitLinkCreate_13_0`: its header's inline wrappers call the name of
+    /// the header's own version), NVML's older names of renamed functions. Each is the
+    /// function's export under another name.
+    pub aliases: &'a [(String, String)],
 }
 
 /// The C ABI's exports of one library (`capi/src/generated/X.rs`): one `#[no_mangle] extern
@@ -653,27 +651,22 @@ pub fn capi_module(
             }
         });
         names.push(f.name.clone());
-        for v in c
-            .versioned
-            .iter()
-            .filter(|_| c.versioned_fns.contains(&f.name.as_str()))
-        {
-            let alias_name = format!("__{}_{v}", f.name);
-            let alias = ident(&alias_name);
+        for (alias_name, _) in c.aliases.iter().filter(|(_, to)| *to == f.name) {
+            let alias = ident(alias_name);
             let doc = format!(
-                "`{alias_name}`: `{}` as a program built against the {v} header calls it.",
-                f.name
+                "`{alias_name}`: `{}` under the other name {} exports.",
+                f.name, c.soname
             );
             items.push(syn::parse_quote! {
                 #[doc = #doc]
                 #[no_mangle]
                 #[allow(clippy::too_many_arguments)]
                 pub unsafe extern "C" fn #alias(#(#args: #tys),*) #ret {
-                    // SAFETY: the same function under its versioned name; the caller's contract.
+                    // SAFETY: the same function under another name; the caller's contract.
                     unsafe { #n(#(#args),*) }
                 }
             });
-            names.push(alias_name);
+            names.push(alias_name.clone());
         }
     }
     let list = ident(c.list);

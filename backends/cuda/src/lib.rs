@@ -17,6 +17,7 @@ pub mod driver;
 mod loader;
 pub mod nccl;
 pub mod nvjitlink;
+pub mod nvml;
 pub mod rtc;
 mod rtc_bundle;
 pub mod runtime;

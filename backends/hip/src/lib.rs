@@ -22,6 +22,7 @@ pub mod driver;
 mod loader;
 pub mod nccl;
 pub mod nvjitlink;
+pub mod nvml;
 pub mod ptx_code;
 pub use loader::version_string;
 pub mod rtc;

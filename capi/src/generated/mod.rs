@@ -20,4 +20,6 @@ pub mod nccl;
 #[rustfmt::skip]
 pub mod nvjitlink;
 #[rustfmt::skip]
+pub mod nvml;
+#[rustfmt::skip]
 pub mod passthrough;

@@ -42,7 +42,7 @@ pub unsafe extern "C" fn nvJitLinkCreate(
         anycuda::nvjitlink::nvJitLinkCreate(handle, numOptions, options)
     })
 }
-///`__nvJitLinkCreate_13_0`: `nvJitLinkCreate` as a program built against the 13_0 header calls it.
+///`__nvJitLinkCreate_13_0`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_0(
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkCreate(handle, numOptions, options) }
 }
-///`__nvJitLinkCreate_13_1`: `nvJitLinkCreate` as a program built against the 13_1 header calls it.
+///`__nvJitLinkCreate_13_1`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_1(
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkCreate(handle, numOptions, options) }
 }
-///`__nvJitLinkCreate_13_2`: `nvJitLinkCreate` as a program built against the 13_2 header calls it.
+///`__nvJitLinkCreate_13_2`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_2(
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkCreate(handle, numOptions, options) }
 }
-///`__nvJitLinkCreate_13_3`: `nvJitLinkCreate` as a program built against the 13_3 header calls it.
+///`__nvJitLinkCreate_13_3`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_3(
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkCreate(handle, numOptions, options) }
 }
-///`__nvJitLinkCreate_13_4`: `nvJitLinkCreate` as a program built against the 13_4 header calls it.
+///`__nvJitLinkCreate_13_4`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_4(
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkCreate(handle, numOptions, options) }
 }
-///`__nvJitLinkCreate_13_5`: `nvJitLinkCreate` as a program built against the 13_5 header calls it.
+///`__nvJitLinkCreate_13_5`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkCreate_13_5(
@@ -120,7 +120,7 @@ pub unsafe extern "C" fn nvJitLinkDestroy(
     };
     crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkDestroy(handle) })
 }
-///`__nvJitLinkDestroy_13_0`: `nvJitLinkDestroy` as a program built against the 13_0 header calls it.
+///`__nvJitLinkDestroy_13_0`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_0(
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkDestroy(handle) }
 }
-///`__nvJitLinkDestroy_13_1`: `nvJitLinkDestroy` as a program built against the 13_1 header calls it.
+///`__nvJitLinkDestroy_13_1`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_1(
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkDestroy(handle) }
 }
-///`__nvJitLinkDestroy_13_2`: `nvJitLinkDestroy` as a program built against the 13_2 header calls it.
+///`__nvJitLinkDestroy_13_2`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_2(
@@ -144,7 +144,7 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkDestroy(handle) }
 }
-///`__nvJitLinkDestroy_13_3`: `nvJitLinkDestroy` as a program built against the 13_3 header calls it.
+///`__nvJitLinkDestroy_13_3`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_3(
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkDestroy(handle) }
 }
-///`__nvJitLinkDestroy_13_4`: `nvJitLinkDestroy` as a program built against the 13_4 header calls it.
+///`__nvJitLinkDestroy_13_4`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_4(
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkDestroy(handle) }
 }
-///`__nvJitLinkDestroy_13_5`: `nvJitLinkDestroy` as a program built against the 13_5 header calls it.
+///`__nvJitLinkDestroy_13_5`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkDestroy_13_5(
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn nvJitLinkAddData(
         anycuda::nvjitlink::nvJitLinkAddData(handle, inputType, data, size, name)
     })
 }
-///`__nvJitLinkAddData_13_0`: `nvJitLinkAddData` as a program built against the 13_0 header calls it.
+///`__nvJitLinkAddData_13_0`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_0(
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn __nvJitLinkAddData_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddData(handle, inputType, data, size, name) }
 }
-///`__nvJitLinkAddData_13_1`: `nvJitLinkAddData` as a program built against the 13_1 header calls it.
+///`__nvJitLinkAddData_13_1`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_1(
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn __nvJitLinkAddData_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddData(handle, inputType, data, size, name) }
 }
-///`__nvJitLinkAddData_13_2`: `nvJitLinkAddData` as a program built against the 13_2 header calls it.
+///`__nvJitLinkAddData_13_2`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_2(
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn __nvJitLinkAddData_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddData(handle, inputType, data, size, name) }
 }
-///`__nvJitLinkAddData_13_3`: `nvJitLinkAddData` as a program built against the 13_3 header calls it.
+///`__nvJitLinkAddData_13_3`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_3(
@@ -247,7 +247,7 @@ pub unsafe extern "C" fn __nvJitLinkAddData_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddData(handle, inputType, data, size, name) }
 }
-///`__nvJitLinkAddData_13_4`: `nvJitLinkAddData` as a program built against the 13_4 header calls it.
+///`__nvJitLinkAddData_13_4`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_4(
@@ -259,7 +259,7 @@ pub unsafe extern "C" fn __nvJitLinkAddData_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddData(handle, inputType, data, size, name) }
 }
-///`__nvJitLinkAddData_13_5`: `nvJitLinkAddData` as a program built against the 13_5 header calls it.
+///`__nvJitLinkAddData_13_5`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddData_13_5(
@@ -298,7 +298,7 @@ pub unsafe extern "C" fn nvJitLinkAddFile(
         anycuda::nvjitlink::nvJitLinkAddFile(handle, inputType, fileName)
     })
 }
-///`__nvJitLinkAddFile_13_0`: `nvJitLinkAddFile` as a program built against the 13_0 header calls it.
+///`__nvJitLinkAddFile_13_0`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_0(
@@ -308,7 +308,7 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddFile(handle, inputType, fileName) }
 }
-///`__nvJitLinkAddFile_13_1`: `nvJitLinkAddFile` as a program built against the 13_1 header calls it.
+///`__nvJitLinkAddFile_13_1`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_1(
@@ -318,7 +318,7 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddFile(handle, inputType, fileName) }
 }
-///`__nvJitLinkAddFile_13_2`: `nvJitLinkAddFile` as a program built against the 13_2 header calls it.
+///`__nvJitLinkAddFile_13_2`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_2(
@@ -328,7 +328,7 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddFile(handle, inputType, fileName) }
 }
-///`__nvJitLinkAddFile_13_3`: `nvJitLinkAddFile` as a program built against the 13_3 header calls it.
+///`__nvJitLinkAddFile_13_3`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_3(
@@ -338,7 +338,7 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddFile(handle, inputType, fileName) }
 }
-///`__nvJitLinkAddFile_13_4`: `nvJitLinkAddFile` as a program built against the 13_4 header calls it.
+///`__nvJitLinkAddFile_13_4`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_4(
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkAddFile(handle, inputType, fileName) }
 }
-///`__nvJitLinkAddFile_13_5`: `nvJitLinkAddFile` as a program built against the 13_5 header calls it.
+///`__nvJitLinkAddFile_13_5`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkAddFile_13_5(
@@ -374,7 +374,7 @@ pub unsafe extern "C" fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLink
     };
     crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkComplete(handle) })
 }
-///`__nvJitLinkComplete_13_0`: `nvJitLinkComplete` as a program built against the 13_0 header calls it.
+///`__nvJitLinkComplete_13_0`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_0(
@@ -382,7 +382,7 @@ pub unsafe extern "C" fn __nvJitLinkComplete_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkComplete(handle) }
 }
-///`__nvJitLinkComplete_13_1`: `nvJitLinkComplete` as a program built against the 13_1 header calls it.
+///`__nvJitLinkComplete_13_1`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_1(
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn __nvJitLinkComplete_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkComplete(handle) }
 }
-///`__nvJitLinkComplete_13_2`: `nvJitLinkComplete` as a program built against the 13_2 header calls it.
+///`__nvJitLinkComplete_13_2`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_2(
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn __nvJitLinkComplete_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkComplete(handle) }
 }
-///`__nvJitLinkComplete_13_3`: `nvJitLinkComplete` as a program built against the 13_3 header calls it.
+///`__nvJitLinkComplete_13_3`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_3(
@@ -406,7 +406,7 @@ pub unsafe extern "C" fn __nvJitLinkComplete_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkComplete(handle) }
 }
-///`__nvJitLinkComplete_13_4`: `nvJitLinkComplete` as a program built against the 13_4 header calls it.
+///`__nvJitLinkComplete_13_4`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_4(
@@ -414,7 +414,7 @@ pub unsafe extern "C" fn __nvJitLinkComplete_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkComplete(handle) }
 }
-///`__nvJitLinkComplete_13_5`: `nvJitLinkComplete` as a program built against the 13_5 header calls it.
+///`__nvJitLinkComplete_13_5`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkComplete_13_5(
@@ -443,7 +443,7 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(
         anycuda::nvjitlink::nvJitLinkGetLinkedCubinSize(handle, size)
     })
 }
-///`__nvJitLinkGetLinkedCubinSize_13_0`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_0`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_0(
@@ -452,7 +452,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubinSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedCubinSize_13_1`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_1`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_1(
@@ -461,7 +461,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubinSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedCubinSize_13_2`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_2`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_2(
@@ -470,7 +470,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubinSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedCubinSize_13_3`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_3`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_3(
@@ -479,7 +479,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubinSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedCubinSize_13_4`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_4`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_4(
@@ -488,7 +488,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubinSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedCubinSize_13_5`: `nvJitLinkGetLinkedCubinSize` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetLinkedCubinSize_13_5`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_13_5(
@@ -518,7 +518,7 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(
         anycuda::nvjitlink::nvJitLinkGetLinkedCubin(handle, cubin)
     })
 }
-///`__nvJitLinkGetLinkedCubin_13_0`: `nvJitLinkGetLinkedCubin` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_0`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_0(
@@ -527,7 +527,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubin(handle, cubin) }
 }
-///`__nvJitLinkGetLinkedCubin_13_1`: `nvJitLinkGetLinkedCubin` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_1`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_1(
@@ -536,7 +536,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubin(handle, cubin) }
 }
-///`__nvJitLinkGetLinkedCubin_13_2`: `nvJitLinkGetLinkedCubin` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_2`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_2(
@@ -545,7 +545,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubin(handle, cubin) }
 }
-///`__nvJitLinkGetLinkedCubin_13_3`: `nvJitLinkGetLinkedCubin` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_3`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_3(
@@ -554,7 +554,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubin(handle, cubin) }
 }
-///`__nvJitLinkGetLinkedCubin_13_4`: `nvJitLinkGetLinkedCubin` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_4`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_4(
@@ -563,7 +563,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedCubin(handle, cubin) }
 }
-///`__nvJitLinkGetLinkedCubin_13_5`: `nvJitLinkGetLinkedCubin` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetLinkedCubin_13_5`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_13_5(
@@ -593,7 +593,7 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(
         anycuda::nvjitlink::nvJitLinkGetLinkedPtxSize(handle, size)
     })
 }
-///`__nvJitLinkGetLinkedPtxSize_13_0`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_0`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_0(
@@ -602,7 +602,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtxSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedPtxSize_13_1`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_1`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_1(
@@ -611,7 +611,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtxSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedPtxSize_13_2`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_2`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_2(
@@ -620,7 +620,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtxSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedPtxSize_13_3`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_3`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_3(
@@ -629,7 +629,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtxSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedPtxSize_13_4`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_4`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_4(
@@ -638,7 +638,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtxSize(handle, size) }
 }
-///`__nvJitLinkGetLinkedPtxSize_13_5`: `nvJitLinkGetLinkedPtxSize` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetLinkedPtxSize_13_5`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_13_5(
@@ -668,7 +668,7 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(
         anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx)
     })
 }
-///`__nvJitLinkGetLinkedPtx_13_0`: `nvJitLinkGetLinkedPtx` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_0`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_0(
@@ -677,7 +677,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtx(handle, ptx) }
 }
-///`__nvJitLinkGetLinkedPtx_13_1`: `nvJitLinkGetLinkedPtx` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_1`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_1(
@@ -686,7 +686,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtx(handle, ptx) }
 }
-///`__nvJitLinkGetLinkedPtx_13_2`: `nvJitLinkGetLinkedPtx` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_2`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_2(
@@ -695,7 +695,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtx(handle, ptx) }
 }
-///`__nvJitLinkGetLinkedPtx_13_3`: `nvJitLinkGetLinkedPtx` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_3`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_3(
@@ -704,7 +704,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtx(handle, ptx) }
 }
-///`__nvJitLinkGetLinkedPtx_13_4`: `nvJitLinkGetLinkedPtx` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_4`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_4(
@@ -713,7 +713,7 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetLinkedPtx(handle, ptx) }
 }
-///`__nvJitLinkGetLinkedPtx_13_5`: `nvJitLinkGetLinkedPtx` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetLinkedPtx_13_5`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_13_5(
@@ -743,7 +743,7 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(
         anycuda::nvjitlink::nvJitLinkGetErrorLogSize(handle, size)
     })
 }
-///`__nvJitLinkGetErrorLogSize_13_0`: `nvJitLinkGetErrorLogSize` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_0`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_0(
@@ -752,7 +752,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLogSize(handle, size) }
 }
-///`__nvJitLinkGetErrorLogSize_13_1`: `nvJitLinkGetErrorLogSize` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_1`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_1(
@@ -761,7 +761,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLogSize(handle, size) }
 }
-///`__nvJitLinkGetErrorLogSize_13_2`: `nvJitLinkGetErrorLogSize` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_2`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_2(
@@ -770,7 +770,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLogSize(handle, size) }
 }
-///`__nvJitLinkGetErrorLogSize_13_3`: `nvJitLinkGetErrorLogSize` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_3`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_3(
@@ -779,7 +779,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLogSize(handle, size) }
 }
-///`__nvJitLinkGetErrorLogSize_13_4`: `nvJitLinkGetErrorLogSize` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_4`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_4(
@@ -788,7 +788,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLogSize(handle, size) }
 }
-///`__nvJitLinkGetErrorLogSize_13_5`: `nvJitLinkGetErrorLogSize` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetErrorLogSize_13_5`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_13_5(
@@ -818,7 +818,7 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLog(
         anycuda::nvjitlink::nvJitLinkGetErrorLog(handle, log)
     })
 }
-///`__nvJitLinkGetErrorLog_13_0`: `nvJitLinkGetErrorLog` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetErrorLog_13_0`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_0(
@@ -827,7 +827,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLog(handle, log) }
 }
-///`__nvJitLinkGetErrorLog_13_1`: `nvJitLinkGetErrorLog` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetErrorLog_13_1`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_1(
@@ -836,7 +836,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLog(handle, log) }
 }
-///`__nvJitLinkGetErrorLog_13_2`: `nvJitLinkGetErrorLog` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetErrorLog_13_2`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_2(
@@ -845,7 +845,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLog(handle, log) }
 }
-///`__nvJitLinkGetErrorLog_13_3`: `nvJitLinkGetErrorLog` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetErrorLog_13_3`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_3(
@@ -854,7 +854,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLog(handle, log) }
 }
-///`__nvJitLinkGetErrorLog_13_4`: `nvJitLinkGetErrorLog` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetErrorLog_13_4`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_4(
@@ -863,7 +863,7 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetErrorLog(handle, log) }
 }
-///`__nvJitLinkGetErrorLog_13_5`: `nvJitLinkGetErrorLog` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetErrorLog_13_5`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_13_5(
@@ -893,7 +893,7 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLogSize(
         anycuda::nvjitlink::nvJitLinkGetInfoLogSize(handle, size)
     })
 }
-///`__nvJitLinkGetInfoLogSize_13_0`: `nvJitLinkGetInfoLogSize` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_0`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_0(
@@ -902,7 +902,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLogSize(handle, size) }
 }
-///`__nvJitLinkGetInfoLogSize_13_1`: `nvJitLinkGetInfoLogSize` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_1`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_1(
@@ -911,7 +911,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLogSize(handle, size) }
 }
-///`__nvJitLinkGetInfoLogSize_13_2`: `nvJitLinkGetInfoLogSize` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_2`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_2(
@@ -920,7 +920,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLogSize(handle, size) }
 }
-///`__nvJitLinkGetInfoLogSize_13_3`: `nvJitLinkGetInfoLogSize` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_3`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_3(
@@ -929,7 +929,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLogSize(handle, size) }
 }
-///`__nvJitLinkGetInfoLogSize_13_4`: `nvJitLinkGetInfoLogSize` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_4`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_4(
@@ -938,7 +938,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLogSize(handle, size) }
 }
-///`__nvJitLinkGetInfoLogSize_13_5`: `nvJitLinkGetInfoLogSize` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetInfoLogSize_13_5`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_13_5(
@@ -966,7 +966,7 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLog(
     };
     crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkGetInfoLog(handle, log) })
 }
-///`__nvJitLinkGetInfoLog_13_0`: `nvJitLinkGetInfoLog` as a program built against the 13_0 header calls it.
+///`__nvJitLinkGetInfoLog_13_0`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_0(
@@ -975,7 +975,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_0(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLog(handle, log) }
 }
-///`__nvJitLinkGetInfoLog_13_1`: `nvJitLinkGetInfoLog` as a program built against the 13_1 header calls it.
+///`__nvJitLinkGetInfoLog_13_1`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_1(
@@ -984,7 +984,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_1(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLog(handle, log) }
 }
-///`__nvJitLinkGetInfoLog_13_2`: `nvJitLinkGetInfoLog` as a program built against the 13_2 header calls it.
+///`__nvJitLinkGetInfoLog_13_2`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_2(
@@ -993,7 +993,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_2(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLog(handle, log) }
 }
-///`__nvJitLinkGetInfoLog_13_3`: `nvJitLinkGetInfoLog` as a program built against the 13_3 header calls it.
+///`__nvJitLinkGetInfoLog_13_3`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_3(
@@ -1002,7 +1002,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_3(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLog(handle, log) }
 }
-///`__nvJitLinkGetInfoLog_13_4`: `nvJitLinkGetInfoLog` as a program built against the 13_4 header calls it.
+///`__nvJitLinkGetInfoLog_13_4`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_4(
@@ -1011,7 +1011,7 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_4(
 ) -> nvJitLinkResult {
     unsafe { nvJitLinkGetInfoLog(handle, log) }
 }
-///`__nvJitLinkGetInfoLog_13_5`: `nvJitLinkGetInfoLog` as a program built against the 13_5 header calls it.
+///`__nvJitLinkGetInfoLog_13_5`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_13_5(

@@ -75,6 +75,9 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
         &[],
         "nvjitlink",
     ),
+    // NVML (`libnvidia-ml.so.1`, part of NVIDIA's driver): no symbol version, as NVIDIA's
+    // defines none (ci/capi-gpu/nvml-exports.sh checks that on the GPU machine).
+    ("libnvidia-ml.so.1", None, &[], "nvml"),
 ];
 /// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
 /// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
@@ -87,6 +90,7 @@ const CAPI_LISTS: &[&str] = &[
     include_str!("../../../capi/src/generated/curand.rs"),
     include_str!("../../../capi/src/generated/nccl.rs"),
     include_str!("../../../capi/src/generated/nvjitlink.rs"),
+    include_str!("../../../capi/src/generated/nvml.rs"),
 ];
 
 /// The entries of the list `pub static NAME: &[&str] = &[...];` in [`CAPI_LISTS`], in order;
@@ -129,6 +133,7 @@ const DEV_LINKS: &[(&str, &str)] = &[
     ("libcurand.so", "libcurand.so.10"),
     ("libnccl.so", "libnccl.so.2"),
     ("libnvJitLink.so", "libnvJitLink.so.13"),
+    ("libnvidia-ml.so", "libnvidia-ml.so.1"),
 ];
 
 /// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
@@ -311,11 +316,33 @@ mod tests {
             assert!(names.len() >= at_least, "{api}: {}", names.len());
             assert!(names.contains(&has), "{api}: {has}");
             assert!(
-                names.iter().all(|n| ident(n) && n.starts_with(prefix)),
+                // nvJitLink's versioned names (`__nvJitLinkCreate_13_5`) included.
+                names
+                    .iter()
+                    .all(|n| ident(n) && n.trim_start_matches('_').starts_with(prefix)),
                 "{api}"
             );
         }
         assert!(!exports("cublas").iter().any(|n| n.starts_with("cublasLt")));
         assert!(exports("nothing").is_empty());
+    }
+
+    /// NVML's name library carries the NVML catalogue (tests/nvml/exports.txt), nothing else.
+    #[test]
+    fn nvml_s_list_is_read() {
+        let nvml = exports("nvml");
+        assert!(nvml.len() >= 400, "{}", nvml.len());
+        for n in [
+            "nvmlInit_v2",
+            "nvmlInit",
+            "nvmlDeviceGetPciInfo_v3",
+            "nvmlErrorString",
+        ] {
+            assert!(nvml.contains(&n), "{n}");
+        }
+        assert!(nvml.iter().all(|n| n.starts_with("nvml")));
+        assert!(SHIMS
+            .iter()
+            .any(|s| s.0 == "libnvidia-ml.so.1" && s.1.is_none()));
     }
 }
