@@ -71,7 +71,7 @@ build runtime_demo12 c++ -O2 -DANYCUDA_CUDA12 -I"$CUDA12/include" -Icodegen/shim
 build bundled_ptx nvcc -O2 -o "$WORK/bundled_ptx" ci/capi-gpu/bundled_ptx.c -lcuda
 # The CUDA libraries: cuBLAS and cuRAND from the toolkit, NCCL from the Python environment's
 # wheel (its folder also the NVIDIA column's library path).
-NCCL_DIR="$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null || true)"
+NCCL_DIR="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)"
 [[ -f "$NCCL_DIR/include/nccl.h" ]] || say "no NCCL wheel in python3's environment: libs_gpu not built"
 [[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
     -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2

@@ -110,9 +110,12 @@ for v in 'cublasSgemm_v2@libcublas.so.13' 'cublasLtCreate@libcublasLt.so.13' \
     'curandCreateGenerator@libcurand.so.10' '__nvJitLinkCreate_13_5@libnvJitLink.so.13' ' ncclGetVersion$'; do
     grep -q "$v" "$WORK/libs.nm" || { echo "capi-test: libs does not reference $v" >&2; exit 1; }
 done
-LD_LIBRARY_PATH="$CUDA_PATH/lib:$NCCL_ROOT/lib" "$WORK/libs" >"$WORK/libs.nvidia"
-ANYCUDA_BACKEND=cuda ANYCUDA_NCCL_LIBRARY="$NCCL_ROOT/lib/libnccl.so.2" LD_LIBRARY_PATH="$LIBDIR" \
-    "$WORK/libs" >"$WORK/libs.cuda"
+# LD_BIND_NOW: every symbol bound at load, so a vendor library that binds another's internals
+# through a soname anycuda's name library holds (NVIDIA's cuBLAS needs cuBLASLt's
+# `cublasLtCtxInit`) fails here, not at a GPU's first call (anycuda_api::loader::make_global).
+LD_BIND_NOW=1 LD_LIBRARY_PATH="$CUDA_PATH/lib:$NCCL_ROOT/lib" "$WORK/libs" >"$WORK/libs.nvidia"
+LD_BIND_NOW=1 ANYCUDA_BACKEND=cuda ANYCUDA_NCCL_LIBRARY="$NCCL_ROOT/lib/libnccl.so.2" \
+    LD_LIBRARY_PATH="$LIBDIR" "$WORK/libs" >"$WORK/libs.cuda"
 diff -u "$WORK/libs.nvidia" "$WORK/libs.cuda" || {
     echo "capi-test: the CUDA libraries answer differently through anycuda's CUDA backend" >&2
     exit 1

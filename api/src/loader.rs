@@ -837,6 +837,30 @@ impl Search {
 /// glibc's `RTLD_NOLOAD`: return a handle only for an object already loaded.
 const RTLD_NOLOAD: std::ffi::c_int = 0x4;
 
+/// Puts the already-loaded library at `path` into the process's global symbol scope
+/// (`dlopen(path, RTLD_NOLOAD | RTLD_GLOBAL)`: nothing is loaded). For a vendor library that
+/// another one needs by internal symbols: NVIDIA's `libcublas.so.13` binds
+/// `cublasLtCtxInit@libcublasLt.so.13` and other cuBLASLt internals. Where the program linked
+/// against `anycuda libdir`, the soname `libcublasLt.so.13` is anycuda's name library, which
+/// defines only the public API, so the loader binds cuBLAS's `DT_NEEDED` to it and those
+/// internals resolve nowhere (a symbol lookup error on cuBLAS's first call, the process gone);
+/// with NVIDIA's cuBLASLt in the global scope they resolve there. The public names still
+/// resolve in anycuda's C ABI first (it was loaded earlier), which a call from inside cuBLAS
+/// reaches through the re-entry guard as NVIDIA's cuBLASLt. Returns whether it was done.
+pub fn make_global(path: &str) -> bool {
+    let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_GLOBAL | RTLD_NOLOAD;
+    // SAFETY: with RTLD_NOLOAD nothing is loaded and no initialiser runs; the object is already
+    // in the process, and the new handle is leaked on purpose (the object stays for good, as
+    // every vendor library anycuda loads does).
+    match unsafe { libloading::os::unix::Library::open(Some(path), flags) } {
+        Ok(l) => {
+            std::mem::forget(l);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// A new handle on the object of this soname already loaded in the process, if any (without
 /// loading anything).
 fn already_loaded(soname: &str) -> Option<Library> {

@@ -16,6 +16,14 @@ pub fn library() -> Result<&'static Loaded<CublasTable>, &'static LoadError> {
     static CUBLAS: OnceLock<Result<Loaded<CublasTable>, LoadError>> = OnceLock::new();
     CUBLAS
         .get_or_init(|| {
+            // NVIDIA's cuBLAS binds cuBLASLt's internals by version; NVIDIA's cuBLASLt goes into
+            // the global scope first, for when `libcublasLt.so.13` is anycuda's name library
+            // (anycuda_api::loader::make_global says why).
+            if let Ok(lt) = crate::cublaslt::library() {
+                if !anycuda_api::loader::make_global(&lt.path) {
+                    log::debug!("cuda cublas: {} not made global", lt.path);
+                }
+            }
             let l = cublas::load(&cublas::CUBLAS_SEARCH, cublas::Flavor::Cublas).map(|(l, _)| l);
             match &l {
                 Ok(l) => log::debug!(
