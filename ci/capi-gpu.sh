@@ -20,6 +20,9 @@
 #                   bundle appended), loaded with cuModuleLoadData and run; on HIP with
 #                   ANYCUDA_HIP_BUNDLES=always the bundle is compiled by hipRTC and that code
 #                   loaded (the AMD route on an NVIDIA GPU): the row passes only if the log says so
+#   fft_gpu         cuFFT from C++ (C2C 1D forward and inverse, R2C 2D, each against a host DFT;
+#                   ci/capi-gpu/fft_gpu.cu): the CUDA column must print NVIDIA's lines; HIP's
+#                   NVIDIA platform has no hipFFT, so the HIP column must print `cufft unsupported`
 #   nvml_query      NVML as a scheduler asks it (count, names, UUIDs, bus ids, memory, compute
 #                   capability, bad input), built against NVIDIA's nvml.h with -lnvidia-ml: the CUDA
 #                   column's output must equal the baseline's; on HIP rocm-smi finds no AMD GPU, so
@@ -75,6 +78,7 @@ NCCL_DIR="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/
 [[ -f "$NCCL_DIR/include/nccl.h" ]] || say "no NCCL wheel in python3's environment: libs_gpu not built"
 [[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
     -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2
+build fft_gpu nvcc -O2 -cudart shared -o "$WORK/fft_gpu" ci/capi-gpu/fft_gpu.cu -lcufft
 # Linked against the folder's libnvidia-ml.so.1 (no symbol versions, as NVIDIA's): the binary
 # needs only the soname, so the baseline runs it on NVIDIA's library.
 build nvml_query cc -O2 -Wall -I"$CUDA_INC" -o "$WORK/nvml_query" ci/capi-gpu/nvml_query.c \
@@ -135,6 +139,33 @@ if [[ -x "$WORK/libs_gpu" ]]; then
     printf '%s\n' "$LIBS_NV" >"$OUT/libs_gpu.nvidia.txt"
 else
     RES[libs_gpu,nvidia]="not built"
+fi
+# cuFFT: NVIDIA's column on the toolkit's libcufft.so.12, the anycuda columns through the folder's.
+# The CUDA column must print NVIDIA's lines; HIP's NVIDIA platform has no hipFFT (not available
+# on HIP's NVIDIA platform: hipFFT's NVIDIA build is not built), so there the one line is
+# `cufft unsupported`.
+if [[ -x "$WORK/fft_gpu" ]]; then
+    run nvidia fft_gpu "$WORK/fft_gpu"
+    FFT_NV="$("$WORK/fft_gpu" 2>/dev/null)"
+    for col in cuda hip; do
+        if [[ $col == cuda ]]; then envs=(ANYCUDA_BACKEND=cuda); else envs=("${HIPENV[@]}"); fi
+        run "$col" fft_gpu env "${envs[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/fft_gpu"
+        got="$(env "${envs[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/fft_gpu" 2>/dev/null)"
+        want="$FFT_NV"
+        [[ $col == hip ]] && want="cufft unsupported"
+        if [[ "${RES[fft_gpu,$col]}" == PASS && "$got" != "$want" ]]; then
+            RES[fft_gpu,$col]="FAIL (lines differ from the expected)"
+            diff <(echo "$want") <(echo "$got") | head -n 20 >&2
+        elif [[ "${RES[fft_gpu,$col]}" == PASS && $col == hip ]]; then
+            RES[fft_gpu,$col]="PASS (not available on HIP's NVIDIA platform: cufft unsupported)"
+        elif [[ "${RES[fft_gpu,$col]}" == PASS ]]; then
+            RES[fft_gpu,$col]="PASS (NVIDIA's lines)"
+        fi
+        printf '%s\n' "$got" >"$OUT/fft_gpu.$col.txt"
+    done
+    printf '%s\n' "$FFT_NV" >"$OUT/fft_gpu.nvidia.txt"
+else
+    RES[fft_gpu,nvidia]="not built"
 fi
 # The CUDA 12 program: NVIDIA's libcudart.so.12 for the baseline, anycuda's (LIBDIR's
 # libcudart.so.12, CUDA 12's ABI on anycuda) on both backends.
@@ -212,7 +243,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu nvml_query saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu fft_gpu nvml_query saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

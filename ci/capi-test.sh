@@ -133,4 +133,31 @@ for v in 5.7 6.4; do
         exit 1
     }
 done
+# ---- cuFFT's drop-in (ci/capi/fft.c says what it calls) ----------------------------------------
+# Linked against the folder's libcufft.so.12 (NVIDIA's soname and version node). NVIDIA's library
+# (the wheel, no GPU), anycuda's CUDA backend and the HIP backend over Debian's hipFFT (5.7.1:
+# 6.1.2, 6.4.3: 6.4.3) must print the same lines.
+readelf -d "$LIBDIR/libcufft.so.12" | grep -q 'Library soname: \[libcufft.so.12\]'
+cc -Wall -Werror -O1 -Icodegen/shim -I"$CUDA_PATH/include" ci/capi/fft.c -o "$WORK/fft" \
+    -L"$LIBDIR" -lcufft
+nm -D "$WORK/fft" | grep -q 'cufftPlan1d@libcufft.so.12' ||
+    { echo "capi-test: fft does not reference cufftPlan1d@libcufft.so.12" >&2; exit 1; }
+LD_LIBRARY_PATH="$CUDA_PATH/lib" "$WORK/fft" >"$WORK/fft.nvidia"
+ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/fft" >"$WORK/fft.cuda"
+diff -u "$WORK/fft.nvidia" "$WORK/fft.cuda" || {
+    echo "capi-test: cuFFT answers differently through anycuda's CUDA backend" >&2
+    exit 1
+}
+for v in 5.7 6.4; do
+    echo "== cuFFT's C program, ANYCUDA_BACKEND=hip, ROCm $v"
+    (
+        eval "$(bash ci/rocm.sh "$v" --print-env)"
+        export ANYCUDA_BACKEND=hip
+        "$ROCM_LOADER" --library-path "$LIBDIR:$ROCM_LIBRARY_PATH" "$WORK/fft"
+    ) >"$WORK/fft.hip$v"
+    diff -u "$WORK/fft.nvidia" "$WORK/fft.hip$v" || {
+        echo "capi-test: cuFFT answers differently through the HIP backend on ROCm $v" >&2
+        exit 1
+    }
+done
 echo "capi-test: ok"

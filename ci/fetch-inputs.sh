@@ -8,7 +8,8 @@
 # Layout afterwards:
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
 #   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
-#                                             libcurand.so.10, libcublas.so.13, libcublasLt.so.13
+#                                             libcurand.so.10, libcublas.so.13, libcublasLt.so.13,
+#                                             libcufft.so.12
 #                                             (test libraries)
 #   .cache/inputs/cuda/nvidia/cuda_runtime/   CUDA 12.9's runtime (include/cuda_runtime_api.h, ...,
 #                                             lib/libcudart.so.12): the C ABI's libcudart.so.12
@@ -41,6 +42,10 @@ CUBECL_HIP_SYS_VERSION="7.14.6085001"
 NCCL_VERSION="2.32.3"            # PyPI nvidia-nccl-cu13 (ci/nccl-fetch.sh)
 RCCL_DEB_VERSION="5.4.3-3+b1"     # Debian trixie librccl-dev/librccl1 (ci/nccl-fetch.sh)
 ROCM_SMI_DEB_VERSION="6.1.2-1"   # Debian trixie librocm-smi64-1, RCCL's one other dependency
+CUFFT_VERSION="12.5.0.14"        # PyPI nvidia-cufft (cufft.h, libcufft.so.12; the release PyPI cuda-toolkit
+                                 # 13.5.0 pins)
+HIPFFT_DEB_VERSION="6.1.2-3"     # Debian trixie libhipfft-dev/libhipfft0 (ci/cufft-fetch.sh)
+ROCFFT_DEB_VERSION="6.1.2-1"     # Debian trixie librocfft0, hipFFT's one library dependency
 NVML_VERSION="13.5.37"           # PyPI nvidia-nvml-dev (nvml.h: NVML's vocabulary; no library in it)
 ROCM_SMI5_DEB_VERSION="5.2.3-2"  # Debian bookworm librocm-smi64-1/librocm-smi-dev: NVML on the HIP
                                  # backend (ci/rocm-smi-fetch.sh)
@@ -98,6 +103,7 @@ fetch_wheel nvidia-cuda-runtime-cu12 "$CUDA12_RUNTIME_VERSION" nvidia/cuda_runti
 fetch_wheel nvidia-nvjitlink "$NVJITLINK_VERSION" nvidia/cu13/include/nvJitLink.h
 fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
 fetch_wheel nvidia-cublas "$CUBLAS_VERSION" nvidia/cu13/include/cublas_api.h
+fetch_wheel nvidia-cufft "$CUFFT_VERSION" nvidia/cu13/include/cufft.h
 fetch_wheel nvidia-nvml-dev "$NVML_VERSION" nvidia/cu13/include/nvml.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
@@ -145,6 +151,7 @@ bash "$ROOT/ci/curand-fetch.sh"
 bash "$ROOT/ci/cublas-fetch.sh"
 bash "$ROOT/ci/cublaslt-fetch.sh"
 bash "$ROOT/ci/rocm-smi-fetch.sh"
+bash "$ROOT/ci/cufft-fetch.sh"
 # nvcc 13.0 (PyPI wheels, pinned there): the fat binary tests run it (rtc/tests/fatbin_nvcc.rs,
 # the nvcc-built program of tests/); the candle step uses the same prefix.
 bash "$ROOT/ci/candle-fetch.sh" >/dev/null

@@ -25,7 +25,8 @@
 # librocrand1 otherwise), ANYCUDA_HIPBLAS_LIBRARY (hipBLAS: trixie's 5.5.1 for 5.7, sid's 6.4.4 for
 # 6.4, each with its rocBLAS; unset for 5.2, as bookworm has none), ANYCUDA_HIPBLASLT_LIBRARY
 # (hipBLASLt: 6.4 only, sid's libhipblaslt1; unset for 5.2 and 5.7, whose Debian releases have no
-# hipBLASLt), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
+# hipBLASLt), ANYCUDA_HIPFFT_LIBRARY (hipFFT: trixie's 6.1.2 for 5.7, sid's 6.4.3 for 6.4, each
+# with its rocFFT; unset for 5.2, as bookworm has none), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,6 +58,8 @@ case "$VERSION" in
     unset ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPBLASLT_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH
     # bookworm has no hipBLAS: cuBLAS on HIP is not served on 5.2 (tests/cublas_raw.rs knows).
     unset ANYCUDA_HIPBLAS_LIBRARY
+    # nor hipFFT (trixie's needs glibc 2.38): cuFFT on HIP is served on 5.7 and 6.4 only.
+    unset ANYCUDA_HIPFFT_LIBRARY
     # hipRAND 5.3.3 (bookworm, the 5.2.3 set) is unpacked privately by ci/curand-fetch.sh.
     hiprand="$ROOT/.cache/inputs/hiprand/usr/lib/x86_64-linux-gnu/libhiprand.so.1"
     if [[ -e "$hiprand" ]]; then
@@ -75,7 +78,7 @@ case "$VERSION" in
 5.7)
     SUITE=trixie
     # 5.7 keeps hipRTC inside libamdhip64; comgr 2 compiles, the builtins hold the headers.
-    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1 libhiprand1 libhipblas0)
+    ROOTS=(libamdhip64-5 libhiprtc-builtins5 libamd-comgr2 libhsa-runtime64-1 libhiprand1 libhipblas0 libhipfft0)
     HIP_SONAME=libamdhip64.so.5
     HIPBLAS_SONAME=libhipblas.so.0
     HIPRTC_SONAME=
@@ -83,7 +86,7 @@ case "$VERSION" in
     ;;
 6.4)
     SUITE=sid
-    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1 libhipblas2 libhipblaslt1)
+    ROOTS=(libamdhip64-6 libhiprtc6 libhiprtc-builtins6 libamd-comgr3 libhsa-runtime64-1 libhiprand1 libhipblas2 libhipblaslt1 libhipfft0)
     HIPBLAS_SONAME=libhipblas.so.2
     HIP_SONAME=libamdhip64.so.6
     HIPRTC_SONAME=libhiprtc.so.6
@@ -98,6 +101,8 @@ esac
 # libhipblaslt1 (6.4 only: sid's hipBLASLt 7.1.1, tests/cublaslt_raw.rs) depends on nothing the
 # prefix lacks (libamdhip64-6, glibc, the C++ runtime: the same libamdhip64 as HIP's own) but is
 # large: a 160 MB download, 680 MB installed (its GPU kernel libraries for every target).
+# libhipfft0 (trixie's hipFFT 6.1.2, sid's 6.4.3; tests/cufft_raw.rs) brings librocfft0 (about
+# 8 MB installed on 5.7: rocFFT compiles its kernels at run time).
 # Loaded by the runtime through the loader itself: glibc and the C++ runtime of that release.
 ROOTS+=(libc6 libstdc++6 libgcc-s1)
 # Never needed to load or compile, and large or with maintainer scripts: left out of the closure.
@@ -205,6 +210,8 @@ ANYCUDA_HIPRAND_LIBRARY="$(libfile libhiprand.so.1)"
 export ANYCUDA_HIPRAND_LIBRARY
 ANYCUDA_HIPBLAS_LIBRARY="$(libfile "$HIPBLAS_SONAME")"
 export ANYCUDA_HIPBLAS_LIBRARY
+ANYCUDA_HIPFFT_LIBRARY="$(libfile libhipfft.so.0)"
+export ANYCUDA_HIPFFT_LIBRARY
 if [[ -n "$HIPBLASLT_SONAME" ]]; then
     ANYCUDA_HIPBLASLT_LIBRARY="$(libfile "$HIPBLASLT_SONAME")"
     export ANYCUDA_HIPBLASLT_LIBRARY
@@ -214,7 +221,7 @@ fi
 export ROCM_LOADER="$LOADER" ROCM_LIBRARY_PATH="$LIBRARY_PATH_"
 
 if ((print_env)); then
-    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ANYCUDA_HIPBLAS_LIBRARY ANYCUDA_HIPBLASLT_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
+    for v in ANYCUDA_ROCM_VERSION ROCM_PATH ANYCUDA_HIP_LIBRARY ANYCUDA_HIPRTC_LIBRARY ANYCUDA_HIPRAND_LIBRARY ANYCUDA_HIPBLAS_LIBRARY ANYCUDA_HIPFFT_LIBRARY ANYCUDA_HIPBLASLT_LIBRARY ROCM_LOADER ROCM_LIBRARY_PATH; do
         [[ -n "${!v:-}" ]] && printf 'export %s=%q\n' "$v" "${!v}"
     done
     exit 0

@@ -27,6 +27,7 @@ mod dispatch;
 pub mod core;
 pub mod cublas;
 pub mod cublaslt;
+pub mod cufft;
 pub mod curand;
 mod generated;
 pub mod nccl;

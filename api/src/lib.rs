@@ -13,6 +13,7 @@ pub mod backend;
 pub mod catalog;
 pub mod cublas;
 pub mod cublaslt;
+pub mod cufft;
 pub mod curand;
 pub mod enums;
 pub mod error;

@@ -9,6 +9,7 @@
 //! logged (`ANYCUDA_LOG=debug`) so it is not lost.
 
 use anycuda::cublas::cublasStatus_t;
+use anycuda::cufft::cufftResult;
 use anycuda::curand::curandStatus_t;
 use anycuda::driver::CUresult;
 use anycuda::nccl::ncclResult_t;
@@ -70,6 +71,22 @@ impl Member for cublasStatus_t {
             cublasStatus_t::CUBLAS_STATUS_HIPBLAS_UNKNOWN => {
                 cublasStatus_t::CUBLAS_STATUS_INTERNAL_ERROR
             }
+            _ => Self::STAND_IN,
+        }
+    }
+}
+
+impl Member for cufftResult {
+    /// cuFFT's own code for a failure none of the caller's doing: anycuda's refusals already
+    /// use cuFFT's `CUFFT_NOT_SUPPORTED`, so only hipFFT's results cuFFT lacks and unknown ones
+    /// reach here.
+    const STAND_IN: Self = cufftResult::CUFFT_INTERNAL_ERROR;
+
+    /// hipFFT's results cuFFT 12 lacks, as cuFFT answers the same faults: a missing parameter
+    /// is `INVALID_VALUE`; hipFFT's plan database error stays an internal error.
+    fn stand_in_for(invented: Self) -> Self {
+        match invented {
+            cufftResult::CUFFT_HIPFFT_INCOMPLETE_PARAMETER_LIST => cufftResult::CUFFT_INVALID_VALUE,
             _ => Self::STAND_IN,
         }
     }

@@ -21,8 +21,11 @@ fn ours() -> BTreeSet<String> {
     defined_symbols(&library())
         .into_iter()
         .filter(|s| {
-            // The CUDA libraries' exports (cuBLAS, cuRAND, ...) are checked in libraries.rs.
-            (s.starts_with("cu") && !s.starts_with("cublas") && !s.starts_with("curand"))
+            // The CUDA libraries' exports (cuBLAS, cuRAND, cuFFT, ...) are checked in libraries.rs.
+            (s.starts_with("cu")
+                && !s.starts_with("cublas")
+                && !s.starts_with("curand")
+                && !s.starts_with("cufft"))
                 || s.starts_with("nvrtc")
                 || s.starts_with("anycuda_")
                 || s.starts_with("__cuda")

@@ -1,5 +1,5 @@
 //! The CUDA libraries' C drop-ins (`libcublas.so.13`, `libcublasLt.so.13`, `libcurand.so.10`,
-//! `libnccl.so.2`, `libnvJitLink.so.13`): the C-ABI library's exports against NVIDIA's real
+//! `libcufft.so.12`, `libnccl.so.2`, `libnvJitLink.so.13`): the C-ABI library's exports against NVIDIA's real
 //! libraries (the pinned wheels) and headers, and `anycuda libdir`'s name libraries for them
 //! against NVIDIA's sonames and symbol versions.
 
@@ -85,6 +85,19 @@ fn libs() -> Vec<(Lib, PathBuf)> {
                 left_out: &[],
             },
             cuda.join("lib/libcurand.so.10"),
+        ),
+        (
+            Lib {
+                soname: "libcufft.so.12",
+                prefix: "cufft",
+                not_prefix: None,
+                header: "cufft.h",
+                includes: vec![shim.join("curand"), inc.clone()],
+                defines: &[],
+                versioned: true,
+                left_out: &[],
+            },
+            cuda.join("lib/libcufft.so.12"),
         ),
         (
             Lib {

@@ -36,12 +36,14 @@ fn cu_get_proc_address_answers_every_exported_driver_name_with_its_export() {
     const NO_TYPEDEF: &[&str] = &["cuEGLApiInit", "cuMemGetAttribute", "cuMemGetAttribute_v2"];
     let names: Vec<String> = defined_symbols(&path)
         .into_iter()
-        // Driver names only: cuBLAS and cuRAND (`cublas*`, `curand*`) are libraries of their own.
+        // Driver names only: cuBLAS, cuRAND and cuFFT (`cublas*`, `curand*`, `cufft*`) are libraries
+        // of their own.
         .filter(|s| {
             s.starts_with("cu")
                 && !s.starts_with("cuda")
                 && !s.starts_with("cublas")
                 && !s.starts_with("curand")
+                && !s.starts_with("cufft")
         })
         .filter(|s| !NO_TYPEDEF.contains(&s.as_str()))
         .collect();

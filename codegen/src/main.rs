@@ -6,6 +6,7 @@ mod cublas;
 mod cublas_hip;
 mod cublaslt;
 mod cudart12;
+mod cufft;
 mod curand;
 mod emit;
 mod emit_capi;
@@ -501,6 +502,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvml::generate(&inp.root)?);
+    out.extend(cufft::generate(&inp.root, &ranges, &runtime_b)?);
     Ok(out)
 }
 

@@ -12,6 +12,7 @@
 
 pub mod cublas;
 pub mod cublaslt;
+pub mod cufft;
 pub mod curand;
 pub mod driver;
 mod loader;

@@ -16,6 +16,7 @@ mod adapt;
 pub mod conv;
 pub mod cublas;
 pub mod cublaslt;
+pub mod cufft;
 pub mod curand;
 mod device_probe;
 pub mod driver;

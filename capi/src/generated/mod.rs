@@ -10,6 +10,8 @@ pub mod cublaslt;
 #[rustfmt::skip]
 pub mod cudart12_types;
 #[rustfmt::skip]
+pub mod cufft;
+#[rustfmt::skip]
 pub mod curand;
 #[rustfmt::skip]
 pub mod exports;

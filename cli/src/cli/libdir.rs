@@ -1,6 +1,6 @@
 //! `anycuda libdir`: the folder that makes anycuda's C ABI the program's `libcuda.so.1`,
 //! `libcudart.so.13` and `libnvrtc.so.13`, and the CUDA libraries' `libcublas.so.13`,
-//! `libcublasLt.so.13`, `libcurand.so.10`, `libnccl.so.2` and `libnvJitLink.so.13`, to link
+//! `libcublasLt.so.13`, `libcurand.so.10`, `libcufft.so.12`, `libnccl.so.2` and `libnvJitLink.so.13`, to link
 //! against (`cc app.c -L"$(anycuda libdir)" -lcuda -lcudart -lcublas`) and to run with
 //! (`LD_LIBRARY_PATH="$(anycuda libdir)"`).
 //!
@@ -68,6 +68,7 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
         "cublas",
     ),
     ("libcurand.so.10", Some("libcurand.so.10"), &[], "curand"),
+    ("libcufft.so.12", Some("libcufft.so.12"), &[], "cufft"),
     ("libnccl.so.2", None, &[], "nccl"),
     (
         "libnvJitLink.so.13",
@@ -88,6 +89,7 @@ const CAPI_LISTS: &[&str] = &[
     include_str!("../../../capi/src/generated/cublas.rs"),
     include_str!("../../../capi/src/generated/cublaslt.rs"),
     include_str!("../../../capi/src/generated/curand.rs"),
+    include_str!("../../../capi/src/generated/cufft.rs"),
     include_str!("../../../capi/src/generated/nccl.rs"),
     include_str!("../../../capi/src/generated/nvjitlink.rs"),
     include_str!("../../../capi/src/generated/nvml.rs"),
@@ -131,6 +133,7 @@ const DEV_LINKS: &[(&str, &str)] = &[
     ("libcublas.so", "libcublas.so.13"),
     ("libcublasLt.so", "libcublasLt.so.13"),
     ("libcurand.so", "libcurand.so.10"),
+    ("libcufft.so", "libcufft.so.12"),
     ("libnccl.so", "libnccl.so.2"),
     ("libnvJitLink.so", "libnvJitLink.so.13"),
     ("libnvidia-ml.so", "libnvidia-ml.so.1"),
@@ -309,6 +312,7 @@ mod tests {
             ("cublas", "cublas", 500, "cublasSgemm_v2"),
             ("cublaslt", "cublasLt", 50, "cublasLtMatmul"),
             ("curand", "curand", 25, "curandGenerateUniform"),
+            ("cufft", "cufft", 30, "cufftExecC2C"),
             ("nccl", "nccl", 60, "ncclAllReduce"),
             ("nvjitlink", "nvJitLink", 12, "nvJitLinkCreate"),
         ] {

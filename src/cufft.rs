@@ -1,0 +1,142 @@
+//! cuFFT (`cufft*`): cuFFT's host API (`cufft.h`), served by the active backend's FFT library:
+//! cuFFT on the CUDA backend, hipFFT on the HIP backend on AMD.
+//!
+//! Names, signatures, values and plan handles are cuFFT's on every backend. On AMD the HIP
+//! backend translates hipFFT's results and transform types through tables generated from both
+//! headers, and keeps a plan table: cuFFT's plan handle is an `int`, hipFFT's a pointer, so each
+//! plan created there gets an `int` handle, and one never given out answers
+//! [`cufftResult::CUFFT_INVALID_PLAN`]. Every function of the pinned `cufft.h` is here. One
+//! hipFFT lacks (the plan properties), one the loaded library lacks, and any call with no
+//! library, returns [`cufftResult::CUFFT_NOT_SUPPORTED`] (cuFFT's own code), and
+//! [`not_supported_reason`] says why. A hipFFT result cuFFT has no name for is hallucinated
+//! (`CUFFT_HIPFFT_*`). HIP's NVIDIA platform has no hipFFT here (its NVIDIA build has another
+//! handle type and is not built): calls answer `CUFFT_NOT_SUPPORTED` there.
+//!
+//! ```no_run
+//! use anycuda::cufft::*;
+//! let mut plan: cufftHandle = 0;
+//! unsafe { cufftPlan1d(&mut plan, 1024, cufftType::CUFFT_C2C, 1) }.result()?;
+//! unsafe { cufftDestroy(plan) }.result()?;
+//! # Ok::<(), anycuda::cufft::CufftError>(())
+//! ```
+//!
+//! Library search: `ANYCUDA_CUFFT_LIBRARY` (an exact file), else `libcufft.so.12`, then
+//! `CUDA_PATH`/`CUDA_HOME` and `/usr/local/cuda`; on AMD `ANYCUDA_HIPFFT_LIBRARY`, else
+//! `libhipfft.so.0`, then `ROCM_PATH`/`HIP_PATH` and `/opt/rocm`. A library that cannot be
+//! loaded is reported by [`library`] with every path tried.
+
+pub use anycuda_api::cufft::*;
+
+#[path = "generated/cufft.rs"]
+#[rustfmt::skip]
+#[allow(missing_docs, clippy::all)]
+mod surface;
+pub use surface::*;
+
+use crate::{Backend, LoadError};
+
+/// The active backend's FFT library. `Copy`: libraries load once per process and
+/// are never unloaded. It implements [`Cufft`] by dispatching to the backend's library.
+#[derive(Clone, Copy, Debug)]
+pub enum Library {
+    /// cuFFT, loaded by the CUDA backend.
+    #[cfg(feature = "backend-cuda")]
+    Cuda(&'static CufftTable),
+    /// hipFFT (AMD's), loaded by the HIP backend.
+    #[cfg(feature = "backend-hip")]
+    Hip(&'static anycuda_hip::cufft::FftLibrary),
+}
+
+/// Why no FFT library can be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LibraryError {
+    /// No GPU backend could be selected, so there is no library to choose.
+    #[error("no usable GPU backend for cuFFT: {0}")]
+    NoBackend(String),
+    /// The backend's FFT library did not load (the error names every path tried).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+/// What `library()` found: which library, where and which version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryInfo {
+    /// `"cuFFT"` or `"hipFFT"`.
+    pub name: &'static str,
+    /// The file the loader mapped.
+    pub path: String,
+    /// Its version code (`cufftGetVersion`/`hipfftGetVersion`), e.g. `12500`.
+    pub version: i32,
+    /// The version as people write it (`12.5.0`; hipFFT 6.1.2 reports `1.0.27`).
+    pub version_string: String,
+    /// Entry points resolved, of the functions the pinned `cufft.h` declares.
+    pub entry_points: (usize, usize),
+}
+
+impl Library {
+    /// Which library this is, where it was loaded from and its version.
+    pub fn info(self) -> LibraryInfo {
+        let total = CUFFT_FUNCTIONS.len();
+        match self {
+            #[cfg(feature = "backend-cuda")]
+            Library::Cuda(t) => {
+                let l = anycuda_cuda::cufft::library().ok();
+                let version = l.map(|l| l.version).unwrap_or_default();
+                LibraryInfo {
+                    name: "cuFFT",
+                    path: l.map(|l| l.path.clone()).unwrap_or_default(),
+                    version,
+                    version_string: version_string(false, version),
+                    entry_points: (t.loaded_count(), total),
+                }
+            }
+            #[cfg(feature = "backend-hip")]
+            Library::Hip(l) => LibraryInfo {
+                name: "hipFFT",
+                path: l.path().to_string(),
+                version: l.version(),
+                version_string: version_string(true, l.version()),
+                entry_points: (l.table().loaded_count(), total),
+            },
+        }
+    }
+}
+
+/// The FFT library of a given backend (cuFFT for CUDA, hipFFT for HIP on AMD), loaded on
+/// first use.
+///
+/// # Errors
+/// [`LibraryError::Load`] naming every path tried.
+pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
+    match b {
+        #[cfg(feature = "backend-cuda")]
+        Backend::Cuda(_) => anycuda_cuda::cufft::library()
+            .map(|l| Library::Cuda(&l.table))
+            .map_err(|e| LibraryError::Load(e.clone())),
+        #[cfg(feature = "backend-hip")]
+        Backend::Hip(h) => anycuda_hip::cufft::library(h.platform())
+            .map(Library::Hip)
+            .map_err(|e| LibraryError::Load(e.clone())),
+    }
+}
+
+/// The active backend's FFT library (what the free functions of this module call).
+///
+/// # Errors
+/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
+#[inline]
+pub fn library() -> Result<Library, LibraryError> {
+    match crate::select::active() {
+        Some(b) => library_of(b),
+        None => Err(LibraryError::NoBackend(match crate::backend() {
+            Ok(s) => format!("{s:?}"),
+            Err(e) => e.to_string(),
+        })),
+    }
+}
+
+/// What a free function answers when no library could be loaded.
+fn not_loaded() -> cufftResult {
+    refuse("no FFT library loaded (cuFFT or hipFFT): anycuda::cufft::library() says why and where it looked")
+}
