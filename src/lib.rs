@@ -28,6 +28,7 @@ pub mod core;
 pub mod cublas;
 pub mod cublaslt;
 pub mod curand;
+pub mod cusparse;
 mod generated;
 pub mod nccl;
 pub mod nvjitlink;

@@ -14,6 +14,7 @@ pub mod catalog;
 pub mod cublas;
 pub mod cublaslt;
 pub mod curand;
+pub mod cusparse;
 pub mod enums;
 pub mod error;
 pub mod hallucinated;

@@ -7,6 +7,7 @@ mod cublas_hip;
 mod cublaslt;
 mod cudart12;
 mod curand;
+mod cusparse;
 mod emit;
 mod emit_capi;
 mod emit_cuda;
@@ -500,6 +501,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(cusparse::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvml::generate(&inp.root)?);
     Ok(out)
 }

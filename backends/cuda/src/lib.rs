@@ -13,6 +13,7 @@
 pub mod cublas;
 pub mod cublaslt;
 pub mod curand;
+pub mod cusparse;
 pub mod driver;
 mod loader;
 pub mod nccl;

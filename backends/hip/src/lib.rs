@@ -17,6 +17,7 @@ pub mod conv;
 pub mod cublas;
 pub mod cublaslt;
 pub mod curand;
+pub mod cusparse;
 mod device_probe;
 pub mod driver;
 mod loader;

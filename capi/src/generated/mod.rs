@@ -12,6 +12,8 @@ pub mod cudart12_types;
 #[rustfmt::skip]
 pub mod curand;
 #[rustfmt::skip]
+pub mod cusparse;
+#[rustfmt::skip]
 pub mod exports;
 #[rustfmt::skip]
 pub mod lists;
