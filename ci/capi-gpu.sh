@@ -14,6 +14,11 @@
 #                   on HIP no PTX to translate, so cudaErrorNoKernelImageForDevice is the answer
 #   libs_gpu        the CUDA libraries from C++ (cuBLAS, cuBLASLt, cuRAND, NCCL; ci/capi-gpu/libs_gpu.cu
 #                   says what it checks): the anycuda columns must print NVIDIA's lines
+#   sparse_gpu      cuSPARSE's generic API from C++ (ci/capi-gpu/sparse_gpu.cu: CSR SpMV, its
+#                   transpose, SpMM in both orders, each against the host; bad input): the CUDA
+#                   column must print NVIDIA's lines; HIP's NVIDIA platform has no hipSPARSE build
+#                   (ci/hip-nvidia/build-math.sh builds hipBLAS and hipRAND only), so there
+#                   cusparseCreate must answer CUSPARSE_STATUS_NOT_SUPPORTED (exit 3)
 #   saxpy_bindings  the same walk-through on NVIDIA's cuda.bindings, as installed here
 #   core_examples   cuda.core: device, stream, memory, program, launch, graph
 #   bundled_ptx     PTX written by `anycuda nvcc --ptx` over the real nvcc (the kernel's source
@@ -79,6 +84,7 @@ NCCL_DIR="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/
 [[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
     -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2
 build fft_gpu nvcc -O2 -cudart shared -o "$WORK/fft_gpu" ci/capi-gpu/fft_gpu.cu -lcufft
+build sparse_gpu nvcc -O2 -cudart shared -o "$WORK/sparse_gpu" ci/capi-gpu/sparse_gpu.cu -lcusparse
 # Linked against the folder's libnvidia-ml.so.1 (no symbol versions, as NVIDIA's): the binary
 # needs only the soname, so the baseline runs it on NVIDIA's library.
 build nvml_query cc -O2 -Wall -I"$CUDA_INC" -o "$WORK/nvml_query" ci/capi-gpu/nvml_query.c \
@@ -167,6 +173,34 @@ if [[ -x "$WORK/fft_gpu" ]]; then
 else
     RES[fft_gpu,nvidia]="not built"
 fi
+# cuSPARSE: NVIDIA's column on the toolkit's libcusparse.so.12, the CUDA column through the
+# folder's libcusparse.so.12, which must print NVIDIA's lines. The HIP column has no hipSPARSE on
+# HIP's NVIDIA platform: cusparseCreate must answer CUSPARSE_STATUS_NOT_SUPPORTED (exit 3).
+if [[ -x "$WORK/sparse_gpu" ]]; then
+    run nvidia sparse_gpu "$WORK/sparse_gpu"
+    SPARSE_NV="$("$WORK/sparse_gpu" 2>/dev/null)"
+    run cuda sparse_gpu env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/sparse_gpu"
+    got="$(env ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR" "$WORK/sparse_gpu" 2>/dev/null)"
+    printf '%s\n' "$SPARSE_NV" >"$OUT/sparse_gpu.nvidia.txt"
+    printf '%s\n' "$got" >"$OUT/sparse_gpu.cuda.txt"
+    if [[ "${RES[sparse_gpu,cuda]}" == PASS && "$got" != "$SPARSE_NV" ]]; then
+        RES[sparse_gpu,cuda]="FAIL (lines differ from NVIDIA's)"
+        diff <(echo "$SPARSE_NV") <(echo "$got") | head -n 20 >&2
+    elif [[ "${RES[sparse_gpu,cuda]}" == PASS ]]; then
+        RES[sparse_gpu,cuda]="PASS (NVIDIA's lines)"
+    fi
+    env "${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR" "$WORK/sparse_gpu" >"$OUT/sparse_gpu.hip.txt" 2>&1
+    rc=$?
+    if ((rc == 3)) && grep -q '^cusparseCreate: not supported' "$OUT/sparse_gpu.hip.txt"; then
+        RES[sparse_gpu,hip]="PASS (not available on HIP's NVIDIA platform: no hipSPARSE build; cusparseCreate answers NOT_SUPPORTED)"
+    else
+        RES[sparse_gpu,hip]="FAIL (exit $rc)"
+        tail -n 5 "$OUT/sparse_gpu.hip.txt" >&2
+    fi
+    say "sparse_gpu: ${RES[sparse_gpu,nvidia]} / ${RES[sparse_gpu,cuda]} / ${RES[sparse_gpu,hip]}"
+else
+    RES[sparse_gpu,nvidia]="not built"
+fi
 # The CUDA 12 program: NVIDIA's libcudart.so.12 for the baseline, anycuda's (LIBDIR's
 # libcudart.so.12, CUDA 12's ABI on anycuda) on both backends.
 if [[ -x "$WORK/runtime_demo12" ]]; then
@@ -243,7 +277,7 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu fft_gpu nvml_query saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu fft_gpu sparse_gpu nvml_query saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
             [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1

@@ -9,7 +9,7 @@
 #   .cache/inputs/cuda/nvidia/cu13/include/   CUDA 13.0 headers (cuda.h, nvrtc.h, ...)
 #   .cache/inputs/cuda/nvidia/cu13/lib/       libcudart.so.13, libnvrtc.so.13, libnvJitLink.so.13,
 #                                             libcurand.so.10, libcublas.so.13, libcublasLt.so.13,
-#                                             libcufft.so.12
+#                                             libcufft.so.12, libcusparse.so.12
 #                                             (test libraries)
 #   .cache/inputs/cuda/nvidia/cuda_runtime/   CUDA 12.9's runtime (include/cuda_runtime_api.h, ...,
 #                                             lib/libcudart.so.12): the C ABI's libcudart.so.12
@@ -49,6 +49,11 @@ ROCFFT_DEB_VERSION="6.1.2-1"     # Debian trixie librocfft0, hipFFT's one librar
 NVML_VERSION="13.5.37"           # PyPI nvidia-nvml-dev (nvml.h: NVML's vocabulary; no library in it)
 ROCM_SMI5_DEB_VERSION="5.2.3-2"  # Debian bookworm librocm-smi64-1/librocm-smi-dev: NVML on the HIP
                                  # backend (ci/rocm-smi-fetch.sh)
+CUSPARSE_VERSION="12.9.4.2"      # PyPI nvidia-cusparse (cusparse.h, libcusparse.so.12; the release PyPI
+                                 # cuda-toolkit 13.5.0 pins)
+HIPSPARSE_DEB_VERSION="5.3.3+dfsg-2~deb12u1" # Debian bookworm libhipsparse-dev/libhipsparse0
+                                 # (ci/cusparse-fetch.sh)
+ROCSPARSE_DEB_VERSION="5.3.0+dfsg-2" # Debian bookworm librocsparse0, hipSPARSE 5.3.3's backend
 DEBIAN_PACKAGES=(libamdhip64-5 libamdhip64-dev libhiprtc-builtins5 libclang-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -105,6 +110,7 @@ fetch_wheel nvidia-curand "$CURAND_VERSION" nvidia/cu13/include/curand.h
 fetch_wheel nvidia-cublas "$CUBLAS_VERSION" nvidia/cu13/include/cublas_api.h
 fetch_wheel nvidia-cufft "$CUFFT_VERSION" nvidia/cu13/include/cufft.h
 fetch_wheel nvidia-nvml-dev "$NVML_VERSION" nvidia/cu13/include/nvml.h
+fetch_wheel nvidia-cusparse "$CUSPARSE_VERSION" nvidia/cu13/include/cusparse.h
 
 # ---- HIP 5.2.3 headers and libraries, libclang for bindgen (Debian packages) ----------------
 missing=()
@@ -152,6 +158,7 @@ bash "$ROOT/ci/cublas-fetch.sh"
 bash "$ROOT/ci/cublaslt-fetch.sh"
 bash "$ROOT/ci/rocm-smi-fetch.sh"
 bash "$ROOT/ci/cufft-fetch.sh"
+bash "$ROOT/ci/cusparse-fetch.sh"
 # nvcc 13.0 (PyPI wheels, pinned there): the fat binary tests run it (rtc/tests/fatbin_nvcc.rs,
 # the nvcc-built program of tests/); the candle step uses the same prefix.
 bash "$ROOT/ci/candle-fetch.sh" >/dev/null

@@ -26,7 +26,9 @@
 # 6.4, each with its rocBLAS; unset for 5.2, as bookworm has none), ANYCUDA_HIPBLASLT_LIBRARY
 # (hipBLASLt: 6.4 only, sid's libhipblaslt1; unset for 5.2 and 5.7, whose Debian releases have no
 # hipBLASLt), ANYCUDA_HIPFFT_LIBRARY (hipFFT: trixie's 6.1.2 for 5.7, sid's 6.4.3 for 6.4, each
-# with its rocFFT; unset for 5.2, as bookworm has none), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
+# with its rocFFT; unset for 5.2, as bookworm has none), ANYCUDA_HIPSPARSE_LIBRARY (hipSPARSE:
+# bookworm's 5.3.3 from .cache/inputs/hipsparse for 5.2, fetched by ci/cusparse-fetch.sh; unset
+# otherwise), and ANYCUDA_ROCM_VERSION (the VERSION asked for, for tests to check).
 # The .debs stay in .cache/rocm/VERSION/debs (git-ignored), so a second run needs no network.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,10 +69,18 @@ case "$VERSION" in
     else
         unset ANYCUDA_HIPRAND_LIBRARY
     fi
+    # hipSPARSE 5.3.3 (bookworm, with rocSPARSE) is unpacked privately by ci/cusparse-fetch.sh.
+    hipsparse="$ROOT/.cache/inputs/hipsparse/usr/lib/x86_64-linux-gnu/libhipsparse.so.0"
+    if [[ -e "$hipsparse" ]]; then
+        export ANYCUDA_HIPSPARSE_LIBRARY="$hipsparse"
+    else
+        unset ANYCUDA_HIPSPARSE_LIBRARY
+    fi
     if ((print_env)); then
         printf 'export %s=%q\n' ANYCUDA_ROCM_VERSION "$ANYCUDA_ROCM_VERSION" ROCM_PATH "$ROCM_PATH" \
             ANYCUDA_HIP_LIBRARY "$ANYCUDA_HIP_LIBRARY"
         [[ -n "${ANYCUDA_HIPRAND_LIBRARY:-}" ]] && printf 'export %s=%q\n' ANYCUDA_HIPRAND_LIBRARY "$ANYCUDA_HIPRAND_LIBRARY"
+        [[ -n "${ANYCUDA_HIPSPARSE_LIBRARY:-}" ]] && printf 'export %s=%q\n' ANYCUDA_HIPSPARSE_LIBRARY "$ANYCUDA_HIPSPARSE_LIBRARY"
         exit 0
     fi
     exec "$@"
@@ -208,6 +218,9 @@ else
 fi
 ANYCUDA_HIPRAND_LIBRARY="$(libfile libhiprand.so.1)"
 export ANYCUDA_HIPRAND_LIBRARY
+# No hipSPARSE is fetched for 5.7/6.4 (bookworm's 5.3.3 is the one pinned): tests/cusparse_raw.rs
+# skips its HIP part there.
+unset ANYCUDA_HIPSPARSE_LIBRARY
 ANYCUDA_HIPBLAS_LIBRARY="$(libfile "$HIPBLAS_SONAME")"
 export ANYCUDA_HIPBLAS_LIBRARY
 ANYCUDA_HIPFFT_LIBRARY="$(libfile libhipfft.so.0)"

@@ -29,6 +29,7 @@ pub mod cublas;
 pub mod cublaslt;
 pub mod cufft;
 pub mod curand;
+pub mod cusparse;
 mod generated;
 pub mod nccl;
 pub mod nvjitlink;

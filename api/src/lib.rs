@@ -15,6 +15,7 @@ pub mod cublas;
 pub mod cublaslt;
 pub mod cufft;
 pub mod curand;
+pub mod cusparse;
 pub mod enums;
 pub mod error;
 pub mod hallucinated;

@@ -11,6 +11,7 @@
 use anycuda::cublas::cublasStatus_t;
 use anycuda::cufft::cufftResult;
 use anycuda::curand::curandStatus_t;
+use anycuda::cusparse::cusparseStatus_t;
 use anycuda::driver::CUresult;
 use anycuda::nccl::ncclResult_t;
 use anycuda::nvjitlink::nvJitLinkResult;
@@ -96,6 +97,11 @@ impl Member for curandStatus_t {
     /// cuRAND's enum has no "not supported"; an internal error is what cuRAND answers for a
     /// failure that is none of the caller's doing (`ANYCUDA_LOG=debug` says which code it was).
     const STAND_IN: Self = curandStatus_t::CURAND_STATUS_INTERNAL_ERROR;
+}
+
+impl Member for cusparseStatus_t {
+    /// cuSPARSE's own "not supported", for anycuda's codes cuSPARSE has no member for.
+    const STAND_IN: Self = cusparseStatus_t::CUSPARSE_STATUS_NOT_SUPPORTED;
 }
 
 impl Member for ncclResult_t {

@@ -127,6 +127,19 @@ fn libs() -> Vec<(Lib, PathBuf)> {
             },
             cuda.join("lib/libnvJitLink.so.13"),
         ),
+        (
+            Lib {
+                soname: "libcusparse.so.12",
+                prefix: "cusparse",
+                not_prefix: None,
+                header: "cusparse.h",
+                includes: vec![inc.clone()],
+                defines: &[],
+                versioned: true,
+                left_out: &[],
+            },
+            cuda.join("lib/libcusparse.so.12"),
+        ),
     ]
 }
 

@@ -15,7 +15,7 @@ versions=("$@")
 ((${#versions[@]})) || versions=(5.7 6.4)
 
 # The HIP tests that need no GPU and start no child process.
-TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw cufft_raw candle_wave ptx_translate ptx_corpus ptx_conformance)
+TESTS=(rocm_live rocm_headers rtc_corpus rtc_bad_input rtc_threads rocm_include_fuzz rocm_real_corpus curand_raw cublas_raw cublaslt_raw cufft_raw cusparse_raw candle_wave ptx_translate ptx_corpus ptx_conformance)
 args=()
 for t in "${TESTS[@]}"; do args+=(--test "$t"); done
 mapfile -t exes < <(cargo test -p anycuda --locked "${args[@]}" --no-run --message-format=json 2>/dev/null |
@@ -60,6 +60,8 @@ run_release() { # VERSION: every test binary on that release; lines for the summ
         [[ "$name" == cublaslt_raw ]] && skip+=(--skip cublaslt_loads --skip cli)
         # cuFFT's half runs in the main test step; hipFFT runs on 5.7 and 6.4 (5.2 has none).
         [[ "$name" == cufft_raw ]] && skip+=(--skip cufft_loads)
+        # cuSPARSE's half likewise; hipSPARSE (bookworm's 5.3.3) runs on 5.2 only.
+        [[ "$name" == cusparse_raw ]] && skip+=(--skip cusparse_loads)
         # The conformance suite's ptxas check and translation checks are release-independent
         # (ci/test.sh runs them); here only its hipRTC half.
         [[ "$name" == ptx_conformance ]] && skip+=(--skip ptxas --skip every_form --skip refused)

@@ -139,7 +139,7 @@ fn translated_short(ty: &str) -> Option<&'static str> {
 
 /// An argument's ABI class, as the System V x86-64 calling convention sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Class {
+pub(crate) enum Class {
     Ptr,
     I8,
     I16,
@@ -152,14 +152,14 @@ enum Class {
 }
 
 /// Type aliases (`cublasHandle_t` -> `*mut cublasContext`) and enum names of some bindings.
-struct Types<'a> {
+pub(crate) struct Types<'a> {
     aliases: BTreeMap<String, syn::Type>,
     enums: BTreeSet<String>,
     sizes: Vec<&'a std::collections::HashMap<String, u64>>,
 }
 
 impl<'a> Types<'a> {
-    fn of(bs: &[&'a Bindings]) -> Self {
+    pub(crate) fn of(bs: &[&'a Bindings]) -> Self {
         let mut aliases = BTreeMap::new();
         let mut enums = BTreeSet::new();
         let mut sizes = Vec::new();
@@ -181,6 +181,11 @@ impl<'a> Types<'a> {
             enums,
             sizes,
         }
+    }
+
+    /// Whether `n` names an enum (its tag, typedef name or an alias).
+    pub(crate) fn is_enum(&self, n: &str) -> bool {
+        self.enums.contains(n)
     }
 
     fn class(&self, t: &syn::Type) -> Result<Class> {
@@ -213,7 +218,12 @@ impl<'a> Types<'a> {
     }
 
     /// Why two declarations disagree in ABI, or `None` when they agree.
-    fn disagree(&self, c: &FnDecl, other: &Types<'_>, h: &FnDecl) -> Result<Option<String>> {
+    pub(crate) fn disagree(
+        &self,
+        c: &FnDecl,
+        other: &Types<'_>,
+        h: &FnDecl,
+    ) -> Result<Option<String>> {
         if c.args.len() != h.args.len() {
             return Ok(Some(format!(
                 "{} takes {} arguments, {} {}",

@@ -902,7 +902,7 @@ pub fn generate(
 
     // Re-export every export at `exports::` so the table can name them.
     let mod_text = format!(
-        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod cudart12;\n#[rustfmt::skip]\npub mod cublas;\n#[rustfmt::skip]\npub mod cublaslt;\n#[rustfmt::skip]\npub mod cudart12_types;\n#[rustfmt::skip]\npub mod cufft;\n#[rustfmt::skip]\npub mod curand;\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n#[rustfmt::skip]\npub mod nccl;\n#[rustfmt::skip]\npub mod nvjitlink;\n#[rustfmt::skip]\npub mod nvml;\n#[rustfmt::skip]\npub mod passthrough;\n",
+        "{}\n//! Generated C-ABI exports and tables (codegen/src/emit_capi.rs).\n//! (`rustfmt::skip`: the files are already formatted by codegen, byte-stable for `--check`.)\n#[rustfmt::skip]\npub mod cudart12;\n#[rustfmt::skip]\npub mod cublas;\n#[rustfmt::skip]\npub mod cublaslt;\n#[rustfmt::skip]\npub mod cudart12_types;\n#[rustfmt::skip]\npub mod cufft;\n#[rustfmt::skip]\npub mod curand;\n#[rustfmt::skip]\npub mod cusparse;\n#[rustfmt::skip]\npub mod exports;\n#[rustfmt::skip]\npub mod lists;\n#[rustfmt::skip]\npub mod nccl;\n#[rustfmt::skip]\npub mod nvjitlink;\n#[rustfmt::skip]\npub mod nvml;\n#[rustfmt::skip]\npub mod passthrough;\n",
         banner(inputs)
     );
     let mut uses = String::new();

@@ -8,6 +8,7 @@ mod cublaslt;
 mod cudart12;
 mod cufft;
 mod curand;
+mod cusparse;
 mod emit;
 mod emit_capi;
 mod emit_cuda;
@@ -501,6 +502,7 @@ fn generate(inp: &inputs::Inputs) -> Result<Vec<(PathBuf, String)>> {
     out.extend(curand::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublas::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(cublaslt::generate(&inp.root, &ranges, &runtime_b)?);
+    out.extend(cusparse::generate(&inp.root, &ranges, &runtime_b)?);
     out.extend(nvml::generate(&inp.root)?);
     out.extend(cufft::generate(&inp.root, &ranges, &runtime_b)?);
     Ok(out)

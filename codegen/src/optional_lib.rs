@@ -79,6 +79,11 @@ pub fn arg_idents(d: &FnDecl) -> Vec<Ident> {
         .map(|(i, (n, _))| {
             if n == "_" || n.is_empty() {
                 ident(&format!("arg{i}"))
+            } else if ["f", "l", "t", "r"].contains(&n.as_str()) {
+                // The generated bodies bind these names (`Some(f) => f(..)`): a header's
+                // argument of that name (cuSPARSE's `f` of cusparseSgpsvInterleavedBatch, ...)
+                // is renamed so it cannot be shadowed.
+                ident(&format!("{n}_"))
             } else {
                 ident(n)
             }
@@ -624,6 +629,11 @@ pub fn capi_module(
             "usize" | "c_uint" | "c_int" | "u32" | "i32" | "u64" | "i64" => quote!(0),
             "*constc_char" => quote!(c"anycuda: no NVIDIA library to call back into".as_ptr()),
             "()" => quote!(()),
+            // An enum returned by value (cuSPARSE's matrix-descriptor getters): its zero value.
+            other if other.ends_with("_t") && !other.starts_with('*') => {
+                let t = ident(other);
+                quote!(#t(0))
+            }
             other => anyhow::bail!("{} returns {other}: no C-ABI answer for it", f.name),
         };
         let wrap = |e: TokenStream| -> TokenStream {

@@ -14,6 +14,7 @@ pub mod cublas;
 pub mod cublaslt;
 pub mod cufft;
 pub mod curand;
+pub mod cusparse;
 pub mod driver;
 mod loader;
 pub mod nccl;

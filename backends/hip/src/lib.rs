@@ -18,6 +18,7 @@ pub mod cublas;
 pub mod cublaslt;
 pub mod cufft;
 pub mod curand;
+pub mod cusparse;
 mod device_probe;
 pub mod driver;
 mod loader;

@@ -14,6 +14,8 @@ pub mod cufft;
 #[rustfmt::skip]
 pub mod curand;
 #[rustfmt::skip]
+pub mod cusparse;
+#[rustfmt::skip]
 pub mod exports;
 #[rustfmt::skip]
 pub mod lists;

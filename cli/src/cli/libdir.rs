@@ -79,6 +79,12 @@ const SHIMS: &[(&str, Option<&str>, &[&str], &str)] = &[
     // NVML (`libnvidia-ml.so.1`, part of NVIDIA's driver): no symbol version, as NVIDIA's
     // defines none (ci/capi-gpu/nvml-exports.sh checks that on the GPU machine).
     ("libnvidia-ml.so.1", None, &[], "nvml"),
+    (
+        "libcusparse.so.12",
+        Some("libcusparse.so.12"),
+        &[],
+        "cusparse",
+    ),
 ];
 /// anycuda-capi's generated export lists (`capi/src/generated/lists.rs`), compiled in as text:
 /// the anycuda crate cannot depend on anycuda-capi (that crate depends on it), and the lists
@@ -93,6 +99,7 @@ const CAPI_LISTS: &[&str] = &[
     include_str!("../../../capi/src/generated/nccl.rs"),
     include_str!("../../../capi/src/generated/nvjitlink.rs"),
     include_str!("../../../capi/src/generated/nvml.rs"),
+    include_str!("../../../capi/src/generated/cusparse.rs"),
 ];
 
 /// The entries of the list `pub static NAME: &[&str] = &[...];` in [`CAPI_LISTS`], in order;
@@ -137,6 +144,7 @@ const DEV_LINKS: &[(&str, &str)] = &[
     ("libnccl.so", "libnccl.so.2"),
     ("libnvJitLink.so", "libnvJitLink.so.13"),
     ("libnvidia-ml.so", "libnvidia-ml.so.1"),
+    ("libcusparse.so", "libcusparse.so.12"),
 ];
 
 /// The built C-ABI library: `ANYCUDA_CAPI_LIBRARY`, else next to this executable (cargo puts
@@ -315,6 +323,7 @@ mod tests {
             ("cufft", "cufft", 30, "cufftExecC2C"),
             ("nccl", "nccl", 60, "ncclAllReduce"),
             ("nvjitlink", "nvJitLink", 12, "nvJitLinkCreate"),
+            ("cusparse", "cusparse", 200, "cusparseSpMV"),
         ] {
             let names = exports(api);
             assert!(names.len() >= at_least, "{api}: {}", names.len());
