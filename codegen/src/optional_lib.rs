@@ -573,8 +573,9 @@ pub struct CExports<'a> {
     /// The status type whose invented codes `crate::codes::member` turns into members
     /// (`cublasStatus_t`); functions returning anything else return what the facade returns.
     pub status: &'a str,
-    /// Declared functions the C ABI does not export, each with why (NVIDIA's oldest library of
-    /// the soname lacks it, so a program probing for it sees what NVIDIA's shows).
+    /// Declared functions the C ABI does not export, each with why: NVIDIA's library does not
+    /// export it, or NVIDIA's oldest library of the soname lacks it (a program probing for it
+    /// sees what NVIDIA's shows).
     pub leave_out: &'a [(&'a str, &'a str)],
     /// Other names the library exports for a function: (the name, the function). nvJitLink's
     /// versioned names (`__nvJitLinkCreate_13_0`: its header's inline wrappers call the name of
@@ -594,7 +595,7 @@ pub struct CExports<'a> {
 ///
 /// # Errors
 /// A function whose return type has no answer for "no vendor library" (a type this shape does
-/// not know), or a left-out name the header does not declare.
+/// not know), a left-out name the header does not declare, or an alias of no declared function.
 pub fn capi_module(
     lib: &Lib<'_>,
     c: &CExports<'_>,
@@ -605,6 +606,16 @@ pub fn capi_module(
         if !fns.iter().any(|f| f.name == *name) {
             anyhow::bail!(
                 "{} leaves out {name}, which the header does not declare",
+                lib.name
+            );
+        }
+    }
+    // An alias names a declared function and is no declared name itself (it would be exported
+    // twice).
+    for (alias, to) in c.aliases {
+        if !fns.iter().any(|f| f.name == *to) || fns.iter().any(|f| f.name == *alias) {
+            anyhow::bail!(
+                "{}: alias {alias} of {to}: no such function, or a declared name of its own",
                 lib.name
             );
         }
