@@ -12,7 +12,7 @@
 use crate::enums::CudaEnum;
 use crate::error::LoadError;
 use crate::hallucinated::{classify, Invented};
-use crate::loader::{check_library_file, required, Loaded, Opened, Search};
+use crate::loader::{required, Loaded, Search};
 use core::ffi::c_int;
 use core::fmt;
 use std::cell::Cell;
@@ -156,34 +156,6 @@ pub fn version_string(flavor: Flavor, code: i32) -> String {
     }
 }
 
-/// hipRAND needs rocRAND (`librocrand.so.1`). When an exact hipRAND file is named
-/// (`ANYCUDA_HIPRAND_LIBRARY`) and rocRAND lies beside it, it is opened first, so that the
-/// dynamic loader finds it by soname: a private prefix then works without `LD_LIBRARY_PATH`.
-fn rocrand_beside(search: &Search) -> Vec<Opened> {
-    let Some(file) = std::env::var_os(search.explicit_env).filter(|p| !p.is_empty()) else {
-        return Vec::new();
-    };
-    let Some(dir) = std::path::Path::new(&file).parent() else {
-        return Vec::new();
-    };
-    let roc = dir.join("librocrand.so.1");
-    if check_library_file(&roc).is_err() {
-        return Vec::new();
-    }
-    // SAFETY: opening the vendor library hipRAND itself needs; its initialisers run as they
-    // would when the loader pulled it in for hipRAND.
-    match unsafe { libloading::Library::new(&roc) } {
-        Ok(lib) => vec![Opened {
-            lib,
-            path: roc.to_string_lossy().into_owned(),
-        }],
-        Err(e) => {
-            log::debug!("rocRAND beside hipRAND ({}): {e}", roc.display());
-            Vec::new()
-        }
-    }
-}
-
 /// Opens cuRAND or hipRAND, asks its version (`curandGetVersion`/`hiprandGetVersion`, which
 /// need no GPU) and resolves every entry point of the catalogue by name (`curandX` for cuRAND,
 /// the hipRAND twin of [`HIPRAND_DECLARED`] for hipRAND, none for the rest).
@@ -193,7 +165,7 @@ fn rocrand_beside(search: &Search) -> Vec<Opened> {
 /// the version query, or [`LoadError::VersionQuery`].
 pub fn load(search: &Search, flavor: Flavor) -> Result<Loaded<CurandTable>, LoadError> {
     let companions = match flavor {
-        Flavor::Hiprand => rocrand_beside(search),
+        Flavor::Hiprand => crate::loader::companion_beside(search, &["librocrand.so.1"]),
         Flavor::Curand => Vec::new(),
     };
     let o = search.open()?;

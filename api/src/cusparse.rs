@@ -12,7 +12,7 @@
 //! lists what it serves.
 
 use crate::error::LoadError;
-use crate::loader::{check_library_file, required, Loaded, Opened, Search};
+use crate::loader::{required, Loaded, Search};
 use core::ffi::c_int;
 use core::fmt;
 use std::cell::Cell;
@@ -163,40 +163,12 @@ pub fn version_string(code: i32) -> String {
     format!("{}.{}.{}", code / 1000, (code / 100) % 10, code % 100)
 }
 
-/// hipSPARSE needs rocSPARSE (`librocsparse.so.*`). When an exact hipSPARSE file is named
-/// (`ANYCUDA_HIPSPARSE_LIBRARY`) and rocSPARSE lies beside it, it is opened first, so that the
-/// dynamic loader finds it by soname: a private prefix then works without `LD_LIBRARY_PATH`.
-fn rocsparse_beside(search: &Search) -> Vec<Opened> {
-    let Some(file) = std::env::var_os(search.explicit_env).filter(|p| !p.is_empty()) else {
-        return Vec::new();
-    };
-    let Some(dir) = std::path::Path::new(&file).parent() else {
-        return Vec::new();
-    };
-    // ROCm 5's soname, then ROCm 6's and 7's.
-    for name in [
-        "librocsparse.so.0",
-        "librocsparse.so.1",
-        "librocsparse.so.4",
-    ] {
-        let roc = dir.join(name);
-        if check_library_file(&roc).is_err() {
-            continue;
-        }
-        // SAFETY: opening the vendor library hipSPARSE itself needs; its initialisers run as
-        // they would when the loader pulled it in for hipSPARSE.
-        match unsafe { libloading::Library::new(&roc) } {
-            Ok(lib) => {
-                return vec![Opened {
-                    lib,
-                    path: roc.to_string_lossy().into_owned(),
-                }]
-            }
-            Err(e) => log::debug!("rocSPARSE beside hipSPARSE ({}): {e}", roc.display()),
-        }
-    }
-    Vec::new()
-}
+/// rocSPARSE's sonames, the companion hipSPARSE needs.
+const ROCSPARSE: [&str; 3] = [
+    "librocsparse.so.0",
+    "librocsparse.so.1",
+    "librocsparse.so.4",
+];
 
 /// Opens cuSPARSE or hipSPARSE and resolves every entry point of the catalogue by name:
 /// `cusparseX` for cuSPARSE; for hipSPARSE the twin of [`HIPSPARSE_DECLARED`], none for the
@@ -209,7 +181,8 @@ fn rocsparse_beside(search: &Search) -> Vec<Opened> {
 /// the probe symbol, or [`LoadError::VersionQuery`].
 pub fn load(search: &Search, flavor: Flavor) -> Result<Loaded<CusparseTable>, LoadError> {
     let companions = match flavor {
-        Flavor::Hipsparse => rocsparse_beside(search),
+        // rocSPARSE: ROCm 5's soname, then ROCm 6's and 7's.
+        Flavor::Hipsparse => crate::loader::companion_beside(search, &ROCSPARSE),
         Flavor::Cusparse => Vec::new(),
     };
     let o = search.open()?;

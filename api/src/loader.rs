@@ -834,6 +834,38 @@ impl Search {
     }
 }
 
+/// The companion a HIP library needs (hipRAND needs rocRAND, hipSPARSE rocSPARSE), opened
+/// first when an exact file of the library is named (`search.explicit_env`) and the companion
+/// lies beside it under one of `sonames` (tried in order): the dynamic loader then finds it by
+/// soname, so a private prefix works without `LD_LIBRARY_PATH`. Empty when there is no such
+/// file or it does not open (the library's own open then says what is missing).
+pub fn companion_beside(search: &Search, sonames: &[&str]) -> Vec<Opened> {
+    let Some(file) = std::env::var_os(search.explicit_env).filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    let Some(dir) = std::path::Path::new(&file).parent() else {
+        return Vec::new();
+    };
+    for name in sonames {
+        let roc = dir.join(name);
+        if check_library_file(&roc).is_err() {
+            continue;
+        }
+        // SAFETY: opening the vendor library the named one itself needs; its initialisers run
+        // as they would when the loader pulled it in for that library.
+        match unsafe { Library::new(&roc) } {
+            Ok(lib) => {
+                return vec![Opened {
+                    lib,
+                    path: roc.to_string_lossy().into_owned(),
+                }]
+            }
+            Err(e) => log::debug!("{} beside {}: {e}", roc.display(), search.library),
+        }
+    }
+    Vec::new()
+}
+
 /// glibc's `RTLD_NOLOAD`: return a handle only for an object already loaded.
 const RTLD_NOLOAD: std::ffi::c_int = 0x4;
 
