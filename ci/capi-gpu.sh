@@ -14,6 +14,12 @@
 #                   on HIP no PTX to translate, so cudaErrorNoKernelImageForDevice is the answer
 #   libs_gpu        the CUDA libraries from C++ (cuBLAS, cuBLASLt, cuRAND, NCCL; ci/capi-gpu/libs_gpu.cu
 #                   says what it checks): the anycuda columns must print NVIDIA's lines
+#   nccl_mp         NCCL across processes from C (ci/capi-gpu/nccl_mp.c): one process per GPU (2 to
+#                   4), the socket transport forced, the unique id passed by fork + pipe; an exact
+#                   all-reduce of several sizes, then non-blocking communicators whose last rank is
+#                   SIGKILLed in an all-reduce: every survivor must see ncclCommGetAsyncError answer
+#                   an error within 60 s, abort and exit. Every column must pass both phases; with
+#                   one GPU the row is not run (exit 77)
 #   sparse_gpu      cuSPARSE's generic API from C++ (ci/capi-gpu/sparse_gpu.cu: CSR SpMV, its
 #                   transpose, SpMM in both orders, each against the host; bad input): the CUDA
 #                   column must print NVIDIA's lines; HIP's NVIDIA platform has no hipSPARSE build
@@ -83,6 +89,8 @@ NCCL_DIR="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/
 [[ -f "$NCCL_DIR/include/nccl.h" ]] || say "no NCCL wheel in python3's environment: libs_gpu not built"
 [[ -f "$NCCL_DIR/include/nccl.h" ]] && build libs_gpu nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
     -o "$WORK/libs_gpu" ci/capi-gpu/libs_gpu.cu -lcublas -lcublasLt -lcurand -L"$NCCL_DIR/lib" -l:libnccl.so.2
+[[ -f "$NCCL_DIR/include/nccl.h" ]] && build nccl_mp nvcc -O2 -cudart shared -I"$NCCL_DIR/include" \
+    -o "$WORK/nccl_mp" ci/capi-gpu/nccl_mp.c -L"$NCCL_DIR/lib" -l:libnccl.so.2
 build fft_gpu nvcc -O2 -cudart shared -o "$WORK/fft_gpu" ci/capi-gpu/fft_gpu.cu -lcufft
 build sparse_gpu nvcc -O2 -cudart shared -o "$WORK/sparse_gpu" ci/capi-gpu/sparse_gpu.cu -lcusparse
 # Linked against the folder's libnvidia-ml.so.1 (no symbol versions, as NVIDIA's): the binary
@@ -145,6 +153,34 @@ if [[ -x "$WORK/libs_gpu" ]]; then
     printf '%s\n' "$LIBS_NV" >"$OUT/libs_gpu.nvidia.txt"
 else
     RES[libs_gpu,nvidia]="not built"
+fi
+# NCCL across processes: NVIDIA's column on the wheel's NCCL, the anycuda columns through the
+# folder's libnccl.so.2 (the same NCCL underneath on CUDA). Its own time limit: each phase waits
+# up to 60 s for what it checks (the program enforces it and kills what hangs).
+if [[ -x "$WORK/nccl_mp" ]]; then
+    export ANYCUDA_NCCL_LIBRARY="$NCCL_DIR/lib/libnccl.so.2"
+    for col in nvidia cuda hip; do
+        case $col in
+            nvidia) envs=(LD_LIBRARY_PATH="$NCCL_DIR/lib") ;;
+            cuda) envs=(ANYCUDA_BACKEND=cuda LD_LIBRARY_PATH="$LIBDIR") ;;
+            hip) envs=("${HIPENV[@]}" LD_LIBRARY_PATH="$LIBDIR") ;;
+        esac
+        timeout --kill-after=10 300 env "${envs[@]}" "$WORK/nccl_mp" >"$OUT/nccl_mp.$col.log" 2>&1
+        rc=$?
+        npass="$(grep -c '^PASS nccl_mp' "$OUT/nccl_mp.$col.log")"
+        if ((rc == 77)); then
+            RES[nccl_mp,$col]="not run ($(grep -m1 '^SKIP' "$OUT/nccl_mp.$col.log" | cut -c1-120))"
+        elif ((rc == 0 && npass == 2)); then
+            RES[nccl_mp,$col]="PASS (exact all-reduce; a SIGKILLed peer seen by every survivor)"
+        else
+            RES[nccl_mp,$col]="FAIL (exit $rc; $npass of 2 phases passed)"
+            tail -n 12 "$OUT/nccl_mp.$col.log" >&2
+        fi
+        say "nccl_mp [$col]: ${RES[nccl_mp,$col]}"
+        grep -E '^(PASS|FAIL) nccl_mp' "$OUT/nccl_mp.$col.log" | sed 's/^/  /' >&2
+    done
+else
+    RES[nccl_mp,nvidia]="not built"
 fi
 # cuFFT: NVIDIA's column on the toolkit's libcufft.so.12, the anycuda columns through the folder's.
 # The CUDA column must print NVIDIA's lines; HIP's NVIDIA platform has no hipFFT (not available
@@ -277,10 +313,10 @@ failed=0
 {
     echo "| program | NVIDIA's libraries | anycuda, CUDA backend | anycuda, HIP backend (HIP's NVIDIA platform) |"
     echo "|---|---|---|---|"
-    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu fft_gpu sparse_gpu nvml_query saxpy_bindings core_examples; do
+    for prog in saxpy_driver runtime_demo runtime_demo12 launch launch_sass bundled_ptx libs_gpu nccl_mp fft_gpu sparse_gpu nvml_query saxpy_bindings core_examples; do
         echo "| $prog | ${RES[$prog,nvidia]:--} | ${RES[$prog,cuda]:--} | ${RES[$prog,hip]:--} |"
         for col in cuda hip; do
-            [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS ]] || failed=1
+            [[ "${RES[$prog,$col]:-}" == PASS* || "${RES[$prog,nvidia]:-}" != PASS* ]] || failed=1
         done
     done
 } >"$OUT/capi-gpu.md"
