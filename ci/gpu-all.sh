@@ -10,6 +10,8 @@
 #   bench   ci/bench.sh: the interleaved overhead benchmark
 #   blasbench ci/blas-bench.sh: the interleaved GEMM benchmark (cuBLAS from C++, anycuda, cudarc)
 #   ncclbench ci/nccl-bench.sh: the all-reduce benchmark (2 GPUs)
+#   libbench ci/capi-lib-bench.sh: the drop-in CUDA libraries against NVIDIA's from C (a trivial
+#           call's cost, large GEMMs, the all-reduce's bus bandwidth), interleaved rounds
 #   ptxbench ci/ptx-bench.sh: PTX translated against CUDA source compiled by hipRTC, cold and warm loads
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
@@ -22,7 +24,7 @@
 # Every process gets ci/gpu-env.sh's environment (NCCL_NVLS_ENABLE=0), which every part also
 # sources when run on its own.
 # Setup:
-# - hipshim, before the first part that uses HIP (all but sanitize), unless GPU_BACKENDS leaves hip
+# - hipshim, before the first part that uses HIP (all but sanitize and libbench), unless GPU_BACKENDS leaves hip
 #   out or there is no bundle (candle alone then builds it itself): HIP's NVIDIA platform, built
 #   once for the whole run (ci/gpu-env.sh's hip_shim; log: $OUT/hip-shim.log); the parts reuse
 #   it and do not retry a failed build.
@@ -83,7 +85,7 @@ hip_math() { # the setup step above; returns nonzero when the libraries are not 
 }
 shim_done=0 math_done=0
 for p in "$@"; do
-    if [[ "$p" != sanitize && -x .device/bin/anycuda ]] && ((shim_done == 0)) && [[ " ${GPU_BACKENDS:-cuda hip} " == *" hip "* ]]; then
+    if [[ "$p" != sanitize && "$p" != libbench && -x .device/bin/anycuda ]] && ((shim_done == 0)) && [[ " ${GPU_BACKENDS:-cuda hip} " == *" hip "* ]]; then
         shim_done=1
         echo "gpu-all: == hipshim"
         hip_shim "$OUT/hip-shim.log"
@@ -101,9 +103,10 @@ for p in "$@"; do
         bench) part bench 480 env OUT="$OUT/bench" bash ci/bench.sh ;;
         blasbench) part blasbench 420 env OUT="$OUT/blasbench" bash ci/blas-bench.sh ;;
         ncclbench) part ncclbench 480 env OUT="$OUT/ncclbench" bash ci/nccl-bench.sh ;;
+        libbench) part libbench 360 env OUT="$OUT/libbench" bash ci/capi-lib-bench.sh ;;
         ptxbench) part ptxbench 300 env OUT="$OUT/ptxbench" bash ci/ptx-bench.sh ;;
         sanitize) part sanitize 540 bash ci/gpu-sanitize.sh ;;
-        capi) part capi 420 bash ci/capi-gpu.sh ;;
+        capi) part capi 540 bash ci/capi-gpu.sh ;; # nccl_mp's three columns: about a minute more
         candle) part candle 540 bash ci/candle-gpu.sh ;;
         candlemodel) part candlemodel 540 bash ci/candle-gpu.sh --model ;;
         hipmath) ;; # the setup above
