@@ -236,8 +236,8 @@ static int rank_killed_peer(int rank, int n, ncclUniqueId id) {
     fprintf(stderr, "nccl_mp rank %d: saw %s (%d): %s\n", rank, result_name((int)r), (int)r,
             ncclGetErrorString(r));
     send_msg(rank, MSG_ASYNC_ERROR, (int)r, now_s() - t0);
-    ncclResult_t a = ncclCommAbort(comm);
-    if (a != ncclSuccess) {
+    ncclResult_t a = ncclCommAbort(comm);  // ncclInProgress: a non-blocking teardown under way
+    if (a != ncclSuccess && a != ncclInProgress) {
         fprintf(stderr, "nccl_mp rank %d: ncclCommAbort: %s (%d)\n", rank, ncclGetErrorString(a), (int)a);
         return 5;
     }
