@@ -19,6 +19,7 @@ pub const PARTS: &[(&str, &str)] = &[
     ("bench", "the interleaved overhead benchmark against C++, HIP C++ and cuda-python (ci/bench.sh)"),
     ("blasbench", "the interleaved GEMM benchmark: cuBLAS from C++, anycuda, cudarc (ci/blas-bench.sh)"),
     ("ncclbench", "the all-reduce benchmark against NCCL from C and PyTorch; 2 GPUs (ci/nccl-bench.sh)"),
+    ("libbench", "the drop-in CUDA libraries against NVIDIA's from C: a call's cost, GEMM, all-reduce (ci/capi-lib-bench.sh)"),
     ("ptxbench", "PTX translated for AMD against the CUDA source compiled by hipRTC; cold and warm loads (ci/ptx-bench.sh)"),
     ("sanitize", "compute-sanitizer over the safe layer's examples and GPU tests (ci/gpu-sanitize.sh)"),
     ("capi", "unchanged C, C++ and Python programs on anycuda's C ABI (ci/capi-gpu.sh)"),
@@ -54,6 +55,11 @@ pub const BENCHES: &[(&str, Option<&str>, &str)] = &[
         "nccl",
         Some("ncclbench"),
         "all-reduce against NCCL from C and PyTorch, 2 GPUs; only when named (ci/nccl-bench.sh)",
+    ),
+    (
+        "lib",
+        Some("libbench"),
+        "the drop-in libraries against NVIDIA's from C: a call, GEMM, all-reduce; only when named (ci/capi-lib-bench.sh)",
     ),
 ];
 
@@ -204,7 +210,7 @@ pub fn bench(root: &Path, names: &[String]) -> Result<(), Code> {
     let chosen: Vec<&(&str, Option<&str>, &str)> = if names.is_empty() {
         BENCHES
             .iter()
-            .filter(|b| b.1.is_none() || (gpu && b.0 != "nccl"))
+            .filter(|b| b.1.is_none() || (gpu && !matches!(b.0, "nccl" | "lib")))
             .collect()
     } else {
         names
