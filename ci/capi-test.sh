@@ -6,7 +6,9 @@
 # libcudart.so.13 and libnvrtc.so.13, libcuda.so.1 from anycuda's folder), and runs it with
 # LD_LIBRARY_PATH="$(anycuda libdir)" on both backends: CUDA's no-device answers, NVRTC to PTX
 # on cuda and to an AMD code object with hipRTC on hip (ci/capi/smoke.c says what it checks);
-# then the CUDA libraries' drop-ins from C (ci/capi/libs.c), against NVIDIA's and ROCm's.
+# then a program linked with NVIDIA's static runtime (CUDA 13 and 12.9) on the HIP backend (the
+# private tables it asks for, logged), then the CUDA libraries' drop-ins from C (ci/capi/libs.c),
+# against NVIDIA's and ROCm's.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -88,6 +90,35 @@ for backend in cuda hip; do
         echo "capi-test: the loader complained about anycuda's libcudart.so.12 (above)" >&2
         exit 1
     fi
+done
+# ---- NVIDIA's statically linked runtime (ci/capi/static_rt.c says what it checks) -------------
+# The runtime inside the program (libcudart_static.a of CUDA 13 and of 12.9) reaches anycuda
+# only through libcuda.so.1: cuGetProcAddress_v2, then cuGetExportTable for its private tables
+# (backends/hip/src/adapt/export_tables.rs). Without a GPU it asks for one table before cuInit
+# answers "no device"; the log below is what it asked and what the HIP backend answered, and the
+# program must end with the runtime's own no-device answer, not a crash.
+for rt in 13 12; do
+    if [[ $rt == 13 ]]; then RT="$CUDA_PATH"; else RT="$CUDA12"; fi
+    cc -Wall -Werror -O1 -I"$RT/include" -Icodegen/shim ci/capi/static_rt.c -o "$WORK/static_rt$rt" \
+        "$RT/lib/libcudart_static.a" -lpthread -ldl -lrt
+    if readelf -d "$WORK/static_rt$rt" | grep -q 'libcudart'; then
+        echo "capi-test: static_rt$rt loads a shared libcudart" >&2
+        exit 1
+    fi
+    echo "== CUDA $rt's static runtime, ANYCUDA_BACKEND=hip, LD_LIBRARY_PATH=$LIBDIR: the tables asked"
+    ANYCUDA_LOG=anycuda_hip::adapt::export_tables=debug ANYCUDA_BACKEND=hip LD_LIBRARY_PATH="$LIBDIR" \
+        "$WORK/static_rt$rt" >"$WORK/static_rt$rt.out" 2>"$WORK/static_rt$rt.err" || {
+        cat "$WORK/static_rt$rt.out" "$WORK/static_rt$rt.err" >&2
+        exit 1
+    }
+    grep 'cuGetExportTable' "$WORK/static_rt$rt.err" >&2 || true
+    cat "$WORK/static_rt$rt.out"
+    grep -q '^NODEVICE static_rt' "$WORK/static_rt$rt.out" &&
+        grep -q 'cuGetExportTable: f8cff951-2146-8b4e-b9e2-fb469e7c0dd9 .*not served' "$WORK/static_rt$rt.err" || {
+        echo "capi-test: CUDA $rt's static runtime did not get the HIP backend's answers (above)" >&2
+        cat "$WORK/static_rt$rt.err" >&2
+        exit 1
+    }
 done
 # ---- The CUDA libraries' drop-ins (ci/capi/libs.c says what it calls) -------------------------
 # One program, linked against the folder's libcublas.so.13, libcublasLt.so.13, libcurand.so.10,

@@ -143,10 +143,15 @@ impl Backend {
                 anycuda_cuda::CudaBackend::load()
             }))),
             #[cfg(feature = "backend-hip")]
-            BackendKind::Hip => Ok(Backend::Hip(HIP.get_or_init(|| {
-                let _loading = Loading::enter(kind);
-                anycuda_hip::HipBackend::load()
-            }))),
+            BackendKind::Hip => {
+                let h = HIP.get_or_init(|| {
+                    let _loading = Loading::enter(kind);
+                    anycuda_hip::HipBackend::load()
+                });
+                // The driver's private tables (NVIDIA's static runtime) call this backend.
+                anycuda_hip::install_process_backend(h);
+                Ok(Backend::Hip(h))
+            }
             #[allow(unreachable_patterns)]
             other => Err(LoadError::NotCompiledIn(other.into())),
         }

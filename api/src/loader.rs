@@ -62,6 +62,34 @@ impl Opened {
     }
 }
 
+/// The file of the first caller outside the object that holds this function (anycuda's own
+/// library): the library that called into anycuda, for messages naming who asked (e.g. an
+/// unknown private table). `None` when the stack or the loader cannot tell.
+pub fn calling_object() -> Option<String> {
+    let mut frames = [std::ptr::null_mut::<std::ffi::c_void>(); 32];
+    // SAFETY: glibc fills at most `len` return addresses into the buffer.
+    let n = unsafe { libc_dl::backtrace(frames.as_mut_ptr(), frames.len() as std::ffi::c_int) };
+    let file_of = |addr: *const std::ffi::c_void| -> Option<String> {
+        // SAFETY: all-zero bytes are a valid `DlInfo` (null pointers); dladdr overwrites it.
+        let mut info: libc_dl::DlInfo = unsafe { std::mem::zeroed() };
+        // SAFETY: dladdr only reads `addr` and fills `info`.
+        if unsafe { libc_dl::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        // SAFETY: dladdr returns a NUL-terminated path owned by the loader.
+        Some(
+            unsafe { CStr::from_ptr(info.dli_fname) }
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
+    let own = file_of(calling_object as *const std::ffi::c_void)?;
+    frames[..n.max(0) as usize]
+        .iter()
+        .filter_map(|&a| file_of(a))
+        .find(|f| *f != own)
+}
+
 /// Whether the library just opened is anycuda's C ABI: the C-ABI library itself (it defines
 /// [`CAPI_MARKER`]), or one of `anycuda libdir`'s name libraries (no symbols of their own; they
 /// name the C-ABI library as a direct dependency). A vendor library that merely depends on
@@ -179,6 +207,7 @@ mod libc_dl {
     }
     extern "C" {
         pub fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+        pub fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
         pub fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
         pub fn dlinfo(handle: *mut c_void, request: c_int, info: *mut c_void) -> c_int;
     }

@@ -44,6 +44,7 @@ pub mod runtime;
 )]
 mod generated;
 
+pub use adapt::export_tables::install as install_process_backend;
 pub use adapt::image::{
     amd_faithful_mode, amd_faithful_verdict, image_kind, is_hiprtc_output, not_supported_reason,
     refusal_on_amd, ImageKind, AMD_FAITHFUL_ENV, EM_AMDGPU, EM_CUDA, HIPRTC_OUTPUT_MARK,

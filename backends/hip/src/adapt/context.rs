@@ -89,6 +89,35 @@ unsafe fn primary_of(b: &HipBackend, dev: CUdevice) -> Result<CUcontext, CUresul
     Ok(c.cast())
 }
 
+/// The primary context handle of `dev` on either platform, without keeping a reference: what
+/// NVIDIA's runtime asks its private runtime-interface table for while it enumerates devices
+/// (`adapt/export_tables.rs`). AMD: HIP's device object, read without side effect. HIP's
+/// NVIDIA platform: retained and released at once (NVIDIA's handle is the device's for the
+/// process, active or not).
+pub(crate) unsafe fn primary_handle(b: &HipBackend, dev: CUdevice) -> Result<CUcontext, CUresult> {
+    if !nvidia(b) {
+        // SAFETY: forwarded contract.
+        return unsafe { primary_of(b, dev) };
+    }
+    let t = table::<CUresult>(b)?;
+    let (Some(retain), Some(release)) = (t.hipDevicePrimaryCtxRetain, t.hipDevicePrimaryCtxRelease)
+    else {
+        return Err(NOT_SUPPORTED);
+    };
+    let mut c: hipCtx_t = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; HIP validates the ordinal.
+    let e = unsafe { retain(&mut c, dev) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    // SAFETY: the reference just taken.
+    let e = unsafe { release(dev) };
+    if e != HIP_SUCCESS {
+        return Err(b.cu(e));
+    }
+    Ok(c.cast())
+}
+
 /// Makes HIP's current device the device of `ctx` (AMD); returns that device.
 unsafe fn activate(b: &HipBackend, ctx: CUcontext) -> Result<CUdevice, CUresult> {
     // SAFETY: forwarded contract.
@@ -551,6 +580,14 @@ pub(crate) unsafe fn cuDevicePrimaryCtxGetState(
 /// `hipDevicePrimaryCtxReset` does nothing, so `hipDeviceReset` runs on that device (the
 /// current device is restored afterwards).
 pub(crate) unsafe fn cuDevicePrimaryCtxReset(b: &HipBackend, dev: CUdevice) -> CUresult {
+    // The context's local storage goes with it: its owners' destructors run first, as NVIDIA's
+    // driver runs them (how a statically linked runtime's `cudaDeviceReset` drops its state).
+    if super::export_tables::holds_values() {
+        // SAFETY: plain device ordinal.
+        if let Ok(ctx) = unsafe { primary_handle(b, dev) } {
+            super::export_tables::context_reset(ctx);
+        }
+    }
     if nvidia(b) {
         let reset = hip_fn!(b, hipDevicePrimaryCtxReset);
         // SAFETY: plain value.

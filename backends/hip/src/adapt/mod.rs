@@ -24,7 +24,7 @@
 //!
 //! One room per area, each holding its Driver and Runtime adaptations: [`context`], [`errors`] (error strings), [`memory`],
 //! [`memcpy`], [`memset`], [`stream`], [`graph`], [`module`], [`library`] (the library API over modules), [`link`] (the linker, PTX inputs translated), [`image`], [`launch`], [`launch_legacy`],
-//! [`texture`], [`user_object`] (user objects kept by anycuda), [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs). The rooms use [`support`] (table lookup, platform
+//! [`texture`], [`user_object`] (user objects kept by anycuda), [`properties`], [`pointer`], [`nvcc`] (nvcc-built programs), [`export_tables`] (the driver's private tables, for NVIDIA's statically linked runtime). The rooms use [`support`] (table lookup, platform
 //! tests, early-return macros) and `crate::conv` (every CUDA↔HIP translation rule, scalar and
 //! struct, each beside its inverse, in the room of the same area): a room here holds behaviour
 //! only (calling HIP, waiting, checking, choosing per platform and version). Rooms may use each
@@ -36,6 +36,7 @@
 
 pub(crate) mod context;
 pub(crate) mod errors;
+pub(crate) mod export_tables;
 pub(crate) mod graph;
 pub(crate) mod graph_nodes;
 pub(crate) mod image;

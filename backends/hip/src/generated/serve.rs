@@ -1142,6 +1142,21 @@ impl anycuda_api::traits::Driver for crate::HipBackend {
     }
     /// Hand-adapted (`codegen/hip-adapted.txt`).
     #[inline]
+    unsafe fn cuGetExportTable(
+        &self,
+        ppExportTable: *mut *const ::core::ffi::c_void,
+        pExportTableId: *const anycuda_api::driver::CUuuid,
+    ) -> anycuda_api::driver::CUresult {
+        unsafe {
+            crate::adapt::export_tables::cuGetExportTable(
+                self,
+                ppExportTable,
+                pExportTableId,
+            )
+        }
+    }
+    /// Hand-adapted (`codegen/hip-adapted.txt`).
+    #[inline]
     unsafe fn cuGraphAddChildGraphNode(
         &self,
         phGraphNode: *mut anycuda_api::driver::CUgraphNode,
@@ -6362,7 +6377,6 @@ pub const DRIVER_NOT_SERVED: &[(&str, &str)] = &[
     ("cuFlushGPUDirectRDMAWrites", "no HIP counterpart `hipFlushGPUDirectRDMAWrites`"),
     ("cuFuncGetModule", "no HIP counterpart `hipFuncGetModule`"),
     ("cuGetErrorName", "served by the trait default from anycuda's own tables"),
-    ("cuGetExportTable", "no HIP counterpart `hipGetExportTable`"),
     (
         "cuGetProcAddress",
         "no HIP counterpart with CUDA's behaviour (codegen/hip-names.txt)",
