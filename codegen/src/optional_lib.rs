@@ -315,8 +315,15 @@ pub fn uses(lib: &Lib<'_>, crate_path: &str) -> Vec<syn::Item> {
 /// The facade's C-named free functions, each calling the active backend's library
 /// (`crate::X::library()`), and the `impl Trait for crate::X::Library` that dispatches to the
 /// backend (`src/generated/X.rs`).
-pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) -> Result<String> {
+/// The face's items (`Library`, `LibraryError`, ...: [`crate::face`]) come first.
+pub fn facade_module(
+    lib: &Lib<'_>,
+    face: &crate::face::Face<'_>,
+    fns: &[&FnDecl],
+    inputs: &str,
+) -> Result<String> {
     let mut items = uses(lib, "anycuda_api");
+    items.extend(crate::face::facade_items(lib, face)?);
     let module = ident(lib.module);
     let safety = safety_attrs(lib);
     let mut impl_items = Vec::new();
@@ -373,7 +380,7 @@ pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) ->
             *ACTIVE.get_or_init(|| crate::#module::library().ok())
         }
     });
-    crate::emit::render(inputs, doc, &items)
+    crate::emit::render(inputs, &face.facade_doc(lib), &items)
 }
 
 /// How the two sides of one translated enum are named and paired.
