@@ -17,7 +17,7 @@ use crate::bindgen_run::{self, Job};
 use crate::cublas_hip;
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
-use crate::face::{CudaLoader, Face, HipSide, Info};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, Lib};
 use anyhow::{bail, Result};
@@ -120,7 +120,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cublas_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, hip.fns_items, &hip_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, hip.fns_items, &hip_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cublas.rs"),
@@ -286,4 +286,11 @@ const FACE: Face<'static> = Face {
         // NVIDIA's cuBLAS binds cuBLASLt's internals by version: the CUDA backend's rule.
         before: Some("crate::loader::cublaslt_global();"),
     },
+    error: Some(ErrorFace {
+        error: "CublasError",
+        status: "cublasStatus_t",
+        success: "CUBLAS_STATUS_SUCCESS",
+        word: "status",
+        counterpart: None,
+    }),
 };

@@ -327,7 +327,13 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cublaslt_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, vec![declared_static, status_names], &both_in)?,
+            optional_lib::fns_module(
+                &LIB,
+                &FACE,
+                &fns,
+                vec![declared_static, status_names],
+                &both_in,
+            )?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cublaslt.rs"),
@@ -733,4 +739,5 @@ const FACE: Face<'static> = Face {
         warn_unavailable: true,
         before: None,
     },
+    error: None,
 };

@@ -21,7 +21,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
-use crate::face::{CudaLoader, Face, HipSide, Info};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Result};
@@ -206,7 +206,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/curand_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, vec![declared_static], &both_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, vec![declared_static], &both_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/curand.rs"),
@@ -475,4 +475,11 @@ const FACE: Face<'static> = Face {
         warn_unavailable: true,
         before: None,
     },
+    error: Some(ErrorFace {
+        error: "CurandError",
+        status: "curandStatus_t",
+        success: "CURAND_STATUS_SUCCESS",
+        word: "status",
+        counterpart: Some("hipRAND"),
+    }),
 };

@@ -24,7 +24,7 @@ use crate::cublas_hip::Types;
 use crate::emit::int_lit;
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
-use crate::face::{CudaLoader, Face, HipSide, Info};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Context, Result};
@@ -330,7 +330,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cusparse_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, fns_items, &hip_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, fns_items, &hip_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cusparse.rs"),
@@ -743,4 +743,11 @@ const FACE: Face<'static> = Face {
         warn_unavailable: true,
         before: None,
     },
+    error: Some(ErrorFace {
+        error: "CusparseError",
+        status: "cusparseStatus_t",
+        success: "CUSPARSE_STATUS_SUCCESS",
+        word: "status",
+        counterpart: None,
+    }),
 };

@@ -74,6 +74,22 @@ pub struct CudaLoader<'a> {
     pub before: Option<&'a str>,
 }
 
+/// The vocabulary's error type of a library (`api/src/generated/X_fns.rs`): `XError`, its
+/// `code`, `Display`, `Debug` and `Error`, and `result()` on the status type.
+pub struct ErrorFace<'a> {
+    /// The error type (`NcclError`).
+    pub error: &'a str,
+    /// The status type (`ncclResult_t`).
+    pub status: &'a str,
+    /// Its success value (`ncclSuccess`).
+    pub success: &'a str,
+    /// What the header calls a status, in docs and messages (`code`, `status`, `result`).
+    pub word: &'a str,
+    /// The HIP-side library whose codes anycuda invents values for (`RCCL`), if any: the error
+    /// then has `<lowercase>_code()` giving the raw value, and says so for an unknown code.
+    pub counterpart: Option<&'a str>,
+}
+
 /// One optional library's face (see the module doc).
 pub struct Face<'a> {
     /// What the library is, after "the active backend's" (`BLAS library`, `NVML`).
@@ -94,6 +110,9 @@ pub struct Face<'a> {
     pub not_loaded: Option<(&'a str, &'a str)>,
     /// The CUDA backend's loader.
     pub cuda: CudaLoader<'a>,
+    /// The vocabulary's error type; `None`: the library's statuses are another's (cuBLASLt
+    /// answers `cublasStatus_t`).
+    pub error: Option<ErrorFace<'a>>,
 }
 
 impl Face<'_> {
@@ -263,6 +282,114 @@ pub fn facade_items(lib: &Lib<'_>, face: &Face<'_>) -> Result<Vec<syn::Item>> {
         });
     }
     Ok(items)
+}
+
+/// The vocabulary's error items ([`ErrorFace`]), for `api/src/generated/X_fns.rs`.
+pub fn error_items(lib: &Lib<'_>, face: &Face<'_>) -> Vec<syn::Item> {
+    let Some(e) = &face.error else {
+        return Vec::new();
+    };
+    let (error, status, success) = (ident(e.error), ident(e.status), ident(e.success));
+    let (name, word) = (lib.name, e.word);
+    let doc = format!(
+        " A failed {name} call (`{}` other than `{}`).",
+        e.status, e.success
+    );
+    let error_name = e.error;
+    let debug_fmt = format!("{error_name}({{:?}})");
+    let unknown = format!("{}({{v}}): unknown {word}", e.status);
+    let (invented_fn, display) = match e.counterpart {
+        Some(hip) => {
+            let f = ident(&format!("{}_code", hip.to_ascii_lowercase()));
+            let fdoc = format!(
+                " For a code invented for {hip} (hallucinated or unknown), the raw {hip} value."
+            );
+            let msg = format!(
+                "{}({{v}}): {hip} {word} {{raw}}, unknown when anycuda's tables were generated",
+                e.status
+            );
+            (
+                quote! {
+                    #[doc = #fdoc]
+                    pub fn #f(self) -> Option<i64> {
+                        use crate::hallucinated::{classify, Invented};
+                        match classify(self.0.to_i64())? {
+                            Invented::Named(v) | Invented::Unknown(v) => Some(v),
+                        }
+                    }
+                },
+                quote! {
+                    match (self.0.info(), crate::hallucinated::classify(v)) {
+                        (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+                        (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
+                        (None, Some(crate::hallucinated::Invented::Unknown(raw))) => write!(f, #msg),
+                        (None, _) => write!(f, #unknown),
+                    }
+                },
+            )
+        }
+        None => (
+            quote!(),
+            quote! {
+                match self.0.info() {
+                    Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+                    Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
+                    None => write!(f, #unknown),
+                }
+            },
+        ),
+    };
+    let ok_doc = format!(" `Ok(())` for `{}`, else the error.", e.success);
+    let every = format!(" Every {word} but `{}`.", e.success);
+    vec![
+        syn::parse_quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+            pub struct #error(pub #status);
+        },
+        syn::parse_quote! {
+            impl #error {
+                /// The code carried by this error.
+                pub fn code(self) -> #status {
+                    self.0
+                }
+                #invented_fn
+            }
+        },
+        syn::parse_quote! {
+            impl ::core::fmt::Display for #error {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    use crate::enums::CudaEnum as _;
+                    let v = self.0.to_i64();
+                    #display
+                }
+            }
+        },
+        syn::parse_quote! {
+            impl ::core::fmt::Debug for #error {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    write!(f, #debug_fmt, self.0)
+                }
+            }
+        },
+        syn::parse_quote!(impl std::error::Error for #error {}),
+        syn::parse_quote! {
+            impl #status {
+                #[doc = #ok_doc]
+                ///
+                /// # Errors
+                #[doc = #every]
+                #[inline]
+                pub fn result(self) -> Result<(), #error> {
+                    if self == Self::#success {
+                        Ok(())
+                    } else {
+                        Err(#error(self))
+                    }
+                }
+            }
+        },
+    ]
 }
 
 /// The CUDA backend's module of the library (`backends/cuda/src/generated/X.rs`).

@@ -16,7 +16,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
-use crate::face::{CudaLoader, Face, HipSide, Info};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, arg_idents, ret_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Result};
@@ -189,7 +189,7 @@ pub fn generate(
     };
     out.push((
         PathBuf::from("api/src/generated/nccl_fns.rs"),
-        optional_lib::fns_module(&LIB, &fns, vec![rccl_declared], &both_in)?,
+        optional_lib::fns_module(&LIB, &FACE, &fns, vec![rccl_declared], &both_in)?,
     ));
     out.push((
         PathBuf::from("backends/hip/src/generated/nccl.rs"),
@@ -435,4 +435,11 @@ const FACE: Face<'static> = Face {
         warn_unavailable: false,
         before: None,
     },
+    error: Some(ErrorFace {
+        error: "NcclError",
+        status: "ncclResult_t",
+        success: "ncclSuccess",
+        word: "code",
+        counterpart: Some("RCCL"),
+    }),
 };

@@ -23,7 +23,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
-use crate::face::{CudaLoader, Face, HipSide, Info};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, FnDecl};
 use crate::optional_lib::{self, ret_str, Lib};
 use anyhow::{bail, Result};
@@ -123,7 +123,7 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         ),
         (
             PathBuf::from("api/src/generated/nvjitlink_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, Vec::new(), &what)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, Vec::new(), &what)?,
         ),
         (
             PathBuf::from("capi/src/generated/nvjitlink.rs"),
@@ -253,4 +253,11 @@ const FACE: Face<'static> = Face {
         warn_unavailable: true,
         before: None,
     },
+    error: Some(ErrorFace {
+        error: "NvJitLinkError",
+        status: "nvJitLinkResult",
+        success: "NVJITLINK_SUCCESS",
+        word: "code",
+        counterpart: None,
+    }),
 };

@@ -28,7 +28,7 @@
 
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, Extras};
-use crate::face::{CudaLoader, Face, HipSide};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide};
 use crate::model::{self, FnDecl};
 use crate::optional_lib::{self, ret_str, Lib};
 use anyhow::{bail, Result};
@@ -175,7 +175,7 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>> {
         ),
         (
             PathBuf::from("api/src/generated/nvml_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, Vec::new(), &what)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, Vec::new(), &what)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/nvml.rs"),
@@ -337,4 +337,11 @@ const FACE: Face<'static> = Face {
         warn_unavailable: true,
         before: None,
     },
+    error: Some(ErrorFace {
+        error: "NvmlError",
+        status: "nvmlReturn_t",
+        success: "NVML_SUCCESS",
+        word: "code",
+        counterpart: None,
+    }),
 };

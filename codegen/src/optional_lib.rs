@@ -137,9 +137,11 @@ fn ffi_use(lib: &Lib<'_>) -> syn::Item {
 }
 
 /// The catalogue, the function-pointer table, the trait and the table's impl of it
-/// (`api/src/generated/X_fns.rs`). `extra`: items placed after the catalogue.
+/// (`api/src/generated/X_fns.rs`), and the face's error type ([`crate::face::error_items`]).
+/// `extra`: items placed after the catalogue.
 pub fn fns_module(
     lib: &Lib<'_>,
+    face: &crate::face::Face<'_>,
     fns: &[&FnDecl],
     extra: Vec<syn::Item>,
     inputs: &str,
@@ -216,6 +218,7 @@ pub fn fns_module(
         },
     ];
     items.extend(extra);
+    items.extend(crate::face::error_items(lib, face));
     items.extend::<Vec<syn::Item>>(vec![
         syn::parse_quote! {
             #[doc = #table_doc]
