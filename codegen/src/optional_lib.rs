@@ -10,7 +10,9 @@
 //! - the facade's C-named free functions, dispatched to the active backend ([`facade_module`]).
 //!
 //! What differs between libraries is data in [`Lib`] (names, documentation, what a call answers
-//! when it cannot be served); what they share is written here once.
+//! when it cannot be served); what they share is written here once. The rest of a library's
+//! face (`Library`, `LibraryError`, the error type, the CUDA backend's loader) comes from its
+//! [`crate::face::Face`].
 
 use crate::emit::int_lit;
 use crate::emit_cuda;
