@@ -35,51 +35,6 @@ pub use anycuda_api::cublas::*;
 mod surface;
 pub use surface::*;
 
-use crate::{Backend, LoadError};
-
-/// The active backend's BLAS library. `Copy`: libraries load once per process and are never
-/// unloaded. It implements [`Cublas`] by dispatching to the backend's library.
-#[derive(Clone, Copy, Debug)]
-pub enum Library {
-    /// cuBLAS, loaded by the CUDA backend.
-    #[cfg(feature = "backend-cuda")]
-    Cuda(&'static CublasTable),
-    /// hipBLAS (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.
-    #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::cublas::BlasLibrary),
-}
-
-/// Why no BLAS library can be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LibraryError {
-    /// No GPU backend could be selected, so there is no library to choose.
-    #[error("no usable GPU backend for cuBLAS: {0}")]
-    NoBackend(String),
-    /// The backend's BLAS library did not load (the error names every path tried).
-    #[error(transparent)]
-    Load(#[from] LoadError),
-}
-
-/// What `library()` found: which library, where and which version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryInfo {
-    /// `"cuBLAS"` or `"hipBLAS"`.
-    pub name: &'static str,
-    /// The file the loader mapped.
-    pub path: String,
-    /// Its version code (`cublasGetVersion_v2`), e.g. `131000`; 0 for hipBLAS, which has no
-    /// version query.
-    pub version: i32,
-    /// The version as people write it (`13.10.0`; for hipBLAS, that it is unknown).
-    pub version_string: String,
-    /// Entry points resolved, of the functions the pinned `cublas_api.h` declares.
-    pub entry_points: (usize, usize),
-    /// How the library takes the mixed-precision functions' data and compute types
-    /// ([`Abi::describe`]): read from hipBLAS's exports, `"cuBLAS"` for cuBLAS.
-    pub abi: &'static str,
-}
-
 impl Library {
     /// Which library this is, where it was loaded from and its version.
     pub fn info(self) -> LibraryInfo {
@@ -114,41 +69,4 @@ impl Library {
             },
         }
     }
-}
-
-/// The BLAS library of a given backend (cuBLAS for CUDA, hipBLAS for HIP), loaded on first use.
-///
-/// # Errors
-/// [`LibraryError::Load`] naming every path tried.
-pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
-    match b {
-        #[cfg(feature = "backend-cuda")]
-        Backend::Cuda(_) => anycuda_cuda::cublas::library()
-            .map(|l| Library::Cuda(&l.table))
-            .map_err(|e| LibraryError::Load(e.clone())),
-        #[cfg(feature = "backend-hip")]
-        Backend::Hip(h) => anycuda_hip::cublas::library(h.platform())
-            .map(Library::Hip)
-            .map_err(|e| LibraryError::Load(e.clone())),
-    }
-}
-
-/// The active backend's BLAS library (what the free functions of this module call).
-///
-/// # Errors
-/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
-#[inline]
-pub fn library() -> Result<Library, LibraryError> {
-    match crate::select::active() {
-        Some(b) => library_of(b),
-        None => Err(LibraryError::NoBackend(match crate::backend() {
-            Ok(s) => format!("{s:?}"),
-            Err(e) => e.to_string(),
-        })),
-    }
-}
-
-/// What a free function answers when no library could be loaded.
-fn not_loaded() -> cublasStatus_t {
-    refuse("no BLAS library loaded (cuBLAS or hipBLAS): anycuda::cublas::library() says why and where it looked")
 }

@@ -46,47 +46,6 @@ pub use anycuda_api::cublaslt::*;
 mod surface;
 pub use surface::*;
 
-use crate::{Backend, LoadError};
-
-/// The active backend's matmul library. `Copy`: libraries load once per process and are never
-/// unloaded. It implements [`CublasLt`] by dispatching to the backend's library.
-#[derive(Clone, Copy, Debug)]
-pub enum Library {
-    /// cuBLASLt, loaded by the CUDA backend.
-    #[cfg(feature = "backend-cuda")]
-    Cuda(&'static CublasLtTable),
-    /// hipBLASLt (AMD), or the HIP backend's refusing stand-in on HIP's NVIDIA platform.
-    #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::cublaslt::LtLibrary),
-}
-
-/// Why no matmul library can be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LibraryError {
-    /// No GPU backend could be selected, so there is no library to choose.
-    #[error("no usable GPU backend for cuBLASLt: {0}")]
-    NoBackend(String),
-    /// The backend's matmul library did not load (the error names every path tried).
-    #[error(transparent)]
-    Load(#[from] LoadError),
-}
-
-/// What `library()` found: which library, where and which version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryInfo {
-    /// `"cuBLASLt"`, `"hipBLASLt"`, or `"none"` (HIP's NVIDIA platform).
-    pub name: &'static str,
-    /// The file the loader mapped (empty for `"none"`).
-    pub path: String,
-    /// Its version code (`cublasLtGetVersion`, `hipblasLtGetVersion`; 0: unknown).
-    pub version: i32,
-    /// The version as people write it (`13.10.0`, hipBLASLt `1.1.0`, `unknown`).
-    pub version_string: String,
-    /// Entry points resolved, of the functions the pinned `cublasLt.h` declares.
-    pub entry_points: (usize, usize),
-}
-
 impl Library {
     /// Which library this is, where it was loaded from and its version.
     pub fn info(self) -> LibraryInfo {
@@ -123,42 +82,4 @@ impl Library {
             },
         }
     }
-}
-
-/// The matmul library of a given backend (cuBLASLt for CUDA, hipBLASLt for HIP on AMD, the
-/// refusing stand-in on HIP's NVIDIA platform), loaded on first use.
-///
-/// # Errors
-/// [`LibraryError::Load`] naming every path tried.
-pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
-    match b {
-        #[cfg(feature = "backend-cuda")]
-        Backend::Cuda(_) => anycuda_cuda::cublaslt::library()
-            .map(|l| Library::Cuda(&l.table))
-            .map_err(|e| LibraryError::Load(e.clone())),
-        #[cfg(feature = "backend-hip")]
-        Backend::Hip(h) => anycuda_hip::cublaslt::library(h.platform())
-            .map(Library::Hip)
-            .map_err(|e| LibraryError::Load(e.clone())),
-    }
-}
-
-/// The active backend's matmul library (what the free functions of this module call).
-///
-/// # Errors
-/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
-#[inline]
-pub fn library() -> Result<Library, LibraryError> {
-    match crate::select::active() {
-        Some(b) => library_of(b),
-        None => Err(LibraryError::NoBackend(match crate::backend() {
-            Ok(s) => format!("{s:?}"),
-            Err(e) => e.to_string(),
-        })),
-    }
-}
-
-/// What a free function answers when no library could be loaded.
-fn not_loaded() -> cublasStatus_t {
-    refuse("no matmul library loaded (cuBLASLt or hipBLASLt): anycuda::cublaslt::library() says why and where it looked")
 }

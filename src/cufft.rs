@@ -33,47 +33,6 @@ pub use anycuda_api::cufft::*;
 mod surface;
 pub use surface::*;
 
-use crate::{Backend, LoadError};
-
-/// The active backend's FFT library. `Copy`: libraries load once per process and
-/// are never unloaded. It implements [`Cufft`] by dispatching to the backend's library.
-#[derive(Clone, Copy, Debug)]
-pub enum Library {
-    /// cuFFT, loaded by the CUDA backend.
-    #[cfg(feature = "backend-cuda")]
-    Cuda(&'static CufftTable),
-    /// hipFFT (AMD's), loaded by the HIP backend.
-    #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::cufft::FftLibrary),
-}
-
-/// Why no FFT library can be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LibraryError {
-    /// No GPU backend could be selected, so there is no library to choose.
-    #[error("no usable GPU backend for cuFFT: {0}")]
-    NoBackend(String),
-    /// The backend's FFT library did not load (the error names every path tried).
-    #[error(transparent)]
-    Load(#[from] LoadError),
-}
-
-/// What `library()` found: which library, where and which version.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryInfo {
-    /// `"cuFFT"` or `"hipFFT"`.
-    pub name: &'static str,
-    /// The file the loader mapped.
-    pub path: String,
-    /// Its version code (`cufftGetVersion`/`hipfftGetVersion`), e.g. `12500`.
-    pub version: i32,
-    /// The version as people write it (`12.5.0`; hipFFT 6.1.2 reports `1.0.27`).
-    pub version_string: String,
-    /// Entry points resolved, of the functions the pinned `cufft.h` declares.
-    pub entry_points: (usize, usize),
-}
-
 impl Library {
     /// Which library this is, where it was loaded from and its version.
     pub fn info(self) -> LibraryInfo {
@@ -101,42 +60,4 @@ impl Library {
             },
         }
     }
-}
-
-/// The FFT library of a given backend (cuFFT for CUDA, hipFFT for HIP on AMD), loaded on
-/// first use.
-///
-/// # Errors
-/// [`LibraryError::Load`] naming every path tried.
-pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
-    match b {
-        #[cfg(feature = "backend-cuda")]
-        Backend::Cuda(_) => anycuda_cuda::cufft::library()
-            .map(|l| Library::Cuda(&l.table))
-            .map_err(|e| LibraryError::Load(e.clone())),
-        #[cfg(feature = "backend-hip")]
-        Backend::Hip(h) => anycuda_hip::cufft::library(h.platform())
-            .map(Library::Hip)
-            .map_err(|e| LibraryError::Load(e.clone())),
-    }
-}
-
-/// The active backend's FFT library (what the free functions of this module call).
-///
-/// # Errors
-/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
-#[inline]
-pub fn library() -> Result<Library, LibraryError> {
-    match crate::select::active() {
-        Some(b) => library_of(b),
-        None => Err(LibraryError::NoBackend(match crate::backend() {
-            Ok(s) => format!("{s:?}"),
-            Err(e) => e.to_string(),
-        })),
-    }
-}
-
-/// What a free function answers when no library could be loaded.
-fn not_loaded() -> cufftResult {
-    refuse("no FFT library loaded (cuFFT or hipFFT): anycuda::cufft::library() says why and where it looked")
 }

@@ -30,43 +30,6 @@ pub use anycuda_api::nvjitlink::*;
 mod surface;
 pub use surface::*;
 
-use crate::{Backend, LoadError};
-
-/// The active backend's JIT linker. `Copy`: libraries load once per process and are never
-/// unloaded. It implements [`NvJitLink`] by dispatching to the backend.
-#[derive(Clone, Copy, Debug)]
-pub enum Library {
-    /// NVIDIA's nvJitLink, loaded by the CUDA backend.
-    #[cfg(feature = "backend-cuda")]
-    Cuda(&'static NvJitLinkTable),
-    /// The HIP backend's linker of PTX for the AMD GPU (`anycuda_hip::nvjitlink`).
-    #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::HipBackend),
-}
-
-/// Why nvJitLink cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LibraryError {
-    /// No GPU backend could be selected.
-    #[error("no usable backend for nvJitLink: {0}")]
-    NoBackend(String),
-    /// The library did not load (the error names every path tried).
-    #[error(transparent)]
-    Load(#[from] LoadError),
-}
-
-/// Where `library()` found nvJitLink and which version it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryInfo {
-    /// The file the loader mapped (empty on HIP, whose linker is built in).
-    pub path: String,
-    /// Its version, `1000 * major + 10 * minor` (`13050` for 13.5; on HIP the nvJitLink API
-    /// version its linker implements).
-    pub version: i32,
-    /// Entry points resolved, of the functions the pinned `nvJitLink.h` declares.
-    pub entry_points: (usize, usize),
-}
-
 impl Library {
     /// Whether this backend links with NVIDIA's nvJitLink: true on the CUDA backend (whether or
     /// not the library loaded), false on HIP, whose linker takes PTX only (for the AMD GPU).
@@ -102,36 +65,5 @@ impl Library {
                 entry_points: (total, total),
             },
         }
-    }
-}
-
-/// The JIT linker of a given backend: nvJitLink (loaded on first use) for CUDA, the PTX linker
-/// for the AMD GPU on HIP.
-///
-/// # Errors
-/// [`LibraryError::Load`] naming every path tried.
-pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
-    match b {
-        #[cfg(feature = "backend-cuda")]
-        Backend::Cuda(_) => anycuda_cuda::nvjitlink::library()
-            .map(|l| Library::Cuda(&l.table))
-            .map_err(|e| LibraryError::Load(e.clone())),
-        #[cfg(feature = "backend-hip")]
-        Backend::Hip(h) => Ok(Library::Hip(h)),
-    }
-}
-
-/// The active backend's JIT linker (what the free functions of this module call).
-///
-/// # Errors
-/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
-#[inline]
-pub fn library() -> Result<Library, LibraryError> {
-    match crate::select::active() {
-        Some(b) => library_of(b),
-        None => Err(LibraryError::NoBackend(match crate::backend() {
-            Ok(s) => format!("{s:?}"),
-            Err(e) => e.to_string(),
-        })),
     }
 }

@@ -33,31 +33,6 @@ pub use anycuda_api::nvml::*;
 mod surface;
 pub use surface::*;
 
-use crate::{Backend, LoadError};
-
-/// The active backend's NVML. `Copy`: libraries load once per process and are never unloaded.
-/// It implements [`Nvml`] by dispatching to the backend.
-#[derive(Clone, Copy, Debug)]
-pub enum Library {
-    /// NVIDIA's libnvidia-ml, loaded by the CUDA backend.
-    #[cfg(feature = "backend-cuda")]
-    Cuda(&'static NvmlTable),
-    /// The HIP backend's NVML over rocm-smi (`anycuda_hip::nvml`).
-    #[cfg(feature = "backend-hip")]
-    Hip(&'static anycuda_hip::HipBackend),
-}
-
-/// Why NVML cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LibraryError {
-    /// No GPU backend could be selected.
-    #[error("no usable backend for NVML: {0}")]
-    NoBackend(String),
-    /// The library did not load (the error names every path tried).
-    #[error(transparent)]
-    Load(#[from] LoadError),
-}
-
 impl Library {
     /// Whether this is NVIDIA's NVML (the CUDA backend) rather than the HIP backend's subset.
     pub fn is_nvidia(self) -> bool {
@@ -91,36 +66,5 @@ impl Library {
                 total,
             ),
         }
-    }
-}
-
-/// The NVML of a given backend: NVIDIA's (loaded on first use) for CUDA, the rocm-smi subset on
-/// HIP (which loads rocm-smi at `nvmlInit`).
-///
-/// # Errors
-/// [`LibraryError::Load`] naming every path tried (CUDA).
-pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
-    match b {
-        #[cfg(feature = "backend-cuda")]
-        Backend::Cuda(_) => anycuda_cuda::nvml::library()
-            .map(|l| Library::Cuda(&l.table))
-            .map_err(|e| LibraryError::Load(e.clone())),
-        #[cfg(feature = "backend-hip")]
-        Backend::Hip(h) => Ok(Library::Hip(h)),
-    }
-}
-
-/// The active backend's NVML (what the free functions of this module call).
-///
-/// # Errors
-/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
-#[inline]
-pub fn library() -> Result<Library, LibraryError> {
-    match crate::select::active() {
-        Some(b) => library_of(b),
-        None => Err(LibraryError::NoBackend(match crate::backend() {
-            Ok(s) => format!("{s:?}"),
-            Err(e) => e.to_string(),
-        })),
     }
 }

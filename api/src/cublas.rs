@@ -16,7 +16,6 @@
 use crate::error::LoadError;
 use crate::loader::{required, Loaded, Opened, Search};
 use core::ffi::c_int;
-use core::fmt;
 use std::cell::Cell;
 
 #[path = "generated/cublas.rs"]
@@ -40,50 +39,6 @@ pub use crate::runtime::{
 /// `cublasDataType_t`: `cublas_api.h`'s name for the runtime's `cudaDataType`.
 #[allow(non_camel_case_types)]
 pub type cublasDataType_t = cudaDataType;
-
-/// A failed cuBLAS call (`cublasStatus_t` other than `CUBLAS_STATUS_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CublasError(pub cublasStatus_t);
-
-impl CublasError {
-    /// The code carried by this error.
-    pub fn code(self) -> cublasStatus_t {
-        self.0
-    }
-}
-
-impl fmt::Display for CublasError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::enums::CudaEnum;
-        let v = self.0.to_i64();
-        match self.0.info() {
-            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
-            None => write!(f, "cublasStatus_t({v}): unknown status"),
-        }
-    }
-}
-impl fmt::Debug for CublasError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CublasError({:?})", self.0)
-    }
-}
-impl std::error::Error for CublasError {}
-
-impl cublasStatus_t {
-    /// `Ok(())` for `CUBLAS_STATUS_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every status but `CUBLAS_STATUS_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), CublasError> {
-        if self == Self::CUBLAS_STATUS_SUCCESS {
-            Ok(())
-        } else {
-            Err(CublasError(self))
-        }
-    }
-}
 
 thread_local! {
     /// The last not-supported answer on this thread and why it was given.

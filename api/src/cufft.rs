@@ -11,10 +11,8 @@
 
 use crate::enums::CudaEnum;
 use crate::error::LoadError;
-use crate::hallucinated::{classify, Invented};
 use crate::loader::{required, Loaded, Opened, Search};
 use core::ffi::c_int;
-use core::fmt;
 use std::cell::Cell;
 
 #[path = "generated/cufft.rs"]
@@ -31,59 +29,6 @@ pub use types::*;
 
 /// `libraryPropertyType` (`cufftGetProperty`'s argument) is the runtime's: one type for both.
 pub use crate::runtime::libraryPropertyType;
-
-/// A failed cuFFT call (`cufftResult` other than `CUFFT_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CufftError(pub cufftResult);
-
-impl CufftError {
-    /// The code carried by this error.
-    pub fn code(self) -> cufftResult {
-        self.0
-    }
-    /// For a code invented for hipFFT (hallucinated or unknown), the raw hipFFT value.
-    pub fn hipfft_code(self) -> Option<i64> {
-        match classify(self.0.to_i64())? {
-            Invented::Named(v) | Invented::Unknown(v) => Some(v),
-        }
-    }
-}
-
-impl fmt::Display for CufftError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0.to_i64();
-        match (self.0.info(), classify(v)) {
-            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
-            (None, Some(Invented::Unknown(raw))) => write!(
-                f,
-                "cufftResult({v}): hipFFT result {raw}, unknown when anycuda's tables were generated"
-            ),
-            (None, _) => write!(f, "cufftResult({v}): unknown result"),
-        }
-    }
-}
-impl fmt::Debug for CufftError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CufftError({:?})", self.0)
-    }
-}
-impl std::error::Error for CufftError {}
-
-impl cufftResult {
-    /// `Ok(())` for `CUFFT_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every result but `CUFFT_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), CufftError> {
-        if self == Self::CUFFT_SUCCESS {
-            Ok(())
-        } else {
-            Err(CufftError(self))
-        }
-    }
-}
 
 thread_local! {
     /// The last not-supported answer on this thread and why it was given.

@@ -11,10 +11,8 @@
 
 use crate::enums::CudaEnum;
 use crate::error::LoadError;
-use crate::hallucinated::{classify, Invented};
 use crate::loader::{required, Loaded, Search};
 use core::ffi::c_int;
-use core::fmt;
 use std::cell::Cell;
 
 #[path = "generated/curand.rs"]
@@ -31,59 +29,6 @@ pub use types::*;
 
 /// `libraryPropertyType` (`curandGetProperty`'s argument) is the runtime's: one type for both.
 pub use crate::runtime::libraryPropertyType;
-
-/// A failed cuRAND call (`curandStatus_t` other than `CURAND_STATUS_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CurandError(pub curandStatus_t);
-
-impl CurandError {
-    /// The code carried by this error.
-    pub fn code(self) -> curandStatus_t {
-        self.0
-    }
-    /// For a code invented for hipRAND (hallucinated or unknown), the raw hipRAND value.
-    pub fn hiprand_code(self) -> Option<i64> {
-        match classify(self.0.to_i64())? {
-            Invented::Named(v) | Invented::Unknown(v) => Some(v),
-        }
-    }
-}
-
-impl fmt::Display for CurandError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0.to_i64();
-        match (self.0.info(), classify(v)) {
-            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
-            (None, Some(Invented::Unknown(raw))) => write!(
-                f,
-                "curandStatus_t({v}): hipRAND status {raw}, unknown when anycuda's tables were generated"
-            ),
-            (None, _) => write!(f, "curandStatus_t({v}): unknown status"),
-        }
-    }
-}
-impl fmt::Debug for CurandError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CurandError({:?})", self.0)
-    }
-}
-impl std::error::Error for CurandError {}
-
-impl curandStatus_t {
-    /// `Ok(())` for `CURAND_STATUS_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every status but `CURAND_STATUS_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), CurandError> {
-        if self == Self::CURAND_STATUS_SUCCESS {
-            Ok(())
-        } else {
-            Err(CurandError(self))
-        }
-    }
-}
 
 thread_local! {
     /// The last not-supported answer on this thread and why it was given.

@@ -14,7 +14,6 @@
 use crate::error::LoadError;
 use crate::loader::{required, Loaded, Search};
 use core::ffi::c_int;
-use core::fmt;
 use std::cell::Cell;
 
 #[path = "generated/cusparse.rs"]
@@ -31,50 +30,6 @@ pub use types::*;
 
 /// Types `cusparse.h` takes from `library_types.h` are the runtime's: one type for both.
 pub use crate::runtime::{cudaDataType, cudaDataType_t, libraryPropertyType};
-
-/// A failed cuSPARSE call (`cusparseStatus_t` other than `CUSPARSE_STATUS_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CusparseError(pub cusparseStatus_t);
-
-impl CusparseError {
-    /// The code carried by this error.
-    pub fn code(self) -> cusparseStatus_t {
-        self.0
-    }
-}
-
-impl fmt::Display for CusparseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::enums::CudaEnum;
-        let v = self.0.to_i64();
-        match self.0.info() {
-            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
-            None => write!(f, "cusparseStatus_t({v}): unknown status"),
-        }
-    }
-}
-impl fmt::Debug for CusparseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CusparseError({:?})", self.0)
-    }
-}
-impl std::error::Error for CusparseError {}
-
-impl cusparseStatus_t {
-    /// `Ok(())` for `CUSPARSE_STATUS_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every status but `CUSPARSE_STATUS_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), CusparseError> {
-        if self == Self::CUSPARSE_STATUS_SUCCESS {
-            Ok(())
-        } else {
-            Err(CusparseError(self))
-        }
-    }
-}
 
 thread_local! {
     /// The last not-supported answer on this thread and why it was given.

@@ -7,10 +7,8 @@
 
 use crate::enums::CudaEnum;
 use crate::error::LoadError;
-use crate::hallucinated::{classify, Invented};
 use crate::loader::{required, Loaded, Search};
 use core::ffi::{c_char, c_int, CStr};
-use core::fmt;
 use std::sync::OnceLock;
 
 #[path = "generated/nccl.rs"]
@@ -132,59 +130,6 @@ impl ncclUniqueId {
             *out = (digit(pair[0])? << 4) | digit(pair[1])?;
         }
         Some(Self::from_bytes(&b))
-    }
-}
-
-/// A failed NCCL call (`ncclResult_t` other than `ncclSuccess`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NcclError(pub ncclResult_t);
-
-impl NcclError {
-    /// The code carried by this error.
-    pub fn code(self) -> ncclResult_t {
-        self.0
-    }
-    /// For a code invented for RCCL (hallucinated or unknown), the raw RCCL value.
-    pub fn rccl_code(self) -> Option<i64> {
-        match classify(self.0.to_i64())? {
-            Invented::Named(v) | Invented::Unknown(v) => Some(v),
-        }
-    }
-}
-
-impl fmt::Display for NcclError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0.to_i64();
-        match (self.0.info(), classify(v)) {
-            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
-            (None, Some(Invented::Unknown(raw))) => write!(
-                f,
-                "ncclResult_t({v}): RCCL code {raw}, unknown when anycuda's tables were generated"
-            ),
-            (None, _) => write!(f, "ncclResult_t({v}): unknown code"),
-        }
-    }
-}
-impl fmt::Debug for NcclError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NcclError({:?})", self.0)
-    }
-}
-impl std::error::Error for NcclError {}
-
-impl ncclResult_t {
-    /// `Ok(())` for `ncclSuccess`, else the error.
-    ///
-    /// # Errors
-    /// Every code but `ncclSuccess`.
-    #[inline]
-    pub fn result(self) -> Result<(), NcclError> {
-        if self == Self::ncclSuccess {
-            Ok(())
-        } else {
-            Err(NcclError(self))
-        }
     }
 }
 

@@ -11,11 +11,9 @@
 //! own name says "unavailable" and is recognisable ([`crate::hallucinated::ANYCUDA_BASE`]), as
 //! `ncclNotSupported` and `NVRTC_ERROR_NOT_SUPPORTED` are for NCCL and NVRTC.
 
-use crate::enums::CudaEnum;
 use crate::error::LoadError;
 use crate::loader::{required, Loaded, Search};
 use core::ffi::c_uint;
-use core::fmt;
 
 #[path = "generated/nvjitlink.rs"]
 #[rustfmt::skip]
@@ -28,49 +26,6 @@ mod fns;
 
 pub use fns::*;
 pub use types::*;
-
-/// A failed nvJitLink call (`nvJitLinkResult` other than `NVJITLINK_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NvJitLinkError(pub nvJitLinkResult);
-
-impl NvJitLinkError {
-    /// The code carried by this error.
-    pub fn code(self) -> nvJitLinkResult {
-        self.0
-    }
-}
-
-impl fmt::Display for NvJitLinkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0.to_i64();
-        match self.0.info() {
-            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
-            None => write!(f, "nvJitLinkResult({v}): unknown code"),
-        }
-    }
-}
-impl fmt::Debug for NvJitLinkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NvJitLinkError({:?})", self.0)
-    }
-}
-impl std::error::Error for NvJitLinkError {}
-
-impl nvJitLinkResult {
-    /// `Ok(())` for `NVJITLINK_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every code but `NVJITLINK_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), NvJitLinkError> {
-        if self == Self::NVJITLINK_SUCCESS {
-            Ok(())
-        } else {
-            Err(NvJitLinkError(self))
-        }
-    }
-}
 
 /// nvJitLink: the soname, then `CUDA_PATH`/`CUDA_HOME` and `/usr/local/cuda`;
 /// `ANYCUDA_NVJITLINK_LIBRARY` (an exact file) overrides all of that.

@@ -16,7 +16,6 @@ use crate::enums::CudaEnum;
 use crate::error::LoadError;
 use crate::loader::{required, Loaded, Search};
 use core::ffi::{c_char, CStr};
-use core::fmt;
 use std::cell::Cell;
 use std::ffi::CString;
 use std::sync::OnceLock;
@@ -32,49 +31,6 @@ mod fns;
 
 pub use fns::*;
 pub use types::*;
-
-/// A failed NVML call (`nvmlReturn_t` other than `NVML_SUCCESS`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NvmlError(pub nvmlReturn_t);
-
-impl NvmlError {
-    /// The code carried by this error.
-    pub fn code(self) -> nvmlReturn_t {
-        self.0
-    }
-}
-
-impl fmt::Display for NvmlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0.to_i64();
-        match self.0.info() {
-            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
-            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
-            None => write!(f, "nvmlReturn_t({v}): unknown code"),
-        }
-    }
-}
-impl fmt::Debug for NvmlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NvmlError({:?})", self.0)
-    }
-}
-impl std::error::Error for NvmlError {}
-
-impl nvmlReturn_t {
-    /// `Ok(())` for `NVML_SUCCESS`, else the error.
-    ///
-    /// # Errors
-    /// Every code but `NVML_SUCCESS`.
-    #[inline]
-    pub fn result(self) -> Result<(), NvmlError> {
-        if self == Self::NVML_SUCCESS {
-            Ok(())
-        } else {
-            Err(NvmlError(self))
-        }
-    }
-}
 
 /// The text [`nvmlErrorString`](Nvml::nvmlErrorString) answers where anycuda answers it (the
 /// HIP backend; no library): the description `nvml.h` gives the code (its doc comment), or

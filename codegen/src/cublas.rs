@@ -17,6 +17,7 @@ use crate::bindgen_run::{self, Job};
 use crate::cublas_hip;
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, Lib};
 use anyhow::{bail, Result};
@@ -119,7 +120,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cublas_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, hip.fns_items, &hip_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, hip.fns_items, &hip_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cublas.rs"),
@@ -127,12 +128,11 @@ pub fn generate(
         ),
         (
             PathBuf::from("src/generated/cublas.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &input,
-                "The cuBLAS API's free functions, dispatched to the active backend's BLAS library.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &input)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/cublas.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &input)?,
         ),
         (
             PathBuf::from("capi/src/generated/cublas.rs"),
@@ -229,4 +229,68 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
     status: "cublasStatus_t",
     leave_out: &[],
     aliases: &[],
+};
+
+/// cuBLAS's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "BLAS library",
+    cuda_doc: "cuBLAS, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::cublas::BlasLibrary"),
+    hip_doc: "hipBLAS (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.",
+    library_of_doc: &[
+        "The BLAS library of a given backend (cuBLAS for CUDA, hipBLAS for HIP), loaded on first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            ("name", &["`\"cuBLAS\"` or `\"hipBLAS\"`."]),
+            ("path", &["The file the loader mapped."]),
+            (
+                "version",
+                &[
+                    "Its version code (`cublasGetVersion_v2`), e.g. `131000`; 0 for hipBLAS, which has no",
+                    "version query.",
+                ],
+            ),
+            (
+                "version_string",
+                &["The version as people write it (`13.10.0`; for hipBLAS, that it is unknown)."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `cublas_api.h` declares."],
+            ),
+            (
+                "abi",
+                &[
+                    "How the library takes the mixed-precision functions' data and compute types",
+                    "([`Abi::describe`]): read from hipBLAS's exports, `\"cuBLAS\"` for cuBLAS.",
+                ],
+            ),
+        ],
+    }),
+    not_loaded: Some(("cublasStatus_t", "cuBLAS or hipBLAS")),
+    cuda: CudaLoader {
+        doc: &[
+            "cuBLAS on the CUDA backend: NVIDIA's library, loaded once on first use, values passed",
+            "unchanged. Optional: without it every call answers `CUBLAS_STATUS_NOT_SUPPORTED` and the",
+            "load error is logged once.",
+        ],
+        load: "cublas::load(&cublas::CUBLAS_SEARCH, cublas::Flavor::Cublas).map(|(l, _)| l)",
+        describe: "cublas::version_string(l.version)",
+        errors: "The [`LoadError`] naming every path tried, or a missing version query.",
+        warn_unavailable: true,
+        // NVIDIA's cuBLAS binds cuBLASLt's internals by version: the CUDA backend's rule.
+        before: Some("crate::loader::cublaslt_global();"),
+    },
+    error: Some(ErrorFace {
+        error: "CublasError",
+        status: "cublasStatus_t",
+        success: "CUBLAS_STATUS_SUCCESS",
+        word: "status",
+        counterpart: None,
+    }),
 };

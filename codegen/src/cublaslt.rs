@@ -27,6 +27,7 @@ use crate::bindgen_run::{self, Job};
 use crate::emit::int_lit;
 use crate::emit_cuda;
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Context, Result};
@@ -326,7 +327,13 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cublaslt_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, vec![declared_static, status_names], &both_in)?,
+            optional_lib::fns_module(
+                &LIB,
+                &FACE,
+                &fns,
+                vec![declared_static, status_names],
+                &both_in,
+            )?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cublaslt.rs"),
@@ -334,12 +341,11 @@ pub fn generate(
         ),
         (
             PathBuf::from("src/generated/cublaslt.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &lt_in,
-                "The cuBLASLt API's free functions, dispatched to the active backend's matmul library.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &lt_in)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/cublaslt.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &lt_in)?,
         ),
         (
             PathBuf::from("capi/src/generated/cublaslt.rs"),
@@ -683,4 +689,55 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
         "declared by cublasLt.h, not exported by the pinned libcublasLt.so.13 (13.10)",
     )],
     aliases: &[],
+};
+
+/// cuBLASLt's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "matmul library",
+    cuda_doc: "cuBLASLt, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::cublaslt::LtLibrary"),
+    hip_doc: "hipBLASLt (AMD), or the HIP backend's refusing stand-in on HIP's NVIDIA platform.",
+    library_of_doc: &[
+        "The matmul library of a given backend (cuBLASLt for CUDA, hipBLASLt for HIP on AMD, the",
+        "refusing stand-in on HIP's NVIDIA platform), loaded on first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            (
+                "name",
+                &["`\"cuBLASLt\"`, `\"hipBLASLt\"`, or `\"none\"` (HIP's NVIDIA platform)."],
+            ),
+            ("path", &["The file the loader mapped (empty for `\"none\"`)."]),
+            (
+                "version",
+                &["Its version code (`cublasLtGetVersion`, `hipblasLtGetVersion`; 0: unknown)."],
+            ),
+            (
+                "version_string",
+                &["The version as people write it (`13.10.0`, hipBLASLt `1.1.0`, `unknown`)."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `cublasLt.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: Some(("cublasStatus_t", "cuBLASLt or hipBLASLt")),
+    cuda: CudaLoader {
+        doc: &[
+            "cuBLASLt on the CUDA backend: NVIDIA's library, loaded once on first use, values passed",
+            "unchanged. Optional: without it every call answers `CUBLAS_STATUS_NOT_SUPPORTED` and the load",
+            "error is logged once.",
+        ],
+        load: "cublaslt::load(&cublaslt::CUBLASLT_SEARCH, cublaslt::Flavor::CublasLt)",
+        describe: "cublaslt::version_string(cublaslt::Flavor::CublasLt, l.version)",
+        errors: "The [`LoadError`] naming every path tried, or a missing version query.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: None,
 };

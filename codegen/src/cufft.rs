@@ -23,6 +23,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Result};
@@ -210,7 +211,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cufft_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, vec![declared_static], &both_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, vec![declared_static], &both_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cufft.rs"),
@@ -218,12 +219,11 @@ pub fn generate(
         ),
         (
             PathBuf::from("src/generated/cufft.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &cufft_in,
-                "The cuFFT API's free functions, dispatched to the active backend's FFT library.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &cufft_in)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/cufft.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &cufft_in)?,
         ),
         (
             PathBuf::from("capi/src/generated/cufft.rs"),
@@ -546,4 +546,58 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
     status: "cufftResult",
     leave_out: &[],
     aliases: &[],
+};
+
+/// cuFFT's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "FFT library",
+    cuda_doc: "cuFFT, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::cufft::FftLibrary"),
+    hip_doc: "hipFFT (AMD's), loaded by the HIP backend.",
+    library_of_doc: &[
+        "The FFT library of a given backend (cuFFT for CUDA, hipFFT for HIP on AMD), loaded on",
+        "first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            ("name", &["`\"cuFFT\"` or `\"hipFFT\"`."]),
+            ("path", &["The file the loader mapped."]),
+            (
+                "version",
+                &["Its version code (`cufftGetVersion`/`hipfftGetVersion`), e.g. `12500`."],
+            ),
+            (
+                "version_string",
+                &["The version as people write it (`12.5.0`; hipFFT 6.1.2 reports `1.0.27`)."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `cufft.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: Some(("cufftResult", "cuFFT or hipFFT")),
+    cuda: CudaLoader {
+        doc: &[
+            "cuFFT on the CUDA backend: NVIDIA's library, loaded once on first use, values and plan",
+            "handles passed unchanged. Optional: without it every call answers `CUFFT_NOT_SUPPORTED` and",
+            "the load error is logged once.",
+        ],
+        load: "cufft::load(&cufft::CUFFT_SEARCH)",
+        describe: "cufft::version_string(false, l.version)",
+        errors: "The [`LoadError`] naming every path tried, or a missing version query.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "CufftError",
+        status: "cufftResult",
+        success: "CUFFT_SUCCESS",
+        word: "result",
+        counterpart: Some("hipFFT"),
+    }),
 };

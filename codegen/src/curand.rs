@@ -21,6 +21,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Result};
@@ -205,7 +206,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/curand_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, vec![declared_static], &both_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, vec![declared_static], &both_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/curand.rs"),
@@ -213,12 +214,11 @@ pub fn generate(
         ),
         (
             PathBuf::from("src/generated/curand.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &curand_in,
-                "The cuRAND API's free functions, dispatched to the active backend's random-number library.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &curand_in)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/curand.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &curand_in)?,
         ),
         (
             PathBuf::from("capi/src/generated/curand.rs"),
@@ -428,4 +428,58 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
         ),
     ],
     aliases: &[],
+};
+
+/// cuRAND's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "random-number library",
+    cuda_doc: "cuRAND, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::curand::RandLibrary"),
+    hip_doc: "hipRAND (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.",
+    library_of_doc: &[
+        "The random-number library of a given backend (cuRAND for CUDA, hipRAND for HIP), loaded on",
+        "first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            ("name", &["`\"cuRAND\"` or `\"hipRAND\"`."]),
+            ("path", &["The file the loader mapped."]),
+            (
+                "version",
+                &["Its version code (`curandGetVersion`/`hiprandGetVersion`), e.g. `10405`."],
+            ),
+            (
+                "version_string",
+                &["The version as people write it (`10.4.5`, hipRAND `2.10.9`)."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `curand.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: Some(("curandStatus_t", "cuRAND or hipRAND")),
+    cuda: CudaLoader {
+        doc: &[
+            "cuRAND on the CUDA backend: NVIDIA's library, loaded once on first use, values passed",
+            "unchanged. Optional: without it every call answers `CURAND_STATUS_NOT_SUPPORTED` and the",
+            "load error is logged once.",
+        ],
+        load: "curand::load(&curand::CURAND_SEARCH, curand::Flavor::Curand)",
+        describe: "curand::version_string(curand::Flavor::Curand, l.version)",
+        errors: "The [`LoadError`] naming every path tried, or a missing version query.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "CurandError",
+        status: "curandStatus_t",
+        success: "CURAND_STATUS_SUCCESS",
+        word: "status",
+        counterpart: Some("hipRAND"),
+    }),
 };

@@ -24,6 +24,7 @@ use crate::cublas_hip::Types;
 use crate::emit::int_lit;
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, ret_str, type_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Context, Result};
@@ -329,7 +330,7 @@ pub fn generate(
         ),
         (
             PathBuf::from("api/src/generated/cusparse_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, fns_items, &hip_in)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, fns_items, &hip_in)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/cusparse.rs"),
@@ -337,12 +338,11 @@ pub fn generate(
         ),
         (
             PathBuf::from("src/generated/cusparse.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &input,
-                "The cuSPARSE API's free functions, dispatched to the active backend's sparse library.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &input)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/cusparse.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &input)?,
         ),
         (
             PathBuf::from("capi/src/generated/cusparse.rs"),
@@ -697,3 +697,57 @@ const NOT_EXPORTED: &[(&str, &str)] = &[
     ("cusparseCgebsr2gebsr_bufferSizeExt", GONE),
     ("cusparseZgebsr2gebsr_bufferSizeExt", GONE),
 ];
+
+/// cuSPARSE's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "sparse library",
+    cuda_doc: "cuSPARSE, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::cusparse::SparseLibrary"),
+    hip_doc: "hipSPARSE (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.",
+    library_of_doc: &[
+        "The sparse library of a given backend (cuSPARSE for CUDA, hipSPARSE for HIP), loaded on",
+        "first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            ("name", &["`\"cuSPARSE\"` or `\"hipSPARSE\"`."]),
+            ("path", &["The file the loader mapped."]),
+            (
+                "version",
+                &["Its version code (`cusparseGetProperty`), e.g. `12904`; 0 for hipSPARSE."],
+            ),
+            (
+                "version_string",
+                &["The version as people write it (`12.9.4`; for hipSPARSE, that it is not reported)."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `cusparse.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: Some(("cusparseStatus_t", "cuSPARSE or hipSPARSE")),
+    cuda: CudaLoader {
+        doc: &[
+            "cuSPARSE on the CUDA backend: NVIDIA's library, loaded once on first use, values passed",
+            "unchanged. Optional: without it every call answers `CUSPARSE_STATUS_NOT_SUPPORTED` and the",
+            "load error is logged once.",
+        ],
+        load: "cusparse::load(&cusparse::CUSPARSE_SEARCH, cusparse::Flavor::Cusparse)",
+        describe: "cusparse::version_string(l.version)",
+        errors: "The [`LoadError`] naming every path tried, or a failed version query.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "CusparseError",
+        status: "cusparseStatus_t",
+        success: "CUSPARSE_STATUS_SUCCESS",
+        word: "status",
+        counterpart: None,
+    }),
+};

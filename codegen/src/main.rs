@@ -16,6 +16,7 @@ mod emit_cudarc;
 mod emit_hip_serve;
 mod emit_traits;
 mod extras;
+mod face;
 mod hip;
 mod inputs;
 mod layout;

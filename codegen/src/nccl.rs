@@ -16,6 +16,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, Bindings, FnDecl};
 use crate::optional_lib::{self, arg_idents, ret_str, EnumMap, Lib, Sides};
 use anyhow::{bail, Result};
@@ -188,7 +189,7 @@ pub fn generate(
     };
     out.push((
         PathBuf::from("api/src/generated/nccl_fns.rs"),
-        optional_lib::fns_module(&LIB, &fns, vec![rccl_declared], &both_in)?,
+        optional_lib::fns_module(&LIB, &FACE, &fns, vec![rccl_declared], &both_in)?,
     ));
     out.push((
         PathBuf::from("backends/hip/src/generated/nccl.rs"),
@@ -196,12 +197,11 @@ pub fn generate(
     ));
     out.push((
         PathBuf::from("src/generated/nccl.rs"),
-        optional_lib::facade_module(
-            &LIB,
-            &fns,
-            &nccl_in,
-            "The NCCL API's free functions, dispatched to the active backend's collective library.",
-        )?,
+        optional_lib::facade_module(&LIB, &FACE, &fns, &nccl_in)?,
+    ));
+    out.push((
+        PathBuf::from("backends/cuda/src/generated/nccl.rs"),
+        crate::face::cuda_loader_module(&LIB, &FACE, &nccl_in)?,
     ));
     out.push((
         PathBuf::from("capi/src/generated/nccl.rs"),
@@ -394,4 +394,52 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
     status: "ncclResult_t",
     leave_out: &[],
     aliases: &[],
+};
+
+/// NCCL's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "collective library",
+    cuda_doc: "NCCL, loaded by the CUDA backend.",
+    hip: HipSide::Loaded("anycuda_hip::nccl::CollectiveLibrary"),
+    hip_doc: "RCCL (AMD) or NCCL (HIP's NVIDIA platform), loaded by the HIP backend.",
+    library_of_doc: &[
+        "The collective library of a given backend (NCCL for CUDA; RCCL or NCCL for HIP, by",
+        "platform), loaded on first use.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    // A version code but no version string (`nccl::version_string` writes one).
+    info: Some(Info {
+        doc: None,
+        fields: &[
+            ("name", &["`\"NCCL\"` or `\"RCCL\"`."]),
+            ("path", &["The file the loader mapped."]),
+            (
+                "version",
+                &["Its version code (`ncclGetVersion`), e.g. `23203`."],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `nccl.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: None,
+    cuda: CudaLoader {
+        doc: &["NCCL on the CUDA backend: NVIDIA's library, loaded once, values passed unchanged."],
+        load: "nccl::load(&nccl::NCCL_SEARCH)",
+        describe: "nccl::version_string(l.version)",
+        errors:
+            "The [`LoadError`] naming every path tried, a missing entry point or a too-old version.",
+        warn_unavailable: false,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "NcclError",
+        status: "ncclResult_t",
+        success: "ncclSuccess",
+        word: "code",
+        counterpart: Some("RCCL"),
+    }),
 };

@@ -23,6 +23,7 @@
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, ExtraConst, ExtraOrigin, Extras};
 use crate::extras::Ranges;
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide, Info};
 use crate::model::{self, FnDecl};
 use crate::optional_lib::{self, ret_str, Lib};
 use anyhow::{bail, Result};
@@ -122,7 +123,7 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         ),
         (
             PathBuf::from("api/src/generated/nvjitlink_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, Vec::new(), &what)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, Vec::new(), &what)?,
         ),
         (
             PathBuf::from("capi/src/generated/nvjitlink.rs"),
@@ -138,12 +139,11 @@ pub fn generate(root: &Path, ranges: &Ranges) -> Result<Vec<(PathBuf, String)>> 
         ),
         (
             PathBuf::from("src/generated/nvjitlink.rs"),
-            optional_lib::facade_module(
-                &LIB,
-                &fns,
-                &what,
-                "The nvJitLink API's free functions, dispatched to the active backend.",
-            )?,
+            optional_lib::facade_module(&LIB, &FACE, &fns, &what)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/nvjitlink.rs"),
+            crate::face::cuda_loader_module(&LIB, &FACE, &what)?,
         ),
     ])
 }
@@ -204,4 +204,60 @@ const C_EXPORTS: optional_lib::CExports<'static> = optional_lib::CExports {
         ("nvJitLinkGetLinkedLTOIR", "not in libnvJitLink.so.13 13.0"),
     ],
     aliases: &[],
+};
+
+/// nvJitLink's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "JIT linker",
+    cuda_doc: "NVIDIA's nvJitLink, loaded by the CUDA backend.",
+    hip: HipSide::Backend,
+    hip_doc: "The HIP backend's linker of PTX for the AMD GPU (`anycuda_hip::nvjitlink`).",
+    library_of_doc: &[
+        "The JIT linker of a given backend: nvJitLink (loaded on first use) for CUDA, the PTX linker",
+        "for the AMD GPU on HIP.",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried.",
+    ],
+    // No name (one library per side) and no version string.
+    info: Some(Info {
+        doc: Some("Where `library()` found nvJitLink and which version it is."),
+        fields: &[
+            (
+                "path",
+                &["The file the loader mapped (empty on HIP, whose linker is built in)."],
+            ),
+            (
+                "version",
+                &[
+                    "Its version, `1000 * major + 10 * minor` (`13050` for 13.5; on HIP the nvJitLink API",
+                    "version its linker implements).",
+                ],
+            ),
+            (
+                "entry_points",
+                &["Entry points resolved, of the functions the pinned `nvJitLink.h` declares."],
+            ),
+        ],
+    }),
+    not_loaded: None,
+    cuda: CudaLoader {
+        doc: &[
+            "nvJitLink on the CUDA backend: NVIDIA's library, loaded once on first use, values passed",
+            "unchanged. Optional: without it every call answers `NVJITLINK_ERROR_NOT_SUPPORTED` and the",
+            "load error is logged once.",
+        ],
+        load: "nvjitlink::load(&nvjitlink::NVJITLINK_SEARCH)",
+        describe: "nvjitlink::version_string(l.version)",
+        errors: "The [`LoadError`] naming every path tried, a missing entry point or a too-old version.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "NvJitLinkError",
+        status: "nvJitLinkResult",
+        success: "NVJITLINK_SUCCESS",
+        word: "code",
+        counterpart: None,
+    }),
 };

@@ -28,6 +28,7 @@
 
 use crate::bindgen_run::{self, Job};
 use crate::emit_cuda::{self, Extras};
+use crate::face::{CudaLoader, ErrorFace, Face, HipSide};
 use crate::model::{self, FnDecl};
 use crate::optional_lib::{self, ret_str, Lib};
 use anyhow::{bail, Result};
@@ -174,7 +175,7 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>> {
         ),
         (
             PathBuf::from("api/src/generated/nvml_fns.rs"),
-            optional_lib::fns_module(&LIB, &fns, Vec::new(), &what)?,
+            optional_lib::fns_module(&LIB, &FACE, &fns, Vec::new(), &what)?,
         ),
         (
             PathBuf::from("backends/hip/src/generated/nvml.rs"),
@@ -202,12 +203,11 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>> {
         ),
         (
             PathBuf::from("src/generated/nvml.rs"),
-            optional_lib::facade_module(
-                &FACADE,
-                &fns,
-                &what,
-                "The NVML API's free functions, dispatched to the active backend.",
-            )?,
+            optional_lib::facade_module(&FACADE, &FACE, &fns, &what)?,
+        ),
+        (
+            PathBuf::from("backends/cuda/src/generated/nvml.rs"),
+            crate::face::cuda_loader_module(&FACADE, &FACE, &what)?,
         ),
     ])
 }
@@ -304,4 +304,44 @@ const LIB: Lib<'static> = Lib {
 const FACADE: Lib<'static> = Lib {
     fallback: &no_library,
     ..LIB
+};
+
+/// NVML's face: the facade's `Library` and the CUDA backend's loader (`crate::face`).
+const FACE: Face<'static> = Face {
+    what: "NVML",
+    cuda_doc: "NVIDIA's libnvidia-ml, loaded by the CUDA backend.",
+    hip: HipSide::Backend,
+    hip_doc: "The HIP backend's NVML over rocm-smi (`anycuda_hip::nvml`).",
+    library_of_doc: &[
+        "The NVML of a given backend: NVIDIA's (loaded on first use) for CUDA, the rocm-smi subset on",
+        "HIP (which loads rocm-smi at `nvmlInit`).",
+        "",
+        "# Errors",
+        "[`LibraryError::Load`] naming every path tried (CUDA).",
+    ],
+    // No `LibraryInfo`: `Library::info` answers (path, served, declared).
+    info: None,
+    not_loaded: None,
+    cuda: CudaLoader {
+        doc: &[
+            "NVML on the CUDA backend: NVIDIA's `libnvidia-ml.so.1` (part of the driver), loaded once on",
+            "first use, every call forwarded with its values unchanged. Optional: without it every call",
+            "answers `NVML_ERROR_LIBRARY_NOT_FOUND` and the load error is logged once.",
+            "",
+            "Devices are NVML's own: like NVIDIA's library, this lists every GPU of the machine and",
+            "ignores `CUDA_VISIBLE_DEVICES` (which only masks what the CUDA driver enumerates).",
+        ],
+        load: "nvml::load(&nvml::NVML_SEARCH)",
+        describe: "format!(\"{} of {} entry points\", l.table.loaded_count(), nvml::NVML_FUNCTIONS.len())",
+        errors: "The [`LoadError`] naming every path tried, or a missing `nvmlInit_v2`.",
+        warn_unavailable: true,
+        before: None,
+    },
+    error: Some(ErrorFace {
+        error: "NvmlError",
+        status: "nvmlReturn_t",
+        success: "NVML_SUCCESS",
+        word: "code",
+        counterpart: None,
+    }),
 };

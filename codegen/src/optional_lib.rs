@@ -10,7 +10,9 @@
 //! - the facade's C-named free functions, dispatched to the active backend ([`facade_module`]).
 //!
 //! What differs between libraries is data in [`Lib`] (names, documentation, what a call answers
-//! when it cannot be served); what they share is written here once.
+//! when it cannot be served); what they share is written here once. The rest of a library's
+//! face (`Library`, `LibraryError`, the error type, the CUDA backend's loader) comes from its
+//! [`crate::face::Face`].
 
 use crate::emit::int_lit;
 use crate::emit_cuda;
@@ -137,9 +139,11 @@ fn ffi_use(lib: &Lib<'_>) -> syn::Item {
 }
 
 /// The catalogue, the function-pointer table, the trait and the table's impl of it
-/// (`api/src/generated/X_fns.rs`). `extra`: items placed after the catalogue.
+/// (`api/src/generated/X_fns.rs`), and the face's error type ([`crate::face::error_items`]).
+/// `extra`: items placed after the catalogue.
 pub fn fns_module(
     lib: &Lib<'_>,
+    face: &crate::face::Face<'_>,
     fns: &[&FnDecl],
     extra: Vec<syn::Item>,
     inputs: &str,
@@ -216,6 +220,7 @@ pub fn fns_module(
         },
     ];
     items.extend(extra);
+    items.extend(crate::face::error_items(lib, face));
     items.extend::<Vec<syn::Item>>(vec![
         syn::parse_quote! {
             #[doc = #table_doc]
@@ -315,8 +320,15 @@ pub fn uses(lib: &Lib<'_>, crate_path: &str) -> Vec<syn::Item> {
 /// The facade's C-named free functions, each calling the active backend's library
 /// (`crate::X::library()`), and the `impl Trait for crate::X::Library` that dispatches to the
 /// backend (`src/generated/X.rs`).
-pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) -> Result<String> {
+/// The face's items (`Library`, `LibraryError`, ...: [`crate::face`]) come first.
+pub fn facade_module(
+    lib: &Lib<'_>,
+    face: &crate::face::Face<'_>,
+    fns: &[&FnDecl],
+    inputs: &str,
+) -> Result<String> {
     let mut items = uses(lib, "anycuda_api");
+    items.extend(crate::face::facade_items(lib, face)?);
     let module = ident(lib.module);
     let safety = safety_attrs(lib);
     let mut impl_items = Vec::new();
@@ -373,7 +385,7 @@ pub fn facade_module(lib: &Lib<'_>, fns: &[&FnDecl], inputs: &str, doc: &str) ->
             *ACTIVE.get_or_init(|| crate::#module::library().ok())
         }
     });
-    crate::emit::render(inputs, doc, &items)
+    crate::emit::render(inputs, &face.facade_doc(lib), &items)
 }
 
 /// How the two sides of one translated enum are named and paired.

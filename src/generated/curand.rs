@@ -14,6 +14,90 @@
 )]
 use anycuda_api::curand::*;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
+use crate::{Backend, LoadError};
+/// The active backend's random-number library. `Copy`: libraries load once per process and are never
+/// unloaded. It implements [`Curand`] by dispatching to the backend's library.
+#[derive(Clone, Copy, Debug)]
+pub enum Library {
+    /// cuRAND, loaded by the CUDA backend.
+    #[cfg(feature = "backend-cuda")]
+    Cuda(&'static CurandTable),
+    /// hipRAND (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.
+    #[cfg(feature = "backend-hip")]
+    Hip(&'static anycuda_hip::curand::RandLibrary),
+}
+/// Why no random-number library can be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LibraryError {
+    /// No GPU backend could be selected, so there is no library to choose.
+    #[error("no usable GPU backend for cuRAND: {0}")]
+    NoBackend(String),
+    /// The backend's random-number library did not load (the error names every path tried).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+/// What `library()` found: which library, where and which version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryInfo {
+    /// `"cuRAND"` or `"hipRAND"`.
+    pub name: &'static str,
+    /// The file the loader mapped.
+    pub path: String,
+    /// Its version code (`curandGetVersion`/`hiprandGetVersion`), e.g. `10405`.
+    pub version: i32,
+    /// The version as people write it (`10.4.5`, hipRAND `2.10.9`).
+    pub version_string: String,
+    /// Entry points resolved, of the functions the pinned `curand.h` declares.
+    pub entry_points: (usize, usize),
+}
+/// The random-number library of a given backend (cuRAND for CUDA, hipRAND for HIP), loaded on
+/// first use.
+///
+/// # Errors
+/// [`LibraryError::Load`] naming every path tried.
+pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
+    match b {
+        #[cfg(feature = "backend-cuda")]
+        Backend::Cuda(_) => {
+            anycuda_cuda::curand::library()
+                .map(|l| Library::Cuda(&l.table))
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+        #[cfg(feature = "backend-hip")]
+        Backend::Hip(h) => {
+            anycuda_hip::curand::library(h.platform())
+                .map(Library::Hip)
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+    }
+}
+/// The active backend's random-number library (what the free functions of this module call).
+///
+/// # Errors
+/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
+#[inline]
+pub fn library() -> Result<Library, LibraryError> {
+    match crate::select::active() {
+        Some(b) => library_of(b),
+        None => {
+            Err(
+                LibraryError::NoBackend(
+                    match crate::backend() {
+                        Ok(s) => format!("{s:?}"),
+                        Err(e) => e.to_string(),
+                    },
+                ),
+            )
+        }
+    }
+}
+/// What a free function answers when no library could be loaded.
+pub(crate) fn not_loaded() -> curandStatus_t {
+    refuse(
+        "no random-number library loaded (cuRAND or hipRAND): anycuda::curand::library() says why and where it looked",
+    )
+}
 ///`curandCreateGenerator` on the active backend's random-number library (cuRAND, or hipRAND on AMD), with cuRAND's signature and values.
 ///
 /// # Safety

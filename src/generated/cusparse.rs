@@ -17,6 +17,90 @@ use core::ffi::{
     c_char, c_int, c_void, c_longlong, c_float, c_double, c_ushort, c_uint, c_ulong,
     c_long,
 };
+use crate::{Backend, LoadError};
+/// The active backend's sparse library. `Copy`: libraries load once per process and are never
+/// unloaded. It implements [`Cusparse`] by dispatching to the backend's library.
+#[derive(Clone, Copy, Debug)]
+pub enum Library {
+    /// cuSPARSE, loaded by the CUDA backend.
+    #[cfg(feature = "backend-cuda")]
+    Cuda(&'static CusparseTable),
+    /// hipSPARSE (AMD's, or its NVIDIA build on HIP's NVIDIA platform), loaded by the HIP backend.
+    #[cfg(feature = "backend-hip")]
+    Hip(&'static anycuda_hip::cusparse::SparseLibrary),
+}
+/// Why no sparse library can be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LibraryError {
+    /// No GPU backend could be selected, so there is no library to choose.
+    #[error("no usable GPU backend for cuSPARSE: {0}")]
+    NoBackend(String),
+    /// The backend's sparse library did not load (the error names every path tried).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+/// What `library()` found: which library, where and which version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryInfo {
+    /// `"cuSPARSE"` or `"hipSPARSE"`.
+    pub name: &'static str,
+    /// The file the loader mapped.
+    pub path: String,
+    /// Its version code (`cusparseGetProperty`), e.g. `12904`; 0 for hipSPARSE.
+    pub version: i32,
+    /// The version as people write it (`12.9.4`; for hipSPARSE, that it is not reported).
+    pub version_string: String,
+    /// Entry points resolved, of the functions the pinned `cusparse.h` declares.
+    pub entry_points: (usize, usize),
+}
+/// The sparse library of a given backend (cuSPARSE for CUDA, hipSPARSE for HIP), loaded on
+/// first use.
+///
+/// # Errors
+/// [`LibraryError::Load`] naming every path tried.
+pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
+    match b {
+        #[cfg(feature = "backend-cuda")]
+        Backend::Cuda(_) => {
+            anycuda_cuda::cusparse::library()
+                .map(|l| Library::Cuda(&l.table))
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+        #[cfg(feature = "backend-hip")]
+        Backend::Hip(h) => {
+            anycuda_hip::cusparse::library(h.platform())
+                .map(Library::Hip)
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+    }
+}
+/// The active backend's sparse library (what the free functions of this module call).
+///
+/// # Errors
+/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
+#[inline]
+pub fn library() -> Result<Library, LibraryError> {
+    match crate::select::active() {
+        Some(b) => library_of(b),
+        None => {
+            Err(
+                LibraryError::NoBackend(
+                    match crate::backend() {
+                        Ok(s) => format!("{s:?}"),
+                        Err(e) => e.to_string(),
+                    },
+                ),
+            )
+        }
+    }
+}
+/// What a free function answers when no library could be loaded.
+pub(crate) fn not_loaded() -> cusparseStatus_t {
+    refuse(
+        "no sparse library loaded (cuSPARSE or hipSPARSE): anycuda::cusparse::library() says why and where it looked",
+    )
+}
 ///`cusparseCreate` on the active backend's sparse library (cuSPARSE, or hipSPARSE on AMD), with cuSPARSE's signature and values.
 ///
 /// # Safety

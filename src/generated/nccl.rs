@@ -14,6 +14,82 @@
 )]
 use anycuda_api::nccl::*;
 use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
+use crate::{Backend, LoadError};
+/// The active backend's collective library. `Copy`: libraries load once per process and are never
+/// unloaded. It implements [`Nccl`] by dispatching to the backend's library.
+#[derive(Clone, Copy, Debug)]
+pub enum Library {
+    /// NCCL, loaded by the CUDA backend.
+    #[cfg(feature = "backend-cuda")]
+    Cuda(&'static NcclTable),
+    /// RCCL (AMD) or NCCL (HIP's NVIDIA platform), loaded by the HIP backend.
+    #[cfg(feature = "backend-hip")]
+    Hip(&'static anycuda_hip::nccl::CollectiveLibrary),
+}
+/// Why no collective library can be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LibraryError {
+    /// No GPU backend could be selected, so there is no library to choose.
+    #[error("no usable GPU backend for NCCL: {0}")]
+    NoBackend(String),
+    /// The backend's collective library did not load (the error names every path tried).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+/// What `library()` found: which library, where and which version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryInfo {
+    /// `"NCCL"` or `"RCCL"`.
+    pub name: &'static str,
+    /// The file the loader mapped.
+    pub path: String,
+    /// Its version code (`ncclGetVersion`), e.g. `23203`.
+    pub version: i32,
+    /// Entry points resolved, of the functions the pinned `nccl.h` declares.
+    pub entry_points: (usize, usize),
+}
+/// The collective library of a given backend (NCCL for CUDA; RCCL or NCCL for HIP, by
+/// platform), loaded on first use.
+///
+/// # Errors
+/// [`LibraryError::Load`] naming every path tried.
+pub fn library_of(b: Backend) -> Result<Library, LibraryError> {
+    match b {
+        #[cfg(feature = "backend-cuda")]
+        Backend::Cuda(_) => {
+            anycuda_cuda::nccl::library()
+                .map(|l| Library::Cuda(&l.table))
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+        #[cfg(feature = "backend-hip")]
+        Backend::Hip(h) => {
+            anycuda_hip::nccl::library(h.platform())
+                .map(Library::Hip)
+                .map_err(|e| LibraryError::Load(e.clone()))
+        }
+    }
+}
+/// The active backend's collective library (what the free functions of this module call).
+///
+/// # Errors
+/// [`LibraryError::NoBackend`] when no backend is usable, else [`LibraryError::Load`].
+#[inline]
+pub fn library() -> Result<Library, LibraryError> {
+    match crate::select::active() {
+        Some(b) => library_of(b),
+        None => {
+            Err(
+                LibraryError::NoBackend(
+                    match crate::backend() {
+                        Ok(s) => format!("{s:?}"),
+                        Err(e) => e.to_string(),
+                    },
+                ),
+            )
+        }
+    }
+}
 ///`ncclMemAlloc` on the active backend's collective library (NCCL, or RCCL on AMD), with NCCL's signature and values.
 ///
 /// # Safety

@@ -2975,6 +2975,42 @@ pub static HIPBLAS_NEW_TYPES: &[&str] = &[
     "cublasGemmBatchedEx",
     "cublasGemmStridedBatchedEx",
 ];
+/// A failed cuBLAS call (`cublasStatus_t` other than `CUBLAS_STATUS_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CublasError(pub cublasStatus_t);
+impl CublasError {
+    /// The code carried by this error.
+    pub fn code(self) -> cublasStatus_t {
+        self.0
+    }
+}
+impl ::core::fmt::Display for CublasError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match self.0.info() {
+            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
+            None => write!(f, "cublasStatus_t({v}): unknown status"),
+        }
+    }
+}
+impl ::core::fmt::Debug for CublasError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "CublasError({:?})", self.0)
+    }
+}
+impl std::error::Error for CublasError {}
+impl cublasStatus_t {
+    /// `Ok(())` for `CUBLAS_STATUS_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every status but `CUBLAS_STATUS_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), CublasError> {
+        if self == Self::CUBLAS_STATUS_SUCCESS { Ok(()) } else { Err(CublasError(self)) }
+    }
+}
 /// The entry points of a loaded cuBLAS, one per [`CUBLAS_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

@@ -228,6 +228,55 @@ pub static HIPFFT_DECLARED: &[(&str, &str)] = &[
     ("cufftGetVersion", "hipfftGetVersion"),
     ("cufftGetProperty", "hipfftGetProperty"),
 ];
+/// A failed cuFFT call (`cufftResult` other than `CUFFT_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CufftError(pub cufftResult);
+impl CufftError {
+    /// The code carried by this error.
+    pub fn code(self) -> cufftResult {
+        self.0
+    }
+    /// For a code invented for hipFFT (hallucinated or unknown), the raw hipFFT value.
+    pub fn hipfft_code(self) -> Option<i64> {
+        use crate::hallucinated::{classify, Invented};
+        match classify(self.0.to_i64())? {
+            Invented::Named(v) | Invented::Unknown(v) => Some(v),
+        }
+    }
+}
+impl ::core::fmt::Display for CufftError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match (self.0.info(), crate::hallucinated::classify(v)) {
+            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
+            (None, Some(crate::hallucinated::Invented::Unknown(raw))) => {
+                write!(
+                    f,
+                    "cufftResult({v}): hipFFT result {raw}, unknown when anycuda's tables were generated"
+                )
+            }
+            (None, _) => write!(f, "cufftResult({v}): unknown result"),
+        }
+    }
+}
+impl ::core::fmt::Debug for CufftError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "CufftError({:?})", self.0)
+    }
+}
+impl std::error::Error for CufftError {}
+impl cufftResult {
+    /// `Ok(())` for `CUFFT_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every result but `CUFFT_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), CufftError> {
+        if self == Self::CUFFT_SUCCESS { Ok(()) } else { Err(CufftError(self)) }
+    }
+}
 /// The entry points of a loaded cuFFT, one per [`CUFFT_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

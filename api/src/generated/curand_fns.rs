@@ -188,6 +188,55 @@ pub static HIPRAND_DECLARED: &[(&str, &str)] = &[
     ("curandGeneratePoisson", "hiprandGeneratePoisson"),
     ("curandGenerateSeeds", "hiprandGenerateSeeds"),
 ];
+/// A failed cuRAND call (`curandStatus_t` other than `CURAND_STATUS_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CurandError(pub curandStatus_t);
+impl CurandError {
+    /// The code carried by this error.
+    pub fn code(self) -> curandStatus_t {
+        self.0
+    }
+    /// For a code invented for hipRAND (hallucinated or unknown), the raw hipRAND value.
+    pub fn hiprand_code(self) -> Option<i64> {
+        use crate::hallucinated::{classify, Invented};
+        match classify(self.0.to_i64())? {
+            Invented::Named(v) | Invented::Unknown(v) => Some(v),
+        }
+    }
+}
+impl ::core::fmt::Display for CurandError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match (self.0.info(), crate::hallucinated::classify(v)) {
+            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
+            (None, Some(crate::hallucinated::Invented::Unknown(raw))) => {
+                write!(
+                    f,
+                    "curandStatus_t({v}): hipRAND status {raw}, unknown when anycuda's tables were generated"
+                )
+            }
+            (None, _) => write!(f, "curandStatus_t({v}): unknown status"),
+        }
+    }
+}
+impl ::core::fmt::Debug for CurandError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "CurandError({:?})", self.0)
+    }
+}
+impl std::error::Error for CurandError {}
+impl curandStatus_t {
+    /// `Ok(())` for `CURAND_STATUS_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every status but `CURAND_STATUS_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), CurandError> {
+        if self == Self::CURAND_STATUS_SUCCESS { Ok(()) } else { Err(CurandError(self)) }
+    }
+}
 /// The entry points of a loaded cuRAND or hipRAND, one per [`CURAND_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

@@ -2877,6 +2877,46 @@ pub static HIPSPARSE_DECLARED: &[(&str, &str)] = &[
     ("cusparseSDDMM_preprocess", "hipsparseSDDMM_preprocess"),
     ("cusparseSDDMM", "hipsparseSDDMM"),
 ];
+/// A failed cuSPARSE call (`cusparseStatus_t` other than `CUSPARSE_STATUS_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CusparseError(pub cusparseStatus_t);
+impl CusparseError {
+    /// The code carried by this error.
+    pub fn code(self) -> cusparseStatus_t {
+        self.0
+    }
+}
+impl ::core::fmt::Display for CusparseError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match self.0.info() {
+            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
+            None => write!(f, "cusparseStatus_t({v}): unknown status"),
+        }
+    }
+}
+impl ::core::fmt::Debug for CusparseError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "CusparseError({:?})", self.0)
+    }
+}
+impl std::error::Error for CusparseError {}
+impl cusparseStatus_t {
+    /// `Ok(())` for `CUSPARSE_STATUS_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every status but `CUSPARSE_STATUS_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), CusparseError> {
+        if self == Self::CUSPARSE_STATUS_SUCCESS {
+            Ok(())
+        } else {
+            Err(CusparseError(self))
+        }
+    }
+}
 /// The entry points of a loaded cuSPARSE, one per [`CUSPARSE_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

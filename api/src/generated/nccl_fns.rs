@@ -406,6 +406,55 @@ pub static RCCL_DECLARED: &[&str] = &[
     "ncclGroupStart",
     "ncclGroupEnd",
 ];
+/// A failed NCCL call (`ncclResult_t` other than `ncclSuccess`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NcclError(pub ncclResult_t);
+impl NcclError {
+    /// The code carried by this error.
+    pub fn code(self) -> ncclResult_t {
+        self.0
+    }
+    /// For a code invented for RCCL (hallucinated or unknown), the raw RCCL value.
+    pub fn rccl_code(self) -> Option<i64> {
+        use crate::hallucinated::{classify, Invented};
+        match classify(self.0.to_i64())? {
+            Invented::Named(v) | Invented::Unknown(v) => Some(v),
+        }
+    }
+}
+impl ::core::fmt::Display for NcclError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match (self.0.info(), crate::hallucinated::classify(v)) {
+            (Some(c), _) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            (Some(c), _) => write!(f, "{} ({v}): {}", c.name, c.description),
+            (None, Some(crate::hallucinated::Invented::Unknown(raw))) => {
+                write!(
+                    f,
+                    "ncclResult_t({v}): RCCL code {raw}, unknown when anycuda's tables were generated"
+                )
+            }
+            (None, _) => write!(f, "ncclResult_t({v}): unknown code"),
+        }
+    }
+}
+impl ::core::fmt::Debug for NcclError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "NcclError({:?})", self.0)
+    }
+}
+impl std::error::Error for NcclError {}
+impl ncclResult_t {
+    /// `Ok(())` for `ncclSuccess`, else the error.
+    ///
+    /// # Errors
+    /// Every code but `ncclSuccess`.
+    #[inline]
+    pub fn result(self) -> Result<(), NcclError> {
+        if self == Self::ncclSuccess { Ok(()) } else { Err(NcclError(self)) }
+    }
+}
 /// The entry points of a loaded NCCL or RCCL, one per [`NCCL_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

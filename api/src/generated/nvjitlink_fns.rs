@@ -98,6 +98,42 @@ pub static NVJITLINK_FUNCTIONS: &[crate::FnInfo] = &[
         version: 0,
     },
 ];
+/// A failed nvJitLink call (`nvJitLinkResult` other than `NVJITLINK_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NvJitLinkError(pub nvJitLinkResult);
+impl NvJitLinkError {
+    /// The code carried by this error.
+    pub fn code(self) -> nvJitLinkResult {
+        self.0
+    }
+}
+impl ::core::fmt::Display for NvJitLinkError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match self.0.info() {
+            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
+            None => write!(f, "nvJitLinkResult({v}): unknown code"),
+        }
+    }
+}
+impl ::core::fmt::Debug for NvJitLinkError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "NvJitLinkError({:?})", self.0)
+    }
+}
+impl std::error::Error for NvJitLinkError {}
+impl nvJitLinkResult {
+    /// `Ok(())` for `NVJITLINK_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every code but `NVJITLINK_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), NvJitLinkError> {
+        if self == Self::NVJITLINK_SUCCESS { Ok(()) } else { Err(NvJitLinkError(self)) }
+    }
+}
 /// The entry points of a loaded nvJitLink, one per [`NVJITLINK_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

@@ -2199,6 +2199,42 @@ pub static NVML_FUNCTIONS: &[crate::FnInfo] = &[
         version: 0,
     },
 ];
+/// A failed NVML call (`nvmlReturn_t` other than `NVML_SUCCESS`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NvmlError(pub nvmlReturn_t);
+impl NvmlError {
+    /// The code carried by this error.
+    pub fn code(self) -> nvmlReturn_t {
+        self.0
+    }
+}
+impl ::core::fmt::Display for NvmlError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        use crate::enums::CudaEnum as _;
+        let v = self.0.to_i64();
+        match self.0.info() {
+            Some(c) if c.description.is_empty() => write!(f, "{} ({v})", c.name),
+            Some(c) => write!(f, "{} ({v}): {}", c.name, c.description),
+            None => write!(f, "nvmlReturn_t({v}): unknown code"),
+        }
+    }
+}
+impl ::core::fmt::Debug for NvmlError {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "NvmlError({:?})", self.0)
+    }
+}
+impl std::error::Error for NvmlError {}
+impl nvmlReturn_t {
+    /// `Ok(())` for `NVML_SUCCESS`, else the error.
+    ///
+    /// # Errors
+    /// Every code but `NVML_SUCCESS`.
+    #[inline]
+    pub fn result(self) -> Result<(), NvmlError> {
+        if self == Self::NVML_SUCCESS { Ok(()) } else { Err(NvmlError(self)) }
+    }
+}
 /// The entry points of a loaded libnvidia-ml, one per [`NVML_FUNCTIONS`] entry
 /// (`None`: not provided by the loaded library).
 #[derive(Clone, Copy)]

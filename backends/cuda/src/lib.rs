@@ -10,15 +10,31 @@
 
 #![warn(missing_docs)]
 
+#[path = "generated/cublas.rs"]
+#[rustfmt::skip]
 pub mod cublas;
+#[path = "generated/cublaslt.rs"]
+#[rustfmt::skip]
 pub mod cublaslt;
+#[path = "generated/cufft.rs"]
+#[rustfmt::skip]
 pub mod cufft;
+#[path = "generated/curand.rs"]
+#[rustfmt::skip]
 pub mod curand;
+#[path = "generated/cusparse.rs"]
+#[rustfmt::skip]
 pub mod cusparse;
 pub mod driver;
 mod loader;
+#[path = "generated/nccl.rs"]
+#[rustfmt::skip]
 pub mod nccl;
+#[path = "generated/nvjitlink.rs"]
+#[rustfmt::skip]
 pub mod nvjitlink;
+#[path = "generated/nvml.rs"]
+#[rustfmt::skip]
 pub mod nvml;
 pub mod rtc;
 mod rtc_bundle;

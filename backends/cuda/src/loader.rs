@@ -261,6 +261,18 @@ pub fn version_string(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
 
+/// The CUDA backend's rule before cuBLAS loads (its generated loader runs it first): NVIDIA's
+/// cuBLAS binds cuBLASLt's internals by version, so NVIDIA's cuBLASLt goes into the global scope
+/// first, for when `libcublasLt.so.13` is anycuda's name library
+/// (anycuda_api::loader::make_global says why).
+pub(crate) fn cublaslt_global() {
+    if let Ok(lt) = crate::cublaslt::library() {
+        if !anycuda_api::loader::make_global(&lt.path) {
+            log::debug!("cuda cublas: {} not made global", lt.path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
