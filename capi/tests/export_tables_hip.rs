@@ -57,16 +57,10 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     let slot = |t: *const *const c_void, i: usize| unsafe { *t.add(i) };
 
     // Bad arguments and tables anycuda does not serve.
+    let known = uuid("6bd5fb6c5bf4e74a8987d93912fd9df9");
     // SAFETY: NULL arguments are what is tested.
-    assert_eq!(
-        unsafe {
-            get(
-                std::ptr::null_mut(),
-                &uuid("6bd5fb6c5bf4e74a8987d93912fd9df9"),
-            )
-        },
-        INVALID_VALUE
-    );
+    let r = unsafe { get(std::ptr::null_mut(), &known) };
+    assert_eq!(r, INVALID_VALUE);
     let mut t: *const c_void = std::ptr::null();
     // SAFETY: as above.
     assert_eq!(unsafe { get(&mut t, std::ptr::null()) }, INVALID_VALUE);
@@ -97,7 +91,7 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     // Tools thread-local storage: entries nobody is known to call refuse, by code.
     let (_, tls) = table("42d85a8123f6cb478298f6e78a3aecdc");
     // SAFETY: slot 1 of the table; a refusing entry takes no arguments.
-    let refused: Refused = unsafe { std::mem::transmute(slot(tls, 1)) };
+    let refused: Refused = unsafe { std::mem::transmute::<*const c_void, Refused>(slot(tls, 1)) };
     // SAFETY: as above.
     assert_eq!(unsafe { refused() }, NOT_SUPPORTED);
 
@@ -105,30 +99,26 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     let (_, hooks) = table("a094798c2e742e7493f20800200c0a66");
     for (i, count) in [(2, 1024), (6, 14)] {
         // SAFETY: slot i is a buffer entry (the layout above).
-        let f: Buffer = unsafe { std::mem::transmute(slot(hooks, i)) };
+        let f: Buffer = unsafe { std::mem::transmute::<*const c_void, Buffer>(slot(hooks, i)) };
         let (mut p, mut n): (*mut c_void, usize) = (std::ptr::null_mut(), 0);
         // SAFETY: valid out-pointers.
         unsafe { f(&mut p, &mut n) };
         assert!(!p.is_null(), "hooks {i}");
         assert_eq!(n, count, "hooks {i}");
         // SAFETY: the buffer holds at least `count` words.
-        assert!(
-            unsafe { std::slice::from_raw_parts(p.cast::<u64>(), count) }
-                .iter()
-                .all(|&w| w == 0)
-        );
+        let words = unsafe { std::slice::from_raw_parts(p.cast::<u64>(), count) };
+        assert!(words.iter().all(|&w| w == 0));
     }
 
     // Context checks: a plain context, never a wrapper.
     let (_, checks) = table("263e88607cd2614392f6bbd5006dfa7e");
     // SAFETY: slot 2 is the wrapper check.
-    let is_wrapper: IsWrapper = unsafe { std::mem::transmute(slot(checks, 2)) };
+    let is_wrapper: IsWrapper =
+        unsafe { std::mem::transmute::<*const c_void, IsWrapper>(slot(checks, 2)) };
     let mut w = 7u32;
     // SAFETY: valid out-pointers.
-    assert_eq!(
-        unsafe { is_wrapper(std::ptr::null_mut(), &mut w, std::ptr::null_mut()) },
-        SUCCESS
-    );
+    let r = unsafe { is_wrapper(std::ptr::null_mut(), &mut w, std::ptr::null_mut()) };
+    assert_eq!(r, SUCCESS);
     assert_eq!(w, 0);
 
     // Context-local storage: no size slot, NULL after three entries.
@@ -137,11 +127,11 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     assert!((0..3).all(|i| !slot(cls, i).is_null()));
     assert!(slot(cls, 3).is_null());
     // SAFETY: the layout above.
-    let (put, delete, get_value): (ClsPut, ClsDelete, ClsGet) = unsafe {
+    let (put, delete, get_value) = unsafe {
         (
-            std::mem::transmute(slot(cls, 0)),
-            std::mem::transmute(slot(cls, 1)),
-            std::mem::transmute(slot(cls, 2)),
+            std::mem::transmute::<*const c_void, ClsPut>(slot(cls, 0)),
+            std::mem::transmute::<*const c_void, ClsDelete>(slot(cls, 1)),
+            std::mem::transmute::<*const c_void, ClsGet>(slot(cls, 2)),
         )
     };
     let (ctx, key, other) = (
@@ -152,10 +142,8 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     let mut v: *mut c_void = std::ptr::null_mut();
     // No current context on this thread: NVIDIA's answer.
     // SAFETY: valid out-pointer; plain values.
-    assert_eq!(
-        unsafe { get_value(&mut v, std::ptr::null_mut(), key) },
-        INVALID_CONTEXT
-    );
+    let r = unsafe { get_value(&mut v, std::ptr::null_mut(), key) };
+    assert_eq!(r, INVALID_CONTEXT);
     // SAFETY: as above.
     unsafe {
         assert_eq!(put(ctx, key, 0xabc as *mut c_void, None), SUCCESS);
@@ -175,7 +163,8 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     // that depends on the calling thread (the runtime hashes pthread_self too).
     let (_, integrity) = table("d4082055bde6704b8d34ba123c66e1f2");
     // SAFETY: slot 1 is the integrity function.
-    let check: Integrity = unsafe { std::mem::transmute(slot(integrity, 1)) };
+    let check: Integrity =
+        unsafe { std::mem::transmute::<*const c_void, Integrity>(slot(integrity, 1)) };
     let run = |version: c_uint| {
         let mut out = [0u8; 16];
         // SAFETY: 16 writable bytes.
@@ -197,18 +186,14 @@ fn the_static_runtimes_tables_are_served_on_hip() {
     let there = std::thread::spawn(move || {
         let mut out = [0u8; 16];
         // SAFETY: 16 writable bytes.
-        assert_eq!(
-            unsafe { check(13002, 1_764_400_000, out.as_mut_ptr()) },
-            SUCCESS
-        );
+        let r = unsafe { check(13002, 1_764_400_000, out.as_mut_ptr()) };
+        assert_eq!(r, SUCCESS);
         out
     })
     .join()
     .unwrap();
     assert_ne!(here, there, "another thread hashes another pthread_self");
     // SAFETY: NULL output is what is tested.
-    assert_eq!(
-        unsafe { check(13002, 0, std::ptr::null_mut()) },
-        INVALID_VALUE
-    );
+    let r = unsafe { check(13002, 0, std::ptr::null_mut()) };
+    assert_eq!(r, INVALID_VALUE);
 }
