@@ -126,6 +126,27 @@ pub fn member<T: Member>(status: T) -> T {
     }
 }
 
+/// [`member`] for the export `name`: a failing call (any status but 0, every API's success)
+/// is logged at debug level with its name and status, so `ANYCUDA_LOG=anycuda_capi=debug` shows
+/// which call a program's error came from (a statically linked runtime hides it behind its own
+/// code). One compare when the call succeeds.
+#[inline(always)]
+pub fn member_of<T: Member>(name: &'static str, status: T) -> T {
+    if status.to_i64() != 0 {
+        failed(name, &status);
+    }
+    member(status)
+}
+
+#[cold]
+#[inline(never)]
+fn failed<T: Member>(name: &'static str, status: &T) {
+    log::debug!(
+        "anycuda C ABI: {name} answered {status:?} ({})",
+        status.to_i64()
+    );
+}
+
 #[cold]
 #[inline(never)]
 fn stand_in<T: Member>(status: T) -> T {

@@ -99,6 +99,73 @@ pub const HIP_SERVED: &[(&CStr, &str)] = &[
         c"cuStreamBeginCapture",
         "cuStreamBeginCapture_v2 in CU_STREAM_CAPTURE_MODE_GLOBAL, CUDA 10.0's only mode",
     ),
+    (
+        c"cuStreamBeginCapture_ptsz",
+        "cuStreamBeginCapture_v2_ptsz in CU_STREAM_CAPTURE_MODE_GLOBAL",
+    ),
+    (
+        c"cuDeviceGetUuid",
+        "cuDeviceGetUuid_v2 (same: no MIG instances on HIP)",
+    ),
+    (
+        c"cuMemAdvise",
+        "cuMemAdvise_v2 at the device's location (CU_DEVICE_CPU: the host)",
+    ),
+    (
+        c"cuMemPrefetchAsync",
+        "cuMemPrefetchAsync_v2 to the device's location (CU_DEVICE_CPU: the host), no flags",
+    ),
+    (
+        c"cuMemPrefetchAsync_ptsz",
+        "as cuMemPrefetchAsync, per-thread stream",
+    ),
+    (
+        c"cuGraphInstantiate",
+        "cuGraphInstantiateWithFlags with no flags; no error node, an empty log",
+    ),
+    (c"cuGraphInstantiate_v2", "as cuGraphInstantiate"),
+    (c"cuGraphAddNode", "cuGraphAddNode_v2 without edge data"),
+    (c"cuGraphGetEdges", "cuGraphGetEdges_v2 without edge data"),
+    (
+        c"cuGraphNodeGetDependencies",
+        "cuGraphNodeGetDependencies_v2 without edge data",
+    ),
+    (
+        c"cuGraphNodeGetDependentNodes",
+        "cuGraphNodeGetDependentNodes_v2 without edge data",
+    ),
+    (
+        c"cuGraphAddDependencies",
+        "cuGraphAddDependencies_v2 without edge data",
+    ),
+    (
+        c"cuGraphRemoveDependencies",
+        "cuGraphRemoveDependencies_v2 without edge data",
+    ),
+    (
+        c"cuStreamGetCaptureInfo",
+        "cuStreamGetCaptureInfo_v3's status and id (CUDA 10.1's ABI)",
+    ),
+    (
+        c"cuStreamGetCaptureInfo_ptsz",
+        "as cuStreamGetCaptureInfo, per-thread stream",
+    ),
+    (
+        c"cuStreamGetCaptureInfo_v2",
+        "cuStreamGetCaptureInfo_v3 without edge data",
+    ),
+    (
+        c"cuStreamGetCaptureInfo_v2_ptsz",
+        "as cuStreamGetCaptureInfo_v2, per-thread stream",
+    ),
+    (
+        c"cuStreamUpdateCaptureDependencies",
+        "cuStreamUpdateCaptureDependencies_v2 without edge data",
+    ),
+    (
+        c"cuStreamUpdateCaptureDependencies_ptsz",
+        "as cuStreamUpdateCaptureDependencies, per-thread stream",
+    ),
 ];
 
 /// The function serving `name` on a backend where NVIDIA's library has none (see
@@ -121,6 +188,26 @@ fn served_here(name: &CStr, success: *const c_void) -> Option<*const c_void> {
         b"cuStreamDestroy" => x::cuStreamDestroy_v2 as *const c_void,
         b"cuEventElapsedTime" => x::cuEventElapsedTime_v2 as *const c_void,
         b"cuStreamBeginCapture" => stream_begin_capture_v1 as *const c_void,
+        b"cuStreamBeginCapture_ptsz" => older::stream_begin_capture_v1_ptsz as *const c_void,
+        b"cuDeviceGetUuid" => x::cuDeviceGetUuid_v2 as *const c_void,
+        b"cuMemAdvise" => older::mem_advise_v1 as *const c_void,
+        b"cuMemPrefetchAsync" => older::mem_prefetch_v1 as *const c_void,
+        b"cuMemPrefetchAsync_ptsz" => older::mem_prefetch_v1_ptsz as *const c_void,
+        b"cuGraphInstantiate" | b"cuGraphInstantiate_v2" => {
+            older::graph_instantiate_v1 as *const c_void
+        }
+        b"cuGraphAddNode" => older::graph_add_node_v1 as *const c_void,
+        b"cuGraphGetEdges" => older::graph_get_edges_v1 as *const c_void,
+        b"cuGraphNodeGetDependencies" => older::node_dependencies_v1 as *const c_void,
+        b"cuGraphNodeGetDependentNodes" => older::node_dependents_v1 as *const c_void,
+        b"cuGraphAddDependencies" => older::add_dependencies_v1 as *const c_void,
+        b"cuGraphRemoveDependencies" => older::remove_dependencies_v1 as *const c_void,
+        b"cuStreamGetCaptureInfo" => older::capture_info_v1 as *const c_void,
+        b"cuStreamGetCaptureInfo_ptsz" => older::capture_info_v1_ptsz as *const c_void,
+        b"cuStreamGetCaptureInfo_v2" => older::capture_info_v2 as *const c_void,
+        b"cuStreamGetCaptureInfo_v2_ptsz" => older::capture_info_v2_ptsz as *const c_void,
+        b"cuStreamUpdateCaptureDependencies" => older::update_capture_v1 as *const c_void,
+        b"cuStreamUpdateCaptureDependencies_ptsz" => older::update_capture_v1_ptsz as *const c_void,
         _ => return None,
     };
     Some(f)
@@ -158,6 +245,236 @@ unsafe extern "C" fn stream_begin_capture_v1(stream: CUstream) -> CUresult {
             stream,
             CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
         )
+    }
+}
+
+/// Older driver ABIs onto anycuda's current exports (the HIP backend serves only the current
+/// ones): the parameters a newer ABI added are NULL or zero, or derived from the old ones.
+mod older {
+    use crate::generated::exports as x;
+    use anycuda::driver::{
+        CUdevice, CUdeviceptr, CUgraph, CUgraphExec, CUgraphNode, CUgraphNodeParams, CUmemLocation,
+        CUmemLocationType, CUmemLocation_st__bindgen_ty_1, CUmem_advise, CUresult, CUstream,
+        CUstreamCaptureMode, CUstreamCaptureStatus, CU_DEVICE_CPU,
+    };
+    use core::ffi::{c_char, c_uint};
+
+    /// A CUDA 8 device argument as a `CUmemLocation`: `CU_DEVICE_CPU` is the host.
+    fn location(device: CUdevice) -> CUmemLocation {
+        let (type_, id) = if device == CU_DEVICE_CPU {
+            (CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, 0)
+        } else {
+            (CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, device)
+        };
+        CUmemLocation {
+            type_,
+            __bindgen_anon_1: CUmemLocation_st__bindgen_ty_1 { id },
+        }
+    }
+
+    pub(super) unsafe extern "C" fn stream_begin_capture_v1_ptsz(stream: CUstream) -> CUresult {
+        // SAFETY: the caller's stream.
+        unsafe {
+            x::cuStreamBeginCapture_v2_ptsz(
+                stream,
+                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+            )
+        }
+    }
+
+    pub(super) unsafe extern "C" fn mem_advise_v1(
+        ptr: CUdeviceptr,
+        count: usize,
+        advice: CUmem_advise,
+        device: CUdevice,
+    ) -> CUresult {
+        // SAFETY: the caller's range; the location is built here.
+        unsafe { x::cuMemAdvise_v2(ptr, count, advice, location(device)) }
+    }
+
+    pub(super) unsafe extern "C" fn mem_prefetch_v1(
+        ptr: CUdeviceptr,
+        count: usize,
+        device: CUdevice,
+        stream: CUstream,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuMemPrefetchAsync_v2(ptr, count, location(device), 0, stream) }
+    }
+
+    pub(super) unsafe extern "C" fn mem_prefetch_v1_ptsz(
+        ptr: CUdeviceptr,
+        count: usize,
+        device: CUdevice,
+        stream: CUstream,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuMemPrefetchAsync_v2_ptsz(ptr, count, location(device), 0, stream) }
+    }
+
+    /// CUDA 10's instantiate: no flags; on success no error node and an empty log, as
+    /// NVIDIA's driver leaves them.
+    pub(super) unsafe extern "C" fn graph_instantiate_v1(
+        exec: *mut CUgraphExec,
+        graph: CUgraph,
+        error_node: *mut CUgraphNode,
+        log: *mut c_char,
+        log_size: usize,
+    ) -> CUresult {
+        // SAFETY: the caller's out-pointer and graph.
+        let r = unsafe { x::cuGraphInstantiateWithFlags(exec, graph, 0) };
+        if !error_node.is_null() {
+            // SAFETY: the caller's out-pointer, checked non-NULL.
+            unsafe { *error_node = core::ptr::null_mut() };
+        }
+        if !log.is_null() && log_size > 0 {
+            // SAFETY: the caller's buffer of `log_size` bytes, at least one.
+            unsafe { *log = 0 };
+        }
+        r
+    }
+
+    pub(super) unsafe extern "C" fn graph_add_node_v1(
+        node: *mut CUgraphNode,
+        graph: CUgraph,
+        deps: *const CUgraphNode,
+        n: usize,
+        params: *mut CUgraphNodeParams,
+    ) -> CUresult {
+        // SAFETY: the caller's arguments; no edge data.
+        unsafe { x::cuGraphAddNode_v2(node, graph, deps, core::ptr::null(), n, params) }
+    }
+
+    pub(super) unsafe extern "C" fn graph_get_edges_v1(
+        graph: CUgraph,
+        from: *mut CUgraphNode,
+        to: *mut CUgraphNode,
+        n: *mut usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuGraphGetEdges_v2(graph, from, to, core::ptr::null_mut(), n) }
+    }
+
+    pub(super) unsafe extern "C" fn node_dependencies_v1(
+        node: CUgraphNode,
+        deps: *mut CUgraphNode,
+        n: *mut usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuGraphNodeGetDependencies_v2(node, deps, core::ptr::null_mut(), n) }
+    }
+
+    pub(super) unsafe extern "C" fn node_dependents_v1(
+        node: CUgraphNode,
+        deps: *mut CUgraphNode,
+        n: *mut usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuGraphNodeGetDependentNodes_v2(node, deps, core::ptr::null_mut(), n) }
+    }
+
+    pub(super) unsafe extern "C" fn add_dependencies_v1(
+        graph: CUgraph,
+        from: *const CUgraphNode,
+        to: *const CUgraphNode,
+        n: usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuGraphAddDependencies_v2(graph, from, to, core::ptr::null(), n) }
+    }
+
+    pub(super) unsafe extern "C" fn remove_dependencies_v1(
+        graph: CUgraph,
+        from: *const CUgraphNode,
+        to: *const CUgraphNode,
+        n: usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe { x::cuGraphRemoveDependencies_v2(graph, from, to, core::ptr::null(), n) }
+    }
+
+    pub(super) unsafe extern "C" fn capture_info_v1(
+        stream: CUstream,
+        status: *mut CUstreamCaptureStatus,
+        id: *mut u64,
+    ) -> CUresult {
+        let (mut g, mut d, mut n) = (core::ptr::null_mut(), core::ptr::null(), 0usize);
+        let mut e = core::ptr::null();
+        // SAFETY: the caller's out-pointers; the others are local.
+        unsafe { x::cuStreamGetCaptureInfo_v3(stream, status, id, &mut g, &mut d, &mut e, &mut n) }
+    }
+
+    pub(super) unsafe extern "C" fn capture_info_v1_ptsz(
+        stream: CUstream,
+        status: *mut CUstreamCaptureStatus,
+        id: *mut u64,
+    ) -> CUresult {
+        let (mut g, mut d, mut n) = (core::ptr::null_mut(), core::ptr::null(), 0usize);
+        let mut e = core::ptr::null();
+        // SAFETY: as above.
+        unsafe {
+            x::cuStreamGetCaptureInfo_v3_ptsz(stream, status, id, &mut g, &mut d, &mut e, &mut n)
+        }
+    }
+
+    pub(super) unsafe extern "C" fn capture_info_v2(
+        stream: CUstream,
+        status: *mut CUstreamCaptureStatus,
+        id: *mut u64,
+        graph: *mut CUgraph,
+        deps: *mut *const CUgraphNode,
+        n: *mut usize,
+    ) -> CUresult {
+        // SAFETY: the caller's out-pointers; no edge data asked for.
+        unsafe {
+            x::cuStreamGetCaptureInfo_v3(stream, status, id, graph, deps, core::ptr::null_mut(), n)
+        }
+    }
+
+    pub(super) unsafe extern "C" fn capture_info_v2_ptsz(
+        stream: CUstream,
+        status: *mut CUstreamCaptureStatus,
+        id: *mut u64,
+        graph: *mut CUgraph,
+        deps: *mut *const CUgraphNode,
+        n: *mut usize,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe {
+            x::cuStreamGetCaptureInfo_v3_ptsz(
+                stream,
+                status,
+                id,
+                graph,
+                deps,
+                core::ptr::null_mut(),
+                n,
+            )
+        }
+    }
+
+    pub(super) unsafe extern "C" fn update_capture_v1(
+        stream: CUstream,
+        deps: *mut CUgraphNode,
+        n: usize,
+        flags: c_uint,
+    ) -> CUresult {
+        // SAFETY: the caller's arguments; no edge data.
+        unsafe {
+            x::cuStreamUpdateCaptureDependencies_v2(stream, deps, core::ptr::null(), n, flags)
+        }
+    }
+
+    pub(super) unsafe extern "C" fn update_capture_v1_ptsz(
+        stream: CUstream,
+        deps: *mut CUgraphNode,
+        n: usize,
+        flags: c_uint,
+    ) -> CUresult {
+        // SAFETY: as above.
+        unsafe {
+            x::cuStreamUpdateCaptureDependencies_v2_ptsz(stream, deps, core::ptr::null(), n, flags)
+        }
     }
 }
 

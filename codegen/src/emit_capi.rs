@@ -576,10 +576,12 @@ fn export_item(
     // to a C or Python caller (cuda.bindings turns every status into its IntEnum, and raised
     // `ValueError: 805306368 is not a valid nvrtcResult`), so `crate::codes::member` answers the
     // enum's stand-in instead. The CUDA backend's Driver path (`direct`) returns NVIDIA's codes
-    // and never an invented one, so it stays one load and a tail jump.
+    // and never an invented one, so it stays one load and a tail jump. `member_of` also names a
+    // failing call in the log (debug level; one compare when the call succeeds).
     let ret_s = quote!(#ret).to_string();
     let call = if ret_s == a.err_type {
-        quote!(crate::codes::member(guarded(#(#args),*)))
+        let sym_s = e.symbol.as_str();
+        quote!(crate::codes::member_of(#sym_s, guarded(#(#args),*)))
     } else {
         quote!(guarded(#(#args),*))
     };

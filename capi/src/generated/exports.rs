@@ -48,7 +48,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArray3DCreate(pHandle, pAllocateArray) }
         }
-        unsafe { crate::codes::member(guarded(pHandle, pAllocateArray)) }
+        unsafe {
+            crate::codes::member_of("cuArray3DCreate_v2", guarded(pHandle, pAllocateArray))
+        }
     }
     /// `cuArray3DGetDescriptor_v2` of the C ABI (the header's `cuArray3DGetDescriptor`).
     #[no_mangle]
@@ -87,7 +89,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArray3DGetDescriptor(pArrayDescriptor, hArray) }
         }
-        unsafe { crate::codes::member(guarded(pArrayDescriptor, hArray)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuArray3DGetDescriptor_v2",
+                guarded(pArrayDescriptor, hArray),
+            )
+        }
     }
     /// `cuArrayCreate_v2` of the C ABI (the header's `cuArrayCreate`).
     #[no_mangle]
@@ -126,7 +133,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArrayCreate(pHandle, pAllocateArray) }
         }
-        unsafe { crate::codes::member(guarded(pHandle, pAllocateArray)) }
+        unsafe {
+            crate::codes::member_of("cuArrayCreate_v2", guarded(pHandle, pAllocateArray))
+        }
     }
     /// `cuArrayDestroy` of the C ABI.
     #[no_mangle]
@@ -154,7 +163,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArrayDestroy(hArray) }
         }
-        unsafe { crate::codes::member(guarded(hArray)) }
+        unsafe { crate::codes::member_of("cuArrayDestroy", guarded(hArray)) }
     }
     /// `cuArrayGetDescriptor_v2` of the C ABI (the header's `cuArrayGetDescriptor`).
     #[no_mangle]
@@ -193,7 +202,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArrayGetDescriptor(pArrayDescriptor, hArray) }
         }
-        unsafe { crate::codes::member(guarded(pArrayDescriptor, hArray)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuArrayGetDescriptor_v2",
+                guarded(pArrayDescriptor, hArray),
+            )
+        }
     }
     /// `cuArrayGetMemoryRequirements` of the C ABI.
     #[no_mangle]
@@ -242,7 +256,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(memoryRequirements, array, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuArrayGetMemoryRequirements",
+                guarded(memoryRequirements, array, device),
+            )
+        }
     }
     /// `cuArrayGetPlane` of the C ABI.
     #[no_mangle]
@@ -285,7 +304,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArrayGetPlane(pPlaneArray, hArray, planeIdx) }
         }
-        unsafe { crate::codes::member(guarded(pPlaneArray, hArray, planeIdx)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuArrayGetPlane",
+                guarded(pPlaneArray, hArray, planeIdx),
+            )
+        }
     }
     /// `cuArrayGetSparseProperties` of the C ABI.
     #[no_mangle]
@@ -324,7 +348,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuArrayGetSparseProperties(sparseProperties, array) }
         }
-        unsafe { crate::codes::member(guarded(sparseProperties, array)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuArrayGetSparseProperties",
+                guarded(sparseProperties, array),
+            )
+        }
     }
     /// `cuCheckpointOperationComplete` of the C ABI.
     #[no_mangle]
@@ -357,7 +386,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointOperationComplete(handle) }
         }
-        unsafe { crate::codes::member(guarded(handle)) }
+        unsafe { crate::codes::member_of("cuCheckpointOperationComplete", guarded(handle)) }
     }
     /// `cuCheckpointProcessCheckpoint` of the C ABI.
     #[no_mangle]
@@ -393,7 +422,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessCheckpoint(pid, args) }
         }
-        unsafe { crate::codes::member(guarded(pid, args)) }
+        unsafe {
+            crate::codes::member_of("cuCheckpointProcessCheckpoint", guarded(pid, args))
+        }
     }
     /// `cuCheckpointProcessGetRestoreThreadId` of the C ABI.
     #[no_mangle]
@@ -429,7 +460,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessGetRestoreThreadId(pid, tid) }
         }
-        unsafe { crate::codes::member(guarded(pid, tid)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCheckpointProcessGetRestoreThreadId",
+                guarded(pid, tid),
+            )
+        }
     }
     /// `cuCheckpointProcessGetState` of the C ABI.
     #[no_mangle]
@@ -465,7 +501,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessGetState(pid, state) }
         }
-        unsafe { crate::codes::member(guarded(pid, state)) }
+        unsafe {
+            crate::codes::member_of("cuCheckpointProcessGetState", guarded(pid, state))
+        }
     }
     /// `cuCheckpointProcessLock` of the C ABI.
     #[no_mangle]
@@ -501,7 +539,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessLock(pid, args) }
         }
-        unsafe { crate::codes::member(guarded(pid, args)) }
+        unsafe { crate::codes::member_of("cuCheckpointProcessLock", guarded(pid, args)) }
     }
     /// `cuCheckpointProcessRestore` of the C ABI.
     #[no_mangle]
@@ -537,7 +575,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessRestore(pid, args) }
         }
-        unsafe { crate::codes::member(guarded(pid, args)) }
+        unsafe { crate::codes::member_of("cuCheckpointProcessRestore", guarded(pid, args)) }
     }
     /// `cuCheckpointProcessUnlock` of the C ABI.
     #[no_mangle]
@@ -573,7 +611,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCheckpointProcessUnlock(pid, args) }
         }
-        unsafe { crate::codes::member(guarded(pid, args)) }
+        unsafe { crate::codes::member_of("cuCheckpointProcessUnlock", guarded(pid, args)) }
     }
     /// `cuCoredumpDeregisterCompleteCallback` of the C ABI.
     #[no_mangle]
@@ -606,7 +644,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpDeregisterCompleteCallback(callback) }
         }
-        unsafe { crate::codes::member(guarded(callback)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCoredumpDeregisterCompleteCallback",
+                guarded(callback),
+            )
+        }
     }
     /// `cuCoredumpDeregisterStartCallback` of the C ABI.
     #[no_mangle]
@@ -639,7 +682,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpDeregisterStartCallback(callback) }
         }
-        unsafe { crate::codes::member(guarded(callback)) }
+        unsafe {
+            crate::codes::member_of("cuCoredumpDeregisterStartCallback", guarded(callback))
+        }
     }
     /// `cuCoredumpGetAttribute` of the C ABI.
     #[no_mangle]
@@ -682,7 +727,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpGetAttribute(attrib, value, size) }
         }
-        unsafe { crate::codes::member(guarded(attrib, value, size)) }
+        unsafe {
+            crate::codes::member_of("cuCoredumpGetAttribute", guarded(attrib, value, size))
+        }
     }
     /// `cuCoredumpGetAttributeGlobal` of the C ABI.
     #[no_mangle]
@@ -725,7 +772,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpGetAttributeGlobal(attrib, value, size) }
         }
-        unsafe { crate::codes::member(guarded(attrib, value, size)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCoredumpGetAttributeGlobal",
+                guarded(attrib, value, size),
+            )
+        }
     }
     /// `cuCoredumpRegisterCompleteCallback` of the C ABI.
     #[no_mangle]
@@ -774,7 +826,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(callback, userData, callbackOut)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCoredumpRegisterCompleteCallback",
+                guarded(callback, userData, callbackOut),
+            )
+        }
     }
     /// `cuCoredumpRegisterStartCallback` of the C ABI.
     #[no_mangle]
@@ -823,7 +880,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(callback, userData, callbackOut)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCoredumpRegisterStartCallback",
+                guarded(callback, userData, callbackOut),
+            )
+        }
     }
     /// `cuCoredumpSetAttribute` of the C ABI.
     #[no_mangle]
@@ -866,7 +928,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpSetAttribute(attrib, value, size) }
         }
-        unsafe { crate::codes::member(guarded(attrib, value, size)) }
+        unsafe {
+            crate::codes::member_of("cuCoredumpSetAttribute", guarded(attrib, value, size))
+        }
     }
     /// `cuCoredumpSetAttributeGlobal` of the C ABI.
     #[no_mangle]
@@ -909,7 +973,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCoredumpSetAttributeGlobal(attrib, value, size) }
         }
-        unsafe { crate::codes::member(guarded(attrib, value, size)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCoredumpSetAttributeGlobal",
+                guarded(attrib, value, size),
+            )
+        }
     }
     /// `cuCtxAttach` of the C ABI.
     #[no_mangle]
@@ -938,7 +1007,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxAttach(pctx, flags) }
         }
-        unsafe { crate::codes::member(guarded(pctx, flags)) }
+        unsafe { crate::codes::member_of("cuCtxAttach", guarded(pctx, flags)) }
     }
     /// `cuCtxCreate_v4` of the C ABI (the header's `cuCtxCreate`).
     #[no_mangle]
@@ -985,7 +1054,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxCreate(pctx, ctxCreateParams, flags, dev) }
         }
-        unsafe { crate::codes::member(guarded(pctx, ctxCreateParams, flags, dev)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCtxCreate_v4",
+                guarded(pctx, ctxCreateParams, flags, dev),
+            )
+        }
     }
     /// `cuCtxDestroy_v2` of the C ABI (the header's `cuCtxDestroy`).
     #[no_mangle]
@@ -1008,7 +1082,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxDestroy(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cuCtxDestroy_v2", guarded(ctx)) }
     }
     /// `cuCtxDetach` of the C ABI.
     #[no_mangle]
@@ -1031,7 +1105,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxDetach(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cuCtxDetach", guarded(ctx)) }
     }
     /// `cuCtxDisablePeerAccess` of the C ABI.
     #[no_mangle]
@@ -1062,7 +1136,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxDisablePeerAccess(peerContext) }
         }
-        unsafe { crate::codes::member(guarded(peerContext)) }
+        unsafe { crate::codes::member_of("cuCtxDisablePeerAccess", guarded(peerContext)) }
     }
     /// `cuCtxEnablePeerAccess` of the C ABI.
     #[no_mangle]
@@ -1098,7 +1172,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxEnablePeerAccess(peerContext, Flags) }
         }
-        unsafe { crate::codes::member(guarded(peerContext, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuCtxEnablePeerAccess", guarded(peerContext, Flags))
+        }
     }
     /// `cuCtxFromGreenCtx` of the C ABI.
     #[no_mangle]
@@ -1134,7 +1210,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxFromGreenCtx(pContext, hCtx) }
         }
-        unsafe { crate::codes::member(guarded(pContext, hCtx)) }
+        unsafe { crate::codes::member_of("cuCtxFromGreenCtx", guarded(pContext, hCtx)) }
     }
     /// `cuCtxGetApiVersion` of the C ABI.
     #[no_mangle]
@@ -1166,7 +1242,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetApiVersion(ctx, version) }
         }
-        unsafe { crate::codes::member(guarded(ctx, version)) }
+        unsafe { crate::codes::member_of("cuCtxGetApiVersion", guarded(ctx, version)) }
     }
     /// `cuCtxGetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -1194,7 +1270,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetCacheConfig(pconfig) }
         }
-        unsafe { crate::codes::member(guarded(pconfig)) }
+        unsafe { crate::codes::member_of("cuCtxGetCacheConfig", guarded(pconfig)) }
     }
     /// `cuCtxGetCurrent` of the C ABI.
     #[no_mangle]
@@ -1222,7 +1298,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetCurrent(pctx) }
         }
-        unsafe { crate::codes::member(guarded(pctx)) }
+        unsafe { crate::codes::member_of("cuCtxGetCurrent", guarded(pctx)) }
     }
     /// `cuCtxGetDevResource` of the C ABI.
     #[no_mangle]
@@ -1265,7 +1341,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetDevResource(hCtx, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, resource, type_)) }
+        unsafe {
+            crate::codes::member_of("cuCtxGetDevResource", guarded(hCtx, resource, type_))
+        }
     }
     /// `cuCtxGetDevice` of the C ABI.
     #[no_mangle]
@@ -1293,7 +1371,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetDevice(device) }
         }
-        unsafe { crate::codes::member(guarded(device)) }
+        unsafe { crate::codes::member_of("cuCtxGetDevice", guarded(device)) }
     }
     /// `cuCtxGetDevice_v2` of the C ABI.
     #[no_mangle]
@@ -1325,7 +1403,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetDevice_v2(device, ctx) }
         }
-        unsafe { crate::codes::member(guarded(device, ctx)) }
+        unsafe { crate::codes::member_of("cuCtxGetDevice_v2", guarded(device, ctx)) }
     }
     /// `cuCtxGetExecAffinity` of the C ABI.
     #[no_mangle]
@@ -1364,7 +1442,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetExecAffinity(pExecAffinity, type_) }
         }
-        unsafe { crate::codes::member(guarded(pExecAffinity, type_)) }
+        unsafe {
+            crate::codes::member_of("cuCtxGetExecAffinity", guarded(pExecAffinity, type_))
+        }
     }
     /// `cuCtxGetFlags` of the C ABI.
     #[no_mangle]
@@ -1389,7 +1469,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetFlags(flags) }
         }
-        unsafe { crate::codes::member(guarded(flags)) }
+        unsafe { crate::codes::member_of("cuCtxGetFlags", guarded(flags)) }
     }
     /// `cuCtxGetId` of the C ABI.
     #[no_mangle]
@@ -1421,7 +1501,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetId(ctx, ctxId) }
         }
-        unsafe { crate::codes::member(guarded(ctx, ctxId)) }
+        unsafe { crate::codes::member_of("cuCtxGetId", guarded(ctx, ctxId)) }
     }
     /// `cuCtxGetLimit` of the C ABI.
     #[no_mangle]
@@ -1450,7 +1530,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetLimit(pvalue, limit) }
         }
-        unsafe { crate::codes::member(guarded(pvalue, limit)) }
+        unsafe { crate::codes::member_of("cuCtxGetLimit", guarded(pvalue, limit)) }
     }
     /// `cuCtxGetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -1480,7 +1560,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxGetSharedMemConfig(pConfig) }
         }
-        unsafe { crate::codes::member(guarded(pConfig)) }
+        unsafe { crate::codes::member_of("cuCtxGetSharedMemConfig", guarded(pConfig)) }
     }
     /// `cuCtxGetStreamPriorityRange` of the C ABI.
     #[no_mangle]
@@ -1521,7 +1601,12 @@ mod driver {
                 anycuda::driver::cuCtxGetStreamPriorityRange(leastPriority, greatestPriority)
             }
         }
-        unsafe { crate::codes::member(guarded(leastPriority, greatestPriority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuCtxGetStreamPriorityRange",
+                guarded(leastPriority, greatestPriority),
+            )
+        }
     }
     /// `cuCtxPopCurrent_v2` of the C ABI (the header's `cuCtxPopCurrent`).
     #[no_mangle]
@@ -1549,7 +1634,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxPopCurrent(pctx) }
         }
-        unsafe { crate::codes::member(guarded(pctx)) }
+        unsafe { crate::codes::member_of("cuCtxPopCurrent_v2", guarded(pctx)) }
     }
     /// `cuCtxPushCurrent_v2` of the C ABI (the header's `cuCtxPushCurrent`).
     #[no_mangle]
@@ -1577,7 +1662,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxPushCurrent(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cuCtxPushCurrent_v2", guarded(ctx)) }
     }
     /// `cuCtxRecordEvent` of the C ABI.
     #[no_mangle]
@@ -1606,7 +1691,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxRecordEvent(hCtx, hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, hEvent)) }
+        unsafe { crate::codes::member_of("cuCtxRecordEvent", guarded(hCtx, hEvent)) }
     }
     /// `cuCtxResetPersistingL2Cache` of the C ABI.
     #[no_mangle]
@@ -1633,7 +1718,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxResetPersistingL2Cache() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cuCtxResetPersistingL2Cache", guarded()) }
     }
     /// `cuCtxSetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -1661,7 +1746,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSetCacheConfig(config) }
         }
-        unsafe { crate::codes::member(guarded(config)) }
+        unsafe { crate::codes::member_of("cuCtxSetCacheConfig", guarded(config)) }
     }
     /// `cuCtxSetCurrent` of the C ABI.
     #[no_mangle]
@@ -1686,7 +1771,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSetCurrent(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cuCtxSetCurrent", guarded(ctx)) }
     }
     /// `cuCtxSetFlags` of the C ABI.
     #[no_mangle]
@@ -1711,7 +1796,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSetFlags(flags) }
         }
-        unsafe { crate::codes::member(guarded(flags)) }
+        unsafe { crate::codes::member_of("cuCtxSetFlags", guarded(flags)) }
     }
     /// `cuCtxSetLimit` of the C ABI.
     #[no_mangle]
@@ -1740,7 +1825,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSetLimit(limit, value) }
         }
-        unsafe { crate::codes::member(guarded(limit, value)) }
+        unsafe { crate::codes::member_of("cuCtxSetLimit", guarded(limit, value)) }
     }
     /// `cuCtxSetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -1768,7 +1853,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSetSharedMemConfig(config) }
         }
-        unsafe { crate::codes::member(guarded(config)) }
+        unsafe { crate::codes::member_of("cuCtxSetSharedMemConfig", guarded(config)) }
     }
     /// `cuCtxSynchronize` of the C ABI.
     #[no_mangle]
@@ -1791,7 +1876,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSynchronize() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cuCtxSynchronize", guarded()) }
     }
     /// `cuCtxSynchronize_v2` of the C ABI.
     #[no_mangle]
@@ -1819,7 +1904,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxSynchronize_v2(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cuCtxSynchronize_v2", guarded(ctx)) }
     }
     /// `cuCtxWaitEvent` of the C ABI.
     #[no_mangle]
@@ -1848,7 +1933,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuCtxWaitEvent(hCtx, hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, hEvent)) }
+        unsafe { crate::codes::member_of("cuCtxWaitEvent", guarded(hCtx, hEvent)) }
     }
     /// `cuDestroyExternalMemory` of the C ABI.
     #[no_mangle]
@@ -1876,7 +1961,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDestroyExternalMemory(extMem) }
         }
-        unsafe { crate::codes::member(guarded(extMem)) }
+        unsafe { crate::codes::member_of("cuDestroyExternalMemory", guarded(extMem)) }
     }
     /// `cuDestroyExternalSemaphore` of the C ABI.
     #[no_mangle]
@@ -1909,7 +1994,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDestroyExternalSemaphore(extSem) }
         }
-        unsafe { crate::codes::member(guarded(extSem)) }
+        unsafe { crate::codes::member_of("cuDestroyExternalSemaphore", guarded(extSem)) }
     }
     /// `cuDevResourceGenerateDesc` of the C ABI.
     #[no_mangle]
@@ -1954,7 +2039,12 @@ mod driver {
                 anycuda::driver::cuDevResourceGenerateDesc(phDesc, resources, nbResources)
             }
         }
-        unsafe { crate::codes::member(guarded(phDesc, resources, nbResources)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDevResourceGenerateDesc",
+                guarded(phDesc, resources, nbResources),
+            )
+        }
     }
     /// `cuDevSmResourceSplit` of the C ABI.
     #[no_mangle]
@@ -2019,7 +2109,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuDevSmResourceSplit",
                 guarded(result, nbGroups, input, remainder, flags, groupParams),
             )
         }
@@ -2087,7 +2178,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuDevSmResourceSplitByCount",
                 guarded(result, nbGroups, input, remainder, flags, minCount),
             )
         }
@@ -2133,7 +2225,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) }
         }
-        unsafe { crate::codes::member(guarded(canAccessPeer, dev, peerDev)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceCanAccessPeer",
+                guarded(canAccessPeer, dev, peerDev),
+            )
+        }
     }
     /// `cuDeviceComputeCapability` of the C ABI.
     #[no_mangle]
@@ -2172,7 +2269,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceComputeCapability(major, minor, dev) }
         }
-        unsafe { crate::codes::member(guarded(major, minor, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceComputeCapability", guarded(major, minor, dev))
+        }
     }
     /// `cuDeviceGet` of the C ABI.
     #[no_mangle]
@@ -2201,7 +2300,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGet(device, ordinal) }
         }
-        unsafe { crate::codes::member(guarded(device, ordinal)) }
+        unsafe { crate::codes::member_of("cuDeviceGet", guarded(device, ordinal)) }
     }
     /// `cuDeviceGetAttribute` of the C ABI.
     #[no_mangle]
@@ -2244,7 +2343,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetAttribute(pi, attrib, dev) }
         }
-        unsafe { crate::codes::member(guarded(pi, attrib, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetAttribute", guarded(pi, attrib, dev)) }
     }
     /// `cuDeviceGetByPCIBusId` of the C ABI.
     #[no_mangle]
@@ -2280,7 +2379,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetByPCIBusId(dev, pciBusId) }
         }
-        unsafe { crate::codes::member(guarded(dev, pciBusId)) }
+        unsafe { crate::codes::member_of("cuDeviceGetByPCIBusId", guarded(dev, pciBusId)) }
     }
     /// `cuDeviceGetCliqueCount` of the C ABI.
     #[no_mangle]
@@ -2316,7 +2415,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetCliqueCount(count, dev) }
         }
-        unsafe { crate::codes::member(guarded(count, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetCliqueCount", guarded(count, dev)) }
     }
     /// `cuDeviceGetCliqueInfo` of the C ABI.
     #[no_mangle]
@@ -2359,7 +2458,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetCliqueInfo(cliqueInfo, count, dev) }
         }
-        unsafe { crate::codes::member(guarded(cliqueInfo, count, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceGetCliqueInfo", guarded(cliqueInfo, count, dev))
+        }
     }
     /// `cuDeviceGetCount` of the C ABI.
     #[no_mangle]
@@ -2387,7 +2488,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetCount(count) }
         }
-        unsafe { crate::codes::member(guarded(count)) }
+        unsafe { crate::codes::member_of("cuDeviceGetCount", guarded(count)) }
     }
     /// `cuDeviceGetDefaultMemPool` of the C ABI.
     #[no_mangle]
@@ -2423,7 +2524,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetDefaultMemPool(pool_out, dev) }
         }
-        unsafe { crate::codes::member(guarded(pool_out, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceGetDefaultMemPool", guarded(pool_out, dev))
+        }
     }
     /// `cuDeviceGetDevResource` of the C ABI.
     #[no_mangle]
@@ -2466,7 +2569,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetDevResource(device, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(device, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetDevResource",
+                guarded(device, resource, type_),
+            )
+        }
     }
     /// `cuDeviceGetExecAffinitySupport` of the C ABI.
     #[no_mangle]
@@ -2509,7 +2617,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetExecAffinitySupport(pi, type_, dev) }
         }
-        unsafe { crate::codes::member(guarded(pi, type_, dev)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetExecAffinitySupport",
+                guarded(pi, type_, dev),
+            )
+        }
     }
     /// `cuDeviceGetFabricClusterUuid` of the C ABI.
     #[no_mangle]
@@ -2545,7 +2658,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetFabricClusterUuid(uuid, dev) }
         }
-        unsafe { crate::codes::member(guarded(uuid, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceGetFabricClusterUuid", guarded(uuid, dev))
+        }
     }
     /// `cuDeviceGetGraphMemAttribute` of the C ABI.
     #[no_mangle]
@@ -2588,7 +2703,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetGraphMemAttribute(device, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(device, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetGraphMemAttribute",
+                guarded(device, attr, value),
+            )
+        }
     }
     /// `cuDeviceGetHostAtomicCapabilities` of the C ABI.
     #[no_mangle]
@@ -2642,7 +2762,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(capabilities, operations, count, dev)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetHostAtomicCapabilities",
+                guarded(capabilities, operations, count, dev),
+            )
+        }
     }
     /// `cuDeviceGetLuid` of the C ABI.
     #[no_mangle]
@@ -2685,7 +2810,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetLuid(luid, deviceNodeMask, dev) }
         }
-        unsafe { crate::codes::member(guarded(luid, deviceNodeMask, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceGetLuid", guarded(luid, deviceNodeMask, dev))
+        }
     }
     /// `cuDeviceGetMemPool` of the C ABI.
     #[no_mangle]
@@ -2717,7 +2844,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetMemPool(pool, dev) }
         }
-        unsafe { crate::codes::member(guarded(pool, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetMemPool", guarded(pool, dev)) }
     }
     /// `cuDeviceGetName` of the C ABI.
     #[no_mangle]
@@ -2751,7 +2878,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetName(name, len, dev) }
         }
-        unsafe { crate::codes::member(guarded(name, len, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetName", guarded(name, len, dev)) }
     }
     /// `cuDeviceGetNvSciSyncAttributes` of the C ABI.
     #[no_mangle]
@@ -2800,7 +2927,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(nvSciSyncAttrList, dev, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetNvSciSyncAttributes",
+                guarded(nvSciSyncAttrList, dev, flags),
+            )
+        }
     }
     /// `cuDeviceGetP2PAtomicCapabilities` of the C ABI.
     #[no_mangle]
@@ -2860,7 +2992,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuDeviceGetP2PAtomicCapabilities",
                 guarded(capabilities, operations, count, srcDevice, dstDevice),
             )
         }
@@ -2912,7 +3045,12 @@ mod driver {
                 anycuda::driver::cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice)
             }
         }
-        unsafe { crate::codes::member(guarded(value, attrib, srcDevice, dstDevice)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceGetP2PAttribute",
+                guarded(value, attrib, srcDevice, dstDevice),
+            )
+        }
     }
     /// `cuDeviceGetPCIBusId` of the C ABI.
     #[no_mangle]
@@ -2951,7 +3089,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetPCIBusId(pciBusId, len, dev) }
         }
-        unsafe { crate::codes::member(guarded(pciBusId, len, dev)) }
+        unsafe {
+            crate::codes::member_of("cuDeviceGetPCIBusId", guarded(pciBusId, len, dev))
+        }
     }
     /// `cuDeviceGetProperties` of the C ABI.
     #[no_mangle]
@@ -2983,7 +3123,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetProperties(prop, dev) }
         }
-        unsafe { crate::codes::member(guarded(prop, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetProperties", guarded(prop, dev)) }
     }
     /// `cuDeviceGetTexture1DLinearMaxWidth` of the C ABI.
     #[no_mangle]
@@ -3038,7 +3178,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(maxWidthInElements, format, numChannels, dev))
+            crate::codes::member_of(
+                "cuDeviceGetTexture1DLinearMaxWidth",
+                guarded(maxWidthInElements, format, numChannels, dev),
+            )
         }
     }
     /// `cuDeviceGetUuid_v2` of the C ABI (the header's `cuDeviceGetUuid`).
@@ -3071,7 +3214,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGetUuid(uuid, dev) }
         }
-        unsafe { crate::codes::member(guarded(uuid, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceGetUuid_v2", guarded(uuid, dev)) }
     }
     /// `cuDeviceGraphMemTrim` of the C ABI.
     #[no_mangle]
@@ -3099,7 +3242,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceGraphMemTrim(device) }
         }
-        unsafe { crate::codes::member(guarded(device)) }
+        unsafe { crate::codes::member_of("cuDeviceGraphMemTrim", guarded(device)) }
     }
     /// `cuDevicePrimaryCtxGetState` of the C ABI.
     #[no_mangle]
@@ -3142,7 +3285,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDevicePrimaryCtxGetState(dev, flags, active) }
         }
-        unsafe { crate::codes::member(guarded(dev, flags, active)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDevicePrimaryCtxGetState",
+                guarded(dev, flags, active),
+            )
+        }
     }
     /// `cuDevicePrimaryCtxRelease_v2` of the C ABI (the header's `cuDevicePrimaryCtxRelease`).
     #[no_mangle]
@@ -3170,7 +3318,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDevicePrimaryCtxRelease(dev) }
         }
-        unsafe { crate::codes::member(guarded(dev)) }
+        unsafe { crate::codes::member_of("cuDevicePrimaryCtxRelease_v2", guarded(dev)) }
     }
     /// `cuDevicePrimaryCtxReset_v2` of the C ABI (the header's `cuDevicePrimaryCtxReset`).
     #[no_mangle]
@@ -3198,7 +3346,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDevicePrimaryCtxReset(dev) }
         }
-        unsafe { crate::codes::member(guarded(dev)) }
+        unsafe { crate::codes::member_of("cuDevicePrimaryCtxReset_v2", guarded(dev)) }
     }
     /// `cuDevicePrimaryCtxRetain` of the C ABI.
     #[no_mangle]
@@ -3234,7 +3382,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDevicePrimaryCtxRetain(pctx, dev) }
         }
-        unsafe { crate::codes::member(guarded(pctx, dev)) }
+        unsafe { crate::codes::member_of("cuDevicePrimaryCtxRetain", guarded(pctx, dev)) }
     }
     /// `cuDevicePrimaryCtxSetFlags_v2` of the C ABI (the header's `cuDevicePrimaryCtxSetFlags`).
     #[no_mangle]
@@ -3270,7 +3418,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDevicePrimaryCtxSetFlags(dev, flags) }
         }
-        unsafe { crate::codes::member(guarded(dev, flags)) }
+        unsafe {
+            crate::codes::member_of("cuDevicePrimaryCtxSetFlags_v2", guarded(dev, flags))
+        }
     }
     /// `cuDeviceRegisterAsyncNotification` of the C ABI.
     #[no_mangle]
@@ -3324,7 +3474,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(device, callbackFunc, userData, callback)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceRegisterAsyncNotification",
+                guarded(device, callbackFunc, userData, callback),
+            )
+        }
     }
     /// `cuDeviceSetGraphMemAttribute` of the C ABI.
     #[no_mangle]
@@ -3367,7 +3522,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceSetGraphMemAttribute(device, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(device, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceSetGraphMemAttribute",
+                guarded(device, attr, value),
+            )
+        }
     }
     /// `cuDeviceSetMemPool` of the C ABI.
     #[no_mangle]
@@ -3399,7 +3559,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceSetMemPool(dev, pool) }
         }
-        unsafe { crate::codes::member(guarded(dev, pool)) }
+        unsafe { crate::codes::member_of("cuDeviceSetMemPool", guarded(dev, pool)) }
     }
     /// `cuDeviceTotalMem_v2` of the C ABI (the header's `cuDeviceTotalMem`).
     #[no_mangle]
@@ -3431,7 +3591,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceTotalMem(bytes, dev) }
         }
-        unsafe { crate::codes::member(guarded(bytes, dev)) }
+        unsafe { crate::codes::member_of("cuDeviceTotalMem_v2", guarded(bytes, dev)) }
     }
     /// `cuDeviceUnregisterAsyncNotification` of the C ABI.
     #[no_mangle]
@@ -3467,7 +3627,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDeviceUnregisterAsyncNotification(device, callback) }
         }
-        unsafe { crate::codes::member(guarded(device, callback)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuDeviceUnregisterAsyncNotification",
+                guarded(device, callback),
+            )
+        }
     }
     /// `cuDriverGetVersion` of the C ABI.
     #[no_mangle]
@@ -3498,7 +3663,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuDriverGetVersion(driverVersion) }
         }
-        unsafe { crate::codes::member(guarded(driverVersion)) }
+        unsafe { crate::codes::member_of("cuDriverGetVersion", guarded(driverVersion)) }
     }
     /// `cuEventCreate` of the C ABI.
     #[no_mangle]
@@ -3530,7 +3695,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventCreate(phEvent, Flags) }
         }
-        unsafe { crate::codes::member(guarded(phEvent, Flags)) }
+        unsafe { crate::codes::member_of("cuEventCreate", guarded(phEvent, Flags)) }
     }
     /// `cuEventDestroy_v2` of the C ABI (the header's `cuEventDestroy`).
     #[no_mangle]
@@ -3558,7 +3723,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventDestroy(hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hEvent)) }
+        unsafe { crate::codes::member_of("cuEventDestroy_v2", guarded(hEvent)) }
     }
     /// `cuEventElapsedTime_v2` of the C ABI (the header's `cuEventElapsedTime`).
     #[no_mangle]
@@ -3601,7 +3766,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventElapsedTime(pMilliseconds, hStart, hEnd) }
         }
-        unsafe { crate::codes::member(guarded(pMilliseconds, hStart, hEnd)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuEventElapsedTime_v2",
+                guarded(pMilliseconds, hStart, hEnd),
+            )
+        }
     }
     /// `cuEventQuery` of the C ABI.
     #[no_mangle]
@@ -3626,7 +3796,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventQuery(hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hEvent)) }
+        unsafe { crate::codes::member_of("cuEventQuery", guarded(hEvent)) }
     }
     /// `cuEventRecord` of the C ABI.
     #[no_mangle]
@@ -3655,7 +3825,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventRecord(hEvent, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hEvent, hStream)) }
+        unsafe { crate::codes::member_of("cuEventRecord", guarded(hEvent, hStream)) }
     }
     /// `cuEventRecordWithFlags` of the C ABI.
     #[no_mangle]
@@ -3694,7 +3864,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventRecordWithFlags(hEvent, hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hEvent, hStream, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuEventRecordWithFlags",
+                guarded(hEvent, hStream, flags),
+            )
+        }
     }
     /// `cuEventRecordWithFlags_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuEventRecordWithFlags`, served by its implementation.
     #[no_mangle]
@@ -3733,7 +3908,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventRecordWithFlags(hEvent, hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hEvent, hStream, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuEventRecordWithFlags_ptsz",
+                guarded(hEvent, hStream, flags),
+            )
+        }
     }
     /// `cuEventRecord_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuEventRecord`, served by its implementation.
     #[no_mangle]
@@ -3765,7 +3945,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventRecord(hEvent, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hEvent, hStream)) }
+        unsafe { crate::codes::member_of("cuEventRecord_ptsz", guarded(hEvent, hStream)) }
     }
     /// `cuEventSynchronize` of the C ABI.
     #[no_mangle]
@@ -3793,7 +3973,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuEventSynchronize(hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hEvent)) }
+        unsafe { crate::codes::member_of("cuEventSynchronize", guarded(hEvent)) }
     }
     /// `cuExternalMemoryGetMappedBuffer` of the C ABI.
     #[no_mangle]
@@ -3838,7 +4018,12 @@ mod driver {
                 anycuda::driver::cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc)
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, extMem, bufferDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuExternalMemoryGetMappedBuffer",
+                guarded(devPtr, extMem, bufferDesc),
+            )
+        }
     }
     /// `cuExternalMemoryGetMappedMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -3887,7 +4072,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(mipmap, extMem, mipmapDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuExternalMemoryGetMappedMipmappedArray",
+                guarded(mipmap, extMem, mipmapDesc),
+            )
+        }
     }
     /// `cuFabricCpyBatchAsync` of the C ABI.
     #[no_mangle]
@@ -3934,7 +4124,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFabricCpyBatchAsync(numOps, opList, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuFabricCpyBatchAsync",
+                guarded(numOps, opList, flags, hStream),
+            )
+        }
     }
     /// `cuFabricCpyBatchAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuFabricCpyBatchAsync`, served by its implementation.
     #[no_mangle]
@@ -3981,7 +4176,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFabricCpyBatchAsync(numOps, opList, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuFabricCpyBatchAsync_ptsz",
+                guarded(numOps, opList, flags, hStream),
+            )
+        }
     }
     /// `cuFlushGPUDirectRDMAWrites` of the C ABI.
     #[no_mangle]
@@ -4020,7 +4220,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFlushGPUDirectRDMAWrites(target, scope) }
         }
-        unsafe { crate::codes::member(guarded(target, scope)) }
+        unsafe {
+            crate::codes::member_of("cuFlushGPUDirectRDMAWrites", guarded(target, scope))
+        }
     }
     /// `cuFuncGetAttribute` of the C ABI.
     #[no_mangle]
@@ -4063,7 +4265,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncGetAttribute(pi, attrib, hfunc) }
         }
-        unsafe { crate::codes::member(guarded(pi, attrib, hfunc)) }
+        unsafe { crate::codes::member_of("cuFuncGetAttribute", guarded(pi, attrib, hfunc)) }
     }
     /// `cuFuncGetModule` of the C ABI.
     #[no_mangle]
@@ -4095,7 +4297,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncGetModule(hmod, hfunc) }
         }
-        unsafe { crate::codes::member(guarded(hmod, hfunc)) }
+        unsafe { crate::codes::member_of("cuFuncGetModule", guarded(hmod, hfunc)) }
     }
     /// `cuFuncGetName` of the C ABI.
     #[no_mangle]
@@ -4127,7 +4329,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncGetName(name, hfunc) }
         }
-        unsafe { crate::codes::member(guarded(name, hfunc)) }
+        unsafe { crate::codes::member_of("cuFuncGetName", guarded(name, hfunc)) }
     }
     /// `cuFuncGetParamCount` of the C ABI.
     #[no_mangle]
@@ -4163,7 +4365,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncGetParamCount(func, paramCount) }
         }
-        unsafe { crate::codes::member(guarded(func, paramCount)) }
+        unsafe { crate::codes::member_of("cuFuncGetParamCount", guarded(func, paramCount)) }
     }
     /// `cuFuncGetParamInfo` of the C ABI.
     #[no_mangle]
@@ -4212,7 +4414,12 @@ mod driver {
                 anycuda::driver::cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize)
             }
         }
-        unsafe { crate::codes::member(guarded(func, paramIndex, paramOffset, paramSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuFuncGetParamInfo",
+                guarded(func, paramIndex, paramOffset, paramSize),
+            )
+        }
     }
     /// `cuFuncIsLoaded` of the C ABI.
     #[no_mangle]
@@ -4247,7 +4454,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncIsLoaded(state, function) }
         }
-        unsafe { crate::codes::member(guarded(state, function)) }
+        unsafe { crate::codes::member_of("cuFuncIsLoaded", guarded(state, function)) }
     }
     /// `cuFuncLoad` of the C ABI.
     #[no_mangle]
@@ -4272,7 +4479,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncLoad(function) }
         }
-        unsafe { crate::codes::member(guarded(function)) }
+        unsafe { crate::codes::member_of("cuFuncLoad", guarded(function)) }
     }
     /// `cuFuncSetAttribute` of the C ABI.
     #[no_mangle]
@@ -4315,7 +4522,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncSetAttribute(hfunc, attrib, value) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, attrib, value)) }
+        unsafe {
+            crate::codes::member_of("cuFuncSetAttribute", guarded(hfunc, attrib, value))
+        }
     }
     /// `cuFuncSetBlockShape` of the C ABI.
     #[no_mangle]
@@ -4357,7 +4566,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncSetBlockShape(hfunc, x, y, z) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, x, y, z)) }
+        unsafe { crate::codes::member_of("cuFuncSetBlockShape", guarded(hfunc, x, y, z)) }
     }
     /// `cuFuncSetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -4393,7 +4602,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncSetCacheConfig(hfunc, config) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, config)) }
+        unsafe { crate::codes::member_of("cuFuncSetCacheConfig", guarded(hfunc, config)) }
     }
     /// `cuFuncSetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -4429,7 +4638,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncSetSharedMemConfig(hfunc, config) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, config)) }
+        unsafe {
+            crate::codes::member_of("cuFuncSetSharedMemConfig", guarded(hfunc, config))
+        }
     }
     /// `cuFuncSetSharedSize` of the C ABI.
     #[no_mangle]
@@ -4465,7 +4676,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuFuncSetSharedSize(hfunc, bytes) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, bytes)) }
+        unsafe { crate::codes::member_of("cuFuncSetSharedSize", guarded(hfunc, bytes)) }
     }
     /// `cuGetErrorName` of the C ABI.
     #[no_mangle]
@@ -4505,7 +4716,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGetErrorName(error, pStr) }
         }
-        unsafe { crate::codes::member(guarded(error, pStr)) }
+        unsafe { crate::codes::member_of("cuGetErrorName", guarded(error, pStr)) }
     }
     /// `cuGetErrorString` of the C ABI.
     #[no_mangle]
@@ -4545,7 +4756,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGetErrorString(error, pStr) }
         }
-        unsafe { crate::codes::member(guarded(error, pStr)) }
+        unsafe { crate::codes::member_of("cuGetErrorString", guarded(error, pStr)) }
     }
     /// `cuGetExportTable` of the C ABI.
     #[no_mangle]
@@ -4574,7 +4785,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGetExportTable(ppExportTable, pExportTableId) }
         }
-        unsafe { crate::codes::member(guarded(ppExportTable, pExportTableId)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGetExportTable",
+                guarded(ppExportTable, pExportTableId),
+            )
+        }
     }
     /// `cuGraphAddBatchMemOpNode` of the C ABI.
     #[no_mangle]
@@ -4634,7 +4850,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddBatchMemOpNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -4697,7 +4914,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddChildGraphNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, childGraph),
             )
         }
@@ -4759,7 +4977,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraph, from, to, edgeData, numDependencies)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphAddDependencies_v2",
+                guarded(hGraph, from, to, edgeData, numDependencies),
+            )
+        }
     }
     /// `cuGraphAddEmptyNode` of the C ABI.
     #[no_mangle]
@@ -4814,7 +5037,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(phGraphNode, hGraph, dependencies, numDependencies))
+            crate::codes::member_of(
+                "cuGraphAddEmptyNode",
+                guarded(phGraphNode, hGraph, dependencies, numDependencies),
+            )
         }
     }
     /// `cuGraphAddEventRecordNode` of the C ABI.
@@ -4875,7 +5101,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddEventRecordNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, event),
             )
         }
@@ -4938,7 +5165,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddEventWaitNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, event),
             )
         }
@@ -5001,7 +5229,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddExternalSemaphoresSignalNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -5064,7 +5293,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddExternalSemaphoresWaitNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -5127,7 +5357,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddHostNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -5190,7 +5421,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddKernelNode_v2",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -5253,7 +5485,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddMemAllocNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, nodeParams),
             )
         }
@@ -5316,7 +5549,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddMemFreeNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, dptr),
             )
         }
@@ -5384,7 +5618,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddMemcpyNode",
                 guarded(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx),
             )
         }
@@ -5452,7 +5687,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddMemsetNode",
                 guarded(
                     phGraphNode,
                     hGraph,
@@ -5527,7 +5763,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddNode_v2",
                 guarded(
                     phGraphNode,
                     hGraph,
@@ -5602,7 +5839,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphAddNode_v3",
                 guarded(
                     phGraphNode,
                     hGraph,
@@ -5651,7 +5889,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphBatchMemOpNodeGetParams",
+                guarded(hNode, nodeParams_out),
+            )
+        }
     }
     /// `cuGraphBatchMemOpNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -5690,7 +5933,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphBatchMemOpNodeSetParams",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphChildGraphNodeGetGraph` of the C ABI.
     #[no_mangle]
@@ -5726,7 +5974,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphChildGraphNodeGetGraph(hNode, phGraph) }
         }
-        unsafe { crate::codes::member(guarded(hNode, phGraph)) }
+        unsafe {
+            crate::codes::member_of("cuGraphChildGraphNodeGetGraph", guarded(hNode, phGraph))
+        }
     }
     /// `cuGraphClone` of the C ABI.
     #[no_mangle]
@@ -5762,7 +6012,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphClone(phGraphClone, originalGraph) }
         }
-        unsafe { crate::codes::member(guarded(phGraphClone, originalGraph)) }
+        unsafe {
+            crate::codes::member_of("cuGraphClone", guarded(phGraphClone, originalGraph))
+        }
     }
     /// `cuGraphConditionalHandleCreate` of the C ABI.
     #[no_mangle]
@@ -5822,7 +6074,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuGraphConditionalHandleCreate",
                 guarded(pHandle_out, hGraph, ctx, defaultLaunchValue, flags),
             )
         }
@@ -5857,7 +6110,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphCreate(phGraph, flags) }
         }
-        unsafe { crate::codes::member(guarded(phGraph, flags)) }
+        unsafe { crate::codes::member_of("cuGraphCreate", guarded(phGraph, flags)) }
     }
     /// `cuGraphDebugDotPrint` of the C ABI.
     #[no_mangle]
@@ -5896,7 +6149,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphDebugDotPrint(hGraph, path, flags) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, path, flags)) }
+        unsafe {
+            crate::codes::member_of("cuGraphDebugDotPrint", guarded(hGraph, path, flags))
+        }
     }
     /// `cuGraphDestroy` of the C ABI.
     #[no_mangle]
@@ -5924,7 +6179,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphDestroy(hGraph) }
         }
-        unsafe { crate::codes::member(guarded(hGraph)) }
+        unsafe { crate::codes::member_of("cuGraphDestroy", guarded(hGraph)) }
     }
     /// `cuGraphDestroyNode` of the C ABI.
     #[no_mangle]
@@ -5952,7 +6207,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphDestroyNode(hNode) }
         }
-        unsafe { crate::codes::member(guarded(hNode)) }
+        unsafe { crate::codes::member_of("cuGraphDestroyNode", guarded(hNode)) }
     }
     /// `cuGraphEventRecordNodeGetEvent` of the C ABI.
     #[no_mangle]
@@ -5988,7 +6243,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphEventRecordNodeGetEvent(hNode, event_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, event_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphEventRecordNodeGetEvent",
+                guarded(hNode, event_out),
+            )
+        }
     }
     /// `cuGraphEventRecordNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -6024,7 +6284,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphEventRecordNodeSetEvent(hNode, event) }
         }
-        unsafe { crate::codes::member(guarded(hNode, event)) }
+        unsafe {
+            crate::codes::member_of("cuGraphEventRecordNodeSetEvent", guarded(hNode, event))
+        }
     }
     /// `cuGraphEventWaitNodeGetEvent` of the C ABI.
     #[no_mangle]
@@ -6060,7 +6322,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphEventWaitNodeGetEvent(hNode, event_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, event_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphEventWaitNodeGetEvent",
+                guarded(hNode, event_out),
+            )
+        }
     }
     /// `cuGraphEventWaitNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -6096,7 +6363,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphEventWaitNodeSetEvent(hNode, event) }
         }
-        unsafe { crate::codes::member(guarded(hNode, event)) }
+        unsafe {
+            crate::codes::member_of("cuGraphEventWaitNodeSetEvent", guarded(hNode, event))
+        }
     }
     /// `cuGraphExecBatchMemOpNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6145,7 +6414,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecBatchMemOpNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecChildGraphNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6194,7 +6468,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, childGraph)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecChildGraphNodeSetParams",
+                guarded(hGraphExec, hNode, childGraph),
+            )
+        }
     }
     /// `cuGraphExecDestroy` of the C ABI.
     #[no_mangle]
@@ -6222,7 +6501,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphExecDestroy(hGraphExec) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec)) }
+        unsafe { crate::codes::member_of("cuGraphExecDestroy", guarded(hGraphExec)) }
     }
     /// `cuGraphExecEventRecordNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -6267,7 +6546,12 @@ mod driver {
                 anycuda::driver::cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, event)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecEventRecordNodeSetEvent",
+                guarded(hGraphExec, hNode, event),
+            )
+        }
     }
     /// `cuGraphExecEventWaitNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -6312,7 +6596,12 @@ mod driver {
                 anycuda::driver::cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, event)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecEventWaitNodeSetEvent",
+                guarded(hGraphExec, hNode, event),
+            )
+        }
     }
     /// `cuGraphExecExternalSemaphoresSignalNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6361,7 +6650,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecExternalSemaphoresSignalNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecExternalSemaphoresWaitNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6410,7 +6704,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecExternalSemaphoresWaitNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecGetFlags` of the C ABI.
     #[no_mangle]
@@ -6446,7 +6745,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphExecGetFlags(hGraphExec, flags) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, flags)) }
+        unsafe { crate::codes::member_of("cuGraphExecGetFlags", guarded(hGraphExec, flags)) }
     }
     /// `cuGraphExecGetId` of the C ABI.
     #[no_mangle]
@@ -6482,7 +6781,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphExecGetId(hGraphExec, graphId) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, graphId)) }
+        unsafe { crate::codes::member_of("cuGraphExecGetId", guarded(hGraphExec, graphId)) }
     }
     /// `cuGraphExecHostNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6527,7 +6826,12 @@ mod driver {
                 anycuda::driver::cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecHostNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecKernelNodeSetParams_v2` of the C ABI (the header's `cuGraphExecKernelNodeSetParams`).
     #[no_mangle]
@@ -6576,7 +6880,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecKernelNodeSetParams_v2",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecMemcpyNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6630,7 +6939,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, copyParams, ctx)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecMemcpyNodeSetParams",
+                guarded(hGraphExec, hNode, copyParams, ctx),
+            )
+        }
     }
     /// `cuGraphExecMemsetNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6684,7 +6998,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, memsetParams, ctx)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecMemsetNodeSetParams",
+                guarded(hGraphExec, hNode, memsetParams, ctx),
+            )
+        }
     }
     /// `cuGraphExecNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6729,7 +7048,12 @@ mod driver {
                 anycuda::driver::cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExecUpdate_v2` of the C ABI (the header's `cuGraphExecUpdate`).
     #[no_mangle]
@@ -6772,7 +7096,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphExecUpdate(hGraphExec, hGraph, resultInfo) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hGraph, resultInfo)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExecUpdate_v2",
+                guarded(hGraphExec, hGraph, resultInfo),
+            )
+        }
     }
     /// `cuGraphExternalSemaphoresSignalNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -6816,7 +7145,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExternalSemaphoresSignalNodeGetParams",
+                guarded(hNode, params_out),
+            )
+        }
     }
     /// `cuGraphExternalSemaphoresSignalNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6860,7 +7194,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExternalSemaphoresSignalNodeSetParams",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphExternalSemaphoresWaitNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -6904,7 +7243,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExternalSemaphoresWaitNodeGetParams",
+                guarded(hNode, params_out),
+            )
+        }
     }
     /// `cuGraphExternalSemaphoresWaitNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -6948,7 +7292,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphExternalSemaphoresWaitNodeSetParams",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphGetEdges_v2` of the C ABI (the header's `cuGraphGetEdges`).
     #[no_mangle]
@@ -6999,7 +7348,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphGetEdges(hGraph, from, to, edgeData, numEdges) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, from, to, edgeData, numEdges)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphGetEdges_v2",
+                guarded(hGraph, from, to, edgeData, numEdges),
+            )
+        }
     }
     /// `cuGraphGetId` of the C ABI.
     #[no_mangle]
@@ -7031,7 +7385,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphGetId(hGraph, graphId) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, graphId)) }
+        unsafe { crate::codes::member_of("cuGraphGetId", guarded(hGraph, graphId)) }
     }
     /// `cuGraphGetNodes` of the C ABI.
     #[no_mangle]
@@ -7074,7 +7428,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphGetNodes(hGraph, nodes, numNodes) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, nodes, numNodes)) }
+        unsafe {
+            crate::codes::member_of("cuGraphGetNodes", guarded(hGraph, nodes, numNodes))
+        }
     }
     /// `cuGraphGetRootNodes` of the C ABI.
     #[no_mangle]
@@ -7117,7 +7473,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, rootNodes, numRootNodes)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphGetRootNodes",
+                guarded(hGraph, rootNodes, numRootNodes),
+            )
+        }
     }
     /// `cuGraphHostNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -7156,7 +7517,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphHostNodeGetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphHostNodeGetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphHostNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -7195,7 +7558,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphHostNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphHostNodeSetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphInstantiateWithFlags` of the C ABI (the header's `cuGraphInstantiate`).
     #[no_mangle]
@@ -7238,7 +7603,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphInstantiate(phGraphExec, hGraph, flags) }
         }
-        unsafe { crate::codes::member(guarded(phGraphExec, hGraph, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphInstantiateWithFlags",
+                guarded(phGraphExec, hGraph, flags),
+            )
+        }
     }
     /// `cuGraphInstantiateWithParams` of the C ABI.
     #[no_mangle]
@@ -7287,7 +7657,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(phGraphExec, hGraph, instantiateParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphInstantiateWithParams",
+                guarded(phGraphExec, hGraph, instantiateParams),
+            )
+        }
     }
     /// `cuGraphInstantiateWithParams_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuGraphInstantiateWithParams`, served by its implementation.
     #[no_mangle]
@@ -7336,7 +7711,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(phGraphExec, hGraph, instantiateParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphInstantiateWithParams_ptsz",
+                guarded(phGraphExec, hGraph, instantiateParams),
+            )
+        }
     }
     /// `cuGraphKernelNodeCopyAttributes` of the C ABI.
     #[no_mangle]
@@ -7372,7 +7752,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphKernelNodeCopyAttributes(dst, src) }
         }
-        unsafe { crate::codes::member(guarded(dst, src)) }
+        unsafe {
+            crate::codes::member_of("cuGraphKernelNodeCopyAttributes", guarded(dst, src))
+        }
     }
     /// `cuGraphKernelNodeGetAttribute` of the C ABI.
     #[no_mangle]
@@ -7415,7 +7797,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphKernelNodeGetAttribute(hNode, attr, value_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphKernelNodeGetAttribute",
+                guarded(hNode, attr, value_out),
+            )
+        }
     }
     /// `cuGraphKernelNodeGetParams_v2` of the C ABI (the header's `cuGraphKernelNodeGetParams`).
     #[no_mangle]
@@ -7454,7 +7841,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphKernelNodeGetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphKernelNodeGetParams_v2",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphKernelNodeSetAttribute` of the C ABI.
     #[no_mangle]
@@ -7497,7 +7889,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphKernelNodeSetAttribute(hNode, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hNode, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphKernelNodeSetAttribute",
+                guarded(hNode, attr, value),
+            )
+        }
     }
     /// `cuGraphKernelNodeSetParams_v2` of the C ABI (the header's `cuGraphKernelNodeSetParams`).
     #[no_mangle]
@@ -7536,7 +7933,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphKernelNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphKernelNodeSetParams_v2",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cuGraphLaunch` of the C ABI.
     #[no_mangle]
@@ -7572,7 +7974,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphLaunch(hGraphExec, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hStream)) }
+        unsafe { crate::codes::member_of("cuGraphLaunch", guarded(hGraphExec, hStream)) }
     }
     /// `cuGraphLaunch_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuGraphLaunch`, served by its implementation.
     #[no_mangle]
@@ -7608,7 +8010,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphLaunch(hGraphExec, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuGraphLaunch_ptsz", guarded(hGraphExec, hStream))
+        }
     }
     /// `cuGraphMemAllocNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -7647,7 +8051,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemAllocNodeGetParams(hNode, params_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphMemAllocNodeGetParams",
+                guarded(hNode, params_out),
+            )
+        }
     }
     /// `cuGraphMemFreeNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -7683,7 +8092,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemFreeNodeGetParams(hNode, dptr_out) }
         }
-        unsafe { crate::codes::member(guarded(hNode, dptr_out)) }
+        unsafe {
+            crate::codes::member_of("cuGraphMemFreeNodeGetParams", guarded(hNode, dptr_out))
+        }
     }
     /// `cuGraphMemcpyNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -7719,7 +8130,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemcpyNodeGetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphMemcpyNodeGetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphMemcpyNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -7755,7 +8168,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemcpyNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphMemcpyNodeSetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphMemsetNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -7794,7 +8209,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemsetNodeGetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphMemsetNodeGetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphMemsetNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -7833,7 +8250,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphMemsetNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphMemsetNodeSetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphNodeFindInClone` of the C ABI.
     #[no_mangle]
@@ -7878,7 +8297,12 @@ mod driver {
                 anycuda::driver::cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)
             }
         }
-        unsafe { crate::codes::member(guarded(phNode, hOriginalNode, hClonedGraph)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphNodeFindInClone",
+                guarded(phNode, hOriginalNode, hClonedGraph),
+            )
+        }
     }
     /// `cuGraphNodeGetContainingGraph` of the C ABI.
     #[no_mangle]
@@ -7914,7 +8338,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetContainingGraph(hNode, phGraph) }
         }
-        unsafe { crate::codes::member(guarded(hNode, phGraph)) }
+        unsafe {
+            crate::codes::member_of("cuGraphNodeGetContainingGraph", guarded(hNode, phGraph))
+        }
     }
     /// `cuGraphNodeGetDependencies_v2` of the C ABI (the header's `cuGraphNodeGetDependencies`).
     #[no_mangle]
@@ -7969,7 +8395,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hNode, dependencies, edgeData, numDependencies))
+            crate::codes::member_of(
+                "cuGraphNodeGetDependencies_v2",
+                guarded(hNode, dependencies, edgeData, numDependencies),
+            )
         }
     }
     /// `cuGraphNodeGetDependentNodes_v2` of the C ABI (the header's `cuGraphNodeGetDependentNodes`).
@@ -8025,7 +8454,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hNode, dependentNodes, edgeData, numDependentNodes))
+            crate::codes::member_of(
+                "cuGraphNodeGetDependentNodes_v2",
+                guarded(hNode, dependentNodes, edgeData, numDependentNodes),
+            )
         }
     }
     /// `cuGraphNodeGetEnabled` of the C ABI.
@@ -8069,7 +8501,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, isEnabled)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphNodeGetEnabled",
+                guarded(hGraphExec, hNode, isEnabled),
+            )
+        }
     }
     /// `cuGraphNodeGetLocalId` of the C ABI.
     #[no_mangle]
@@ -8105,7 +8542,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetLocalId(hNode, nodeId) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeId)) }
+        unsafe { crate::codes::member_of("cuGraphNodeGetLocalId", guarded(hNode, nodeId)) }
     }
     /// `cuGraphNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -8144,7 +8581,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphNodeGetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphNodeGetToolsId` of the C ABI.
     #[no_mangle]
@@ -8180,7 +8619,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetToolsId(hNode, toolsNodeId) }
         }
-        unsafe { crate::codes::member(guarded(hNode, toolsNodeId)) }
+        unsafe {
+            crate::codes::member_of("cuGraphNodeGetToolsId", guarded(hNode, toolsNodeId))
+        }
     }
     /// `cuGraphNodeGetType` of the C ABI.
     #[no_mangle]
@@ -8212,7 +8653,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeGetType(hNode, type_) }
         }
-        unsafe { crate::codes::member(guarded(hNode, type_)) }
+        unsafe { crate::codes::member_of("cuGraphNodeGetType", guarded(hNode, type_)) }
     }
     /// `cuGraphNodeSetEnabled` of the C ABI.
     #[no_mangle]
@@ -8255,7 +8696,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, isEnabled)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphNodeSetEnabled",
+                guarded(hGraphExec, hNode, isEnabled),
+            )
+        }
     }
     /// `cuGraphNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -8294,7 +8740,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeSetParams(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphNodeSetParams", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphNodeSetParams_v2` of the C ABI.
     #[no_mangle]
@@ -8333,7 +8781,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphNodeSetParams_v2(hNode, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cuGraphNodeSetParams_v2", guarded(hNode, nodeParams))
+        }
     }
     /// `cuGraphReleaseUserObject` of the C ABI.
     #[no_mangle]
@@ -8372,7 +8822,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphReleaseUserObject(graph, object, count) }
         }
-        unsafe { crate::codes::member(guarded(graph, object, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphReleaseUserObject",
+                guarded(graph, object, count),
+            )
+        }
     }
     /// `cuGraphRemoveDependencies_v2` of the C ABI (the header's `cuGraphRemoveDependencies`).
     #[no_mangle]
@@ -8431,7 +8886,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraph, from, to, edgeData, numDependencies)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphRemoveDependencies_v2",
+                guarded(hGraph, from, to, edgeData, numDependencies),
+            )
+        }
     }
     /// `cuGraphRetainUserObject` of the C ABI.
     #[no_mangle]
@@ -8478,7 +8938,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphRetainUserObject(graph, object, count, flags) }
         }
-        unsafe { crate::codes::member(guarded(graph, object, count, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphRetainUserObject",
+                guarded(graph, object, count, flags),
+            )
+        }
     }
     /// `cuGraphUpload` of the C ABI.
     #[no_mangle]
@@ -8514,7 +8979,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphUpload(hGraphExec, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hStream)) }
+        unsafe { crate::codes::member_of("cuGraphUpload", guarded(hGraphExec, hStream)) }
     }
     /// `cuGraphUpload_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuGraphUpload`, served by its implementation.
     #[no_mangle]
@@ -8550,7 +9015,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphUpload(hGraphExec, hStream) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuGraphUpload_ptsz", guarded(hGraphExec, hStream))
+        }
     }
     /// `cuGraphicsMapResources` of the C ABI.
     #[no_mangle]
@@ -8593,7 +9060,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsMapResources(count, resources, hStream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsMapResources",
+                guarded(count, resources, hStream),
+            )
+        }
     }
     /// `cuGraphicsMapResources_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuGraphicsMapResources`, served by its implementation.
     #[no_mangle]
@@ -8636,7 +9108,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsMapResources(count, resources, hStream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsMapResources_ptsz",
+                guarded(count, resources, hStream),
+            )
+        }
     }
     /// `cuGraphicsResourceGetMappedMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -8680,7 +9157,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pMipmappedArray, resource)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsResourceGetMappedMipmappedArray",
+                guarded(pMipmappedArray, resource),
+            )
+        }
     }
     /// `cuGraphicsResourceGetMappedPointer_v2` of the C ABI (the header's `cuGraphicsResourceGetMappedPointer`).
     #[no_mangle]
@@ -8725,7 +9207,12 @@ mod driver {
                 anycuda::driver::cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource)
             }
         }
-        unsafe { crate::codes::member(guarded(pDevPtr, pSize, resource)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsResourceGetMappedPointer_v2",
+                guarded(pDevPtr, pSize, resource),
+            )
+        }
     }
     /// `cuGraphicsResourceSetMapFlags_v2` of the C ABI (the header's `cuGraphicsResourceSetMapFlags`).
     #[no_mangle]
@@ -8761,7 +9248,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsResourceSetMapFlags(resource, flags) }
         }
-        unsafe { crate::codes::member(guarded(resource, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsResourceSetMapFlags_v2",
+                guarded(resource, flags),
+            )
+        }
     }
     /// `cuGraphicsSubResourceGetMappedArray` of the C ABI.
     #[no_mangle]
@@ -8815,7 +9307,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pArray, resource, arrayIndex, mipLevel)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsSubResourceGetMappedArray",
+                guarded(pArray, resource, arrayIndex, mipLevel),
+            )
+        }
     }
     /// `cuGraphicsUnmapResources` of the C ABI.
     #[no_mangle]
@@ -8858,7 +9355,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsUnmapResources(count, resources, hStream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsUnmapResources",
+                guarded(count, resources, hStream),
+            )
+        }
     }
     /// `cuGraphicsUnmapResources_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuGraphicsUnmapResources`, served by its implementation.
     #[no_mangle]
@@ -8901,7 +9403,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsUnmapResources(count, resources, hStream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGraphicsUnmapResources_ptsz",
+                guarded(count, resources, hStream),
+            )
+        }
     }
     /// `cuGraphicsUnregisterResource` of the C ABI.
     #[no_mangle]
@@ -8934,7 +9441,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGraphicsUnregisterResource(resource) }
         }
-        unsafe { crate::codes::member(guarded(resource)) }
+        unsafe { crate::codes::member_of("cuGraphicsUnregisterResource", guarded(resource)) }
     }
     /// `cuGreenCtxCreate` of the C ABI.
     #[no_mangle]
@@ -8981,7 +9488,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxCreate(phCtx, desc, dev, flags) }
         }
-        unsafe { crate::codes::member(guarded(phCtx, desc, dev, flags)) }
+        unsafe {
+            crate::codes::member_of("cuGreenCtxCreate", guarded(phCtx, desc, dev, flags))
+        }
     }
     /// `cuGreenCtxDestroy` of the C ABI.
     #[no_mangle]
@@ -9009,7 +9518,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxDestroy(hCtx) }
         }
-        unsafe { crate::codes::member(guarded(hCtx)) }
+        unsafe { crate::codes::member_of("cuGreenCtxDestroy", guarded(hCtx)) }
     }
     /// `cuGreenCtxGetDevResource` of the C ABI.
     #[no_mangle]
@@ -9052,7 +9561,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxGetDevResource(hCtx, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGreenCtxGetDevResource",
+                guarded(hCtx, resource, type_),
+            )
+        }
     }
     /// `cuGreenCtxGetId` of the C ABI.
     #[no_mangle]
@@ -9088,7 +9602,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxGetId(greenCtx, greenCtxId) }
         }
-        unsafe { crate::codes::member(guarded(greenCtx, greenCtxId)) }
+        unsafe { crate::codes::member_of("cuGreenCtxGetId", guarded(greenCtx, greenCtxId)) }
     }
     /// `cuGreenCtxRecordEvent` of the C ABI.
     #[no_mangle]
@@ -9124,7 +9638,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxRecordEvent(hCtx, hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, hEvent)) }
+        unsafe { crate::codes::member_of("cuGreenCtxRecordEvent", guarded(hCtx, hEvent)) }
     }
     /// `cuGreenCtxStreamCreate` of the C ABI.
     #[no_mangle]
@@ -9173,7 +9687,12 @@ mod driver {
                 anycuda::driver::cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority)
             }
         }
-        unsafe { crate::codes::member(guarded(phStream, greenCtx, flags, priority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuGreenCtxStreamCreate",
+                guarded(phStream, greenCtx, flags, priority),
+            )
+        }
     }
     /// `cuGreenCtxWaitEvent` of the C ABI.
     #[no_mangle]
@@ -9209,7 +9728,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuGreenCtxWaitEvent(hCtx, hEvent) }
         }
-        unsafe { crate::codes::member(guarded(hCtx, hEvent)) }
+        unsafe { crate::codes::member_of("cuGreenCtxWaitEvent", guarded(hCtx, hEvent)) }
     }
     /// `cuImportExternalMemory` of the C ABI.
     #[no_mangle]
@@ -9248,7 +9767,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuImportExternalMemory(extMem_out, memHandleDesc) }
         }
-        unsafe { crate::codes::member(guarded(extMem_out, memHandleDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuImportExternalMemory",
+                guarded(extMem_out, memHandleDesc),
+            )
+        }
     }
     /// `cuImportExternalSemaphore` of the C ABI.
     #[no_mangle]
@@ -9287,7 +9811,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuImportExternalSemaphore(extSem_out, semHandleDesc) }
         }
-        unsafe { crate::codes::member(guarded(extSem_out, semHandleDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuImportExternalSemaphore",
+                guarded(extSem_out, semHandleDesc),
+            )
+        }
     }
     /// `cuInit` of the C ABI.
     #[no_mangle]
@@ -9308,7 +9837,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuInit(Flags) }
         }
-        unsafe { crate::codes::member(guarded(Flags)) }
+        unsafe { crate::codes::member_of("cuInit", guarded(Flags)) }
     }
     /// `cuIpcCloseMemHandle` of the C ABI.
     #[no_mangle]
@@ -9336,7 +9865,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuIpcCloseMemHandle(dptr) }
         }
-        unsafe { crate::codes::member(guarded(dptr)) }
+        unsafe { crate::codes::member_of("cuIpcCloseMemHandle", guarded(dptr)) }
     }
     /// `cuIpcGetEventHandle` of the C ABI.
     #[no_mangle]
@@ -9372,7 +9901,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuIpcGetEventHandle(pHandle, event) }
         }
-        unsafe { crate::codes::member(guarded(pHandle, event)) }
+        unsafe { crate::codes::member_of("cuIpcGetEventHandle", guarded(pHandle, event)) }
     }
     /// `cuIpcGetMemHandle` of the C ABI.
     #[no_mangle]
@@ -9404,7 +9933,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuIpcGetMemHandle(pHandle, dptr) }
         }
-        unsafe { crate::codes::member(guarded(pHandle, dptr)) }
+        unsafe { crate::codes::member_of("cuIpcGetMemHandle", guarded(pHandle, dptr)) }
     }
     /// `cuIpcOpenEventHandle` of the C ABI.
     #[no_mangle]
@@ -9440,7 +9969,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuIpcOpenEventHandle(phEvent, handle) }
         }
-        unsafe { crate::codes::member(guarded(phEvent, handle)) }
+        unsafe { crate::codes::member_of("cuIpcOpenEventHandle", guarded(phEvent, handle)) }
     }
     /// `cuIpcOpenMemHandle_v2` of the C ABI (the header's `cuIpcOpenMemHandle`).
     #[no_mangle]
@@ -9483,7 +10012,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuIpcOpenMemHandle(pdptr, handle, Flags) }
         }
-        unsafe { crate::codes::member(guarded(pdptr, handle, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuIpcOpenMemHandle_v2", guarded(pdptr, handle, Flags))
+        }
     }
     /// `cuKernelGetAttribute` of the C ABI.
     #[no_mangle]
@@ -9530,7 +10061,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelGetAttribute(pi, attrib, kernel, dev) }
         }
-        unsafe { crate::codes::member(guarded(pi, attrib, kernel, dev)) }
+        unsafe {
+            crate::codes::member_of("cuKernelGetAttribute", guarded(pi, attrib, kernel, dev))
+        }
     }
     /// `cuKernelGetFunction` of the C ABI.
     #[no_mangle]
@@ -9566,7 +10099,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelGetFunction(pFunc, kernel) }
         }
-        unsafe { crate::codes::member(guarded(pFunc, kernel)) }
+        unsafe { crate::codes::member_of("cuKernelGetFunction", guarded(pFunc, kernel)) }
     }
     /// `cuKernelGetLibrary` of the C ABI.
     #[no_mangle]
@@ -9598,7 +10131,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelGetLibrary(pLib, kernel) }
         }
-        unsafe { crate::codes::member(guarded(pLib, kernel)) }
+        unsafe { crate::codes::member_of("cuKernelGetLibrary", guarded(pLib, kernel)) }
     }
     /// `cuKernelGetName` of the C ABI.
     #[no_mangle]
@@ -9630,7 +10163,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelGetName(name, hfunc) }
         }
-        unsafe { crate::codes::member(guarded(name, hfunc)) }
+        unsafe { crate::codes::member_of("cuKernelGetName", guarded(name, hfunc)) }
     }
     /// `cuKernelGetParamCount` of the C ABI.
     #[no_mangle]
@@ -9666,7 +10199,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelGetParamCount(kernel, paramCount) }
         }
-        unsafe { crate::codes::member(guarded(kernel, paramCount)) }
+        unsafe {
+            crate::codes::member_of("cuKernelGetParamCount", guarded(kernel, paramCount))
+        }
     }
     /// `cuKernelGetParamInfo` of the C ABI.
     #[no_mangle]
@@ -9720,7 +10255,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(kernel, paramIndex, paramOffset, paramSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuKernelGetParamInfo",
+                guarded(kernel, paramIndex, paramOffset, paramSize),
+            )
+        }
     }
     /// `cuKernelSetAttribute` of the C ABI.
     #[no_mangle]
@@ -9767,7 +10307,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelSetAttribute(attrib, val, kernel, dev) }
         }
-        unsafe { crate::codes::member(guarded(attrib, val, kernel, dev)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuKernelSetAttribute",
+                guarded(attrib, val, kernel, dev),
+            )
+        }
     }
     /// `cuKernelSetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -9810,7 +10355,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuKernelSetCacheConfig(kernel, config, dev) }
         }
-        unsafe { crate::codes::member(guarded(kernel, config, dev)) }
+        unsafe {
+            crate::codes::member_of("cuKernelSetCacheConfig", guarded(kernel, config, dev))
+        }
     }
     /// `cuLaunch` of the C ABI.
     #[no_mangle]
@@ -9831,7 +10378,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunch(f) }
         }
-        unsafe { crate::codes::member(guarded(f)) }
+        unsafe { crate::codes::member_of("cuLaunch", guarded(f)) }
     }
     /// `cuLaunchCooperativeKernel` of the C ABI.
     #[no_mangle]
@@ -9916,7 +10463,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLaunchCooperativeKernel",
                 guarded(
                     f,
                     gridDimX,
@@ -9979,7 +10527,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(launchParamsList, numDevices, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchCooperativeKernelMultiDevice",
+                guarded(launchParamsList, numDevices, flags),
+            )
+        }
     }
     /// `cuLaunchCooperativeKernel_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuLaunchCooperativeKernel`, served by its implementation.
     #[no_mangle]
@@ -10064,7 +10617,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLaunchCooperativeKernel_ptsz",
                 guarded(
                     f,
                     gridDimX,
@@ -10117,7 +10671,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchGrid(f, grid_width, grid_height) }
         }
-        unsafe { crate::codes::member(guarded(f, grid_width, grid_height)) }
+        unsafe {
+            crate::codes::member_of("cuLaunchGrid", guarded(f, grid_width, grid_height))
+        }
     }
     /// `cuLaunchGridAsync` of the C ABI.
     #[no_mangle]
@@ -10166,7 +10722,12 @@ mod driver {
                 anycuda::driver::cuLaunchGridAsync(f, grid_width, grid_height, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(f, grid_width, grid_height, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchGridAsync",
+                guarded(f, grid_width, grid_height, hStream),
+            )
+        }
     }
     /// `cuLaunchHostFunc` of the C ABI.
     #[no_mangle]
@@ -10209,7 +10770,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchHostFunc(hStream, fn_, userData) }
         }
-        unsafe { crate::codes::member(guarded(hStream, fn_, userData)) }
+        unsafe {
+            crate::codes::member_of("cuLaunchHostFunc", guarded(hStream, fn_, userData))
+        }
     }
     /// `cuLaunchHostFunc_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuLaunchHostFunc`, served by its implementation.
     #[no_mangle]
@@ -10252,7 +10815,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchHostFunc(hStream, fn_, userData) }
         }
-        unsafe { crate::codes::member(guarded(hStream, fn_, userData)) }
+        unsafe {
+            crate::codes::member_of("cuLaunchHostFunc_ptsz", guarded(hStream, fn_, userData))
+        }
     }
     /// `cuLaunchHostFunc_v2` of the C ABI.
     #[no_mangle]
@@ -10299,7 +10864,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchHostFunc_v2(hStream, fn_, userData, syncMode) }
         }
-        unsafe { crate::codes::member(guarded(hStream, fn_, userData, syncMode)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchHostFunc_v2",
+                guarded(hStream, fn_, userData, syncMode),
+            )
+        }
     }
     /// `cuLaunchHostFunc_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuLaunchHostFunc_v2`, served by its implementation.
     #[no_mangle]
@@ -10346,7 +10916,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchHostFunc_v2(hStream, fn_, userData, syncMode) }
         }
-        unsafe { crate::codes::member(guarded(hStream, fn_, userData, syncMode)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchHostFunc_v2_ptsz",
+                guarded(hStream, fn_, userData, syncMode),
+            )
+        }
     }
     /// `cuLaunchKernel` of the C ABI.
     #[no_mangle]
@@ -10436,7 +11011,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLaunchKernel",
                 guarded(
                     f,
                     gridDimX,
@@ -10498,7 +11074,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchKernelEx(config, f, kernelParams, extra) }
         }
-        unsafe { crate::codes::member(guarded(config, f, kernelParams, extra)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchKernelEx",
+                guarded(config, f, kernelParams, extra),
+            )
+        }
     }
     /// `cuLaunchKernelEx_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuLaunchKernelEx`, served by its implementation.
     #[no_mangle]
@@ -10545,7 +11126,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLaunchKernelEx(config, f, kernelParams, extra) }
         }
-        unsafe { crate::codes::member(guarded(config, f, kernelParams, extra)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLaunchKernelEx_ptsz",
+                guarded(config, f, kernelParams, extra),
+            )
+        }
     }
     /// `cuLaunchKernel_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuLaunchKernel`, served by its implementation.
     #[no_mangle]
@@ -10635,7 +11221,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLaunchKernel_ptsz",
                 guarded(
                     f,
                     gridDimX,
@@ -10693,7 +11280,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryEnumerateKernels(kernels, numKernels, lib) }
         }
-        unsafe { crate::codes::member(guarded(kernels, numKernels, lib)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLibraryEnumerateKernels",
+                guarded(kernels, numKernels, lib),
+            )
+        }
     }
     /// `cuLibraryGetGlobal` of the C ABI.
     #[no_mangle]
@@ -10740,7 +11332,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetGlobal(dptr, bytes, library, name) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytes, library, name)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLibraryGetGlobal",
+                guarded(dptr, bytes, library, name),
+            )
+        }
     }
     /// `cuLibraryGetKernel` of the C ABI.
     #[no_mangle]
@@ -10783,7 +11380,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetKernel(pKernel, library, name) }
         }
-        unsafe { crate::codes::member(guarded(pKernel, library, name)) }
+        unsafe {
+            crate::codes::member_of("cuLibraryGetKernel", guarded(pKernel, library, name))
+        }
     }
     /// `cuLibraryGetKernelCount` of the C ABI.
     #[no_mangle]
@@ -10819,7 +11418,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetKernelCount(count, lib) }
         }
-        unsafe { crate::codes::member(guarded(count, lib)) }
+        unsafe { crate::codes::member_of("cuLibraryGetKernelCount", guarded(count, lib)) }
     }
     /// `cuLibraryGetManaged` of the C ABI.
     #[no_mangle]
@@ -10866,7 +11465,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetManaged(dptr, bytes, library, name) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytes, library, name)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLibraryGetManaged",
+                guarded(dptr, bytes, library, name),
+            )
+        }
     }
     /// `cuLibraryGetModule` of the C ABI.
     #[no_mangle]
@@ -10902,7 +11506,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetModule(pMod, library) }
         }
-        unsafe { crate::codes::member(guarded(pMod, library)) }
+        unsafe { crate::codes::member_of("cuLibraryGetModule", guarded(pMod, library)) }
     }
     /// `cuLibraryGetUnifiedFunction` of the C ABI.
     #[no_mangle]
@@ -10945,7 +11549,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryGetUnifiedFunction(fptr, library, symbol) }
         }
-        unsafe { crate::codes::member(guarded(fptr, library, symbol)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLibraryGetUnifiedFunction",
+                guarded(fptr, library, symbol),
+            )
+        }
     }
     /// `cuLibraryLoadData` of the C ABI.
     #[no_mangle]
@@ -11020,7 +11629,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLibraryLoadData",
                 guarded(
                     library,
                     code,
@@ -11107,7 +11717,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLibraryLoadFromFile",
                 guarded(
                     library,
                     fileName,
@@ -11147,7 +11758,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLibraryUnload(library) }
         }
-        unsafe { crate::codes::member(guarded(library)) }
+        unsafe { crate::codes::member_of("cuLibraryUnload", guarded(library)) }
     }
     /// `cuLinkAddData_v2` of the C ABI (the header's `cuLinkAddData`).
     #[no_mangle]
@@ -11222,7 +11833,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLinkAddData_v2",
                 guarded(state, type_, data, size, name, numOptions, options, optionValues),
             )
         }
@@ -11290,7 +11902,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLinkAddFile_v2",
                 guarded(state, type_, path, numOptions, options, optionValues),
             )
         }
@@ -11336,7 +11949,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLinkComplete(state, cubinOut, sizeOut) }
         }
-        unsafe { crate::codes::member(guarded(state, cubinOut, sizeOut)) }
+        unsafe {
+            crate::codes::member_of("cuLinkComplete", guarded(state, cubinOut, sizeOut))
+        }
     }
     /// `cuLinkCreate_v2` of the C ABI (the header's `cuLinkCreate`).
     #[no_mangle]
@@ -11385,7 +12000,12 @@ mod driver {
                 anycuda::driver::cuLinkCreate(numOptions, options, optionValues, stateOut)
             }
         }
-        unsafe { crate::codes::member(guarded(numOptions, options, optionValues, stateOut)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLinkCreate_v2",
+                guarded(numOptions, options, optionValues, stateOut),
+            )
+        }
     }
     /// `cuLinkDestroy` of the C ABI.
     #[no_mangle]
@@ -11410,7 +12030,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLinkDestroy(state) }
         }
-        unsafe { crate::codes::member(guarded(state)) }
+        unsafe { crate::codes::member_of("cuLinkDestroy", guarded(state)) }
     }
     /// `cuLogicalEndpointAddDevice` of the C ABI.
     #[no_mangle]
@@ -11446,7 +12066,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointAddDevice(leId, dev) }
         }
-        unsafe { crate::codes::member(guarded(leId, dev)) }
+        unsafe { crate::codes::member_of("cuLogicalEndpointAddDevice", guarded(leId, dev)) }
     }
     /// `cuLogicalEndpointBindAddr` of the C ABI.
     #[no_mangle]
@@ -11510,7 +12130,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(leId, dev, offset, ptr, size, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointBindAddr",
+                guarded(leId, dev, offset, ptr, size, flags),
+            )
+        }
     }
     /// `cuLogicalEndpointBindMem` of the C ABI.
     #[no_mangle]
@@ -11580,7 +12205,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuLogicalEndpointBindMem",
                 guarded(leId, dev, offset, memHandle, memOffset, size, flags),
             )
         }
@@ -11622,7 +12248,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointCreate(leId, prop) }
         }
-        unsafe { crate::codes::member(guarded(leId, prop)) }
+        unsafe { crate::codes::member_of("cuLogicalEndpointCreate", guarded(leId, prop)) }
     }
     /// `cuLogicalEndpointDestroy` of the C ABI.
     #[no_mangle]
@@ -11652,7 +12278,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointDestroy(leId) }
         }
-        unsafe { crate::codes::member(guarded(leId)) }
+        unsafe { crate::codes::member_of("cuLogicalEndpointDestroy", guarded(leId)) }
     }
     /// `cuLogicalEndpointExport` of the C ABI.
     #[no_mangle]
@@ -11695,7 +12321,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointExport(handle, leId, handleType) }
         }
-        unsafe { crate::codes::member(guarded(handle, leId, handleType)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointExport",
+                guarded(handle, leId, handleType),
+            )
+        }
     }
     /// `cuLogicalEndpointGetLimits` of the C ABI.
     #[no_mangle]
@@ -11740,7 +12371,12 @@ mod driver {
                 anycuda::driver::cuLogicalEndpointGetLimits(bindAlignment, maxSize, prop)
             }
         }
-        unsafe { crate::codes::member(guarded(bindAlignment, maxSize, prop)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointGetLimits",
+                guarded(bindAlignment, maxSize, prop),
+            )
+        }
     }
     /// `cuLogicalEndpointIdRelease` of the C ABI.
     #[no_mangle]
@@ -11776,7 +12412,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointIdRelease(baseLeId, count) }
         }
-        unsafe { crate::codes::member(guarded(baseLeId, count)) }
+        unsafe {
+            crate::codes::member_of("cuLogicalEndpointIdRelease", guarded(baseLeId, count))
+        }
     }
     /// `cuLogicalEndpointIdReserve` of the C ABI.
     #[no_mangle]
@@ -11815,7 +12453,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointIdReserve(baseLeId, count) }
         }
-        unsafe { crate::codes::member(guarded(baseLeId, count)) }
+        unsafe {
+            crate::codes::member_of("cuLogicalEndpointIdReserve", guarded(baseLeId, count))
+        }
     }
     /// `cuLogicalEndpointImport` of the C ABI.
     #[no_mangle]
@@ -11858,7 +12498,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointImport(leId, handle, handleType) }
         }
-        unsafe { crate::codes::member(guarded(leId, handle, handleType)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointImport",
+                guarded(leId, handle, handleType),
+            )
+        }
     }
     /// `cuLogicalEndpointQuery` of the C ABI.
     #[no_mangle]
@@ -11901,7 +12546,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointQuery(leId, count, queryStatus) }
         }
-        unsafe { crate::codes::member(guarded(leId, count, queryStatus)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointQuery",
+                guarded(leId, count, queryStatus),
+            )
+        }
     }
     /// `cuLogicalEndpointUnbind` of the C ABI.
     #[no_mangle]
@@ -11948,7 +12598,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogicalEndpointUnbind(leId, dev, offset, size) }
         }
-        unsafe { crate::codes::member(guarded(leId, dev, offset, size)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogicalEndpointUnbind",
+                guarded(leId, dev, offset, size),
+            )
+        }
     }
     /// `cuLogsCurrent` of the C ABI.
     #[no_mangle]
@@ -11984,7 +12639,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogsCurrent(iterator_out, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator_out, flags)) }
+        unsafe { crate::codes::member_of("cuLogsCurrent", guarded(iterator_out, flags)) }
     }
     /// `cuLogsDumpToFile` of the C ABI.
     #[no_mangle]
@@ -12027,7 +12682,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogsDumpToFile(iterator, pathToFile, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator, pathToFile, flags)) }
+        unsafe {
+            crate::codes::member_of("cuLogsDumpToFile", guarded(iterator, pathToFile, flags))
+        }
     }
     /// `cuLogsDumpToMemory` of the C ABI.
     #[no_mangle]
@@ -12074,7 +12731,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogsDumpToMemory(iterator, buffer, size, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator, buffer, size, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogsDumpToMemory",
+                guarded(iterator, buffer, size, flags),
+            )
+        }
     }
     /// `cuLogsRegisterCallback` of the C ABI.
     #[no_mangle]
@@ -12119,7 +12781,12 @@ mod driver {
                 anycuda::driver::cuLogsRegisterCallback(callbackFunc, userData, callback_out)
             }
         }
-        unsafe { crate::codes::member(guarded(callbackFunc, userData, callback_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuLogsRegisterCallback",
+                guarded(callbackFunc, userData, callback_out),
+            )
+        }
     }
     /// `cuLogsUnregisterCallback` of the C ABI.
     #[no_mangle]
@@ -12152,7 +12819,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuLogsUnregisterCallback(callback) }
         }
-        unsafe { crate::codes::member(guarded(callback)) }
+        unsafe { crate::codes::member_of("cuLogsUnregisterCallback", guarded(callback)) }
     }
     /// `cuMemAddressFree` of the C ABI.
     #[no_mangle]
@@ -12181,7 +12848,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAddressFree(ptr, size) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size)) }
+        unsafe { crate::codes::member_of("cuMemAddressFree", guarded(ptr, size)) }
     }
     /// `cuMemAddressReserve` of the C ABI.
     #[no_mangle]
@@ -12234,7 +12901,12 @@ mod driver {
                 anycuda::driver::cuMemAddressReserve(ptr, size, alignment, addr, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, alignment, addr, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemAddressReserve",
+                guarded(ptr, size, alignment, addr, flags),
+            )
+        }
     }
     /// `cuMemAdvise_v2` of the C ABI (the header's `cuMemAdvise`).
     #[no_mangle]
@@ -12281,7 +12953,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAdvise(devPtr, count, advice, location) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, advice, location)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemAdvise_v2",
+                guarded(devPtr, count, advice, location),
+            )
+        }
     }
     /// `cuMemAllocAsync` of the C ABI.
     #[no_mangle]
@@ -12324,7 +13001,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAllocAsync(dptr, bytesize, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemAllocAsync", guarded(dptr, bytesize, hStream))
+        }
     }
     /// `cuMemAllocAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemAllocAsync`, served by its implementation.
     #[no_mangle]
@@ -12367,7 +13046,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAllocAsync(dptr, bytesize, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemAllocAsync_ptsz", guarded(dptr, bytesize, hStream))
+        }
     }
     /// `cuMemAllocFromPoolAsync` of the C ABI.
     #[no_mangle]
@@ -12416,7 +13097,12 @@ mod driver {
                 anycuda::driver::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize, pool, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemAllocFromPoolAsync",
+                guarded(dptr, bytesize, pool, hStream),
+            )
+        }
     }
     /// `cuMemAllocFromPoolAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemAllocFromPoolAsync`, served by its implementation.
     #[no_mangle]
@@ -12465,7 +13151,12 @@ mod driver {
                 anycuda::driver::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize, pool, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemAllocFromPoolAsync_ptsz",
+                guarded(dptr, bytesize, pool, hStream),
+            )
+        }
     }
     /// `cuMemAllocHost_v2` of the C ABI (the header's `cuMemAllocHost`).
     #[no_mangle]
@@ -12497,7 +13188,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAllocHost(pp, bytesize) }
         }
-        unsafe { crate::codes::member(guarded(pp, bytesize)) }
+        unsafe { crate::codes::member_of("cuMemAllocHost_v2", guarded(pp, bytesize)) }
     }
     /// `cuMemAllocManaged` of the C ABI.
     #[no_mangle]
@@ -12540,7 +13231,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAllocManaged(dptr, bytesize, flags) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize, flags)) }
+        unsafe {
+            crate::codes::member_of("cuMemAllocManaged", guarded(dptr, bytesize, flags))
+        }
     }
     /// `cuMemAllocPitch_v2` of the C ABI (the header's `cuMemAllocPitch`).
     #[no_mangle]
@@ -12600,7 +13293,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemAllocPitch_v2",
                 guarded(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes),
             )
         }
@@ -12635,7 +13329,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemAlloc(dptr, bytesize) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytesize)) }
+        unsafe { crate::codes::member_of("cuMemAlloc_v2", guarded(dptr, bytesize)) }
     }
     /// `cuMemBatchDecompressAsync` of the C ABI.
     #[no_mangle]
@@ -12695,7 +13389,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(paramsArray, count, flags, errorIndex, stream))
+            crate::codes::member_of(
+                "cuMemBatchDecompressAsync",
+                guarded(paramsArray, count, flags, errorIndex, stream),
+            )
         }
     }
     /// `cuMemBatchDecompressAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemBatchDecompressAsync`, served by its implementation.
@@ -12756,7 +13453,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(paramsArray, count, flags, errorIndex, stream))
+            crate::codes::member_of(
+                "cuMemBatchDecompressAsync_ptsz",
+                guarded(paramsArray, count, flags, errorIndex, stream),
+            )
         }
     }
     /// `cuMemCreate` of the C ABI.
@@ -12804,7 +13504,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemCreate(handle, size, prop, flags) }
         }
-        unsafe { crate::codes::member(guarded(handle, size, prop, flags)) }
+        unsafe { crate::codes::member_of("cuMemCreate", guarded(handle, size, prop, flags)) }
     }
     /// `cuMemDiscardAndPrefetchBatchAsync` of the C ABI.
     #[no_mangle]
@@ -12879,7 +13579,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemDiscardAndPrefetchBatchAsync",
                 guarded(
                     dptrs,
                     sizes,
@@ -12966,7 +13667,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemDiscardAndPrefetchBatchAsync_ptsz",
                 guarded(
                     dptrs,
                     sizes,
@@ -13031,7 +13733,12 @@ mod driver {
                 anycuda::driver::cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dptrs, sizes, count, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemDiscardBatchAsync",
+                guarded(dptrs, sizes, count, flags, hStream),
+            )
+        }
     }
     /// `cuMemDiscardBatchAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemDiscardBatchAsync`, served by its implementation.
     #[no_mangle]
@@ -13084,7 +13791,12 @@ mod driver {
                 anycuda::driver::cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dptrs, sizes, count, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemDiscardBatchAsync_ptsz",
+                guarded(dptrs, sizes, count, flags, hStream),
+            )
+        }
     }
     /// `cuMemExportToShareableHandle` of the C ABI.
     #[no_mangle]
@@ -13138,7 +13850,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(shareableHandle, handle, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemExportToShareableHandle",
+                guarded(shareableHandle, handle, handleType, flags),
+            )
+        }
     }
     /// `cuMemFreeAsync` of the C ABI.
     #[no_mangle]
@@ -13170,7 +13887,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemFreeAsync(dptr, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dptr, hStream)) }
+        unsafe { crate::codes::member_of("cuMemFreeAsync", guarded(dptr, hStream)) }
     }
     /// `cuMemFreeAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemFreeAsync`, served by its implementation.
     #[no_mangle]
@@ -13202,7 +13919,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemFreeAsync(dptr, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dptr, hStream)) }
+        unsafe { crate::codes::member_of("cuMemFreeAsync_ptsz", guarded(dptr, hStream)) }
     }
     /// `cuMemFreeHost` of the C ABI.
     #[no_mangle]
@@ -13225,7 +13942,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemFreeHost(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cuMemFreeHost", guarded(p)) }
     }
     /// `cuMemFree_v2` of the C ABI (the header's `cuMemFree`).
     #[no_mangle]
@@ -13248,7 +13965,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemFree(dptr) }
         }
-        unsafe { crate::codes::member(guarded(dptr)) }
+        unsafe { crate::codes::member_of("cuMemFree_v2", guarded(dptr)) }
     }
     /// `cuMemGetAccess` of the C ABI.
     #[no_mangle]
@@ -13291,7 +14008,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetAccess(flags, location, ptr) }
         }
-        unsafe { crate::codes::member(guarded(flags, location, ptr)) }
+        unsafe { crate::codes::member_of("cuMemGetAccess", guarded(flags, location, ptr)) }
     }
     /// `cuMemGetAddressRange_v2` of the C ABI (the header's `cuMemGetAddressRange`).
     #[no_mangle]
@@ -13334,7 +14051,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetAddressRange(pbase, psize, dptr) }
         }
-        unsafe { crate::codes::member(guarded(pbase, psize, dptr)) }
+        unsafe {
+            crate::codes::member_of("cuMemGetAddressRange_v2", guarded(pbase, psize, dptr))
+        }
     }
     /// `cuMemGetAllocationGranularity` of the C ABI.
     #[no_mangle]
@@ -13379,7 +14098,12 @@ mod driver {
                 anycuda::driver::cuMemGetAllocationGranularity(granularity, prop, option)
             }
         }
-        unsafe { crate::codes::member(guarded(granularity, prop, option)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemGetAllocationGranularity",
+                guarded(granularity, prop, option),
+            )
+        }
     }
     /// `cuMemGetAllocationPropertiesFromHandle` of the C ABI.
     #[no_mangle]
@@ -13418,7 +14142,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetAllocationPropertiesFromHandle(prop, handle) }
         }
-        unsafe { crate::codes::member(guarded(prop, handle)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemGetAllocationPropertiesFromHandle",
+                guarded(prop, handle),
+            )
+        }
     }
     /// `cuMemGetDefaultMemPool` of the C ABI.
     #[no_mangle]
@@ -13461,7 +14190,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetDefaultMemPool(pool_out, location, type_) }
         }
-        unsafe { crate::codes::member(guarded(pool_out, location, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemGetDefaultMemPool",
+                guarded(pool_out, location, type_),
+            )
+        }
     }
     /// `cuMemGetHandleForAddressRange` of the C ABI.
     #[no_mangle]
@@ -13520,7 +14254,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(handle, dptr, size, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemGetHandleForAddressRange",
+                guarded(handle, dptr, size, handleType, flags),
+            )
+        }
     }
     /// `cuMemGetInfo_v2` of the C ABI (the header's `cuMemGetInfo`).
     #[no_mangle]
@@ -13552,7 +14291,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetInfo(free, total) }
         }
-        unsafe { crate::codes::member(guarded(free, total)) }
+        unsafe { crate::codes::member_of("cuMemGetInfo_v2", guarded(free, total)) }
     }
     /// `cuMemGetLocationInfo` of the C ABI.
     #[no_mangle]
@@ -13612,7 +14351,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemGetLocationInfo",
                 guarded(ptr, size, summaryGranularity, samplingGranularity, location_out),
             )
         }
@@ -13658,7 +14398,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemGetMemPool(pool, location, type_) }
         }
-        unsafe { crate::codes::member(guarded(pool, location, type_)) }
+        unsafe { crate::codes::member_of("cuMemGetMemPool", guarded(pool, location, type_)) }
     }
     /// `cuMemHostAlloc` of the C ABI.
     #[no_mangle]
@@ -13697,7 +14437,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemHostAlloc(pp, bytesize, Flags) }
         }
-        unsafe { crate::codes::member(guarded(pp, bytesize, Flags)) }
+        unsafe { crate::codes::member_of("cuMemHostAlloc", guarded(pp, bytesize, Flags)) }
     }
     /// `cuMemHostGetDevicePointer_v2` of the C ABI (the header's `cuMemHostGetDevicePointer`).
     #[no_mangle]
@@ -13740,7 +14480,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemHostGetDevicePointer(pdptr, p, Flags) }
         }
-        unsafe { crate::codes::member(guarded(pdptr, p, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuMemHostGetDevicePointer_v2", guarded(pdptr, p, Flags))
+        }
     }
     /// `cuMemHostGetFlags` of the C ABI.
     #[no_mangle]
@@ -13772,7 +14514,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemHostGetFlags(pFlags, p) }
         }
-        unsafe { crate::codes::member(guarded(pFlags, p)) }
+        unsafe { crate::codes::member_of("cuMemHostGetFlags", guarded(pFlags, p)) }
     }
     /// `cuMemHostRegister_v2` of the C ABI (the header's `cuMemHostRegister`).
     #[no_mangle]
@@ -13811,7 +14553,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemHostRegister(p, bytesize, Flags) }
         }
-        unsafe { crate::codes::member(guarded(p, bytesize, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuMemHostRegister_v2", guarded(p, bytesize, Flags))
+        }
     }
     /// `cuMemHostUnregister` of the C ABI.
     #[no_mangle]
@@ -13839,7 +14583,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemHostUnregister(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cuMemHostUnregister", guarded(p)) }
     }
     /// `cuMemImportFromShareableHandle` of the C ABI.
     #[no_mangle]
@@ -13888,7 +14632,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(handle, osHandle, shHandleType)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemImportFromShareableHandle",
+                guarded(handle, osHandle, shHandleType),
+            )
+        }
     }
     /// `cuMemMap` of the C ABI.
     #[no_mangle]
@@ -13939,7 +14688,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemMap(ptr, size, offset, handle, flags) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, offset, handle, flags)) }
+        unsafe {
+            crate::codes::member_of("cuMemMap", guarded(ptr, size, offset, handle, flags))
+        }
     }
     /// `cuMemMapArrayAsync` of the C ABI.
     #[no_mangle]
@@ -13982,7 +14733,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemMapArrayAsync(mapInfoList, count, hStream) }
         }
-        unsafe { crate::codes::member(guarded(mapInfoList, count, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemMapArrayAsync",
+                guarded(mapInfoList, count, hStream),
+            )
+        }
     }
     /// `cuMemMapArrayAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemMapArrayAsync`, served by its implementation.
     #[no_mangle]
@@ -14025,7 +14781,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemMapArrayAsync(mapInfoList, count, hStream) }
         }
-        unsafe { crate::codes::member(guarded(mapInfoList, count, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemMapArrayAsync_ptsz",
+                guarded(mapInfoList, count, hStream),
+            )
+        }
     }
     /// `cuMemPoolCreate` of the C ABI.
     #[no_mangle]
@@ -14060,7 +14821,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolCreate(pool, poolProps) }
         }
-        unsafe { crate::codes::member(guarded(pool, poolProps)) }
+        unsafe { crate::codes::member_of("cuMemPoolCreate", guarded(pool, poolProps)) }
     }
     /// `cuMemPoolDestroy` of the C ABI.
     #[no_mangle]
@@ -14088,7 +14849,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolDestroy(pool) }
         }
-        unsafe { crate::codes::member(guarded(pool)) }
+        unsafe { crate::codes::member_of("cuMemPoolDestroy", guarded(pool)) }
     }
     /// `cuMemPoolExportPointer` of the C ABI.
     #[no_mangle]
@@ -14127,7 +14888,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolExportPointer(shareData_out, ptr) }
         }
-        unsafe { crate::codes::member(guarded(shareData_out, ptr)) }
+        unsafe {
+            crate::codes::member_of("cuMemPoolExportPointer", guarded(shareData_out, ptr))
+        }
     }
     /// `cuMemPoolExportToShareableHandle` of the C ABI.
     #[no_mangle]
@@ -14181,7 +14944,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(handle_out, pool, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemPoolExportToShareableHandle",
+                guarded(handle_out, pool, handleType, flags),
+            )
+        }
     }
     /// `cuMemPoolGetAccess` of the C ABI.
     #[no_mangle]
@@ -14224,7 +14992,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolGetAccess(flags, memPool, location) }
         }
-        unsafe { crate::codes::member(guarded(flags, memPool, location)) }
+        unsafe {
+            crate::codes::member_of("cuMemPoolGetAccess", guarded(flags, memPool, location))
+        }
     }
     /// `cuMemPoolGetAttribute` of the C ABI.
     #[no_mangle]
@@ -14267,7 +15037,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolGetAttribute(pool, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(pool, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cuMemPoolGetAttribute", guarded(pool, attr, value))
+        }
     }
     /// `cuMemPoolImportFromShareableHandle` of the C ABI.
     #[no_mangle]
@@ -14321,7 +15093,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pool_out, handle, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemPoolImportFromShareableHandle",
+                guarded(pool_out, handle, handleType, flags),
+            )
+        }
     }
     /// `cuMemPoolImportPointer` of the C ABI.
     #[no_mangle]
@@ -14364,7 +15141,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolImportPointer(ptr_out, pool, shareData) }
         }
-        unsafe { crate::codes::member(guarded(ptr_out, pool, shareData)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemPoolImportPointer",
+                guarded(ptr_out, pool, shareData),
+            )
+        }
     }
     /// `cuMemPoolSetAccess` of the C ABI.
     #[no_mangle]
@@ -14407,7 +15189,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolSetAccess(pool, map, count) }
         }
-        unsafe { crate::codes::member(guarded(pool, map, count)) }
+        unsafe { crate::codes::member_of("cuMemPoolSetAccess", guarded(pool, map, count)) }
     }
     /// `cuMemPoolSetAttribute` of the C ABI.
     #[no_mangle]
@@ -14450,7 +15232,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolSetAttribute(pool, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(pool, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cuMemPoolSetAttribute", guarded(pool, attr, value))
+        }
     }
     /// `cuMemPoolTrimTo` of the C ABI.
     #[no_mangle]
@@ -14486,7 +15270,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemPoolTrimTo(pool, minBytesToKeep) }
         }
-        unsafe { crate::codes::member(guarded(pool, minBytesToKeep)) }
+        unsafe { crate::codes::member_of("cuMemPoolTrimTo", guarded(pool, minBytesToKeep)) }
     }
     /// `cuMemPrefetchAsync_v2` of the C ABI (the header's `cuMemPrefetchAsync`).
     #[no_mangle]
@@ -14539,7 +15323,12 @@ mod driver {
                 anycuda::driver::cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, location, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemPrefetchAsync_v2",
+                guarded(devPtr, count, location, flags, hStream),
+            )
+        }
     }
     /// `cuMemPrefetchAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemPrefetchAsync`, served by its implementation.
     #[no_mangle]
@@ -14592,7 +15381,12 @@ mod driver {
                 anycuda::driver::cuMemPrefetchAsync(devPtr, count, location, flags, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, location, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemPrefetchAsync_v2_ptsz",
+                guarded(devPtr, count, location, flags, hStream),
+            )
+        }
     }
     /// `cuMemPrefetchBatchAsync` of the C ABI.
     #[no_mangle]
@@ -14667,7 +15461,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemPrefetchBatchAsync",
                 guarded(
                     dptrs,
                     sizes,
@@ -14754,7 +15549,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemPrefetchBatchAsync_ptsz",
                 guarded(
                     dptrs,
                     sizes,
@@ -14825,7 +15621,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(data, dataSize, attribute, devPtr, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemRangeGetAttribute",
+                guarded(data, dataSize, attribute, devPtr, count),
+            )
+        }
     }
     /// `cuMemRangeGetAttributes` of the C ABI.
     #[no_mangle]
@@ -14890,7 +15691,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemRangeGetAttributes",
                 guarded(data, dataSizes, attributes, numAttributes, devPtr, count),
             )
         }
@@ -14918,7 +15720,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemRelease(handle) }
         }
-        unsafe { crate::codes::member(guarded(handle)) }
+        unsafe { crate::codes::member_of("cuMemRelease", guarded(handle)) }
     }
     /// `cuMemRetainAllocationHandle` of the C ABI.
     #[no_mangle]
@@ -14957,7 +15759,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemRetainAllocationHandle(handle, addr) }
         }
-        unsafe { crate::codes::member(guarded(handle, addr)) }
+        unsafe {
+            crate::codes::member_of("cuMemRetainAllocationHandle", guarded(handle, addr))
+        }
     }
     /// `cuMemSetAccess` of the C ABI.
     #[no_mangle]
@@ -15004,7 +15808,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemSetAccess(ptr, size, desc, count) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, desc, count)) }
+        unsafe { crate::codes::member_of("cuMemSetAccess", guarded(ptr, size, desc, count)) }
     }
     /// `cuMemSetMemPool` of the C ABI.
     #[no_mangle]
@@ -15047,7 +15851,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemSetMemPool(location, type_, pool) }
         }
-        unsafe { crate::codes::member(guarded(location, type_, pool)) }
+        unsafe { crate::codes::member_of("cuMemSetMemPool", guarded(location, type_, pool)) }
     }
     /// `cuMemUnmap` of the C ABI.
     #[no_mangle]
@@ -15076,7 +15880,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemUnmap(ptr, size) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size)) }
+        unsafe { crate::codes::member_of("cuMemUnmap", guarded(ptr, size)) }
     }
     /// `cuMemcpy` of the C ABI.
     #[no_mangle]
@@ -15110,7 +15914,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy(dst, src, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, ByteCount)) }
+        unsafe { crate::codes::member_of("cuMemcpy", guarded(dst, src, ByteCount)) }
     }
     /// `cuMemcpy2DAsync_v2` of the C ABI (the header's `cuMemcpy2DAsync`).
     #[no_mangle]
@@ -15142,7 +15946,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2DAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe { crate::codes::member_of("cuMemcpy2DAsync_v2", guarded(pCopy, hStream)) }
     }
     /// `cuMemcpy2DAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpy2DAsync`, served by its implementation.
     #[no_mangle]
@@ -15174,7 +15978,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2DAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemcpy2DAsync_v2_ptsz", guarded(pCopy, hStream))
+        }
     }
     /// `cuMemcpy2DUnaligned_v2` of the C ABI (the header's `cuMemcpy2DUnaligned`).
     #[no_mangle]
@@ -15204,7 +16010,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2DUnaligned(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy2DUnaligned_v2", guarded(pCopy)) }
     }
     /// `cuMemcpy2DUnaligned_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy2DUnaligned`, served by its implementation.
     #[no_mangle]
@@ -15234,7 +16040,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2DUnaligned(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy2DUnaligned_v2_ptds", guarded(pCopy)) }
     }
     /// `cuMemcpy2D_v2` of the C ABI (the header's `cuMemcpy2D`).
     #[no_mangle]
@@ -15257,7 +16063,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2D(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy2D_v2", guarded(pCopy)) }
     }
     /// `cuMemcpy2D_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy2D`, served by its implementation.
     #[no_mangle]
@@ -15280,7 +16086,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy2D(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy2D_v2_ptds", guarded(pCopy)) }
     }
     /// `cuMemcpy3DAsync_v2` of the C ABI (the header's `cuMemcpy3DAsync`).
     #[no_mangle]
@@ -15312,7 +16118,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe { crate::codes::member_of("cuMemcpy3DAsync_v2", guarded(pCopy, hStream)) }
     }
     /// `cuMemcpy3DAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpy3DAsync`, served by its implementation.
     #[no_mangle]
@@ -15344,7 +16150,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemcpy3DAsync_v2_ptsz", guarded(pCopy, hStream))
+        }
     }
     /// `cuMemcpy3DBatchAsync_v2` of the C ABI (the header's `cuMemcpy3DBatchAsync`).
     #[no_mangle]
@@ -15391,7 +16199,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DBatchAsync(numOps, opList, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpy3DBatchAsync_v2",
+                guarded(numOps, opList, flags, hStream),
+            )
+        }
     }
     /// `cuMemcpy3DBatchAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpy3DBatchAsync`, served by its implementation.
     #[no_mangle]
@@ -15438,7 +16251,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DBatchAsync(numOps, opList, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpy3DBatchAsync_v2_ptsz",
+                guarded(numOps, opList, flags, hStream),
+            )
+        }
     }
     /// `cuMemcpy3DPeer` of the C ABI.
     #[no_mangle]
@@ -15466,7 +16284,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DPeer(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy3DPeer", guarded(pCopy)) }
     }
     /// `cuMemcpy3DPeerAsync` of the C ABI.
     #[no_mangle]
@@ -15502,7 +16320,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DPeerAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe { crate::codes::member_of("cuMemcpy3DPeerAsync", guarded(pCopy, hStream)) }
     }
     /// `cuMemcpy3DPeerAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpy3DPeerAsync`, served by its implementation.
     #[no_mangle]
@@ -15538,7 +16356,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DPeerAsync(pCopy, hStream) }
         }
-        unsafe { crate::codes::member(guarded(pCopy, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemcpy3DPeerAsync_ptsz", guarded(pCopy, hStream))
+        }
     }
     /// `cuMemcpy3DPeer_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy3DPeer`, served by its implementation.
     #[no_mangle]
@@ -15568,7 +16388,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DPeer(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy3DPeer_ptds", guarded(pCopy)) }
     }
     /// `cuMemcpy3DWithAttributesAsync` of the C ABI.
     #[no_mangle]
@@ -15611,7 +16431,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DWithAttributesAsync(op, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(op, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpy3DWithAttributesAsync",
+                guarded(op, flags, hStream),
+            )
+        }
     }
     /// `cuMemcpy3DWithAttributesAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpy3DWithAttributesAsync`, served by its implementation.
     #[no_mangle]
@@ -15654,7 +16479,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3DWithAttributesAsync(op, flags, hStream) }
         }
-        unsafe { crate::codes::member(guarded(op, flags, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpy3DWithAttributesAsync_ptsz",
+                guarded(op, flags, hStream),
+            )
+        }
     }
     /// `cuMemcpy3D_v2` of the C ABI (the header's `cuMemcpy3D`).
     #[no_mangle]
@@ -15677,7 +16507,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3D(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy3D_v2", guarded(pCopy)) }
     }
     /// `cuMemcpy3D_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy3D`, served by its implementation.
     #[no_mangle]
@@ -15700,7 +16530,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy3D(pCopy) }
         }
-        unsafe { crate::codes::member(guarded(pCopy)) }
+        unsafe { crate::codes::member_of("cuMemcpy3D_v2_ptds", guarded(pCopy)) }
     }
     /// `cuMemcpyAsync` of the C ABI.
     #[no_mangle]
@@ -15747,7 +16577,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyAsync(dst, src, ByteCount, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemcpyAsync", guarded(dst, src, ByteCount, hStream))
+        }
     }
     /// `cuMemcpyAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyAsync`, served by its implementation.
     #[no_mangle]
@@ -15794,7 +16626,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyAsync(dst, src, ByteCount, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyAsync_ptsz",
+                guarded(dst, src, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyAtoA_v2` of the C ABI (the header's `cuMemcpyAtoA`).
     #[no_mangle]
@@ -15854,7 +16691,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyAtoA_v2",
                 guarded(dstArray, dstOffset, srcArray, srcOffset, ByteCount),
             )
         }
@@ -15917,7 +16755,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyAtoA_v2_ptds",
                 guarded(dstArray, dstOffset, srcArray, srcOffset, ByteCount),
             )
         }
@@ -15969,7 +16808,12 @@ mod driver {
                 anycuda::driver::cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcArray, srcOffset, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyAtoD_v2",
+                guarded(dstDevice, srcArray, srcOffset, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyAtoD_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyAtoD`, served by its implementation.
     #[no_mangle]
@@ -16018,7 +16862,12 @@ mod driver {
                 anycuda::driver::cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcArray, srcOffset, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyAtoD_v2_ptds",
+                guarded(dstDevice, srcArray, srcOffset, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyAtoHAsync_v2` of the C ABI (the header's `cuMemcpyAtoHAsync`).
     #[no_mangle]
@@ -16078,7 +16927,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstHost, srcArray, srcOffset, ByteCount, hStream))
+            crate::codes::member_of(
+                "cuMemcpyAtoHAsync_v2",
+                guarded(dstHost, srcArray, srcOffset, ByteCount, hStream),
+            )
         }
     }
     /// `cuMemcpyAtoHAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyAtoHAsync`, served by its implementation.
@@ -16139,7 +16991,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstHost, srcArray, srcOffset, ByteCount, hStream))
+            crate::codes::member_of(
+                "cuMemcpyAtoHAsync_v2_ptsz",
+                guarded(dstHost, srcArray, srcOffset, ByteCount, hStream),
+            )
         }
     }
     /// `cuMemcpyAtoH_v2` of the C ABI (the header's `cuMemcpyAtoH`).
@@ -16187,7 +17042,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcArray, srcOffset, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyAtoH_v2",
+                guarded(dstHost, srcArray, srcOffset, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyAtoH_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyAtoH`, served by its implementation.
     #[no_mangle]
@@ -16234,7 +17094,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcArray, srcOffset, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyAtoH_v2_ptds",
+                guarded(dstHost, srcArray, srcOffset, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyBatchAsync_v2` of the C ABI (the header's `cuMemcpyBatchAsync`).
     #[no_mangle]
@@ -16309,7 +17174,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyBatchAsync_v2",
                 guarded(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream),
             )
         }
@@ -16387,7 +17253,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyBatchAsync_v2_ptsz",
                 guarded(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream),
             )
         }
@@ -16439,7 +17306,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
             }
         }
-        unsafe { crate::codes::member(guarded(dstArray, dstOffset, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoA_v2",
+                guarded(dstArray, dstOffset, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyDtoA_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyDtoA`, served by its implementation.
     #[no_mangle]
@@ -16488,7 +17360,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount)
             }
         }
-        unsafe { crate::codes::member(guarded(dstArray, dstOffset, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoA_v2_ptds",
+                guarded(dstArray, dstOffset, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyDtoDAsync_v2` of the C ABI (the header's `cuMemcpyDtoDAsync`).
     #[no_mangle]
@@ -16537,7 +17414,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcDevice, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoDAsync_v2",
+                guarded(dstDevice, srcDevice, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyDtoDAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyDtoDAsync`, served by its implementation.
     #[no_mangle]
@@ -16586,7 +17468,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcDevice, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoDAsync_v2_ptsz",
+                guarded(dstDevice, srcDevice, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyDtoD_v2` of the C ABI (the header's `cuMemcpyDtoD`).
     #[no_mangle]
@@ -16629,7 +17516,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyDtoD(dstDevice, srcDevice, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoD_v2",
+                guarded(dstDevice, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyDtoD_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyDtoD`, served by its implementation.
     #[no_mangle]
@@ -16672,7 +17564,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyDtoD(dstDevice, srcDevice, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoD_v2_ptds",
+                guarded(dstDevice, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyDtoHAsync_v2` of the C ABI (the header's `cuMemcpyDtoHAsync`).
     #[no_mangle]
@@ -16721,7 +17618,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcDevice, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoHAsync_v2",
+                guarded(dstHost, srcDevice, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyDtoHAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyDtoHAsync`, served by its implementation.
     #[no_mangle]
@@ -16770,7 +17672,12 @@ mod driver {
                 anycuda::driver::cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcDevice, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoHAsync_v2_ptsz",
+                guarded(dstHost, srcDevice, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyDtoH_v2` of the C ABI (the header's `cuMemcpyDtoH`).
     #[no_mangle]
@@ -16813,7 +17720,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyDtoH(dstHost, srcDevice, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoH_v2",
+                guarded(dstHost, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyDtoH_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyDtoH`, served by its implementation.
     #[no_mangle]
@@ -16856,7 +17768,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyDtoH(dstHost, srcDevice, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstHost, srcDevice, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyDtoH_v2_ptds",
+                guarded(dstHost, srcDevice, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyHtoAAsync_v2` of the C ABI (the header's `cuMemcpyHtoAAsync`).
     #[no_mangle]
@@ -16916,7 +17833,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstArray, dstOffset, srcHost, ByteCount, hStream))
+            crate::codes::member_of(
+                "cuMemcpyHtoAAsync_v2",
+                guarded(dstArray, dstOffset, srcHost, ByteCount, hStream),
+            )
         }
     }
     /// `cuMemcpyHtoAAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyHtoAAsync`, served by its implementation.
@@ -16977,7 +17897,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstArray, dstOffset, srcHost, ByteCount, hStream))
+            crate::codes::member_of(
+                "cuMemcpyHtoAAsync_v2_ptsz",
+                guarded(dstArray, dstOffset, srcHost, ByteCount, hStream),
+            )
         }
     }
     /// `cuMemcpyHtoA_v2` of the C ABI (the header's `cuMemcpyHtoA`).
@@ -17025,7 +17948,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstArray, dstOffset, srcHost, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoA_v2",
+                guarded(dstArray, dstOffset, srcHost, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyHtoA_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyHtoA`, served by its implementation.
     #[no_mangle]
@@ -17072,7 +18000,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstArray, dstOffset, srcHost, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoA_v2_ptds",
+                guarded(dstArray, dstOffset, srcHost, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyHtoDAsync_v2` of the C ABI (the header's `cuMemcpyHtoDAsync`).
     #[no_mangle]
@@ -17121,7 +18054,12 @@ mod driver {
                 anycuda::driver::cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcHost, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoDAsync_v2",
+                guarded(dstDevice, srcHost, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyHtoDAsync_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyHtoDAsync`, served by its implementation.
     #[no_mangle]
@@ -17170,7 +18108,12 @@ mod driver {
                 anycuda::driver::cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcHost, ByteCount, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoDAsync_v2_ptsz",
+                guarded(dstDevice, srcHost, ByteCount, hStream),
+            )
+        }
     }
     /// `cuMemcpyHtoD_v2` of the C ABI (the header's `cuMemcpyHtoD`).
     #[no_mangle]
@@ -17213,7 +18156,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyHtoD(dstDevice, srcHost, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcHost, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoD_v2",
+                guarded(dstDevice, srcHost, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyHtoD_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpyHtoD`, served by its implementation.
     #[no_mangle]
@@ -17256,7 +18204,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpyHtoD(dstDevice, srcHost, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, srcHost, ByteCount)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyHtoD_v2_ptds",
+                guarded(dstDevice, srcHost, ByteCount),
+            )
+        }
     }
     /// `cuMemcpyPeer` of the C ABI.
     #[no_mangle]
@@ -17316,7 +18269,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyPeer",
                 guarded(dstDevice, dstContext, srcDevice, srcContext, ByteCount),
             )
         }
@@ -17384,7 +18338,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyPeerAsync",
                 guarded(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream),
             )
         }
@@ -17452,7 +18407,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyPeerAsync_ptsz",
                 guarded(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream),
             )
         }
@@ -17515,7 +18471,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMemcpyPeer_ptds",
                 guarded(dstDevice, dstContext, srcDevice, srcContext, ByteCount),
             )
         }
@@ -17571,7 +18528,12 @@ mod driver {
                 anycuda::driver::cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, size, attr, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyWithAttributesAsync",
+                guarded(dst, src, size, attr, hStream),
+            )
+        }
     }
     /// `cuMemcpyWithAttributesAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemcpyWithAttributesAsync`, served by its implementation.
     #[no_mangle]
@@ -17624,7 +18586,12 @@ mod driver {
                 anycuda::driver::cuMemcpyWithAttributesAsync(dst, src, size, attr, hStream)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, size, attr, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemcpyWithAttributesAsync_ptsz",
+                guarded(dst, src, size, attr, hStream),
+            )
+        }
     }
     /// `cuMemcpy_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemcpy`, served by its implementation.
     #[no_mangle]
@@ -17658,7 +18625,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemcpy(dst, src, ByteCount) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, ByteCount)) }
+        unsafe { crate::codes::member_of("cuMemcpy_ptds", guarded(dst, src, ByteCount)) }
     }
     /// `cuMemsetD16Async` of the C ABI.
     #[no_mangle]
@@ -17705,7 +18672,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD16Async(dstDevice, us, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, us, N, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemsetD16Async", guarded(dstDevice, us, N, hStream))
+        }
     }
     /// `cuMemsetD16Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD16Async`, served by its implementation.
     #[no_mangle]
@@ -17752,7 +18721,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD16Async(dstDevice, us, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, us, N, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD16Async_ptsz",
+                guarded(dstDevice, us, N, hStream),
+            )
+        }
     }
     /// `cuMemsetD16_v2` of the C ABI (the header's `cuMemsetD16`).
     #[no_mangle]
@@ -17786,7 +18760,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD16(dstDevice, us, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, us, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD16_v2", guarded(dstDevice, us, N)) }
     }
     /// `cuMemsetD16_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD16`, served by its implementation.
     #[no_mangle]
@@ -17820,7 +18794,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD16(dstDevice, us, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, us, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD16_v2_ptds", guarded(dstDevice, us, N)) }
     }
     /// `cuMemsetD2D16Async` of the C ABI.
     #[no_mangle]
@@ -17885,7 +18859,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, us, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D16Async",
+                guarded(dstDevice, dstPitch, us, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D16Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD2D16Async`, served by its implementation.
@@ -17951,7 +18928,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, us, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D16Async_ptsz",
+                guarded(dstDevice, dstPitch, us, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D16_v2` of the C ABI (the header's `cuMemsetD2D16`).
@@ -18003,7 +18983,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, us, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D16_v2",
+                guarded(dstDevice, dstPitch, us, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD2D16_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD2D16`, served by its implementation.
     #[no_mangle]
@@ -18054,7 +19039,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, us, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D16_v2_ptds",
+                guarded(dstDevice, dstPitch, us, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD2D32Async` of the C ABI.
     #[no_mangle]
@@ -18119,7 +19109,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, ui, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D32Async",
+                guarded(dstDevice, dstPitch, ui, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D32Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD2D32Async`, served by its implementation.
@@ -18185,7 +19178,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, ui, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D32Async_ptsz",
+                guarded(dstDevice, dstPitch, ui, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D32_v2` of the C ABI (the header's `cuMemsetD2D32`).
@@ -18237,7 +19233,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, ui, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D32_v2",
+                guarded(dstDevice, dstPitch, ui, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD2D32_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD2D32`, served by its implementation.
     #[no_mangle]
@@ -18288,7 +19289,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, ui, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D32_v2_ptds",
+                guarded(dstDevice, dstPitch, ui, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD2D8Async` of the C ABI.
     #[no_mangle]
@@ -18353,7 +19359,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, uc, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D8Async",
+                guarded(dstDevice, dstPitch, uc, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D8Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD2D8Async`, served by its implementation.
@@ -18419,7 +19428,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dstDevice, dstPitch, uc, Width, Height, hStream))
+            crate::codes::member_of(
+                "cuMemsetD2D8Async_ptsz",
+                guarded(dstDevice, dstPitch, uc, Width, Height, hStream),
+            )
         }
     }
     /// `cuMemsetD2D8_v2` of the C ABI (the header's `cuMemsetD2D8`).
@@ -18471,7 +19483,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, uc, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D8_v2",
+                guarded(dstDevice, dstPitch, uc, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD2D8_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD2D8`, served by its implementation.
     #[no_mangle]
@@ -18522,7 +19539,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, dstPitch, uc, Width, Height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD2D8_v2_ptds",
+                guarded(dstDevice, dstPitch, uc, Width, Height),
+            )
+        }
     }
     /// `cuMemsetD32Async` of the C ABI.
     #[no_mangle]
@@ -18569,7 +19591,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD32Async(dstDevice, ui, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, ui, N, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemsetD32Async", guarded(dstDevice, ui, N, hStream))
+        }
     }
     /// `cuMemsetD32Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD32Async`, served by its implementation.
     #[no_mangle]
@@ -18616,7 +19640,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD32Async(dstDevice, ui, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, ui, N, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD32Async_ptsz",
+                guarded(dstDevice, ui, N, hStream),
+            )
+        }
     }
     /// `cuMemsetD32_v2` of the C ABI (the header's `cuMemsetD32`).
     #[no_mangle]
@@ -18650,7 +19679,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD32(dstDevice, ui, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, ui, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD32_v2", guarded(dstDevice, ui, N)) }
     }
     /// `cuMemsetD32_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD32`, served by its implementation.
     #[no_mangle]
@@ -18684,7 +19713,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD32(dstDevice, ui, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, ui, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD32_v2_ptds", guarded(dstDevice, ui, N)) }
     }
     /// `cuMemsetD8Async` of the C ABI.
     #[no_mangle]
@@ -18731,7 +19760,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD8Async(dstDevice, uc, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, uc, N, hStream)) }
+        unsafe {
+            crate::codes::member_of("cuMemsetD8Async", guarded(dstDevice, uc, N, hStream))
+        }
     }
     /// `cuMemsetD8Async_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuMemsetD8Async`, served by its implementation.
     #[no_mangle]
@@ -18778,7 +19809,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD8Async(dstDevice, uc, N, hStream) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, uc, N, hStream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMemsetD8Async_ptsz",
+                guarded(dstDevice, uc, N, hStream),
+            )
+        }
     }
     /// `cuMemsetD8_v2` of the C ABI (the header's `cuMemsetD8`).
     #[no_mangle]
@@ -18812,7 +19848,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD8(dstDevice, uc, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, uc, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD8_v2", guarded(dstDevice, uc, N)) }
     }
     /// `cuMemsetD8_v2_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cuMemsetD8`, served by its implementation.
     #[no_mangle]
@@ -18846,7 +19882,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMemsetD8(dstDevice, uc, N) }
         }
-        unsafe { crate::codes::member(guarded(dstDevice, uc, N)) }
+        unsafe { crate::codes::member_of("cuMemsetD8_v2_ptds", guarded(dstDevice, uc, N)) }
     }
     /// `cuMipmappedArrayCreate` of the C ABI.
     #[no_mangle]
@@ -18896,7 +19932,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pHandle, pMipmappedArrayDesc, numMipmapLevels))
+            crate::codes::member_of(
+                "cuMipmappedArrayCreate",
+                guarded(pHandle, pMipmappedArrayDesc, numMipmapLevels),
+            )
         }
     }
     /// `cuMipmappedArrayDestroy` of the C ABI.
@@ -18930,7 +19969,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMipmappedArrayDestroy(hMipmappedArray) }
         }
-        unsafe { crate::codes::member(guarded(hMipmappedArray)) }
+        unsafe {
+            crate::codes::member_of("cuMipmappedArrayDestroy", guarded(hMipmappedArray))
+        }
     }
     /// `cuMipmappedArrayGetLevel` of the C ABI.
     #[no_mangle]
@@ -18979,7 +20020,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pLevelArray, hMipmappedArray, level)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMipmappedArrayGetLevel",
+                guarded(pLevelArray, hMipmappedArray, level),
+            )
+        }
     }
     /// `cuMipmappedArrayGetMemoryRequirements` of the C ABI.
     #[no_mangle]
@@ -19028,7 +20074,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(memoryRequirements, mipmap, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMipmappedArrayGetMemoryRequirements",
+                guarded(memoryRequirements, mipmap, device),
+            )
+        }
     }
     /// `cuMipmappedArrayGetSparseProperties` of the C ABI.
     #[no_mangle]
@@ -19072,7 +20123,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(sparseProperties, mipmap)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMipmappedArrayGetSparseProperties",
+                guarded(sparseProperties, mipmap),
+            )
+        }
     }
     /// `cuModuleEnumerateFunctions` of the C ABI.
     #[no_mangle]
@@ -19117,7 +20173,12 @@ mod driver {
                 anycuda::driver::cuModuleEnumerateFunctions(functions, numFunctions, mod_)
             }
         }
-        unsafe { crate::codes::member(guarded(functions, numFunctions, mod_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuModuleEnumerateFunctions",
+                guarded(functions, numFunctions, mod_),
+            )
+        }
     }
     /// `cuModuleGetFunction` of the C ABI.
     #[no_mangle]
@@ -19160,7 +20221,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetFunction(hfunc, hmod, name) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, hmod, name)) }
+        unsafe { crate::codes::member_of("cuModuleGetFunction", guarded(hfunc, hmod, name)) }
     }
     /// `cuModuleGetFunctionCount` of the C ABI.
     #[no_mangle]
@@ -19196,7 +20257,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetFunctionCount(count, mod_) }
         }
-        unsafe { crate::codes::member(guarded(count, mod_)) }
+        unsafe { crate::codes::member_of("cuModuleGetFunctionCount", guarded(count, mod_)) }
     }
     /// `cuModuleGetGlobal_v2` of the C ABI (the header's `cuModuleGetGlobal`).
     #[no_mangle]
@@ -19243,7 +20304,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetGlobal(dptr, bytes, hmod, name) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytes, hmod, name)) }
+        unsafe {
+            crate::codes::member_of("cuModuleGetGlobal_v2", guarded(dptr, bytes, hmod, name))
+        }
     }
     /// `cuModuleGetLoadingMode` of the C ABI.
     #[no_mangle]
@@ -19273,7 +20336,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetLoadingMode(mode) }
         }
-        unsafe { crate::codes::member(guarded(mode)) }
+        unsafe { crate::codes::member_of("cuModuleGetLoadingMode", guarded(mode)) }
     }
     /// `cuModuleGetSurfRef` of the C ABI.
     #[no_mangle]
@@ -19316,7 +20379,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetSurfRef(pSurfRef, hmod, name) }
         }
-        unsafe { crate::codes::member(guarded(pSurfRef, hmod, name)) }
+        unsafe {
+            crate::codes::member_of("cuModuleGetSurfRef", guarded(pSurfRef, hmod, name))
+        }
     }
     /// `cuModuleGetTexRef` of the C ABI.
     #[no_mangle]
@@ -19359,7 +20424,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleGetTexRef(pTexRef, hmod, name) }
         }
-        unsafe { crate::codes::member(guarded(pTexRef, hmod, name)) }
+        unsafe { crate::codes::member_of("cuModuleGetTexRef", guarded(pTexRef, hmod, name)) }
     }
     /// `cuModuleLoad` of the C ABI.
     #[no_mangle]
@@ -19391,7 +20456,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleLoad(module, fname) }
         }
-        unsafe { crate::codes::member(guarded(module, fname)) }
+        unsafe { crate::codes::member_of("cuModuleLoad", guarded(module, fname)) }
     }
     /// `cuModuleLoadData` of the C ABI.
     #[no_mangle]
@@ -19423,7 +20488,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleLoadData(module, image) }
         }
-        unsafe { crate::codes::member(guarded(module, image)) }
+        unsafe { crate::codes::member_of("cuModuleLoadData", guarded(module, image)) }
     }
     /// `cuModuleLoadDataEx` of the C ABI.
     #[no_mangle]
@@ -19483,7 +20548,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(module, image, numOptions, options, optionValues))
+            crate::codes::member_of(
+                "cuModuleLoadDataEx",
+                guarded(module, image, numOptions, options, optionValues),
+            )
         }
     }
     /// `cuModuleLoadFatBinary` of the C ABI.
@@ -19520,7 +20588,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleLoadFatBinary(module, fatCubin) }
         }
-        unsafe { crate::codes::member(guarded(module, fatCubin)) }
+        unsafe {
+            crate::codes::member_of("cuModuleLoadFatBinary", guarded(module, fatCubin))
+        }
     }
     /// `cuModuleUnload` of the C ABI.
     #[no_mangle]
@@ -19545,7 +20615,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuModuleUnload(hmod) }
         }
-        unsafe { crate::codes::member(guarded(hmod)) }
+        unsafe { crate::codes::member_of("cuModuleUnload", guarded(hmod)) }
     }
     /// `cuMulticastAddDevice` of the C ABI.
     #[no_mangle]
@@ -19584,7 +20654,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMulticastAddDevice(mcHandle, dev) }
         }
-        unsafe { crate::codes::member(guarded(mcHandle, dev)) }
+        unsafe { crate::codes::member_of("cuMulticastAddDevice", guarded(mcHandle, dev)) }
     }
     /// `cuMulticastBindAddr` of the C ABI.
     #[no_mangle]
@@ -19637,7 +20707,12 @@ mod driver {
                 anycuda::driver::cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(mcHandle, mcOffset, memptr, size, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMulticastBindAddr",
+                guarded(mcHandle, mcOffset, memptr, size, flags),
+            )
+        }
     }
     /// `cuMulticastBindAddr_v2` of the C ABI.
     #[no_mangle]
@@ -19702,7 +20777,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(mcHandle, dev, mcOffset, memptr, size, flags))
+            crate::codes::member_of(
+                "cuMulticastBindAddr_v2",
+                guarded(mcHandle, dev, mcOffset, memptr, size, flags),
+            )
         }
     }
     /// `cuMulticastBindMem` of the C ABI.
@@ -19768,7 +20846,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMulticastBindMem",
                 guarded(mcHandle, mcOffset, memHandle, memOffset, size, flags),
             )
         }
@@ -19841,7 +20920,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuMulticastBindMem_v2",
                 guarded(mcHandle, dev, mcOffset, memHandle, memOffset, size, flags),
             )
         }
@@ -19883,7 +20963,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMulticastCreate(mcHandle, prop) }
         }
-        unsafe { crate::codes::member(guarded(mcHandle, prop)) }
+        unsafe { crate::codes::member_of("cuMulticastCreate", guarded(mcHandle, prop)) }
     }
     /// `cuMulticastGetGranularity` of the C ABI.
     #[no_mangle]
@@ -19926,7 +21006,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMulticastGetGranularity(granularity, prop, option) }
         }
-        unsafe { crate::codes::member(guarded(granularity, prop, option)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMulticastGetGranularity",
+                guarded(granularity, prop, option),
+            )
+        }
     }
     /// `cuMulticastUnbind` of the C ABI.
     #[no_mangle]
@@ -19973,7 +21058,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuMulticastUnbind(mcHandle, dev, mcOffset, size) }
         }
-        unsafe { crate::codes::member(guarded(mcHandle, dev, mcOffset, size)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuMulticastUnbind",
+                guarded(mcHandle, dev, mcOffset, size),
+            )
+        }
     }
     /// `cuOccupancyAvailableDynamicSMemPerBlock` of the C ABI.
     #[no_mangle]
@@ -20027,7 +21117,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dynamicSmemSize, func, numBlocks, blockSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuOccupancyAvailableDynamicSMemPerBlock",
+                guarded(dynamicSmemSize, func, numBlocks, blockSize),
+            )
+        }
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` of the C ABI.
     #[no_mangle]
@@ -20081,7 +21176,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(numBlocks, func, blockSize, dynamicSMemSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                guarded(numBlocks, func, blockSize, dynamicSMemSize),
+            )
+        }
     }
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` of the C ABI.
     #[no_mangle]
@@ -20141,7 +21241,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(numBlocks, func, blockSize, dynamicSMemSize, flags))
+            crate::codes::member_of(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                guarded(numBlocks, func, blockSize, dynamicSMemSize, flags),
+            )
         }
     }
     /// `cuOccupancyMaxActiveClusters` of the C ABI.
@@ -20187,7 +21290,12 @@ mod driver {
                 anycuda::driver::cuOccupancyMaxActiveClusters(numClusters, func, config)
             }
         }
-        unsafe { crate::codes::member(guarded(numClusters, func, config)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuOccupancyMaxActiveClusters",
+                guarded(numClusters, func, config),
+            )
+        }
     }
     /// `cuOccupancyMaxPotentialBlockSize` of the C ABI.
     #[no_mangle]
@@ -20252,7 +21360,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuOccupancyMaxPotentialBlockSize",
                 guarded(
                     minGridSize,
                     blockSize,
@@ -20332,7 +21441,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuOccupancyMaxPotentialBlockSizeWithFlags",
                 guarded(
                     minGridSize,
                     blockSize,
@@ -20392,7 +21502,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(clusterSize, func, config)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuOccupancyMaxPotentialClusterSize",
+                guarded(clusterSize, func, config),
+            )
+        }
     }
     /// `cuParamSetSize` of the C ABI.
     #[no_mangle]
@@ -20424,7 +21539,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuParamSetSize(hfunc, numbytes) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, numbytes)) }
+        unsafe { crate::codes::member_of("cuParamSetSize", guarded(hfunc, numbytes)) }
     }
     /// `cuParamSetTexRef` of the C ABI.
     #[no_mangle]
@@ -20463,7 +21578,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuParamSetTexRef(hfunc, texunit, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, texunit, hTexRef)) }
+        unsafe {
+            crate::codes::member_of("cuParamSetTexRef", guarded(hfunc, texunit, hTexRef))
+        }
     }
     /// `cuParamSetf` of the C ABI.
     #[no_mangle]
@@ -20502,7 +21619,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuParamSetf(hfunc, offset, value) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, offset, value)) }
+        unsafe { crate::codes::member_of("cuParamSetf", guarded(hfunc, offset, value)) }
     }
     /// `cuParamSeti` of the C ABI.
     #[no_mangle]
@@ -20541,7 +21658,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuParamSeti(hfunc, offset, value) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, offset, value)) }
+        unsafe { crate::codes::member_of("cuParamSeti", guarded(hfunc, offset, value)) }
     }
     /// `cuParamSetv` of the C ABI.
     #[no_mangle]
@@ -20588,7 +21705,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuParamSetv(hfunc, offset, ptr, numbytes) }
         }
-        unsafe { crate::codes::member(guarded(hfunc, offset, ptr, numbytes)) }
+        unsafe {
+            crate::codes::member_of("cuParamSetv", guarded(hfunc, offset, ptr, numbytes))
+        }
     }
     /// `cuPointerGetAttribute` of the C ABI.
     #[no_mangle]
@@ -20631,7 +21750,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuPointerGetAttribute(data, attribute, ptr) }
         }
-        unsafe { crate::codes::member(guarded(data, attribute, ptr)) }
+        unsafe {
+            crate::codes::member_of("cuPointerGetAttribute", guarded(data, attribute, ptr))
+        }
     }
     /// `cuPointerGetAttributes` of the C ABI.
     #[no_mangle]
@@ -20680,7 +21801,12 @@ mod driver {
                 anycuda::driver::cuPointerGetAttributes(numAttributes, attributes, data, ptr)
             }
         }
-        unsafe { crate::codes::member(guarded(numAttributes, attributes, data, ptr)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuPointerGetAttributes",
+                guarded(numAttributes, attributes, data, ptr),
+            )
+        }
     }
     /// `cuPointerSetAttribute` of the C ABI.
     #[no_mangle]
@@ -20723,7 +21849,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuPointerSetAttribute(value, attribute, ptr) }
         }
-        unsafe { crate::codes::member(guarded(value, attribute, ptr)) }
+        unsafe {
+            crate::codes::member_of("cuPointerSetAttribute", guarded(value, attribute, ptr))
+        }
     }
     /// `cuSignalExternalSemaphoresAsync` of the C ABI.
     #[no_mangle]
@@ -20778,7 +21906,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cuSignalExternalSemaphoresAsync",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cuSignalExternalSemaphoresAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuSignalExternalSemaphoresAsync`, served by its implementation.
@@ -20834,7 +21965,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cuSignalExternalSemaphoresAsync_ptsz",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cuStreamAddCallback` of the C ABI.
@@ -20884,7 +22018,12 @@ mod driver {
                 anycuda::driver::cuStreamAddCallback(hStream, callback, userData, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(hStream, callback, userData, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamAddCallback",
+                guarded(hStream, callback, userData, flags),
+            )
+        }
     }
     /// `cuStreamAddCallback_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamAddCallback`, served by its implementation.
     #[no_mangle]
@@ -20933,7 +22072,12 @@ mod driver {
                 anycuda::driver::cuStreamAddCallback(hStream, callback, userData, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(hStream, callback, userData, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamAddCallback_ptsz",
+                guarded(hStream, callback, userData, flags),
+            )
+        }
     }
     /// `cuStreamAttachMemAsync` of the C ABI.
     #[no_mangle]
@@ -20980,7 +22124,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamAttachMemAsync(hStream, dptr, length, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, dptr, length, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamAttachMemAsync",
+                guarded(hStream, dptr, length, flags),
+            )
+        }
     }
     /// `cuStreamAttachMemAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamAttachMemAsync`, served by its implementation.
     #[no_mangle]
@@ -21027,7 +22176,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamAttachMemAsync(hStream, dptr, length, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, dptr, length, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamAttachMemAsync_ptsz",
+                guarded(hStream, dptr, length, flags),
+            )
+        }
     }
     /// `cuStreamBatchMemOp_v2` of the C ABI (the header's `cuStreamBatchMemOp`).
     #[no_mangle]
@@ -21074,7 +22228,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamBatchMemOp(stream, count, paramArray, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, count, paramArray, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamBatchMemOp_v2",
+                guarded(stream, count, paramArray, flags),
+            )
+        }
     }
     /// `cuStreamBatchMemOp_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamBatchMemOp`, served by its implementation.
     #[no_mangle]
@@ -21121,7 +22280,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamBatchMemOp(stream, count, paramArray, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, count, paramArray, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamBatchMemOp_v2_ptsz",
+                guarded(stream, count, paramArray, flags),
+            )
+        }
     }
     /// `cuStreamBeginCaptureToCig` of the C ABI.
     #[no_mangle]
@@ -21162,7 +22326,12 @@ mod driver {
                 anycuda::driver::cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams)
             }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamCigCaptureParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamBeginCaptureToCig",
+                guarded(hStream, streamCigCaptureParams),
+            )
+        }
     }
     /// `cuStreamBeginCaptureToCig_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamBeginCaptureToCig`, served by its implementation.
     #[no_mangle]
@@ -21203,7 +22372,12 @@ mod driver {
                 anycuda::driver::cuStreamBeginCaptureToCig(hStream, streamCigCaptureParams)
             }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamCigCaptureParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamBeginCaptureToCig_ptsz",
+                guarded(hStream, streamCigCaptureParams),
+            )
+        }
     }
     /// `cuStreamBeginCaptureToGraph` of the C ABI.
     #[no_mangle]
@@ -21268,7 +22442,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamBeginCaptureToGraph",
                 guarded(hStream, hGraph, dependencies, dependencyData, numDependencies, mode),
             )
         }
@@ -21336,7 +22511,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamBeginCaptureToGraph_ptsz",
                 guarded(hStream, hGraph, dependencies, dependencyData, numDependencies, mode),
             )
         }
@@ -21375,7 +22551,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamBeginCapture(hStream, mode) }
         }
-        unsafe { crate::codes::member(guarded(hStream, mode)) }
+        unsafe { crate::codes::member_of("cuStreamBeginCapture_v2", guarded(hStream, mode)) }
     }
     /// `cuStreamBeginCapture_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamBeginCapture`, served by its implementation.
     #[no_mangle]
@@ -21411,7 +22587,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamBeginCapture(hStream, mode) }
         }
-        unsafe { crate::codes::member(guarded(hStream, mode)) }
+        unsafe {
+            crate::codes::member_of("cuStreamBeginCapture_v2_ptsz", guarded(hStream, mode))
+        }
     }
     /// `cuStreamBeginRecaptureToGraph` of the C ABI.
     #[no_mangle]
@@ -21471,7 +22649,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hStream, mode, hGraph, callbackFunc, userData))
+            crate::codes::member_of(
+                "cuStreamBeginRecaptureToGraph",
+                guarded(hStream, mode, hGraph, callbackFunc, userData),
+            )
         }
     }
     /// `cuStreamBeginRecaptureToGraph_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamBeginRecaptureToGraph`, served by its implementation.
@@ -21532,7 +22713,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hStream, mode, hGraph, callbackFunc, userData))
+            crate::codes::member_of(
+                "cuStreamBeginRecaptureToGraph_ptsz",
+                guarded(hStream, mode, hGraph, callbackFunc, userData),
+            )
         }
     }
     /// `cuStreamCopyAttributes` of the C ABI.
@@ -21565,7 +22749,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamCopyAttributes(dst, src) }
         }
-        unsafe { crate::codes::member(guarded(dst, src)) }
+        unsafe { crate::codes::member_of("cuStreamCopyAttributes", guarded(dst, src)) }
     }
     /// `cuStreamCopyAttributes_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamCopyAttributes`, served by its implementation.
     #[no_mangle]
@@ -21597,7 +22781,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamCopyAttributes(dst, src) }
         }
-        unsafe { crate::codes::member(guarded(dst, src)) }
+        unsafe { crate::codes::member_of("cuStreamCopyAttributes_ptsz", guarded(dst, src)) }
     }
     /// `cuStreamCreate` of the C ABI.
     #[no_mangle]
@@ -21629,7 +22813,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamCreate(phStream, Flags) }
         }
-        unsafe { crate::codes::member(guarded(phStream, Flags)) }
+        unsafe { crate::codes::member_of("cuStreamCreate", guarded(phStream, Flags)) }
     }
     /// `cuStreamCreateWithPriority` of the C ABI.
     #[no_mangle]
@@ -21672,7 +22856,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamCreateWithPriority(phStream, flags, priority) }
         }
-        unsafe { crate::codes::member(guarded(phStream, flags, priority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamCreateWithPriority",
+                guarded(phStream, flags, priority),
+            )
+        }
     }
     /// `cuStreamDestroy_v2` of the C ABI (the header's `cuStreamDestroy`).
     #[no_mangle]
@@ -21700,7 +22889,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamDestroy(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamDestroy_v2", guarded(hStream)) }
     }
     /// `cuStreamEndCapture` of the C ABI.
     #[no_mangle]
@@ -21736,7 +22925,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamEndCapture(hStream, phGraph) }
         }
-        unsafe { crate::codes::member(guarded(hStream, phGraph)) }
+        unsafe { crate::codes::member_of("cuStreamEndCapture", guarded(hStream, phGraph)) }
     }
     /// `cuStreamEndCaptureToCig` of the C ABI.
     #[no_mangle]
@@ -21764,7 +22953,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamEndCaptureToCig(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamEndCaptureToCig", guarded(hStream)) }
     }
     /// `cuStreamEndCaptureToCig_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamEndCaptureToCig`, served by its implementation.
     #[no_mangle]
@@ -21792,7 +22981,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamEndCaptureToCig(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamEndCaptureToCig_ptsz", guarded(hStream)) }
     }
     /// `cuStreamEndCapture_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamEndCapture`, served by its implementation.
     #[no_mangle]
@@ -21828,7 +23017,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamEndCapture(hStream, phGraph) }
         }
-        unsafe { crate::codes::member(guarded(hStream, phGraph)) }
+        unsafe {
+            crate::codes::member_of("cuStreamEndCapture_ptsz", guarded(hStream, phGraph))
+        }
     }
     /// `cuStreamGetAttribute` of the C ABI.
     #[no_mangle]
@@ -21871,7 +23062,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetAttribute(hStream, attr, value_out) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamGetAttribute",
+                guarded(hStream, attr, value_out),
+            )
+        }
     }
     /// `cuStreamGetAttribute_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetAttribute`, served by its implementation.
     #[no_mangle]
@@ -21914,7 +23110,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetAttribute(hStream, attr, value_out) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamGetAttribute_ptsz",
+                guarded(hStream, attr, value_out),
+            )
+        }
     }
     /// `cuStreamGetCaptureInfo_v3` of the C ABI (the header's `cuStreamGetCaptureInfo`).
     #[no_mangle]
@@ -21984,7 +23185,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamGetCaptureInfo_v3",
                 guarded(
                     hStream,
                     captureStatus_out,
@@ -22065,7 +23267,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamGetCaptureInfo_v3_ptsz",
                 guarded(
                     hStream,
                     captureStatus_out,
@@ -22108,7 +23311,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetCtx(hStream, pctx) }
         }
-        unsafe { crate::codes::member(guarded(hStream, pctx)) }
+        unsafe { crate::codes::member_of("cuStreamGetCtx", guarded(hStream, pctx)) }
     }
     /// `cuStreamGetCtx_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetCtx`, served by its implementation.
     #[no_mangle]
@@ -22140,7 +23343,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetCtx(hStream, pctx) }
         }
-        unsafe { crate::codes::member(guarded(hStream, pctx)) }
+        unsafe { crate::codes::member_of("cuStreamGetCtx_ptsz", guarded(hStream, pctx)) }
     }
     /// `cuStreamGetCtx_v2` of the C ABI.
     #[no_mangle]
@@ -22183,7 +23386,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }
         }
-        unsafe { crate::codes::member(guarded(hStream, pCtx, pGreenCtx)) }
+        unsafe {
+            crate::codes::member_of("cuStreamGetCtx_v2", guarded(hStream, pCtx, pGreenCtx))
+        }
     }
     /// `cuStreamGetCtx_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetCtx_v2`, served by its implementation.
     #[no_mangle]
@@ -22226,7 +23431,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }
         }
-        unsafe { crate::codes::member(guarded(hStream, pCtx, pGreenCtx)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamGetCtx_v2_ptsz",
+                guarded(hStream, pCtx, pGreenCtx),
+            )
+        }
     }
     /// `cuStreamGetDevResource` of the C ABI.
     #[no_mangle]
@@ -22269,7 +23479,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetDevResource(hStream, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hStream, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamGetDevResource",
+                guarded(hStream, resource, type_),
+            )
+        }
     }
     /// `cuStreamGetDevResource_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetDevResource`, served by its implementation.
     #[no_mangle]
@@ -22312,7 +23527,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetDevResource(hStream, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hStream, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamGetDevResource_ptsz",
+                guarded(hStream, resource, type_),
+            )
+        }
     }
     /// `cuStreamGetDevice` of the C ABI.
     #[no_mangle]
@@ -22348,7 +23568,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetDevice(hStream, device) }
         }
-        unsafe { crate::codes::member(guarded(hStream, device)) }
+        unsafe { crate::codes::member_of("cuStreamGetDevice", guarded(hStream, device)) }
     }
     /// `cuStreamGetDevice_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetDevice`, served by its implementation.
     #[no_mangle]
@@ -22384,7 +23604,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetDevice(hStream, device) }
         }
-        unsafe { crate::codes::member(guarded(hStream, device)) }
+        unsafe {
+            crate::codes::member_of("cuStreamGetDevice_ptsz", guarded(hStream, device))
+        }
     }
     /// `cuStreamGetFlags` of the C ABI.
     #[no_mangle]
@@ -22416,7 +23638,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetFlags(hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, flags)) }
+        unsafe { crate::codes::member_of("cuStreamGetFlags", guarded(hStream, flags)) }
     }
     /// `cuStreamGetFlags_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetFlags`, served by its implementation.
     #[no_mangle]
@@ -22448,7 +23670,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetFlags(hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, flags)) }
+        unsafe { crate::codes::member_of("cuStreamGetFlags_ptsz", guarded(hStream, flags)) }
     }
     /// `cuStreamGetGreenCtx` of the C ABI.
     #[no_mangle]
@@ -22484,7 +23706,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetGreenCtx(hStream, phCtx) }
         }
-        unsafe { crate::codes::member(guarded(hStream, phCtx)) }
+        unsafe { crate::codes::member_of("cuStreamGetGreenCtx", guarded(hStream, phCtx)) }
     }
     /// `cuStreamGetId` of the C ABI.
     #[no_mangle]
@@ -22516,7 +23738,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetId(hStream, streamId) }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamId)) }
+        unsafe { crate::codes::member_of("cuStreamGetId", guarded(hStream, streamId)) }
     }
     /// `cuStreamGetId_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetId`, served by its implementation.
     #[no_mangle]
@@ -22548,7 +23770,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetId(hStream, streamId) }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamId)) }
+        unsafe { crate::codes::member_of("cuStreamGetId_ptsz", guarded(hStream, streamId)) }
     }
     /// `cuStreamGetPriority` of the C ABI.
     #[no_mangle]
@@ -22584,7 +23806,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetPriority(hStream, priority) }
         }
-        unsafe { crate::codes::member(guarded(hStream, priority)) }
+        unsafe { crate::codes::member_of("cuStreamGetPriority", guarded(hStream, priority)) }
     }
     /// `cuStreamGetPriority_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamGetPriority`, served by its implementation.
     #[no_mangle]
@@ -22620,7 +23842,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamGetPriority(hStream, priority) }
         }
-        unsafe { crate::codes::member(guarded(hStream, priority)) }
+        unsafe {
+            crate::codes::member_of("cuStreamGetPriority_ptsz", guarded(hStream, priority))
+        }
     }
     /// `cuStreamIsCapturing` of the C ABI.
     #[no_mangle]
@@ -22659,7 +23883,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamIsCapturing(hStream, captureStatus) }
         }
-        unsafe { crate::codes::member(guarded(hStream, captureStatus)) }
+        unsafe {
+            crate::codes::member_of("cuStreamIsCapturing", guarded(hStream, captureStatus))
+        }
     }
     /// `cuStreamIsCapturing_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamIsCapturing`, served by its implementation.
     #[no_mangle]
@@ -22698,7 +23924,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamIsCapturing(hStream, captureStatus) }
         }
-        unsafe { crate::codes::member(guarded(hStream, captureStatus)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamIsCapturing_ptsz",
+                guarded(hStream, captureStatus),
+            )
+        }
     }
     /// `cuStreamQuery` of the C ABI.
     #[no_mangle]
@@ -22726,7 +23957,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamQuery(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamQuery", guarded(hStream)) }
     }
     /// `cuStreamQuery_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamQuery`, served by its implementation.
     #[no_mangle]
@@ -22754,7 +23985,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamQuery(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamQuery_ptsz", guarded(hStream)) }
     }
     /// `cuStreamSetAttribute` of the C ABI.
     #[no_mangle]
@@ -22797,7 +24028,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamSetAttribute(hStream, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cuStreamSetAttribute", guarded(hStream, attr, value))
+        }
     }
     /// `cuStreamSetAttribute_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamSetAttribute`, served by its implementation.
     #[no_mangle]
@@ -22840,7 +24073,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamSetAttribute(hStream, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamSetAttribute_ptsz",
+                guarded(hStream, attr, value),
+            )
+        }
     }
     /// `cuStreamSynchronize` of the C ABI.
     #[no_mangle]
@@ -22868,7 +24106,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamSynchronize(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamSynchronize", guarded(hStream)) }
     }
     /// `cuStreamSynchronize_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamSynchronize`, served by its implementation.
     #[no_mangle]
@@ -22896,7 +24134,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamSynchronize(hStream) }
         }
-        unsafe { crate::codes::member(guarded(hStream)) }
+        unsafe { crate::codes::member_of("cuStreamSynchronize_ptsz", guarded(hStream)) }
     }
     /// `cuStreamUpdateCaptureDependencies_v2` of the C ABI (the header's `cuStreamUpdateCaptureDependencies`).
     #[no_mangle]
@@ -22956,7 +24194,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamUpdateCaptureDependencies_v2",
                 guarded(hStream, dependencies, dependencyData, numDependencies, flags),
             )
         }
@@ -23019,7 +24258,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuStreamUpdateCaptureDependencies_v2_ptsz",
                 guarded(hStream, dependencies, dependencyData, numDependencies, flags),
             )
         }
@@ -23061,7 +24301,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitEvent(hStream, hEvent, Flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, hEvent, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuStreamWaitEvent", guarded(hStream, hEvent, Flags))
+        }
     }
     /// `cuStreamWaitEvent_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamWaitEvent`, served by its implementation.
     #[no_mangle]
@@ -23100,7 +24342,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitEvent(hStream, hEvent, Flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, hEvent, Flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWaitEvent_ptsz",
+                guarded(hStream, hEvent, Flags),
+            )
+        }
     }
     /// `cuStreamWaitValue32_v2` of the C ABI (the header's `cuStreamWaitValue32`).
     #[no_mangle]
@@ -23147,7 +24394,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitValue32(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWaitValue32_v2",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWaitValue32_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamWaitValue32`, served by its implementation.
     #[no_mangle]
@@ -23194,7 +24446,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitValue32(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWaitValue32_v2_ptsz",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWaitValue64_v2` of the C ABI (the header's `cuStreamWaitValue64`).
     #[no_mangle]
@@ -23241,7 +24498,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitValue64(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWaitValue64_v2",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWaitValue64_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamWaitValue64`, served by its implementation.
     #[no_mangle]
@@ -23288,7 +24550,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWaitValue64(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWaitValue64_v2_ptsz",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWriteValue32_v2` of the C ABI (the header's `cuStreamWriteValue32`).
     #[no_mangle]
@@ -23335,7 +24602,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWriteValue32(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWriteValue32_v2",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWriteValue32_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamWriteValue32`, served by its implementation.
     #[no_mangle]
@@ -23382,7 +24654,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWriteValue32(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWriteValue32_v2_ptsz",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWriteValue64_v2` of the C ABI (the header's `cuStreamWriteValue64`).
     #[no_mangle]
@@ -23429,7 +24706,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWriteValue64(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWriteValue64_v2",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuStreamWriteValue64_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuStreamWriteValue64`, served by its implementation.
     #[no_mangle]
@@ -23476,7 +24758,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuStreamWriteValue64(stream, addr, value, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, addr, value, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuStreamWriteValue64_v2_ptsz",
+                guarded(stream, addr, value, flags),
+            )
+        }
     }
     /// `cuSurfObjectCreate` of the C ABI.
     #[no_mangle]
@@ -23515,7 +24802,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuSurfObjectCreate(pSurfObject, pResDesc) }
         }
-        unsafe { crate::codes::member(guarded(pSurfObject, pResDesc)) }
+        unsafe {
+            crate::codes::member_of("cuSurfObjectCreate", guarded(pSurfObject, pResDesc))
+        }
     }
     /// `cuSurfObjectDestroy` of the C ABI.
     #[no_mangle]
@@ -23543,7 +24832,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuSurfObjectDestroy(surfObject) }
         }
-        unsafe { crate::codes::member(guarded(surfObject)) }
+        unsafe { crate::codes::member_of("cuSurfObjectDestroy", guarded(surfObject)) }
     }
     /// `cuSurfObjectGetResourceDesc` of the C ABI.
     #[no_mangle]
@@ -23582,7 +24871,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuSurfObjectGetResourceDesc(pResDesc, surfObject) }
         }
-        unsafe { crate::codes::member(guarded(pResDesc, surfObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuSurfObjectGetResourceDesc",
+                guarded(pResDesc, surfObject),
+            )
+        }
     }
     /// `cuSurfRefGetArray` of the C ABI.
     #[no_mangle]
@@ -23618,7 +24912,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuSurfRefGetArray(phArray, hSurfRef) }
         }
-        unsafe { crate::codes::member(guarded(phArray, hSurfRef)) }
+        unsafe { crate::codes::member_of("cuSurfRefGetArray", guarded(phArray, hSurfRef)) }
     }
     /// `cuSurfRefSetArray` of the C ABI.
     #[no_mangle]
@@ -23657,7 +24951,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuSurfRefSetArray(hSurfRef, hArray, Flags) }
         }
-        unsafe { crate::codes::member(guarded(hSurfRef, hArray, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuSurfRefSetArray", guarded(hSurfRef, hArray, Flags))
+        }
     }
     /// `cuTensorMapEncodeIm2col` of the C ABI.
     #[no_mangle]
@@ -23767,7 +25063,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuTensorMapEncodeIm2col",
                 guarded(
                     tensorMap,
                     tensorDataType,
@@ -23901,7 +25198,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuTensorMapEncodeIm2colWide",
                 guarded(
                     tensorMap,
                     tensorDataType,
@@ -24016,7 +25314,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuTensorMapEncodeTiled",
                 guarded(
                     tensorMap,
                     tensorDataType,
@@ -24071,7 +25370,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTensorMapReplaceAddress(tensorMap, globalAddress) }
         }
-        unsafe { crate::codes::member(guarded(tensorMap, globalAddress)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTensorMapReplaceAddress",
+                guarded(tensorMap, globalAddress),
+            )
+        }
     }
     /// `cuTensorMapSetAllocationClass` of the C ABI.
     #[no_mangle]
@@ -24120,7 +25424,12 @@ mod driver {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(tensorMap, allocClass, outAllocClass)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTensorMapSetAllocationClass",
+                guarded(tensorMap, allocClass, outAllocClass),
+            )
+        }
     }
     /// `cuTexObjectCreate` of the C ABI.
     #[no_mangle]
@@ -24175,7 +25484,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pTexObject, pResDesc, pTexDesc, pResViewDesc))
+            crate::codes::member_of(
+                "cuTexObjectCreate",
+                guarded(pTexObject, pResDesc, pTexDesc, pResViewDesc),
+            )
         }
     }
     /// `cuTexObjectDestroy` of the C ABI.
@@ -24204,7 +25516,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexObjectDestroy(texObject) }
         }
-        unsafe { crate::codes::member(guarded(texObject)) }
+        unsafe { crate::codes::member_of("cuTexObjectDestroy", guarded(texObject)) }
     }
     /// `cuTexObjectGetResourceDesc` of the C ABI.
     #[no_mangle]
@@ -24243,7 +25555,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexObjectGetResourceDesc(pResDesc, texObject) }
         }
-        unsafe { crate::codes::member(guarded(pResDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexObjectGetResourceDesc",
+                guarded(pResDesc, texObject),
+            )
+        }
     }
     /// `cuTexObjectGetResourceViewDesc` of the C ABI.
     #[no_mangle]
@@ -24284,7 +25601,12 @@ mod driver {
                 anycuda::driver::cuTexObjectGetResourceViewDesc(pResViewDesc, texObject)
             }
         }
-        unsafe { crate::codes::member(guarded(pResViewDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexObjectGetResourceViewDesc",
+                guarded(pResViewDesc, texObject),
+            )
+        }
     }
     /// `cuTexObjectGetTextureDesc` of the C ABI.
     #[no_mangle]
@@ -24323,7 +25645,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexObjectGetTextureDesc(pTexDesc, texObject) }
         }
-        unsafe { crate::codes::member(guarded(pTexDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexObjectGetTextureDesc",
+                guarded(pTexDesc, texObject),
+            )
+        }
     }
     /// `cuTexRefCreate` of the C ABI.
     #[no_mangle]
@@ -24351,7 +25678,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefCreate(pTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefCreate", guarded(pTexRef)) }
     }
     /// `cuTexRefDestroy` of the C ABI.
     #[no_mangle]
@@ -24379,7 +25706,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefDestroy(hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefDestroy", guarded(hTexRef)) }
     }
     /// `cuTexRefGetAddressMode` of the C ABI.
     #[no_mangle]
@@ -24422,7 +25749,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetAddressMode(pam, hTexRef, dim) }
         }
-        unsafe { crate::codes::member(guarded(pam, hTexRef, dim)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefGetAddressMode", guarded(pam, hTexRef, dim))
+        }
     }
     /// `cuTexRefGetAddress_v2` of the C ABI (the header's `cuTexRefGetAddress`).
     #[no_mangle]
@@ -24458,7 +25787,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetAddress(pdptr, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pdptr, hTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefGetAddress_v2", guarded(pdptr, hTexRef)) }
     }
     /// `cuTexRefGetArray` of the C ABI.
     #[no_mangle]
@@ -24494,7 +25823,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetArray(phArray, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(phArray, hTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefGetArray", guarded(phArray, hTexRef)) }
     }
     /// `cuTexRefGetBorderColor` of the C ABI.
     #[no_mangle]
@@ -24530,7 +25859,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetBorderColor(pBorderColor, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pBorderColor, hTexRef)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefGetBorderColor", guarded(pBorderColor, hTexRef))
+        }
     }
     /// `cuTexRefGetFilterMode` of the C ABI.
     #[no_mangle]
@@ -24566,7 +25897,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetFilterMode(pfm, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pfm, hTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefGetFilterMode", guarded(pfm, hTexRef)) }
     }
     /// `cuTexRefGetFlags` of the C ABI.
     #[no_mangle]
@@ -24602,7 +25933,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetFlags(pFlags, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pFlags, hTexRef)) }
+        unsafe { crate::codes::member_of("cuTexRefGetFlags", guarded(pFlags, hTexRef)) }
     }
     /// `cuTexRefGetFormat` of the C ABI.
     #[no_mangle]
@@ -24645,7 +25976,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pFormat, pNumChannels, hTexRef)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefGetFormat",
+                guarded(pFormat, pNumChannels, hTexRef),
+            )
+        }
     }
     /// `cuTexRefGetMaxAnisotropy` of the C ABI.
     #[no_mangle]
@@ -24681,7 +26017,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pmaxAniso, hTexRef)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefGetMaxAnisotropy", guarded(pmaxAniso, hTexRef))
+        }
     }
     /// `cuTexRefGetMipmapFilterMode` of the C ABI.
     #[no_mangle]
@@ -24717,7 +26055,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetMipmapFilterMode(pfm, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pfm, hTexRef)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefGetMipmapFilterMode", guarded(pfm, hTexRef))
+        }
     }
     /// `cuTexRefGetMipmapLevelBias` of the C ABI.
     #[no_mangle]
@@ -24753,7 +26093,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetMipmapLevelBias(pbias, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(pbias, hTexRef)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefGetMipmapLevelBias", guarded(pbias, hTexRef))
+        }
     }
     /// `cuTexRefGetMipmapLevelClamp` of the C ABI.
     #[no_mangle]
@@ -24803,7 +26145,8 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cuTexRefGetMipmapLevelClamp",
                 guarded(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef),
             )
         }
@@ -24845,7 +26188,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) }
         }
-        unsafe { crate::codes::member(guarded(phMipmappedArray, hTexRef)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefGetMipmappedArray",
+                guarded(phMipmappedArray, hTexRef),
+            )
+        }
     }
     /// `cuTexRefSetAddress2D_v3` of the C ABI (the header's `cuTexRefSetAddress2D`).
     #[no_mangle]
@@ -24892,7 +26240,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, desc, dptr, Pitch)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefSetAddress2D_v3",
+                guarded(hTexRef, desc, dptr, Pitch),
+            )
+        }
     }
     /// `cuTexRefSetAddressMode` of the C ABI.
     #[no_mangle]
@@ -24931,7 +26284,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetAddressMode(hTexRef, dim, am) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, dim, am)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetAddressMode", guarded(hTexRef, dim, am))
+        }
     }
     /// `cuTexRefSetAddress_v2` of the C ABI (the header's `cuTexRefSetAddress`).
     #[no_mangle]
@@ -24978,7 +26333,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes) }
         }
-        unsafe { crate::codes::member(guarded(ByteOffset, hTexRef, dptr, bytes)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefSetAddress_v2",
+                guarded(ByteOffset, hTexRef, dptr, bytes),
+            )
+        }
     }
     /// `cuTexRefSetArray` of the C ABI.
     #[no_mangle]
@@ -25017,7 +26377,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetArray(hTexRef, hArray, Flags) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, hArray, Flags)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetArray", guarded(hTexRef, hArray, Flags))
+        }
     }
     /// `cuTexRefSetBorderColor` of the C ABI.
     #[no_mangle]
@@ -25053,7 +26415,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetBorderColor(hTexRef, pBorderColor) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, pBorderColor)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetBorderColor", guarded(hTexRef, pBorderColor))
+        }
     }
     /// `cuTexRefSetFilterMode` of the C ABI.
     #[no_mangle]
@@ -25089,7 +26453,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetFilterMode(hTexRef, fm) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, fm)) }
+        unsafe { crate::codes::member_of("cuTexRefSetFilterMode", guarded(hTexRef, fm)) }
     }
     /// `cuTexRefSetFlags` of the C ABI.
     #[no_mangle]
@@ -25118,7 +26482,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetFlags(hTexRef, Flags) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, Flags)) }
+        unsafe { crate::codes::member_of("cuTexRefSetFlags", guarded(hTexRef, Flags)) }
     }
     /// `cuTexRefSetFormat` of the C ABI.
     #[no_mangle]
@@ -25161,7 +26525,12 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, fmt, NumPackedComponents)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefSetFormat",
+                guarded(hTexRef, fmt, NumPackedComponents),
+            )
+        }
     }
     /// `cuTexRefSetMaxAnisotropy` of the C ABI.
     #[no_mangle]
@@ -25197,7 +26566,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, maxAniso)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetMaxAnisotropy", guarded(hTexRef, maxAniso))
+        }
     }
     /// `cuTexRefSetMipmapFilterMode` of the C ABI.
     #[no_mangle]
@@ -25233,7 +26604,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetMipmapFilterMode(hTexRef, fm) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, fm)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetMipmapFilterMode", guarded(hTexRef, fm))
+        }
     }
     /// `cuTexRefSetMipmapLevelBias` of the C ABI.
     #[no_mangle]
@@ -25269,7 +26642,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuTexRefSetMipmapLevelBias(hTexRef, bias) }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, bias)) }
+        unsafe {
+            crate::codes::member_of("cuTexRefSetMipmapLevelBias", guarded(hTexRef, bias))
+        }
     }
     /// `cuTexRefSetMipmapLevelClamp` of the C ABI.
     #[no_mangle]
@@ -25319,7 +26694,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp))
+            crate::codes::member_of(
+                "cuTexRefSetMipmapLevelClamp",
+                guarded(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp),
+            )
         }
     }
     /// `cuTexRefSetMipmappedArray` of the C ABI.
@@ -25365,7 +26743,12 @@ mod driver {
                 anycuda::driver::cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags)
             }
         }
-        unsafe { crate::codes::member(guarded(hTexRef, hMipmappedArray, Flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cuTexRefSetMipmappedArray",
+                guarded(hTexRef, hMipmappedArray, Flags),
+            )
+        }
     }
     /// `cuThreadExchangeStreamCaptureMode` of the C ABI.
     #[no_mangle]
@@ -25398,7 +26781,9 @@ mod driver {
             };
             unsafe { anycuda::driver::cuThreadExchangeStreamCaptureMode(mode) }
         }
-        unsafe { crate::codes::member(guarded(mode)) }
+        unsafe {
+            crate::codes::member_of("cuThreadExchangeStreamCaptureMode", guarded(mode))
+        }
     }
     /// `cuUserObjectCreate` of the C ABI.
     #[no_mangle]
@@ -25458,7 +26843,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(object_out, ptr, destroy, initialRefcount, flags))
+            crate::codes::member_of(
+                "cuUserObjectCreate",
+                guarded(object_out, ptr, destroy, initialRefcount, flags),
+            )
         }
     }
     /// `cuUserObjectRelease` of the C ABI.
@@ -25495,7 +26883,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuUserObjectRelease(object, count) }
         }
-        unsafe { crate::codes::member(guarded(object, count)) }
+        unsafe { crate::codes::member_of("cuUserObjectRelease", guarded(object, count)) }
     }
     /// `cuUserObjectRetain` of the C ABI.
     #[no_mangle]
@@ -25531,7 +26919,7 @@ mod driver {
             };
             unsafe { anycuda::driver::cuUserObjectRetain(object, count) }
         }
-        unsafe { crate::codes::member(guarded(object, count)) }
+        unsafe { crate::codes::member_of("cuUserObjectRetain", guarded(object, count)) }
     }
     /// `cuWaitExternalSemaphoresAsync` of the C ABI.
     #[no_mangle]
@@ -25586,7 +26974,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cuWaitExternalSemaphoresAsync",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cuWaitExternalSemaphoresAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cuWaitExternalSemaphoresAsync`, served by its implementation.
@@ -25642,7 +27033,10 @@ mod driver {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cuWaitExternalSemaphoresAsync_ptsz",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
 }
@@ -25673,7 +27067,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::__cudaGetKernel(kernel, func) }
         }
-        unsafe { crate::codes::member(guarded(kernel, func)) }
+        unsafe { crate::codes::member_of("__cudaGetKernel", guarded(kernel, func)) }
     }
     /// `__cudaInitModule` of the C ABI.
     #[no_mangle]
@@ -25753,7 +27147,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(kernel, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "__cudaLaunchKernel",
+                guarded(kernel, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `__cudaLaunchKernel_ptsz` of the C ABI.
@@ -25805,7 +27202,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(kernel, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "__cudaLaunchKernel_ptsz",
+                guarded(kernel, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `__cudaPopCallConfiguration` of the C ABI.
@@ -25848,7 +27248,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(gridDim, blockDim, sharedMem, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "__cudaPopCallConfiguration",
+                guarded(gridDim, blockDim, sharedMem, stream),
+            )
+        }
     }
     /// `__cudaPushCallConfiguration` of the C ABI.
     #[no_mangle]
@@ -26289,7 +27694,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaArrayGetInfo(desc, extent, flags, array) }
         }
-        unsafe { crate::codes::member(guarded(desc, extent, flags, array)) }
+        unsafe {
+            crate::codes::member_of("cudaArrayGetInfo", guarded(desc, extent, flags, array))
+        }
     }
     /// `cudaArrayGetMemoryRequirements` of the C ABI.
     #[no_mangle]
@@ -26327,7 +27734,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(memoryRequirements, array, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaArrayGetMemoryRequirements",
+                guarded(memoryRequirements, array, device),
+            )
+        }
     }
     /// `cudaArrayGetPlane` of the C ABI.
     #[no_mangle]
@@ -26359,7 +27771,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaArrayGetPlane(pPlaneArray, hArray, planeIdx) }
         }
-        unsafe { crate::codes::member(guarded(pPlaneArray, hArray, planeIdx)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaArrayGetPlane",
+                guarded(pPlaneArray, hArray, planeIdx),
+            )
+        }
     }
     /// `cudaArrayGetSparseProperties` of the C ABI.
     #[no_mangle]
@@ -26390,7 +27807,12 @@ mod runtime {
                 anycuda::runtime::cudaArrayGetSparseProperties(sparseProperties, array)
             }
         }
-        unsafe { crate::codes::member(guarded(sparseProperties, array)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaArrayGetSparseProperties",
+                guarded(sparseProperties, array),
+            )
+        }
     }
     /// `cudaChooseDevice` of the C ABI.
     #[no_mangle]
@@ -26416,7 +27838,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaChooseDevice(device, prop) }
         }
-        unsafe { crate::codes::member(guarded(device, prop)) }
+        unsafe { crate::codes::member_of("cudaChooseDevice", guarded(device, prop)) }
     }
     /// `cudaCreateChannelDesc` of the C ABI.
     #[no_mangle]
@@ -26494,7 +27916,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaCreateSurfaceObject(pSurfObject, pResDesc) }
         }
-        unsafe { crate::codes::member(guarded(pSurfObject, pResDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaCreateSurfaceObject",
+                guarded(pSurfObject, pResDesc),
+            )
+        }
     }
     /// `cudaCreateTextureObject` of the C ABI.
     #[no_mangle]
@@ -26537,7 +27964,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pTexObject, pResDesc, pTexDesc, pResViewDesc))
+            crate::codes::member_of(
+                "cudaCreateTextureObject",
+                guarded(pTexObject, pResDesc, pTexDesc, pResViewDesc),
+            )
         }
     }
     /// `cudaCtxResetPersistingL2Cache` of the C ABI.
@@ -26559,7 +27989,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaCtxResetPersistingL2Cache() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cudaCtxResetPersistingL2Cache", guarded()) }
     }
     /// `cudaDestroyExternalMemory` of the C ABI.
     #[no_mangle]
@@ -26583,7 +28013,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDestroyExternalMemory(extMem) }
         }
-        unsafe { crate::codes::member(guarded(extMem)) }
+        unsafe { crate::codes::member_of("cudaDestroyExternalMemory", guarded(extMem)) }
     }
     /// `cudaDestroyExternalSemaphore` of the C ABI.
     #[no_mangle]
@@ -26607,7 +28037,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDestroyExternalSemaphore(extSem) }
         }
-        unsafe { crate::codes::member(guarded(extSem)) }
+        unsafe { crate::codes::member_of("cudaDestroyExternalSemaphore", guarded(extSem)) }
     }
     /// `cudaDestroySurfaceObject` of the C ABI.
     #[no_mangle]
@@ -26631,7 +28061,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDestroySurfaceObject(surfObject) }
         }
-        unsafe { crate::codes::member(guarded(surfObject)) }
+        unsafe { crate::codes::member_of("cudaDestroySurfaceObject", guarded(surfObject)) }
     }
     /// `cudaDestroyTextureObject` of the C ABI.
     #[no_mangle]
@@ -26655,7 +28085,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDestroyTextureObject(texObject) }
         }
-        unsafe { crate::codes::member(guarded(texObject)) }
+        unsafe { crate::codes::member_of("cudaDestroyTextureObject", guarded(texObject)) }
     }
     /// `cudaDevResourceGenerateDesc` of the C ABI.
     #[no_mangle]
@@ -26689,7 +28119,12 @@ mod runtime {
                 anycuda::runtime::cudaDevResourceGenerateDesc(phDesc, resources, nbResources)
             }
         }
-        unsafe { crate::codes::member(guarded(phDesc, resources, nbResources)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDevResourceGenerateDesc",
+                guarded(phDesc, resources, nbResources),
+            )
+        }
     }
     /// `cudaDevSmResourceSplit` of the C ABI.
     #[no_mangle]
@@ -26740,7 +28175,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaDevSmResourceSplit",
                 guarded(result, nbGroups, input, remainder, flags, groupParams),
             )
         }
@@ -26794,7 +28230,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaDevSmResourceSplitByCount",
                 guarded(result, nbGroups, input, remaining, flags, minCount),
             )
         }
@@ -26831,7 +28268,12 @@ mod runtime {
                 anycuda::runtime::cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice)
             }
         }
-        unsafe { crate::codes::member(guarded(canAccessPeer, device, peerDevice)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceCanAccessPeer",
+                guarded(canAccessPeer, device, peerDevice),
+            )
+        }
     }
     /// `cudaDeviceDisablePeerAccess` of the C ABI.
     #[no_mangle]
@@ -26853,7 +28295,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceDisablePeerAccess(peerDevice) }
         }
-        unsafe { crate::codes::member(guarded(peerDevice)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceDisablePeerAccess", guarded(peerDevice))
+        }
     }
     /// `cudaDeviceEnablePeerAccess` of the C ABI.
     #[no_mangle]
@@ -26879,7 +28323,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceEnablePeerAccess(peerDevice, flags) }
         }
-        unsafe { crate::codes::member(guarded(peerDevice, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceEnablePeerAccess", guarded(peerDevice, flags))
+        }
     }
     /// `cudaDeviceFlushGPUDirectRDMAWrites` of the C ABI.
     #[no_mangle]
@@ -26908,7 +28354,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }
         }
-        unsafe { crate::codes::member(guarded(target, scope)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceFlushGPUDirectRDMAWrites",
+                guarded(target, scope),
+            )
+        }
     }
     /// `cudaDeviceGetAttribute` of the C ABI.
     #[no_mangle]
@@ -26940,7 +28391,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetAttribute(value, attr, device) }
         }
-        unsafe { crate::codes::member(guarded(value, attr, device)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceGetAttribute", guarded(value, attr, device))
+        }
     }
     /// `cudaDeviceGetByPCIBusId` of the C ABI.
     #[no_mangle]
@@ -26966,7 +28419,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetByPCIBusId(device, pciBusId) }
         }
-        unsafe { crate::codes::member(guarded(device, pciBusId)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceGetByPCIBusId", guarded(device, pciBusId))
+        }
     }
     /// `cudaDeviceGetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -26990,7 +28445,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetCacheConfig(pCacheConfig) }
         }
-        unsafe { crate::codes::member(guarded(pCacheConfig)) }
+        unsafe { crate::codes::member_of("cudaDeviceGetCacheConfig", guarded(pCacheConfig)) }
     }
     /// `cudaDeviceGetDefaultMemPool` of the C ABI.
     #[no_mangle]
@@ -27016,7 +28471,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetDefaultMemPool(memPool, device) }
         }
-        unsafe { crate::codes::member(guarded(memPool, device)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceGetDefaultMemPool", guarded(memPool, device))
+        }
     }
     /// `cudaDeviceGetDevResource` of the C ABI.
     #[no_mangle]
@@ -27048,7 +28505,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetDevResource(device, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(device, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetDevResource",
+                guarded(device, resource, type_),
+            )
+        }
     }
     /// `cudaDeviceGetExecutionCtx` of the C ABI.
     #[no_mangle]
@@ -27074,7 +28536,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetExecutionCtx(ctx, device) }
         }
-        unsafe { crate::codes::member(guarded(ctx, device)) }
+        unsafe { crate::codes::member_of("cudaDeviceGetExecutionCtx", guarded(ctx, device)) }
     }
     /// `cudaDeviceGetGraphMemAttribute` of the C ABI.
     #[no_mangle]
@@ -27106,7 +28568,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetGraphMemAttribute(device, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(device, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetGraphMemAttribute",
+                guarded(device, attr, value),
+            )
+        }
     }
     /// `cudaDeviceGetHostAtomicCapabilities` of the C ABI.
     #[no_mangle]
@@ -27148,7 +28615,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(capabilities, operations, count, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetHostAtomicCapabilities",
+                guarded(capabilities, operations, count, device),
+            )
+        }
     }
     /// `cudaDeviceGetLimit` of the C ABI.
     #[no_mangle]
@@ -27174,7 +28646,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetLimit(pValue, limit) }
         }
-        unsafe { crate::codes::member(guarded(pValue, limit)) }
+        unsafe { crate::codes::member_of("cudaDeviceGetLimit", guarded(pValue, limit)) }
     }
     /// `cudaDeviceGetMemPool` of the C ABI.
     #[no_mangle]
@@ -27200,7 +28672,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetMemPool(memPool, device) }
         }
-        unsafe { crate::codes::member(guarded(memPool, device)) }
+        unsafe { crate::codes::member_of("cudaDeviceGetMemPool", guarded(memPool, device)) }
     }
     /// `cudaDeviceGetNvSciSyncAttributes` of the C ABI.
     #[no_mangle]
@@ -27238,7 +28710,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(nvSciSyncAttrList, device, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetNvSciSyncAttributes",
+                guarded(nvSciSyncAttrList, device, flags),
+            )
+        }
     }
     /// `cudaDeviceGetP2PAtomicCapabilities` of the C ABI.
     #[no_mangle]
@@ -27285,7 +28762,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaDeviceGetP2PAtomicCapabilities",
                 guarded(capabilities, operations, count, srcDevice, dstDevice),
             )
         }
@@ -27330,7 +28808,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(value, attr, srcDevice, dstDevice)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetP2PAttribute",
+                guarded(value, attr, srcDevice, dstDevice),
+            )
+        }
     }
     /// `cudaDeviceGetPCIBusId` of the C ABI.
     #[no_mangle]
@@ -27358,7 +28841,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetPCIBusId(pciBusId, len, device) }
         }
-        unsafe { crate::codes::member(guarded(pciBusId, len, device)) }
+        unsafe {
+            crate::codes::member_of("cudaDeviceGetPCIBusId", guarded(pciBusId, len, device))
+        }
     }
     /// `cudaDeviceGetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -27382,7 +28867,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGetSharedMemConfig(pConfig) }
         }
-        unsafe { crate::codes::member(guarded(pConfig)) }
+        unsafe { crate::codes::member_of("cudaDeviceGetSharedMemConfig", guarded(pConfig)) }
     }
     /// `cudaDeviceGetStreamPriorityRange` of the C ABI.
     #[no_mangle]
@@ -27416,7 +28901,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(leastPriority, greatestPriority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetStreamPriorityRange",
+                guarded(leastPriority, greatestPriority),
+            )
+        }
     }
     /// `cudaDeviceGetTexture1DLinearMaxWidth` of the C ABI.
     #[no_mangle]
@@ -27454,7 +28944,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(maxWidthInElements, fmtDesc, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceGetTexture1DLinearMaxWidth",
+                guarded(maxWidthInElements, fmtDesc, device),
+            )
+        }
     }
     /// `cudaDeviceGraphMemTrim` of the C ABI.
     #[no_mangle]
@@ -27476,7 +28971,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceGraphMemTrim(device) }
         }
-        unsafe { crate::codes::member(guarded(device)) }
+        unsafe { crate::codes::member_of("cudaDeviceGraphMemTrim", guarded(device)) }
     }
     /// `cudaDeviceRegisterAsyncNotification` of the C ABI.
     #[no_mangle]
@@ -27518,7 +29013,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(device, callbackFunc, userData, callback)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceRegisterAsyncNotification",
+                guarded(device, callbackFunc, userData, callback),
+            )
+        }
     }
     /// `cudaDeviceReset` of the C ABI.
     #[no_mangle]
@@ -27537,7 +29037,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceReset() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cudaDeviceReset", guarded()) }
     }
     /// `cudaDeviceSetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -27561,7 +29061,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSetCacheConfig(cacheConfig) }
         }
-        unsafe { crate::codes::member(guarded(cacheConfig)) }
+        unsafe { crate::codes::member_of("cudaDeviceSetCacheConfig", guarded(cacheConfig)) }
     }
     /// `cudaDeviceSetGraphMemAttribute` of the C ABI.
     #[no_mangle]
@@ -27593,7 +29093,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSetGraphMemAttribute(device, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(device, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceSetGraphMemAttribute",
+                guarded(device, attr, value),
+            )
+        }
     }
     /// `cudaDeviceSetLimit` of the C ABI.
     #[no_mangle]
@@ -27619,7 +29124,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSetLimit(limit, value) }
         }
-        unsafe { crate::codes::member(guarded(limit, value)) }
+        unsafe { crate::codes::member_of("cudaDeviceSetLimit", guarded(limit, value)) }
     }
     /// `cudaDeviceSetMemPool` of the C ABI.
     #[no_mangle]
@@ -27645,7 +29150,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSetMemPool(device, memPool) }
         }
-        unsafe { crate::codes::member(guarded(device, memPool)) }
+        unsafe { crate::codes::member_of("cudaDeviceSetMemPool", guarded(device, memPool)) }
     }
     /// `cudaDeviceSetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -27669,7 +29174,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSetSharedMemConfig(config) }
         }
-        unsafe { crate::codes::member(guarded(config)) }
+        unsafe { crate::codes::member_of("cudaDeviceSetSharedMemConfig", guarded(config)) }
     }
     /// `cudaDeviceSynchronize` of the C ABI.
     #[no_mangle]
@@ -27690,7 +29195,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDeviceSynchronize() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cudaDeviceSynchronize", guarded()) }
     }
     /// `cudaDeviceUnregisterAsyncNotification` of the C ABI.
     #[no_mangle]
@@ -27721,7 +29226,12 @@ mod runtime {
                 anycuda::runtime::cudaDeviceUnregisterAsyncNotification(device, callback)
             }
         }
-        unsafe { crate::codes::member(guarded(device, callback)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaDeviceUnregisterAsyncNotification",
+                guarded(device, callback),
+            )
+        }
     }
     /// `cudaDriverGetVersion` of the C ABI.
     #[no_mangle]
@@ -27743,7 +29253,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaDriverGetVersion(driverVersion) }
         }
-        unsafe { crate::codes::member(guarded(driverVersion)) }
+        unsafe { crate::codes::member_of("cudaDriverGetVersion", guarded(driverVersion)) }
     }
     /// `cudaEventCreate` of the C ABI.
     #[no_mangle]
@@ -27765,7 +29275,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventCreate(event) }
         }
-        unsafe { crate::codes::member(guarded(event)) }
+        unsafe { crate::codes::member_of("cudaEventCreate", guarded(event)) }
     }
     /// `cudaEventCreateWithFlags` of the C ABI.
     #[no_mangle]
@@ -27791,7 +29301,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventCreateWithFlags(event, flags) }
         }
-        unsafe { crate::codes::member(guarded(event, flags)) }
+        unsafe { crate::codes::member_of("cudaEventCreateWithFlags", guarded(event, flags)) }
     }
     /// `cudaEventDestroy` of the C ABI.
     #[no_mangle]
@@ -27813,7 +29323,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventDestroy(event) }
         }
-        unsafe { crate::codes::member(guarded(event)) }
+        unsafe { crate::codes::member_of("cudaEventDestroy", guarded(event)) }
     }
     /// `cudaEventElapsedTime` of the C ABI.
     #[no_mangle]
@@ -27845,7 +29355,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventElapsedTime(ms, start, end) }
         }
-        unsafe { crate::codes::member(guarded(ms, start, end)) }
+        unsafe { crate::codes::member_of("cudaEventElapsedTime", guarded(ms, start, end)) }
     }
     /// `cudaEventQuery` of the C ABI.
     #[no_mangle]
@@ -27867,7 +29377,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventQuery(event) }
         }
-        unsafe { crate::codes::member(guarded(event)) }
+        unsafe { crate::codes::member_of("cudaEventQuery", guarded(event)) }
     }
     /// `cudaEventRecord` of the C ABI.
     #[no_mangle]
@@ -27893,7 +29403,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventRecord(event, stream) }
         }
-        unsafe { crate::codes::member(guarded(event, stream)) }
+        unsafe { crate::codes::member_of("cudaEventRecord", guarded(event, stream)) }
     }
     /// `cudaEventRecordWithFlags` of the C ABI.
     #[no_mangle]
@@ -27925,7 +29435,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventRecordWithFlags(event, stream, flags) }
         }
-        unsafe { crate::codes::member(guarded(event, stream, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaEventRecordWithFlags",
+                guarded(event, stream, flags),
+            )
+        }
     }
     /// `cudaEventRecordWithFlags_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaEventRecordWithFlags`, served by its implementation.
     #[no_mangle]
@@ -27957,7 +29472,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventRecordWithFlags(event, stream, flags) }
         }
-        unsafe { crate::codes::member(guarded(event, stream, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaEventRecordWithFlags_ptsz",
+                guarded(event, stream, flags),
+            )
+        }
     }
     /// `cudaEventRecord_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaEventRecord`, served by its implementation.
     #[no_mangle]
@@ -27983,7 +29503,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventRecord(event, stream) }
         }
-        unsafe { crate::codes::member(guarded(event, stream)) }
+        unsafe { crate::codes::member_of("cudaEventRecord_ptsz", guarded(event, stream)) }
     }
     /// `cudaEventSynchronize` of the C ABI.
     #[no_mangle]
@@ -28005,7 +29525,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaEventSynchronize(event) }
         }
-        unsafe { crate::codes::member(guarded(event)) }
+        unsafe { crate::codes::member_of("cudaEventSynchronize", guarded(event)) }
     }
     /// `cudaExecutionCtxDestroy` of the C ABI.
     #[no_mangle]
@@ -28029,7 +29549,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxDestroy(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cudaExecutionCtxDestroy", guarded(ctx)) }
     }
     /// `cudaExecutionCtxGetDevResource` of the C ABI.
     #[no_mangle]
@@ -28061,7 +29581,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxGetDevResource(ctx, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(ctx, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaExecutionCtxGetDevResource",
+                guarded(ctx, resource, type_),
+            )
+        }
     }
     /// `cudaExecutionCtxGetDevice` of the C ABI.
     #[no_mangle]
@@ -28087,7 +29612,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxGetDevice(device, ctx) }
         }
-        unsafe { crate::codes::member(guarded(device, ctx)) }
+        unsafe { crate::codes::member_of("cudaExecutionCtxGetDevice", guarded(device, ctx)) }
     }
     /// `cudaExecutionCtxGetId` of the C ABI.
     #[no_mangle]
@@ -28116,7 +29641,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxGetId(ctx, ctxId) }
         }
-        unsafe { crate::codes::member(guarded(ctx, ctxId)) }
+        unsafe { crate::codes::member_of("cudaExecutionCtxGetId", guarded(ctx, ctxId)) }
     }
     /// `cudaExecutionCtxRecordEvent` of the C ABI.
     #[no_mangle]
@@ -28142,7 +29667,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxRecordEvent(ctx, event) }
         }
-        unsafe { crate::codes::member(guarded(ctx, event)) }
+        unsafe {
+            crate::codes::member_of("cudaExecutionCtxRecordEvent", guarded(ctx, event))
+        }
     }
     /// `cudaExecutionCtxStreamCreate` of the C ABI.
     #[no_mangle]
@@ -28184,7 +29711,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(phStream, ctx, flags, priority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaExecutionCtxStreamCreate",
+                guarded(phStream, ctx, flags, priority),
+            )
+        }
     }
     /// `cudaExecutionCtxSynchronize` of the C ABI.
     #[no_mangle]
@@ -28208,7 +29740,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxSynchronize(ctx) }
         }
-        unsafe { crate::codes::member(guarded(ctx)) }
+        unsafe { crate::codes::member_of("cudaExecutionCtxSynchronize", guarded(ctx)) }
     }
     /// `cudaExecutionCtxWaitEvent` of the C ABI.
     #[no_mangle]
@@ -28234,7 +29766,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaExecutionCtxWaitEvent(ctx, event) }
         }
-        unsafe { crate::codes::member(guarded(ctx, event)) }
+        unsafe { crate::codes::member_of("cudaExecutionCtxWaitEvent", guarded(ctx, event)) }
     }
     /// `cudaExternalMemoryGetMappedBuffer` of the C ABI.
     #[no_mangle]
@@ -28272,7 +29804,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, extMem, bufferDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaExternalMemoryGetMappedBuffer",
+                guarded(devPtr, extMem, bufferDesc),
+            )
+        }
     }
     /// `cudaExternalMemoryGetMappedMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -28310,7 +29847,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(mipmap, extMem, mipmapDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaExternalMemoryGetMappedMipmappedArray",
+                guarded(mipmap, extMem, mipmapDesc),
+            )
+        }
     }
     /// `cudaFree` of the C ABI.
     #[no_mangle]
@@ -28329,7 +29871,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFree(devPtr) }
         }
-        unsafe { crate::codes::member(guarded(devPtr)) }
+        unsafe { crate::codes::member_of("cudaFree", guarded(devPtr)) }
     }
     /// `cudaFreeArray` of the C ABI.
     #[no_mangle]
@@ -28351,7 +29893,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFreeArray(array) }
         }
-        unsafe { crate::codes::member(guarded(array)) }
+        unsafe { crate::codes::member_of("cudaFreeArray", guarded(array)) }
     }
     /// `cudaFreeAsync` of the C ABI.
     #[no_mangle]
@@ -28377,7 +29919,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFreeAsync(devPtr, hStream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, hStream)) }
+        unsafe { crate::codes::member_of("cudaFreeAsync", guarded(devPtr, hStream)) }
     }
     /// `cudaFreeAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaFreeAsync`, served by its implementation.
     #[no_mangle]
@@ -28403,7 +29945,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFreeAsync(devPtr, hStream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, hStream)) }
+        unsafe { crate::codes::member_of("cudaFreeAsync_ptsz", guarded(devPtr, hStream)) }
     }
     /// `cudaFreeHost` of the C ABI.
     #[no_mangle]
@@ -28422,7 +29964,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFreeHost(ptr) }
         }
-        unsafe { crate::codes::member(guarded(ptr)) }
+        unsafe { crate::codes::member_of("cudaFreeHost", guarded(ptr)) }
     }
     /// `cudaFreeMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -28446,7 +29988,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFreeMipmappedArray(mipmappedArray) }
         }
-        unsafe { crate::codes::member(guarded(mipmappedArray)) }
+        unsafe { crate::codes::member_of("cudaFreeMipmappedArray", guarded(mipmappedArray)) }
     }
     /// `cudaFuncGetAttributes` of the C ABI.
     #[no_mangle]
@@ -28475,7 +30017,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncGetAttributes(attr, func) }
         }
-        unsafe { crate::codes::member(guarded(attr, func)) }
+        unsafe { crate::codes::member_of("cudaFuncGetAttributes", guarded(attr, func)) }
     }
     /// `cudaFuncGetName` of the C ABI.
     #[no_mangle]
@@ -28501,7 +30043,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncGetName(name, func) }
         }
-        unsafe { crate::codes::member(guarded(name, func)) }
+        unsafe { crate::codes::member_of("cudaFuncGetName", guarded(name, func)) }
     }
     /// `cudaFuncGetParamCount` of the C ABI.
     #[no_mangle]
@@ -28527,7 +30069,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncGetParamCount(func, paramCount) }
         }
-        unsafe { crate::codes::member(guarded(func, paramCount)) }
+        unsafe {
+            crate::codes::member_of("cudaFuncGetParamCount", guarded(func, paramCount))
+        }
     }
     /// `cudaFuncGetParamInfo` of the C ABI.
     #[no_mangle]
@@ -28569,7 +30113,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(func, paramIndex, paramOffset, paramSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaFuncGetParamInfo",
+                guarded(func, paramIndex, paramOffset, paramSize),
+            )
+        }
     }
     /// `cudaFuncSetAttribute` of the C ABI.
     #[no_mangle]
@@ -28601,7 +30150,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncSetAttribute(func, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(func, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cudaFuncSetAttribute", guarded(func, attr, value))
+        }
     }
     /// `cudaFuncSetCacheConfig` of the C ABI.
     #[no_mangle]
@@ -28627,7 +30178,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncSetCacheConfig(func, cacheConfig) }
         }
-        unsafe { crate::codes::member(guarded(func, cacheConfig)) }
+        unsafe {
+            crate::codes::member_of("cudaFuncSetCacheConfig", guarded(func, cacheConfig))
+        }
     }
     /// `cudaFuncSetSharedMemConfig` of the C ABI.
     #[no_mangle]
@@ -28653,7 +30206,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaFuncSetSharedMemConfig(func, config) }
         }
-        unsafe { crate::codes::member(guarded(func, config)) }
+        unsafe {
+            crate::codes::member_of("cudaFuncSetSharedMemConfig", guarded(func, config))
+        }
     }
     /// `cudaGetChannelDesc` of the C ABI.
     #[no_mangle]
@@ -28682,7 +30237,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetChannelDesc(desc, array) }
         }
-        unsafe { crate::codes::member(guarded(desc, array)) }
+        unsafe { crate::codes::member_of("cudaGetChannelDesc", guarded(desc, array)) }
     }
     /// `cudaGetDevice` of the C ABI.
     #[no_mangle]
@@ -28704,7 +30259,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetDevice(device) }
         }
-        unsafe { crate::codes::member(guarded(device)) }
+        unsafe { crate::codes::member_of("cudaGetDevice", guarded(device)) }
     }
     /// `cudaGetDeviceCount` of the C ABI.
     #[no_mangle]
@@ -28726,7 +30281,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetDeviceCount(count) }
         }
-        unsafe { crate::codes::member(guarded(count)) }
+        unsafe { crate::codes::member_of("cudaGetDeviceCount", guarded(count)) }
     }
     /// `cudaGetDeviceFlags` of the C ABI.
     #[no_mangle]
@@ -28748,7 +30303,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetDeviceFlags(flags) }
         }
-        unsafe { crate::codes::member(guarded(flags)) }
+        unsafe { crate::codes::member_of("cudaGetDeviceFlags", guarded(flags)) }
     }
     /// `cudaGetDeviceProperties` of the C ABI.
     #[no_mangle]
@@ -28774,7 +30329,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetDeviceProperties(prop, device) }
         }
-        unsafe { crate::codes::member(guarded(prop, device)) }
+        unsafe { crate::codes::member_of("cudaGetDeviceProperties", guarded(prop, device)) }
     }
     /// `cudaGetDriverEntryPointByVersion_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaGetDriverEntryPointByVersion`, served by its implementation.
     #[no_mangle]
@@ -28821,7 +30376,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(symbol, funcPtr, cudaVersion, flags, driverStatus))
+            crate::codes::member_of(
+                "cudaGetDriverEntryPointByVersion_ptsz",
+                guarded(symbol, funcPtr, cudaVersion, flags, driverStatus),
+            )
         }
     }
     /// `cudaGetDriverEntryPoint_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaGetDriverEntryPoint`, served by its implementation.
@@ -28864,7 +30422,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(symbol, funcPtr, flags, driverStatus)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetDriverEntryPoint_ptsz",
+                guarded(symbol, funcPtr, flags, driverStatus),
+            )
+        }
     }
     /// `cudaGetErrorName` of the C ABI.
     #[no_mangle]
@@ -28951,7 +30514,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetExportTable(ppExportTable, pExportTableId) }
         }
-        unsafe { crate::codes::member(guarded(ppExportTable, pExportTableId)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetExportTable",
+                guarded(ppExportTable, pExportTableId),
+            )
+        }
     }
     /// `cudaGetFuncBySymbol` of the C ABI.
     #[no_mangle]
@@ -28980,7 +30548,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetFuncBySymbol(functionPtr, symbolPtr) }
         }
-        unsafe { crate::codes::member(guarded(functionPtr, symbolPtr)) }
+        unsafe {
+            crate::codes::member_of("cudaGetFuncBySymbol", guarded(functionPtr, symbolPtr))
+        }
     }
     /// `cudaGetKernel` of the C ABI.
     #[no_mangle]
@@ -29009,7 +30579,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetKernel(kernelPtr, entryFuncAddr) }
         }
-        unsafe { crate::codes::member(guarded(kernelPtr, entryFuncAddr)) }
+        unsafe {
+            crate::codes::member_of("cudaGetKernel", guarded(kernelPtr, entryFuncAddr))
+        }
     }
     /// `cudaGetLastError` of the C ABI.
     #[no_mangle]
@@ -29028,7 +30600,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetLastError() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cudaGetLastError", guarded()) }
     }
     /// `cudaGetMipmappedArrayLevel` of the C ABI.
     #[no_mangle]
@@ -29066,7 +30638,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(levelArray, mipmappedArray, level)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetMipmappedArrayLevel",
+                guarded(levelArray, mipmappedArray, level),
+            )
+        }
     }
     /// `cudaGetSurfaceObjectResourceDesc` of the C ABI.
     #[no_mangle]
@@ -29097,7 +30674,12 @@ mod runtime {
                 anycuda::runtime::cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject)
             }
         }
-        unsafe { crate::codes::member(guarded(pResDesc, surfObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetSurfaceObjectResourceDesc",
+                guarded(pResDesc, surfObject),
+            )
+        }
     }
     /// `cudaGetSymbolAddress` of the C ABI.
     #[no_mangle]
@@ -29123,7 +30705,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetSymbolAddress(devPtr, symbol) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, symbol)) }
+        unsafe { crate::codes::member_of("cudaGetSymbolAddress", guarded(devPtr, symbol)) }
     }
     /// `cudaGetSymbolSize` of the C ABI.
     #[no_mangle]
@@ -29149,7 +30731,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetSymbolSize(size, symbol) }
         }
-        unsafe { crate::codes::member(guarded(size, symbol)) }
+        unsafe { crate::codes::member_of("cudaGetSymbolSize", guarded(size, symbol)) }
     }
     /// `cudaGetTextureObjectResourceDesc` of the C ABI.
     #[no_mangle]
@@ -29180,7 +30762,12 @@ mod runtime {
                 anycuda::runtime::cudaGetTextureObjectResourceDesc(pResDesc, texObject)
             }
         }
-        unsafe { crate::codes::member(guarded(pResDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetTextureObjectResourceDesc",
+                guarded(pResDesc, texObject),
+            )
+        }
     }
     /// `cudaGetTextureObjectResourceViewDesc` of the C ABI.
     #[no_mangle]
@@ -29214,7 +30801,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pResViewDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetTextureObjectResourceViewDesc",
+                guarded(pResViewDesc, texObject),
+            )
+        }
     }
     /// `cudaGetTextureObjectTextureDesc` of the C ABI.
     #[no_mangle]
@@ -29243,7 +30835,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGetTextureObjectTextureDesc(pTexDesc, texObject) }
         }
-        unsafe { crate::codes::member(guarded(pTexDesc, texObject)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGetTextureObjectTextureDesc",
+                guarded(pTexDesc, texObject),
+            )
+        }
     }
     /// `cudaGraphAddChildGraphNode` of the C ABI.
     #[no_mangle]
@@ -29290,7 +30887,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddChildGraphNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, childGraph),
             )
         }
@@ -29339,7 +30937,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(graph, from, to, edgeData, numDependencies)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphAddDependencies",
+                guarded(graph, from, to, edgeData, numDependencies),
+            )
+        }
     }
     /// `cudaGraphAddEmptyNode` of the C ABI.
     #[no_mangle]
@@ -29382,7 +30985,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pGraphNode, graph, pDependencies, numDependencies))
+            crate::codes::member_of(
+                "cudaGraphAddEmptyNode",
+                guarded(pGraphNode, graph, pDependencies, numDependencies),
+            )
         }
     }
     /// `cudaGraphAddEventRecordNode` of the C ABI.
@@ -29430,7 +31036,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddEventRecordNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, event),
             )
         }
@@ -29480,7 +31087,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddEventWaitNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, event),
             )
         }
@@ -29530,7 +31138,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddExternalSemaphoresSignalNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, nodeParams),
             )
         }
@@ -29580,7 +31189,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddExternalSemaphoresWaitNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, nodeParams),
             )
         }
@@ -29630,7 +31240,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddHostNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, pNodeParams),
             )
         }
@@ -29680,7 +31291,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddKernelNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, pNodeParams),
             )
         }
@@ -29730,7 +31342,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemAllocNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, nodeParams),
             )
         }
@@ -29780,7 +31393,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemFreeNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, dptr),
             )
         }
@@ -29830,7 +31444,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemcpyNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, pCopyParams),
             )
         }
@@ -29892,7 +31507,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemcpyNode1D",
                 guarded(
                     pGraphNode,
                     graph,
@@ -29967,7 +31583,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemcpyNodeFromSymbol",
                 guarded(
                     pGraphNode,
                     graph,
@@ -30043,7 +31660,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemcpyNodeToSymbol",
                 guarded(
                     pGraphNode,
                     graph,
@@ -30103,7 +31721,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddMemsetNode",
                 guarded(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams),
             )
         }
@@ -30157,7 +31776,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphAddNode",
                 guarded(
                     pGraphNode,
                     graph,
@@ -30193,7 +31813,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphChildGraphNodeGetGraph(node, pGraph) }
         }
-        unsafe { crate::codes::member(guarded(node, pGraph)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphChildGraphNodeGetGraph", guarded(node, pGraph))
+        }
     }
     /// `cudaGraphClone` of the C ABI.
     #[no_mangle]
@@ -30222,7 +31844,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphClone(pGraphClone, originalGraph) }
         }
-        unsafe { crate::codes::member(guarded(pGraphClone, originalGraph)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphClone", guarded(pGraphClone, originalGraph))
+        }
     }
     /// `cudaGraphConditionalHandleCreate` of the C ABI.
     #[no_mangle]
@@ -30265,7 +31889,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pHandle_out, graph, defaultLaunchValue, flags))
+            crate::codes::member_of(
+                "cudaGraphConditionalHandleCreate",
+                guarded(pHandle_out, graph, defaultLaunchValue, flags),
+            )
         }
     }
     /// `cudaGraphConditionalHandleCreate_v2` of the C ABI.
@@ -30313,7 +31940,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(pHandle_out, graph, ctx, defaultLaunchValue, flags))
+            crate::codes::member_of(
+                "cudaGraphConditionalHandleCreate_v2",
+                guarded(pHandle_out, graph, ctx, defaultLaunchValue, flags),
+            )
         }
     }
     /// `cudaGraphCreate` of the C ABI.
@@ -30340,7 +31970,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphCreate(pGraph, flags) }
         }
-        unsafe { crate::codes::member(guarded(pGraph, flags)) }
+        unsafe { crate::codes::member_of("cudaGraphCreate", guarded(pGraph, flags)) }
     }
     /// `cudaGraphDebugDotPrint` of the C ABI.
     #[no_mangle]
@@ -30372,7 +32002,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphDebugDotPrint(graph, path, flags) }
         }
-        unsafe { crate::codes::member(guarded(graph, path, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphDebugDotPrint", guarded(graph, path, flags))
+        }
     }
     /// `cudaGraphDestroy` of the C ABI.
     #[no_mangle]
@@ -30394,7 +32026,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphDestroy(graph) }
         }
-        unsafe { crate::codes::member(guarded(graph)) }
+        unsafe { crate::codes::member_of("cudaGraphDestroy", guarded(graph)) }
     }
     /// `cudaGraphDestroyNode` of the C ABI.
     #[no_mangle]
@@ -30416,7 +32048,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphDestroyNode(node) }
         }
-        unsafe { crate::codes::member(guarded(node)) }
+        unsafe { crate::codes::member_of("cudaGraphDestroyNode", guarded(node)) }
     }
     /// `cudaGraphEventRecordNodeGetEvent` of the C ABI.
     #[no_mangle]
@@ -30445,7 +32077,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphEventRecordNodeGetEvent(node, event_out) }
         }
-        unsafe { crate::codes::member(guarded(node, event_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphEventRecordNodeGetEvent",
+                guarded(node, event_out),
+            )
+        }
     }
     /// `cudaGraphEventRecordNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -30471,7 +32108,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphEventRecordNodeSetEvent(node, event) }
         }
-        unsafe { crate::codes::member(guarded(node, event)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphEventRecordNodeSetEvent", guarded(node, event))
+        }
     }
     /// `cudaGraphEventWaitNodeGetEvent` of the C ABI.
     #[no_mangle]
@@ -30500,7 +32139,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphEventWaitNodeGetEvent(node, event_out) }
         }
-        unsafe { crate::codes::member(guarded(node, event_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphEventWaitNodeGetEvent",
+                guarded(node, event_out),
+            )
+        }
     }
     /// `cudaGraphEventWaitNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -30526,7 +32170,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphEventWaitNodeSetEvent(node, event) }
         }
-        unsafe { crate::codes::member(guarded(node, event)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphEventWaitNodeSetEvent", guarded(node, event))
+        }
     }
     /// `cudaGraphExecChildGraphNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30564,7 +32210,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, childGraph)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecChildGraphNodeSetParams",
+                guarded(hGraphExec, node, childGraph),
+            )
+        }
     }
     /// `cudaGraphExecDestroy` of the C ABI.
     #[no_mangle]
@@ -30588,7 +32239,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphExecDestroy(graphExec) }
         }
-        unsafe { crate::codes::member(guarded(graphExec)) }
+        unsafe { crate::codes::member_of("cudaGraphExecDestroy", guarded(graphExec)) }
     }
     /// `cudaGraphExecEventRecordNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -30626,7 +32277,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, event)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecEventRecordNodeSetEvent",
+                guarded(hGraphExec, hNode, event),
+            )
+        }
     }
     /// `cudaGraphExecEventWaitNodeSetEvent` of the C ABI.
     #[no_mangle]
@@ -30664,7 +32320,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, event)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecEventWaitNodeSetEvent",
+                guarded(hGraphExec, hNode, event),
+            )
+        }
     }
     /// `cudaGraphExecExternalSemaphoresSignalNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30702,7 +32363,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecExternalSemaphoresSignalNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30740,7 +32406,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecExternalSemaphoresWaitNodeSetParams",
+                guarded(hGraphExec, hNode, nodeParams),
+            )
+        }
     }
     /// `cudaGraphExecGetFlags` of the C ABI.
     #[no_mangle]
@@ -30769,7 +32440,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphExecGetFlags(graphExec, flags) }
         }
-        unsafe { crate::codes::member(guarded(graphExec, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphExecGetFlags", guarded(graphExec, flags))
+        }
     }
     /// `cudaGraphExecGetId` of the C ABI.
     #[no_mangle]
@@ -30795,7 +32468,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphExecGetId(hGraphExec, graphID) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, graphID)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphExecGetId", guarded(hGraphExec, graphID))
+        }
     }
     /// `cudaGraphExecHostNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30833,7 +32508,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecHostNodeSetParams",
+                guarded(hGraphExec, node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphExecKernelNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30871,7 +32551,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecKernelNodeSetParams",
+                guarded(hGraphExec, node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphExecMemcpyNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -30909,7 +32594,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecMemcpyNodeSetParams",
+                guarded(hGraphExec, node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphExecMemcpyNodeSetParams1D` of the C ABI.
     #[no_mangle]
@@ -30959,7 +32649,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, dst, src, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecMemcpyNodeSetParams1D",
+                guarded(hGraphExec, node, dst, src, count, kind),
+            )
+        }
     }
     /// `cudaGraphExecMemcpyNodeSetParamsFromSymbol` of the C ABI.
     #[no_mangle]
@@ -31014,7 +32709,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hGraphExec, node, dst, symbol, count, offset, kind))
+            crate::codes::member_of(
+                "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+                guarded(hGraphExec, node, dst, symbol, count, offset, kind),
+            )
         }
     }
     /// `cudaGraphExecMemcpyNodeSetParamsToSymbol` of the C ABI.
@@ -31070,7 +32768,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(hGraphExec, node, symbol, src, count, offset, kind))
+            crate::codes::member_of(
+                "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+                guarded(hGraphExec, node, symbol, src, count, offset, kind),
+            )
         }
     }
     /// `cudaGraphExecMemsetNodeSetParams` of the C ABI.
@@ -31109,7 +32810,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecMemsetNodeSetParams",
+                guarded(hGraphExec, node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphExecNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31143,7 +32849,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphExecNodeSetParams(graphExec, node, nodeParams)
             }
         }
-        unsafe { crate::codes::member(guarded(graphExec, node, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecNodeSetParams",
+                guarded(graphExec, node, nodeParams),
+            )
+        }
     }
     /// `cudaGraphExecUpdate` of the C ABI.
     #[no_mangle]
@@ -31175,7 +32886,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hGraph, resultInfo)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExecUpdate",
+                guarded(hGraphExec, hGraph, resultInfo),
+            )
+        }
     }
     /// `cudaGraphExternalSemaphoresSignalNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31209,7 +32925,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExternalSemaphoresSignalNodeGetParams",
+                guarded(hNode, params_out),
+            )
+        }
     }
     /// `cudaGraphExternalSemaphoresSignalNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31243,7 +32964,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExternalSemaphoresSignalNodeSetParams",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cudaGraphExternalSemaphoresWaitNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31277,7 +33003,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExternalSemaphoresWaitNodeGetParams",
+                guarded(hNode, params_out),
+            )
+        }
     }
     /// `cudaGraphExternalSemaphoresWaitNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31311,7 +33042,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphExternalSemaphoresWaitNodeSetParams",
+                guarded(hNode, nodeParams),
+            )
+        }
     }
     /// `cudaGraphGetEdges` of the C ABI.
     #[no_mangle]
@@ -31351,7 +33087,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphGetEdges(graph, from, to, edgeData, numEdges)
             }
         }
-        unsafe { crate::codes::member(guarded(graph, from, to, edgeData, numEdges)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphGetEdges",
+                guarded(graph, from, to, edgeData, numEdges),
+            )
+        }
     }
     /// `cudaGraphGetId` of the C ABI.
     #[no_mangle]
@@ -31377,7 +33118,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphGetId(hGraph, graphID) }
         }
-        unsafe { crate::codes::member(guarded(hGraph, graphID)) }
+        unsafe { crate::codes::member_of("cudaGraphGetId", guarded(hGraph, graphID)) }
     }
     /// `cudaGraphGetNodes` of the C ABI.
     #[no_mangle]
@@ -31409,7 +33150,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphGetNodes(graph, nodes, numNodes) }
         }
-        unsafe { crate::codes::member(guarded(graph, nodes, numNodes)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphGetNodes", guarded(graph, nodes, numNodes))
+        }
     }
     /// `cudaGraphGetRootNodes` of the C ABI.
     #[no_mangle]
@@ -31443,7 +33186,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes)
             }
         }
-        unsafe { crate::codes::member(guarded(graph, pRootNodes, pNumRootNodes)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphGetRootNodes",
+                guarded(graph, pRootNodes, pNumRootNodes),
+            )
+        }
     }
     /// `cudaGraphHostNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31472,7 +33220,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphHostNodeGetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphHostNodeGetParams", guarded(node, pNodeParams))
+        }
     }
     /// `cudaGraphHostNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31501,7 +33251,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphHostNodeSetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphHostNodeSetParams", guarded(node, pNodeParams))
+        }
     }
     /// `cudaGraphInstantiate` of the C ABI.
     #[no_mangle]
@@ -31533,7 +33285,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphInstantiate(pGraphExec, graph, flags) }
         }
-        unsafe { crate::codes::member(guarded(pGraphExec, graph, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphInstantiate",
+                guarded(pGraphExec, graph, flags),
+            )
+        }
     }
     /// `cudaGraphInstantiateWithFlags` of the C ABI.
     #[no_mangle]
@@ -31567,7 +33324,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(pGraphExec, graph, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphInstantiateWithFlags",
+                guarded(pGraphExec, graph, flags),
+            )
+        }
     }
     /// `cudaGraphInstantiateWithParams` of the C ABI.
     #[no_mangle]
@@ -31605,7 +33367,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pGraphExec, graph, instantiateParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphInstantiateWithParams",
+                guarded(pGraphExec, graph, instantiateParams),
+            )
+        }
     }
     /// `cudaGraphInstantiateWithParams_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaGraphInstantiateWithParams`, served by its implementation.
     #[no_mangle]
@@ -31643,7 +33410,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(pGraphExec, graph, instantiateParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphInstantiateWithParams_ptsz",
+                guarded(pGraphExec, graph, instantiateParams),
+            )
+        }
     }
     /// `cudaGraphKernelNodeCopyAttributes` of the C ABI.
     #[no_mangle]
@@ -31669,7 +33441,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphKernelNodeCopyAttributes(hDst, hSrc) }
         }
-        unsafe { crate::codes::member(guarded(hDst, hSrc)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphKernelNodeCopyAttributes", guarded(hDst, hSrc))
+        }
     }
     /// `cudaGraphKernelNodeGetAttribute` of the C ABI.
     #[no_mangle]
@@ -31703,7 +33477,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphKernelNodeGetAttribute(hNode, attr, value_out)
             }
         }
-        unsafe { crate::codes::member(guarded(hNode, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphKernelNodeGetAttribute",
+                guarded(hNode, attr, value_out),
+            )
+        }
     }
     /// `cudaGraphKernelNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31732,7 +33511,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphKernelNodeGetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphKernelNodeGetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphKernelNodeSetAttribute` of the C ABI.
     #[no_mangle]
@@ -31764,7 +33548,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphKernelNodeSetAttribute(hNode, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hNode, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphKernelNodeSetAttribute",
+                guarded(hNode, attr, value),
+            )
+        }
     }
     /// `cudaGraphKernelNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31793,7 +33582,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphKernelNodeSetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphKernelNodeSetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphLaunch` of the C ABI.
     #[no_mangle]
@@ -31819,7 +33613,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphLaunch(graphExec, stream) }
         }
-        unsafe { crate::codes::member(guarded(graphExec, stream)) }
+        unsafe { crate::codes::member_of("cudaGraphLaunch", guarded(graphExec, stream)) }
     }
     /// `cudaGraphLaunch_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaGraphLaunch`, served by its implementation.
     #[no_mangle]
@@ -31845,7 +33639,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphLaunch(graphExec, stream) }
         }
-        unsafe { crate::codes::member(guarded(graphExec, stream)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphLaunch_ptsz", guarded(graphExec, stream))
+        }
     }
     /// `cudaGraphMemAllocNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31874,7 +33670,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemAllocNodeGetParams(node, params_out) }
         }
-        unsafe { crate::codes::member(guarded(node, params_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemAllocNodeGetParams",
+                guarded(node, params_out),
+            )
+        }
     }
     /// `cudaGraphMemFreeNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31900,7 +33701,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemFreeNodeGetParams(node, dptr_out) }
         }
-        unsafe { crate::codes::member(guarded(node, dptr_out)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphMemFreeNodeGetParams", guarded(node, dptr_out))
+        }
     }
     /// `cudaGraphMemcpyNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -31929,7 +33732,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemcpyNodeGetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemcpyNodeGetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphMemcpyNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -31958,7 +33766,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemcpyNodeSetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemcpyNodeSetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphMemcpyNodeSetParams1D` of the C ABI.
     #[no_mangle]
@@ -31998,7 +33811,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
             }
         }
-        unsafe { crate::codes::member(guarded(node, dst, src, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemcpyNodeSetParams1D",
+                guarded(node, dst, src, count, kind),
+            )
+        }
     }
     /// `cudaGraphMemcpyNodeSetParamsFromSymbol` of the C ABI.
     #[no_mangle]
@@ -32048,7 +33866,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(node, dst, symbol, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemcpyNodeSetParamsFromSymbol",
+                guarded(node, dst, symbol, count, offset, kind),
+            )
+        }
     }
     /// `cudaGraphMemcpyNodeSetParamsToSymbol` of the C ABI.
     #[no_mangle]
@@ -32098,7 +33921,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(node, symbol, src, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemcpyNodeSetParamsToSymbol",
+                guarded(node, symbol, src, count, offset, kind),
+            )
+        }
     }
     /// `cudaGraphMemsetNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -32127,7 +33955,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemsetNodeGetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemsetNodeGetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphMemsetNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -32156,7 +33989,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphMemsetNodeSetParams(node, pNodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, pNodeParams)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphMemsetNodeSetParams",
+                guarded(node, pNodeParams),
+            )
+        }
     }
     /// `cudaGraphNodeFindInClone` of the C ABI.
     #[no_mangle]
@@ -32190,7 +34028,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph)
             }
         }
-        unsafe { crate::codes::member(guarded(pNode, originalNode, clonedGraph)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphNodeFindInClone",
+                guarded(pNode, originalNode, clonedGraph),
+            )
+        }
     }
     /// `cudaGraphNodeGetContainingGraph` of the C ABI.
     #[no_mangle]
@@ -32216,7 +34059,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeGetContainingGraph(hNode, phGraph) }
         }
-        unsafe { crate::codes::member(guarded(hNode, phGraph)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphNodeGetContainingGraph",
+                guarded(hNode, phGraph),
+            )
+        }
     }
     /// `cudaGraphNodeGetDependencies` of the C ABI.
     #[no_mangle]
@@ -32259,7 +34107,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(node, pDependencies, edgeData, pNumDependencies))
+            crate::codes::member_of(
+                "cudaGraphNodeGetDependencies",
+                guarded(node, pDependencies, edgeData, pNumDependencies),
+            )
         }
     }
     /// `cudaGraphNodeGetDependentNodes` of the C ABI.
@@ -32303,7 +34154,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaGraphNodeGetDependentNodes",
                 guarded(node, pDependentNodes, edgeData, pNumDependentNodes),
             )
         }
@@ -32340,7 +34192,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, isEnabled)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphNodeGetEnabled",
+                guarded(hGraphExec, hNode, isEnabled),
+            )
+        }
     }
     /// `cudaGraphNodeGetLocalId` of the C ABI.
     #[no_mangle]
@@ -32366,7 +34223,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeGetLocalId(hNode, nodeId) }
         }
-        unsafe { crate::codes::member(guarded(hNode, nodeId)) }
+        unsafe { crate::codes::member_of("cudaGraphNodeGetLocalId", guarded(hNode, nodeId)) }
     }
     /// `cudaGraphNodeGetParams` of the C ABI.
     #[no_mangle]
@@ -32395,7 +34252,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeGetParams(node, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphNodeGetParams", guarded(node, nodeParams))
+        }
     }
     /// `cudaGraphNodeGetToolsId` of the C ABI.
     #[no_mangle]
@@ -32424,7 +34283,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeGetToolsId(hNode, toolsNodeId) }
         }
-        unsafe { crate::codes::member(guarded(hNode, toolsNodeId)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphNodeGetToolsId", guarded(hNode, toolsNodeId))
+        }
     }
     /// `cudaGraphNodeGetType` of the C ABI.
     #[no_mangle]
@@ -32453,7 +34314,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeGetType(node, pType) }
         }
-        unsafe { crate::codes::member(guarded(node, pType)) }
+        unsafe { crate::codes::member_of("cudaGraphNodeGetType", guarded(node, pType)) }
     }
     /// `cudaGraphNodeSetEnabled` of the C ABI.
     #[no_mangle]
@@ -32487,7 +34348,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
             }
         }
-        unsafe { crate::codes::member(guarded(hGraphExec, hNode, isEnabled)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphNodeSetEnabled",
+                guarded(hGraphExec, hNode, isEnabled),
+            )
+        }
     }
     /// `cudaGraphNodeSetParams` of the C ABI.
     #[no_mangle]
@@ -32516,7 +34382,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphNodeSetParams(node, nodeParams) }
         }
-        unsafe { crate::codes::member(guarded(node, nodeParams)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphNodeSetParams", guarded(node, nodeParams))
+        }
     }
     /// `cudaGraphReleaseUserObject` of the C ABI.
     #[no_mangle]
@@ -32548,7 +34416,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphReleaseUserObject(graph, object, count) }
         }
-        unsafe { crate::codes::member(guarded(graph, object, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphReleaseUserObject",
+                guarded(graph, object, count),
+            )
+        }
     }
     /// `cudaGraphRemoveDependencies` of the C ABI.
     #[no_mangle]
@@ -32594,7 +34467,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(graph, from, to, edgeData, numDependencies)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphRemoveDependencies",
+                guarded(graph, from, to, edgeData, numDependencies),
+            )
+        }
     }
     /// `cudaGraphRetainUserObject` of the C ABI.
     #[no_mangle]
@@ -32631,7 +34509,12 @@ mod runtime {
                 anycuda::runtime::cudaGraphRetainUserObject(graph, object, count, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(graph, object, count, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphRetainUserObject",
+                guarded(graph, object, count, flags),
+            )
+        }
     }
     /// `cudaGraphUpload` of the C ABI.
     #[no_mangle]
@@ -32657,7 +34540,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphUpload(graphExec, stream) }
         }
-        unsafe { crate::codes::member(guarded(graphExec, stream)) }
+        unsafe { crate::codes::member_of("cudaGraphUpload", guarded(graphExec, stream)) }
     }
     /// `cudaGraphUpload_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaGraphUpload`, served by its implementation.
     #[no_mangle]
@@ -32683,7 +34566,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphUpload(graphExec, stream) }
         }
-        unsafe { crate::codes::member(guarded(graphExec, stream)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphUpload_ptsz", guarded(graphExec, stream))
+        }
     }
     /// `cudaGraphicsMapResources` of the C ABI.
     #[no_mangle]
@@ -32715,7 +34600,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphicsMapResources(count, resources, stream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsMapResources",
+                guarded(count, resources, stream),
+            )
+        }
     }
     /// `cudaGraphicsResourceGetMappedMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -32749,7 +34639,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(mipmappedArray, resource)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsResourceGetMappedMipmappedArray",
+                guarded(mipmappedArray, resource),
+            )
+        }
     }
     /// `cudaGraphicsResourceGetMappedPointer` of the C ABI.
     #[no_mangle]
@@ -32787,7 +34682,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, size, resource)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsResourceGetMappedPointer",
+                guarded(devPtr, size, resource),
+            )
+        }
     }
     /// `cudaGraphicsResourceSetMapFlags` of the C ABI.
     #[no_mangle]
@@ -32813,7 +34713,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphicsResourceSetMapFlags(resource, flags) }
         }
-        unsafe { crate::codes::member(guarded(resource, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsResourceSetMapFlags",
+                guarded(resource, flags),
+            )
+        }
     }
     /// `cudaGraphicsSubResourceGetMappedArray` of the C ABI.
     #[no_mangle]
@@ -32855,7 +34760,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(array, resource, arrayIndex, mipLevel)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsSubResourceGetMappedArray",
+                guarded(array, resource, arrayIndex, mipLevel),
+            )
+        }
     }
     /// `cudaGraphicsUnmapResources` of the C ABI.
     #[no_mangle]
@@ -32887,7 +34797,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphicsUnmapResources(count, resources, stream) }
         }
-        unsafe { crate::codes::member(guarded(count, resources, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGraphicsUnmapResources",
+                guarded(count, resources, stream),
+            )
+        }
     }
     /// `cudaGraphicsUnregisterResource` of the C ABI.
     #[no_mangle]
@@ -32911,7 +34826,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGraphicsUnregisterResource(resource) }
         }
-        unsafe { crate::codes::member(guarded(resource)) }
+        unsafe {
+            crate::codes::member_of("cudaGraphicsUnregisterResource", guarded(resource))
+        }
     }
     /// `cudaGreenCtxCreate` of the C ABI.
     #[no_mangle]
@@ -32946,7 +34863,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaGreenCtxCreate(phCtx, desc, device, flags) }
         }
-        unsafe { crate::codes::member(guarded(phCtx, desc, device, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaGreenCtxCreate",
+                guarded(phCtx, desc, device, flags),
+            )
+        }
     }
     /// `cudaHostAlloc` of the C ABI.
     #[no_mangle]
@@ -32978,7 +34900,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaHostAlloc(pHost, size, flags) }
         }
-        unsafe { crate::codes::member(guarded(pHost, size, flags)) }
+        unsafe { crate::codes::member_of("cudaHostAlloc", guarded(pHost, size, flags)) }
     }
     /// `cudaHostGetDevicePointer` of the C ABI.
     #[no_mangle]
@@ -33010,7 +34932,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaHostGetDevicePointer(pDevice, pHost, flags) }
         }
-        unsafe { crate::codes::member(guarded(pDevice, pHost, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaHostGetDevicePointer",
+                guarded(pDevice, pHost, flags),
+            )
+        }
     }
     /// `cudaHostGetFlags` of the C ABI.
     #[no_mangle]
@@ -33036,7 +34963,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaHostGetFlags(pFlags, pHost) }
         }
-        unsafe { crate::codes::member(guarded(pFlags, pHost)) }
+        unsafe { crate::codes::member_of("cudaHostGetFlags", guarded(pFlags, pHost)) }
     }
     /// `cudaHostRegister` of the C ABI.
     #[no_mangle]
@@ -33064,7 +34991,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaHostRegister(ptr, size, flags) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, flags)) }
+        unsafe { crate::codes::member_of("cudaHostRegister", guarded(ptr, size, flags)) }
     }
     /// `cudaHostUnregister` of the C ABI.
     #[no_mangle]
@@ -33086,7 +35013,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaHostUnregister(ptr) }
         }
-        unsafe { crate::codes::member(guarded(ptr)) }
+        unsafe { crate::codes::member_of("cudaHostUnregister", guarded(ptr)) }
     }
     /// `cudaImportExternalMemory` of the C ABI.
     #[no_mangle]
@@ -33115,7 +35042,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaImportExternalMemory(extMem_out, memHandleDesc) }
         }
-        unsafe { crate::codes::member(guarded(extMem_out, memHandleDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaImportExternalMemory",
+                guarded(extMem_out, memHandleDesc),
+            )
+        }
     }
     /// `cudaImportExternalSemaphore` of the C ABI.
     #[no_mangle]
@@ -33146,7 +35078,12 @@ mod runtime {
                 anycuda::runtime::cudaImportExternalSemaphore(extSem_out, semHandleDesc)
             }
         }
-        unsafe { crate::codes::member(guarded(extSem_out, semHandleDesc)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaImportExternalSemaphore",
+                guarded(extSem_out, semHandleDesc),
+            )
+        }
     }
     /// `cudaInitDevice` of the C ABI.
     #[no_mangle]
@@ -33174,7 +35111,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaInitDevice(device, deviceFlags, flags) }
         }
-        unsafe { crate::codes::member(guarded(device, deviceFlags, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaInitDevice", guarded(device, deviceFlags, flags))
+        }
     }
     /// `cudaIpcCloseMemHandle` of the C ABI.
     #[no_mangle]
@@ -33196,7 +35135,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaIpcCloseMemHandle(devPtr) }
         }
-        unsafe { crate::codes::member(guarded(devPtr)) }
+        unsafe { crate::codes::member_of("cudaIpcCloseMemHandle", guarded(devPtr)) }
     }
     /// `cudaIpcGetEventHandle` of the C ABI.
     #[no_mangle]
@@ -33225,7 +35164,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaIpcGetEventHandle(handle, event) }
         }
-        unsafe { crate::codes::member(guarded(handle, event)) }
+        unsafe { crate::codes::member_of("cudaIpcGetEventHandle", guarded(handle, event)) }
     }
     /// `cudaIpcGetMemHandle` of the C ABI.
     #[no_mangle]
@@ -33254,7 +35193,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaIpcGetMemHandle(handle, devPtr) }
         }
-        unsafe { crate::codes::member(guarded(handle, devPtr)) }
+        unsafe { crate::codes::member_of("cudaIpcGetMemHandle", guarded(handle, devPtr)) }
     }
     /// `cudaIpcOpenEventHandle` of the C ABI.
     #[no_mangle]
@@ -33283,7 +35222,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaIpcOpenEventHandle(event, handle) }
         }
-        unsafe { crate::codes::member(guarded(event, handle)) }
+        unsafe { crate::codes::member_of("cudaIpcOpenEventHandle", guarded(event, handle)) }
     }
     /// `cudaIpcOpenMemHandle` of the C ABI.
     #[no_mangle]
@@ -33315,7 +35254,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaIpcOpenMemHandle(devPtr, handle, flags) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, handle, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaIpcOpenMemHandle", guarded(devPtr, handle, flags))
+        }
     }
     /// `cudaKernelSetAttributeForDevice` of the C ABI.
     #[no_mangle]
@@ -33357,7 +35298,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(kernel, attr, value, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaKernelSetAttributeForDevice",
+                guarded(kernel, attr, value, device),
+            )
+        }
     }
     /// `cudaLaunchCooperativeKernel` of the C ABI.
     #[no_mangle]
@@ -33408,7 +35354,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(func, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "cudaLaunchCooperativeKernel",
+                guarded(func, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `cudaLaunchCooperativeKernel_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaLaunchCooperativeKernel`, served by its implementation.
@@ -33460,7 +35409,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(func, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "cudaLaunchCooperativeKernel_ptsz",
+                guarded(func, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `cudaLaunchHostFunc` of the C ABI.
@@ -33493,7 +35445,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLaunchHostFunc(stream, fn_, userData) }
         }
-        unsafe { crate::codes::member(guarded(stream, fn_, userData)) }
+        unsafe {
+            crate::codes::member_of("cudaLaunchHostFunc", guarded(stream, fn_, userData))
+        }
     }
     /// `cudaLaunchHostFunc_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaLaunchHostFunc`, served by its implementation.
     #[no_mangle]
@@ -33525,7 +35479,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLaunchHostFunc(stream, fn_, userData) }
         }
-        unsafe { crate::codes::member(guarded(stream, fn_, userData)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLaunchHostFunc_ptsz",
+                guarded(stream, fn_, userData),
+            )
+        }
     }
     /// `cudaLaunchHostFunc_v2` of the C ABI.
     #[no_mangle]
@@ -33562,7 +35521,12 @@ mod runtime {
                 anycuda::runtime::cudaLaunchHostFunc_v2(stream, fn_, userData, syncMode)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, fn_, userData, syncMode)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLaunchHostFunc_v2",
+                guarded(stream, fn_, userData, syncMode),
+            )
+        }
     }
     /// `cudaLaunchHostFunc_v2_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaLaunchHostFunc_v2`, served by its implementation.
     #[no_mangle]
@@ -33599,7 +35563,12 @@ mod runtime {
                 anycuda::runtime::cudaLaunchHostFunc_v2(stream, fn_, userData, syncMode)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, fn_, userData, syncMode)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLaunchHostFunc_v2_ptsz",
+                guarded(stream, fn_, userData, syncMode),
+            )
+        }
     }
     /// `cudaLaunchKernel` of the C ABI.
     #[no_mangle]
@@ -33650,7 +35619,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(func, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "cudaLaunchKernel",
+                guarded(func, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `cudaLaunchKernelExC` of the C ABI.
@@ -33683,7 +35655,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLaunchKernelExC(config, func, args) }
         }
-        unsafe { crate::codes::member(guarded(config, func, args)) }
+        unsafe {
+            crate::codes::member_of("cudaLaunchKernelExC", guarded(config, func, args))
+        }
     }
     /// `cudaLaunchKernelExC_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaLaunchKernelExC`, served by its implementation.
     #[no_mangle]
@@ -33715,7 +35689,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLaunchKernelExC(config, func, args) }
         }
-        unsafe { crate::codes::member(guarded(config, func, args)) }
+        unsafe {
+            crate::codes::member_of("cudaLaunchKernelExC_ptsz", guarded(config, func, args))
+        }
     }
     /// `cudaLaunchKernel_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaLaunchKernel`, served by its implementation.
     #[no_mangle]
@@ -33766,7 +35742,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(func, gridDim, blockDim, args, sharedMem, stream))
+            crate::codes::member_of(
+                "cudaLaunchKernel_ptsz",
+                guarded(func, gridDim, blockDim, args, sharedMem, stream),
+            )
         }
     }
     /// `cudaLibraryEnumerateKernels` of the C ABI.
@@ -33801,7 +35780,12 @@ mod runtime {
                 anycuda::runtime::cudaLibraryEnumerateKernels(kernels, numKernels, lib)
             }
         }
-        unsafe { crate::codes::member(guarded(kernels, numKernels, lib)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLibraryEnumerateKernels",
+                guarded(kernels, numKernels, lib),
+            )
+        }
     }
     /// `cudaLibraryGetGlobal` of the C ABI.
     #[no_mangle]
@@ -33836,7 +35820,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryGetGlobal(dptr, bytes, library, name) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytes, library, name)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLibraryGetGlobal",
+                guarded(dptr, bytes, library, name),
+            )
+        }
     }
     /// `cudaLibraryGetKernel` of the C ABI.
     #[no_mangle]
@@ -33868,7 +35857,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryGetKernel(pKernel, library, name) }
         }
-        unsafe { crate::codes::member(guarded(pKernel, library, name)) }
+        unsafe {
+            crate::codes::member_of("cudaLibraryGetKernel", guarded(pKernel, library, name))
+        }
     }
     /// `cudaLibraryGetKernelCount` of the C ABI.
     #[no_mangle]
@@ -33894,7 +35885,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryGetKernelCount(count, lib) }
         }
-        unsafe { crate::codes::member(guarded(count, lib)) }
+        unsafe { crate::codes::member_of("cudaLibraryGetKernelCount", guarded(count, lib)) }
     }
     /// `cudaLibraryGetManaged` of the C ABI.
     #[no_mangle]
@@ -33929,7 +35920,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryGetManaged(dptr, bytes, library, name) }
         }
-        unsafe { crate::codes::member(guarded(dptr, bytes, library, name)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLibraryGetManaged",
+                guarded(dptr, bytes, library, name),
+            )
+        }
     }
     /// `cudaLibraryGetUnifiedFunction` of the C ABI.
     #[no_mangle]
@@ -33961,7 +35957,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryGetUnifiedFunction(fptr, library, symbol) }
         }
-        unsafe { crate::codes::member(guarded(fptr, library, symbol)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLibraryGetUnifiedFunction",
+                guarded(fptr, library, symbol),
+            )
+        }
     }
     /// `cudaLibraryLoadData` of the C ABI.
     #[no_mangle]
@@ -34020,7 +36021,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaLibraryLoadData",
                 guarded(
                     library,
                     code,
@@ -34091,7 +36093,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaLibraryLoadFromFile",
                 guarded(
                     library,
                     fileName,
@@ -34125,7 +36128,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLibraryUnload(library) }
         }
-        unsafe { crate::codes::member(guarded(library)) }
+        unsafe { crate::codes::member_of("cudaLibraryUnload", guarded(library)) }
     }
     /// `cudaLogsCurrent` of the C ABI.
     #[no_mangle]
@@ -34151,7 +36154,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLogsCurrent(iterator_out, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator_out, flags)) }
+        unsafe { crate::codes::member_of("cudaLogsCurrent", guarded(iterator_out, flags)) }
     }
     /// `cudaLogsDumpToFile` of the C ABI.
     #[no_mangle]
@@ -34183,7 +36186,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLogsDumpToFile(iterator, pathToFile, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator, pathToFile, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLogsDumpToFile",
+                guarded(iterator, pathToFile, flags),
+            )
+        }
     }
     /// `cudaLogsDumpToMemory` of the C ABI.
     #[no_mangle]
@@ -34218,7 +36226,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLogsDumpToMemory(iterator, buffer, size, flags) }
         }
-        unsafe { crate::codes::member(guarded(iterator, buffer, size, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLogsDumpToMemory",
+                guarded(iterator, buffer, size, flags),
+            )
+        }
     }
     /// `cudaLogsRegisterCallback` of the C ABI.
     #[no_mangle]
@@ -34256,7 +36269,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(callbackFunc, userData, callback_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaLogsRegisterCallback",
+                guarded(callbackFunc, userData, callback_out),
+            )
+        }
     }
     /// `cudaLogsUnregisterCallback` of the C ABI.
     #[no_mangle]
@@ -34280,7 +36298,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaLogsUnregisterCallback(callback) }
         }
-        unsafe { crate::codes::member(guarded(callback)) }
+        unsafe { crate::codes::member_of("cudaLogsUnregisterCallback", guarded(callback)) }
     }
     /// `cudaMalloc` of the C ABI.
     #[no_mangle]
@@ -34306,7 +36324,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMalloc(devPtr, size) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, size)) }
+        unsafe { crate::codes::member_of("cudaMalloc", guarded(devPtr, size)) }
     }
     /// `cudaMalloc3D` of the C ABI.
     #[no_mangle]
@@ -34335,7 +36353,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMalloc3D(pitchedDevPtr, extent) }
         }
-        unsafe { crate::codes::member(guarded(pitchedDevPtr, extent)) }
+        unsafe { crate::codes::member_of("cudaMalloc3D", guarded(pitchedDevPtr, extent)) }
     }
     /// `cudaMalloc3DArray` of the C ABI.
     #[no_mangle]
@@ -34370,7 +36388,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMalloc3DArray(array, desc, extent, flags) }
         }
-        unsafe { crate::codes::member(guarded(array, desc, extent, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaMalloc3DArray", guarded(array, desc, extent, flags))
+        }
     }
     /// `cudaMallocArray` of the C ABI.
     #[no_mangle]
@@ -34408,7 +36428,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocArray(array, desc, width, height, flags) }
         }
-        unsafe { crate::codes::member(guarded(array, desc, width, height, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMallocArray",
+                guarded(array, desc, width, height, flags),
+            )
+        }
     }
     /// `cudaMallocAsync` of the C ABI.
     #[no_mangle]
@@ -34440,7 +36465,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocAsync(devPtr, size, hStream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, size, hStream)) }
+        unsafe { crate::codes::member_of("cudaMallocAsync", guarded(devPtr, size, hStream)) }
     }
     /// `cudaMallocAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMallocAsync`, served by its implementation.
     #[no_mangle]
@@ -34472,7 +36497,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocAsync(devPtr, size, hStream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, size, hStream)) }
+        unsafe {
+            crate::codes::member_of("cudaMallocAsync_ptsz", guarded(devPtr, size, hStream))
+        }
     }
     /// `cudaMallocFromPoolAsync` of the C ABI.
     #[no_mangle]
@@ -34507,7 +36534,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocFromPoolAsync(ptr, size, memPool, stream) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, memPool, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMallocFromPoolAsync",
+                guarded(ptr, size, memPool, stream),
+            )
+        }
     }
     /// `cudaMallocFromPoolAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMallocFromPoolAsync`, served by its implementation.
     #[no_mangle]
@@ -34542,7 +36574,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocFromPoolAsync(ptr, size, memPool, stream) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size, memPool, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMallocFromPoolAsync_ptsz",
+                guarded(ptr, size, memPool, stream),
+            )
+        }
     }
     /// `cudaMallocHost` of the C ABI.
     #[no_mangle]
@@ -34568,7 +36605,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocHost(ptr, size) }
         }
-        unsafe { crate::codes::member(guarded(ptr, size)) }
+        unsafe { crate::codes::member_of("cudaMallocHost", guarded(ptr, size)) }
     }
     /// `cudaMallocManaged` of the C ABI.
     #[no_mangle]
@@ -34600,7 +36637,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocManaged(devPtr, size, flags) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, size, flags)) }
+        unsafe { crate::codes::member_of("cudaMallocManaged", guarded(devPtr, size, flags)) }
     }
     /// `cudaMallocMipmappedArray` of the C ABI.
     #[no_mangle]
@@ -34647,7 +36684,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(mipmappedArray, desc, extent, numLevels, flags))
+            crate::codes::member_of(
+                "cudaMallocMipmappedArray",
+                guarded(mipmappedArray, desc, extent, numLevels, flags),
+            )
         }
     }
     /// `cudaMallocPitch` of the C ABI.
@@ -34683,7 +36723,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMallocPitch(devPtr, pitch, width, height) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, pitch, width, height)) }
+        unsafe {
+            crate::codes::member_of("cudaMallocPitch", guarded(devPtr, pitch, width, height))
+        }
     }
     /// `cudaMemAdvise` of the C ABI.
     #[no_mangle]
@@ -34718,7 +36760,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemAdvise(devPtr, count, advice, location) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, advice, location)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemAdvise",
+                guarded(devPtr, count, advice, location),
+            )
+        }
     }
     /// `cudaMemDiscardAndPrefetchBatchAsync` of the C ABI.
     #[no_mangle]
@@ -34777,7 +36824,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemDiscardAndPrefetchBatchAsync",
                 guarded(
                     dptrs,
                     sizes,
@@ -34848,7 +36896,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemDiscardAndPrefetchBatchAsync_ptsz",
                 guarded(
                     dptrs,
                     sizes,
@@ -34906,7 +36955,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dptrs, sizes, count, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemDiscardBatchAsync",
+                guarded(dptrs, sizes, count, flags, stream),
+            )
+        }
     }
     /// `cudaMemDiscardBatchAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemDiscardBatchAsync`, served by its implementation.
     #[no_mangle]
@@ -34952,7 +37006,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dptrs, sizes, count, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemDiscardBatchAsync_ptsz",
+                guarded(dptrs, sizes, count, flags, stream),
+            )
+        }
     }
     /// `cudaMemGetDefaultMemPool` of the C ABI.
     #[no_mangle]
@@ -34984,7 +37043,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemGetDefaultMemPool(memPool, location, type_) }
         }
-        unsafe { crate::codes::member(guarded(memPool, location, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemGetDefaultMemPool",
+                guarded(memPool, location, type_),
+            )
+        }
     }
     /// `cudaMemGetInfo` of the C ABI.
     #[no_mangle]
@@ -35010,7 +37074,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemGetInfo(free, total) }
         }
-        unsafe { crate::codes::member(guarded(free, total)) }
+        unsafe { crate::codes::member_of("cudaMemGetInfo", guarded(free, total)) }
     }
     /// `cudaMemGetLocationInfo` of the C ABI.
     #[no_mangle]
@@ -35057,7 +37121,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemGetLocationInfo",
                 guarded(devPtr, size, summaryGranularity, samplingGranularity, location_out),
             )
         }
@@ -35092,7 +37157,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemGetMemPool(memPool, location, type_) }
         }
-        unsafe { crate::codes::member(guarded(memPool, location, type_)) }
+        unsafe {
+            crate::codes::member_of("cudaMemGetMemPool", guarded(memPool, location, type_))
+        }
     }
     /// `cudaMemPoolCreate` of the C ABI.
     #[no_mangle]
@@ -35121,7 +37188,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolCreate(memPool, poolProps) }
         }
-        unsafe { crate::codes::member(guarded(memPool, poolProps)) }
+        unsafe { crate::codes::member_of("cudaMemPoolCreate", guarded(memPool, poolProps)) }
     }
     /// `cudaMemPoolDestroy` of the C ABI.
     #[no_mangle]
@@ -35143,7 +37210,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolDestroy(memPool) }
         }
-        unsafe { crate::codes::member(guarded(memPool)) }
+        unsafe { crate::codes::member_of("cudaMemPoolDestroy", guarded(memPool)) }
     }
     /// `cudaMemPoolExportPointer` of the C ABI.
     #[no_mangle]
@@ -35172,7 +37239,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolExportPointer(exportData, ptr) }
         }
-        unsafe { crate::codes::member(guarded(exportData, ptr)) }
+        unsafe {
+            crate::codes::member_of("cudaMemPoolExportPointer", guarded(exportData, ptr))
+        }
     }
     /// `cudaMemPoolExportToShareableHandle` of the C ABI.
     #[no_mangle]
@@ -35214,7 +37283,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(shareableHandle, memPool, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPoolExportToShareableHandle",
+                guarded(shareableHandle, memPool, handleType, flags),
+            )
+        }
     }
     /// `cudaMemPoolGetAccess` of the C ABI.
     #[no_mangle]
@@ -35246,7 +37320,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolGetAccess(flags, memPool, location) }
         }
-        unsafe { crate::codes::member(guarded(flags, memPool, location)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPoolGetAccess",
+                guarded(flags, memPool, location),
+            )
+        }
     }
     /// `cudaMemPoolGetAttribute` of the C ABI.
     #[no_mangle]
@@ -35278,7 +37357,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolGetAttribute(memPool, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(memPool, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cudaMemPoolGetAttribute", guarded(memPool, attr, value))
+        }
     }
     /// `cudaMemPoolImportFromShareableHandle` of the C ABI.
     #[no_mangle]
@@ -35320,7 +37401,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(memPool, shareableHandle, handleType, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPoolImportFromShareableHandle",
+                guarded(memPool, shareableHandle, handleType, flags),
+            )
+        }
     }
     /// `cudaMemPoolImportPointer` of the C ABI.
     #[no_mangle]
@@ -35352,7 +37438,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolImportPointer(ptr, memPool, exportData) }
         }
-        unsafe { crate::codes::member(guarded(ptr, memPool, exportData)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPoolImportPointer",
+                guarded(ptr, memPool, exportData),
+            )
+        }
     }
     /// `cudaMemPoolSetAccess` of the C ABI.
     #[no_mangle]
@@ -35384,7 +37475,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolSetAccess(memPool, descList, count) }
         }
-        unsafe { crate::codes::member(guarded(memPool, descList, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPoolSetAccess",
+                guarded(memPool, descList, count),
+            )
+        }
     }
     /// `cudaMemPoolSetAttribute` of the C ABI.
     #[no_mangle]
@@ -35416,7 +37512,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolSetAttribute(memPool, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(memPool, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cudaMemPoolSetAttribute", guarded(memPool, attr, value))
+        }
     }
     /// `cudaMemPoolTrimTo` of the C ABI.
     #[no_mangle]
@@ -35442,7 +37540,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemPoolTrimTo(memPool, minBytesToKeep) }
         }
-        unsafe { crate::codes::member(guarded(memPool, minBytesToKeep)) }
+        unsafe {
+            crate::codes::member_of("cudaMemPoolTrimTo", guarded(memPool, minBytesToKeep))
+        }
     }
     /// `cudaMemPrefetchAsync` of the C ABI.
     #[no_mangle]
@@ -35488,7 +37588,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, location, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPrefetchAsync",
+                guarded(devPtr, count, location, flags, stream),
+            )
+        }
     }
     /// `cudaMemPrefetchAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemPrefetchAsync`, served by its implementation.
     #[no_mangle]
@@ -35534,7 +37639,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, count, location, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemPrefetchAsync_ptsz",
+                guarded(devPtr, count, location, flags, stream),
+            )
+        }
     }
     /// `cudaMemPrefetchBatchAsync` of the C ABI.
     #[no_mangle]
@@ -35593,7 +37703,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemPrefetchBatchAsync",
                 guarded(
                     dptrs,
                     sizes,
@@ -35664,7 +37775,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemPrefetchBatchAsync_ptsz",
                 guarded(
                     dptrs,
                     sizes,
@@ -35722,7 +37834,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(data, dataSize, attribute, devPtr, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemRangeGetAttribute",
+                guarded(data, dataSize, attribute, devPtr, count),
+            )
+        }
     }
     /// `cudaMemRangeGetAttributes` of the C ABI.
     #[no_mangle]
@@ -35773,7 +37890,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemRangeGetAttributes",
                 guarded(data, dataSizes, attributes, numAttributes, devPtr, count),
             )
         }
@@ -35808,7 +37926,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemSetMemPool(location, type_, memPool) }
         }
-        unsafe { crate::codes::member(guarded(location, type_, memPool)) }
+        unsafe {
+            crate::codes::member_of("cudaMemSetMemPool", guarded(location, type_, memPool))
+        }
     }
     /// `cudaMemcpy` of the C ABI.
     #[no_mangle]
@@ -35843,7 +37963,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy(dst, src, count, kind) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, count, kind)) }
+        unsafe { crate::codes::member_of("cudaMemcpy", guarded(dst, src, count, kind)) }
     }
     /// `cudaMemcpy2D` of the C ABI.
     #[no_mangle]
@@ -35890,7 +38010,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, dpitch, src, spitch, width, height, kind))
+            crate::codes::member_of(
+                "cudaMemcpy2D",
+                guarded(dst, dpitch, src, spitch, width, height, kind),
+            )
         }
     }
     /// `cudaMemcpy2DArrayToArray` of the C ABI.
@@ -35954,7 +38077,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DArrayToArray",
                 guarded(
                     dst,
                     wOffsetDst,
@@ -36030,7 +38154,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DArrayToArray_ptds",
                 guarded(
                     dst,
                     wOffsetDst,
@@ -36102,7 +38227,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DAsync",
                 guarded(dst, dpitch, src, spitch, width, height, kind, stream),
             )
         }
@@ -36164,7 +38290,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DAsync_ptsz",
                 guarded(dst, dpitch, src, spitch, width, height, kind, stream),
             )
         }
@@ -36226,7 +38353,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DFromArray",
                 guarded(dst, dpitch, src, wOffset, hOffset, width, height, kind),
             )
         }
@@ -36292,7 +38420,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DFromArrayAsync",
                 guarded(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream),
             )
         }
@@ -36358,7 +38487,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DFromArrayAsync_ptsz",
                 guarded(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream),
             )
         }
@@ -36420,7 +38550,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DFromArray_ptds",
                 guarded(dst, dpitch, src, wOffset, hOffset, width, height, kind),
             )
         }
@@ -36482,7 +38613,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DToArray",
                 guarded(dst, wOffset, hOffset, src, spitch, width, height, kind),
             )
         }
@@ -36548,7 +38680,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DToArrayAsync",
                 guarded(dst, wOffset, hOffset, src, spitch, width, height, kind, stream),
             )
         }
@@ -36614,7 +38747,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DToArrayAsync_ptsz",
                 guarded(dst, wOffset, hOffset, src, spitch, width, height, kind, stream),
             )
         }
@@ -36676,7 +38810,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpy2DToArray_ptds",
                 guarded(dst, wOffset, hOffset, src, spitch, width, height, kind),
             )
         }
@@ -36726,7 +38861,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, dpitch, src, spitch, width, height, kind))
+            crate::codes::member_of(
+                "cudaMemcpy2D_ptds",
+                guarded(dst, dpitch, src, spitch, width, height, kind),
+            )
         }
     }
     /// `cudaMemcpy3D` of the C ABI.
@@ -36746,7 +38884,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3D(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3D", guarded(p)) }
     }
     /// `cudaMemcpy3DAsync` of the C ABI.
     #[no_mangle]
@@ -36772,7 +38910,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DAsync(p, stream) }
         }
-        unsafe { crate::codes::member(guarded(p, stream)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DAsync", guarded(p, stream)) }
     }
     /// `cudaMemcpy3DAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpy3DAsync`, served by its implementation.
     #[no_mangle]
@@ -36798,7 +38936,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DAsync(p, stream) }
         }
-        unsafe { crate::codes::member(guarded(p, stream)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DAsync_ptsz", guarded(p, stream)) }
     }
     /// `cudaMemcpy3DBatchAsync` of the C ABI.
     #[no_mangle]
@@ -36835,7 +38973,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpy3DBatchAsync(numOps, opList, flags, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpy3DBatchAsync",
+                guarded(numOps, opList, flags, stream),
+            )
+        }
     }
     /// `cudaMemcpy3DBatchAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpy3DBatchAsync`, served by its implementation.
     #[no_mangle]
@@ -36872,7 +39015,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpy3DBatchAsync(numOps, opList, flags, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(numOps, opList, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpy3DBatchAsync_ptsz",
+                guarded(numOps, opList, flags, stream),
+            )
+        }
     }
     /// `cudaMemcpy3DPeer` of the C ABI.
     #[no_mangle]
@@ -36893,7 +39041,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DPeer(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DPeer", guarded(p)) }
     }
     /// `cudaMemcpy3DPeerAsync` of the C ABI.
     #[no_mangle]
@@ -36922,7 +39070,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DPeerAsync(p, stream) }
         }
-        unsafe { crate::codes::member(guarded(p, stream)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DPeerAsync", guarded(p, stream)) }
     }
     /// `cudaMemcpy3DPeerAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpy3DPeerAsync`, served by its implementation.
     #[no_mangle]
@@ -36951,7 +39099,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DPeerAsync(p, stream) }
         }
-        unsafe { crate::codes::member(guarded(p, stream)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DPeerAsync_ptsz", guarded(p, stream)) }
     }
     /// `cudaMemcpy3DPeer_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpy3DPeer`, served by its implementation.
     #[no_mangle]
@@ -36972,7 +39120,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DPeer(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3DPeer_ptds", guarded(p)) }
     }
     /// `cudaMemcpy3DWithAttributesAsync` of the C ABI.
     #[no_mangle]
@@ -37004,7 +39152,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DWithAttributesAsync(op, flags, stream) }
         }
-        unsafe { crate::codes::member(guarded(op, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpy3DWithAttributesAsync",
+                guarded(op, flags, stream),
+            )
+        }
     }
     /// `cudaMemcpy3DWithAttributesAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpy3DWithAttributesAsync`, served by its implementation.
     #[no_mangle]
@@ -37036,7 +39189,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3DWithAttributesAsync(op, flags, stream) }
         }
-        unsafe { crate::codes::member(guarded(op, flags, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpy3DWithAttributesAsync_ptsz",
+                guarded(op, flags, stream),
+            )
+        }
     }
     /// `cudaMemcpy3D_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpy3D`, served by its implementation.
     #[no_mangle]
@@ -37055,7 +39213,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy3D(p) }
         }
-        unsafe { crate::codes::member(guarded(p)) }
+        unsafe { crate::codes::member_of("cudaMemcpy3D_ptds", guarded(p)) }
     }
     /// `cudaMemcpyArrayToArray` of the C ABI.
     #[no_mangle]
@@ -37114,7 +39272,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpyArrayToArray",
                 guarded(
                     dst,
                     wOffsetDst,
@@ -37185,7 +39344,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpyArrayToArray_ptds",
                 guarded(
                     dst,
                     wOffsetDst,
@@ -37235,7 +39395,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpyAsync(dst, src, count, kind, stream) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, count, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyAsync",
+                guarded(dst, src, count, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyAsync`, served by its implementation.
     #[no_mangle]
@@ -37273,7 +39438,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpyAsync(dst, src, count, kind, stream) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, count, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyAsync_ptsz",
+                guarded(dst, src, count, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyBatchAsync` of the C ABI.
     #[no_mangle]
@@ -37332,7 +39502,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpyBatchAsync",
                 guarded(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
             )
         }
@@ -37394,7 +39565,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaMemcpyBatchAsync_ptsz",
                 guarded(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream),
             )
         }
@@ -37447,7 +39619,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, wOffset, hOffset, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromArray",
+                guarded(dst, src, wOffset, hOffset, count, kind),
+            )
+        }
     }
     /// `cudaMemcpyFromArrayAsync` of the C ABI.
     #[no_mangle]
@@ -37502,7 +39679,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, src, wOffset, hOffset, count, kind, stream))
+            crate::codes::member_of(
+                "cudaMemcpyFromArrayAsync",
+                guarded(dst, src, wOffset, hOffset, count, kind, stream),
+            )
         }
     }
     /// `cudaMemcpyFromArrayAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyFromArrayAsync`, served by its implementation.
@@ -37558,7 +39738,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, src, wOffset, hOffset, count, kind, stream))
+            crate::codes::member_of(
+                "cudaMemcpyFromArrayAsync_ptsz",
+                guarded(dst, src, wOffset, hOffset, count, kind, stream),
+            )
         }
     }
     /// `cudaMemcpyFromArray_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpyFromArray`, served by its implementation.
@@ -37609,7 +39792,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, wOffset, hOffset, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromArray_ptds",
+                guarded(dst, src, wOffset, hOffset, count, kind),
+            )
+        }
     }
     /// `cudaMemcpyFromSymbol` of the C ABI.
     #[no_mangle]
@@ -37649,7 +39837,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, symbol, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromSymbol",
+                guarded(dst, symbol, count, offset, kind),
+            )
+        }
     }
     /// `cudaMemcpyFromSymbolAsync` of the C ABI.
     #[no_mangle]
@@ -37699,7 +39892,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dst, symbol, count, offset, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromSymbolAsync",
+                guarded(dst, symbol, count, offset, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyFromSymbolAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyFromSymbolAsync`, served by its implementation.
     #[no_mangle]
@@ -37749,7 +39947,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dst, symbol, count, offset, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromSymbolAsync_ptsz",
+                guarded(dst, symbol, count, offset, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyFromSymbol_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpyFromSymbol`, served by its implementation.
     #[no_mangle]
@@ -37789,7 +39992,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, symbol, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyFromSymbol_ptds",
+                guarded(dst, symbol, count, offset, kind),
+            )
+        }
     }
     /// `cudaMemcpyPeer` of the C ABI.
     #[no_mangle]
@@ -37829,7 +40037,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, dstDevice, src, srcDevice, count)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyPeer",
+                guarded(dst, dstDevice, src, srcDevice, count),
+            )
+        }
     }
     /// `cudaMemcpyPeerAsync` of the C ABI.
     #[no_mangle]
@@ -37880,7 +40093,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, dstDevice, src, srcDevice, count, stream))
+            crate::codes::member_of(
+                "cudaMemcpyPeerAsync",
+                guarded(dst, dstDevice, src, srcDevice, count, stream),
+            )
         }
     }
     /// `cudaMemcpyToArray` of the C ABI.
@@ -37924,7 +40140,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, wOffset, hOffset, src, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToArray",
+                guarded(dst, wOffset, hOffset, src, count, kind),
+            )
+        }
     }
     /// `cudaMemcpyToArrayAsync` of the C ABI.
     #[no_mangle]
@@ -37979,7 +40200,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, wOffset, hOffset, src, count, kind, stream))
+            crate::codes::member_of(
+                "cudaMemcpyToArrayAsync",
+                guarded(dst, wOffset, hOffset, src, count, kind, stream),
+            )
         }
     }
     /// `cudaMemcpyToArrayAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyToArrayAsync`, served by its implementation.
@@ -38035,7 +40259,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(dst, wOffset, hOffset, src, count, kind, stream))
+            crate::codes::member_of(
+                "cudaMemcpyToArrayAsync_ptsz",
+                guarded(dst, wOffset, hOffset, src, count, kind, stream),
+            )
         }
     }
     /// `cudaMemcpyToArray_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpyToArray`, served by its implementation.
@@ -38079,7 +40306,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, wOffset, hOffset, src, count, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToArray_ptds",
+                guarded(dst, wOffset, hOffset, src, count, kind),
+            )
+        }
     }
     /// `cudaMemcpyToSymbol` of the C ABI.
     #[no_mangle]
@@ -38117,7 +40349,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }
         }
-        unsafe { crate::codes::member(guarded(symbol, src, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToSymbol",
+                guarded(symbol, src, count, offset, kind),
+            )
+        }
     }
     /// `cudaMemcpyToSymbolAsync` of the C ABI.
     #[no_mangle]
@@ -38167,7 +40404,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(symbol, src, count, offset, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToSymbolAsync",
+                guarded(symbol, src, count, offset, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyToSymbolAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyToSymbolAsync`, served by its implementation.
     #[no_mangle]
@@ -38217,7 +40459,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(symbol, src, count, offset, kind, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToSymbolAsync_ptsz",
+                guarded(symbol, src, count, offset, kind, stream),
+            )
+        }
     }
     /// `cudaMemcpyToSymbol_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpyToSymbol`, served by its implementation.
     #[no_mangle]
@@ -38255,7 +40502,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }
         }
-        unsafe { crate::codes::member(guarded(symbol, src, count, offset, kind)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyToSymbol_ptds",
+                guarded(symbol, src, count, offset, kind),
+            )
+        }
     }
     /// `cudaMemcpyWithAttributesAsync` of the C ABI.
     #[no_mangle]
@@ -38295,7 +40547,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyWithAttributesAsync(dst, src, size, attr, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, size, attr, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyWithAttributesAsync",
+                guarded(dst, src, size, attr, stream),
+            )
+        }
     }
     /// `cudaMemcpyWithAttributesAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemcpyWithAttributesAsync`, served by its implementation.
     #[no_mangle]
@@ -38335,7 +40592,12 @@ mod runtime {
                 anycuda::runtime::cudaMemcpyWithAttributesAsync(dst, src, size, attr, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(dst, src, size, attr, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemcpyWithAttributesAsync_ptsz",
+                guarded(dst, src, size, attr, stream),
+            )
+        }
     }
     /// `cudaMemcpy_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemcpy`, served by its implementation.
     #[no_mangle]
@@ -38370,7 +40632,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemcpy(dst, src, count, kind) }
         }
-        unsafe { crate::codes::member(guarded(dst, src, count, kind)) }
+        unsafe { crate::codes::member_of("cudaMemcpy_ptds", guarded(dst, src, count, kind)) }
     }
     /// `cudaMemset` of the C ABI.
     #[no_mangle]
@@ -38398,7 +40660,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset(devPtr, value, count) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, value, count)) }
+        unsafe { crate::codes::member_of("cudaMemset", guarded(devPtr, value, count)) }
     }
     /// `cudaMemset2D` of the C ABI.
     #[no_mangle]
@@ -38436,7 +40698,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset2D(devPtr, pitch, value, width, height) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, pitch, value, width, height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset2D",
+                guarded(devPtr, pitch, value, width, height),
+            )
+        }
     }
     /// `cudaMemset2DAsync` of the C ABI.
     #[no_mangle]
@@ -38486,7 +40753,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, pitch, value, width, height, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset2DAsync",
+                guarded(devPtr, pitch, value, width, height, stream),
+            )
+        }
     }
     /// `cudaMemset2DAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemset2DAsync`, served by its implementation.
     #[no_mangle]
@@ -38536,7 +40808,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(devPtr, pitch, value, width, height, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset2DAsync_ptsz",
+                guarded(devPtr, pitch, value, width, height, stream),
+            )
+        }
     }
     /// `cudaMemset2D_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemset2D`, served by its implementation.
     #[no_mangle]
@@ -38574,7 +40851,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset2D(devPtr, pitch, value, width, height) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, pitch, value, width, height)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset2D_ptds",
+                guarded(devPtr, pitch, value, width, height),
+            )
+        }
     }
     /// `cudaMemset3D` of the C ABI.
     #[no_mangle]
@@ -38606,7 +40888,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset3D(pitchedDevPtr, value, extent) }
         }
-        unsafe { crate::codes::member(guarded(pitchedDevPtr, value, extent)) }
+        unsafe {
+            crate::codes::member_of("cudaMemset3D", guarded(pitchedDevPtr, value, extent))
+        }
     }
     /// `cudaMemset3DAsync` of the C ABI.
     #[no_mangle]
@@ -38643,7 +40927,12 @@ mod runtime {
                 anycuda::runtime::cudaMemset3DAsync(pitchedDevPtr, value, extent, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(pitchedDevPtr, value, extent, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset3DAsync",
+                guarded(pitchedDevPtr, value, extent, stream),
+            )
+        }
     }
     /// `cudaMemset3DAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemset3DAsync`, served by its implementation.
     #[no_mangle]
@@ -38680,7 +40969,12 @@ mod runtime {
                 anycuda::runtime::cudaMemset3DAsync(pitchedDevPtr, value, extent, stream)
             }
         }
-        unsafe { crate::codes::member(guarded(pitchedDevPtr, value, extent, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset3DAsync_ptsz",
+                guarded(pitchedDevPtr, value, extent, stream),
+            )
+        }
     }
     /// `cudaMemset3D_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemset3D`, served by its implementation.
     #[no_mangle]
@@ -38712,7 +41006,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset3D(pitchedDevPtr, value, extent) }
         }
-        unsafe { crate::codes::member(guarded(pitchedDevPtr, value, extent)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemset3D_ptds",
+                guarded(pitchedDevPtr, value, extent),
+            )
+        }
     }
     /// `cudaMemsetAsync` of the C ABI.
     #[no_mangle]
@@ -38747,7 +41046,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemsetAsync(devPtr, value, count, stream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, value, count, stream)) }
+        unsafe {
+            crate::codes::member_of("cudaMemsetAsync", guarded(devPtr, value, count, stream))
+        }
     }
     /// `cudaMemsetAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaMemsetAsync`, served by its implementation.
     #[no_mangle]
@@ -38782,7 +41083,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemsetAsync(devPtr, value, count, stream) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, value, count, stream)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMemsetAsync_ptsz",
+                guarded(devPtr, value, count, stream),
+            )
+        }
     }
     /// `cudaMemset_ptds` of the C ABI: the per-thread-default-stream variant (`_ptds`) of `cudaMemset`, served by its implementation.
     #[no_mangle]
@@ -38810,7 +41116,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaMemset(devPtr, value, count) }
         }
-        unsafe { crate::codes::member(guarded(devPtr, value, count)) }
+        unsafe { crate::codes::member_of("cudaMemset_ptds", guarded(devPtr, value, count)) }
     }
     /// `cudaMipmappedArrayGetMemoryRequirements` of the C ABI.
     #[no_mangle]
@@ -38848,7 +41154,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(memoryRequirements, mipmap, device)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMipmappedArrayGetMemoryRequirements",
+                guarded(memoryRequirements, mipmap, device),
+            )
+        }
     }
     /// `cudaMipmappedArrayGetSparseProperties` of the C ABI.
     #[no_mangle]
@@ -38882,7 +41193,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(sparseProperties, mipmap)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaMipmappedArrayGetSparseProperties",
+                guarded(sparseProperties, mipmap),
+            )
+        }
     }
     /// `cudaOccupancyAvailableDynamicSMemPerBlock` of the C ABI.
     #[no_mangle]
@@ -38924,7 +41240,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(dynamicSmemSize, func, numBlocks, blockSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaOccupancyAvailableDynamicSMemPerBlock",
+                guarded(dynamicSmemSize, func, numBlocks, blockSize),
+            )
+        }
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` of the C ABI.
     #[no_mangle]
@@ -38966,7 +41287,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(numBlocks, func, blockSize, dynamicSMemSize)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                guarded(numBlocks, func, blockSize, dynamicSMemSize),
+            )
+        }
     }
     /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` of the C ABI.
     #[no_mangle]
@@ -39013,7 +41339,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(numBlocks, func, blockSize, dynamicSMemSize, flags))
+            crate::codes::member_of(
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                guarded(numBlocks, func, blockSize, dynamicSMemSize, flags),
+            )
         }
     }
     /// `cudaOccupancyMaxActiveClusters` of the C ABI.
@@ -39052,7 +41381,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(numClusters, func, launchConfig)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaOccupancyMaxActiveClusters",
+                guarded(numClusters, func, launchConfig),
+            )
+        }
     }
     /// `cudaOccupancyMaxPotentialClusterSize` of the C ABI.
     #[no_mangle]
@@ -39090,7 +41424,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(clusterSize, func, launchConfig)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaOccupancyMaxPotentialClusterSize",
+                guarded(clusterSize, func, launchConfig),
+            )
+        }
     }
     /// `cudaPeekAtLastError` of the C ABI.
     #[no_mangle]
@@ -39109,7 +41448,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaPeekAtLastError() }
         }
-        unsafe { crate::codes::member(guarded()) }
+        unsafe { crate::codes::member_of("cudaPeekAtLastError", guarded()) }
     }
     /// `cudaPointerGetAttributes` of the C ABI.
     #[no_mangle]
@@ -39138,7 +41477,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaPointerGetAttributes(attributes, ptr) }
         }
-        unsafe { crate::codes::member(guarded(attributes, ptr)) }
+        unsafe {
+            crate::codes::member_of("cudaPointerGetAttributes", guarded(attributes, ptr))
+        }
     }
     /// `cudaRuntimeGetVersion` of the C ABI.
     #[no_mangle]
@@ -39162,7 +41503,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaRuntimeGetVersion(runtimeVersion) }
         }
-        unsafe { crate::codes::member(guarded(runtimeVersion)) }
+        unsafe { crate::codes::member_of("cudaRuntimeGetVersion", guarded(runtimeVersion)) }
     }
     /// `cudaSetDevice` of the C ABI.
     #[no_mangle]
@@ -39184,7 +41525,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaSetDevice(device) }
         }
-        unsafe { crate::codes::member(guarded(device)) }
+        unsafe { crate::codes::member_of("cudaSetDevice", guarded(device)) }
     }
     /// `cudaSetDeviceFlags` of the C ABI.
     #[no_mangle]
@@ -39206,7 +41547,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaSetDeviceFlags(flags) }
         }
-        unsafe { crate::codes::member(guarded(flags)) }
+        unsafe { crate::codes::member_of("cudaSetDeviceFlags", guarded(flags)) }
     }
     /// `cudaSetValidDevices` of the C ABI.
     #[no_mangle]
@@ -39232,7 +41573,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaSetValidDevices(device_arr, len) }
         }
-        unsafe { crate::codes::member(guarded(device_arr, len)) }
+        unsafe { crate::codes::member_of("cudaSetValidDevices", guarded(device_arr, len)) }
     }
     /// `cudaSignalExternalSemaphoresAsync` of the C ABI.
     #[no_mangle]
@@ -39275,7 +41616,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cudaSignalExternalSemaphoresAsync",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cudaSignalExternalSemaphoresAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaSignalExternalSemaphoresAsync`, served by its implementation.
@@ -39319,7 +41663,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cudaSignalExternalSemaphoresAsync_ptsz",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cudaStreamAddCallback` of the C ABI.
@@ -39357,7 +41704,12 @@ mod runtime {
                 anycuda::runtime::cudaStreamAddCallback(stream, callback, userData, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, callback, userData, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamAddCallback",
+                guarded(stream, callback, userData, flags),
+            )
+        }
     }
     /// `cudaStreamAddCallback_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamAddCallback`, served by its implementation.
     #[no_mangle]
@@ -39394,7 +41746,12 @@ mod runtime {
                 anycuda::runtime::cudaStreamAddCallback(stream, callback, userData, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, callback, userData, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamAddCallback_ptsz",
+                guarded(stream, callback, userData, flags),
+            )
+        }
     }
     /// `cudaStreamAttachMemAsync` of the C ABI.
     #[no_mangle]
@@ -39431,7 +41788,12 @@ mod runtime {
                 anycuda::runtime::cudaStreamAttachMemAsync(stream, devPtr, length, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, devPtr, length, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamAttachMemAsync",
+                guarded(stream, devPtr, length, flags),
+            )
+        }
     }
     /// `cudaStreamAttachMemAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamAttachMemAsync`, served by its implementation.
     #[no_mangle]
@@ -39468,7 +41830,12 @@ mod runtime {
                 anycuda::runtime::cudaStreamAttachMemAsync(stream, devPtr, length, flags)
             }
         }
-        unsafe { crate::codes::member(guarded(stream, devPtr, length, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamAttachMemAsync_ptsz",
+                guarded(stream, devPtr, length, flags),
+            )
+        }
     }
     /// `cudaStreamBeginCapture` of the C ABI.
     #[no_mangle]
@@ -39494,7 +41861,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamBeginCapture(stream, mode) }
         }
-        unsafe { crate::codes::member(guarded(stream, mode)) }
+        unsafe { crate::codes::member_of("cudaStreamBeginCapture", guarded(stream, mode)) }
     }
     /// `cudaStreamBeginCaptureToGraph` of the C ABI.
     #[no_mangle]
@@ -39545,7 +41912,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamBeginCaptureToGraph",
                 guarded(stream, graph, dependencies, dependencyData, numDependencies, mode),
             )
         }
@@ -39599,7 +41967,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamBeginCaptureToGraph_ptsz",
                 guarded(stream, graph, dependencies, dependencyData, numDependencies, mode),
             )
         }
@@ -39628,7 +41997,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamBeginCapture(stream, mode) }
         }
-        unsafe { crate::codes::member(guarded(stream, mode)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamBeginCapture_ptsz", guarded(stream, mode))
+        }
     }
     /// `cudaStreamBeginRecaptureToGraph` of the C ABI.
     #[no_mangle]
@@ -39670,7 +42041,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(stream, mode, graph, callbackData)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamBeginRecaptureToGraph",
+                guarded(stream, mode, graph, callbackData),
+            )
+        }
     }
     /// `cudaStreamBeginRecaptureToGraph_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamBeginRecaptureToGraph`, served by its implementation.
     #[no_mangle]
@@ -39712,7 +42088,12 @@ mod runtime {
                 )
             }
         }
-        unsafe { crate::codes::member(guarded(stream, mode, graph, callbackData)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamBeginRecaptureToGraph_ptsz",
+                guarded(stream, mode, graph, callbackData),
+            )
+        }
     }
     /// `cudaStreamCopyAttributes` of the C ABI.
     #[no_mangle]
@@ -39738,7 +42119,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamCopyAttributes(dst, src) }
         }
-        unsafe { crate::codes::member(guarded(dst, src)) }
+        unsafe { crate::codes::member_of("cudaStreamCopyAttributes", guarded(dst, src)) }
     }
     /// `cudaStreamCopyAttributes_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamCopyAttributes`, served by its implementation.
     #[no_mangle]
@@ -39764,7 +42145,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamCopyAttributes(dst, src) }
         }
-        unsafe { crate::codes::member(guarded(dst, src)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamCopyAttributes_ptsz", guarded(dst, src))
+        }
     }
     /// `cudaStreamCreate` of the C ABI.
     #[no_mangle]
@@ -39786,7 +42169,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamCreate(pStream) }
         }
-        unsafe { crate::codes::member(guarded(pStream)) }
+        unsafe { crate::codes::member_of("cudaStreamCreate", guarded(pStream)) }
     }
     /// `cudaStreamCreateWithFlags` of the C ABI.
     #[no_mangle]
@@ -39812,7 +42195,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamCreateWithFlags(pStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(pStream, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamCreateWithFlags", guarded(pStream, flags))
+        }
     }
     /// `cudaStreamCreateWithPriority` of the C ABI.
     #[no_mangle]
@@ -39846,7 +42231,12 @@ mod runtime {
                 anycuda::runtime::cudaStreamCreateWithPriority(pStream, flags, priority)
             }
         }
-        unsafe { crate::codes::member(guarded(pStream, flags, priority)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamCreateWithPriority",
+                guarded(pStream, flags, priority),
+            )
+        }
     }
     /// `cudaStreamDestroy` of the C ABI.
     #[no_mangle]
@@ -39868,7 +42258,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamDestroy(stream) }
         }
-        unsafe { crate::codes::member(guarded(stream)) }
+        unsafe { crate::codes::member_of("cudaStreamDestroy", guarded(stream)) }
     }
     /// `cudaStreamEndCapture` of the C ABI.
     #[no_mangle]
@@ -39894,7 +42284,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamEndCapture(stream, pGraph) }
         }
-        unsafe { crate::codes::member(guarded(stream, pGraph)) }
+        unsafe { crate::codes::member_of("cudaStreamEndCapture", guarded(stream, pGraph)) }
     }
     /// `cudaStreamEndCapture_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamEndCapture`, served by its implementation.
     #[no_mangle]
@@ -39920,7 +42310,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamEndCapture(stream, pGraph) }
         }
-        unsafe { crate::codes::member(guarded(stream, pGraph)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamEndCapture_ptsz", guarded(stream, pGraph))
+        }
     }
     /// `cudaStreamGetAttribute` of the C ABI.
     #[no_mangle]
@@ -39952,7 +42344,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetAttribute(hStream, attr, value_out) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamGetAttribute",
+                guarded(hStream, attr, value_out),
+            )
+        }
     }
     /// `cudaStreamGetAttribute_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetAttribute`, served by its implementation.
     #[no_mangle]
@@ -39984,7 +42381,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetAttribute(hStream, attr, value_out) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value_out)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamGetAttribute_ptsz",
+                guarded(hStream, attr, value_out),
+            )
+        }
     }
     /// `cudaStreamGetCaptureInfo` of the C ABI.
     #[no_mangle]
@@ -40039,7 +42441,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamGetCaptureInfo",
                 guarded(
                     stream,
                     captureStatus_out,
@@ -40105,7 +42508,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamGetCaptureInfo_ptsz",
                 guarded(
                     stream,
                     captureStatus_out,
@@ -40148,7 +42552,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetDevResource(hStream, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hStream, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamGetDevResource",
+                guarded(hStream, resource, type_),
+            )
+        }
     }
     /// `cudaStreamGetDevResource_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetDevResource`, served by its implementation.
     #[no_mangle]
@@ -40180,7 +42589,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetDevResource(hStream, resource, type_) }
         }
-        unsafe { crate::codes::member(guarded(hStream, resource, type_)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamGetDevResource_ptsz",
+                guarded(hStream, resource, type_),
+            )
+        }
     }
     /// `cudaStreamGetDevice` of the C ABI.
     #[no_mangle]
@@ -40206,7 +42620,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetDevice(hStream, device) }
         }
-        unsafe { crate::codes::member(guarded(hStream, device)) }
+        unsafe { crate::codes::member_of("cudaStreamGetDevice", guarded(hStream, device)) }
     }
     /// `cudaStreamGetDevice_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetDevice`, served by its implementation.
     #[no_mangle]
@@ -40232,7 +42646,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetDevice(hStream, device) }
         }
-        unsafe { crate::codes::member(guarded(hStream, device)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamGetDevice_ptsz", guarded(hStream, device))
+        }
     }
     /// `cudaStreamGetFlags` of the C ABI.
     #[no_mangle]
@@ -40258,7 +42674,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetFlags(hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, flags)) }
+        unsafe { crate::codes::member_of("cudaStreamGetFlags", guarded(hStream, flags)) }
     }
     /// `cudaStreamGetFlags_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetFlags`, served by its implementation.
     #[no_mangle]
@@ -40284,7 +42700,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetFlags(hStream, flags) }
         }
-        unsafe { crate::codes::member(guarded(hStream, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamGetFlags_ptsz", guarded(hStream, flags))
+        }
     }
     /// `cudaStreamGetId` of the C ABI.
     #[no_mangle]
@@ -40310,7 +42728,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetId(hStream, streamId) }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamId)) }
+        unsafe { crate::codes::member_of("cudaStreamGetId", guarded(hStream, streamId)) }
     }
     /// `cudaStreamGetId_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetId`, served by its implementation.
     #[no_mangle]
@@ -40336,7 +42754,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetId(hStream, streamId) }
         }
-        unsafe { crate::codes::member(guarded(hStream, streamId)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamGetId_ptsz", guarded(hStream, streamId))
+        }
     }
     /// `cudaStreamGetPriority` of the C ABI.
     #[no_mangle]
@@ -40362,7 +42782,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetPriority(hStream, priority) }
         }
-        unsafe { crate::codes::member(guarded(hStream, priority)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamGetPriority", guarded(hStream, priority))
+        }
     }
     /// `cudaStreamGetPriority_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamGetPriority`, served by its implementation.
     #[no_mangle]
@@ -40388,7 +42810,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamGetPriority(hStream, priority) }
         }
-        unsafe { crate::codes::member(guarded(hStream, priority)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamGetPriority_ptsz", guarded(hStream, priority))
+        }
     }
     /// `cudaStreamIsCapturing` of the C ABI.
     #[no_mangle]
@@ -40417,7 +42841,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamIsCapturing(stream, pCaptureStatus) }
         }
-        unsafe { crate::codes::member(guarded(stream, pCaptureStatus)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamIsCapturing", guarded(stream, pCaptureStatus))
+        }
     }
     /// `cudaStreamIsCapturing_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamIsCapturing`, served by its implementation.
     #[no_mangle]
@@ -40446,7 +42872,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamIsCapturing(stream, pCaptureStatus) }
         }
-        unsafe { crate::codes::member(guarded(stream, pCaptureStatus)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamIsCapturing_ptsz",
+                guarded(stream, pCaptureStatus),
+            )
+        }
     }
     /// `cudaStreamQuery` of the C ABI.
     #[no_mangle]
@@ -40468,7 +42899,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamQuery(stream) }
         }
-        unsafe { crate::codes::member(guarded(stream)) }
+        unsafe { crate::codes::member_of("cudaStreamQuery", guarded(stream)) }
     }
     /// `cudaStreamQuery_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamQuery`, served by its implementation.
     #[no_mangle]
@@ -40490,7 +42921,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamQuery(stream) }
         }
-        unsafe { crate::codes::member(guarded(stream)) }
+        unsafe { crate::codes::member_of("cudaStreamQuery_ptsz", guarded(stream)) }
     }
     /// `cudaStreamSetAttribute` of the C ABI.
     #[no_mangle]
@@ -40522,7 +42953,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamSetAttribute(hStream, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamSetAttribute", guarded(hStream, attr, value))
+        }
     }
     /// `cudaStreamSetAttribute_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamSetAttribute`, served by its implementation.
     #[no_mangle]
@@ -40554,7 +42987,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamSetAttribute(hStream, attr, value) }
         }
-        unsafe { crate::codes::member(guarded(hStream, attr, value)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamSetAttribute_ptsz",
+                guarded(hStream, attr, value),
+            )
+        }
     }
     /// `cudaStreamSynchronize` of the C ABI.
     #[no_mangle]
@@ -40576,7 +43014,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamSynchronize(stream) }
         }
-        unsafe { crate::codes::member(guarded(stream)) }
+        unsafe { crate::codes::member_of("cudaStreamSynchronize", guarded(stream)) }
     }
     /// `cudaStreamSynchronize_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamSynchronize`, served by its implementation.
     #[no_mangle]
@@ -40600,7 +43038,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamSynchronize(stream) }
         }
-        unsafe { crate::codes::member(guarded(stream)) }
+        unsafe { crate::codes::member_of("cudaStreamSynchronize_ptsz", guarded(stream)) }
     }
     /// `cudaStreamUpdateCaptureDependencies` of the C ABI.
     #[no_mangle]
@@ -40647,7 +43085,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamUpdateCaptureDependencies",
                 guarded(stream, dependencies, dependencyData, numDependencies, flags),
             )
         }
@@ -40697,7 +43136,8 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(
+            crate::codes::member_of(
+                "cudaStreamUpdateCaptureDependencies_ptsz",
                 guarded(stream, dependencies, dependencyData, numDependencies, flags),
             )
         }
@@ -40732,7 +43172,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamWaitEvent(stream, event, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, event, flags)) }
+        unsafe {
+            crate::codes::member_of("cudaStreamWaitEvent", guarded(stream, event, flags))
+        }
     }
     /// `cudaStreamWaitEvent_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaStreamWaitEvent`, served by its implementation.
     #[no_mangle]
@@ -40764,7 +43206,12 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaStreamWaitEvent(stream, event, flags) }
         }
-        unsafe { crate::codes::member(guarded(stream, event, flags)) }
+        unsafe {
+            crate::codes::member_of(
+                "cudaStreamWaitEvent_ptsz",
+                guarded(stream, event, flags),
+            )
+        }
     }
     /// `cudaThreadExchangeStreamCaptureMode` of the C ABI.
     #[no_mangle]
@@ -40788,7 +43235,9 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaThreadExchangeStreamCaptureMode(mode) }
         }
-        unsafe { crate::codes::member(guarded(mode)) }
+        unsafe {
+            crate::codes::member_of("cudaThreadExchangeStreamCaptureMode", guarded(mode))
+        }
     }
     /// `cudaUserObjectCreate` of the C ABI.
     #[no_mangle]
@@ -40835,7 +43284,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(object_out, ptr, destroy, initialRefcount, flags))
+            crate::codes::member_of(
+                "cudaUserObjectCreate",
+                guarded(object_out, ptr, destroy, initialRefcount, flags),
+            )
         }
     }
     /// `cudaUserObjectRelease` of the C ABI.
@@ -40862,7 +43314,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaUserObjectRelease(object, count) }
         }
-        unsafe { crate::codes::member(guarded(object, count)) }
+        unsafe { crate::codes::member_of("cudaUserObjectRelease", guarded(object, count)) }
     }
     /// `cudaUserObjectRetain` of the C ABI.
     #[no_mangle]
@@ -40888,7 +43340,7 @@ mod runtime {
             };
             unsafe { anycuda::runtime::cudaUserObjectRetain(object, count) }
         }
-        unsafe { crate::codes::member(guarded(object, count)) }
+        unsafe { crate::codes::member_of("cudaUserObjectRetain", guarded(object, count)) }
     }
     /// `cudaWaitExternalSemaphoresAsync` of the C ABI.
     #[no_mangle]
@@ -40931,7 +43383,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cudaWaitExternalSemaphoresAsync",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
     /// `cudaWaitExternalSemaphoresAsync_ptsz` of the C ABI: the per-thread-default-stream variant (`_ptsz`) of `cudaWaitExternalSemaphoresAsync`, served by its implementation.
@@ -40975,7 +43430,10 @@ mod runtime {
             }
         }
         unsafe {
-            crate::codes::member(guarded(extSemArray, paramsArray, numExtSems, stream))
+            crate::codes::member_of(
+                "cudaWaitExternalSemaphoresAsync_ptsz",
+                guarded(extSemArray, paramsArray, numExtSems, stream),
+            )
         }
     }
 }
@@ -41009,7 +43467,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcAddNameExpression(prog, name_expression) }
         }
-        unsafe { crate::codes::member(guarded(prog, name_expression)) }
+        unsafe {
+            crate::codes::member_of("nvrtcAddNameExpression", guarded(prog, name_expression))
+        }
     }
     /// `nvrtcCompileProgram` of the C ABI.
     #[no_mangle]
@@ -41041,7 +43501,12 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcCompileProgram(prog, numOptions, options) }
         }
-        unsafe { crate::codes::member(guarded(prog, numOptions, options)) }
+        unsafe {
+            crate::codes::member_of(
+                "nvrtcCompileProgram",
+                guarded(prog, numOptions, options),
+            )
+        }
     }
     /// `nvrtcCreateProgram` of the C ABI.
     #[no_mangle]
@@ -41092,7 +43557,10 @@ mod nvrtc {
             }
         }
         unsafe {
-            crate::codes::member(guarded(prog, src, name, numHeaders, headers, includeNames))
+            crate::codes::member_of(
+                "nvrtcCreateProgram",
+                guarded(prog, src, name, numHeaders, headers, includeNames),
+            )
         }
     }
     /// `nvrtcDestroyProgram` of the C ABI.
@@ -41115,7 +43583,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcDestroyProgram(prog) }
         }
-        unsafe { crate::codes::member(guarded(prog)) }
+        unsafe { crate::codes::member_of("nvrtcDestroyProgram", guarded(prog)) }
     }
     /// `nvrtcGetBundledHeadersInfo` of the C ABI.
     #[no_mangle]
@@ -41144,7 +43612,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetBundledHeadersInfo(info, errorLog) }
         }
-        unsafe { crate::codes::member(guarded(info, errorLog)) }
+        unsafe {
+            crate::codes::member_of("nvrtcGetBundledHeadersInfo", guarded(info, errorLog))
+        }
     }
     /// `nvrtcGetCUBIN` of the C ABI.
     #[no_mangle]
@@ -41170,7 +43640,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetCUBIN(prog, cubin) }
         }
-        unsafe { crate::codes::member(guarded(prog, cubin)) }
+        unsafe { crate::codes::member_of("nvrtcGetCUBIN", guarded(prog, cubin)) }
     }
     /// `nvrtcGetCUBINSize` of the C ABI.
     #[no_mangle]
@@ -41196,7 +43666,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetCUBINSize(prog, cubinSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, cubinSizeRet)) }
+        unsafe { crate::codes::member_of("nvrtcGetCUBINSize", guarded(prog, cubinSizeRet)) }
     }
     /// `nvrtcGetErrorString` of the C ABI.
     #[no_mangle]
@@ -41251,7 +43721,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetLTOIR(prog, LTOIR) }
         }
-        unsafe { crate::codes::member(guarded(prog, LTOIR)) }
+        unsafe { crate::codes::member_of("nvrtcGetLTOIR", guarded(prog, LTOIR)) }
     }
     /// `nvrtcGetLTOIRSize` of the C ABI.
     #[no_mangle]
@@ -41277,7 +43747,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetLTOIRSize(prog, LTOIRSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, LTOIRSizeRet)) }
+        unsafe { crate::codes::member_of("nvrtcGetLTOIRSize", guarded(prog, LTOIRSizeRet)) }
     }
     /// `nvrtcGetLoweredName` of the C ABI.
     #[no_mangle]
@@ -41311,7 +43781,12 @@ mod nvrtc {
                 anycuda::nvrtc::nvrtcGetLoweredName(prog, name_expression, lowered_name)
             }
         }
-        unsafe { crate::codes::member(guarded(prog, name_expression, lowered_name)) }
+        unsafe {
+            crate::codes::member_of(
+                "nvrtcGetLoweredName",
+                guarded(prog, name_expression, lowered_name),
+            )
+        }
     }
     /// `nvrtcGetNumSupportedArchs` of the C ABI.
     #[no_mangle]
@@ -41333,7 +43808,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetNumSupportedArchs(numArchs) }
         }
-        unsafe { crate::codes::member(guarded(numArchs)) }
+        unsafe { crate::codes::member_of("nvrtcGetNumSupportedArchs", guarded(numArchs)) }
     }
     /// `nvrtcGetOptiXIR` of the C ABI.
     #[no_mangle]
@@ -41359,7 +43834,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetOptiXIR(prog, optixir) }
         }
-        unsafe { crate::codes::member(guarded(prog, optixir)) }
+        unsafe { crate::codes::member_of("nvrtcGetOptiXIR", guarded(prog, optixir)) }
     }
     /// `nvrtcGetOptiXIRSize` of the C ABI.
     #[no_mangle]
@@ -41385,7 +43860,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetOptiXIRSize(prog, optixirSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, optixirSizeRet)) }
+        unsafe {
+            crate::codes::member_of("nvrtcGetOptiXIRSize", guarded(prog, optixirSizeRet))
+        }
     }
     /// `nvrtcGetPCHCreateStatus` of the C ABI.
     #[no_mangle]
@@ -41407,7 +43884,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetPCHCreateStatus(prog) }
         }
-        unsafe { crate::codes::member(guarded(prog)) }
+        unsafe { crate::codes::member_of("nvrtcGetPCHCreateStatus", guarded(prog)) }
     }
     /// `nvrtcGetPCHHeapSize` of the C ABI.
     #[no_mangle]
@@ -41429,7 +43906,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetPCHHeapSize(ret) }
         }
-        unsafe { crate::codes::member(guarded(ret)) }
+        unsafe { crate::codes::member_of("nvrtcGetPCHHeapSize", guarded(ret)) }
     }
     /// `nvrtcGetPCHHeapSizeRequired` of the C ABI.
     #[no_mangle]
@@ -41455,7 +43932,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetPCHHeapSizeRequired(prog, size) }
         }
-        unsafe { crate::codes::member(guarded(prog, size)) }
+        unsafe {
+            crate::codes::member_of("nvrtcGetPCHHeapSizeRequired", guarded(prog, size))
+        }
     }
     /// `nvrtcGetPTX` of the C ABI.
     #[no_mangle]
@@ -41477,7 +43956,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetPTX(prog, ptx) }
         }
-        unsafe { crate::codes::member(guarded(prog, ptx)) }
+        unsafe { crate::codes::member_of("nvrtcGetPTX", guarded(prog, ptx)) }
     }
     /// `nvrtcGetPTXSize` of the C ABI.
     #[no_mangle]
@@ -41503,7 +43982,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetPTXSize(prog, ptxSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, ptxSizeRet)) }
+        unsafe { crate::codes::member_of("nvrtcGetPTXSize", guarded(prog, ptxSizeRet)) }
     }
     /// `nvrtcGetProgramLog` of the C ABI.
     #[no_mangle]
@@ -41529,7 +44008,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetProgramLog(prog, log) }
         }
-        unsafe { crate::codes::member(guarded(prog, log)) }
+        unsafe { crate::codes::member_of("nvrtcGetProgramLog", guarded(prog, log)) }
     }
     /// `nvrtcGetProgramLogSize` of the C ABI.
     #[no_mangle]
@@ -41555,7 +44034,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetProgramLogSize(prog, logSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, logSizeRet)) }
+        unsafe {
+            crate::codes::member_of("nvrtcGetProgramLogSize", guarded(prog, logSizeRet))
+        }
     }
     /// `nvrtcGetSupportedArchs` of the C ABI.
     #[no_mangle]
@@ -41579,7 +44060,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetSupportedArchs(supportedArchs) }
         }
-        unsafe { crate::codes::member(guarded(supportedArchs)) }
+        unsafe { crate::codes::member_of("nvrtcGetSupportedArchs", guarded(supportedArchs)) }
     }
     /// `nvrtcGetTileIR` of the C ABI.
     #[no_mangle]
@@ -41605,7 +44086,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetTileIR(prog, TileIR) }
         }
-        unsafe { crate::codes::member(guarded(prog, TileIR)) }
+        unsafe { crate::codes::member_of("nvrtcGetTileIR", guarded(prog, TileIR)) }
     }
     /// `nvrtcGetTileIRSize` of the C ABI.
     #[no_mangle]
@@ -41631,7 +44112,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcGetTileIRSize(prog, TileIRSizeRet) }
         }
-        unsafe { crate::codes::member(guarded(prog, TileIRSizeRet)) }
+        unsafe {
+            crate::codes::member_of("nvrtcGetTileIRSize", guarded(prog, TileIRSizeRet))
+        }
     }
     /// `nvrtcInstallBundledHeaders` of the C ABI.
     #[no_mangle]
@@ -41665,7 +44148,12 @@ mod nvrtc {
                 anycuda::nvrtc::nvrtcInstallBundledHeaders(installPath, flags, errorLog)
             }
         }
-        unsafe { crate::codes::member(guarded(installPath, flags, errorLog)) }
+        unsafe {
+            crate::codes::member_of(
+                "nvrtcInstallBundledHeaders",
+                guarded(installPath, flags, errorLog),
+            )
+        }
     }
     /// `nvrtcRemoveBundledHeaders` of the C ABI.
     #[no_mangle]
@@ -41694,7 +44182,12 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcRemoveBundledHeaders(installPath, errorLog) }
         }
-        unsafe { crate::codes::member(guarded(installPath, errorLog)) }
+        unsafe {
+            crate::codes::member_of(
+                "nvrtcRemoveBundledHeaders",
+                guarded(installPath, errorLog),
+            )
+        }
     }
     /// `nvrtcSetFlowCallback` of the C ABI.
     #[no_mangle]
@@ -41730,7 +44223,9 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcSetFlowCallback(prog, callback, payload) }
         }
-        unsafe { crate::codes::member(guarded(prog, callback, payload)) }
+        unsafe {
+            crate::codes::member_of("nvrtcSetFlowCallback", guarded(prog, callback, payload))
+        }
     }
     /// `nvrtcSetPCHHeapSize` of the C ABI.
     #[no_mangle]
@@ -41752,7 +44247,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcSetPCHHeapSize(size) }
         }
-        unsafe { crate::codes::member(guarded(size)) }
+        unsafe { crate::codes::member_of("nvrtcSetPCHHeapSize", guarded(size)) }
     }
     /// `nvrtcVersion` of the C ABI.
     #[no_mangle]
@@ -41778,7 +44273,7 @@ mod nvrtc {
             };
             unsafe { anycuda::nvrtc::nvrtcVersion(major, minor) }
         }
-        unsafe { crate::codes::member(guarded(major, minor)) }
+        unsafe { crate::codes::member_of("nvrtcVersion", guarded(major, minor)) }
     }
 }
 pub use driver::*;

@@ -305,7 +305,12 @@ unsafe extern "C" fn primary_context(out: *mut CUcontext, dev: CUdevice) -> CUre
             unsafe { *out = c };
             SUCCESS
         }
-        Err(e) => e,
+        Err(e) => {
+            log::warn!(
+                "cuGetExportTable: runtime interface: primary context of device {dev}: {e:?}"
+            );
+            e
+        }
     }
 }
 

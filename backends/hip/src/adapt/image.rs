@@ -534,9 +534,37 @@ unsafe fn fatbin_code(
     image: *const c_void,
     what: &str,
 ) -> Result<Vec<u8>, CUresult> {
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { fatbin_image_bytes(image, what) }?;
+    fatbin_bytes_code(b, bytes, what)
+}
+
+/// The fat binary an image is or wraps (nvcc's `__fatBinC_Wrapper_t`), measured from its own
+/// header: what a library keeps a copy of (`adapt/library.rs`), since a fat binary's size is in
+/// its header and a wrapper points into the program. `None` for any other image or a damaged one.
+///
+/// # Safety
+/// As [`head_of`]; a fat binary (or the one a wrapper points to) of the size its header
+/// declares.
+pub(crate) unsafe fn fatbin_of<'a>(image: *const c_void) -> Option<&'a [u8]> {
+    // SAFETY: forwarded contract.
+    let (head, n) = unsafe { head_of(image) };
+    if image_kind(&head[..n]) != ImageKind::NvidiaFatbin {
+        return None;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { fatbin_image_bytes(image, "cuLibraryLoadData") }.ok()
+}
+
+/// The fat binary an image holds: the image itself, or what its `__fatBinC_Wrapper_t` points
+/// to; `CUDA_ERROR_INVALID_IMAGE` (recorded) when it cannot be read.
+///
+/// # Safety
+/// `image` points to a fat binary, or its wrapper, of the size its header declares.
+unsafe fn fatbin_image_bytes<'a>(image: *const c_void, what: &str) -> Result<&'a [u8], CUresult> {
     use anycuda_rtc::fatbin;
     // SAFETY: forwarded contract (the first 4 bytes are the magic, read by `head_of` already).
-    let wrapped = unsafe { image.cast::<u32>().read_unaligned() } == 0x4662_43B1;
+    let wrapped = unsafe { image.cast::<u32>().read_unaligned() } == fatbin::WRAPPER_MAGIC;
     let bytes = if wrapped {
         // SAFETY: forwarded contract (a wrapper whose data pointer is a fat binary).
         unsafe { fatbin::wrapped_fatbin(image) }.map(|(_, b)| b)
@@ -544,13 +572,12 @@ unsafe fn fatbin_code(
         // SAFETY: forwarded contract (a fat binary of the size its header declares).
         unsafe { fatbin::fatbin_at(image.cast()) }
     };
-    match bytes {
-        Ok(bytes) => fatbin_bytes_code(b, bytes, what),
-        Err(e) => Err(refuse_owned(
+    bytes.map_err(|e| {
+        refuse_owned(
             CUresult::CUDA_ERROR_INVALID_IMAGE,
             format!("{what}: the NVIDIA fat binary cannot be read: {e}"),
-        )),
-    }
+        )
+    })
 }
 
 /// [`fatbin_code`] for a fat binary's bytes (bounds-checked: a truncated one is damaged).
@@ -754,7 +781,18 @@ pub(crate) unsafe fn check_library_image(
         return Ok(());
     }
     // SAFETY: forwarded contract.
-    if !unsafe { is_text_image(image) } {
+    let (head, n) = unsafe { head_of(image) };
+    let kind = image_kind(&head[..n]);
+    if kind == ImageKind::NvidiaFatbin {
+        // A fat binary (nvcc's wrapper, as NVIDIA's statically linked runtime passes it): its
+        // best PTX is translated when the library is first used in a context (`fatbin_code`);
+        // one without PTX, or whose PTX the translator refuses, is refused now.
+        // SAFETY: forwarded contract (a fat binary or its wrapper, CUDA's contract).
+        let bytes = unsafe { fatbin_image_bytes(image, "cuLibraryLoadData") }?;
+        let ptx = fatbin_ptx(bytes, "cuLibraryLoadData")?;
+        return translates(&ptx);
+    }
+    if kind != ImageKind::Text {
         // SAFETY: forwarded contract.
         return unsafe { check_loadable(b, image) };
     }
@@ -768,22 +806,26 @@ pub(crate) unsafe fn check_library_image(
     };
     match anycuda_rtc::rtc_bundle::Bundle::find(text) {
         Ok(Some(_)) => Ok(()),
-        // Translated and compiled when first used in a context; a module the translator
-        // refuses is refused now, as CUDA's driver refuses PTX it cannot compile when the
-        // library is loaded.
-        Ok(None) => match anycuda_rtc::ptx::translate(text) {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                let e = crate::ptx_code::PtxCodeError::Translate {
-                    module: 0,
-                    error: e,
-                };
-                Err(refuse_owned(e.code(), format!("cuLibraryLoadData: {e}")))
-            }
-        },
+        Ok(None) => translates(text),
         Err(e) => {
             log::error!("anycuda (HIP): {e}");
             Err(refuse(NOT_SUPPORTED, DAMAGED_BUNDLE_ON_AMD))
+        }
+    }
+}
+
+/// `Ok` when the translator accepts `ptx` (it is translated and compiled when the library is
+/// first used in a context); else the refusal, as CUDA's driver refuses PTX it cannot compile
+/// when the library is loaded.
+fn translates(ptx: &str) -> Result<(), CUresult> {
+    match anycuda_rtc::ptx::translate(ptx) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let e = crate::ptx_code::PtxCodeError::Translate {
+                module: 0,
+                error: e,
+            };
+            Err(refuse_owned(e.code(), format!("cuLibraryLoadData: {e}")))
         }
     }
 }
@@ -1133,6 +1175,41 @@ mod tests {
                 CUresult::CUDA_ERROR_INVALID_IMAGE
             );
             assert!(m.is_null());
+
+            // cuLibraryLoadData on a fat binary and on nvcc's wrapper of one (what NVIDIA's
+            // statically linked runtime passes): kept, its PTX translated when the library is
+            // first used in a context; a cubin-only one and refused PTX are refused at once.
+            let fb = fatbin_with(1, 90, &ptx);
+            let mut w = vec![0u8; 24];
+            w[..4].copy_from_slice(&0x4662_43B1u32.to_le_bytes());
+            w[4..8].copy_from_slice(&1u32.to_le_bytes());
+            w[8..16].copy_from_slice(&(fb.as_ptr() as u64).to_le_bytes());
+            let load = |image: &[u8], lib: &mut CUlibrary| {
+                b.cuLibraryLoadData(
+                    lib,
+                    image.as_ptr().cast(),
+                    null_mut(),
+                    null_mut(),
+                    0,
+                    null_mut(),
+                    null_mut(),
+                    0,
+                )
+            };
+            for image in [&fb, &w] {
+                let mut lib: CUlibrary = null_mut();
+                assert_eq!(load(image, &mut lib), CUresult::CUDA_SUCCESS);
+                assert!(!lib.is_null());
+                assert_eq!(b.cuLibraryUnload(lib), CUresult::CUDA_SUCCESS);
+            }
+            let mut lib: CUlibrary = null_mut();
+            assert_eq!(load(&fatbin_with(2, 86, &elf(EM_CUDA)), &mut lib), NOT_SUPPORTED);
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(why.contains("arch=compute_86,code=compute_86"), "{why}");
+            assert_eq!(load(&fatbin_with(1, 90, &refused), &mut lib), NOT_SUPPORTED);
+            let why = not_supported_reason(NOT_SUPPORTED).unwrap();
+            assert!(why.contains("wgmma.fence.sync.aligned"), "{why}");
+            assert!(lib.is_null());
 
             // cuModuleLoadDataEx: the advice in the caller's JIT error log.
             let mut log = [0x55u8; 64];

@@ -515,6 +515,10 @@ unsafe fn load(
     let len = len.map(|n| n + usize::from(unsafe { super::image::is_text_image(code) }));
     // SAFETY: `n` bytes of the caller's image, measured from its own headers.
     let bytes = len.map(|n| unsafe { core::slice::from_raw_parts(code.cast::<u8>(), n) });
+    // A fat binary, or nvcc's wrapper of one (NVIDIA's statically linked runtime passes the
+    // wrapper): the fat binary itself, measured from its header, is what is kept.
+    // SAFETY: as above (checked by `check_library_image` where images are held to AMD's).
+    let bytes = bytes.or_else(|| unsafe { super::image::fatbin_of(code) });
     let image =
         match (bytes, preserved) {
             (Some(bytes), false) => Image::Owned(bytes.into()),

@@ -638,9 +638,11 @@ pub(crate) unsafe fn cuFuncLoad(b: &HipBackend, function: CUfunction) -> CUresul
     SUCCESS
 }
 
-/// `cuModuleGetLoadingMode`: HIP on AMD has no lazy loading (modules are loaded eagerly);
-/// on HIP's NVIDIA platform CUDA decides (`CUDA_MODULE_LOADING`), which HIP cannot report:
-/// not supported there.
+/// `cuModuleGetLoadingMode`: HIP on AMD has no lazy loading (modules are loaded eagerly); on
+/// HIP's NVIDIA platform NVIDIA's driver loads the modules and decides by its documented rule,
+/// which is answered here: `CUDA_MODULE_LOADING=EAGER` is eager, anything else lazy (CUDA's
+/// default since 12.2). NVIDIA's statically linked runtime asks this while it starts and fails
+/// every call when it is refused.
 pub(crate) unsafe fn cuModuleGetLoadingMode(
     b: &HipBackend,
     mode: *mut CUmoduleLoadingMode,
@@ -651,11 +653,17 @@ pub(crate) unsafe fn cuModuleGetLoadingMode(
     if table::<CUresult>(b).is_err() {
         return CUresult::CUDA_ERROR_NOT_INITIALIZED;
     }
-    if nvidia(b) {
-        return NOT_SUPPORTED;
-    }
+    let eager = !nvidia(b)
+        || std::env::var("CUDA_MODULE_LOADING")
+            .is_ok_and(|v| v.trim().eq_ignore_ascii_case("EAGER"));
     // SAFETY: non-NULL.
-    unsafe { *mode = CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING };
+    unsafe {
+        *mode = if eager {
+            CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING
+        } else {
+            CUmoduleLoadingMode::CU_MODULE_LAZY_LOADING
+        }
+    };
     SUCCESS
 }
 
