@@ -219,6 +219,10 @@ else:
         if not n or not a:
             print(f"| {label} | {bw(n)} | {bw(a)} | - | {us(nt)} | {us(at)} | not measured |")
             continue
+        if n[0] <= 0 or a[0] <= 0:
+            # Too small to show bandwidth at this resolution (8 B): the times say it.
+            print(f"| {label} | {bw(n)} | {bw(a)} | - | {us(nt)} | {us(at)} | (latency: reported) |")
+            continue
         r = a[0] / n[0]
         t = judge(f"all-reduce {label} {r:.4f}", r >= 0.98) if b >= 1 << 28 else "(latency: reported)"
         print(f"| {label} | {bw(n)} | {bw(a)} | {r:.4f} | {us(nt)} | {us(at)} | {t} |")

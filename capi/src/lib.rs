@@ -17,6 +17,7 @@
 
 mod codes;
 mod cudart12;
+pub mod direct;
 mod generated;
 pub mod guard;
 pub mod passthrough;

@@ -634,8 +634,34 @@ pub fn capi_module(
     }
     let module = ident(lib.module);
     let trait_name = ident(lib.trait_name);
+    let table = ident(lib.table);
     let status = ident(c.status);
     let mut items: Vec<syn::Item> = vec![syn::parse_quote!(use anycuda::#module::*;), ffi_use(lib)];
+    // The direct path: on the CUDA backend every export is NVIDIA's function of that name, one
+    // load and an indirect call, guard or not (a vendor call-back would get the same library).
+    let direct_doc = format!(
+        " NVIDIA's {} when the CUDA backend serves the process (decided on the first call, then one load).",
+        lib.name
+    );
+    items.push(syn::parse_quote! {
+        static DIRECT: crate::direct::Direct<#table> = crate::direct::Direct::new();
+    });
+    items.push(syn::parse_quote! {
+        #[doc = #direct_doc]
+        #[inline(always)]
+        fn direct() -> Option<&'static #table> {
+            DIRECT.get(|| {
+                // Decided from a call of the program's own (inside the guard, as the facade's
+                // loads always are), never from a vendor library's call-back.
+                let _inside = crate::guard::Inside::enter()?;
+                match library() {
+                    Ok(Library::Cuda(t)) => Some(Some(t)),
+                    Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                    Err(_) => None,
+                }
+            })
+        }
+    });
     let mut names = Vec::new();
     for f in fns {
         if c.leave_out.iter().any(|(n, _)| *n == f.name) {
@@ -674,13 +700,24 @@ pub fn capi_module(
             #[no_mangle]
             #[allow(clippy::too_many_arguments)]
             pub unsafe extern "C" fn #n(#(#args: #tys),*) #ret {
-                let Some(_inside) = crate::guard::Inside::enter() else {
-                    return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-                        Some(l) => #vendor,
-                        None => #none,
+                // NVIDIA's function itself (a tail call); one NVIDIA's library lacks takes the
+                // guarded path below, which answers for it.
+                if let Some(__f) = direct().and_then(|__t| __t.#n) {
+                    return unsafe { __f(#(#args),*) };
+                }
+                // Out of line, so the direct path above needs no stack frame.
+                #[cold]
+                #[inline(never)]
+                unsafe fn guarded(#(#args: #tys),*) #ret {
+                    let Some(_inside) = crate::guard::Inside::enter() else {
+                        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                            Some(l) => #vendor,
+                            None => #none,
+                        };
                     };
-                };
-                #active
+                    #active
+                }
+                unsafe { guarded(#(#args),*) }
             }
         });
         names.push(f.name.clone());

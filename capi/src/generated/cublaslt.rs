@@ -15,23 +15,45 @@
 )]
 use anycuda::cublaslt::*;
 use core::ffi::{c_char, c_int, c_uint, c_void};
+static DIRECT: crate::direct::Direct<CublasLtTable> = crate::direct::Direct::new();
+/// NVIDIA's cuBLASLt when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static CublasLtTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`cublasLtCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtCreate(
     lightHandle: *mut cublasLtHandle_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtCreate(&l, lightHandle)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtCreate) {
+        return unsafe { __f(lightHandle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(lightHandle: *mut cublasLtHandle_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtCreate(&l, lightHandle)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtCreate(lightHandle) })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtCreate(lightHandle) })
+    }
+    unsafe { guarded(lightHandle) }
 }
 ///`cublasLtDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -39,31 +61,47 @@ pub unsafe extern "C" fn cublasLtCreate(
 pub unsafe extern "C" fn cublasLtDestroy(
     lightHandle: cublasLtHandle_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtDestroy(&l, lightHandle)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtDestroy) {
+        return unsafe { __f(lightHandle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(lightHandle: cublasLtHandle_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtDestroy(&l, lightHandle)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtDestroy(lightHandle) })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtDestroy(lightHandle) })
+    }
+    unsafe { guarded(lightHandle) }
 }
 ///`cublasLtGetStatusName` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtGetStatusName(status: cublasStatus_t) -> *const c_char {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                unsafe { <Library as CublasLt>::cublasLtGetStatusName(&l, status) }
-            }
-            None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGetStatusName) {
+        return unsafe { __f(status) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(status: cublasStatus_t) -> *const c_char {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    unsafe { <Library as CublasLt>::cublasLtGetStatusName(&l, status) }
+                }
+                None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+            };
         };
-    };
-    unsafe { anycuda::cublaslt::cublasLtGetStatusName(status) }
+        unsafe { anycuda::cublaslt::cublasLtGetStatusName(status) }
+    }
+    unsafe { guarded(status) }
 }
 ///`cublasLtGetStatusString` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -71,39 +109,63 @@ pub unsafe extern "C" fn cublasLtGetStatusName(status: cublasStatus_t) -> *const
 pub unsafe extern "C" fn cublasLtGetStatusString(
     status: cublasStatus_t,
 ) -> *const c_char {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                unsafe { <Library as CublasLt>::cublasLtGetStatusString(&l, status) }
-            }
-            None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGetStatusString) {
+        return unsafe { __f(status) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(status: cublasStatus_t) -> *const c_char {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    unsafe { <Library as CublasLt>::cublasLtGetStatusString(&l, status) }
+                }
+                None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+            };
         };
-    };
-    unsafe { anycuda::cublaslt::cublasLtGetStatusString(status) }
+        unsafe { anycuda::cublaslt::cublasLtGetStatusString(status) }
+    }
+    unsafe { guarded(status) }
 }
 ///`cublasLtGetVersion` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtGetVersion() -> usize {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as CublasLt>::cublasLtGetVersion(&l) }
-            None => 0,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGetVersion) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> usize {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as CublasLt>::cublasLtGetVersion(&l) }
+                None => 0,
+            };
         };
-    };
-    unsafe { anycuda::cublaslt::cublasLtGetVersion() }
+        unsafe { anycuda::cublaslt::cublasLtGetVersion() }
+    }
+    unsafe { guarded() }
 }
 ///`cublasLtGetCudartVersion` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtGetCudartVersion() -> usize {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as CublasLt>::cublasLtGetCudartVersion(&l) }
-            None => 0,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGetCudartVersion) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> usize {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as CublasLt>::cublasLtGetCudartVersion(&l) }
+                None => 0,
+            };
         };
-    };
-    unsafe { anycuda::cublaslt::cublasLtGetCudartVersion() }
+        unsafe { anycuda::cublaslt::cublasLtGetCudartVersion() }
+    }
+    unsafe { guarded() }
 }
 ///`cublasLtGetProperty` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -112,17 +174,27 @@ pub unsafe extern "C" fn cublasLtGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtGetProperty(&l, type_, value)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGetProperty) {
+        return unsafe { __f(type_, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(type_: libraryPropertyType, value: *mut c_int) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtGetProperty(&l, type_, value)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtGetProperty(type_, value) })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtGetProperty(type_, value)
+        })
+    }
+    unsafe { guarded(type_, value) }
 }
 ///`cublasLtHeuristicsCacheGetCapacity` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -130,22 +202,30 @@ pub unsafe extern "C" fn cublasLtGetProperty(
 pub unsafe extern "C" fn cublasLtHeuristicsCacheGetCapacity(
     capacity: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtHeuristicsCacheGetCapacity(
-                        &l,
-                        capacity,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtHeuristicsCacheGetCapacity) {
+        return unsafe { __f(capacity) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(capacity: *mut usize) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtHeuristicsCacheGetCapacity(
+                            &l,
+                            capacity,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtHeuristicsCacheGetCapacity(capacity)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtHeuristicsCacheGetCapacity(capacity)
+        })
+    }
+    unsafe { guarded(capacity) }
 }
 ///`cublasLtHeuristicsCacheSetCapacity` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -153,22 +233,30 @@ pub unsafe extern "C" fn cublasLtHeuristicsCacheGetCapacity(
 pub unsafe extern "C" fn cublasLtHeuristicsCacheSetCapacity(
     capacity: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtHeuristicsCacheSetCapacity(
-                        &l,
-                        capacity,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtHeuristicsCacheSetCapacity) {
+        return unsafe { __f(capacity) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(capacity: usize) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtHeuristicsCacheSetCapacity(
+                            &l,
+                            capacity,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtHeuristicsCacheSetCapacity(capacity)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtHeuristicsCacheSetCapacity(capacity)
+        })
+    }
+    unsafe { guarded(capacity) }
 }
 ///`cublasLtMatmul` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -191,36 +279,99 @@ pub unsafe extern "C" fn cublasLtMatmul(
     workspaceSizeInBytes: usize,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmul(
-                        &l,
-                        lightHandle,
-                        computeDesc,
-                        alpha,
-                        A,
-                        Adesc,
-                        B,
-                        Bdesc,
-                        beta,
-                        C,
-                        Cdesc,
-                        D,
-                        Ddesc,
-                        algo,
-                        workspace,
-                        workspaceSizeInBytes,
-                        stream,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmul) {
+        return unsafe {
+            __f(
+                lightHandle,
+                computeDesc,
+                alpha,
+                A,
+                Adesc,
+                B,
+                Bdesc,
+                beta,
+                C,
+                Cdesc,
+                D,
+                Ddesc,
+                algo,
+                workspace,
+                workspaceSizeInBytes,
+                stream,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmul(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        computeDesc: cublasLtMatmulDesc_t,
+        alpha: *const c_void,
+        A: *const c_void,
+        Adesc: cublasLtMatrixLayout_t,
+        B: *const c_void,
+        Bdesc: cublasLtMatrixLayout_t,
+        beta: *const c_void,
+        C: *const c_void,
+        Cdesc: cublasLtMatrixLayout_t,
+        D: *mut c_void,
+        Ddesc: cublasLtMatrixLayout_t,
+        algo: *const cublasLtMatmulAlgo_t,
+        workspace: *mut c_void,
+        workspaceSizeInBytes: usize,
+        stream: cudaStream_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmul(
+                            &l,
+                            lightHandle,
+                            computeDesc,
+                            alpha,
+                            A,
+                            Adesc,
+                            B,
+                            Bdesc,
+                            beta,
+                            C,
+                            Cdesc,
+                            D,
+                            Ddesc,
+                            algo,
+                            workspace,
+                            workspaceSizeInBytes,
+                            stream,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmul(
+                lightHandle,
+                computeDesc,
+                alpha,
+                A,
+                Adesc,
+                B,
+                Bdesc,
+                beta,
+                C,
+                Cdesc,
+                D,
+                Ddesc,
+                algo,
+                workspace,
+                workspaceSizeInBytes,
+                stream,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             computeDesc,
             alpha,
@@ -238,7 +389,7 @@ pub unsafe extern "C" fn cublasLtMatmul(
             workspaceSizeInBytes,
             stream,
         )
-    })
+    }
 }
 ///`cublasLtMatrixTransform` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -256,31 +407,79 @@ pub unsafe extern "C" fn cublasLtMatrixTransform(
     Cdesc: cublasLtMatrixLayout_t,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransform(
-                        &l,
-                        lightHandle,
-                        transformDesc,
-                        alpha,
-                        A,
-                        Adesc,
-                        beta,
-                        B,
-                        Bdesc,
-                        C,
-                        Cdesc,
-                        stream,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixTransform) {
+        return unsafe {
+            __f(
+                lightHandle,
+                transformDesc,
+                alpha,
+                A,
+                Adesc,
+                beta,
+                B,
+                Bdesc,
+                C,
+                Cdesc,
+                stream,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransform(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        transformDesc: cublasLtMatrixTransformDesc_t,
+        alpha: *const c_void,
+        A: *const c_void,
+        Adesc: cublasLtMatrixLayout_t,
+        beta: *const c_void,
+        B: *const c_void,
+        Bdesc: cublasLtMatrixLayout_t,
+        C: *mut c_void,
+        Cdesc: cublasLtMatrixLayout_t,
+        stream: cudaStream_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransform(
+                            &l,
+                            lightHandle,
+                            transformDesc,
+                            alpha,
+                            A,
+                            Adesc,
+                            beta,
+                            B,
+                            Bdesc,
+                            C,
+                            Cdesc,
+                            stream,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransform(
+                lightHandle,
+                transformDesc,
+                alpha,
+                A,
+                Adesc,
+                beta,
+                B,
+                Bdesc,
+                C,
+                Cdesc,
+                stream,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             transformDesc,
             alpha,
@@ -293,7 +492,7 @@ pub unsafe extern "C" fn cublasLtMatrixTransform(
             Cdesc,
             stream,
         )
-    })
+    }
 }
 ///`cublasLtMatrixLayoutInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -306,34 +505,49 @@ pub unsafe extern "C" fn cublasLtMatrixLayoutInit_internal(
     cols: u64,
     ld: i64,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixLayoutInit_internal(
-                        &l,
-                        matLayout,
-                        size,
-                        type_,
-                        rows,
-                        cols,
-                        ld,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixLayoutInit_internal) {
+        return unsafe { __f(matLayout, size, type_, rows, cols, ld) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: cublasLtMatrixLayout_t,
+        size: usize,
+        type_: cudaDataType,
+        rows: u64,
+        cols: u64,
+        ld: i64,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixLayoutInit_internal(
+                            &l,
+                            matLayout,
+                            size,
+                            type_,
+                            rows,
+                            cols,
+                            ld,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixLayoutInit_internal(
-            matLayout,
-            size,
-            type_,
-            rows,
-            cols,
-            ld,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixLayoutInit_internal(
+                matLayout,
+                size,
+                type_,
+                rows,
+                cols,
+                ld,
+            )
+        })
+    }
+    unsafe { guarded(matLayout, size, type_, rows, cols, ld) }
 }
 ///`cublasLtGroupedMatrixLayoutInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -347,36 +561,58 @@ pub unsafe extern "C" fn cublasLtGroupedMatrixLayoutInit_internal(
     cols_array: *const c_void,
     ld_array: *const c_void,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtGroupedMatrixLayoutInit_internal(
-                        &l,
-                        matLayout,
-                        size,
-                        type_,
-                        groupCount,
-                        rows_array,
-                        cols_array,
-                        ld_array,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.cublasLtGroupedMatrixLayoutInit_internal)
+    {
+        return unsafe {
+            __f(matLayout, size, type_, groupCount, rows_array, cols_array, ld_array)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtGroupedMatrixLayoutInit_internal(
-            matLayout,
-            size,
-            type_,
-            groupCount,
-            rows_array,
-            cols_array,
-            ld_array,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: cublasLtMatrixLayout_t,
+        size: usize,
+        type_: cudaDataType,
+        groupCount: c_int,
+        rows_array: *const c_void,
+        cols_array: *const c_void,
+        ld_array: *const c_void,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtGroupedMatrixLayoutInit_internal(
+                            &l,
+                            matLayout,
+                            size,
+                            type_,
+                            groupCount,
+                            rows_array,
+                            cols_array,
+                            ld_array,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtGroupedMatrixLayoutInit_internal(
+                matLayout,
+                size,
+                type_,
+                groupCount,
+                rows_array,
+                cols_array,
+                ld_array,
+            )
+        })
+    }
+    unsafe {
+        guarded(matLayout, size, type_, groupCount, rows_array, cols_array, ld_array)
+    }
 }
 ///`cublasLtMatrixLayoutCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -388,26 +624,46 @@ pub unsafe extern "C" fn cublasLtMatrixLayoutCreate(
     cols: u64,
     ld: i64,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixLayoutCreate(
-                        &l,
-                        matLayout,
-                        type_,
-                        rows,
-                        cols,
-                        ld,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixLayoutCreate) {
+        return unsafe { __f(matLayout, type_, rows, cols, ld) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: *mut cublasLtMatrixLayout_t,
+        type_: cudaDataType,
+        rows: u64,
+        cols: u64,
+        ld: i64,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixLayoutCreate(
+                            &l,
+                            matLayout,
+                            type_,
+                            rows,
+                            cols,
+                            ld,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixLayoutCreate(matLayout, type_, rows, cols, ld)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixLayoutCreate(
+                matLayout,
+                type_,
+                rows,
+                cols,
+                ld,
+            )
+        })
+    }
+    unsafe { guarded(matLayout, type_, rows, cols, ld) }
 }
 ///`cublasLtGroupedMatrixLayoutCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -420,34 +676,51 @@ pub unsafe extern "C" fn cublasLtGroupedMatrixLayoutCreate(
     cols_array: *const c_void,
     ld_array: *const c_void,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtGroupedMatrixLayoutCreate(
-                        &l,
-                        matLayout,
-                        type_,
-                        groupCount,
-                        rows_array,
-                        cols_array,
-                        ld_array,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtGroupedMatrixLayoutCreate) {
+        return unsafe {
+            __f(matLayout, type_, groupCount, rows_array, cols_array, ld_array)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtGroupedMatrixLayoutCreate(
-            matLayout,
-            type_,
-            groupCount,
-            rows_array,
-            cols_array,
-            ld_array,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: *mut cublasLtMatrixLayout_t,
+        type_: cudaDataType,
+        groupCount: c_int,
+        rows_array: *const c_void,
+        cols_array: *const c_void,
+        ld_array: *const c_void,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtGroupedMatrixLayoutCreate(
+                            &l,
+                            matLayout,
+                            type_,
+                            groupCount,
+                            rows_array,
+                            cols_array,
+                            ld_array,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtGroupedMatrixLayoutCreate(
+                matLayout,
+                type_,
+                groupCount,
+                rows_array,
+                cols_array,
+                ld_array,
+            )
+        })
+    }
+    unsafe { guarded(matLayout, type_, groupCount, rows_array, cols_array, ld_array) }
 }
 ///`cublasLtMatrixLayoutDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -455,19 +728,27 @@ pub unsafe extern "C" fn cublasLtGroupedMatrixLayoutCreate(
 pub unsafe extern "C" fn cublasLtMatrixLayoutDestroy(
     matLayout: cublasLtMatrixLayout_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixLayoutDestroy(&l, matLayout)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixLayoutDestroy) {
+        return unsafe { __f(matLayout) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(matLayout: cublasLtMatrixLayout_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixLayoutDestroy(&l, matLayout)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixLayoutDestroy(matLayout)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixLayoutDestroy(matLayout)
+        })
+    }
+    unsafe { guarded(matLayout) }
 }
 ///`cublasLtMatrixLayoutSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -478,30 +759,43 @@ pub unsafe extern "C" fn cublasLtMatrixLayoutSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixLayoutSetAttribute(
-                        &l,
-                        matLayout,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixLayoutSetAttribute) {
+        return unsafe { __f(matLayout, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: cublasLtMatrixLayout_t,
+        attr: cublasLtMatrixLayoutAttribute_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixLayoutSetAttribute(
+                            &l,
+                            matLayout,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixLayoutSetAttribute(
-            matLayout,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixLayoutSetAttribute(
+                matLayout,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(matLayout, attr, buf, sizeInBytes) }
 }
 ///`cublasLtMatrixLayoutGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -513,32 +807,46 @@ pub unsafe extern "C" fn cublasLtMatrixLayoutGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixLayoutGetAttribute(
-                        &l,
-                        matLayout,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixLayoutGetAttribute) {
+        return unsafe { __f(matLayout, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matLayout: cublasLtMatrixLayout_t,
+        attr: cublasLtMatrixLayoutAttribute_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixLayoutGetAttribute(
+                            &l,
+                            matLayout,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixLayoutGetAttribute(
-            matLayout,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixLayoutGetAttribute(
+                matLayout,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(matLayout, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtMatmulDescInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -549,30 +857,43 @@ pub unsafe extern "C" fn cublasLtMatmulDescInit_internal(
     computeType: cublasComputeType_t,
     scaleType: cudaDataType_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulDescInit_internal(
-                        &l,
-                        matmulDesc,
-                        size,
-                        computeType,
-                        scaleType,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulDescInit_internal) {
+        return unsafe { __f(matmulDesc, size, computeType, scaleType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matmulDesc: cublasLtMatmulDesc_t,
+        size: usize,
+        computeType: cublasComputeType_t,
+        scaleType: cudaDataType_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulDescInit_internal(
+                            &l,
+                            matmulDesc,
+                            size,
+                            computeType,
+                            scaleType,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulDescInit_internal(
-            matmulDesc,
-            size,
-            computeType,
-            scaleType,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulDescInit_internal(
+                matmulDesc,
+                size,
+                computeType,
+                scaleType,
+            )
+        })
+    }
+    unsafe { guarded(matmulDesc, size, computeType, scaleType) }
 }
 ///`cublasLtMatmulDescCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -582,24 +903,40 @@ pub unsafe extern "C" fn cublasLtMatmulDescCreate(
     computeType: cublasComputeType_t,
     scaleType: cudaDataType_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulDescCreate(
-                        &l,
-                        matmulDesc,
-                        computeType,
-                        scaleType,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulDescCreate) {
+        return unsafe { __f(matmulDesc, computeType, scaleType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matmulDesc: *mut cublasLtMatmulDesc_t,
+        computeType: cublasComputeType_t,
+        scaleType: cudaDataType_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulDescCreate(
+                            &l,
+                            matmulDesc,
+                            computeType,
+                            scaleType,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulDescCreate(
+                matmulDesc,
+                computeType,
+                scaleType,
+            )
+        })
+    }
+    unsafe { guarded(matmulDesc, computeType, scaleType) }
 }
 ///`cublasLtMatmulDescDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -607,19 +944,27 @@ pub unsafe extern "C" fn cublasLtMatmulDescCreate(
 pub unsafe extern "C" fn cublasLtMatmulDescDestroy(
     matmulDesc: cublasLtMatmulDesc_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulDescDestroy(&l, matmulDesc)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulDescDestroy) {
+        return unsafe { __f(matmulDesc) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(matmulDesc: cublasLtMatmulDesc_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulDescDestroy(&l, matmulDesc)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulDescDestroy(matmulDesc)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulDescDestroy(matmulDesc)
+        })
+    }
+    unsafe { guarded(matmulDesc) }
 }
 ///`cublasLtMatmulDescSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -630,30 +975,43 @@ pub unsafe extern "C" fn cublasLtMatmulDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulDescSetAttribute(
-                        &l,
-                        matmulDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulDescSetAttribute) {
+        return unsafe { __f(matmulDesc, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matmulDesc: cublasLtMatmulDesc_t,
+        attr: cublasLtMatmulDescAttributes_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulDescSetAttribute(
+                            &l,
+                            matmulDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulDescSetAttribute(
-            matmulDesc,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulDescSetAttribute(
+                matmulDesc,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(matmulDesc, attr, buf, sizeInBytes) }
 }
 ///`cublasLtMatmulDescGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -665,32 +1023,46 @@ pub unsafe extern "C" fn cublasLtMatmulDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulDescGetAttribute(
-                        &l,
-                        matmulDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulDescGetAttribute) {
+        return unsafe { __f(matmulDesc, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        matmulDesc: cublasLtMatmulDesc_t,
+        attr: cublasLtMatmulDescAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulDescGetAttribute(
+                            &l,
+                            matmulDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulDescGetAttribute(
-            matmulDesc,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulDescGetAttribute(
+                matmulDesc,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(matmulDesc, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtMatrixTransformDescInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -700,28 +1072,42 @@ pub unsafe extern "C" fn cublasLtMatrixTransformDescInit_internal(
     size: usize,
     scaleType: cudaDataType,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransformDescInit_internal(
-                        &l,
-                        transformDesc,
-                        size,
-                        scaleType,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.cublasLtMatrixTransformDescInit_internal)
+    {
+        return unsafe { __f(transformDesc, size, scaleType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        transformDesc: cublasLtMatrixTransformDesc_t,
+        size: usize,
+        scaleType: cudaDataType,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransformDescInit_internal(
+                            &l,
+                            transformDesc,
+                            size,
+                            scaleType,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransformDescInit_internal(
-            transformDesc,
-            size,
-            scaleType,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransformDescInit_internal(
+                transformDesc,
+                size,
+                scaleType,
+            )
+        })
+    }
+    unsafe { guarded(transformDesc, size, scaleType) }
 }
 ///`cublasLtMatrixTransformDescCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -730,23 +1116,37 @@ pub unsafe extern "C" fn cublasLtMatrixTransformDescCreate(
     transformDesc: *mut cublasLtMatrixTransformDesc_t,
     scaleType: cudaDataType,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransformDescCreate(
-                        &l,
-                        transformDesc,
-                        scaleType,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixTransformDescCreate) {
+        return unsafe { __f(transformDesc, scaleType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        transformDesc: *mut cublasLtMatrixTransformDesc_t,
+        scaleType: cudaDataType,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransformDescCreate(
+                            &l,
+                            transformDesc,
+                            scaleType,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransformDescCreate(transformDesc, scaleType)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransformDescCreate(
+                transformDesc,
+                scaleType,
+            )
+        })
+    }
+    unsafe { guarded(transformDesc, scaleType) }
 }
 ///`cublasLtMatrixTransformDescDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -754,22 +1154,30 @@ pub unsafe extern "C" fn cublasLtMatrixTransformDescCreate(
 pub unsafe extern "C" fn cublasLtMatrixTransformDescDestroy(
     transformDesc: cublasLtMatrixTransformDesc_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransformDescDestroy(
-                        &l,
-                        transformDesc,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatrixTransformDescDestroy) {
+        return unsafe { __f(transformDesc) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(transformDesc: cublasLtMatrixTransformDesc_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransformDescDestroy(
+                            &l,
+                            transformDesc,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransformDescDestroy(transformDesc)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransformDescDestroy(transformDesc)
+        })
+    }
+    unsafe { guarded(transformDesc) }
 }
 ///`cublasLtMatrixTransformDescSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -780,30 +1188,45 @@ pub unsafe extern "C" fn cublasLtMatrixTransformDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransformDescSetAttribute(
-                        &l,
-                        transformDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.cublasLtMatrixTransformDescSetAttribute)
+    {
+        return unsafe { __f(transformDesc, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        transformDesc: cublasLtMatrixTransformDesc_t,
+        attr: cublasLtMatrixTransformDescAttributes_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransformDescSetAttribute(
+                            &l,
+                            transformDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransformDescSetAttribute(
-            transformDesc,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransformDescSetAttribute(
+                transformDesc,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(transformDesc, attr, buf, sizeInBytes) }
 }
 ///`cublasLtMatrixTransformDescGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -815,32 +1238,48 @@ pub unsafe extern "C" fn cublasLtMatrixTransformDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatrixTransformDescGetAttribute(
-                        &l,
-                        transformDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.cublasLtMatrixTransformDescGetAttribute)
+    {
+        return unsafe { __f(transformDesc, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        transformDesc: cublasLtMatrixTransformDesc_t,
+        attr: cublasLtMatrixTransformDescAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatrixTransformDescGetAttribute(
+                            &l,
+                            transformDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatrixTransformDescGetAttribute(
-            transformDesc,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatrixTransformDescGetAttribute(
+                transformDesc,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(transformDesc, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtEmulationDescInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -849,23 +1288,34 @@ pub unsafe extern "C" fn cublasLtEmulationDescInit_internal(
     emulationDesc: cublasLtEmulationDesc_t,
     size: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtEmulationDescInit_internal(
-                        &l,
-                        emulationDesc,
-                        size,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtEmulationDescInit_internal) {
+        return unsafe { __f(emulationDesc, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        emulationDesc: cublasLtEmulationDesc_t,
+        size: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtEmulationDescInit_internal(
+                            &l,
+                            emulationDesc,
+                            size,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtEmulationDescInit_internal(emulationDesc, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtEmulationDescInit_internal(emulationDesc, size)
+        })
+    }
+    unsafe { guarded(emulationDesc, size) }
 }
 ///`cublasLtEmulationDescCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -873,19 +1323,30 @@ pub unsafe extern "C" fn cublasLtEmulationDescInit_internal(
 pub unsafe extern "C" fn cublasLtEmulationDescCreate(
     emulationDesc: *mut cublasLtEmulationDesc_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtEmulationDescCreate(&l, emulationDesc)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtEmulationDescCreate) {
+        return unsafe { __f(emulationDesc) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(emulationDesc: *mut cublasLtEmulationDesc_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtEmulationDescCreate(
+                            &l,
+                            emulationDesc,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtEmulationDescCreate(emulationDesc)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtEmulationDescCreate(emulationDesc)
+        })
+    }
+    unsafe { guarded(emulationDesc) }
 }
 ///`cublasLtEmulationDescDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -893,22 +1354,30 @@ pub unsafe extern "C" fn cublasLtEmulationDescCreate(
 pub unsafe extern "C" fn cublasLtEmulationDescDestroy(
     emulationDesc: cublasLtEmulationDesc_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtEmulationDescDestroy(
-                        &l,
-                        emulationDesc,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtEmulationDescDestroy) {
+        return unsafe { __f(emulationDesc) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(emulationDesc: cublasLtEmulationDesc_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtEmulationDescDestroy(
+                            &l,
+                            emulationDesc,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtEmulationDescDestroy(emulationDesc)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtEmulationDescDestroy(emulationDesc)
+        })
+    }
+    unsafe { guarded(emulationDesc) }
 }
 ///`cublasLtEmulationDescSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -919,30 +1388,43 @@ pub unsafe extern "C" fn cublasLtEmulationDescSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtEmulationDescSetAttribute(
-                        &l,
-                        emulationDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtEmulationDescSetAttribute) {
+        return unsafe { __f(emulationDesc, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        emulationDesc: cublasLtEmulationDesc_t,
+        attr: cublasLtEmulationDescAttributes_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtEmulationDescSetAttribute(
+                            &l,
+                            emulationDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtEmulationDescSetAttribute(
-            emulationDesc,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtEmulationDescSetAttribute(
+                emulationDesc,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(emulationDesc, attr, buf, sizeInBytes) }
 }
 ///`cublasLtEmulationDescGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -954,32 +1436,46 @@ pub unsafe extern "C" fn cublasLtEmulationDescGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtEmulationDescGetAttribute(
-                        &l,
-                        emulationDesc,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtEmulationDescGetAttribute) {
+        return unsafe { __f(emulationDesc, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        emulationDesc: cublasLtEmulationDesc_t,
+        attr: cublasLtEmulationDescAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtEmulationDescGetAttribute(
+                            &l,
+                            emulationDesc,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtEmulationDescGetAttribute(
-            emulationDesc,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtEmulationDescGetAttribute(
+                emulationDesc,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(emulationDesc, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtMatmulPreferenceInit_internal` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -988,23 +1484,32 @@ pub unsafe extern "C" fn cublasLtMatmulPreferenceInit_internal(
     pref: cublasLtMatmulPreference_t,
     size: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulPreferenceInit_internal(
-                        &l,
-                        pref,
-                        size,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulPreferenceInit_internal)
+    {
+        return unsafe { __f(pref, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pref: cublasLtMatmulPreference_t, size: usize) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulPreferenceInit_internal(
+                            &l,
+                            pref,
+                            size,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulPreferenceInit_internal(pref, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulPreferenceInit_internal(pref, size)
+        })
+    }
+    unsafe { guarded(pref, size) }
 }
 ///`cublasLtMatmulPreferenceCreate` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1012,19 +1517,27 @@ pub unsafe extern "C" fn cublasLtMatmulPreferenceInit_internal(
 pub unsafe extern "C" fn cublasLtMatmulPreferenceCreate(
     pref: *mut cublasLtMatmulPreference_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulPreferenceCreate(&l, pref)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulPreferenceCreate) {
+        return unsafe { __f(pref) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pref: *mut cublasLtMatmulPreference_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulPreferenceCreate(&l, pref)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulPreferenceCreate(pref)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulPreferenceCreate(pref)
+        })
+    }
+    unsafe { guarded(pref) }
 }
 ///`cublasLtMatmulPreferenceDestroy` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1032,19 +1545,27 @@ pub unsafe extern "C" fn cublasLtMatmulPreferenceCreate(
 pub unsafe extern "C" fn cublasLtMatmulPreferenceDestroy(
     pref: cublasLtMatmulPreference_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulPreferenceDestroy(&l, pref)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulPreferenceDestroy) {
+        return unsafe { __f(pref) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pref: cublasLtMatmulPreference_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulPreferenceDestroy(&l, pref)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulPreferenceDestroy(pref)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulPreferenceDestroy(pref)
+        })
+    }
+    unsafe { guarded(pref) }
 }
 ///`cublasLtMatmulPreferenceSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1055,30 +1576,44 @@ pub unsafe extern "C" fn cublasLtMatmulPreferenceSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulPreferenceSetAttribute(
-                        &l,
-                        pref,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulPreferenceSetAttribute)
+    {
+        return unsafe { __f(pref, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pref: cublasLtMatmulPreference_t,
+        attr: cublasLtMatmulPreferenceAttributes_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulPreferenceSetAttribute(
+                            &l,
+                            pref,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulPreferenceSetAttribute(
-            pref,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulPreferenceSetAttribute(
+                pref,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(pref, attr, buf, sizeInBytes) }
 }
 ///`cublasLtMatmulPreferenceGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1090,32 +1625,47 @@ pub unsafe extern "C" fn cublasLtMatmulPreferenceGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulPreferenceGetAttribute(
-                        &l,
-                        pref,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulPreferenceGetAttribute)
+    {
+        return unsafe { __f(pref, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pref: cublasLtMatmulPreference_t,
+        attr: cublasLtMatmulPreferenceAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulPreferenceGetAttribute(
+                            &l,
+                            pref,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulPreferenceGetAttribute(
-            pref,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulPreferenceGetAttribute(
+                pref,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(pref, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtMatmulAlgoGetHeuristic` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1132,30 +1682,75 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetHeuristic(
     heuristicResultsArray: *mut cublasLtMatmulHeuristicResult_t,
     returnAlgoCount: *mut c_int,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoGetHeuristic(
-                        &l,
-                        lightHandle,
-                        operationDesc,
-                        Adesc,
-                        Bdesc,
-                        Cdesc,
-                        Ddesc,
-                        preference,
-                        requestedAlgoCount,
-                        heuristicResultsArray,
-                        returnAlgoCount,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoGetHeuristic) {
+        return unsafe {
+            __f(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                preference,
+                requestedAlgoCount,
+                heuristicResultsArray,
+                returnAlgoCount,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoGetHeuristic(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        operationDesc: cublasLtMatmulDesc_t,
+        Adesc: cublasLtMatrixLayout_t,
+        Bdesc: cublasLtMatrixLayout_t,
+        Cdesc: cublasLtMatrixLayout_t,
+        Ddesc: cublasLtMatrixLayout_t,
+        preference: cublasLtMatmulPreference_t,
+        requestedAlgoCount: c_int,
+        heuristicResultsArray: *mut cublasLtMatmulHeuristicResult_t,
+        returnAlgoCount: *mut c_int,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoGetHeuristic(
+                            &l,
+                            lightHandle,
+                            operationDesc,
+                            Adesc,
+                            Bdesc,
+                            Cdesc,
+                            Ddesc,
+                            preference,
+                            requestedAlgoCount,
+                            heuristicResultsArray,
+                            returnAlgoCount,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoGetHeuristic(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                preference,
+                requestedAlgoCount,
+                heuristicResultsArray,
+                returnAlgoCount,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             operationDesc,
             Adesc,
@@ -1167,7 +1762,7 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetHeuristic(
             heuristicResultsArray,
             returnAlgoCount,
         )
-    })
+    }
 }
 ///`cublasLtMatmulAlgoGetHeuristicForStream` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1185,31 +1780,81 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetHeuristicForStream(
     returnAlgoCount: *mut c_int,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoGetHeuristicForStream(
-                        &l,
-                        lightHandle,
-                        operationDesc,
-                        Adesc,
-                        Bdesc,
-                        Cdesc,
-                        Ddesc,
-                        preference,
-                        requestedAlgoCount,
-                        heuristicResultsArray,
-                        returnAlgoCount,
-                        stream,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.cublasLtMatmulAlgoGetHeuristicForStream)
+    {
+        return unsafe {
+            __f(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                preference,
+                requestedAlgoCount,
+                heuristicResultsArray,
+                returnAlgoCount,
+                stream,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoGetHeuristicForStream(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        operationDesc: cublasLtMatmulDesc_t,
+        Adesc: cublasLtMatrixLayout_t,
+        Bdesc: cublasLtMatrixLayout_t,
+        Cdesc: cublasLtMatrixLayout_t,
+        Ddesc: cublasLtMatrixLayout_t,
+        preference: cublasLtMatmulPreference_t,
+        requestedAlgoCount: c_int,
+        heuristicResultsArray: *mut cublasLtMatmulHeuristicResult_t,
+        returnAlgoCount: *mut c_int,
+        stream: cudaStream_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoGetHeuristicForStream(
+                            &l,
+                            lightHandle,
+                            operationDesc,
+                            Adesc,
+                            Bdesc,
+                            Cdesc,
+                            Ddesc,
+                            preference,
+                            requestedAlgoCount,
+                            heuristicResultsArray,
+                            returnAlgoCount,
+                            stream,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoGetHeuristicForStream(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                preference,
+                requestedAlgoCount,
+                heuristicResultsArray,
+                returnAlgoCount,
+                stream,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             operationDesc,
             Adesc,
@@ -1222,7 +1867,7 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetHeuristicForStream(
             returnAlgoCount,
             stream,
         )
-    })
+    }
 }
 ///`cublasLtMatmulAlgoGetIds` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1239,30 +1884,75 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetIds(
     algoIdsArray: *mut c_int,
     returnAlgoCount: *mut c_int,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoGetIds(
-                        &l,
-                        lightHandle,
-                        computeType,
-                        scaleType,
-                        Atype,
-                        Btype,
-                        Ctype,
-                        Dtype,
-                        requestedAlgoCount,
-                        algoIdsArray,
-                        returnAlgoCount,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoGetIds) {
+        return unsafe {
+            __f(
+                lightHandle,
+                computeType,
+                scaleType,
+                Atype,
+                Btype,
+                Ctype,
+                Dtype,
+                requestedAlgoCount,
+                algoIdsArray,
+                returnAlgoCount,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoGetIds(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        computeType: cublasComputeType_t,
+        scaleType: cudaDataType_t,
+        Atype: cudaDataType_t,
+        Btype: cudaDataType_t,
+        Ctype: cudaDataType_t,
+        Dtype: cudaDataType_t,
+        requestedAlgoCount: c_int,
+        algoIdsArray: *mut c_int,
+        returnAlgoCount: *mut c_int,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoGetIds(
+                            &l,
+                            lightHandle,
+                            computeType,
+                            scaleType,
+                            Atype,
+                            Btype,
+                            Ctype,
+                            Dtype,
+                            requestedAlgoCount,
+                            algoIdsArray,
+                            returnAlgoCount,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoGetIds(
+                lightHandle,
+                computeType,
+                scaleType,
+                Atype,
+                Btype,
+                Ctype,
+                Dtype,
+                requestedAlgoCount,
+                algoIdsArray,
+                returnAlgoCount,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             computeType,
             scaleType,
@@ -1274,7 +1964,7 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoGetIds(
             algoIdsArray,
             returnAlgoCount,
         )
-    })
+    }
 }
 ///`cublasLtMatmulAlgoInit` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1290,29 +1980,71 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoInit(
     algoId: c_int,
     algo: *mut cublasLtMatmulAlgo_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoInit(
-                        &l,
-                        lightHandle,
-                        computeType,
-                        scaleType,
-                        Atype,
-                        Btype,
-                        Ctype,
-                        Dtype,
-                        algoId,
-                        algo,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoInit) {
+        return unsafe {
+            __f(
+                lightHandle,
+                computeType,
+                scaleType,
+                Atype,
+                Btype,
+                Ctype,
+                Dtype,
+                algoId,
+                algo,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoInit(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        computeType: cublasComputeType_t,
+        scaleType: cudaDataType_t,
+        Atype: cudaDataType_t,
+        Btype: cudaDataType_t,
+        Ctype: cudaDataType_t,
+        Dtype: cudaDataType_t,
+        algoId: c_int,
+        algo: *mut cublasLtMatmulAlgo_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoInit(
+                            &l,
+                            lightHandle,
+                            computeType,
+                            scaleType,
+                            Atype,
+                            Btype,
+                            Ctype,
+                            Dtype,
+                            algoId,
+                            algo,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoInit(
+                lightHandle,
+                computeType,
+                scaleType,
+                Atype,
+                Btype,
+                Ctype,
+                Dtype,
+                algoId,
+                algo,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             computeType,
             scaleType,
@@ -1323,7 +2055,7 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoInit(
             algoId,
             algo,
         )
-    })
+    }
 }
 ///`cublasLtMatmulAlgoCheck` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1338,38 +2070,59 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoCheck(
     algo: *const cublasLtMatmulAlgo_t,
     result: *mut cublasLtMatmulHeuristicResult_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoCheck(
-                        &l,
-                        lightHandle,
-                        operationDesc,
-                        Adesc,
-                        Bdesc,
-                        Cdesc,
-                        Ddesc,
-                        algo,
-                        result,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoCheck) {
+        return unsafe {
+            __f(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoCheck(
-            lightHandle,
-            operationDesc,
-            Adesc,
-            Bdesc,
-            Cdesc,
-            Ddesc,
-            algo,
-            result,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        operationDesc: cublasLtMatmulDesc_t,
+        Adesc: cublasLtMatrixLayout_t,
+        Bdesc: cublasLtMatrixLayout_t,
+        Cdesc: cublasLtMatrixLayout_t,
+        Ddesc: cublasLtMatrixLayout_t,
+        algo: *const cublasLtMatmulAlgo_t,
+        result: *mut cublasLtMatmulHeuristicResult_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoCheck(
+                            &l,
+                            lightHandle,
+                            operationDesc,
+                            Adesc,
+                            Bdesc,
+                            Cdesc,
+                            Ddesc,
+                            algo,
+                            result,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoCheck(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                algo,
+                result,
+            )
+        })
+    }
+    unsafe {
+        guarded(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result)
+    }
 }
 ///`cublasLtMatmulAlgoCheckForStream` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1385,29 +2138,71 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoCheckForStream(
     result: *mut cublasLtMatmulHeuristicResult_t,
     stream: cudaStream_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoCheckForStream(
-                        &l,
-                        lightHandle,
-                        operationDesc,
-                        Adesc,
-                        Bdesc,
-                        Cdesc,
-                        Ddesc,
-                        algo,
-                        result,
-                        stream,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoCheckForStream) {
+        return unsafe {
+            __f(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                algo,
+                result,
+                stream,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoCheckForStream(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lightHandle: cublasLtHandle_t,
+        operationDesc: cublasLtMatmulDesc_t,
+        Adesc: cublasLtMatrixLayout_t,
+        Bdesc: cublasLtMatrixLayout_t,
+        Cdesc: cublasLtMatrixLayout_t,
+        Ddesc: cublasLtMatrixLayout_t,
+        algo: *const cublasLtMatmulAlgo_t,
+        result: *mut cublasLtMatmulHeuristicResult_t,
+        stream: cudaStream_t,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoCheckForStream(
+                            &l,
+                            lightHandle,
+                            operationDesc,
+                            Adesc,
+                            Bdesc,
+                            Cdesc,
+                            Ddesc,
+                            algo,
+                            result,
+                            stream,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoCheckForStream(
+                lightHandle,
+                operationDesc,
+                Adesc,
+                Bdesc,
+                Cdesc,
+                Ddesc,
+                algo,
+                result,
+                stream,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             lightHandle,
             operationDesc,
             Adesc,
@@ -1418,7 +2213,7 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoCheckForStream(
             result,
             stream,
         )
-    })
+    }
 }
 ///`cublasLtMatmulAlgoCapGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1430,32 +2225,46 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoCapGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoCapGetAttribute(
-                        &l,
-                        algo,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoCapGetAttribute) {
+        return unsafe { __f(algo, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        algo: *const cublasLtMatmulAlgo_t,
+        attr: cublasLtMatmulAlgoCapAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoCapGetAttribute(
+                            &l,
+                            algo,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoCapGetAttribute(
-            algo,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoCapGetAttribute(
+                algo,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(algo, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtMatmulAlgoConfigSetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1466,30 +2275,44 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoConfigSetAttribute(
     buf: *const c_void,
     sizeInBytes: usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoConfigSetAttribute(
-                        &l,
-                        algo,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoConfigSetAttribute)
+    {
+        return unsafe { __f(algo, attr, buf, sizeInBytes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        algo: *mut cublasLtMatmulAlgo_t,
+        attr: cublasLtMatmulAlgoConfigAttributes_t,
+        buf: *const c_void,
+        sizeInBytes: usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoConfigSetAttribute(
+                            &l,
+                            algo,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoConfigSetAttribute(
-            algo,
-            attr,
-            buf,
-            sizeInBytes,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoConfigSetAttribute(
+                algo,
+                attr,
+                buf,
+                sizeInBytes,
+            )
+        })
+    }
+    unsafe { guarded(algo, attr, buf, sizeInBytes) }
 }
 ///`cublasLtMatmulAlgoConfigGetAttribute` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1501,32 +2324,47 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoConfigGetAttribute(
     sizeInBytes: usize,
     sizeWritten: *mut usize,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtMatmulAlgoConfigGetAttribute(
-                        &l,
-                        algo,
-                        attr,
-                        buf,
-                        sizeInBytes,
-                        sizeWritten,
-                    )
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtMatmulAlgoConfigGetAttribute)
+    {
+        return unsafe { __f(algo, attr, buf, sizeInBytes, sizeWritten) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        algo: *const cublasLtMatmulAlgo_t,
+        attr: cublasLtMatmulAlgoConfigAttributes_t,
+        buf: *mut c_void,
+        sizeInBytes: usize,
+        sizeWritten: *mut usize,
+    ) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtMatmulAlgoConfigGetAttribute(
+                            &l,
+                            algo,
+                            attr,
+                            buf,
+                            sizeInBytes,
+                            sizeWritten,
+                        )
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtMatmulAlgoConfigGetAttribute(
-            algo,
-            attr,
-            buf,
-            sizeInBytes,
-            sizeWritten,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtMatmulAlgoConfigGetAttribute(
+                algo,
+                attr,
+                buf,
+                sizeInBytes,
+                sizeWritten,
+            )
+        })
+    }
+    unsafe { guarded(algo, attr, buf, sizeInBytes, sizeWritten) }
 }
 ///`cublasLtLoggerSetCallback` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1534,35 +2372,51 @@ pub unsafe extern "C" fn cublasLtMatmulAlgoConfigGetAttribute(
 pub unsafe extern "C" fn cublasLtLoggerSetCallback(
     callback: cublasLtLoggerCallback_t,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerSetCallback(&l, callback)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerSetCallback) {
+        return unsafe { __f(callback) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(callback: cublasLtLoggerCallback_t) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerSetCallback(&l, callback)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cublaslt::cublasLtLoggerSetCallback(callback)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtLoggerSetCallback(callback)
+        })
+    }
+    unsafe { guarded(callback) }
 }
 ///`cublasLtLoggerSetFile` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtLoggerSetFile(file: *mut FILE) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerSetFile(&l, file)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerSetFile) {
+        return unsafe { __f(file) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(file: *mut FILE) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerSetFile(&l, file)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetFile(file) })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetFile(file) })
+    }
+    unsafe { guarded(file) }
 }
 ///`cublasLtLoggerOpenFile` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
@@ -1570,65 +2424,99 @@ pub unsafe extern "C" fn cublasLtLoggerSetFile(file: *mut FILE) -> cublasStatus_
 pub unsafe extern "C" fn cublasLtLoggerOpenFile(
     logFile: *const c_char,
 ) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerOpenFile(&l, logFile)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerOpenFile) {
+        return unsafe { __f(logFile) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(logFile: *const c_char) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerOpenFile(&l, logFile)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerOpenFile(logFile) })
+        crate::codes::member(unsafe {
+            anycuda::cublaslt::cublasLtLoggerOpenFile(logFile)
+        })
+    }
+    unsafe { guarded(logFile) }
 }
 ///`cublasLtLoggerSetLevel` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtLoggerSetLevel(level: c_int) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerSetLevel(&l, level)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerSetLevel) {
+        return unsafe { __f(level) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(level: c_int) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerSetLevel(&l, level)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetLevel(level) })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetLevel(level) })
+    }
+    unsafe { guarded(level) }
 }
 ///`cublasLtLoggerSetMask` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtLoggerSetMask(mask: c_int) -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerSetMask(&l, mask)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerSetMask) {
+        return unsafe { __f(mask) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(mask: c_int) -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerSetMask(&l, mask)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetMask(mask) })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerSetMask(mask) })
+    }
+    unsafe { guarded(mask) }
 }
 ///`cublasLtLoggerForceDisable` of the C ABI (libcublasLt.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cublasLtLoggerForceDisable() -> cublasStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as CublasLt>::cublasLtLoggerForceDisable(&l)
-                })
-            }
-            None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cublasLtLoggerForceDisable) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> cublasStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as CublasLt>::cublasLtLoggerForceDisable(&l)
+                    })
+                }
+                None => <cublasStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerForceDisable() })
+        crate::codes::member(unsafe { anycuda::cublaslt::cublasLtLoggerForceDisable() })
+    }
+    unsafe { guarded() }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libcublasLt.so.13` defines.
 pub static CUBLASLT_EXPORTS: &[&str] = &[

@@ -15,6 +15,20 @@
 )]
 use anycuda::cufft::*;
 use core::ffi::{c_int, c_longlong, c_void};
+static DIRECT: crate::direct::Direct<CufftTable> = crate::direct::Direct::new();
+/// NVIDIA's cuFFT when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static CufftTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`cufftPlan1d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -24,17 +38,32 @@ pub unsafe extern "C" fn cufftPlan1d(
     type_: cufftType,
     batch: c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftPlan1d(&l, plan, nx, type_, batch)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftPlan1d) {
+        return unsafe { __f(plan, nx, type_, batch) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: *mut cufftHandle,
+        nx: c_int,
+        type_: cufftType,
+        batch: c_int,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftPlan1d(&l, plan, nx, type_, batch)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftPlan1d(plan, nx, type_, batch) })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftPlan1d(plan, nx, type_, batch)
+        })
+    }
+    unsafe { guarded(plan, nx, type_, batch) }
 }
 ///`cufftPlan2d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -45,17 +74,30 @@ pub unsafe extern "C" fn cufftPlan2d(
     ny: c_int,
     type_: cufftType,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftPlan2d(&l, plan, nx, ny, type_)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftPlan2d) {
+        return unsafe { __f(plan, nx, ny, type_) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: *mut cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        type_: cufftType,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftPlan2d(&l, plan, nx, ny, type_)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftPlan2d(plan, nx, ny, type_) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftPlan2d(plan, nx, ny, type_) })
+    }
+    unsafe { guarded(plan, nx, ny, type_) }
 }
 ///`cufftPlan3d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -67,17 +109,33 @@ pub unsafe extern "C" fn cufftPlan3d(
     nz: c_int,
     type_: cufftType,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftPlan3d(&l, plan, nx, ny, nz, type_)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftPlan3d) {
+        return unsafe { __f(plan, nx, ny, nz, type_) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: *mut cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        nz: c_int,
+        type_: cufftType,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftPlan3d(&l, plan, nx, ny, nz, type_)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftPlan3d(plan, nx, ny, nz, type_) })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftPlan3d(plan, nx, ny, nz, type_)
+        })
+    }
+    unsafe { guarded(plan, nx, ny, nz, type_) }
 }
 ///`cufftPlanMany` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -95,31 +153,79 @@ pub unsafe extern "C" fn cufftPlanMany(
     type_: cufftType,
     batch: c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftPlanMany(
-                        &l,
-                        plan,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftPlanMany) {
+        return unsafe {
+            __f(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftPlanMany(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: *mut cufftHandle,
+        rank: c_int,
+        n: *mut c_int,
+        inembed: *mut c_int,
+        istride: c_int,
+        idist: c_int,
+        onembed: *mut c_int,
+        ostride: c_int,
+        odist: c_int,
+        type_: cufftType,
+        batch: c_int,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftPlanMany(
+                            &l,
+                            plan,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftPlanMany(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             plan,
             rank,
             n,
@@ -132,7 +238,7 @@ pub unsafe extern "C" fn cufftPlanMany(
             type_,
             batch,
         )
-    })
+    }
 }
 ///`cufftMakePlan1d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -144,26 +250,40 @@ pub unsafe extern "C" fn cufftMakePlan1d(
     batch: c_int,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftMakePlan1d(
-                        &l,
-                        plan,
-                        nx,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftMakePlan1d) {
+        return unsafe { __f(plan, nx, type_, batch, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        nx: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftMakePlan1d(
+                            &l,
+                            plan,
+                            nx,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftMakePlan1d(plan, nx, type_, batch, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftMakePlan1d(plan, nx, type_, batch, workSize)
+        })
+    }
+    unsafe { guarded(plan, nx, type_, batch, workSize) }
 }
 ///`cufftMakePlan2d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -175,26 +295,40 @@ pub unsafe extern "C" fn cufftMakePlan2d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftMakePlan2d(
-                        &l,
-                        plan,
-                        nx,
-                        ny,
-                        type_,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftMakePlan2d) {
+        return unsafe { __f(plan, nx, ny, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftMakePlan2d(
+                            &l,
+                            plan,
+                            nx,
+                            ny,
+                            type_,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftMakePlan2d(plan, nx, ny, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftMakePlan2d(plan, nx, ny, type_, workSize)
+        })
+    }
+    unsafe { guarded(plan, nx, ny, type_, workSize) }
 }
 ///`cufftMakePlan3d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -207,27 +341,42 @@ pub unsafe extern "C" fn cufftMakePlan3d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftMakePlan3d(
-                        &l,
-                        plan,
-                        nx,
-                        ny,
-                        nz,
-                        type_,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftMakePlan3d) {
+        return unsafe { __f(plan, nx, ny, nz, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        nz: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftMakePlan3d(
+                            &l,
+                            plan,
+                            nx,
+                            ny,
+                            nz,
+                            type_,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftMakePlan3d(plan, nx, ny, nz, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftMakePlan3d(plan, nx, ny, nz, type_, workSize)
+        })
+    }
+    unsafe { guarded(plan, nx, ny, nz, type_, workSize) }
 }
 ///`cufftMakePlanMany` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -246,32 +395,83 @@ pub unsafe extern "C" fn cufftMakePlanMany(
     batch: c_int,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftMakePlanMany(
-                        &l,
-                        plan,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftMakePlanMany) {
+        return unsafe {
+            __f(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftMakePlanMany(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        rank: c_int,
+        n: *mut c_int,
+        inembed: *mut c_int,
+        istride: c_int,
+        idist: c_int,
+        onembed: *mut c_int,
+        ostride: c_int,
+        odist: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftMakePlanMany(
+                            &l,
+                            plan,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftMakePlanMany(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             plan,
             rank,
             n,
@@ -285,7 +485,7 @@ pub unsafe extern "C" fn cufftMakePlanMany(
             batch,
             workSize,
         )
-    })
+    }
 }
 ///`cufftMakePlanMany64` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -304,32 +504,83 @@ pub unsafe extern "C" fn cufftMakePlanMany64(
     batch: c_longlong,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftMakePlanMany64(
-                        &l,
-                        plan,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftMakePlanMany64) {
+        return unsafe {
+            __f(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftMakePlanMany64(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        rank: c_int,
+        n: *mut c_longlong,
+        inembed: *mut c_longlong,
+        istride: c_longlong,
+        idist: c_longlong,
+        onembed: *mut c_longlong,
+        ostride: c_longlong,
+        odist: c_longlong,
+        type_: cufftType,
+        batch: c_longlong,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftMakePlanMany64(
+                            &l,
+                            plan,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftMakePlanMany64(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             plan,
             rank,
             n,
@@ -343,7 +594,7 @@ pub unsafe extern "C" fn cufftMakePlanMany64(
             batch,
             workSize,
         )
-    })
+    }
 }
 ///`cufftGetSizeMany64` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -362,32 +613,83 @@ pub unsafe extern "C" fn cufftGetSizeMany64(
     batch: c_longlong,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSizeMany64(
-                        &l,
-                        plan,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSizeMany64) {
+        return unsafe {
+            __f(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetSizeMany64(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        rank: c_int,
+        n: *mut c_longlong,
+        inembed: *mut c_longlong,
+        istride: c_longlong,
+        idist: c_longlong,
+        onembed: *mut c_longlong,
+        ostride: c_longlong,
+        odist: c_longlong,
+        type_: cufftType,
+        batch: c_longlong,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSizeMany64(
+                            &l,
+                            plan,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetSizeMany64(
+                plan,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             plan,
             rank,
             n,
@@ -401,7 +703,7 @@ pub unsafe extern "C" fn cufftGetSizeMany64(
             batch,
             workSize,
         )
-    })
+    }
 }
 ///`cufftEstimate1d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -412,19 +714,38 @@ pub unsafe extern "C" fn cufftEstimate1d(
     batch: c_int,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftEstimate1d(&l, nx, type_, batch, workSize)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftEstimate1d) {
+        return unsafe { __f(nx, type_, batch, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        nx: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftEstimate1d(
+                            &l,
+                            nx,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftEstimate1d(nx, type_, batch, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftEstimate1d(nx, type_, batch, workSize)
+        })
+    }
+    unsafe { guarded(nx, type_, batch, workSize) }
 }
 ///`cufftEstimate2d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -435,19 +756,32 @@ pub unsafe extern "C" fn cufftEstimate2d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftEstimate2d(&l, nx, ny, type_, workSize)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftEstimate2d) {
+        return unsafe { __f(nx, ny, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        nx: c_int,
+        ny: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftEstimate2d(&l, nx, ny, type_, workSize)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftEstimate2d(nx, ny, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftEstimate2d(nx, ny, type_, workSize)
+        })
+    }
+    unsafe { guarded(nx, ny, type_, workSize) }
 }
 ///`cufftEstimate3d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -459,19 +793,40 @@ pub unsafe extern "C" fn cufftEstimate3d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftEstimate3d(&l, nx, ny, nz, type_, workSize)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftEstimate3d) {
+        return unsafe { __f(nx, ny, nz, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        nx: c_int,
+        ny: c_int,
+        nz: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftEstimate3d(
+                            &l,
+                            nx,
+                            ny,
+                            nz,
+                            type_,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftEstimate3d(nx, ny, nz, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftEstimate3d(nx, ny, nz, type_, workSize)
+        })
+    }
+    unsafe { guarded(nx, ny, nz, type_, workSize) }
 }
 ///`cufftEstimateMany` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -489,31 +844,79 @@ pub unsafe extern "C" fn cufftEstimateMany(
     batch: c_int,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftEstimateMany(
-                        &l,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftEstimateMany) {
+        return unsafe {
+            __f(
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftEstimateMany(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        rank: c_int,
+        n: *mut c_int,
+        inembed: *mut c_int,
+        istride: c_int,
+        idist: c_int,
+        onembed: *mut c_int,
+        ostride: c_int,
+        odist: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftEstimateMany(
+                            &l,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftEstimateMany(
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workSize,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             rank,
             n,
             inembed,
@@ -526,23 +929,31 @@ pub unsafe extern "C" fn cufftEstimateMany(
             batch,
             workSize,
         )
-    })
+    }
 }
 ///`cufftCreate` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cufftCreate(handle: *mut cufftHandle) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftCreate(&l, handle)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftCreate) {
+        return unsafe { __f(handle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: *mut cufftHandle) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftCreate(&l, handle)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftCreate(handle) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftCreate(handle) })
+    }
+    unsafe { guarded(handle) }
 }
 ///`cufftGetSize1d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -554,26 +965,40 @@ pub unsafe extern "C" fn cufftGetSize1d(
     batch: c_int,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSize1d(
-                        &l,
-                        handle,
-                        nx,
-                        type_,
-                        batch,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSize1d) {
+        return unsafe { __f(handle, nx, type_, batch, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: cufftHandle,
+        nx: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSize1d(
+                            &l,
+                            handle,
+                            nx,
+                            type_,
+                            batch,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetSize1d(handle, nx, type_, batch, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetSize1d(handle, nx, type_, batch, workSize)
+        })
+    }
+    unsafe { guarded(handle, nx, type_, batch, workSize) }
 }
 ///`cufftGetSize2d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -585,26 +1010,40 @@ pub unsafe extern "C" fn cufftGetSize2d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSize2d(
-                        &l,
-                        handle,
-                        nx,
-                        ny,
-                        type_,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSize2d) {
+        return unsafe { __f(handle, nx, ny, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSize2d(
+                            &l,
+                            handle,
+                            nx,
+                            ny,
+                            type_,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetSize2d(handle, nx, ny, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetSize2d(handle, nx, ny, type_, workSize)
+        })
+    }
+    unsafe { guarded(handle, nx, ny, type_, workSize) }
 }
 ///`cufftGetSize3d` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -617,27 +1056,42 @@ pub unsafe extern "C" fn cufftGetSize3d(
     type_: cufftType,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSize3d(
-                        &l,
-                        handle,
-                        nx,
-                        ny,
-                        nz,
-                        type_,
-                        workSize,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSize3d) {
+        return unsafe { __f(handle, nx, ny, nz, type_, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: cufftHandle,
+        nx: c_int,
+        ny: c_int,
+        nz: c_int,
+        type_: cufftType,
+        workSize: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSize3d(
+                            &l,
+                            handle,
+                            nx,
+                            ny,
+                            nz,
+                            type_,
+                            workSize,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetSize3d(handle, nx, ny, nz, type_, workSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetSize3d(handle, nx, ny, nz, type_, workSize)
+        })
+    }
+    unsafe { guarded(handle, nx, ny, nz, type_, workSize) }
 }
 ///`cufftGetSizeMany` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -656,32 +1110,83 @@ pub unsafe extern "C" fn cufftGetSizeMany(
     batch: c_int,
     workArea: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSizeMany(
-                        &l,
-                        handle,
-                        rank,
-                        n,
-                        inembed,
-                        istride,
-                        idist,
-                        onembed,
-                        ostride,
-                        odist,
-                        type_,
-                        batch,
-                        workArea,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSizeMany) {
+        return unsafe {
+            __f(
+                handle,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workArea,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetSizeMany(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: cufftHandle,
+        rank: c_int,
+        n: *mut c_int,
+        inembed: *mut c_int,
+        istride: c_int,
+        idist: c_int,
+        onembed: *mut c_int,
+        ostride: c_int,
+        odist: c_int,
+        type_: cufftType,
+        batch: c_int,
+        workArea: *mut usize,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSizeMany(
+                            &l,
+                            handle,
+                            rank,
+                            n,
+                            inembed,
+                            istride,
+                            idist,
+                            onembed,
+                            ostride,
+                            odist,
+                            type_,
+                            batch,
+                            workArea,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetSizeMany(
+                handle,
+                rank,
+                n,
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                type_,
+                batch,
+                workArea,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             handle,
             rank,
             n,
@@ -695,7 +1200,7 @@ pub unsafe extern "C" fn cufftGetSizeMany(
             batch,
             workArea,
         )
-    })
+    }
 }
 ///`cufftGetSize` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -704,17 +1209,25 @@ pub unsafe extern "C" fn cufftGetSize(
     handle: cufftHandle,
     workSize: *mut usize,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetSize(&l, handle, workSize)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetSize) {
+        return unsafe { __f(handle, workSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: cufftHandle, workSize: *mut usize) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetSize(&l, handle, workSize)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftGetSize(handle, workSize) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftGetSize(handle, workSize) })
+    }
+    unsafe { guarded(handle, workSize) }
 }
 ///`cufftSetWorkArea` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -723,17 +1236,25 @@ pub unsafe extern "C" fn cufftSetWorkArea(
     plan: cufftHandle,
     workArea: *mut c_void,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftSetWorkArea(&l, plan, workArea)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftSetWorkArea) {
+        return unsafe { __f(plan, workArea) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(plan: cufftHandle, workArea: *mut c_void) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftSetWorkArea(&l, plan, workArea)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftSetWorkArea(plan, workArea) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftSetWorkArea(plan, workArea) })
+    }
+    unsafe { guarded(plan, workArea) }
 }
 ///`cufftSetAutoAllocation` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -742,19 +1263,31 @@ pub unsafe extern "C" fn cufftSetAutoAllocation(
     plan: cufftHandle,
     autoAllocate: c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftSetAutoAllocation(&l, plan, autoAllocate)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftSetAutoAllocation) {
+        return unsafe { __f(plan, autoAllocate) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(plan: cufftHandle, autoAllocate: c_int) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftSetAutoAllocation(
+                            &l,
+                            plan,
+                            autoAllocate,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftSetAutoAllocation(plan, autoAllocate)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftSetAutoAllocation(plan, autoAllocate)
+        })
+    }
+    unsafe { guarded(plan, autoAllocate) }
 }
 ///`cufftExecC2C` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -765,19 +1298,38 @@ pub unsafe extern "C" fn cufftExecC2C(
     odata: *mut cufftComplex,
     direction: c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecC2C(&l, plan, idata, odata, direction)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecC2C) {
+        return unsafe { __f(plan, idata, odata, direction) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftComplex,
+        odata: *mut cufftComplex,
+        direction: c_int,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecC2C(
+                            &l,
+                            plan,
+                            idata,
+                            odata,
+                            direction,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftExecC2C(plan, idata, odata, direction)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftExecC2C(plan, idata, odata, direction)
+        })
+    }
+    unsafe { guarded(plan, idata, odata, direction) }
 }
 ///`cufftExecR2C` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -787,17 +1339,29 @@ pub unsafe extern "C" fn cufftExecR2C(
     idata: *mut cufftReal,
     odata: *mut cufftComplex,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecR2C(&l, plan, idata, odata)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecR2C) {
+        return unsafe { __f(plan, idata, odata) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftReal,
+        odata: *mut cufftComplex,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecR2C(&l, plan, idata, odata)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftExecR2C(plan, idata, odata) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftExecR2C(plan, idata, odata) })
+    }
+    unsafe { guarded(plan, idata, odata) }
 }
 ///`cufftExecC2R` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -807,17 +1371,29 @@ pub unsafe extern "C" fn cufftExecC2R(
     idata: *mut cufftComplex,
     odata: *mut cufftReal,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecC2R(&l, plan, idata, odata)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecC2R) {
+        return unsafe { __f(plan, idata, odata) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftComplex,
+        odata: *mut cufftReal,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecC2R(&l, plan, idata, odata)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftExecC2R(plan, idata, odata) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftExecC2R(plan, idata, odata) })
+    }
+    unsafe { guarded(plan, idata, odata) }
 }
 ///`cufftExecZ2Z` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -828,19 +1404,38 @@ pub unsafe extern "C" fn cufftExecZ2Z(
     odata: *mut cufftDoubleComplex,
     direction: c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecZ2Z(&l, plan, idata, odata, direction)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecZ2Z) {
+        return unsafe { __f(plan, idata, odata, direction) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftDoubleComplex,
+        odata: *mut cufftDoubleComplex,
+        direction: c_int,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecZ2Z(
+                            &l,
+                            plan,
+                            idata,
+                            odata,
+                            direction,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftExecZ2Z(plan, idata, odata, direction)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftExecZ2Z(plan, idata, odata, direction)
+        })
+    }
+    unsafe { guarded(plan, idata, odata, direction) }
 }
 ///`cufftExecD2Z` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -850,17 +1445,29 @@ pub unsafe extern "C" fn cufftExecD2Z(
     idata: *mut cufftDoubleReal,
     odata: *mut cufftDoubleComplex,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecD2Z(&l, plan, idata, odata)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecD2Z) {
+        return unsafe { __f(plan, idata, odata) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftDoubleReal,
+        odata: *mut cufftDoubleComplex,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecD2Z(&l, plan, idata, odata)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftExecD2Z(plan, idata, odata) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftExecD2Z(plan, idata, odata) })
+    }
+    unsafe { guarded(plan, idata, odata) }
 }
 ///`cufftExecZ2D` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -870,17 +1477,29 @@ pub unsafe extern "C" fn cufftExecZ2D(
     idata: *mut cufftDoubleComplex,
     odata: *mut cufftDoubleReal,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftExecZ2D(&l, plan, idata, odata)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftExecZ2D) {
+        return unsafe { __f(plan, idata, odata) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        idata: *mut cufftDoubleComplex,
+        odata: *mut cufftDoubleReal,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftExecZ2D(&l, plan, idata, odata)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftExecZ2D(plan, idata, odata) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftExecZ2D(plan, idata, odata) })
+    }
+    unsafe { guarded(plan, idata, odata) }
 }
 ///`cufftSetStream` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -889,49 +1508,73 @@ pub unsafe extern "C" fn cufftSetStream(
     plan: cufftHandle,
     stream: cudaStream_t,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftSetStream(&l, plan, stream)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftSetStream) {
+        return unsafe { __f(plan, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(plan: cufftHandle, stream: cudaStream_t) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftSetStream(&l, plan, stream)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftSetStream(plan, stream) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftSetStream(plan, stream) })
+    }
+    unsafe { guarded(plan, stream) }
 }
 ///`cufftDestroy` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cufftDestroy(plan: cufftHandle) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftDestroy(&l, plan)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftDestroy) {
+        return unsafe { __f(plan) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(plan: cufftHandle) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftDestroy(&l, plan)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftDestroy(plan) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftDestroy(plan) })
+    }
+    unsafe { guarded(plan) }
 }
 ///`cufftGetVersion` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cufftGetVersion(version: *mut c_int) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetVersion(&l, version)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetVersion) {
+        return unsafe { __f(version) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(version: *mut c_int) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetVersion(&l, version)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftGetVersion(version) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftGetVersion(version) })
+    }
+    unsafe { guarded(version) }
 }
 ///`cufftGetProperty` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -940,17 +1583,25 @@ pub unsafe extern "C" fn cufftGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetProperty(&l, type_, value)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetProperty) {
+        return unsafe { __f(type_, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(type_: libraryPropertyType, value: *mut c_int) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetProperty(&l, type_, value)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::cufft::cufftGetProperty(type_, value) })
+        crate::codes::member(unsafe { anycuda::cufft::cufftGetProperty(type_, value) })
+    }
+    unsafe { guarded(type_, value) }
 }
 ///`cufftSetPlanPropertyInt64` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -960,24 +1611,36 @@ pub unsafe extern "C" fn cufftSetPlanPropertyInt64(
     property: cufftProperty,
     inputValueInt: c_longlong,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftSetPlanPropertyInt64(
-                        &l,
-                        plan,
-                        property,
-                        inputValueInt,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftSetPlanPropertyInt64) {
+        return unsafe { __f(plan, property, inputValueInt) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        property: cufftProperty,
+        inputValueInt: c_longlong,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftSetPlanPropertyInt64(
+                            &l,
+                            plan,
+                            property,
+                            inputValueInt,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftSetPlanPropertyInt64(plan, property, inputValueInt)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftSetPlanPropertyInt64(plan, property, inputValueInt)
+        })
+    }
+    unsafe { guarded(plan, property, inputValueInt) }
 }
 ///`cufftGetPlanPropertyInt64` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -987,24 +1650,36 @@ pub unsafe extern "C" fn cufftGetPlanPropertyInt64(
     property: cufftProperty,
     returnPtrValue: *mut c_longlong,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftGetPlanPropertyInt64(
-                        &l,
-                        plan,
-                        property,
-                        returnPtrValue,
-                    )
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftGetPlanPropertyInt64) {
+        return unsafe { __f(plan, property, returnPtrValue) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        plan: cufftHandle,
+        property: cufftProperty,
+        returnPtrValue: *mut c_longlong,
+    ) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftGetPlanPropertyInt64(
+                            &l,
+                            plan,
+                            property,
+                            returnPtrValue,
+                        )
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftGetPlanPropertyInt64(plan, property, returnPtrValue)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftGetPlanPropertyInt64(plan, property, returnPtrValue)
+        })
+    }
+    unsafe { guarded(plan, property, returnPtrValue) }
 }
 ///`cufftResetPlanProperty` of the C ABI (libcufft.so.12's name).
 #[no_mangle]
@@ -1013,19 +1688,27 @@ pub unsafe extern "C" fn cufftResetPlanProperty(
     plan: cufftHandle,
     property: cufftProperty,
 ) -> cufftResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Cufft>::cufftResetPlanProperty(&l, plan, property)
-                })
-            }
-            None => <cufftResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.cufftResetPlanProperty) {
+        return unsafe { __f(plan, property) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(plan: cufftHandle, property: cufftProperty) -> cufftResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Cufft>::cufftResetPlanProperty(&l, plan, property)
+                    })
+                }
+                None => <cufftResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::cufft::cufftResetPlanProperty(plan, property)
-    })
+        crate::codes::member(unsafe {
+            anycuda::cufft::cufftResetPlanProperty(plan, property)
+        })
+    }
+    unsafe { guarded(plan, property) }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libcufft.so.12` defines.
 pub static CUFFT_EXPORTS: &[&str] = &[

@@ -15,6 +15,20 @@
 )]
 use anycuda::curand::*;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
+static DIRECT: crate::direct::Direct<CurandTable> = crate::direct::Direct::new();
+/// NVIDIA's cuRAND when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static CurandTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`curandCreateGenerator` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -22,19 +36,34 @@ pub unsafe extern "C" fn curandCreateGenerator(
     generator: *mut curandGenerator_t,
     rng_type: curandRngType_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandCreateGenerator(&l, generator, rng_type)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandCreateGenerator) {
+        return unsafe { __f(generator, rng_type) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: *mut curandGenerator_t,
+        rng_type: curandRngType_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandCreateGenerator(
+                            &l,
+                            generator,
+                            rng_type,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandCreateGenerator(generator, rng_type)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandCreateGenerator(generator, rng_type)
+        })
+    }
+    unsafe { guarded(generator, rng_type) }
 }
 ///`curandCreateGeneratorHost` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -43,23 +72,34 @@ pub unsafe extern "C" fn curandCreateGeneratorHost(
     generator: *mut curandGenerator_t,
     rng_type: curandRngType_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandCreateGeneratorHost(
-                        &l,
-                        generator,
-                        rng_type,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandCreateGeneratorHost) {
+        return unsafe { __f(generator, rng_type) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: *mut curandGenerator_t,
+        rng_type: curandRngType_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandCreateGeneratorHost(
+                            &l,
+                            generator,
+                            rng_type,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandCreateGeneratorHost(generator, rng_type)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandCreateGeneratorHost(generator, rng_type)
+        })
+    }
+    unsafe { guarded(generator, rng_type) }
 }
 ///`curandDestroyGenerator` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -67,33 +107,51 @@ pub unsafe extern "C" fn curandCreateGeneratorHost(
 pub unsafe extern "C" fn curandDestroyGenerator(
     generator: curandGenerator_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandDestroyGenerator(&l, generator)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandDestroyGenerator) {
+        return unsafe { __f(generator) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(generator: curandGenerator_t) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandDestroyGenerator(&l, generator)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::curand::curandDestroyGenerator(generator) })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandDestroyGenerator(generator)
+        })
+    }
+    unsafe { guarded(generator) }
 }
 ///`curandGetVersion` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn curandGetVersion(version: *mut c_int) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetVersion(&l, version)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetVersion) {
+        return unsafe { __f(version) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(version: *mut c_int) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetVersion(&l, version)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::curand::curandGetVersion(version) })
+        crate::codes::member(unsafe { anycuda::curand::curandGetVersion(version) })
+    }
+    unsafe { guarded(version) }
 }
 ///`curandGetProperty` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -102,17 +160,25 @@ pub unsafe extern "C" fn curandGetProperty(
     type_: libraryPropertyType,
     value: *mut c_int,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetProperty(&l, type_, value)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetProperty) {
+        return unsafe { __f(type_, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(type_: libraryPropertyType, value: *mut c_int) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetProperty(&l, type_, value)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::curand::curandGetProperty(type_, value) })
+        crate::codes::member(unsafe { anycuda::curand::curandGetProperty(type_, value) })
+    }
+    unsafe { guarded(type_, value) }
 }
 ///`curandSetStream` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -121,17 +187,30 @@ pub unsafe extern "C" fn curandSetStream(
     generator: curandGenerator_t,
     stream: cudaStream_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandSetStream(&l, generator, stream)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandSetStream) {
+        return unsafe { __f(generator, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        stream: cudaStream_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandSetStream(&l, generator, stream)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::curand::curandSetStream(generator, stream) })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandSetStream(generator, stream)
+        })
+    }
+    unsafe { guarded(generator, stream) }
 }
 ///`curandSetPseudoRandomGeneratorSeed` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -140,23 +219,34 @@ pub unsafe extern "C" fn curandSetPseudoRandomGeneratorSeed(
     generator: curandGenerator_t,
     seed: c_ulonglong,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandSetPseudoRandomGeneratorSeed(
-                        &l,
-                        generator,
-                        seed,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandSetPseudoRandomGeneratorSeed) {
+        return unsafe { __f(generator, seed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        seed: c_ulonglong,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandSetPseudoRandomGeneratorSeed(
+                            &l,
+                            generator,
+                            seed,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandSetPseudoRandomGeneratorSeed(generator, seed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandSetPseudoRandomGeneratorSeed(generator, seed)
+        })
+    }
+    unsafe { guarded(generator, seed) }
 }
 ///`curandSetGeneratorOffset` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -165,19 +255,34 @@ pub unsafe extern "C" fn curandSetGeneratorOffset(
     generator: curandGenerator_t,
     offset: c_ulonglong,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandSetGeneratorOffset(&l, generator, offset)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandSetGeneratorOffset) {
+        return unsafe { __f(generator, offset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        offset: c_ulonglong,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandSetGeneratorOffset(
+                            &l,
+                            generator,
+                            offset,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandSetGeneratorOffset(generator, offset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandSetGeneratorOffset(generator, offset)
+        })
+    }
+    unsafe { guarded(generator, offset) }
 }
 ///`curandSetGeneratorOrdering` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -186,19 +291,34 @@ pub unsafe extern "C" fn curandSetGeneratorOrdering(
     generator: curandGenerator_t,
     order: curandOrdering_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandSetGeneratorOrdering(&l, generator, order)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandSetGeneratorOrdering) {
+        return unsafe { __f(generator, order) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        order: curandOrdering_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandSetGeneratorOrdering(
+                            &l,
+                            generator,
+                            order,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandSetGeneratorOrdering(generator, order)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandSetGeneratorOrdering(generator, order)
+        })
+    }
+    unsafe { guarded(generator, order) }
 }
 ///`curandSetQuasiRandomGeneratorDimensions` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -207,26 +327,39 @@ pub unsafe extern "C" fn curandSetQuasiRandomGeneratorDimensions(
     generator: curandGenerator_t,
     num_dimensions: c_uint,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandSetQuasiRandomGeneratorDimensions(
-                        &l,
-                        generator,
-                        num_dimensions,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.curandSetQuasiRandomGeneratorDimensions)
+    {
+        return unsafe { __f(generator, num_dimensions) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        num_dimensions: c_uint,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandSetQuasiRandomGeneratorDimensions(
+                            &l,
+                            generator,
+                            num_dimensions,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandSetQuasiRandomGeneratorDimensions(
-            generator,
-            num_dimensions,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandSetQuasiRandomGeneratorDimensions(
+                generator,
+                num_dimensions,
+            )
+        })
+    }
+    unsafe { guarded(generator, num_dimensions) }
 }
 ///`curandGenerate` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -236,19 +369,36 @@ pub unsafe extern "C" fn curandGenerate(
     outputPtr: *mut c_uint,
     num: usize,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerate(&l, generator, outputPtr, num)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerate) {
+        return unsafe { __f(generator, outputPtr, num) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut c_uint,
+        num: usize,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerate(
+                            &l,
+                            generator,
+                            outputPtr,
+                            num,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerate(generator, outputPtr, num)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerate(generator, outputPtr, num)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, num) }
 }
 ///`curandGenerateLongLong` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -258,24 +408,36 @@ pub unsafe extern "C" fn curandGenerateLongLong(
     outputPtr: *mut c_ulonglong,
     num: usize,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateLongLong(
-                        &l,
-                        generator,
-                        outputPtr,
-                        num,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateLongLong) {
+        return unsafe { __f(generator, outputPtr, num) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut c_ulonglong,
+        num: usize,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateLongLong(
+                            &l,
+                            generator,
+                            outputPtr,
+                            num,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateLongLong(generator, outputPtr, num)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateLongLong(generator, outputPtr, num)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, num) }
 }
 ///`curandGenerateUniform` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -285,24 +447,36 @@ pub unsafe extern "C" fn curandGenerateUniform(
     outputPtr: *mut f32,
     num: usize,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateUniform(
-                        &l,
-                        generator,
-                        outputPtr,
-                        num,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateUniform) {
+        return unsafe { __f(generator, outputPtr, num) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f32,
+        num: usize,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateUniform(
+                            &l,
+                            generator,
+                            outputPtr,
+                            num,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateUniform(generator, outputPtr, num)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateUniform(generator, outputPtr, num)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, num) }
 }
 ///`curandGenerateUniformDouble` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -312,24 +486,36 @@ pub unsafe extern "C" fn curandGenerateUniformDouble(
     outputPtr: *mut f64,
     num: usize,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateUniformDouble(
-                        &l,
-                        generator,
-                        outputPtr,
-                        num,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateUniformDouble) {
+        return unsafe { __f(generator, outputPtr, num) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f64,
+        num: usize,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateUniformDouble(
+                            &l,
+                            generator,
+                            outputPtr,
+                            num,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateUniformDouble(generator, outputPtr, num)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateUniformDouble(generator, outputPtr, num)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, num) }
 }
 ///`curandGenerateNormal` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -341,26 +527,40 @@ pub unsafe extern "C" fn curandGenerateNormal(
     mean: f32,
     stddev: f32,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateNormal(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        mean,
-                        stddev,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateNormal) {
+        return unsafe { __f(generator, outputPtr, n, mean, stddev) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f32,
+        n: usize,
+        mean: f32,
+        stddev: f32,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateNormal(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            mean,
+                            stddev,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateNormal(generator, outputPtr, n, mean, stddev)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateNormal(generator, outputPtr, n, mean, stddev)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, mean, stddev) }
 }
 ///`curandGenerateNormalDouble` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -372,32 +572,46 @@ pub unsafe extern "C" fn curandGenerateNormalDouble(
     mean: f64,
     stddev: f64,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateNormalDouble(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        mean,
-                        stddev,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateNormalDouble) {
+        return unsafe { __f(generator, outputPtr, n, mean, stddev) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f64,
+        n: usize,
+        mean: f64,
+        stddev: f64,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateNormalDouble(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            mean,
+                            stddev,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateNormalDouble(
-            generator,
-            outputPtr,
-            n,
-            mean,
-            stddev,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateNormalDouble(
+                generator,
+                outputPtr,
+                n,
+                mean,
+                stddev,
+            )
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, mean, stddev) }
 }
 ///`curandGenerateLogNormal` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -409,26 +623,46 @@ pub unsafe extern "C" fn curandGenerateLogNormal(
     mean: f32,
     stddev: f32,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateLogNormal(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        mean,
-                        stddev,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateLogNormal) {
+        return unsafe { __f(generator, outputPtr, n, mean, stddev) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f32,
+        n: usize,
+        mean: f32,
+        stddev: f32,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateLogNormal(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            mean,
+                            stddev,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateLogNormal(generator, outputPtr, n, mean, stddev)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateLogNormal(
+                generator,
+                outputPtr,
+                n,
+                mean,
+                stddev,
+            )
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, mean, stddev) }
 }
 ///`curandGenerateLogNormalDouble` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -440,32 +674,46 @@ pub unsafe extern "C" fn curandGenerateLogNormalDouble(
     mean: f64,
     stddev: f64,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateLogNormalDouble(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        mean,
-                        stddev,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateLogNormalDouble) {
+        return unsafe { __f(generator, outputPtr, n, mean, stddev) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut f64,
+        n: usize,
+        mean: f64,
+        stddev: f64,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateLogNormalDouble(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            mean,
+                            stddev,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGenerateLogNormalDouble(
-            generator,
-            outputPtr,
-            n,
-            mean,
-            stddev,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGenerateLogNormalDouble(
+                generator,
+                outputPtr,
+                n,
+                mean,
+                stddev,
+            )
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, mean, stddev) }
 }
 ///`curandCreatePoissonDistribution` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -474,23 +722,37 @@ pub unsafe extern "C" fn curandCreatePoissonDistribution(
     lambda: f64,
     discrete_distribution: *mut curandDiscreteDistribution_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandCreatePoissonDistribution(
-                        &l,
-                        lambda,
-                        discrete_distribution,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandCreatePoissonDistribution) {
+        return unsafe { __f(lambda, discrete_distribution) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        lambda: f64,
+        discrete_distribution: *mut curandDiscreteDistribution_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandCreatePoissonDistribution(
+                            &l,
+                            lambda,
+                            discrete_distribution,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandCreatePoissonDistribution(lambda, discrete_distribution)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandCreatePoissonDistribution(
+                lambda,
+                discrete_distribution,
+            )
+        })
+    }
+    unsafe { guarded(lambda, discrete_distribution) }
 }
 ///`curandDestroyDistribution` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -498,22 +760,32 @@ pub unsafe extern "C" fn curandCreatePoissonDistribution(
 pub unsafe extern "C" fn curandDestroyDistribution(
     discrete_distribution: curandDiscreteDistribution_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandDestroyDistribution(
-                        &l,
-                        discrete_distribution,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandDestroyDistribution) {
+        return unsafe { __f(discrete_distribution) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        discrete_distribution: curandDiscreteDistribution_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandDestroyDistribution(
+                            &l,
+                            discrete_distribution,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandDestroyDistribution(discrete_distribution)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandDestroyDistribution(discrete_distribution)
+        })
+    }
+    unsafe { guarded(discrete_distribution) }
 }
 ///`curandGeneratePoisson` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -524,25 +796,38 @@ pub unsafe extern "C" fn curandGeneratePoisson(
     n: usize,
     lambda: f64,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGeneratePoisson(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        lambda,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGeneratePoisson) {
+        return unsafe { __f(generator, outputPtr, n, lambda) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut c_uint,
+        n: usize,
+        lambda: f64,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGeneratePoisson(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            lambda,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGeneratePoisson(generator, outputPtr, n, lambda)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGeneratePoisson(generator, outputPtr, n, lambda)
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, lambda) }
 }
 ///`curandGeneratePoissonMethod` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -554,32 +839,46 @@ pub unsafe extern "C" fn curandGeneratePoissonMethod(
     lambda: f64,
     method: curandMethod_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGeneratePoissonMethod(
-                        &l,
-                        generator,
-                        outputPtr,
-                        n,
-                        lambda,
-                        method,
-                    )
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGeneratePoissonMethod) {
+        return unsafe { __f(generator, outputPtr, n, lambda, method) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        generator: curandGenerator_t,
+        outputPtr: *mut c_uint,
+        n: usize,
+        lambda: f64,
+        method: curandMethod_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGeneratePoissonMethod(
+                            &l,
+                            generator,
+                            outputPtr,
+                            n,
+                            lambda,
+                            method,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGeneratePoissonMethod(
-            generator,
-            outputPtr,
-            n,
-            lambda,
-            method,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGeneratePoissonMethod(
+                generator,
+                outputPtr,
+                n,
+                lambda,
+                method,
+            )
+        })
+    }
+    unsafe { guarded(generator, outputPtr, n, lambda, method) }
 }
 ///`curandGenerateSeeds` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -587,17 +886,25 @@ pub unsafe extern "C" fn curandGeneratePoissonMethod(
 pub unsafe extern "C" fn curandGenerateSeeds(
     generator: curandGenerator_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGenerateSeeds(&l, generator)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGenerateSeeds) {
+        return unsafe { __f(generator) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(generator: curandGenerator_t) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGenerateSeeds(&l, generator)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::curand::curandGenerateSeeds(generator) })
+        crate::codes::member(unsafe { anycuda::curand::curandGenerateSeeds(generator) })
+    }
+    unsafe { guarded(generator) }
 }
 ///`curandGetDirectionVectors32` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -606,19 +913,34 @@ pub unsafe extern "C" fn curandGetDirectionVectors32(
     vectors: *mut *mut curandDirectionVectors32_t,
     set: curandDirectionVectorSet_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetDirectionVectors32(&l, vectors, set)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetDirectionVectors32) {
+        return unsafe { __f(vectors, set) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vectors: *mut *mut curandDirectionVectors32_t,
+        set: curandDirectionVectorSet_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetDirectionVectors32(
+                            &l,
+                            vectors,
+                            set,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGetDirectionVectors32(vectors, set)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGetDirectionVectors32(vectors, set)
+        })
+    }
+    unsafe { guarded(vectors, set) }
 }
 ///`curandGetScrambleConstants32` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -626,19 +948,27 @@ pub unsafe extern "C" fn curandGetDirectionVectors32(
 pub unsafe extern "C" fn curandGetScrambleConstants32(
     constants: *mut *mut c_uint,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetScrambleConstants32(&l, constants)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetScrambleConstants32) {
+        return unsafe { __f(constants) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(constants: *mut *mut c_uint) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetScrambleConstants32(&l, constants)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGetScrambleConstants32(constants)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGetScrambleConstants32(constants)
+        })
+    }
+    unsafe { guarded(constants) }
 }
 ///`curandGetDirectionVectors64` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -647,19 +977,34 @@ pub unsafe extern "C" fn curandGetDirectionVectors64(
     vectors: *mut *mut curandDirectionVectors64_t,
     set: curandDirectionVectorSet_t,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetDirectionVectors64(&l, vectors, set)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetDirectionVectors64) {
+        return unsafe { __f(vectors, set) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vectors: *mut *mut curandDirectionVectors64_t,
+        set: curandDirectionVectorSet_t,
+    ) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetDirectionVectors64(
+                            &l,
+                            vectors,
+                            set,
+                        )
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGetDirectionVectors64(vectors, set)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGetDirectionVectors64(vectors, set)
+        })
+    }
+    unsafe { guarded(vectors, set) }
 }
 ///`curandGetScrambleConstants64` of the C ABI (libcurand.so.10's name).
 #[no_mangle]
@@ -667,19 +1012,27 @@ pub unsafe extern "C" fn curandGetDirectionVectors64(
 pub unsafe extern "C" fn curandGetScrambleConstants64(
     constants: *mut *mut c_ulonglong,
 ) -> curandStatus_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Curand>::curandGetScrambleConstants64(&l, constants)
-                })
-            }
-            None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.curandGetScrambleConstants64) {
+        return unsafe { __f(constants) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(constants: *mut *mut c_ulonglong) -> curandStatus_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Curand>::curandGetScrambleConstants64(&l, constants)
+                    })
+                }
+                None => <curandStatus_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::curand::curandGetScrambleConstants64(constants)
-    })
+        crate::codes::member(unsafe {
+            anycuda::curand::curandGetScrambleConstants64(constants)
+        })
+    }
+    unsafe { guarded(constants) }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libcurand.so.10` defines.
 pub static CURAND_EXPORTS: &[&str] = &[

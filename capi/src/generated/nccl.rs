@@ -15,6 +15,20 @@
 )]
 use anycuda::nccl::*;
 use core::ffi::{c_char, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
+static DIRECT: crate::direct::Direct<NcclTable> = crate::direct::Direct::new();
+/// NVIDIA's NCCL when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static NcclTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`ncclMemAlloc` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -22,63 +36,97 @@ pub unsafe extern "C" fn ncclMemAlloc(
     ptr: *mut *mut c_void,
     size: usize,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclMemAlloc(&l, ptr, size)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclMemAlloc) {
+        return unsafe { __f(ptr, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(ptr: *mut *mut c_void, size: usize) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclMemAlloc(&l, ptr, size)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclMemAlloc(ptr, size) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclMemAlloc(ptr, size) })
+    }
+    unsafe { guarded(ptr, size) }
 }
 ///`ncclMemFree` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclMemFree(ptr: *mut c_void) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe { <Library as Nccl>::ncclMemFree(&l, ptr) })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclMemFree) {
+        return unsafe { __f(ptr) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(ptr: *mut c_void) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclMemFree(&l, ptr)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclMemFree(ptr) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclMemFree(ptr) })
+    }
+    unsafe { guarded(ptr) }
 }
 ///`ncclGetVersion` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGetVersion(version: *mut c_int) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclGetVersion(&l, version)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGetVersion) {
+        return unsafe { __f(version) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(version: *mut c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGetVersion(&l, version)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclGetVersion(version) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclGetVersion(version) })
+    }
+    unsafe { guarded(version) }
 }
 ///`ncclGetUniqueId` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGetUniqueId(uniqueId: *mut ncclUniqueId) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclGetUniqueId(&l, uniqueId)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGetUniqueId) {
+        return unsafe { __f(uniqueId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(uniqueId: *mut ncclUniqueId) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGetUniqueId(&l, uniqueId)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclGetUniqueId(uniqueId) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclGetUniqueId(uniqueId) })
+    }
+    unsafe { guarded(uniqueId) }
 }
 ///`ncclCommInitRankConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -90,26 +138,40 @@ pub unsafe extern "C" fn ncclCommInitRankConfig(
     rank: c_int,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommInitRankConfig(
-                        &l,
-                        comm,
-                        nranks,
-                        commId,
-                        rank,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommInitRankConfig) {
+        return unsafe { __f(comm, nranks, commId, rank, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: *mut ncclComm_t,
+        nranks: c_int,
+        commId: ncclUniqueId,
+        rank: c_int,
+        config: *mut ncclConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommInitRankConfig(
+                            &l,
+                            comm,
+                            nranks,
+                            commId,
+                            rank,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommInitRankConfig(comm, nranks, commId, rank, config)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommInitRankConfig(comm, nranks, commId, rank, config)
+        })
+    }
+    unsafe { guarded(comm, nranks, commId, rank, config) }
 }
 ///`ncclCommInitRank` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -120,19 +182,38 @@ pub unsafe extern "C" fn ncclCommInitRank(
     commId: ncclUniqueId,
     rank: c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommInitRank(&l, comm, nranks, commId, rank)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommInitRank) {
+        return unsafe { __f(comm, nranks, commId, rank) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: *mut ncclComm_t,
+        nranks: c_int,
+        commId: ncclUniqueId,
+        rank: c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommInitRank(
+                            &l,
+                            comm,
+                            nranks,
+                            commId,
+                            rank,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommInitRank(comm, nranks, commId, rank)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommInitRank(comm, nranks, commId, rank)
+        })
+    }
+    unsafe { guarded(comm, nranks, commId, rank) }
 }
 ///`ncclCommInitAll` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -142,65 +223,103 @@ pub unsafe extern "C" fn ncclCommInitAll(
     ndev: c_int,
     devlist: *const c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommInitAll(&l, comm, ndev, devlist)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommInitAll) {
+        return unsafe { __f(comm, ndev, devlist) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: *mut ncclComm_t,
+        ndev: c_int,
+        devlist: *const c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommInitAll(&l, comm, ndev, devlist)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommInitAll(comm, ndev, devlist) })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommInitAll(comm, ndev, devlist)
+        })
+    }
+    unsafe { guarded(comm, ndev, devlist) }
 }
 ///`ncclCommFinalize` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommFinalize(&l, comm)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommFinalize) {
+        return unsafe { __f(comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommFinalize(&l, comm)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommFinalize(comm) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommFinalize(comm) })
+    }
+    unsafe { guarded(comm) }
 }
 ///`ncclCommDestroy` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommDestroy(&l, comm)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommDestroy) {
+        return unsafe { __f(comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommDestroy(&l, comm)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommDestroy(comm) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommDestroy(comm) })
+    }
+    unsafe { guarded(comm) }
 }
 ///`ncclCommAbort` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommAbort(&l, comm)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommAbort) {
+        return unsafe { __f(comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommAbort(&l, comm)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommAbort(comm) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommAbort(comm) })
+    }
+    unsafe { guarded(comm) }
 }
 ///`ncclCommRevoke` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -209,17 +328,25 @@ pub unsafe extern "C" fn ncclCommRevoke(
     comm: ncclComm_t,
     revokeFlags: c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommRevoke(&l, comm, revokeFlags)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommRevoke) {
+        return unsafe { __f(comm, revokeFlags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, revokeFlags: c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommRevoke(&l, comm, revokeFlags)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommRevoke(comm, revokeFlags) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommRevoke(comm, revokeFlags) })
+    }
+    unsafe { guarded(comm, revokeFlags) }
 }
 ///`ncclCommSplit` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -231,26 +358,40 @@ pub unsafe extern "C" fn ncclCommSplit(
     newcomm: *mut ncclComm_t,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommSplit(
-                        &l,
-                        comm,
-                        color,
-                        key,
-                        newcomm,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommSplit) {
+        return unsafe { __f(comm, color, key, newcomm, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        color: c_int,
+        key: c_int,
+        newcomm: *mut ncclComm_t,
+        config: *mut ncclConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommSplit(
+                            &l,
+                            comm,
+                            color,
+                            key,
+                            newcomm,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommSplit(comm, color, key, newcomm, config)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommSplit(comm, color, key, newcomm, config)
+        })
+    }
+    unsafe { guarded(comm, color, key, newcomm, config) }
 }
 ///`ncclCommShrink` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -263,34 +404,53 @@ pub unsafe extern "C" fn ncclCommShrink(
     config: *mut ncclConfig_t,
     shrinkFlags: c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommShrink(
-                        &l,
-                        comm,
-                        excludeRanksList,
-                        excludeRanksCount,
-                        newcomm,
-                        config,
-                        shrinkFlags,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommShrink) {
+        return unsafe {
+            __f(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommShrink(
-            comm,
-            excludeRanksList,
-            excludeRanksCount,
-            newcomm,
-            config,
-            shrinkFlags,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        excludeRanksList: *mut c_int,
+        excludeRanksCount: c_int,
+        newcomm: *mut ncclComm_t,
+        config: *mut ncclConfig_t,
+        shrinkFlags: c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommShrink(
+                            &l,
+                            comm,
+                            excludeRanksList,
+                            excludeRanksCount,
+                            newcomm,
+                            config,
+                            shrinkFlags,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommShrink(
+                comm,
+                excludeRanksList,
+                excludeRanksCount,
+                newcomm,
+                config,
+                shrinkFlags,
+            )
+        })
+    }
+    unsafe {
+        guarded(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags)
+    }
 }
 ///`ncclCommGetUniqueId` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -299,17 +459,27 @@ pub unsafe extern "C" fn ncclCommGetUniqueId(
     comm: ncclComm_t,
     uniqueId: *mut ncclUniqueId,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommGetUniqueId(&l, comm, uniqueId)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommGetUniqueId) {
+        return unsafe { __f(comm, uniqueId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, uniqueId: *mut ncclUniqueId) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommGetUniqueId(&l, comm, uniqueId)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommGetUniqueId(comm, uniqueId) })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommGetUniqueId(comm, uniqueId)
+        })
+    }
+    unsafe { guarded(comm, uniqueId) }
 }
 ///`ncclCommGrow` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -322,27 +492,42 @@ pub unsafe extern "C" fn ncclCommGrow(
     newcomm: *mut ncclComm_t,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommGrow(
-                        &l,
-                        comm,
-                        nRanks,
-                        uniqueId,
-                        rank,
-                        newcomm,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommGrow) {
+        return unsafe { __f(comm, nRanks, uniqueId, rank, newcomm, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        nRanks: c_int,
+        uniqueId: *const ncclUniqueId,
+        rank: c_int,
+        newcomm: *mut ncclComm_t,
+        config: *mut ncclConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommGrow(
+                            &l,
+                            comm,
+                            nRanks,
+                            uniqueId,
+                            rank,
+                            newcomm,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config)
+        })
+    }
+    unsafe { guarded(comm, nRanks, uniqueId, rank, newcomm, config) }
 }
 ///`ncclCommInitRankScalable` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -355,58 +540,89 @@ pub unsafe extern "C" fn ncclCommInitRankScalable(
     commIds: *mut ncclUniqueId,
     config: *mut ncclConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommInitRankScalable(
-                        &l,
-                        newcomm,
-                        nranks,
-                        myrank,
-                        nId,
-                        commIds,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommInitRankScalable) {
+        return unsafe { __f(newcomm, nranks, myrank, nId, commIds, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        newcomm: *mut ncclComm_t,
+        nranks: c_int,
+        myrank: c_int,
+        nId: c_int,
+        commIds: *mut ncclUniqueId,
+        config: *mut ncclConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommInitRankScalable(
+                            &l,
+                            newcomm,
+                            nranks,
+                            myrank,
+                            nId,
+                            commIds,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommInitRankScalable(
-            newcomm,
-            nranks,
-            myrank,
-            nId,
-            commIds,
-            config,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommInitRankScalable(
+                newcomm,
+                nranks,
+                myrank,
+                nId,
+                commIds,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(newcomm, nranks, myrank, nId, commIds, config) }
 }
 ///`ncclGetErrorString` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGetErrorString(result: ncclResult_t) -> *const c_char {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as Nccl>::ncclGetErrorString(&l, result) }
-            None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGetErrorString) {
+        return unsafe { __f(result) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(result: ncclResult_t) -> *const c_char {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as Nccl>::ncclGetErrorString(&l, result) }
+                None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+            };
         };
-    };
-    unsafe { anycuda::nccl::ncclGetErrorString(result) }
+        unsafe { anycuda::nccl::ncclGetErrorString(result) }
+    }
+    unsafe { guarded(result) }
 }
 ///`ncclGetLastError` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGetLastError(comm: ncclComm_t) -> *const c_char {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as Nccl>::ncclGetLastError(&l, comm) }
-            None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGetLastError) {
+        return unsafe { __f(comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t) -> *const c_char {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as Nccl>::ncclGetLastError(&l, comm) }
+                None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+            };
         };
-    };
-    unsafe { anycuda::nccl::ncclGetLastError(comm) }
+        unsafe { anycuda::nccl::ncclGetLastError(comm) }
+    }
+    unsafe { guarded(comm) }
 }
 ///`ncclCommGetAsyncError` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -415,19 +631,27 @@ pub unsafe extern "C" fn ncclCommGetAsyncError(
     comm: ncclComm_t,
     asyncError: *mut ncclResult_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommGetAsyncError(&l, comm, asyncError)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommGetAsyncError) {
+        return unsafe { __f(comm, asyncError) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, asyncError: *mut ncclResult_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommGetAsyncError(&l, comm, asyncError)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommGetAsyncError(comm, asyncError)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommGetAsyncError(comm, asyncError)
+        })
+    }
+    unsafe { guarded(comm, asyncError) }
 }
 ///`ncclCommCount` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -436,17 +660,25 @@ pub unsafe extern "C" fn ncclCommCount(
     comm: ncclComm_t,
     count: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommCount(&l, comm, count)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommCount) {
+        return unsafe { __f(comm, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, count: *mut c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommCount(&l, comm, count)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommCount(comm, count) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommCount(comm, count) })
+    }
+    unsafe { guarded(comm, count) }
 }
 ///`ncclCommCuDevice` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -455,17 +687,25 @@ pub unsafe extern "C" fn ncclCommCuDevice(
     comm: ncclComm_t,
     device: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommCuDevice(&l, comm, device)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommCuDevice) {
+        return unsafe { __f(comm, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, device: *mut c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommCuDevice(&l, comm, device)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommCuDevice(comm, device) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommCuDevice(comm, device) })
+    }
+    unsafe { guarded(comm, device) }
 }
 ///`ncclCommUserRank` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -474,17 +714,25 @@ pub unsafe extern "C" fn ncclCommUserRank(
     comm: ncclComm_t,
     rank: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommUserRank(&l, comm, rank)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommUserRank) {
+        return unsafe { __f(comm, rank) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, rank: *mut c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommUserRank(&l, comm, rank)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommUserRank(comm, rank) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommUserRank(comm, rank) })
+    }
+    unsafe { guarded(comm, rank) }
 }
 ///`ncclCommRegister` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -495,19 +743,32 @@ pub unsafe extern "C" fn ncclCommRegister(
     size: usize,
     handle: *mut *mut c_void,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommRegister(&l, comm, buff, size, handle)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommRegister) {
+        return unsafe { __f(comm, buff, size, handle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        buff: *mut c_void,
+        size: usize,
+        handle: *mut *mut c_void,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommRegister(&l, comm, buff, size, handle)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommRegister(comm, buff, size, handle)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommRegister(comm, buff, size, handle)
+        })
+    }
+    unsafe { guarded(comm, buff, size, handle) }
 }
 ///`ncclCommDeregister` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -516,17 +777,25 @@ pub unsafe extern "C" fn ncclCommDeregister(
     comm: ncclComm_t,
     handle: *mut c_void,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommDeregister(&l, comm, handle)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommDeregister) {
+        return unsafe { __f(comm, handle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, handle: *mut c_void) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommDeregister(&l, comm, handle)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommDeregister(comm, handle) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommDeregister(comm, handle) })
+    }
+    unsafe { guarded(comm, handle) }
 }
 ///`ncclCommSuspend` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -535,33 +804,49 @@ pub unsafe extern "C" fn ncclCommSuspend(
     comm: ncclComm_t,
     flags: c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommSuspend(&l, comm, flags)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommSuspend) {
+        return unsafe { __f(comm, flags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, flags: c_int) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommSuspend(&l, comm, flags)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommSuspend(comm, flags) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommSuspend(comm, flags) })
+    }
+    unsafe { guarded(comm, flags) }
 }
 ///`ncclCommResume` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclCommResume(comm: ncclComm_t) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommResume(&l, comm)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommResume) {
+        return unsafe { __f(comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommResume(&l, comm)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommResume(comm) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclCommResume(comm) })
+    }
+    unsafe { guarded(comm) }
 }
 ///`ncclCommMemStats` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -571,17 +856,31 @@ pub unsafe extern "C" fn ncclCommMemStats(
     stat: ncclCommMemStat_t,
     value: *mut u64,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommMemStats(&l, comm, stat, value)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommMemStats) {
+        return unsafe { __f(comm, stat, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        stat: ncclCommMemStat_t,
+        value: *mut u64,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommMemStats(&l, comm, stat, value)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommMemStats(comm, stat, value) })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommMemStats(comm, stat, value)
+        })
+    }
+    unsafe { guarded(comm, stat, value) }
 }
 ///`ncclCommWindowRegister` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -593,26 +892,40 @@ pub unsafe extern "C" fn ncclCommWindowRegister(
     win: *mut ncclWindow_t,
     winFlags: c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommWindowRegister(
-                        &l,
-                        comm,
-                        buff,
-                        size,
-                        win,
-                        winFlags,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommWindowRegister) {
+        return unsafe { __f(comm, buff, size, win, winFlags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        buff: *mut c_void,
+        size: usize,
+        win: *mut ncclWindow_t,
+        winFlags: c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommWindowRegister(
+                            &l,
+                            comm,
+                            buff,
+                            size,
+                            win,
+                            winFlags,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclCommWindowRegister(comm, buff, size, win, winFlags)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommWindowRegister(comm, buff, size, win, winFlags)
+        })
+    }
+    unsafe { guarded(comm, buff, size, win, winFlags) }
 }
 ///`ncclCommWindowDeregister` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -621,17 +934,27 @@ pub unsafe extern "C" fn ncclCommWindowDeregister(
     comm: ncclComm_t,
     win: ncclWindow_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclCommWindowDeregister(&l, comm, win)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclCommWindowDeregister) {
+        return unsafe { __f(comm, win) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(comm: ncclComm_t, win: ncclWindow_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclCommWindowDeregister(&l, comm, win)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclCommWindowDeregister(comm, win) })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclCommWindowDeregister(comm, win)
+        })
+    }
+    unsafe { guarded(comm, win) }
 }
 ///`ncclWinGetUserPtr` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -641,19 +964,31 @@ pub unsafe extern "C" fn ncclWinGetUserPtr(
     win: ncclWindow_t,
     outUserPtr: *mut *mut c_void,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclWinGetUserPtr(&l, comm, win, outUserPtr)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclWinGetUserPtr) {
+        return unsafe { __f(comm, win, outUserPtr) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        comm: ncclComm_t,
+        win: ncclWindow_t,
+        outUserPtr: *mut *mut c_void,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclWinGetUserPtr(&l, comm, win, outUserPtr)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclWinGetUserPtr(comm, win, outUserPtr)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclWinGetUserPtr(comm, win, outUserPtr)
+        })
+    }
+    unsafe { guarded(comm, win, outUserPtr) }
 }
 ///`ncclRedOpCreatePreMulSum` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -665,26 +1000,46 @@ pub unsafe extern "C" fn ncclRedOpCreatePreMulSum(
     residence: ncclScalarResidence_t,
     comm: ncclComm_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclRedOpCreatePreMulSum(
-                        &l,
-                        op,
-                        scalar,
-                        datatype,
-                        residence,
-                        comm,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclRedOpCreatePreMulSum) {
+        return unsafe { __f(op, scalar, datatype, residence, comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        op: *mut ncclRedOp_t,
+        scalar: *mut c_void,
+        datatype: ncclDataType_t,
+        residence: ncclScalarResidence_t,
+        comm: ncclComm_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclRedOpCreatePreMulSum(
+                            &l,
+                            op,
+                            scalar,
+                            datatype,
+                            residence,
+                            comm,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclRedOpCreatePreMulSum(
+                op,
+                scalar,
+                datatype,
+                residence,
+                comm,
+            )
+        })
+    }
+    unsafe { guarded(op, scalar, datatype, residence, comm) }
 }
 ///`ncclRedOpDestroy` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -693,17 +1048,25 @@ pub unsafe extern "C" fn ncclRedOpDestroy(
     op: ncclRedOp_t,
     comm: ncclComm_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclRedOpDestroy(&l, op, comm)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclRedOpDestroy) {
+        return unsafe { __f(op, comm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(op: ncclRedOp_t, comm: ncclComm_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclRedOpDestroy(&l, op, comm)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclRedOpDestroy(op, comm) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclRedOpDestroy(op, comm) })
+    }
+    unsafe { guarded(op, comm) }
 }
 ///`ncclReduce` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -718,38 +1081,57 @@ pub unsafe extern "C" fn ncclReduce(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclReduce(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        op,
-                        root,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclReduce) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, op, root, comm, stream)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclReduce(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            op,
-            root,
-            comm,
-            stream,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclReduce(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            op,
+                            root,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclReduce(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                op,
+                root,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, op, root, comm, stream) }
 }
 ///`ncclBcast` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -762,27 +1144,42 @@ pub unsafe extern "C" fn ncclBcast(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclBcast(
-                        &l,
-                        buff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclBcast) {
+        return unsafe { __f(buff, count, datatype, root, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        buff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclBcast(
+                            &l,
+                            buff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclBcast(buff, count, datatype, root, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclBcast(buff, count, datatype, root, comm, stream)
+        })
+    }
+    unsafe { guarded(buff, count, datatype, root, comm, stream) }
 }
 ///`ncclBroadcast` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -796,36 +1193,52 @@ pub unsafe extern "C" fn ncclBroadcast(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclBroadcast(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclBroadcast) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, root, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclBroadcast(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclBroadcast(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclBroadcast(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream) }
 }
 ///`ncclAllReduce` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -839,36 +1252,52 @@ pub unsafe extern "C" fn ncclAllReduce(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAllReduce(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        op,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAllReduce) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, op, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAllReduce(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            op,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAllReduce(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            op,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAllReduce(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                op,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, op, comm, stream) }
 }
 ///`ncclReduceScatter` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -882,36 +1311,52 @@ pub unsafe extern "C" fn ncclReduceScatter(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclReduceScatter(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        recvcount,
-                        datatype,
-                        op,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclReduceScatter) {
+        return unsafe { __f(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        recvcount: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclReduceScatter(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            recvcount,
+                            datatype,
+                            op,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclReduceScatter(
-            sendbuff,
-            recvbuff,
-            recvcount,
-            datatype,
-            op,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclReduceScatter(
+                sendbuff,
+                recvbuff,
+                recvcount,
+                datatype,
+                op,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) }
 }
 ///`ncclAllGather` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -924,34 +1369,49 @@ pub unsafe extern "C" fn ncclAllGather(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAllGather(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        sendcount,
-                        datatype,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAllGather) {
+        return unsafe { __f(sendbuff, recvbuff, sendcount, datatype, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        sendcount: usize,
+        datatype: ncclDataType_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAllGather(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            sendcount,
+                            datatype,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAllGather(
-            sendbuff,
-            recvbuff,
-            sendcount,
-            datatype,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAllGather(
+                sendbuff,
+                recvbuff,
+                sendcount,
+                datatype,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, sendcount, datatype, comm, stream) }
 }
 ///`ncclAlltoAll` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -964,27 +1424,49 @@ pub unsafe extern "C" fn ncclAlltoAll(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAlltoAll(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAlltoAll) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAlltoAll(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAlltoAll(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, comm, stream) }
 }
 ///`ncclGather` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -998,36 +1480,52 @@ pub unsafe extern "C" fn ncclGather(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclGather(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGather) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, root, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGather(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclGather(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclGather(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream) }
 }
 ///`ncclScatter` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1041,36 +1539,52 @@ pub unsafe extern "C" fn ncclScatter(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclScatter(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclScatter) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, root, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclScatter(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclScatter(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclScatter(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream) }
 }
 ///`ncclAllReduceConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1085,38 +1599,57 @@ pub unsafe extern "C" fn ncclAllReduceConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAllReduceConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        op,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAllReduceConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, op, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAllReduceConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            op,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAllReduceConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            op,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAllReduceConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                op,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, op, comm, stream, config) }
 }
 ///`ncclBroadcastConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1131,38 +1664,57 @@ pub unsafe extern "C" fn ncclBroadcastConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclBroadcastConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclBroadcastConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, root, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclBroadcastConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclBroadcastConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclBroadcastConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream, config) }
 }
 ///`ncclReduceConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1178,40 +1730,62 @@ pub unsafe extern "C" fn ncclReduceConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclReduceConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        op,
-                        root,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclReduceConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclReduceConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            op,
-            root,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclReduceConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            op,
+                            root,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclReduceConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                op,
+                root,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe {
+        guarded(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config)
+    }
 }
 ///`ncclAllGatherConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1225,36 +1799,54 @@ pub unsafe extern "C" fn ncclAllGatherConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAllGatherConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        sendcount,
-                        datatype,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAllGatherConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, sendcount, datatype, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAllGatherConfig(
-            sendbuff,
-            recvbuff,
-            sendcount,
-            datatype,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        sendcount: usize,
+        datatype: ncclDataType_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAllGatherConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            sendcount,
+                            datatype,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAllGatherConfig(
+                sendbuff,
+                recvbuff,
+                sendcount,
+                datatype,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, sendcount, datatype, comm, stream, config) }
 }
 ///`ncclReduceScatterConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1269,38 +1861,57 @@ pub unsafe extern "C" fn ncclReduceScatterConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclReduceScatterConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        recvcount,
-                        datatype,
-                        op,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclReduceScatterConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclReduceScatterConfig(
-            sendbuff,
-            recvbuff,
-            recvcount,
-            datatype,
-            op,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        recvcount: usize,
+        datatype: ncclDataType_t,
+        op: ncclRedOp_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclReduceScatterConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            recvcount,
+                            datatype,
+                            op,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclReduceScatterConfig(
+                sendbuff,
+                recvbuff,
+                recvcount,
+                datatype,
+                op,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config) }
 }
 ///`ncclAlltoAllConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1314,36 +1925,52 @@ pub unsafe extern "C" fn ncclAlltoAllConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclAlltoAllConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclAlltoAllConfig) {
+        return unsafe { __f(sendbuff, recvbuff, count, datatype, comm, stream, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclAlltoAllConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclAlltoAllConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            comm,
-            stream,
-            config,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclAlltoAllConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, comm, stream, config) }
 }
 ///`ncclGatherConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1358,38 +1985,57 @@ pub unsafe extern "C" fn ncclGatherConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclGatherConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGatherConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, root, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclGatherConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGatherConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclGatherConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream, config) }
 }
 ///`ncclScatterConfig` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1404,38 +2050,57 @@ pub unsafe extern "C" fn ncclScatterConfig(
     stream: cudaStream_t,
     config: *const ncclCollConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclScatterConfig(
-                        &l,
-                        sendbuff,
-                        recvbuff,
-                        count,
-                        datatype,
-                        root,
-                        comm,
-                        stream,
-                        config,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclScatterConfig) {
+        return unsafe {
+            __f(sendbuff, recvbuff, count, datatype, root, comm, stream, config)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclScatterConfig(
-            sendbuff,
-            recvbuff,
-            count,
-            datatype,
-            root,
-            comm,
-            stream,
-            config,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        root: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+        config: *const ncclCollConfig_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclScatterConfig(
+                            &l,
+                            sendbuff,
+                            recvbuff,
+                            count,
+                            datatype,
+                            root,
+                            comm,
+                            stream,
+                            config,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclScatterConfig(
+                sendbuff,
+                recvbuff,
+                count,
+                datatype,
+                root,
+                comm,
+                stream,
+                config,
+            )
+        })
+    }
+    unsafe { guarded(sendbuff, recvbuff, count, datatype, root, comm, stream, config) }
 }
 ///`ncclSend` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1448,27 +2113,42 @@ pub unsafe extern "C" fn ncclSend(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclSend(
-                        &l,
-                        sendbuff,
-                        count,
-                        datatype,
-                        peer,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclSend) {
+        return unsafe { __f(sendbuff, count, datatype, peer, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        sendbuff: *const c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        peer: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclSend(
+                            &l,
+                            sendbuff,
+                            count,
+                            datatype,
+                            peer,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclSend(sendbuff, count, datatype, peer, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclSend(sendbuff, count, datatype, peer, comm, stream)
+        })
+    }
+    unsafe { guarded(sendbuff, count, datatype, peer, comm, stream) }
 }
 ///`ncclRecv` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1481,27 +2161,42 @@ pub unsafe extern "C" fn ncclRecv(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclRecv(
-                        &l,
-                        recvbuff,
-                        count,
-                        datatype,
-                        peer,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclRecv) {
+        return unsafe { __f(recvbuff, count, datatype, peer, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        recvbuff: *mut c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        peer: c_int,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclRecv(
+                            &l,
+                            recvbuff,
+                            count,
+                            datatype,
+                            peer,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclRecv(recvbuff, count, datatype, peer, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclRecv(recvbuff, count, datatype, peer, comm, stream)
+        })
+    }
+    unsafe { guarded(recvbuff, count, datatype, peer, comm, stream) }
 }
 ///`ncclPutSignal` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1519,31 +2214,79 @@ pub unsafe extern "C" fn ncclPutSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclPutSignal(
-                        &l,
-                        localbuff,
-                        count,
-                        datatype,
-                        peer,
-                        peerWin,
-                        peerWinOffset,
-                        sigIdx,
-                        ctx,
-                        flags,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclPutSignal) {
+        return unsafe {
+            __f(
+                localbuff,
+                count,
+                datatype,
+                peer,
+                peerWin,
+                peerWinOffset,
+                sigIdx,
+                ctx,
+                flags,
+                comm,
+                stream,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclPutSignal(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        localbuff: *const c_void,
+        count: usize,
+        datatype: ncclDataType_t,
+        peer: c_int,
+        peerWin: ncclWindow_t,
+        peerWinOffset: usize,
+        sigIdx: c_int,
+        ctx: c_int,
+        flags: c_uint,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclPutSignal(
+                            &l,
+                            localbuff,
+                            count,
+                            datatype,
+                            peer,
+                            peerWin,
+                            peerWinOffset,
+                            sigIdx,
+                            ctx,
+                            flags,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclPutSignal(
+                localbuff,
+                count,
+                datatype,
+                peer,
+                peerWin,
+                peerWinOffset,
+                sigIdx,
+                ctx,
+                flags,
+                comm,
+                stream,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             localbuff,
             count,
             datatype,
@@ -1556,7 +2299,7 @@ pub unsafe extern "C" fn ncclPutSignal(
             comm,
             stream,
         )
-    })
+    }
 }
 ///`ncclSignal` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1569,27 +2312,42 @@ pub unsafe extern "C" fn ncclSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclSignal(
-                        &l,
-                        peer,
-                        sigIdx,
-                        ctx,
-                        flags,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclSignal) {
+        return unsafe { __f(peer, sigIdx, ctx, flags, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        peer: c_int,
+        sigIdx: c_int,
+        ctx: c_int,
+        flags: c_uint,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclSignal(
+                            &l,
+                            peer,
+                            sigIdx,
+                            ctx,
+                            flags,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclSignal(peer, sigIdx, ctx, flags, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclSignal(peer, sigIdx, ctx, flags, comm, stream)
+        })
+    }
+    unsafe { guarded(peer, sigIdx, ctx, flags, comm, stream) }
 }
 ///`ncclWaitSignal` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1600,53 +2358,84 @@ pub unsafe extern "C" fn ncclWaitSignal(
     comm: ncclComm_t,
     stream: cudaStream_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclWaitSignal(
-                        &l,
-                        nDesc,
-                        signalDescs,
-                        comm,
-                        stream,
-                    )
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclWaitSignal) {
+        return unsafe { __f(nDesc, signalDescs, comm, stream) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        nDesc: c_int,
+        signalDescs: *mut ncclWaitSignalDesc_t,
+        comm: ncclComm_t,
+        stream: cudaStream_t,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclWaitSignal(
+                            &l,
+                            nDesc,
+                            signalDescs,
+                            comm,
+                            stream,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclWaitSignal(nDesc, signalDescs, comm, stream)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclWaitSignal(nDesc, signalDescs, comm, stream)
+        })
+    }
+    unsafe { guarded(nDesc, signalDescs, comm, stream) }
 }
 ///`ncclGroupStart` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGroupStart() -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe { <Library as Nccl>::ncclGroupStart(&l) })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGroupStart) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGroupStart(&l)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclGroupStart() })
+        crate::codes::member(unsafe { anycuda::nccl::ncclGroupStart() })
+    }
+    unsafe { guarded() }
 }
 ///`ncclGroupEnd` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclGroupEnd() -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe { <Library as Nccl>::ncclGroupEnd(&l) })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGroupEnd) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe { <Library as Nccl>::ncclGroupEnd(&l) })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclGroupEnd() })
+        crate::codes::member(unsafe { anycuda::nccl::ncclGroupEnd() })
+    }
+    unsafe { guarded() }
 }
 ///`ncclGroupSimulateEnd` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1654,17 +2443,25 @@ pub unsafe extern "C" fn ncclGroupEnd() -> ncclResult_t {
 pub unsafe extern "C" fn ncclGroupSimulateEnd(
     simInfo: *mut ncclSimInfo_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclGroupSimulateEnd(&l, simInfo)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclGroupSimulateEnd) {
+        return unsafe { __f(simInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(simInfo: *mut ncclSimInfo_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclGroupSimulateEnd(&l, simInfo)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclGroupSimulateEnd(simInfo) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclGroupSimulateEnd(simInfo) })
+    }
+    unsafe { guarded(simInfo) }
 }
 ///`ncclSetEncryption` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1672,17 +2469,25 @@ pub unsafe extern "C" fn ncclGroupSimulateEnd(
 pub unsafe extern "C" fn ncclSetEncryption(
     config: *const ncclEncryptionConfig_t,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclSetEncryption(&l, config)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclSetEncryption) {
+        return unsafe { __f(config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(config: *const ncclEncryptionConfig_t) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclSetEncryption(&l, config)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclSetEncryption(config) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclSetEncryption(config) })
+    }
+    unsafe { guarded(config) }
 }
 ///`ncclParamBind` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1691,17 +2496,25 @@ pub unsafe extern "C" fn ncclParamBind(
     out: *mut ncclParamHandle_t,
     key: *const c_char,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamBind(&l, out, key)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamBind) {
+        return unsafe { __f(out, key) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(out: *mut ncclParamHandle_t, key: *const c_char) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamBind(&l, out, key)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamBind(out, key) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamBind(out, key) })
+    }
+    unsafe { guarded(out, key) }
 }
 ///`ncclParamGetI8` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1710,17 +2523,25 @@ pub unsafe extern "C" fn ncclParamGetI8(
     h: ncclParamHandle_t,
     out: *mut i8,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetI8(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetI8) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut i8) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetI8(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI8(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI8(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetI16` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1729,17 +2550,25 @@ pub unsafe extern "C" fn ncclParamGetI16(
     h: ncclParamHandle_t,
     out: *mut i16,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetI16(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetI16) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut i16) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetI16(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI16(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI16(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetI32` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1748,17 +2577,25 @@ pub unsafe extern "C" fn ncclParamGetI32(
     h: ncclParamHandle_t,
     out: *mut i32,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetI32(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetI32) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut i32) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetI32(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI32(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI32(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetI64` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1767,17 +2604,25 @@ pub unsafe extern "C" fn ncclParamGetI64(
     h: ncclParamHandle_t,
     out: *mut i64,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetI64(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetI64) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut i64) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetI64(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI64(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetI64(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetU8` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1786,17 +2631,25 @@ pub unsafe extern "C" fn ncclParamGetU8(
     h: ncclParamHandle_t,
     out: *mut u8,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetU8(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetU8) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut u8) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetU8(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU8(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU8(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetU16` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1805,17 +2658,25 @@ pub unsafe extern "C" fn ncclParamGetU16(
     h: ncclParamHandle_t,
     out: *mut u16,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetU16(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetU16) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut u16) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetU16(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU16(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU16(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetU32` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1824,17 +2685,25 @@ pub unsafe extern "C" fn ncclParamGetU32(
     h: ncclParamHandle_t,
     out: *mut u32,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetU32(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetU32) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut u32) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetU32(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU32(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU32(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetU64` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1843,17 +2712,25 @@ pub unsafe extern "C" fn ncclParamGetU64(
     h: ncclParamHandle_t,
     out: *mut u64,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetU64(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetU64) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut u64) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetU64(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU64(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetU64(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGetStr` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1862,17 +2739,25 @@ pub unsafe extern "C" fn ncclParamGetStr(
     h: ncclParamHandle_t,
     out: *mut *const c_char,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetStr(&l, h, out)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetStr) {
+        return unsafe { __f(h, out) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(h: ncclParamHandle_t, out: *mut *const c_char) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetStr(&l, h, out)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGetStr(h, out) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGetStr(h, out) })
+    }
+    unsafe { guarded(h, out) }
 }
 ///`ncclParamGet` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1883,17 +2768,30 @@ pub unsafe extern "C" fn ncclParamGet(
     maxLen: c_int,
     len: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGet(&l, h, out, maxLen, len)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGet) {
+        return unsafe { __f(h, out, maxLen, len) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        h: ncclParamHandle_t,
+        out: *mut c_void,
+        maxLen: c_int,
+        len: *mut c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGet(&l, h, out, maxLen, len)
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nccl::ncclParamGet(h, out, maxLen, len) })
+        crate::codes::member(unsafe { anycuda::nccl::ncclParamGet(h, out, maxLen, len) })
+    }
+    unsafe { guarded(h, out, maxLen, len) }
 }
 ///`ncclParamGetParameter` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1903,19 +2801,36 @@ pub unsafe extern "C" fn ncclParamGetParameter(
     value: *mut *const c_char,
     valueLen: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetParameter(&l, key, value, valueLen)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetParameter) {
+        return unsafe { __f(key, value, valueLen) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        key: *const c_char,
+        value: *mut *const c_char,
+        valueLen: *mut c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetParameter(
+                            &l,
+                            key,
+                            value,
+                            valueLen,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclParamGetParameter(key, value, valueLen)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclParamGetParameter(key, value, valueLen)
+        })
+    }
+    unsafe { guarded(key, value, valueLen) }
 }
 ///`ncclParamGetAllParameterKeys` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
@@ -1924,31 +2839,54 @@ pub unsafe extern "C" fn ncclParamGetAllParameterKeys(
     table: *mut *mut *const c_char,
     tableLen: *mut c_int,
 ) -> ncclResult_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nccl>::ncclParamGetAllParameterKeys(&l, table, tableLen)
-                })
-            }
-            None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamGetAllParameterKeys) {
+        return unsafe { __f(table, tableLen) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        table: *mut *mut *const c_char,
+        tableLen: *mut c_int,
+    ) -> ncclResult_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nccl>::ncclParamGetAllParameterKeys(
+                            &l,
+                            table,
+                            tableLen,
+                        )
+                    })
+                }
+                None => <ncclResult_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nccl::ncclParamGetAllParameterKeys(table, tableLen)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nccl::ncclParamGetAllParameterKeys(table, tableLen)
+        })
+    }
+    unsafe { guarded(table, tableLen) }
 }
 ///`ncclParamDumpAll` of the C ABI (libnccl.so.2's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn ncclParamDumpAll() {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as Nccl>::ncclParamDumpAll(&l) }
-            None => {}
+    if let Some(__f) = direct().and_then(|__t| __t.ncclParamDumpAll) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as Nccl>::ncclParamDumpAll(&l) }
+                None => {}
+            };
         };
-    };
-    unsafe { anycuda::nccl::ncclParamDumpAll() }
+        unsafe { anycuda::nccl::ncclParamDumpAll() }
+    }
+    unsafe { guarded() }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libnccl.so.2` defines.
 pub static NCCL_EXPORTS: &[&str] = &[

@@ -15,6 +15,20 @@
 )]
 use anycuda::nvjitlink::*;
 use core::ffi::{c_char, c_int, c_uint, c_void};
+static DIRECT: crate::direct::Direct<NvJitLinkTable> = crate::direct::Direct::new();
+/// NVIDIA's nvJitLink when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static NvJitLinkTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`nvJitLinkCreate` of the C ABI (libnvJitLink.so.13's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -23,24 +37,36 @@ pub unsafe extern "C" fn nvJitLinkCreate(
     numOptions: u32,
     options: *mut *const c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkCreate(
-                        &l,
-                        handle,
-                        numOptions,
-                        options,
-                    )
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkCreate) {
+        return unsafe { __f(handle, numOptions, options) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: *mut nvJitLinkHandle,
+        numOptions: u32,
+        options: *mut *const c_char,
+    ) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkCreate(
+                            &l,
+                            handle,
+                            numOptions,
+                            options,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkCreate(handle, numOptions, options)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkCreate(handle, numOptions, options)
+        })
+    }
+    unsafe { guarded(handle, numOptions, options) }
 }
 ///`__nvJitLinkCreate_13_0`: `nvJitLinkCreate` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -108,17 +134,25 @@ pub unsafe extern "C" fn __nvJitLinkCreate_13_5(
 pub unsafe extern "C" fn nvJitLinkDestroy(
     handle: *mut nvJitLinkHandle,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkDestroy(&l, handle)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkDestroy) {
+        return unsafe { __f(handle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkDestroy(&l, handle)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkDestroy(handle) })
+        crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkDestroy(handle) })
+    }
+    unsafe { guarded(handle) }
 }
 ///`__nvJitLinkDestroy_13_0`: `nvJitLinkDestroy` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -178,26 +212,40 @@ pub unsafe extern "C" fn nvJitLinkAddData(
     size: usize,
     name: *const c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkAddData(
-                        &l,
-                        handle,
-                        inputType,
-                        data,
-                        size,
-                        name,
-                    )
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkAddData) {
+        return unsafe { __f(handle, inputType, data, size, name) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: nvJitLinkHandle,
+        inputType: nvJitLinkInputType,
+        data: *const c_void,
+        size: usize,
+        name: *const c_char,
+    ) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkAddData(
+                            &l,
+                            handle,
+                            inputType,
+                            data,
+                            size,
+                            name,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkAddData(handle, inputType, data, size, name)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkAddData(handle, inputType, data, size, name)
+        })
+    }
+    unsafe { guarded(handle, inputType, data, size, name) }
 }
 ///`__nvJitLinkAddData_13_0`: `nvJitLinkAddData` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -279,24 +327,36 @@ pub unsafe extern "C" fn nvJitLinkAddFile(
     inputType: nvJitLinkInputType,
     fileName: *const c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkAddFile(
-                        &l,
-                        handle,
-                        inputType,
-                        fileName,
-                    )
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkAddFile) {
+        return unsafe { __f(handle, inputType, fileName) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        handle: nvJitLinkHandle,
+        inputType: nvJitLinkInputType,
+        fileName: *const c_char,
+    ) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkAddFile(
+                            &l,
+                            handle,
+                            inputType,
+                            fileName,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkAddFile(handle, inputType, fileName)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkAddFile(handle, inputType, fileName)
+        })
+    }
+    unsafe { guarded(handle, inputType, fileName) }
 }
 ///`__nvJitLinkAddFile_13_0`: `nvJitLinkAddFile` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -362,17 +422,25 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_13_5(
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkComplete(&l, handle)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkComplete) {
+        return unsafe { __f(handle) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkComplete(&l, handle)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkComplete(handle) })
+        crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkComplete(handle) })
+    }
+    unsafe { guarded(handle) }
 }
 ///`__nvJitLinkComplete_13_0`: `nvJitLinkComplete` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -429,19 +497,31 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedCubinSize(&l, handle, size)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetLinkedCubinSize) {
+        return unsafe { __f(handle, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetLinkedCubinSize(
+                            &l,
+                            handle,
+                            size,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedCubinSize(handle, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetLinkedCubinSize(handle, size)
+        })
+    }
+    unsafe { guarded(handle, size) }
 }
 ///`__nvJitLinkGetLinkedCubinSize_13_0`: `nvJitLinkGetLinkedCubinSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -504,19 +584,31 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(
     handle: nvJitLinkHandle,
     cubin: *mut c_void,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedCubin(&l, handle, cubin)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetLinkedCubin) {
+        return unsafe { __f(handle, cubin) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetLinkedCubin(
+                            &l,
+                            handle,
+                            cubin,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedCubin(handle, cubin)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetLinkedCubin(handle, cubin)
+        })
+    }
+    unsafe { guarded(handle, cubin) }
 }
 ///`__nvJitLinkGetLinkedCubin_13_0`: `nvJitLinkGetLinkedCubin` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -579,19 +671,31 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedPtxSize(&l, handle, size)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetLinkedPtxSize) {
+        return unsafe { __f(handle, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetLinkedPtxSize(
+                            &l,
+                            handle,
+                            size,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedPtxSize(handle, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetLinkedPtxSize(handle, size)
+        })
+    }
+    unsafe { guarded(handle, size) }
 }
 ///`__nvJitLinkGetLinkedPtxSize_13_0`: `nvJitLinkGetLinkedPtxSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -654,19 +758,27 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(
     handle: nvJitLinkHandle,
     ptx: *mut c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetLinkedPtx(&l, handle, ptx)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetLinkedPtx) {
+        return unsafe { __f(handle, ptx) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetLinkedPtx(&l, handle, ptx)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetLinkedPtx(handle, ptx)
+        })
+    }
+    unsafe { guarded(handle, ptx) }
 }
 ///`__nvJitLinkGetLinkedPtx_13_0`: `nvJitLinkGetLinkedPtx` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -729,19 +841,31 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetErrorLogSize(&l, handle, size)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetErrorLogSize) {
+        return unsafe { __f(handle, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetErrorLogSize(
+                            &l,
+                            handle,
+                            size,
+                        )
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetErrorLogSize(handle, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetErrorLogSize(handle, size)
+        })
+    }
+    unsafe { guarded(handle, size) }
 }
 ///`__nvJitLinkGetErrorLogSize_13_0`: `nvJitLinkGetErrorLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -804,19 +928,27 @@ pub unsafe extern "C" fn nvJitLinkGetErrorLog(
     handle: nvJitLinkHandle,
     log: *mut c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetErrorLog(&l, handle, log)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetErrorLog) {
+        return unsafe { __f(handle, log) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetErrorLog(&l, handle, log)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetErrorLog(handle, log)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetErrorLog(handle, log)
+        })
+    }
+    unsafe { guarded(handle, log) }
 }
 ///`__nvJitLinkGetErrorLog_13_0`: `nvJitLinkGetErrorLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -879,19 +1011,27 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLogSize(
     handle: nvJitLinkHandle,
     size: *mut usize,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetInfoLogSize(&l, handle, size)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetInfoLogSize) {
+        return unsafe { __f(handle, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetInfoLogSize(&l, handle, size)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvjitlink::nvJitLinkGetInfoLogSize(handle, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetInfoLogSize(handle, size)
+        })
+    }
+    unsafe { guarded(handle, size) }
 }
 ///`__nvJitLinkGetInfoLogSize_13_0`: `nvJitLinkGetInfoLogSize` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -954,17 +1094,27 @@ pub unsafe extern "C" fn nvJitLinkGetInfoLog(
     handle: nvJitLinkHandle,
     log: *mut c_char,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkGetInfoLog(&l, handle, log)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkGetInfoLog) {
+        return unsafe { __f(handle, log) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkGetInfoLog(&l, handle, log)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkGetInfoLog(handle, log) })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkGetInfoLog(handle, log)
+        })
+    }
+    unsafe { guarded(handle, log) }
 }
 ///`__nvJitLinkGetInfoLog_13_0`: `nvJitLinkGetInfoLog` under the other name libnvJitLink.so.13 exports.
 #[no_mangle]
@@ -1027,17 +1177,27 @@ pub unsafe extern "C" fn nvJitLinkVersion(
     major: *mut c_uint,
     minor: *mut c_uint,
 ) -> nvJitLinkResult {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as NvJitLink>::nvJitLinkVersion(&l, major, minor)
-                })
-            }
-            None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvJitLinkVersion) {
+        return unsafe { __f(major, minor) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as NvJitLink>::nvJitLinkVersion(&l, major, minor)
+                    })
+                }
+                None => <nvJitLinkResult as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvjitlink::nvJitLinkVersion(major, minor) })
+        crate::codes::member(unsafe {
+            anycuda::nvjitlink::nvJitLinkVersion(major, minor)
+        })
+    }
+    unsafe { guarded(major, minor) }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libnvJitLink.so.13` defines.
 pub static NVJITLINK_EXPORTS: &[&str] = &[

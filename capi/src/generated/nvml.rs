@@ -15,61 +15,107 @@
 )]
 use anycuda::nvml::*;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_ulonglong, c_void};
+static DIRECT: crate::direct::Direct<NvmlTable> = crate::direct::Direct::new();
+/// NVIDIA's NVML when the CUDA backend serves the process (decided on the first call, then one load).
+#[inline(always)]
+fn direct() -> Option<&'static NvmlTable> {
+    DIRECT
+        .get(|| {
+            let _inside = crate::guard::Inside::enter()?;
+            match library() {
+                Ok(Library::Cuda(t)) => Some(Some(t)),
+                Ok(_) | Err(LibraryError::Load(_)) => Some(None),
+                Err(_) => None,
+            }
+        })
+}
 ///`nvmlInit_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe { <Library as Nvml>::nvmlInit_v2(&l) })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlInit_v2) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe { <Library as Nvml>::nvmlInit_v2(&l) })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlInit_v2() })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlInit_v2() })
+    }
+    unsafe { guarded() }
 }
 ///`nvmlInitWithFlags` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlInitWithFlags(&l, flags)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlInitWithFlags) {
+        return unsafe { __f(flags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(flags: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlInitWithFlags(&l, flags)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlInitWithFlags(flags) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlInitWithFlags(flags) })
+    }
+    unsafe { guarded(flags) }
 }
 ///`nvmlShutdown` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe { <Library as Nvml>::nvmlShutdown(&l) })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlShutdown) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe { <Library as Nvml>::nvmlShutdown(&l) })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlShutdown() })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlShutdown() })
+    }
+    unsafe { guarded() }
 }
 ///`nvmlErrorString` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => unsafe { <Library as Nvml>::nvmlErrorString(&l, result) }
-            None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlErrorString) {
+        return unsafe { __f(result) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(result: nvmlReturn_t) -> *const c_char {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => unsafe { <Library as Nvml>::nvmlErrorString(&l, result) }
+                None => c"anycuda: no NVIDIA library to call back into".as_ptr(),
+            };
         };
-    };
-    unsafe { anycuda::nvml::nvmlErrorString(result) }
+        unsafe { anycuda::nvml::nvmlErrorString(result) }
+    }
+    unsafe { guarded(result) }
 }
 ///`nvmlSystemGetDriverVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -78,19 +124,31 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetDriverVersion(&l, version, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetDriverVersion) {
+        return unsafe { __f(version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(version: *mut c_char, length: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetDriverVersion(
+                            &l,
+                            version,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetDriverVersion(version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetDriverVersion(version, length)
+        })
+    }
+    unsafe { guarded(version, length) }
 }
 ///`nvmlSystemGetNVMLVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -99,19 +157,27 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetNVMLVersion(&l, version, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetNVMLVersion) {
+        return unsafe { __f(version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(version: *mut c_char, length: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetNVMLVersion(&l, version, length)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetNVMLVersion(version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetNVMLVersion(version, length)
+        })
+    }
+    unsafe { guarded(version, length) }
 }
 ///`nvmlSystemGetCudaDriverVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -119,22 +185,30 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetCudaDriverVersion(
-                        &l,
-                        cudaDriverVersion,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetCudaDriverVersion) {
+        return unsafe { __f(cudaDriverVersion) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(cudaDriverVersion: *mut c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetCudaDriverVersion(
+                            &l,
+                            cudaDriverVersion,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetCudaDriverVersion(cudaDriverVersion)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetCudaDriverVersion(cudaDriverVersion)
+        })
+    }
+    unsafe { guarded(cudaDriverVersion) }
 }
 ///`nvmlSystemGetCudaDriverVersion_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -142,22 +216,30 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetCudaDriverVersion_v2(
-                        &l,
-                        cudaDriverVersion,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetCudaDriverVersion_v2) {
+        return unsafe { __f(cudaDriverVersion) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(cudaDriverVersion: *mut c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetCudaDriverVersion_v2(
+                            &l,
+                            cudaDriverVersion,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion)
+        })
+    }
+    unsafe { guarded(cudaDriverVersion) }
 }
 ///`nvmlSystemGetProcessName` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -167,19 +249,32 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetProcessName(&l, pid, name, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetProcessName) {
+        return unsafe { __f(pid, name, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pid: c_uint, name: *mut c_char, length: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetProcessName(
+                            &l,
+                            pid,
+                            name,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetProcessName(pid, name, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetProcessName(pid, name, length)
+        })
+    }
+    unsafe { guarded(pid, name, length) }
 }
 ///`nvmlSystemGetHicVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -188,23 +283,34 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
     hwbcCount: *mut c_uint,
     hwbcEntries: *mut nvmlHwbcEntry_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetHicVersion(
-                        &l,
-                        hwbcCount,
-                        hwbcEntries,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetHicVersion) {
+        return unsafe { __f(hwbcCount, hwbcEntries) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        hwbcCount: *mut c_uint,
+        hwbcEntries: *mut nvmlHwbcEntry_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetHicVersion(
+                            &l,
+                            hwbcCount,
+                            hwbcEntries,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetHicVersion(hwbcCount, hwbcEntries)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetHicVersion(hwbcCount, hwbcEntries)
+        })
+    }
+    unsafe { guarded(hwbcCount, hwbcEntries) }
 }
 ///`nvmlSystemGetTopologyGpuSet` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -214,24 +320,36 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetTopologyGpuSet(
-                        &l,
-                        cpuNumber,
-                        count,
-                        deviceArray,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetTopologyGpuSet) {
+        return unsafe { __f(cpuNumber, count, deviceArray) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        cpuNumber: c_uint,
+        count: *mut c_uint,
+        deviceArray: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetTopologyGpuSet(
+                            &l,
+                            cpuNumber,
+                            count,
+                            deviceArray,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray)
+        })
+    }
+    unsafe { guarded(cpuNumber, count, deviceArray) }
 }
 ///`nvmlSystemGetDriverBranch` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -240,19 +358,34 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     branchInfo: *mut nvmlSystemDriverBranchInfo_t,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetDriverBranch(&l, branchInfo, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetDriverBranch) {
+        return unsafe { __f(branchInfo, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        branchInfo: *mut nvmlSystemDriverBranchInfo_t,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetDriverBranch(
+                            &l,
+                            branchInfo,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetDriverBranch(branchInfo, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetDriverBranch(branchInfo, length)
+        })
+    }
+    unsafe { guarded(branchInfo, length) }
 }
 ///`nvmlSystemGetCPER_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -260,33 +393,49 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetCPER_v1(&l, cper)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetCPER_v1) {
+        return unsafe { __f(cper) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetCPER_v1(&l, cper)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemGetCPER_v1(cper) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSystemGetCPER_v1(cper) })
+    }
+    unsafe { guarded(cper) }
 }
 ///`nvmlUnitGetCount` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetCount(&l, unitCount)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetCount) {
+        return unsafe { __f(unitCount) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(unitCount: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetCount(&l, unitCount)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetCount(unitCount) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetCount(unitCount) })
+    }
+    unsafe { guarded(unitCount) }
 }
 ///`nvmlUnitGetHandleByIndex` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -295,17 +444,27 @@ pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     index: c_uint,
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetHandleByIndex(&l, index, unit)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetHandleByIndex) {
+        return unsafe { __f(index, unit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(index: c_uint, unit: *mut nvmlUnit_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetHandleByIndex(&l, index, unit)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetHandleByIndex(index, unit) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlUnitGetHandleByIndex(index, unit)
+        })
+    }
+    unsafe { guarded(index, unit) }
 }
 ///`nvmlUnitGetUnitInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -314,17 +473,25 @@ pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetUnitInfo(&l, unit, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetUnitInfo) {
+        return unsafe { __f(unit, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(unit: nvmlUnit_t, info: *mut nvmlUnitInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetUnitInfo(&l, unit, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetUnitInfo(unit, info) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetUnitInfo(unit, info) })
+    }
+    unsafe { guarded(unit, info) }
 }
 ///`nvmlUnitGetLedState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -333,17 +500,25 @@ pub unsafe extern "C" fn nvmlUnitGetLedState(
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetLedState(&l, unit, state)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetLedState) {
+        return unsafe { __f(unit, state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(unit: nvmlUnit_t, state: *mut nvmlLedState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetLedState(&l, unit, state)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetLedState(unit, state) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetLedState(unit, state) })
+    }
+    unsafe { guarded(unit, state) }
 }
 ///`nvmlUnitGetPsuInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -352,17 +527,25 @@ pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetPsuInfo(&l, unit, psu)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetPsuInfo) {
+        return unsafe { __f(unit, psu) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(unit: nvmlUnit_t, psu: *mut nvmlPSUInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetPsuInfo(&l, unit, psu)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetPsuInfo(unit, psu) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlUnitGetPsuInfo(unit, psu) })
+    }
+    unsafe { guarded(unit, psu) }
 }
 ///`nvmlUnitGetTemperature` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -372,19 +555,31 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     type_: c_uint,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetTemperature(&l, unit, type_, temp)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetTemperature) {
+        return unsafe { __f(unit, type_, temp) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        unit: nvmlUnit_t,
+        type_: c_uint,
+        temp: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetTemperature(&l, unit, type_, temp)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlUnitGetTemperature(unit, type_, temp)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlUnitGetTemperature(unit, type_, temp)
+        })
+    }
+    unsafe { guarded(unit, type_, temp) }
 }
 ///`nvmlUnitGetFanSpeedInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -393,19 +588,30 @@ pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetFanSpeedInfo(&l, unit, fanSpeeds)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetFanSpeedInfo) {
+        return unsafe { __f(unit, fanSpeeds) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        unit: nvmlUnit_t,
+        fanSpeeds: *mut nvmlUnitFanSpeeds_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetFanSpeedInfo(&l, unit, fanSpeeds)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlUnitGetFanSpeedInfo(unit, fanSpeeds)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlUnitGetFanSpeedInfo(unit, fanSpeeds)
+        })
+    }
+    unsafe { guarded(unit, fanSpeeds) }
 }
 ///`nvmlUnitGetDevices` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -415,19 +621,36 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     deviceCount: *mut c_uint,
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitGetDevices(&l, unit, deviceCount, devices)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitGetDevices) {
+        return unsafe { __f(unit, deviceCount, devices) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        unit: nvmlUnit_t,
+        deviceCount: *mut c_uint,
+        devices: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitGetDevices(
+                            &l,
+                            unit,
+                            deviceCount,
+                            devices,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlUnitGetDevices(unit, deviceCount, devices)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlUnitGetDevices(unit, deviceCount, devices)
+        })
+    }
+    unsafe { guarded(unit, deviceCount, devices) }
 }
 ///`nvmlDeviceGetCount_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -435,17 +658,27 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCount_v2(&l, deviceCount)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCount_v2) {
+        return unsafe { __f(deviceCount) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(deviceCount: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCount_v2(&l, deviceCount)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetCount_v2(deviceCount) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCount_v2(deviceCount)
+        })
+    }
+    unsafe { guarded(deviceCount) }
 }
 ///`nvmlDeviceGetAttributes_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -454,19 +687,34 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAttributes_v2(&l, device, attributes)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAttributes_v2) {
+        return unsafe { __f(device, attributes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        attributes: *mut nvmlDeviceAttributes_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAttributes_v2(
+                            &l,
+                            device,
+                            attributes,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAttributes_v2(device, attributes)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAttributes_v2(device, attributes)
+        })
+    }
+    unsafe { guarded(device, attributes) }
 }
 ///`nvmlDeviceGetHandleByIndex_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -475,19 +723,31 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByIndex_v2(&l, index, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByIndex_v2) {
+        return unsafe { __f(index, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(index: c_uint, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByIndex_v2(
+                            &l,
+                            index,
+                            device,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByIndex_v2(index, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByIndex_v2(index, device)
+        })
+    }
+    unsafe { guarded(index, device) }
 }
 ///`nvmlDeviceGetHandleBySerial` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -496,19 +756,31 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
     serial: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleBySerial(&l, serial, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleBySerial) {
+        return unsafe { __f(serial, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(serial: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleBySerial(
+                            &l,
+                            serial,
+                            device,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleBySerial(serial, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleBySerial(serial, device)
+        })
+    }
+    unsafe { guarded(serial, device) }
 }
 ///`nvmlDeviceGetHandleByUUID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -517,19 +789,27 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByUUID(&l, uuid, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByUUID) {
+        return unsafe { __f(uuid, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(uuid: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByUUID(&l, uuid, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByUUID(uuid, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByUUID(uuid, device)
+        })
+    }
+    unsafe { guarded(uuid, device) }
 }
 ///`nvmlDeviceGetHandleByUUIDV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -538,19 +818,30 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     uuid: *const nvmlUUID_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByUUIDV(&l, uuid, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByUUIDV) {
+        return unsafe { __f(uuid, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        uuid: *const nvmlUUID_t,
+        device: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByUUIDV(&l, uuid, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByUUIDV(uuid, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByUUIDV(uuid, device)
+        })
+    }
+    unsafe { guarded(uuid, device) }
 }
 ///`nvmlDeviceGetHandleByPciBusId_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -559,23 +850,34 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByPciBusId_v2(
-                        &l,
-                        pciBusId,
-                        device,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByPciBusId_v2) {
+        return unsafe { __f(pciBusId, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pciBusId: *const c_char,
+        device: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByPciBusId_v2(
+                            &l,
+                            pciBusId,
+                            device,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device)
+        })
+    }
+    unsafe { guarded(pciBusId, device) }
 }
 ///`nvmlDeviceGetName` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -585,19 +887,31 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetName(&l, device, name, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetName) {
+        return unsafe { __f(device, name, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        name: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetName(&l, device, name, length)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetName(device, name, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetName(device, name, length)
+        })
+    }
+    unsafe { guarded(device, name, length) }
 }
 ///`nvmlDeviceGetBrand` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -606,17 +920,28 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     device: nvmlDevice_t,
     type_: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBrand(&l, device, type_)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBrand) {
+        return unsafe { __f(device, type_) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        type_: *mut nvmlBrandType_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBrand(&l, device, type_)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetBrand(device, type_) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetBrand(device, type_) })
+    }
+    unsafe { guarded(device, type_) }
 }
 ///`nvmlDeviceGetIndex` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -625,17 +950,25 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetIndex(&l, device, index)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetIndex) {
+        return unsafe { __f(device, index) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, index: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetIndex(&l, device, index)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetIndex(device, index) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetIndex(device, index) })
+    }
+    unsafe { guarded(device, index) }
 }
 ///`nvmlDeviceGetSerial` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -645,19 +978,36 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     serial: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSerial(&l, device, serial, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSerial) {
+        return unsafe { __f(device, serial, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        serial: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSerial(
+                            &l,
+                            device,
+                            serial,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSerial(device, serial, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSerial(device, serial, length)
+        })
+    }
+    unsafe { guarded(device, serial, length) }
 }
 ///`nvmlDeviceGetModuleId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -666,19 +1016,27 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetModuleId(&l, device, moduleId)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetModuleId) {
+        return unsafe { __f(device, moduleId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, moduleId: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetModuleId(&l, device, moduleId)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetModuleId(device, moduleId)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetModuleId(device, moduleId)
+        })
+    }
+    unsafe { guarded(device, moduleId) }
 }
 ///`nvmlDeviceGetC2cModeInfoV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -687,19 +1045,34 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
     device: nvmlDevice_t,
     c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetC2cModeInfoV(&l, device, c2cModeInfo)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetC2cModeInfoV) {
+        return unsafe { __f(device, c2cModeInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetC2cModeInfoV(
+                            &l,
+                            device,
+                            c2cModeInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo)
+        })
+    }
+    unsafe { guarded(device, c2cModeInfo) }
 }
 ///`nvmlDeviceGetMemoryAffinity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -710,25 +1083,43 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
     nodeSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryAffinity(
-                        &l,
-                        device,
-                        nodeSetSize,
-                        nodeSet,
-                        scope,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryAffinity) {
+        return unsafe { __f(device, nodeSetSize, nodeSet, scope) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        nodeSetSize: c_uint,
+        nodeSet: *mut c_ulong,
+        scope: nvmlAffinityScope_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryAffinity(
+                            &l,
+                            device,
+                            nodeSetSize,
+                            nodeSet,
+                            scope,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryAffinity(
+                device,
+                nodeSetSize,
+                nodeSet,
+                scope,
+            )
+        })
+    }
+    unsafe { guarded(device, nodeSetSize, nodeSet, scope) }
 }
 ///`nvmlDeviceGetCpuAffinityWithinScope` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -739,30 +1130,43 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
     cpuSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCpuAffinityWithinScope(
-                        &l,
-                        device,
-                        cpuSetSize,
-                        cpuSet,
-                        scope,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCpuAffinityWithinScope) {
+        return unsafe { __f(device, cpuSetSize, cpuSet, scope) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        cpuSetSize: c_uint,
+        cpuSet: *mut c_ulong,
+        scope: nvmlAffinityScope_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCpuAffinityWithinScope(
+                            &l,
+                            device,
+                            cpuSetSize,
+                            cpuSet,
+                            scope,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCpuAffinityWithinScope(
-            device,
-            cpuSetSize,
-            cpuSet,
-            scope,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCpuAffinityWithinScope(
+                device,
+                cpuSetSize,
+                cpuSet,
+                scope,
+            )
+        })
+    }
+    unsafe { guarded(device, cpuSetSize, cpuSet, scope) }
 }
 ///`nvmlDeviceGetCpuAffinity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -772,40 +1176,60 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
     cpuSetSize: c_uint,
     cpuSet: *mut c_ulong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCpuAffinity(
-                        &l,
-                        device,
-                        cpuSetSize,
-                        cpuSet,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCpuAffinity) {
+        return unsafe { __f(device, cpuSetSize, cpuSet) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        cpuSetSize: c_uint,
+        cpuSet: *mut c_ulong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCpuAffinity(
+                            &l,
+                            device,
+                            cpuSetSize,
+                            cpuSet,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet)
+        })
+    }
+    unsafe { guarded(device, cpuSetSize, cpuSet) }
 }
 ///`nvmlDeviceSetCpuAffinity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetCpuAffinity(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetCpuAffinity) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetCpuAffinity(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceSetCpuAffinity(device) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceSetCpuAffinity(device) })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceClearCpuAffinity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -813,17 +1237,27 @@ pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlR
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceClearCpuAffinity(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceClearCpuAffinity) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceClearCpuAffinity(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceClearCpuAffinity(device) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceClearCpuAffinity(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceGetNumaNodeId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -832,17 +1266,27 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     device: nvmlDevice_t,
     node: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNumaNodeId(&l, device, node)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNumaNodeId) {
+        return unsafe { __f(device, node) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, node: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNumaNodeId(&l, device, node)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetNumaNodeId(device, node) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNumaNodeId(device, node)
+        })
+    }
+    unsafe { guarded(device, node) }
 }
 ///`nvmlDeviceGetAddressingMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -851,19 +1295,30 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlDeviceAddressingMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAddressingMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAddressingMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: *mut nvmlDeviceAddressingMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAddressingMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAddressingMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAddressingMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetRepairStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -872,23 +1327,34 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     device: nvmlDevice_t,
     repairStatus: *mut nvmlRepairStatus_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRepairStatus(
-                        &l,
-                        device,
-                        repairStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRepairStatus) {
+        return unsafe { __f(device, repairStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        repairStatus: *mut nvmlRepairStatus_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRepairStatus(
+                            &l,
+                            device,
+                            repairStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRepairStatus(device, repairStatus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRepairStatus(device, repairStatus)
+        })
+    }
+    unsafe { guarded(device, repairStatus) }
 }
 ///`nvmlDeviceGetUnrepairableMemoryFlag_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -897,26 +1363,39 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     device: nvmlDevice_t,
     unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetUnrepairableMemoryFlag_v1(
-                        &l,
-                        device,
-                        unrepairableMemoryStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetUnrepairableMemoryFlag_v1)
+    {
+        return unsafe { __f(device, unrepairableMemoryStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetUnrepairableMemoryFlag_v1(
+                            &l,
+                            device,
+                            unrepairableMemoryStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetUnrepairableMemoryFlag_v1(
-            device,
-            unrepairableMemoryStatus,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetUnrepairableMemoryFlag_v1(
+                device,
+                unrepairableMemoryStatus,
+            )
+        })
+    }
+    unsafe { guarded(device, unrepairableMemoryStatus) }
 }
 ///`nvmlDeviceGetTopologyCommonAncestor` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -926,24 +1405,40 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
     device2: nvmlDevice_t,
     pathInfo: *mut nvmlGpuTopologyLevel_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTopologyCommonAncestor(
-                        &l,
-                        device1,
-                        device2,
-                        pathInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTopologyCommonAncestor) {
+        return unsafe { __f(device1, device2, pathInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device1: nvmlDevice_t,
+        device2: nvmlDevice_t,
+        pathInfo: *mut nvmlGpuTopologyLevel_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTopologyCommonAncestor(
+                            &l,
+                            device1,
+                            device2,
+                            pathInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTopologyCommonAncestor(
+                device1,
+                device2,
+                pathInfo,
+            )
+        })
+    }
+    unsafe { guarded(device1, device2, pathInfo) }
 }
 ///`nvmlDeviceGetTopologyNearestGpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -954,30 +1449,43 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTopologyNearestGpus(
-                        &l,
-                        device,
-                        level,
-                        count,
-                        deviceArray,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTopologyNearestGpus) {
+        return unsafe { __f(device, level, count, deviceArray) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        level: nvmlGpuTopologyLevel_t,
+        count: *mut c_uint,
+        deviceArray: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTopologyNearestGpus(
+                            &l,
+                            device,
+                            level,
+                            count,
+                            deviceArray,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTopologyNearestGpus(
-            device,
-            level,
-            count,
-            deviceArray,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTopologyNearestGpus(
+                device,
+                level,
+                count,
+                deviceArray,
+            )
+        })
+    }
+    unsafe { guarded(device, level, count, deviceArray) }
 }
 ///`nvmlDeviceGetP2PStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -988,25 +1496,38 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
     p2pIndex: nvmlGpuP2PCapsIndex_t,
     p2pStatus: *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetP2PStatus(
-                        &l,
-                        device1,
-                        device2,
-                        p2pIndex,
-                        p2pStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetP2PStatus) {
+        return unsafe { __f(device1, device2, p2pIndex, p2pStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device1: nvmlDevice_t,
+        device2: nvmlDevice_t,
+        p2pIndex: nvmlGpuP2PCapsIndex_t,
+        p2pStatus: *mut nvmlGpuP2PStatus_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetP2PStatus(
+                            &l,
+                            device1,
+                            device2,
+                            p2pIndex,
+                            p2pStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus)
+        })
+    }
+    unsafe { guarded(device1, device2, p2pIndex, p2pStatus) }
 }
 ///`nvmlDeviceGetUUID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1016,19 +1537,31 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     uuid: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetUUID(&l, device, uuid, length)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetUUID) {
+        return unsafe { __f(device, uuid, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        uuid: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetUUID(&l, device, uuid, length)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetUUID(device, uuid, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetUUID(device, uuid, length)
+        })
+    }
+    unsafe { guarded(device, uuid, length) }
 }
 ///`nvmlDeviceGetMinorNumber` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1037,19 +1570,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
     device: nvmlDevice_t,
     minorNumber: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMinorNumber(&l, device, minorNumber)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMinorNumber) {
+        return unsafe { __f(device, minorNumber) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, minorNumber: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMinorNumber(
+                            &l,
+                            device,
+                            minorNumber,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMinorNumber(device, minorNumber)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMinorNumber(device, minorNumber)
+        })
+    }
+    unsafe { guarded(device, minorNumber) }
 }
 ///`nvmlDeviceGetBoardPartNumber` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1059,24 +1604,36 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
     partNumber: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBoardPartNumber(
-                        &l,
-                        device,
-                        partNumber,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBoardPartNumber) {
+        return unsafe { __f(device, partNumber, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        partNumber: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBoardPartNumber(
+                            &l,
+                            device,
+                            partNumber,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetBoardPartNumber(device, partNumber, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBoardPartNumber(device, partNumber, length)
+        })
+    }
+    unsafe { guarded(device, partNumber, length) }
 }
 ///`nvmlDeviceGetInforomVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1087,25 +1644,38 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetInforomVersion(
-                        &l,
-                        device,
-                        object,
-                        version,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetInforomVersion) {
+        return unsafe { __f(device, object, version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        object: nvmlInforomObject_t,
+        version: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetInforomVersion(
+                            &l,
+                            device,
+                            object,
+                            version,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetInforomVersion(device, object, version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetInforomVersion(device, object, version, length)
+        })
+    }
+    unsafe { guarded(device, object, version, length) }
 }
 ///`nvmlDeviceGetInforomImageVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1115,24 +1685,36 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetInforomImageVersion(
-                        &l,
-                        device,
-                        version,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetInforomImageVersion) {
+        return unsafe { __f(device, version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        version: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetInforomImageVersion(
+                            &l,
+                            device,
+                            version,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetInforomImageVersion(device, version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetInforomImageVersion(device, version, length)
+        })
+    }
+    unsafe { guarded(device, version, length) }
 }
 ///`nvmlDeviceGetInforomConfigurationChecksum` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1141,23 +1723,33 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
     device: nvmlDevice_t,
     checksum: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetInforomConfigurationChecksum(
-                        &l,
-                        device,
-                        checksum,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetInforomConfigurationChecksum)
+    {
+        return unsafe { __f(device, checksum) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, checksum: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetInforomConfigurationChecksum(
+                            &l,
+                            device,
+                            checksum,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetInforomConfigurationChecksum(device, checksum)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetInforomConfigurationChecksum(device, checksum)
+        })
+    }
+    unsafe { guarded(device, checksum) }
 }
 ///`nvmlDeviceValidateInforom` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1165,17 +1757,25 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceValidateInforom(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceValidateInforom) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceValidateInforom(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceValidateInforom(device) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceValidateInforom(device) })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceGetLastBBXFlushTime` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1185,24 +1785,36 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
     timestamp: *mut c_ulonglong,
     durationUs: *mut c_ulong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetLastBBXFlushTime(
-                        &l,
-                        device,
-                        timestamp,
-                        durationUs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetLastBBXFlushTime) {
+        return unsafe { __f(device, timestamp, durationUs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        timestamp: *mut c_ulonglong,
+        durationUs: *mut c_ulong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetLastBBXFlushTime(
+                            &l,
+                            device,
+                            timestamp,
+                            durationUs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs)
+        })
+    }
+    unsafe { guarded(device, timestamp, durationUs) }
 }
 ///`nvmlDeviceGetBBXTimeData_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1211,19 +1823,34 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
     device: nvmlDevice_t,
     timeData: *mut nvmlBBXTimeData_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBBXTimeData_v1(&l, device, timeData)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBBXTimeData_v1) {
+        return unsafe { __f(device, timeData) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        timeData: *mut nvmlBBXTimeData_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBBXTimeData_v1(
+                            &l,
+                            device,
+                            timeData,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetBBXTimeData_v1(device, timeData)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBBXTimeData_v1(device, timeData)
+        })
+    }
+    unsafe { guarded(device, timeData) }
 }
 ///`nvmlDeviceGetGpuUptime_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1232,19 +1859,30 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
     device: nvmlDevice_t,
     uptime: *mut nvmlGpuUptime_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuUptime_v1(&l, device, uptime)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuUptime_v1) {
+        return unsafe { __f(device, uptime) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        uptime: *mut nvmlGpuUptime_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuUptime_v1(&l, device, uptime)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuUptime_v1(device, uptime)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuUptime_v1(device, uptime)
+        })
+    }
+    unsafe { guarded(device, uptime) }
 }
 ///`nvmlDeviceGetDisplayMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1253,19 +1891,30 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
     device: nvmlDevice_t,
     display: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDisplayMode(&l, device, display)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDisplayMode) {
+        return unsafe { __f(device, display) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        display: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDisplayMode(&l, device, display)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDisplayMode(device, display)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDisplayMode(device, display)
+        })
+    }
+    unsafe { guarded(device, display) }
 }
 ///`nvmlDeviceGetDisplayActive` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1274,19 +1923,34 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
     device: nvmlDevice_t,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDisplayActive(&l, device, isActive)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDisplayActive) {
+        return unsafe { __f(device, isActive) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        isActive: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDisplayActive(
+                            &l,
+                            device,
+                            isActive,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDisplayActive(device, isActive)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDisplayActive(device, isActive)
+        })
+    }
+    unsafe { guarded(device, isActive) }
 }
 ///`nvmlDeviceGetPersistenceMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1295,19 +1959,30 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPersistenceMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPersistenceMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPersistenceMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPersistenceMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPersistenceMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetPciInfoExt` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1316,17 +1991,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPciInfoExt(&l, device, pci)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPciInfoExt) {
+        return unsafe { __f(device, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pci: *mut nvmlPciInfoExt_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPciInfoExt(&l, device, pci)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPciInfoExt(device, pci) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPciInfoExt(device, pci)
+        })
+    }
+    unsafe { guarded(device, pci) }
 }
 ///`nvmlDeviceGetPciInfo_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1335,17 +2020,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPciInfo_v3(&l, device, pci)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPciInfo_v3) {
+        return unsafe { __f(device, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPciInfo_v3(&l, device, pci)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPciInfo_v3(device, pci) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPciInfo_v3(device, pci)
+        })
+    }
+    unsafe { guarded(device, pci) }
 }
 ///`nvmlDeviceGetMaxPcieLinkGeneration` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1354,23 +2049,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMaxPcieLinkGeneration(
-                        &l,
-                        device,
-                        maxLinkGen,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMaxPcieLinkGeneration) {
+        return unsafe { __f(device, maxLinkGen) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, maxLinkGen: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMaxPcieLinkGeneration(
+                            &l,
+                            device,
+                            maxLinkGen,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen)
+        })
+    }
+    unsafe { guarded(device, maxLinkGen) }
 }
 ///`nvmlDeviceGetGpuMaxPcieLinkGeneration` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1379,23 +2082,38 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGenDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuMaxPcieLinkGeneration(
-                        &l,
-                        device,
-                        maxLinkGenDevice,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuMaxPcieLinkGeneration)
+    {
+        return unsafe { __f(device, maxLinkGenDevice) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        maxLinkGenDevice: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuMaxPcieLinkGeneration(
+                            &l,
+                            device,
+                            maxLinkGenDevice,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuMaxPcieLinkGeneration(
+                device,
+                maxLinkGenDevice,
+            )
+        })
+    }
+    unsafe { guarded(device, maxLinkGenDevice) }
 }
 ///`nvmlDeviceGetMaxPcieLinkWidth` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1404,23 +2122,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
     device: nvmlDevice_t,
     maxLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMaxPcieLinkWidth(
-                        &l,
-                        device,
-                        maxLinkWidth,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMaxPcieLinkWidth) {
+        return unsafe { __f(device, maxLinkWidth) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, maxLinkWidth: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMaxPcieLinkWidth(
+                            &l,
+                            device,
+                            maxLinkWidth,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth)
+        })
+    }
+    unsafe { guarded(device, maxLinkWidth) }
 }
 ///`nvmlDeviceGetCurrPcieLinkGeneration` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1429,23 +2155,31 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
     device: nvmlDevice_t,
     currLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCurrPcieLinkGeneration(
-                        &l,
-                        device,
-                        currLinkGen,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCurrPcieLinkGeneration) {
+        return unsafe { __f(device, currLinkGen) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, currLinkGen: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCurrPcieLinkGeneration(
+                            &l,
+                            device,
+                            currLinkGen,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen)
+        })
+    }
+    unsafe { guarded(device, currLinkGen) }
 }
 ///`nvmlDeviceGetCurrPcieLinkWidth` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1454,23 +2188,31 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
     device: nvmlDevice_t,
     currLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCurrPcieLinkWidth(
-                        &l,
-                        device,
-                        currLinkWidth,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCurrPcieLinkWidth) {
+        return unsafe { __f(device, currLinkWidth) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, currLinkWidth: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCurrPcieLinkWidth(
+                            &l,
+                            device,
+                            currLinkWidth,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth)
+        })
+    }
+    unsafe { guarded(device, currLinkWidth) }
 }
 ///`nvmlDeviceGetPcieThroughput` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1480,24 +2222,36 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     counter: nvmlPcieUtilCounter_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPcieThroughput(
-                        &l,
-                        device,
-                        counter,
-                        value,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPcieThroughput) {
+        return unsafe { __f(device, counter, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        counter: nvmlPcieUtilCounter_t,
+        value: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPcieThroughput(
+                            &l,
+                            device,
+                            counter,
+                            value,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPcieThroughput(device, counter, value)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPcieThroughput(device, counter, value)
+        })
+    }
+    unsafe { guarded(device, counter, value) }
 }
 ///`nvmlDeviceGetPcieReplayCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1506,19 +2260,31 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
     device: nvmlDevice_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPcieReplayCounter(&l, device, value)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPcieReplayCounter) {
+        return unsafe { __f(device, value) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, value: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPcieReplayCounter(
+                            &l,
+                            device,
+                            value,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPcieReplayCounter(device, value)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPcieReplayCounter(device, value)
+        })
+    }
+    unsafe { guarded(device, value) }
 }
 ///`nvmlDeviceGetClockInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1528,19 +2294,36 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
     type_: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetClockInfo(&l, device, type_, clock)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetClockInfo) {
+        return unsafe { __f(device, type_, clock) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        type_: nvmlClockType_t,
+        clock: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetClockInfo(
+                            &l,
+                            device,
+                            type_,
+                            clock,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetClockInfo(device, type_, clock)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetClockInfo(device, type_, clock)
+        })
+    }
+    unsafe { guarded(device, type_, clock) }
 }
 ///`nvmlDeviceGetMaxClockInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1550,24 +2333,36 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
     type_: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMaxClockInfo(
-                        &l,
-                        device,
-                        type_,
-                        clock,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMaxClockInfo) {
+        return unsafe { __f(device, type_, clock) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        type_: nvmlClockType_t,
+        clock: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMaxClockInfo(
+                            &l,
+                            device,
+                            type_,
+                            clock,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMaxClockInfo(device, type_, clock)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMaxClockInfo(device, type_, clock)
+        })
+    }
+    unsafe { guarded(device, type_, clock) }
 }
 ///`nvmlDeviceGetGpcClkVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1576,19 +2371,31 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpcClkVfOffset(&l, device, offset)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpcClkVfOffset) {
+        return unsafe { __f(device, offset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, offset: *mut c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpcClkVfOffset(
+                            &l,
+                            device,
+                            offset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpcClkVfOffset(device, offset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpcClkVfOffset(device, offset)
+        })
+    }
+    unsafe { guarded(device, offset) }
 }
 ///`nvmlDeviceGetApplicationsClock` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1598,24 +2405,36 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetApplicationsClock(
-                        &l,
-                        device,
-                        clockType,
-                        clockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetApplicationsClock) {
+        return unsafe { __f(device, clockType, clockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clockType: nvmlClockType_t,
+        clockMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetApplicationsClock(
+                            &l,
+                            device,
+                            clockType,
+                            clockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetApplicationsClock(device, clockType, clockMHz)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetApplicationsClock(device, clockType, clockMHz)
+        })
+    }
+    unsafe { guarded(device, clockType, clockMHz) }
 }
 ///`nvmlDeviceGetDefaultApplicationsClock` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1625,24 +2444,41 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDefaultApplicationsClock(
-                        &l,
-                        device,
-                        clockType,
-                        clockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDefaultApplicationsClock)
+    {
+        return unsafe { __f(device, clockType, clockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clockType: nvmlClockType_t,
+        clockMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDefaultApplicationsClock(
+                            &l,
+                            device,
+                            clockType,
+                            clockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDefaultApplicationsClock(
+                device,
+                clockType,
+                clockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, clockType, clockMHz) }
 }
 ///`nvmlDeviceGetClock` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1653,25 +2489,38 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
     clockId: nvmlClockId_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetClock(
-                        &l,
-                        device,
-                        clockType,
-                        clockId,
-                        clockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetClock) {
+        return unsafe { __f(device, clockType, clockId, clockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clockType: nvmlClockType_t,
+        clockId: nvmlClockId_t,
+        clockMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetClock(
+                            &l,
+                            device,
+                            clockType,
+                            clockId,
+                            clockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetClock(device, clockType, clockId, clockMHz)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetClock(device, clockType, clockId, clockMHz)
+        })
+    }
+    unsafe { guarded(device, clockType, clockId, clockMHz) }
 }
 ///`nvmlDeviceGetMaxCustomerBoostClock` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1681,24 +2530,40 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMaxCustomerBoostClock(
-                        &l,
-                        device,
-                        clockType,
-                        clockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMaxCustomerBoostClock) {
+        return unsafe { __f(device, clockType, clockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clockType: nvmlClockType_t,
+        clockMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMaxCustomerBoostClock(
+                            &l,
+                            device,
+                            clockType,
+                            clockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMaxCustomerBoostClock(
+                device,
+                clockType,
+                clockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, clockType, clockMHz) }
 }
 ///`nvmlDeviceGetSupportedMemoryClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1708,24 +2573,36 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedMemoryClocks(
-                        &l,
-                        device,
-                        count,
-                        clocksMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSupportedMemoryClocks) {
+        return unsafe { __f(device, count, clocksMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        count: *mut c_uint,
+        clocksMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedMemoryClocks(
+                            &l,
+                            device,
+                            count,
+                            clocksMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz)
+        })
+    }
+    unsafe { guarded(device, count, clocksMHz) }
 }
 ///`nvmlDeviceGetSupportedGraphicsClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1736,30 +2613,44 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedGraphicsClocks(
-                        &l,
-                        device,
-                        memoryClockMHz,
-                        count,
-                        clocksMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSupportedGraphicsClocks)
+    {
+        return unsafe { __f(device, memoryClockMHz, count, clocksMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        memoryClockMHz: c_uint,
+        count: *mut c_uint,
+        clocksMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedGraphicsClocks(
+                            &l,
+                            device,
+                            memoryClockMHz,
+                            count,
+                            clocksMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedGraphicsClocks(
-            device,
-            memoryClockMHz,
-            count,
-            clocksMHz,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedGraphicsClocks(
+                device,
+                memoryClockMHz,
+                count,
+                clocksMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, memoryClockMHz, count, clocksMHz) }
 }
 ///`nvmlDeviceGetAutoBoostedClocksEnabled` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1769,28 +2660,41 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
     isEnabled: *mut nvmlEnableState_t,
     defaultIsEnabled: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAutoBoostedClocksEnabled(
-                        &l,
-                        device,
-                        isEnabled,
-                        defaultIsEnabled,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAutoBoostedClocksEnabled)
+    {
+        return unsafe { __f(device, isEnabled, defaultIsEnabled) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        isEnabled: *mut nvmlEnableState_t,
+        defaultIsEnabled: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAutoBoostedClocksEnabled(
+                            &l,
+                            device,
+                            isEnabled,
+                            defaultIsEnabled,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAutoBoostedClocksEnabled(
-            device,
-            isEnabled,
-            defaultIsEnabled,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAutoBoostedClocksEnabled(
+                device,
+                isEnabled,
+                defaultIsEnabled,
+            )
+        })
+    }
+    unsafe { guarded(device, isEnabled, defaultIsEnabled) }
 }
 ///`nvmlDeviceGetFanSpeed` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1799,17 +2703,27 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFanSpeed(&l, device, speed)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFanSpeed) {
+        return unsafe { __f(device, speed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, speed: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFanSpeed(&l, device, speed)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetFanSpeed(device, speed) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFanSpeed(device, speed)
+        })
+    }
+    unsafe { guarded(device, speed) }
 }
 ///`nvmlDeviceGetFanSpeed_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1819,19 +2733,36 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     fan: c_uint,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFanSpeed_v2(&l, device, fan, speed)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFanSpeed_v2) {
+        return unsafe { __f(device, fan, speed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fan: c_uint,
+        speed: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFanSpeed_v2(
+                            &l,
+                            device,
+                            fan,
+                            speed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFanSpeed_v2(device, fan, speed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFanSpeed_v2(device, fan, speed)
+        })
+    }
+    unsafe { guarded(device, fan, speed) }
 }
 ///`nvmlDeviceGetFanSpeedRPM` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1840,19 +2771,30 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     device: nvmlDevice_t,
     fanSpeed: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFanSpeedRPM(&l, device, fanSpeed)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFanSpeedRPM) {
+        return unsafe { __f(device, fanSpeed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fanSpeed: *mut nvmlFanSpeedInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFanSpeedRPM(&l, device, fanSpeed)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFanSpeedRPM(device, fanSpeed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFanSpeedRPM(device, fanSpeed)
+        })
+    }
+    unsafe { guarded(device, fanSpeed) }
 }
 ///`nvmlDeviceGetTargetFanSpeed` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1862,24 +2804,36 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
     fan: c_uint,
     targetSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTargetFanSpeed(
-                        &l,
-                        device,
-                        fan,
-                        targetSpeed,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTargetFanSpeed) {
+        return unsafe { __f(device, fan, targetSpeed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fan: c_uint,
+        targetSpeed: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTargetFanSpeed(
+                            &l,
+                            device,
+                            fan,
+                            targetSpeed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed)
+        })
+    }
+    unsafe { guarded(device, fan, targetSpeed) }
 }
 ///`nvmlDeviceGetMinMaxFanSpeed` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1889,24 +2843,36 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
     minSpeed: *mut c_uint,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMinMaxFanSpeed(
-                        &l,
-                        device,
-                        minSpeed,
-                        maxSpeed,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMinMaxFanSpeed) {
+        return unsafe { __f(device, minSpeed, maxSpeed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minSpeed: *mut c_uint,
+        maxSpeed: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMinMaxFanSpeed(
+                            &l,
+                            device,
+                            minSpeed,
+                            maxSpeed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed)
+        })
+    }
+    unsafe { guarded(device, minSpeed, maxSpeed) }
 }
 ///`nvmlDeviceGetFanControlPolicy_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1916,24 +2882,36 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
     fan: c_uint,
     policy: *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFanControlPolicy_v2(
-                        &l,
-                        device,
-                        fan,
-                        policy,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFanControlPolicy_v2) {
+        return unsafe { __f(device, fan, policy) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fan: c_uint,
+        policy: *mut nvmlFanControlPolicy_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFanControlPolicy_v2(
+                            &l,
+                            device,
+                            fan,
+                            policy,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFanControlPolicy_v2(device, fan, policy)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFanControlPolicy_v2(device, fan, policy)
+        })
+    }
+    unsafe { guarded(device, fan, policy) }
 }
 ///`nvmlDeviceGetNumFans` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1942,17 +2920,27 @@ pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNumFans(&l, device, numFans)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNumFans) {
+        return unsafe { __f(device, numFans) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, numFans: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNumFans(&l, device, numFans)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetNumFans(device, numFans) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNumFans(device, numFans)
+        })
+    }
+    unsafe { guarded(device, numFans) }
 }
 ///`nvmlDeviceGetTemperature` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1962,24 +2950,36 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     sensorType: nvmlTemperatureSensors_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTemperature(
-                        &l,
-                        device,
-                        sensorType,
-                        temp,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTemperature) {
+        return unsafe { __f(device, sensorType, temp) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        sensorType: nvmlTemperatureSensors_t,
+        temp: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTemperature(
+                            &l,
+                            device,
+                            sensorType,
+                            temp,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTemperature(device, sensorType, temp)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTemperature(device, sensorType, temp)
+        })
+    }
+    unsafe { guarded(device, sensorType, temp) }
 }
 ///`nvmlDeviceGetCoolerInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -1988,19 +2988,34 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     device: nvmlDevice_t,
     coolerInfo: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCoolerInfo(&l, device, coolerInfo)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCoolerInfo) {
+        return unsafe { __f(device, coolerInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        coolerInfo: *mut nvmlCoolerInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCoolerInfo(
+                            &l,
+                            device,
+                            coolerInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCoolerInfo(device, coolerInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCoolerInfo(device, coolerInfo)
+        })
+    }
+    unsafe { guarded(device, coolerInfo) }
 }
 ///`nvmlDeviceGetTemperatureV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2009,19 +3024,34 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     device: nvmlDevice_t,
     temperature: *mut nvmlTemperature_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTemperatureV(&l, device, temperature)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTemperatureV) {
+        return unsafe { __f(device, temperature) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        temperature: *mut nvmlTemperature_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTemperatureV(
+                            &l,
+                            device,
+                            temperature,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTemperatureV(device, temperature)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTemperatureV(device, temperature)
+        })
+    }
+    unsafe { guarded(device, temperature) }
 }
 ///`nvmlDeviceGetTemperatureThreshold` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2031,24 +3061,36 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTemperatureThreshold(
-                        &l,
-                        device,
-                        thresholdType,
-                        temp,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTemperatureThreshold) {
+        return unsafe { __f(device, thresholdType, temp) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        thresholdType: nvmlTemperatureThresholds_t,
+        temp: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTemperatureThreshold(
+                            &l,
+                            device,
+                            thresholdType,
+                            temp,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp)
+        })
+    }
+    unsafe { guarded(device, thresholdType, temp) }
 }
 ///`nvmlDeviceGetMarginTemperature` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2057,23 +3099,34 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
     device: nvmlDevice_t,
     marginTempInfo: *mut nvmlMarginTemperature_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMarginTemperature(
-                        &l,
-                        device,
-                        marginTempInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMarginTemperature) {
+        return unsafe { __f(device, marginTempInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        marginTempInfo: *mut nvmlMarginTemperature_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMarginTemperature(
+                            &l,
+                            device,
+                            marginTempInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMarginTemperature(device, marginTempInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMarginTemperature(device, marginTempInfo)
+        })
+    }
+    unsafe { guarded(device, marginTempInfo) }
 }
 ///`nvmlDeviceGetThermalSettings` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2083,28 +3136,40 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
     sensorIndex: c_uint,
     pThermalSettings: *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetThermalSettings(
-                        &l,
-                        device,
-                        sensorIndex,
-                        pThermalSettings,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetThermalSettings) {
+        return unsafe { __f(device, sensorIndex, pThermalSettings) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        sensorIndex: c_uint,
+        pThermalSettings: *mut nvmlGpuThermalSettings_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetThermalSettings(
+                            &l,
+                            device,
+                            sensorIndex,
+                            pThermalSettings,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetThermalSettings(
-            device,
-            sensorIndex,
-            pThermalSettings,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetThermalSettings(
+                device,
+                sensorIndex,
+                pThermalSettings,
+            )
+        })
+    }
+    unsafe { guarded(device, sensorIndex, pThermalSettings) }
 }
 ///`nvmlDeviceGetPerformanceState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2113,19 +3178,31 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPerformanceState(&l, device, pState)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPerformanceState) {
+        return unsafe { __f(device, pState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pState: *mut nvmlPstates_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPerformanceState(
+                            &l,
+                            device,
+                            pState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPerformanceState(device, pState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPerformanceState(device, pState)
+        })
+    }
+    unsafe { guarded(device, pState) }
 }
 ///`nvmlDeviceGetCurrentClocksEventReasons` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2134,23 +3211,39 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
     device: nvmlDevice_t,
     clocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCurrentClocksEventReasons(
-                        &l,
-                        device,
-                        clocksEventReasons,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetCurrentClocksEventReasons)
+    {
+        return unsafe { __f(device, clocksEventReasons) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clocksEventReasons: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCurrentClocksEventReasons(
+                            &l,
+                            device,
+                            clocksEventReasons,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCurrentClocksEventReasons(
+                device,
+                clocksEventReasons,
+            )
+        })
+    }
+    unsafe { guarded(device, clocksEventReasons) }
 }
 ///`nvmlDeviceGetCurrentClocksThrottleReasons` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2159,26 +3252,39 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
     device: nvmlDevice_t,
     clocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCurrentClocksThrottleReasons(
-                        &l,
-                        device,
-                        clocksThrottleReasons,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetCurrentClocksThrottleReasons)
+    {
+        return unsafe { __f(device, clocksThrottleReasons) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        clocksThrottleReasons: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCurrentClocksThrottleReasons(
+                            &l,
+                            device,
+                            clocksThrottleReasons,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCurrentClocksThrottleReasons(
-            device,
-            clocksThrottleReasons,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCurrentClocksThrottleReasons(
+                device,
+                clocksThrottleReasons,
+            )
+        })
+    }
+    unsafe { guarded(device, clocksThrottleReasons) }
 }
 ///`nvmlDeviceGetSupportedClocksEventReasons` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2187,26 +3293,39 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
     device: nvmlDevice_t,
     supportedClocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedClocksEventReasons(
-                        &l,
-                        device,
-                        supportedClocksEventReasons,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetSupportedClocksEventReasons)
+    {
+        return unsafe { __f(device, supportedClocksEventReasons) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        supportedClocksEventReasons: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedClocksEventReasons(
+                            &l,
+                            device,
+                            supportedClocksEventReasons,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedClocksEventReasons(
-            device,
-            supportedClocksEventReasons,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedClocksEventReasons(
+                device,
+                supportedClocksEventReasons,
+            )
+        })
+    }
+    unsafe { guarded(device, supportedClocksEventReasons) }
 }
 ///`nvmlDeviceGetSupportedClocksThrottleReasons` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2215,26 +3334,39 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
     device: nvmlDevice_t,
     supportedClocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedClocksThrottleReasons(
-                        &l,
-                        device,
-                        supportedClocksThrottleReasons,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetSupportedClocksThrottleReasons)
+    {
+        return unsafe { __f(device, supportedClocksThrottleReasons) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        supportedClocksThrottleReasons: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedClocksThrottleReasons(
+                            &l,
+                            device,
+                            supportedClocksThrottleReasons,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedClocksThrottleReasons(
-            device,
-            supportedClocksThrottleReasons,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedClocksThrottleReasons(
+                device,
+                supportedClocksThrottleReasons,
+            )
+        })
+    }
+    unsafe { guarded(device, supportedClocksThrottleReasons) }
 }
 ///`nvmlDeviceGetPowerState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2243,19 +3375,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerState(&l, device, pState)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerState) {
+        return unsafe { __f(device, pState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pState: *mut nvmlPstates_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerState(&l, device, pState)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerState(device, pState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerState(device, pState)
+        })
+    }
+    unsafe { guarded(device, pState) }
 }
 ///`nvmlDeviceGetDynamicPstatesInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2264,23 +3404,34 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
     device: nvmlDevice_t,
     pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDynamicPstatesInfo(
-                        &l,
-                        device,
-                        pDynamicPstatesInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDynamicPstatesInfo) {
+        return unsafe { __f(device, pDynamicPstatesInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDynamicPstatesInfo(
+                            &l,
+                            device,
+                            pDynamicPstatesInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo)
+        })
+    }
+    unsafe { guarded(device, pDynamicPstatesInfo) }
 }
 ///`nvmlDeviceGetMemClkVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2289,19 +3440,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemClkVfOffset(&l, device, offset)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemClkVfOffset) {
+        return unsafe { __f(device, offset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, offset: *mut c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemClkVfOffset(
+                            &l,
+                            device,
+                            offset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemClkVfOffset(device, offset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemClkVfOffset(device, offset)
+        })
+    }
+    unsafe { guarded(device, offset) }
 }
 ///`nvmlDeviceGetMinMaxClockOfPState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2313,32 +3476,46 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
     minClockMHz: *mut c_uint,
     maxClockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMinMaxClockOfPState(
-                        &l,
-                        device,
-                        type_,
-                        pstate,
-                        minClockMHz,
-                        maxClockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMinMaxClockOfPState) {
+        return unsafe { __f(device, type_, pstate, minClockMHz, maxClockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        type_: nvmlClockType_t,
+        pstate: nvmlPstates_t,
+        minClockMHz: *mut c_uint,
+        maxClockMHz: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMinMaxClockOfPState(
+                            &l,
+                            device,
+                            type_,
+                            pstate,
+                            minClockMHz,
+                            maxClockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMinMaxClockOfPState(
-            device,
-            type_,
-            pstate,
-            minClockMHz,
-            maxClockMHz,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMinMaxClockOfPState(
+                device,
+                type_,
+                pstate,
+                minClockMHz,
+                maxClockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, type_, pstate, minClockMHz, maxClockMHz) }
 }
 ///`nvmlDeviceGetSupportedPerformanceStates` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2348,24 +3525,38 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
     pstates: *mut nvmlPstates_t,
     size: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedPerformanceStates(
-                        &l,
-                        device,
-                        pstates,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetSupportedPerformanceStates)
+    {
+        return unsafe { __f(device, pstates, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pstates: *mut nvmlPstates_t,
+        size: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedPerformanceStates(
+                            &l,
+                            device,
+                            pstates,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedPerformanceStates(device, pstates, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedPerformanceStates(device, pstates, size)
+        })
+    }
+    unsafe { guarded(device, pstates, size) }
 }
 ///`nvmlDeviceGetGpcClkMinMaxVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2375,24 +3566,40 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpcClkMinMaxVfOffset(
-                        &l,
-                        device,
-                        minOffset,
-                        maxOffset,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpcClkMinMaxVfOffset) {
+        return unsafe { __f(device, minOffset, maxOffset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minOffset: *mut c_int,
+        maxOffset: *mut c_int,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpcClkMinMaxVfOffset(
+                            &l,
+                            device,
+                            minOffset,
+                            maxOffset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpcClkMinMaxVfOffset(
+                device,
+                minOffset,
+                maxOffset,
+            )
+        })
+    }
+    unsafe { guarded(device, minOffset, maxOffset) }
 }
 ///`nvmlDeviceGetMemClkMinMaxVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2402,24 +3609,40 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemClkMinMaxVfOffset(
-                        &l,
-                        device,
-                        minOffset,
-                        maxOffset,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemClkMinMaxVfOffset) {
+        return unsafe { __f(device, minOffset, maxOffset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minOffset: *mut c_int,
+        maxOffset: *mut c_int,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemClkMinMaxVfOffset(
+                            &l,
+                            device,
+                            minOffset,
+                            maxOffset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemClkMinMaxVfOffset(
+                device,
+                minOffset,
+                maxOffset,
+            )
+        })
+    }
+    unsafe { guarded(device, minOffset, maxOffset) }
 }
 ///`nvmlDeviceGetClockOffsets` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2428,19 +3651,30 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetClockOffsets(&l, device, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetClockOffsets) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlClockOffset_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetClockOffsets(&l, device, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetClockOffsets(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetClockOffsets(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceSetClockOffsets` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2449,19 +3683,30 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetClockOffsets(&l, device, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetClockOffsets) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlClockOffset_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetClockOffsets(&l, device, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetClockOffsets(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetClockOffsets(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceGetPerformanceModes` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2470,23 +3715,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
     device: nvmlDevice_t,
     perfModes: *mut nvmlDevicePerfModes_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPerformanceModes(
-                        &l,
-                        device,
-                        perfModes,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPerformanceModes) {
+        return unsafe { __f(device, perfModes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        perfModes: *mut nvmlDevicePerfModes_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPerformanceModes(
+                            &l,
+                            device,
+                            perfModes,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPerformanceModes(device, perfModes)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPerformanceModes(device, perfModes)
+        })
+    }
+    unsafe { guarded(device, perfModes) }
 }
 ///`nvmlDeviceGetCurrentClockFreqs` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2495,23 +3751,34 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
     device: nvmlDevice_t,
     currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCurrentClockFreqs(
-                        &l,
-                        device,
-                        currentClockFreqs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCurrentClockFreqs) {
+        return unsafe { __f(device, currentClockFreqs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCurrentClockFreqs(
+                            &l,
+                            device,
+                            currentClockFreqs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs)
+        })
+    }
+    unsafe { guarded(device, currentClockFreqs) }
 }
 ///`nvmlDeviceGetPowerManagementMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2520,19 +3787,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerManagementMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerManagementMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerManagementMode(
+                            &l,
+                            device,
+                            mode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerManagementMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerManagementMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetPowerManagementLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2541,23 +3823,31 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerManagementLimit(
-                        &l,
-                        device,
-                        limit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerManagementLimit) {
+        return unsafe { __f(device, limit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, limit: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerManagementLimit(
+                            &l,
+                            device,
+                            limit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerManagementLimit(device, limit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerManagementLimit(device, limit)
+        })
+    }
+    unsafe { guarded(device, limit) }
 }
 ///`nvmlDeviceGetPowerManagementLimitConstraints` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2567,28 +3857,42 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
     minLimit: *mut c_uint,
     maxLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerManagementLimitConstraints(
-                        &l,
-                        device,
-                        minLimit,
-                        maxLimit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetPowerManagementLimitConstraints)
+    {
+        return unsafe { __f(device, minLimit, maxLimit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minLimit: *mut c_uint,
+        maxLimit: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerManagementLimitConstraints(
+                            &l,
+                            device,
+                            minLimit,
+                            maxLimit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerManagementLimitConstraints(
-            device,
-            minLimit,
-            maxLimit,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerManagementLimitConstraints(
+                device,
+                minLimit,
+                maxLimit,
+            )
+        })
+    }
+    unsafe { guarded(device, minLimit, maxLimit) }
 }
 ///`nvmlDeviceGetPowerManagementDefaultLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2597,23 +3901,33 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
     device: nvmlDevice_t,
     defaultLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerManagementDefaultLimit(
-                        &l,
-                        device,
-                        defaultLimit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetPowerManagementDefaultLimit)
+    {
+        return unsafe { __f(device, defaultLimit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, defaultLimit: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerManagementDefaultLimit(
+                            &l,
+                            device,
+                            defaultLimit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit)
+        })
+    }
+    unsafe { guarded(device, defaultLimit) }
 }
 ///`nvmlDeviceGetPowerUsage` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2622,19 +3936,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     device: nvmlDevice_t,
     power: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerUsage(&l, device, power)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerUsage) {
+        return unsafe { __f(device, power) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, power: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerUsage(&l, device, power)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerUsage(device, power)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerUsage(device, power)
+        })
+    }
+    unsafe { guarded(device, power) }
 }
 ///`nvmlDeviceGetPowerMizerMode_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2643,23 +3965,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerMizerMode_v1(
-                        &l,
-                        device,
-                        powerMizerMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerMizerMode_v1) {
+        return unsafe { __f(device, powerMizerMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerMizerMode_v1(
+                            &l,
+                            device,
+                            powerMizerMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode)
+        })
+    }
+    unsafe { guarded(device, powerMizerMode) }
 }
 ///`nvmlDeviceSetPowerMizerMode_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2668,23 +4001,34 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetPowerMizerMode_v1(
-                        &l,
-                        device,
-                        powerMizerMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetPowerMizerMode_v1) {
+        return unsafe { __f(device, powerMizerMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetPowerMizerMode_v1(
+                            &l,
+                            device,
+                            powerMizerMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode)
+        })
+    }
+    unsafe { guarded(device, powerMizerMode) }
 }
 ///`nvmlDeviceGetTotalEnergyConsumption` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2693,23 +4037,31 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
     device: nvmlDevice_t,
     energy: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTotalEnergyConsumption(
-                        &l,
-                        device,
-                        energy,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTotalEnergyConsumption) {
+        return unsafe { __f(device, energy) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, energy: *mut c_ulonglong) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTotalEnergyConsumption(
+                            &l,
+                            device,
+                            energy,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTotalEnergyConsumption(device, energy)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTotalEnergyConsumption(device, energy)
+        })
+    }
+    unsafe { guarded(device, energy) }
 }
 ///`nvmlDeviceGetEnforcedPowerLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2718,19 +4070,31 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEnforcedPowerLimit(&l, device, limit)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEnforcedPowerLimit) {
+        return unsafe { __f(device, limit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, limit: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEnforcedPowerLimit(
+                            &l,
+                            device,
+                            limit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEnforcedPowerLimit(device, limit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEnforcedPowerLimit(device, limit)
+        })
+    }
+    unsafe { guarded(device, limit) }
 }
 ///`nvmlDeviceSetAdaptiveTgpMode_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2739,19 +4103,31 @@ pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetAdaptiveTgpMode_v1(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetAdaptiveTgpMode_v1) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, mode: nvmlEnableState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetAdaptiveTgpMode_v1(
+                            &l,
+                            device,
+                            mode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetAdaptiveTgpMode_v1(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetAdaptiveTgpMode_v1(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetAdaptiveTgpModeInfo_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2760,23 +4136,34 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     device: nvmlDevice_t,
     info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAdaptiveTgpModeInfo_v1(
-                        &l,
-                        device,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAdaptiveTgpModeInfo_v1) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAdaptiveTgpModeInfo_v1(
+                            &l,
+                            device,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceGetGpuOperationMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2786,24 +4173,36 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
     current: *mut nvmlGpuOperationMode_t,
     pending: *mut nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuOperationMode(
-                        &l,
-                        device,
-                        current,
-                        pending,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuOperationMode) {
+        return unsafe { __f(device, current, pending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        current: *mut nvmlGpuOperationMode_t,
+        pending: *mut nvmlGpuOperationMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuOperationMode(
+                            &l,
+                            device,
+                            current,
+                            pending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuOperationMode(device, current, pending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuOperationMode(device, current, pending)
+        })
+    }
+    unsafe { guarded(device, current, pending) }
 }
 ///`nvmlDeviceGetMemoryInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2812,19 +4211,27 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryInfo(&l, device, memory)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryInfo) {
+        return unsafe { __f(device, memory) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, memory: *mut nvmlMemory_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryInfo(&l, device, memory)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryInfo(device, memory)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryInfo(device, memory)
+        })
+    }
+    unsafe { guarded(device, memory) }
 }
 ///`nvmlDeviceGetMemoryInfo_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2833,19 +4240,30 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryInfo_v2(&l, device, memory)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryInfo_v2) {
+        return unsafe { __f(device, memory) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        memory: *mut nvmlMemory_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryInfo_v2(&l, device, memory)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryInfo_v2(device, memory)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryInfo_v2(device, memory)
+        })
+    }
+    unsafe { guarded(device, memory) }
 }
 ///`nvmlDeviceSetMemoryLimits_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2854,19 +4272,34 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlSetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetMemoryLimits_v1(&l, device, limits)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetMemoryLimits_v1) {
+        return unsafe { __f(device, limits) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        limits: *mut nvmlSetMemoryLimits_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetMemoryLimits_v1(
+                            &l,
+                            device,
+                            limits,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetMemoryLimits_v1(device, limits)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetMemoryLimits_v1(device, limits)
+        })
+    }
+    unsafe { guarded(device, limits) }
 }
 ///`nvmlDeviceGetMemoryLimits_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2875,19 +4308,34 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlGetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryLimits_v1(&l, device, limits)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryLimits_v1) {
+        return unsafe { __f(device, limits) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        limits: *mut nvmlGetMemoryLimits_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryLimits_v1(
+                            &l,
+                            device,
+                            limits,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryLimits_v1(device, limits)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryLimits_v1(device, limits)
+        })
+    }
+    unsafe { guarded(device, limits) }
 }
 ///`nvmlDeviceGetComputeMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2896,19 +4344,30 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     device: nvmlDevice_t,
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetComputeMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetComputeMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: *mut nvmlComputeMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetComputeMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetComputeMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetComputeMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetCudaComputeCapability` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2918,24 +4377,36 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     major: *mut c_int,
     minor: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCudaComputeCapability(
-                        &l,
-                        device,
-                        major,
-                        minor,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCudaComputeCapability) {
+        return unsafe { __f(device, major, minor) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        major: *mut c_int,
+        minor: *mut c_int,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCudaComputeCapability(
+                            &l,
+                            device,
+                            major,
+                            minor,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCudaComputeCapability(device, major, minor)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCudaComputeCapability(device, major, minor)
+        })
+    }
+    unsafe { guarded(device, major, minor) }
 }
 ///`nvmlDeviceGetDramEncryptionMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2945,24 +4416,36 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
     current: *mut nvmlDramEncryptionInfo_t,
     pending: *mut nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDramEncryptionMode(
-                        &l,
-                        device,
-                        current,
-                        pending,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDramEncryptionMode) {
+        return unsafe { __f(device, current, pending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        current: *mut nvmlDramEncryptionInfo_t,
+        pending: *mut nvmlDramEncryptionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDramEncryptionMode(
+                            &l,
+                            device,
+                            current,
+                            pending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDramEncryptionMode(device, current, pending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDramEncryptionMode(device, current, pending)
+        })
+    }
+    unsafe { guarded(device, current, pending) }
 }
 ///`nvmlDeviceSetDramEncryptionMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2971,23 +4454,34 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
     device: nvmlDevice_t,
     dramEncryption: *const nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetDramEncryptionMode(
-                        &l,
-                        device,
-                        dramEncryption,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetDramEncryptionMode) {
+        return unsafe { __f(device, dramEncryption) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        dramEncryption: *const nvmlDramEncryptionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetDramEncryptionMode(
+                            &l,
+                            device,
+                            dramEncryption,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetDramEncryptionMode(device, dramEncryption)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetDramEncryptionMode(device, dramEncryption)
+        })
+    }
+    unsafe { guarded(device, dramEncryption) }
 }
 ///`nvmlDeviceGetEccMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -2997,19 +4491,36 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
     current: *mut nvmlEnableState_t,
     pending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEccMode(&l, device, current, pending)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEccMode) {
+        return unsafe { __f(device, current, pending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        current: *mut nvmlEnableState_t,
+        pending: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEccMode(
+                            &l,
+                            device,
+                            current,
+                            pending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEccMode(device, current, pending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEccMode(device, current, pending)
+        })
+    }
+    unsafe { guarded(device, current, pending) }
 }
 ///`nvmlDeviceGetDefaultEccMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3018,23 +4529,34 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
     device: nvmlDevice_t,
     defaultMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDefaultEccMode(
-                        &l,
-                        device,
-                        defaultMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDefaultEccMode) {
+        return unsafe { __f(device, defaultMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        defaultMode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDefaultEccMode(
+                            &l,
+                            device,
+                            defaultMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDefaultEccMode(device, defaultMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDefaultEccMode(device, defaultMode)
+        })
+    }
+    unsafe { guarded(device, defaultMode) }
 }
 ///`nvmlDeviceGetBoardId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3043,17 +4565,27 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     device: nvmlDevice_t,
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBoardId(&l, device, boardId)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBoardId) {
+        return unsafe { __f(device, boardId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, boardId: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBoardId(&l, device, boardId)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetBoardId(device, boardId) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBoardId(device, boardId)
+        })
+    }
+    unsafe { guarded(device, boardId) }
 }
 ///`nvmlDeviceGetMultiGpuBoard` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3062,23 +4594,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
     device: nvmlDevice_t,
     multiGpuBool: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMultiGpuBoard(
-                        &l,
-                        device,
-                        multiGpuBool,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMultiGpuBoard) {
+        return unsafe { __f(device, multiGpuBool) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, multiGpuBool: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMultiGpuBoard(
+                            &l,
+                            device,
+                            multiGpuBool,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMultiGpuBoard(device, multiGpuBool)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMultiGpuBoard(device, multiGpuBool)
+        })
+    }
+    unsafe { guarded(device, multiGpuBool) }
 }
 ///`nvmlDeviceGetTotalEccErrors` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3089,30 +4629,43 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetTotalEccErrors(
-                        &l,
-                        device,
-                        errorType,
-                        counterType,
-                        eccCounts,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetTotalEccErrors) {
+        return unsafe { __f(device, errorType, counterType, eccCounts) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        errorType: nvmlMemoryErrorType_t,
+        counterType: nvmlEccCounterType_t,
+        eccCounts: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetTotalEccErrors(
+                            &l,
+                            device,
+                            errorType,
+                            counterType,
+                            eccCounts,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetTotalEccErrors(
-            device,
-            errorType,
-            counterType,
-            eccCounts,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetTotalEccErrors(
+                device,
+                errorType,
+                counterType,
+                eccCounts,
+            )
+        })
+    }
+    unsafe { guarded(device, errorType, counterType, eccCounts) }
 }
 ///`nvmlDeviceGetDetailedEccErrors` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3123,30 +4676,43 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut nvmlEccErrorCounts_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDetailedEccErrors(
-                        &l,
-                        device,
-                        errorType,
-                        counterType,
-                        eccCounts,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDetailedEccErrors) {
+        return unsafe { __f(device, errorType, counterType, eccCounts) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        errorType: nvmlMemoryErrorType_t,
+        counterType: nvmlEccCounterType_t,
+        eccCounts: *mut nvmlEccErrorCounts_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDetailedEccErrors(
+                            &l,
+                            device,
+                            errorType,
+                            counterType,
+                            eccCounts,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDetailedEccErrors(
-            device,
-            errorType,
-            counterType,
-            eccCounts,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDetailedEccErrors(
+                device,
+                errorType,
+                counterType,
+                eccCounts,
+            )
+        })
+    }
+    unsafe { guarded(device, errorType, counterType, eccCounts) }
 }
 ///`nvmlDeviceGetMemoryErrorCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3158,32 +4724,46 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     locationType: nvmlMemoryLocation_t,
     count: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryErrorCounter(
-                        &l,
-                        device,
-                        errorType,
-                        counterType,
-                        locationType,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryErrorCounter) {
+        return unsafe { __f(device, errorType, counterType, locationType, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        errorType: nvmlMemoryErrorType_t,
+        counterType: nvmlEccCounterType_t,
+        locationType: nvmlMemoryLocation_t,
+        count: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryErrorCounter(
+                            &l,
+                            device,
+                            errorType,
+                            counterType,
+                            locationType,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryErrorCounter(
-            device,
-            errorType,
-            counterType,
-            locationType,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryErrorCounter(
+                device,
+                errorType,
+                counterType,
+                locationType,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(device, errorType, counterType, locationType, count) }
 }
 ///`nvmlDeviceGetUtilizationRates` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3192,23 +4772,34 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     device: nvmlDevice_t,
     utilization: *mut nvmlUtilization_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetUtilizationRates(
-                        &l,
-                        device,
-                        utilization,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetUtilizationRates) {
+        return unsafe { __f(device, utilization) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut nvmlUtilization_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetUtilizationRates(
+                            &l,
+                            device,
+                            utilization,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetUtilizationRates(device, utilization)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetUtilizationRates(device, utilization)
+        })
+    }
+    unsafe { guarded(device, utilization) }
 }
 ///`nvmlDeviceGetEncoderUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3218,28 +4809,40 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEncoderUtilization(
-                        &l,
-                        device,
-                        utilization,
-                        samplingPeriodUs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEncoderUtilization) {
+        return unsafe { __f(device, utilization, samplingPeriodUs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut c_uint,
+        samplingPeriodUs: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEncoderUtilization(
+                            &l,
+                            device,
+                            utilization,
+                            samplingPeriodUs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEncoderUtilization(
-            device,
-            utilization,
-            samplingPeriodUs,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEncoderUtilization(
+                device,
+                utilization,
+                samplingPeriodUs,
+            )
+        })
+    }
+    unsafe { guarded(device, utilization, samplingPeriodUs) }
 }
 ///`nvmlDeviceGetEncoderCapacity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3249,28 +4852,40 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     encoderQueryType: nvmlEncoderType_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEncoderCapacity(
-                        &l,
-                        device,
-                        encoderQueryType,
-                        encoderCapacity,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEncoderCapacity) {
+        return unsafe { __f(device, encoderQueryType, encoderCapacity) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        encoderQueryType: nvmlEncoderType_t,
+        encoderCapacity: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEncoderCapacity(
+                            &l,
+                            device,
+                            encoderQueryType,
+                            encoderCapacity,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEncoderCapacity(
-            device,
-            encoderQueryType,
-            encoderCapacity,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEncoderCapacity(
+                device,
+                encoderQueryType,
+                encoderCapacity,
+            )
+        })
+    }
+    unsafe { guarded(device, encoderQueryType, encoderCapacity) }
 }
 ///`nvmlDeviceGetEncoderStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3281,30 +4896,43 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEncoderStats(
-                        &l,
-                        device,
-                        sessionCount,
-                        averageFps,
-                        averageLatency,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEncoderStats) {
+        return unsafe { __f(device, sessionCount, averageFps, averageLatency) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        sessionCount: *mut c_uint,
+        averageFps: *mut c_uint,
+        averageLatency: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEncoderStats(
+                            &l,
+                            device,
+                            sessionCount,
+                            averageFps,
+                            averageLatency,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEncoderStats(
-            device,
-            sessionCount,
-            averageFps,
-            averageLatency,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEncoderStats(
+                device,
+                sessionCount,
+                averageFps,
+                averageLatency,
+            )
+        })
+    }
+    unsafe { guarded(device, sessionCount, averageFps, averageLatency) }
 }
 ///`nvmlDeviceGetEncoderSessions` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3314,24 +4942,40 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfos: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetEncoderSessions(
-                        &l,
-                        device,
-                        sessionCount,
-                        sessionInfos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetEncoderSessions) {
+        return unsafe { __f(device, sessionCount, sessionInfos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        sessionCount: *mut c_uint,
+        sessionInfos: *mut nvmlEncoderSessionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetEncoderSessions(
+                            &l,
+                            device,
+                            sessionCount,
+                            sessionInfos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetEncoderSessions(
+                device,
+                sessionCount,
+                sessionInfos,
+            )
+        })
+    }
+    unsafe { guarded(device, sessionCount, sessionInfos) }
 }
 ///`nvmlDeviceGetDecoderUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3341,28 +4985,40 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDecoderUtilization(
-                        &l,
-                        device,
-                        utilization,
-                        samplingPeriodUs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDecoderUtilization) {
+        return unsafe { __f(device, utilization, samplingPeriodUs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut c_uint,
+        samplingPeriodUs: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDecoderUtilization(
+                            &l,
+                            device,
+                            utilization,
+                            samplingPeriodUs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDecoderUtilization(
-            device,
-            utilization,
-            samplingPeriodUs,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDecoderUtilization(
+                device,
+                utilization,
+                samplingPeriodUs,
+            )
+        })
+    }
+    unsafe { guarded(device, utilization, samplingPeriodUs) }
 }
 ///`nvmlDeviceGetJpgUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3372,24 +5028,40 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetJpgUtilization(
-                        &l,
-                        device,
-                        utilization,
-                        samplingPeriodUs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetJpgUtilization) {
+        return unsafe { __f(device, utilization, samplingPeriodUs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut c_uint,
+        samplingPeriodUs: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetJpgUtilization(
+                            &l,
+                            device,
+                            utilization,
+                            samplingPeriodUs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetJpgUtilization(
+                device,
+                utilization,
+                samplingPeriodUs,
+            )
+        })
+    }
+    unsafe { guarded(device, utilization, samplingPeriodUs) }
 }
 ///`nvmlDeviceGetOfaUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3399,24 +5071,40 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetOfaUtilization(
-                        &l,
-                        device,
-                        utilization,
-                        samplingPeriodUs,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetOfaUtilization) {
+        return unsafe { __f(device, utilization, samplingPeriodUs) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut c_uint,
+        samplingPeriodUs: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetOfaUtilization(
+                            &l,
+                            device,
+                            utilization,
+                            samplingPeriodUs,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetOfaUtilization(
+                device,
+                utilization,
+                samplingPeriodUs,
+            )
+        })
+    }
+    unsafe { guarded(device, utilization, samplingPeriodUs) }
 }
 ///`nvmlDeviceGetFBCStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3425,19 +5113,30 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFBCStats(&l, device, fbcStats)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFBCStats) {
+        return unsafe { __f(device, fbcStats) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fbcStats: *mut nvmlFBCStats_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFBCStats(&l, device, fbcStats)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFBCStats(device, fbcStats)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFBCStats(device, fbcStats)
+        })
+    }
+    unsafe { guarded(device, fbcStats) }
 }
 ///`nvmlDeviceGetFBCSessions` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3447,24 +5146,36 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFBCSessions(
-                        &l,
-                        device,
-                        sessionCount,
-                        sessionInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFBCSessions) {
+        return unsafe { __f(device, sessionCount, sessionInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        sessionCount: *mut c_uint,
+        sessionInfo: *mut nvmlFBCSessionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFBCSessions(
+                            &l,
+                            device,
+                            sessionCount,
+                            sessionInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo)
+        })
+    }
+    unsafe { guarded(device, sessionCount, sessionInfo) }
 }
 ///`nvmlDeviceGetDriverModel_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3474,24 +5185,36 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDriverModel_v2(
-                        &l,
-                        device,
-                        current,
-                        pending,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDriverModel_v2) {
+        return unsafe { __f(device, current, pending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        current: *mut nvmlDriverModel_t,
+        pending: *mut nvmlDriverModel_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDriverModel_v2(
+                            &l,
+                            device,
+                            current,
+                            pending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDriverModel_v2(device, current, pending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDriverModel_v2(device, current, pending)
+        })
+    }
+    unsafe { guarded(device, current, pending) }
 }
 ///`nvmlDeviceGetVbiosVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3501,24 +5224,36 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVbiosVersion(
-                        &l,
-                        device,
-                        version,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVbiosVersion) {
+        return unsafe { __f(device, version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        version: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVbiosVersion(
+                            &l,
+                            device,
+                            version,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVbiosVersion(device, version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVbiosVersion(device, version, length)
+        })
+    }
+    unsafe { guarded(device, version, length) }
 }
 ///`nvmlDeviceGetBridgeChipInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3527,23 +5262,34 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     device: nvmlDevice_t,
     bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBridgeChipInfo(
-                        &l,
-                        device,
-                        bridgeHierarchy,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBridgeChipInfo) {
+        return unsafe { __f(device, bridgeHierarchy) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBridgeChipInfo(
+                            &l,
+                            device,
+                            bridgeHierarchy,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy)
+        })
+    }
+    unsafe { guarded(device, bridgeHierarchy) }
 }
 ///`nvmlDeviceGetComputeRunningProcesses_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3553,24 +5299,42 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses_v3(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetComputeRunningProcesses_v3)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses_v3(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetComputeRunningProcesses_v3(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetGraphicsRunningProcesses_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3580,24 +5344,42 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses_v3(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGraphicsRunningProcesses_v3)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses_v3(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses_v3(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetMPSComputeRunningProcesses_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3607,28 +5389,42 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses_v3(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetMPSComputeRunningProcesses_v3)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses_v3(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses_v3(
-            device,
-            infoCount,
-            infos,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses_v3(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetRunningProcessDetailList` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3637,23 +5433,35 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
     device: nvmlDevice_t,
     plist: *mut nvmlProcessDetailList_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRunningProcessDetailList(
-                        &l,
-                        device,
-                        plist,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRunningProcessDetailList)
+    {
+        return unsafe { __f(device, plist) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        plist: *mut nvmlProcessDetailList_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRunningProcessDetailList(
+                            &l,
+                            device,
+                            plist,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRunningProcessDetailList(device, plist)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRunningProcessDetailList(device, plist)
+        })
+    }
+    unsafe { guarded(device, plist) }
 }
 ///`nvmlDeviceOnSameBoard` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3663,24 +5471,36 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
     device2: nvmlDevice_t,
     onSameBoard: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceOnSameBoard(
-                        &l,
-                        device1,
-                        device2,
-                        onSameBoard,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceOnSameBoard) {
+        return unsafe { __f(device1, device2, onSameBoard) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device1: nvmlDevice_t,
+        device2: nvmlDevice_t,
+        onSameBoard: *mut c_int,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceOnSameBoard(
+                            &l,
+                            device1,
+                            device2,
+                            onSameBoard,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceOnSameBoard(device1, device2, onSameBoard)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceOnSameBoard(device1, device2, onSameBoard)
+        })
+    }
+    unsafe { guarded(device1, device2, onSameBoard) }
 }
 ///`nvmlDeviceGetAPIRestriction` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3690,24 +5510,36 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAPIRestriction(
-                        &l,
-                        device,
-                        apiType,
-                        isRestricted,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAPIRestriction) {
+        return unsafe { __f(device, apiType, isRestricted) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        apiType: nvmlRestrictedAPI_t,
+        isRestricted: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAPIRestriction(
+                            &l,
+                            device,
+                            apiType,
+                            isRestricted,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAPIRestriction(device, apiType, isRestricted)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAPIRestriction(device, apiType, isRestricted)
+        })
+    }
+    unsafe { guarded(device, apiType, isRestricted) }
 }
 ///`nvmlDeviceGetSamples` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3720,34 +5552,53 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
     sampleCount: *mut c_uint,
     samples: *mut nvmlSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSamples(
-                        &l,
-                        device,
-                        type_,
-                        lastSeenTimeStamp,
-                        sampleValType,
-                        sampleCount,
-                        samples,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSamples) {
+        return unsafe {
+            __f(device, type_, lastSeenTimeStamp, sampleValType, sampleCount, samples)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSamples(
-            device,
-            type_,
-            lastSeenTimeStamp,
-            sampleValType,
-            sampleCount,
-            samples,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        type_: nvmlSamplingType_t,
+        lastSeenTimeStamp: c_ulonglong,
+        sampleValType: *mut nvmlValueType_t,
+        sampleCount: *mut c_uint,
+        samples: *mut nvmlSample_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSamples(
+                            &l,
+                            device,
+                            type_,
+                            lastSeenTimeStamp,
+                            sampleValType,
+                            sampleCount,
+                            samples,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSamples(
+                device,
+                type_,
+                lastSeenTimeStamp,
+                sampleValType,
+                sampleCount,
+                samples,
+            )
+        })
+    }
+    unsafe {
+        guarded(device, type_, lastSeenTimeStamp, sampleValType, sampleCount, samples)
+    }
 }
 ///`nvmlDeviceGetBAR1MemoryInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3756,23 +5607,34 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBAR1MemoryInfo(
-                        &l,
-                        device,
-                        bar1Memory,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBAR1MemoryInfo) {
+        return unsafe { __f(device, bar1Memory) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        bar1Memory: *mut nvmlBAR1Memory_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBAR1MemoryInfo(
+                            &l,
+                            device,
+                            bar1Memory,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory)
+        })
+    }
+    unsafe { guarded(device, bar1Memory) }
 }
 ///`nvmlDeviceGetViolationStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3782,24 +5644,36 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
     perfPolicyType: nvmlPerfPolicyType_t,
     violTime: *mut nvmlViolationTime_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetViolationStatus(
-                        &l,
-                        device,
-                        perfPolicyType,
-                        violTime,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetViolationStatus) {
+        return unsafe { __f(device, perfPolicyType, violTime) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        perfPolicyType: nvmlPerfPolicyType_t,
+        violTime: *mut nvmlViolationTime_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetViolationStatus(
+                            &l,
+                            device,
+                            perfPolicyType,
+                            violTime,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime)
+        })
+    }
+    unsafe { guarded(device, perfPolicyType, violTime) }
 }
 ///`nvmlDeviceGetIrqNum` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3808,17 +5682,27 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetIrqNum(&l, device, irqNum)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetIrqNum) {
+        return unsafe { __f(device, irqNum) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, irqNum: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetIrqNum(&l, device, irqNum)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetIrqNum(device, irqNum) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetIrqNum(device, irqNum)
+        })
+    }
+    unsafe { guarded(device, irqNum) }
 }
 ///`nvmlDeviceGetNumGpuCores` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3827,19 +5711,27 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     device: nvmlDevice_t,
     numCores: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNumGpuCores(&l, device, numCores)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNumGpuCores) {
+        return unsafe { __f(device, numCores) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, numCores: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNumGpuCores(&l, device, numCores)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNumGpuCores(device, numCores)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNumGpuCores(device, numCores)
+        })
+    }
+    unsafe { guarded(device, numCores) }
 }
 ///`nvmlDeviceGetPowerSource` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3848,19 +5740,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
     device: nvmlDevice_t,
     powerSource: *mut nvmlPowerSource_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPowerSource(&l, device, powerSource)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPowerSource) {
+        return unsafe { __f(device, powerSource) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        powerSource: *mut nvmlPowerSource_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPowerSource(
+                            &l,
+                            device,
+                            powerSource,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPowerSource(device, powerSource)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPowerSource(device, powerSource)
+        })
+    }
+    unsafe { guarded(device, powerSource) }
 }
 ///`nvmlDeviceGetMemoryBusWidth` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3869,19 +5776,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
     device: nvmlDevice_t,
     busWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMemoryBusWidth(&l, device, busWidth)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMemoryBusWidth) {
+        return unsafe { __f(device, busWidth) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, busWidth: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMemoryBusWidth(
+                            &l,
+                            device,
+                            busWidth,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMemoryBusWidth(device, busWidth)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMemoryBusWidth(device, busWidth)
+        })
+    }
+    unsafe { guarded(device, busWidth) }
 }
 ///`nvmlDeviceGetPcieLinkMaxSpeed` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3890,23 +5809,31 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
     device: nvmlDevice_t,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPcieLinkMaxSpeed(
-                        &l,
-                        device,
-                        maxSpeed,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPcieLinkMaxSpeed) {
+        return unsafe { __f(device, maxSpeed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, maxSpeed: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPcieLinkMaxSpeed(
+                            &l,
+                            device,
+                            maxSpeed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed)
+        })
+    }
+    unsafe { guarded(device, maxSpeed) }
 }
 ///`nvmlDeviceGetPcieSpeed` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3915,19 +5842,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPcieSpeed(&l, device, pcieSpeed)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPcieSpeed) {
+        return unsafe { __f(device, pcieSpeed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pcieSpeed: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPcieSpeed(&l, device, pcieSpeed)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPcieSpeed(device, pcieSpeed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPcieSpeed(device, pcieSpeed)
+        })
+    }
+    unsafe { guarded(device, pcieSpeed) }
 }
 ///`nvmlDeviceGetAdaptiveClockInfoStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3936,23 +5871,38 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     device: nvmlDevice_t,
     adaptiveClockStatus: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAdaptiveClockInfoStatus(
-                        &l,
-                        device,
-                        adaptiveClockStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAdaptiveClockInfoStatus)
+    {
+        return unsafe { __f(device, adaptiveClockStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        adaptiveClockStatus: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAdaptiveClockInfoStatus(
+                            &l,
+                            device,
+                            adaptiveClockStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAdaptiveClockInfoStatus(
+                device,
+                adaptiveClockStatus,
+            )
+        })
+    }
+    unsafe { guarded(device, adaptiveClockStatus) }
 }
 ///`nvmlDeviceGetBusType` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3961,17 +5911,27 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     device: nvmlDevice_t,
     type_: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBusType(&l, device, type_)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBusType) {
+        return unsafe { __f(device, type_) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, type_: *mut nvmlBusType_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBusType(&l, device, type_)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetBusType(device, type_) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBusType(device, type_)
+        })
+    }
+    unsafe { guarded(device, type_) }
 }
 ///`nvmlDeviceGetGpuFabricInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -3980,23 +5940,34 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuFabricInfo(
-                        &l,
-                        device,
-                        gpuFabricInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuFabricInfo) {
+        return unsafe { __f(device, gpuFabricInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuFabricInfo(
+                            &l,
+                            device,
+                            gpuFabricInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo)
+        })
+    }
+    unsafe { guarded(device, gpuFabricInfo) }
 }
 ///`nvmlDeviceGetGpuFabricInfoV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4005,23 +5976,34 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuFabricInfoV(
-                        &l,
-                        device,
-                        gpuFabricInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuFabricInfoV) {
+        return unsafe { __f(device, gpuFabricInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuFabricInfoV(
+                            &l,
+                            device,
+                            gpuFabricInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo)
+        })
+    }
+    unsafe { guarded(device, gpuFabricInfo) }
 }
 ///`nvmlDeviceGetGpuFabricInfo_v4` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4030,23 +6012,34 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuFabricInfo_v4(
-                        &l,
-                        device,
-                        gpuFabricInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuFabricInfo_v4) {
+        return unsafe { __f(device, gpuFabricInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuFabricInfo_v4(
+                            &l,
+                            device,
+                            gpuFabricInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo)
+        })
+    }
+    unsafe { guarded(device, gpuFabricInfo) }
 }
 ///`nvmlSystemGetConfComputeCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4054,22 +6047,31 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
     capabilities: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeCapabilities(
-                        &l,
-                        capabilities,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetConfComputeCapabilities)
+    {
+        return unsafe { __f(capabilities) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(capabilities: *mut nvmlConfComputeSystemCaps_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeCapabilities(
+                            &l,
+                            capabilities,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetConfComputeCapabilities(capabilities)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeCapabilities(capabilities)
+        })
+    }
+    unsafe { guarded(capabilities) }
 }
 ///`nvmlSystemGetConfComputeState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4077,17 +6079,27 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeState(&l, state)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetConfComputeState) {
+        return unsafe { __f(state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(state: *mut nvmlConfComputeSystemState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeState(&l, state)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemGetConfComputeState(state) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeState(state)
+        })
+    }
+    unsafe { guarded(state) }
 }
 ///`nvmlDeviceGetConfComputeMemSizeInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4096,23 +6108,34 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
     device: nvmlDevice_t,
     memInfo: *mut nvmlConfComputeMemSizeInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetConfComputeMemSizeInfo(
-                        &l,
-                        device,
-                        memInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetConfComputeMemSizeInfo) {
+        return unsafe { __f(device, memInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        memInfo: *mut nvmlConfComputeMemSizeInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetConfComputeMemSizeInfo(
+                            &l,
+                            device,
+                            memInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo)
+        })
+    }
+    unsafe { guarded(device, memInfo) }
 }
 ///`nvmlSystemGetConfComputeGpusReadyState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4120,22 +6143,32 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
     isAcceptingWork: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeGpusReadyState(
-                        &l,
-                        isAcceptingWork,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlSystemGetConfComputeGpusReadyState)
+    {
+        return unsafe { __f(isAcceptingWork) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(isAcceptingWork: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeGpusReadyState(
+                            &l,
+                            isAcceptingWork,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork)
+        })
+    }
+    unsafe { guarded(isAcceptingWork) }
 }
 ///`nvmlDeviceGetConfComputeProtectedMemoryUsage` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4144,23 +6177,33 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetConfComputeProtectedMemoryUsage(
-                        &l,
-                        device,
-                        memory,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetConfComputeProtectedMemoryUsage)
+    {
+        return unsafe { __f(device, memory) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, memory: *mut nvmlMemory_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetConfComputeProtectedMemoryUsage(
+                            &l,
+                            device,
+                            memory,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory)
+        })
+    }
+    unsafe { guarded(device, memory) }
 }
 ///`nvmlDeviceGetConfComputeGpuCertificate` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4169,23 +6212,36 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
     device: nvmlDevice_t,
     gpuCert: *mut nvmlConfComputeGpuCertificate_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetConfComputeGpuCertificate(
-                        &l,
-                        device,
-                        gpuCert,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetConfComputeGpuCertificate)
+    {
+        return unsafe { __f(device, gpuCert) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuCert: *mut nvmlConfComputeGpuCertificate_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetConfComputeGpuCertificate(
+                            &l,
+                            device,
+                            gpuCert,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert)
+        })
+    }
+    unsafe { guarded(device, gpuCert) }
 }
 ///`nvmlDeviceGetConfComputeGpuAttestationReport` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4194,26 +6250,39 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
     device: nvmlDevice_t,
     gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetConfComputeGpuAttestationReport(
-                        &l,
-                        device,
-                        gpuAtstReport,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetConfComputeGpuAttestationReport)
+    {
+        return unsafe { __f(device, gpuAtstReport) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetConfComputeGpuAttestationReport(
+                            &l,
+                            device,
+                            gpuAtstReport,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetConfComputeGpuAttestationReport(
-            device,
-            gpuAtstReport,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetConfComputeGpuAttestationReport(
+                device,
+                gpuAtstReport,
+            )
+        })
+    }
+    unsafe { guarded(device, gpuAtstReport) }
 }
 ///`nvmlSystemGetConfComputeKeyRotationThresholdInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4221,24 +6290,36 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeKeyRotationThresholdInfo(
-                        &l,
-                        pKeyRotationThrInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlSystemGetConfComputeKeyRotationThresholdInfo)
+    {
+        return unsafe { __f(pKeyRotationThrInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeKeyRotationThresholdInfo(
+                            &l,
+                            pKeyRotationThrInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetConfComputeKeyRotationThresholdInfo(
-            pKeyRotationThrInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeKeyRotationThresholdInfo(
+                pKeyRotationThrInfo,
+            )
+        })
+    }
+    unsafe { guarded(pKeyRotationThrInfo) }
 }
 ///`nvmlDeviceSetConfComputeUnprotectedMemSize` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4247,23 +6328,33 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
     device: nvmlDevice_t,
     sizeKiB: c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetConfComputeUnprotectedMemSize(
-                        &l,
-                        device,
-                        sizeKiB,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceSetConfComputeUnprotectedMemSize)
+    {
+        return unsafe { __f(device, sizeKiB) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, sizeKiB: c_ulonglong) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetConfComputeUnprotectedMemSize(
+                            &l,
+                            device,
+                            sizeKiB,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB)
+        })
+    }
+    unsafe { guarded(device, sizeKiB) }
 }
 ///`nvmlSystemSetConfComputeGpusReadyState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4271,22 +6362,32 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
     isAcceptingWork: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemSetConfComputeGpusReadyState(
-                        &l,
-                        isAcceptingWork,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlSystemSetConfComputeGpusReadyState)
+    {
+        return unsafe { __f(isAcceptingWork) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(isAcceptingWork: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemSetConfComputeGpusReadyState(
+                            &l,
+                            isAcceptingWork,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork)
+        })
+    }
+    unsafe { guarded(isAcceptingWork) }
 }
 ///`nvmlSystemSetConfComputeKeyRotationThresholdInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4294,24 +6395,36 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemSetConfComputeKeyRotationThresholdInfo(
-                        &l,
-                        pKeyRotationThrInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlSystemSetConfComputeKeyRotationThresholdInfo)
+    {
+        return unsafe { __f(pKeyRotationThrInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pKeyRotationThrInfo: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemSetConfComputeKeyRotationThresholdInfo(
+                            &l,
+                            pKeyRotationThrInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemSetConfComputeKeyRotationThresholdInfo(
-            pKeyRotationThrInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemSetConfComputeKeyRotationThresholdInfo(
+                pKeyRotationThrInfo,
+            )
+        })
+    }
+    unsafe { guarded(pKeyRotationThrInfo) }
 }
 ///`nvmlSystemGetConfComputeSettings` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4319,19 +6432,27 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
     settings: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeSettings(&l, settings)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetConfComputeSettings) {
+        return unsafe { __f(settings) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(settings: *mut nvmlSystemConfComputeSettings_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeSettings(&l, settings)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetConfComputeSettings(settings)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeSettings(settings)
+        })
+    }
+    unsafe { guarded(settings) }
 }
 ///`nvmlSystemGetConfComputeSettings_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4339,19 +6460,32 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetConfComputeSettings_v2(&l, settings)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetConfComputeSettings_v2) {
+        return unsafe { __f(settings) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        settings: *mut nvmlSystemConfComputeSettings_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetConfComputeSettings_v2(
+                            &l,
+                            settings,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetConfComputeSettings_v2(settings)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetConfComputeSettings_v2(settings)
+        })
+    }
+    unsafe { guarded(settings) }
 }
 ///`nvmlDeviceGetGspFirmwareVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4360,23 +6494,31 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     device: nvmlDevice_t,
     version: *mut c_char,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGspFirmwareVersion(
-                        &l,
-                        device,
-                        version,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGspFirmwareVersion) {
+        return unsafe { __f(device, version) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, version: *mut c_char) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGspFirmwareVersion(
+                            &l,
+                            device,
+                            version,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGspFirmwareVersion(device, version)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGspFirmwareVersion(device, version)
+        })
+    }
+    unsafe { guarded(device, version) }
 }
 ///`nvmlDeviceGetGspFirmwareMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4386,24 +6528,36 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     isEnabled: *mut c_uint,
     defaultMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGspFirmwareMode(
-                        &l,
-                        device,
-                        isEnabled,
-                        defaultMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGspFirmwareMode) {
+        return unsafe { __f(device, isEnabled, defaultMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        isEnabled: *mut c_uint,
+        defaultMode: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGspFirmwareMode(
+                            &l,
+                            device,
+                            isEnabled,
+                            defaultMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode)
+        })
+    }
+    unsafe { guarded(device, isEnabled, defaultMode) }
 }
 ///`nvmlDeviceGetSramEccErrorStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4412,23 +6566,34 @@ pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
     device: nvmlDevice_t,
     status: *mut nvmlEccSramErrorStatus_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSramEccErrorStatus(
-                        &l,
-                        device,
-                        status,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSramEccErrorStatus) {
+        return unsafe { __f(device, status) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        status: *mut nvmlEccSramErrorStatus_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSramEccErrorStatus(
+                            &l,
+                            device,
+                            status,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSramEccErrorStatus(device, status)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSramEccErrorStatus(device, status)
+        })
+    }
+    unsafe { guarded(device, status) }
 }
 ///`nvmlDeviceSetPowerManagementLimit_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4437,23 +6602,35 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
     device: nvmlDevice_t,
     powerValue: *mut nvmlPowerValue_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetPowerManagementLimit_v2(
-                        &l,
-                        device,
-                        powerValue,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetPowerManagementLimit_v2)
+    {
+        return unsafe { __f(device, powerValue) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        powerValue: *mut nvmlPowerValue_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetPowerManagementLimit_v2(
+                            &l,
+                            device,
+                            powerValue,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetPowerManagementLimit_v2(device, powerValue)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetPowerManagementLimit_v2(device, powerValue)
+        })
+    }
+    unsafe { guarded(device, powerValue) }
 }
 ///`nvmlDeviceGetAccountingMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4462,19 +6639,30 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAccountingMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAccountingMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAccountingMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAccountingMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAccountingMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceGetAccountingStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4484,24 +6672,36 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAccountingStats(
-                        &l,
-                        device,
-                        pid,
-                        stats,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAccountingStats) {
+        return unsafe { __f(device, pid, stats) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pid: c_uint,
+        stats: *mut nvmlAccountingStats_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAccountingStats(
+                            &l,
+                            device,
+                            pid,
+                            stats,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAccountingStats(device, pid, stats)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAccountingStats(device, pid, stats)
+        })
+    }
+    unsafe { guarded(device, pid, stats) }
 }
 ///`nvmlDeviceGetAccountingPids` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4511,24 +6711,36 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAccountingPids(
-                        &l,
-                        device,
-                        count,
-                        pids,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAccountingPids) {
+        return unsafe { __f(device, count, pids) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        count: *mut c_uint,
+        pids: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAccountingPids(
+                            &l,
+                            device,
+                            count,
+                            pids,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAccountingPids(device, count, pids)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAccountingPids(device, count, pids)
+        })
+    }
+    unsafe { guarded(device, count, pids) }
 }
 ///`nvmlDeviceGetAccountingBufferSize` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4537,23 +6749,31 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
     device: nvmlDevice_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAccountingBufferSize(
-                        &l,
-                        device,
-                        bufferSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAccountingBufferSize) {
+        return unsafe { __f(device, bufferSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, bufferSize: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAccountingBufferSize(
+                            &l,
+                            device,
+                            bufferSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAccountingBufferSize(device, bufferSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAccountingBufferSize(device, bufferSize)
+        })
+    }
+    unsafe { guarded(device, bufferSize) }
 }
 ///`nvmlDeviceGetAccountingStats_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4562,19 +6782,34 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
     device: nvmlDevice_t,
     stats: *mut nvmlAccountingStats_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAccountingStats_v2(&l, device, stats)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAccountingStats_v2) {
+        return unsafe { __f(device, stats) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        stats: *mut nvmlAccountingStats_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAccountingStats_v2(
+                            &l,
+                            device,
+                            stats,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAccountingStats_v2(device, stats)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAccountingStats_v2(device, stats)
+        })
+    }
+    unsafe { guarded(device, stats) }
 }
 ///`nvmlDeviceGetRetiredPages` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4585,25 +6820,38 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     pageCount: *mut c_uint,
     addresses: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRetiredPages(
-                        &l,
-                        device,
-                        cause,
-                        pageCount,
-                        addresses,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRetiredPages) {
+        return unsafe { __f(device, cause, pageCount, addresses) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        cause: nvmlPageRetirementCause_t,
+        pageCount: *mut c_uint,
+        addresses: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRetiredPages(
+                            &l,
+                            device,
+                            cause,
+                            pageCount,
+                            addresses,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses)
+        })
+    }
+    unsafe { guarded(device, cause, pageCount, addresses) }
 }
 ///`nvmlDeviceGetRetiredPages_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4615,32 +6863,46 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
     addresses: *mut c_ulonglong,
     timestamps: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRetiredPages_v2(
-                        &l,
-                        device,
-                        cause,
-                        pageCount,
-                        addresses,
-                        timestamps,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRetiredPages_v2) {
+        return unsafe { __f(device, cause, pageCount, addresses, timestamps) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        cause: nvmlPageRetirementCause_t,
+        pageCount: *mut c_uint,
+        addresses: *mut c_ulonglong,
+        timestamps: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRetiredPages_v2(
+                            &l,
+                            device,
+                            cause,
+                            pageCount,
+                            addresses,
+                            timestamps,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRetiredPages_v2(
-            device,
-            cause,
-            pageCount,
-            addresses,
-            timestamps,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRetiredPages_v2(
+                device,
+                cause,
+                pageCount,
+                addresses,
+                timestamps,
+            )
+        })
+    }
+    unsafe { guarded(device, cause, pageCount, addresses, timestamps) }
 }
 ///`nvmlDeviceGetRetiredPagesPendingStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4649,23 +6911,36 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
     device: nvmlDevice_t,
     isPending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRetiredPagesPendingStatus(
-                        &l,
-                        device,
-                        isPending,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetRetiredPagesPendingStatus)
+    {
+        return unsafe { __f(device, isPending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        isPending: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRetiredPagesPendingStatus(
+                            &l,
+                            device,
+                            isPending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRetiredPagesPendingStatus(device, isPending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRetiredPagesPendingStatus(device, isPending)
+        })
+    }
+    unsafe { guarded(device, isPending) }
 }
 ///`nvmlDeviceGetRemappedRows` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4677,32 +6952,46 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     isPending: *mut c_uint,
     failureOccurred: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRemappedRows(
-                        &l,
-                        device,
-                        corrRows,
-                        uncRows,
-                        isPending,
-                        failureOccurred,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRemappedRows) {
+        return unsafe { __f(device, corrRows, uncRows, isPending, failureOccurred) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        corrRows: *mut c_uint,
+        uncRows: *mut c_uint,
+        isPending: *mut c_uint,
+        failureOccurred: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRemappedRows(
+                            &l,
+                            device,
+                            corrRows,
+                            uncRows,
+                            isPending,
+                            failureOccurred,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRemappedRows(
-            device,
-            corrRows,
-            uncRows,
-            isPending,
-            failureOccurred,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRemappedRows(
+                device,
+                corrRows,
+                uncRows,
+                isPending,
+                failureOccurred,
+            )
+        })
+    }
+    unsafe { guarded(device, corrRows, uncRows, isPending, failureOccurred) }
 }
 ///`nvmlDeviceGetRowRemapperHistogram` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4711,23 +7000,34 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     device: nvmlDevice_t,
     values: *mut nvmlRowRemapperHistogramValues_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRowRemapperHistogram(
-                        &l,
-                        device,
-                        values,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRowRemapperHistogram) {
+        return unsafe { __f(device, values) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        values: *mut nvmlRowRemapperHistogramValues_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRowRemapperHistogram(
+                            &l,
+                            device,
+                            values,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRowRemapperHistogram(device, values)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRowRemapperHistogram(device, values)
+        })
+    }
+    unsafe { guarded(device, values) }
 }
 ///`nvmlDeviceGetArchitecture` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4736,19 +7036,30 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetArchitecture(&l, device, arch)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetArchitecture) {
+        return unsafe { __f(device, arch) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        arch: *mut nvmlDeviceArchitecture_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetArchitecture(&l, device, arch)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetArchitecture(device, arch)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetArchitecture(device, arch)
+        })
+    }
+    unsafe { guarded(device, arch) }
 }
 ///`nvmlDeviceGetClkMonStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4757,19 +7068,30 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     device: nvmlDevice_t,
     status: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetClkMonStatus(&l, device, status)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetClkMonStatus) {
+        return unsafe { __f(device, status) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        status: *mut nvmlClkMonStatus_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetClkMonStatus(&l, device, status)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetClkMonStatus(device, status)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetClkMonStatus(device, status)
+        })
+    }
+    unsafe { guarded(device, status) }
 }
 ///`nvmlDeviceGetProcessUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4780,30 +7102,45 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
     processSamplesCount: *mut c_uint,
     lastSeenTimeStamp: c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetProcessUtilization(
-                        &l,
-                        device,
-                        utilization,
-                        processSamplesCount,
-                        lastSeenTimeStamp,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetProcessUtilization) {
+        return unsafe {
+            __f(device, utilization, processSamplesCount, lastSeenTimeStamp)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetProcessUtilization(
-            device,
-            utilization,
-            processSamplesCount,
-            lastSeenTimeStamp,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        utilization: *mut nvmlProcessUtilizationSample_t,
+        processSamplesCount: *mut c_uint,
+        lastSeenTimeStamp: c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetProcessUtilization(
+                            &l,
+                            device,
+                            utilization,
+                            processSamplesCount,
+                            lastSeenTimeStamp,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetProcessUtilization(
+                device,
+                utilization,
+                processSamplesCount,
+                lastSeenTimeStamp,
+            )
+        })
+    }
+    unsafe { guarded(device, utilization, processSamplesCount, lastSeenTimeStamp) }
 }
 ///`nvmlDeviceGetProcessesUtilizationInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4812,23 +7149,38 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     device: nvmlDevice_t,
     procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetProcessesUtilizationInfo(
-                        &l,
-                        device,
-                        procesesUtilInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetProcessesUtilizationInfo)
+    {
+        return unsafe { __f(device, procesesUtilInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetProcessesUtilizationInfo(
+                            &l,
+                            device,
+                            procesesUtilInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetProcessesUtilizationInfo(
+                device,
+                procesesUtilInfo,
+            )
+        })
+    }
+    unsafe { guarded(device, procesesUtilInfo) }
 }
 ///`nvmlDeviceGetPlatformInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4837,23 +7189,34 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
     device: nvmlDevice_t,
     platformInfo: *mut nvmlPlatformInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPlatformInfo(
-                        &l,
-                        device,
-                        platformInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPlatformInfo) {
+        return unsafe { __f(device, platformInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        platformInfo: *mut nvmlPlatformInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPlatformInfo(
+                            &l,
+                            device,
+                            platformInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPlatformInfo(device, platformInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPlatformInfo(device, platformInfo)
+        })
+    }
+    unsafe { guarded(device, platformInfo) }
 }
 ///`nvmlDeviceGetPdi` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4862,17 +7225,25 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPdi(&l, device, pdi)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPdi) {
+        return unsafe { __f(device, pdi) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pdi: *mut nvmlPdi_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPdi(&l, device, pdi)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPdi(device, pdi) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPdi(device, pdi) })
+    }
+    unsafe { guarded(device, pdi) }
 }
 ///`nvmlDeviceSetHostname_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4881,19 +7252,30 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetHostname_v1(&l, device, hostname)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetHostname_v1) {
+        return unsafe { __f(device, hostname) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        hostname: *mut nvmlHostname_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetHostname_v1(&l, device, hostname)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetHostname_v1(device, hostname)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetHostname_v1(device, hostname)
+        })
+    }
+    unsafe { guarded(device, hostname) }
 }
 ///`nvmlDeviceGetHostname_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4902,19 +7284,30 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHostname_v1(&l, device, hostname)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHostname_v1) {
+        return unsafe { __f(device, hostname) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        hostname: *mut nvmlHostname_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHostname_v1(&l, device, hostname)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHostname_v1(device, hostname)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHostname_v1(device, hostname)
+        })
+    }
+    unsafe { guarded(device, hostname) }
 }
 ///`nvmlDevicePerfMetricsGetSamples_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4923,23 +7316,34 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlPerfMetricsSamples_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDevicePerfMetricsGetSamples_v1(
-                        &l,
-                        device,
-                        samples,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDevicePerfMetricsGetSamples_v1) {
+        return unsafe { __f(device, samples) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        samples: *mut nvmlPerfMetricsSamples_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDevicePerfMetricsGetSamples_v1(
+                            &l,
+                            device,
+                            samples,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDevicePerfMetricsGetSamples_v1(device, samples)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDevicePerfMetricsGetSamples_v1(device, samples)
+        })
+    }
+    unsafe { guarded(device, samples) }
 }
 ///`nvmlUnitSetLedState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4948,17 +7352,25 @@ pub unsafe extern "C" fn nvmlUnitSetLedState(
     unit: nvmlUnit_t,
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlUnitSetLedState(&l, unit, color)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlUnitSetLedState) {
+        return unsafe { __f(unit, color) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(unit: nvmlUnit_t, color: nvmlLedColor_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlUnitSetLedState(&l, unit, color)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlUnitSetLedState(unit, color) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlUnitSetLedState(unit, color) })
+    }
+    unsafe { guarded(unit, color) }
 }
 ///`nvmlDeviceSetPersistenceMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4967,19 +7379,27 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetPersistenceMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetPersistenceMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, mode: nvmlEnableState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetPersistenceMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetPersistenceMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetPersistenceMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceSetComputeMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -4988,19 +7408,27 @@ pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     device: nvmlDevice_t,
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetComputeMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetComputeMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, mode: nvmlComputeMode_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetComputeMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetComputeMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetComputeMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceSetEccMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5009,17 +7437,25 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     device: nvmlDevice_t,
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetEccMode(&l, device, ecc)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetEccMode) {
+        return unsafe { __f(device, ecc) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, ecc: nvmlEnableState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetEccMode(&l, device, ecc)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceSetEccMode(device, ecc) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceSetEccMode(device, ecc) })
+    }
+    unsafe { guarded(device, ecc) }
 }
 ///`nvmlDeviceClearEccErrorCounts` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5028,23 +7464,34 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     device: nvmlDevice_t,
     counterType: nvmlEccCounterType_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceClearEccErrorCounts(
-                        &l,
-                        device,
-                        counterType,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceClearEccErrorCounts) {
+        return unsafe { __f(device, counterType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        counterType: nvmlEccCounterType_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceClearEccErrorCounts(
+                            &l,
+                            device,
+                            counterType,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceClearEccErrorCounts(device, counterType)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceClearEccErrorCounts(device, counterType)
+        })
+    }
+    unsafe { guarded(device, counterType) }
 }
 ///`nvmlDeviceSetDriverModel` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5054,24 +7501,36 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
     driverModel: nvmlDriverModel_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetDriverModel(
-                        &l,
-                        device,
-                        driverModel,
-                        flags,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetDriverModel) {
+        return unsafe { __f(device, driverModel, flags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        driverModel: nvmlDriverModel_t,
+        flags: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetDriverModel(
+                            &l,
+                            device,
+                            driverModel,
+                            flags,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetDriverModel(device, driverModel, flags)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetDriverModel(device, driverModel, flags)
+        })
+    }
+    unsafe { guarded(device, driverModel, flags) }
 }
 ///`nvmlDeviceSetGpuLockedClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5081,28 +7540,40 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
     minGpuClockMHz: c_uint,
     maxGpuClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetGpuLockedClocks(
-                        &l,
-                        device,
-                        minGpuClockMHz,
-                        maxGpuClockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetGpuLockedClocks) {
+        return unsafe { __f(device, minGpuClockMHz, maxGpuClockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minGpuClockMHz: c_uint,
+        maxGpuClockMHz: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetGpuLockedClocks(
+                            &l,
+                            device,
+                            minGpuClockMHz,
+                            maxGpuClockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetGpuLockedClocks(
-            device,
-            minGpuClockMHz,
-            maxGpuClockMHz,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetGpuLockedClocks(
+                device,
+                minGpuClockMHz,
+                maxGpuClockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, minGpuClockMHz, maxGpuClockMHz) }
 }
 ///`nvmlDeviceResetGpuLockedClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5110,19 +7581,27 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
 pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceResetGpuLockedClocks(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceResetGpuLockedClocks) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceResetGpuLockedClocks(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceResetGpuLockedClocks(device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceResetGpuLockedClocks(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceSetMemoryLockedClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5132,28 +7611,40 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
     minMemClockMHz: c_uint,
     maxMemClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetMemoryLockedClocks(
-                        &l,
-                        device,
-                        minMemClockMHz,
-                        maxMemClockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetMemoryLockedClocks) {
+        return unsafe { __f(device, minMemClockMHz, maxMemClockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        minMemClockMHz: c_uint,
+        maxMemClockMHz: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetMemoryLockedClocks(
+                            &l,
+                            device,
+                            minMemClockMHz,
+                            maxMemClockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetMemoryLockedClocks(
-            device,
-            minMemClockMHz,
-            maxMemClockMHz,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetMemoryLockedClocks(
+                device,
+                minMemClockMHz,
+                maxMemClockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, minMemClockMHz, maxMemClockMHz) }
 }
 ///`nvmlDeviceResetMemoryLockedClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5161,19 +7652,27 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
 pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceResetMemoryLockedClocks(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceResetMemoryLockedClocks) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceResetMemoryLockedClocks(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceResetMemoryLockedClocks(device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceResetMemoryLockedClocks(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceSetApplicationsClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5183,28 +7682,40 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
     memClockMHz: c_uint,
     graphicsClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetApplicationsClocks(
-                        &l,
-                        device,
-                        memClockMHz,
-                        graphicsClockMHz,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetApplicationsClocks) {
+        return unsafe { __f(device, memClockMHz, graphicsClockMHz) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        memClockMHz: c_uint,
+        graphicsClockMHz: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetApplicationsClocks(
+                            &l,
+                            device,
+                            memClockMHz,
+                            graphicsClockMHz,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetApplicationsClocks(
-            device,
-            memClockMHz,
-            graphicsClockMHz,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetApplicationsClocks(
+                device,
+                memClockMHz,
+                graphicsClockMHz,
+            )
+        })
+    }
+    unsafe { guarded(device, memClockMHz, graphicsClockMHz) }
 }
 ///`nvmlDeviceResetApplicationsClocks` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5212,19 +7723,27 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
 pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceResetApplicationsClocks(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceResetApplicationsClocks) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceResetApplicationsClocks(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceResetApplicationsClocks(device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceResetApplicationsClocks(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceSetAutoBoostedClocksEnabled` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5233,23 +7752,32 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
     device: nvmlDevice_t,
     enabled: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetAutoBoostedClocksEnabled(
-                        &l,
-                        device,
-                        enabled,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetAutoBoostedClocksEnabled)
+    {
+        return unsafe { __f(device, enabled) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, enabled: nvmlEnableState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetAutoBoostedClocksEnabled(
+                            &l,
+                            device,
+                            enabled,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled)
+        })
+    }
+    unsafe { guarded(device, enabled) }
 }
 ///`nvmlDeviceSetDefaultAutoBoostedClocksEnabled` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5259,28 +7787,42 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
     enabled: nvmlEnableState_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
-                        &l,
-                        device,
-                        enabled,
-                        flags,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceSetDefaultAutoBoostedClocksEnabled)
+    {
+        return unsafe { __f(device, enabled, flags) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        enabled: nvmlEnableState_t,
+        flags: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
+                            &l,
+                            device,
+                            enabled,
+                            flags,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
-            device,
-            enabled,
-            flags,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
+                device,
+                enabled,
+                flags,
+            )
+        })
+    }
+    unsafe { guarded(device, enabled, flags) }
 }
 ///`nvmlDeviceSetDefaultFanSpeed_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5289,19 +7831,31 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
     device: nvmlDevice_t,
     fan: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetDefaultFanSpeed_v2(&l, device, fan)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetDefaultFanSpeed_v2) {
+        return unsafe { __f(device, fan) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, fan: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetDefaultFanSpeed_v2(
+                            &l,
+                            device,
+                            fan,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetDefaultFanSpeed_v2(device, fan)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetDefaultFanSpeed_v2(device, fan)
+        })
+    }
+    unsafe { guarded(device, fan) }
 }
 ///`nvmlDeviceSetFanControlPolicy` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5311,24 +7865,36 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
     fan: c_uint,
     policy: nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetFanControlPolicy(
-                        &l,
-                        device,
-                        fan,
-                        policy,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetFanControlPolicy) {
+        return unsafe { __f(device, fan, policy) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        fan: c_uint,
+        policy: nvmlFanControlPolicy_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetFanControlPolicy(
+                            &l,
+                            device,
+                            fan,
+                            policy,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetFanControlPolicy(device, fan, policy)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetFanControlPolicy(device, fan, policy)
+        })
+    }
+    unsafe { guarded(device, fan, policy) }
 }
 ///`nvmlDeviceSetTemperatureThreshold` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5338,24 +7904,36 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetTemperatureThreshold(
-                        &l,
-                        device,
-                        thresholdType,
-                        temp,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetTemperatureThreshold) {
+        return unsafe { __f(device, thresholdType, temp) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        thresholdType: nvmlTemperatureThresholds_t,
+        temp: *mut c_int,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetTemperatureThreshold(
+                            &l,
+                            device,
+                            thresholdType,
+                            temp,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp)
+        })
+    }
+    unsafe { guarded(device, thresholdType, temp) }
 }
 ///`nvmlDeviceSetPowerManagementLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5364,23 +7942,31 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetPowerManagementLimit(
-                        &l,
-                        device,
-                        limit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetPowerManagementLimit) {
+        return unsafe { __f(device, limit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, limit: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetPowerManagementLimit(
+                            &l,
+                            device,
+                            limit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetPowerManagementLimit(device, limit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetPowerManagementLimit(device, limit)
+        })
+    }
+    unsafe { guarded(device, limit) }
 }
 ///`nvmlDeviceSetGpuOperationMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5389,19 +7975,34 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
     device: nvmlDevice_t,
     mode: nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetGpuOperationMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetGpuOperationMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: nvmlGpuOperationMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetGpuOperationMode(
+                            &l,
+                            device,
+                            mode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetGpuOperationMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetGpuOperationMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceSetAPIRestriction` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5411,24 +8012,36 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetAPIRestriction(
-                        &l,
-                        device,
-                        apiType,
-                        isRestricted,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetAPIRestriction) {
+        return unsafe { __f(device, apiType, isRestricted) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        apiType: nvmlRestrictedAPI_t,
+        isRestricted: nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetAPIRestriction(
+                            &l,
+                            device,
+                            apiType,
+                            isRestricted,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetAPIRestriction(device, apiType, isRestricted)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetAPIRestriction(device, apiType, isRestricted)
+        })
+    }
+    unsafe { guarded(device, apiType, isRestricted) }
 }
 ///`nvmlDeviceSetFanSpeed_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5438,19 +8051,32 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     fan: c_uint,
     speed: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetFanSpeed_v2(&l, device, fan, speed)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetFanSpeed_v2) {
+        return unsafe { __f(device, fan, speed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, fan: c_uint, speed: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetFanSpeed_v2(
+                            &l,
+                            device,
+                            fan,
+                            speed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetFanSpeed_v2(device, fan, speed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetFanSpeed_v2(device, fan, speed)
+        })
+    }
+    unsafe { guarded(device, fan, speed) }
 }
 ///`nvmlDeviceSetGpcClkVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5459,19 +8085,31 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetGpcClkVfOffset(&l, device, offset)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetGpcClkVfOffset) {
+        return unsafe { __f(device, offset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, offset: c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetGpcClkVfOffset(
+                            &l,
+                            device,
+                            offset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetGpcClkVfOffset(device, offset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetGpcClkVfOffset(device, offset)
+        })
+    }
+    unsafe { guarded(device, offset) }
 }
 ///`nvmlDeviceSetMemClkVfOffset` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5480,19 +8118,31 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetMemClkVfOffset(&l, device, offset)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetMemClkVfOffset) {
+        return unsafe { __f(device, offset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, offset: c_int) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetMemClkVfOffset(
+                            &l,
+                            device,
+                            offset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetMemClkVfOffset(device, offset)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetMemClkVfOffset(device, offset)
+        })
+    }
+    unsafe { guarded(device, offset) }
 }
 ///`nvmlDeviceSetAccountingMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5501,19 +8151,27 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetAccountingMode(&l, device, mode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetAccountingMode) {
+        return unsafe { __f(device, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, mode: nvmlEnableState_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetAccountingMode(&l, device, mode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetAccountingMode(device, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetAccountingMode(device, mode)
+        })
+    }
+    unsafe { guarded(device, mode) }
 }
 ///`nvmlDeviceClearAccountingPids` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5521,17 +8179,27 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceClearAccountingPids(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceClearAccountingPids) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceClearAccountingPids(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceClearAccountingPids(device) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceClearAccountingPids(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceGetNvLinkState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5541,24 +8209,36 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
     link: c_uint,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkState(
-                        &l,
-                        device,
-                        link,
-                        isActive,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkState) {
+        return unsafe { __f(device, link, isActive) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        isActive: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkState(
+                            &l,
+                            device,
+                            link,
+                            isActive,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkState(device, link, isActive)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkState(device, link, isActive)
+        })
+    }
+    unsafe { guarded(device, link, isActive) }
 }
 ///`nvmlDeviceGetNvLinkVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5568,24 +8248,36 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     link: c_uint,
     version: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkVersion(
-                        &l,
-                        device,
-                        link,
-                        version,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkVersion) {
+        return unsafe { __f(device, link, version) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        version: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkVersion(
+                            &l,
+                            device,
+                            link,
+                            version,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkVersion(device, link, version)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkVersion(device, link, version)
+        })
+    }
+    unsafe { guarded(device, link, version) }
 }
 ///`nvmlDeviceGetNvLinkCapability` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5596,25 +8288,43 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
     capability: nvmlNvLinkCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkCapability(
-                        &l,
-                        device,
-                        link,
-                        capability,
-                        capResult,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkCapability) {
+        return unsafe { __f(device, link, capability, capResult) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        capability: nvmlNvLinkCapability_t,
+        capResult: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkCapability(
+                            &l,
+                            device,
+                            link,
+                            capability,
+                            capResult,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkCapability(device, link, capability, capResult)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkCapability(
+                device,
+                link,
+                capability,
+                capResult,
+            )
+        })
+    }
+    unsafe { guarded(device, link, capability, capResult) }
 }
 ///`nvmlDeviceGetNvLinkRemotePciInfo_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5624,24 +8334,36 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkRemotePciInfo_v2(
-                        &l,
-                        device,
-                        link,
-                        pci,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkRemotePciInfo_v2) {
+        return unsafe { __f(device, link, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        pci: *mut nvmlPciInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkRemotePciInfo_v2(
+                            &l,
+                            device,
+                            link,
+                            pci,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci)
+        })
+    }
+    unsafe { guarded(device, link, pci) }
 }
 ///`nvmlDeviceGetNvLinkErrorCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5652,30 +8374,43 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
     counter: nvmlNvLinkErrorCounter_t,
     counterValue: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkErrorCounter(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                        counterValue,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkErrorCounter) {
+        return unsafe { __f(device, link, counter, counterValue) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: nvmlNvLinkErrorCounter_t,
+        counterValue: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkErrorCounter(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                            counterValue,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkErrorCounter(
-            device,
-            link,
-            counter,
-            counterValue,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkErrorCounter(
+                device,
+                link,
+                counter,
+                counterValue,
+            )
+        })
+    }
+    unsafe { guarded(device, link, counter, counterValue) }
 }
 ///`nvmlDeviceResetNvLinkErrorCounters` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5684,23 +8419,31 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
     device: nvmlDevice_t,
     link: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceResetNvLinkErrorCounters(
-                        &l,
-                        device,
-                        link,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceResetNvLinkErrorCounters) {
+        return unsafe { __f(device, link) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, link: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceResetNvLinkErrorCounters(
+                            &l,
+                            device,
+                            link,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceResetNvLinkErrorCounters(device, link)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceResetNvLinkErrorCounters(device, link)
+        })
+    }
+    unsafe { guarded(device, link) }
 }
 ///`nvmlDeviceSetNvLinkUtilizationControl` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5712,32 +8455,47 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
     control: *mut nvmlNvLinkUtilizationControl_t,
     reset: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetNvLinkUtilizationControl(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                        control,
-                        reset,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetNvLinkUtilizationControl)
+    {
+        return unsafe { __f(device, link, counter, control, reset) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: c_uint,
+        control: *mut nvmlNvLinkUtilizationControl_t,
+        reset: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetNvLinkUtilizationControl(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                            control,
+                            reset,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetNvLinkUtilizationControl(
-            device,
-            link,
-            counter,
-            control,
-            reset,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetNvLinkUtilizationControl(
+                device,
+                link,
+                counter,
+                control,
+                reset,
+            )
+        })
+    }
+    unsafe { guarded(device, link, counter, control, reset) }
 }
 ///`nvmlDeviceGetNvLinkUtilizationControl` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5748,30 +8506,44 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
     counter: c_uint,
     control: *mut nvmlNvLinkUtilizationControl_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkUtilizationControl(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                        control,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkUtilizationControl)
+    {
+        return unsafe { __f(device, link, counter, control) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: c_uint,
+        control: *mut nvmlNvLinkUtilizationControl_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkUtilizationControl(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                            control,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkUtilizationControl(
-            device,
-            link,
-            counter,
-            control,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkUtilizationControl(
+                device,
+                link,
+                counter,
+                control,
+            )
+        })
+    }
+    unsafe { guarded(device, link, counter, control) }
 }
 ///`nvmlDeviceGetNvLinkUtilizationCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5783,32 +8555,47 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
     rxcounter: *mut c_ulonglong,
     txcounter: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkUtilizationCounter(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                        rxcounter,
-                        txcounter,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkUtilizationCounter)
+    {
+        return unsafe { __f(device, link, counter, rxcounter, txcounter) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: c_uint,
+        rxcounter: *mut c_ulonglong,
+        txcounter: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkUtilizationCounter(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                            rxcounter,
+                            txcounter,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkUtilizationCounter(
-            device,
-            link,
-            counter,
-            rxcounter,
-            txcounter,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkUtilizationCounter(
+                device,
+                link,
+                counter,
+                rxcounter,
+                txcounter,
+            )
+        })
+    }
+    unsafe { guarded(device, link, counter, rxcounter, txcounter) }
 }
 ///`nvmlDeviceFreezeNvLinkUtilizationCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5819,30 +8606,45 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     counter: c_uint,
     freeze: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceFreezeNvLinkUtilizationCounter(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                        freeze,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceFreezeNvLinkUtilizationCounter)
+    {
+        return unsafe { __f(device, link, counter, freeze) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: c_uint,
+        freeze: nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceFreezeNvLinkUtilizationCounter(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                            freeze,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceFreezeNvLinkUtilizationCounter(
-            device,
-            link,
-            counter,
-            freeze,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceFreezeNvLinkUtilizationCounter(
+                device,
+                link,
+                counter,
+                freeze,
+            )
+        })
+    }
+    unsafe { guarded(device, link, counter, freeze) }
 }
 ///`nvmlDeviceResetNvLinkUtilizationCounter` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5852,24 +8654,38 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     link: c_uint,
     counter: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceResetNvLinkUtilizationCounter(
-                        &l,
-                        device,
-                        link,
-                        counter,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceResetNvLinkUtilizationCounter)
+    {
+        return unsafe { __f(device, link, counter) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        counter: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceResetNvLinkUtilizationCounter(
+                            &l,
+                            device,
+                            link,
+                            counter,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter)
+        })
+    }
+    unsafe { guarded(device, link, counter) }
 }
 ///`nvmlDeviceGetNvLinkRemoteDeviceType` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5879,28 +8695,40 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
     link: c_uint,
     pNvLinkDeviceType: *mut nvmlIntNvLinkDeviceType_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkRemoteDeviceType(
-                        &l,
-                        device,
-                        link,
-                        pNvLinkDeviceType,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkRemoteDeviceType) {
+        return unsafe { __f(device, link, pNvLinkDeviceType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        pNvLinkDeviceType: *mut nvmlIntNvLinkDeviceType_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkRemoteDeviceType(
+                            &l,
+                            device,
+                            link,
+                            pNvLinkDeviceType,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkRemoteDeviceType(
-            device,
-            link,
-            pNvLinkDeviceType,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkRemoteDeviceType(
+                device,
+                link,
+                pNvLinkDeviceType,
+            )
+        })
+    }
+    unsafe { guarded(device, link, pNvLinkDeviceType) }
 }
 ///`nvmlDeviceSetNvLinkDeviceLowPowerThreshold` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5909,23 +8737,36 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkPowerThres_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
-                        &l,
-                        device,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceSetNvLinkDeviceLowPowerThreshold)
+    {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlNvLinkPowerThres_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
+                            &l,
+                            device,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlSystemSetNvlinkBwMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5933,19 +8774,27 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemSetNvlinkBwMode(&l, nvlinkBwMode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemSetNvlinkBwMode) {
+        return unsafe { __f(nvlinkBwMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(nvlinkBwMode: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemSetNvlinkBwMode(&l, nvlinkBwMode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemSetNvlinkBwMode(nvlinkBwMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemSetNvlinkBwMode(nvlinkBwMode)
+        })
+    }
+    unsafe { guarded(nvlinkBwMode) }
 }
 ///`nvmlSystemGetNvlinkBwMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5953,19 +8802,27 @@ pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemGetNvlinkBwMode(&l, nvlinkBwMode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemGetNvlinkBwMode) {
+        return unsafe { __f(nvlinkBwMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(nvlinkBwMode: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemGetNvlinkBwMode(&l, nvlinkBwMode)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlSystemGetNvlinkBwMode(nvlinkBwMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlSystemGetNvlinkBwMode(nvlinkBwMode)
+        })
+    }
+    unsafe { guarded(nvlinkBwMode) }
 }
 ///`nvmlDeviceGetNvlinkSupportedBwModes` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5974,23 +8831,34 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
     device: nvmlDevice_t,
     supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvlinkSupportedBwModes(
-                        &l,
-                        device,
-                        supportedBwMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvlinkSupportedBwModes) {
+        return unsafe { __f(device, supportedBwMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvlinkSupportedBwModes(
+                            &l,
+                            device,
+                            supportedBwMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode)
+        })
+    }
+    unsafe { guarded(device, supportedBwMode) }
 }
 ///`nvmlDeviceGetNvlinkBwMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -5999,19 +8867,34 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
     device: nvmlDevice_t,
     getBwMode: *mut nvmlNvlinkGetBwMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvlinkBwMode(&l, device, getBwMode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvlinkBwMode) {
+        return unsafe { __f(device, getBwMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        getBwMode: *mut nvmlNvlinkGetBwMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvlinkBwMode(
+                            &l,
+                            device,
+                            getBwMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvlinkBwMode(device, getBwMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvlinkBwMode(device, getBwMode)
+        })
+    }
+    unsafe { guarded(device, getBwMode) }
 }
 ///`nvmlDeviceSetNvlinkBwMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6020,19 +8903,34 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
     device: nvmlDevice_t,
     setBwMode: *mut nvmlNvlinkSetBwMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetNvlinkBwMode(&l, device, setBwMode)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetNvlinkBwMode) {
+        return unsafe { __f(device, setBwMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        setBwMode: *mut nvmlNvlinkSetBwMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetNvlinkBwMode(
+                            &l,
+                            device,
+                            setBwMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetNvlinkBwMode(device, setBwMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetNvlinkBwMode(device, setBwMode)
+        })
+    }
+    unsafe { guarded(device, setBwMode) }
 }
 ///`nvmlDeviceSetNvlinkBwModeAsync_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6041,23 +8939,34 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
     device: nvmlDevice_t,
     setBwModeAsync: *mut nvmlNvlinkSetBwModeAsync_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetNvlinkBwModeAsync_v1(
-                        &l,
-                        device,
-                        setBwModeAsync,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetNvlinkBwModeAsync_v1) {
+        return unsafe { __f(device, setBwModeAsync) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        setBwModeAsync: *mut nvmlNvlinkSetBwModeAsync_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetNvlinkBwModeAsync_v1(
+                            &l,
+                            device,
+                            setBwModeAsync,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync)
+        })
+    }
+    unsafe { guarded(device, setBwModeAsync) }
 }
 ///`nvmlDeviceGetNvLinkInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6066,17 +8975,30 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkInfo(&l, device, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkInfo) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlNvLinkInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkInfo(&l, device, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetNvLinkInfo(device, info) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkInfo(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceGetNvLinkInfo_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6085,19 +9007,30 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_v3_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkInfo_v3(&l, device, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkInfo_v3) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlNvLinkInfo_v3_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkInfo_v3(&l, device, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkInfo_v3(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkInfo_v3(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceGetNvLinkTelemetrySamples_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6106,23 +9039,36 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlNvlinkTelemetrySamples_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkTelemetrySamples_v1(
-                        &l,
-                        device,
-                        samples,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetNvLinkTelemetrySamples_v1)
+    {
+        return unsafe { __f(device, samples) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        samples: *mut nvmlNvlinkTelemetrySamples_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkTelemetrySamples_v1(
+                            &l,
+                            device,
+                            samples,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples)
+        })
+    }
+    unsafe { guarded(device, samples) }
 }
 ///`nvmlDeviceGetNvlinkRemapTableInfo_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6131,23 +9077,35 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     device: nvmlDevice_t,
     remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvlinkRemapTableInfo_v1(
-                        &l,
-                        device,
-                        remapTableInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvlinkRemapTableInfo_v1)
+    {
+        return unsafe { __f(device, remapTableInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvlinkRemapTableInfo_v1(
+                            &l,
+                            device,
+                            remapTableInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo)
+        })
+    }
+    unsafe { guarded(device, remapTableInfo) }
 }
 ///`nvmlDeviceSetNvlinkNvleReady_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6156,23 +9114,34 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
     device: nvmlDevice_t,
     setNvleReady: *mut nvmlNvlinkSetNvleReady_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetNvlinkNvleReady_v1(
-                        &l,
-                        device,
-                        setNvleReady,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetNvlinkNvleReady_v1) {
+        return unsafe { __f(device, setNvleReady) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        setNvleReady: *mut nvmlNvlinkSetNvleReady_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetNvlinkNvleReady_v1(
+                            &l,
+                            device,
+                            setNvleReady,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady)
+        })
+    }
+    unsafe { guarded(device, setNvleReady) }
 }
 ///`nvmlDeviceLockNvlinkRemapTable_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6181,23 +9150,34 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
     device: nvmlDevice_t,
     remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceLockNvlinkRemapTable_v1(
-                        &l,
-                        device,
-                        remapTableLockInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceLockNvlinkRemapTable_v1) {
+        return unsafe { __f(device, remapTableLockInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceLockNvlinkRemapTable_v1(
+                            &l,
+                            device,
+                            remapTableLockInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo)
+        })
+    }
+    unsafe { guarded(device, remapTableLockInfo) }
 }
 ///`nvmlDeviceSetupNvlinkNvleEncryptionKey_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6206,23 +9186,39 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
     device: nvmlDevice_t,
     encryptionKey: *mut nvmlNvlinkSetupNvleEncryptionKey_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
-                        &l,
-                        device,
-                        encryptionKey,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1)
+    {
+        return unsafe { __f(device, encryptionKey) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        encryptionKey: *mut nvmlNvlinkSetupNvleEncryptionKey_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
+                            &l,
+                            device,
+                            encryptionKey,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
+                device,
+                encryptionKey,
+            )
+        })
+    }
+    unsafe { guarded(device, encryptionKey) }
 }
 ///`nvmlDeviceGetNvlinkNvlePrivateInfo_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6231,39 +9227,59 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     device: nvmlDevice_t,
     privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
-                        &l,
-                        device,
-                        privateInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvlinkNvlePrivateInfo_v1)
+    {
+        return unsafe { __f(device, privateInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
+                            &l,
+                            device,
+                            privateInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo)
+        })
+    }
+    unsafe { guarded(device, privateInfo) }
 }
 ///`nvmlEventSetCreate` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetCreate(&l, set)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetCreate) {
+        return unsafe { __f(set) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetCreate(&l, set)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetCreate(set) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetCreate(set) })
+    }
+    unsafe { guarded(set) }
 }
 ///`nvmlDeviceRegisterEvents` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6273,24 +9289,36 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
     eventTypes: c_ulonglong,
     set: nvmlEventSet_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceRegisterEvents(
-                        &l,
-                        device,
-                        eventTypes,
-                        set,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceRegisterEvents) {
+        return unsafe { __f(device, eventTypes, set) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        eventTypes: c_ulonglong,
+        set: nvmlEventSet_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceRegisterEvents(
+                            &l,
+                            device,
+                            eventTypes,
+                            set,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceRegisterEvents(device, eventTypes, set)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceRegisterEvents(device, eventTypes, set)
+        })
+    }
+    unsafe { guarded(device, eventTypes, set) }
 }
 ///`nvmlDeviceGetSupportedEventTypes` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6299,23 +9327,34 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     device: nvmlDevice_t,
     eventTypes: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedEventTypes(
-                        &l,
-                        device,
-                        eventTypes,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSupportedEventTypes) {
+        return unsafe { __f(device, eventTypes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        eventTypes: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedEventTypes(
+                            &l,
+                            device,
+                            eventTypes,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedEventTypes(device, eventTypes)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedEventTypes(device, eventTypes)
+        })
+    }
+    unsafe { guarded(device, eventTypes) }
 }
 ///`nvmlEventSetWait_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6325,19 +9364,31 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetWait_v2(&l, set, data, timeoutms)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetWait_v2) {
+        return unsafe { __f(set, data, timeoutms) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        data: *mut nvmlEventData_t,
+        timeoutms: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetWait_v2(&l, set, data, timeoutms)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetWait_v2(set, data, timeoutms)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetWait_v2(set, data, timeoutms)
+        })
+    }
+    unsafe { guarded(set, data, timeoutms) }
 }
 ///`nvmlEventSetRegisterGpuOperationalEvents_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6346,23 +9397,36 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
     eventSet: nvmlEventSet_t,
     config: *const nvmlGpuOperationalEventConfig_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetRegisterGpuOperationalEvents_v1(
-                        &l,
-                        eventSet,
-                        config,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlEventSetRegisterGpuOperationalEvents_v1)
+    {
+        return unsafe { __f(eventSet, config) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        eventSet: nvmlEventSet_t,
+        config: *const nvmlGpuOperationalEventConfig_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetRegisterGpuOperationalEvents_v1(
+                            &l,
+                            eventSet,
+                            config,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config)
+        })
+    }
+    unsafe { guarded(eventSet, config) }
 }
 ///`nvmlEventSetWait_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6371,17 +9435,28 @@ pub unsafe extern "C" fn nvmlEventSetWait_v3(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetWait_v3(&l, set, params)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetWait_v3) {
+        return unsafe { __f(set, params) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        params: *mut nvmlEventSetWait_v3_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetWait_v3(&l, set, params)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetWait_v3(set, params) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetWait_v3(set, params) })
+    }
+    unsafe { guarded(set, params) }
 }
 ///`nvmlEventSetGetContextCount_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6390,19 +9465,34 @@ pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextCount_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetGetContextCount_v1(&l, set, params)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetGetContextCount_v1) {
+        return unsafe { __f(set, params) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        params: *mut nvmlEventSetGetContextCount_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetGetContextCount_v1(
+                            &l,
+                            set,
+                            params,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetGetContextCount_v1(set, params)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetGetContextCount_v1(set, params)
+        })
+    }
+    unsafe { guarded(set, params) }
 }
 ///`nvmlEventSetGetContextInfo_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6411,19 +9501,30 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetGetContextInfo_v1(&l, set, params)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetGetContextInfo_v1) {
+        return unsafe { __f(set, params) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        params: *mut nvmlEventSetGetContextInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetGetContextInfo_v1(&l, set, params)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetGetContextInfo_v1(set, params)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetGetContextInfo_v1(set, params)
+        })
+    }
+    unsafe { guarded(set, params) }
 }
 ///`nvmlEventSetGetContextData_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6432,19 +9533,30 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextData_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetGetContextData_v1(&l, set, params)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetGetContextData_v1) {
+        return unsafe { __f(set, params) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        params: *mut nvmlEventSetGetContextData_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetGetContextData_v1(&l, set, params)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetGetContextData_v1(set, params)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetGetContextData_v1(set, params)
+        })
+    }
+    unsafe { guarded(set, params) }
 }
 ///`nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6453,39 +9565,63 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
-                        &l,
-                        set,
-                        params,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1)
+    {
+        return unsafe { __f(set, params) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        params: *mut nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
+                            &l,
+                            set,
+                            params,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
+                set,
+                params,
+            )
+        })
+    }
+    unsafe { guarded(set, params) }
 }
 ///`nvmlEventSetFree` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetFree(&l, set)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetFree) {
+        return unsafe { __f(set) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(set: nvmlEventSet_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetFree(&l, set)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetFree(set) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlEventSetFree(set) })
+    }
+    unsafe { guarded(set) }
 }
 ///`nvmlSystemEventSetCreate` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6493,17 +9629,25 @@ pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemEventSetCreate(&l, request)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemEventSetCreate) {
+        return unsafe { __f(request) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(request: *mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemEventSetCreate(&l, request)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetCreate(request) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetCreate(request) })
+    }
+    unsafe { guarded(request) }
 }
 ///`nvmlSystemEventSetFree` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6511,17 +9655,25 @@ pub unsafe extern "C" fn nvmlSystemEventSetCreate(
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemEventSetFree(&l, request)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemEventSetFree) {
+        return unsafe { __f(request) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(request: *mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemEventSetFree(&l, request)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetFree(request) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetFree(request) })
+    }
+    unsafe { guarded(request) }
 }
 ///`nvmlSystemRegisterEvents` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6529,17 +9681,25 @@ pub unsafe extern "C" fn nvmlSystemEventSetFree(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemRegisterEvents(&l, request)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemRegisterEvents) {
+        return unsafe { __f(request) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(request: *mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemRegisterEvents(&l, request)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemRegisterEvents(request) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSystemRegisterEvents(request) })
+    }
+    unsafe { guarded(request) }
 }
 ///`nvmlSystemEventSetWait` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6547,17 +9707,25 @@ pub unsafe extern "C" fn nvmlSystemRegisterEvents(
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSystemEventSetWait(&l, request)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSystemEventSetWait) {
+        return unsafe { __f(request) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(request: *mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSystemEventSetWait(&l, request)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetWait(request) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSystemEventSetWait(request) })
+    }
+    unsafe { guarded(request) }
 }
 ///`nvmlDeviceModifyDrainState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6566,19 +9734,34 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     newState: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceModifyDrainState(&l, pciInfo, newState)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceModifyDrainState) {
+        return unsafe { __f(pciInfo, newState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pciInfo: *mut nvmlPciInfo_t,
+        newState: nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceModifyDrainState(
+                            &l,
+                            pciInfo,
+                            newState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceModifyDrainState(pciInfo, newState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceModifyDrainState(pciInfo, newState)
+        })
+    }
+    unsafe { guarded(pciInfo, newState) }
 }
 ///`nvmlDeviceQueryDrainState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6587,23 +9770,34 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     currentState: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceQueryDrainState(
-                        &l,
-                        pciInfo,
-                        currentState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceQueryDrainState) {
+        return unsafe { __f(pciInfo, currentState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pciInfo: *mut nvmlPciInfo_t,
+        currentState: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceQueryDrainState(
+                            &l,
+                            pciInfo,
+                            currentState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceQueryDrainState(pciInfo, currentState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceQueryDrainState(pciInfo, currentState)
+        })
+    }
+    unsafe { guarded(pciInfo, currentState) }
 }
 ///`nvmlDeviceRemoveGpu_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6613,24 +9807,36 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
     gpuState: nvmlDetachGpuState_t,
     linkState: nvmlPcieLinkState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceRemoveGpu_v2(
-                        &l,
-                        pciInfo,
-                        gpuState,
-                        linkState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceRemoveGpu_v2) {
+        return unsafe { __f(pciInfo, gpuState, linkState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pciInfo: *mut nvmlPciInfo_t,
+        gpuState: nvmlDetachGpuState_t,
+        linkState: nvmlPcieLinkState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceRemoveGpu_v2(
+                            &l,
+                            pciInfo,
+                            gpuState,
+                            linkState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState)
+        })
+    }
+    unsafe { guarded(pciInfo, gpuState, linkState) }
 }
 ///`nvmlDeviceDiscoverGpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6638,17 +9844,25 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceDiscoverGpus(&l, pciInfo)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceDiscoverGpus) {
+        return unsafe { __f(pciInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pciInfo: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceDiscoverGpus(&l, pciInfo)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceDiscoverGpus(pciInfo) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceDiscoverGpus(pciInfo) })
+    }
+    unsafe { guarded(pciInfo) }
 }
 ///`nvmlDeviceGetFieldValues` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6658,24 +9872,36 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetFieldValues(
-                        &l,
-                        device,
-                        valuesCount,
-                        values,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetFieldValues) {
+        return unsafe { __f(device, valuesCount, values) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        valuesCount: c_int,
+        values: *mut nvmlFieldValue_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetFieldValues(
+                            &l,
+                            device,
+                            valuesCount,
+                            values,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetFieldValues(device, valuesCount, values)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetFieldValues(device, valuesCount, values)
+        })
+    }
+    unsafe { guarded(device, valuesCount, values) }
 }
 ///`nvmlDeviceClearFieldValues` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6685,24 +9911,36 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceClearFieldValues(
-                        &l,
-                        device,
-                        valuesCount,
-                        values,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceClearFieldValues) {
+        return unsafe { __f(device, valuesCount, values) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        valuesCount: c_int,
+        values: *mut nvmlFieldValue_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceClearFieldValues(
+                            &l,
+                            device,
+                            valuesCount,
+                            values,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceClearFieldValues(device, valuesCount, values)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceClearFieldValues(device, valuesCount, values)
+        })
+    }
+    unsafe { guarded(device, valuesCount, values) }
 }
 ///`nvmlDeviceGetVirtualizationMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6711,23 +9949,34 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
     device: nvmlDevice_t,
     pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVirtualizationMode(
-                        &l,
-                        device,
-                        pVirtualMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVirtualizationMode) {
+        return unsafe { __f(device, pVirtualMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVirtualizationMode(
+                            &l,
+                            device,
+                            pVirtualMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVirtualizationMode(device, pVirtualMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVirtualizationMode(device, pVirtualMode)
+        })
+    }
+    unsafe { guarded(device, pVirtualMode) }
 }
 ///`nvmlDeviceGetHostVgpuMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6736,23 +9985,34 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
     device: nvmlDevice_t,
     pHostVgpuMode: *mut nvmlHostVgpuMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHostVgpuMode(
-                        &l,
-                        device,
-                        pHostVgpuMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHostVgpuMode) {
+        return unsafe { __f(device, pHostVgpuMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pHostVgpuMode: *mut nvmlHostVgpuMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHostVgpuMode(
+                            &l,
+                            device,
+                            pHostVgpuMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode)
+        })
+    }
+    unsafe { guarded(device, pHostVgpuMode) }
 }
 ///`nvmlDeviceSetVirtualizationMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6761,23 +10021,34 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     device: nvmlDevice_t,
     virtualMode: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetVirtualizationMode(
-                        &l,
-                        device,
-                        virtualMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetVirtualizationMode) {
+        return unsafe { __f(device, virtualMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        virtualMode: nvmlGpuVirtualizationMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetVirtualizationMode(
+                            &l,
+                            device,
+                            virtualMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetVirtualizationMode(device, virtualMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetVirtualizationMode(device, virtualMode)
+        })
+    }
+    unsafe { guarded(device, virtualMode) }
 }
 ///`nvmlDeviceGetVgpuHeterogeneousMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6786,23 +10057,34 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuHeterogeneousMode(
-                        &l,
-                        device,
-                        pHeterogeneousMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuHeterogeneousMode) {
+        return unsafe { __f(device, pHeterogeneousMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuHeterogeneousMode(
+                            &l,
+                            device,
+                            pHeterogeneousMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode)
+        })
+    }
+    unsafe { guarded(device, pHeterogeneousMode) }
 }
 ///`nvmlDeviceSetVgpuHeterogeneousMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6811,23 +10093,34 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetVgpuHeterogeneousMode(
-                        &l,
-                        device,
-                        pHeterogeneousMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetVgpuHeterogeneousMode) {
+        return unsafe { __f(device, pHeterogeneousMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetVgpuHeterogeneousMode(
+                            &l,
+                            device,
+                            pHeterogeneousMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode)
+        })
+    }
+    unsafe { guarded(device, pHeterogeneousMode) }
 }
 ///`nvmlVgpuInstanceGetPlacementId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6836,23 +10129,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
     vgpuInstance: nvmlVgpuInstance_t,
     pPlacement: *mut nvmlVgpuPlacementId_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetPlacementId(
-                        &l,
-                        vgpuInstance,
-                        pPlacement,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetPlacementId) {
+        return unsafe { __f(vgpuInstance, pPlacement) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        pPlacement: *mut nvmlVgpuPlacementId_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetPlacementId(
+                            &l,
+                            vgpuInstance,
+                            pPlacement,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement)
+        })
+    }
+    unsafe { guarded(vgpuInstance, pPlacement) }
 }
 ///`nvmlDeviceGetVgpuTypeSupportedPlacements` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6862,28 +10166,42 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuTypeSupportedPlacements(
-                        &l,
-                        device,
-                        vgpuTypeId,
-                        pPlacementList,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetVgpuTypeSupportedPlacements)
+    {
+        return unsafe { __f(device, vgpuTypeId, pPlacementList) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        pPlacementList: *mut nvmlVgpuPlacementList_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuTypeSupportedPlacements(
+                            &l,
+                            device,
+                            vgpuTypeId,
+                            pPlacementList,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuTypeSupportedPlacements(
-            device,
-            vgpuTypeId,
-            pPlacementList,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuTypeSupportedPlacements(
+                device,
+                vgpuTypeId,
+                pPlacementList,
+            )
+        })
+    }
+    unsafe { guarded(device, vgpuTypeId, pPlacementList) }
 }
 ///`nvmlDeviceGetVgpuTypeCreatablePlacements` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6893,28 +10211,42 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuTypeCreatablePlacements(
-                        &l,
-                        device,
-                        vgpuTypeId,
-                        pPlacementList,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetVgpuTypeCreatablePlacements)
+    {
+        return unsafe { __f(device, vgpuTypeId, pPlacementList) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        pPlacementList: *mut nvmlVgpuPlacementList_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuTypeCreatablePlacements(
+                            &l,
+                            device,
+                            vgpuTypeId,
+                            pPlacementList,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuTypeCreatablePlacements(
-            device,
-            vgpuTypeId,
-            pPlacementList,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuTypeCreatablePlacements(
+                device,
+                vgpuTypeId,
+                pPlacementList,
+            )
+        })
+    }
+    unsafe { guarded(device, vgpuTypeId, pPlacementList) }
 }
 ///`nvmlVgpuTypeGetGspHeapSize` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6923,23 +10255,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gspHeapSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetGspHeapSize(
-                        &l,
-                        vgpuTypeId,
-                        gspHeapSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetGspHeapSize) {
+        return unsafe { __f(vgpuTypeId, gspHeapSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        gspHeapSize: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetGspHeapSize(
+                            &l,
+                            vgpuTypeId,
+                            gspHeapSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, gspHeapSize) }
 }
 ///`nvmlVgpuTypeGetFbReservation` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6948,23 +10291,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbReservation: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetFbReservation(
-                        &l,
-                        vgpuTypeId,
-                        fbReservation,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetFbReservation) {
+        return unsafe { __f(vgpuTypeId, fbReservation) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        fbReservation: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetFbReservation(
+                            &l,
+                            vgpuTypeId,
+                            fbReservation,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, fbReservation) }
 }
 ///`nvmlVgpuInstanceGetRuntimeStateSize` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6973,23 +10327,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
     vgpuInstance: nvmlVgpuInstance_t,
     pState: *mut nvmlVgpuRuntimeState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetRuntimeStateSize(
-                        &l,
-                        vgpuInstance,
-                        pState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetRuntimeStateSize) {
+        return unsafe { __f(vgpuInstance, pState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        pState: *mut nvmlVgpuRuntimeState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetRuntimeStateSize(
+                            &l,
+                            vgpuInstance,
+                            pState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState)
+        })
+    }
+    unsafe { guarded(vgpuInstance, pState) }
 }
 ///`nvmlDeviceSetVgpuCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -6999,24 +10364,36 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     state: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetVgpuCapabilities(
-                        &l,
-                        device,
-                        capability,
-                        state,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetVgpuCapabilities) {
+        return unsafe { __f(device, capability, state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        capability: nvmlDeviceVgpuCapability_t,
+        state: nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetVgpuCapabilities(
+                            &l,
+                            device,
+                            capability,
+                            state,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetVgpuCapabilities(device, capability, state)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetVgpuCapabilities(device, capability, state)
+        })
+    }
+    unsafe { guarded(device, capability, state) }
 }
 ///`nvmlDeviceVgpuForceGspUnload` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7024,17 +10401,27 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
 pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceVgpuForceGspUnload(&l, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceVgpuForceGspUnload) {
+        return unsafe { __f(device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceVgpuForceGspUnload(&l, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceVgpuForceGspUnload(device) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceVgpuForceGspUnload(device)
+        })
+    }
+    unsafe { guarded(device) }
 }
 ///`nvmlDeviceGetGridLicensableFeatures_v4` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7043,26 +10430,39 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v4(
-                        &l,
-                        device,
-                        pGridLicensableFeatures,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGridLicensableFeatures_v4)
+    {
+        return unsafe { __f(device, pGridLicensableFeatures) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v4(
+                            &l,
+                            device,
+                            pGridLicensableFeatures,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v4(
-            device,
-            pGridLicensableFeatures,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v4(
+                device,
+                pGridLicensableFeatures,
+            )
+        })
+    }
+    unsafe { guarded(device, pGridLicensableFeatures) }
 }
 ///`nvmlGetVgpuDriverCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7071,23 +10471,34 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
     capability: nvmlVgpuDriverCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGetVgpuDriverCapabilities(
-                        &l,
-                        capability,
-                        capResult,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGetVgpuDriverCapabilities) {
+        return unsafe { __f(capability, capResult) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        capability: nvmlVgpuDriverCapability_t,
+        capResult: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGetVgpuDriverCapabilities(
+                            &l,
+                            capability,
+                            capResult,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGetVgpuDriverCapabilities(capability, capResult)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGetVgpuDriverCapabilities(capability, capResult)
+        })
+    }
+    unsafe { guarded(capability, capResult) }
 }
 ///`nvmlDeviceGetVgpuCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7097,24 +10508,36 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuCapabilities(
-                        &l,
-                        device,
-                        capability,
-                        capResult,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuCapabilities) {
+        return unsafe { __f(device, capability, capResult) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        capability: nvmlDeviceVgpuCapability_t,
+        capResult: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuCapabilities(
+                            &l,
+                            device,
+                            capability,
+                            capResult,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuCapabilities(device, capability, capResult)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuCapabilities(device, capability, capResult)
+        })
+    }
+    unsafe { guarded(device, capability, capResult) }
 }
 ///`nvmlDeviceGetSupportedVgpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7124,24 +10547,36 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSupportedVgpus(
-                        &l,
-                        device,
-                        vgpuCount,
-                        vgpuTypeIds,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetSupportedVgpus) {
+        return unsafe { __f(device, vgpuCount, vgpuTypeIds) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuCount: *mut c_uint,
+        vgpuTypeIds: *mut nvmlVgpuTypeId_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSupportedVgpus(
+                            &l,
+                            device,
+                            vgpuCount,
+                            vgpuTypeIds,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds)
+        })
+    }
+    unsafe { guarded(device, vgpuCount, vgpuTypeIds) }
 }
 ///`nvmlDeviceGetCreatableVgpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7151,24 +10586,36 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCreatableVgpus(
-                        &l,
-                        device,
-                        vgpuCount,
-                        vgpuTypeIds,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCreatableVgpus) {
+        return unsafe { __f(device, vgpuCount, vgpuTypeIds) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuCount: *mut c_uint,
+        vgpuTypeIds: *mut nvmlVgpuTypeId_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCreatableVgpus(
+                            &l,
+                            device,
+                            vgpuCount,
+                            vgpuTypeIds,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds)
+        })
+    }
+    unsafe { guarded(device, vgpuCount, vgpuTypeIds) }
 }
 ///`nvmlVgpuTypeGetClass` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7178,24 +10625,36 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
     vgpuTypeClass: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetClass(
-                        &l,
-                        vgpuTypeId,
-                        vgpuTypeClass,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetClass) {
+        return unsafe { __f(vgpuTypeId, vgpuTypeClass, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuTypeClass: *mut c_char,
+        size: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetClass(
+                            &l,
+                            vgpuTypeId,
+                            vgpuTypeClass,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, vgpuTypeClass, size) }
 }
 ///`nvmlVgpuTypeGetName` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7205,24 +10664,36 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
     vgpuTypeName: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetName(
-                        &l,
-                        vgpuTypeId,
-                        vgpuTypeName,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetName) {
+        return unsafe { __f(vgpuTypeId, vgpuTypeName, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuTypeName: *mut c_char,
+        size: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetName(
+                            &l,
+                            vgpuTypeId,
+                            vgpuTypeName,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, vgpuTypeName, size) }
 }
 ///`nvmlVgpuTypeGetGpuInstanceProfileId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7231,26 +10702,37 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gpuInstanceProfileId: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetGpuInstanceProfileId(
-                        &l,
-                        vgpuTypeId,
-                        gpuInstanceProfileId,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetGpuInstanceProfileId) {
+        return unsafe { __f(vgpuTypeId, gpuInstanceProfileId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        gpuInstanceProfileId: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetGpuInstanceProfileId(
+                            &l,
+                            vgpuTypeId,
+                            gpuInstanceProfileId,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetGpuInstanceProfileId(
-            vgpuTypeId,
-            gpuInstanceProfileId,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetGpuInstanceProfileId(
+                vgpuTypeId,
+                gpuInstanceProfileId,
+            )
+        })
+    }
+    unsafe { guarded(vgpuTypeId, gpuInstanceProfileId) }
 }
 ///`nvmlVgpuTypeGetDeviceID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7260,24 +10742,36 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
     deviceID: *mut c_ulonglong,
     subsystemID: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetDeviceID(
-                        &l,
-                        vgpuTypeId,
-                        deviceID,
-                        subsystemID,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetDeviceID) {
+        return unsafe { __f(vgpuTypeId, deviceID, subsystemID) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        deviceID: *mut c_ulonglong,
+        subsystemID: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetDeviceID(
+                            &l,
+                            vgpuTypeId,
+                            deviceID,
+                            subsystemID,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, deviceID, subsystemID) }
 }
 ///`nvmlVgpuTypeGetFramebufferSize` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7286,23 +10780,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetFramebufferSize(
-                        &l,
-                        vgpuTypeId,
-                        fbSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetFramebufferSize) {
+        return unsafe { __f(vgpuTypeId, fbSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        fbSize: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetFramebufferSize(
+                            &l,
+                            vgpuTypeId,
+                            fbSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, fbSize) }
 }
 ///`nvmlVgpuTypeGetNumDisplayHeads` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7311,23 +10816,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
     vgpuTypeId: nvmlVgpuTypeId_t,
     numDisplayHeads: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetNumDisplayHeads(
-                        &l,
-                        vgpuTypeId,
-                        numDisplayHeads,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetNumDisplayHeads) {
+        return unsafe { __f(vgpuTypeId, numDisplayHeads) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        numDisplayHeads: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetNumDisplayHeads(
+                            &l,
+                            vgpuTypeId,
+                            numDisplayHeads,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, numDisplayHeads) }
 }
 ///`nvmlVgpuTypeGetResolution` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7338,25 +10854,43 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
     xdim: *mut c_uint,
     ydim: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetResolution(
-                        &l,
-                        vgpuTypeId,
-                        displayIndex,
-                        xdim,
-                        ydim,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetResolution) {
+        return unsafe { __f(vgpuTypeId, displayIndex, xdim, ydim) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        displayIndex: c_uint,
+        xdim: *mut c_uint,
+        ydim: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetResolution(
+                            &l,
+                            vgpuTypeId,
+                            displayIndex,
+                            xdim,
+                            ydim,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetResolution(
+                vgpuTypeId,
+                displayIndex,
+                xdim,
+                ydim,
+            )
+        })
+    }
+    unsafe { guarded(vgpuTypeId, displayIndex, xdim, ydim) }
 }
 ///`nvmlVgpuTypeGetLicense` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7366,24 +10900,40 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
     vgpuTypeLicenseString: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetLicense(
-                        &l,
-                        vgpuTypeId,
-                        vgpuTypeLicenseString,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetLicense) {
+        return unsafe { __f(vgpuTypeId, vgpuTypeLicenseString, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuTypeLicenseString: *mut c_char,
+        size: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetLicense(
+                            &l,
+                            vgpuTypeId,
+                            vgpuTypeLicenseString,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetLicense(
+                vgpuTypeId,
+                vgpuTypeLicenseString,
+                size,
+            )
+        })
+    }
+    unsafe { guarded(vgpuTypeId, vgpuTypeLicenseString, size) }
 }
 ///`nvmlVgpuTypeGetFrameRateLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7392,23 +10942,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
     vgpuTypeId: nvmlVgpuTypeId_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetFrameRateLimit(
-                        &l,
-                        vgpuTypeId,
-                        frameRateLimit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetFrameRateLimit) {
+        return unsafe { __f(vgpuTypeId, frameRateLimit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        frameRateLimit: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetFrameRateLimit(
+                            &l,
+                            vgpuTypeId,
+                            frameRateLimit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, frameRateLimit) }
 }
 ///`nvmlVgpuTypeGetMaxInstances` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7418,24 +10979,40 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetMaxInstances(
-                        &l,
-                        device,
-                        vgpuTypeId,
-                        vgpuInstanceCount,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetMaxInstances) {
+        return unsafe { __f(device, vgpuTypeId, vgpuInstanceCount) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuInstanceCount: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetMaxInstances(
+                            &l,
+                            device,
+                            vgpuTypeId,
+                            vgpuInstanceCount,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetMaxInstances(
+                device,
+                vgpuTypeId,
+                vgpuInstanceCount,
+            )
+        })
+    }
+    unsafe { guarded(device, vgpuTypeId, vgpuInstanceCount) }
 }
 ///`nvmlVgpuTypeGetMaxInstancesPerVm` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7444,26 +11021,37 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCountPerVm: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetMaxInstancesPerVm(
-                        &l,
-                        vgpuTypeId,
-                        vgpuInstanceCountPerVm,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetMaxInstancesPerVm) {
+        return unsafe { __f(vgpuTypeId, vgpuInstanceCountPerVm) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuInstanceCountPerVm: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetMaxInstancesPerVm(
+                            &l,
+                            vgpuTypeId,
+                            vgpuInstanceCountPerVm,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetMaxInstancesPerVm(
-            vgpuTypeId,
-            vgpuInstanceCountPerVm,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetMaxInstancesPerVm(
+                vgpuTypeId,
+                vgpuInstanceCountPerVm,
+            )
+        })
+    }
+    unsafe { guarded(vgpuTypeId, vgpuInstanceCountPerVm) }
 }
 ///`nvmlVgpuTypeGetBAR1Info` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7472,19 +11060,34 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     vgpuTypeId: nvmlVgpuTypeId_t,
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetBAR1Info(&l, vgpuTypeId, bar1Info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetBAR1Info) {
+        return unsafe { __f(vgpuTypeId, bar1Info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        bar1Info: *mut nvmlVgpuTypeBar1Info_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetBAR1Info(
+                            &l,
+                            vgpuTypeId,
+                            bar1Info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, bar1Info) }
 }
 ///`nvmlDeviceGetActiveVgpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7494,24 +11097,36 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
     vgpuCount: *mut c_uint,
     vgpuInstances: *mut nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetActiveVgpus(
-                        &l,
-                        device,
-                        vgpuCount,
-                        vgpuInstances,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetActiveVgpus) {
+        return unsafe { __f(device, vgpuCount, vgpuInstances) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuCount: *mut c_uint,
+        vgpuInstances: *mut nvmlVgpuInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetActiveVgpus(
+                            &l,
+                            device,
+                            vgpuCount,
+                            vgpuInstances,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances)
+        })
+    }
+    unsafe { guarded(device, vgpuCount, vgpuInstances) }
 }
 ///`nvmlVgpuInstanceGetVmID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7522,25 +11137,38 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
     size: c_uint,
     vmIdType: *mut nvmlVgpuVmIdType_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetVmID(
-                        &l,
-                        vgpuInstance,
-                        vmId,
-                        size,
-                        vmIdType,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetVmID) {
+        return unsafe { __f(vgpuInstance, vmId, size, vmIdType) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        vmId: *mut c_char,
+        size: c_uint,
+        vmIdType: *mut nvmlVgpuVmIdType_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetVmID(
+                            &l,
+                            vgpuInstance,
+                            vmId,
+                            size,
+                            vmIdType,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType)
+        })
+    }
+    unsafe { guarded(vgpuInstance, vmId, size, vmIdType) }
 }
 ///`nvmlVgpuInstanceGetUUID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7550,24 +11178,36 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
     uuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetUUID(
-                        &l,
-                        vgpuInstance,
-                        uuid,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetUUID) {
+        return unsafe { __f(vgpuInstance, uuid, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        uuid: *mut c_char,
+        size: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetUUID(
+                            &l,
+                            vgpuInstance,
+                            uuid,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size)
+        })
+    }
+    unsafe { guarded(vgpuInstance, uuid, size) }
 }
 ///`nvmlVgpuInstanceGetVmDriverVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7577,24 +11217,40 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetVmDriverVersion(
-                        &l,
-                        vgpuInstance,
-                        version,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetVmDriverVersion) {
+        return unsafe { __f(vgpuInstance, version, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        version: *mut c_char,
+        length: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetVmDriverVersion(
+                            &l,
+                            vgpuInstance,
+                            version,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetVmDriverVersion(
+                vgpuInstance,
+                version,
+                length,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, version, length) }
 }
 ///`nvmlVgpuInstanceGetFbUsage` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7603,23 +11259,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
     vgpuInstance: nvmlVgpuInstance_t,
     fbUsage: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetFbUsage(
-                        &l,
-                        vgpuInstance,
-                        fbUsage,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetFbUsage) {
+        return unsafe { __f(vgpuInstance, fbUsage) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        fbUsage: *mut c_ulonglong,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetFbUsage(
+                            &l,
+                            vgpuInstance,
+                            fbUsage,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage)
+        })
+    }
+    unsafe { guarded(vgpuInstance, fbUsage) }
 }
 ///`nvmlVgpuInstanceGetLicenseStatus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7628,23 +11295,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
     vgpuInstance: nvmlVgpuInstance_t,
     licensed: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetLicenseStatus(
-                        &l,
-                        vgpuInstance,
-                        licensed,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetLicenseStatus) {
+        return unsafe { __f(vgpuInstance, licensed) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        licensed: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetLicenseStatus(
+                            &l,
+                            vgpuInstance,
+                            licensed,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed)
+        })
+    }
+    unsafe { guarded(vgpuInstance, licensed) }
 }
 ///`nvmlVgpuInstanceGetType` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7653,23 +11331,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
     vgpuInstance: nvmlVgpuInstance_t,
     vgpuTypeId: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetType(
-                        &l,
-                        vgpuInstance,
-                        vgpuTypeId,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetType) {
+        return unsafe { __f(vgpuInstance, vgpuTypeId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        vgpuTypeId: *mut nvmlVgpuTypeId_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetType(
+                            &l,
+                            vgpuInstance,
+                            vgpuTypeId,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId)
+        })
+    }
+    unsafe { guarded(vgpuInstance, vgpuTypeId) }
 }
 ///`nvmlVgpuInstanceGetFrameRateLimit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7678,23 +11367,37 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
     vgpuInstance: nvmlVgpuInstance_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetFrameRateLimit(
-                        &l,
-                        vgpuInstance,
-                        frameRateLimit,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetFrameRateLimit) {
+        return unsafe { __f(vgpuInstance, frameRateLimit) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        frameRateLimit: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetFrameRateLimit(
+                            &l,
+                            vgpuInstance,
+                            frameRateLimit,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetFrameRateLimit(
+                vgpuInstance,
+                frameRateLimit,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, frameRateLimit) }
 }
 ///`nvmlVgpuInstanceGetEccMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7703,23 +11406,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
     vgpuInstance: nvmlVgpuInstance_t,
     eccMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetEccMode(
-                        &l,
-                        vgpuInstance,
-                        eccMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetEccMode) {
+        return unsafe { __f(vgpuInstance, eccMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        eccMode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetEccMode(
+                            &l,
+                            vgpuInstance,
+                            eccMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode)
+        })
+    }
+    unsafe { guarded(vgpuInstance, eccMode) }
 }
 ///`nvmlVgpuInstanceGetEncoderCapacity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7728,23 +11442,37 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetEncoderCapacity(
-                        &l,
-                        vgpuInstance,
-                        encoderCapacity,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetEncoderCapacity) {
+        return unsafe { __f(vgpuInstance, encoderCapacity) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        encoderCapacity: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetEncoderCapacity(
+                            &l,
+                            vgpuInstance,
+                            encoderCapacity,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetEncoderCapacity(
+                vgpuInstance,
+                encoderCapacity,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, encoderCapacity) }
 }
 ///`nvmlVgpuInstanceSetEncoderCapacity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7753,23 +11481,37 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceSetEncoderCapacity(
-                        &l,
-                        vgpuInstance,
-                        encoderCapacity,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceSetEncoderCapacity) {
+        return unsafe { __f(vgpuInstance, encoderCapacity) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        encoderCapacity: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceSetEncoderCapacity(
+                            &l,
+                            vgpuInstance,
+                            encoderCapacity,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceSetEncoderCapacity(
+                vgpuInstance,
+                encoderCapacity,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, encoderCapacity) }
 }
 ///`nvmlVgpuInstanceGetEncoderStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7780,30 +11522,43 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetEncoderStats(
-                        &l,
-                        vgpuInstance,
-                        sessionCount,
-                        averageFps,
-                        averageLatency,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetEncoderStats) {
+        return unsafe { __f(vgpuInstance, sessionCount, averageFps, averageLatency) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        sessionCount: *mut c_uint,
+        averageFps: *mut c_uint,
+        averageLatency: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetEncoderStats(
+                            &l,
+                            vgpuInstance,
+                            sessionCount,
+                            averageFps,
+                            averageLatency,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetEncoderStats(
-            vgpuInstance,
-            sessionCount,
-            averageFps,
-            averageLatency,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetEncoderStats(
+                vgpuInstance,
+                sessionCount,
+                averageFps,
+                averageLatency,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, sessionCount, averageFps, averageLatency) }
 }
 ///`nvmlVgpuInstanceGetEncoderSessions` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7813,28 +11568,40 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetEncoderSessions(
-                        &l,
-                        vgpuInstance,
-                        sessionCount,
-                        sessionInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetEncoderSessions) {
+        return unsafe { __f(vgpuInstance, sessionCount, sessionInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        sessionCount: *mut c_uint,
+        sessionInfo: *mut nvmlEncoderSessionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetEncoderSessions(
+                            &l,
+                            vgpuInstance,
+                            sessionCount,
+                            sessionInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetEncoderSessions(
-            vgpuInstance,
-            sessionCount,
-            sessionInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetEncoderSessions(
+                vgpuInstance,
+                sessionCount,
+                sessionInfo,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, sessionCount, sessionInfo) }
 }
 ///`nvmlVgpuInstanceGetFBCStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7843,23 +11610,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
     vgpuInstance: nvmlVgpuInstance_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetFBCStats(
-                        &l,
-                        vgpuInstance,
-                        fbcStats,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetFBCStats) {
+        return unsafe { __f(vgpuInstance, fbcStats) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        fbcStats: *mut nvmlFBCStats_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetFBCStats(
+                            &l,
+                            vgpuInstance,
+                            fbcStats,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats)
+        })
+    }
+    unsafe { guarded(vgpuInstance, fbcStats) }
 }
 ///`nvmlVgpuInstanceGetFBCSessions` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7869,28 +11647,40 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetFBCSessions(
-                        &l,
-                        vgpuInstance,
-                        sessionCount,
-                        sessionInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetFBCSessions) {
+        return unsafe { __f(vgpuInstance, sessionCount, sessionInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        sessionCount: *mut c_uint,
+        sessionInfo: *mut nvmlFBCSessionInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetFBCSessions(
+                            &l,
+                            vgpuInstance,
+                            sessionCount,
+                            sessionInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetFBCSessions(
-            vgpuInstance,
-            sessionCount,
-            sessionInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetFBCSessions(
+                vgpuInstance,
+                sessionCount,
+                sessionInfo,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, sessionCount, sessionInfo) }
 }
 ///`nvmlVgpuInstanceGetGpuInstanceId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7899,23 +11689,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
     vgpuInstance: nvmlVgpuInstance_t,
     gpuInstanceId: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetGpuInstanceId(
-                        &l,
-                        vgpuInstance,
-                        gpuInstanceId,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetGpuInstanceId) {
+        return unsafe { __f(vgpuInstance, gpuInstanceId) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        gpuInstanceId: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetGpuInstanceId(
+                            &l,
+                            vgpuInstance,
+                            gpuInstanceId,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId)
+        })
+    }
+    unsafe { guarded(vgpuInstance, gpuInstanceId) }
 }
 ///`nvmlVgpuInstanceGetGpuPciId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7925,24 +11726,36 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
     vgpuPciId: *mut c_char,
     length: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetGpuPciId(
-                        &l,
-                        vgpuInstance,
-                        vgpuPciId,
-                        length,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetGpuPciId) {
+        return unsafe { __f(vgpuInstance, vgpuPciId, length) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        vgpuPciId: *mut c_char,
+        length: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetGpuPciId(
+                            &l,
+                            vgpuInstance,
+                            vgpuPciId,
+                            length,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length)
+        })
+    }
+    unsafe { guarded(vgpuInstance, vgpuPciId, length) }
 }
 ///`nvmlVgpuTypeGetCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7952,24 +11765,36 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     capability: nvmlVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetCapabilities(
-                        &l,
-                        vgpuTypeId,
-                        capability,
-                        capResult,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuTypeGetCapabilities) {
+        return unsafe { __f(vgpuTypeId, capability, capResult) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        capability: nvmlVgpuCapability_t,
+        capResult: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetCapabilities(
+                            &l,
+                            vgpuTypeId,
+                            capability,
+                            capResult,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult)
+        })
+    }
+    unsafe { guarded(vgpuTypeId, capability, capResult) }
 }
 ///`nvmlVgpuInstanceGetMdevUUID` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -7979,24 +11804,36 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
     mdevUuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetMdevUUID(
-                        &l,
-                        vgpuInstance,
-                        mdevUuid,
-                        size,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetMdevUUID) {
+        return unsafe { __f(vgpuInstance, mdevUuid, size) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        mdevUuid: *mut c_char,
+        size: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetMdevUUID(
+                            &l,
+                            vgpuInstance,
+                            mdevUuid,
+                            size,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size)
+        })
+    }
+    unsafe { guarded(vgpuInstance, mdevUuid, size) }
 }
 ///`nvmlGpuInstanceGetCreatableVgpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8005,23 +11842,34 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpus: *mut nvmlVgpuTypeIdInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetCreatableVgpus(
-                        &l,
-                        gpuInstance,
-                        pVgpus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetCreatableVgpus) {
+        return unsafe { __f(gpuInstance, pVgpus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pVgpus: *mut nvmlVgpuTypeIdInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetCreatableVgpus(
+                            &l,
+                            gpuInstance,
+                            pVgpus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus)
+        })
+    }
+    unsafe { guarded(gpuInstance, pVgpus) }
 }
 ///`nvmlVgpuTypeGetMaxInstancesPerGpuInstance` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8029,22 +11877,32 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
 pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
-                        &l,
-                        pMaxInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlVgpuTypeGetMaxInstancesPerGpuInstance)
+    {
+        return unsafe { __f(pMaxInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
+                            &l,
+                            pMaxInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance)
+        })
+    }
+    unsafe { guarded(pMaxInstance) }
 }
 ///`nvmlGpuInstanceGetActiveVgpus` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8053,23 +11911,34 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetActiveVgpus(
-                        &l,
-                        gpuInstance,
-                        pVgpuInstanceInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetActiveVgpus) {
+        return unsafe { __f(gpuInstance, pVgpuInstanceInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetActiveVgpus(
+                            &l,
+                            gpuInstance,
+                            pVgpuInstanceInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo)
+        })
+    }
+    unsafe { guarded(gpuInstance, pVgpuInstanceInfo) }
 }
 ///`nvmlGpuInstanceSetVgpuSchedulerState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8078,23 +11947,35 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pScheduler: *mut nvmlVgpuSchedulerState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceSetVgpuSchedulerState(
-                        &l,
-                        gpuInstance,
-                        pScheduler,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceSetVgpuSchedulerState)
+    {
+        return unsafe { __f(gpuInstance, pScheduler) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pScheduler: *mut nvmlVgpuSchedulerState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceSetVgpuSchedulerState(
+                            &l,
+                            gpuInstance,
+                            pScheduler,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler)
+        })
+    }
+    unsafe { guarded(gpuInstance, pScheduler) }
 }
 ///`nvmlGpuInstanceGetVgpuSchedulerState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8103,26 +11984,38 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerState(
-                        &l,
-                        gpuInstance,
-                        pSchedulerStateInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetVgpuSchedulerState)
+    {
+        return unsafe { __f(gpuInstance, pSchedulerStateInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerState(
+                            &l,
+                            gpuInstance,
+                            pSchedulerStateInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerState(
-            gpuInstance,
-            pSchedulerStateInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerState(
+                gpuInstance,
+                pSchedulerStateInfo,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pSchedulerStateInfo) }
 }
 ///`nvmlGpuInstanceGetVgpuSchedulerLog` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8131,23 +12024,37 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerLog(
-                        &l,
-                        gpuInstance,
-                        pSchedulerLogInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetVgpuSchedulerLog) {
+        return unsafe { __f(gpuInstance, pSchedulerLogInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerLog(
+                            &l,
+                            gpuInstance,
+                            pSchedulerLogInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerLog(
+                gpuInstance,
+                pSchedulerLogInfo,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pSchedulerLogInfo) }
 }
 ///`nvmlGpuInstanceGetVgpuTypeCreatablePlacements` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8156,26 +12063,39 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
     gpuInstance: nvmlGpuInstance_t,
     pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
-                        &l,
-                        gpuInstance,
-                        pCreatablePlacementInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetVgpuTypeCreatablePlacements)
+    {
+        return unsafe { __f(gpuInstance, pCreatablePlacementInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
+                            &l,
+                            gpuInstance,
+                            pCreatablePlacementInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
-            gpuInstance,
-            pCreatablePlacementInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
+                gpuInstance,
+                pCreatablePlacementInfo,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pCreatablePlacementInfo) }
 }
 ///`nvmlGpuInstanceGetVgpuHeterogeneousMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8184,26 +12104,39 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuHeterogeneousMode(
-                        &l,
-                        gpuInstance,
-                        pHeterogeneousMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetVgpuHeterogeneousMode)
+    {
+        return unsafe { __f(gpuInstance, pHeterogeneousMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuHeterogeneousMode(
+                            &l,
+                            gpuInstance,
+                            pHeterogeneousMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuHeterogeneousMode(
-            gpuInstance,
-            pHeterogeneousMode,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuHeterogeneousMode(
+                gpuInstance,
+                pHeterogeneousMode,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pHeterogeneousMode) }
 }
 ///`nvmlGpuInstanceSetVgpuHeterogeneousMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8212,26 +12145,39 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceSetVgpuHeterogeneousMode(
-                        &l,
-                        gpuInstance,
-                        pHeterogeneousMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceSetVgpuHeterogeneousMode)
+    {
+        return unsafe { __f(gpuInstance, pHeterogeneousMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceSetVgpuHeterogeneousMode(
+                            &l,
+                            gpuInstance,
+                            pHeterogeneousMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceSetVgpuHeterogeneousMode(
-            gpuInstance,
-            pHeterogeneousMode,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceSetVgpuHeterogeneousMode(
+                gpuInstance,
+                pHeterogeneousMode,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pHeterogeneousMode) }
 }
 ///`nvmlDeviceGetVgpuSchedulerState_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8240,23 +12186,37 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuSchedulerState_v2(
-                        &l,
-                        device,
-                        pSchedulerStateInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuSchedulerState_v2) {
+        return unsafe { __f(device, pSchedulerStateInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuSchedulerState_v2(
+                            &l,
+                            device,
+                            pSchedulerStateInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuSchedulerState_v2(
+                device,
+                pSchedulerStateInfo,
+            )
+        })
+    }
+    unsafe { guarded(device, pSchedulerStateInfo) }
 }
 ///`nvmlGpuInstanceGetVgpuSchedulerState_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8265,26 +12225,39 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerState_v2(
-                        &l,
-                        gpuInstance,
-                        pSchedulerStateInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetVgpuSchedulerState_v2)
+    {
+        return unsafe { __f(gpuInstance, pSchedulerStateInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerState_v2(
+                            &l,
+                            gpuInstance,
+                            pSchedulerStateInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerState_v2(
-            gpuInstance,
-            pSchedulerStateInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerState_v2(
+                gpuInstance,
+                pSchedulerStateInfo,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pSchedulerStateInfo) }
 }
 ///`nvmlDeviceGetVgpuSchedulerLog_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8293,23 +12266,34 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
     device: nvmlDevice_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuSchedulerLog_v2(
-                        &l,
-                        device,
-                        pSchedulerLogInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuSchedulerLog_v2) {
+        return unsafe { __f(device, pSchedulerLogInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuSchedulerLog_v2(
+                            &l,
+                            device,
+                            pSchedulerLogInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo)
+        })
+    }
+    unsafe { guarded(device, pSchedulerLogInfo) }
 }
 ///`nvmlGpuInstanceGetVgpuSchedulerLog_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8318,26 +12302,38 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerLog_v2(
-                        &l,
-                        gpuInstance,
-                        pSchedulerLogInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetVgpuSchedulerLog_v2)
+    {
+        return unsafe { __f(gpuInstance, pSchedulerLogInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetVgpuSchedulerLog_v2(
+                            &l,
+                            gpuInstance,
+                            pSchedulerLogInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerLog_v2(
-            gpuInstance,
-            pSchedulerLogInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetVgpuSchedulerLog_v2(
+                gpuInstance,
+                pSchedulerLogInfo,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pSchedulerLogInfo) }
 }
 ///`nvmlDeviceSetVgpuSchedulerState_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8346,23 +12342,34 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetVgpuSchedulerState_v2(
-                        &l,
-                        device,
-                        pSchedulerState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetVgpuSchedulerState_v2) {
+        return unsafe { __f(device, pSchedulerState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetVgpuSchedulerState_v2(
+                            &l,
+                            device,
+                            pSchedulerState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState)
+        })
+    }
+    unsafe { guarded(device, pSchedulerState) }
 }
 ///`nvmlGpuInstanceSetVgpuSchedulerState_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8371,26 +12378,39 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceSetVgpuSchedulerState_v2(
-                        &l,
-                        gpuInstance,
-                        pSchedulerState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceSetVgpuSchedulerState_v2)
+    {
+        return unsafe { __f(gpuInstance, pSchedulerState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceSetVgpuSchedulerState_v2(
+                            &l,
+                            gpuInstance,
+                            pSchedulerState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceSetVgpuSchedulerState_v2(
-            gpuInstance,
-            pSchedulerState,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceSetVgpuSchedulerState_v2(
+                gpuInstance,
+                pSchedulerState,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, pSchedulerState) }
 }
 ///`nvmlVgpuInstanceGetMetadata` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8400,28 +12420,40 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
     vgpuMetadata: *mut nvmlVgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetMetadata(
-                        &l,
-                        vgpuInstance,
-                        vgpuMetadata,
-                        bufferSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetMetadata) {
+        return unsafe { __f(vgpuInstance, vgpuMetadata, bufferSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        vgpuMetadata: *mut nvmlVgpuMetadata_t,
+        bufferSize: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetMetadata(
+                            &l,
+                            vgpuInstance,
+                            vgpuMetadata,
+                            bufferSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetMetadata(
-            vgpuInstance,
-            vgpuMetadata,
-            bufferSize,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetMetadata(
+                vgpuInstance,
+                vgpuMetadata,
+                bufferSize,
+            )
+        })
+    }
+    unsafe { guarded(vgpuInstance, vgpuMetadata, bufferSize) }
 }
 ///`nvmlDeviceGetVgpuMetadata` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8431,24 +12463,36 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuMetadata(
-                        &l,
-                        device,
-                        pgpuMetadata,
-                        bufferSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuMetadata) {
+        return unsafe { __f(device, pgpuMetadata, bufferSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
+        bufferSize: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuMetadata(
+                            &l,
+                            device,
+                            pgpuMetadata,
+                            bufferSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize)
+        })
+    }
+    unsafe { guarded(device, pgpuMetadata, bufferSize) }
 }
 ///`nvmlGetVgpuCompatibility` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8458,28 +12502,40 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     compatibilityInfo: *mut nvmlVgpuPgpuCompatibility_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGetVgpuCompatibility(
-                        &l,
-                        vgpuMetadata,
-                        pgpuMetadata,
-                        compatibilityInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGetVgpuCompatibility) {
+        return unsafe { __f(vgpuMetadata, pgpuMetadata, compatibilityInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuMetadata: *mut nvmlVgpuMetadata_t,
+        pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
+        compatibilityInfo: *mut nvmlVgpuPgpuCompatibility_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGetVgpuCompatibility(
+                            &l,
+                            vgpuMetadata,
+                            pgpuMetadata,
+                            compatibilityInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGetVgpuCompatibility(
-            vgpuMetadata,
-            pgpuMetadata,
-            compatibilityInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGetVgpuCompatibility(
+                vgpuMetadata,
+                pgpuMetadata,
+                compatibilityInfo,
+            )
+        })
+    }
+    unsafe { guarded(vgpuMetadata, pgpuMetadata, compatibilityInfo) }
 }
 ///`nvmlDeviceGetPgpuMetadataString` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8489,24 +12545,40 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     pgpuMetadata: *mut c_char,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPgpuMetadataString(
-                        &l,
-                        device,
-                        pgpuMetadata,
-                        bufferSize,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPgpuMetadataString) {
+        return unsafe { __f(device, pgpuMetadata, bufferSize) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pgpuMetadata: *mut c_char,
+        bufferSize: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPgpuMetadataString(
+                            &l,
+                            device,
+                            pgpuMetadata,
+                            bufferSize,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPgpuMetadataString(
+                device,
+                pgpuMetadata,
+                bufferSize,
+            )
+        })
+    }
+    unsafe { guarded(device, pgpuMetadata, bufferSize) }
 }
 ///`nvmlDeviceGetVgpuSchedulerLog` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8515,23 +12587,34 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
     device: nvmlDevice_t,
     pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuSchedulerLog(
-                        &l,
-                        device,
-                        pSchedulerLog,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuSchedulerLog) {
+        return unsafe { __f(device, pSchedulerLog) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuSchedulerLog(
+                            &l,
+                            device,
+                            pSchedulerLog,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog)
+        })
+    }
+    unsafe { guarded(device, pSchedulerLog) }
 }
 ///`nvmlDeviceGetVgpuSchedulerState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8540,23 +12623,34 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuSchedulerState(
-                        &l,
-                        device,
-                        pSchedulerState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuSchedulerState) {
+        return unsafe { __f(device, pSchedulerState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuSchedulerState(
+                            &l,
+                            device,
+                            pSchedulerState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState)
+        })
+    }
+    unsafe { guarded(device, pSchedulerState) }
 }
 ///`nvmlDeviceSetVgpuSchedulerState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8565,23 +12659,34 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerSetState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetVgpuSchedulerState(
-                        &l,
-                        device,
-                        pSchedulerState,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetVgpuSchedulerState) {
+        return unsafe { __f(device, pSchedulerState) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pSchedulerState: *mut nvmlVgpuSchedulerSetState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetVgpuSchedulerState(
+                            &l,
+                            device,
+                            pSchedulerState,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState)
+        })
+    }
+    unsafe { guarded(device, pSchedulerState) }
 }
 ///`nvmlDeviceGetVgpuSchedulerCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8590,23 +12695,36 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
     device: nvmlDevice_t,
     pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuSchedulerCapabilities(
-                        &l,
-                        device,
-                        pCapabilities,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetVgpuSchedulerCapabilities)
+    {
+        return unsafe { __f(device, pCapabilities) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuSchedulerCapabilities(
+                            &l,
+                            device,
+                            pCapabilities,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities)
+        })
+    }
+    unsafe { guarded(device, pCapabilities) }
 }
 ///`nvmlGetVgpuVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8615,19 +12733,30 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGetVgpuVersion(&l, supported, current)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGetVgpuVersion) {
+        return unsafe { __f(supported, current) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        supported: *mut nvmlVgpuVersion_t,
+        current: *mut nvmlVgpuVersion_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGetVgpuVersion(&l, supported, current)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGetVgpuVersion(supported, current)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGetVgpuVersion(supported, current)
+        })
+    }
+    unsafe { guarded(supported, current) }
 }
 ///`nvmlSetVgpuVersion` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8635,17 +12764,25 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
 pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlSetVgpuVersion(&l, vgpuVersion)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlSetVgpuVersion) {
+        return unsafe { __f(vgpuVersion) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(vgpuVersion: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlSetVgpuVersion(&l, vgpuVersion)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlSetVgpuVersion(vgpuVersion) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlSetVgpuVersion(vgpuVersion) })
+    }
+    unsafe { guarded(vgpuVersion) }
 }
 ///`nvmlDeviceGetVgpuUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8657,32 +12794,62 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
     vgpuInstanceSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuUtilization(
-                        &l,
-                        device,
-                        lastSeenTimeStamp,
-                        sampleValType,
-                        vgpuInstanceSamplesCount,
-                        utilizationSamples,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuUtilization) {
+        return unsafe {
+            __f(
+                device,
+                lastSeenTimeStamp,
+                sampleValType,
+                vgpuInstanceSamplesCount,
+                utilizationSamples,
+            )
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuUtilization(
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        lastSeenTimeStamp: c_ulonglong,
+        sampleValType: *mut nvmlValueType_t,
+        vgpuInstanceSamplesCount: *mut c_uint,
+        utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuUtilization(
+                            &l,
+                            device,
+                            lastSeenTimeStamp,
+                            sampleValType,
+                            vgpuInstanceSamplesCount,
+                            utilizationSamples,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuUtilization(
+                device,
+                lastSeenTimeStamp,
+                sampleValType,
+                vgpuInstanceSamplesCount,
+                utilizationSamples,
+            )
+        })
+    }
+    unsafe {
+        guarded(
             device,
             lastSeenTimeStamp,
             sampleValType,
             vgpuInstanceSamplesCount,
             utilizationSamples,
         )
-    })
+    }
 }
 ///`nvmlDeviceGetVgpuInstancesUtilizationInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8691,23 +12858,39 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuInstancesUtilizationInfo(
-                        &l,
-                        device,
-                        vgpuUtilInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetVgpuInstancesUtilizationInfo)
+    {
+        return unsafe { __f(device, vgpuUtilInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuInstancesUtilizationInfo(
+                            &l,
+                            device,
+                            vgpuUtilInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuInstancesUtilizationInfo(
+                device,
+                vgpuUtilInfo,
+            )
+        })
+    }
+    unsafe { guarded(device, vgpuUtilInfo) }
 }
 ///`nvmlDeviceGetVgpuProcessUtilization` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8718,30 +12901,47 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
     vgpuProcessSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuProcessUtilization(
-                        &l,
-                        device,
-                        lastSeenTimeStamp,
-                        vgpuProcessSamplesCount,
-                        utilizationSamples,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetVgpuProcessUtilization) {
+        return unsafe {
+            __f(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples)
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuProcessUtilization(
-            device,
-            lastSeenTimeStamp,
-            vgpuProcessSamplesCount,
-            utilizationSamples,
-        )
-    })
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        lastSeenTimeStamp: c_ulonglong,
+        vgpuProcessSamplesCount: *mut c_uint,
+        utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuProcessUtilization(
+                            &l,
+                            device,
+                            lastSeenTimeStamp,
+                            vgpuProcessSamplesCount,
+                            utilizationSamples,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
+        };
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuProcessUtilization(
+                device,
+                lastSeenTimeStamp,
+                vgpuProcessSamplesCount,
+                utilizationSamples,
+            )
+        })
+    }
+    unsafe {
+        guarded(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples)
+    }
 }
 ///`nvmlDeviceGetVgpuProcessesUtilizationInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8750,26 +12950,39 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetVgpuProcessesUtilizationInfo(
-                        &l,
-                        device,
-                        vgpuProcUtilInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetVgpuProcessesUtilizationInfo)
+    {
+        return unsafe { __f(device, vgpuProcUtilInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetVgpuProcessesUtilizationInfo(
+                            &l,
+                            device,
+                            vgpuProcUtilInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetVgpuProcessesUtilizationInfo(
-            device,
-            vgpuProcUtilInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetVgpuProcessesUtilizationInfo(
+                device,
+                vgpuProcUtilInfo,
+            )
+        })
+    }
+    unsafe { guarded(device, vgpuProcUtilInfo) }
 }
 ///`nvmlVgpuInstanceGetAccountingMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8778,23 +12991,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
     vgpuInstance: nvmlVgpuInstance_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetAccountingMode(
-                        &l,
-                        vgpuInstance,
-                        mode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetAccountingMode) {
+        return unsafe { __f(vgpuInstance, mode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        mode: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetAccountingMode(
+                            &l,
+                            vgpuInstance,
+                            mode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode)
+        })
+    }
+    unsafe { guarded(vgpuInstance, mode) }
 }
 ///`nvmlVgpuInstanceGetAccountingPids` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8804,24 +13028,36 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetAccountingPids(
-                        &l,
-                        vgpuInstance,
-                        count,
-                        pids,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetAccountingPids) {
+        return unsafe { __f(vgpuInstance, count, pids) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        count: *mut c_uint,
+        pids: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetAccountingPids(
+                            &l,
+                            vgpuInstance,
+                            count,
+                            pids,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids)
+        })
+    }
+    unsafe { guarded(vgpuInstance, count, pids) }
 }
 ///`nvmlVgpuInstanceGetAccountingStats` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8831,24 +13067,36 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetAccountingStats(
-                        &l,
-                        vgpuInstance,
-                        pid,
-                        stats,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetAccountingStats) {
+        return unsafe { __f(vgpuInstance, pid, stats) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        pid: c_uint,
+        stats: *mut nvmlAccountingStats_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetAccountingStats(
+                            &l,
+                            vgpuInstance,
+                            pid,
+                            stats,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats)
+        })
+    }
+    unsafe { guarded(vgpuInstance, pid, stats) }
 }
 ///`nvmlVgpuInstanceClearAccountingPids` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8856,22 +13104,30 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     vgpuInstance: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceClearAccountingPids(
-                        &l,
-                        vgpuInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceClearAccountingPids) {
+        return unsafe { __f(vgpuInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(vgpuInstance: nvmlVgpuInstance_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceClearAccountingPids(
+                            &l,
+                            vgpuInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceClearAccountingPids(vgpuInstance)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceClearAccountingPids(vgpuInstance)
+        })
+    }
+    unsafe { guarded(vgpuInstance) }
 }
 ///`nvmlVgpuInstanceGetLicenseInfo_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8880,23 +13136,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetLicenseInfo_v2(
-                        &l,
-                        vgpuInstance,
-                        licenseInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetLicenseInfo_v2) {
+        return unsafe { __f(vgpuInstance, licenseInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        licenseInfo: *mut nvmlVgpuLicenseInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetLicenseInfo_v2(
+                            &l,
+                            vgpuInstance,
+                            licenseInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo)
+        })
+    }
+    unsafe { guarded(vgpuInstance, licenseInfo) }
 }
 ///`nvmlGetExcludedDeviceCount` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8904,19 +13171,27 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGetExcludedDeviceCount(&l, deviceCount)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGetExcludedDeviceCount) {
+        return unsafe { __f(deviceCount) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(deviceCount: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGetExcludedDeviceCount(&l, deviceCount)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGetExcludedDeviceCount(deviceCount)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGetExcludedDeviceCount(deviceCount)
+        })
+    }
+    unsafe { guarded(deviceCount) }
 }
 ///`nvmlGetBlacklistDeviceCount`: `nvmlGetExcludedDeviceCount` under the other name libnvidia-ml.so.1 exports.
 #[no_mangle]
@@ -8933,19 +13208,34 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
     index: c_uint,
     info: *mut nvmlExcludedDeviceInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGetExcludedDeviceInfoByIndex(&l, index, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGetExcludedDeviceInfoByIndex) {
+        return unsafe { __f(index, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        index: c_uint,
+        info: *mut nvmlExcludedDeviceInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGetExcludedDeviceInfoByIndex(
+                            &l,
+                            index,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGetExcludedDeviceInfoByIndex(index, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGetExcludedDeviceInfoByIndex(index, info)
+        })
+    }
+    unsafe { guarded(index, info) }
 }
 ///`nvmlGetBlacklistDeviceInfoByIndex`: `nvmlGetExcludedDeviceInfoByIndex` under the other name libnvidia-ml.so.1 exports.
 #[no_mangle]
@@ -8963,19 +13253,30 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     device: nvmlDevice_t,
     buffer: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceReadWritePRM_v1(&l, device, buffer)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceReadWritePRM_v1) {
+        return unsafe { __f(device, buffer) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        buffer: *mut nvmlPRMTLV_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceReadWritePRM_v1(&l, device, buffer)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceReadWritePRM_v1(device, buffer)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceReadWritePRM_v1(device, buffer)
+        })
+    }
+    unsafe { guarded(device, buffer) }
 }
 ///`nvmlDeviceReadPRMCounters_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -8984,23 +13285,34 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
     device: nvmlDevice_t,
     counterList: *mut nvmlPRMCounterList_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceReadPRMCounters_v1(
-                        &l,
-                        device,
-                        counterList,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceReadPRMCounters_v1) {
+        return unsafe { __f(device, counterList) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        counterList: *mut nvmlPRMCounterList_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceReadPRMCounters_v1(
+                            &l,
+                            device,
+                            counterList,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceReadPRMCounters_v1(device, counterList)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceReadPRMCounters_v1(device, counterList)
+        })
+    }
+    unsafe { guarded(device, counterList) }
 }
 ///`nvmlDeviceSetMigMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9010,24 +13322,36 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
     mode: c_uint,
     activationStatus: *mut nvmlReturn_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetMigMode(
-                        &l,
-                        device,
-                        mode,
-                        activationStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetMigMode) {
+        return unsafe { __f(device, mode, activationStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        mode: c_uint,
+        activationStatus: *mut nvmlReturn_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetMigMode(
+                            &l,
+                            device,
+                            mode,
+                            activationStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetMigMode(device, mode, activationStatus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetMigMode(device, mode, activationStatus)
+        })
+    }
+    unsafe { guarded(device, mode, activationStatus) }
 }
 ///`nvmlDeviceGetMigMode` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9037,24 +13361,36 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
     currentMode: *mut c_uint,
     pendingMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMigMode(
-                        &l,
-                        device,
-                        currentMode,
-                        pendingMode,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMigMode) {
+        return unsafe { __f(device, currentMode, pendingMode) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        currentMode: *mut c_uint,
+        pendingMode: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMigMode(
+                            &l,
+                            device,
+                            currentMode,
+                            pendingMode,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMigMode(device, currentMode, pendingMode)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMigMode(device, currentMode, pendingMode)
+        })
+    }
+    unsafe { guarded(device, currentMode, pendingMode) }
 }
 ///`nvmlDeviceGetGpuInstanceProfileInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9064,24 +13400,36 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfo(
-                        &l,
-                        device,
-                        profile,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuInstanceProfileInfo) {
+        return unsafe { __f(device, profile, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profile: c_uint,
+        info: *mut nvmlGpuInstanceProfileInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfo(
+                            &l,
+                            device,
+                            profile,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info)
+        })
+    }
+    unsafe { guarded(device, profile, info) }
 }
 ///`nvmlDeviceGetGpuInstanceProfileInfoV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9091,24 +13439,37 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfoV(
-                        &l,
-                        device,
-                        profile,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuInstanceProfileInfoV)
+    {
+        return unsafe { __f(device, profile, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profile: c_uint,
+        info: *mut nvmlGpuInstanceProfileInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfoV(
+                            &l,
+                            device,
+                            profile,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info)
+        })
+    }
+    unsafe { guarded(device, profile, info) }
 }
 ///`nvmlDeviceGetGpuInstanceProfileInfoByIdV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9118,24 +13479,42 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     profileId: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
-                        &l,
-                        device,
-                        profileId,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGpuInstanceProfileInfoByIdV)
+    {
+        return unsafe { __f(device, profileId, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        info: *mut nvmlGpuInstanceProfileInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
+                            &l,
+                            device,
+                            profileId,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
+                device,
+                profileId,
+                info,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, info) }
 }
 ///`nvmlDeviceGetGpuInstancePossiblePlacements_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9146,30 +13525,45 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-                        &l,
-                        device,
-                        profileId,
-                        placements,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGpuInstancePossiblePlacements_v2)
+    {
+        return unsafe { __f(device, profileId, placements, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        placements: *mut nvmlGpuInstancePlacement_t,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+                            &l,
+                            device,
+                            profileId,
+                            placements,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-            device,
-            profileId,
-            placements,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+                device,
+                profileId,
+                placements,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, placements, count) }
 }
 ///`nvmlDeviceGetGpuInstanceRemainingCapacity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9179,28 +13573,42 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceRemainingCapacity(
-                        &l,
-                        device,
-                        profileId,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGpuInstanceRemainingCapacity)
+    {
+        return unsafe { __f(device, profileId, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceRemainingCapacity(
+                            &l,
+                            device,
+                            profileId,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceRemainingCapacity(
-            device,
-            profileId,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceRemainingCapacity(
+                device,
+                profileId,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, count) }
 }
 ///`nvmlDeviceCreateGpuInstance` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9210,24 +13618,36 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     profileId: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceCreateGpuInstance(
-                        &l,
-                        device,
-                        profileId,
-                        gpuInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceCreateGpuInstance) {
+        return unsafe { __f(device, profileId, gpuInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        gpuInstance: *mut nvmlGpuInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceCreateGpuInstance(
+                            &l,
+                            device,
+                            profileId,
+                            gpuInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance)
+        })
+    }
+    unsafe { guarded(device, profileId, gpuInstance) }
 }
 ///`nvmlDeviceCreateGpuInstanceWithPlacement` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9238,30 +13658,45 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
     placement: *const nvmlGpuInstancePlacement_t,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceCreateGpuInstanceWithPlacement(
-                        &l,
-                        device,
-                        profileId,
-                        placement,
-                        gpuInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceCreateGpuInstanceWithPlacement)
+    {
+        return unsafe { __f(device, profileId, placement, gpuInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        placement: *const nvmlGpuInstancePlacement_t,
+        gpuInstance: *mut nvmlGpuInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceCreateGpuInstanceWithPlacement(
+                            &l,
+                            device,
+                            profileId,
+                            placement,
+                            gpuInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceCreateGpuInstanceWithPlacement(
-            device,
-            profileId,
-            placement,
-            gpuInstance,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceCreateGpuInstanceWithPlacement(
+                device,
+                profileId,
+                placement,
+                gpuInstance,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, placement, gpuInstance) }
 }
 ///`nvmlGpuInstanceDestroy` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9269,17 +13704,27 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceDestroy(&l, gpuInstance)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceDestroy) {
+        return unsafe { __f(gpuInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(gpuInstance: nvmlGpuInstance_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceDestroy(&l, gpuInstance)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlGpuInstanceDestroy(gpuInstance) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceDestroy(gpuInstance)
+        })
+    }
+    unsafe { guarded(gpuInstance) }
 }
 ///`nvmlDeviceGetGpuInstances` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9290,25 +13735,43 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
     gpuInstances: *mut nvmlGpuInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstances(
-                        &l,
-                        device,
-                        profileId,
-                        gpuInstances,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuInstances) {
+        return unsafe { __f(device, profileId, gpuInstances, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        gpuInstances: *mut nvmlGpuInstance_t,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstances(
+                            &l,
+                            device,
+                            profileId,
+                            gpuInstances,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstances(
+                device,
+                profileId,
+                gpuInstances,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, gpuInstances, count) }
 }
 ///`nvmlDeviceGetGpuInstanceById` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9318,24 +13781,36 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     id: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceById(
-                        &l,
-                        device,
-                        id,
-                        gpuInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuInstanceById) {
+        return unsafe { __f(device, id, gpuInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        id: c_uint,
+        gpuInstance: *mut nvmlGpuInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceById(
+                            &l,
+                            device,
+                            id,
+                            gpuInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceById(device, id, gpuInstance)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceById(device, id, gpuInstance)
+        })
+    }
+    unsafe { guarded(device, id, gpuInstance) }
 }
 ///`nvmlGpuInstanceGetInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9344,19 +13819,30 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     gpuInstance: nvmlGpuInstance_t,
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetInfo(&l, gpuInstance, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetInfo) {
+        return unsafe { __f(gpuInstance, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        info: *mut nvmlGpuInstanceInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetInfo(&l, gpuInstance, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetInfo(gpuInstance, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetInfo(gpuInstance, info)
+        })
+    }
+    unsafe { guarded(gpuInstance, info) }
 }
 ///`nvmlGpuInstanceGetComputeInstanceProfileInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9367,30 +13853,45 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceProfileInfo(
-                        &l,
-                        gpuInstance,
-                        profile,
-                        engProfile,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetComputeInstanceProfileInfo)
+    {
+        return unsafe { __f(gpuInstance, profile, engProfile, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profile: c_uint,
+        engProfile: c_uint,
+        info: *mut nvmlComputeInstanceProfileInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceProfileInfo(
+                            &l,
+                            gpuInstance,
+                            profile,
+                            engProfile,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstanceProfileInfo(
-            gpuInstance,
-            profile,
-            engProfile,
-            info,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstanceProfileInfo(
+                gpuInstance,
+                profile,
+                engProfile,
+                info,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profile, engProfile, info) }
 }
 ///`nvmlGpuInstanceGetComputeInstanceProfileInfoV` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9401,30 +13902,45 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-                        &l,
-                        gpuInstance,
-                        profile,
-                        engProfile,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetComputeInstanceProfileInfoV)
+    {
+        return unsafe { __f(gpuInstance, profile, engProfile, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profile: c_uint,
+        engProfile: c_uint,
+        info: *mut nvmlComputeInstanceProfileInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+                            &l,
+                            gpuInstance,
+                            profile,
+                            engProfile,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-            gpuInstance,
-            profile,
-            engProfile,
-            info,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+                gpuInstance,
+                profile,
+                engProfile,
+                info,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profile, engProfile, info) }
 }
 ///`nvmlGpuInstanceGetComputeInstanceRemainingCapacity` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9434,28 +13950,42 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
-                        &l,
-                        gpuInstance,
-                        profileId,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetComputeInstanceRemainingCapacity)
+    {
+        return unsafe { __f(gpuInstance, profileId, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
+                            &l,
+                            gpuInstance,
+                            profileId,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
-            gpuInstance,
-            profileId,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
+                gpuInstance,
+                profileId,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profileId, count) }
 }
 ///`nvmlGpuInstanceGetComputeInstancePossiblePlacements` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9466,30 +13996,45 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     placements: *mut nvmlComputeInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
-                        &l,
-                        gpuInstance,
-                        profileId,
-                        placements,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceGetComputeInstancePossiblePlacements)
+    {
+        return unsafe { __f(gpuInstance, profileId, placements, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        placements: *mut nvmlComputeInstancePlacement_t,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
+                            &l,
+                            gpuInstance,
+                            profileId,
+                            placements,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
-            gpuInstance,
-            profileId,
-            placements,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
+                gpuInstance,
+                profileId,
+                placements,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profileId, placements, count) }
 }
 ///`nvmlGpuInstanceCreateComputeInstance` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9499,28 +14044,41 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
     profileId: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceCreateComputeInstance(
-                        &l,
-                        gpuInstance,
-                        profileId,
-                        computeInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceCreateComputeInstance)
+    {
+        return unsafe { __f(gpuInstance, profileId, computeInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        computeInstance: *mut nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceCreateComputeInstance(
+                            &l,
+                            gpuInstance,
+                            profileId,
+                            computeInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceCreateComputeInstance(
-            gpuInstance,
-            profileId,
-            computeInstance,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceCreateComputeInstance(
+                gpuInstance,
+                profileId,
+                computeInstance,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profileId, computeInstance) }
 }
 ///`nvmlGpuInstanceCreateComputeInstanceWithPlacement` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9531,30 +14089,45 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
     placement: *const nvmlComputeInstancePlacement_t,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceCreateComputeInstanceWithPlacement(
-                        &l,
-                        gpuInstance,
-                        profileId,
-                        placement,
-                        computeInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlGpuInstanceCreateComputeInstanceWithPlacement)
+    {
+        return unsafe { __f(gpuInstance, profileId, placement, computeInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        placement: *const nvmlComputeInstancePlacement_t,
+        computeInstance: *mut nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceCreateComputeInstanceWithPlacement(
+                            &l,
+                            gpuInstance,
+                            profileId,
+                            placement,
+                            computeInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceCreateComputeInstanceWithPlacement(
-            gpuInstance,
-            profileId,
-            placement,
-            computeInstance,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceCreateComputeInstanceWithPlacement(
+                gpuInstance,
+                profileId,
+                placement,
+                computeInstance,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profileId, placement, computeInstance) }
 }
 ///`nvmlComputeInstanceDestroy` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9562,19 +14135,30 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
     computeInstance: nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlComputeInstanceDestroy(&l, computeInstance)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlComputeInstanceDestroy) {
+        return unsafe { __f(computeInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(computeInstance: nvmlComputeInstance_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlComputeInstanceDestroy(
+                            &l,
+                            computeInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlComputeInstanceDestroy(computeInstance)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlComputeInstanceDestroy(computeInstance)
+        })
+    }
+    unsafe { guarded(computeInstance) }
 }
 ///`nvmlGpuInstanceGetComputeInstances` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9585,30 +14169,43 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
     computeInstances: *mut nvmlComputeInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstances(
-                        &l,
-                        gpuInstance,
-                        profileId,
-                        computeInstances,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetComputeInstances) {
+        return unsafe { __f(gpuInstance, profileId, computeInstances, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        computeInstances: *mut nvmlComputeInstance_t,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstances(
+                            &l,
+                            gpuInstance,
+                            profileId,
+                            computeInstances,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstances(
-            gpuInstance,
-            profileId,
-            computeInstances,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstances(
+                gpuInstance,
+                profileId,
+                computeInstances,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, profileId, computeInstances, count) }
 }
 ///`nvmlGpuInstanceGetComputeInstanceById` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9618,28 +14215,41 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     id: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceById(
-                        &l,
-                        gpuInstance,
-                        id,
-                        computeInstance,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpuInstanceGetComputeInstanceById)
+    {
+        return unsafe { __f(gpuInstance, id, computeInstance) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        gpuInstance: nvmlGpuInstance_t,
+        id: c_uint,
+        computeInstance: *mut nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpuInstanceGetComputeInstanceById(
+                            &l,
+                            gpuInstance,
+                            id,
+                            computeInstance,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpuInstanceGetComputeInstanceById(
-            gpuInstance,
-            id,
-            computeInstance,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpuInstanceGetComputeInstanceById(
+                gpuInstance,
+                id,
+                computeInstance,
+            )
+        })
+    }
+    unsafe { guarded(gpuInstance, id, computeInstance) }
 }
 ///`nvmlComputeInstanceGetInfo_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9648,23 +14258,34 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlComputeInstanceGetInfo_v2(
-                        &l,
-                        computeInstance,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlComputeInstanceGetInfo_v2) {
+        return unsafe { __f(computeInstance, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        computeInstance: nvmlComputeInstance_t,
+        info: *mut nvmlComputeInstanceInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlComputeInstanceGetInfo_v2(
+                            &l,
+                            computeInstance,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlComputeInstanceGetInfo_v2(computeInstance, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlComputeInstanceGetInfo_v2(computeInstance, info)
+        })
+    }
+    unsafe { guarded(computeInstance, info) }
 }
 ///`nvmlDeviceIsMigDeviceHandle` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9673,23 +14294,31 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     device: nvmlDevice_t,
     isMigDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceIsMigDeviceHandle(
-                        &l,
-                        device,
-                        isMigDevice,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceIsMigDeviceHandle) {
+        return unsafe { __f(device, isMigDevice) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, isMigDevice: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceIsMigDeviceHandle(
+                            &l,
+                            device,
+                            isMigDevice,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceIsMigDeviceHandle(device, isMigDevice)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceIsMigDeviceHandle(device, isMigDevice)
+        })
+    }
+    unsafe { guarded(device, isMigDevice) }
 }
 ///`nvmlDeviceGetGpuInstanceId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9698,19 +14327,27 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstanceId(&l, device, id)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGpuInstanceId) {
+        return unsafe { __f(device, id) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstanceId(&l, device, id)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstanceId(device, id)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstanceId(device, id)
+        })
+    }
+    unsafe { guarded(device, id) }
 }
 ///`nvmlDeviceGetComputeInstanceId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9719,19 +14356,27 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetComputeInstanceId(&l, device, id)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetComputeInstanceId) {
+        return unsafe { __f(device, id) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetComputeInstanceId(&l, device, id)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetComputeInstanceId(device, id)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetComputeInstanceId(device, id)
+        })
+    }
+    unsafe { guarded(device, id) }
 }
 ///`nvmlDeviceGetMaxMigDeviceCount` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9740,19 +14385,31 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
     device: nvmlDevice_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMaxMigDeviceCount(&l, device, count)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMaxMigDeviceCount) {
+        return unsafe { __f(device, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMaxMigDeviceCount(
+                            &l,
+                            device,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMaxMigDeviceCount(device, count)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMaxMigDeviceCount(device, count)
+        })
+    }
+    unsafe { guarded(device, count) }
 }
 ///`nvmlDeviceGetMigDeviceHandleByIndex` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9762,24 +14419,36 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     index: c_uint,
     migDevice: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMigDeviceHandleByIndex(
-                        &l,
-                        device,
-                        index,
-                        migDevice,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetMigDeviceHandleByIndex) {
+        return unsafe { __f(device, index, migDevice) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        index: c_uint,
+        migDevice: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMigDeviceHandleByIndex(
+                            &l,
+                            device,
+                            index,
+                            migDevice,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice)
+        })
+    }
+    unsafe { guarded(device, index, migDevice) }
 }
 ///`nvmlDeviceGetDeviceHandleFromMigDeviceHandle` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9788,23 +14457,39 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
     migDevice: nvmlDevice_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
-                        &l,
-                        migDevice,
-                        device,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetDeviceHandleFromMigDeviceHandle)
+    {
+        return unsafe { __f(migDevice, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        migDevice: nvmlDevice_t,
+        device: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
+                            &l,
+                            migDevice,
+                            device,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
+                migDevice,
+                device,
+            )
+        })
+    }
+    unsafe { guarded(migDevice, device) }
 }
 ///`nvmlGpmMetricsGet` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9812,33 +14497,49 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmMetricsGet(&l, metricsGet)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmMetricsGet) {
+        return unsafe { __f(metricsGet) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(metricsGet: *mut nvmlGpmMetricsGet_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmMetricsGet(&l, metricsGet)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlGpmMetricsGet(metricsGet) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlGpmMetricsGet(metricsGet) })
+    }
+    unsafe { guarded(metricsGet) }
 }
 ///`nvmlGpmSampleFree` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmSampleFree(&l, gpmSample)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmSampleFree) {
+        return unsafe { __f(gpmSample) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmSampleFree(&l, gpmSample)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlGpmSampleFree(gpmSample) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlGpmSampleFree(gpmSample) })
+    }
+    unsafe { guarded(gpmSample) }
 }
 ///`nvmlGpmSampleAlloc` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9846,17 +14547,25 @@ pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlRe
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmSampleAlloc(&l, gpmSample)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmSampleAlloc) {
+        return unsafe { __f(gpmSample) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(gpmSample: *mut nvmlGpmSample_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmSampleAlloc(&l, gpmSample)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlGpmSampleAlloc(gpmSample) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlGpmSampleAlloc(gpmSample) })
+    }
+    unsafe { guarded(gpmSample) }
 }
 ///`nvmlGpmSampleGet` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9865,17 +14574,27 @@ pub unsafe extern "C" fn nvmlGpmSampleGet(
     device: nvmlDevice_t,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmSampleGet(&l, device, gpmSample)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmSampleGet) {
+        return unsafe { __f(device, gpmSample) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmSampleGet(&l, device, gpmSample)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlGpmSampleGet(device, gpmSample) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpmSampleGet(device, gpmSample)
+        })
+    }
+    unsafe { guarded(device, gpmSample) }
 }
 ///`nvmlGpmMigSampleGet` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9885,24 +14604,36 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
     gpuInstanceId: c_uint,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmMigSampleGet(
-                        &l,
-                        device,
-                        gpuInstanceId,
-                        gpmSample,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmMigSampleGet) {
+        return unsafe { __f(device, gpuInstanceId, gpmSample) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpuInstanceId: c_uint,
+        gpmSample: nvmlGpmSample_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmMigSampleGet(
+                            &l,
+                            device,
+                            gpuInstanceId,
+                            gpmSample,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample)
+        })
+    }
+    unsafe { guarded(device, gpuInstanceId, gpmSample) }
 }
 ///`nvmlGpmQueryDeviceSupport` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9911,19 +14642,34 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
     device: nvmlDevice_t,
     gpmSupport: *mut nvmlGpmSupport_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmQueryDeviceSupport(&l, device, gpmSupport)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmQueryDeviceSupport) {
+        return unsafe { __f(device, gpmSupport) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        gpmSupport: *mut nvmlGpmSupport_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmQueryDeviceSupport(
+                            &l,
+                            device,
+                            gpmSupport,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpmQueryDeviceSupport(device, gpmSupport)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpmQueryDeviceSupport(device, gpmSupport)
+        })
+    }
+    unsafe { guarded(device, gpmSupport) }
 }
 ///`nvmlGpmQueryIfStreamingEnabled` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9932,19 +14678,31 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
     device: nvmlDevice_t,
     state: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmQueryIfStreamingEnabled(&l, device, state)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmQueryIfStreamingEnabled) {
+        return unsafe { __f(device, state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, state: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmQueryIfStreamingEnabled(
+                            &l,
+                            device,
+                            state,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpmQueryIfStreamingEnabled(device, state)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpmQueryIfStreamingEnabled(device, state)
+        })
+    }
+    unsafe { guarded(device, state) }
 }
 ///`nvmlGpmSetStreamingEnabled` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9953,19 +14711,27 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     device: nvmlDevice_t,
     state: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlGpmSetStreamingEnabled(&l, device, state)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlGpmSetStreamingEnabled) {
+        return unsafe { __f(device, state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, state: c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlGpmSetStreamingEnabled(&l, device, state)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlGpmSetStreamingEnabled(device, state)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlGpmSetStreamingEnabled(device, state)
+        })
+    }
+    unsafe { guarded(device, state) }
 }
 ///`nvmlDeviceGetCapabilities` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9974,19 +14740,30 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCapabilities(&l, device, caps)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCapabilities) {
+        return unsafe { __f(device, caps) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        caps: *mut nvmlDeviceCapabilities_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCapabilities(&l, device, caps)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetCapabilities(device, caps)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetCapabilities(device, caps)
+        })
+    }
+    unsafe { guarded(device, caps) }
 }
 ///`nvmlDeviceWorkloadPowerProfileGetProfilesInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -9995,26 +14772,39 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     device: nvmlDevice_t,
     profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
-                        &l,
-                        device,
-                        profilesInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceWorkloadPowerProfileGetProfilesInfo)
+    {
+        return unsafe { __f(device, profilesInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
+                            &l,
+                            device,
+                            profilesInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
-            device,
-            profilesInfo,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
+                device,
+                profilesInfo,
+            )
+        })
+    }
+    unsafe { guarded(device, profilesInfo) }
 }
 ///`nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10023,26 +14813,39 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     device: nvmlDevice_t,
     currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
-                        &l,
-                        device,
-                        currentProfiles,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles)
+    {
+        return unsafe { __f(device, currentProfiles) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
+                            &l,
+                            device,
+                            currentProfiles,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
-            device,
-            currentProfiles,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
+                device,
+                currentProfiles,
+            )
+        })
+    }
+    unsafe { guarded(device, currentProfiles) }
 }
 ///`nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10051,26 +14854,39 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
-                        &l,
-                        device,
-                        requestedProfiles,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceWorkloadPowerProfileSetRequestedProfiles)
+    {
+        return unsafe { __f(device, requestedProfiles) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
+                            &l,
+                            device,
+                            requestedProfiles,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
-            device,
-            requestedProfiles,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
+                device,
+                requestedProfiles,
+            )
+        })
+    }
+    unsafe { guarded(device, requestedProfiles) }
 }
 ///`nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10079,26 +14895,39 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
-                        &l,
-                        device,
-                        requestedProfiles,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceWorkloadPowerProfileClearRequestedProfiles)
+    {
+        return unsafe { __f(device, requestedProfiles) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
+                            &l,
+                            device,
+                            requestedProfiles,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
-            device,
-            requestedProfiles,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
+                device,
+                requestedProfiles,
+            )
+        })
+    }
+    unsafe { guarded(device, requestedProfiles) }
 }
 ///`nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10107,26 +14936,39 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
     device: nvmlDevice_t,
     updateProfiles: *mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
-                        &l,
-                        device,
-                        updateProfiles,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1)
+    {
+        return unsafe { __f(device, updateProfiles) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        updateProfiles: *mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
+                            &l,
+                            device,
+                            updateProfiles,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
-            device,
-            updateProfiles,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
+                device,
+                updateProfiles,
+            )
+        })
+    }
+    unsafe { guarded(device, updateProfiles) }
 }
 ///`nvmlDevicePowerSmoothingActivatePresetProfile` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10135,23 +14977,36 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDevicePowerSmoothingActivatePresetProfile(
-                        &l,
-                        device,
-                        profile,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDevicePowerSmoothingActivatePresetProfile)
+    {
+        return unsafe { __f(device, profile) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profile: *mut nvmlPowerSmoothingProfile_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDevicePowerSmoothingActivatePresetProfile(
+                            &l,
+                            device,
+                            profile,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDevicePowerSmoothingActivatePresetProfile(device, profile)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDevicePowerSmoothingActivatePresetProfile(device, profile)
+        })
+    }
+    unsafe { guarded(device, profile) }
 }
 ///`nvmlDevicePowerSmoothingUpdatePresetProfileParam` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10160,23 +15015,39 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDevicePowerSmoothingUpdatePresetProfileParam(
-                        &l,
-                        device,
-                        profile,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDevicePowerSmoothingUpdatePresetProfileParam)
+    {
+        return unsafe { __f(device, profile) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profile: *mut nvmlPowerSmoothingProfile_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDevicePowerSmoothingUpdatePresetProfileParam(
+                            &l,
+                            device,
+                            profile,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDevicePowerSmoothingUpdatePresetProfileParam(
+                device,
+                profile,
+            )
+        })
+    }
+    unsafe { guarded(device, profile) }
 }
 ///`nvmlDevicePowerSmoothingSetState` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10185,23 +15056,34 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
     device: nvmlDevice_t,
     state: *mut nvmlPowerSmoothingState_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDevicePowerSmoothingSetState(
-                        &l,
-                        device,
-                        state,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDevicePowerSmoothingSetState) {
+        return unsafe { __f(device, state) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        state: *mut nvmlPowerSmoothingState_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDevicePowerSmoothingSetState(
+                            &l,
+                            device,
+                            state,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDevicePowerSmoothingSetState(device, state)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDevicePowerSmoothingSetState(device, state)
+        })
+    }
+    unsafe { guarded(device, state) }
 }
 ///`nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10210,26 +15092,39 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
     device: nvmlDevice_t,
     errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
-                        &l,
-                        device,
-                        errorCounts,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts)
+    {
+        return unsafe { __f(device, errorCounts) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
+                            &l,
+                            device,
+                            errorCounts,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
-            device,
-            errorCounts,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
+                device,
+                errorCounts,
+            )
+        })
+    }
+    unsafe { guarded(device, errorCounts) }
 }
 ///`nvmlDeviceGetRemappedRows_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10238,19 +15133,30 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     device: nvmlDevice_t,
     info: *mut nvmlRemappedRowsInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetRemappedRows_v2(&l, device, info)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetRemappedRows_v2) {
+        return unsafe { __f(device, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        info: *mut nvmlRemappedRowsInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetRemappedRows_v2(&l, device, info)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetRemappedRows_v2(device, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetRemappedRows_v2(device, info)
+        })
+    }
+    unsafe { guarded(device, info) }
 }
 ///`nvmlDeviceSetRusdSettings_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10259,19 +15165,34 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
     device: nvmlDevice_t,
     settings: *mut nvmlRusdSettings_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceSetRusdSettings_v1(&l, device, settings)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceSetRusdSettings_v1) {
+        return unsafe { __f(device, settings) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        settings: *mut nvmlRusdSettings_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceSetRusdSettings_v1(
+                            &l,
+                            device,
+                            settings,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceSetRusdSettings_v1(device, settings)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceSetRusdSettings_v1(device, settings)
+        })
+    }
+    unsafe { guarded(device, settings) }
 }
 ///`nvmlDeviceGetBankRemapperStatus_v1` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10280,51 +15201,83 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
     device: nvmlDevice_t,
     pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetBankRemapperStatus_v1(
-                        &l,
-                        device,
-                        pBankRemapperStatus,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetBankRemapperStatus_v1) {
+        return unsafe { __f(device, pBankRemapperStatus) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetBankRemapperStatus_v1(
+                            &l,
+                            device,
+                            pBankRemapperStatus,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetBankRemapperStatus_v1(
+                device,
+                pBankRemapperStatus,
+            )
+        })
+    }
+    unsafe { guarded(device, pBankRemapperStatus) }
 }
 ///`nvmlInit` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => crate::codes::member(unsafe { <Library as Nvml>::nvmlInit(&l) }),
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlInit) {
+        return unsafe { __f() };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded() -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe { <Library as Nvml>::nvmlInit(&l) })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlInit() })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlInit() })
+    }
+    unsafe { guarded() }
 }
 ///`nvmlDeviceGetCount` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetCount(&l, deviceCount)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetCount) {
+        return unsafe { __f(deviceCount) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(deviceCount: *mut c_uint) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetCount(&l, deviceCount)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetCount(deviceCount) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetCount(deviceCount) })
+    }
+    unsafe { guarded(deviceCount) }
 }
 ///`nvmlDeviceGetHandleByIndex` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10333,19 +15286,27 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByIndex(&l, index, device)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByIndex) {
+        return unsafe { __f(index, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(index: c_uint, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByIndex(&l, index, device)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByIndex(index, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByIndex(index, device)
+        })
+    }
+    unsafe { guarded(index, device) }
 }
 ///`nvmlDeviceGetHandleByPciBusId` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10354,23 +15315,34 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetHandleByPciBusId(
-                        &l,
-                        pciBusId,
-                        device,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetHandleByPciBusId) {
+        return unsafe { __f(pciBusId, device) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        pciBusId: *const c_char,
+        device: *mut nvmlDevice_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetHandleByPciBusId(
+                            &l,
+                            pciBusId,
+                            device,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetHandleByPciBusId(pciBusId, device)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetHandleByPciBusId(pciBusId, device)
+        })
+    }
+    unsafe { guarded(pciBusId, device) }
 }
 ///`nvmlDeviceGetPciInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10379,17 +15351,25 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPciInfo(&l, device, pci)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPciInfo) {
+        return unsafe { __f(device, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPciInfo(&l, device, pci)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPciInfo(device, pci) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPciInfo(device, pci) })
+    }
+    unsafe { guarded(device, pci) }
 }
 ///`nvmlDeviceGetPciInfo_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10398,17 +15378,27 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetPciInfo_v2(&l, device, pci)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetPciInfo_v2) {
+        return unsafe { __f(device, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetPciInfo_v2(&l, device, pci)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceGetPciInfo_v2(device, pci) })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetPciInfo_v2(device, pci)
+        })
+    }
+    unsafe { guarded(device, pci) }
 }
 ///`nvmlDeviceGetNvLinkRemotePciInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10418,24 +15408,36 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetNvLinkRemotePciInfo(
-                        &l,
-                        device,
-                        link,
-                        pci,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetNvLinkRemotePciInfo) {
+        return unsafe { __f(device, link, pci) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        link: c_uint,
+        pci: *mut nvmlPciInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetNvLinkRemotePciInfo(
+                            &l,
+                            device,
+                            link,
+                            pci,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci)
+        })
+    }
+    unsafe { guarded(device, link, pci) }
 }
 ///`nvmlDeviceGetGridLicensableFeatures` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10444,26 +15446,37 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures(
-                        &l,
-                        device,
-                        pGridLicensableFeatures,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGridLicensableFeatures) {
+        return unsafe { __f(device, pGridLicensableFeatures) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures(
+                            &l,
+                            device,
+                            pGridLicensableFeatures,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGridLicensableFeatures(
-            device,
-            pGridLicensableFeatures,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGridLicensableFeatures(
+                device,
+                pGridLicensableFeatures,
+            )
+        })
+    }
+    unsafe { guarded(device, pGridLicensableFeatures) }
 }
 ///`nvmlDeviceGetGridLicensableFeatures_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10472,26 +15485,39 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v2(
-                        &l,
-                        device,
-                        pGridLicensableFeatures,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGridLicensableFeatures_v2)
+    {
+        return unsafe { __f(device, pGridLicensableFeatures) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v2(
+                            &l,
+                            device,
+                            pGridLicensableFeatures,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v2(
-            device,
-            pGridLicensableFeatures,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v2(
+                device,
+                pGridLicensableFeatures,
+            )
+        })
+    }
+    unsafe { guarded(device, pGridLicensableFeatures) }
 }
 ///`nvmlDeviceGetGridLicensableFeatures_v3` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10500,26 +15526,39 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v3(
-                        &l,
-                        device,
-                        pGridLicensableFeatures,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGridLicensableFeatures_v3)
+    {
+        return unsafe { __f(device, pGridLicensableFeatures) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGridLicensableFeatures_v3(
+                            &l,
+                            device,
+                            pGridLicensableFeatures,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v3(
-            device,
-            pGridLicensableFeatures,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGridLicensableFeatures_v3(
+                device,
+                pGridLicensableFeatures,
+            )
+        })
+    }
+    unsafe { guarded(device, pGridLicensableFeatures) }
 }
 ///`nvmlDeviceRemoveGpu` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10527,17 +15566,25 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceRemoveGpu(&l, pciInfo)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceRemoveGpu) {
+        return unsafe { __f(pciInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(pciInfo: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceRemoveGpu(&l, pciInfo)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceRemoveGpu(pciInfo) })
+        crate::codes::member(unsafe { anycuda::nvml::nvmlDeviceRemoveGpu(pciInfo) })
+    }
+    unsafe { guarded(pciInfo) }
 }
 ///`nvmlEventSetWait` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10547,19 +15594,31 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlEventSetWait(&l, set, data, timeoutms)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlEventSetWait) {
+        return unsafe { __f(set, data, timeoutms) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        set: nvmlEventSet_t,
+        data: *mut nvmlEventData_t,
+        timeoutms: c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlEventSetWait(&l, set, data, timeoutms)
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlEventSetWait(set, data, timeoutms)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlEventSetWait(set, data, timeoutms)
+        })
+    }
+    unsafe { guarded(set, data, timeoutms) }
 }
 ///`nvmlDeviceGetAttributes` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10568,19 +15627,34 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetAttributes(&l, device, attributes)
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetAttributes) {
+        return unsafe { __f(device, attributes) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        attributes: *mut nvmlDeviceAttributes_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetAttributes(
+                            &l,
+                            device,
+                            attributes,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetAttributes(device, attributes)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetAttributes(device, attributes)
+        })
+    }
+    unsafe { guarded(device, attributes) }
 }
 ///`nvmlComputeInstanceGetInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10589,23 +15663,34 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlComputeInstanceGetInfo(
-                        &l,
-                        computeInstance,
-                        info,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlComputeInstanceGetInfo) {
+        return unsafe { __f(computeInstance, info) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        computeInstance: nvmlComputeInstance_t,
+        info: *mut nvmlComputeInstanceInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlComputeInstanceGetInfo(
+                            &l,
+                            computeInstance,
+                            info,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlComputeInstanceGetInfo(computeInstance, info)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlComputeInstanceGetInfo(computeInstance, info)
+        })
+    }
+    unsafe { guarded(computeInstance, info) }
 }
 ///`nvmlDeviceGetComputeRunningProcesses` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10615,24 +15700,37 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetComputeRunningProcesses)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos)
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetComputeRunningProcesses_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10642,24 +15740,42 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses_v2(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetComputeRunningProcesses_v2)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetComputeRunningProcesses_v2(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetComputeRunningProcesses_v2(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetGraphicsRunningProcesses` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10669,24 +15785,41 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetGraphicsRunningProcesses)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetGraphicsRunningProcesses_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10696,24 +15829,42 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses_v2(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGraphicsRunningProcesses_v2)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGraphicsRunningProcesses_v2(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGraphicsRunningProcesses_v2(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetMPSComputeRunningProcesses` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10723,24 +15874,42 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetMPSComputeRunningProcesses)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v1_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetMPSComputeRunningProcesses_v2` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10750,28 +15919,42 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses_v2(
-                        &l,
-                        device,
-                        infoCount,
-                        infos,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetMPSComputeRunningProcesses_v2)
+    {
+        return unsafe { __f(device, infoCount, infos) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        infoCount: *mut c_uint,
+        infos: *mut nvmlProcessInfo_v2_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetMPSComputeRunningProcesses_v2(
+                            &l,
+                            device,
+                            infoCount,
+                            infos,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses_v2(
-            device,
-            infoCount,
-            infos,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetMPSComputeRunningProcesses_v2(
+                device,
+                infoCount,
+                infos,
+            )
+        })
+    }
+    unsafe { guarded(device, infoCount, infos) }
 }
 ///`nvmlDeviceGetGpuInstancePossiblePlacements` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10782,30 +15965,45 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetGpuInstancePossiblePlacements(
-                        &l,
-                        device,
-                        profileId,
-                        placements,
-                        count,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct()
+        .and_then(|__t| __t.nvmlDeviceGetGpuInstancePossiblePlacements)
+    {
+        return unsafe { __f(device, profileId, placements, count) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        placements: *mut nvmlGpuInstancePlacement_t,
+        count: *mut c_uint,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetGpuInstancePossiblePlacements(
+                            &l,
+                            device,
+                            profileId,
+                            placements,
+                            count,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetGpuInstancePossiblePlacements(
-            device,
-            profileId,
-            placements,
-            count,
-        )
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetGpuInstancePossiblePlacements(
+                device,
+                profileId,
+                placements,
+                count,
+            )
+        })
+    }
+    unsafe { guarded(device, profileId, placements, count) }
 }
 ///`nvmlVgpuInstanceGetLicenseInfo` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10814,23 +16012,34 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlVgpuInstanceGetLicenseInfo(
-                        &l,
-                        vgpuInstance,
-                        licenseInfo,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlVgpuInstanceGetLicenseInfo) {
+        return unsafe { __f(vgpuInstance, licenseInfo) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        vgpuInstance: nvmlVgpuInstance_t,
+        licenseInfo: *mut nvmlVgpuLicenseInfo_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlVgpuInstanceGetLicenseInfo(
+                            &l,
+                            vgpuInstance,
+                            licenseInfo,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo)
+        })
+    }
+    unsafe { guarded(vgpuInstance, licenseInfo) }
 }
 ///`nvmlDeviceGetDriverModel` of the C ABI (libnvidia-ml.so.1's name).
 #[no_mangle]
@@ -10840,24 +16049,36 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    let Some(_inside) = crate::guard::Inside::enter() else {
-        return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
-            Some(l) => {
-                crate::codes::member(unsafe {
-                    <Library as Nvml>::nvmlDeviceGetDriverModel(
-                        &l,
-                        device,
-                        current,
-                        pending,
-                    )
-                })
-            }
-            None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+    if let Some(__f) = direct().and_then(|__t| __t.nvmlDeviceGetDriverModel) {
+        return unsafe { __f(device, current, pending) };
+    }
+    #[cold]
+    #[inline(never)]
+    unsafe fn guarded(
+        device: nvmlDevice_t,
+        current: *mut nvmlDriverModel_t,
+        pending: *mut nvmlDriverModel_t,
+    ) -> nvmlReturn_t {
+        let Some(_inside) = crate::guard::Inside::enter() else {
+            return match crate::guard::vendor().and_then(|v| library_of(v).ok()) {
+                Some(l) => {
+                    crate::codes::member(unsafe {
+                        <Library as Nvml>::nvmlDeviceGetDriverModel(
+                            &l,
+                            device,
+                            current,
+                            pending,
+                        )
+                    })
+                }
+                None => <nvmlReturn_t as crate::codes::Member>::STAND_IN,
+            };
         };
-    };
-    crate::codes::member(unsafe {
-        anycuda::nvml::nvmlDeviceGetDriverModel(device, current, pending)
-    })
+        crate::codes::member(unsafe {
+            anycuda::nvml::nvmlDeviceGetDriverModel(device, current, pending)
+        })
+    }
+    unsafe { guarded(device, current, pending) }
 }
 ///Every function this file exports, in header order: what `anycuda libdir`'s `libnvidia-ml.so.1` defines.
 pub static NVML_EXPORTS: &[&str] = &[

@@ -1203,7 +1203,10 @@ mod tests {
                 assert_eq!(b.cuLibraryUnload(lib), CUresult::CUDA_SUCCESS);
             }
             let mut lib: CUlibrary = null_mut();
-            assert_eq!(load(&fatbin_with(2, 86, &elf(EM_CUDA)), &mut lib), NOT_SUPPORTED);
+            assert_eq!(
+                load(&fatbin_with(2, 86, &elf(EM_CUDA)), &mut lib),
+                NOT_SUPPORTED
+            );
             let why = not_supported_reason(NOT_SUPPORTED).unwrap();
             assert!(why.contains("arch=compute_86,code=compute_86"), "{why}");
             assert_eq!(load(&fatbin_with(1, 90, &refused), &mut lib), NOT_SUPPORTED);
