@@ -120,6 +120,17 @@ for rt in 13 12; do
         exit 1
     }
 done
+# `anycuda run` handles such a program like any other (its folder on the path, libcuda.so.1
+# preloaded): the same answers.
+ANYCUDA_BACKEND=hip "$TARGET/anycuda" run -- "$WORK/static_rt13" >"$WORK/static_rt13.run" 2>&1 || {
+    cat "$WORK/static_rt13.run" >&2
+    exit 1
+}
+grep -q '^NODEVICE static_rt' "$WORK/static_rt13.run" || {
+    echo "capi-test: anycuda run did not give CUDA 13's static runtime anycuda's answers" >&2
+    cat "$WORK/static_rt13.run" >&2
+    exit 1
+}
 # ---- The CUDA libraries' drop-ins (ci/capi/libs.c says what it calls) -------------------------
 # One program, linked against the folder's libcublas.so.13, libcublasLt.so.13, libcurand.so.10,
 # libnccl.so.2 and libnvJitLink.so.13, so it records NVIDIA's sonames and versions. It runs on

@@ -17,6 +17,12 @@ const NONE: usize = 1;
 /// One library's direct path: unknown, none, or NVIDIA's table.
 pub struct Direct<T: 'static>(AtomicUsize, core::marker::PhantomData<&'static T>);
 
+impl<T: 'static> Default for Direct<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T: 'static> Direct<T> {
     /// Not decided yet.
     pub const fn new() -> Self {
