@@ -37,6 +37,8 @@ CUDA12="$ROOT/.cache/inputs/cuda/nvidia/cuda_runtime"
 rm -rf "$DEST/cuda12" && mkdir -p "$DEST/cuda12/lib"
 cp -r "$CUDA12/include" "$DEST/cuda12/"
 cp "$CUDA12/lib/libcudart.so.12" "$DEST/cuda12/lib/"
+# CUDA 12.9's static runtime, for ci/static-gpu.sh (a program linked with it on the GPU machine).
+cp "$CUDA12/lib/libcudart_static.a" "$DEST/cuda12/lib/"
 
 # Test executables: cargo names them <test>-<hash>; keep the test name.
 cargo test --release --locked --no-run --message-format=json -p anycuda --features half 2>/dev/null \

@@ -15,6 +15,7 @@
 #   ptxbench ci/ptx-bench.sh: PTX translated against CUDA source compiled by hipRTC, cold and warm loads
 #   sanitize ci/gpu-sanitize.sh: compute-sanitizer over the safe layer's examples and GPU tests
 #   capi    ci/capi-gpu.sh: unchanged C, C++ and Python (cuda-python) programs on anycuda's C ABI
+#   static  ci/static-gpu.sh: programs with NVIDIA's runtime linked statically (CUDA 13, 12.9), three columns
 #   candle  ci/candle-gpu.sh: candle 0.11.1's own CUDA tests on cudarc, on the facade (CUDA) and on
 #           the facade (HIP-on-NVIDIA), from .gpu/candle.tar.xz (ci/candle-build.sh bundle, carried
 #           apart from the main bundle); CANDLE_COLUMNS picks columns ("cudarc", "cuda hip", ...)
@@ -107,6 +108,7 @@ for p in "$@"; do
         ptxbench) part ptxbench 300 env OUT="$OUT/ptxbench" bash ci/ptx-bench.sh ;;
         sanitize) part sanitize 540 bash ci/gpu-sanitize.sh ;;
         capi) part capi 540 bash ci/capi-gpu.sh ;; # nccl_mp's three columns: about a minute more
+        static) part static 420 bash ci/static-gpu.sh ;;
         candle) part candle 540 bash ci/candle-gpu.sh ;;
         candlemodel) part candlemodel 540 bash ci/candle-gpu.sh --model ;;
         hipmath) ;; # the setup above

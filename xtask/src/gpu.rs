@@ -23,6 +23,7 @@ pub const PARTS: &[(&str, &str)] = &[
     ("ptxbench", "PTX translated for AMD against the CUDA source compiled by hipRTC; cold and warm loads (ci/ptx-bench.sh)"),
     ("sanitize", "compute-sanitizer over the safe layer's examples and GPU tests (ci/gpu-sanitize.sh)"),
     ("capi", "unchanged C, C++ and Python programs on anycuda's C ABI (ci/capi-gpu.sh)"),
+    ("static", "programs with NVIDIA's runtime linked statically, CUDA 13 and 12.9, three columns (ci/static-gpu.sh)"),
     ("candle", "candle 0.11.1's CUDA tests on cudarc and on the facade (ci/candle-gpu.sh; .gpu/candle.tar.xz)"),
     ("candlemodel", "a candle-transformers Llama on the facade and on cudarc (ci/candle-gpu.sh --model)"),
     ("hipmath", "only the setup: hipBLAS and hipRAND over cuBLAS/cuRAND (ci/hip-nvidia/build-math.sh)"),

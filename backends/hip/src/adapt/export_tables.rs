@@ -280,6 +280,8 @@ pub(crate) unsafe fn cuGetExportTable(
 /// `CUDA_ERROR_NOT_SUPPORTED`. No runtime seen calls one; a caller that does gets an error code,
 /// never a jump through NULL.
 unsafe extern "C" fn refused<const T: usize, const S: usize>() -> CUresult {
+    // A table index outside `KNOWN` does not compile, so the indexing below cannot panic.
+    const { assert!(T < KNOWN.len()) };
     log::warn!(
         "cuGetExportTable: slot {S} of the {} table ({}) is not served: CUDA_ERROR_NOT_SUPPORTED",
         KNOWN[T].name,
